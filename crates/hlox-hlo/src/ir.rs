@@ -1,0 +1,791 @@
+//! The HLO IR: modules own computations, computations own instructions.
+//!
+//! Architecture invariants:
+//! - Inside a computation, the arena order of instructions is a topological
+//!   order: every operand of an instruction comes before it. The printer
+//!   prints in arena order.
+//! - Inside a module, every computation comes after the computations it calls
+//!   (XLA's post-order), so the entry computation is usually last.
+//! - Opcode-specific attributes live in [`Op`]; called computations live in
+//!   [`Instruction::called`], in the order XLA's proto stores them (see
+//!   [`Op::called_roles`]).
+
+use crate::entity::PrimaryMap;
+use crate::literal::Literal;
+use crate::types::{ElementType, ProgramShape, Shape, ShapeIndex};
+
+crate::entity_impl!(InstId, "inst");
+crate::entity_impl!(CompId, "comp");
+
+/// Element-wise unary operations.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum UnaryOp {
+    Negate,
+    Abs,
+    Sign,
+    Not,
+    Exp,
+    Expm1,
+    Log,
+    Log1p,
+    Sqrt,
+    Rsqrt,
+    Cbrt,
+    Tanh,
+    Logistic,
+    Sin,
+    Cos,
+    Tan,
+    Floor,
+    Ceil,
+    RoundNearestAfz,
+    RoundNearestEven,
+    IsFinite,
+    Erf,
+    PopulationCount,
+    CountLeadingZeros,
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 24] = [
+        UnaryOp::Negate,
+        UnaryOp::Abs,
+        UnaryOp::Sign,
+        UnaryOp::Not,
+        UnaryOp::Exp,
+        UnaryOp::Expm1,
+        UnaryOp::Log,
+        UnaryOp::Log1p,
+        UnaryOp::Sqrt,
+        UnaryOp::Rsqrt,
+        UnaryOp::Cbrt,
+        UnaryOp::Tanh,
+        UnaryOp::Logistic,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tan,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::RoundNearestAfz,
+        UnaryOp::RoundNearestEven,
+        UnaryOp::IsFinite,
+        UnaryOp::Erf,
+        UnaryOp::PopulationCount,
+        UnaryOp::CountLeadingZeros,
+    ];
+    /// XLA's opcode name (`exponential-minus-one`).
+    pub fn name(self) -> &'static str {
+        use UnaryOp::*;
+        match self {
+            Negate => "negate",
+            Abs => "abs",
+            Sign => "sign",
+            Not => "not",
+            Exp => "exponential",
+            Expm1 => "exponential-minus-one",
+            Log => "log",
+            Log1p => "log-plus-one",
+            Sqrt => "sqrt",
+            Rsqrt => "rsqrt",
+            Cbrt => "cbrt",
+            Tanh => "tanh",
+            Logistic => "logistic",
+            Sin => "sine",
+            Cos => "cosine",
+            Tan => "tan",
+            Floor => "floor",
+            Ceil => "ceil",
+            RoundNearestAfz => "round-nearest-afz",
+            RoundNearestEven => "round-nearest-even",
+            IsFinite => "is-finite",
+            Erf => "erf",
+            PopulationCount => "popcnt",
+            CountLeadingZeros => "count-leading-zeros",
+        }
+    }
+}
+
+/// Element-wise binary operations.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BinaryOp {
+    Add,
+    Subtract,
+    Multiply,
+    Divide,
+    Remainder,
+    Power,
+    Maximum,
+    Minimum,
+    And,
+    Or,
+    Xor,
+    ShiftLeft,
+    ShiftRightLogical,
+    ShiftRightArithmetic,
+    Atan2,
+}
+
+impl BinaryOp {
+    pub const ALL: [BinaryOp; 15] = [
+        BinaryOp::Add,
+        BinaryOp::Subtract,
+        BinaryOp::Multiply,
+        BinaryOp::Divide,
+        BinaryOp::Remainder,
+        BinaryOp::Power,
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::ShiftLeft,
+        BinaryOp::ShiftRightLogical,
+        BinaryOp::ShiftRightArithmetic,
+        BinaryOp::Atan2,
+    ];
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "add",
+            Subtract => "subtract",
+            Multiply => "multiply",
+            Divide => "divide",
+            Remainder => "remainder",
+            Power => "power",
+            Maximum => "maximum",
+            Minimum => "minimum",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            ShiftLeft => "shift-left",
+            ShiftRightLogical => "shift-right-logical",
+            ShiftRightArithmetic => "shift-right-arithmetic",
+            Atan2 => "atan2",
+        }
+    }
+}
+
+/// `direction=` of a compare.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ComparisonDirection {
+    Eq,
+    Ne,
+    Ge,
+    Gt,
+    Le,
+    Lt,
+}
+
+impl ComparisonDirection {
+    pub const ALL: [ComparisonDirection; 6] = [
+        ComparisonDirection::Eq,
+        ComparisonDirection::Ne,
+        ComparisonDirection::Ge,
+        ComparisonDirection::Gt,
+        ComparisonDirection::Le,
+        ComparisonDirection::Lt,
+    ];
+    /// `EQ`, `NE`, ...
+    pub fn name(self) -> &'static str {
+        use ComparisonDirection::*;
+        match self {
+            Eq => "EQ",
+            Ne => "NE",
+            Ge => "GE",
+            Gt => "GT",
+            Le => "LE",
+            Lt => "LT",
+        }
+    }
+}
+
+/// `type=` of a compare. `None` in [`Op::Compare`] means XLA's default for
+/// the operand element type (FLOAT for floats, SIGNED/UNSIGNED for integers).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ComparisonType {
+    Float,
+    TotalOrder,
+    Signed,
+    Unsigned,
+}
+
+impl ComparisonType {
+    pub const ALL: [ComparisonType; 4] = [
+        ComparisonType::Float,
+        ComparisonType::TotalOrder,
+        ComparisonType::Signed,
+        ComparisonType::Unsigned,
+    ];
+    /// `FLOAT`, `TOTALORDER`, `SIGNED`, `UNSIGNED`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ComparisonType::Float => "FLOAT",
+            ComparisonType::TotalOrder => "TOTALORDER",
+            ComparisonType::Signed => "SIGNED",
+            ComparisonType::Unsigned => "UNSIGNED",
+        }
+    }
+    /// XLA's default comparison type for an element type.
+    pub fn default_for(ty: ElementType) -> ComparisonType {
+        if ty.is_float() {
+            ComparisonType::Float
+        } else if ty.is_unsigned_int() || ty.is_pred() {
+            ComparisonType::Unsigned
+        } else {
+            ComparisonType::Signed
+        }
+    }
+}
+
+/// One dimension of a slice: `[start:limit:stride]`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct SliceDim {
+    pub start: i64,
+    pub limit: i64,
+    pub stride: i64,
+}
+
+/// One dimension of a pad: `lo_hi_interior`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub struct PadDim {
+    pub lo: i64,
+    pub hi: i64,
+    pub interior: i64,
+}
+
+/// One dimension of a window (reduce-window, select-and-scatter, convolution).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct WindowDim {
+    pub size: i64,
+    pub stride: i64,
+    pub pad_lo: i64,
+    pub pad_hi: i64,
+    pub window_dilation: i64,
+    pub base_dilation: i64,
+    pub reversal: bool,
+}
+
+impl WindowDim {
+    /// A window dimension of `size` with stride 1, no padding or dilation.
+    pub fn new(size: i64) -> WindowDim {
+        WindowDim { size, stride: 1, pad_lo: 0, pad_hi: 0, window_dilation: 1, base_dilation: 1, reversal: false }
+    }
+}
+
+/// XLA's `Window`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Window {
+    pub dims: Vec<WindowDim>,
+}
+
+/// Operand precision config of dot and convolution.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Precision {
+    Default,
+    High,
+    Highest,
+}
+
+impl Precision {
+    /// Text spelling (`default`, `high`, `highest`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Default => "default",
+            Precision::High => "high",
+            Precision::Highest => "highest",
+        }
+    }
+}
+
+/// XLA's `DotDimensionNumbers`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct DotDimensionNumbers {
+    pub lhs_batch_dims: Vec<i64>,
+    pub rhs_batch_dims: Vec<i64>,
+    pub lhs_contracting_dims: Vec<i64>,
+    pub rhs_contracting_dims: Vec<i64>,
+}
+
+/// XLA's `ConvolutionDimensionNumbers`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct ConvDimensionNumbers {
+    pub input_batch_dimension: i64,
+    pub input_feature_dimension: i64,
+    pub input_spatial_dimensions: Vec<i64>,
+    pub kernel_input_feature_dimension: i64,
+    pub kernel_output_feature_dimension: i64,
+    pub kernel_spatial_dimensions: Vec<i64>,
+    pub output_batch_dimension: i64,
+    pub output_feature_dimension: i64,
+    pub output_spatial_dimensions: Vec<i64>,
+}
+
+/// XLA's `GatherDimensionNumbers`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct GatherDimensionNumbers {
+    pub offset_dims: Vec<i64>,
+    pub collapsed_slice_dims: Vec<i64>,
+    pub start_index_map: Vec<i64>,
+    pub index_vector_dim: i64,
+    pub operand_batching_dims: Vec<i64>,
+    pub start_indices_batching_dims: Vec<i64>,
+}
+
+/// XLA's `ScatterDimensionNumbers`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct ScatterDimensionNumbers {
+    pub update_window_dims: Vec<i64>,
+    pub inserted_window_dims: Vec<i64>,
+    pub scatter_dims_to_operand_dims: Vec<i64>,
+    pub index_vector_dim: i64,
+    pub input_batching_dims: Vec<i64>,
+    pub scatter_indices_batching_dims: Vec<i64>,
+}
+
+/// `algorithm=` of rng-bit-generator.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum RngAlgorithm {
+    Default,
+    ThreeFry,
+    Philox,
+}
+
+impl RngAlgorithm {
+    /// `rng_default`, `rng_three_fry`, `rng_philox`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RngAlgorithm::Default => "rng_default",
+            RngAlgorithm::ThreeFry => "rng_three_fry",
+            RngAlgorithm::Philox => "rng_philox",
+        }
+    }
+}
+
+/// XLA's `CustomCallApiVersion`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum CustomCallApiVersion {
+    /// `void f(void* out, const void** in)`
+    #[default]
+    Original,
+    /// `void f(void* out, const void** in, XlaCustomCallStatus* status)`
+    StatusReturning,
+    /// `void f(void* out, const void** in, const char* opaque, size_t len, XlaCustomCallStatus*)`
+    StatusReturningUnified,
+    /// XLA FFI (typed). Parsed and printed; not callable through the C conventions.
+    TypedFfi,
+}
+
+impl CustomCallApiVersion {
+    /// `API_VERSION_ORIGINAL`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            CustomCallApiVersion::Original => "API_VERSION_ORIGINAL",
+            CustomCallApiVersion::StatusReturning => "API_VERSION_STATUS_RETURNING",
+            CustomCallApiVersion::StatusReturningUnified => "API_VERSION_STATUS_RETURNING_UNIFIED",
+            CustomCallApiVersion::TypedFfi => "API_VERSION_TYPED_FFI",
+        }
+    }
+    /// The enum value in `xla_data.proto`.
+    pub fn proto_value(self) -> i32 {
+        match self {
+            CustomCallApiVersion::Original => 1,
+            CustomCallApiVersion::StatusReturning => 2,
+            CustomCallApiVersion::StatusReturningUnified => 3,
+            CustomCallApiVersion::TypedFfi => 4,
+        }
+    }
+    pub fn from_proto_value(v: i32) -> Option<Self> {
+        match v {
+            0 | 1 => Some(CustomCallApiVersion::Original),
+            2 => Some(CustomCallApiVersion::StatusReturning),
+            3 => Some(CustomCallApiVersion::StatusReturningUnified),
+            4 => Some(CustomCallApiVersion::TypedFfi),
+            _ => None,
+        }
+    }
+}
+
+/// XLA's `CustomCallSchedule`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum CustomCallSchedule {
+    #[default]
+    None,
+    Latest,
+    Earliest,
+}
+
+impl CustomCallSchedule {
+    /// `SCHEDULE_NONE`, `SCHEDULE_LATEST`, `SCHEDULE_EARLIEST`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CustomCallSchedule::None => "SCHEDULE_NONE",
+            CustomCallSchedule::Latest => "SCHEDULE_LATEST",
+            CustomCallSchedule::Earliest => "SCHEDULE_EARLIEST",
+        }
+    }
+}
+
+/// One entry of `output_to_operand_aliasing={{0}: (1, {})}`: the result
+/// subshape at `output_index` shares the buffer of operand `operand`'s
+/// subshape at `operand_index`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct OutputOperandAlias {
+    pub output_index: ShapeIndex,
+    pub operand: i64,
+    pub operand_index: ShapeIndex,
+}
+
+/// Everything a custom call carries besides operands and result shape.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct CustomCall {
+    /// `custom_call_target="..."`: the name the target is registered under.
+    pub target: String,
+    /// Opaque bytes given to the target verbatim (XLA prints and stores them
+    /// as the instruction's `backend_config`). Any byte, NUL included.
+    pub opaque: Vec<u8>,
+    pub has_side_effect: bool,
+    pub output_operand_aliasing: Vec<OutputOperandAlias>,
+    pub schedule: CustomCallSchedule,
+    pub api_version: CustomCallApiVersion,
+    /// `operand_layout_constraints={f32[2]{0}, ...}`: one shape per operand,
+    /// when the call constrains operand layouts.
+    pub operand_layout_constraints: Option<Vec<Shape>>,
+}
+
+/// `kind=` of a fusion instruction.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FusionKind {
+    Loop,
+    Input,
+    Output,
+    Custom,
+}
+
+impl FusionKind {
+    /// `kLoop`, `kInput`, `kOutput`, `kCustom`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FusionKind::Loop => "kLoop",
+            FusionKind::Input => "kInput",
+            FusionKind::Output => "kOutput",
+            FusionKind::Custom => "kCustom",
+        }
+    }
+}
+
+/// An opcode together with its opcode-specific attributes.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Op {
+    Parameter { number: u64 },
+    Constant { literal: Literal },
+    Iota { dimension: i64 },
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    Compare { direction: ComparisonDirection, cmp_type: Option<ComparisonType> },
+    Select,
+    Clamp,
+    Convert,
+    BitcastConvert,
+    ReducePrecision { exponent_bits: i32, mantissa_bits: i32 },
+    Broadcast { dimensions: Vec<i64> },
+    Reshape,
+    Bitcast,
+    Transpose { dimensions: Vec<i64> },
+    Reverse { dimensions: Vec<i64> },
+    Slice { dims: Vec<SliceDim> },
+    DynamicSlice { sizes: Vec<i64> },
+    DynamicUpdateSlice,
+    Concatenate { dimension: i64 },
+    Pad { dims: Vec<PadDim> },
+    Dot { dnums: DotDimensionNumbers, precision: Vec<Precision> },
+    /// called: [to_apply]. Variadic: N inputs then N init values.
+    Reduce { dimensions: Vec<i64> },
+    /// called: [to_apply]. Variadic: N inputs then N init values.
+    ReduceWindow { window: Window },
+    /// operands: operand, source, init; called: [select, scatter].
+    SelectAndScatter { window: Window },
+    Convolution {
+        window: Window,
+        dnums: ConvDimensionNumbers,
+        feature_group_count: i64,
+        batch_group_count: i64,
+        precision: Vec<Precision>,
+    },
+    Gather { dnums: GatherDimensionNumbers, slice_sizes: Vec<i64>, indices_are_sorted: bool },
+    /// called: [to_apply]. Operands: N inputs, indices, N updates.
+    Scatter { dnums: ScatterDimensionNumbers, indices_are_sorted: bool, unique_indices: bool },
+    /// called: [comparator].
+    Sort { dimension: i64, is_stable: bool },
+    Tuple,
+    GetTupleElement { index: i64 },
+    /// called: [to_apply].
+    Call,
+    /// called: [condition, body].
+    While,
+    /// called: branch computations in order. With a PRED selector the first
+    /// is the true computation and the second the false computation.
+    Conditional,
+    /// called: [to_apply].
+    Map { dimensions: Vec<i64> },
+    Copy,
+    /// called: any computations the target is given (`called_computations=`).
+    CustomCall(Box<CustomCall>),
+    RngBitGenerator { algorithm: RngAlgorithm },
+    OptimizationBarrier,
+    AfterAll,
+    /// called: [fused computation].
+    Fusion { kind: FusionKind },
+}
+
+/// How a called computation is used, for printing and verifying.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum CalledRole {
+    /// `to_apply=`
+    ToApply,
+    /// `condition=`
+    Condition,
+    /// `body=`
+    Body,
+    /// `select=`
+    Select,
+    /// `scatter=`
+    Scatter,
+    /// `branch_computations={...}` (or `true_computation=`/`false_computation=`)
+    Branches,
+    /// `calls=`
+    Calls,
+    /// `called_computations={...}`
+    CalledComputations,
+}
+
+impl Op {
+    /// XLA's opcode name as printed in HLO text.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Parameter { .. } => "parameter",
+            Op::Constant { .. } => "constant",
+            Op::Iota { .. } => "iota",
+            Op::Unary(u) => u.name(),
+            Op::Binary(b) => b.name(),
+            Op::Compare { .. } => "compare",
+            Op::Select => "select",
+            Op::Clamp => "clamp",
+            Op::Convert => "convert",
+            Op::BitcastConvert => "bitcast-convert",
+            Op::ReducePrecision { .. } => "reduce-precision",
+            Op::Broadcast { .. } => "broadcast",
+            Op::Reshape => "reshape",
+            Op::Bitcast => "bitcast",
+            Op::Transpose { .. } => "transpose",
+            Op::Reverse { .. } => "reverse",
+            Op::Slice { .. } => "slice",
+            Op::DynamicSlice { .. } => "dynamic-slice",
+            Op::DynamicUpdateSlice => "dynamic-update-slice",
+            Op::Concatenate { .. } => "concatenate",
+            Op::Pad { .. } => "pad",
+            Op::Dot { .. } => "dot",
+            Op::Reduce { .. } => "reduce",
+            Op::ReduceWindow { .. } => "reduce-window",
+            Op::SelectAndScatter { .. } => "select-and-scatter",
+            Op::Convolution { .. } => "convolution",
+            Op::Gather { .. } => "gather",
+            Op::Scatter { .. } => "scatter",
+            Op::Sort { .. } => "sort",
+            Op::Tuple => "tuple",
+            Op::GetTupleElement { .. } => "get-tuple-element",
+            Op::Call => "call",
+            Op::While => "while",
+            Op::Conditional => "conditional",
+            Op::Map { .. } => "map",
+            Op::Copy => "copy",
+            Op::CustomCall(_) => "custom-call",
+            Op::RngBitGenerator { .. } => "rng-bit-generator",
+            Op::OptimizationBarrier => "opt-barrier",
+            Op::AfterAll => "after-all",
+            Op::Fusion { .. } => "fusion",
+        }
+    }
+
+    /// The role of each entry of [`Instruction::called`] for this opcode.
+    /// `Branches` and `CalledComputations` cover all remaining entries.
+    pub fn called_roles(&self) -> &'static [CalledRole] {
+        match self {
+            Op::Reduce { .. }
+            | Op::ReduceWindow { .. }
+            | Op::Scatter { .. }
+            | Op::Sort { .. }
+            | Op::Call
+            | Op::Map { .. } => &[CalledRole::ToApply],
+            Op::While => &[CalledRole::Condition, CalledRole::Body],
+            Op::SelectAndScatter { .. } => &[CalledRole::Select, CalledRole::Scatter],
+            Op::Conditional => &[CalledRole::Branches],
+            Op::Fusion { .. } => &[CalledRole::Calls],
+            Op::CustomCall(_) => &[CalledRole::CalledComputations],
+            _ => &[],
+        }
+    }
+
+    /// True for ops whose per-element result depends only on the same element
+    /// of each operand (unary, binary, compare, select, clamp, convert, ...).
+    pub fn is_elementwise(&self) -> bool {
+        matches!(
+            self,
+            Op::Unary(_)
+                | Op::Binary(_)
+                | Op::Compare { .. }
+                | Op::Select
+                | Op::Clamp
+                | Op::Convert
+                | Op::ReducePrecision { .. }
+        )
+    }
+
+    pub fn as_custom_call(&self) -> Option<&CustomCall> {
+        match self {
+            Op::CustomCall(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// `metadata={op_type="..." op_name="..." source_file="..." source_line=N}`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct OpMetadata {
+    pub op_type: String,
+    pub op_name: String,
+    pub source_file: String,
+    pub source_line: i32,
+}
+
+impl OpMetadata {
+    pub fn is_empty(&self) -> bool {
+        self.op_type.is_empty() && self.op_name.is_empty() && self.source_file.is_empty() && self.source_line == 0
+    }
+}
+
+/// One HLO instruction.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Instruction {
+    /// Name, unique within the module (without XLA's optional `%`).
+    pub name: String,
+    pub op: Op,
+    /// The result shape, always explicit (as in HLO text).
+    pub shape: Shape,
+    pub operands: Vec<InstId>,
+    /// Computations this instruction calls, in the order of [`Op::called_roles`].
+    pub called: Vec<CompId>,
+    pub metadata: OpMetadata,
+    /// `frontend_attributes={key="value",...}`, in the order given.
+    pub frontend_attributes: Vec<(String, String)>,
+    /// `sharding={...}`, kept as its raw text (hlox runs on one device).
+    pub sharding: Option<String>,
+    /// `backend_config=` of non-custom-call instructions, raw. (A custom
+    /// call's backend_config is its opaque: [`CustomCall::opaque`].)
+    pub backend_config: Option<String>,
+}
+
+impl Instruction {
+    pub fn new(name: impl Into<String>, op: Op, shape: Shape, operands: Vec<InstId>) -> Instruction {
+        Instruction {
+            name: name.into(),
+            op,
+            shape,
+            operands,
+            called: Vec::new(),
+            metadata: OpMetadata::default(),
+            frontend_attributes: Vec::new(),
+            sharding: None,
+            backend_config: None,
+        }
+    }
+    pub fn opcode_name(&self) -> &'static str {
+        self.op.name()
+    }
+}
+
+/// A computation: a DAG of instructions with parameters and a root.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Computation {
+    pub name: String,
+    pub instructions: PrimaryMap<InstId, Instruction>,
+    /// `params[i]` is the instruction `parameter(i)`.
+    pub params: Vec<InstId>,
+    pub root: InstId,
+    /// `execution_thread="..."` when not the main thread.
+    pub execution_thread: Option<String>,
+}
+
+impl Computation {
+    pub fn inst(&self, id: InstId) -> &Instruction {
+        &self.instructions[id]
+    }
+    pub fn root_inst(&self) -> &Instruction {
+        &self.instructions[self.root]
+    }
+    /// The signature of this computation.
+    pub fn program_shape(&self) -> ProgramShape {
+        ProgramShape {
+            parameters: self.params.iter().map(|&p| self.instructions[p].shape.clone()).collect(),
+            parameter_names: self.params.iter().map(|&p| self.instructions[p].name.clone()).collect(),
+            result: self.root_inst().shape.clone(),
+        }
+    }
+    /// Users of each instruction, in arena order.
+    pub fn users(&self) -> PrimaryMap<InstId, Vec<InstId>> {
+        let mut users: PrimaryMap<InstId, Vec<InstId>> = PrimaryMap::new();
+        for _ in 0..self.instructions.len() {
+            users.push(Vec::new());
+        }
+        for (id, inst) in self.instructions.iter() {
+            for &op in &inst.operands {
+                if users.is_valid(op) && !users[op].contains(&id) {
+                    users[op].push(id);
+                }
+            }
+        }
+        users
+    }
+}
+
+/// Whether an entry parameter alias may or must be honoured.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AliasKind {
+    MayAlias,
+    MustAlias,
+}
+
+/// One entry of the module's `input_output_alias={ {0}: (0, {}, may-alias) }`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct InputOutputAlias {
+    pub output_index: ShapeIndex,
+    pub parameter_number: i64,
+    pub parameter_index: ShapeIndex,
+    pub kind: AliasKind,
+}
+
+/// An HLO module.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Module {
+    pub name: String,
+    /// In post-order: callees before callers.
+    pub computations: PrimaryMap<CompId, Computation>,
+    pub entry: CompId,
+    pub input_output_alias: Vec<InputOutputAlias>,
+    pub is_scheduled: bool,
+}
+
+impl Module {
+    pub fn comp(&self, id: CompId) -> &Computation {
+        &self.computations[id]
+    }
+    pub fn entry_computation(&self) -> &Computation {
+        &self.computations[self.entry]
+    }
+    /// `entry_computation_layout`: the entry computation's signature.
+    pub fn entry_computation_layout(&self) -> ProgramShape {
+        self.entry_computation().program_shape()
+    }
+    pub fn find_computation(&self, name: &str) -> Option<CompId> {
+        self.computations.iter().find(|(_, c)| c.name == name).map(|(id, _)| id)
+    }
+}

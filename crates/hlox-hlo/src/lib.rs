@@ -1,0 +1,26 @@
+//! The HLO intermediate representation of hlox.
+//!
+//! - [`types`]: element types, layouts, shapes.
+//! - [`literal`]: host values of any shape.
+//! - [`ir`]: modules, computations, instructions, opcodes and their attributes.
+//! - [`shape_inference`]: each opcode's result shape, written once.
+//! - [`verifier`]: checks a module and collects every problem with its location.
+//! - [`builder`]: an `XlaBuilder`-style API.
+//! - [`text`]: HLO text in XLA's syntax (parser and printer).
+//! - [`proto`]: HloModuleProto / ShapeProto / LiteralProto conversion.
+//! - [`npy`]: `.npy` reading and writing of array literals.
+
+pub mod builder;
+pub mod entity;
+pub mod ir;
+pub mod literal;
+pub mod npy;
+pub mod shape_inference;
+pub mod text;
+pub mod types;
+pub mod verifier;
+
+pub use entity::{EntityRef, PrimaryMap};
+pub use ir::*;
+pub use literal::{ArrayLiteral, Literal, LiteralError, NativeType};
+pub use types::{ArrayShape, ElementType, Layout, ProgramShape, Shape, ShapeIndex};

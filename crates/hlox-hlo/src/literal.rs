@@ -1,0 +1,321 @@
+//! `Literal`: a host value of any shape.
+//!
+//! Architecture invariant: an array literal's bytes are in the physical order
+//! of its shape's layout (minor-to-major), native endian, exactly as a
+//! compiled program or a custom-call target sees the buffer. PRED is one byte
+//! holding 0 or 1. Typed accessors (`to_vec`, `from_vec`) speak logical
+//! (row-major) order and convert when the layout is not the default.
+
+use crate::types::{ArrayShape, ElementType, Layout, Shape};
+use half::{bf16, f16};
+
+/// Rust types that are HLO element types.
+pub trait NativeType: Copy + PartialEq + std::fmt::Debug + 'static {
+    const TYPE: ElementType;
+    fn write_ne(self, out: &mut [u8]);
+    fn read_ne(bytes: &[u8]) -> Self;
+}
+
+macro_rules! native {
+    ($t:ty, $et:ident) => {
+        impl NativeType for $t {
+            const TYPE: ElementType = ElementType::$et;
+            fn write_ne(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_ne_bytes());
+            }
+            fn read_ne(bytes: &[u8]) -> Self {
+                <$t>::from_ne_bytes(bytes.try_into().expect("element size"))
+            }
+        }
+    };
+}
+native!(i8, S8);
+native!(i16, S16);
+native!(i32, S32);
+native!(i64, S64);
+native!(u8, U8);
+native!(u16, U16);
+native!(u32, U32);
+native!(u64, U64);
+native!(f16, F16);
+native!(bf16, Bf16);
+native!(f32, F32);
+native!(f64, F64);
+
+impl NativeType for bool {
+    const TYPE: ElementType = ElementType::Pred;
+    fn write_ne(self, out: &mut [u8]) {
+        out[0] = self as u8;
+    }
+    fn read_ne(bytes: &[u8]) -> Self {
+        bytes[0] != 0
+    }
+}
+
+/// An array value: shape (with layout) and bytes in layout order.
+#[derive(Clone, PartialEq, Debug)]
+pub struct ArrayLiteral {
+    shape: ArrayShape,
+    bytes: Vec<u8>,
+}
+
+/// Errors building or converting literals.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum LiteralError {
+    #[error("literal of shape {shape} needs {expected} bytes but got {actual}")]
+    ByteCount { shape: String, expected: usize, actual: usize },
+    #[error("literal of shape {shape} needs {expected} elements but got {actual}")]
+    ElementCount { shape: String, expected: usize, actual: usize },
+    #[error("literal has element type {actual}, not {expected}")]
+    Type { expected: ElementType, actual: ElementType },
+    #[error("literal is a {actual}, expected {expected}")]
+    Kind { expected: &'static str, actual: &'static str },
+    #[error("shape {shape} is too large to hold as a literal")]
+    TooLarge { shape: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+fn shape_str(s: &ArrayShape) -> String {
+    crate::text::shape_to_string(&Shape::Array(s.clone()))
+}
+
+impl ArrayLiteral {
+    /// Zero-filled array of this shape.
+    pub fn zeros(shape: ArrayShape) -> Result<ArrayLiteral, LiteralError> {
+        let n = shape
+            .checked_element_count()
+            .and_then(|n| usize::try_from(n).ok())
+            .and_then(|n| n.checked_mul(shape.ty.byte_size()))
+            .filter(|&b| b <= isize::MAX as usize)
+            .ok_or_else(|| LiteralError::TooLarge { shape: shape_str(&shape) })?;
+        Ok(ArrayLiteral { bytes: vec![0; n], shape })
+    }
+    /// From bytes already in `shape`'s layout order.
+    pub fn from_bytes(shape: ArrayShape, bytes: Vec<u8>) -> Result<ArrayLiteral, LiteralError> {
+        let expected = shape.byte_size();
+        if bytes.len() != expected {
+            return Err(LiteralError::ByteCount { shape: shape_str(&shape), expected, actual: bytes.len() });
+        }
+        Ok(ArrayLiteral { shape, bytes })
+    }
+    /// From values in logical (row-major) order, default layout.
+    pub fn from_vec<T: NativeType>(dims: &[i64], values: &[T]) -> Result<ArrayLiteral, LiteralError> {
+        let shape = ArrayShape::new(T::TYPE, dims.to_vec());
+        let n = shape.element_count();
+        if values.len() != n {
+            return Err(LiteralError::ElementCount { shape: shape_str(&shape), expected: n, actual: values.len() });
+        }
+        let sz = T::TYPE.byte_size();
+        let mut bytes = vec![0u8; n * sz];
+        for (i, v) in values.iter().enumerate() {
+            v.write_ne(&mut bytes[i * sz..(i + 1) * sz]);
+        }
+        Ok(ArrayLiteral { shape, bytes })
+    }
+    pub fn shape(&self) -> &ArrayShape {
+        &self.shape
+    }
+    pub fn ty(&self) -> ElementType {
+        self.shape.ty
+    }
+    pub fn dims(&self) -> &[i64] {
+        &self.shape.dims
+    }
+    pub fn element_count(&self) -> usize {
+        self.shape.element_count()
+    }
+    /// Bytes in layout order.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.bytes
+    }
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+    /// Byte offset of the element at a logical multi-index.
+    pub fn offset_of(&self, index: &[i64]) -> usize {
+        let strides = self.shape.strides();
+        index.iter().zip(&strides).map(|(&i, &s)| i as usize * s).sum::<usize>() * self.shape.ty.byte_size()
+    }
+    /// Element bytes at logical linear (row-major) index `i`.
+    pub fn element_bytes_logical(&self, i: usize) -> &[u8] {
+        let sz = self.shape.ty.byte_size();
+        let off = if self.shape.layout.is_default() {
+            i * sz
+        } else {
+            let idx = unravel(i, &self.shape.dims);
+            self.offset_of(&idx)
+        };
+        &self.bytes[off..off + sz]
+    }
+    /// Values in logical (row-major) order.
+    pub fn to_vec<T: NativeType>(&self) -> Result<Vec<T>, LiteralError> {
+        if T::TYPE != self.shape.ty {
+            return Err(LiteralError::Type { expected: T::TYPE, actual: self.shape.ty });
+        }
+        let n = self.element_count();
+        Ok((0..n).map(|i| T::read_ne(self.element_bytes_logical(i))).collect())
+    }
+    /// The element at a logical multi-index.
+    pub fn get<T: NativeType>(&self, index: &[i64]) -> Result<T, LiteralError> {
+        if T::TYPE != self.shape.ty {
+            return Err(LiteralError::Type { expected: T::TYPE, actual: self.shape.ty });
+        }
+        let off = self.offset_of(index);
+        Ok(T::read_ne(&self.bytes[off..off + self.shape.ty.byte_size()]))
+    }
+    /// The same values under another layout (bytes permuted).
+    pub fn relayout(&self, layout: Layout) -> ArrayLiteral {
+        let mut shape = self.shape.clone();
+        shape.layout = layout;
+        if shape.layout == self.shape.layout {
+            return self.clone();
+        }
+        let sz = shape.ty.byte_size();
+        let mut out = ArrayLiteral { bytes: vec![0; self.bytes.len()], shape };
+        for i in 0..self.element_count() {
+            let idx = unravel(i, &out.shape.dims);
+            let dst = out.offset_of(&idx);
+            let src = self.offset_of(&idx);
+            out.bytes[dst..dst + sz].copy_from_slice(&self.bytes[src..src + sz]);
+        }
+        out
+    }
+    /// Bytes in logical (row-major) order.
+    pub fn logical_bytes(&self) -> Vec<u8> {
+        if self.shape.layout.is_default() {
+            self.bytes.clone()
+        } else {
+            self.relayout(Layout::default_for_rank(self.shape.rank())).bytes
+        }
+    }
+}
+
+/// Logical linear index -> multi-index (row-major).
+pub fn unravel(mut i: usize, dims: &[i64]) -> Vec<i64> {
+    let mut idx = vec![0i64; dims.len()];
+    for d in (0..dims.len()).rev() {
+        let n = dims[d].max(1) as usize;
+        idx[d] = (i % n) as i64;
+        i /= n;
+    }
+    idx
+}
+
+/// A host value of any shape.
+#[derive(Clone, PartialEq, Debug)]
+pub enum Literal {
+    Array(ArrayLiteral),
+    Tuple(Vec<Literal>),
+    Token,
+}
+
+impl Literal {
+    /// A scalar.
+    pub fn r0<T: NativeType>(v: T) -> Literal {
+        Literal::Array(ArrayLiteral::from_vec(&[], &[v]).expect("scalar"))
+    }
+    /// A rank-1 array.
+    pub fn r1<T: NativeType>(v: &[T]) -> Literal {
+        Literal::Array(ArrayLiteral::from_vec(&[v.len() as i64], v).expect("vector"))
+    }
+    /// A rank-2 array from rows (all rows must have the same length).
+    pub fn r2<T: NativeType>(rows: &[&[T]]) -> Result<Literal, LiteralError> {
+        let cols = rows.first().map_or(0, |r| r.len());
+        if rows.iter().any(|r| r.len() != cols) {
+            return Err(LiteralError::Other("r2: rows have different lengths".into()));
+        }
+        let flat: Vec<T> = rows.iter().flat_map(|r| r.iter().copied()).collect();
+        Ok(Literal::Array(ArrayLiteral::from_vec(&[rows.len() as i64, cols as i64], &flat)?))
+    }
+    /// An array of any rank from logical-order values.
+    pub fn from_vec<T: NativeType>(dims: &[i64], v: &[T]) -> Result<Literal, LiteralError> {
+        Ok(Literal::Array(ArrayLiteral::from_vec(dims, v)?))
+    }
+    pub fn tuple(elems: Vec<Literal>) -> Literal {
+        Literal::Tuple(elems)
+    }
+    /// Zero-filled literal of any shape.
+    pub fn zeros(shape: &Shape) -> Result<Literal, LiteralError> {
+        Ok(match shape {
+            Shape::Array(a) => Literal::Array(ArrayLiteral::zeros(a.clone())?),
+            Shape::Tuple(t) => Literal::Tuple(t.iter().map(Literal::zeros).collect::<Result<_, _>>()?),
+            Shape::Token => Literal::Token,
+        })
+    }
+    pub fn shape(&self) -> Shape {
+        match self {
+            Literal::Array(a) => Shape::Array(a.shape.clone()),
+            Literal::Tuple(t) => Shape::Tuple(t.iter().map(|l| l.shape()).collect()),
+            Literal::Token => Shape::Token,
+        }
+    }
+    pub fn as_array(&self) -> Result<&ArrayLiteral, LiteralError> {
+        match self {
+            Literal::Array(a) => Ok(a),
+            other => Err(LiteralError::Kind { expected: "array", actual: other.kind_name() }),
+        }
+    }
+    pub fn as_array_mut(&mut self) -> Result<&mut ArrayLiteral, LiteralError> {
+        match self {
+            Literal::Array(a) => Ok(a),
+            other => Err(LiteralError::Kind { expected: "array", actual: other.kind_name() }),
+        }
+    }
+    pub fn tuple_elements(&self) -> Result<&[Literal], LiteralError> {
+        match self {
+            Literal::Tuple(t) => Ok(t),
+            other => Err(LiteralError::Kind { expected: "tuple", actual: other.kind_name() }),
+        }
+    }
+    fn kind_name(&self) -> &'static str {
+        match self {
+            Literal::Array(_) => "array",
+            Literal::Tuple(_) => "tuple",
+            Literal::Token => "token",
+        }
+    }
+    /// Values of an array literal in logical order.
+    pub fn to_vec<T: NativeType>(&self) -> Result<Vec<T>, LiteralError> {
+        self.as_array()?.to_vec()
+    }
+    /// The single value of a scalar (or one-element) array literal.
+    pub fn get_first<T: NativeType>(&self) -> Result<T, LiteralError> {
+        let a = self.as_array()?;
+        let v = a.to_vec::<T>()?;
+        v.into_iter().next().ok_or_else(|| LiteralError::Other("empty literal has no first element".into()))
+    }
+    /// Leaf literals in pre-order (the order `hlox run` writes `out0.npy`, ...).
+    pub fn leaves(&self) -> Vec<&Literal> {
+        fn walk<'a>(l: &'a Literal, out: &mut Vec<&'a Literal>) {
+            match l {
+                Literal::Tuple(t) => t.iter().for_each(|e| walk(e, out)),
+                _ => out.push(l),
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+    /// Decompose into owned leaves in pre-order.
+    pub fn into_leaves(self) -> Vec<Literal> {
+        fn walk(l: Literal, out: &mut Vec<Literal>) {
+            match l {
+                Literal::Tuple(t) => t.into_iter().for_each(|e| walk(e, out)),
+                other => out.push(other),
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+}
+
+impl From<ArrayLiteral> for Literal {
+    fn from(a: ArrayLiteral) -> Literal {
+        Literal::Array(a)
+    }
+}

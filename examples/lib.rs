@@ -1,0 +1,1 @@
+//! Examples live beside this file; run one with cargo run --example NAME.
