@@ -1,1 +1,72 @@
-fn main() {}
+//! `hlox`: the command-line face of the hlox HLO compiler.
+//!
+//! Exit codes: 0 success, 1 user error (bad input, failed verification,
+//! failed custom call), 2 internal error (a bug in hlox: please report it).
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+mod commands;
+
+#[derive(Parser)]
+#[command(
+    name = "hlox",
+    version,
+    about = "An XLA-style HLO compiler whose strength is custom-call targets",
+    long_about = "hlox reads HLO modules (XLA's text syntax, or HloModuleProto files that JAX/XLA \
+                  serialized), verifies them, prints them back in XLA's syntax, and runs them.\n\n\
+                  Files ending in .pb are binary HloModuleProto; anything else is HLO text."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse (or decode) and verify a module, then print its canonical HLO text.
+    ///
+    /// Example: hlox fmt model.hlo > model.canonical.hlo
+    Fmt {
+        /// The module: HLO text, or a binary HloModuleProto (.pb).
+        file: PathBuf,
+    },
+    /// Convert a module between HLO text (.hlo) and binary HloModuleProto (.pb).
+    ///
+    /// The formats are chosen by extension. The module is verified first.
+    /// Example: hlox convert model.hlo -o model.pb
+    Convert {
+        /// Input module (.hlo or .pb).
+        input: PathBuf,
+        /// Output file (.hlo or .pb).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Fmt { file } => commands::fmt(&file),
+        Command::Convert { input, output } => commands::convert(&input, &output),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // A panic is a bug in hlox, never the user's fault: report it as an
+    // internal error with exit code 2 instead of Rust's default 101.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("hlox: internal error (this is a bug in hlox, please report it): {info}");
+    }));
+    match std::panic::catch_unwind(|| run(cli)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+        Err(_) => ExitCode::from(2),
+    }
+}
+

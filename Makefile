@@ -1,0 +1,37 @@
+# hlox: two commands do everything on a fresh Debian 12 machine with Rust:
+#   make demo   build the seed custom-call program, print its HLO, run it
+#   make test   every test
+SHELL := /bin/bash
+CARGO ?= cargo
+# System packages: a C compiler for the C custom-call targets.
+SYSTEM_DEPS := gcc libc6-dev
+
+.PHONY: all deps build demo test fmt-check clippy corpus clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh $(SYSTEM_DEPS)
+
+build: deps
+	$(CARGO) build --workspace
+
+demo: deps
+	$(CARGO) run -q -p hlox-examples --example custom_call_cpu
+
+test: deps
+	$(CARGO) test --workspace --no-fail-fast
+
+fmt-check:
+	$(CARGO) fmt --all -- --check
+
+clippy:
+	$(CARGO) clippy --workspace --all-targets
+
+# Regenerate the JAX corpus under tests/corpus (needs network for pip).
+corpus:
+	bash scripts/setup_jax.sh
+	.venv-jax/bin/python scripts/gen_jax_corpus.py
+
+clean:
+	$(CARGO) clean
