@@ -11,6 +11,9 @@
 //! The rules follow XLA's `shape_inference.cc` and `hlo_verifier.cc`.
 //! Inferred shapes carry default layouts; comparisons ignore layouts.
 
+// `is_multiple_of` needs Rust 1.87; the workspace supports 1.85.
+#![allow(clippy::manual_is_multiple_of)]
+
 use crate::ir::{
     BinaryOp, ComparisonType, ConvDimensionNumbers, CustomCall, DotDimensionNumbers,
     GatherDimensionNumbers, Op, ScatterDimensionNumbers, UnaryOp, Window, WindowDim,
