@@ -1961,4 +1961,198 @@ mod tests {
             .unwrap_err()
             .contains("too many"));
     }
+
+    /// Every opcode, given arbitrary operands, called signatures and declared
+    /// shapes, returns a result or an error: it never panics.
+    #[test]
+    fn no_panics_on_arbitrary_input() {
+        use crate::ir::*;
+        use crate::literal::Literal;
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        let w = |n: usize, size: i64| Window {
+            dims: vec![
+                WindowDim {
+                    size,
+                    stride: size - 1,
+                    pad_lo: -size,
+                    ..WindowDim::new(size)
+                };
+                n
+            ],
+        };
+        let ops: Vec<Op> = vec![
+            Op::Parameter { number: 0 },
+            Op::Constant {
+                literal: Literal::r0(1f32),
+            },
+            Op::Iota { dimension: 1 },
+            Op::Unary(UnaryOp::Exp),
+            Op::Unary(UnaryOp::IsFinite),
+            Op::Binary(BinaryOp::ShiftLeft),
+            Op::Compare {
+                direction: ComparisonDirection::Lt,
+                cmp_type: Some(ComparisonType::Unsigned),
+            },
+            Op::Select,
+            Op::Clamp,
+            Op::Convert,
+            Op::BitcastConvert,
+            Op::ReducePrecision {
+                exponent_bits: 8,
+                mantissa_bits: 7,
+            },
+            Op::Broadcast {
+                dimensions: vec![1, 0],
+            },
+            Op::Reshape,
+            Op::Bitcast,
+            Op::Transpose {
+                dimensions: vec![1, 0],
+            },
+            Op::Reverse {
+                dimensions: vec![0, 5],
+            },
+            Op::Slice {
+                dims: vec![
+                    SliceDim {
+                        start: 1,
+                        limit: 0,
+                        stride: 1
+                    };
+                    2
+                ],
+            },
+            Op::DynamicSlice { sizes: vec![1, 1] },
+            Op::DynamicUpdateSlice,
+            Op::Concatenate { dimension: 1 },
+            Op::Pad {
+                dims: vec![
+                    PadDim {
+                        lo: -3,
+                        hi: 1,
+                        interior: 2
+                    };
+                    2
+                ],
+            },
+            Op::Dot {
+                dnums: DotDimensionNumbers {
+                    lhs_batch_dims: vec![0],
+                    rhs_batch_dims: vec![1],
+                    lhs_contracting_dims: vec![1],
+                    rhs_contracting_dims: vec![0],
+                },
+                precision: vec![],
+            },
+            Op::Reduce {
+                dimensions: vec![0],
+            },
+            Op::ReduceWindow { window: w(2, 2) },
+            Op::SelectAndScatter { window: w(2, 1) },
+            Op::Convolution {
+                window: w(0, 1),
+                dnums: ConvDimensionNumbers {
+                    input_feature_dimension: 1,
+                    kernel_output_feature_dimension: 1,
+                    output_feature_dimension: 1,
+                    ..Default::default()
+                },
+                feature_group_count: 1,
+                batch_group_count: 1,
+                precision: vec![],
+            },
+            Op::Gather {
+                dnums: GatherDimensionNumbers {
+                    offset_dims: vec![1],
+                    collapsed_slice_dims: vec![0],
+                    start_index_map: vec![0],
+                    index_vector_dim: 1,
+                    ..Default::default()
+                },
+                slice_sizes: vec![1, 2],
+                indices_are_sorted: false,
+            },
+            Op::Scatter {
+                dnums: ScatterDimensionNumbers {
+                    update_window_dims: vec![1],
+                    inserted_window_dims: vec![0],
+                    scatter_dims_to_operand_dims: vec![0],
+                    index_vector_dim: 1,
+                    ..Default::default()
+                },
+                indices_are_sorted: false,
+                unique_indices: false,
+            },
+            Op::Sort {
+                dimension: 0,
+                is_stable: false,
+            },
+            Op::Tuple,
+            Op::GetTupleElement { index: 1 },
+            Op::Call,
+            Op::While,
+            Op::Conditional,
+            Op::Map {
+                dimensions: vec![0, 1],
+            },
+            Op::Copy,
+            Op::CustomCall(Box::new(CustomCall {
+                output_operand_aliasing: vec![OutputOperandAlias {
+                    output_index: vec![0],
+                    operand: 1,
+                    operand_index: vec![0],
+                }],
+                operand_layout_constraints: Some(vec![Shape::array(ElementType::F32, vec![2, 2])]),
+                ..Default::default()
+            })),
+            Op::RngBitGenerator {
+                algorithm: RngAlgorithm::Default,
+            },
+            Op::OptimizationBarrier,
+            Op::AfterAll,
+            Op::Fusion {
+                kind: FusionKind::Loop,
+            },
+        ];
+        let shape = prop_oneof![
+            (
+                0usize..ElementType::ALL.len(),
+                proptest::collection::vec(0i64..4, 0..3)
+            )
+                .prop_map(|(t, d)| Shape::array(ElementType::ALL[t], d)),
+            Just(Shape::Token),
+            Just(Shape::tuple(vec![
+                Shape::array(ElementType::F32, vec![2]),
+                Shape::scalar(ElementType::Pred)
+            ])),
+        ];
+        let sig = (
+            proptest::collection::vec(shape.clone(), 0..3),
+            shape.clone(),
+        )
+            .prop_map(|(parameters, result)| ProgramShape {
+                parameter_names: vec![],
+                parameters,
+                result,
+            });
+        let strat = (
+            0..ops.len(),
+            proptest::collection::vec(shape.clone(), 0..5),
+            proptest::collection::vec(sig, 0..3),
+            shape,
+        );
+        let mut runner = TestRunner::new(Config {
+            cases: 3000,
+            ..Config::default()
+        });
+        runner
+            .run(&strat, |(k, operands, called, declared)| {
+                let refs: Vec<&Shape> = operands.iter().collect();
+                let _ = infer_shape(&ops[k], &refs, &called);
+                let _ = check_shape(&ops[k], &refs, &called, &declared);
+                Ok(())
+            })
+            .unwrap();
+    }
 }

@@ -726,3 +726,34 @@ proptest! {
         prop_assert_eq!(root_shape.tuple_elements().unwrap().len(), all.len());
     }
 }
+
+#[test]
+fn fusion_signature() {
+    let fused = add_comp("fused", "f.");
+    let mk = |shape: Shape| {
+        let mut main = comp(
+            "main",
+            vec![
+                param("p0", 0, shape.clone()),
+                inst(
+                    "fusion.1",
+                    Op::Fusion {
+                        kind: FusionKind::Loop,
+                    },
+                    shape,
+                    &[0, 0],
+                ),
+            ],
+            &[0],
+            1,
+        );
+        main.instructions[InstId::new(1)].called = vec![CompId::new(0)];
+        module(vec![fused.clone(), main], 1)
+    };
+    verify_module(&mk(f32s(&[]))).unwrap();
+    expect(
+        &mk(f32s(&[3])),
+        Some("fusion.1"),
+        "fusion: fused computation takes parameters (f32[], f32[]) but is given (f32[3], f32[3])",
+    );
+}
