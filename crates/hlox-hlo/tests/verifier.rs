@@ -1,0 +1,759 @@
+use hlox_hlo::builder::{XlaBuilder, XlaOp};
+use hlox_hlo::ir::*;
+use hlox_hlo::verifier::{verify_module, VerifyError};
+use hlox_hlo::{ArrayShape, ElementType as T, EntityRef, PrimaryMap, Shape};
+use proptest::prelude::*;
+
+fn f32s(d: &[i64]) -> Shape {
+    Shape::array(T::F32, d.to_vec())
+}
+
+fn inst(name: &str, op: Op, shape: Shape, operands: &[usize]) -> Instruction {
+    Instruction::new(
+        name,
+        op,
+        shape,
+        operands.iter().map(|&i| InstId::new(i)).collect(),
+    )
+}
+
+fn comp(name: &str, insts: Vec<Instruction>, params: &[usize], root: usize) -> Computation {
+    let mut instructions = PrimaryMap::new();
+    for i in insts {
+        instructions.push(i);
+    }
+    Computation {
+        name: name.into(),
+        instructions,
+        params: params.iter().map(|&i| InstId::new(i)).collect(),
+        root: InstId::new(root),
+        execution_thread: None,
+    }
+}
+
+fn module(comps: Vec<Computation>, entry: usize) -> Module {
+    let mut computations = PrimaryMap::new();
+    for c in comps {
+        computations.push(c);
+    }
+    Module {
+        name: "m".into(),
+        computations,
+        entry: CompId::new(entry),
+        input_output_alias: vec![],
+        is_scheduled: false,
+    }
+}
+
+fn param(name: &str, n: u64, s: Shape) -> Instruction {
+    inst(name, Op::Parameter { number: n }, s, &[])
+}
+
+fn add_comp(name: &str, prefix: &str) -> Computation {
+    comp(
+        name,
+        vec![
+            param(&format!("{prefix}x"), 0, f32s(&[])),
+            param(&format!("{prefix}y"), 1, f32s(&[])),
+            inst(
+                &format!("{prefix}add"),
+                Op::Binary(BinaryOp::Add),
+                f32s(&[]),
+                &[0, 1],
+            ),
+        ],
+        &[0, 1],
+        2,
+    )
+}
+
+fn errors(m: &Module) -> VerifyError {
+    match verify_module(m) {
+        Ok(()) => panic!("module unexpectedly verifies"),
+        Err(e) => e,
+    }
+}
+
+fn expect(m: &Module, inst: Option<&str>, needle: &str) {
+    let e = errors(m);
+    assert!(
+        e.has(inst, needle),
+        "no diagnostic {needle:?} for {inst:?} in:\n{e}"
+    );
+}
+
+/// p0: f32[4], p1: f32[4], add, root add.
+fn good() -> Module {
+    module(
+        vec![comp(
+            "main",
+            vec![
+                param("p0", 0, f32s(&[4])),
+                param("p1", 1, f32s(&[4])),
+                inst("add.1", Op::Binary(BinaryOp::Add), f32s(&[4]), &[0, 1]),
+            ],
+            &[0, 1],
+            2,
+        )],
+        0,
+    )
+}
+
+#[test]
+fn good_module_verifies() {
+    verify_module(&good()).unwrap();
+}
+
+#[test]
+fn entry_must_exist() {
+    let mut m = good();
+    m.entry = CompId::new(5);
+    expect(&m, None, "entry computation comp5 does not exist");
+}
+
+#[test]
+fn callees_before_callers_and_acyclic() {
+    // main calls add_comp, but add_comp comes after it.
+    let main = comp(
+        "main",
+        vec![
+            param("p0", 0, f32s(&[])),
+            inst("call.1", Op::Call, f32s(&[]), &[0, 0]),
+        ],
+        &[0],
+        1,
+    );
+    let mut main = main;
+    main.instructions[InstId::new(1)].called = vec![CompId::new(1)];
+    let m = module(vec![main.clone(), add_comp("add_comp", "a.")], 0);
+    expect(&m, Some("call.1"), "does not come before its caller");
+
+    // A computation calling itself: a cycle.
+    let mut selfcall = main.clone();
+    selfcall.instructions[InstId::new(1)].called = vec![CompId::new(0)];
+    let m = module(vec![selfcall], 0);
+    let e = errors(&m);
+    assert!(
+        e.has(None, "the call graph has a cycle: main -> main"),
+        "{e}"
+    );
+
+    // Nonexistent callee.
+    let mut bad = main;
+    bad.instructions[InstId::new(1)].called = vec![CompId::new(9)];
+    expect(
+        &module(vec![bad], 0),
+        Some("call.1"),
+        "calls computation comp9 which does not exist",
+    );
+}
+
+#[test]
+fn operands_must_precede_users() {
+    let m = module(
+        vec![comp(
+            "main",
+            vec![
+                param("p0", 0, f32s(&[4])),
+                inst("neg.1", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[2]),
+                inst("neg.2", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[0]),
+                inst("neg.3", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[7]),
+            ],
+            &[0],
+            3,
+        )],
+        0,
+    );
+    let e = errors(&m);
+    assert!(
+        e.has(
+            Some("neg.1"),
+            "operand 0 (neg.2) does not come before its user"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.has(
+            Some("neg.3"),
+            "operand 0 refers to nonexistent instruction inst7"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn names_unique_in_module() {
+    let mut m = good();
+    m.computations[CompId::new(0)].instructions[InstId::new(1)].name = "p0".into();
+    expect(&m, Some("p0"), "instruction name is already used");
+    // Across computations too.
+    let sub = add_comp("sub", "");
+    let mut main = good().computations[CompId::new(0)].clone();
+    main.instructions[InstId::new(0)].name = "x".into();
+    let m = module(vec![sub, main], 1);
+    expect(
+        &m,
+        Some("x"),
+        "instruction name is already used in computation sub",
+    );
+}
+
+#[test]
+fn parameter_numbering() {
+    let m = module(
+        vec![comp(
+            "main",
+            vec![
+                param("p0", 0, f32s(&[4])),
+                param("p1", 0, f32s(&[4])),
+                param("p5", 5, f32s(&[4])),
+            ],
+            &[0, 1, 2],
+            0,
+        )],
+        0,
+    );
+    let e = errors(&m);
+    assert!(
+        e.has(Some("p1"), "parameter number 0 is also used by p0"),
+        "{e}"
+    );
+    assert!(
+        e.has(Some("p5"), "parameter number 5 is out of range"),
+        "{e}"
+    );
+    assert!(
+        e.has(None, "params[1] is p1 which is not parameter(1)"),
+        "{e}"
+    );
+
+    let mut m = good();
+    m.computations[CompId::new(0)].params = vec![InstId::new(0)];
+    expect(
+        &m,
+        None,
+        "params lists 1 parameters but the computation has 2 parameter instructions",
+    );
+}
+
+#[test]
+fn root_must_exist() {
+    let mut m = good();
+    m.computations[CompId::new(0)].root = InstId::new(10);
+    expect(&m, None, "root inst10 does not exist");
+}
+
+#[test]
+fn operand_count() {
+    let mut m = good();
+    m.computations[CompId::new(0)].instructions[InstId::new(2)].operands = vec![InstId::new(0)];
+    expect(&m, Some("add.1"), "add: expects 2 operands, got 1");
+}
+
+#[test]
+fn shapes_must_be_valid() {
+    let mut m = good();
+    let mut bad = ArrayShape::new(T::F32, vec![4]);
+    bad.layout.minor_to_major = vec![3];
+    m.computations[CompId::new(0)].instructions[InstId::new(0)].shape = Shape::Array(bad);
+    expect(&m, Some("p0"), "not a permutation");
+    let mut m = good();
+    m.computations[CompId::new(0)].instructions[InstId::new(0)].shape = f32s(&[-4]);
+    expect(&m, Some("p0"), "negative dimension size -4");
+    let mut m = good();
+    m.computations[CompId::new(0)].instructions[InstId::new(0)].shape = f32s(&[1 << 40, 1 << 40]);
+    expect(&m, Some("p0"), "too many elements");
+}
+
+#[test]
+fn declared_shape_must_match() {
+    let mut m = good();
+    m.computations[CompId::new(0)].instructions[InstId::new(2)].shape = f32s(&[5]);
+    expect(
+        &m,
+        Some("add.1"),
+        "add: declared shape f32[5] does not match the inferred shape f32[4]",
+    );
+    // Layouts are ignored.
+    let mut m = good();
+    let mut s = ArrayShape::new(T::F32, vec![4]);
+    s.layout.minor_to_major = vec![0];
+    m.computations[CompId::new(0)].instructions[InstId::new(2)].shape = Shape::Array(s);
+    verify_module(&m).unwrap();
+}
+
+#[test]
+fn attribute_ranges() {
+    let mk = |op: Op, out: Shape| {
+        module(
+            vec![comp(
+                "main",
+                vec![param("p0", 0, f32s(&[2, 3])), inst("op.1", op, out, &[0])],
+                &[0],
+                1,
+            )],
+            0,
+        )
+    };
+    expect(
+        &mk(
+            Op::Transpose {
+                dimensions: vec![1, 1],
+            },
+            f32s(&[3, 3]),
+        ),
+        Some("op.1"),
+        "duplicate dimension 1",
+    );
+    expect(
+        &mk(
+            Op::Slice {
+                dims: vec![
+                    SliceDim {
+                        start: 0,
+                        limit: 2,
+                        stride: 0,
+                    },
+                    SliceDim {
+                        start: 0,
+                        limit: 3,
+                        stride: 1,
+                    },
+                ],
+            },
+            f32s(&[2, 3]),
+        ),
+        Some("op.1"),
+        "stride 0 of dimension 0 must be positive",
+    );
+    expect(
+        &mk(
+            Op::Broadcast {
+                dimensions: vec![0, 5],
+            },
+            f32s(&[2, 3]),
+        ),
+        Some("op.1"),
+        "out of range",
+    );
+    expect(
+        &mk(
+            Op::Reverse {
+                dimensions: vec![-1],
+            },
+            f32s(&[2, 3]),
+        ),
+        Some("op.1"),
+        "out of range",
+    );
+    expect(
+        &mk(Op::GetTupleElement { index: 0 }, f32s(&[2, 3])),
+        Some("op.1"),
+        "must be a tuple",
+    );
+}
+
+#[test]
+fn called_computation_signatures() {
+    let add = add_comp("add_comp", "a.");
+    // reduce with an (f32, f32) -> f32 reducer over s32 data.
+    let main = |data_ty: T, ncalled: usize| {
+        let mut c = comp(
+            "main",
+            vec![
+                param("p0", 0, Shape::array(data_ty, vec![4])),
+                inst(
+                    "zero",
+                    Op::Constant {
+                        literal: hlox_hlo::Literal::r0(0f32),
+                    },
+                    f32s(&[]),
+                    &[],
+                ),
+                inst(
+                    "reduce.1",
+                    Op::Reduce {
+                        dimensions: vec![0],
+                    },
+                    f32s(&[]),
+                    &[0, 1],
+                ),
+            ],
+            &[0],
+            2,
+        );
+        c.instructions[InstId::new(2)].called = vec![CompId::new(0); ncalled];
+        c
+    };
+    verify_module(&module(vec![add.clone(), main(T::F32, 1)], 1)).unwrap();
+    expect(
+        &module(vec![add.clone(), main(T::F32, 2)], 1),
+        Some("reduce.1"),
+        "expects 1 called computation, got 2",
+    );
+    let mut m = module(vec![add.clone(), main(T::F32, 1)], 1);
+    m.computations[CompId::new(0)].instructions[InstId::new(2)].shape =
+        Shape::array(T::Pred, vec![]);
+    m.computations[CompId::new(0)].instructions[InstId::new(2)].op = Op::Compare {
+        direction: ComparisonDirection::Lt,
+        cmp_type: None,
+    };
+    // Now add_comp returns pred: the reducer signature is wrong (and reported on the reduce).
+    expect(
+        &m,
+        Some("reduce.1"),
+        "to_apply has signature (f32[], f32[]) -> pred[]",
+    );
+
+    // while with a body that does not return the loop state.
+    let cond = comp(
+        "cond",
+        vec![
+            param("c.s", 0, f32s(&[])),
+            inst(
+                "c.lt",
+                Op::Compare {
+                    direction: ComparisonDirection::Lt,
+                    cmp_type: None,
+                },
+                Shape::array(T::Pred, vec![]),
+                &[0, 0],
+            ),
+        ],
+        &[0],
+        1,
+    );
+    let body = comp(
+        "body",
+        vec![
+            param("b.s", 0, f32s(&[])),
+            inst("b.t", Op::Tuple, Shape::tuple(vec![f32s(&[])]), &[0]),
+        ],
+        &[0],
+        1,
+    );
+    let mut main = comp(
+        "main",
+        vec![
+            param("p0", 0, f32s(&[])),
+            inst("while.1", Op::While, f32s(&[]), &[0]),
+        ],
+        &[0],
+        1,
+    );
+    main.instructions[InstId::new(1)].called = vec![CompId::new(0), CompId::new(1)];
+    expect(
+        &module(vec![cond, body, main], 2),
+        Some("while.1"),
+        "body returns (f32[]) but the loop state is f32[]",
+    );
+}
+
+#[test]
+fn custom_call_checks() {
+    let cc = |aliasing: Vec<OutputOperandAlias>, cons: Option<Vec<Shape>>| {
+        let c = CustomCall {
+            target: "t".into(),
+            output_operand_aliasing: aliasing,
+            operand_layout_constraints: cons,
+            ..Default::default()
+        };
+        module(
+            vec![comp(
+                "main",
+                vec![
+                    param("p0", 0, f32s(&[4])),
+                    inst(
+                        "custom-call.1",
+                        Op::CustomCall(Box::new(c)),
+                        Shape::tuple(vec![f32s(&[4]), f32s(&[2])]),
+                        &[0],
+                    ),
+                ],
+                &[0],
+                1,
+            )],
+            0,
+        )
+    };
+    verify_module(&cc(
+        vec![OutputOperandAlias {
+            output_index: vec![0],
+            operand: 0,
+            operand_index: vec![],
+        }],
+        None,
+    ))
+    .unwrap();
+    expect(
+        &cc(
+            vec![OutputOperandAlias {
+                output_index: vec![1],
+                operand: 0,
+                operand_index: vec![],
+            }],
+            None,
+        ),
+        Some("custom-call.1"),
+        "output f32[2] at {1} and operand 0 f32[4] at {} differ",
+    );
+    expect(
+        &cc(
+            vec![OutputOperandAlias {
+                output_index: vec![3],
+                operand: 0,
+                operand_index: vec![],
+            }],
+            None,
+        ),
+        Some("custom-call.1"),
+        "output index {3} does not exist",
+    );
+    expect(
+        &cc(vec![], Some(vec![])),
+        Some("custom-call.1"),
+        "operand_layout_constraints has 0 shapes but the call has 1 operands",
+    );
+    expect(
+        &cc(vec![], Some(vec![f32s(&[5])])),
+        Some("custom-call.1"),
+        "not compatible with operand 0 shape f32[4]",
+    );
+    verify_module(&cc(vec![], Some(vec![f32s(&[4])]))).unwrap();
+}
+
+#[test]
+fn input_output_alias_checks() {
+    let mut m = good();
+    m.input_output_alias = vec![InputOutputAlias {
+        output_index: vec![],
+        parameter_number: 1,
+        parameter_index: vec![],
+        kind: AliasKind::MayAlias,
+    }];
+    verify_module(&m).unwrap();
+    m.input_output_alias = vec![
+        InputOutputAlias {
+            output_index: vec![0],
+            parameter_number: 0,
+            parameter_index: vec![],
+            kind: AliasKind::MayAlias,
+        },
+        InputOutputAlias {
+            output_index: vec![],
+            parameter_number: 4,
+            parameter_index: vec![],
+            kind: AliasKind::MustAlias,
+        },
+        InputOutputAlias {
+            output_index: vec![],
+            parameter_number: 0,
+            parameter_index: vec![2],
+            kind: AliasKind::MustAlias,
+        },
+    ];
+    let e = errors(&m);
+    assert!(
+        e.has(
+            None,
+            "input_output_alias entry 0: output index [0] does not exist in result f32[4]"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.has(
+            None,
+            "input_output_alias entry 1: parameter 4 is out of range"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.has(
+            None,
+            "input_output_alias entry 2: output index [] is aliased twice"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.has(
+            None,
+            "input_output_alias entry 2: parameter index [2] does not exist"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn several_problems_all_reported() {
+    let m = module(
+        vec![comp(
+            "main",
+            vec![
+                param("p0", 0, f32s(&[4])),
+                param("p0", 1, f32s(&[4])),
+                inst(
+                    "exp.1",
+                    Op::Unary(UnaryOp::Exp),
+                    Shape::array(T::S32, vec![4]),
+                    &[0],
+                ),
+                inst("add.2", Op::Binary(BinaryOp::Add), f32s(&[4]), &[0]),
+                inst("neg.3", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[5]),
+            ],
+            &[0, 1],
+            4,
+        )],
+        0,
+    );
+    let e = errors(&m);
+    assert!(e.diagnostics.len() >= 4, "{e}");
+    assert!(e.has(Some("p0"), "already used"), "{e}");
+    assert!(e.has(Some("exp.1"), "declared shape s32[4]"), "{e}");
+    assert!(e.has(Some("add.2"), "expects 2 operands"), "{e}");
+    assert!(e.has(Some("neg.3"), "nonexistent instruction"), "{e}");
+    // Display: one per line, computation/instruction: message.
+    let text = e.to_string();
+    assert_eq!(text.lines().count(), e.diagnostics.len());
+    assert!(
+        text.lines()
+            .any(|l| l == "main/add.2: add: expects 2 operands, got 1"),
+        "{text}"
+    );
+}
+
+// ---------------- random well-typed builder programs ----------------
+
+#[derive(Clone, Debug)]
+enum Step {
+    Unary(u8),
+    Binary(u8, usize),
+    BroadcastLead(i64),
+    ReshapeFlat,
+    Transpose,
+    Reduce(usize),
+    Dot(i64),
+    Tuple(usize),
+    Compare(usize),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        (0u8..6).prop_map(Step::Unary),
+        (0u8..4, 0usize..8).prop_map(|(o, i)| Step::Binary(o, i)),
+        (1i64..4).prop_map(Step::BroadcastLead),
+        Just(Step::ReshapeFlat),
+        Just(Step::Transpose),
+        (0usize..4).prop_map(Step::Reduce),
+        (1i64..4).prop_map(Step::Dot),
+        (0usize..8).prop_map(Step::Tuple),
+        (0usize..8).prop_map(Step::Compare),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
+    #[test]
+    fn random_programs_verify(dims in proptest::collection::vec(1i64..4, 0..3), steps in proptest::collection::vec(step(), 1..20)) {
+        let add = {
+            let b = XlaBuilder::new("add");
+            let x = b.parameter(0, &f32s(&[]), "x").unwrap();
+            let y = b.parameter(1, &f32s(&[]), "y").unwrap();
+            b.build(b.add(x, y).unwrap()).unwrap()
+        };
+        let b = XlaBuilder::new("prog");
+        let p = b.parameter(0, &f32s(&dims), "p").unwrap();
+        // Values of f32 array type, and everything else produced (for the root tuple).
+        let mut vals: Vec<XlaOp> = vec![p];
+        let mut extra: Vec<XlaOp> = vec![];
+        let dims_of = |op: XlaOp| b.get_shape(op).unwrap().as_array().unwrap().dims.clone();
+        for s in steps {
+            let cur = *vals.last().unwrap();
+            let d = dims_of(cur);
+            let next = match s {
+                Step::Unary(k) => match k {
+                    0 => b.neg(cur), 1 => b.exp(cur), 2 => b.tanh(cur), 3 => b.abs(cur), 4 => b.copy(cur), _ => b.logistic(cur),
+                }.unwrap(),
+                Step::Binary(k, i) => {
+                    // Pick an earlier value of the same shape, or broadcast a scalar.
+                    let other = vals.iter().rev().nth(i % vals.len()).copied().filter(|&o| dims_of(o) == d);
+                    let other = match other { Some(o) => o, None => {
+                        let c = b.constant_r0(1.5f32).unwrap();
+                        b.broadcast_in_dim(c, &d, &[]).unwrap()
+                    }};
+                    match k { 0 => b.add(cur, other), 1 => b.mul(cur, other), 2 => b.max(cur, other), _ => b.sub(other, cur) }.unwrap()
+                }
+                Step::BroadcastLead(n) => {
+                    if d.len() >= 4 { continue; }
+                    b.broadcast(cur, &[n]).unwrap()
+                }
+                Step::ReshapeFlat => { let n: i64 = d.iter().product(); b.reshape(cur, &[n]).unwrap() }
+                Step::Transpose => { let perm: Vec<i64> = (0..d.len() as i64).rev().collect(); b.transpose(cur, &perm).unwrap() }
+                Step::Reduce(k) => {
+                    if d.is_empty() { continue; }
+                    let z = b.constant_r0(0f32).unwrap();
+                    b.reduce(&[cur], &[z], &add, &[(k % d.len()) as i64]).unwrap()
+                }
+                Step::Dot(n) => {
+                    if d.len() != 1 && d.len() != 2 { continue; }
+                    let k = *d.last().unwrap();
+                    let rhs = b.iota(&Shape::array(T::F32, vec![k, n]), 0).unwrap();
+                    b.dot(cur, rhs).unwrap()
+                }
+                Step::Tuple(i) => {
+                    let other = vals[i % vals.len()];
+                    let t = b.tuple(&[cur, other]).unwrap();
+                    let g = b.get_tuple_element(t, 0).unwrap();
+                    extra.push(t);
+                    g
+                }
+                Step::Compare(i) => {
+                    let other = vals[i % vals.len()];
+                    if dims_of(other) != d { continue; }
+                    let c = b.lt(cur, other).unwrap();
+                    b.select(c, cur, other).unwrap()
+                }
+            };
+            prop_assert_eq!(b.get_shape(next).unwrap().element_type(), Some(T::F32));
+            vals.push(next);
+        }
+        let mut all = vals.clone();
+        all.extend(extra);
+        let root = b.tuple(&all).unwrap();
+        let m = b.build_module(root).unwrap();
+        prop_assert!(verify_module(&m).is_ok());
+        // The root's shape lists every value's shape.
+        let root_shape = m.entry_computation().root_inst().shape.clone();
+        prop_assert_eq!(root_shape.tuple_elements().unwrap().len(), all.len());
+    }
+}
+
+#[test]
+fn fusion_signature() {
+    let fused = add_comp("fused", "f.");
+    let mk = |shape: Shape| {
+        let mut main = comp(
+            "main",
+            vec![
+                param("p0", 0, shape.clone()),
+                inst(
+                    "fusion.1",
+                    Op::Fusion {
+                        kind: FusionKind::Loop,
+                    },
+                    shape,
+                    &[0, 0],
+                ),
+            ],
+            &[0],
+            1,
+        );
+        main.instructions[InstId::new(1)].called = vec![CompId::new(0)];
+        module(vec![fused.clone(), main], 1)
+    };
+    verify_module(&mk(f32s(&[]))).unwrap();
+    expect(
+        &mk(f32s(&[3])),
+        Some("fusion.1"),
+        "fusion: fused computation takes parameters (f32[], f32[]) but is given (f32[3], f32[3])",
+    );
+}
