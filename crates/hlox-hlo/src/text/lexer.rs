@@ -330,8 +330,12 @@ impl<'a> Cursor<'a> {
     /// skipped, ending at a `,` or closing bracket at depth 0, or whitespace
     /// at depth 0.
     pub fn scan_value(&mut self) -> PResult<(usize, usize)> {
-        self.skip_trivia()?;
+        // Only spaces and tabs: a value never starts on the next line, so an
+        // empty value (`padding=` of a scalar pad) ends at the newline.
         let b = self.bytes();
+        while self.pos < self.end && (b[self.pos] == b' ' || b[self.pos] == b'\t') {
+            self.pos += 1;
+        }
         let start = self.pos;
         let mut p = start;
         let mut stack: Vec<u8> = Vec::new();

@@ -12,7 +12,7 @@ use crate::ir::*;
 use crate::literal::{ArrayLiteral, Literal};
 use crate::types::{ArrayShape, ElementType, Layout, Shape, ShapeIndex};
 use half::{bf16, f16};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Parse a whole HLO module. Definitions may appear in any order; the
 /// verifier is not run.
@@ -845,26 +845,56 @@ impl<'a> Parser<'a> {
             comp_id[old] = CompId::new(new);
         }
 
-        // Instruction names are unique in the module.
-        let mut seen: HashMap<&str, usize> = HashMap::new();
+        // Instruction names are unique in a computation; a name reused in a
+        // later computation is renamed `name.N`, as XLA's parser does.
+        let mut all_names: HashSet<String> = HashSet::new();
         for rc in &raw.comps {
             for ri in &rc.insts {
-                if seen.insert(ri.name.as_str(), ri.pos).is_some() {
+                all_names.insert(ri.name.clone());
+            }
+        }
+        let mut used: HashSet<String> = HashSet::new();
+        let mut renames: Vec<Vec<Option<String>>> = Vec::new();
+        for rc in &raw.comps {
+            let mut local: HashSet<&str> = HashSet::new();
+            let mut r = Vec::new();
+            for ri in &rc.insts {
+                if !local.insert(ri.name.as_str()) {
                     return Err(err(
                         ri.pos,
-                        format!("instruction name '{}' is used twice", ri.name),
+                        format!("instruction name '{}' is used twice in computation '{}'", ri.name, rc.name),
                     ));
                 }
+                if used.contains(&ri.name) {
+                    let mut k = 1;
+                    let new = loop {
+                        let cand = format!("{}.{k}", ri.name);
+                        if !all_names.contains(&cand) && !used.contains(&cand) {
+                            break cand;
+                        }
+                        k += 1;
+                    };
+                    used.insert(new.clone());
+                    r.push(Some(new));
+                } else {
+                    r.push(None);
+                }
             }
+            for ri in &rc.insts {
+                used.insert(ri.name.clone());
+            }
+            renames.push(r);
         }
 
         let mut raw_comps: Vec<Option<RawComp>> = raw.comps.into_iter().map(Some).collect();
         let mut called_opt: Vec<Option<Vec<Vec<usize>>>> = called.into_iter().map(Some).collect();
+        let mut renames_opt: Vec<Option<Vec<Option<String>>>> = renames.into_iter().map(Some).collect();
         let mut computations = PrimaryMap::new();
         for &old in &comp_order {
             let rc = raw_comps[old].take().expect("each computation once");
             let rcalled = called_opt[old].take().expect("each computation once");
-            let comp = self.build_computation(rc, rcalled, &comp_id)?;
+            let rn = renames_opt[old].take().expect("each computation once");
+            let comp = self.build_computation(rc, rcalled, rn, &comp_id)?;
             computations.push(comp);
         }
         let entry = comp_id[entry_idx];
@@ -942,6 +972,7 @@ impl<'a> Parser<'a> {
         &self,
         rc: RawComp,
         called: Vec<Vec<usize>>,
+        renames: Vec<Option<String>>,
         comp_id: &[CompId],
     ) -> PResult<Computation> {
         let src = self.c.src;
@@ -1054,7 +1085,27 @@ impl<'a> Parser<'a> {
         for (i, ri) in rc.insts.into_iter().enumerate() {
             let operands: Vec<InstId> = operand_idx[i].iter().map(|&k| new_id[k]).collect();
             let called_ids: Vec<CompId> = called[i].iter().map(|&k| comp_id[k]).collect();
-            slots[i] = Some(self.build_instruction(ri, operands, called_ids)?);
+            let mut inst = self.build_instruction(ri, operands, called_ids)?;
+            if let Some(n) = &renames[i] {
+                inst.name = n.clone();
+            }
+            slots[i] = Some(inst);
+        }
+        // `type=` equal to the default for the operand type is the same as none.
+        for i in 0..n {
+            let ty = match &slots[i] {
+                Some(Instruction { op: Op::Compare { cmp_type: Some(_), .. }, operands, .. }) => operands
+                    .first()
+                    .and_then(|o| order.get(o.index()))
+                    .and_then(|&old| slots[old].as_ref())
+                    .and_then(|x| x.shape.element_type()),
+                _ => None,
+            };
+            if let (Some(ty), Some(Instruction { op: Op::Compare { cmp_type, .. }, .. })) = (ty, slots[i].as_mut()) {
+                if *cmp_type == Some(ComparisonType::default_for(ty)) {
+                    *cmp_type = None;
+                }
+            }
         }
         let mut instructions = PrimaryMap::new();
         for &old in &order {
