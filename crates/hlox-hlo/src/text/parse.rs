@@ -862,7 +862,10 @@ impl<'a> Parser<'a> {
                 if !local.insert(ri.name.as_str()) {
                     return Err(err(
                         ri.pos,
-                        format!("instruction name '{}' is used twice in computation '{}'", ri.name, rc.name),
+                        format!(
+                            "instruction name '{}' is used twice in computation '{}'",
+                            ri.name, rc.name
+                        ),
                     ));
                 }
                 if used.contains(&ri.name) {
@@ -888,7 +891,8 @@ impl<'a> Parser<'a> {
 
         let mut raw_comps: Vec<Option<RawComp>> = raw.comps.into_iter().map(Some).collect();
         let mut called_opt: Vec<Option<Vec<Vec<usize>>>> = called.into_iter().map(Some).collect();
-        let mut renames_opt: Vec<Option<Vec<Option<String>>>> = renames.into_iter().map(Some).collect();
+        let mut renames_opt: Vec<Option<Vec<Option<String>>>> =
+            renames.into_iter().map(Some).collect();
         let mut computations = PrimaryMap::new();
         for &old in &comp_order {
             let rc = raw_comps[old].take().expect("each computation once");
@@ -1094,14 +1098,28 @@ impl<'a> Parser<'a> {
         // `type=` equal to the default for the operand type is the same as none.
         for i in 0..n {
             let ty = match &slots[i] {
-                Some(Instruction { op: Op::Compare { cmp_type: Some(_), .. }, operands, .. }) => operands
+                Some(Instruction {
+                    op:
+                        Op::Compare {
+                            cmp_type: Some(_), ..
+                        },
+                    operands,
+                    ..
+                }) => operands
                     .first()
                     .and_then(|o| order.get(o.index()))
                     .and_then(|&old| slots[old].as_ref())
                     .and_then(|x| x.shape.element_type()),
                 _ => None,
             };
-            if let (Some(ty), Some(Instruction { op: Op::Compare { cmp_type, .. }, .. })) = (ty, slots[i].as_mut()) {
+            if let (
+                Some(ty),
+                Some(Instruction {
+                    op: Op::Compare { cmp_type, .. },
+                    ..
+                }),
+            ) = (ty, slots[i].as_mut())
+            {
                 if *cmp_type == Some(ComparisonType::default_for(ty)) {
                     *cmp_type = None;
                 }
