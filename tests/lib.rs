@@ -1,1 +1,62 @@
-//! Shared helpers for hlox's integration tests.
+//! Shared helpers for hlox's integration tests: the JAX corpus.
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+}
+
+/// One case of `tests/corpus/<name>/` (see tests/corpus/README.md).
+#[derive(Debug, Clone)]
+pub struct CorpusCase {
+    pub name: String,
+    pub dir: PathBuf,
+    pub meta: serde_json::Value,
+}
+
+impl CorpusCase {
+    pub fn hlo_path(&self) -> PathBuf {
+        self.dir.join("module.hlo")
+    }
+    pub fn pb_path(&self) -> PathBuf {
+        self.dir.join("module.pb")
+    }
+    pub fn hlo_text(&self) -> String {
+        std::fs::read_to_string(self.hlo_path()).expect("module.hlo is readable")
+    }
+    /// Files `prefix0.npy`, `prefix1.npy`, ... that exist, in order.
+    pub fn numbered(&self, prefix: &str) -> Vec<PathBuf> {
+        (0..)
+            .map(|i| self.dir.join(format!("{prefix}{i}.npy")))
+            .take_while(|p| p.exists())
+            .collect()
+    }
+    pub fn custom_call_targets(&self) -> Vec<String> {
+        self.meta["needs_custom_call_targets"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Every case under tests/corpus, sorted by name.
+pub fn corpus_cases() -> Vec<CorpusCase> {
+    let root = workspace_root().join("tests/corpus");
+    let mut cases: Vec<CorpusCase> = std::fs::read_dir(&root)
+        .expect("tests/corpus exists")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("module.hlo").exists())
+        .map(|e| {
+            let dir = e.path();
+            let meta_text = std::fs::read_to_string(dir.join("meta.json")).expect("meta.json");
+            CorpusCase {
+                name: e.file_name().to_string_lossy().into_owned(),
+                meta: serde_json::from_str(&meta_text).expect("meta.json is JSON"),
+                dir,
+            }
+        })
+        .collect();
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    cases
+}
