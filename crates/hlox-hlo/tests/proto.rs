@@ -1143,3 +1143,16 @@ fn hand_built_encoding_details() {
     let alias = &p.input_output_alias.as_ref().unwrap().entries[0];
     assert_eq!(alias.kind, xla::Kind::MustAlias as i32);
 }
+
+/// Writes our re-encoding of every JAX module (and the hand-built module)
+/// for scripts/check_proto_with_xla.py, which loads them with XLA itself.
+#[test]
+fn write_reencoded_modules_for_the_xla_check() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("proto-for-xla");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in MODULES {
+        let bytes = encode_module(&load(name));
+        std::fs::write(dir.join(format!("{name}.pb")), &bytes).unwrap();
+    }
+    std::fs::write(dir.join("kitchen_sink.pb"), encode_module(&kitchen_sink())).unwrap();
+}
