@@ -1156,3 +1156,355 @@ fn write_reencoded_modules_for_the_xla_check() {
     }
     std::fs::write(dir.join("kitchen_sink.pb"), encode_module(&kitchen_sink())).unwrap();
 }
+
+// ---------------------------------------------------------------------------
+// Shapes
+// ---------------------------------------------------------------------------
+
+#[test]
+fn shapes_roundtrip() {
+    use ElementType::*;
+    let nondefault = Shape::Array(ArrayShape {
+        ty: Bf16,
+        dims: vec![2, 3, 4],
+        layout: Layout {
+            minor_to_major: vec![0, 2, 1],
+        },
+    });
+    let shapes = vec![
+        Shape::scalar(F32),
+        Shape::scalar(Pred),
+        Shape::array(S8, vec![0]),
+        Shape::array(U64, vec![5, 1, 7]),
+        nondefault.clone(),
+        Shape::Token,
+        Shape::tuple(vec![]),
+        Shape::tuple(vec![
+            Shape::Token,
+            Shape::tuple(vec![nondefault, Shape::tuple(vec![Shape::scalar(F16)])]),
+            Shape::array(S64, vec![2]),
+        ]),
+    ];
+    for s in shapes {
+        assert_eq!(shape_from_proto(&shape_to_proto(&s)).unwrap(), s);
+        let bytes = encode_shape(&s);
+        assert_eq!(decode_shape(&bytes).unwrap(), s, "{s:?}");
+    }
+    let p = shape_to_proto(&Shape::array(F32, vec![2, 3]));
+    assert_eq!(p.element_type, xla::PrimitiveType::F32 as i32);
+    assert_eq!(p.layout.as_ref().unwrap().minor_to_major, vec![1, 0]);
+    let t = shape_to_proto(&Shape::tuple(vec![Shape::Token]));
+    assert_eq!(t.element_type, xla::PrimitiveType::Tuple as i32);
+    assert_eq!(
+        t.tuple_shapes[0].element_type,
+        xla::PrimitiveType::Token as i32
+    );
+}
+
+#[test]
+fn shape_without_layout_gets_the_default() {
+    let p = xla::ShapeProto {
+        element_type: xla::PrimitiveType::S32 as i32,
+        dimensions: vec![4, 5, 6],
+        ..Default::default()
+    };
+    let s = shape_from_proto(&p).unwrap();
+    assert_eq!(s.as_array().unwrap().layout.minor_to_major, vec![2, 1, 0]);
+    assert_eq!(s, Shape::array(ElementType::S32, vec![4, 5, 6]));
+}
+
+#[test]
+fn bad_shapes_are_errors() {
+    let arr = |ty: xla::PrimitiveType, dims: Vec<i64>| xla::ShapeProto {
+        element_type: ty as i32,
+        dimensions: dims,
+        ..Default::default()
+    };
+    let err = |p: &xla::ShapeProto| shape_from_proto(p).unwrap_err().to_string();
+    assert!(err(&arr(xla::PrimitiveType::C64, vec![2])).contains("C64 is not supported"));
+    assert!(err(&arr(xla::PrimitiveType::Invalid, vec![]))
+        .contains("PRIMITIVE_TYPE_INVALID"));
+    assert!(err(&arr(xla::PrimitiveType::F32, vec![-1])).contains("negative"));
+    let mut dynamic = arr(xla::PrimitiveType::F32, vec![3]);
+    dynamic.is_dynamic_dimension = vec![true];
+    assert!(err(&dynamic).contains("dynamic dimensions"));
+    let mut bad_layout = arr(xla::PrimitiveType::F32, vec![3, 4]);
+    bad_layout.layout = Some(Box::new(xla::LayoutProto {
+        minor_to_major: vec![0, 0],
+        ..Default::default()
+    }));
+    assert!(err(&bad_layout).contains("not a permutation"));
+    let mut tiled = arr(xla::PrimitiveType::F32, vec![8]);
+    tiled.layout = Some(Box::new(xla::LayoutProto {
+        minor_to_major: vec![0],
+        tiles: vec![xla::TileProto {
+            dimensions: vec![4],
+        }],
+        ..Default::default()
+    }));
+    assert!(err(&tiled).contains("tiled layouts"));
+    // Nested errors say where.
+    let t = xla::ShapeProto {
+        element_type: xla::PrimitiveType::Tuple as i32,
+        tuple_shapes: vec![
+            arr(xla::PrimitiveType::F32, vec![]),
+            arr(xla::PrimitiveType::C128, vec![]),
+        ],
+        ..Default::default()
+    };
+    assert!(err(&t).contains("tuple_shapes[1]"), "{}", err(&t));
+    assert!(matches!(
+        decode_shape(&[0xff, 0xff]),
+        Err(ProtoError::Decode { .. })
+    ));
+}
+
+// ---------------------------------------------------------------------------
+// Literals
+// ---------------------------------------------------------------------------
+
+fn every_type_literals() -> Vec<Literal> {
+    vec![
+        Literal::r1(&[true, false, true]),
+        Literal::r1(&[-128i8, 0, 127]),
+        Literal::r1(&[-32768i16, 1, 32767]),
+        Literal::r1(&[i32::MIN, -1, i32::MAX]),
+        Literal::r1(&[i64::MIN, 0, i64::MAX]),
+        Literal::r1(&[0u8, 7, 255]),
+        Literal::r1(&[0u16, 258, 65535]),
+        Literal::r1(&[0u32, 1, u32::MAX]),
+        Literal::r1(&[0u64, 1, u64::MAX]),
+        Literal::r1(&[f16::from_f32(1.0), f16::from_f32(-2.5), f16::INFINITY]),
+        Literal::r1(&[
+            bf16::from_f32(1.0),
+            bf16::from_f32(-2.5),
+            bf16::NEG_INFINITY,
+        ]),
+        Literal::r1(&[1.5f32, f32::MIN_POSITIVE, -0.0]),
+        Literal::r1(&[1.5f64, f64::MAX, -1e-300]),
+        Literal::r0(42i32),
+        Literal::from_vec::<f32>(&[2, 0], &[]).unwrap(),
+    ]
+}
+
+#[test]
+fn literals_roundtrip_for_every_element_type() {
+    let lits = every_type_literals();
+    let tys: std::collections::HashSet<ElementType> = lits
+        .iter()
+        .map(|l| l.shape().element_type().unwrap())
+        .collect();
+    assert_eq!(tys.len(), ElementType::ALL.len());
+    for l in &lits {
+        assert_eq!(&literal_from_proto(&literal_to_proto(l)).unwrap(), l);
+        assert_eq!(&decode_literal(&encode_literal(l)).unwrap(), l);
+    }
+    // Tuples (nested) and tokens.
+    let t = Literal::tuple(vec![
+        Literal::Token,
+        Literal::tuple(lits.clone()),
+        Literal::tuple(vec![]),
+    ]);
+    assert_eq!(literal_from_proto(&literal_to_proto(&t)).unwrap(), t);
+}
+
+#[test]
+fn literal_proto_fields_follow_xla() {
+    // 16-bit values are little-endian bytes; PRED is a bool list.
+    let p = literal_to_proto(&Literal::r1(&[f16::from_f32(1.0), f16::from_f32(-2.0)]));
+    assert_eq!(p.f16s, vec![0x00, 0x3c, 0x00, 0xc0]);
+    let p = literal_to_proto(&Literal::r1(&[bf16::from_f32(1.0)]));
+    assert_eq!(p.bf16s, vec![0x80, 0x3f]);
+    let p = literal_to_proto(&Literal::r1(&[0x0102u16]));
+    assert_eq!(p.u16s, vec![0x02, 0x01]);
+    assert_eq!(
+        literal_to_proto(&Literal::r1(&[true, false])).preds,
+        vec![true, false]
+    );
+    assert_eq!(literal_to_proto(&Literal::r1(&[-1i8])).s8s, vec![0xff]);
+    // Data is in layout order: a column-major 2x3 literal.
+    let rm = ArrayLiteral::from_vec(&[2, 3], &[1i32, 2, 3, 4, 5, 6]).unwrap();
+    let cm = rm.relayout(Layout {
+        minor_to_major: vec![0, 1],
+    });
+    let p = literal_to_proto(&Literal::Array(cm.clone()));
+    assert_eq!(p.s32s, vec![1, 4, 2, 5, 3, 6]);
+    let back = literal_from_proto(&p).unwrap();
+    assert_eq!(back, Literal::Array(cm));
+    assert_eq!(back.to_vec::<i32>().unwrap(), vec![1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn bad_literals_are_errors() {
+    let mut p = literal_to_proto(&Literal::r1(&[1f32, 2.0, 3.0]));
+    p.f32s.pop();
+    let e = literal_from_proto(&p).unwrap_err().to_string();
+    assert!(e.contains("needs 3 values in `f32s` but has 2"), "{e}");
+    let mut p = literal_to_proto(&Literal::r1(&[f16::ONE]));
+    p.f16s.push(0);
+    let e = literal_from_proto(&p).unwrap_err().to_string();
+    assert!(e.contains("needs 2 bytes"), "{e}");
+    let mut p = literal_to_proto(&Literal::tuple(vec![Literal::r0(1u8)]));
+    p.tuple_literals.clear();
+    assert!(literal_from_proto(&p)
+        .unwrap_err()
+        .to_string()
+        .contains("tuple literal has 0 elements"));
+    let no_shape = xla::LiteralProto::default();
+    assert!(literal_from_proto(&no_shape)
+        .unwrap_err()
+        .to_string()
+        .contains("no shape"));
+    // A huge shape is rejected rather than allocated.
+    let huge = xla::LiteralProto {
+        shape: Some(xla::ShapeProto {
+            element_type: xla::PrimitiveType::F64 as i32,
+            dimensions: vec![1 << 40, 1 << 40],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    assert!(literal_from_proto(&huge).is_err());
+}
+
+// ---------------------------------------------------------------------------
+// Errors and robustness
+// ---------------------------------------------------------------------------
+
+fn err_of(p: &xla::HloModuleProto) -> String {
+    module_from_proto(p).unwrap_err().to_string()
+}
+
+fn entry_mut(p: &mut xla::HloModuleProto) -> &mut xla::HloComputationProto {
+    p.computations.last_mut().unwrap()
+}
+
+#[test]
+fn invalid_modules_name_the_instruction_and_field() {
+    let base = module_to_proto(&load("softmax"));
+
+    let mut p = base.clone();
+    entry_mut(&mut p).instructions[3].opcode = "frobnicate".into();
+    let e = err_of(&p);
+    assert!(
+        e.contains("computation `main.3`")
+            && e.contains("field `opcode`")
+            && e.contains("frobnicate"),
+        "{e}"
+    );
+
+    let mut p = base.clone();
+    entry_mut(&mut p).instructions[2].operand_ids[0] = 999;
+    let e = err_of(&p);
+    assert!(
+        e.contains("instruction `reduce_max.7`") && e.contains("operand_ids") && e.contains("999"),
+        "{e}"
+    );
+
+    let mut p = base.clone();
+    entry_mut(&mut p).instructions[0].shape = None;
+    let e = err_of(&p);
+    assert!(
+        e.contains("instruction `x.1`") && e.contains("has no shape"),
+        "{e}"
+    );
+
+    let mut p = base.clone();
+    entry_mut(&mut p).instructions[0]
+        .shape
+        .as_mut()
+        .unwrap()
+        .element_type = xla::PrimitiveType::C64 as i32;
+    let e = err_of(&p);
+    assert!(e.contains("instruction `x.1`") && e.contains("C64"), "{e}");
+
+    let mut p = base.clone();
+    entry_mut(&mut p).root_id = 12345;
+    assert!(err_of(&p).contains("root_id"));
+
+    let mut p = base.clone();
+    entry_mut(&mut p).instructions[2].called_computation_ids = vec![77];
+    let e = err_of(&p);
+    assert!(
+        e.contains("reduce_max.7") && e.contains("called_computation_ids") && e.contains("77"),
+        "{e}"
+    );
+
+    let mut p = base.clone();
+    p.entry_computation_id = 42;
+    p.entry_computation_name = "nope".into();
+    assert!(err_of(&p).contains("entry computation"));
+
+    // Operand cycle.
+    let mut p = base.clone();
+    let c = entry_mut(&mut p);
+    let last = c.instructions.last().unwrap().id;
+    c.instructions[2].operand_ids[1] = last;
+    assert!(err_of(&p).contains("cycle"));
+
+    // Computation cycle: a region calls the entry.
+    let mut p = base.clone();
+    let entry_id = p.entry_computation_id;
+    p.computations[0].instructions[2].called_computation_ids = vec![entry_id];
+    assert!(err_of(&p).contains("cycle"));
+
+    // Missing attributes.
+    let mut p = base.clone();
+    let c = entry_mut(&mut p);
+    let red = c
+        .instructions
+        .iter_mut()
+        .find(|i| i.opcode == "reduce")
+        .unwrap();
+    red.opcode = "concatenate".into();
+    red.dimensions = vec![];
+    assert!(err_of(&p).contains("field `dimensions`"));
+
+    let mut p = base.clone();
+    let c = entry_mut(&mut p);
+    c.instructions[0].parameter_number = 3;
+    assert!(err_of(&p).contains("parameter(0) is missing"));
+
+    // Garbage bytes.
+    assert!(matches!(
+        decode_module(b"HloModule m\nENTRY e {}"),
+        Err(ProtoError::Decode { .. })
+    ));
+}
+
+#[test]
+fn truncated_or_corrupted_protos_never_panic() {
+    for name in ["softmax", "mixed", "while_loop"] {
+        let bytes = data(&format!("{name}.pb"));
+        let mut errors = 0;
+        for len in 0..bytes.len() {
+            if decode_module(&bytes[..len]).is_err() {
+                errors += 1;
+            }
+        }
+        // Almost every truncation is detected.
+        assert!(
+            errors > bytes.len() * 9 / 10,
+            "{name}: only {errors} of {} truncations rejected",
+            bytes.len()
+        );
+        let mut state = 0x9e3779b97f4a7c15u64;
+        for i in 0..bytes.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut b = bytes.clone();
+                b[i] ^= flip;
+                let _ = decode_module(&b);
+            }
+            // And random multi-byte damage.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let mut b = bytes.clone();
+            for k in 0..4 {
+                let pos = ((state >> (k * 16)) as usize) % b.len();
+                b[pos] = (state >> (k * 8)) as u8;
+            }
+            let _ = decode_module(&b);
+        }
+    }
+}
