@@ -15,6 +15,7 @@ pub mod entity;
 pub mod ir;
 pub mod literal;
 pub mod npy;
+pub mod proto;
 pub mod shape_inference;
 pub mod text;
 pub mod types;

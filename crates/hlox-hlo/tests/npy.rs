@@ -1,0 +1,191 @@
+//! `.npy` I/O: files written by NumPy (tests/data/npy, made by
+//! scripts/gen_proto_testdata.py) and round trips of every element type.
+
+use half::{bf16, f16};
+use hlox_hlo::npy::*;
+use hlox_hlo::*;
+
+fn npy(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/data/npy/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn read(name: &str) -> Literal {
+    read_npy(&npy(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[test]
+fn reads_numpy_files() {
+    let l = read("f32_2x3.npy");
+    assert_eq!(l.shape(), Shape::array(ElementType::F32, vec![2, 3]));
+    assert_eq!(
+        l.to_vec::<f32>().unwrap(),
+        vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    );
+    // Fortran order reads as the same logical array, default layout.
+    let f = read("f32_2x3_fortran.npy");
+    assert_eq!(f, l);
+    let f3 = read("f64_2x2x2_fortran.npy");
+    assert_eq!(f3.shape(), Shape::array(ElementType::F64, vec![2, 2, 2]));
+    assert_eq!(
+        f3.to_vec::<f64>().unwrap(),
+        (0..8).map(|x| x as f64).collect::<Vec<_>>()
+    );
+    let b = read("bool_4.npy");
+    assert_eq!(b.to_vec::<bool>().unwrap(), vec![true, false, false, true]);
+    let h = read("f16_3.npy");
+    assert_eq!(
+        h.to_vec::<f16>().unwrap(),
+        vec![f16::from_f32(1.0), f16::from_f32(-2.5), f16::MAX]
+    );
+    let bf = read("bf16_3.npy");
+    assert_eq!(
+        bf.to_vec::<bf16>().unwrap(),
+        [1.0, -2.5, 3.0].map(bf16::from_f32).to_vec()
+    );
+    let s = read("i64_scalar.npy");
+    assert_eq!(s.shape(), Shape::scalar(ElementType::S64));
+    assert_eq!(s.get_first::<i64>().unwrap(), -7);
+    let be = read("u16_2x2_be.npy");
+    assert_eq!(be.to_vec::<u16>().unwrap(), vec![1, 2, 3, 258]);
+}
+
+#[test]
+fn unsupported_and_broken_files_are_errors() {
+    let e = read_npy(&npy("c64_2.npy")).unwrap_err().to_string();
+    assert!(e.contains("unsupported .npy dtype `<c8`"), "{e}");
+    let bytes = npy("f32_2x3.npy");
+    let e = read_npy(&bytes[..bytes.len() - 1]).unwrap_err().to_string();
+    assert!(
+        e.contains("needs 24 bytes but the file has 23") && e.contains("<f4"),
+        "{e}"
+    );
+    assert!(matches!(read_npy(b"not numpy"), Err(NpyError::Header(_))));
+    // No truncation or byte flip panics.
+    for name in ["f32_2x3_fortran.npy", "bf16_3.npy", "i64_scalar.npy"] {
+        let b = npy(name);
+        for len in 0..b.len() {
+            assert!(
+                read_npy(&b[..len]).is_err(),
+                "{name} truncated to {len} was accepted"
+            );
+        }
+        for i in 0..b.len() {
+            for flip in [1u8, 0x80, 0xff] {
+                let mut c = b.clone();
+                c[i] ^= flip;
+                let _ = read_npy(&c);
+            }
+        }
+    }
+    let e = read_npy_file("/nonexistent/x.npy").unwrap_err().to_string();
+    assert!(e.contains("/nonexistent/x.npy"), "{e}");
+    assert!(matches!(
+        write_npy(&Literal::tuple(vec![])),
+        Err(NpyError::NotAnArray("tuple"))
+    ));
+    assert!(matches!(
+        write_npy(&Literal::Token),
+        Err(NpyError::NotAnArray("token"))
+    ));
+}
+
+#[test]
+fn every_element_type_roundtrips() {
+    let lits = vec![
+        Literal::r1(&[true, false, true]),
+        Literal::from_vec(&[2, 2], &[-128i8, 0, 1, 127]).unwrap(),
+        Literal::r1(&[-32768i16, 1, 32767]),
+        Literal::r1(&[i32::MIN, -1, i32::MAX]),
+        Literal::r1(&[i64::MIN, 0, i64::MAX]),
+        Literal::r1(&[0u8, 7, 255]),
+        Literal::r1(&[0u16, 258, 65535]),
+        Literal::r1(&[0u32, 1, u32::MAX]),
+        Literal::r1(&[0u64, 1, u64::MAX]),
+        Literal::r1(&[f16::from_f32(1.0), f16::from_f32(-2.5), f16::INFINITY]),
+        Literal::r1(&[
+            bf16::from_f32(1.0),
+            bf16::from_f32(-2.5),
+            bf16::NEG_INFINITY,
+        ]),
+        Literal::from_vec(&[1, 3, 1], &[1.5f32, f32::MIN_POSITIVE, -0.0]).unwrap(),
+        Literal::r1(&[1.5f64, f64::MAX, -1e-300]),
+        Literal::r0(2.5f32),
+        Literal::r0(true),
+        Literal::from_vec::<f32>(&[0, 3], &[]).unwrap(),
+    ];
+    let tys: std::collections::HashSet<ElementType> = lits
+        .iter()
+        .map(|l| l.shape().element_type().unwrap())
+        .collect();
+    assert_eq!(tys.len(), ElementType::ALL.len());
+    // Also left in target/tmp/npy-for-numpy for a manual `np.load` check.
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("npy-for-numpy");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, l) in lits.iter().enumerate() {
+        let bytes = write_npy(l).unwrap();
+        assert_eq!(&read_npy(&bytes).unwrap(), l);
+        std::fs::write(dir.join(format!("{i:02}.npy")), &bytes).unwrap();
+    }
+    // bf16 is written as `<V2`, the way ml_dtypes saves it, and reads back.
+    let bytes = write_npy(&Literal::r1(&[bf16::from_f32(1.0)])).unwrap();
+    let header = String::from_utf8_lossy(&bytes[..bytes.len() - 2]).to_string();
+    assert!(header.contains("'descr': '<V2'"), "{header}");
+    assert_eq!(&bytes[bytes.len() - 2..], &[0x80, 0x3f]);
+    // Header layout: magic, version, 64-byte aligned.
+    assert_eq!(&bytes[..6], b"\x93NUMPY");
+    assert_eq!((bytes.len() - 2) % 64, 0);
+}
+
+#[test]
+fn writes_what_numpy_writes() {
+    // Same dtype, shape and data bytes as NumPy's own files (npyz spells the
+    // shape tuple `(2, 3, )` where NumPy writes `(2, 3)`: both are valid).
+    for name in [
+        "f32_2x3.npy",
+        "bool_4.npy",
+        "f16_3.npy",
+        "bf16_3.npy",
+        "i64_scalar.npy",
+        "u16_2x2_be.npy",
+    ] {
+        let theirs = npy(name);
+        let lit = read(name);
+        let ours = write_npy(&lit).unwrap();
+        let n = lit.as_array().unwrap().bytes().len();
+        let header = |b: &[u8]| {
+            String::from_utf8_lossy(&b[10..b.len() - n])
+                .replace(" ", "")
+                .replace(",)", ")")
+        };
+        let want = header(&theirs).replace("'>u2'", "'<u2'");
+        assert_eq!(header(&ours), want, "{name}");
+        if name != "u16_2x2_be.npy" {
+            assert_eq!(
+                &ours[ours.len() - n..],
+                &theirs[theirs.len() - n..],
+                "{name}"
+            );
+        }
+        assert_eq!(read_npy(&ours).unwrap(), lit);
+    }
+}
+
+#[test]
+fn non_default_layout_literals_write_in_logical_order() {
+    let rm = ArrayLiteral::from_vec(&[2, 3], &[1i32, 2, 3, 4, 5, 6]).unwrap();
+    let cm = Literal::Array(rm.relayout(Layout {
+        minor_to_major: vec![0, 1],
+    }));
+    let back = read_npy(&write_npy(&cm).unwrap()).unwrap();
+    assert_eq!(back, Literal::Array(rm));
+}
+
+#[test]
+fn files_roundtrip() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("hlox_npy_roundtrip.npy");
+    let l = Literal::from_vec(&[2, 2], &[1u32, 2, 3, 4]).unwrap();
+    write_npy_file(&path, &l).unwrap();
+    assert_eq!(read_npy_file(&path).unwrap(), l);
+}
