@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
 }
 
 /// One case of `tests/corpus/<name>/` (see tests/corpus/README.md).
@@ -35,7 +38,11 @@ impl CorpusCase {
     pub fn custom_call_targets(&self) -> Vec<String> {
         self.meta["needs_custom_call_targets"]
             .as_array()
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 }

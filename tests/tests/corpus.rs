@@ -9,9 +9,17 @@ use hlox_tests::corpus_cases;
 fn for_each_case(what: &str, check: impl Fn(&hlox_tests::CorpusCase) -> Result<(), String>) {
     let cases = corpus_cases();
     assert!(cases.len() >= 15, "corpus has only {} cases", cases.len());
-    let failures: Vec<String> =
-        cases.iter().filter_map(|c| check(c).err().map(|e| format!("{}: {e}", c.name))).collect();
-    assert!(failures.is_empty(), "{what}: {} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|c| check(c).err().map(|e| format!("{}: {e}", c.name)))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{what}: {} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -23,7 +31,11 @@ fn corpus_text_parses_verifies_and_prints_back_exactly() {
         let printed = print_module(&m);
         if printed.trim_end() != text.trim_end() {
             let (a, b): (Vec<_>, Vec<_>) = (text.lines().collect(), printed.lines().collect());
-            let i = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+            let i = a
+                .iter()
+                .zip(&b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
             return Err(format!(
                 "print(parse(t)) != t at line {}:\n  jax:  {}\n  hlox: {}",
                 i + 1,
@@ -34,6 +46,40 @@ fn corpus_text_parses_verifies_and_prints_back_exactly() {
         let reparsed = parse_module(&printed).map_err(|e| format!("reparse: {e}"))?;
         if reparsed != m {
             return Err("parse(print(m)) != m".into());
+        }
+        Ok(())
+    });
+}
+
+/// The module with metadata cleared: HLO text from JAX omits what the proto carries.
+fn without_metadata(mut m: hlox_hlo::Module) -> hlox_hlo::Module {
+    for comp in m.computations.values_mut() {
+        for inst in comp.instructions.values_mut() {
+            inst.metadata = Default::default();
+        }
+    }
+    m
+}
+
+#[test]
+fn corpus_proto_decodes_to_the_text_module_and_round_trips() {
+    use hlox_hlo::proto::{decode_module, encode_module};
+    for_each_case("proto", |case| {
+        let bytes = std::fs::read(case.pb_path()).map_err(|e| e.to_string())?;
+        let from_pb = decode_module(&bytes).map_err(|e| format!("decode: {e}"))?;
+        verify_module(&from_pb).map_err(|e| format!("verify: {e}"))?;
+        let from_text = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
+        if without_metadata(from_pb.clone()) != without_metadata(from_text) {
+            return Err("decode(module.pb) differs from parse(module.hlo)".into());
+        }
+        let again =
+            decode_module(&encode_module(&from_pb)).map_err(|e| format!("re-decode: {e}"))?;
+        if again != from_pb {
+            return Err("decode(encode(m)) != m".into());
+        }
+        // Our text of the decoded proto is JAX's text (which omits metadata).
+        if print_module(&without_metadata(from_pb)).trim_end() != case.hlo_text().trim_end() {
+            return Err("print(decode(pb)) != module.hlo".into());
         }
         Ok(())
     });

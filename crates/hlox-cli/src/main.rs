@@ -69,4 +69,3 @@ fn main() -> ExitCode {
         Err(_) => ExitCode::from(2),
     }
 }
-

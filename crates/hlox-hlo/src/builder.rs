@@ -937,6 +937,11 @@ impl XlaBuilder {
     pub fn tuple(&self, elements: &[XlaOp]) -> Result<XlaOp, BuildError> {
         self.add_op(Op::Tuple, elements, &[], None)
     }
+    /// The `k` largest (or smallest) elements along the last dimension, and
+    /// their s32 indices, as a tuple (XLA's `TopK`).
+    pub fn top_k(&self, operand: XlaOp, k: i64, largest: bool) -> Result<XlaOp, BuildError> {
+        self.add_op(Op::TopK { k, largest }, &[operand], &[], None)
+    }
     pub fn get_tuple_element(&self, tuple: XlaOp, index: i64) -> Result<XlaOp, BuildError> {
         self.add_op(Op::GetTupleElement { index }, &[tuple], &[], None)
     }

@@ -56,7 +56,10 @@ impl<K: EntityRef, V> Default for PrimaryMap<K, V> {
 
 impl<K: EntityRef, V> PrimaryMap<K, V> {
     pub fn new() -> Self {
-        PrimaryMap { elems: Vec::new(), _key: PhantomData }
+        PrimaryMap {
+            elems: Vec::new(),
+            _key: PhantomData,
+        }
     }
     pub fn push(&mut self, v: V) -> K {
         let k = K::new(self.elems.len());
@@ -91,7 +94,10 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
         self.elems.iter().enumerate().map(|(i, v)| (K::new(i), v))
     }
     pub fn iter_mut(&mut self) -> impl DoubleEndedIterator<Item = (K, &mut V)> + ExactSizeIterator {
-        self.elems.iter_mut().enumerate().map(|(i, v)| (K::new(i), v))
+        self.elems
+            .iter_mut()
+            .enumerate()
+            .map(|(i, v)| (K::new(i), v))
     }
     /// The key the next `push` will return.
     pub fn next_key(&self) -> K {

@@ -7,8 +7,9 @@
 //! - Inside a module, every computation comes after the computations it calls
 //!   (XLA's post-order), so the entry computation is usually last.
 //! - Opcode-specific attributes live in [`Op`]; called computations live in
-//!   [`Instruction::called`], in the order XLA's proto stores them (see
-//!   [`Op::called_roles`]).
+//!   [`Instruction::called`], in the order of [`Op::called_roles`] (for
+//!   `while` that is [condition, body]; XLA's proto stores [body, condition]
+//!   and `proto.rs` swaps them).
 
 use crate::entity::PrimaryMap;
 use crate::literal::Literal;
@@ -268,7 +269,15 @@ pub struct WindowDim {
 impl WindowDim {
     /// A window dimension of `size` with stride 1, no padding or dilation.
     pub fn new(size: i64) -> WindowDim {
-        WindowDim { size, stride: 1, pad_lo: 0, pad_hi: 0, window_dilation: 1, base_dilation: 1, reversal: false }
+        WindowDim {
+            size,
+            stride: 1,
+            pad_lo: 0,
+            pad_hi: 0,
+            window_dilation: 1,
+            base_dilation: 1,
+            reversal: false,
+        }
     }
 }
 
@@ -476,34 +485,69 @@ impl FusionKind {
 /// An opcode together with its opcode-specific attributes.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Op {
-    Parameter { number: u64 },
-    Constant { literal: Literal },
-    Iota { dimension: i64 },
+    Parameter {
+        number: u64,
+    },
+    Constant {
+        literal: Literal,
+    },
+    Iota {
+        dimension: i64,
+    },
     Unary(UnaryOp),
     Binary(BinaryOp),
-    Compare { direction: ComparisonDirection, cmp_type: Option<ComparisonType> },
+    Compare {
+        direction: ComparisonDirection,
+        cmp_type: Option<ComparisonType>,
+    },
     Select,
     Clamp,
     Convert,
     BitcastConvert,
-    ReducePrecision { exponent_bits: i32, mantissa_bits: i32 },
-    Broadcast { dimensions: Vec<i64> },
+    ReducePrecision {
+        exponent_bits: i32,
+        mantissa_bits: i32,
+    },
+    Broadcast {
+        dimensions: Vec<i64>,
+    },
     Reshape,
     Bitcast,
-    Transpose { dimensions: Vec<i64> },
-    Reverse { dimensions: Vec<i64> },
-    Slice { dims: Vec<SliceDim> },
-    DynamicSlice { sizes: Vec<i64> },
+    Transpose {
+        dimensions: Vec<i64>,
+    },
+    Reverse {
+        dimensions: Vec<i64>,
+    },
+    Slice {
+        dims: Vec<SliceDim>,
+    },
+    DynamicSlice {
+        sizes: Vec<i64>,
+    },
     DynamicUpdateSlice,
-    Concatenate { dimension: i64 },
-    Pad { dims: Vec<PadDim> },
-    Dot { dnums: DotDimensionNumbers, precision: Vec<Precision> },
+    Concatenate {
+        dimension: i64,
+    },
+    Pad {
+        dims: Vec<PadDim>,
+    },
+    Dot {
+        dnums: DotDimensionNumbers,
+        precision: Vec<Precision>,
+    },
     /// called: [to_apply]. Variadic: N inputs then N init values.
-    Reduce { dimensions: Vec<i64> },
+    Reduce {
+        dimensions: Vec<i64>,
+    },
     /// called: [to_apply]. Variadic: N inputs then N init values.
-    ReduceWindow { window: Window },
+    ReduceWindow {
+        window: Window,
+    },
     /// operands: operand, source, init; called: [select, scatter].
-    SelectAndScatter { window: Window },
+    SelectAndScatter {
+        window: Window,
+    },
     Convolution {
         window: Window,
         dnums: ConvDimensionNumbers,
@@ -511,13 +555,33 @@ pub enum Op {
         batch_group_count: i64,
         precision: Vec<Precision>,
     },
-    Gather { dnums: GatherDimensionNumbers, slice_sizes: Vec<i64>, indices_are_sorted: bool },
+    Gather {
+        dnums: GatherDimensionNumbers,
+        slice_sizes: Vec<i64>,
+        indices_are_sorted: bool,
+    },
     /// called: [to_apply]. Operands: N inputs, indices, N updates.
-    Scatter { dnums: ScatterDimensionNumbers, indices_are_sorted: bool, unique_indices: bool },
+    Scatter {
+        dnums: ScatterDimensionNumbers,
+        indices_are_sorted: bool,
+        unique_indices: bool,
+    },
     /// called: [comparator].
-    Sort { dimension: i64, is_stable: bool },
+    Sort {
+        dimension: i64,
+        is_stable: bool,
+    },
+    /// The `k` largest (or smallest) elements along the last dimension and
+    /// their s32 indices: result `(T[..., k], s32[..., k])`. Ties keep the
+    /// lower index first.
+    TopK {
+        k: i64,
+        largest: bool,
+    },
     Tuple,
-    GetTupleElement { index: i64 },
+    GetTupleElement {
+        index: i64,
+    },
     /// called: [to_apply].
     Call,
     /// called: [condition, body].
@@ -526,15 +590,21 @@ pub enum Op {
     /// is the true computation and the second the false computation.
     Conditional,
     /// called: [to_apply].
-    Map { dimensions: Vec<i64> },
+    Map {
+        dimensions: Vec<i64>,
+    },
     Copy,
     /// called: any computations the target is given (`called_computations=`).
     CustomCall(Box<CustomCall>),
-    RngBitGenerator { algorithm: RngAlgorithm },
+    RngBitGenerator {
+        algorithm: RngAlgorithm,
+    },
     OptimizationBarrier,
     AfterAll,
     /// called: [fused computation].
-    Fusion { kind: FusionKind },
+    Fusion {
+        kind: FusionKind,
+    },
 }
 
 /// How a called computation is used, for printing and verifying.
@@ -591,6 +661,7 @@ impl Op {
             Op::Gather { .. } => "gather",
             Op::Scatter { .. } => "scatter",
             Op::Sort { .. } => "sort",
+            Op::TopK { .. } => "topk",
             Op::Tuple => "tuple",
             Op::GetTupleElement { .. } => "get-tuple-element",
             Op::Call => "call",
@@ -659,7 +730,10 @@ pub struct OpMetadata {
 
 impl OpMetadata {
     pub fn is_empty(&self) -> bool {
-        self.op_type.is_empty() && self.op_name.is_empty() && self.source_file.is_empty() && self.source_line == 0
+        self.op_type.is_empty()
+            && self.op_name.is_empty()
+            && self.source_file.is_empty()
+            && self.source_line == 0
     }
 }
 
@@ -685,7 +759,12 @@ pub struct Instruction {
 }
 
 impl Instruction {
-    pub fn new(name: impl Into<String>, op: Op, shape: Shape, operands: Vec<InstId>) -> Instruction {
+    pub fn new(
+        name: impl Into<String>,
+        op: Op,
+        shape: Shape,
+        operands: Vec<InstId>,
+    ) -> Instruction {
         Instruction {
             name: name.into(),
             op,
@@ -725,8 +804,16 @@ impl Computation {
     /// The signature of this computation.
     pub fn program_shape(&self) -> ProgramShape {
         ProgramShape {
-            parameters: self.params.iter().map(|&p| self.instructions[p].shape.clone()).collect(),
-            parameter_names: self.params.iter().map(|&p| self.instructions[p].name.clone()).collect(),
+            parameters: self
+                .params
+                .iter()
+                .map(|&p| self.instructions[p].shape.clone())
+                .collect(),
+            parameter_names: self
+                .params
+                .iter()
+                .map(|&p| self.instructions[p].name.clone())
+                .collect(),
             result: self.root_inst().shape.clone(),
         }
     }
@@ -786,6 +873,9 @@ impl Module {
         self.entry_computation().program_shape()
     }
     pub fn find_computation(&self, name: &str) -> Option<CompId> {
-        self.computations.iter().find(|(_, c)| c.name == name).map(|(id, _)| id)
+        self.computations
+            .iter()
+            .find(|(_, c)| c.name == name)
+            .map(|(id, _)| id)
     }
 }

@@ -9,11 +9,13 @@
 //! - [`text`]: HLO text in XLA's syntax (parser and printer).
 //! - [`proto`]: HloModuleProto / ShapeProto / LiteralProto conversion.
 //! - [`npy`]: `.npy` reading and writing of array literals.
+//! - [`load`]: loading and saving module files (text or proto), verified.
 
 pub mod builder;
 pub mod entity;
 pub mod ir;
 pub mod literal;
+pub mod load;
 pub mod npy;
 pub mod proto;
 pub mod shape_inference;

@@ -63,13 +63,27 @@ pub struct ArrayLiteral {
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LiteralError {
     #[error("literal of shape {shape} needs {expected} bytes but got {actual}")]
-    ByteCount { shape: String, expected: usize, actual: usize },
+    ByteCount {
+        shape: String,
+        expected: usize,
+        actual: usize,
+    },
     #[error("literal of shape {shape} needs {expected} elements but got {actual}")]
-    ElementCount { shape: String, expected: usize, actual: usize },
+    ElementCount {
+        shape: String,
+        expected: usize,
+        actual: usize,
+    },
     #[error("literal has element type {actual}, not {expected}")]
-    Type { expected: ElementType, actual: ElementType },
+    Type {
+        expected: ElementType,
+        actual: ElementType,
+    },
     #[error("literal is a {actual}, expected {expected}")]
-    Kind { expected: &'static str, actual: &'static str },
+    Kind {
+        expected: &'static str,
+        actual: &'static str,
+    },
     #[error("shape {shape} is too large to hold as a literal")]
     TooLarge { shape: String },
     #[error("{0}")]
@@ -88,23 +102,39 @@ impl ArrayLiteral {
             .and_then(|n| usize::try_from(n).ok())
             .and_then(|n| n.checked_mul(shape.ty.byte_size()))
             .filter(|&b| b <= isize::MAX as usize)
-            .ok_or_else(|| LiteralError::TooLarge { shape: shape_str(&shape) })?;
-        Ok(ArrayLiteral { bytes: vec![0; n], shape })
+            .ok_or_else(|| LiteralError::TooLarge {
+                shape: shape_str(&shape),
+            })?;
+        Ok(ArrayLiteral {
+            bytes: vec![0; n],
+            shape,
+        })
     }
     /// From bytes already in `shape`'s layout order.
     pub fn from_bytes(shape: ArrayShape, bytes: Vec<u8>) -> Result<ArrayLiteral, LiteralError> {
         let expected = shape.byte_size();
         if bytes.len() != expected {
-            return Err(LiteralError::ByteCount { shape: shape_str(&shape), expected, actual: bytes.len() });
+            return Err(LiteralError::ByteCount {
+                shape: shape_str(&shape),
+                expected,
+                actual: bytes.len(),
+            });
         }
         Ok(ArrayLiteral { shape, bytes })
     }
     /// From values in logical (row-major) order, default layout.
-    pub fn from_vec<T: NativeType>(dims: &[i64], values: &[T]) -> Result<ArrayLiteral, LiteralError> {
+    pub fn from_vec<T: NativeType>(
+        dims: &[i64],
+        values: &[T],
+    ) -> Result<ArrayLiteral, LiteralError> {
         let shape = ArrayShape::new(T::TYPE, dims.to_vec());
         let n = shape.element_count();
         if values.len() != n {
-            return Err(LiteralError::ElementCount { shape: shape_str(&shape), expected: n, actual: values.len() });
+            return Err(LiteralError::ElementCount {
+                shape: shape_str(&shape),
+                expected: n,
+                actual: values.len(),
+            });
         }
         let sz = T::TYPE.byte_size();
         let mut bytes = vec![0u8; n * sz];
@@ -138,7 +168,12 @@ impl ArrayLiteral {
     /// Byte offset of the element at a logical multi-index.
     pub fn offset_of(&self, index: &[i64]) -> usize {
         let strides = self.shape.strides();
-        index.iter().zip(&strides).map(|(&i, &s)| i as usize * s).sum::<usize>() * self.shape.ty.byte_size()
+        index
+            .iter()
+            .zip(&strides)
+            .map(|(&i, &s)| i as usize * s)
+            .sum::<usize>()
+            * self.shape.ty.byte_size()
     }
     /// Element bytes at logical linear (row-major) index `i`.
     pub fn element_bytes_logical(&self, i: usize) -> &[u8] {
@@ -154,18 +189,28 @@ impl ArrayLiteral {
     /// Values in logical (row-major) order.
     pub fn to_vec<T: NativeType>(&self) -> Result<Vec<T>, LiteralError> {
         if T::TYPE != self.shape.ty {
-            return Err(LiteralError::Type { expected: T::TYPE, actual: self.shape.ty });
+            return Err(LiteralError::Type {
+                expected: T::TYPE,
+                actual: self.shape.ty,
+            });
         }
         let n = self.element_count();
-        Ok((0..n).map(|i| T::read_ne(self.element_bytes_logical(i))).collect())
+        Ok((0..n)
+            .map(|i| T::read_ne(self.element_bytes_logical(i)))
+            .collect())
     }
     /// The element at a logical multi-index.
     pub fn get<T: NativeType>(&self, index: &[i64]) -> Result<T, LiteralError> {
         if T::TYPE != self.shape.ty {
-            return Err(LiteralError::Type { expected: T::TYPE, actual: self.shape.ty });
+            return Err(LiteralError::Type {
+                expected: T::TYPE,
+                actual: self.shape.ty,
+            });
         }
         let off = self.offset_of(index);
-        Ok(T::read_ne(&self.bytes[off..off + self.shape.ty.byte_size()]))
+        Ok(T::read_ne(
+            &self.bytes[off..off + self.shape.ty.byte_size()],
+        ))
     }
     /// The same values under another layout (bytes permuted).
     pub fn relayout(&self, layout: Layout) -> ArrayLiteral {
@@ -175,7 +220,10 @@ impl ArrayLiteral {
             return self.clone();
         }
         let sz = shape.ty.byte_size();
-        let mut out = ArrayLiteral { bytes: vec![0; self.bytes.len()], shape };
+        let mut out = ArrayLiteral {
+            bytes: vec![0; self.bytes.len()],
+            shape,
+        };
         for i in 0..self.element_count() {
             let idx = unravel(i, &out.shape.dims);
             let dst = out.offset_of(&idx);
@@ -189,7 +237,8 @@ impl ArrayLiteral {
         if self.shape.layout.is_default() {
             self.bytes.clone()
         } else {
-            self.relayout(Layout::default_for_rank(self.shape.rank())).bytes
+            self.relayout(Layout::default_for_rank(self.shape.rank()))
+                .bytes
         }
     }
 }
@@ -226,10 +275,15 @@ impl Literal {
     pub fn r2<T: NativeType>(rows: &[&[T]]) -> Result<Literal, LiteralError> {
         let cols = rows.first().map_or(0, |r| r.len());
         if rows.iter().any(|r| r.len() != cols) {
-            return Err(LiteralError::Other("r2: rows have different lengths".into()));
+            return Err(LiteralError::Other(
+                "r2: rows have different lengths".into(),
+            ));
         }
         let flat: Vec<T> = rows.iter().flat_map(|r| r.iter().copied()).collect();
-        Ok(Literal::Array(ArrayLiteral::from_vec(&[rows.len() as i64, cols as i64], &flat)?))
+        Ok(Literal::Array(ArrayLiteral::from_vec(
+            &[rows.len() as i64, cols as i64],
+            &flat,
+        )?))
     }
     /// An array of any rank from logical-order values.
     pub fn from_vec<T: NativeType>(dims: &[i64], v: &[T]) -> Result<Literal, LiteralError> {
@@ -242,7 +296,9 @@ impl Literal {
     pub fn zeros(shape: &Shape) -> Result<Literal, LiteralError> {
         Ok(match shape {
             Shape::Array(a) => Literal::Array(ArrayLiteral::zeros(a.clone())?),
-            Shape::Tuple(t) => Literal::Tuple(t.iter().map(Literal::zeros).collect::<Result<_, _>>()?),
+            Shape::Tuple(t) => {
+                Literal::Tuple(t.iter().map(Literal::zeros).collect::<Result<_, _>>()?)
+            }
             Shape::Token => Literal::Token,
         })
     }
@@ -256,19 +312,28 @@ impl Literal {
     pub fn as_array(&self) -> Result<&ArrayLiteral, LiteralError> {
         match self {
             Literal::Array(a) => Ok(a),
-            other => Err(LiteralError::Kind { expected: "array", actual: other.kind_name() }),
+            other => Err(LiteralError::Kind {
+                expected: "array",
+                actual: other.kind_name(),
+            }),
         }
     }
     pub fn as_array_mut(&mut self) -> Result<&mut ArrayLiteral, LiteralError> {
         match self {
             Literal::Array(a) => Ok(a),
-            other => Err(LiteralError::Kind { expected: "array", actual: other.kind_name() }),
+            other => Err(LiteralError::Kind {
+                expected: "array",
+                actual: other.kind_name(),
+            }),
         }
     }
     pub fn tuple_elements(&self) -> Result<&[Literal], LiteralError> {
         match self {
             Literal::Tuple(t) => Ok(t),
-            other => Err(LiteralError::Kind { expected: "tuple", actual: other.kind_name() }),
+            other => Err(LiteralError::Kind {
+                expected: "tuple",
+                actual: other.kind_name(),
+            }),
         }
     }
     fn kind_name(&self) -> &'static str {
@@ -286,7 +351,9 @@ impl Literal {
     pub fn get_first<T: NativeType>(&self) -> Result<T, LiteralError> {
         let a = self.as_array()?;
         let v = a.to_vec::<T>()?;
-        v.into_iter().next().ok_or_else(|| LiteralError::Other("empty literal has no first element".into()))
+        v.into_iter()
+            .next()
+            .ok_or_else(|| LiteralError::Other("empty literal has no first element".into()))
     }
     /// Leaf literals in pre-order (the order `hlox run` writes `out0.npy`, ...).
     pub fn leaves(&self) -> Vec<&Literal> {

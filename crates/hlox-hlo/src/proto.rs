@@ -1109,6 +1109,10 @@ fn instruction_to_proto(
             p.dimensions = vec![*dimension];
             p.is_stable = *is_stable;
         }
+        Op::TopK { k, largest } => {
+            p.k = *k;
+            p.largest = *largest;
+        }
         Op::GetTupleElement { index } => p.tuple_index = *index,
         Op::CustomCall(cc) => {
             p.custom_call_target = cc.target.clone();
@@ -1699,6 +1703,10 @@ fn instruction_from_proto(
             "sort" => Op::Sort {
                 dimension: expect_dims1(p, ctx)?,
                 is_stable: p.is_stable,
+            },
+            "topk" => Op::TopK {
+                k: p.k,
+                largest: p.largest,
             },
             "tuple" => Op::Tuple,
             "get-tuple-element" => Op::GetTupleElement {

@@ -825,6 +825,7 @@ impl<'a> Cx<'a> {
             } => self.gather(dnums, slice_sizes),
             Op::Scatter { dnums, .. } => self.scatter(dnums),
             Op::Sort { dimension, .. } => self.sort(*dimension),
+            Op::TopK { k, .. } => self.topk(*k),
             Op::Tuple => Ok(Shape::Tuple(
                 self.operands.iter().map(|s| (*s).clone()).collect(),
             )),
@@ -1674,6 +1675,29 @@ impl<'a> Cx<'a> {
         Ok(self.variadic_result((0..n).map(|i| self.operands[i].clone()).collect()))
     }
 
+    fn topk(&self, k: i64) -> R<Shape> {
+        self.nops(1)?;
+        let a = self.arr(0)?;
+        let Some(&last) = a.dims.last() else {
+            return Err(self.err(format!(
+                "operand must have rank >= 1, got {}",
+                short_array(a)
+            )));
+        };
+        if k < 0 || k > last {
+            return Err(self.err(format!(
+                "k={k} must be in [0, {last}] (the last dimension of {})",
+                short_array(a)
+            )));
+        }
+        let mut dims = a.dims.clone();
+        *dims.last_mut().expect("rank >= 1") = k;
+        Ok(Shape::tuple(vec![
+            Shape::array(a.ty, dims.clone()),
+            Shape::array(ElementType::S32, dims),
+        ]))
+    }
+
     fn sort(&self, dimension: i64) -> R<Shape> {
         if self.operands.is_empty() {
             return Err(self.err("expects at least 1 operand, got 0"));
@@ -2087,6 +2111,10 @@ mod tests {
             Op::Sort {
                 dimension: 0,
                 is_stable: false,
+            },
+            Op::TopK {
+                k: 1,
+                largest: true,
             },
             Op::Tuple,
             Op::GetTupleElement { index: 1 },

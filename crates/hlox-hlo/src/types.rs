@@ -79,13 +79,22 @@ impl ElementType {
         ElementType::ALL.iter().copied().find(|t| t.name() == s)
     }
     pub fn is_float(self) -> bool {
-        matches!(self, ElementType::F16 | ElementType::Bf16 | ElementType::F32 | ElementType::F64)
+        matches!(
+            self,
+            ElementType::F16 | ElementType::Bf16 | ElementType::F32 | ElementType::F64
+        )
     }
     pub fn is_signed_int(self) -> bool {
-        matches!(self, ElementType::S8 | ElementType::S16 | ElementType::S32 | ElementType::S64)
+        matches!(
+            self,
+            ElementType::S8 | ElementType::S16 | ElementType::S32 | ElementType::S64
+        )
     }
     pub fn is_unsigned_int(self) -> bool {
-        matches!(self, ElementType::U8 | ElementType::U16 | ElementType::U32 | ElementType::U64)
+        matches!(
+            self,
+            ElementType::U8 | ElementType::U16 | ElementType::U32 | ElementType::U64
+        )
     }
     pub fn is_integral(self) -> bool {
         self.is_signed_int() || self.is_unsigned_int()
@@ -110,11 +119,16 @@ pub struct Layout {
 impl Layout {
     /// The default (row-major) layout for `rank` dimensions: `{rank-1, ..., 0}`.
     pub fn default_for_rank(rank: usize) -> Layout {
-        Layout { minor_to_major: (0..rank as i64).rev().collect() }
+        Layout {
+            minor_to_major: (0..rank as i64).rev().collect(),
+        }
     }
     pub fn is_default(&self) -> bool {
         let n = self.minor_to_major.len() as i64;
-        self.minor_to_major.iter().enumerate().all(|(i, &d)| d == n - 1 - i as i64)
+        self.minor_to_major
+            .iter()
+            .enumerate()
+            .all(|(i, &d)| d == n - 1 - i as i64)
     }
     /// True when this is a permutation of `0..rank`.
     pub fn is_valid_for_rank(&self, rank: usize) -> bool {
@@ -155,7 +169,10 @@ impl ArrayShape {
     }
     /// Number of elements, or `None` on overflow.
     pub fn checked_element_count(&self) -> Option<i64> {
-        self.dims.iter().try_fold(1i64, |acc, &d| if d < 0 { None } else { acc.checked_mul(d) })
+        self.dims.iter().try_fold(
+            1i64,
+            |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
+        )
     }
     /// Number of elements. Dimensions are assumed verified (non-negative, no overflow).
     pub fn element_count(&self) -> usize {
@@ -169,7 +186,11 @@ impl ArrayShape {
         self.ty == other.ty && self.dims == other.dims
     }
     pub fn with_type(&self, ty: ElementType) -> ArrayShape {
-        ArrayShape { ty, dims: self.dims.clone(), layout: self.layout.clone() }
+        ArrayShape {
+            ty,
+            dims: self.dims.clone(),
+            layout: self.layout.clone(),
+        }
     }
     /// Strides in elements for each logical dimension, under this layout.
     pub fn strides(&self) -> Vec<usize> {

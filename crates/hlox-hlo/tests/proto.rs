@@ -1222,8 +1222,7 @@ fn bad_shapes_are_errors() {
     };
     let err = |p: &xla::ShapeProto| shape_from_proto(p).unwrap_err().to_string();
     assert!(err(&arr(xla::PrimitiveType::C64, vec![2])).contains("C64 is not supported"));
-    assert!(err(&arr(xla::PrimitiveType::Invalid, vec![]))
-        .contains("PRIMITIVE_TYPE_INVALID"));
+    assert!(err(&arr(xla::PrimitiveType::Invalid, vec![])).contains("PRIMITIVE_TYPE_INVALID"));
     assert!(err(&arr(xla::PrimitiveType::F32, vec![-1])).contains("negative"));
     let mut dynamic = arr(xla::PrimitiveType::F32, vec![3]);
     dynamic.is_dynamic_dimension = vec![true];

@@ -1298,6 +1298,10 @@ impl<'a> Parser<'a> {
                 dimension: attrs.req_single_dim("dimensions", opcode)?,
                 is_stable: attrs.opt_bool("is_stable")?.unwrap_or(false),
             },
+            "topk" => Op::TopK {
+                k: attrs.req_int("k", opcode)?,
+                largest: attrs.opt_bool("largest")?.unwrap_or(true),
+            },
             "tuple" => Op::Tuple,
             "get-tuple-element" => Op::GetTupleElement {
                 index: attrs.req_int("index", opcode)?,

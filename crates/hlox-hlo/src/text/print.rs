@@ -452,6 +452,10 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
                 attrs.push("is_stable=true".into());
             }
         }
+        Op::TopK { k, largest } => {
+            attrs.push(format!("k={k}"));
+            attrs.push(format!("largest={largest}"));
+        }
         Op::GetTupleElement { index } => attrs.push(format!("index={index}")),
         Op::RngBitGenerator { algorithm } => attrs.push(format!("algorithm={}", algorithm.name())),
         Op::Fusion { kind } => attrs.push(format!("kind={}", kind.name())),
