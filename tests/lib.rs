@@ -67,3 +67,6 @@ pub fn corpus_cases() -> Vec<CorpusCase> {
     cases.sort_by(|a, b| a.name.cmp(&b.name));
     cases
 }
+
+#[path = "programs.rs"]
+pub mod programs;

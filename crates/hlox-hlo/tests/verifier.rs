@@ -1,8 +1,7 @@
-use hlox_hlo::builder::{XlaBuilder, XlaOp};
+use hlox_hlo::builder::XlaBuilder;
 use hlox_hlo::ir::*;
 use hlox_hlo::verifier::{verify_module, VerifyError};
 use hlox_hlo::{ArrayShape, ElementType as T, EntityRef, PrimaryMap, Shape};
-use proptest::prelude::*;
 
 fn f32s(d: &[i64]) -> Shape {
     Shape::array(T::F32, d.to_vec())
@@ -619,112 +618,6 @@ fn several_problems_all_reported() {
             .any(|l| l == "main/add.2: add: expects 2 operands, got 1"),
         "{text}"
     );
-}
-
-// ---------------- random well-typed builder programs ----------------
-
-#[derive(Clone, Debug)]
-enum Step {
-    Unary(u8),
-    Binary(u8, usize),
-    BroadcastLead(i64),
-    ReshapeFlat,
-    Transpose,
-    Reduce(usize),
-    Dot(i64),
-    Tuple(usize),
-    Compare(usize),
-}
-
-fn step() -> impl Strategy<Value = Step> {
-    prop_oneof![
-        (0u8..6).prop_map(Step::Unary),
-        (0u8..4, 0usize..8).prop_map(|(o, i)| Step::Binary(o, i)),
-        (1i64..4).prop_map(Step::BroadcastLead),
-        Just(Step::ReshapeFlat),
-        Just(Step::Transpose),
-        (0usize..4).prop_map(Step::Reduce),
-        (1i64..4).prop_map(Step::Dot),
-        (0usize..8).prop_map(Step::Tuple),
-        (0usize..8).prop_map(Step::Compare),
-    ]
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
-    #[test]
-    fn random_programs_verify(dims in proptest::collection::vec(1i64..4, 0..3), steps in proptest::collection::vec(step(), 1..20)) {
-        let add = {
-            let b = XlaBuilder::new("add");
-            let x = b.parameter(0, &f32s(&[]), "x").unwrap();
-            let y = b.parameter(1, &f32s(&[]), "y").unwrap();
-            b.build(b.add(x, y).unwrap()).unwrap()
-        };
-        let b = XlaBuilder::new("prog");
-        let p = b.parameter(0, &f32s(&dims), "p").unwrap();
-        // Values of f32 array type, and everything else produced (for the root tuple).
-        let mut vals: Vec<XlaOp> = vec![p];
-        let mut extra: Vec<XlaOp> = vec![];
-        let dims_of = |op: XlaOp| b.get_shape(op).unwrap().as_array().unwrap().dims.clone();
-        for s in steps {
-            let cur = *vals.last().unwrap();
-            let d = dims_of(cur);
-            let next = match s {
-                Step::Unary(k) => match k {
-                    0 => b.neg(cur), 1 => b.exp(cur), 2 => b.tanh(cur), 3 => b.abs(cur), 4 => b.copy(cur), _ => b.logistic(cur),
-                }.unwrap(),
-                Step::Binary(k, i) => {
-                    // Pick an earlier value of the same shape, or broadcast a scalar.
-                    let other = vals.iter().rev().nth(i % vals.len()).copied().filter(|&o| dims_of(o) == d);
-                    let other = match other { Some(o) => o, None => {
-                        let c = b.constant_r0(1.5f32).unwrap();
-                        b.broadcast_in_dim(c, &d, &[]).unwrap()
-                    }};
-                    match k { 0 => b.add(cur, other), 1 => b.mul(cur, other), 2 => b.max(cur, other), _ => b.sub(other, cur) }.unwrap()
-                }
-                Step::BroadcastLead(n) => {
-                    if d.len() >= 4 { continue; }
-                    b.broadcast(cur, &[n]).unwrap()
-                }
-                Step::ReshapeFlat => { let n: i64 = d.iter().product(); b.reshape(cur, &[n]).unwrap() }
-                Step::Transpose => { let perm: Vec<i64> = (0..d.len() as i64).rev().collect(); b.transpose(cur, &perm).unwrap() }
-                Step::Reduce(k) => {
-                    if d.is_empty() { continue; }
-                    let z = b.constant_r0(0f32).unwrap();
-                    b.reduce(&[cur], &[z], &add, &[(k % d.len()) as i64]).unwrap()
-                }
-                Step::Dot(n) => {
-                    if d.len() != 1 && d.len() != 2 { continue; }
-                    let k = *d.last().unwrap();
-                    let rhs = b.iota(&Shape::array(T::F32, vec![k, n]), 0).unwrap();
-                    b.dot(cur, rhs).unwrap()
-                }
-                Step::Tuple(i) => {
-                    let other = vals[i % vals.len()];
-                    let t = b.tuple(&[cur, other]).unwrap();
-                    let g = b.get_tuple_element(t, 0).unwrap();
-                    extra.push(t);
-                    g
-                }
-                Step::Compare(i) => {
-                    let other = vals[i % vals.len()];
-                    if dims_of(other) != d { continue; }
-                    let c = b.lt(cur, other).unwrap();
-                    b.select(c, cur, other).unwrap()
-                }
-            };
-            prop_assert_eq!(b.get_shape(next).unwrap().element_type(), Some(T::F32));
-            vals.push(next);
-        }
-        let mut all = vals.clone();
-        all.extend(extra);
-        let root = b.tuple(&all).unwrap();
-        let m = b.build_module(root).unwrap();
-        prop_assert!(verify_module(&m).is_ok());
-        // The root's shape lists every value's shape.
-        let root_shape = m.entry_computation().root_inst().shape.clone();
-        prop_assert_eq!(root_shape.tuple_elements().unwrap().len(), all.len());
-    }
 }
 
 #[test]
