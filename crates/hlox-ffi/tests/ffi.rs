@@ -524,13 +524,13 @@ fn output_operand_aliasing_shares_one_buffer() {
             operand: 0,
             operand_index: vec![],
         }];
-        let out = run(&reg, call, &[x.clone()], f32s(4)).unwrap();
+        let out = run(&reg, call, std::slice::from_ref(&x), f32s(4)).unwrap();
         assert_eq!(out.to_vec::<f32>().unwrap(), vec![2.0, 3.0, 4.0, 5.0]);
         // Without aliasing the target sees two buffers and says so.
         let err = run(
             &reg,
             cc("inplace_add_one", StatusReturning, b""),
-            &[x.clone()],
+            std::slice::from_ref(&x),
             f32s(4),
         )
         .unwrap_err();
@@ -612,7 +612,9 @@ fn operand_layout_constraints_relayout_operands() {
 
 // ---- CUDA conventions (recorded and bound; called here with host pointers) ----
 
-static CUDA_SEEN: Mutex<Vec<(usize, Vec<usize>, Vec<u8>)>> = Mutex::new(Vec::new());
+/// (stream, buffers, opaque) of each recorded call.
+type Seen = Vec<(usize, Vec<usize>, Vec<u8>)>;
+static CUDA_SEEN: Mutex<Seen> = Mutex::new(Vec::new());
 
 fn cuda_recorder(
     stream: CUstream,
@@ -656,7 +658,7 @@ fn cuda_targets_register_bind_and_flatten_buffers_in_pre_order() {
         f32s(256),
     ]);
     let out = Shape::tuple(vec![f32s(512), f32s(1024)]);
-    let order = cuda_buffer_order(&[p0.clone()], &out);
+    let order = cuda_buffer_order(std::slice::from_ref(&p0), &out);
     let got: Vec<(BufferRole, Vec<i64>, i64)> = order
         .iter()
         .map(|b| {
