@@ -1,0 +1,579 @@
+//! Calling targets on real buffers with XLA's memory layouts.
+//!
+//! Host: each operand becomes one pointer in `in[]`: an array operand's
+//! buffer, or for a tuple operand a pointer to an array of pointers to its
+//! elements (nested for nested tuples). The result is `out`: the result
+//! buffer, or for a tuple result a pointer to an array of pointers to the
+//! element buffers. Buffers are 64-byte aligned copies of the literals' bytes
+//! (layout order), so a target may write through any pointer without touching
+//! the caller's literals.
+//!
+//! CUDA: `buffers[]` holds one device pointer per leaf array, operands first
+//! then results, each shape walked in pre-order ([`cuda_buffer_order`]).
+
+use crate::platform::Platform;
+use crate::registry::{BoundTargets, Target};
+use crate::status::XlaCustomCallStatus;
+use crate::target::{take_panic, CUstream, TargetFn};
+use hlox_hlo::{
+    ArrayLiteral, ArrayShape, CustomCall, CustomCallApiVersion, Instruction, Literal, Shape,
+    ShapeIndex,
+};
+use std::alloc::Layout;
+use std::ffi::{c_char, c_void};
+use std::ptr::NonNull;
+
+/// Alignment of every buffer handed to a host target (XLA's CPU alignment).
+pub const BUFFER_ALIGNMENT: usize = 64;
+
+/// Errors calling a target.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum InvokeError {
+    #[error("custom-call target \"{target}\" failed: {message}")]
+    Failed { target: String, message: String },
+    #[error("custom-call target \"{target}\" panicked: {message}")]
+    Panicked { target: String, message: String },
+    #[error("target \"{target}\" is registered as {registered} but the custom call asks for {requested}")]
+    ApiMismatch {
+        target: String,
+        registered: &'static str,
+        requested: &'static str,
+    },
+    #[error(
+        "custom-call target \"{target}\" is a {platform} target and cannot be called {context}"
+    )]
+    Platform {
+        target: String,
+        platform: Platform,
+        context: &'static str,
+    },
+    #[error("custom call to \"{target}\": {message}")]
+    Invalid { target: String, message: String },
+}
+
+/// One 64-byte-aligned, zero-initialised host buffer.
+struct Buf {
+    ptr: NonNull<u8>,
+    size: usize,
+    layout: Layout,
+}
+
+impl Buf {
+    fn new(size: usize) -> Option<Buf> {
+        let layout = Layout::from_size_align(size.max(1), BUFFER_ALIGNMENT).ok()?;
+        // SAFETY: non-zero size.
+        let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
+        Some(Buf { ptr, size, layout })
+    }
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: `size` bytes were allocated and initialised.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.size) }
+    }
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.size) }
+    }
+}
+
+impl Drop for Buf {
+    fn drop(&mut self) {
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) };
+    }
+}
+
+/// A value's buffer tree: leaves index into the buffer list (`None` for tokens).
+enum Node {
+    Leaf(Option<usize>),
+    Tuple(Vec<Node>),
+}
+
+impl Node {
+    fn at(&self, index: &[i64]) -> Option<&Node> {
+        let mut n = self;
+        for &i in index {
+            match n {
+                Node::Tuple(e) => n = e.get(usize::try_from(i).ok()?)?,
+                Node::Leaf(_) => return None,
+            }
+        }
+        Some(n)
+    }
+}
+
+struct Buffers {
+    bufs: Vec<Buf>,
+    arrays: Vec<Box<[*mut c_void]>>,
+}
+
+impl Buffers {
+    fn alloc(&mut self, size: usize, target: &str) -> Result<usize, InvokeError> {
+        let b = Buf::new(size).ok_or_else(|| InvokeError::Invalid {
+            target: target.into(),
+            message: format!("cannot allocate {size} bytes"),
+        })?;
+        self.bufs.push(b);
+        Ok(self.bufs.len() - 1)
+    }
+    fn operand(&mut self, lit: &Literal, target: &str) -> Result<Node, InvokeError> {
+        Ok(match lit {
+            Literal::Array(a) => {
+                let i = self.alloc(a.bytes().len(), target)?;
+                self.bufs[i].bytes_mut().copy_from_slice(a.bytes());
+                Node::Leaf(Some(i))
+            }
+            Literal::Tuple(t) => Node::Tuple(
+                t.iter()
+                    .map(|e| self.operand(e, target))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Literal::Token => Node::Leaf(None),
+        })
+    }
+    /// The pointer a target sees for `node`, building pointer arrays for tuples.
+    fn pointer(&mut self, node: &Node) -> *mut c_void {
+        match node {
+            Node::Leaf(Some(i)) => self.bufs[*i].ptr.as_ptr() as *mut c_void,
+            Node::Leaf(None) => std::ptr::null_mut(),
+            Node::Tuple(elems) => {
+                let ptrs: Box<[*mut c_void]> = elems.iter().map(|e| self.pointer(e)).collect();
+                let p = ptrs.as_ptr() as *mut c_void;
+                self.arrays.push(ptrs);
+                p
+            }
+        }
+    }
+}
+
+fn relayout_to(
+    lit: &Literal,
+    want: &Shape,
+    target: &str,
+    operand: usize,
+) -> Result<Literal, InvokeError> {
+    match (lit, want) {
+        (Literal::Array(a), Shape::Array(w)) => {
+            if !a.shape().compatible(w) {
+                return Err(InvokeError::Invalid {
+                    target: target.into(),
+                    message: format!(
+                        "operand {operand} has shape {} but operand_layout_constraints says {}",
+                        hlox_hlo::text::shape_to_string(&lit.shape()),
+                        hlox_hlo::text::shape_to_string(want)
+                    ),
+                });
+            }
+            Ok(Literal::Array(a.relayout(w.layout.clone())))
+        }
+        (Literal::Tuple(t), Shape::Tuple(w)) if t.len() == w.len() => Ok(Literal::Tuple(
+            t.iter()
+                .zip(w)
+                .map(|(l, s)| relayout_to(l, s, target, operand))
+                .collect::<Result<_, _>>()?,
+        )),
+        (Literal::Token, Shape::Token) => Ok(Literal::Token),
+        _ => Err(InvokeError::Invalid {
+            target: target.into(),
+            message: format!(
+                "operand {operand} has shape {} but operand_layout_constraints says {}",
+                hlox_hlo::text::shape_to_string(&lit.shape()),
+                hlox_hlo::text::shape_to_string(want)
+            ),
+        }),
+    }
+}
+
+fn idx(i: &[i64]) -> String {
+    let v: Vec<String> = i.iter().map(|x| x.to_string()).collect();
+    format!("{{{}}}", v.join(","))
+}
+
+/// Builds the result's buffer tree, sharing operand buffers where
+/// `output_operand_aliasing` says so.
+fn result_node(
+    shape: &Shape,
+    index: &mut ShapeIndex,
+    call: &CustomCall,
+    operands: &[Node],
+    operand_lits: &[Literal],
+    b: &mut Buffers,
+    used: &mut Vec<usize>,
+) -> Result<Node, InvokeError> {
+    let target = call.target.as_str();
+    let invalid = |message: String| InvokeError::Invalid {
+        target: target.into(),
+        message,
+    };
+    match shape {
+        Shape::Tuple(elems) => {
+            let mut out = Vec::with_capacity(elems.len());
+            for (i, e) in elems.iter().enumerate() {
+                index.push(i as i64);
+                out.push(result_node(
+                    e,
+                    index,
+                    call,
+                    operands,
+                    operand_lits,
+                    b,
+                    used,
+                )?);
+                index.pop();
+            }
+            Ok(Node::Tuple(out))
+        }
+        Shape::Token => Ok(Node::Leaf(None)),
+        Shape::Array(a) => {
+            let alias = call
+                .output_operand_aliasing
+                .iter()
+                .find(|al| index.starts_with(&al.output_index));
+            if let Some(al) = alias {
+                let op = usize::try_from(al.operand)
+                    .ok()
+                    .filter(|&o| o < operands.len())
+                    .ok_or_else(|| {
+                        invalid(format!(
+                            "output_operand_aliasing names operand {} of {}",
+                            al.operand,
+                            operands.len()
+                        ))
+                    })?;
+                let mut path = al.operand_index.clone();
+                path.extend_from_slice(&index[al.output_index.len()..]);
+                let lit_shape = operand_lits[op].shape();
+                let op_shape = lit_shape.subshape(&path).and_then(Shape::as_array);
+                let (Some(Node::Leaf(Some(buf))), Some(op_shape)) =
+                    (operands[op].at(&path), op_shape)
+                else {
+                    return Err(invalid(format!(
+                        "output {} aliases operand {op} at {}, which is not an array of that operand",
+                        idx(index),
+                        idx(&path)
+                    )));
+                };
+                if op_shape != a {
+                    return Err(invalid(format!(
+                        "output {} ({}) aliases operand {op} at {} ({}), which has another shape or layout",
+                        idx(index),
+                        hlox_hlo::text::shape_to_string(&Shape::Array(a.clone())),
+                        idx(&path),
+                        hlox_hlo::text::shape_to_string(&Shape::Array(op_shape.clone()))
+                    )));
+                }
+                if used.contains(buf) {
+                    return Err(invalid(format!(
+                        "operand {op} at {} is aliased by two outputs",
+                        idx(&path)
+                    )));
+                }
+                used.push(*buf);
+                return Ok(Node::Leaf(Some(*buf)));
+            }
+            let size = a
+                .checked_element_count()
+                .and_then(|n| usize::try_from(n).ok())
+                .and_then(|n| n.checked_mul(a.ty.byte_size()))
+                .filter(|&n| n <= isize::MAX as usize / 2)
+                .ok_or_else(|| invalid(format!("result {} is too large", idx(index))))?;
+            Ok(Node::Leaf(Some(b.alloc(size, target)?)))
+        }
+    }
+}
+
+fn read_result(shape: &Shape, node: &Node, b: &Buffers) -> Result<Literal, String> {
+    match (shape, node) {
+        (Shape::Array(a), Node::Leaf(Some(i))) => Ok(Literal::Array(
+            ArrayLiteral::from_bytes(a.clone(), b.bufs[*i].bytes().to_vec())
+                .map_err(|e| e.to_string())?,
+        )),
+        (Shape::Tuple(t), Node::Tuple(n)) => Ok(Literal::Tuple(
+            t.iter()
+                .zip(n)
+                .map(|(s, n)| read_result(s, n, b))
+                .collect::<Result<_, _>>()?,
+        )),
+        (Shape::Token, _) => Ok(Literal::Token),
+        _ => Err("internal: result tree does not match its shape".into()),
+    }
+}
+
+/// Calls a Host target on `operands` and returns its result of shape
+/// `result_shape`, with the convention of `call.api_version`.
+///
+/// Passes the opaque bytes exactly as given (`call.opaque`, NUL bytes
+/// included; one NUL is appended after them, not counted in the length, as
+/// XLA's `std::string` storage has). Honours `output_operand_aliasing` (the
+/// target sees one buffer, holding the operand's value, in both places) and
+/// `operand_layout_constraints` (operands are relaid out first).
+pub fn invoke_host(
+    target: &Target,
+    call: &CustomCall,
+    operands: &[&Literal],
+    result_shape: &Shape,
+) -> Result<Literal, InvokeError> {
+    let name = call.target.as_str();
+    if target.platform != Platform::Host {
+        return Err(InvokeError::Platform {
+            target: name.into(),
+            platform: target.platform,
+            context: "on the host",
+        });
+    }
+    if let Some(sig) = target.signature {
+        if !sig.accepts(call.api_version) {
+            return Err(InvokeError::ApiMismatch {
+                target: name.into(),
+                registered: sig.api_version.name(),
+                requested: call.api_version.name(),
+            });
+        }
+    }
+    let Some(func) = target.func.for_call(Platform::Host, call.api_version) else {
+        return Err(InvokeError::Invalid {
+            target: name.into(),
+            message: format!(
+                "{} has no C calling convention in hlox",
+                call.api_version.name()
+            ),
+        });
+    };
+
+    // Operands, relaid out to operand_layout_constraints when given.
+    let operand_lits: Vec<Literal> = match &call.operand_layout_constraints {
+        Some(c) if c.len() == operands.len() => operands
+            .iter()
+            .zip(c)
+            .enumerate()
+            .map(|(i, (l, s))| relayout_to(l, s, name, i))
+            .collect::<Result<_, _>>()?,
+        Some(c) => {
+            return Err(InvokeError::Invalid {
+                target: name.into(),
+                message: format!(
+                    "operand_layout_constraints has {} shapes for {} operands",
+                    c.len(),
+                    operands.len()
+                ),
+            })
+        }
+        None => operands.iter().map(|l| (*l).clone()).collect(),
+    };
+
+    let mut b = Buffers {
+        bufs: Vec::new(),
+        arrays: Vec::new(),
+    };
+    let op_nodes: Vec<Node> = operand_lits
+        .iter()
+        .map(|l| b.operand(l, name))
+        .collect::<Result<_, _>>()?;
+    let res_node = result_node(
+        result_shape,
+        &mut Vec::new(),
+        call,
+        &op_nodes,
+        &operand_lits,
+        &mut b,
+        &mut Vec::new(),
+    )?;
+    let ins: Vec<*const c_void> = op_nodes
+        .iter()
+        .map(|n| b.pointer(n) as *const c_void)
+        .collect();
+    let out = b.pointer(&res_node);
+    let mut opaque = call.opaque.clone();
+    opaque.push(0);
+    let (op_ptr, op_len) = (opaque.as_ptr() as *const c_char, call.opaque.len());
+
+    let mut status = XlaCustomCallStatus::new();
+    take_panic();
+    // SAFETY: the pointers follow XLA's layout for the target's convention and
+    // stay valid for the call; the function type was checked against the call.
+    unsafe {
+        match func {
+            TargetFn::HostOriginal(f) => f(out, ins.as_ptr()),
+            TargetFn::HostStatusReturning(f) => f(out, ins.as_ptr(), &mut status),
+            TargetFn::HostStatusReturningUnified(f) => {
+                f(out, ins.as_ptr(), op_ptr, op_len, &mut status)
+            }
+            _ => {
+                return Err(InvokeError::Platform {
+                    target: name.into(),
+                    platform: Platform::Cuda,
+                    context: "on the host",
+                })
+            }
+        }
+    }
+    if let Some(p) = take_panic() {
+        return Err(InvokeError::Panicked {
+            target: name.into(),
+            message: p,
+        });
+    }
+    if let Some(message) = status.failure() {
+        return Err(InvokeError::Failed {
+            target: name.into(),
+            message,
+        });
+    }
+    read_result(result_shape, &res_node, &b).map_err(|message| InvokeError::Invalid {
+        target: name.into(),
+        message,
+    })
+}
+
+/// Host custom calls of one module: the evaluator's custom-call handler.
+/// `hlox_eval::CustomCallHandler::call` is exactly [`HostCustomCalls::call`].
+#[derive(Clone, Debug)]
+pub struct HostCustomCalls {
+    bound: BoundTargets,
+}
+
+impl HostCustomCalls {
+    pub fn new(bound: BoundTargets) -> HostCustomCalls {
+        HostCustomCalls { bound }
+    }
+    pub fn bound(&self) -> &BoundTargets {
+        &self.bound
+    }
+    /// Runs the custom call `inst` (whose attributes are `call`) on `operands`.
+    pub fn call(
+        &self,
+        inst: &Instruction,
+        call: &CustomCall,
+        operands: &[&Literal],
+    ) -> Result<Literal, String> {
+        if self.bound.platform() != Platform::Host {
+            return Err(format!(
+                "instruction {}: custom-call targets were bound for {}, not Host",
+                inst.name,
+                self.bound.platform()
+            ));
+        }
+        let Some(t) = self.bound.get(&call.target) else {
+            return Err(format!(
+                "instruction {}: custom-call target \"{}\" was not bound (bind the module with Registry::bind first)",
+                inst.name, call.target
+            ));
+        };
+        invoke_host(t, call, operands, &inst.shape)
+            .map_err(|e| format!("instruction {}: {e}", inst.name))
+    }
+}
+
+/// Which value a CUDA `buffers[]` entry belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BufferRole {
+    Operand(usize),
+    Result,
+}
+
+/// One entry of the CUDA `buffers[]` array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CudaBuffer {
+    pub role: BufferRole,
+    /// Index of the leaf within its operand or result shape.
+    pub index: ShapeIndex,
+    /// `None` for a token leaf (its pointer is null).
+    pub shape: Option<ArrayShape>,
+}
+
+/// The order of a CUDA target's `buffers[]`: every leaf of every operand,
+/// then every leaf of the result, each shape walked in pre-order.
+pub fn cuda_buffer_order(operand_shapes: &[Shape], result_shape: &Shape) -> Vec<CudaBuffer> {
+    let mut out = Vec::new();
+    for (i, s) in operand_shapes.iter().enumerate() {
+        for (index, leaf) in s.leaves() {
+            out.push(CudaBuffer {
+                role: BufferRole::Operand(i),
+                index,
+                shape: leaf.as_array().cloned(),
+            });
+        }
+    }
+    for (index, leaf) in result_shape.leaves() {
+        out.push(CudaBuffer {
+            role: BufferRole::Result,
+            index,
+            shape: leaf.as_array().cloned(),
+        });
+    }
+    out
+}
+
+/// Calls a CUDA target with XLA's GPU convention: `(stream, buffers, opaque,
+/// opaque_len[, status])`. The GPU runtime allocates the device buffers (in
+/// [`cuda_buffer_order`]) and owns the stream.
+///
+/// # Safety
+/// `buffers` hold what the target expects (device pointers for a real
+/// kernel) and `stream` is a valid `CUstream` or null.
+pub unsafe fn invoke_cuda(
+    target: &Target,
+    call: &CustomCall,
+    stream: CUstream,
+    buffers: &mut [*mut c_void],
+) -> Result<(), InvokeError> {
+    let name = call.target.as_str();
+    if target.platform != Platform::Cuda {
+        return Err(InvokeError::Platform {
+            target: name.into(),
+            platform: target.platform,
+            context: "on CUDA",
+        });
+    }
+    if let Some(sig) = target.signature {
+        if !sig.accepts(call.api_version) {
+            return Err(InvokeError::ApiMismatch {
+                target: name.into(),
+                registered: sig.api_version.name(),
+                requested: call.api_version.name(),
+            });
+        }
+    }
+    let func = target
+        .func
+        .for_call(Platform::Cuda, call.api_version)
+        .ok_or_else(|| InvokeError::Invalid {
+            target: name.into(),
+            message: format!(
+                "{} has no C calling convention in hlox",
+                call.api_version.name()
+            ),
+        })?;
+    let mut opaque = call.opaque.clone();
+    opaque.push(0);
+    let (op_ptr, op_len) = (opaque.as_ptr() as *const c_char, call.opaque.len());
+    let mut status = XlaCustomCallStatus::new();
+    take_panic();
+    unsafe {
+        match func {
+            TargetFn::CudaOriginal(f) => f(stream, buffers.as_mut_ptr(), op_ptr, op_len),
+            TargetFn::CudaStatusReturning(f) => {
+                f(stream, buffers.as_mut_ptr(), op_ptr, op_len, &mut status)
+            }
+            _ => {
+                return Err(InvokeError::Platform {
+                    target: name.into(),
+                    platform: Platform::Host,
+                    context: "on CUDA",
+                })
+            }
+        }
+    }
+    if call.api_version == CustomCallApiVersion::Original {
+        if let Some(p) = take_panic() {
+            return Err(InvokeError::Panicked {
+                target: name.into(),
+                message: p,
+            });
+        }
+    }
+    if let Some(message) = status.failure() {
+        return Err(InvokeError::Failed {
+            target: name.into(),
+            message,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,49 @@
+//! Custom-call targets for hlox, with XLA's C ABI bit for bit.
+//!
+//! - [`status`]: `XlaCustomCallStatus` and XLA's `XlaCustomCallStatusSetSuccess` /
+//!   `XlaCustomCallStatusSetFailure`, exported from this crate with C linkage.
+//! - [`target`]: XLA's function types, panic-catching trampolines,
+//!   [`register_custom_call_target!`].
+//! - [`registry`]: [`Registry`] keyed by (name, [`Platform`]), plugin loading,
+//!   [`Registry::bind`].
+//! - [`invoke`]: calling Host targets on [`hlox_hlo::Literal`]s
+//!   ([`invoke_host`], [`HostCustomCalls`]) and the CUDA buffer order.
+//! - [`opaque`]: serde opaques for Rust targets.
+//!
+//! Executables that load plain C plugins must export the two status
+//! functions dynamically (see `.cargo/config.toml` and docs/custom-calls.md).
+
+pub mod invoke;
+pub mod opaque;
+pub mod platform;
+pub mod plugin;
+pub mod registry;
+pub mod status;
+pub mod target;
+
+pub use invoke::{
+    cuda_buffer_order, invoke_cuda, invoke_host, BufferRole, CudaBuffer, HostCustomCalls,
+    InvokeError, BUFFER_ALIGNMENT,
+};
+pub use opaque::{decode_opaque, encode_opaque, opaque_bytes, OpaqueError};
+pub use platform::{Platform, Signature};
+pub use plugin::{HloxCustomCallRegistrar, RegisterTargetsFn, REGISTER_SYMBOL};
+pub use registry::{
+    closest_names, BindError, BindProblem, BoundTargets, LoadedLibrary, Origin, PluginError,
+    Registry, RegistryError, Target,
+};
+pub use status::{
+    XlaCustomCallStatus, XlaCustomCallStatusSetFailure, XlaCustomCallStatusSetSuccess,
+};
+pub use target::{
+    ptr_target, rust_target, sig, take_panic, CUstream, CudaOriginalFn, CudaStatusFn,
+    HostOriginalFn, HostStatusFn, HostUnifiedFn, Identity, RustTarget, RustTargetFn, StaticTarget,
+    TargetFn, TargetPtr, STATIC_TARGETS,
+};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::plugin::register_static_targets_with;
+    pub use crate::target::{ptr_target, rust_target, PtrHolder, StaticTarget, STATIC_TARGETS};
+    pub use linkme;
+}

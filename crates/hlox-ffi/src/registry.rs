@@ -1,0 +1,820 @@
+//! The registry of custom-call targets, plugin loading and binding.
+
+use crate::platform::{api_version_from_c, Platform, Signature};
+use crate::plugin::{HloxCustomCallRegistrar, RegisterTargetsFn, REGISTER_SYMBOL};
+use crate::target::{Identity, RustTarget, RustTargetFn, TargetFn, STATIC_TARGETS};
+use hlox_hlo::{CustomCallApiVersion, Module, Op};
+use std::collections::BTreeMap;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// A shared library loaded into a registry. Kept alive (through `Arc`) by
+/// the registry and by every target or binding that came from it.
+pub struct LoadedLibrary {
+    path: PathBuf,
+    lib: libloading::Library,
+    /// True when it registered its targets through `hlox_register_custom_call_targets`.
+    registration: bool,
+}
+
+impl LoadedLibrary {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    /// Whether it exported `hlox_register_custom_call_targets`.
+    pub fn has_registration_function(&self) -> bool {
+        self.registration
+    }
+}
+
+impl fmt::Debug for LoadedLibrary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoadedLibrary")
+            .field("path", &self.path)
+            .field("registration", &self.registration)
+            .finish()
+    }
+}
+
+/// Where a registered target came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// `register_custom_call_target!` at `file:line`.
+    Macro { file: &'static str, line: u32 },
+    /// [`Registry::register_fn`] / [`Registry::register_rust`].
+    Rust,
+    /// [`Registry::register_c`].
+    C,
+    /// A plugin's `hlox_register_custom_call_targets`.
+    Plugin(PathBuf),
+    /// Found by symbol name in a plugin without a registration function.
+    Symbol(PathBuf),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Macro { file, line } => {
+                write!(f, "register_custom_call_target! at {file}:{line}")
+            }
+            Origin::Rust => f.write_str("a Rust registration"),
+            Origin::C => f.write_str("a C function registration"),
+            Origin::Plugin(p) => write!(f, "plugin {} ({REGISTER_SYMBOL})", p.display()),
+            Origin::Symbol(p) => write!(f, "symbol lookup in {}", p.display()),
+        }
+    }
+}
+
+/// One registered target.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub name: String,
+    pub platform: Platform,
+    /// The convention the function implements; `None` for targets found by
+    /// symbol name (trusted to match the custom call's `api_version`, like XLA).
+    pub signature: Option<Signature>,
+    pub func: TargetFn,
+    pub identity: Identity,
+    pub origin: Origin,
+    /// False for `extern "C"` Rust functions (a panic aborts).
+    pub catches_panics: bool,
+    library: Option<Arc<LoadedLibrary>>,
+}
+
+impl Target {
+    pub fn library(&self) -> Option<&Arc<LoadedLibrary>> {
+        self.library.as_ref()
+    }
+}
+
+/// Errors registering a target.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RegistryError {
+    #[error(
+        "custom-call target \"{name}\" is already registered for {platform} by {existing} with a different \
+         function (new registration from {new}); give one of them another name"
+    )]
+    Duplicate {
+        name: String,
+        platform: Platform,
+        existing: String,
+        new: String,
+    },
+    #[error("custom-call target \"{name}\": the function has a {signature} parameter list but is registered for {platform}")]
+    PlatformMismatch {
+        name: String,
+        platform: Platform,
+        signature: Platform,
+    },
+    #[error("custom-call target \"{name}\": {message}")]
+    Invalid { name: String, message: String },
+}
+
+/// Errors loading a plugin library.
+#[derive(Debug, thiserror::Error)]
+pub enum PluginError {
+    #[error("cannot load custom-call library {}: {message}", path.display())]
+    Open { path: PathBuf, message: String },
+    #[error("custom-call library {}: {symbol} rejected {} registration(s):\n  - {}", path.display(), problems.len(), problems.join("\n  - "))]
+    Registration {
+        path: PathBuf,
+        symbol: &'static str,
+        problems: Vec<String>,
+    },
+    #[error("custom-call library {}: {symbol} returned {code} (the plugin reports a failure)", path.display())]
+    Failed {
+        path: PathBuf,
+        symbol: &'static str,
+        code: i32,
+    },
+}
+
+#[derive(Default)]
+struct Inner {
+    targets: BTreeMap<(String, Platform), Target>,
+    libraries: Vec<Arc<LoadedLibrary>>,
+    /// Conflicting static registrations (reported when such a target is bound).
+    static_conflicts: BTreeMap<(String, Platform), String>,
+}
+
+/// A set of custom-call targets keyed by (name, platform).
+///
+/// An owned value (for tests and embedders) or the process-wide
+/// [`Registry::global`] that `register_custom_call_target!` fills.
+#[derive(Default)]
+pub struct Registry {
+    inner: RwLock<Inner>,
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = self.read();
+        f.debug_struct("Registry")
+            .field("targets", &inner.targets.keys().collect::<Vec<_>>())
+            .field("libraries", &inner.libraries)
+            .finish()
+    }
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Registry {
+        crate::status::keep_status_symbols();
+        Registry::default()
+    }
+
+    /// The process-wide registry: every `register_custom_call_target!` linked
+    /// into the program. Conflicting registrations of one name are kept out
+    /// and reported when a module uses that name.
+    pub fn global() -> &'static Registry {
+        static GLOBAL: OnceLock<Registry> = OnceLock::new();
+        GLOBAL.get_or_init(|| {
+            let r = Registry::new();
+            r.add_static_targets();
+            r
+        })
+    }
+
+    /// A new registry holding every `register_custom_call_target!` of the
+    /// program; fails on conflicting registrations.
+    pub fn with_static_targets() -> Result<Registry, RegistryError> {
+        let r = Registry::new();
+        for t in STATIC_TARGETS.iter() {
+            r.insert(Registry::rust_entry(
+                t.name,
+                t.platform,
+                t.target,
+                Origin::Macro {
+                    file: t.file,
+                    line: t.line,
+                },
+            )?)?;
+        }
+        Ok(r)
+    }
+
+    fn add_static_targets(&self) {
+        for t in STATIC_TARGETS.iter() {
+            let origin = Origin::Macro {
+                file: t.file,
+                line: t.line,
+            };
+            let res = Registry::rust_entry(t.name, t.platform, t.target, origin)
+                .and_then(|e| self.insert(e));
+            if let Err(e) = res {
+                let mut inner = self.write();
+                inner.targets.remove(&(t.name.to_string(), t.platform));
+                inner
+                    .static_conflicts
+                    .insert((t.name.to_string(), t.platform), e.to_string());
+            }
+        }
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Inner> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+    fn write(&self) -> RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn rust_entry(
+        name: &str,
+        platform: Platform,
+        t: RustTarget,
+        origin: Origin,
+    ) -> Result<Target, RegistryError> {
+        if t.signature.platform != platform {
+            return Err(RegistryError::PlatformMismatch {
+                name: name.to_string(),
+                platform,
+                signature: t.signature.platform,
+            });
+        }
+        Ok(Target {
+            name: name.to_string(),
+            platform,
+            signature: Some(t.signature),
+            func: t.func,
+            identity: (t.identity)(),
+            origin,
+            catches_panics: t.catches_panics,
+            library: None,
+        })
+    }
+
+    fn check_insert(
+        targets: &BTreeMap<(String, Platform), Target>,
+        t: &Target,
+    ) -> Result<bool, RegistryError> {
+        if t.name.is_empty() {
+            return Err(RegistryError::Invalid {
+                name: String::new(),
+                message: "the target name is empty".into(),
+            });
+        }
+        if let Some(old) = targets.get(&(t.name.clone(), t.platform)) {
+            if old.identity == t.identity && old.signature == t.signature {
+                return Ok(false);
+            }
+            return Err(RegistryError::Duplicate {
+                name: t.name.clone(),
+                platform: t.platform,
+                existing: old.origin.to_string(),
+                new: t.origin.to_string(),
+            });
+        }
+        Ok(true)
+    }
+
+    fn insert(&self, t: Target) -> Result<(), RegistryError> {
+        let mut inner = self.write();
+        if Registry::check_insert(&inner.targets, &t)? {
+            inner.targets.insert((t.name.clone(), t.platform), t);
+        }
+        Ok(())
+    }
+
+    /// Registers a Rust-ABI function (the macro's work, for an owned
+    /// registry). Registering the same function again is a no-op; another
+    /// function under a taken (name, platform) is an error.
+    pub fn register_fn<M, F: RustTargetFn<M>>(
+        &self,
+        name: &str,
+        platform: Platform,
+        _f: F,
+    ) -> Result<(), RegistryError> {
+        self.register_rust(name, platform, F::TARGET)
+    }
+
+    /// Registers a wrapped Rust function ([`crate::rust_target`], [`crate::ptr_target`]).
+    pub fn register_rust(
+        &self,
+        name: &str,
+        platform: Platform,
+        target: RustTarget,
+    ) -> Result<(), RegistryError> {
+        self.insert(Registry::rust_entry(name, platform, target, Origin::Rust)?)
+    }
+
+    /// Registers a C function with its declared `api_version`.
+    ///
+    /// # Safety
+    /// `func` is a function with the C parameter list of (`platform`, `api_version`),
+    /// valid as long as the registry.
+    pub unsafe fn register_c(
+        &self,
+        name: &str,
+        platform: Platform,
+        api_version: CustomCallApiVersion,
+        func: *const c_void,
+    ) -> Result<(), RegistryError> {
+        let t = unsafe { c_entry(name, platform, api_version, func, Origin::C, None)? };
+        self.insert(t)
+    }
+
+    /// Loads a shared library. If it exports `hlox_register_custom_call_targets`,
+    /// that function registers its targets (all or nothing: on any rejected
+    /// registration nothing from the library is kept). Otherwise its targets are
+    /// found later by symbol name ([`Registry::lookup`]).
+    pub fn load_library(&self, path: impl AsRef<Path>) -> Result<Arc<LoadedLibrary>, PluginError> {
+        let path = path.as_ref().to_path_buf();
+        if !path.exists() {
+            return Err(PluginError::Open {
+                path,
+                message: "no such file".into(),
+            });
+        }
+        // SAFETY: loading a library runs its initialisers; that is what a plugin is for.
+        let lib = unsafe { libloading::Library::new(&path) }.map_err(|e| PluginError::Open {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        let register: Option<RegisterTargetsFn> = unsafe {
+            lib.get::<RegisterTargetsFn>(REGISTER_SYMBOL)
+                .ok()
+                .map(|s| *s)
+        };
+        let loaded = Arc::new(LoadedLibrary {
+            path: path.clone(),
+            lib,
+            registration: register.is_some(),
+        });
+        let Some(register) = register else {
+            self.write().libraries.push(loaded.clone());
+            return Ok(loaded);
+        };
+
+        let mut ctx = RegistrationCtx {
+            library: loaded.clone(),
+            pending: Vec::new(),
+            problems: Vec::new(),
+        };
+        let registrar = HloxCustomCallRegistrar {
+            ctx: &mut ctx as *mut RegistrationCtx as *mut c_void,
+            register_target: register_target_callback,
+        };
+        // SAFETY: the plugin's entry point, with the documented signature.
+        let code = unsafe { register(&registrar) };
+        let RegistrationCtx {
+            pending,
+            mut problems,
+            ..
+        } = ctx;
+        let mut inner = self.write();
+        // Check against the registry and within the batch, then commit all or nothing.
+        let mut batch: BTreeMap<(String, Platform), Target> = BTreeMap::new();
+        for t in pending {
+            match Registry::check_insert(&inner.targets, &t)
+                .and_then(|new| Registry::check_insert(&batch, &t).map(|new2| new && new2))
+            {
+                Ok(true) => {
+                    batch.insert((t.name.clone(), t.platform), t);
+                }
+                Ok(false) => {}
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(PluginError::Registration {
+                path,
+                symbol: REGISTER_SYMBOL,
+                problems,
+            });
+        }
+        if code != 0 {
+            return Err(PluginError::Failed {
+                path,
+                symbol: REGISTER_SYMBOL,
+                code,
+            });
+        }
+        inner.targets.extend(batch);
+        inner.libraries.push(loaded.clone());
+        Ok(loaded)
+    }
+
+    /// The libraries loaded so far.
+    pub fn libraries(&self) -> Vec<Arc<LoadedLibrary>> {
+        self.read().libraries.clone()
+    }
+
+    /// The target registered as (`name`, `platform`); failing that, a symbol
+    /// `name` exported by a library loaded without a registration function
+    /// (untyped: trusted to match the custom call's `api_version`).
+    pub fn lookup(&self, name: &str, platform: Platform) -> Option<Target> {
+        let inner = self.read();
+        if let Some(t) = inner.targets.get(&(name.to_string(), platform)) {
+            return Some(t.clone());
+        }
+        if name.is_empty() || name.contains('\0') {
+            return None;
+        }
+        for lib in inner.libraries.iter().filter(|l| !l.registration) {
+            // SAFETY: only the address is read; it is called with the custom call's convention.
+            let sym = unsafe { lib.lib.get::<*mut c_void>(name) };
+            if let Ok(sym) = sym {
+                let addr = *sym as usize;
+                if addr != 0 {
+                    return Some(Target {
+                        name: name.to_string(),
+                        platform,
+                        signature: None,
+                        func: TargetFn::Untyped(addr),
+                        identity: Identity::Addr(addr),
+                        origin: Origin::Symbol(lib.path.clone()),
+                        catches_panics: false,
+                        library: Some(lib.clone()),
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// Names registered for `platform`, sorted.
+    pub fn names(&self, platform: Platform) -> Vec<String> {
+        self.read()
+            .targets
+            .keys()
+            .filter(|(_, p)| *p == platform)
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+
+    /// Resolves every `custom_call_target` of `module` for `platform`,
+    /// checking each call's `api_version` against the function's signature.
+    /// Reports every problem, not just the first.
+    pub fn bind(&self, module: &Module, platform: Platform) -> Result<BoundTargets, BindError> {
+        let mut problems = Vec::new();
+        let mut targets: BTreeMap<String, Target> = BTreeMap::new();
+        for comp in module.computations.values() {
+            for inst in comp.instructions.values() {
+                let Op::CustomCall(call) = &inst.op else {
+                    continue;
+                };
+                let instruction = inst.name.clone();
+                let target = call.target.clone();
+                if call.api_version == CustomCallApiVersion::TypedFfi {
+                    problems.push(BindProblem::Unsupported {
+                        instruction,
+                        target,
+                        api_version: call.api_version,
+                    });
+                    continue;
+                }
+                if let Some(msg) = self
+                    .read()
+                    .static_conflicts
+                    .get(&(target.clone(), platform))
+                {
+                    problems.push(BindProblem::Conflict {
+                        instruction,
+                        target,
+                        message: msg.clone(),
+                    });
+                    continue;
+                }
+                let found = match targets.get(&target) {
+                    Some(t) => Some(t.clone()),
+                    None => self.lookup(&target, platform),
+                };
+                let Some(t) = found else {
+                    problems.push(self.missing(instruction, target, platform));
+                    continue;
+                };
+                if let Some(sig) = t.signature {
+                    if !sig.accepts(call.api_version) {
+                        problems.push(BindProblem::ApiMismatch {
+                            instruction,
+                            target,
+                            registered: sig.api_version,
+                            requested: call.api_version,
+                        });
+                        continue;
+                    }
+                }
+                targets.insert(target, t);
+            }
+        }
+        if problems.is_empty() {
+            Ok(BoundTargets { platform, targets })
+        } else {
+            Err(BindError {
+                module: module.name.clone(),
+                platform,
+                problems,
+            })
+        }
+    }
+
+    fn missing(&self, instruction: String, target: String, platform: Platform) -> BindProblem {
+        let inner = self.read();
+        let names: Vec<&str> = inner
+            .targets
+            .keys()
+            .filter(|(_, p)| *p == platform)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        let suggestions = closest_names(&target, &names);
+        let other = match platform {
+            Platform::Host => Platform::Cuda,
+            Platform::Cuda => Platform::Host,
+        };
+        let other_platform = inner
+            .targets
+            .contains_key(&(target.clone(), other))
+            .then_some(other);
+        let searched = inner
+            .libraries
+            .iter()
+            .filter(|l| !l.registration)
+            .map(|l| l.path.clone())
+            .collect();
+        BindProblem::Missing {
+            instruction,
+            target,
+            platform,
+            suggestions,
+            other_platform,
+            searched,
+        }
+    }
+}
+
+/// Up to three registered names closest to `name` (Levenshtein distance,
+/// at most a third of the name's length, at least 2).
+pub fn closest_names(name: &str, names: &[&str]) -> Vec<String> {
+    let limit = (name.chars().count() / 3).max(2);
+    let mut scored: Vec<(usize, &str)> = names
+        .iter()
+        .map(|n| {
+            let d = if n.eq_ignore_ascii_case(name) {
+                0
+            } else {
+                levenshtein(name, n)
+            };
+            (d, *n)
+        })
+        .filter(|(d, _)| *d <= limit)
+        .collect();
+    scored.sort();
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, n)| n.to_string())
+        .collect()
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+unsafe fn c_entry(
+    name: &str,
+    platform: Platform,
+    api_version: CustomCallApiVersion,
+    func: *const c_void,
+    origin: Origin,
+    library: Option<Arc<LoadedLibrary>>,
+) -> Result<Target, RegistryError> {
+    let sig = Signature {
+        platform,
+        api_version,
+    };
+    let recorded = match (platform, api_version) {
+        // On CUDA both status-returning versions share one parameter list.
+        (Platform::Cuda, CustomCallApiVersion::StatusReturningUnified) => {
+            Signature::CUDA_STATUS_RETURNING
+        }
+        _ => sig,
+    };
+    if func.is_null() {
+        return Err(RegistryError::Invalid {
+            name: name.into(),
+            message: "the function pointer is null".into(),
+        });
+    }
+    let Some(f) = (unsafe { TargetFn::from_raw(func, sig) }) else {
+        return Err(RegistryError::Invalid {
+            name: name.into(),
+            message: format!("{} has no C calling convention in hlox", api_version.name()),
+        });
+    };
+    Ok(Target {
+        name: name.to_string(),
+        platform,
+        signature: Some(recorded),
+        func: f,
+        identity: Identity::Addr(func as usize),
+        origin,
+        catches_panics: false,
+        library,
+    })
+}
+
+struct RegistrationCtx {
+    library: Arc<LoadedLibrary>,
+    pending: Vec<Target>,
+    problems: Vec<String>,
+}
+
+fn c_str(p: *const c_char, what: &str) -> Result<String, String> {
+    if p.is_null() {
+        return Err(format!("{what} is null"));
+    }
+    // SAFETY: the plugin passes NUL-terminated strings (header contract).
+    let s = unsafe { CStr::from_ptr(p) };
+    s.to_str()
+        .map(str::to_string)
+        .map_err(|_| format!("{what} is not UTF-8"))
+}
+
+unsafe extern "C" fn register_target_callback(
+    ctx: *mut c_void,
+    name: *const c_char,
+    platform: *const c_char,
+    api_version: c_int,
+    fn_ptr: *mut c_void,
+) -> c_int {
+    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: ctx is the RegistrationCtx that load_library passed.
+        let Some(ctx) = (unsafe { (ctx as *mut RegistrationCtx).as_mut() }) else {
+            return -1;
+        };
+        let name = match c_str(name, "target name") {
+            Ok(n) => n,
+            Err(e) => {
+                ctx.problems.push(e);
+                return 1;
+            }
+        };
+        let result = (|| {
+            let pname = c_str(platform, "platform")?;
+            let platform = Platform::parse(&pname).ok_or_else(|| {
+                format!("unknown platform \"{pname}\" (use \"Host\" or \"CUDA\")")
+            })?;
+            let api = api_version_from_c(api_version)?;
+            let origin = Origin::Plugin(ctx.library.path.clone());
+            unsafe {
+                c_entry(
+                    &name,
+                    platform,
+                    api,
+                    fn_ptr,
+                    origin,
+                    Some(ctx.library.clone()),
+                )
+            }
+            .map_err(|e| match e {
+                RegistryError::Invalid { message, .. } => message,
+                other => other.to_string(),
+            })
+        })();
+        match result {
+            Ok(t) => {
+                ctx.pending.push(t);
+                0
+            }
+            Err(e) => {
+                ctx.problems.push(format!("target \"{name}\": {e}"));
+                1
+            }
+        }
+    }));
+    res.unwrap_or(-1)
+}
+
+/// The targets a module uses, resolved for one platform. Holds the plugin
+/// libraries they came from.
+#[derive(Clone, Debug)]
+pub struct BoundTargets {
+    platform: Platform,
+    targets: BTreeMap<String, Target>,
+}
+
+impl BoundTargets {
+    pub fn platform(&self) -> Platform {
+        self.platform
+    }
+    pub fn get(&self, name: &str) -> Option<&Target> {
+        self.targets.get(name)
+    }
+    pub fn len(&self) -> usize {
+        self.targets.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.targets.is_empty()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Target)> {
+        self.targets.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+/// One problem found by [`Registry::bind`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BindProblem {
+    Missing {
+        instruction: String,
+        target: String,
+        platform: Platform,
+        suggestions: Vec<String>,
+        /// Set when the name is registered for the other platform.
+        other_platform: Option<Platform>,
+        /// Libraries searched by symbol name.
+        searched: Vec<PathBuf>,
+    },
+    ApiMismatch {
+        instruction: String,
+        target: String,
+        registered: CustomCallApiVersion,
+        requested: CustomCallApiVersion,
+    },
+    Unsupported {
+        instruction: String,
+        target: String,
+        api_version: CustomCallApiVersion,
+    },
+    Conflict {
+        instruction: String,
+        target: String,
+        message: String,
+    },
+}
+
+impl fmt::Display for BindProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BindProblem::Missing { instruction, target, platform, suggestions, other_platform, searched } => {
+                write!(f, "instruction {instruction}: custom-call target \"{target}\" is not registered for platform {platform}")?;
+                if let Some(o) = other_platform {
+                    write!(f, " (it is registered for {o})")?;
+                }
+                if !searched.is_empty() {
+                    let libs: Vec<String> = searched.iter().map(|p| p.display().to_string()).collect();
+                    write!(f, " and no loaded library exports a symbol of that name (searched {})", libs.join(", "))?;
+                }
+                if !suggestions.is_empty() {
+                    let s: Vec<String> = suggestions.iter().map(|s| format!("\"{s}\"")).collect();
+                    write!(f, "; did you mean {}?", s.join(" or "))?;
+                }
+                write!(
+                    f,
+                    "; register it with register_custom_call_target!(..., \"{platform}\") or load the library \
+                     that defines it with --plugin PATH"
+                )
+            }
+            BindProblem::ApiMismatch { instruction, target, registered, requested } => write!(
+                f,
+                "instruction {instruction}: target \"{target}\" is registered as {} but the custom call asks for {}",
+                registered.name(),
+                requested.name()
+            ),
+            BindProblem::Unsupported { instruction, target, api_version } => write!(
+                f,
+                "instruction {instruction}: custom call to \"{target}\" uses {}, which hlox's C conventions do not support",
+                api_version.name()
+            ),
+            BindProblem::Conflict { instruction, target, message } => {
+                write!(f, "instruction {instruction}: custom-call target \"{target}\" cannot be used: {message}")
+            }
+        }
+    }
+}
+
+/// Every problem binding a module's custom calls.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct BindError {
+    pub module: String,
+    pub platform: Platform,
+    pub problems: Vec<BindProblem>,
+}
+
+impl fmt::Display for BindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "module {}: {} custom-call problem(s) for platform {}:",
+            self.module,
+            self.problems.len(),
+            self.platform
+        )?;
+        for p in &self.problems {
+            write!(f, "\n  - {p}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,818 @@
+//! hlox-ffi on real buffers: Rust targets (registered with the macro in
+//! hlox-targets), C plugins (targets/c, built by hlox-targets' build.rs) and
+//! owned registries.
+
+use hlox_ffi::*;
+use hlox_hlo::entity::EntityRef;
+use hlox_hlo::{
+    CompId, Computation, CustomCall, CustomCallApiVersion, ElementType, InstId, Instruction,
+    Literal, Module, Op, OutputOperandAlias, PrimaryMap, Shape,
+};
+use hlox_targets::AxpbyOpaque;
+use std::ffi::{c_char, c_void};
+use std::sync::Mutex;
+
+use CustomCallApiVersion::{Original, StatusReturning, StatusReturningUnified};
+
+fn f32s(n: usize) -> Shape {
+    Shape::array(ElementType::F32, vec![n as i64])
+}
+
+fn cc(target: &str, api: CustomCallApiVersion, opaque: &[u8]) -> CustomCall {
+    CustomCall {
+        target: target.into(),
+        opaque: opaque.to_vec(),
+        api_version: api,
+        ..Default::default()
+    }
+}
+
+/// A module whose entry computation has `operands.len()` parameters and one
+/// custom call per entry of `calls` (all on those parameters); root is the last.
+fn module(operands: &[Shape], calls: &[(CustomCall, Shape)]) -> Module {
+    let mut insts: PrimaryMap<InstId, Instruction> = PrimaryMap::new();
+    let mut params = Vec::new();
+    for (i, s) in operands.iter().enumerate() {
+        params.push(insts.push(Instruction::new(
+            format!("p{i}"),
+            Op::Parameter { number: i as u64 },
+            s.clone(),
+            vec![],
+        )));
+    }
+    let mut root = params.first().copied().unwrap_or(InstId::new(0));
+    for (i, (c, s)) in calls.iter().enumerate() {
+        root = insts.push(Instruction::new(
+            format!("custom-call.{i}"),
+            Op::CustomCall(Box::new(c.clone())),
+            s.clone(),
+            params.clone(),
+        ));
+    }
+    let mut comps: PrimaryMap<CompId, Computation> = PrimaryMap::new();
+    let entry = comps.push(Computation {
+        name: "main".into(),
+        instructions: insts,
+        params,
+        root,
+        execution_thread: None,
+    });
+    Module {
+        name: "m".into(),
+        computations: comps,
+        entry,
+        input_output_alias: vec![],
+        is_scheduled: false,
+    }
+}
+
+/// Binds a one-call module and runs that call on `operands`.
+fn run(
+    reg: &Registry,
+    call: CustomCall,
+    operands: &[Literal],
+    result: Shape,
+) -> Result<Literal, String> {
+    let shapes: Vec<Shape> = operands.iter().map(|l| l.shape()).collect();
+    let m = module(&shapes, &[(call, result)]);
+    let bound = reg.bind(&m, Platform::Host).map_err(|e| e.to_string())?;
+    let h = HostCustomCalls::new(bound);
+    let comp = m.entry_computation();
+    let inst = comp.root_inst();
+    let ops: Vec<&Literal> = operands.iter().collect();
+    h.call(inst, inst.op.as_custom_call().unwrap(), &ops)
+}
+
+fn statics() -> Registry {
+    Registry::with_static_targets().expect("static registrations conflict")
+}
+
+fn c_plugin(path: &str) -> &str {
+    assert!(
+        !path.is_empty(),
+        "C plugins were not built: {}",
+        hlox_targets::C_BUILD_ERROR
+    );
+    path
+}
+
+fn c_registry() -> Registry {
+    let r = Registry::new();
+    r.load_library(c_plugin(hlox_targets::C_PLUGIN_WITH_REGISTRATION))
+        .expect("load C plugin");
+    r
+}
+
+fn c_symbol_registry() -> Registry {
+    let r = Registry::new();
+    let lib = r
+        .load_library(c_plugin(hlox_targets::C_PLUGIN_SYMBOLS_ONLY))
+        .expect("load C plugin");
+    assert!(!lib.has_registration_function());
+    r
+}
+
+fn seed_operands() -> (Vec<Literal>, Vec<f32>) {
+    let b: Vec<f32> = (0..128).map(|i| i as f32).collect();
+    let c: Vec<f32> = (0..2048).map(|i| i as f32 * 0.5).collect();
+    let want: Vec<f32> = (0..2048).map(|i| b[i % 128] + c[i]).collect();
+    (vec![Literal::r1(&b), Literal::r1(&c)], want)
+}
+
+fn check_seed(reg: &Registry) {
+    let (ops, want) = seed_operands();
+    for (name, api) in [
+        ("do_custom_call", Original),
+        ("do_custom_call_status", StatusReturning),
+        ("do_custom_call_unified", StatusReturningUnified),
+    ] {
+        let out = run(reg, cc(name, api, b"ignored"), &ops, f32s(2048)).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), want, "{name}");
+    }
+}
+
+#[test]
+fn seed_target_every_api_version_rust() {
+    check_seed(&statics());
+}
+
+#[test]
+fn seed_target_every_api_version_c_plugin_registration() {
+    check_seed(&c_registry());
+}
+
+#[test]
+fn seed_target_every_api_version_c_plugin_plain_symbols() {
+    let r = c_symbol_registry();
+    let t = r.lookup("do_custom_call", Platform::Host).unwrap();
+    assert_eq!(
+        t.signature, None,
+        "a target found by dlsym has no recorded signature"
+    );
+    assert!(matches!(t.origin, Origin::Symbol(_)));
+    check_seed(&r);
+}
+
+#[test]
+fn global_registry_holds_macro_registrations() {
+    let t = Registry::global()
+        .lookup("do_custom_call", Platform::Host)
+        .expect("registered by the macro");
+    assert_eq!(t.signature, Some(Signature::HOST_ORIGINAL));
+    assert!(matches!(t.origin, Origin::Macro { .. }));
+    assert_eq!(
+        Registry::global()
+            .lookup("panics_unwind", Platform::Host)
+            .unwrap()
+            .signature,
+        Some(Signature::HOST_STATUS_RETURNING_UNIFIED)
+    );
+    let c = Registry::global()
+        .lookup("inplace_add_one", Platform::Host)
+        .unwrap();
+    assert!(
+        !c.catches_panics,
+        "extern \"C\" targets cannot catch panics"
+    );
+    check_seed(Registry::global());
+}
+
+fn check_axpby(reg: &Registry) {
+    let x: Vec<f32> = (0..10).map(|i| i as f32).collect();
+    let y: Vec<f32> = (0..10).map(|i| 100.0 - i as f32).collect();
+    let opaque = encode_opaque(&AxpbyOpaque {
+        alpha: 2.0,
+        beta: -0.5,
+        n: 10,
+    })
+    .unwrap();
+    let out = run(
+        reg,
+        cc("axpby", StatusReturningUnified, &opaque),
+        &[Literal::r1(&x), Literal::r1(&y)],
+        f32s(10),
+    )
+    .unwrap();
+    let want: Vec<f32> = (0..10).map(|i| 2.0 * x[i] - 0.5 * y[i]).collect();
+    assert_eq!(out.to_vec::<f32>().unwrap(), want);
+    // A bad opaque is reported through the status.
+    let err = run(
+        reg,
+        cc("axpby", StatusReturningUnified, b"\x01"),
+        &[Literal::r1(&x), Literal::r1(&y)],
+        f32s(10),
+    )
+    .unwrap_err();
+    assert!(err.contains("axpby") && err.contains("opaque"), "{err}");
+}
+
+#[test]
+fn axpby_with_serde_opaque_rust_and_c() {
+    check_axpby(&statics());
+    check_axpby(&c_registry());
+}
+
+fn check_tuples(reg: &Registry) {
+    let a = [1.0f32, 2.0, 3.0, 4.0];
+    let b = [10.0f32, 20.0, 30.0, 40.0];
+    let c = [0.5f32, 0.25, 2.0, -1.0];
+    let operand = Literal::tuple(vec![
+        Literal::r1(&a),
+        Literal::tuple(vec![Literal::r1(&b), Literal::r1(&c)]),
+    ]);
+    let result = Shape::tuple(vec![f32s(4), f32s(4)]);
+    let out = run(
+        reg,
+        cc("tuple_fma", StatusReturning, b""),
+        &[operand],
+        result,
+    )
+    .unwrap();
+    let elems = out.tuple_elements().unwrap();
+    let scratch: Vec<f32> = (0..4).map(|i| b[i] * c[i]).collect();
+    let want: Vec<f32> = (0..4).map(|i| a[i] + scratch[i]).collect();
+    assert_eq!(elems[0].to_vec::<f32>().unwrap(), want);
+    assert_eq!(
+        elems[1].to_vec::<f32>().unwrap(),
+        scratch,
+        "scratch element is a real, writable buffer"
+    );
+}
+
+#[test]
+fn tuple_operands_and_tuple_result_with_scratch() {
+    check_tuples(&statics());
+    check_tuples(&c_registry());
+    check_tuples(&c_symbol_registry());
+}
+
+fn check_opaque_echo(reg: &Registry) {
+    let opaque = b"a\0b\0\xffc\0";
+    let result = Shape::tuple(vec![
+        Shape::scalar(ElementType::S64),
+        Shape::array(ElementType::U8, vec![32]),
+    ]);
+    let out = run(
+        reg,
+        cc("opaque_echo", StatusReturningUnified, opaque),
+        &[],
+        result,
+    )
+    .unwrap();
+    let e = out.tuple_elements().unwrap();
+    assert_eq!(e[0].get_first::<i64>().unwrap(), opaque.len() as i64);
+    let bytes = e[1].to_vec::<u8>().unwrap();
+    assert_eq!(&bytes[..opaque.len()], opaque);
+    assert!(bytes[opaque.len()..].iter().all(|&b| b == 0));
+}
+
+#[test]
+fn opaque_bytes_with_nul_reach_the_target_verbatim() {
+    check_opaque_echo(&statics());
+    check_opaque_echo(&c_registry());
+}
+
+fn check_failures(reg: &Registry) {
+    let err = run(reg, cc("always_fails", StatusReturning, b""), &[], f32s(1)).unwrap_err();
+    assert!(
+        err.contains("always_fails: the target reports an error"),
+        "{err}"
+    );
+    assert!(
+        err.contains("custom-call.0"),
+        "names the instruction: {err}"
+    );
+    // XLA keeps the message up to its first NUL.
+    let err = run(
+        reg,
+        cc(
+            "fail_with_opaque",
+            StatusReturningUnified,
+            b"first part\0second part",
+        ),
+        &[],
+        f32s(1),
+    )
+    .unwrap_err();
+    assert!(err.ends_with("failed: first part"), "{err}");
+}
+
+#[test]
+fn status_failure_with_message() {
+    check_failures(&statics());
+    check_failures(&c_registry());
+}
+
+#[test]
+fn status_c_functions_follow_xla() {
+    let mut s = XlaCustomCallStatus::new();
+    assert_eq!(s.failure(), None);
+    unsafe {
+        XlaCustomCallStatusSetFailure(&mut s, b"abc\0def".as_ptr() as *const c_char, 7);
+        assert_eq!(s.failure().as_deref(), Some("abc"));
+        XlaCustomCallStatusSetFailure(&mut s, b"abcdef".as_ptr() as *const c_char, 2);
+        assert_eq!(s.failure().as_deref(), Some("ab"));
+        XlaCustomCallStatusSetSuccess(&mut s);
+        assert!(s.is_success());
+        XlaCustomCallStatusSetFailure(std::ptr::null_mut(), b"x".as_ptr() as *const c_char, 1);
+    }
+}
+
+#[test]
+fn panicking_rust_targets_become_errors_and_the_process_survives() {
+    let reg = statics();
+    let err = run(&reg, cc("panics", StatusReturning, b""), &[], f32s(1)).unwrap_err();
+    assert!(
+        err.contains("panicked") && err.contains("panics: this target always panics"),
+        "{err}"
+    );
+    let err = run(&reg, cc("panics_original", Original, b""), &[], f32s(1)).unwrap_err();
+    assert!(
+        err.contains("panicked") && err.contains("panics_original: no status"),
+        "{err}"
+    );
+    let err = run(
+        &reg,
+        cc("panics_unwind", StatusReturningUnified, b""),
+        &[],
+        f32s(1),
+    )
+    .unwrap_err();
+    assert!(err.contains("panics_unwind: unwinding"), "{err}");
+    // Still alive and working.
+    check_seed(&reg);
+    assert_eq!(take_panic(), None);
+}
+
+#[test]
+fn missing_target_is_a_bind_error_with_suggestions_and_all_problems() {
+    let reg = statics();
+    let m = module(
+        &[f32s(4)],
+        &[
+            (cc("do_custom_cal", Original, b""), f32s(4)),
+            (cc("tuple_fm", StatusReturning, b""), f32s(4)),
+            (cc("do_custom_call_status", Original, b""), f32s(4)),
+            (cc("zzzzzzzzzzzz", Original, b""), f32s(4)),
+        ],
+    );
+    let err = reg.bind(&m, Platform::Host).unwrap_err();
+    assert_eq!(err.problems.len(), 4, "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("custom-call target \"do_custom_cal\" is not registered for platform Host"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean \"do_custom_call\""), "{text}");
+    assert!(text.contains("did you mean \"tuple_fma\""), "{text}");
+    assert!(text.contains("--plugin"), "{text}");
+    assert!(text.contains("instruction custom-call.0"), "{text}");
+    assert!(text.contains(
+        "target \"do_custom_call_status\" is registered as API_VERSION_STATUS_RETURNING but the custom call asks for API_VERSION_ORIGINAL"
+    ));
+    match &err.problems[3] {
+        BindProblem::Missing { suggestions, .. } => assert!(suggestions.is_empty()),
+        p => panic!("{p:?}"),
+    }
+    // A Host name bound for CUDA says where it is registered.
+    let m = module(&[], &[(cc("do_custom_call", Original, b""), f32s(4))]);
+    let text = reg.bind(&m, Platform::Cuda).unwrap_err().to_string();
+    assert!(
+        text.contains("not registered for platform CUDA (it is registered for Host)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn api_version_mismatch_for_rust_and_c_targets() {
+    for reg in [statics(), c_registry()] {
+        let m = module(&[], &[(cc("axpby", StatusReturning, b""), f32s(1))]);
+        let e = reg.bind(&m, Platform::Host).unwrap_err();
+        assert_eq!(
+            e.problems[0].to_string(),
+            "instruction custom-call.0: target \"axpby\" is registered as API_VERSION_STATUS_RETURNING_UNIFIED \
+             but the custom call asks for API_VERSION_STATUS_RETURNING"
+        );
+    }
+    // Typed FFI is reported, not called.
+    let m = module(
+        &[],
+        &[(cc("axpby", CustomCallApiVersion::TypedFfi, b""), f32s(1))],
+    );
+    let e = statics().bind(&m, Platform::Host).unwrap_err();
+    assert!(e.to_string().contains("API_VERSION_TYPED_FFI"), "{e}");
+}
+
+#[test]
+fn duplicate_registration() {
+    let reg = Registry::new();
+    reg.register_fn("t", Platform::Host, hlox_targets::do_custom_call)
+        .unwrap();
+    reg.register_fn("t", Platform::Host, hlox_targets::do_custom_call)
+        .unwrap(); // same function: no-op
+    let e = reg
+        .register_fn("t", Platform::Host, hlox_targets::panics_original)
+        .unwrap_err();
+    assert!(matches!(e, RegistryError::Duplicate { .. }), "{e}");
+    assert!(
+        e.to_string()
+            .contains("\"t\" is already registered for Host"),
+        "{e}"
+    );
+    // The first registration stands.
+    let (ops, want) = seed_operands();
+    assert_eq!(
+        run(&reg, cc("t", Original, b""), &ops, f32s(2048))
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap(),
+        want
+    );
+    // Same name on another platform is another key.
+    reg.register_fn("t", Platform::Cuda, cuda_recorder).unwrap();
+    // A Host function cannot be registered for CUDA.
+    let e = reg
+        .register_fn("u", Platform::Cuda, hlox_targets::do_custom_call)
+        .unwrap_err();
+    assert!(matches!(e, RegistryError::PlatformMismatch { .. }), "{e}");
+    // C functions: same pointer is a no-op, another pointer is an error.
+    let f = hlox_targets::inplace_add_one as *const c_void;
+    unsafe {
+        reg.register_c("c", Platform::Host, StatusReturning, f)
+            .unwrap();
+        reg.register_c("c", Platform::Host, StatusReturning, f)
+            .unwrap();
+        let other = hlox_targets::do_custom_call as *const c_void;
+        assert!(reg
+            .register_c("c", Platform::Host, StatusReturning, other)
+            .is_err());
+        assert!(reg
+            .register_c("n", Platform::Host, Original, std::ptr::null())
+            .is_err());
+    }
+    // Loading the same plugin twice re-registers identical functions: fine.
+    let r = c_registry();
+    r.load_library(hlox_targets::C_PLUGIN_WITH_REGISTRATION)
+        .unwrap();
+}
+
+#[test]
+fn plugin_errors_name_library_and_symbol() {
+    let reg = Registry::new();
+    let e = reg.load_library("/nonexistent/libnope.so").unwrap_err();
+    assert!(matches!(e, PluginError::Open { .. }));
+    assert!(e.to_string().contains("/nonexistent/libnope.so"), "{e}");
+
+    // Not a shared library at all.
+    let bogus = std::env::temp_dir().join(format!("hlox-ffi-bogus-{}.so", std::process::id()));
+    std::fs::write(&bogus, b"not an ELF file").unwrap();
+    let e = reg.load_library(&bogus).unwrap_err();
+    assert!(
+        e.to_string().starts_with(&format!(
+            "cannot load custom-call library {}",
+            bogus.display()
+        )),
+        "{e}"
+    );
+    std::fs::remove_file(&bogus).ok();
+
+    // Bad registrations: all reported, nothing kept.
+    let bad = c_plugin(hlox_targets::C_PLUGIN_BAD_REGISTRATION);
+    let e = reg.load_library(bad).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains(bad) && text.contains("hlox_register_custom_call_targets"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"on_tpu\": unknown platform \"TPU\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"bad_version\": unknown api_version 7"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"null_fn\": the function pointer is null"),
+        "{text}"
+    );
+    assert!(reg.names(Platform::Host).is_empty());
+    assert!(reg.libraries().is_empty());
+
+    // A plain-symbol plugin without the requested symbol.
+    let sym = c_plugin(hlox_targets::C_PLUGIN_SYMBOLS_ONLY);
+    reg.load_library(sym).unwrap();
+    let m = module(
+        &[],
+        &[(cc("not_exported_anywhere", Original, b""), f32s(1))],
+    );
+    let text = reg.bind(&m, Platform::Host).unwrap_err().to_string();
+    assert!(
+        text.contains("no loaded library exports a symbol of that name"),
+        "{text}"
+    );
+    assert!(text.contains(sym), "names the library: {text}");
+}
+
+#[test]
+fn output_operand_aliasing_shares_one_buffer() {
+    for reg in [statics(), c_registry()] {
+        let x = Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
+        let mut call = cc("inplace_add_one", StatusReturning, b"");
+        call.output_operand_aliasing = vec![OutputOperandAlias {
+            output_index: vec![],
+            operand: 0,
+            operand_index: vec![],
+        }];
+        let out = run(&reg, call, std::slice::from_ref(&x), f32s(4)).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), vec![2.0, 3.0, 4.0, 5.0]);
+        // Without aliasing the target sees two buffers and says so.
+        let err = run(
+            &reg,
+            cc("inplace_add_one", StatusReturning, b""),
+            std::slice::from_ref(&x),
+            f32s(4),
+        )
+        .unwrap_err();
+        assert!(err.contains("not aliased"), "{err}");
+        // Aliasing an operand of another shape is an error, not a bad call.
+        let mut call = cc("inplace_add_one", StatusReturning, b"");
+        call.output_operand_aliasing = vec![OutputOperandAlias {
+            output_index: vec![],
+            operand: 0,
+            operand_index: vec![],
+        }];
+        let err = run(&reg, call, &[Literal::r1(&[1.0f32, 2.0])], f32s(4)).unwrap_err();
+        assert!(err.contains("aliases operand 0"), "{err}");
+    }
+}
+
+#[test]
+fn aliasing_into_tuple_elements() {
+    // Result element {1} aliases operand 0's element {1, 0}: tuple_fma's scratch
+    // then starts as b and is overwritten with b * c.
+    let reg = statics();
+    let b = [10.0f32, 20.0, 30.0, 40.0];
+    let c = [0.5f32, 0.25, 2.0, -1.0];
+    let operand = Literal::tuple(vec![
+        Literal::r1(&[0.0f32; 4]),
+        Literal::tuple(vec![Literal::r1(&b), Literal::r1(&c)]),
+    ]);
+    let mut call = cc("tuple_fma", StatusReturning, b"");
+    call.output_operand_aliasing = vec![OutputOperandAlias {
+        output_index: vec![1],
+        operand: 0,
+        operand_index: vec![1, 0],
+    }];
+    let out = run(&reg, call, &[operand], Shape::tuple(vec![f32s(4), f32s(4)])).unwrap();
+    let scratch: Vec<f32> = (0..4).map(|i| b[i] * c[i]).collect();
+    assert_eq!(
+        out.tuple_elements().unwrap()[0].to_vec::<f32>().unwrap(),
+        scratch
+    );
+}
+
+#[test]
+fn operand_layout_constraints_relayout_operands() {
+    // A column-major f32[2,3] operand is handed over row-major when the call
+    // constrains it so; opaque_echo is not needed: axpby reads flat buffers.
+    let reg = statics();
+    let x = Literal::r2(&[&[1.0f32, 2.0, 3.0], &[4.0, 5.0, 6.0]]).unwrap();
+    let col = Literal::Array(x.as_array().unwrap().relayout(hlox_hlo::Layout {
+        minor_to_major: vec![0, 1],
+    }));
+    let zero = Literal::r2(&[&[0.0f32; 3], &[0.0; 3]]).unwrap();
+    let opaque = encode_opaque(&AxpbyOpaque {
+        alpha: 1.0,
+        beta: 0.0,
+        n: 6,
+    })
+    .unwrap();
+    let shape = Shape::array(ElementType::F32, vec![2, 3]);
+    let mut call = cc("axpby", StatusReturningUnified, &opaque);
+    call.operand_layout_constraints = Some(vec![shape.clone(), shape.clone()]);
+    let out = run(&reg, call, &[col.clone(), zero.clone()], shape.clone()).unwrap();
+    assert_eq!(
+        out.as_array().unwrap().bytes(),
+        x.as_array().unwrap().bytes()
+    );
+    // Without the constraint the target sees the column-major bytes.
+    let out = run(
+        &reg,
+        cc("axpby", StatusReturningUnified, &opaque),
+        &[col.clone(), zero],
+        shape,
+    )
+    .unwrap();
+    assert_eq!(
+        out.as_array().unwrap().bytes(),
+        col.as_array().unwrap().bytes()
+    );
+}
+
+// ---- CUDA conventions (recorded and bound; called here with host pointers) ----
+
+/// (stream, buffers, opaque) of each recorded call.
+type Seen = Vec<(usize, Vec<usize>, Vec<u8>)>;
+static CUDA_SEEN: Mutex<Seen> = Mutex::new(Vec::new());
+
+fn cuda_recorder(
+    stream: CUstream,
+    buffers: *mut *mut c_void,
+    opaque: *const c_char,
+    opaque_len: usize,
+) {
+    let bufs = unsafe { std::slice::from_raw_parts(buffers, 6) }
+        .iter()
+        .map(|p| *p as usize)
+        .collect();
+    let op = unsafe { opaque_bytes(opaque, opaque_len) }.to_vec();
+    CUDA_SEEN.lock().unwrap().push((stream as usize, bufs, op));
+}
+
+fn cuda_status(
+    _s: CUstream,
+    _b: *mut *mut c_void,
+    opaque: *const c_char,
+    len: usize,
+    status: *mut XlaCustomCallStatus,
+) {
+    unsafe { XlaCustomCallStatusSetFailure(status, opaque, len) };
+}
+
+#[test]
+fn cuda_targets_register_bind_and_flatten_buffers_in_pre_order() {
+    let reg = Registry::new();
+    reg.register_fn("rec", Platform::Cuda, cuda_recorder)
+        .unwrap();
+    reg.register_fn("st", Platform::Cuda, cuda_status).unwrap();
+    assert_eq!(
+        reg.lookup("rec", Platform::Cuda).unwrap().signature,
+        Some(Signature::CUDA_ORIGINAL)
+    );
+
+    // The guide's example: p0 = (f32[32], (f32[64], f32[128]), f32[256]); out = (f32[512], f32[1024]).
+    let p0 = Shape::tuple(vec![
+        f32s(32),
+        Shape::tuple(vec![f32s(64), f32s(128)]),
+        f32s(256),
+    ]);
+    let out = Shape::tuple(vec![f32s(512), f32s(1024)]);
+    let order = cuda_buffer_order(std::slice::from_ref(&p0), &out);
+    let got: Vec<(BufferRole, Vec<i64>, i64)> = order
+        .iter()
+        .map(|b| {
+            (
+                b.role.clone(),
+                b.index.clone(),
+                b.shape.as_ref().unwrap().dims[0],
+            )
+        })
+        .collect();
+    use BufferRole::*;
+    assert_eq!(
+        got,
+        vec![
+            (Operand(0), vec![0], 32),
+            (Operand(0), vec![1, 0], 64),
+            (Operand(0), vec![1, 1], 128),
+            (Operand(0), vec![2], 256),
+            (Result, vec![0], 512),
+            (Result, vec![1], 1024),
+        ]
+    );
+
+    // Bind for CUDA; a status-returning CUDA function serves both status versions.
+    let m = module(
+        &[p0],
+        &[
+            (cc("rec", Original, b"k\0v"), out.clone()),
+            (
+                cc("st", StatusReturningUnified, b"gpu says no"),
+                out.clone(),
+            ),
+            (cc("st", StatusReturning, b"x"), out),
+        ],
+    );
+    let bound = reg.bind(&m, Platform::Cuda).unwrap();
+    assert_eq!(bound.len(), 2);
+    let mut fake: Vec<*mut c_void> = (1..=6).map(|i| (i * 0x100) as *mut c_void).collect();
+    unsafe {
+        invoke_cuda(
+            bound.get("rec").unwrap(),
+            &cc("rec", Original, b"k\0v"),
+            0x42 as CUstream,
+            &mut fake,
+        )
+        .unwrap();
+        let e = invoke_cuda(
+            bound.get("st").unwrap(),
+            &cc("st", StatusReturningUnified, b"gpu says no"),
+            std::ptr::null_mut(),
+            &mut fake,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "custom-call target \"st\" failed: gpu says no"
+        );
+    }
+    let seen = CUDA_SEEN.lock().unwrap();
+    assert_eq!(
+        seen[0],
+        (
+            0x42,
+            vec![0x100, 0x200, 0x300, 0x400, 0x500, 0x600],
+            b"k\0v".to_vec()
+        )
+    );
+    // CUDA targets are not callable on the host.
+    let e = HostCustomCalls::new(bound);
+    let inst = m.entry_computation().root_inst();
+    assert!(e
+        .call(inst, inst.op.as_custom_call().unwrap(), &[])
+        .unwrap_err()
+        .contains("bound for CUDA"));
+}
+
+#[test]
+fn platform_names() {
+    for s in ["Host", "host", "cpu", "CPU"] {
+        assert_eq!(Platform::parse(s), Some(Platform::Host));
+    }
+    for s in ["CUDA", "cuda", "gpu", "GPU"] {
+        assert_eq!(Platform::parse(s), Some(Platform::Cuda));
+    }
+    assert_eq!(Platform::parse("TPU"), None);
+    assert_eq!(Platform::parse("HOST"), None);
+}
+
+#[test]
+fn opaque_round_trip_and_errors() {
+    let v = AxpbyOpaque {
+        alpha: 1.5,
+        beta: -2.0,
+        n: 300,
+    };
+    let bytes = encode_opaque(&v).unwrap();
+    // f32 little-endian, then the u64 as a varint: what the C axpby decodes.
+    assert_eq!(&bytes[..4], &1.5f32.to_le_bytes());
+    assert_eq!(&bytes[8..], &[0xac, 0x02]);
+    assert_eq!(decode_opaque::<AxpbyOpaque>(&bytes).unwrap(), v);
+    let mut long = bytes.clone();
+    long.push(0);
+    assert!(decode_opaque::<AxpbyOpaque>(&long)
+        .unwrap_err()
+        .to_string()
+        .contains("trailing"));
+    assert!(decode_opaque::<AxpbyOpaque>(&bytes[..3]).is_err());
+}
+
+#[test]
+fn the_test_binary_exports_the_status_functions() {
+    // What a plain C plugin relies on: the two symbols in this process's
+    // dynamic symbol table (dlsym on the main program).
+    let this = libloading::os::unix::Library::this();
+    for name in [
+        "XlaCustomCallStatusSetSuccess",
+        "XlaCustomCallStatusSetFailure",
+    ] {
+        let s = unsafe { this.get::<*mut c_void>(name) };
+        assert!(
+            s.is_ok(),
+            "{name} is not exported by the executable: link with --export-dynamic-symbol"
+        );
+    }
+}
+
+#[test]
+fn rust_cdylib_is_a_plugin_too() {
+    // target/<profile>/deps/ffi-<hash> -> target/<profile>/libhlox_targets.so
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap();
+    let so = [
+        dir.join("libhlox_targets.so"),
+        dir.parent().unwrap().join("libhlox_targets.so"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+    .expect("cargo builds hlox-targets' cdylib next to the test binary");
+    let reg = Registry::new();
+    reg.load_library(&so).unwrap();
+    let t = reg
+        .lookup("do_custom_call_unified", Platform::Host)
+        .unwrap();
+    assert!(matches!(t.origin, Origin::Plugin(_)));
+    let linked_in = statics()
+        .lookup("do_custom_call_unified", Platform::Host)
+        .unwrap();
+    assert_ne!(
+        t.func.addr(),
+        linked_in.func.addr(),
+        "the plugin's own trampoline, not the test binary's"
+    );
+    check_seed(&reg);
+    check_failures(&reg);
+    let err = run(&reg, cc("panics", StatusReturning, b""), &[], f32s(1)).unwrap_err();
+    assert!(err.contains("panics: this target always panics"), "{err}");
+}
