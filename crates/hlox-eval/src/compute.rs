@@ -143,13 +143,16 @@ fn wrap_u(x: u64, w: u32, pred: bool) -> u64 {
     }
 }
 
+/// Produces (input index, accumulator index) pairs by calling its argument.
+type PairSource<'a> = dyn FnMut(&mut dyn FnMut(usize, usize)) + 'a;
+
 /// acc[o] = f(acc[o], x[i]) for each (i, o) pair produced by `pairs`, in the domain of `ty`.
 fn fast_accumulate(
     f: Fast,
     ty: ElementType,
     acc: &mut Vals,
     x: &Vals,
-    pairs: &mut dyn FnMut(&mut dyn FnMut(usize, usize)),
+    pairs: &mut PairSource,
 ) -> FR<()> {
     let w = int_width(ty);
     let pred = ty == ElementType::Pred;
@@ -401,6 +404,7 @@ struct ConvGeom<'a> {
     bgc: i64,
 }
 
+#[allow(clippy::needless_range_loop)]
 fn conv_run<T: Num>(g: &ConvGeom, l: &[T], r: &[T], out: &ArrayShape) -> Vec<T> {
     let dn = g.dn;
     let nsp = dn.input_spatial_dimensions.len();
@@ -686,7 +690,7 @@ pub(crate) fn reduce(
             };
             let x = decode(inputs[0]);
             fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
-                for_each_offset(&in_dims, &strides, |i, o| g(i, o))
+                for_each_offset(&in_dims, &strides, &mut *g)
             })?;
             return Ok(vec![encode(&acc, tys[0], &out_dims)]);
         }
@@ -1369,8 +1373,7 @@ pub(crate) fn sort(ops: &[&ArrayLiteral], dim: i64, f: &Func) -> FR<Vec<ArrayLit
                 } else {
                     (pos[a], pos[b])
                 };
-                let (xa, ya) = (pick(kv, x), pick(kv, y));
-                Ok(compare_vals(*dir, *ct, xa, ya, ty)?[0] != 0)
+                compare_one(*dir, *ct, kv, x, y, ty)
             })
         } else {
             merge_sort(&mut perm, &mut |a, b| {
@@ -1405,13 +1408,52 @@ pub(crate) fn sort(ops: &[&ArrayLiteral], dim: i64, f: &Func) -> FR<Vec<ArrayLit
         .collect()
 }
 
-fn pick(v: &Vals, i: usize) -> Vals {
-    match v {
-        Vals::S(x) => Vals::S(vec![x[i]]),
-        Vals::U(x) => Vals::U(vec![x[i]]),
-        Vals::F(x) => Vals::F(vec![x[i]]),
-        Vals::D(x) => Vals::D(vec![x[i]]),
+/// compare(v[x], v[y]) without allocating.
+fn compare_one(
+    dir: ComparisonDirection,
+    ct: ComparisonType,
+    v: &Vals,
+    x: usize,
+    y: usize,
+    ty: ElementType,
+) -> FR<bool> {
+    use std::cmp::Ordering;
+    use ComparisonDirection::*;
+    fn res(dir: ComparisonDirection, o: Option<Ordering>) -> bool {
+        match (dir, o) {
+            (Ne, None) => true,
+            (_, None) => false,
+            (Eq, Some(o)) => o == Ordering::Equal,
+            (Ne, Some(o)) => o != Ordering::Equal,
+            (Ge, Some(o)) => o != Ordering::Less,
+            (Gt, Some(o)) => o == Ordering::Greater,
+            (Le, Some(o)) => o != Ordering::Greater,
+            (Lt, Some(o)) => o == Ordering::Less,
+        }
     }
+    use crate::elementwise::Fp;
+    let w = int_width(ty);
+    let o = match v {
+        Vals::S(a) if ct == ComparisonType::Unsigned => {
+            let m = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+            (a[x] as u64 & m).partial_cmp(&(a[y] as u64 & m))
+        }
+        Vals::S(a) => a[x].partial_cmp(&a[y]),
+        Vals::U(a) if ct == ComparisonType::Signed => {
+            let r = compare_vals(dir, ct, Vals::U(vec![a[x]]), Vals::U(vec![a[y]]), ty)?;
+            return Ok(r[0] != 0);
+        }
+        Vals::U(a) => a[x].partial_cmp(&a[y]),
+        Vals::F(a) if ct == ComparisonType::TotalOrder => {
+            a[x].total_key().partial_cmp(&a[y].total_key())
+        }
+        Vals::F(a) => a[x].partial_cmp(&a[y]),
+        Vals::D(a) if ct == ComparisonType::TotalOrder => {
+            a[x].total_key().partial_cmp(&a[y].total_key())
+        }
+        Vals::D(a) => a[x].partial_cmp(&a[y]),
+    };
+    Ok(res(dir, o))
 }
 
 fn fast_comparator(

@@ -285,13 +285,8 @@ pub(crate) fn bin_u(op: BinaryOp, a: u64, b: u64, w: u32, pred: bool) -> Option<
         Add => a.wrapping_add(b),
         Subtract => a.wrapping_sub(b),
         Multiply => a.wrapping_mul(b),
-        Divide => {
-            if b == 0 {
-                u64::MAX
-            } else {
-                a / b
-            }
-        }
+        // x / 0 = all ones.
+        Divide => a.checked_div(b).unwrap_or(u64::MAX),
         Remainder => {
             if b == 0 {
                 a
@@ -368,9 +363,7 @@ pub(crate) fn bin_f<T: Fp>(op: BinaryOp, a: T, b: T) -> Option<T> {
         Maximum => {
             if a.is_nan() {
                 a
-            } else if b.is_nan() {
-                b
-            } else if a < b {
+            } else if b.is_nan() || a < b {
                 b
             } else {
                 a
@@ -379,9 +372,7 @@ pub(crate) fn bin_f<T: Fp>(op: BinaryOp, a: T, b: T) -> Option<T> {
         Minimum => {
             if a.is_nan() {
                 a
-            } else if b.is_nan() {
-                b
-            } else if b < a {
+            } else if b.is_nan() || b < a {
                 b
             } else {
                 a

@@ -130,7 +130,7 @@ impl From<hlox_hlo::LiteralError> for Fail {
     }
 }
 
-const MAX_DEPTH: usize = 200;
+const MAX_DEPTH: usize = 64;
 
 /// Evaluate the module's entry computation on `args`.
 pub fn evaluate(
@@ -474,7 +474,7 @@ impl<'a> Interp<'a> {
             }
             Op::Reduce { dimensions } => {
                 let n = ops.len() / 2;
-                if ops.len() % 2 != 0 || n == 0 {
+                if ops.len() & 1 == 1 || n == 0 {
                     return Err(format!(
                         "expects N inputs and N init values, has {} operands",
                         ops.len()
@@ -491,7 +491,7 @@ impl<'a> Interp<'a> {
             }
             Op::ReduceWindow { window } => {
                 let n = ops.len() / 2;
-                if ops.len() % 2 != 0 || n == 0 {
+                if ops.len() & 1 == 1 || n == 0 {
                     return Err(format!(
                         "expects N inputs and N init values, has {} operands",
                         ops.len()
@@ -529,7 +529,7 @@ impl<'a> Interp<'a> {
                 lit(compute::gather(a(0)?, a(1)?, dnums, slice_sizes, out()?)?)
             }
             Op::Scatter { dnums, .. } => {
-                if ops.len() < 3 || ops.len() % 2 != 1 {
+                if ops.len() < 3 || ops.len() & 1 == 0 {
                     return Err(format!(
                         "expects N operands, indices and N updates, has {} operands",
                         ops.len()

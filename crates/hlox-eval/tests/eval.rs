@@ -1,6 +1,8 @@
 //! Tests of the reference evaluator: every opcode on real data, with
 //! hand-computed expectations (and a few values computed with JAX on CPU).
 
+#![allow(clippy::excessive_precision)]
+
 use half::{bf16, f16};
 use hlox_eval::{evaluate, CustomCallHandler, EvalError, NoCustomCalls};
 use hlox_hlo::*;
@@ -2255,7 +2257,12 @@ fn custom_calls_go_through_the_handler_with_declared_layouts() {
 #[test]
 fn custom_call_errors_name_instruction_and_target() {
     let x = lit::<f32>(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
-    let err = evaluate(&custom_call_module("double"), &[x.clone()], &NoCustomCalls).unwrap_err();
+    let err = evaluate(
+        &custom_call_module("double"),
+        std::slice::from_ref(&x),
+        &NoCustomCalls,
+    )
+    .unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, EvalError::CustomCall { .. }));
     assert!(
@@ -2466,4 +2473,123 @@ fn large_elementwise_ops_are_fast_enough() {
     let out = v::<f32>(&r);
     assert_eq!(out[12345], 24690.0);
     assert!(t.elapsed().as_secs() < 30, "took {:?}", t.elapsed());
+}
+
+// ------------------------------------------------------------------ JAX corpus
+
+fn corpus_literal(ty: ElementType, dims: &[i64], text: &str) -> Literal {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    let f = |t: &&str| t.parse::<f64>().unwrap();
+    let i = |t: &&str| t.parse::<i128>().unwrap();
+    match ty {
+        Pred => lit(dims, &toks.iter().map(|t| *t == "1").collect::<Vec<_>>()),
+        S8 => lit(dims, &toks.iter().map(|t| i(t) as i8).collect::<Vec<_>>()),
+        S16 => lit(dims, &toks.iter().map(|t| i(t) as i16).collect::<Vec<_>>()),
+        S32 => lit(dims, &toks.iter().map(|t| i(t) as i32).collect::<Vec<_>>()),
+        S64 => lit(dims, &toks.iter().map(|t| i(t) as i64).collect::<Vec<_>>()),
+        U8 => lit(dims, &toks.iter().map(|t| i(t) as u8).collect::<Vec<_>>()),
+        U16 => lit(dims, &toks.iter().map(|t| i(t) as u16).collect::<Vec<_>>()),
+        U32 => lit(dims, &toks.iter().map(|t| i(t) as u32).collect::<Vec<_>>()),
+        U64 => lit(dims, &toks.iter().map(|t| i(t) as u64).collect::<Vec<_>>()),
+        F16 => lit(
+            dims,
+            &toks.iter().map(|t| f16::from_f64(f(t))).collect::<Vec<_>>(),
+        ),
+        Bf16 => lit(
+            dims,
+            &toks
+                .iter()
+                .map(|t| bf16::from_f64(f(t)))
+                .collect::<Vec<_>>(),
+        ),
+        F32 => lit(dims, &toks.iter().map(|t| f(t) as f32).collect::<Vec<_>>()),
+        F64 => lit(dims, &toks.iter().map(f).collect::<Vec<_>>()),
+    }
+}
+
+/// Every element of an array literal as f64 (exact for all integers used here).
+fn as_f64s(l: &Literal) -> Vec<f64> {
+    let a = l.as_array().unwrap();
+    match a.ty() {
+        Pred => v::<bool>(l).into_iter().map(|x| x as u8 as f64).collect(),
+        S8 => v::<i8>(l).into_iter().map(|x| x as f64).collect(),
+        S16 => v::<i16>(l).into_iter().map(|x| x as f64).collect(),
+        S32 => v::<i32>(l).into_iter().map(|x| x as f64).collect(),
+        S64 => v::<i64>(l).into_iter().map(|x| x as f64).collect(),
+        U8 => v::<u8>(l).into_iter().map(|x| x as f64).collect(),
+        U16 => v::<u16>(l).into_iter().map(|x| x as f64).collect(),
+        U32 => v::<u32>(l).into_iter().map(|x| x as f64).collect(),
+        U64 => v::<u64>(l).into_iter().map(|x| x as f64).collect(),
+        F16 => v::<f16>(l).into_iter().map(|x| x.to_f64()).collect(),
+        Bf16 => v::<bf16>(l).into_iter().map(|x| x.to_f64()).collect(),
+        F32 => v::<f32>(l).into_iter().map(|x| x as f64).collect(),
+        F64 => v::<f64>(l),
+    }
+}
+
+fn parse_section_header(h: &str) -> (ElementType, Vec<i64>) {
+    // "f32 [2,3]"
+    let (ty, dims) = h.split_once(' ').unwrap();
+    let dims = dims.trim().trim_start_matches('[').trim_end_matches(']');
+    let dims: Vec<i64> = if dims.is_empty() {
+        vec![]
+    } else {
+        dims.split(',').map(|d| d.trim().parse().unwrap()).collect()
+    };
+    (ElementType::from_name(ty).unwrap(), dims)
+}
+
+#[test]
+fn jax_corpus_matches_jax_on_cpu() {
+    let src = include_str!("data/jax_cases.txt");
+    let mut checked = 0;
+    for case in src.split("=== ").skip(1) {
+        let (header, rest) = case.split_once('\n').unwrap();
+        let (name, tol) = header.split_once(" tol=").unwrap();
+        let tol: f64 = tol.trim().parse().unwrap();
+        let mut sections = rest.split("--- ");
+        let hlo = sections.next().unwrap();
+        let module =
+            hlox_hlo::text::parse::parse_module(hlo).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut args = Vec::new();
+        let mut outs = Vec::new();
+        for s in sections {
+            let (h, body) = s.split_once('\n').unwrap();
+            let (kind, h) = h.split_once(' ').unwrap();
+            let (ty, dims) = parse_section_header(h);
+            let l = corpus_literal(ty, &dims, body);
+            if kind == "arg" {
+                args.push(l);
+            } else {
+                outs.push(l);
+            }
+        }
+        let got =
+            evaluate(&module, &args, &NoCustomCalls).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let leaves = got.leaves();
+        assert_eq!(leaves.len(), outs.len(), "{name}: number of results");
+        for (k, (g, want)) in leaves.iter().zip(&outs).enumerate() {
+            assert_eq!(
+                g.shape().element_type(),
+                want.shape().element_type(),
+                "{name} result {k}"
+            );
+            assert_eq!(
+                g.as_array().unwrap().dims(),
+                want.as_array().unwrap().dims(),
+                "{name} result {k}"
+            );
+            let (gv, wv) = (as_f64s(g), as_f64s(want));
+            for (j, (a, b)) in gv.iter().zip(&wv).enumerate() {
+                let ok =
+                    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= tol * (1.0 + b.abs());
+                assert!(
+                    ok,
+                    "{name} result {k} element {j}: evaluator {a}, JAX {b}\n{gv:?}\n{wv:?}"
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} cases");
 }
