@@ -1,0 +1,1520 @@
+//! Operations that compute over windows or call computations: dot,
+//! convolution, reduce, reduce-window, select-and-scatter, gather, scatter,
+//! sort, map.
+
+use crate::elementwise::{bin_f, bin_s, bin_u, compare_vals};
+use crate::value::{
+    arr, ashape_str, checked_count, decode, elem_count, encode, index_values, int_width,
+    row_major_strides, strided_copy, to_domain, try_for_each_index, Vals,
+};
+use crate::Fail;
+use half::{bf16, f16};
+use hlox_hlo::{
+    ArrayLiteral, ArrayShape, BinaryOp, ComparisonDirection, ComparisonType, Computation,
+    ConvDimensionNumbers, DotDimensionNumbers, ElementType, GatherDimensionNumbers, Literal, Op,
+    ScatterDimensionNumbers, Shape, Window,
+};
+
+type FR<T> = Result<T, Fail>;
+
+/// A called computation: how to run it, and the computation itself (for fast paths).
+pub(crate) struct Func<'a> {
+    pub call: &'a dyn Fn(Vec<Literal>) -> FR<Literal>,
+    pub comp: &'a Computation,
+}
+
+impl Func<'_> {
+    /// Run on scalars given as raw element bytes; returns one element's bytes per result.
+    fn apply_bytes(
+        &self,
+        args: &[(ElementType, &[u8])],
+        n_out: usize,
+        out_tys: &[ElementType],
+    ) -> FR<Vec<Vec<u8>>> {
+        let lits = args
+            .iter()
+            .map(|(t, b)| arr(*t, &[], b.to_vec()).map(Literal::Array))
+            .collect::<Result<Vec<_>, _>>()?;
+        let r = (self.call)(lits)?;
+        let leaves: Vec<&Literal> = match &r {
+            Literal::Tuple(t) => t.iter().collect(),
+            l => vec![l],
+        };
+        if leaves.len() != n_out {
+            return Err(format!(
+                "computation `{}` returned {} values, expected {n_out}",
+                self.comp.name,
+                leaves.len()
+            )
+            .into());
+        }
+        let mut out = Vec::with_capacity(n_out);
+        for (l, &t) in leaves.iter().zip(out_tys) {
+            let a = l.as_array().map_err(|e| e.to_string())?;
+            if a.ty() != t || a.element_count() != 1 {
+                return Err(format!(
+                    "computation `{}` returned {}, expected a {t} scalar",
+                    self.comp.name,
+                    ashape_str(a.shape())
+                )
+                .into());
+            }
+            out.push(a.bytes().to_vec());
+        }
+        Ok(out)
+    }
+
+    /// `Some` when this computation is `f(p0, p1) = p0 OP p1` (or swapped) or
+    /// returns one of its parameters, over scalars of `ty`.
+    fn fast_binary(&self, ty: ElementType) -> Option<Fast> {
+        let c = self.comp;
+        if c.params.len() != 2 {
+            return None;
+        }
+        let scalar = Shape::scalar(ty);
+        for &p in &c.params {
+            if !c.inst(p).shape.compatible(&scalar) {
+                return None;
+            }
+        }
+        let root = c.root_inst();
+        if !root.shape.compatible(&scalar) {
+            return None;
+        }
+        match &root.op {
+            Op::Parameter { .. } => {
+                let i = c.params.iter().position(|&p| p == c.root)?;
+                Some(Fast::Param(i))
+            }
+            Op::Binary(op) if root.operands.len() == 2 => {
+                let (a, b) = (root.operands[0], root.operands[1]);
+                if a == c.params[0] && b == c.params[1] {
+                    Some(Fast::Bin(*op, false))
+                } else if a == c.params[1] && b == c.params[0] {
+                    Some(Fast::Bin(*op, true))
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug)]
+enum Fast {
+    /// acc = acc OP x (or x OP acc when swapped)
+    Bin(BinaryOp, bool),
+    /// returns parameter i (0: acc, 1: x)
+    Param(usize),
+}
+
+fn ord<T>(swap: bool, a: T, b: T) -> (T, T) {
+    if swap {
+        (b, a)
+    } else {
+        (a, b)
+    }
+}
+
+fn round_f(ty: ElementType, x: f32) -> f32 {
+    match ty {
+        ElementType::F16 => f16::from_f32(x).to_f32(),
+        ElementType::Bf16 => bf16::from_f32(x).to_f32(),
+        _ => x,
+    }
+}
+
+fn wrap_s(x: i64, w: u32) -> i64 {
+    if w >= 64 {
+        x
+    } else {
+        ((x as u64) << (64 - w)) as i64 >> (64 - w)
+    }
+}
+
+fn wrap_u(x: u64, w: u32, pred: bool) -> u64 {
+    if pred {
+        (x != 0) as u64
+    } else if w >= 64 {
+        x
+    } else {
+        x & ((1u64 << w) - 1)
+    }
+}
+
+/// Produces (input index, accumulator index) pairs by calling its argument.
+type PairSource<'a> = dyn FnMut(&mut dyn FnMut(usize, usize)) + 'a;
+
+/// acc[o] = f(acc[o], x[i]) for each (i, o) pair produced by `pairs`, in the domain of `ty`.
+fn fast_accumulate(
+    f: Fast,
+    ty: ElementType,
+    acc: &mut Vals,
+    x: &Vals,
+    pairs: &mut PairSource,
+) -> FR<()> {
+    let w = int_width(ty);
+    let pred = ty == ElementType::Pred;
+    let err = || Fail::from(format!("reducer op is not defined for {ty}"));
+    match f {
+        Fast::Param(0) => return Ok(()),
+        Fast::Param(_) => {
+            match (acc, x) {
+                (Vals::S(a), Vals::S(x)) => pairs(&mut |i, o| a[o] = x[i]),
+                (Vals::U(a), Vals::U(x)) => pairs(&mut |i, o| a[o] = x[i]),
+                (Vals::F(a), Vals::F(x)) => pairs(&mut |i, o| a[o] = x[i]),
+                (Vals::D(a), Vals::D(x)) => pairs(&mut |i, o| a[o] = x[i]),
+                _ => return Err(err()),
+            }
+            return Ok(());
+        }
+        Fast::Bin(op, swap) => {
+            let mut bad = false;
+            match (acc, x) {
+                (Vals::S(a), Vals::S(x)) => pairs(&mut |i, o| {
+                    let (p, q) = ord(swap, a[o], x[i]);
+                    match bin_s(op, p, q, w) {
+                        Some(r) => a[o] = wrap_s(r, w),
+                        None => bad = true,
+                    }
+                }),
+                (Vals::U(a), Vals::U(x)) => pairs(&mut |i, o| {
+                    let (p, q) = ord(swap, a[o], x[i]);
+                    match bin_u(op, p, q, w, pred) {
+                        Some(r) => a[o] = wrap_u(r, w, pred),
+                        None => bad = true,
+                    }
+                }),
+                (Vals::F(a), Vals::F(x)) => pairs(&mut |i, o| {
+                    let (p, q) = ord(swap, a[o], x[i]);
+                    match bin_f(op, p, q) {
+                        Some(r) => a[o] = round_f(ty, r),
+                        None => bad = true,
+                    }
+                }),
+                (Vals::D(a), Vals::D(x)) => pairs(&mut |i, o| {
+                    let (p, q) = ord(swap, a[o], x[i]);
+                    match bin_f(op, p, q) {
+                        Some(r) => a[o] = r,
+                        None => bad = true,
+                    }
+                }),
+                _ => return Err(err()),
+            }
+            if bad {
+                return Err(err());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Calls `f(i, offset)` for each element `i` (row-major over `dims`) with
+/// `offset = sum(idx[d] * strides[d])`.
+fn for_each_offset(dims: &[i64], strides: &[usize], mut f: impl FnMut(usize, usize)) {
+    let n = elem_count(dims);
+    if n == 0 {
+        return;
+    }
+    let rank = dims.len();
+    let mut idx = vec![0i64; rank];
+    let mut off = 0usize;
+    for i in 0..n {
+        f(i, off);
+        let mut d = rank;
+        while d > 0 {
+            d -= 1;
+            idx[d] += 1;
+            off += strides[d];
+            if idx[d] < dims[d] {
+                break;
+            }
+            off -= strides[d] * dims[d] as usize;
+            idx[d] = 0;
+        }
+    }
+}
+
+// ---------------------------------------------------------------- dot
+
+trait Num: Copy {
+    fn zero() -> Self;
+    fn madd(self, a: Self, b: Self) -> Self;
+}
+impl Num for i64 {
+    fn zero() -> Self {
+        0
+    }
+    fn madd(self, a: Self, b: Self) -> Self {
+        self.wrapping_add(a.wrapping_mul(b))
+    }
+}
+impl Num for u64 {
+    fn zero() -> Self {
+        0
+    }
+    fn madd(self, a: Self, b: Self) -> Self {
+        self.wrapping_add(a.wrapping_mul(b))
+    }
+}
+impl Num for f32 {
+    fn zero() -> Self {
+        0.0
+    }
+    fn madd(self, a: Self, b: Self) -> Self {
+        self + a * b
+    }
+}
+impl Num for f64 {
+    fn zero() -> Self {
+        0.0
+    }
+    fn madd(self, a: Self, b: Self) -> Self {
+        self + a * b
+    }
+}
+
+fn check_dims_unique(dims: &[i64], rank: usize, what: &str) -> FR<Vec<usize>> {
+    let mut seen = vec![false; rank];
+    let mut out = Vec::with_capacity(dims.len());
+    for &d in dims {
+        if d < 0 || d as usize >= rank || seen[d as usize] {
+            return Err(format!("{what} {dims:?} are invalid for rank {rank}").into());
+        }
+        seen[d as usize] = true;
+        out.push(d as usize);
+    }
+    Ok(out)
+}
+
+/// Bytes of `a` transposed so that its dimensions come in `order`.
+fn permute(a: &ArrayLiteral, order: &[usize]) -> Vec<u8> {
+    let src = row_major_strides(a.dims());
+    let dims: Vec<i64> = order.iter().map(|&d| a.dims()[d]).collect();
+    let strides: Vec<i64> = order.iter().map(|&d| src[d] as i64).collect();
+    strided_copy(a.bytes(), a.ty().byte_size(), &dims, 0, &strides)
+}
+
+fn matmul<T: Num>(l: &[T], r: &[T], b: usize, m: usize, k: usize, n: usize) -> Vec<T> {
+    let mut out = vec![T::zero(); b * m * n];
+    for bi in 0..b {
+        for mi in 0..m {
+            let acc = &mut out[(bi * m + mi) * n..(bi * m + mi + 1) * n];
+            for ki in 0..k {
+                let a = l[(bi * m + mi) * k + ki];
+                let row = &r[(bi * k + ki) * n..(bi * k + ki + 1) * n];
+                for (o, &x) in acc.iter_mut().zip(row) {
+                    *o = o.madd(a, x);
+                }
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn dot(
+    l: &ArrayLiteral,
+    r: &ArrayLiteral,
+    dn: &DotDimensionNumbers,
+    out: &ArrayShape,
+) -> FR<ArrayLiteral> {
+    let (lr, rr) = (l.shape().rank(), r.shape().rank());
+    if dn.lhs_batch_dims.len() != dn.rhs_batch_dims.len()
+        || dn.lhs_contracting_dims.len() != dn.rhs_contracting_dims.len()
+    {
+        return Err("lhs and rhs batch/contracting dimension counts differ"
+            .to_string()
+            .into());
+    }
+    let mut lused: Vec<i64> = dn.lhs_batch_dims.clone();
+    lused.extend(&dn.lhs_contracting_dims);
+    let mut rused: Vec<i64> = dn.rhs_batch_dims.clone();
+    rused.extend(&dn.rhs_contracting_dims);
+    check_dims_unique(&lused, lr, "lhs batch+contracting dimensions")?;
+    check_dims_unique(&rused, rr, "rhs batch+contracting dimensions")?;
+    let lb: Vec<usize> = dn.lhs_batch_dims.iter().map(|&d| d as usize).collect();
+    let rb: Vec<usize> = dn.rhs_batch_dims.iter().map(|&d| d as usize).collect();
+    let lc: Vec<usize> = dn
+        .lhs_contracting_dims
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    let rc: Vec<usize> = dn
+        .rhs_contracting_dims
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    let lf: Vec<usize> = (0..lr)
+        .filter(|d| !lb.contains(d) && !lc.contains(d))
+        .collect();
+    let rf: Vec<usize> = (0..rr)
+        .filter(|d| !rb.contains(d) && !rc.contains(d))
+        .collect();
+    for (a, b) in lb.iter().zip(&rb).chain(lc.iter().zip(&rc)) {
+        if l.dims()[*a] != r.dims()[*b] {
+            return Err(format!(
+                "lhs dimension {a} (size {}) does not match rhs dimension {b} (size {})",
+                l.dims()[*a],
+                r.dims()[*b]
+            )
+            .into());
+        }
+    }
+    let size = |a: &ArrayLiteral, ds: &[usize]| {
+        ds.iter().map(|&d| a.dims()[d] as usize).product::<usize>()
+    };
+    let mut odims: Vec<i64> = lb.iter().map(|&d| l.dims()[d]).collect();
+    odims.extend(lf.iter().map(|&d| l.dims()[d]));
+    odims.extend(rf.iter().map(|&d| r.dims()[d]));
+    if odims != out.dims {
+        return Err(format!(
+            "dot result should have dimensions {odims:?}, declared {}",
+            ashape_str(out)
+        )
+        .into());
+    }
+    let (b, m, k, n) = (size(l, &lb), size(l, &lf), size(l, &lc), size(r, &rf));
+    let lorder: Vec<usize> = lb.iter().chain(&lf).chain(&lc).copied().collect();
+    let rorder: Vec<usize> = rb.iter().chain(&rc).chain(&rf).copied().collect();
+    let lt = arr(l.ty(), &[(b * m * k) as i64], permute(l, &lorder))?;
+    let rt = arr(r.ty(), &[(b * k * n) as i64], permute(r, &rorder))?;
+    let lv = to_domain(decode(&lt), out.ty, lt.dims());
+    let rv = to_domain(decode(&rt), out.ty, rt.dims());
+    let res = match (lv, rv) {
+        (Vals::S(x), Vals::S(y)) => Vals::S(matmul(&x, &y, b, m, k, n)),
+        (Vals::U(x), Vals::U(y)) => Vals::U(matmul(&x, &y, b, m, k, n)),
+        (Vals::F(x), Vals::F(y)) => Vals::F(matmul(&x, &y, b, m, k, n)),
+        (Vals::D(x), Vals::D(y)) => Vals::D(matmul(&x, &y, b, m, k, n)),
+        _ => return Err("dot operand domains differ".to_string().into()),
+    };
+    Ok(encode(&res, out.ty, &out.dims))
+}
+
+// ---------------------------------------------------------------- convolution
+
+struct ConvGeom<'a> {
+    dn: &'a ConvDimensionNumbers,
+    window: &'a Window,
+    ldims: Vec<i64>,
+    rdims: Vec<i64>,
+    lstr: Vec<usize>,
+    rstr: Vec<usize>,
+    fgc: i64,
+    bgc: i64,
+}
+
+#[allow(clippy::needless_range_loop)]
+fn conv_run<T: Num>(g: &ConvGeom, l: &[T], r: &[T], out: &ArrayShape) -> Vec<T> {
+    let dn = g.dn;
+    let nsp = dn.input_spatial_dimensions.len();
+    let in_z = g.ldims[dn.input_feature_dimension as usize];
+    let in_batch = g.ldims[dn.input_batch_dimension as usize];
+    let batch_group_size = in_batch / g.bgc;
+    let in_fg_size = in_z / g.fgc;
+    let out_z = g.rdims[dn.kernel_output_feature_dimension as usize];
+    let out_fg_size = out_z / g.fgc;
+    let depthwise_mult = out_z / g.bgc;
+    let wsizes: Vec<i64> = dn
+        .kernel_spatial_dimensions
+        .iter()
+        .map(|&d| g.rdims[d as usize])
+        .collect();
+    let mut res = Vec::with_capacity(elem_count(&out.dims));
+    crate::value::for_each_index(&out.dims, |o| {
+        let oz = o[dn.output_feature_dimension as usize];
+        let fg = oz / out_fg_size.max(1);
+        let bg = oz / depthwise_mult.max(1);
+        let mut acc = T::zero();
+        crate::value::for_each_index(&wsizes, |k| {
+            let mut loff = 0usize;
+            let mut roff = 0usize;
+            for s in 0..nsp {
+                let wd = &g.window.dims[s];
+                let isd = dn.input_spatial_dimensions[s] as usize;
+                let osd = dn.output_spatial_dimensions[s] as usize;
+                let und = o[osd] * wd.stride - wd.pad_lo + k[s] * wd.window_dilation;
+                if wd.base_dilation > 1 && und.rem_euclid(wd.base_dilation) != 0 {
+                    return;
+                }
+                let li = if wd.base_dilation > 1 {
+                    und.div_euclid(wd.base_dilation)
+                } else {
+                    und
+                };
+                if li < 0 || li >= g.ldims[isd] {
+                    return;
+                }
+                loff += li as usize * g.lstr[isd];
+                let ki = if wd.reversal {
+                    wd.size - 1 - k[s]
+                } else {
+                    k[s]
+                };
+                roff += ki as usize * g.rstr[dn.kernel_spatial_dimensions[s] as usize];
+            }
+            for riz in 0..in_fg_size {
+                let iz = fg * in_fg_size + riz;
+                let lb = o[dn.output_batch_dimension as usize] + bg * batch_group_size;
+                let li = loff
+                    + lb as usize * g.lstr[dn.input_batch_dimension as usize]
+                    + iz as usize * g.lstr[dn.input_feature_dimension as usize];
+                let ri = roff
+                    + oz as usize * g.rstr[dn.kernel_output_feature_dimension as usize]
+                    + riz as usize * g.rstr[dn.kernel_input_feature_dimension as usize];
+                acc = acc.madd(l[li], r[ri]);
+            }
+        });
+        res.push(acc);
+    });
+    res
+}
+
+pub(crate) fn convolution(
+    l: &ArrayLiteral,
+    r: &ArrayLiteral,
+    window: &Window,
+    dn: &ConvDimensionNumbers,
+    fgc: i64,
+    bgc: i64,
+    out: &ArrayShape,
+) -> FR<ArrayLiteral> {
+    let nsp = dn.input_spatial_dimensions.len();
+    let rank = nsp + 2;
+    if l.shape().rank() != rank || r.shape().rank() != rank || out.rank() != rank {
+        return Err(format!(
+            "convolution with {nsp} spatial dimensions needs rank-{rank} operands and result"
+        )
+        .into());
+    }
+    if dn.kernel_spatial_dimensions.len() != nsp
+        || dn.output_spatial_dimensions.len() != nsp
+        || window.dims.len() != nsp
+    {
+        return Err(
+            "convolution spatial dimension counts differ between input, kernel, output and window"
+                .to_string()
+                .into(),
+        );
+    }
+    let mut li: Vec<i64> = vec![dn.input_batch_dimension, dn.input_feature_dimension];
+    li.extend(&dn.input_spatial_dimensions);
+    let mut ki: Vec<i64> = vec![
+        dn.kernel_input_feature_dimension,
+        dn.kernel_output_feature_dimension,
+    ];
+    ki.extend(&dn.kernel_spatial_dimensions);
+    let mut oi: Vec<i64> = vec![dn.output_batch_dimension, dn.output_feature_dimension];
+    oi.extend(&dn.output_spatial_dimensions);
+    check_dims_unique(&li, rank, "input dimension numbers")?;
+    check_dims_unique(&ki, rank, "kernel dimension numbers")?;
+    check_dims_unique(&oi, rank, "output dimension numbers")?;
+    if fgc < 1 || bgc < 1 {
+        return Err(format!(
+            "feature_group_count ({fgc}) and batch_group_count ({bgc}) must be >= 1"
+        )
+        .into());
+    }
+    let ld = l.dims();
+    let rd = r.dims();
+    let in_z = ld[dn.input_feature_dimension as usize];
+    let in_b = ld[dn.input_batch_dimension as usize];
+    let k_in = rd[dn.kernel_input_feature_dimension as usize];
+    let k_out = rd[dn.kernel_output_feature_dimension as usize];
+    if in_z % fgc != 0
+        || in_z / fgc != k_in
+        || k_out % fgc != 0
+        || in_b % bgc != 0
+        || k_out % bgc != 0
+    {
+        return Err(format!(
+            "group counts do not fit: input features {in_z}, kernel input features {k_in}, kernel output features {k_out}, batch {in_b}, feature_group_count {fgc}, batch_group_count {bgc}"
+        )
+        .into());
+    }
+    // Expected output dims.
+    let mut exp = vec![0i64; rank];
+    exp[dn.output_batch_dimension as usize] = in_b / bgc;
+    exp[dn.output_feature_dimension as usize] = k_out;
+    for s in 0..nsp {
+        let w = &window.dims[s];
+        if w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1 {
+            return Err(
+                format!("window dimension {s} has a non-positive stride or dilation").into(),
+            );
+        }
+        let ksz = rd[dn.kernel_spatial_dimensions[s] as usize];
+        if w.size != ksz {
+            return Err(format!(
+                "window size {} differs from kernel spatial size {ksz} in dimension {s}",
+                w.size
+            )
+            .into());
+        }
+        let isz = ld[dn.input_spatial_dimensions[s] as usize];
+        let dil_in = if isz == 0 {
+            0
+        } else {
+            (isz - 1) * w.base_dilation + 1
+        };
+        let padded = dil_in + w.pad_lo + w.pad_hi;
+        let dil_k = if ksz == 0 {
+            0
+        } else {
+            (ksz - 1) * w.window_dilation + 1
+        };
+        exp[dn.output_spatial_dimensions[s] as usize] = if padded < dil_k {
+            0
+        } else {
+            (padded - dil_k) / w.stride + 1
+        };
+    }
+    if exp != out.dims {
+        return Err(format!(
+            "convolution result should have dimensions {exp:?}, declared {}",
+            ashape_str(out)
+        )
+        .into());
+    }
+    checked_count(&out.dims)?;
+    let g = ConvGeom {
+        dn,
+        window,
+        ldims: ld.to_vec(),
+        rdims: rd.to_vec(),
+        lstr: row_major_strides(ld),
+        rstr: row_major_strides(rd),
+        fgc,
+        bgc,
+    };
+    let lv = to_domain(decode(l), out.ty, ld);
+    let rv = to_domain(decode(r), out.ty, rd);
+    let res = match (lv, rv) {
+        (Vals::S(x), Vals::S(y)) => Vals::S(conv_run(&g, &x, &y, out)),
+        (Vals::U(x), Vals::U(y)) => Vals::U(conv_run(&g, &x, &y, out)),
+        (Vals::F(x), Vals::F(y)) => Vals::F(conv_run(&g, &x, &y, out)),
+        (Vals::D(x), Vals::D(y)) => Vals::D(conv_run(&g, &x, &y, out)),
+        _ => return Err("convolution operand domains differ".to_string().into()),
+    };
+    Ok(encode(&res, out.ty, &out.dims))
+}
+
+// ---------------------------------------------------------------- reduce
+
+fn check_variadic(inputs: &[&ArrayLiteral], inits: &[&ArrayLiteral]) -> FR<()> {
+    if inputs.is_empty() || inputs.len() != inits.len() {
+        return Err(format!(
+            "expected N inputs and N init values, got {} and {}",
+            inputs.len(),
+            inits.len()
+        )
+        .into());
+    }
+    for (i, (a, v)) in inputs.iter().zip(inits).enumerate() {
+        if a.dims() != inputs[0].dims() {
+            return Err(format!(
+                "input {i} has dimensions {:?}, input 0 has {:?}",
+                a.dims(),
+                inputs[0].dims()
+            )
+            .into());
+        }
+        if v.element_count() != 1 || !v.dims().is_empty() || v.ty() != a.ty() {
+            return Err(format!(
+                "init value {i} must be a {} scalar, got {}",
+                a.ty(),
+                ashape_str(v.shape())
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// General accumulation: acc[k][o] = f(acc..., x...) via the computation.
+fn general_step(
+    f: &Func,
+    tys: &[ElementType],
+    acc: &mut [Vec<u8>],
+    o: usize,
+    xs: &[&[u8]],
+) -> FR<()> {
+    let n = tys.len();
+    let mut args: Vec<(ElementType, &[u8])> = Vec::with_capacity(2 * n);
+    let mut acc_copies: Vec<Vec<u8>> = Vec::with_capacity(n);
+    for k in 0..n {
+        let esz = tys[k].byte_size();
+        acc_copies.push(acc[k][o * esz..(o + 1) * esz].to_vec());
+    }
+    for k in 0..n {
+        args.push((tys[k], &acc_copies[k]));
+    }
+    for k in 0..n {
+        args.push((tys[k], xs[k]));
+    }
+    let r = f.apply_bytes(&args, n, tys)?;
+    for k in 0..n {
+        let esz = tys[k].byte_size();
+        acc[k][o * esz..(o + 1) * esz].copy_from_slice(&r[k]);
+    }
+    Ok(())
+}
+
+pub(crate) fn reduce(
+    inputs: &[&ArrayLiteral],
+    inits: &[&ArrayLiteral],
+    dims: &[i64],
+    f: &Func,
+) -> FR<Vec<ArrayLiteral>> {
+    check_variadic(inputs, inits)?;
+    let in_dims = inputs[0].dims().to_vec();
+    let rank = in_dims.len();
+    let red = check_dims_unique(dims, rank, "reduce dimensions")?;
+    let keep: Vec<usize> = (0..rank).filter(|d| !red.contains(d)).collect();
+    let out_dims: Vec<i64> = keep.iter().map(|&d| in_dims[d]).collect();
+    let n_out = elem_count(&out_dims);
+    let ostr = row_major_strides(&out_dims);
+    let mut strides = vec![0usize; rank];
+    for (k, &d) in keep.iter().enumerate() {
+        strides[d] = ostr[k];
+    }
+    let tys: Vec<ElementType> = inputs.iter().map(|a| a.ty()).collect();
+    if inputs.len() == 1 {
+        if let Some(fast) = f.fast_binary(tys[0]) {
+            let init = decode(inits[0]);
+            let mut acc = match init {
+                Vals::S(v) => Vals::S(vec![v[0]; n_out]),
+                Vals::U(v) => Vals::U(vec![v[0]; n_out]),
+                Vals::F(v) => Vals::F(vec![v[0]; n_out]),
+                Vals::D(v) => Vals::D(vec![v[0]; n_out]),
+            };
+            let x = decode(inputs[0]);
+            fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
+                for_each_offset(&in_dims, &strides, &mut *g)
+            })?;
+            return Ok(vec![encode(&acc, tys[0], &out_dims)]);
+        }
+    }
+    let mut acc: Vec<Vec<u8>> = inits.iter().map(|v| v.bytes().repeat(n_out)).collect();
+    let mut pairs = Vec::new();
+    for_each_offset(&in_dims, &strides, |i, o| pairs.push((i, o)));
+    for (i, o) in pairs {
+        let xs: Vec<&[u8]> = inputs
+            .iter()
+            .map(|a| {
+                let esz = a.ty().byte_size();
+                &a.bytes()[i * esz..(i + 1) * esz]
+            })
+            .collect();
+        general_step(f, &tys, &mut acc, o, &xs)?;
+    }
+    acc.into_iter()
+        .zip(&tys)
+        .map(|(b, &t)| arr(t, &out_dims, b).map_err(Fail::from))
+        .collect()
+}
+
+// ---------------------------------------------------------------- reduce-window
+
+/// Output dims of a window over `in_dims` (with base dilation and padding).
+fn window_out_dims(in_dims: &[i64], w: &Window) -> FR<Vec<i64>> {
+    if w.dims.len() != in_dims.len() {
+        return Err(format!(
+            "window has {} dimensions, operand rank is {}",
+            w.dims.len(),
+            in_dims.len()
+        )
+        .into());
+    }
+    let mut out = Vec::new();
+    for (d, wd) in w.dims.iter().enumerate() {
+        if wd.stride < 1 || wd.base_dilation < 1 || wd.window_dilation < 1 || wd.size < 0 {
+            return Err(format!(
+                "window dimension {d} has a non-positive size, stride or dilation"
+            )
+            .into());
+        }
+        let n = in_dims[d];
+        let dil_in = if n == 0 {
+            0
+        } else {
+            (n - 1) * wd.base_dilation + 1
+        };
+        let padded = dil_in + wd.pad_lo + wd.pad_hi;
+        let dil_w = if wd.size == 0 {
+            0
+        } else {
+            (wd.size - 1) * wd.window_dilation + 1
+        };
+        out.push(if padded < dil_w {
+            0
+        } else {
+            (padded - dil_w) / wd.stride + 1
+        });
+    }
+    Ok(out)
+}
+
+/// Linear input indices inside the window at output position `o`, in window row-major order.
+fn window_elems(
+    o: &[i64],
+    w: &Window,
+    in_dims: &[i64],
+    in_str: &[usize],
+    wsizes: &[i64],
+    out: &mut Vec<usize>,
+) {
+    out.clear();
+    crate::value::for_each_index(wsizes, |k| {
+        let mut off = 0usize;
+        for d in 0..o.len() {
+            let wd = &w.dims[d];
+            let p = o[d] * wd.stride - wd.pad_lo + k[d] * wd.window_dilation;
+            if p.rem_euclid(wd.base_dilation) != 0 {
+                return;
+            }
+            let i = p.div_euclid(wd.base_dilation);
+            if i < 0 || i >= in_dims[d] {
+                return;
+            }
+            off += i as usize * in_str[d];
+        }
+        out.push(off);
+    });
+}
+
+pub(crate) fn reduce_window(
+    inputs: &[&ArrayLiteral],
+    inits: &[&ArrayLiteral],
+    w: &Window,
+    f: &Func,
+) -> FR<Vec<ArrayLiteral>> {
+    check_variadic(inputs, inits)?;
+    let in_dims = inputs[0].dims().to_vec();
+    let out_dims = window_out_dims(&in_dims, w)?;
+    let n_out = checked_count(&out_dims)?;
+    let in_str = row_major_strides(&in_dims);
+    let wsizes: Vec<i64> = w.dims.iter().map(|d| d.size).collect();
+    let tys: Vec<ElementType> = inputs.iter().map(|a| a.ty()).collect();
+    let mut elems = Vec::new();
+    if inputs.len() == 1 {
+        if let Some(fast) = f.fast_binary(tys[0]) {
+            let init = decode(inits[0]);
+            let mut acc = match init {
+                Vals::S(v) => Vals::S(vec![v[0]; n_out]),
+                Vals::U(v) => Vals::U(vec![v[0]; n_out]),
+                Vals::F(v) => Vals::F(vec![v[0]; n_out]),
+                Vals::D(v) => Vals::D(vec![v[0]; n_out]),
+            };
+            let x = decode(inputs[0]);
+            let mut o_lin = 0usize;
+            let mut res = Ok(());
+            crate::value::for_each_index(&out_dims, |o| {
+                window_elems(o, w, &in_dims, &in_str, &wsizes, &mut elems);
+                if res.is_ok() {
+                    let cur = o_lin;
+                    res = fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
+                        for &i in elems.iter() {
+                            g(i, cur)
+                        }
+                    });
+                }
+                o_lin += 1;
+            });
+            res?;
+            return Ok(vec![encode(&acc, tys[0], &out_dims)]);
+        }
+    }
+    let mut acc: Vec<Vec<u8>> = inits.iter().map(|v| v.bytes().repeat(n_out)).collect();
+    let mut o_lin = 0usize;
+    try_for_each_index(&out_dims, |o| {
+        window_elems(o, w, &in_dims, &in_str, &wsizes, &mut elems);
+        for &i in elems.iter() {
+            let xs: Vec<&[u8]> = inputs
+                .iter()
+                .map(|a| {
+                    let esz = a.ty().byte_size();
+                    &a.bytes()[i * esz..(i + 1) * esz]
+                })
+                .collect();
+            general_step(f, &tys, &mut acc, o_lin, &xs).map_err(fail_to_string)?;
+        }
+        o_lin += 1;
+        Ok(())
+    })
+    .map_err(Fail::Msg)?;
+    acc.into_iter()
+        .zip(&tys)
+        .map(|(b, &t)| arr(t, &out_dims, b).map_err(Fail::from))
+        .collect()
+}
+
+fn fail_to_string(f: Fail) -> String {
+    match f {
+        Fail::Msg(m) => m,
+        Fail::Eval(e) => e.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------- select-and-scatter
+
+pub(crate) fn select_and_scatter(
+    operand: &ArrayLiteral,
+    source: &ArrayLiteral,
+    init: &ArrayLiteral,
+    w: &Window,
+    select: &Func,
+    scatter: &Func,
+) -> FR<ArrayLiteral> {
+    let ty = operand.ty();
+    if init.ty() != source.ty() || init.element_count() != 1 {
+        return Err(format!("init value must be a {} scalar", source.ty()).into());
+    }
+    let in_dims = operand.dims().to_vec();
+    let out_dims = window_out_dims(&in_dims, w)?;
+    if out_dims != source.dims() {
+        return Err(format!(
+            "source has dimensions {:?}, the window gives {out_dims:?}",
+            source.dims()
+        )
+        .into());
+    }
+    let in_str = row_major_strides(&in_dims);
+    let wsizes: Vec<i64> = w.dims.iter().map(|d| d.size).collect();
+    let n = operand.element_count();
+    let sty = source.ty();
+    let ssz = sty.byte_size();
+    let esz = ty.byte_size();
+    let mut result: Vec<Vec<u8>> = vec![init.bytes().repeat(n)];
+    let mut elems = Vec::new();
+    let mut s_lin = 0usize;
+    let ob = operand.bytes();
+    try_for_each_index(&out_dims, |o| {
+        window_elems(o, w, &in_dims, &in_str, &wsizes, &mut elems);
+        let mut selected: Option<usize> = None;
+        for &i in elems.iter() {
+            match selected {
+                None => selected = Some(i),
+                Some(s) => {
+                    let r = select
+                        .apply_bytes(
+                            &[
+                                (ty, &ob[s * esz..(s + 1) * esz]),
+                                (ty, &ob[i * esz..(i + 1) * esz]),
+                            ],
+                            1,
+                            &[ElementType::Pred],
+                        )
+                        .map_err(fail_to_string)?;
+                    if r[0][0] == 0 {
+                        selected = Some(i);
+                    }
+                }
+            }
+        }
+        if let Some(s) = selected {
+            let src = &source.bytes()[s_lin * ssz..(s_lin + 1) * ssz];
+            general_step(scatter, &[sty], &mut result, s, &[src]).map_err(fail_to_string)?;
+        }
+        s_lin += 1;
+        Ok(())
+    })
+    .map_err(Fail::Msg)?;
+    Ok(arr(sty, &in_dims, result.pop().unwrap_or_default())?)
+}
+
+// ---------------------------------------------------------------- gather
+
+pub(crate) fn gather(
+    operand: &ArrayLiteral,
+    indices: &ArrayLiteral,
+    dn: &GatherDimensionNumbers,
+    slice_sizes: &[i64],
+    out: &ArrayShape,
+) -> FR<ArrayLiteral> {
+    let odims = operand.dims();
+    let orank = odims.len();
+    let idims = indices.dims();
+    let ivd = dn.index_vector_dim;
+    if ivd < 0 || ivd as usize > idims.len() {
+        return Err(format!(
+            "index_vector_dim {ivd} is out of range for indices of rank {}",
+            idims.len()
+        )
+        .into());
+    }
+    let ivd = ivd as usize;
+    let vec_len = if ivd == idims.len() {
+        1
+    } else {
+        idims[ivd] as usize
+    };
+    if dn.start_index_map.len() != vec_len {
+        return Err(format!(
+            "start_index_map has {} entries, index vectors have {vec_len}",
+            dn.start_index_map.len()
+        )
+        .into());
+    }
+    if slice_sizes.len() != orank {
+        return Err(format!(
+            "slice_sizes has {} entries for an operand of rank {orank}",
+            slice_sizes.len()
+        )
+        .into());
+    }
+    for (d, &s) in slice_sizes.iter().enumerate() {
+        if s < 0 || s > odims[d] {
+            return Err(format!(
+                "slice size {s} does not fit operand dimension {d} of size {}",
+                odims[d]
+            )
+            .into());
+        }
+    }
+    let sim = check_dims_unique(&dn.start_index_map, orank, "start_index_map")?;
+    let mut elided: Vec<i64> = dn.collapsed_slice_dims.clone();
+    elided.extend(&dn.operand_batching_dims);
+    let elided = check_dims_unique(
+        &elided,
+        orank,
+        "collapsed_slice_dims + operand_batching_dims",
+    )?;
+    for &d in &elided {
+        if slice_sizes[d] > 1 {
+            return Err(
+                format!("collapsed/batching dimension {d} must have slice size <= 1").into(),
+            );
+        }
+    }
+    let obd = &dn.operand_batching_dims;
+    let sbd = &dn.start_indices_batching_dims;
+    if obd.len() != sbd.len() {
+        return Err(
+            "operand_batching_dims and start_indices_batching_dims differ in length"
+                .to_string()
+                .into(),
+        );
+    }
+    let window_operand_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
+    let out_rank = out.rank();
+    let offset_dims = check_dims_unique(&dn.offset_dims, out_rank, "offset_dims")?;
+    if offset_dims.len() != window_operand_dims.len() {
+        return Err(format!(
+            "offset_dims has {} entries but {} operand dimensions are not collapsed",
+            offset_dims.len(),
+            window_operand_dims.len()
+        )
+        .into());
+    }
+    let batch_out_dims: Vec<usize> = (0..out_rank).filter(|d| !offset_dims.contains(d)).collect();
+    let idx_batch_dims: Vec<usize> = (0..idims.len()).filter(|&d| d != ivd).collect();
+    if batch_out_dims.len() != idx_batch_dims.len() {
+        return Err(format!(
+            "result has {} batch dimensions, indices have {}",
+            batch_out_dims.len(),
+            idx_batch_dims.len()
+        )
+        .into());
+    }
+    // Expected result dims.
+    for (k, &od) in batch_out_dims.iter().enumerate() {
+        if out.dims[od] != idims[idx_batch_dims[k]] {
+            return Err(format!(
+                "result {} does not match the gather batch dimensions of indices {:?}",
+                ashape_str(out),
+                idims
+            )
+            .into());
+        }
+    }
+    for (k, &od) in offset_dims.iter().enumerate() {
+        if out.dims[od] != slice_sizes[window_operand_dims[k]] {
+            return Err(format!(
+                "result {} does not match slice_sizes {slice_sizes:?}",
+                ashape_str(out)
+            )
+            .into());
+        }
+    }
+    // Operand batching dim -> position among the index batch dims.
+    let mut obatch_pos = Vec::new();
+    for (i, &od) in obd.iter().enumerate() {
+        let sd = sbd[i];
+        if sd < 0 || sd as usize >= idims.len() || sd as usize == ivd {
+            return Err(format!("start_indices_batching_dims entry {sd} is invalid").into());
+        }
+        let pos = idx_batch_dims
+            .iter()
+            .position(|&d| d == sd as usize)
+            .unwrap_or(0);
+        obatch_pos.push((od as usize, pos));
+    }
+    let iv = index_values(indices)?;
+    let istr = row_major_strides(idims);
+    let ostr = row_major_strides(odims);
+    let esz = operand.ty().byte_size();
+    let n = checked_count(&out.dims)?;
+    let mut bytes = Vec::with_capacity(n * esz);
+    let ob = operand.bytes();
+    let mut start = vec![0i64; orank];
+    crate::value::for_each_index(&out.dims, |o| {
+        // Batch index into the index array.
+        let mut ioff = 0usize;
+        for (k, &od) in batch_out_dims.iter().enumerate() {
+            ioff += o[od] as usize * istr[idx_batch_dims[k]];
+        }
+        start.iter_mut().for_each(|s| *s = 0);
+        for (k, &od) in sim.iter().enumerate() {
+            let v = if ivd == idims.len() {
+                iv[ioff]
+            } else {
+                iv[ioff + k * istr[ivd]]
+            };
+            start[od] = v.clamp(0, odims[od] - slice_sizes[od]);
+        }
+        for &(od, pos) in &obatch_pos {
+            start[od] = o[batch_out_dims[pos]];
+        }
+        let mut off = 0usize;
+        for d in 0..orank {
+            off += start[d] as usize * ostr[d];
+        }
+        for (k, &od) in offset_dims.iter().enumerate() {
+            off += o[od] as usize * ostr[window_operand_dims[k]];
+        }
+        bytes.extend_from_slice(&ob[off * esz..(off + 1) * esz]);
+    });
+    Ok(arr(out.ty, &out.dims, bytes)?)
+}
+
+// ---------------------------------------------------------------- scatter
+
+pub(crate) fn scatter(
+    operands: &[&ArrayLiteral],
+    indices: &ArrayLiteral,
+    updates: &[&ArrayLiteral],
+    dn: &ScatterDimensionNumbers,
+    f: &Func,
+) -> FR<Vec<ArrayLiteral>> {
+    if operands.is_empty() || operands.len() != updates.len() {
+        return Err(format!(
+            "scatter needs N operands and N updates, got {} and {}",
+            operands.len(),
+            updates.len()
+        )
+        .into());
+    }
+    let odims = operands[0].dims().to_vec();
+    let udims = updates[0].dims().to_vec();
+    for (k, (o, u)) in operands.iter().zip(updates).enumerate() {
+        if o.dims() != odims.as_slice() || u.dims() != udims.as_slice() || o.ty() != u.ty() {
+            return Err(format!("operand/update {k} shapes are inconsistent").into());
+        }
+    }
+    let orank = odims.len();
+    let idims = indices.dims();
+    let ivd = dn.index_vector_dim;
+    if ivd < 0 || ivd as usize > idims.len() {
+        return Err(format!(
+            "index_vector_dim {ivd} is out of range for indices of rank {}",
+            idims.len()
+        )
+        .into());
+    }
+    let ivd = ivd as usize;
+    let vec_len = if ivd == idims.len() {
+        1
+    } else {
+        idims[ivd] as usize
+    };
+    if dn.scatter_dims_to_operand_dims.len() != vec_len {
+        return Err(
+            "scatter_dims_to_operand_dims length differs from the index vector length"
+                .to_string()
+                .into(),
+        );
+    }
+    let sdod = check_dims_unique(
+        &dn.scatter_dims_to_operand_dims,
+        orank,
+        "scatter_dims_to_operand_dims",
+    )?;
+    let mut elided: Vec<i64> = dn.inserted_window_dims.clone();
+    elided.extend(&dn.input_batching_dims);
+    let elided = check_dims_unique(&elided, orank, "inserted_window_dims + input_batching_dims")?;
+    let window_operand_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
+    let uwd = check_dims_unique(&dn.update_window_dims, udims.len(), "update_window_dims")?;
+    if uwd.len() != window_operand_dims.len() {
+        return Err(
+            "update_window_dims does not match the operand's window dimensions"
+                .to_string()
+                .into(),
+        );
+    }
+    let scatter_upd_dims: Vec<usize> = (0..udims.len()).filter(|d| !uwd.contains(d)).collect();
+    let idx_batch_dims: Vec<usize> = (0..idims.len()).filter(|&d| d != ivd).collect();
+    if scatter_upd_dims.len() != idx_batch_dims.len() {
+        return Err("updates scatter dimensions do not match the indices"
+            .to_string()
+            .into());
+    }
+    for (k, &ud) in scatter_upd_dims.iter().enumerate() {
+        if udims[ud] != idims[idx_batch_dims[k]] {
+            return Err(format!(
+                "updates dimension {ud} (size {}) does not match indices dimension {}",
+                udims[ud], idx_batch_dims[k]
+            )
+            .into());
+        }
+    }
+    // Window size per operand dim.
+    let mut wsize = vec![1i64; orank];
+    for (k, &ud) in uwd.iter().enumerate() {
+        let od = window_operand_dims[k];
+        wsize[od] = udims[ud];
+        if udims[ud] > odims[od] {
+            return Err(format!(
+                "update window dimension {ud} is larger than operand dimension {od}"
+            )
+            .into());
+        }
+    }
+    let ibd = &dn.input_batching_dims;
+    let sibd = &dn.scatter_indices_batching_dims;
+    if ibd.len() != sibd.len() {
+        return Err(
+            "input_batching_dims and scatter_indices_batching_dims differ in length"
+                .to_string()
+                .into(),
+        );
+    }
+    let mut batch_pos = Vec::new();
+    for (i, &od) in ibd.iter().enumerate() {
+        let sd = sibd[i];
+        if sd < 0 || sd as usize >= idims.len() || sd as usize == ivd {
+            return Err(format!("scatter_indices_batching_dims entry {sd} is invalid").into());
+        }
+        let pos = idx_batch_dims
+            .iter()
+            .position(|&d| d == sd as usize)
+            .unwrap_or(0);
+        batch_pos.push((od as usize, pos));
+    }
+    let iv = index_values(indices)?;
+    let istr = row_major_strides(idims);
+    let ostr = row_major_strides(&odims);
+    let ustr = row_major_strides(&udims);
+    let scatter_dims: Vec<i64> = scatter_upd_dims.iter().map(|&d| udims[d]).collect();
+    let window_dims: Vec<i64> = uwd.iter().map(|&d| udims[d]).collect();
+    let tys: Vec<ElementType> = operands.iter().map(|o| o.ty()).collect();
+    let mut result: Vec<Vec<u8>> = operands.iter().map(|o| o.bytes().to_vec()).collect();
+    let fast = if operands.len() == 1 {
+        f.fast_binary(tys[0])
+    } else {
+        None
+    };
+    // (update linear index, operand linear index) pairs, in XLA's order.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut start = vec![0i64; orank];
+    crate::value::for_each_index(&scatter_dims, |s| {
+        let mut ioff = 0usize;
+        for (k, &v) in s.iter().enumerate() {
+            ioff += v as usize * istr[idx_batch_dims[k]];
+        }
+        start.iter_mut().for_each(|x| *x = 0);
+        for (k, &od) in sdod.iter().enumerate() {
+            start[od] = if ivd == idims.len() {
+                iv[ioff]
+            } else {
+                iv[ioff + k * istr[ivd]]
+            };
+        }
+        for &(od, pos) in &batch_pos {
+            start[od] = s[pos];
+        }
+        // Skip the whole window when it does not fit.
+        for d in 0..orank {
+            if start[d] < 0 || start[d] > odims[d] - wsize[d] {
+                return;
+            }
+        }
+        let base_u: usize = s
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| v as usize * ustr[scatter_upd_dims[k]])
+            .sum();
+        let base_o: usize = start
+            .iter()
+            .enumerate()
+            .map(|(d, &v)| v as usize * ostr[d])
+            .sum();
+        crate::value::for_each_index(&window_dims, |wi| {
+            let mut uo = base_u;
+            let mut oo = base_o;
+            for (k, &v) in wi.iter().enumerate() {
+                uo += v as usize * ustr[uwd[k]];
+                oo += v as usize * ostr[window_operand_dims[k]];
+            }
+            pairs.push((uo, oo));
+        });
+    });
+    if let Some(fast) = fast {
+        let mut acc = decode(operands[0]);
+        let x = decode(updates[0]);
+        fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
+            for &(u, o) in &pairs {
+                g(u, o)
+            }
+        })?;
+        return Ok(vec![encode(&acc, tys[0], &odims)]);
+    }
+    for (u, o) in pairs {
+        let xs: Vec<&[u8]> = updates
+            .iter()
+            .map(|a| {
+                let esz = a.ty().byte_size();
+                &a.bytes()[u * esz..(u + 1) * esz]
+            })
+            .collect();
+        general_step(f, &tys, &mut result, o, &xs)?;
+    }
+    result
+        .into_iter()
+        .zip(&tys)
+        .map(|(b, &t)| arr(t, &odims, b).map_err(Fail::from))
+        .collect()
+}
+
+// ---------------------------------------------------------------- sort
+
+/// Stable merge sort with a fallible strict-weak "less"; never panics on an
+/// inconsistent comparator.
+fn merge_sort(v: &mut Vec<usize>, less: &mut dyn FnMut(usize, usize) -> FR<bool>) -> FR<()> {
+    let n = v.len();
+    let mut buf = v.clone();
+    let mut width = 1;
+    while width < n {
+        let mut i = 0;
+        while i < n {
+            let mid = (i + width).min(n);
+            let end = (i + 2 * width).min(n);
+            let (mut a, mut b, mut k) = (i, mid, i);
+            while a < mid && b < end {
+                if less(v[b], v[a])? {
+                    buf[k] = v[b];
+                    b += 1;
+                } else {
+                    buf[k] = v[a];
+                    a += 1;
+                }
+                k += 1;
+            }
+            while a < mid {
+                buf[k] = v[a];
+                a += 1;
+                k += 1;
+            }
+            while b < end {
+                buf[k] = v[b];
+                b += 1;
+                k += 1;
+            }
+            i += 2 * width;
+        }
+        std::mem::swap(v, &mut buf);
+        width *= 2;
+    }
+    Ok(())
+}
+
+pub(crate) fn sort(ops: &[&ArrayLiteral], dim: i64, f: &Func) -> FR<Vec<ArrayLiteral>> {
+    if ops.is_empty() {
+        return Err("sort needs at least one operand".to_string().into());
+    }
+    let dims = ops[0].dims().to_vec();
+    for (k, o) in ops.iter().enumerate() {
+        if o.dims() != dims.as_slice() {
+            return Err(format!(
+                "sort operand {k} has dimensions {:?}, operand 0 has {dims:?}",
+                o.dims()
+            )
+            .into());
+        }
+    }
+    let rank = dims.len();
+    if dim < 0 || dim as usize >= rank {
+        return Err(format!("sort dimension {dim} is out of range for rank {rank}").into());
+    }
+    let d = dim as usize;
+    let strides = row_major_strides(&dims);
+    let len = dims[d] as usize;
+    let mut outer = dims.clone();
+    outer[d] = 1;
+    let tys: Vec<ElementType> = ops.iter().map(|o| o.ty()).collect();
+    // Fast comparator: root = compare(p[2k], p[2k+1]) (or swapped).
+    let fast = fast_comparator(f.comp, &tys);
+    let keyvals: Option<(usize, Vals, ComparisonDirection, ComparisonType, bool)> =
+        fast.map(|(k, dir, ct, swap)| (k, decode(ops[k]), dir, ct, swap));
+    let mut results: Vec<Vec<u8>> = ops.iter().map(|o| o.bytes().to_vec()).collect();
+    let mut err: FR<()> = Ok(());
+    crate::value::for_each_index(&outer, |o| {
+        if err.is_err() {
+            return;
+        }
+        let base: usize = o.iter().zip(&strides).map(|(&i, &s)| i as usize * s).sum();
+        let pos: Vec<usize> = (0..len).map(|i| base + i * strides[d]).collect();
+        let mut perm: Vec<usize> = (0..len).collect();
+        let r = if let Some((k, kv, dir, ct, swap)) = &keyvals {
+            let ty = tys[*k];
+            merge_sort(&mut perm, &mut |a, b| {
+                let (x, y) = if *swap {
+                    (pos[b], pos[a])
+                } else {
+                    (pos[a], pos[b])
+                };
+                compare_one(*dir, *ct, kv, x, y, ty)
+            })
+        } else {
+            merge_sort(&mut perm, &mut |a, b| {
+                let mut args: Vec<(ElementType, &[u8])> = Vec::with_capacity(2 * ops.len());
+                for (k, op) in ops.iter().enumerate() {
+                    let esz = tys[k].byte_size();
+                    args.push((tys[k], &op.bytes()[pos[a] * esz..(pos[a] + 1) * esz]));
+                    args.push((tys[k], &op.bytes()[pos[b] * esz..(pos[b] + 1) * esz]));
+                }
+                let r = f.apply_bytes(&args, 1, &[ElementType::Pred])?;
+                Ok(r[0][0] != 0)
+            })
+        };
+        if let Err(e) = r {
+            err = Err(e);
+            return;
+        }
+        for (k, op) in ops.iter().enumerate() {
+            let esz = tys[k].byte_size();
+            for (i, &p) in perm.iter().enumerate() {
+                let (dst, src) = (pos[i], pos[p]);
+                results[k][dst * esz..(dst + 1) * esz]
+                    .copy_from_slice(&op.bytes()[src * esz..(src + 1) * esz]);
+            }
+        }
+    });
+    err?;
+    results
+        .into_iter()
+        .zip(&tys)
+        .map(|(b, &t)| arr(t, &dims, b).map_err(Fail::from))
+        .collect()
+}
+
+/// compare(v[x], v[y]) without allocating.
+fn compare_one(
+    dir: ComparisonDirection,
+    ct: ComparisonType,
+    v: &Vals,
+    x: usize,
+    y: usize,
+    ty: ElementType,
+) -> FR<bool> {
+    use std::cmp::Ordering;
+    use ComparisonDirection::*;
+    fn res(dir: ComparisonDirection, o: Option<Ordering>) -> bool {
+        match (dir, o) {
+            (Ne, None) => true,
+            (_, None) => false,
+            (Eq, Some(o)) => o == Ordering::Equal,
+            (Ne, Some(o)) => o != Ordering::Equal,
+            (Ge, Some(o)) => o != Ordering::Less,
+            (Gt, Some(o)) => o == Ordering::Greater,
+            (Le, Some(o)) => o != Ordering::Greater,
+            (Lt, Some(o)) => o == Ordering::Less,
+        }
+    }
+    use crate::elementwise::Fp;
+    let w = int_width(ty);
+    let o = match v {
+        Vals::S(a) if ct == ComparisonType::Unsigned => {
+            let m = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+            (a[x] as u64 & m).partial_cmp(&(a[y] as u64 & m))
+        }
+        Vals::S(a) => a[x].partial_cmp(&a[y]),
+        Vals::U(a) if ct == ComparisonType::Signed => {
+            let r = compare_vals(dir, ct, Vals::U(vec![a[x]]), Vals::U(vec![a[y]]), ty)?;
+            return Ok(r[0] != 0);
+        }
+        Vals::U(a) => a[x].partial_cmp(&a[y]),
+        Vals::F(a) if ct == ComparisonType::TotalOrder => {
+            a[x].total_key().partial_cmp(&a[y].total_key())
+        }
+        Vals::F(a) => a[x].partial_cmp(&a[y]),
+        Vals::D(a) if ct == ComparisonType::TotalOrder => {
+            a[x].total_key().partial_cmp(&a[y].total_key())
+        }
+        Vals::D(a) => a[x].partial_cmp(&a[y]),
+    };
+    Ok(res(dir, o))
+}
+
+fn fast_comparator(
+    c: &Computation,
+    tys: &[ElementType],
+) -> Option<(usize, ComparisonDirection, ComparisonType, bool)> {
+    if c.params.len() != 2 * tys.len() {
+        return None;
+    }
+    for (i, &p) in c.params.iter().enumerate() {
+        if !c.inst(p).shape.compatible(&Shape::scalar(tys[i / 2])) {
+            return None;
+        }
+    }
+    let root = c.root_inst();
+    if let Op::Compare {
+        direction,
+        cmp_type,
+    } = &root.op
+    {
+        if root.operands.len() != 2 {
+            return None;
+        }
+        let a = c.params.iter().position(|&p| p == root.operands[0])?;
+        let b = c.params.iter().position(|&p| p == root.operands[1])?;
+        if a / 2 != b / 2 || a == b {
+            return None;
+        }
+        let k = a / 2;
+        let ct = cmp_type.unwrap_or_else(|| ComparisonType::default_for(tys[k]));
+        return Some((k, *direction, ct, a % 2 == 1));
+    }
+    None
+}
+
+// ---------------------------------------------------------------- map
+
+pub(crate) fn map(ops: &[&ArrayLiteral], f: &Func, out: &ArrayShape) -> FR<ArrayLiteral> {
+    for (k, o) in ops.iter().enumerate() {
+        if o.dims() != out.dims.as_slice() {
+            return Err(format!(
+                "map operand {k} has dimensions {:?}, result {}",
+                o.dims(),
+                ashape_str(out)
+            )
+            .into());
+        }
+    }
+    let n = checked_count(&out.dims)?;
+    let esz = out.ty.byte_size();
+    let mut bytes = Vec::with_capacity(n * esz);
+    for i in 0..n {
+        let args: Vec<(ElementType, &[u8])> = ops
+            .iter()
+            .map(|o| {
+                let s = o.ty().byte_size();
+                (o.ty(), &o.bytes()[i * s..(i + 1) * s])
+            })
+            .collect();
+        let r = f.apply_bytes(&args, 1, &[out.ty])?;
+        bytes.extend_from_slice(&r[0]);
+    }
+    Ok(arr(out.ty, &out.dims, bytes)?)
+}

@@ -1,0 +1,720 @@
+//! The reference evaluator of hlox: a plain interpreter of every opcode of
+//! the HLO IR ([`hlox_hlo::ir`]) with XLA's semantics.
+//!
+//! It is the oracle for the compiled backends' differential tests and for
+//! constant folding, so it favours clarity and exactness over speed (while
+//! staying linear where linear is obvious).
+//!
+//! - Integers wrap; integer division by zero gives -1 (signed) / all ones
+//!   (unsigned), `INT_MIN / -1 = INT_MIN`, remainder by zero gives the
+//!   dividend; shifts by at least the bit width give 0 (or the sign fill).
+//! - F16/BF16 are computed in f32 and rounded after every op; dot and
+//!   convolution accumulate F16/BF16 in f32 and integers in the type.
+//! - Float -> integer conversion saturates and maps NaN to 0.
+//! - `maximum`/`minimum`/`clamp` propagate NaN.
+//! - dynamic-slice / dynamic-update-slice / gather clamp start indices into
+//!   range; scatter skips update windows that do not fit.
+//! - rng-bit-generator implements XLA's Philox-4x32 (the CPU default) and
+//!   ThreeFry-2x32 expansions bit for bit.
+//!
+//! Literals carry layouts: arguments and constants may use any layout; the
+//! result comes back in the layout the root instruction declares; custom-call
+//! operands are handed over in their declared layouts.
+
+mod compute;
+mod elementwise;
+mod rng;
+mod structural;
+mod value;
+
+use compute::Func;
+use hlox_hlo::{
+    ArrayLiteral, ArrayShape, CompId, Computation, CustomCall, ElementType, EntityRef, Instruction,
+    Literal, Module, Op, Shape,
+};
+use std::cell::Cell;
+use value::{apply_layout, normalize, shape_str};
+
+/// Runs custom calls for the evaluator.
+pub trait CustomCallHandler {
+    /// Run custom call `inst` (a `custom-call` of computation `comp`) on
+    /// `operands`; return the result literal of shape `inst.shape`.
+    fn call(
+        &self,
+        inst: &Instruction,
+        call: &CustomCall,
+        operands: &[&Literal],
+    ) -> Result<Literal, String>;
+}
+
+/// A handler that knows no targets.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct NoCustomCalls;
+
+impl CustomCallHandler for NoCustomCalls {
+    fn call(
+        &self,
+        _inst: &Instruction,
+        call: &CustomCall,
+        _operands: &[&Literal],
+    ) -> Result<Literal, String> {
+        Err(format!(
+            "no custom-call handler: cannot run target {}; evaluate with a CustomCallHandler that registers it",
+            call.target
+        ))
+    }
+}
+
+/// What went wrong while evaluating, and where.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error("computation `{computation}` takes {expected} arguments but was given {actual}")]
+    ArgumentCount {
+        computation: String,
+        expected: usize,
+        actual: usize,
+    },
+    #[error(
+        "argument {index} of computation `{computation}` (parameter `{parameter}`) has shape {actual}, but the parameter is {expected}"
+    )]
+    ArgumentShape {
+        computation: String,
+        index: usize,
+        parameter: String,
+        expected: String,
+        actual: String,
+    },
+    #[error("in computation `{computation}`, instruction `{instruction}` ({opcode}): {message}")]
+    Instruction {
+        computation: String,
+        instruction: String,
+        opcode: &'static str,
+        message: String,
+    },
+    #[error("in computation `{computation}`, custom-call `{instruction}` to target `{target}` failed: {message}")]
+    CustomCall {
+        computation: String,
+        instruction: String,
+        target: String,
+        message: String,
+    },
+    #[error("computation id {0} does not exist in module `{1}`")]
+    NoSuchComputation(String, String),
+    #[error("computation `{0}` is nested more than {1} calls deep (a call cycle?)")]
+    TooDeep(String, usize),
+}
+
+/// Internal failure: a message to be attributed to the current instruction,
+/// or an already-located error from a called computation.
+#[derive(Debug)]
+pub(crate) enum Fail {
+    Msg(String),
+    Eval(Box<EvalError>),
+}
+
+impl From<String> for Fail {
+    fn from(s: String) -> Fail {
+        Fail::Msg(s)
+    }
+}
+
+impl From<EvalError> for Fail {
+    fn from(e: EvalError) -> Fail {
+        Fail::Eval(Box::new(e))
+    }
+}
+
+impl From<hlox_hlo::LiteralError> for Fail {
+    fn from(e: hlox_hlo::LiteralError) -> Fail {
+        Fail::Msg(e.to_string())
+    }
+}
+
+const MAX_DEPTH: usize = 64;
+
+/// Evaluate the module's entry computation on `args`.
+pub fn evaluate(
+    module: &Module,
+    args: &[Literal],
+    handler: &dyn CustomCallHandler,
+) -> Result<Literal, EvalError> {
+    evaluate_computation(module, module.entry, args, handler)
+}
+
+/// Evaluate computation `comp` of `module` on `args`. Arguments may use any
+/// layout; the result uses the layouts the root's shape declares.
+pub fn evaluate_computation(
+    module: &Module,
+    comp: CompId,
+    args: &[Literal],
+    handler: &dyn CustomCallHandler,
+) -> Result<Literal, EvalError> {
+    let c = module
+        .computations
+        .get(comp)
+        .ok_or_else(|| EvalError::NoSuchComputation(comp.to_string(), module.name.clone()))?;
+    let interp = Interp {
+        module,
+        handler,
+        depth: Cell::new(0),
+    };
+    let normalized: Vec<Literal> = args.iter().cloned().map(normalize).collect();
+    let r = interp.run(comp, normalized)?;
+    Ok(apply_layout(r, &c.root_inst().shape))
+}
+
+struct Interp<'a> {
+    module: &'a Module,
+    handler: &'a dyn CustomCallHandler,
+    depth: Cell<usize>,
+}
+
+fn count_uses(c: &Computation) -> Vec<usize> {
+    let mut uses = vec![0usize; c.instructions.len()];
+    for (_, inst) in c.instructions.iter() {
+        for &o in &inst.operands {
+            if let Some(u) = uses.get_mut(o.index()) {
+                *u += 1;
+            }
+        }
+    }
+    uses
+}
+
+impl<'a> Interp<'a> {
+    fn comp(&self, id: CompId) -> Result<&'a Computation, EvalError> {
+        self.module
+            .computations
+            .get(id)
+            .ok_or_else(|| EvalError::NoSuchComputation(id.to_string(), self.module.name.clone()))
+    }
+
+    /// Run a computation on normalized (default-layout) arguments.
+    fn run(&self, comp_id: CompId, args: Vec<Literal>) -> Result<Literal, EvalError> {
+        let c = self.comp(comp_id)?;
+        if args.len() != c.params.len() {
+            return Err(EvalError::ArgumentCount {
+                computation: c.name.clone(),
+                expected: c.params.len(),
+                actual: args.len(),
+            });
+        }
+        for (i, (a, &p)) in args.iter().zip(&c.params).enumerate() {
+            let ps = c.instructions.get(p).map(|i| &i.shape);
+            let ok = ps.is_some_and(|ps| a.shape().compatible(ps));
+            if !ok {
+                return Err(EvalError::ArgumentShape {
+                    computation: c.name.clone(),
+                    index: i,
+                    parameter: c
+                        .instructions
+                        .get(p)
+                        .map_or_else(|| format!("#{i}"), |x| x.name.clone()),
+                    expected: ps.map_or_else(|| "<missing>".into(), shape_str),
+                    actual: shape_str(&a.shape()),
+                });
+            }
+        }
+        let d = self.depth.get();
+        if d >= MAX_DEPTH {
+            return Err(EvalError::TooDeep(c.name.clone(), MAX_DEPTH));
+        }
+        self.depth.set(d + 1);
+        let r = self.run_inner(c, args);
+        self.depth.set(d);
+        r
+    }
+
+    fn run_inner(&self, c: &Computation, args: Vec<Literal>) -> Result<Literal, EvalError> {
+        let mut args: Vec<Option<Literal>> = args.into_iter().map(Some).collect();
+        let mut uses = count_uses(c);
+        let mut vals: Vec<Option<Literal>> = vec![None; c.instructions.len()];
+        if !c.instructions.is_valid(c.root) {
+            return Err(EvalError::Instruction {
+                computation: c.name.clone(),
+                instruction: c.root.to_string(),
+                opcode: "root",
+                message: "root instruction does not exist".into(),
+            });
+        }
+        for (id, inst) in c.instructions.iter() {
+            let located = |message: String| EvalError::Instruction {
+                computation: c.name.clone(),
+                instruction: inst.name.clone(),
+                opcode: inst.op.name(),
+                message,
+            };
+            // Operands must be evaluated already (topological order).
+            let mut ops: Vec<&Literal> = Vec::with_capacity(inst.operands.len());
+            for &o in &inst.operands {
+                match vals.get(o.index()).and_then(|v| v.as_ref()) {
+                    Some(v) => ops.push(v),
+                    None => {
+                        return Err(located(format!(
+                            "operand {o} is not evaluated before this instruction (instructions must be in topological order)"
+                        )))
+                    }
+                }
+            }
+            let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.eval_inst(c, inst, &ops, &mut args)
+            }));
+            let v = match res {
+                Ok(Ok(v)) => v,
+                Ok(Err(Fail::Msg(m))) => return Err(located(m)),
+                Ok(Err(Fail::Eval(e))) => return Err(*e),
+                Err(p) => {
+                    let msg = p
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default();
+                    return Err(located(format!(
+                        "internal evaluator error (please report): {msg}"
+                    )));
+                }
+            };
+            if !v.shape().compatible(&inst.shape) {
+                return Err(located(format!(
+                    "evaluates to shape {} but the instruction declares {}",
+                    shape_str(&v.shape()),
+                    shape_str(&inst.shape)
+                )));
+            }
+            drop(ops);
+            for &o in &inst.operands {
+                if let Some(u) = uses.get_mut(o.index()) {
+                    *u -= 1;
+                    if *u == 0 && o != c.root {
+                        vals[o.index()] = None;
+                    }
+                }
+            }
+            vals[id.index()] = Some(v);
+        }
+        Ok(vals[c.root.index()].take().unwrap_or(Literal::Token))
+    }
+
+    fn func<'f>(
+        &'f self,
+        inst: &Instruction,
+        i: usize,
+        call: &'f dyn Fn(Vec<Literal>) -> Result<Literal, Fail>,
+    ) -> Result<Func<'f>, Fail>
+    where
+        'a: 'f,
+    {
+        let id = *inst
+            .called
+            .get(i)
+            .ok_or_else(|| format!("missing called computation #{i}"))?;
+        Ok(Func {
+            call,
+            comp: self.comp(id)?,
+        })
+    }
+
+    fn called(&self, inst: &Instruction, i: usize) -> Result<CompId, Fail> {
+        let id = *inst
+            .called
+            .get(i)
+            .ok_or_else(|| format!("missing called computation #{i}"))?;
+        self.comp(id)?;
+        Ok(id)
+    }
+
+    fn eval_inst(
+        &self,
+        comp: &Computation,
+        inst: &Instruction,
+        ops: &[&Literal],
+        args: &mut [Option<Literal>],
+    ) -> Result<Literal, Fail> {
+        let _ = comp;
+        let nops = |n: usize| -> Result<(), Fail> {
+            if ops.len() != n {
+                return Err(format!("expects {n} operands, has {}", ops.len()).into());
+            }
+            Ok(())
+        };
+        let a = |i: usize| -> Result<&ArrayLiteral, Fail> {
+            ops.get(i)
+                .ok_or_else(|| format!("missing operand {i}"))?
+                .as_array()
+                .map_err(|e| Fail::Msg(format!("operand {i}: {e}")))
+        };
+        let out = || -> Result<&ArrayShape, Fail> {
+            inst.shape.as_array().ok_or_else(|| {
+                format!("result shape {} must be an array", shape_str(&inst.shape)).into()
+            })
+        };
+        let lit = |x: ArrayLiteral| -> Result<Literal, Fail> { Ok(Literal::Array(x)) };
+        match &inst.op {
+            Op::Parameter { number } => {
+                let slot = args
+                    .get_mut(*number as usize)
+                    .ok_or_else(|| format!("parameter number {number} is out of range"))?;
+                slot.take()
+                    .ok_or_else(|| format!("parameter {number} is defined twice").into())
+            }
+            Op::Constant { literal } => Ok(normalize(literal.clone())),
+            Op::Iota { dimension } => lit(structural::iota(out()?, *dimension)?),
+            Op::Unary(u) => {
+                nops(1)?;
+                lit(elementwise::unary(*u, a(0)?, out()?.ty)?)
+            }
+            Op::Binary(b) => {
+                nops(2)?;
+                lit(elementwise::binary(*b, a(0)?, a(1)?, out()?.ty)?)
+            }
+            Op::Compare {
+                direction,
+                cmp_type,
+            } => {
+                nops(2)?;
+                lit(elementwise::compare(
+                    *direction,
+                    *cmp_type,
+                    a(0)?,
+                    a(1)?,
+                    out()?.ty,
+                )?)
+            }
+            Op::Select => {
+                nops(3)?;
+                lit(elementwise::select(a(0)?, a(1)?, a(2)?)?)
+            }
+            Op::Clamp => {
+                nops(3)?;
+                lit(elementwise::clamp(a(0)?, a(1)?, a(2)?, out()?.ty)?)
+            }
+            Op::Convert => {
+                nops(1)?;
+                let x = a(0)?;
+                lit(value::encode(&value::decode(x), out()?.ty, x.dims()))
+            }
+            Op::BitcastConvert => {
+                nops(1)?;
+                lit(structural::bitcast_convert(a(0)?, out()?)?)
+            }
+            Op::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => {
+                nops(1)?;
+                lit(elementwise::reduce_precision(
+                    a(0)?,
+                    *exponent_bits,
+                    *mantissa_bits,
+                )?)
+            }
+            Op::Broadcast { dimensions } => {
+                nops(1)?;
+                lit(structural::broadcast(a(0)?, out()?, dimensions)?)
+            }
+            Op::Reshape => {
+                nops(1)?;
+                lit(structural::reshape(a(0)?, out()?)?)
+            }
+            Op::Bitcast => {
+                nops(1)?;
+                let in_layout = comp_operand_layout(comp, inst, 0)
+                    .ok_or_else(|| "operand must be an array".to_string())?;
+                lit(structural::bitcast(a(0)?, &in_layout, out()?)?)
+            }
+            Op::Transpose { dimensions } => {
+                nops(1)?;
+                lit(structural::transpose(a(0)?, out()?, dimensions)?)
+            }
+            Op::Reverse { dimensions } => {
+                nops(1)?;
+                lit(structural::reverse(a(0)?, dimensions)?)
+            }
+            Op::Slice { dims } => {
+                nops(1)?;
+                lit(structural::slice(a(0)?, out()?, dims)?)
+            }
+            Op::DynamicSlice { sizes } => {
+                let idx = (1..ops.len()).map(a).collect::<Result<Vec<_>, _>>()?;
+                lit(structural::dynamic_slice(a(0)?, &idx, sizes, out()?)?)
+            }
+            Op::DynamicUpdateSlice => {
+                let idx = (2..ops.len()).map(a).collect::<Result<Vec<_>, _>>()?;
+                lit(structural::dynamic_update_slice(a(0)?, a(1)?, &idx)?)
+            }
+            Op::Concatenate { dimension } => {
+                let xs = (0..ops.len()).map(a).collect::<Result<Vec<_>, _>>()?;
+                lit(structural::concatenate(&xs, *dimension, out()?)?)
+            }
+            Op::Pad { dims } => {
+                nops(2)?;
+                lit(structural::pad(a(0)?, a(1)?, dims, out()?)?)
+            }
+            Op::Dot { dnums, .. } => {
+                nops(2)?;
+                lit(compute::dot(a(0)?, a(1)?, dnums, out()?)?)
+            }
+            Op::Convolution {
+                window,
+                dnums,
+                feature_group_count,
+                batch_group_count,
+                ..
+            } => {
+                nops(2)?;
+                lit(compute::convolution(
+                    a(0)?,
+                    a(1)?,
+                    window,
+                    dnums,
+                    *feature_group_count,
+                    *batch_group_count,
+                    out()?,
+                )?)
+            }
+            Op::Reduce { dimensions } => {
+                let n = ops.len() / 2;
+                if ops.len() & 1 == 1 || n == 0 {
+                    return Err(format!(
+                        "expects N inputs and N init values, has {} operands",
+                        ops.len()
+                    )
+                    .into());
+                }
+                let inputs = (0..n).map(a).collect::<Result<Vec<_>, _>>()?;
+                let inits = (n..2 * n).map(a).collect::<Result<Vec<_>, _>>()?;
+                let callee = self.called(inst, 0)?;
+                let call = |xs: Vec<Literal>| self.run(callee, xs).map_err(Fail::from);
+                let f = self.func(inst, 0, &call)?;
+                let r = compute::reduce(&inputs, &inits, dimensions, &f)?;
+                Ok(tuple_if_many(r))
+            }
+            Op::ReduceWindow { window } => {
+                let n = ops.len() / 2;
+                if ops.len() & 1 == 1 || n == 0 {
+                    return Err(format!(
+                        "expects N inputs and N init values, has {} operands",
+                        ops.len()
+                    )
+                    .into());
+                }
+                let inputs = (0..n).map(a).collect::<Result<Vec<_>, _>>()?;
+                let inits = (n..2 * n).map(a).collect::<Result<Vec<_>, _>>()?;
+                let callee = self.called(inst, 0)?;
+                let call = |xs: Vec<Literal>| self.run(callee, xs).map_err(Fail::from);
+                let f = self.func(inst, 0, &call)?;
+                let r = compute::reduce_window(&inputs, &inits, window, &f)?;
+                Ok(tuple_if_many(r))
+            }
+            Op::SelectAndScatter { window } => {
+                nops(3)?;
+                let (sel, sca) = (self.called(inst, 0)?, self.called(inst, 1)?);
+                let call_sel = |xs: Vec<Literal>| self.run(sel, xs).map_err(Fail::from);
+                let call_sca = |xs: Vec<Literal>| self.run(sca, xs).map_err(Fail::from);
+                let fs = self.func(inst, 0, &call_sel)?;
+                let fc = self.func(inst, 1, &call_sca)?;
+                lit(compute::select_and_scatter(
+                    a(0)?,
+                    a(1)?,
+                    a(2)?,
+                    window,
+                    &fs,
+                    &fc,
+                )?)
+            }
+            Op::Gather {
+                dnums, slice_sizes, ..
+            } => {
+                nops(2)?;
+                lit(compute::gather(a(0)?, a(1)?, dnums, slice_sizes, out()?)?)
+            }
+            Op::Scatter { dnums, .. } => {
+                if ops.len() < 3 || ops.len() & 1 == 0 {
+                    return Err(format!(
+                        "expects N operands, indices and N updates, has {} operands",
+                        ops.len()
+                    )
+                    .into());
+                }
+                let n = ops.len() / 2;
+                let operands = (0..n).map(a).collect::<Result<Vec<_>, _>>()?;
+                let updates = (n + 1..2 * n + 1).map(a).collect::<Result<Vec<_>, _>>()?;
+                let callee = self.called(inst, 0)?;
+                let call = |xs: Vec<Literal>| self.run(callee, xs).map_err(Fail::from);
+                let f = self.func(inst, 0, &call)?;
+                let r = compute::scatter(&operands, a(n)?, &updates, dnums, &f)?;
+                Ok(tuple_if_many(r))
+            }
+            Op::Sort { dimension, .. } => {
+                let xs = (0..ops.len()).map(a).collect::<Result<Vec<_>, _>>()?;
+                let callee = self.called(inst, 0)?;
+                let call = |xs: Vec<Literal>| self.run(callee, xs).map_err(Fail::from);
+                let f = self.func(inst, 0, &call)?;
+                let r = compute::sort(&xs, *dimension, &f)?;
+                Ok(tuple_if_many(r))
+            }
+            Op::Map { .. } => {
+                let xs = (0..ops.len()).map(a).collect::<Result<Vec<_>, _>>()?;
+                let callee = self.called(inst, 0)?;
+                let call = |xs: Vec<Literal>| self.run(callee, xs).map_err(Fail::from);
+                let f = self.func(inst, 0, &call)?;
+                lit(compute::map(&xs, &f, out()?)?)
+            }
+            Op::Tuple => Ok(Literal::Tuple(ops.iter().map(|&l| l.clone()).collect())),
+            Op::GetTupleElement { index } => {
+                nops(1)?;
+                let t = ops[0].tuple_elements().map_err(|e| e.to_string())?;
+                let e = usize::try_from(*index).ok().and_then(|i| t.get(i));
+                e.cloned().ok_or_else(|| {
+                    format!(
+                        "tuple index {index} is out of range for a {}-tuple",
+                        t.len()
+                    )
+                    .into()
+                })
+            }
+            Op::Call | Op::Fusion { .. } => {
+                let callee = self.called(inst, 0)?;
+                Ok(self.run(callee, ops.iter().map(|&l| l.clone()).collect())?)
+            }
+            Op::While => {
+                nops(1)?;
+                let (cond, body) = (self.called(inst, 0)?, self.called(inst, 1)?);
+                let mut state = ops[0].clone();
+                loop {
+                    let p = self.run(cond, vec![state.clone()])?;
+                    if !pred_value(&p)? {
+                        break;
+                    }
+                    state = self.run(body, vec![state])?;
+                }
+                Ok(state)
+            }
+            Op::Conditional => {
+                if ops.is_empty() || inst.called.is_empty() {
+                    return Err("conditional needs a selector and branch computations"
+                        .to_string()
+                        .into());
+                }
+                let sel = a(0)?;
+                let nb = inst.called.len();
+                let branch = if sel.ty() == ElementType::Pred {
+                    if nb != 2 || ops.len() != 3 {
+                        return Err(
+                            "a pred conditional needs two branches and two branch operands"
+                                .to_string()
+                                .into(),
+                        );
+                    }
+                    if value::scalar_index(sel)? != 0 {
+                        0
+                    } else {
+                        1
+                    }
+                } else {
+                    if ops.len() != nb + 1 {
+                        return Err(format!(
+                            "{nb} branches need {} operands, got {}",
+                            nb + 1,
+                            ops.len()
+                        )
+                        .into());
+                    }
+                    let i = value::scalar_index(sel)?;
+                    if i < 0 || i as usize >= nb {
+                        nb - 1
+                    } else {
+                        i as usize
+                    }
+                };
+                let callee = self.called(inst, branch)?;
+                Ok(self.run(callee, vec![ops[branch + 1].clone()])?)
+            }
+            Op::Copy | Op::OptimizationBarrier => {
+                nops(1)?;
+                Ok(ops[0].clone())
+            }
+            Op::AfterAll => Ok(Literal::Token),
+            Op::RngBitGenerator { algorithm } => {
+                nops(1)?;
+                let shapes = inst
+                    .shape
+                    .tuple_elements()
+                    .ok_or_else(|| "result must be a (state, value) tuple".to_string())?;
+                let vs = shapes
+                    .get(1)
+                    .and_then(|s| s.as_array())
+                    .ok_or_else(|| "result element 1 must be an array".to_string())?;
+                let (st, v) = rng::rng_bit_generator(*algorithm, a(0)?, vs)?;
+                Ok(Literal::Tuple(vec![Literal::Array(st), Literal::Array(v)]))
+            }
+            Op::CustomCall(cc) => {
+                let shapes: Vec<Shape> = match &cc.operand_layout_constraints {
+                    Some(s) if s.len() == ops.len() => s.clone(),
+                    _ => inst
+                        .operands
+                        .iter()
+                        .map(|&o| {
+                            comp.instructions
+                                .get(o)
+                                .map_or(Shape::Token, |i| i.shape.clone())
+                        })
+                        .collect(),
+                };
+                let laid: Vec<Literal> = ops
+                    .iter()
+                    .zip(&shapes)
+                    .map(|(&l, s)| apply_layout(l.clone(), s))
+                    .collect();
+                let refs: Vec<&Literal> = laid.iter().collect();
+                let r = self.handler.call(inst, cc, &refs).map_err(|message| {
+                    EvalError::CustomCall {
+                        computation: comp.name.clone(),
+                        instruction: inst.name.clone(),
+                        target: cc.target.clone(),
+                        message,
+                    }
+                })?;
+                if !r.shape().compatible(&inst.shape) {
+                    return Err(EvalError::CustomCall {
+                        computation: comp.name.clone(),
+                        instruction: inst.name.clone(),
+                        target: cc.target.clone(),
+                        message: format!(
+                            "handler returned shape {}, the instruction declares {}",
+                            shape_str(&r.shape()),
+                            shape_str(&inst.shape)
+                        ),
+                    }
+                    .into());
+                }
+                Ok(normalize(r))
+            }
+        }
+    }
+}
+
+fn comp_operand_layout(c: &Computation, inst: &Instruction, i: usize) -> Option<hlox_hlo::Layout> {
+    let o = *inst.operands.get(i)?;
+    Some(c.instructions.get(o)?.shape.as_array()?.layout.clone())
+}
+
+fn tuple_if_many(mut r: Vec<ArrayLiteral>) -> Literal {
+    if r.len() == 1 {
+        Literal::Array(r.pop().expect("one"))
+    } else {
+        Literal::Tuple(r.into_iter().map(Literal::Array).collect())
+    }
+}
+
+fn pred_value(l: &Literal) -> Result<bool, Fail> {
+    let a = l.as_array().map_err(|e| format!("condition: {e}"))?;
+    if a.ty() != ElementType::Pred || a.element_count() != 1 {
+        return Err(format!(
+            "condition must return pred[], got {}",
+            shape_str(&l.shape())
+        )
+        .into());
+    }
+    Ok(a.bytes()[0] != 0)
+}
