@@ -1518,3 +1518,49 @@ pub(crate) fn map(ops: &[&ArrayLiteral], f: &Func, out: &ArrayShape) -> FR<Array
     }
     Ok(arr(out.ty, &out.dims, bytes)?)
 }
+
+/// `topk`: the `k` largest (or smallest) elements along the last dimension
+/// and their s32 indices. Floats are ordered by IEEE total order (NaN above
+/// +inf, -0 below +0); equal elements keep the lower index first.
+pub(crate) fn top_k(x: &ArrayLiteral, k: i64, largest: bool) -> FR<(ArrayLiteral, ArrayLiteral)> {
+    use std::cmp::Ordering;
+    let dims = x.dims().to_vec();
+    let Some(&n) = dims.last() else {
+        return Err("topk needs an operand of rank >= 1".to_string().into());
+    };
+    if k < 0 || k > n {
+        return Err(format!("topk: k={k} is out of range for a last dimension of {n}").into());
+    }
+    let (n, k) = (n as usize, k as usize);
+    let rows = if n == 0 { 0 } else { x.element_count() / n };
+    let vals = decode(x);
+    let cmp = |a: usize, b: usize| -> Ordering {
+        match &vals {
+            Vals::S(v) => v[a].cmp(&v[b]),
+            Vals::U(v) => v[a].cmp(&v[b]),
+            Vals::F(v) => v[a].total_cmp(&v[b]),
+            Vals::D(v) => v[a].total_cmp(&v[b]),
+        }
+    };
+    let sz = x.ty().byte_size();
+    let mut out_vals = Vec::with_capacity(rows * k * sz);
+    let mut out_idx: Vec<i32> = Vec::with_capacity(rows * k);
+    for r in 0..rows {
+        let mut perm: Vec<usize> = (r * n..(r + 1) * n).collect();
+        // Stable: ties keep the lower index first.
+        perm.sort_by(|&a, &b| if largest { cmp(b, a) } else { cmp(a, b) });
+        for &p in &perm[..k] {
+            out_vals.extend_from_slice(&x.bytes()[p * sz..(p + 1) * sz]);
+            out_idx.push((p - r * n) as i32);
+        }
+    }
+    let mut out_dims = dims;
+    *out_dims.last_mut().expect("rank >= 1") = k as i64;
+    let values = ArrayLiteral::from_bytes(
+        hlox_hlo::ArrayShape::new(x.ty(), out_dims.clone()),
+        out_vals,
+    )
+    .map_err(|e| e.to_string())?;
+    let indices = ArrayLiteral::from_vec(&out_dims, &out_idx).map_err(|e| e.to_string())?;
+    Ok((values, indices))
+}

@@ -98,6 +98,10 @@ pub enum EvalError {
         target: String,
         message: String,
     },
+    /// The module's custom-call targets could not all be bound (missing
+    /// target, api_version mismatch, ...): nothing ran.
+    #[error("{0}")]
+    Bind(#[from] hlox_ffi::BindError),
     #[error("computation id {0} does not exist in module `{1}`")]
     NoSuchComputation(String, String),
     #[error("computation `{0}` is nested more than {1} calls deep (a call cycle?)")]
@@ -143,6 +147,32 @@ pub fn evaluate(
 
 /// Evaluate computation `comp` of `module` on `args`. Arguments may use any
 /// layout; the result uses the layouts the root's shape declares.
+/// Binds every custom-call target of `module` for the Host platform in
+/// `registry` (all problems reported before anything runs), then evaluates
+/// the entry computation, calling the targets with XLA's Host conventions on
+/// real buffers.
+pub fn evaluate_with_registry(
+    module: &Module,
+    args: &[Literal],
+    registry: &hlox_ffi::Registry,
+) -> Result<Literal, EvalError> {
+    let bound = registry.bind(module, hlox_ffi::Platform::Host)?;
+    evaluate(module, args, &hlox_ffi::HostCustomCalls::new(bound))
+}
+
+/// Host custom calls through the registry: the evaluator's bridge to XLA's
+/// C calling conventions.
+impl CustomCallHandler for hlox_ffi::HostCustomCalls {
+    fn call(
+        &self,
+        inst: &Instruction,
+        call: &CustomCall,
+        operands: &[&Literal],
+    ) -> Result<Literal, String> {
+        hlox_ffi::HostCustomCalls::call(self, inst, call, operands)
+    }
+}
+
 pub fn evaluate_computation(
     module: &Module,
     comp: CompId,
@@ -552,6 +582,11 @@ impl<'a> Interp<'a> {
                 let f = self.func(inst, 0, &call)?;
                 let r = compute::sort(&xs, *dimension, &f)?;
                 Ok(tuple_if_many(r))
+            }
+            Op::TopK { k, largest } => {
+                nops(1)?;
+                let (v, i) = compute::top_k(a(0)?, *k, *largest)?;
+                Ok(Literal::Tuple(vec![Literal::Array(v), Literal::Array(i)]))
             }
             Op::Map { .. } => {
                 let xs = (0..ops.len()).map(a).collect::<Result<Vec<_>, _>>()?;
