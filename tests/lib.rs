@@ -70,3 +70,74 @@ pub fn corpus_cases() -> Vec<CorpusCase> {
 
 #[path = "programs.rs"]
 pub mod programs;
+
+/// Compares `got` with `want` under the corpus tolerance rule
+/// `|got - want| <= atol + rtol * |want|` (NaN matches NaN, infinities
+/// exactly; integers and pred exactly). Returns the first mismatch.
+pub fn compare_literals(
+    got: &hlox_hlo::Literal,
+    want: &hlox_hlo::Literal,
+    rtol: f64,
+    atol: f64,
+) -> Result<(), String> {
+    use hlox_hlo::ElementType as T;
+    let (g, w) = (
+        got.as_array().map_err(|e| e.to_string())?,
+        want.as_array().map_err(|e| e.to_string())?,
+    );
+    if g.ty() != w.ty() || g.dims() != w.dims() {
+        return Err(format!(
+            "shape {} != expected {}",
+            hlox_hlo::text::shape_to_string(&got.shape()),
+            hlox_hlo::text::shape_to_string(&want.shape())
+        ));
+    }
+    let as_f64 = |a: &hlox_hlo::ArrayLiteral| -> Option<Vec<f64>> {
+        Some(match a.ty() {
+            T::F16 => a
+                .to_vec::<half::f16>()
+                .ok()?
+                .iter()
+                .map(|x| x.to_f64())
+                .collect(),
+            T::Bf16 => a
+                .to_vec::<half::bf16>()
+                .ok()?
+                .iter()
+                .map(|x| x.to_f64())
+                .collect(),
+            T::F32 => a.to_vec::<f32>().ok()?.iter().map(|&x| x as f64).collect(),
+            T::F64 => a.to_vec::<f64>().ok()?,
+            _ => return None,
+        })
+    };
+    match (as_f64(g), as_f64(w)) {
+        (Some(gv), Some(wv)) => {
+            for (i, (&x, &y)) in gv.iter().zip(&wv).enumerate() {
+                let ok = if y.is_nan() {
+                    x.is_nan()
+                } else if y.is_infinite() {
+                    x == y
+                } else {
+                    (x - y).abs() <= atol + rtol * y.abs()
+                };
+                if !ok {
+                    return Err(format!(
+                        "element {i}: got {x:e}, expected {y:e} (rtol {rtol}, atol {atol})"
+                    ));
+                }
+            }
+            Ok(())
+        }
+        _ => {
+            let (gb, wb) = (g.logical_bytes(), w.logical_bytes());
+            match gb.iter().zip(&wb).position(|(a, b)| a != b) {
+                None => Ok(()),
+                Some(p) => Err(format!(
+                    "element {} differs (exact comparison)",
+                    p / g.ty().byte_size()
+                )),
+            }
+        }
+    }
+}

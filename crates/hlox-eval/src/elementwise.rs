@@ -4,7 +4,7 @@
 //! to the element width when written; F16/BF16 are computed in f32 and
 //! rounded after every op, as XLA's CPU backend does.
 
-use crate::value::{decode, encode, int_width, Vals, R};
+use crate::value::{daz, decode, encode, int_width, Vals, R};
 use hlox_hlo::{ArrayLiteral, BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
 
 /// Float operations shared by f32 and f64.
@@ -105,7 +105,7 @@ impl_fp!(f64, u64, i64, libm::erf);
 pub(crate) fn unary(op: UnaryOp, a: &ArrayLiteral, out_ty: ElementType) -> R<ArrayLiteral> {
     let ty = a.ty();
     let dims = a.dims().to_vec();
-    let v = decode(a);
+    let v = daz(decode(a));
     if op == UnaryOp::IsFinite {
         let r: Vec<u64> = match &v {
             Vals::F(v) => v.iter().map(|x| x.is_finite() as u64).collect(),
@@ -139,7 +139,7 @@ pub(crate) fn unary(op: UnaryOp, a: &ArrayLiteral, out_ty: ElementType) -> R<Arr
             Vals::U(r)
         }
     };
-    Ok(encode(&r, out_ty, &dims))
+    Ok(encode(&daz(r), out_ty, &dims))
 }
 
 fn unsupported(op: &str, ty: ElementType) -> String {
@@ -410,6 +410,15 @@ pub(crate) fn binary(
 }
 
 pub(crate) fn binary_vals(op: BinaryOp, a: Vals, b: Vals, ty: ElementType) -> R<Vals> {
+    // XLA:CPU calls libm's pow, which reads its inputs' bits: no DAZ there
+    // (pow(-3.5, -1e-40) is NaN, not pow(-3.5, -0) = 1).
+    if op == BinaryOp::Power {
+        return binary_vals_exact(op, a, b, ty).map(daz);
+    }
+    binary_vals_exact(op, daz(a), daz(b), ty).map(daz)
+}
+
+fn binary_vals_exact(op: BinaryOp, a: Vals, b: Vals, ty: ElementType) -> R<Vals> {
     let err = || unsupported(op.name(), ty);
     let w = int_width(ty);
     let pred = ty == ElementType::Pred;
@@ -502,6 +511,11 @@ pub(crate) fn compare_vals(
     ty: ElementType,
 ) -> R<Vec<u64>> {
     let w = int_width(ty);
+    let (a, b) = if ct == ComparisonType::Float {
+        (daz(a), daz(b))
+    } else {
+        (a, b)
+    };
     Ok(match (a, b) {
         (Vals::S(a), Vals::S(b)) => match ct {
             ComparisonType::Unsigned => {
@@ -588,7 +602,7 @@ pub(crate) fn clamp(
             i
         }
     };
-    let (lv, xv, hv) = (decode(lo), decode(x), decode(hi));
+    let (lv, xv, hv) = (daz(decode(lo)), daz(decode(x)), daz(decode(hi)));
     let r = match (&lv, &xv, &hv) {
         (Vals::S(l), Vals::S(v), Vals::S(h)) => Vals::S(
             (0..n)

@@ -420,3 +420,30 @@ pub(crate) fn index_values(a: &ArrayLiteral) -> R<Vec<i64>> {
         _ => Err(format!("indices must be integers, got {}", a.ty())),
     }
 }
+
+/// Flushes subnormal f32/f64 values to a zero of the same sign.
+///
+/// XLA:CPU runs with the processor's flush-to-zero and denormals-are-zero
+/// modes on, so float arithmetic sees a subnormal input as ±0 and never
+/// produces a subnormal result (`-1e-40 == 0` is true there, and
+/// `x % -1e-40` is NaN). The evaluator applies this to the inputs and
+/// results of element-wise float arithmetic and FLOAT comparisons, matching
+/// what JAX computes on the CPU. BF16 values (computed in f32) flush like
+/// f32; F16 subnormals are normal f32 numbers and are kept.
+pub(crate) fn daz(v: Vals) -> Vals {
+    match v {
+        Vals::F(mut x) => {
+            for e in x.iter_mut().filter(|e| e.is_subnormal()) {
+                *e = 0f32.copysign(*e);
+            }
+            Vals::F(x)
+        }
+        Vals::D(mut x) => {
+            for e in x.iter_mut().filter(|e| e.is_subnormal()) {
+                *e = 0f64.copysign(*e);
+            }
+            Vals::D(x)
+        }
+        other => other,
+    }
+}
