@@ -44,12 +44,43 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// Run a module on inputs and write its outputs.
+    ///
+    /// Each leaf of the result (pre-order) is written as DIR/out0.npy,
+    /// DIR/out1.npy, ... and summarized on stdout, one line per output.
+    /// Custom-call targets come from --plugin libraries (registered through
+    /// `hlox_register_custom_call_targets`, or found by symbol name).
+    ///
+    /// Example: hlox run seed.hlo --input b.npy --input c.npy --plugin ./libtargets.so --interpret
+    Run {
+        /// The module: HLO text, or a binary HloModuleProto (.pb).
+        file: PathBuf,
+        /// One .npy file per entry parameter, in parameter order.
+        #[arg(short, long = "input", value_name = "X.npy")]
+        inputs: Vec<PathBuf>,
+        /// A shared library with custom-call targets (repeatable).
+        #[arg(short, long = "plugin", value_name = "LIB.so")]
+        plugins: Vec<PathBuf>,
+        /// Write out0.npy, out1.npy, ... into this directory.
+        #[arg(short, long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+        /// Run with the reference evaluator (an interpreter) instead of compiling.
+        #[arg(long)]
+        interpret: bool,
+    },
 }
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Fmt { file } => commands::fmt(&file),
         Command::Convert { input, output } => commands::convert(&input, &output),
+        Command::Run {
+            file,
+            inputs,
+            plugins,
+            out_dir,
+            interpret,
+        } => commands::run(&file, &inputs, &plugins, out_dir.as_deref(), interpret),
     }
 }
 

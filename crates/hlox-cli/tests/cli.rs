@@ -122,3 +122,165 @@ fn missing_file_and_corrupt_proto_are_errors_not_panics() {
         stderr(&o)
     );
 }
+
+fn write_npy(name: &str, lit: &hlox_hlo::Literal) -> PathBuf {
+    let p = tmp(name);
+    hlox_hlo::npy::write_npy_file(&p, lit).unwrap();
+    p
+}
+
+const SEED: &str = r#"HloModule seed
+
+ENTRY main {
+  b = f32[128]{0} parameter(0)
+  c = f32[2048]{0} parameter(1)
+  ROOT cc = f32[2048]{0} custom-call(b, c), custom_call_target="TARGET"
+}
+"#;
+
+fn seed_files(target: &str) -> (PathBuf, PathBuf, PathBuf, Vec<f32>) {
+    let hlo = tmp(&format!("seed_{target}.hlo"));
+    std::fs::write(&hlo, SEED.replace("TARGET", target)).unwrap();
+    let b: Vec<f32> = (0..128).map(|i| i as f32).collect();
+    let c: Vec<f32> = (0..2048).map(|i| i as f32 * 0.25).collect();
+    let want = (0..2048).map(|i| b[i % 128] + c[i]).collect();
+    let bp = write_npy("seed_b.npy", &hlox_hlo::Literal::r1(&b));
+    let cp = write_npy("seed_c.npy", &hlox_hlo::Literal::r1(&c));
+    (hlo, bp, cp, want)
+}
+
+#[test]
+fn run_interpret_seed_custom_call_from_c_plugin() {
+    let (hlo, b, c, want) = seed_files("do_custom_call");
+    let dir = tmp("run_seed_out");
+    let o = hlox(&[
+        "run",
+        hlo.to_str().unwrap(),
+        "--input",
+        b.to_str().unwrap(),
+        "--input",
+        c.to_str().unwrap(),
+        "--plugin",
+        hlox_targets::C_PLUGIN_SYMBOLS_ONLY,
+        "--out-dir",
+        dir.to_str().unwrap(),
+        "--interpret",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("out0: f32[2048]{0} min=0 max="),
+        "{}",
+        stdout(&o)
+    );
+    let got = hlox_hlo::npy::read_npy_file(dir.join("out0.npy")).unwrap();
+    assert_eq!(got.to_vec::<f32>().unwrap(), want);
+}
+
+#[test]
+fn run_interpret_jax_module_matches_jax_outputs() {
+    let dir = tmp("run_softmax_out");
+    let o = hlox(&[
+        "run",
+        corpus("softmax", "module.pb").to_str().unwrap(),
+        "-i",
+        corpus("softmax", "in0.npy").to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+        "--interpret",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got = hlox_hlo::npy::read_npy_file(dir.join("out0.npy"))
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    let want = hlox_hlo::npy::read_npy_file(corpus("softmax", "out0.npy"))
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-5 + 1e-5 * w.abs(), "{g} vs {w}");
+    }
+}
+
+#[test]
+fn run_errors_are_clear_and_exit_1() {
+    let (hlo, b, c, _) = seed_files("do_custom_cal");
+    let args = |extra: &[&str]| {
+        let mut v = vec![
+            "run",
+            hlo.to_str().unwrap(),
+            "-i",
+            b.to_str().unwrap(),
+            "-i",
+            c.to_str().unwrap(),
+        ];
+        v.extend_from_slice(extra);
+        v.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let run = |a: Vec<String>| hlox(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    // Missing target: named, with the closest registered name.
+    let o = run(args(&[
+        "--plugin",
+        hlox_targets::C_PLUGIN_WITH_REGISTRATION,
+        "--interpret",
+    ]));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("do_custom_cal") && stderr(&o).contains("\"do_custom_call\""),
+        "{}",
+        stderr(&o)
+    );
+    // Not compiled yet: says what to do.
+    let o = run(args(&[]));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--interpret"), "{}", stderr(&o));
+    // Wrong number of inputs.
+    let o = hlox(&[
+        "run",
+        hlo.to_str().unwrap(),
+        "-i",
+        b.to_str().unwrap(),
+        "--interpret",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("takes 2 input(s) but 1"),
+        "{}",
+        stderr(&o)
+    );
+    // Missing plugin file.
+    let o = run(args(&["--plugin", "/nonexistent/libx.so", "--interpret"]));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("/nonexistent/libx.so"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn run_target_failure_message_reaches_stderr() {
+    let hlo = tmp("fails.hlo");
+    std::fs::write(
+        &hlo,
+        "HloModule f\n\nENTRY main {\n  x = f32[4]{0} parameter(0)\n  ROOT boom = f32[4]{0} custom-call(x), custom_call_target=\"always_fails\", api_version=API_VERSION_STATUS_RETURNING\n}\n",
+    )
+    .unwrap();
+    let x = write_npy("fails_x.npy", &hlox_hlo::Literal::r1(&[1f32; 4]));
+    let o = hlox(&[
+        "run",
+        hlo.to_str().unwrap(),
+        "-i",
+        x.to_str().unwrap(),
+        "--plugin",
+        hlox_targets::C_PLUGIN_WITH_REGISTRATION,
+        "--interpret",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("boom") && e.contains("always_fails") && e.contains("error"),
+        "{e}"
+    );
+}
