@@ -6,7 +6,7 @@ CARGO ?= cargo
 # System packages: a C compiler for the C custom-call targets.
 SYSTEM_DEPS := gcc libc6-dev
 
-.PHONY: all deps build demo test fmt-check clippy corpus clean
+.PHONY: all deps build demo examples test fmt-check clippy corpus clean
 
 all: build
 
@@ -19,8 +19,15 @@ build: deps
 demo: deps
 	$(CARGO) run -q -p hlox-examples --example custom_call_cpu
 
+# Every example checks its own result and exits non-zero when wrong.
+EXAMPLES := custom_call_cpu tuple_custom_call
+
+examples: deps
+	@set -e; for e in $(EXAMPLES); do echo "== example $$e"; $(CARGO) run -q -p hlox-examples --example $$e; done
+
 test: deps
 	$(CARGO) test --workspace --no-fail-fast
+	$(MAKE) --no-print-directory examples
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
