@@ -144,8 +144,8 @@ fn seed_files(target: &str) -> (PathBuf, PathBuf, PathBuf, Vec<f32>) {
     let b: Vec<f32> = (0..128).map(|i| i as f32).collect();
     let c: Vec<f32> = (0..2048).map(|i| i as f32 * 0.25).collect();
     let want = (0..2048).map(|i| b[i % 128] + c[i]).collect();
-    let bp = write_npy("seed_b.npy", &hlox_hlo::Literal::r1(&b));
-    let cp = write_npy("seed_c.npy", &hlox_hlo::Literal::r1(&c));
+    let bp = write_npy(&format!("seed_b_{target}.npy"), &hlox_hlo::Literal::r1(&b));
+    let cp = write_npy(&format!("seed_c_{target}.npy"), &hlox_hlo::Literal::r1(&c));
     (hlo, bp, cp, want)
 }
 

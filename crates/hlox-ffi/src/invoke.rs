@@ -51,6 +51,19 @@ pub enum InvokeError {
     Invalid { target: String, message: String },
 }
 
+impl InvokeError {
+    /// The failure without the target's name, for callers that already
+    /// report instruction and target: the target's own message, or
+    /// `panicked: ...`, or the whole text for other errors.
+    pub fn detail(&self) -> String {
+        match self {
+            InvokeError::Failed { message, .. } => message.clone(),
+            InvokeError::Panicked { message, .. } => format!("panicked: {message}"),
+            other => other.to_string(),
+        }
+    }
+}
+
 /// One 64-byte-aligned, zero-initialised host buffer.
 struct Buf {
     ptr: NonNull<u8>,
@@ -456,8 +469,9 @@ impl HostCustomCalls {
                 inst.name, call.target
             ));
         };
-        invoke_host(t, call, operands, &inst.shape)
-            .map_err(|e| format!("instruction {}: {e}", inst.name))
+        // The caller (the evaluator, a compiled executable) already names the
+        // instruction and the target: return what the target said.
+        invoke_host(t, call, operands, &inst.shape).map_err(|e| e.detail())
     }
 }
 
