@@ -18,3 +18,7 @@ pub fn repo_root() -> std::path::PathBuf {
         .expect("examples/ has a parent")
         .to_path_buf()
 }
+
+/// The README's Rust code, compiled and run as a doctest.
+#[doc = include_str!("../README.md")]
+pub mod readme {}
