@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Side-by-side benchmark: the same HLO through XLA's CPU compiler (jaxlib)
+and through `hlox bench`, in one run, on one machine.
+
+    bash scripts/setup_jax.sh            # once: .venv-jax with the pinned jax
+    cargo build --release                # target/release/hlox
+    .venv-jax/bin/python scripts/bench_vs_xla.py [--iters 50] [--only NAME...] [--markdown FILE]
+
+For each benchmark the script lowers a JAX function to a serialized
+HloModuleProto (`jax.jit(f).lower(*args).compiler_ir("hlo")`), writes it, its
+HLO text and its inputs (.npy) to a temporary directory, then
+  * XLA: converts that same proto to StableHLO, compiles it with the CPU
+    client (timed), runs it `iters` times after `warmup` runs, and takes the
+    median and minimum wall time per run;
+  * hlox: runs `hlox bench module.pb --input ... --iters N --warmup W` and reads
+    the JSON line it prints last: {"compile_ms", "median_ms", "min_ms", "iters"}.
+It prints one row per benchmark with both times and the ratio hlox / XLA
+(below 1 means hlox is faster), and checks that both give the same outputs.
+
+The seed custom call (`A[i] = B[i % 128] + C[i]`, lowered with
+jax.ffi.ffi_call and custom_call_api_version=1) uses targets/c/targets.c,
+compiled here with the system C compiler, registered into XLA with
+jax.ffi.register_ffi_target (api_version 0: the legacy convention) and given
+to hlox with --plugin.
+"""
+import argparse
+import ctypes
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def jax_benchmarks():
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(0)
+
+    def f32(*shape):
+        return rng.standard_normal(shape, dtype=np.float32)
+
+    n = 16 * 1024 * 1024
+
+    def elementwise(x, y):
+        return jnp.tanh(x * 1.5 + y) * jnp.exp(-jnp.abs(y)) + 0.5
+
+    def axpy(x, y):
+        return 2.5 * x + y
+
+    def total(x):
+        return jnp.sum(x)
+
+    def softmax(x):
+        return jax.nn.softmax(x, axis=-1)
+
+    def layernorm(x, g, b):
+        m = jnp.mean(x, axis=-1, keepdims=True)
+        v = jnp.mean((x - m) ** 2, axis=-1, keepdims=True)
+        return (x - m) * jax.lax.rsqrt(v + 1e-5) * g + b
+
+    def matmul(a, b):
+        return a @ b
+
+    def mlp(x, w1, b1, w2, b2, w3, b3):
+        h = jax.nn.relu(x @ w1 + b1)
+        h = jax.nn.relu(h @ w2 + b2)
+        return h @ w3 + b3
+
+    def seed_custom_call(b, c):
+        out = jax.ShapeDtypeStruct((2048,), jnp.float32)
+        return jax.ffi.ffi_call("do_custom_call", out, custom_call_api_version=1)(b, c)
+
+    return [
+        ("elementwise_16M", elementwise, [f32(n), f32(n)]),
+        ("axpy_16M", axpy, [f32(n), f32(n)]),
+        ("sum_16M", total, [f32(n)]),
+        ("softmax_4096x1024", softmax, [f32(4096, 1024)]),
+        ("layernorm_4096x1024", layernorm, [f32(4096, 1024), f32(1024), f32(1024)]),
+        ("matmul_1024", matmul, [f32(1024, 1024), f32(1024, 1024)]),
+        ("mlp_256x1024", mlp, [f32(256, 1024), f32(1024, 1024), f32(1024), f32(1024, 1024), f32(1024), f32(1024, 256), f32(256)]),
+        ("seed_custom_call", seed_custom_call, [f32(128), f32(2048)]),
+    ]
+
+
+def build_seed_plugin(tmp):
+    so = os.path.join(tmp, "libseed_targets.so")
+    subprocess.run(
+        ["cc", "-O2", "-shared", "-fPIC", "-I", os.path.join(ROOT, "targets", "include"),
+         os.path.join(ROOT, "targets", "c", "targets.c"), "-o", so],
+        check=True,
+    )
+    return so
+
+
+def register_seed_with_xla(so):
+    import jax
+    # RTLD_LAZY: the library also holds status-returning targets whose
+    # XlaCustomCallStatus* symbols the seed target never calls.
+    lib = ctypes.CDLL(so, mode=os.RTLD_LAZY | os.RTLD_LOCAL)
+    fn = ctypes.cast(lib.do_custom_call, ctypes.c_void_p).value
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype = ctypes.py_object
+    new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    capsule = new_capsule(fn, b"xla._CUSTOM_CALL_TARGET", None)
+    jax.ffi.register_ffi_target("do_custom_call", capsule, platform="cpu", api_version=0)
+    return lib
+
+
+def xla_run(proto, args, iters, warmup):
+    import jax
+    from jax._src.lib import xla_client as xc
+
+    client = jax.devices("cpu")[0].client
+    mlir = xc._xla.mlir.hlo_to_stablehlo(proto)
+    devices = client.devices()[:1]
+    t0 = time.perf_counter()
+    exe = client.compile_and_load(mlir, xc.DeviceList(tuple(devices)), xc.CompileOptions())
+    compile_ms = (time.perf_counter() - t0) * 1e3
+    bufs = [jax.device_put(a, devices[0]) for a in args]
+    outs = None
+    for _ in range(warmup):
+        outs = exe.execute(bufs)
+        for o in outs:
+            o.block_until_ready()
+    times = []
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        outs = exe.execute(bufs)
+        for o in outs:
+            o.block_until_ready()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return {"compile_ms": compile_ms, "median_ms": statistics.median(times), "min_ms": min(times),
+            "outputs": [np.asarray(o) for o in outs]}
+
+
+def hlox_run(hlox, path, inputs, iters, warmup, plugins, out_dir):
+    cmd = [hlox, "bench", path, "--iters", str(iters), "--warmup", str(warmup), "--out-dir", out_dir]
+    for i in inputs:
+        cmd += ["--input", i]
+    for p in plugins:
+        cmd += ["--plugin", p]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stderr}")
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    outs = []
+    i = 0
+    while os.path.exists(os.path.join(out_dir, f"out{i}.npy")):
+        outs.append(np.load(os.path.join(out_dir, f"out{i}.npy")))
+        i += 1
+    res["outputs"] = outs
+    return res
+
+
+def same(a, b):
+    return len(a) == len(b) and all(
+        x.shape == y.shape and np.allclose(x, y, rtol=1e-4, atol=1e-4) for x, y in zip(a, b))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hlox", default=os.path.join(ROOT, "target", "release", "hlox"))
+    ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--only", nargs="*")
+    ap.add_argument("--markdown", help="also write the table as markdown to this file")
+    a = ap.parse_args()
+
+    import jax
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        so = build_seed_plugin(tmp)
+        keep = register_seed_with_xla(so)  # noqa: F841 (keeps the library loaded)
+        for name, f, args in jax_benchmarks():
+            if a.only and name not in a.only:
+                continue
+            plugins = [so] if name == "seed_custom_call" else []
+            lowered = jax.jit(f).lower(*args)
+            proto = lowered.compiler_ir("hlo").as_serialized_hlo_module_proto()
+            d = os.path.join(tmp, name)
+            os.makedirs(d)
+            with open(os.path.join(d, "module.hlo"), "w") as fh:
+                fh.write(lowered.as_text(dialect="hlo"))
+            path = os.path.join(d, "module.pb")
+            with open(path, "wb") as fh:
+                fh.write(proto)
+            inputs = []
+            for i, x in enumerate(args):
+                p = os.path.join(d, f"in{i}.npy")
+                np.save(p, x)
+                inputs.append(p)
+            x = xla_run(proto, args, a.iters, a.warmup)
+            h = hlox_run(a.hlox, path, inputs, a.iters, a.warmup, plugins, os.path.join(d, "out"))
+            ok = same(h["outputs"], x["outputs"])
+            rows.append((name, x["compile_ms"], h["compile_ms"], x["median_ms"], h["median_ms"],
+                         h["median_ms"] / x["median_ms"], "yes" if ok else "NO"))
+            print(f"{name:22s} xla {x['median_ms']:9.3f} ms  hlox {h['median_ms']:9.3f} ms  "
+                  f"ratio {h['median_ms'] / x['median_ms']:5.2f}  same outputs: {rows[-1][-1]}", flush=True)
+
+    header = ("| benchmark | XLA compile ms | hlox compile ms | XLA median ms | hlox median ms | hlox / XLA | same outputs |\n"
+              "|---|---:|---:|---:|---:|---:|---|\n")
+    body = "".join(f"| {r[0]} | {r[1]:.1f} | {r[2]:.1f} | {r[3]:.3f} | {r[4]:.3f} | {r[5]:.2f} | {r[6]} |\n" for r in rows)
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or platform.platform()}"
+    table = f"Machine: {machine}; jax {jax.__version__}; iters {a.iters}, warmup {a.warmup}.\n\n" + header + body
+    print()
+    print(table)
+    if a.markdown:
+        with open(a.markdown, "w") as fh:
+            fh.write(table)
+    return 0 if all(r[6] == "yes" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
