@@ -41,7 +41,7 @@ impl Default for AlgebraicSimplifier {
 
 enum Simp {
     Use(InstId),
-    New(Instruction),
+    New(Box<Instruction>),
 }
 
 struct Cx<'a> {
@@ -119,10 +119,8 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
                         return cx.use_if_same(inst, y);
                     }
                 }
-                BinaryOp::Subtract if ty.is_integral() || ty.is_float() => {
-                    if is(y, &zero) {
-                        return cx.use_if_same(inst, x);
-                    }
+                BinaryOp::Subtract if (ty.is_integral() || ty.is_float()) && is(y, &zero) => {
+                    return cx.use_if_same(inst, x);
                 }
                 BinaryOp::Multiply if ty.is_integral() || ty.is_float() => {
                     if is(y, &one) {
@@ -140,10 +138,8 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
                         }
                     }
                 }
-                BinaryOp::Divide if ty.is_integral() || ty.is_float() => {
-                    if is(y, &one) {
-                        return cx.use_if_same(inst, x);
-                    }
+                BinaryOp::Divide if (ty.is_integral() || ty.is_float()) && is(y, &one) => {
+                    return cx.use_if_same(inst, x);
                 }
                 _ => {}
             }
@@ -169,7 +165,7 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
                 }
                 let mut n = inst.clone();
                 n.operands = vec![y];
-                return Some(Simp::New(n));
+                return Some(Simp::New(Box::new(n)));
             }
             None
         }
@@ -190,7 +186,7 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
                     let mut n = inst.clone();
                     n.op = Op::Constant { literal: lit };
                     n.operands = vec![];
-                    return Some(Simp::New(n));
+                    return Some(Simp::New(Box::new(n)));
                 }
             }
             None
@@ -220,7 +216,7 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
                     dimensions: composed,
                 };
                 n.operands = vec![y];
-                return Some(Simp::New(n));
+                return Some(Simp::New(Box::new(n)));
             }
             None
         }
@@ -301,6 +297,7 @@ impl Pass for AlgebraicSimplifier {
     }
 
     fn run(&self, m: &mut Module) -> Result<bool, PassError> {
+        crate::util::check_structure(m, self.name())?;
         let mut changed = false;
         let ids: Vec<CompId> = m.computations.keys().collect();
         for cid in ids {
@@ -327,7 +324,7 @@ impl Pass for AlgebraicSimplifier {
                     }
                     Some(Simp::New(n)) => {
                         any = true;
-                        rb.push(n)
+                        rb.push(*n)
                     }
                     None => rb.push(inst),
                 };

@@ -55,6 +55,7 @@ impl Pass for Cse {
     }
 
     fn run(&self, m: &mut Module) -> Result<bool, PassError> {
+        crate::util::check_structure(m, self.name())?;
         let mut changed = false;
         let ids: Vec<CompId> = m.computations.keys().collect();
         for cid in ids {

@@ -190,6 +190,7 @@ impl Pass for Fusion {
     }
 
     fn run(&self, m: &mut Module) -> Result<bool, PassError> {
+        crate::util::check_structure(m, self.name())?;
         let fusible = fusible_computations(m);
         let mut inames = NameUniquer::instructions(m);
         let mut cnames = NameUniquer::computations(m);

@@ -17,6 +17,7 @@ impl Pass for CallInliner {
     }
 
     fn run(&self, m: &mut Module) -> Result<bool, PassError> {
+        crate::util::check_structure(m, self.name())?;
         let mut names = NameUniquer::instructions(m);
         let mut changed = false;
         let ids: Vec<CompId> = m.computations.keys().collect();

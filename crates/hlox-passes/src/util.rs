@@ -227,3 +227,57 @@ pub(crate) fn splat_literal(shape: &Shape, scalar: &[u8]) -> Option<Literal> {
     }
     ArrayLiteral::from_bytes(a, bytes).ok().map(Literal::Array)
 }
+
+/// Checks the structure every pass relies on (ids in range, operands before
+/// users, callees before callers, root and parameters valid), so that a
+/// malformed module gives an error, not a panic, even without the verifier.
+pub(crate) fn check_structure(m: &Module, pass: &'static str) -> Result<(), crate::PassError> {
+    let bad = |comp: &str, inst: &str, message: String| crate::PassError::Instruction {
+        pass,
+        computation: comp.to_string(),
+        instruction: inst.to_string(),
+        message: format!("{message} (the module is malformed: run the verifier on it)"),
+    };
+    if !m.computations.is_valid(m.entry) {
+        return Err(bad(
+            &m.name,
+            "",
+            "the entry computation does not exist".into(),
+        ));
+    }
+    for (cid, c) in m.computations.iter() {
+        if !c.instructions.is_valid(c.root) {
+            return Err(bad(&c.name, "", "the root does not exist".into()));
+        }
+        for (k, &p) in c.params.iter().enumerate() {
+            let ok = c
+                .instructions
+                .get(p)
+                .is_some_and(|i| matches!(i.op, Op::Parameter { number } if number as usize == k));
+            if !ok {
+                return Err(bad(
+                    &c.name,
+                    "",
+                    format!("params[{k}] is not parameter({k})"),
+                ));
+            }
+        }
+        for (id, inst) in c.instructions.iter() {
+            if inst.operands.iter().any(|o| o.index() >= id.index()) {
+                return Err(bad(
+                    &c.name,
+                    &inst.name,
+                    "an operand does not come before its user".into(),
+                ));
+            }
+            if inst.called.iter().any(|k| k.index() >= cid.index()) {
+                return Err(bad(
+                    &c.name,
+                    &inst.name,
+                    "a called computation does not come before its caller".into(),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

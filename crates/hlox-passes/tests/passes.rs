@@ -9,7 +9,7 @@
 use hlox_hlo::npy::read_npy_file;
 use hlox_hlo::text::{parse_module, print_module};
 use hlox_hlo::verifier::verify_module;
-use hlox_hlo::{CustomCall, ElementType, Instruction, Literal, Module, Op};
+use hlox_hlo::{CustomCall, ElementType, EntityRef, Instruction, Literal, Module, Op};
 use hlox_passes::{default_pipeline, pass_by_name, Pass, PassError, PassManager, PipelineOptions};
 use std::path::{Path, PathBuf};
 
@@ -343,6 +343,7 @@ fn corpus_default_pipeline_preserves_outputs() {
         "compared {compared}"
     );
     assert!(fusions >= 50, "only {fusions} fusions made over the corpus");
+    eprintln!("corpus: {compared} cases compared exactly, {fusions} fusions made");
 }
 
 // ---------------------------------------------------------- random programs
@@ -545,4 +546,29 @@ fn fixed_point_is_bounded_by_max_iterations() {
         )
         .unwrap();
     assert_eq!(r.timings.len(), 5);
+}
+
+#[test]
+fn malformed_modules_give_errors_not_panics() {
+    for name in [
+        "dce",
+        "cse",
+        "algsimp",
+        "constant-folding",
+        "inline",
+        "fusion",
+    ] {
+        let pass = pass_by_name(name).unwrap();
+        let mut m = parse_module(SMALL).unwrap();
+        Corrupt.run(&mut m).unwrap();
+        let err = pass.run(&mut m).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains(&format!("pass `{name}`")), "{msg}");
+        assert!(msg.contains("instruction `a`"), "{msg}");
+        // A root that does not exist.
+        let mut m = parse_module(SMALL).unwrap();
+        let e = m.entry;
+        m.computations[e].root = hlox_hlo::InstId::new(99);
+        assert!(pass.run(&mut m).is_err(), "{name}");
+    }
 }
