@@ -8,7 +8,7 @@ use hlox_hlo::{
 };
 
 /// Fuses chains of elementwise ops (and broadcast, reshape, transpose,
-/// slice, iota, scalar constants, convert, reverse, concatenate, pad,
+/// slice, iota, constants of at most 16 elements, convert, reverse, concatenate, pad,
 /// dynamic-slice) into `fusion` instructions of kind `kLoop`; a single-output
 /// `reduce` takes its fusible producers into a `kInput` fusion whose root is
 /// the reduce.
@@ -84,13 +84,20 @@ fn fusible_kind(op: &Op) -> bool {
         )
 }
 
+/// Largest constant copied into fusions (the size of the constants
+/// [`crate::AlgebraicSimplifier`] makes from broadcasts of scalars); larger
+/// ones become fusion operands.
+pub const MAX_FUSED_CONSTANT: usize = 16;
+
 /// May this instruction be computed inside a fusion?
 fn fusible_member(inst: &Instruction) -> bool {
     if !inst.shape.is_array() || !fusible_kind(&inst.op) {
         return false;
     }
     match &inst.op {
-        Op::Constant { literal } => literal.as_array().is_ok_and(|a| a.element_count() <= 1),
+        Op::Constant { literal } => literal
+            .as_array()
+            .is_ok_and(|a| a.element_count() <= MAX_FUSED_CONSTANT),
         _ => true,
     }
 }

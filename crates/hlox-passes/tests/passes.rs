@@ -295,6 +295,15 @@ fn corpus_default_pipeline_preserves_outputs() {
             let mut opt = m.clone();
             run_pipeline(&mut opt).map_err(|e| format!("pipeline: {e}"))?;
             verify_module(&opt).map_err(|e| format!("verify: {e}"))?;
+            // Fused computations are never fused again: a second fusion run changes nothing.
+            let mut again = opt.clone();
+            if pass_by_name("fusion")
+                .unwrap()
+                .run(&mut again)
+                .map_err(|e| e.to_string())?
+            {
+                return Err("a second fusion run changed the module".into());
+            }
             if opt.entry_computation_layout() != m.entry_computation_layout() {
                 return Err("the entry signature changed".into());
             }
