@@ -1,0 +1,348 @@
+//! Algebraic simplification: local rewrites that are exact under XLA's
+//! semantics (conservative about floats).
+
+use crate::util::{neg_zero_bytes, small_int_bytes, splat_literal, Rebuild};
+use crate::{Pass, PassError};
+use hlox_hlo::{
+    BinaryOp, CompId, Computation, EntityRef, InstId, Instruction, Module, Op, PrimaryMap, UnaryOp,
+};
+
+/// Local rewrites, each keeping the result bit for bit (up to XLA:CPU's
+/// flushing of denormal floats, which `x*1 -> x` and `x/1 -> x` skip):
+///
+/// - `x+0 -> x` for integers; for floats only `x+(-0) -> x` (`-0+0` is `+0`)
+/// - `x-0 -> x`, `x*1 -> x`, `1*x -> x`, `x/1 -> x`
+/// - `x*0 -> 0` for integers only (a float `x` may be NaN, inf or negative)
+/// - `-(-x) -> x`
+/// - reshape, broadcast, transpose, convert, slice, pad, concatenate that
+///   leave the value unchanged (same shape, layout included) -> operand
+/// - `reshape(reshape(x)) -> reshape(x)`, `transpose(transpose(x))` -> one
+///   transpose (or `x`)
+/// - `select(c, a, b)` with a constant (or broadcast constant) predicate
+/// - `get-tuple-element(tuple(...), i)` -> the i-th operand
+/// - `copy(x) -> x` when the layouts agree, except a copy of a parameter that
+///   is (or is in the tuple of) the root: that copy keeps the output from
+///   aliasing the input buffer
+/// - `broadcast(scalar constant)` -> a constant when it has at most
+///   `broadcast_constant_limit` elements
+#[derive(Clone, Copy, Debug)]
+pub struct AlgebraicSimplifier {
+    /// Largest broadcast of a scalar constant turned into a constant.
+    pub broadcast_constant_limit: usize,
+}
+
+impl Default for AlgebraicSimplifier {
+    fn default() -> Self {
+        AlgebraicSimplifier {
+            broadcast_constant_limit: 16,
+        }
+    }
+}
+
+enum Simp {
+    Use(InstId),
+    New(Box<Instruction>),
+}
+
+struct Cx<'a> {
+    new: &'a PrimaryMap<InstId, Instruction>,
+    root_like: bool,
+    limit: usize,
+}
+
+impl Cx<'_> {
+    fn inst(&self, id: InstId) -> &Instruction {
+        &self.new[id]
+    }
+    fn splat(&self, id: InstId) -> Option<Vec<u8>> {
+        let i = self.inst(id);
+        match &i.op {
+            Op::Constant { .. } => splat_of(self.new, id),
+            Op::Broadcast { .. } => {
+                let o = *i.operands.first()?;
+                if matches!(self.inst(o).op, Op::Constant { .. }) {
+                    splat_of(self.new, o)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+    /// `Use(x)` when `x` has exactly the instruction's shape.
+    fn use_if_same(&self, inst: &Instruction, x: InstId) -> Option<Simp> {
+        (self.inst(x).shape == inst.shape).then_some(Simp::Use(x))
+    }
+}
+
+fn splat_of(arena: &PrimaryMap<InstId, Instruction>, id: InstId) -> Option<Vec<u8>> {
+    match &arena.get(id)?.op {
+        Op::Constant { literal } => {
+            let a = literal.as_array().ok()?;
+            let sz = a.ty().byte_size();
+            let b = a.bytes();
+            if b.is_empty() {
+                return None;
+            }
+            let first = &b[..sz];
+            b.chunks(sz).all(|ch| ch == first).then(|| first.to_vec())
+        }
+        _ => None,
+    }
+}
+
+fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
+    let ops = &inst.operands;
+    let ty = inst.shape.element_type();
+    match &inst.op {
+        Op::Binary(b) if ops.len() == 2 => {
+            let ty = ty?;
+            let (x, y) = (ops[0], ops[1]);
+            let zero = small_int_bytes(ty, 0);
+            let one = small_int_bytes(ty, 1);
+            let is = |id: InstId, v: &[u8]| cx.splat(id).is_some_and(|s| s == v);
+            match b {
+                BinaryOp::Add if ty.is_integral() => {
+                    if is(y, &zero) {
+                        return cx.use_if_same(inst, x);
+                    }
+                    if is(x, &zero) {
+                        return cx.use_if_same(inst, y);
+                    }
+                }
+                BinaryOp::Add if ty.is_float() => {
+                    let nz = neg_zero_bytes(ty);
+                    if is(y, &nz) {
+                        return cx.use_if_same(inst, x);
+                    }
+                    if is(x, &nz) {
+                        return cx.use_if_same(inst, y);
+                    }
+                }
+                BinaryOp::Subtract if (ty.is_integral() || ty.is_float()) && is(y, &zero) => {
+                    return cx.use_if_same(inst, x);
+                }
+                BinaryOp::Multiply if ty.is_integral() || ty.is_float() => {
+                    if is(y, &one) {
+                        return cx.use_if_same(inst, x);
+                    }
+                    if is(x, &one) {
+                        return cx.use_if_same(inst, y);
+                    }
+                    if ty.is_integral() {
+                        if is(y, &zero) {
+                            return cx.use_if_same(inst, y);
+                        }
+                        if is(x, &zero) {
+                            return cx.use_if_same(inst, x);
+                        }
+                    }
+                }
+                BinaryOp::Divide if (ty.is_integral() || ty.is_float()) && is(y, &one) => {
+                    return cx.use_if_same(inst, x);
+                }
+                _ => {}
+            }
+            None
+        }
+        Op::Unary(UnaryOp::Negate) => {
+            let x = cx.inst(*ops.first()?);
+            if matches!(x.op, Op::Unary(UnaryOp::Negate)) {
+                return cx.use_if_same(inst, *x.operands.first()?);
+            }
+            None
+        }
+        Op::Reshape => {
+            let x = *ops.first()?;
+            if let Some(s) = cx.use_if_same(inst, x) {
+                return Some(s);
+            }
+            let xi = cx.inst(x);
+            if matches!(xi.op, Op::Reshape) {
+                let y = *xi.operands.first()?;
+                if let Some(s) = cx.use_if_same(inst, y) {
+                    return Some(s);
+                }
+                let mut n = inst.clone();
+                n.operands = vec![y];
+                return Some(Simp::New(Box::new(n)));
+            }
+            None
+        }
+        Op::Broadcast { dimensions } => {
+            let x = *ops.first()?;
+            let xs = &cx.inst(x).shape;
+            let rank = xs.as_array()?.rank();
+            if dimensions.iter().copied().eq(0..rank as i64) {
+                if let Some(s) = cx.use_if_same(inst, x) {
+                    return Some(s);
+                }
+            }
+            let out = inst.shape.as_array()?;
+            if rank == 0 && out.element_count() <= cx.limit {
+                if let Op::Constant { literal } = &cx.inst(x).op {
+                    let bytes = literal.as_array().ok()?.bytes().to_vec();
+                    let lit = splat_literal(&inst.shape, &bytes)?;
+                    let mut n = inst.clone();
+                    n.op = Op::Constant { literal: lit };
+                    n.operands = vec![];
+                    return Some(Simp::New(Box::new(n)));
+                }
+            }
+            None
+        }
+        Op::Transpose { dimensions } => {
+            let x = *ops.first()?;
+            if dimensions.iter().copied().eq(0..dimensions.len() as i64) {
+                if let Some(s) = cx.use_if_same(inst, x) {
+                    return Some(s);
+                }
+            }
+            let xi = cx.inst(x);
+            if let Op::Transpose { dimensions: inner } = &xi.op {
+                let y = *xi.operands.first()?;
+                let composed: Option<Vec<i64>> = dimensions
+                    .iter()
+                    .map(|&d| inner.get(usize::try_from(d).ok()?).copied())
+                    .collect();
+                let composed = composed?;
+                if composed.iter().copied().eq(0..composed.len() as i64) {
+                    if let Some(s) = cx.use_if_same(inst, y) {
+                        return Some(s);
+                    }
+                }
+                let mut n = inst.clone();
+                n.op = Op::Transpose {
+                    dimensions: composed,
+                };
+                n.operands = vec![y];
+                return Some(Simp::New(Box::new(n)));
+            }
+            None
+        }
+        Op::Convert => {
+            let x = *ops.first()?;
+            cx.use_if_same(inst, x)
+        }
+        Op::Slice { dims } => {
+            let x = *ops.first()?;
+            let xs = cx.inst(x).shape.as_array()?;
+            let full = dims.len() == xs.rank()
+                && dims
+                    .iter()
+                    .zip(&xs.dims)
+                    .all(|(d, &n)| d.start == 0 && d.limit == n && d.stride == 1);
+            if full {
+                return cx.use_if_same(inst, x);
+            }
+            None
+        }
+        Op::Concatenate { .. } if ops.len() == 1 => cx.use_if_same(inst, ops[0]),
+        Op::Pad { dims } => {
+            if dims
+                .iter()
+                .all(|d| d.lo == 0 && d.hi == 0 && d.interior == 0)
+            {
+                return cx.use_if_same(inst, *ops.first()?);
+            }
+            None
+        }
+        Op::Select if ops.len() == 3 => {
+            let p = cx.splat(ops[0])?;
+            let pick = if p.iter().any(|&b| b != 0) {
+                ops[1]
+            } else {
+                ops[2]
+            };
+            cx.use_if_same(inst, pick)
+        }
+        Op::GetTupleElement { index } => {
+            let t = cx.inst(*ops.first()?);
+            if matches!(t.op, Op::Tuple) {
+                let e = *t.operands.get(usize::try_from(*index).ok()?)?;
+                return cx.use_if_same(inst, e);
+            }
+            None
+        }
+        Op::Copy => {
+            let x = *ops.first()?;
+            if cx.root_like && matches!(cx.inst(x).op, Op::Parameter { .. }) {
+                return None;
+            }
+            cx.use_if_same(inst, x)
+        }
+        _ => None,
+    }
+}
+
+/// Instructions that are the root or an element of a root tuple.
+fn root_like(c: &Computation) -> Vec<bool> {
+    let mut v = vec![false; c.instructions.len()];
+    if let Some(r) = c.instructions.get(c.root) {
+        v[c.root.index()] = true;
+        if matches!(r.op, Op::Tuple) {
+            for &o in &r.operands {
+                if o.index() < v.len() {
+                    v[o.index()] = true;
+                }
+            }
+        }
+    }
+    v
+}
+
+impl Pass for AlgebraicSimplifier {
+    fn name(&self) -> &'static str {
+        "algsimp"
+    }
+
+    fn run(&self, m: &mut Module) -> Result<bool, PassError> {
+        crate::util::check_structure(m, self.name())?;
+        let mut changed = false;
+        let ids: Vec<CompId> = m.computations.keys().collect();
+        for cid in ids {
+            let c = &m.computations[cid];
+            let rl = root_like(c);
+            let mut rb = Rebuild::new(c);
+            let mut any = false;
+            for (id, old) in c.instructions.iter() {
+                let inst = rb.remapped(id).ok_or_else(|| PassError::Instruction {
+                    pass: "algsimp",
+                    computation: c.name.clone(),
+                    instruction: old.name.clone(),
+                    message: "an operand is not defined before its use".into(),
+                })?;
+                let cx = Cx {
+                    new: &rb.new,
+                    root_like: rl[id.index()],
+                    limit: self.broadcast_constant_limit,
+                };
+                let n = match simplify(&cx, &inst) {
+                    Some(Simp::Use(x)) => {
+                        any = true;
+                        x
+                    }
+                    Some(Simp::New(n)) => {
+                        any = true;
+                        rb.push(*n)
+                    }
+                    None => rb.push(inst),
+                };
+                rb.map[id.index()] = Some(n);
+            }
+            if !any {
+                continue;
+            }
+            let name = c.name.clone();
+            let new = rb.finish().map_err(|message| PassError::Instruction {
+                pass: "algsimp",
+                computation: name,
+                instruction: String::new(),
+                message,
+            })?;
+            m.computations[cid] = new;
+            changed = true;
+        }
+        Ok(changed)
+    }
+}

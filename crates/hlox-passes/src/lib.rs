@@ -1,0 +1,276 @@
+//! HLO-to-HLO passes of hlox and the pass manager that runs them.
+//!
+//! Every pass keeps the IR invariants of [`hlox_hlo::ir`]: arena order is a
+//! topological order, callees come before callers, names are unique in the
+//! module. Passes rebuild arenas (no holes) and keep the names of
+//! instructions that survive.
+//!
+//! - [`Dce`]: dead instructions and uncalled computations.
+//! - [`Cse`]: identical instructions merged.
+//! - [`AlgebraicSimplifier`]: local rewrites (`x*1`, `reshape(reshape(x))`, ...).
+//! - [`ConstantFolding`]: all-constant instructions evaluated with `hlox_eval`.
+//! - [`CallInliner`]: `call` replaced by the body of its computation.
+//! - [`Fusion`]: elementwise chains into loop fusions, reduce with its
+//!   producers into input fusions.
+//!
+//! [`default_pipeline`] is what the backends run; see docs/passes.md.
+
+mod algsimp;
+mod cse;
+mod dce;
+mod folding;
+mod fusion;
+mod inline;
+mod util;
+
+pub use algsimp::AlgebraicSimplifier;
+pub use cse::Cse;
+pub use dce::Dce;
+pub use folding::ConstantFolding;
+pub use fusion::Fusion;
+pub use inline::CallInliner;
+
+use hlox_hlo::verifier::{verify_module, VerifyError};
+use hlox_hlo::Module;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// What went wrong in a pass or in the pipeline.
+#[derive(Debug, thiserror::Error)]
+pub enum PassError {
+    /// The module given to the pipeline does not verify: nothing ran.
+    #[error("the input module `{module}` does not verify (fix the module before optimizing it):\n{error}")]
+    InvalidInput { module: String, error: VerifyError },
+    /// A pass produced a module that does not verify (a bug in that pass).
+    #[error("after pass `{pass}` the module `{module}` no longer verifies (a bug in pass `{pass}`; rerun with dump_dir to see its output):\n{error}")]
+    Verify {
+        pass: String,
+        module: String,
+        error: VerifyError,
+    },
+    /// A pass found something it cannot handle in the module.
+    #[error("pass `{pass}`, computation `{computation}`, instruction `{instruction}`: {message}")]
+    Instruction {
+        pass: &'static str,
+        computation: String,
+        instruction: String,
+        message: String,
+    },
+    /// Writing a dump file failed.
+    #[error(
+        "cannot write pass dump {path}: {source} (check that dump_dir is a writable directory)"
+    )]
+    Dump {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// One HLO-to-HLO transformation.
+pub trait Pass {
+    /// A short, stable name (`dce`, `cse`, ...): used in dumps and reports.
+    fn name(&self) -> &'static str;
+    /// Transforms `m`; returns whether anything changed.
+    fn run(&self, m: &mut Module) -> Result<bool, PassError>;
+}
+
+/// How [`PassManager::run`] runs its passes.
+#[derive(Clone, Debug)]
+pub struct PipelineOptions {
+    /// Write the module as HLO text before the pipeline and after every pass
+    /// that changed it, as `NNN.<module>.<pass>.hlo`.
+    pub dump_dir: Option<PathBuf>,
+    /// Verify the module after every pass (and the input before the first).
+    pub verify_each: bool,
+    /// Run the fusion pass (a pass named `fusion`); off skips it.
+    pub fusion: bool,
+    /// Most rounds of a fixed-point group.
+    pub max_iterations: usize,
+}
+
+impl Default for PipelineOptions {
+    fn default() -> Self {
+        PipelineOptions {
+            dump_dir: None,
+            verify_each: cfg!(debug_assertions),
+            fusion: true,
+            max_iterations: 16,
+        }
+    }
+}
+
+/// What a pipeline run did.
+#[derive(Clone, Debug, Default)]
+pub struct PipelineReport {
+    /// Each pass run, in order, with its wall time.
+    pub timings: Vec<(String, Duration)>,
+    /// The names of the pass runs that changed the module, in order.
+    pub changed: Vec<String>,
+}
+
+enum Stage {
+    Single(Box<dyn Pass>),
+    FixedPoint(Vec<Box<dyn Pass>>),
+}
+
+/// An ordered list of passes and fixed-point groups of passes.
+#[derive(Default)]
+pub struct PassManager {
+    stages: Vec<Stage>,
+}
+
+impl PassManager {
+    pub fn new() -> PassManager {
+        PassManager::default()
+    }
+    /// Appends a pass that runs once.
+    pub fn add(&mut self, pass: impl Pass + 'static) -> &mut Self {
+        self.stages.push(Stage::Single(Box::new(pass)));
+        self
+    }
+    /// Appends a boxed pass that runs once.
+    pub fn add_boxed(&mut self, pass: Box<dyn Pass>) -> &mut Self {
+        self.stages.push(Stage::Single(pass));
+        self
+    }
+    /// Appends a group run in order, again and again, until a whole round
+    /// changes nothing (at most `max_iterations` rounds).
+    pub fn add_fixed_point(&mut self, passes: Vec<Box<dyn Pass>>) -> &mut Self {
+        self.stages.push(Stage::FixedPoint(passes));
+        self
+    }
+    /// The pass names in order (a fixed-point group as `[a,b]`).
+    pub fn pass_names(&self) -> Vec<String> {
+        self.stages
+            .iter()
+            .map(|s| match s {
+                Stage::Single(p) => p.name().to_string(),
+                Stage::FixedPoint(ps) => {
+                    let n: Vec<&str> = ps.iter().map(|p| p.name()).collect();
+                    format!("[{}]", n.join(","))
+                }
+            })
+            .collect()
+    }
+
+    /// Runs every stage on `m`.
+    pub fn run(&self, m: &mut Module, opts: &PipelineOptions) -> Result<PipelineReport, PassError> {
+        let mut st = RunState {
+            opts,
+            seq: 0,
+            report: PipelineReport::default(),
+        };
+        if opts.verify_each {
+            verify_module(m).map_err(|error| PassError::InvalidInput {
+                module: m.name.clone(),
+                error,
+            })?;
+        }
+        st.dump(m, "input")?;
+        for stage in &self.stages {
+            match stage {
+                Stage::Single(p) => {
+                    st.run_one(p.as_ref(), m)?;
+                }
+                Stage::FixedPoint(ps) => {
+                    for _ in 0..opts.max_iterations.max(1) {
+                        let mut changed = false;
+                        for p in ps {
+                            changed |= st.run_one(p.as_ref(), m)?;
+                        }
+                        if !changed {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(st.report)
+    }
+}
+
+struct RunState<'a> {
+    opts: &'a PipelineOptions,
+    seq: usize,
+    report: PipelineReport,
+}
+
+impl RunState<'_> {
+    fn run_one(&mut self, p: &dyn Pass, m: &mut Module) -> Result<bool, PassError> {
+        if p.name() == "fusion" && !self.opts.fusion {
+            return Ok(false);
+        }
+        let t = Instant::now();
+        let changed = p.run(m)?;
+        self.report
+            .timings
+            .push((p.name().to_string(), t.elapsed()));
+        if changed {
+            self.report.changed.push(p.name().to_string());
+        }
+        if self.opts.verify_each {
+            verify_module(m).map_err(|error| PassError::Verify {
+                pass: p.name().to_string(),
+                module: m.name.clone(),
+                error,
+            })?;
+        }
+        if changed {
+            self.dump(m, p.name())?;
+        }
+        Ok(changed)
+    }
+
+    fn dump(&mut self, m: &Module, what: &str) -> Result<(), PassError> {
+        let Some(dir) = &self.opts.dump_dir else {
+            return Ok(());
+        };
+        let safe: String = m
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let path = dir.join(format!("{:03}.{safe}.{what}.hlo", self.seq));
+        self.seq += 1;
+        std::fs::create_dir_all(dir)
+            .and_then(|_| std::fs::write(&path, hlox_hlo::text::print_module(m)))
+            .map_err(|source| PassError::Dump { path, source })
+    }
+}
+
+/// The pipeline the Host and CUDA backends run: inline calls; then
+/// algebraic simplification, constant folding, CSE and DCE to a fixed point;
+/// then fusion (when [`PipelineOptions::fusion`]); then DCE.
+pub fn default_pipeline() -> PassManager {
+    let mut pm = PassManager::new();
+    pm.add(CallInliner);
+    pm.add_fixed_point(vec![
+        Box::new(AlgebraicSimplifier::default()),
+        Box::new(ConstantFolding::default()),
+        Box::new(Cse),
+        Box::new(Dce),
+    ]);
+    pm.add(Fusion::default());
+    pm.add(Dce);
+    pm
+}
+
+/// The pass called `name` with default settings (`dce`, `cse`, `algsimp`,
+/// `constant-folding`, `inline`, `fusion`), for tools and filetests.
+pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
+    Some(match name {
+        "dce" => Box::new(Dce),
+        "cse" => Box::new(Cse),
+        "algsimp" => Box::new(AlgebraicSimplifier::default()),
+        "constant-folding" => Box::new(ConstantFolding::default()),
+        "inline" => Box::new(CallInliner),
+        "fusion" => Box::new(Fusion::default()),
+        _ => return None,
+    })
+}
