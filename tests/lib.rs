@@ -141,3 +141,54 @@ pub fn compare_literals(
         }
     }
 }
+
+/// Targets for the corpus's custom calls, with the conventions the corpus
+/// README gives them. Typed-FFI (api_version 4) calls are not runnable
+/// through XLA's C conventions yet: binding rejects them.
+pub mod corpus_targets {
+    use hlox_ffi::XlaCustomCallStatus;
+    use std::ffi::c_void;
+
+    /// `axpby(x: f32[256], y: f32[256], alpha: f32[], beta: f32[])`, status-returning.
+    pub fn axpby_operands(
+        out: *mut c_void,
+        ins: *const *const c_void,
+        _s: *mut XlaCustomCallStatus,
+    ) {
+        unsafe {
+            let x = std::slice::from_raw_parts(*ins as *const f32, 256);
+            let y = std::slice::from_raw_parts(*ins.add(1) as *const f32, 256);
+            let alpha = *(*ins.add(2) as *const f32);
+            let beta = *(*ins.add(3) as *const f32);
+            let z = std::slice::from_raw_parts_mut(out as *mut f32, 256);
+            for i in 0..256 {
+                z[i] = alpha * x[i] + beta * y[i];
+            }
+        }
+    }
+}
+
+pub fn registry_for(case: &CorpusCase) -> hlox_ffi::Registry {
+    use hlox_ffi::{Platform, Registry};
+    let r = Registry::new();
+    let host = Platform::Host;
+    match case.name.as_str() {
+        "cc_do_custom_call_v1" => {
+            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call)
+        }
+        "cc_do_custom_call_v2" => {
+            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call_status)
+        }
+        "cc_do_custom_call_v3" => {
+            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call_unified)
+        }
+        "cc_axpby_legacy" => r.register_fn("axpby", host, corpus_targets::axpby_operands),
+        _ => Ok(()),
+    }
+    .expect("registration");
+    r
+}
+
+/// Cases whose custom calls use XLA's typed FFI (api_version 4), which hlox
+/// does not run yet: binding must reject them with a clear error.
+pub const TYPED_FFI_CASES: &[&str] = &["cc_axpby_ffi", "cc_do_custom_call_v4", "cc_in_graph"];

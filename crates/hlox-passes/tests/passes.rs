@@ -228,54 +228,6 @@ impl hlox_eval::CustomCallHandler for PureHandler {
 
 // ------------------------------------------------------------ differential
 
-mod corpus_targets {
-    use hlox_ffi::XlaCustomCallStatus;
-    use std::ffi::c_void;
-
-    /// `axpby(x: f32[256], y: f32[256], alpha: f32[], beta: f32[])`, as in
-    /// tests/tests/corpus.rs.
-    pub fn axpby_operands(
-        out: *mut c_void,
-        ins: *const *const c_void,
-        _s: *mut XlaCustomCallStatus,
-    ) {
-        unsafe {
-            let x = std::slice::from_raw_parts(*ins as *const f32, 256);
-            let y = std::slice::from_raw_parts(*ins.add(1) as *const f32, 256);
-            let alpha = *(*ins.add(2) as *const f32);
-            let beta = *(*ins.add(3) as *const f32);
-            let z = std::slice::from_raw_parts_mut(out as *mut f32, 256);
-            for i in 0..256 {
-                z[i] = alpha * x[i] + beta * y[i];
-            }
-        }
-    }
-}
-
-/// The registry tests/tests/corpus.rs binds for each case.
-fn registry_for(case: &hlox_tests::CorpusCase) -> hlox_ffi::Registry {
-    use hlox_ffi::{Platform, Registry};
-    let r = Registry::new();
-    let host = Platform::Host;
-    match case.name.as_str() {
-        "cc_do_custom_call_v1" => {
-            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call)
-        }
-        "cc_do_custom_call_v2" => {
-            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call_status)
-        }
-        "cc_do_custom_call_v3" => {
-            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call_unified)
-        }
-        "cc_axpby_legacy" => r.register_fn("axpby", host, corpus_targets::axpby_operands),
-        _ => Ok(()),
-    }
-    .expect("registration");
-    r
-}
-
-const TYPED_FFI_CASES: &[&str] = &["cc_axpby_ffi", "cc_do_custom_call_v4", "cc_in_graph"];
-
 /// Tolerance of the corpus differential: 0 (exact) for every case. Folding
 /// runs the same evaluator on the same values and the simplifications are
 /// exact, so outputs agree bit for bit; a future non-exact rewrite must
@@ -319,10 +271,10 @@ fn corpus_default_pipeline_preserves_outputs() {
                 .map(read_npy_file)
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| format!("inputs: {e}"))?;
-            let reg = registry_for(case);
+            let reg = hlox_tests::registry_for(case);
             let want = hlox_eval::evaluate_with_registry(&m, &args, &reg);
             let got = hlox_eval::evaluate_with_registry(&opt, &args, &reg);
-            if TYPED_FFI_CASES.contains(&case.name.as_str()) {
+            if hlox_tests::TYPED_FFI_CASES.contains(&case.name.as_str()) {
                 return match (want, got) {
                     (Err(hlox_eval::EvalError::Bind(_)), Err(hlox_eval::EvalError::Bind(_))) => {
                         Ok(false)
@@ -348,7 +300,7 @@ fn corpus_default_pipeline_preserves_outputs() {
         failures.join("\n")
     );
     assert!(
-        compared >= cases.len() - TYPED_FFI_CASES.len(),
+        compared >= cases.len() - hlox_tests::TYPED_FFI_CASES.len(),
         "compared {compared}"
     );
     assert!(fusions >= 50, "only {fusions} fusions made over the corpus");
