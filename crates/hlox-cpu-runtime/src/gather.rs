@@ -148,7 +148,7 @@ impl HostKernel for GatherKernel {
                     ioff
                 };
                 let v = read_index(self.indices.ty, ip.0, e);
-                let hi = (self.operand.dims[od] - self.slice_sizes[od]) as i64;
+                let hi = (self.operand.dims[od] as i64 - self.slice_sizes[od] as i64).max(0);
                 start[od] = v.clamp(0, hi) as usize;
             }
             for &(od, pos) in &self.obatch {
@@ -326,7 +326,8 @@ impl ScatterKernel {
             for &(od, pos) in &self.batch_pos {
                 start[od] = sidx[pos] as i64;
             }
-            if (0..orank).any(|d| start[d] < 0 || start[d] > (odims[d] - self.wsize[d]) as i64) {
+            if (0..orank).any(|d| start[d] < 0 || start[d] > odims[d] as i64 - self.wsize[d] as i64)
+            {
                 continue;
             }
             let ub: Vec<usize> = self

@@ -268,7 +268,7 @@ impl Geom {
 /// Calls `f(offset)` for every index of `dims` in row-major order, with
 /// `offset = sum(idx[d] * strides[d])`.
 pub(crate) fn for_each_offset(dims: &[usize], strides: &[usize], mut f: impl FnMut(usize)) {
-    if dims.iter().any(|&d| d == 0) {
+    if dims.contains(&0) {
         return;
     }
     let rank = dims.len();

@@ -54,7 +54,7 @@ impl WinTab {
         mut f: impl FnMut(&[usize]),
     ) {
         let rank = o.len();
-        if self.wsizes.iter().any(|&s| s == 0) {
+        if self.wsizes.contains(&0) {
             return;
         }
         kidx.iter_mut().for_each(|k| *k = 0);
