@@ -12,7 +12,6 @@
 //! runtime's `parallel_for` when the loop is large.
 
 use crate::buffers::{const_name, Assignment, Loc};
-use crate::kernels::{make_kernel, HostKernel};
 use crate::runtime::{self, CallSite};
 use crate::CompileError;
 use hlox_codegen::elemental::{const_global, is_elemental, leaf_count, ElementalCtx, Leaf};
@@ -36,7 +35,9 @@ pub(crate) struct Emitter<'a, 'ctx> {
     pub fns: HashMap<CompId, FunctionValue<'ctx>>,
     pub bound: &'a BoundTargets,
     pub call_sites: Vec<CallSite>,
-    pub kernels: Vec<(String, Box<dyn HostKernel>)>,
+    /// Runtime kernels to build after JIT: (computation, instruction,
+    /// names of the compiled callee functions).
+    pub kernels: Vec<(CompId, InstId, Vec<String>)>,
     pub consts: HashMap<String, Vec<u8>>,
     pub cpu: String,
     pub features: String,
@@ -1045,6 +1046,74 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.check(fr, rc)
     }
 
+    /// Compile scalar computation `c` into `void f(ptr args, ptr outs)`
+    /// (a [`crate::kernels::ScalarFn`]); returns its symbol name.
+    fn scalar_fn(&mut self, c: CompId, user: &str) -> R<String> {
+        let fname = format!("scalar.{}.{}", c, self.module.comp(c).name);
+        if self.cg.module.get_function(&fname).is_some() {
+            return Ok(fname);
+        }
+        if !hlox_codegen::elemental::is_scalar_computation(self.module, c) {
+            return Err(CompileError::Unsupported {
+                inst: user.into(),
+                message: format!(
+                    "called computation {} must be scalar element-wise code",
+                    self.module.comp(c).name
+                ),
+            });
+        }
+        let comp = self.module.comp(c);
+        let cg = &self.cg;
+        let b = cg.b;
+        let saved = b.get_insert_block();
+        let fty = cg
+            .ctx
+            .void_type()
+            .fn_type(&[cg.ptr().into(), cg.ptr().into()], false);
+        let f = cg.module.add_function(&fname, fty, None);
+        self.add_attrs(f);
+        let cg = &self.cg;
+        let entry = cg.ctx.append_basic_block(f, "entry");
+        b.position_at_end(entry);
+        let args = f
+            .get_nth_param(0)
+            .ok_or_else(|| CompileError::Internal("param".into()))?
+            .into_pointer_value();
+        let outs = f
+            .get_nth_param(1)
+            .ok_or_else(|| CompileError::Internal("param".into()))?
+            .into_pointer_value();
+        let slot = |t: PointerValue<'ctx>, i: usize| -> R<PointerValue<'ctx>> {
+            let p = unsafe { b.build_in_bounds_gep(cg.ptr(), t, &[cg.i64c(i as i64)], "") }
+                .map_err(e(user))?;
+            Ok(b.build_load(cg.ptr(), p, "")
+                .map_err(e(user))?
+                .into_pointer_value())
+        };
+        let mut vals = Vec::new();
+        let mut k = 0;
+        for &p in &comp.params {
+            for (_, s) in comp.inst(p).shape.leaves() {
+                let ty = s.element_type().unwrap_or(ElementType::Pred);
+                let ptr = slot(args, k)?;
+                vals.push(cg.load_elem(ty, ptr).map_err(e(user))?);
+                k += 1;
+            }
+        }
+        let ctx = ElementalCtx::new(self.module, comp);
+        let r = ctx.inline_scalar(cg, c, &vals).map_err(e(user))?;
+        for (j, ((_, s), v)) in comp.root_inst().shape.leaves().iter().zip(r).enumerate() {
+            let ty = s.element_type().unwrap_or(ElementType::Pred);
+            let ptr = slot(outs, j)?;
+            cg.store_elem(ty, ptr, v).map_err(e(user))?;
+        }
+        b.build_return(None).map_err(e(user))?;
+        if let Some(bb) = saved {
+            b.position_at_end(bb);
+        }
+        Ok(fname)
+    }
+
     fn emit_kernel(
         &mut self,
         fr: &Frame<'ctx>,
@@ -1056,17 +1125,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let a = &self.assignments[&cid];
         let inst = comp.inst(id);
         let name = inst.name.as_str();
-        let kernel = make_kernel(self.module, comp, id, &[])
-            .map_err(|err| CompileError::Unsupported {
-                inst: name.into(),
-                message: err.to_string(),
-            })?
-            .ok_or_else(|| CompileError::Unsupported {
-                inst: name.into(),
-                message: format!("no runtime kernel for {}", inst.op.name()),
-            })?;
+        let mut callees = Vec::new();
+        for &c in &inst.called {
+            callees.push(self.scalar_fn(c, name)?);
+        }
         let k = self.kernels.len();
-        self.kernels.push((name.to_string(), kernel));
+        self.kernels.push((cid, id, callees));
         let mut ins = Vec::new();
         for &o in &inst.operands {
             ins.extend(self.leaves_of(fr, a, comp, o)?.into_iter().map(|(p, _)| p));

@@ -277,7 +277,7 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
     }
     let entry_name = em.fn_name(module.entry);
     let call_sites = std::mem::take(&mut em.call_sites);
-    let kernels = std::mem::take(&mut em.kernels);
+    let pending_kernels = std::mem::take(&mut em.kernels);
     drop(em);
     report.ir_generation = t.elapsed();
     if options.dump_dir.is_some() {
@@ -321,6 +321,29 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
     let addr = ee
         .get_function_address(&entry_name)
         .map_err(|e| CompileError::Llvm(format!("entry function: {e}")))?;
+    // Runtime kernels, now that their compiled callees have addresses.
+    let mut kernels: Vec<(String, Box<dyn kernels::HostKernel>)> = Vec::new();
+    for (cid, id, callee_names) in pending_kernels {
+        let comp = module.comp(cid);
+        let name = comp.inst(id).name.clone();
+        let mut callees: Vec<kernels::ScalarFn> = Vec::new();
+        for n in callee_names {
+            let a = ee
+                .get_function_address(&n)
+                .map_err(|e| CompileError::Llvm(format!("{n}: {e}")))?;
+            callees.push(unsafe { std::mem::transmute::<usize, kernels::ScalarFn>(a) });
+        }
+        let k = kernels::make_kernel(module, comp, id, &callees)
+            .map_err(|e| CompileError::Unsupported {
+                inst: name.clone(),
+                message: e.to_string(),
+            })?
+            .ok_or_else(|| CompileError::Unsupported {
+                inst: name.clone(),
+                message: "no runtime kernel for this opcode".into(),
+            })?;
+        kernels.push((name, k));
+    }
     report.jit = t.elapsed();
     report.total = t0.elapsed();
     let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(addr) };

@@ -1,0 +1,201 @@
+//! dot with general dimension numbers: canonicalized to a batched
+//! [b, m, k] x [b, k, n] product. f32/f64 operands whose batch, free and
+//! contracting dimension groups each collapse to one stride go straight to
+//! `gemm`; everything else is packed (converted) first.
+
+use crate::matmul::{gemm_strided, pack, store_all, Dom};
+use crate::{check_counts, Ctx, Geom, HostKernel, KernelError};
+use hlox_hlo::{DotDimensionNumbers, ElementType};
+use rayon::prelude::*;
+
+pub(crate) struct DotKernel {
+    name: String,
+    lhs: Geom,
+    rhs: Geom,
+    out: Geom,
+    /// lhs dims in [batch, free, contracting] order; rhs in [batch, contracting, free].
+    lorder: Vec<usize>,
+    rorder: Vec<usize>,
+    nb: usize,
+    nlf: usize,
+    nc: usize,
+    b: usize,
+    m: usize,
+    k: usize,
+    n: usize,
+}
+
+fn group_size(g: &Geom, dims: &[usize]) -> usize {
+    dims.iter().map(|&d| g.dims[d]).product()
+}
+
+/// One (size, stride) for a group of dimensions (outer to inner), if the
+/// group is contiguous in memory as a whole.
+fn collapse(g: &Geom, dims: &[usize]) -> Option<isize> {
+    let mut inner: Option<(usize, usize)> = None; // (size, stride) of the inner run so far
+    for &d in dims.iter().rev() {
+        let (sz, st) = (g.dims[d], g.strides[d]);
+        if sz == 1 {
+            continue;
+        }
+        match inner {
+            None => inner = Some((sz, st)),
+            Some((isz, ist)) => {
+                if st != ist * isz {
+                    return None;
+                }
+                inner = Some((sz * isz, ist));
+            }
+        }
+    }
+    Some(inner.map_or(1, |(_, st)| st as isize))
+}
+
+impl DotKernel {
+    pub(crate) fn new(cx: &Ctx, dn: &DotDimensionNumbers) -> Result<DotKernel, KernelError> {
+        let l = cx.array_operand(0)?;
+        let r = cx.array_operand(1)?;
+        let o = cx.result_leaf(0)?;
+        let u = |v: &[i64]| v.iter().map(|&d| d as usize).collect::<Vec<_>>();
+        let (lb, lc, rb, rc) = (
+            u(&dn.lhs_batch_dims),
+            u(&dn.lhs_contracting_dims),
+            u(&dn.rhs_batch_dims),
+            u(&dn.rhs_contracting_dims),
+        );
+        let lf: Vec<usize> = (0..l.rank())
+            .filter(|d| !lb.contains(d) && !lc.contains(d))
+            .collect();
+        let rf: Vec<usize> = (0..r.rank())
+            .filter(|d| !rb.contains(d) && !rc.contains(d))
+            .collect();
+        let (lhs, rhs, out) = (Geom::new(&l), Geom::new(&r), Geom::new(&o));
+        if out.dims.len() != lb.len() + lf.len() + rf.len() {
+            return Err(cx.err("result rank does not match the dimension numbers"));
+        }
+        let lorder: Vec<usize> = lb.iter().chain(&lf).chain(&lc).copied().collect();
+        let rorder: Vec<usize> = rb.iter().chain(&rc).chain(&rf).copied().collect();
+        Ok(DotKernel {
+            name: cx.inst.name.clone(),
+            b: group_size(&lhs, &lb),
+            m: group_size(&lhs, &lf),
+            k: group_size(&lhs, &lc),
+            n: group_size(&rhs, &rf),
+            nb: lb.len(),
+            nlf: lf.len(),
+            nc: lc.len(),
+            lhs,
+            rhs,
+            out,
+            lorder,
+            rorder,
+        })
+    }
+
+    /// Direct strided gemm for T = f32/f64 when no operand needs packing.
+    unsafe fn try_direct<T: 'static + Copy + Default + Send + Sync>(
+        &self,
+        l: *const u8,
+        r: *const u8,
+        o: *mut u8,
+        one: T,
+    ) -> bool {
+        let (nb, nlf, nc) = (self.nb, self.nlf, self.nc);
+        let lo = &self.lorder;
+        let ro = &self.rorder;
+        let od: Vec<usize> = (0..self.out.dims.len()).collect();
+        let groups = (
+            collapse(&self.lhs, &lo[..nb]),
+            collapse(&self.lhs, &lo[nb..nb + nlf]),
+            collapse(&self.lhs, &lo[nb + nlf..]),
+            collapse(&self.rhs, &ro[..nb]),
+            collapse(&self.rhs, &ro[nb..nb + nc]),
+            collapse(&self.rhs, &ro[nb + nc..]),
+            collapse(&self.out, &od[..nb]),
+            collapse(&self.out, &od[nb..nb + nlf]),
+            collapse(&self.out, &od[nb + nlf..]),
+        );
+        let (
+            Some(lbs),
+            Some(lms),
+            Some(lks),
+            Some(rbs),
+            Some(rks),
+            Some(rns),
+            Some(obs),
+            Some(oms),
+            Some(ons),
+        ) = groups
+        else {
+            return false;
+        };
+        let (m, n, k) = (self.m, self.n, self.k);
+        let (lp, rp, op) = (
+            crate::elem::SendConstPtr(l),
+            crate::elem::SendConstPtr(r),
+            crate::elem::SendPtr(o),
+        );
+        let run = |bi: usize, par: bool| {
+            let (lp, rp, op) = (lp, rp, op);
+            gemm_strided(
+                m,
+                n,
+                k,
+                (op.0 as *mut T).offset(bi as isize * obs),
+                oms,
+                ons,
+                (lp.0 as *const T).offset(bi as isize * lbs),
+                lms,
+                lks,
+                (rp.0 as *const T).offset(bi as isize * rbs),
+                rks,
+                rns,
+                one,
+                par,
+            )
+        };
+        let per = m * n * k;
+        if self.b > 1 && per < 1 << 20 && crate::parallel_worth(self.b * per) {
+            (0..self.b).into_par_iter().for_each(|bi| run(bi, false));
+        } else {
+            (0..self.b).for_each(|bi| run(bi, true));
+        }
+        true
+    }
+
+    unsafe fn packed<D: Dom>(&self, l: *const u8, r: *const u8, o: *mut u8) {
+        let a = pack::<D>(l, &self.lhs, &self.lorder, self.out.ty);
+        let b = pack::<D>(r, &self.rhs, &self.rorder, self.out.ty);
+        let mut c = vec![D::default(); self.b * self.m * self.n];
+        D::matmul(&a, &b, &mut c, self.b, self.m, self.k, self.n, true);
+        store_all(&c, o, &self.out);
+    }
+}
+
+impl HostKernel for DotKernel {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String> {
+        check_counts(&self.name, operands, outputs, 2, 1)?;
+        let (l, r, o) = (operands[0], operands[1], outputs[0]);
+        if self.b * self.m * self.n == 0 {
+            return Ok(());
+        }
+        use ElementType::*;
+        let same = self.lhs.ty == self.out.ty && self.rhs.ty == self.out.ty;
+        match self.out.ty {
+            F32 => {
+                if !(same && self.try_direct::<f32>(l, r, o, 1.0)) {
+                    self.packed::<f32>(l, r, o)
+                }
+            }
+            F64 => {
+                if !(same && self.try_direct::<f64>(l, r, o, 1.0)) {
+                    self.packed::<f64>(l, r, o)
+                }
+            }
+            F16 | Bf16 => self.packed::<f32>(l, r, o),
+            S8 | S16 | S32 | S64 => self.packed::<i64>(l, r, o),
+            Pred | U8 | U16 | U32 | U64 => self.packed::<u64>(l, r, o),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,334 @@
+//! Host runtime kernels of hlox: compiled-Rust implementations of the heavy
+//! HLO ops (dot, convolution, sort, top-k, gather, scatter, reduce-window,
+//! select-and-scatter, rng-bit-generator) that the generated CPU code calls,
+//! the way XLA:CPU calls Eigen and its runtime library.
+//!
+//! A kernel is prepared once per instruction ([`make_kernel`]: shapes are
+//! checked, dimension numbers resolved, called computations inspected for
+//! fast paths) and run many times on raw leaf buffers ([`HostKernel::run`]).
+//! Results are bit-identical to the reference evaluator (`hlox-eval`),
+//! except that float dot/convolution sum in a different order.
+//!
+//! Parallelism uses rayon's global pool (the Host backend's thread pool).
+
+mod conv;
+mod dot;
+mod elem;
+mod gather;
+mod matmul;
+mod rng;
+mod sort;
+mod window;
+
+use hlox_hlo::shape_inference::{check_shape, validate_shape};
+use hlox_hlo::{
+    ArrayShape, CompId, Computation, ElementType, InstId, Instruction, Module, Op, Shape,
+};
+
+/// A compiled scalar computation (a sort comparator, a reducer, a scatter combiner, a select):
+/// `args[i]` points at scalar argument i (one element, its element type's size);
+/// the result's leaves are written to `outs[j]` (one pointer per leaf; a non-tuple result has one).
+pub type ScalarFn = unsafe extern "C" fn(args: *const *const u8, outs: *const *mut u8);
+
+/// A prepared kernel for one instruction, built at compile time, run many times (possibly from
+/// several threads at once: Send + Sync, no interior mutation without synchronization).
+pub trait HostKernel: Send + Sync {
+    /// `operands`: every operand's leaf buffers, operands in order, each operand's leaves in pre-order
+    /// (an array operand contributes one pointer). `outputs`: the result's leaf buffers in pre-order.
+    /// Buffers are laid out as the instruction's operand/result shapes say (layouts may be non-default:
+    /// use strides). Buffers may be uninitialized on entry for outputs; inputs are never written.
+    ///
+    /// # Safety
+    /// Every pointer must point at a buffer of its shape's byte size (valid for reads, or for
+    /// writes for outputs); outputs must not overlap inputs or each other.
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String>;
+}
+
+/// Why a kernel could not be built.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum KernelError {
+    /// The instruction (named) is malformed or unsupported by its runtime kernel.
+    #[error("instruction `{inst}` ({opcode}) in computation `{computation}`: {message}")]
+    Invalid {
+        inst: String,
+        opcode: &'static str,
+        computation: String,
+        message: String,
+    },
+    /// The instruction id does not belong to the computation.
+    #[error("instruction id {id} is not in computation `{computation}`")]
+    NoSuchInstruction { id: String, computation: String },
+}
+
+/// Which opcodes [`make_kernel`] builds a runtime kernel for.
+pub fn is_runtime_kernel(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Dot { .. }
+            | Op::Convolution { .. }
+            | Op::Sort { .. }
+            | Op::TopK { .. }
+            | Op::Gather { .. }
+            | Op::Scatter { .. }
+            | Op::ReduceWindow { .. }
+            | Op::SelectAndScatter { .. }
+            | Op::RngBitGenerator { .. }
+    )
+}
+
+/// What a kernel builder gets: the instruction, its operand shapes, and an error maker.
+pub(crate) struct Ctx<'a> {
+    pub module: &'a Module,
+    pub comp: &'a Computation,
+    pub inst: &'a Instruction,
+    pub operands: Vec<&'a Shape>,
+    pub callees: &'a [ScalarFn],
+}
+
+impl Ctx<'_> {
+    pub(crate) fn err(&self, message: impl Into<String>) -> KernelError {
+        KernelError::Invalid {
+            inst: self.inst.name.clone(),
+            opcode: self.inst.op.name(),
+            computation: self.comp.name.clone(),
+            message: message.into(),
+        }
+    }
+    /// Operand `i` as an array shape.
+    pub(crate) fn array_operand(&self, i: usize) -> Result<ArrayShape, KernelError> {
+        match self.operands.get(i) {
+            Some(Shape::Array(a)) => Ok(a.clone()),
+            Some(s) => Err(self.err(format!(
+                "operand {i} must be an array, is {}",
+                hlox_hlo::shape_inference::short(s)
+            ))),
+            None => Err(self.err(format!("missing operand {i}"))),
+        }
+    }
+    /// Leaf `i` of the result as an array shape.
+    pub(crate) fn result_leaf(&self, i: usize) -> Result<ArrayShape, KernelError> {
+        let leaves = self.inst.shape.leaves();
+        match leaves.get(i) {
+            Some((_, Shape::Array(a))) => Ok(a.clone()),
+            _ => Err(self.err(format!("result leaf {i} must be an array"))),
+        }
+    }
+    /// The compiled callee `i` and the called computation's id.
+    pub(crate) fn callee(&self, i: usize) -> Result<(ScalarFn, CompId), KernelError> {
+        let comp = *self
+            .inst
+            .called
+            .get(i)
+            .ok_or_else(|| self.err(format!("calls no computation {i}")))?;
+        if self.module.computations.get(comp).is_none() {
+            return Err(self.err(format!("called computation {i} is not in the module")));
+        }
+        let f = *self.callees.get(i).ok_or_else(|| {
+            self.err(format!(
+                "needs the compiled function of called computation {i} (got {} callees)",
+                self.callees.len()
+            ))
+        })?;
+        Ok((f, comp))
+    }
+}
+
+/// Builds the kernel for `inst` of computation `comp`, or Ok(None) if this opcode is not a runtime
+/// kernel (the codegen emits it itself). `callees[i]` is the compiled function for `inst.called[i]`
+/// (empty for ops that call nothing). Errors name the instruction.
+pub fn make_kernel(
+    module: &Module,
+    comp: &Computation,
+    inst: InstId,
+    callees: &[ScalarFn],
+) -> Result<Option<Box<dyn HostKernel>>, KernelError> {
+    let Some(instr) = comp.instructions.get(inst) else {
+        return Err(KernelError::NoSuchInstruction {
+            id: format!("{inst:?}"),
+            computation: comp.name.clone(),
+        });
+    };
+    if !is_runtime_kernel(&instr.op) {
+        return Ok(None);
+    }
+    let mut operands = Vec::with_capacity(instr.operands.len());
+    let mut cx = Ctx {
+        module,
+        comp,
+        inst: instr,
+        operands: Vec::new(),
+        callees,
+    };
+    for (i, &o) in instr.operands.iter().enumerate() {
+        let Some(oi) = comp.instructions.get(o) else {
+            return Err(cx.err(format!(
+                "operand {i} is not an instruction of the computation"
+            )));
+        };
+        operands.push(&oi.shape);
+    }
+    for (i, s) in operands.iter().enumerate() {
+        validate_shape(s).map_err(|e| cx.err(format!("operand {i}: {e}")))?;
+    }
+    validate_shape(&instr.shape).map_err(|e| cx.err(format!("result: {e}")))?;
+    let mut called = Vec::with_capacity(instr.called.len());
+    for &c in &instr.called {
+        match module.computations.get(c) {
+            Some(c) => called.push(c.program_shape()),
+            None => return Err(cx.err("calls a computation that is not in the module")),
+        }
+    }
+    // rng-bit-generator's result shape is declared, not inferred; it is checked by its builder.
+    if !matches!(instr.op, Op::RngBitGenerator { .. }) {
+        check_shape(&instr.op, &operands, &called, &instr.shape)
+            .map_err(|e| cx.err(e.to_string()))?;
+    }
+    for (i, s) in operands.iter().enumerate() {
+        if let Shape::Array(a) = s {
+            check_addressable(a).map_err(|e| cx.err(format!("operand {i}: {e}")))?;
+        }
+    }
+    for (_, s) in instr.shape.leaves() {
+        if let Shape::Array(a) = s {
+            check_addressable(a).map_err(|e| cx.err(format!("result: {e}")))?;
+        }
+    }
+    cx.operands = operands;
+    let k: Box<dyn HostKernel> = match &instr.op {
+        Op::Dot { dnums, .. } => Box::new(dot::DotKernel::new(&cx, dnums)?),
+        Op::Convolution {
+            window,
+            dnums,
+            feature_group_count,
+            batch_group_count,
+            ..
+        } => Box::new(conv::ConvKernel::new(
+            &cx,
+            window,
+            dnums,
+            *feature_group_count,
+            *batch_group_count,
+        )?),
+        Op::Sort { dimension, .. } => Box::new(sort::SortKernel::new(&cx, *dimension)?),
+        Op::TopK { k, largest } => Box::new(sort::TopKKernel::new(&cx, *k, *largest)?),
+        Op::Gather {
+            dnums, slice_sizes, ..
+        } => Box::new(gather::GatherKernel::new(&cx, dnums, slice_sizes)?),
+        Op::Scatter { dnums, .. } => Box::new(gather::ScatterKernel::new(&cx, dnums)?),
+        Op::ReduceWindow { window } => Box::new(window::ReduceWindowKernel::new(&cx, window)?),
+        Op::SelectAndScatter { window } => {
+            Box::new(window::SelectAndScatterKernel::new(&cx, window)?)
+        }
+        Op::RngBitGenerator { algorithm } => Box::new(rng::RngKernel::new(&cx, *algorithm)?),
+        _ => return Ok(None),
+    };
+    Ok(Some(k))
+}
+
+/// Every element offset of `a` must fit in isize bytes.
+fn check_addressable(a: &ArrayShape) -> Result<(), String> {
+    let n = a
+        .checked_element_count()
+        .and_then(|n| usize::try_from(n).ok())
+        .and_then(|n| n.checked_mul(a.ty.byte_size()))
+        .filter(|&b| b <= isize::MAX as usize);
+    if n.is_none() {
+        return Err("is too large to address".into());
+    }
+    Ok(())
+}
+
+/// An array buffer's geometry: element type, logical dims and element strides.
+#[derive(Clone, Debug)]
+pub(crate) struct Geom {
+    pub ty: ElementType,
+    pub dims: Vec<usize>,
+    pub strides: Vec<usize>,
+}
+
+impl Geom {
+    pub(crate) fn new(a: &ArrayShape) -> Geom {
+        Geom {
+            ty: a.ty,
+            dims: a.dims.iter().map(|&d| d.max(0) as usize).collect(),
+            strides: a.strides(),
+        }
+    }
+    pub(crate) fn count(&self) -> usize {
+        self.dims.iter().product()
+    }
+    /// Offsets (in elements) of every element in logical row-major order.
+    pub(crate) fn offsets(&self) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.count());
+        for_each_offset(&self.dims, &self.strides, |o| out.push(o));
+        out
+    }
+}
+
+/// Calls `f(offset)` for every index of `dims` in row-major order, with
+/// `offset = sum(idx[d] * strides[d])`.
+pub(crate) fn for_each_offset(dims: &[usize], strides: &[usize], mut f: impl FnMut(usize)) {
+    if dims.contains(&0) {
+        return;
+    }
+    let rank = dims.len();
+    let mut idx = vec![0usize; rank];
+    let mut off = 0usize;
+    loop {
+        f(off);
+        let mut d = rank;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            off += strides[d];
+            if idx[d] < dims[d] {
+                break;
+            }
+            off -= strides[d] * dims[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/// Copies an array between two layouts of the same logical shape.
+pub(crate) unsafe fn copy_relayout(src: *const u8, sg: &Geom, dst: *mut u8, dg: &Geom) {
+    let esz = sg.ty.byte_size();
+    if sg.strides == dg.strides {
+        std::ptr::copy_nonoverlapping(src, dst, sg.count() * esz);
+        return;
+    }
+    let so = sg.offsets();
+    let dof = dg.offsets();
+    for (s, d) in so.iter().zip(&dof) {
+        std::ptr::copy_nonoverlapping(src.add(s * esz), dst.add(d * esz), esz);
+    }
+}
+
+/// Checks the leaf counts a kernel is run with.
+pub(crate) fn check_counts(
+    what: &str,
+    operands: &[*const u8],
+    outputs: &[*mut u8],
+    n_in: usize,
+    n_out: usize,
+) -> Result<(), String> {
+    if operands.len() != n_in || outputs.len() != n_out {
+        return Err(format!(
+            "{what}: expected {n_in} operand and {n_out} output buffers, got {} and {}",
+            operands.len(),
+            outputs.len()
+        ));
+    }
+    if operands.iter().any(|p| p.is_null()) || outputs.iter().any(|p| p.is_null()) {
+        return Err(format!("{what}: a buffer pointer is null"));
+    }
+    Ok(())
+}
+
+/// Whether a loop of `work` element operations is worth splitting over rayon.
+pub(crate) fn parallel_worth(work: usize) -> bool {
+    work >= 1 << 16 && rayon::current_num_threads() > 1
+}

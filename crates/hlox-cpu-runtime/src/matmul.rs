@@ -1,0 +1,620 @@
+//! The accumulation domains of dot and convolution (f32 for F16/BF16/F32
+//! results, f64, i64 for signed and u64 for unsigned/PRED results), operand
+//! conversion into them with the evaluator's convert semantics, and batched
+//! matrix multiplication (the `gemm` crate for floats, wrapping loops for
+//! integers).
+
+use crate::elem::{rd, wr, SendPtr};
+use half::{bf16, f16};
+use hlox_hlo::ElementType;
+use rayon::prelude::*;
+
+/// A scalar decoded into its natural domain.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Scal {
+    S(i64),
+    U(u64),
+    F(f32),
+    D(f64),
+}
+
+unsafe fn decode(ty: ElementType, p: *const u8, i: usize) -> Scal {
+    use ElementType::*;
+    match ty {
+        Pred => Scal::U((rd::<u8>(p, i) != 0) as u64),
+        S8 => Scal::S(rd::<i8>(p, i) as i64),
+        S16 => Scal::S(rd::<i16>(p, i) as i64),
+        S32 => Scal::S(rd::<i32>(p, i) as i64),
+        S64 => Scal::S(rd::<i64>(p, i)),
+        U8 => Scal::U(rd::<u8>(p, i) as u64),
+        U16 => Scal::U(rd::<u16>(p, i) as u64),
+        U32 => Scal::U(rd::<u32>(p, i) as u64),
+        U64 => Scal::U(rd::<u64>(p, i)),
+        F16 => Scal::F(rd::<f16>(p, i).to_f32()),
+        Bf16 => Scal::F(rd::<bf16>(p, i).to_f32()),
+        F32 => Scal::F(rd::<f32>(p, i)),
+        F64 => Scal::D(rd::<f64>(p, i)),
+    }
+}
+
+fn same_domain(a: ElementType, b: ElementType) -> bool {
+    use ElementType::*;
+    let d = |t| match t {
+        S8 | S16 | S32 | S64 => 0,
+        Pred | U8 | U16 | U32 | U64 => 1,
+        F16 | Bf16 | F32 => 2,
+        F64 => 3,
+    };
+    d(a) == d(b)
+}
+
+/// Integer bits of `v` converted to `ty` (XLA convert: ints wrap, floats saturate, NaN -> 0).
+fn int_bits(v: Scal, ty: ElementType) -> u64 {
+    use ElementType::*;
+    macro_rules! sat {
+        ($x:expr) => {
+            match ty {
+                Pred => ($x != 0.0) as u64,
+                S8 => ($x as i8) as i64 as u64,
+                S16 => ($x as i16) as i64 as u64,
+                S32 => ($x as i32) as i64 as u64,
+                S64 => ($x as i64) as u64,
+                U8 => ($x as u8) as u64,
+                U16 => ($x as u16) as u64,
+                U32 => ($x as u32) as u64,
+                _ => $x as u64,
+            }
+        };
+    }
+    match v {
+        Scal::S(x) => x as u64,
+        Scal::U(x) => x,
+        Scal::F(x) => sat!(x),
+        Scal::D(x) => sat!(x),
+    }
+}
+
+/// `v` converted to `ty` and decoded again (the evaluator's `to_domain`).
+fn convert(v: Scal, ty: ElementType) -> Scal {
+    use ElementType::*;
+    if ty.is_float() {
+        let x64 = match v {
+            Scal::S(x) => Some(x as f64),
+            Scal::U(x) => Some(x as f64),
+            Scal::D(x) => Some(x),
+            Scal::F(_) => None,
+        };
+        return match (x64, v) {
+            (Some(x), _) => match ty {
+                F16 => Scal::F(f16::from_f64(x).to_f32()),
+                Bf16 => Scal::F(bf16::from_f64(x).to_f32()),
+                F32 => Scal::F(x as f32),
+                _ => Scal::D(x),
+            },
+            (None, Scal::F(x)) => match ty {
+                F16 => Scal::F(f16::from_f32(x).to_f32()),
+                Bf16 => Scal::F(bf16::from_f32(x).to_f32()),
+                F32 => Scal::F(x),
+                _ => Scal::D(x as f64),
+            },
+            _ => v,
+        };
+    }
+    let b = int_bits(v, ty);
+    match ty {
+        Pred => Scal::U((b != 0) as u64),
+        S8 => Scal::S(b as i8 as i64),
+        S16 => Scal::S(b as i16 as i64),
+        S32 => Scal::S(b as i32 as i64),
+        S64 => Scal::S(b as i64),
+        U8 => Scal::U(b as u8 as u64),
+        U16 => Scal::U(b as u16 as u64),
+        U32 => Scal::U(b as u32 as u64),
+        _ => Scal::U(b),
+    }
+}
+
+/// Loads element `i` of a `src`-typed buffer into the domain of `out`.
+pub(crate) type LoadFn<D> = unsafe fn(*const u8, usize) -> D;
+/// Stores a domain value as element `i` of an `out`-typed buffer.
+pub(crate) type StoreFn<D> = unsafe fn(*mut u8, usize, D);
+
+pub(crate) trait Dom: Copy + Send + Sync + Default + Take + 'static {
+    fn load_fn(src: ElementType, out: ElementType) -> Option<LoadFn<Self>>;
+    fn store_fn(out: ElementType) -> StoreFn<Self>;
+    /// c[bt][m][n] = sum_k a[bt][m][k] * b[bt][k][n], all contiguous row-major.
+    #[allow(clippy::too_many_arguments)]
+    fn matmul(
+        a: &[Self],
+        b: &[Self],
+        c: &mut [Self],
+        bt: usize,
+        m: usize,
+        k: usize,
+        n: usize,
+        par: bool,
+    );
+}
+
+/// A loader for any (src, out) pair: dispatches both types at runtime.
+/// Only used when the operand type differs from the output's domain type.
+fn load_any<D: Dom>(src: ElementType, out: ElementType, take: fn(Scal) -> D) -> LoadAny<D> {
+    LoadAny { src, out, take }
+}
+
+pub(crate) struct LoadAny<D> {
+    src: ElementType,
+    out: ElementType,
+    take: fn(Scal) -> D,
+}
+
+impl<D: Copy> LoadAny<D> {
+    #[inline]
+    pub(crate) unsafe fn load(&self, p: *const u8, i: usize) -> D {
+        let v = decode(self.src, p, i);
+        let v = if same_domain(self.src, self.out) && self.out != ElementType::Pred {
+            v
+        } else {
+            convert(v, self.out)
+        };
+        (self.take)(v)
+    }
+}
+
+/// Loading operand elements into domain `D`: a direct function when the
+/// operand type needs no conversion, else the general converter.
+pub(crate) enum Loader<D> {
+    Direct(LoadFn<D>),
+    Any(LoadAny<D>),
+}
+
+impl<D: Dom> Loader<D> {
+    pub(crate) fn new(src: ElementType, out: ElementType) -> Loader<D>
+    where
+        D: Take,
+    {
+        let take = D::take();
+        match D::load_fn(src, out) {
+            None => Loader::Any(load_any(src, out, take)),
+            Some(f) => Loader::Direct(f),
+        }
+    }
+    #[inline]
+    pub(crate) unsafe fn load(&self, p: *const u8, i: usize) -> D {
+        match self {
+            Loader::Direct(f) => f(p, i),
+            Loader::Any(a) => a.load(p, i),
+        }
+    }
+}
+
+fn take_f(v: Scal) -> f32 {
+    match v {
+        Scal::F(x) => x,
+        Scal::D(x) => x as f32,
+        Scal::S(x) => x as f32,
+        Scal::U(x) => x as f32,
+    }
+}
+fn take_d(v: Scal) -> f64 {
+    match v {
+        Scal::D(x) => x,
+        Scal::F(x) => x as f64,
+        Scal::S(x) => x as f64,
+        Scal::U(x) => x as f64,
+    }
+}
+fn take_s(v: Scal) -> i64 {
+    match v {
+        Scal::S(x) => x,
+        Scal::U(x) => x as i64,
+        Scal::F(x) => x as i64,
+        Scal::D(x) => x as i64,
+    }
+}
+fn take_u(v: Scal) -> u64 {
+    match v {
+        Scal::U(x) => x,
+        Scal::S(x) => x as u64,
+        Scal::F(x) => x as u64,
+        Scal::D(x) => x as u64,
+    }
+}
+
+/// The `take` function of each domain.
+pub(crate) trait Take: Sized {
+    fn take() -> fn(Scal) -> Self;
+}
+impl Take for f32 {
+    fn take() -> fn(Scal) -> Self {
+        take_f
+    }
+}
+impl Take for f64 {
+    fn take() -> fn(Scal) -> Self {
+        take_d
+    }
+}
+impl Take for i64 {
+    fn take() -> fn(Scal) -> Self {
+        take_s
+    }
+}
+impl Take for u64 {
+    fn take() -> fn(Scal) -> Self {
+        take_u
+    }
+}
+
+/// Which loads need no conversion: (source, output) pairs in the same domain.
+fn direct_ok(src: ElementType, out: ElementType) -> bool {
+    same_domain(src, out) && out != ElementType::Pred
+}
+
+fn gemm_par(work: usize) -> gemm::Parallelism {
+    let t = rayon::current_num_threads();
+    if work >= 1 << 20 && t > 1 {
+        gemm::Parallelism::Rayon(t)
+    } else {
+        gemm::Parallelism::None
+    }
+}
+
+/// Strided single matrix product `dst[m][n] = sum_k lhs[m][k] * rhs[k][n]`
+/// for f32/f64 via `gemm` (strides in elements; `dst` is overwritten).
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gemm_strided<T: 'static + Copy + Default>(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: *mut T,
+    dst_rs: isize,
+    dst_cs: isize,
+    lhs: *const T,
+    lhs_rs: isize,
+    lhs_cs: isize,
+    rhs: *const T,
+    rhs_rs: isize,
+    rhs_cs: isize,
+    one: T,
+    par: bool,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        for i in 0..m {
+            for j in 0..n {
+                *dst.offset(i as isize * dst_rs + j as isize * dst_cs) = T::default();
+            }
+        }
+        return;
+    }
+    let p = if par {
+        gemm_par(m * n * k)
+    } else {
+        gemm::Parallelism::None
+    };
+    gemm::gemm(
+        m,
+        n,
+        k,
+        dst,
+        dst_cs,
+        dst_rs,
+        false,
+        lhs,
+        lhs_cs,
+        lhs_rs,
+        rhs,
+        rhs_cs,
+        rhs_rs,
+        T::default(),
+        one,
+        false,
+        false,
+        false,
+        p,
+    );
+}
+
+#[allow(clippy::too_many_arguments)]
+fn float_matmul<T: 'static + Copy + Default + Send + Sync>(
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    bt: usize,
+    m: usize,
+    k: usize,
+    n: usize,
+    one: T,
+    par: bool,
+) {
+    if bt == 0 || m == 0 || n == 0 {
+        return;
+    }
+    let per = m * n * k;
+    let par_batches = par && bt > 1 && per < 1 << 20 && crate::parallel_worth(bt * per);
+    let cp = SendPtr(c.as_mut_ptr() as *mut u8);
+    let run = |bi: usize, par: bool| unsafe {
+        let cp = cp;
+        gemm_strided(
+            m,
+            n,
+            k,
+            (cp.0 as *mut T).add(bi * m * n),
+            n as isize,
+            1,
+            a.as_ptr().add(bi * m * k),
+            k as isize,
+            1,
+            b.as_ptr().add(bi * k * n),
+            n as isize,
+            1,
+            one,
+            par,
+        )
+    };
+    if par_batches {
+        (0..bt).into_par_iter().for_each(|bi| run(bi, false));
+    } else {
+        (0..bt).for_each(|bi| run(bi, par));
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn int_matmul<T: Copy + Send + Sync + Default>(
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    m: usize,
+    k: usize,
+    n: usize,
+    par: bool,
+    madd: fn(T, T, T) -> T,
+) {
+    if n == 0 {
+        return;
+    }
+    let row = |r: usize, out: &mut [T]| {
+        let bi = r / m.max(1);
+        out.iter_mut().for_each(|o| *o = T::default());
+        for ki in 0..k {
+            let x = a[r * k + ki];
+            let brow = &b[(bi * k + ki) * n..(bi * k + ki + 1) * n];
+            for (o, &y) in out.iter_mut().zip(brow) {
+                *o = madd(*o, x, y);
+            }
+        }
+    };
+    if par && crate::parallel_worth(c.len() * k.max(1)) {
+        c.par_chunks_mut(n)
+            .enumerate()
+            .for_each(|(r, out)| row(r, out));
+    } else {
+        c.chunks_mut(n).enumerate().for_each(|(r, out)| row(r, out));
+    }
+}
+
+impl Dom for f32 {
+    fn load_fn(src: ElementType, out: ElementType) -> Option<LoadFn<f32>> {
+        unsafe fn l16(p: *const u8, i: usize) -> f32 {
+            rd::<f16>(p, i).to_f32()
+        }
+        unsafe fn lb16(p: *const u8, i: usize) -> f32 {
+            rd::<bf16>(p, i).to_f32()
+        }
+        unsafe fn l32(p: *const u8, i: usize) -> f32 {
+            rd::<f32>(p, i)
+        }
+        if !direct_ok(src, out) {
+            return None;
+        }
+        Some(match src {
+            ElementType::F16 => l16,
+            ElementType::Bf16 => lb16,
+            _ => l32,
+        })
+    }
+    fn store_fn(out: ElementType) -> StoreFn<f32> {
+        unsafe fn s16(p: *mut u8, i: usize, v: f32) {
+            wr(p, i, f16::from_f32(v))
+        }
+        unsafe fn sb16(p: *mut u8, i: usize, v: f32) {
+            wr(p, i, bf16::from_f32(v))
+        }
+        unsafe fn s32(p: *mut u8, i: usize, v: f32) {
+            wr(p, i, v)
+        }
+        match out {
+            ElementType::F16 => s16,
+            ElementType::Bf16 => sb16,
+            _ => s32,
+        }
+    }
+    fn matmul(
+        a: &[f32],
+        b: &[f32],
+        c: &mut [f32],
+        bt: usize,
+        m: usize,
+        k: usize,
+        n: usize,
+        par: bool,
+    ) {
+        float_matmul(a, b, c, bt, m, k, n, 1.0f32, par)
+    }
+}
+
+impl Dom for f64 {
+    fn load_fn(src: ElementType, out: ElementType) -> Option<LoadFn<f64>> {
+        unsafe fn l64(p: *const u8, i: usize) -> f64 {
+            rd::<f64>(p, i)
+        }
+        if !direct_ok(src, out) {
+            return None;
+        }
+        Some(l64)
+    }
+    fn store_fn(_out: ElementType) -> StoreFn<f64> {
+        unsafe fn s64(p: *mut u8, i: usize, v: f64) {
+            wr(p, i, v)
+        }
+        s64
+    }
+    fn matmul(
+        a: &[f64],
+        b: &[f64],
+        c: &mut [f64],
+        bt: usize,
+        m: usize,
+        k: usize,
+        n: usize,
+        par: bool,
+    ) {
+        float_matmul(a, b, c, bt, m, k, n, 1.0f64, par)
+    }
+}
+
+macro_rules! int_store {
+    ($name:ident, $d:ty) => {
+        fn $name(out: ElementType) -> StoreFn<$d> {
+            unsafe fn p(p: *mut u8, i: usize, v: $d) {
+                wr(p, i, (v != 0) as u8)
+            }
+            unsafe fn b1(p: *mut u8, i: usize, v: $d) {
+                wr(p, i, v as u8)
+            }
+            unsafe fn b2(p: *mut u8, i: usize, v: $d) {
+                wr(p, i, v as u16)
+            }
+            unsafe fn b4(p: *mut u8, i: usize, v: $d) {
+                wr(p, i, v as u32)
+            }
+            unsafe fn b8(p: *mut u8, i: usize, v: $d) {
+                wr(p, i, v as u64)
+            }
+            match out {
+                ElementType::Pred => p,
+                t if t.byte_size() == 1 => b1,
+                t if t.byte_size() == 2 => b2,
+                t if t.byte_size() == 4 => b4,
+                _ => b8,
+            }
+        }
+    };
+}
+int_store!(store_s, i64);
+int_store!(store_u, u64);
+
+impl Dom for i64 {
+    fn load_fn(src: ElementType, out: ElementType) -> Option<LoadFn<i64>> {
+        unsafe fn l1(p: *const u8, i: usize) -> i64 {
+            rd::<i8>(p, i) as i64
+        }
+        unsafe fn l2(p: *const u8, i: usize) -> i64 {
+            rd::<i16>(p, i) as i64
+        }
+        unsafe fn l4(p: *const u8, i: usize) -> i64 {
+            rd::<i32>(p, i) as i64
+        }
+        unsafe fn l8(p: *const u8, i: usize) -> i64 {
+            rd::<i64>(p, i)
+        }
+        if !direct_ok(src, out) {
+            return None;
+        }
+        Some(match src.byte_size() {
+            1 => l1,
+            2 => l2,
+            4 => l4,
+            _ => l8,
+        })
+    }
+    fn store_fn(out: ElementType) -> StoreFn<i64> {
+        store_s(out)
+    }
+    fn matmul(
+        a: &[i64],
+        b: &[i64],
+        c: &mut [i64],
+        _bt: usize,
+        m: usize,
+        k: usize,
+        n: usize,
+        par: bool,
+    ) {
+        int_matmul(a, b, c, m, k, n, par, |acc, x, y| {
+            acc.wrapping_add(x.wrapping_mul(y))
+        })
+    }
+}
+
+impl Dom for u64 {
+    fn load_fn(src: ElementType, out: ElementType) -> Option<LoadFn<u64>> {
+        unsafe fn l1(p: *const u8, i: usize) -> u64 {
+            rd::<u8>(p, i) as u64
+        }
+        unsafe fn l2(p: *const u8, i: usize) -> u64 {
+            rd::<u16>(p, i) as u64
+        }
+        unsafe fn l4(p: *const u8, i: usize) -> u64 {
+            rd::<u32>(p, i) as u64
+        }
+        unsafe fn l8(p: *const u8, i: usize) -> u64 {
+            rd::<u64>(p, i)
+        }
+        if !direct_ok(src, out) {
+            return None;
+        }
+        Some(match src.byte_size() {
+            1 => l1,
+            2 => l2,
+            4 => l4,
+            _ => l8,
+        })
+    }
+    fn store_fn(out: ElementType) -> StoreFn<u64> {
+        store_u(out)
+    }
+    fn matmul(
+        a: &[u64],
+        b: &[u64],
+        c: &mut [u64],
+        _bt: usize,
+        m: usize,
+        k: usize,
+        n: usize,
+        par: bool,
+    ) {
+        int_matmul(a, b, c, m, k, n, par, |acc, x, y| {
+            acc.wrapping_add(x.wrapping_mul(y))
+        })
+    }
+}
+
+/// Elements of `src` (geometry `g`) converted into domain `D` for result
+/// type `out_ty`, with its dimensions taken in `order` (row-major).
+pub(crate) unsafe fn pack<D: Dom>(
+    src: *const u8,
+    g: &crate::Geom,
+    order: &[usize],
+    out_ty: ElementType,
+) -> Vec<D> {
+    let dims: Vec<usize> = order.iter().map(|&d| g.dims[d]).collect();
+    let strides: Vec<usize> = order.iter().map(|&d| g.strides[d]).collect();
+    let loader = Loader::<D>::new(g.ty, out_ty);
+    let mut out = Vec::with_capacity(dims.iter().product());
+    crate::for_each_offset(&dims, &strides, |o| out.push(loader.load(src, o)));
+    out
+}
+
+/// Stores `vals` (logical row-major over `g`'s dims) into `dst`.
+pub(crate) unsafe fn store_all<D: Dom>(vals: &[D], dst: *mut u8, g: &crate::Geom) {
+    let st = D::store_fn(g.ty);
+    let mut i = 0;
+    crate::for_each_offset(&g.dims, &g.strides, |o| {
+        st(dst, o, vals[i]);
+        i += 1;
+    });
+}

@@ -1,0 +1,330 @@
+//! reduce-window (variadic; padding, strides, base and window dilation) and
+//! select-and-scatter. Reducers and scatter combiners use a recognized fast
+//! path (add, multiply, max, min, and, or, overwrite) or the compiled
+//! function; select always calls its compiled function.
+
+use crate::elem::{rd, recognize_combiner, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr};
+use crate::{check_counts, Ctx, Geom, HostKernel, KernelError, ScalarFn};
+use hlox_hlo::Window;
+use rayon::prelude::*;
+
+/// Input positions of a window: per dim d, `tab[d][o_d * wsize_d + k_d]` is the
+/// input index, or -1 for padding and base-dilation holes.
+struct WinTab {
+    wsizes: Vec<usize>,
+    tab: Vec<Vec<i64>>,
+}
+
+impl WinTab {
+    fn new(in_dims: &[usize], out_dims: &[usize], w: &Window) -> WinTab {
+        let mut tab = Vec::new();
+        for (d, wd) in w.dims.iter().enumerate() {
+            let mut t = Vec::with_capacity(out_dims[d] * wd.size.max(0) as usize);
+            for o in 0..out_dims[d] as i64 {
+                for k in 0..wd.size.max(0) {
+                    let p = o * wd.stride - wd.pad_lo + k * wd.window_dilation;
+                    let v = if p.rem_euclid(wd.base_dilation) != 0 {
+                        -1
+                    } else {
+                        let i = p.div_euclid(wd.base_dilation);
+                        if i < 0 || i >= in_dims[d] as i64 {
+                            -1
+                        } else {
+                            i
+                        }
+                    };
+                    t.push(v);
+                }
+            }
+            tab.push(t);
+        }
+        WinTab {
+            wsizes: w.dims.iter().map(|d| d.size.max(0) as usize).collect(),
+            tab,
+        }
+    }
+
+    /// Calls `f(input index)` for each valid window element at output `o`,
+    /// in window row-major order.
+    fn for_each(
+        &self,
+        o: &[usize],
+        kidx: &mut [usize],
+        ii: &mut [usize],
+        mut f: impl FnMut(&[usize]),
+    ) {
+        let rank = o.len();
+        if self.wsizes.contains(&0) {
+            return;
+        }
+        kidx.iter_mut().for_each(|k| *k = 0);
+        loop {
+            let mut valid = true;
+            for d in 0..rank {
+                let v = self.tab[d][o[d] * self.wsizes[d] + kidx[d]];
+                if v < 0 {
+                    valid = false;
+                    break;
+                }
+                ii[d] = v as usize;
+            }
+            if valid {
+                f(ii);
+            }
+            let mut d = rank;
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                kidx[d] += 1;
+                if kidx[d] < self.wsizes[d] {
+                    break;
+                }
+                kidx[d] = 0;
+            }
+        }
+    }
+}
+
+fn offset(idx: &[usize], strides: &[usize]) -> usize {
+    idx.iter().zip(strides).map(|(i, s)| i * s).sum()
+}
+
+fn unravel(mut i: usize, dims: &[usize], out: &mut [usize]) {
+    for d in (0..dims.len()).rev() {
+        out[d] = i % dims[d];
+        i /= dims[d];
+    }
+}
+
+pub(crate) struct ReduceWindowKernel {
+    name: String,
+    n: usize,
+    ins: Vec<Geom>,
+    outs: Vec<Geom>,
+    tab: WinTab,
+    fast: Option<Combiner>,
+    callee: ScalarFn,
+}
+
+impl ReduceWindowKernel {
+    pub(crate) fn new(cx: &Ctx, w: &Window) -> Result<ReduceWindowKernel, KernelError> {
+        let total = cx.operands.len();
+        if total < 2 || total % 2 != 0 {
+            return Err(cx.err("reduce-window needs N inputs and N init values"));
+        }
+        let n = total / 2;
+        let mut ins = Vec::new();
+        let mut outs = Vec::new();
+        for i in 0..n {
+            ins.push(Geom::new(&cx.array_operand(i)?));
+            outs.push(Geom::new(&cx.result_leaf(i)?));
+        }
+        let (callee, comp) = cx.callee(0)?;
+        let fast = if n == 1 {
+            recognize_combiner(cx.module, comp, ins[0].ty)
+        } else {
+            None
+        };
+        Ok(ReduceWindowKernel {
+            name: cx.inst.name.clone(),
+            n,
+            tab: WinTab::new(&ins[0].dims, &outs[0].dims, w),
+            ins,
+            outs,
+            fast,
+            callee,
+        })
+    }
+
+    unsafe fn run_fast<T: Elem>(&self, c: Combiner, x: *const u8, init: *const u8, out: *mut u8) {
+        let init: T = rd(init, 0);
+        let (xp, op) = (SendConstPtr(x), SendPtr(out));
+        let odims = &self.outs[0].dims;
+        let rank = odims.len();
+        let chunk = |lo: usize, hi: usize| {
+            let (xp, op) = (xp, op);
+            let (mut o, mut k, mut ii) = (vec![0; rank], vec![0; rank], vec![0; rank]);
+            for lin in lo..hi {
+                unravel(lin, odims, &mut o);
+                let mut acc = init;
+                self.tab.for_each(&o, &mut k, &mut ii, |ii| {
+                    acc = c.apply(acc, rd::<T>(xp.0, offset(ii, &self.ins[0].strides)));
+                });
+                wr(op.0, offset(&o, &self.outs[0].strides), acc);
+            }
+        };
+        par_chunks(
+            self.outs[0].count(),
+            self.tab.wsizes.iter().product(),
+            chunk,
+        );
+    }
+
+    unsafe fn run_general(&self, operands: &[*const u8], outputs: &[*mut u8]) {
+        let n = self.n;
+        let ins: Vec<SendConstPtr> = operands.iter().map(|&p| SendConstPtr(p)).collect();
+        let outs: Vec<SendPtr> = outputs.iter().map(|&p| SendPtr(p)).collect();
+        let odims = &self.outs[0].dims;
+        let rank = odims.len();
+        let esz: Vec<usize> = self.ins.iter().map(|g| g.ty.byte_size()).collect();
+        let chunk = |lo: usize, hi: usize| {
+            let (mut o, mut k, mut ii) = (vec![0; rank], vec![0; rank], vec![0; rank]);
+            let mut acc: Vec<[u8; 8]> = vec![[0u8; 8]; n];
+            let mut tmp: Vec<[u8; 8]> = vec![[0u8; 8]; n];
+            let mut args: Vec<*const u8> = vec![std::ptr::null(); 2 * n];
+            for lin in lo..hi {
+                unravel(lin, odims, &mut o);
+                for j in 0..n {
+                    std::ptr::copy_nonoverlapping(ins[n + j].0, acc[j].as_mut_ptr(), esz[j]);
+                }
+                self.tab.for_each(&o, &mut k, &mut ii, |ii| {
+                    for j in 0..n {
+                        args[j] = acc[j].as_ptr();
+                        args[n + j] = ins[j].0.add(offset(ii, &self.ins[j].strides) * esz[j]);
+                    }
+                    let optrs: Vec<*mut u8> = tmp.iter_mut().map(|t| t.as_mut_ptr()).collect();
+                    (self.callee)(args.as_ptr(), optrs.as_ptr());
+                    acc.copy_from_slice(&tmp);
+                });
+                for j in 0..n {
+                    let off = offset(&o, &self.outs[j].strides);
+                    std::ptr::copy_nonoverlapping(
+                        acc[j].as_ptr(),
+                        outs[j].0.add(off * esz[j]),
+                        esz[j],
+                    );
+                }
+            }
+        };
+        par_chunks(
+            self.outs[0].count(),
+            self.tab.wsizes.iter().product(),
+            chunk,
+        );
+    }
+}
+
+/// Runs `f(lo, hi)` over `0..count`, split over rayon when the work is large.
+fn par_chunks(count: usize, per: usize, f: impl Fn(usize, usize) + Sync) {
+    if crate::parallel_worth(count * per.max(1)) && count > 1 {
+        let pieces = (rayon::current_num_threads() * 4).min(count);
+        let step = count.div_ceil(pieces);
+        (0..pieces)
+            .into_par_iter()
+            .for_each(|p| f(p * step, ((p + 1) * step).min(count)));
+    } else {
+        f(0, count)
+    }
+}
+
+impl HostKernel for ReduceWindowKernel {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String> {
+        let n = self.n;
+        check_counts(&self.name, operands, outputs, 2 * n, n)?;
+        if self.outs[0].count() == 0 {
+            return Ok(());
+        }
+        match self.fast {
+            Some(c) => {
+                with_elem!(self.ins[0].ty, T => self.run_fast::<T>(c, operands[0], operands[1], outputs[0]))
+            }
+            None => self.run_general(operands, outputs),
+        }
+        Ok(())
+    }
+}
+
+pub(crate) struct SelectAndScatterKernel {
+    name: String,
+    operand: Geom,
+    source: Geom,
+    out: Geom,
+    tab: WinTab,
+    select: ScalarFn,
+    scatter: ScalarFn,
+    fast: Option<Combiner>,
+}
+
+impl SelectAndScatterKernel {
+    pub(crate) fn new(cx: &Ctx, w: &Window) -> Result<SelectAndScatterKernel, KernelError> {
+        let operand = Geom::new(&cx.array_operand(0)?);
+        let source = Geom::new(&cx.array_operand(1)?);
+        let out = Geom::new(&cx.result_leaf(0)?);
+        if source.ty.byte_size() > 8 {
+            return Err(cx.err("unsupported source type"));
+        }
+        let (select, _) = cx.callee(0)?;
+        let (scatter, comp) = cx.callee(1)?;
+        Ok(SelectAndScatterKernel {
+            name: cx.inst.name.clone(),
+            tab: WinTab::new(&operand.dims, &source.dims, w),
+            fast: recognize_combiner(cx.module, comp, source.ty),
+            operand,
+            source,
+            out,
+            select,
+            scatter,
+        })
+    }
+}
+
+impl HostKernel for SelectAndScatterKernel {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String> {
+        check_counts(&self.name, operands, outputs, 3, 1)?;
+        let (op, sp, ip, out) = (operands[0], operands[1], operands[2], outputs[0]);
+        let ssz = self.source.ty.byte_size();
+        let osz = self.operand.ty.byte_size();
+        crate::for_each_offset(&self.out.dims, &self.out.strides, |o| {
+            std::ptr::copy_nonoverlapping(ip, out.add(o * ssz), ssz);
+        });
+        if self.source.count() == 0 {
+            return Ok(());
+        }
+        let sdims = &self.source.dims;
+        let rank = sdims.len();
+        let (mut o, mut k, mut ii) = (vec![0; rank], vec![0; rank], vec![0; rank]);
+        let mut sel = vec![0usize; rank];
+        let mut pred = 0u8;
+        let mut tmp = [0u8; 8];
+        for lin in 0..self.source.count() {
+            unravel(lin, sdims, &mut o);
+            let mut have = false;
+            self.tab.for_each(&o, &mut k, &mut ii, |ii| {
+                if !have {
+                    sel.copy_from_slice(ii);
+                    have = true;
+                    return;
+                }
+                let args = [
+                    op.add(offset(&sel, &self.operand.strides) * osz),
+                    op.add(offset(ii, &self.operand.strides) * osz),
+                ];
+                let outs = [&mut pred as *mut u8];
+                (self.select)(args.as_ptr(), outs.as_ptr());
+                if pred == 0 {
+                    sel.copy_from_slice(ii);
+                }
+            });
+            if !have {
+                continue;
+            }
+            let dst = out.add(offset(&sel, &self.out.strides) * ssz);
+            let src = sp.add(offset(&o, &self.source.strides) * ssz);
+            match self.fast {
+                Some(c) => with_elem!(self.source.ty, T => {
+                    let v = c.apply(rd::<T>(dst, 0), rd::<T>(src, 0));
+                    wr(dst, 0, v);
+                }),
+                None => {
+                    let args = [dst as *const u8, src];
+                    let outs = [tmp.as_mut_ptr()];
+                    (self.scatter)(args.as_ptr(), outs.as_ptr());
+                    std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst, ssz);
+                }
+            }
+        }
+        Ok(())
+    }
+}
