@@ -20,6 +20,8 @@ use inkwell::IntPredicate;
 use std::collections::HashMap;
 
 type V<'ctx> = BasicValueEnum<'ctx>;
+/// Generated values by (instruction, index values).
+type Cache<'ctx> = HashMap<(InstId, Vec<usize>), Vec<V<'ctx>>>;
 
 /// A value available to generators without emitting its instruction.
 #[derive(Clone, Debug)]
@@ -103,7 +105,7 @@ pub struct ElementalCtx<'m, 'ctx> {
     pub module: &'m Module,
     pub comp: &'m Computation,
     pub sources: HashMap<InstId, Vec<Leaf<'ctx>>>,
-    cache: Vec<HashMap<(InstId, Vec<usize>), Vec<V<'ctx>>>>,
+    cache: Vec<Cache<'ctx>>,
     /// Prefix for names of globals created for constants.
     pub const_prefix: String,
 }
@@ -151,7 +153,7 @@ pub fn scalar_const<'ctx>(cg: &Cg<'_, 'ctx>, ty: ElementType, bytes: &[u8]) -> R
     })
 }
 
-fn arr<'a>(inst: &'a Instruction) -> Result<&'a ArrayShape> {
+fn arr(inst: &Instruction) -> Result<&ArrayShape> {
     inst.shape
         .as_array()
         .ok_or_else(|| CodegenError::Unsupported {
@@ -196,16 +198,8 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
     ) -> Result<Vec<V<'ctx>>> {
         if let Some(leaves) = self.sources.get(&id) {
             let mut out = Vec::with_capacity(leaves.len());
-            for l in leaves.clone() {
-                out.push(match l {
-                    Leaf::Buffer { ptr, shape } => {
-                        let idx: &[IntValue] = if shape.rank() == 0 { &[] } else { index };
-                        let p = cg.element_ptr(ptr, &shape, idx)?;
-                        cg.load_elem(shape.ty, p)?
-                    }
-                    Leaf::Scalar(v) => v,
-                    Leaf::Token => cg.i1().const_zero().into(),
-                });
+            for l in leaves {
+                out.push(self.load_leaf(cg, l, index)?);
             }
             return Ok(out);
         }
@@ -226,6 +220,43 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             l.insert(key, v.clone());
         }
         Ok(v)
+    }
+
+    /// The leaves of `id` when it is a source or a get-tuple-element chain of one.
+    fn source_leaves(&self, id: InstId) -> Option<Vec<Leaf<'ctx>>> {
+        if let Some(l) = self.sources.get(&id) {
+            return Some(l.clone());
+        }
+        let inst = self.comp.inst(id);
+        if let Op::GetTupleElement { index } = inst.op {
+            let src = *inst.operands.first()?;
+            let elems = self.comp.inst(src).shape.tuple_elements()?.to_vec();
+            let i = index as usize;
+            let start: usize = elems.get(..i)?.iter().map(leaf_count).sum();
+            let n = leaf_count(elems.get(i)?);
+            return self
+                .source_leaves(src)?
+                .get(start..start + n)
+                .map(|s| s.to_vec());
+        }
+        None
+    }
+
+    fn load_leaf(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        l: &Leaf<'ctx>,
+        index: &[IntValue<'ctx>],
+    ) -> Result<V<'ctx>> {
+        Ok(match l {
+            Leaf::Buffer { ptr, shape } => {
+                let idx: &[IntValue] = if shape.rank() == 0 { &[] } else { index };
+                let p = cg.element_ptr(*ptr, shape, idx)?;
+                cg.load_elem(shape.ty, p)?
+            }
+            Leaf::Scalar(v) => *v,
+            Leaf::Token => cg.i1().const_zero().into(),
+        })
     }
 
     fn one(&mut self, cg: &Cg<'_, 'ctx>, id: InstId, index: &[IntValue<'ctx>]) -> Result<V<'ctx>> {
@@ -709,6 +740,15 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                 let ti = *ti as usize;
                 let start: usize = elems[..ti].iter().map(leaf_count).sum();
                 let n = leaf_count(&elems[ti]);
+                // Of a tuple held in buffers, load only the selected leaves
+                // (the others may have other ranks).
+                if let Some(leaves) = self.source_leaves(ops[0]) {
+                    let mut out = Vec::new();
+                    for l in leaves.get(start..start + n).unwrap_or(&[]) {
+                        out.push(self.load_leaf(cg, l, index)?);
+                    }
+                    return Ok(out);
+                }
                 let all = self.gen(cg, ops[0], index)?;
                 Ok(all[start..start + n].to_vec())
             }

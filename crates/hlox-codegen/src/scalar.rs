@@ -1,7 +1,7 @@
 //! Per-element semantics of the element-wise opcodes, on compute values.
 //! Mirrors `hlox-eval`'s elementwise.rs (XLA:CPU semantics): integer
-//! division by zero gives -1 (all ones), INT_MIN / -1 = INT_MIN, shifts by
-//! >= width give 0 (or the sign for arithmetic shifts), float -> int
+//! division by zero gives -1 (all ones), INT_MIN / -1 = INT_MIN, shifts
+//! by at least the width give 0 (or the sign for arithmetic shifts), float -> int
 //! converts saturate with NaN -> 0, max/min propagate NaN, F16/BF16 are
 //! computed in f32 and rounded after every op.
 
@@ -600,8 +600,8 @@ pub fn convert<'ctx>(
         }
         let small = v.get_type().get_bit_width() <= 32
             && !(to == Bf16 && v.get_type().get_bit_width() > 16);
-        if to == F32 || to == F16 || to == Bf16 {
-            if small {
+        if small && (to == F32 || to == F16 || to == Bf16) {
+            {
                 let f = if signed {
                     b.build_signed_int_to_float(v, cg.f32(), "")?
                 } else {

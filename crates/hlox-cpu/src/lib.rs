@@ -159,6 +159,9 @@ pub struct Executable {
     kernels: Vec<(String, Box<dyn kernels::HostKernel>)>,
     report: CompileReport,
     name: String,
+    /// Arenas of finished runs, reused by later runs (no page faults on
+    /// fresh memory each time); one is taken per concurrent run.
+    arenas: Mutex<Vec<Vec<u8>>>,
     _bound: BoundTargets,
     _jit: Jit,
 }
@@ -358,6 +361,7 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
         kernels,
         report,
         name: module.name.clone(),
+        arenas: Mutex::new(Vec::new()),
         _bound: bound,
         _jit: Jit {
             ee: ManuallyDrop::new(ee),
@@ -388,7 +392,12 @@ impl Executable {
     }
 
     unsafe fn run(&self, params: &[*const u8], outs: &[*mut u8]) -> Result<(), ExecError> {
-        let mut arena = vec![0u8; self.arena_size + buffers::ALIGN];
+        let mut arena = self
+            .arenas
+            .lock()
+            .ok()
+            .and_then(|mut v| v.pop())
+            .unwrap_or_else(|| vec![0u8; self.arena_size + buffers::ALIGN]);
         let off = arena.as_ptr().align_offset(buffers::ALIGN);
         let base = arena.as_mut_ptr().add(off);
         let ctx = runtime::RunCtx {
@@ -405,6 +414,11 @@ impl Executable {
                 base,
             )
         };
+        if let Ok(mut v) = self.arenas.lock() {
+            if v.len() < 4 {
+                v.push(arena);
+            }
+        }
         if rc != 0 {
             let msg = ctx
                 .error

@@ -752,6 +752,7 @@ ENTRY e {
         ("while dus", while_dus),
         ("conditional and call", conditional),
         ("map and reduce", &map_reduce),
+        ("fusion with a tuple parameter", "HloModule m\nfused_t {\n  p = (f32[16,8]{1,0}, f32[]) parameter(0)\n  a = f32[16,8]{1,0} get-tuple-element(p), index=0\n  s = f32[] get-tuple-element(p), index=1\n  sb = f32[16,8]{1,0} broadcast(s), dimensions={}\n  ROOT r = f32[16,8]{1,0} add(a, sb)\n}\nENTRY e {\n  a = f32[16,8]{1,0} parameter(0)\n  s = f32[] parameter(1)\n  t = (f32[16,8]{1,0}, f32[]) tuple(a, s)\n  ROOT f = f32[16,8]{1,0} fusion(t), kind=kLoop, calls=fused_t\n}\n"),
     ]);
     // The dot (a runtime kernel) sums in a different order than the evaluator.
     check_text_tol(fusions, 1e-5).unwrap();
