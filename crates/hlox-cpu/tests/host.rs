@@ -1291,3 +1291,32 @@ fn dump_dir_holds_hlo_buffer_assignment_ir_and_assembly() {
     assert!(r.total >= r.optimization && r.llvm_functions >= 2, "{r:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn facade_client_compiles_and_runs_with_a_custom_registry() {
+    let m = parse_module("HloModule m\nENTRY e {\n  a = f32[3]{0} parameter(0)\n  b = f32[3]{0} parameter(1)\n  ROOT c = f32[3]{0} multiply(a, b)\n}\n").unwrap();
+    let client = hlox::Client::cpu().unwrap();
+    assert_eq!(client.platform(), hlox::Platform::Host);
+    let exe = client
+        .compile(&m, &hlox::CompileOptions::default())
+        .unwrap();
+    let out = exe
+        .execute(&[&Literal::r1(&[1f32, 2., 3.]), &Literal::r1(&[4f32, 5., 6.])])
+        .unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![4., 10., 18.]);
+    // A module with an unknown target fails to compile through the facade too.
+    let e = client
+        .compile(
+            &custom_calls::seed_module("nope_target", ""),
+            &hlox::CompileOptions {
+                registry: Some(custom_calls::static_targets()),
+                ..Default::default()
+            },
+        )
+        .err()
+        .unwrap();
+    assert!(
+        matches!(e, hlox::Error::Compile(hlox::CompileError::Bind(_))),
+        "{e}"
+    );
+}
