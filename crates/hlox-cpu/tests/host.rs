@@ -1287,6 +1287,9 @@ fn dump_dir_holds_hlo_buffer_assignment_ir_and_assembly() {
     assert!(opt.contains("define") && opt.contains("loop."), "{opt}");
     let asm = read("module.s");
     assert!(asm.contains("ret"), "{asm}");
+    // The element loop is vectorized (packed single-precision adds).
+    #[cfg(target_arch = "x86_64")]
+    assert!(asm.contains("addps"), "{asm}");
     let r = exe.report();
     assert!(r.total >= r.optimization && r.llvm_functions >= 2, "{r:?}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -1319,4 +1322,14 @@ fn facade_client_compiles_and_runs_with_a_custom_registry() {
         matches!(e, hlox::Error::Compile(hlox::CompileError::Bind(_))),
         "{e}"
     );
+}
+
+#[test]
+fn arguments_in_other_layouts_are_relaid_out() {
+    let m = parse_module("HloModule m\nENTRY e {\n  a = s32[2,3]{0,1} parameter(0)\n  ROOT r = s32[3,2]{1,0} transpose(a), dimensions={1,0}\n}\n").unwrap();
+    let exe = compile(&m, &opts()).unwrap();
+    // A row-major literal: the executable relays it out to {0,1}.
+    let a = Literal::from_vec(&[2, 3], &[1i32, 2, 3, 4, 5, 6]).unwrap();
+    let out = exe.execute(&[&a]).unwrap();
+    assert_eq!(out.to_vec::<i32>().unwrap(), vec![1, 4, 2, 5, 3, 6]);
 }
