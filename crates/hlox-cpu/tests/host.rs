@@ -164,15 +164,30 @@ fn corpus_compiles_to_jax_outputs() {
 }
 
 #[test]
-fn simple_add() {
+fn simple_add_at_every_optimization_level() {
     let m = parse_module(
         "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n  ROOT c = f32[4] add(a, b)\n}\n",
     )
     .unwrap();
     let a = Literal::r1(&[1f32, 2., 3., 4.]);
     let b = Literal::r1(&[10f32, 20., 30., 40.]);
-    check_module(&m, &[a, b], 0.0).unwrap();
-    let _ = ExecError::Runtime(String::new());
+    check_module(&m, &[a.clone(), b.clone()], 0.0).unwrap();
+    for opt_level in 0..=3 {
+        let exe = compile(
+            &m,
+            &CompileOptions {
+                opt_level,
+                ..opts()
+            },
+        )
+        .unwrap();
+        let out = exe.execute(&[&a, &b]).unwrap();
+        assert_eq!(
+            out.to_vec::<f32>().unwrap(),
+            vec![11., 22., 33., 44.],
+            "O{opt_level}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------
