@@ -1,0 +1,831 @@
+//! Per-instruction element generators (XLA's ElementalIrEmitter).
+//!
+//! [`ElementalCtx::gen`] emits the code computing the element at a logical
+//! index of an instruction, as a list of values (one per leaf of the
+//! instruction's shape: tuple-shaped instructions such as variadic reduces
+//! yield several). Operands are generated recursively unless they are
+//! *sources* (values held in buffers or given as scalars), so that the same
+//! code emits an unfused instruction (its operands are sources), a loop or
+//! input fusion (the fused parameters are sources), and a reducer or map
+//! computation inlined as scalar code (its parameters are scalar sources).
+
+use crate::loops::for_range;
+use crate::{scalar, unsupported, Cg, CodegenError, Result};
+use hlox_hlo::{
+    ArrayShape, CompId, Computation, ElementType, InstId, Instruction, Layout, Literal, Module, Op,
+    Shape,
+};
+use inkwell::values::{AsValueRef, BasicValueEnum, IntValue, PointerValue};
+use inkwell::IntPredicate;
+use std::collections::HashMap;
+
+type V<'ctx> = BasicValueEnum<'ctx>;
+/// Generated values by (instruction, index values).
+type Cache<'ctx> = HashMap<(InstId, Vec<usize>), Vec<V<'ctx>>>;
+
+/// A value available to generators without emitting its instruction.
+#[derive(Clone, Debug)]
+pub enum Leaf<'ctx> {
+    /// An array in memory, laid out as `shape` says.
+    Buffer {
+        ptr: PointerValue<'ctx>,
+        shape: ArrayShape,
+    },
+    /// A scalar compute value.
+    Scalar(V<'ctx>),
+    /// A token (no data).
+    Token,
+}
+
+/// Number of leaves (arrays and tokens) of a shape.
+pub fn leaf_count(s: &Shape) -> usize {
+    match s {
+        Shape::Tuple(t) => t.iter().map(leaf_count).sum(),
+        _ => 1,
+    }
+}
+
+/// True when `gen` can produce every element of `inst` without a buffer
+/// of its own (the instruction can be part of a loop nest).
+pub fn is_elemental(module: &Module, comp: &Computation, id: InstId) -> bool {
+    let inst = comp.inst(id);
+    match &inst.op {
+        Op::Parameter { .. }
+        | Op::Constant { .. }
+        | Op::Iota { .. }
+        | Op::Unary(_)
+        | Op::Binary(_)
+        | Op::Compare { .. }
+        | Op::Select
+        | Op::Clamp
+        | Op::Convert
+        | Op::ReducePrecision { .. }
+        | Op::Broadcast { .. }
+        | Op::Reshape
+        | Op::Bitcast
+        | Op::Transpose { .. }
+        | Op::Reverse { .. }
+        | Op::Slice { .. }
+        | Op::DynamicSlice { .. }
+        | Op::DynamicUpdateSlice
+        | Op::Concatenate { .. }
+        | Op::Pad { .. }
+        | Op::Copy
+        | Op::Tuple
+        | Op::GetTupleElement { .. }
+        | Op::OptimizationBarrier => true,
+        Op::BitcastConvert => {
+            let a = comp.inst(inst.operands[0]).shape.element_type();
+            let b = inst.shape.element_type();
+            matches!((a, b), (Some(a), Some(b)) if a.bit_width() == b.bit_width())
+        }
+        Op::Reduce { .. } | Op::Map { .. } => inst
+            .called
+            .first()
+            .is_some_and(|&c| is_scalar_computation(module, c)),
+        _ => false,
+    }
+}
+
+/// True when every instruction of `comp` can be emitted as scalar code.
+pub fn is_scalar_computation(module: &Module, comp: CompId) -> bool {
+    let Some(c) = module.computations.get(comp) else {
+        return false;
+    };
+    c.instructions.iter().all(|(id, i)| {
+        i.shape.leaves().iter().all(|(_, s)| match s {
+            Shape::Array(a) => a.rank() == 0,
+            _ => false,
+        }) && is_elemental(module, c, id)
+    })
+}
+
+/// Generator state for one computation.
+pub struct ElementalCtx<'m, 'ctx> {
+    pub module: &'m Module,
+    pub comp: &'m Computation,
+    pub sources: HashMap<InstId, Vec<Leaf<'ctx>>>,
+    cache: Vec<Cache<'ctx>>,
+    /// Prefix for names of globals created for constants.
+    pub const_prefix: String,
+}
+
+/// Create (or reuse) a private constant global holding `bytes`.
+pub fn const_global<'ctx>(cg: &Cg<'_, 'ctx>, name: &str, bytes: &[u8]) -> PointerValue<'ctx> {
+    if let Some(g) = cg.module.get_global(name) {
+        return g.as_pointer_value();
+    }
+    let data = if bytes.is_empty() { &[0u8][..] } else { bytes };
+    let init = cg.ctx.const_string(data, false);
+    let g = cg.module.add_global(init.get_type(), None, name);
+    g.set_initializer(&init);
+    g.set_constant(true);
+    g.set_linkage(inkwell::module::Linkage::Private);
+    g.set_alignment(64);
+    g.as_pointer_value()
+}
+
+/// The compute value of a scalar stored as bytes.
+pub fn scalar_const<'ctx>(cg: &Cg<'_, 'ctx>, ty: ElementType, bytes: &[u8]) -> Result<V<'ctx>> {
+    let mut raw = [0u8; 8];
+    let n = ty.byte_size().min(8).min(bytes.len());
+    raw[..n].copy_from_slice(&bytes[..n]);
+    let bits = u64::from_le_bytes(raw);
+    use ElementType::*;
+    Ok(match ty {
+        Pred => cg.i1().const_int((bits & 0xff != 0) as u64, false).into(),
+        F16 => cg.b.build_bit_cast(
+            cg.ctx.i16_type().const_int(bits & 0xffff, false),
+            cg.ctx.f16_type(),
+            "",
+        )?,
+        Bf16 => cg.ctx.i16_type().const_int(bits & 0xffff, false).into(),
+        F32 => cg
+            .f32()
+            .const_float(f32::from_bits(bits as u32) as f64)
+            .into(),
+        F64 => cg.f64().const_float(f64::from_bits(bits)).into(),
+        _ => cg
+            .compute_type(ty)
+            .into_int_type()
+            .const_int(bits, false)
+            .into(),
+    })
+}
+
+fn arr(inst: &Instruction) -> Result<&ArrayShape> {
+    inst.shape
+        .as_array()
+        .ok_or_else(|| CodegenError::Unsupported {
+            inst: inst.name.clone(),
+            message: "expected an array shape".into(),
+        })
+}
+
+impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
+    pub fn new(module: &'m Module, comp: &'m Computation) -> Self {
+        ElementalCtx {
+            module,
+            comp,
+            sources: HashMap::new(),
+            cache: vec![HashMap::new()],
+            const_prefix: format!("const.{}", comp.name),
+        }
+    }
+
+    fn push(&mut self) {
+        self.cache.push(HashMap::new());
+    }
+    fn pop(&mut self) {
+        self.cache.pop();
+    }
+
+    /// Forget cached element values (call when starting a new element loop).
+    pub fn clear_cache(&mut self) {
+        self.cache = vec![HashMap::new()];
+    }
+
+    fn ashape(&self, id: InstId) -> Result<&'m ArrayShape> {
+        arr(self.comp.inst(id))
+    }
+
+    /// Generate the element(s) of `id` at logical `index`.
+    pub fn gen(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        id: InstId,
+        index: &[IntValue<'ctx>],
+    ) -> Result<Vec<V<'ctx>>> {
+        if let Some(leaves) = self.sources.get(&id) {
+            let mut out = Vec::with_capacity(leaves.len());
+            for l in leaves {
+                out.push(self.load_leaf(cg, l, index)?);
+            }
+            return Ok(out);
+        }
+        let key = (
+            id,
+            index
+                .iter()
+                .map(|v| v.as_value_ref() as usize)
+                .collect::<Vec<_>>(),
+        );
+        for layer in self.cache.iter().rev() {
+            if let Some(v) = layer.get(&key) {
+                return Ok(v.clone());
+            }
+        }
+        let v = self.gen_uncached(cg, id, index)?;
+        if let Some(l) = self.cache.last_mut() {
+            l.insert(key, v.clone());
+        }
+        Ok(v)
+    }
+
+    /// The leaves of `id` when it is a source or a get-tuple-element chain of one.
+    fn source_leaves(&self, id: InstId) -> Option<Vec<Leaf<'ctx>>> {
+        if let Some(l) = self.sources.get(&id) {
+            return Some(l.clone());
+        }
+        let inst = self.comp.inst(id);
+        if let Op::GetTupleElement { index } = inst.op {
+            let src = *inst.operands.first()?;
+            let elems = self.comp.inst(src).shape.tuple_elements()?.to_vec();
+            let i = index as usize;
+            let start: usize = elems.get(..i)?.iter().map(leaf_count).sum();
+            let n = leaf_count(elems.get(i)?);
+            return self
+                .source_leaves(src)?
+                .get(start..start + n)
+                .map(|s| s.to_vec());
+        }
+        None
+    }
+
+    fn load_leaf(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        l: &Leaf<'ctx>,
+        index: &[IntValue<'ctx>],
+    ) -> Result<V<'ctx>> {
+        Ok(match l {
+            Leaf::Buffer { ptr, shape } => {
+                let idx: &[IntValue] = if shape.rank() == 0 { &[] } else { index };
+                let p = cg.element_ptr(*ptr, shape, idx)?;
+                cg.load_elem(shape.ty, p)?
+            }
+            Leaf::Scalar(v) => *v,
+            Leaf::Token => cg.i1().const_zero().into(),
+        })
+    }
+
+    fn one(&mut self, cg: &Cg<'_, 'ctx>, id: InstId, index: &[IntValue<'ctx>]) -> Result<V<'ctx>> {
+        let name = &self.comp.inst(id).name;
+        let v = self.gen(cg, id, index)?;
+        v.into_iter()
+            .next()
+            .ok_or_else(|| CodegenError::Unsupported {
+                inst: name.clone(),
+                message: "no value".into(),
+            })
+    }
+
+    /// An operand that may be a scalar broadcast implicitly (select, clamp).
+    fn maybe_scalar(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        id: InstId,
+        index: &[IntValue<'ctx>],
+    ) -> Result<V<'ctx>> {
+        let rank0 = self
+            .comp
+            .inst(id)
+            .shape
+            .as_array()
+            .is_some_and(|a| a.rank() == 0);
+        if rank0 {
+            self.one(cg, id, &[])
+        } else {
+            self.one(cg, id, index)
+        }
+    }
+
+    /// A scalar start index as i64 (signed or unsigned per its type).
+    fn start_index(&mut self, cg: &Cg<'_, 'ctx>, id: InstId) -> Result<IntValue<'ctx>> {
+        let ty = self.ashape(id)?.ty;
+        let v = self.one(cg, id, &[])?.into_int_value();
+        let w = v.get_type().get_bit_width();
+        Ok(if w == 64 {
+            v
+        } else if ty.is_signed_int() {
+            cg.b.build_int_s_extend(v, cg.i64(), "")?
+        } else {
+            cg.b.build_int_z_extend(v, cg.i64(), "")?
+        })
+    }
+
+    /// clamp(v, 0, hi) on i64.
+    fn clamp_index(&self, cg: &Cg<'_, 'ctx>, v: IntValue<'ctx>, hi: i64) -> Result<IntValue<'ctx>> {
+        let b = cg.b;
+        let hi = cg.i64c(hi.max(0));
+        let lt0 = b.build_int_compare(IntPredicate::SLT, v, cg.i64c(0), "")?;
+        let v = b.build_select(lt0, cg.i64c(0), v, "")?.into_int_value();
+        let gt = b.build_int_compare(IntPredicate::SGT, v, hi, "")?;
+        Ok(b.build_select(gt, hi, v, "")?.into_int_value())
+    }
+
+    /// Map an index of `out` to an index of `operand` through a linear
+    /// position, using `out`'s and `operand`'s strides.
+    fn relinearize(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        index: &[IntValue<'ctx>],
+        out: &ArrayShape,
+        operand: &ArrayShape,
+    ) -> Result<Vec<IntValue<'ctx>>> {
+        let b = cg.b;
+        if out.dims == operand.dims && out.layout == operand.layout {
+            return Ok(index.to_vec());
+        }
+        let os = out.strides();
+        let mut lin = cg.i64c(0);
+        for (d, i) in index.iter().enumerate() {
+            if out.dims[d] == 1 {
+                continue;
+            }
+            let t = b.build_int_mul(*i, cg.i64c(os[d] as i64), "")?;
+            lin = b.build_int_add(lin, t, "")?;
+        }
+        let ps = operand.strides();
+        let mut res = vec![cg.i64c(0); operand.rank()];
+        for d in 0..operand.rank() {
+            if operand.dims[d] == 1 {
+                continue;
+            }
+            let q = b.build_int_unsigned_div(lin, cg.i64c(ps[d].max(1) as i64), "")?;
+            res[d] = b.build_int_unsigned_rem(q, cg.i64c(operand.dims[d].max(1)), "")?;
+        }
+        Ok(res)
+    }
+
+    /// Inline a scalar computation on argument values (one per parameter leaf).
+    pub fn inline_scalar(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        comp: CompId,
+        args: &[V<'ctx>],
+    ) -> Result<Vec<V<'ctx>>> {
+        let c = self
+            .module
+            .computations
+            .get(comp)
+            .ok_or_else(|| CodegenError::Other(format!("no computation {comp}")))?;
+        let mut sub = ElementalCtx::new(self.module, c);
+        let mut k = 0;
+        for &p in &c.params {
+            let n = leaf_count(&c.inst(p).shape);
+            let vals = args.get(k..k + n).ok_or_else(|| {
+                CodegenError::Other(format!(
+                    "computation {} called with {} values",
+                    c.name,
+                    args.len()
+                ))
+            })?;
+            sub.sources
+                .insert(p, vals.iter().map(|v| Leaf::Scalar(*v)).collect());
+            k += n;
+        }
+        sub.gen(cg, c.root, &[])
+    }
+
+    /// Emit `cond ? then() : else()` producing `n` values of types given by
+    /// the first branch, with cache scoping.
+    fn branch(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        cond: IntValue<'ctx>,
+        then_: &mut dyn FnMut(&mut Self) -> Result<Vec<V<'ctx>>>,
+        else_: &mut dyn FnMut(&mut Self) -> Result<Vec<V<'ctx>>>,
+    ) -> Result<Vec<V<'ctx>>> {
+        let b = cg.b;
+        let f = cg.current_fn()?;
+        let tb = cg.ctx.append_basic_block(f, "then");
+        let eb = cg.ctx.append_basic_block(f, "else");
+        let jb = cg.ctx.append_basic_block(f, "join");
+        b.build_conditional_branch(cond, tb, eb)?;
+        b.position_at_end(tb);
+        self.push();
+        let tv = then_(self)?;
+        self.pop();
+        let tend = b.get_insert_block().unwrap_or(tb);
+        b.build_unconditional_branch(jb)?;
+        b.position_at_end(eb);
+        self.push();
+        let ev = else_(self)?;
+        self.pop();
+        let eend = b.get_insert_block().unwrap_or(eb);
+        b.build_unconditional_branch(jb)?;
+        b.position_at_end(jb);
+        let mut out = Vec::new();
+        for (t, e) in tv.iter().zip(&ev) {
+            let phi = b.build_phi(t.get_type(), "")?;
+            phi.add_incoming(&[(t, tend), (e, eend)]);
+            out.push(phi.as_basic_value());
+        }
+        Ok(out)
+    }
+
+    fn gen_uncached(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        id: InstId,
+        index: &[IntValue<'ctx>],
+    ) -> Result<Vec<V<'ctx>>> {
+        let inst = self.comp.inst(id);
+        let name = inst.name.as_str();
+        let ops = inst.operands.clone();
+        let b = cg.b;
+        let op_ty = |s: &Self, k: usize| -> Result<ElementType> {
+            s.comp
+                .inst(ops[k])
+                .shape
+                .element_type()
+                .ok_or_else(|| CodegenError::Unsupported {
+                    inst: name.to_string(),
+                    message: format!("operand {k} is not an array"),
+                })
+        };
+        let single = |v: V<'ctx>| Ok(vec![v]);
+        match &inst.op {
+            Op::Parameter { number } => unsupported(
+                name,
+                format!("parameter {number} has no value in this context"),
+            ),
+            Op::Constant { literal } => {
+                let a = match literal {
+                    Literal::Array(a) => a,
+                    _ => return unsupported(name, "tuple constants are not elemental"),
+                };
+                let s = a.shape().clone();
+                if s.element_count() == 1 {
+                    return single(scalar_const(cg, s.ty, a.bytes())?);
+                }
+                let g = const_global(cg, &format!("{}.{}", self.const_prefix, name), a.bytes());
+                let p = cg.element_ptr(g, &s, index)?;
+                single(cg.load_elem(s.ty, p)?)
+            }
+            Op::Iota { dimension } => {
+                let s = arr(inst)?;
+                let i =
+                    *index
+                        .get(*dimension as usize)
+                        .ok_or_else(|| CodegenError::Unsupported {
+                            inst: name.into(),
+                            message: "iota dimension out of range".into(),
+                        })?;
+                single(scalar::convert(cg, ElementType::S64, s.ty, i.into())?)
+            }
+            Op::Unary(u) => {
+                let t = op_ty(self, 0)?;
+                let x = self.one(cg, ops[0], index)?;
+                single(scalar::unary(cg, *u, t, x).map_err(|e| at(name, e))?)
+            }
+            Op::Binary(bo) => {
+                let t = op_ty(self, 0)?;
+                let x = self.one(cg, ops[0], index)?;
+                let y = self.one(cg, ops[1], index)?;
+                single(scalar::binary(cg, *bo, t, x, y).map_err(|e| at(name, e))?)
+            }
+            Op::Compare {
+                direction,
+                cmp_type,
+            } => {
+                let t = op_ty(self, 0)?;
+                let x = self.one(cg, ops[0], index)?;
+                let y = self.one(cg, ops[1], index)?;
+                single(
+                    scalar::compare(cg, *direction, *cmp_type, t, x, y).map_err(|e| at(name, e))?,
+                )
+            }
+            Op::Select => {
+                let p = self.maybe_scalar(cg, ops[0], index)?.into_int_value();
+                let t = self.one(cg, ops[1], index)?;
+                let f = self.one(cg, ops[2], index)?;
+                single(b.build_select(p, t, f, "")?)
+            }
+            Op::Clamp => {
+                let t = op_ty(self, 1)?;
+                let lo = self.maybe_scalar(cg, ops[0], index)?;
+                let x = self.one(cg, ops[1], index)?;
+                let hi = self.maybe_scalar(cg, ops[2], index)?;
+                single(scalar::clamp(cg, t, lo, x, hi).map_err(|e| at(name, e))?)
+            }
+            Op::Convert => {
+                let t = op_ty(self, 0)?;
+                let x = self.one(cg, ops[0], index)?;
+                single(scalar::convert(cg, t, arr(inst)?.ty, x).map_err(|e| at(name, e))?)
+            }
+            Op::BitcastConvert => {
+                let t = op_ty(self, 0)?;
+                let to = arr(inst)?.ty;
+                if t.bit_width() != to.bit_width() {
+                    return unsupported(name, "bitcast-convert between widths is not elemental");
+                }
+                let x = self.one(cg, ops[0], index)?;
+                single(scalar::bitcast_convert(cg, t, to, x).map_err(|e| at(name, e))?)
+            }
+            Op::ReducePrecision {
+                exponent_bits,
+                mantissa_bits,
+            } => {
+                let t = op_ty(self, 0)?;
+                let x = self.one(cg, ops[0], index)?;
+                single(
+                    scalar::reduce_precision(cg, t, x, *exponent_bits, *mantissa_bits)
+                        .map_err(|e| at(name, e))?,
+                )
+            }
+            Op::Copy | Op::OptimizationBarrier => self.gen(cg, ops[0], index),
+            Op::Broadcast { dimensions } => {
+                let oi: Vec<IntValue> = dimensions
+                    .iter()
+                    .map(|&d| index.get(d as usize).copied().unwrap_or_else(|| cg.i64c(0)))
+                    .collect();
+                self.gen(cg, ops[0], &oi)
+            }
+            Op::Reshape => {
+                let out = arr(inst)?;
+                let opnd = self.ashape(ops[0])?;
+                let o = out.with_type(out.ty);
+                let lo = ArrayShape {
+                    layout: Layout::default_for_rank(o.rank()),
+                    ..o
+                };
+                let po = ArrayShape {
+                    layout: Layout::default_for_rank(opnd.rank()),
+                    ..opnd.clone()
+                };
+                let oi = self.relinearize(cg, index, &lo, &po)?;
+                self.gen(cg, ops[0], &oi)
+            }
+            Op::Bitcast => {
+                let out = arr(inst)?.clone();
+                let opnd = self.ashape(ops[0])?.clone();
+                if out.ty != opnd.ty {
+                    return unsupported(name, "bitcast between element types");
+                }
+                let oi = self.relinearize(cg, index, &out, &opnd)?;
+                self.gen(cg, ops[0], &oi)
+            }
+            Op::Transpose { dimensions } => {
+                let mut oi = vec![cg.i64c(0); dimensions.len()];
+                for (i, &d) in dimensions.iter().enumerate() {
+                    oi[d as usize] = index[i];
+                }
+                self.gen(cg, ops[0], &oi)
+            }
+            Op::Reverse { dimensions } => {
+                let s = arr(inst)?;
+                let mut oi = index.to_vec();
+                for &d in dimensions {
+                    let d = d as usize;
+                    oi[d] = b.build_int_sub(cg.i64c(s.dims[d] - 1), index[d], "")?;
+                }
+                self.gen(cg, ops[0], &oi)
+            }
+            Op::Slice { dims } => {
+                let mut oi = Vec::with_capacity(dims.len());
+                for (d, sd) in dims.iter().enumerate() {
+                    let t = if sd.stride == 1 {
+                        index[d]
+                    } else {
+                        b.build_int_mul(index[d], cg.i64c(sd.stride), "")?
+                    };
+                    oi.push(if sd.start == 0 {
+                        t
+                    } else {
+                        b.build_int_add(t, cg.i64c(sd.start), "")?
+                    });
+                }
+                self.gen(cg, ops[0], &oi)
+            }
+            Op::DynamicSlice { sizes } => {
+                let opnd = self.ashape(ops[0])?.clone();
+                let mut oi = Vec::with_capacity(sizes.len());
+                for (d, &sz) in sizes.iter().enumerate() {
+                    let s = self.start_index(cg, ops[1 + d])?;
+                    let s = self.clamp_index(cg, s, opnd.dims[d] - sz)?;
+                    oi.push(b.build_int_add(index[d], s, "")?);
+                }
+                self.gen(cg, ops[0], &oi)
+            }
+            Op::DynamicUpdateSlice => {
+                let opnd = self.ashape(ops[0])?.clone();
+                let upd = self.ashape(ops[1])?.clone();
+                let mut starts = Vec::new();
+                let mut inside = cg.i1().const_int(1, false);
+                let mut ui = Vec::new();
+                for d in 0..opnd.rank() {
+                    let s = self.start_index(cg, ops[2 + d])?;
+                    let s = self.clamp_index(cg, s, opnd.dims[d] - upd.dims[d])?;
+                    starts.push(s);
+                    let rel = b.build_int_sub(index[d], s, "")?;
+                    let ge = b.build_int_compare(IntPredicate::SGE, rel, cg.i64c(0), "")?;
+                    let lt =
+                        b.build_int_compare(IntPredicate::SLT, rel, cg.i64c(upd.dims[d]), "")?;
+                    inside = b.build_and(inside, ge, "")?;
+                    inside = b.build_and(inside, lt, "")?;
+                    ui.push(rel);
+                }
+                let (o0, o1) = (ops[0], ops[1]);
+                let idx = index.to_vec();
+                self.branch(cg, inside, &mut |s| s.gen(cg, o1, &ui), &mut |s| {
+                    s.gen(cg, o0, &idx)
+                })
+            }
+            Op::Concatenate { dimension } => {
+                let d = *dimension as usize;
+                let mut sizes = Vec::new();
+                for &o in &ops {
+                    sizes.push(self.ashape(o)?.dims[d]);
+                }
+                self.concat_rec(cg, &ops, &sizes, 0, 0, d, index)
+            }
+            Op::Pad { dims } => {
+                let opnd = self.ashape(ops[0])?.clone();
+                let mut inside = cg.i1().const_int(1, false);
+                let mut oi = Vec::new();
+                for (d, pd) in dims.iter().enumerate() {
+                    let t = b.build_int_sub(index[d], cg.i64c(pd.lo), "")?;
+                    let step = pd.interior + 1;
+                    let ge = b.build_int_compare(IntPredicate::SGE, t, cg.i64c(0), "")?;
+                    inside = b.build_and(inside, ge, "")?;
+                    let (q, r_ok) = if step == 1 {
+                        (t, cg.i1().const_int(1, false))
+                    } else {
+                        let q = b.build_int_signed_div(t, cg.i64c(step), "")?;
+                        let r = b.build_int_signed_rem(t, cg.i64c(step), "")?;
+                        (q, b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?)
+                    };
+                    inside = b.build_and(inside, r_ok, "")?;
+                    let lt =
+                        b.build_int_compare(IntPredicate::SLT, q, cg.i64c(opnd.dims[d]), "")?;
+                    inside = b.build_and(inside, lt, "")?;
+                    oi.push(q);
+                }
+                let (o0, o1) = (ops[0], ops[1]);
+                self.branch(cg, inside, &mut |s| s.gen(cg, o0, &oi), &mut |s| {
+                    s.gen(cg, o1, &[])
+                })
+            }
+            Op::Reduce { dimensions } => {
+                let n = ops.len() / 2;
+                let to_apply = *inst
+                    .called
+                    .first()
+                    .ok_or_else(|| CodegenError::Unsupported {
+                        inst: name.into(),
+                        message: "reduce without to_apply".into(),
+                    })?;
+                let in_shape = self.ashape(ops[0])?.clone();
+                let mut accs = Vec::new();
+                for k in 0..n {
+                    let init = self.one(cg, ops[n + k], &[])?;
+                    let a = cg.entry_alloca(init.get_type(), "acc")?;
+                    b.build_store(a, init)?;
+                    accs.push((a, init.get_type()));
+                }
+                // Input index: kept dims from `index`, reduced dims from loops.
+                let mut kept = Vec::new();
+                for d in 0..in_shape.rank() {
+                    if !dimensions.contains(&(d as i64)) {
+                        kept.push(d);
+                    }
+                }
+                let mut in_idx = vec![cg.i64c(0); in_shape.rank()];
+                for (k, &d) in kept.iter().enumerate() {
+                    in_idx[d] = index[k];
+                }
+                // Loop over reduced dims in increasing order (the evaluator's order).
+                let mut red: Vec<usize> = dimensions.iter().map(|&d| d as usize).collect();
+                red.sort_unstable();
+                self.push();
+                let r = self.reduce_loops(
+                    cg,
+                    &ops[..n],
+                    &red,
+                    0,
+                    &mut in_idx,
+                    &in_shape,
+                    &accs,
+                    to_apply,
+                );
+                self.pop();
+                r?;
+                let mut out = Vec::new();
+                for (a, t) in accs {
+                    out.push(b.build_load(t, a, "")?);
+                }
+                Ok(out)
+            }
+            Op::Map { .. } => {
+                let to_apply = *inst
+                    .called
+                    .first()
+                    .ok_or_else(|| CodegenError::Unsupported {
+                        inst: name.into(),
+                        message: "map without to_apply".into(),
+                    })?;
+                let mut args = Vec::new();
+                for &o in &ops {
+                    args.push(self.one(cg, o, index)?);
+                }
+                self.inline_scalar(cg, to_apply, &args)
+            }
+            Op::Tuple => {
+                let mut out = Vec::new();
+                for &o in &ops {
+                    out.extend(self.gen(cg, o, index)?);
+                }
+                Ok(out)
+            }
+            Op::GetTupleElement { index: ti } => {
+                let src = &self.comp.inst(ops[0]).shape;
+                let elems = src
+                    .tuple_elements()
+                    .ok_or_else(|| CodegenError::Unsupported {
+                        inst: name.into(),
+                        message: "get-tuple-element of a non-tuple".into(),
+                    })?;
+                let ti = *ti as usize;
+                let start: usize = elems[..ti].iter().map(leaf_count).sum();
+                let n = leaf_count(&elems[ti]);
+                // Of a tuple held in buffers, load only the selected leaves
+                // (the others may have other ranks).
+                if let Some(leaves) = self.source_leaves(ops[0]) {
+                    let mut out = Vec::new();
+                    for l in leaves.get(start..start + n).unwrap_or(&[]) {
+                        out.push(self.load_leaf(cg, l, index)?);
+                    }
+                    return Ok(out);
+                }
+                let all = self.gen(cg, ops[0], index)?;
+                Ok(all[start..start + n].to_vec())
+            }
+            other => unsupported(name, format!("{} has no element generator", other.name())),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn concat_rec(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        ops: &[InstId],
+        sizes: &[i64],
+        k: usize,
+        offset: i64,
+        d: usize,
+        index: &[IntValue<'ctx>],
+    ) -> Result<Vec<V<'ctx>>> {
+        let b = cg.b;
+        let mut oi = index.to_vec();
+        oi[d] = b.build_int_sub(index[d], cg.i64c(offset), "")?;
+        if k + 1 == ops.len() {
+            return self.gen(cg, ops[k], &oi);
+        }
+        let c = b.build_int_compare(IntPredicate::SLT, index[d], cg.i64c(offset + sizes[k]), "")?;
+        let opk = ops[k];
+        self.branch(cg, c, &mut |s| s.gen(cg, opk, &oi), &mut |s| {
+            s.concat_rec(cg, ops, sizes, k + 1, offset + sizes[k], d, index)
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_loops(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        inputs: &[InstId],
+        red: &[usize],
+        level: usize,
+        in_idx: &mut Vec<IntValue<'ctx>>,
+        in_shape: &ArrayShape,
+        accs: &[(PointerValue<'ctx>, inkwell::types::BasicTypeEnum<'ctx>)],
+        to_apply: CompId,
+    ) -> Result<()> {
+        let b = cg.b;
+        if level == red.len() {
+            let mut args = Vec::new();
+            for (a, t) in accs {
+                args.push(b.build_load(*t, *a, "")?);
+            }
+            let idx = in_idx.clone();
+            for &i in inputs {
+                args.push(self.one(cg, i, &idx)?);
+            }
+            let r = self.inline_scalar(cg, to_apply, &args)?;
+            for ((a, _), v) in accs.iter().zip(r) {
+                b.build_store(*a, v)?;
+            }
+            return Ok(());
+        }
+        let d = red[level];
+        let n = in_shape.dims[d];
+        for_range(cg, cg.i64c(0), cg.i64c(n), &format!("r{d}"), &mut |i| {
+            in_idx[d] = i;
+            self.push();
+            let r = self.reduce_loops(cg, inputs, red, level + 1, in_idx, in_shape, accs, to_apply);
+            self.pop();
+            r
+        })
+    }
+}
+
+fn at(inst: &str, e: CodegenError) -> CodegenError {
+    match e {
+        CodegenError::Other(m) => CodegenError::Unsupported {
+            inst: inst.to_string(),
+            message: m,
+        },
+        e => e,
+    }
+}

@@ -1,0 +1,292 @@
+//! The elemental IR emitter of hlox: LLVM IR that computes one element of an
+//! HLO instruction's result from elements of its operands (XLA's
+//! `ElementalIrEmitter`), shared by the Host backend and a future GPU backend.
+//!
+//! - [`Cg`]: the LLVM context, module and builder, plus the [`MathLib`] that
+//!   supplies transcendental functions (libm symbols on the host, libdevice
+//!   on NVPTX).
+//! - [`scalar`]: the per-element semantics of every element-wise opcode,
+//!   written once on "compute values" (PRED as `i1`, integers as `iN`,
+//!   F16/BF16/F32 as `float` rounded to the element type after every op, F64
+//!   as `double`), matching `hlox-eval` (and XLA:CPU) edge case for edge case.
+//! - [`elemental`]: per-instruction generators `index -> values`, composed
+//!   recursively so that a fusion is the inlining of its producers'
+//!   generators; reducers and map computations are inlined as scalar code.
+//! - [`loops`]: loop nests over an index space (innermost loop on the minor
+//!   physical dimension so that LLVM's loop vectorizer sees unit strides).
+
+pub mod elemental;
+pub mod loops;
+pub mod math;
+pub mod scalar;
+
+use hlox_hlo::{ArrayShape, ElementType};
+use inkwell::builder::{Builder, BuilderError};
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::types::{BasicTypeEnum, FloatType, IntType};
+use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::AddressSpace;
+
+pub use elemental::{ElementalCtx, Leaf};
+pub use math::{HostMath, MathFn, MathLib};
+
+/// Errors of IR generation.
+#[derive(Debug, thiserror::Error)]
+pub enum CodegenError {
+    #[error("LLVM builder error: {0}")]
+    Builder(#[from] BuilderError),
+    #[error("{inst}: {message}")]
+    Unsupported { inst: String, message: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+pub type Result<T> = std::result::Result<T, CodegenError>;
+
+pub(crate) fn unsupported<T>(inst: &str, message: impl Into<String>) -> Result<T> {
+    Err(CodegenError::Unsupported {
+        inst: inst.to_string(),
+        message: message.into(),
+    })
+}
+
+/// Addresses of runtime conversion helpers the emitted code calls for the
+/// rare conversions LLVM has no inline lowering for (f64 -> f16/bf16 with
+/// a single rounding, as `half::f16::from_f64`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConvertHelpers {
+    /// `extern "C" fn(f64) -> u16`
+    pub f64_to_f16: usize,
+    /// `extern "C" fn(f64) -> u16`
+    pub f64_to_bf16: usize,
+}
+
+/// Code generation state: context, module, builder, math library.
+pub struct Cg<'a, 'ctx> {
+    pub ctx: &'ctx Context,
+    pub module: &'a Module<'ctx>,
+    pub b: &'a Builder<'ctx>,
+    pub math: &'a dyn MathLib,
+    pub helpers: ConvertHelpers,
+}
+
+impl<'a, 'ctx> Cg<'a, 'ctx> {
+    pub fn i1(&self) -> IntType<'ctx> {
+        self.ctx.bool_type()
+    }
+    pub fn i8(&self) -> IntType<'ctx> {
+        self.ctx.i8_type()
+    }
+    pub fn i32(&self) -> IntType<'ctx> {
+        self.ctx.i32_type()
+    }
+    pub fn i64(&self) -> IntType<'ctx> {
+        self.ctx.i64_type()
+    }
+    pub fn f32(&self) -> FloatType<'ctx> {
+        self.ctx.f32_type()
+    }
+    pub fn f64(&self) -> FloatType<'ctx> {
+        self.ctx.f64_type()
+    }
+    pub fn ptr(&self) -> inkwell::types::PointerType<'ctx> {
+        self.ctx.ptr_type(AddressSpace::default())
+    }
+    pub fn i64c(&self, v: i64) -> IntValue<'ctx> {
+        self.i64().const_int(v as u64, true)
+    }
+
+    /// The LLVM type of an element in memory.
+    pub fn storage_type(&self, ty: ElementType) -> BasicTypeEnum<'ctx> {
+        use ElementType::*;
+        match ty {
+            Pred | S8 | U8 => self.i8().into(),
+            S16 | U16 => self.ctx.i16_type().into(),
+            F16 => self.ctx.f16_type().into(),
+            Bf16 => self.ctx.i16_type().into(),
+            S32 | U32 => self.i32().into(),
+            S64 | U64 => self.i64().into(),
+            F32 => self.f32().into(),
+            F64 => self.f64().into(),
+        }
+    }
+
+    /// The LLVM type of element values in registers (PRED as i1; F16 as
+    /// `half` and BF16 as its i16 bits, widened to f32 for arithmetic).
+    pub fn compute_type(&self, ty: ElementType) -> BasicTypeEnum<'ctx> {
+        use ElementType::*;
+        match ty {
+            Pred => self.i1().into(),
+            S8 | U8 => self.i8().into(),
+            S16 | U16 => self.ctx.i16_type().into(),
+            S32 | U32 => self.i32().into(),
+            S64 | U64 => self.i64().into(),
+            F16 => self.ctx.f16_type().into(),
+            Bf16 => self.ctx.i16_type().into(),
+            F32 => self.f32().into(),
+            F64 => self.f64().into(),
+        }
+    }
+
+    /// Element value -> arithmetic value (F16/BF16 widened to f32).
+    pub fn widen(&self, ty: ElementType, v: BasicValueEnum<'ctx>) -> Result<BasicValueEnum<'ctx>> {
+        Ok(match ty {
+            ElementType::F16 => self
+                .b
+                .build_float_ext(v.into_float_value(), self.f32(), "")?
+                .into(),
+            ElementType::Bf16 => {
+                let w = self
+                    .b
+                    .build_int_z_extend(v.into_int_value(), self.i32(), "")?;
+                let w = self
+                    .b
+                    .build_left_shift(w, self.i32().const_int(16, false), "")?;
+                self.b.build_bit_cast(w, self.f32(), "")?
+            }
+            _ => v,
+        })
+    }
+
+    /// The function the builder is positioned in.
+    pub fn current_fn(&self) -> Result<FunctionValue<'ctx>> {
+        self.b
+            .get_insert_block()
+            .and_then(|bb| bb.get_parent())
+            .ok_or_else(|| CodegenError::Other("builder is not positioned in a function".into()))
+    }
+
+    /// An alloca in the entry block of the current function.
+    pub fn entry_alloca(&self, ty: BasicTypeEnum<'ctx>, name: &str) -> Result<PointerValue<'ctx>> {
+        let f = self.current_fn()?;
+        let entry = f
+            .get_first_basic_block()
+            .ok_or_else(|| CodegenError::Other("function without entry block".into()))?;
+        let tmp = self.ctx.create_builder();
+        match entry.get_first_instruction() {
+            Some(i) => tmp.position_before(&i),
+            None => tmp.position_at_end(entry),
+        }
+        Ok(tmp.build_alloca(ty, name)?)
+    }
+
+    /// Address of element `index` (logical) of an array stored with `shape`'s layout.
+    pub fn element_ptr(
+        &self,
+        base: PointerValue<'ctx>,
+        shape: &ArrayShape,
+        index: &[IntValue<'ctx>],
+    ) -> Result<PointerValue<'ctx>> {
+        let strides = shape.strides();
+        let mut off = self.i64c(0);
+        for (d, idx) in index.iter().enumerate() {
+            let s = strides.get(d).copied().unwrap_or(0) as i64;
+            if shape.dims.get(d).copied().unwrap_or(1) == 1 {
+                continue;
+            }
+            let t = if s == 1 {
+                *idx
+            } else {
+                self.b.build_int_mul(*idx, self.i64c(s), "")?
+            };
+            off = self.b.build_int_add(off, t, "")?;
+        }
+        let ety = self.storage_type(shape.ty);
+        Ok(unsafe { self.b.build_in_bounds_gep(ety, base, &[off], "")? })
+    }
+
+    /// Load one element as a compute value.
+    pub fn load_elem(
+        &self,
+        ty: ElementType,
+        ptr: PointerValue<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
+        let st = self.storage_type(ty);
+        let v = self.b.build_load(st, ptr, "")?;
+        if let Some(i) = v.as_instruction_value() {
+            let _ = i.set_alignment(1);
+        }
+        self.from_storage(ty, v)
+    }
+
+    /// Store a compute value as one element.
+    pub fn store_elem(
+        &self,
+        ty: ElementType,
+        ptr: PointerValue<'ctx>,
+        v: BasicValueEnum<'ctx>,
+    ) -> Result<()> {
+        let s = self.to_storage(ty, v)?;
+        let st = self.b.build_store(ptr, s)?;
+        let _ = st.set_alignment(1);
+        Ok(())
+    }
+
+    /// Storage bits/value -> compute value.
+    pub fn from_storage(
+        &self,
+        ty: ElementType,
+        v: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
+        use ElementType::*;
+        Ok(match ty {
+            Pred => self
+                .b
+                .build_int_compare(
+                    inkwell::IntPredicate::NE,
+                    v.into_int_value(),
+                    self.i8().const_zero(),
+                    "",
+                )?
+                .into(),
+            _ => v,
+        })
+    }
+
+    /// Compute value -> storage value (rounding F16/BF16 to nearest even).
+    pub fn to_storage(
+        &self,
+        ty: ElementType,
+        v: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
+        use ElementType::*;
+        Ok(match ty {
+            Pred => self
+                .b
+                .build_int_z_extend(v.into_int_value(), self.i8(), "")?
+                .into(),
+            _ => v,
+        })
+    }
+
+    /// Arithmetic value -> element value (F16/BF16 rounded to nearest even).
+    pub fn round_to(
+        &self,
+        ty: ElementType,
+        v: BasicValueEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
+        Ok(match ty {
+            ElementType::F16 => self
+                .b
+                .build_float_trunc(v.into_float_value(), self.ctx.f16_type(), "")?
+                .into(),
+            ElementType::Bf16 => scalar::f32_to_bf16_bits(self, v.into_float_value())?.into(),
+            _ => v,
+        })
+    }
+
+    /// Call a function at a fixed address with the given type.
+    pub fn call_addr(
+        &self,
+        addr: usize,
+        fty: inkwell::types::FunctionType<'ctx>,
+        args: &[inkwell::values::BasicMetadataValueEnum<'ctx>],
+    ) -> Result<Option<BasicValueEnum<'ctx>>> {
+        let p =
+            self.b
+                .build_int_to_ptr(self.i64().const_int(addr as u64, false), self.ptr(), "")?;
+        let cs = self.b.build_indirect_call(fty, p, args, "")?;
+        Ok(cs.try_as_basic_value().basic())
+    }
+}

@@ -1,0 +1,102 @@
+//! Loop emission helpers.
+
+use crate::{Cg, CodegenError, Result};
+use hlox_hlo::ArrayShape;
+use inkwell::values::IntValue;
+use inkwell::IntPredicate;
+
+/// `for i in start..end { body(i) }` with an i64 induction variable. The
+/// body may create blocks; the latch is placed where it leaves the builder.
+pub fn for_range<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    start: IntValue<'ctx>,
+    end: IntValue<'ctx>,
+    name: &str,
+    body: &mut dyn FnMut(IntValue<'ctx>) -> Result<()>,
+) -> Result<()> {
+    let b = cg.b;
+    let f = cg.current_fn()?;
+    let pre = b
+        .get_insert_block()
+        .ok_or_else(|| CodegenError::Other("builder not positioned".into()))?;
+    let head = cg.ctx.append_basic_block(f, &format!("{name}.head"));
+    let bodyb = cg.ctx.append_basic_block(f, &format!("{name}.body"));
+    let exit = cg.ctx.append_basic_block(f, &format!("{name}.exit"));
+    b.build_unconditional_branch(head)?;
+    b.position_at_end(head);
+    let phi = b.build_phi(cg.i64(), name)?;
+    phi.add_incoming(&[(&start, pre)]);
+    let i = phi.as_basic_value().into_int_value();
+    let c = b.build_int_compare(IntPredicate::SLT, i, end, "")?;
+    b.build_conditional_branch(c, bodyb, exit)?;
+    b.position_at_end(bodyb);
+    body(i)?;
+    let next = b.build_int_add(i, cg.i64c(1), "")?;
+    let latch = b
+        .get_insert_block()
+        .ok_or_else(|| CodegenError::Other("builder not positioned".into()))?;
+    b.build_unconditional_branch(head)?;
+    phi.add_incoming(&[(&next, latch)]);
+    b.position_at_end(exit);
+    Ok(())
+}
+
+/// A loop nest over every element of `shape`, in physical order (the
+/// innermost loop runs over the most minor dimension). With `outer`, the
+/// outermost (most major) dimension only runs over `outer.0..outer.1`: the
+/// unit of work of a parallel loop. `body` gets the logical index.
+pub fn shape_loop<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    shape: &ArrayShape,
+    outer: Option<(IntValue<'ctx>, IntValue<'ctx>)>,
+    body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<()>,
+) -> Result<()> {
+    let rank = shape.rank();
+    if rank == 0 {
+        // One element; with an outer range the element runs when 0 is in it.
+        return match outer {
+            None => body(&[]),
+            Some((s, e)) => for_range(cg, s, e, "scalar", &mut |_| body(&[])),
+        };
+    }
+    let order: Vec<usize> = shape
+        .layout
+        .minor_to_major
+        .iter()
+        .rev()
+        .map(|&d| d as usize)
+        .collect();
+    let mut index = vec![cg.i64c(0); rank];
+    nest(cg, shape, &order, 0, outer, &mut index, body)
+}
+
+fn nest<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    shape: &ArrayShape,
+    order: &[usize],
+    level: usize,
+    outer: Option<(IntValue<'ctx>, IntValue<'ctx>)>,
+    index: &mut Vec<IntValue<'ctx>>,
+    body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<()>,
+) -> Result<()> {
+    if level == order.len() {
+        return body(index);
+    }
+    let d = order[level];
+    let (s, e) = match (level, outer) {
+        (0, Some(r)) => r,
+        _ => (cg.i64c(0), cg.i64c(shape.dims[d])),
+    };
+    for_range(cg, s, e, &format!("d{d}"), &mut |i| {
+        index[d] = i;
+        nest(cg, shape, order, level + 1, None, index, body)
+    })
+}
+
+/// Number of iterations of the outermost loop of [`shape_loop`] (1 for scalars).
+pub fn outer_extent(shape: &ArrayShape) -> i64 {
+    match shape.layout.minor_to_major.last() {
+        Some(&d) => shape.dims[d as usize],
+        None => 1,
+    }
+}

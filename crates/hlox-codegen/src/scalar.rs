@@ -1,0 +1,754 @@
+//! Per-element semantics of the element-wise opcodes, on compute values.
+//! Mirrors `hlox-eval`'s elementwise.rs (XLA:CPU semantics): integer
+//! division by zero gives -1 (all ones), INT_MIN / -1 = INT_MIN, shifts
+//! by at least the width give 0 (or the sign for arithmetic shifts), float -> int
+//! converts saturate with NaN -> 0, max/min propagate NaN, F16/BF16 are
+//! computed in f32 and rounded after every op.
+
+use crate::math::MathFn;
+use crate::{Cg, CodegenError, Result};
+use hlox_hlo::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
+use inkwell::intrinsics::Intrinsic;
+use inkwell::values::{BasicValueEnum, FloatValue, IntValue};
+use inkwell::{FloatPredicate, IntPredicate};
+
+type V<'ctx> = BasicValueEnum<'ctx>;
+
+fn err<T>(op: &str, ty: ElementType) -> Result<T> {
+    Err(CodegenError::Other(format!(
+        "{op} is not defined for element type {ty}"
+    )))
+}
+
+fn intrinsic_call<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    name: &str,
+    tys: &[inkwell::types::BasicTypeEnum<'ctx>],
+    args: &[inkwell::values::BasicMetadataValueEnum<'ctx>],
+) -> Result<V<'ctx>> {
+    let intr =
+        Intrinsic::find(name).ok_or_else(|| CodegenError::Other(format!("no intrinsic {name}")))?;
+    let decl = intr
+        .get_declaration(cg.module, tys)
+        .ok_or_else(|| CodegenError::Other(format!("no declaration of {name}")))?;
+    cg.b.build_call(decl, args, "")?
+        .try_as_basic_value()
+        .basic()
+        .ok_or_else(|| CodegenError::Other(format!("{name} returned void")))
+}
+
+/// f32 -> bf16 bits, round to nearest even, NaN quieted (as `half::bf16::from_f32`).
+pub fn f32_to_bf16_bits<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<IntValue<'ctx>> {
+    let b = cg.b;
+    let i32t = cg.i32();
+    let bits = b.build_bit_cast(x, i32t, "")?.into_int_value();
+    let c = |v: u64| i32t.const_int(v, false);
+    let abs = b.build_and(bits, c(0x7FFF_FFFF), "")?;
+    let is_nan = b.build_int_compare(IntPredicate::UGT, abs, c(0x7F80_0000), "")?;
+    let hi = b.build_right_shift(bits, c(16), false, "")?;
+    let nan_r = b.build_or(hi, c(0x40), "")?;
+    // round bit set and (sticky or lsb) -> +1
+    let rb = b.build_and(bits, c(0x8000), "")?;
+    let rb_set = b.build_int_compare(IntPredicate::NE, rb, c(0), "")?;
+    let st = b.build_and(bits, c(3 * 0x8000 - 1), "")?;
+    let st_set = b.build_int_compare(IntPredicate::NE, st, c(0), "")?;
+    let inc = b.build_and(rb_set, st_set, "")?;
+    let inc = b.build_int_z_extend(inc, i32t, "")?;
+    let r = b.build_int_add(hi, inc, "")?;
+    let r = b.build_select(is_nan, nan_r, r, "")?.into_int_value();
+    Ok(b.build_int_truncate(r, cg.ctx.i16_type(), "")?)
+}
+
+/// Flush a denormal to a zero of the same sign, with integer operations
+/// (the floating-point environment's DAZ/FTZ covers arithmetic; this covers
+/// sign operations, selections and library calls, as the evaluator does).
+pub fn daz<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValue<'ctx>> {
+    let b = cg.b;
+    let is64 = x.get_type() == cg.f64();
+    let (it, exp_mask, sign) = if is64 {
+        (cg.i64(), 0x7FF0_0000_0000_0000u64, 0x8000_0000_0000_0000u64)
+    } else {
+        (cg.i32(), 0x7F80_0000u64, 0x8000_0000u64)
+    };
+    let bits = b.build_bit_cast(x, it, "")?.into_int_value();
+    let e = b.build_and(bits, it.const_int(exp_mask, false), "")?;
+    let den = b.build_int_compare(IntPredicate::EQ, e, it.const_zero(), "")?;
+    let z = b.build_and(bits, it.const_int(sign, false), "")?;
+    let r = b.build_select(den, z, bits, "")?;
+    Ok(b.build_bit_cast(r, x.get_type(), "")?.into_float_value())
+}
+
+/// f32 -> f64 exactly, denormals included (DAZ would flush them in `fpext`).
+fn f32_to_f64_exact<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValue<'ctx>> {
+    let b = cg.b;
+    let bits = b.build_bit_cast(x, cg.i32(), "")?.into_int_value();
+    let e = b.build_and(bits, cg.i32().const_int(0x7F80_0000, false), "")?;
+    let den = b.build_int_compare(IntPredicate::EQ, e, cg.i32().const_zero(), "")?;
+    let m = b.build_and(bits, cg.i32().const_int(0x007F_FFFF, false), "")?;
+    let mf = b.build_unsigned_int_to_float(m, cg.f64(), "")?;
+    let v = b.build_float_mul(mf, cg.f64().const_float(2f64.powi(-149)), "")?;
+    let neg = b.build_int_compare(IntPredicate::SLT, bits, cg.i32().const_zero(), "")?;
+    let nv = b.build_float_neg(v, "")?;
+    let dv = b.build_select(neg, nv, v, "")?.into_float_value();
+    let ext = b.build_float_ext(x, cg.f64(), "")?;
+    Ok(b.build_select(den, dv, ext, "")?.into_float_value())
+}
+
+/// f64 -> f32 rounding to nearest even, denormal results included (FTZ
+/// would flush them in `fptrunc`).
+fn f64_to_f32_exact<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValue<'ctx>> {
+    let b = cg.b;
+    let ax = cg.math.emit(cg, MathFn::Fabs, &[x])?;
+    let small = b.build_float_compare(
+        FloatPredicate::OLT,
+        ax,
+        cg.f64().const_float(2f64.powi(-126)),
+        "",
+    )?;
+    let scaled = b.build_float_mul(ax, cg.f64().const_float(2f64.powi(149)), "")?;
+    let r = cg.math.emit(cg, MathFn::RoundEven, &[scaled])?;
+    let m = b.build_float_to_unsigned_int(r, cg.i32(), "")?;
+    let xb = b.build_bit_cast(x, cg.i64(), "")?.into_int_value();
+    let sign = b.build_right_shift(xb, cg.i64().const_int(32, false), false, "")?;
+    let sign = b.build_int_truncate(sign, cg.i32(), "")?;
+    let sign = b.build_and(sign, cg.i32().const_int(0x8000_0000, false), "")?;
+    let bits = b.build_or(m, sign, "")?;
+    let den = b.build_bit_cast(bits, cg.f32(), "")?;
+    let t = b.build_float_trunc(x, cg.f32(), "")?;
+    Ok(b.build_select(small, den, t.into(), "")?.into_float_value())
+}
+
+fn is_f64(ty: ElementType) -> bool {
+    ty == ElementType::F64
+}
+
+/// `op(x)` for an element of type `ty`; the result has type `out_ty`
+/// (PRED for is-finite, `ty` otherwise).
+pub fn unary<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) -> Result<V<'ctx>> {
+    use UnaryOp::*;
+    let b = cg.b;
+    if ty.is_float() {
+        let x = daz(cg, cg.widen(ty, x)?.into_float_value())?;
+        let ft = x.get_type();
+        let one = ft.const_float(1.0);
+        let m = |f| cg.math.emit(cg, f, &[x]);
+        let r: FloatValue = match op {
+            Negate => b.build_float_neg(x, "")?,
+            Abs => m(MathFn::Fabs)?,
+            Sign => {
+                let isnan = b.build_float_compare(FloatPredicate::UNO, x, x, "")?;
+                let iszero = b.build_float_compare(FloatPredicate::OEQ, x, ft.const_zero(), "")?;
+                let keep = b.build_or(isnan, iszero, "")?;
+                let s = intrinsic_call(cg, "llvm.copysign", &[ft.into()], &[one.into(), x.into()])?;
+                b.build_select(keep, x, s.into_float_value(), "")?
+                    .into_float_value()
+            }
+            Exp => m(MathFn::Exp)?,
+            Expm1 => m(MathFn::Expm1)?,
+            Log => m(MathFn::Log)?,
+            Log1p => m(MathFn::Log1p)?,
+            Sqrt => m(MathFn::Sqrt)?,
+            Rsqrt => {
+                let s = m(MathFn::Sqrt)?;
+                b.build_float_div(one, s, "")?
+            }
+            Cbrt => m(MathFn::Cbrt)?,
+            Tanh => m(MathFn::Tanh)?,
+            Logistic => {
+                let n = b.build_float_neg(x, "")?;
+                let e = cg.math.emit(cg, MathFn::Exp, &[n])?;
+                let d = b.build_float_add(one, e, "")?;
+                b.build_float_div(one, d, "")?
+            }
+            Sin => m(MathFn::Sin)?,
+            Cos => m(MathFn::Cos)?,
+            Tan => m(MathFn::Tan)?,
+            Floor => m(MathFn::Floor)?,
+            Ceil => m(MathFn::Ceil)?,
+            RoundNearestAfz => m(MathFn::Round)?,
+            RoundNearestEven => m(MathFn::RoundEven)?,
+            Erf => m(MathFn::Erf)?,
+            IsFinite => {
+                let a = m(MathFn::Fabs)?;
+                let inf = ft.const_float(f64::INFINITY);
+                return Ok(b
+                    .build_float_compare(FloatPredicate::ONE, a, inf, "")?
+                    .into());
+            }
+            Not | PopulationCount | CountLeadingZeros => return err(op.name(), ty),
+        };
+        let r = daz(cg, r)?;
+        return cg.round_to(ty, r.into());
+    }
+    let x = x.into_int_value();
+    let it = x.get_type();
+    let pred = ty == ElementType::Pred;
+    let signed = ty.is_signed_int();
+    Ok(match op {
+        Not => b.build_not(x, "")?.into(),
+        Negate if !pred => b.build_int_neg(x, "")?.into(),
+        Abs if signed => {
+            let n = b.build_int_neg(x, "")?;
+            let neg = b.build_int_compare(IntPredicate::SLT, x, it.const_zero(), "")?;
+            b.build_select(neg, n, x, "")?
+        }
+        Abs => x.into(),
+        Sign if signed => {
+            let gt = b.build_int_compare(IntPredicate::SGT, x, it.const_zero(), "")?;
+            let lt = b.build_int_compare(IntPredicate::SLT, x, it.const_zero(), "")?;
+            let gt = b.build_int_z_extend(gt, it, "")?;
+            let lt = b.build_int_z_extend(lt, it, "")?;
+            b.build_int_sub(gt, lt, "")?.into()
+        }
+        Sign => {
+            let ne = b.build_int_compare(IntPredicate::NE, x, it.const_zero(), "")?;
+            if pred {
+                ne.into()
+            } else {
+                b.build_int_z_extend(ne, it, "")?.into()
+            }
+        }
+        PopulationCount if !pred => intrinsic_call(cg, "llvm.ctpop", &[it.into()], &[x.into()])?,
+        CountLeadingZeros if !pred => intrinsic_call(
+            cg,
+            "llvm.ctlz",
+            &[it.into()],
+            &[x.into(), cg.i1().const_zero().into()],
+        )?,
+        _ => return err(op.name(), ty),
+    })
+}
+
+/// `op(a, b)` for elements of type `ty`.
+pub fn binary<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    op: BinaryOp,
+    ty: ElementType,
+    a: V<'ctx>,
+    bv: V<'ctx>,
+) -> Result<V<'ctx>> {
+    use BinaryOp::*;
+    let b = cg.b;
+    if ty.is_float() {
+        let (x, y) = (
+            cg.widen(ty, a)?.into_float_value(),
+            cg.widen(ty, bv)?.into_float_value(),
+        );
+        // libm's pow reads its inputs' bits (no DAZ), as the evaluator.
+        let (x, y) = if op == Power {
+            (x, y)
+        } else {
+            (daz(cg, x)?, daz(cg, y)?)
+        };
+        let ft = x.get_type();
+        let r = match op {
+            Add => b.build_float_add(x, y, "")?,
+            Subtract => b.build_float_sub(x, y, "")?,
+            Multiply => b.build_float_mul(x, y, "")?,
+            Divide => b.build_float_div(x, y, "")?,
+            Remainder => cg.math.emit(cg, MathFn::Fmod, &[x, y])?,
+            Power => {
+                let p = cg.math.emit(cg, MathFn::Pow, &[x, y])?;
+                let one = ft.const_float(1.0);
+                let x1 = b.build_float_compare(FloatPredicate::OEQ, x, one, "")?;
+                // y == ±0 on the bits: the check must not see DAZ (a
+                // denormal y is not zero for libm's pow).
+                let it = if ft == cg.f64() { cg.i64() } else { cg.i32() };
+                let yb = b.build_bit_cast(y, it, "")?.into_int_value();
+                let mag = b.build_and(
+                    yb,
+                    it.const_int(u64::MAX >> (65 - it.get_bit_width()), false),
+                    "",
+                )?;
+                let y0 = b.build_int_compare(IntPredicate::EQ, mag, it.const_zero(), "")?;
+                let c = b.build_or(x1, y0, "")?;
+                b.build_select(c, one, p, "")?.into_float_value()
+            }
+            Maximum | Minimum => {
+                let xnan = b.build_float_compare(FloatPredicate::UNO, x, x, "")?;
+                let ynan = b.build_float_compare(FloatPredicate::UNO, y, y, "")?;
+                let lt = if op == Maximum {
+                    b.build_float_compare(FloatPredicate::OLT, x, y, "")?
+                } else {
+                    b.build_float_compare(FloatPredicate::OLT, y, x, "")?
+                };
+                let take_y = b.build_or(ynan, lt, "")?;
+                let r = b.build_select(take_y, y, x, "")?;
+                b.build_select(xnan, x.into(), r, "")?.into_float_value()
+            }
+            Atan2 => cg.math.emit(cg, MathFn::Atan2, &[x, y])?,
+            _ => return err(op.name(), ty),
+        };
+        let r = daz(cg, r)?;
+        return cg.round_to(ty, r.into());
+    }
+    let (x, y) = (a.into_int_value(), bv.into_int_value());
+    let it = x.get_type();
+    let w = it.get_bit_width() as u64;
+    if ty == ElementType::Pred {
+        let noty = b.build_not(y, "")?;
+        return Ok(match op {
+            Add | Or | Maximum => b.build_or(x, y, "")?.into(),
+            Subtract | Xor => b.build_xor(x, y, "")?.into(),
+            Multiply | And | Minimum => b.build_and(x, y, "")?.into(),
+            Divide => b.build_or(x, noty, "")?.into(),
+            Remainder => b.build_and(x, noty, "")?.into(),
+            Power => b.build_or(x, noty, "")?.into(),
+            _ => return err(op.name(), ty),
+        });
+    }
+    let signed = ty.is_signed_int();
+    let zero = it.const_zero();
+    let ones = it.const_all_ones();
+    let one = it.const_int(1, false);
+    let eq = |p, q| b.build_int_compare(IntPredicate::EQ, p, q, "");
+    Ok(match op {
+        Add => b.build_int_add(x, y, "")?.into(),
+        Subtract => b.build_int_sub(x, y, "")?.into(),
+        Multiply => b.build_int_mul(x, y, "")?.into(),
+        Divide | Remainder => {
+            let y0 = eq(y, zero)?;
+            let min = it.const_int(1u64 << (w - 1), false);
+            let ovf = if signed {
+                let a_min = eq(x, min)?;
+                let b_m1 = eq(y, ones)?;
+                b.build_and(a_min, b_m1, "")?
+            } else {
+                cg.i1().const_zero()
+            };
+            let bad = b.build_or(y0, ovf, "")?;
+            let safe = b.build_select(bad, one, y, "")?.into_int_value();
+            if op == Divide {
+                let q = if signed {
+                    b.build_int_signed_div(x, safe, "")?
+                } else {
+                    b.build_int_unsigned_div(x, safe, "")?
+                };
+                // x / 0 = -1 (all ones); INT_MIN / -1 = INT_MIN (x / 1 = x).
+                b.build_select(y0, ones, q, "")?
+            } else {
+                let r = if signed {
+                    b.build_int_signed_rem(x, safe, "")?
+                } else {
+                    b.build_int_unsigned_rem(x, safe, "")?
+                };
+                // x % 0 = x; INT_MIN % -1 = 0 (x % 1 = 0).
+                b.build_select(y0, x, r, "")?
+            }
+        }
+        Power => ipow(cg, x, y, signed)?.into(),
+        Maximum | Minimum => {
+            let p = match (op == Maximum, signed) {
+                (true, true) => IntPredicate::SGT,
+                (true, false) => IntPredicate::UGT,
+                (false, true) => IntPredicate::SLT,
+                (false, false) => IntPredicate::ULT,
+            };
+            let c = b.build_int_compare(p, x, y, "")?;
+            b.build_select(c, x, y, "")?
+        }
+        And => b.build_and(x, y, "")?.into(),
+        Or => b.build_or(x, y, "")?.into(),
+        Xor => b.build_xor(x, y, "")?.into(),
+        ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => {
+            let wc = it.const_int(w, false);
+            let oob = b.build_int_compare(IntPredicate::UGE, y, wc, "")?;
+            let amt = if op == ShiftRightArithmetic {
+                b.build_select(oob, it.const_int(w - 1, false), y, "")?
+                    .into_int_value()
+            } else {
+                b.build_select(oob, zero, y, "")?.into_int_value()
+            };
+            match op {
+                ShiftLeft => {
+                    let s = b.build_left_shift(x, amt, "")?;
+                    b.build_select(oob, zero, s, "")?
+                }
+                ShiftRightLogical => {
+                    let s = b.build_right_shift(x, amt, false, "")?;
+                    b.build_select(oob, zero, s, "")?
+                }
+                _ => b.build_right_shift(x, amt, true, "")?.into(),
+            }
+        }
+        Atan2 => return err(op.name(), ty),
+    })
+}
+
+/// Integer power by squaring (wrapping), with XLA's special cases.
+fn ipow<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    x: IntValue<'ctx>,
+    y: IntValue<'ctx>,
+    signed: bool,
+) -> Result<IntValue<'ctx>> {
+    let b = cg.b;
+    let it = x.get_type();
+    let zero = it.const_zero();
+    let one = it.const_int(1, false);
+    let f = cg.current_fn()?;
+    let pre = b
+        .get_insert_block()
+        .ok_or_else(|| CodegenError::Other("no block".into()))?;
+    let head = cg.ctx.append_basic_block(f, "ipow.head");
+    let body = cg.ctx.append_basic_block(f, "ipow.body");
+    let exit = cg.ctx.append_basic_block(f, "ipow.exit");
+    b.build_unconditional_branch(head)?;
+    b.position_at_end(head);
+    let r = b.build_phi(it, "r")?;
+    let base = b.build_phi(it, "base")?;
+    let e = b.build_phi(it, "e")?;
+    r.add_incoming(&[(&one, pre)]);
+    base.add_incoming(&[(&x, pre)]);
+    e.add_incoming(&[(&y, pre)]);
+    let (rv, bv, ev) = (
+        r.as_basic_value().into_int_value(),
+        base.as_basic_value().into_int_value(),
+        e.as_basic_value().into_int_value(),
+    );
+    // Negative exponents (signed) end the loop at once; the result is fixed below.
+    let cont = b.build_int_compare(IntPredicate::SGT, ev, zero, "")?;
+    let cont = if signed {
+        cont
+    } else {
+        b.build_int_compare(IntPredicate::NE, ev, zero, "")?
+    };
+    b.build_conditional_branch(cont, body, exit)?;
+    b.position_at_end(body);
+    let bit = b.build_and(ev, one, "")?;
+    let odd = b.build_int_compare(IntPredicate::NE, bit, zero, "")?;
+    let rm = b.build_int_mul(rv, bv, "")?;
+    let r2 = b.build_select(odd, rm, rv, "")?.into_int_value();
+    let b2 = b.build_int_mul(bv, bv, "")?;
+    let e2 = b.build_right_shift(ev, one, false, "")?;
+    r.add_incoming(&[(&r2, body)]);
+    base.add_incoming(&[(&b2, body)]);
+    e.add_incoming(&[(&e2, body)]);
+    b.build_unconditional_branch(head)?;
+    b.position_at_end(exit);
+    let x1 = b.build_int_compare(IntPredicate::EQ, x, one, "")?;
+    let y0 = b.build_int_compare(IntPredicate::EQ, y, zero, "")?;
+    let one_case = b.build_or(x1, y0, "")?;
+    let mut res = rv;
+    if signed {
+        let neg = b.build_int_compare(IntPredicate::SLT, y, zero, "")?;
+        res = b.build_select(neg, zero, res, "")?.into_int_value();
+    }
+    Ok(b.build_select(one_case, one, res, "")?.into_int_value())
+}
+
+/// compare(a, b) -> i1.
+pub fn compare<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    dir: ComparisonDirection,
+    cmp_type: Option<ComparisonType>,
+    ty: ElementType,
+    a: V<'ctx>,
+    bv: V<'ctx>,
+) -> Result<V<'ctx>> {
+    use ComparisonDirection::*;
+    let b = cg.b;
+    let ct = cmp_type.unwrap_or_else(|| ComparisonType::default_for(ty));
+    if ty.is_float() {
+        let (x, y) = (
+            cg.widen(ty, a)?.into_float_value(),
+            cg.widen(ty, bv)?.into_float_value(),
+        );
+        if ct == ComparisonType::TotalOrder {
+            let it = if is_f64(ty) { cg.i64() } else { cg.i32() };
+            let key = |v: FloatValue<'ctx>| -> Result<IntValue<'ctx>> {
+                let bits = b.build_bit_cast(v, it, "")?.into_int_value();
+                let neg = b.build_int_compare(IntPredicate::SLT, bits, it.const_zero(), "")?;
+                let max = it.const_int(u64::MAX >> (65 - it.get_bit_width()), false);
+                let flip = b
+                    .build_select(neg, max, it.const_zero(), "")?
+                    .into_int_value();
+                Ok(b.build_xor(bits, flip, "")?)
+            };
+            let (kx, ky) = (key(x)?, key(y)?);
+            return Ok(b.build_int_compare(int_pred(dir, true), kx, ky, "")?.into());
+        }
+        let p = match dir {
+            Eq => FloatPredicate::OEQ,
+            Ne => FloatPredicate::UNE,
+            Ge => FloatPredicate::OGE,
+            Gt => FloatPredicate::OGT,
+            Le => FloatPredicate::OLE,
+            Lt => FloatPredicate::OLT,
+        };
+        return Ok(b.build_float_compare(p, x, y, "")?.into());
+    }
+    let signed = match ct {
+        ComparisonType::Signed => true,
+        ComparisonType::Unsigned => false,
+        _ => ty.is_signed_int(),
+    };
+    Ok(b.build_int_compare(
+        int_pred(dir, signed),
+        a.into_int_value(),
+        bv.into_int_value(),
+        "",
+    )?
+    .into())
+}
+
+fn int_pred(dir: ComparisonDirection, signed: bool) -> IntPredicate {
+    use ComparisonDirection::*;
+    match (dir, signed) {
+        (Eq, _) => IntPredicate::EQ,
+        (Ne, _) => IntPredicate::NE,
+        (Ge, true) => IntPredicate::SGE,
+        (Gt, true) => IntPredicate::SGT,
+        (Le, true) => IntPredicate::SLE,
+        (Lt, true) => IntPredicate::SLT,
+        (Ge, false) => IntPredicate::UGE,
+        (Gt, false) => IntPredicate::UGT,
+        (Le, false) => IntPredicate::ULE,
+        (Lt, false) => IntPredicate::ULT,
+    }
+}
+
+/// clamp(lo, x, hi); NaN in any operand propagates (lo first).
+pub fn clamp<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ty: ElementType,
+    lo: V<'ctx>,
+    x: V<'ctx>,
+    hi: V<'ctx>,
+) -> Result<V<'ctx>> {
+    let b = cg.b;
+    if ty.is_float() {
+        let (l, v, h) = (
+            daz(cg, cg.widen(ty, lo)?.into_float_value())?,
+            daz(cg, cg.widen(ty, x)?.into_float_value())?,
+            daz(cg, cg.widen(ty, hi)?.into_float_value())?,
+        );
+        let lt = b.build_float_compare(FloatPredicate::OLT, v, l, "")?;
+        let m = b.build_select(lt, l, v, "")?.into_float_value();
+        let lt2 = b.build_float_compare(FloatPredicate::OLT, m, h, "")?;
+        let r = b.build_select(lt2, m, h, "")?;
+        let hn = b.build_float_compare(FloatPredicate::UNO, h, h, "")?;
+        let r = b.build_select(hn, h.into(), r, "")?;
+        let vn = b.build_float_compare(FloatPredicate::UNO, v, v, "")?;
+        let r = b.build_select(vn, v.into(), r, "")?;
+        let ln = b.build_float_compare(FloatPredicate::UNO, l, l, "")?;
+        let r = b.build_select(ln, l.into(), r, "")?;
+        return cg.round_to(ty, r);
+    }
+    let signed = ty.is_signed_int();
+    let m = binary(cg, BinaryOp::Maximum, ty, x, lo)?;
+    let _ = signed;
+    binary(cg, BinaryOp::Minimum, ty, m, hi)
+}
+
+/// convert from `from` to `to` with XLA's semantics (see `hlox-eval` value.rs).
+pub fn convert<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    from: ElementType,
+    to: ElementType,
+    x: V<'ctx>,
+) -> Result<V<'ctx>> {
+    use ElementType::*;
+    let b = cg.b;
+    if from == to {
+        return Ok(x);
+    }
+    let x = if from.is_float() {
+        cg.widen(from, x)?
+    } else {
+        x
+    };
+    if to == Pred {
+        return Ok(if from.is_float() {
+            // On the bits: a denormal is not zero here (no DAZ in convert).
+            let v = x.into_float_value();
+            let it = if v.get_type() == cg.f64() {
+                cg.i64()
+            } else {
+                cg.i32()
+            };
+            let bits = b.build_bit_cast(v, it, "")?.into_int_value();
+            let mag = b.build_and(
+                bits,
+                it.const_int(u64::MAX >> (65 - it.get_bit_width()), false),
+                "",
+            )?;
+            b.build_int_compare(IntPredicate::NE, mag, it.const_zero(), "")?
+                .into()
+        } else {
+            let v = x.into_int_value();
+            b.build_int_compare(IntPredicate::NE, v, v.get_type().const_zero(), "")?
+                .into()
+        });
+    }
+    let dst = cg.compute_type(to);
+    if !from.is_float() {
+        let v = x.into_int_value();
+        let signed = from.is_signed_int();
+        if !to.is_float() {
+            let dt = dst.into_int_type();
+            let (fw, tw) = (v.get_type().get_bit_width(), dt.get_bit_width());
+            return Ok(if fw == tw {
+                v.into()
+            } else if fw > tw {
+                b.build_int_truncate(v, dt, "")?.into()
+            } else if signed {
+                b.build_int_s_extend(v, dt, "")?.into()
+            } else {
+                b.build_int_z_extend(v, dt, "")?.into()
+            });
+        }
+        let small = v.get_type().get_bit_width() <= 32
+            && !(to == Bf16 && v.get_type().get_bit_width() > 16);
+        if small && (to == F32 || to == F16 || to == Bf16) {
+            {
+                let f = if signed {
+                    b.build_signed_int_to_float(v, cg.f32(), "")?
+                } else {
+                    b.build_unsigned_int_to_float(v, cg.f32(), "")?
+                };
+                return cg.round_to(to, f.into());
+            }
+        }
+        // Through f64, as the evaluator (`x as f64`).
+        let d = if signed {
+            b.build_signed_int_to_float(v, cg.f64(), "")?
+        } else {
+            b.build_unsigned_int_to_float(v, cg.f64(), "")?
+        };
+        return convert(cg, F64, to, d.into());
+    }
+    let v = x.into_float_value();
+    if to.is_float() {
+        // Both float: compute values are f32 (F16/BF16/F32) or f64.
+        return Ok(match (from == F64, to == F64) {
+            (false, false) => cg.round_to(to, v.into())?,
+            (false, true) => f32_to_f64_exact(cg, v)?.into(),
+            (true, false) => match to {
+                F32 => f64_to_f32_exact(cg, v)?.into(),
+                _ => {
+                    let addr = if to == F16 {
+                        cg.helpers.f64_to_f16
+                    } else {
+                        cg.helpers.f64_to_bf16
+                    };
+                    if addr == 0 {
+                        return Err(CodegenError::Other(format!("no f64 -> {to} helper")));
+                    }
+                    let i16t = cg.ctx.i16_type();
+                    let fty = i16t.fn_type(&[cg.f64().into()], false);
+                    let bits = cg
+                        .call_addr(addr, fty, &[v.into()])?
+                        .ok_or_else(|| CodegenError::Other("helper returned void".into()))?;
+                    let st = if to == F16 {
+                        b.build_bit_cast(bits, cg.ctx.f16_type(), "")?
+                    } else {
+                        bits
+                    };
+                    st
+                }
+            },
+            (true, true) => v.into(),
+        });
+    }
+    // float -> int: saturating, NaN -> 0 (Rust `as`, LLVM fpto[su]i.sat).
+    let dt = dst.into_int_type();
+    let name = if to.is_signed_int() {
+        "llvm.fptosi.sat"
+    } else {
+        "llvm.fptoui.sat"
+    };
+    intrinsic_call(cg, name, &[dt.into(), v.get_type().into()], &[v.into()])
+}
+
+/// bitcast-convert between element types of the same width.
+pub fn bitcast_convert<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    from: ElementType,
+    to: ElementType,
+    x: V<'ctx>,
+) -> Result<V<'ctx>> {
+    let s = cg.to_storage(from, x)?;
+    let bits_ty = cg
+        .ctx
+        .custom_width_int_type(
+            std::num::NonZeroU32::new(from.bit_width().max(1)).unwrap_or(std::num::NonZeroU32::MIN),
+        )
+        .map_err(|e| CodegenError::Other(e.to_string()))?;
+    let bits = if s.is_int_value() {
+        s
+    } else {
+        cg.b.build_bit_cast(s, bits_ty, "")?
+    };
+    let st = cg.storage_type(to);
+    let v = if st.is_int_type() {
+        bits
+    } else {
+        cg.b.build_bit_cast(bits, st, "")?
+    };
+    cg.from_storage(to, v)
+}
+
+/// reduce-precision on a float compute value (f32 for F16/BF16/F32, f64 for F64).
+pub fn reduce_precision<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ty: ElementType,
+    x: V<'ctx>,
+    exp_bits: i32,
+    man_bits: i32,
+) -> Result<V<'ctx>> {
+    if !ty.is_float() {
+        return err("reduce-precision", ty);
+    }
+    if exp_bits < 1 || man_bits < 0 {
+        return Err(CodegenError::Other(format!(
+            "reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0, got {exp_bits} and {man_bits}"
+        )));
+    }
+    let b = cg.b;
+    let f = cg.widen(ty, x)?.into_float_value();
+    let (it, src_man, src_exp) = if ty == ElementType::F64 {
+        (cg.i64(), 52u32, 11u32)
+    } else {
+        (cg.i32(), 23u32, 8u32)
+    };
+    let (man, exp) = (man_bits as u32, exp_bits as u32);
+    let c = |v: u64| it.const_int(v, false);
+    let total = src_man + src_exp + 1;
+    let orig = b.build_bit_cast(f, it, "")?.into_int_value();
+    let mut v = orig;
+    if man < src_man {
+        let last = 1u64 << (src_man - man);
+        let base_bias = (last >> 1).wrapping_sub(1);
+        let x_last = b.build_and(v, c(last), "")?;
+        let x_last = b.build_right_shift(x_last, c((src_man - man) as u64), false, "")?;
+        let bias = b.build_int_add(x_last, c(base_bias), "")?;
+        let trunc_mask = !(last - 1);
+        v = b.build_int_add(v, bias, "")?;
+        v = b.build_and(v, c(trunc_mask), "")?;
+    }
+    if exp < src_exp {
+        let sign_mask = 1u64 << (total - 1);
+        let exp_mask = ((1u64 << src_exp) - 1) << src_man;
+        let bias = (1u64 << (src_exp - 1)) - 1;
+        let red_bias = (1u64 << (exp - 1)) - 1;
+        let max_e = bias + red_bias;
+        let min_e = bias - red_bias;
+        let x_exp = b.build_and(v, c(exp_mask), "")?;
+        let over = b.build_int_compare(IntPredicate::UGT, x_exp, c(max_e << src_man), "")?;
+        let under = b.build_int_compare(IntPredicate::ULE, x_exp, c(min_e << src_man), "")?;
+        let zero = b.build_and(v, c(sign_mask), "")?;
+        let inf = b.build_or(zero, c(exp_mask), "")?;
+        v = b.build_select(over, inf, v, "")?.into_int_value();
+        v = b.build_select(under, zero, v, "")?.into_int_value();
+    }
+    let nan = b.build_float_compare(FloatPredicate::UNO, f, f, "")?;
+    let nan_r = if man > 0 {
+        orig
+    } else {
+        c(((1u64 << src_exp) - 1) << src_man)
+    };
+    v = b.build_select(nan, nan_r, v, "")?.into_int_value();
+    let r = b.build_bit_cast(v, f.get_type(), "")?;
+    cg.round_to(ty, r)
+}

@@ -1,0 +1,1174 @@
+//! LLVM IR generation for sequentially executed computations (entry, while
+//! condition/body, call, conditional branches, non-elemental fusions).
+//!
+//! Every such computation becomes `i32 @comp(ptr ctx, ptr params, ptr outs,
+//! ptr arena)`: `params`/`outs` are tables of leaf pointers (pre-order), the
+//! arena holds every temporary at an offset fixed by buffer assignment, and
+//! a non-zero return means a custom call or runtime kernel failed (its
+//! message is in the run context). Element-wise work (unfused element-wise
+//! and data-movement ops, reduces, maps, loop and input fusions) is emitted
+//! as an outlined loop function `void @loop(ptr bufs, i64 begin, i64 end)`
+//! over the outermost physical dimension, called directly or through the
+//! runtime's `parallel_for` when the loop is large.
+
+use crate::buffers::{const_name, Assignment, Loc};
+use crate::runtime::{self, CallSite};
+use crate::CompileError;
+use hlox_codegen::elemental::{const_global, is_elemental, leaf_count, ElementalCtx, Leaf};
+use hlox_codegen::loops::{outer_extent, shape_loop};
+use hlox_codegen::Cg;
+use hlox_ffi::{BoundTargets, Platform};
+use hlox_hlo::{
+    ArrayShape, CompId, Computation, CustomCallApiVersion, ElementType, InstId, Literal, Module,
+    Op, Shape,
+};
+use inkwell::values::{BasicMetadataValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::IntPredicate;
+use std::collections::HashMap;
+
+type R<T> = Result<T, CompileError>;
+
+pub(crate) struct Emitter<'a, 'ctx> {
+    pub cg: Cg<'a, 'ctx>,
+    pub module: &'a Module,
+    pub assignments: &'a HashMap<CompId, Assignment>,
+    pub fns: HashMap<CompId, FunctionValue<'ctx>>,
+    pub bound: &'a BoundTargets,
+    pub call_sites: Vec<CallSite>,
+    /// Runtime kernels to build after JIT: (computation, instruction,
+    /// names of the compiled callee functions).
+    pub kernels: Vec<(CompId, InstId, Vec<String>)>,
+    pub consts: HashMap<String, Vec<u8>>,
+    pub cpu: String,
+    pub features: String,
+    pub par_threshold: usize,
+    pub threads: usize,
+    loops: usize,
+}
+
+/// The per-function values of a sequential computation being emitted.
+struct Frame<'ctx> {
+    ctx: PointerValue<'ctx>,
+    params: PointerValue<'ctx>,
+    outs: PointerValue<'ctx>,
+    arena: PointerValue<'ctx>,
+    fail: inkwell::basic_block::BasicBlock<'ctx>,
+}
+
+fn e<E: std::fmt::Display>(inst: &str) -> impl Fn(E) -> CompileError + '_ {
+    move |err| CompileError::Codegen {
+        inst: inst.to_string(),
+        message: err.to_string(),
+    }
+}
+
+/// Fusions whose fused computation is entirely elemental become one loop nest.
+pub(crate) fn fusion_is_elemental(module: &Module, fused: CompId) -> bool {
+    let Some(c) = module.computations.get(fused) else {
+        return false;
+    };
+    c.root_inst()
+        .shape
+        .leaves()
+        .iter()
+        .all(|(_, s)| s.is_array())
+        && c.instructions.keys().all(|id| is_elemental(module, c, id))
+}
+
+/// Computations executed as functions, reachable from the entry, callees first.
+pub(crate) fn sequential_computations(module: &Module) -> Vec<CompId> {
+    let mut seen = vec![module.entry];
+    let mut i = 0;
+    while i < seen.len() {
+        let c = module.comp(seen[i]);
+        for (_, inst) in c.instructions.iter() {
+            let callees: Vec<CompId> = match &inst.op {
+                Op::While | Op::Call | Op::Conditional => inst.called.clone(),
+                Op::Fusion { .. } => inst
+                    .called
+                    .iter()
+                    .copied()
+                    .filter(|&f| !fusion_is_elemental(module, f))
+                    .collect(),
+                _ => vec![],
+            };
+            for cid in callees {
+                if !seen.contains(&cid) && module.computations.get(cid).is_some() {
+                    seen.push(cid);
+                }
+            }
+        }
+        i += 1;
+    }
+    seen.reverse();
+    seen
+}
+
+impl<'a, 'ctx> Emitter<'a, 'ctx> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        cg: Cg<'a, 'ctx>,
+        module: &'a Module,
+        assignments: &'a HashMap<CompId, Assignment>,
+        bound: &'a BoundTargets,
+        cpu: String,
+        features: String,
+        par_threshold: usize,
+        threads: usize,
+    ) -> Self {
+        let mut consts = HashMap::new();
+        for (_, c) in module.computations.iter() {
+            for (_, inst) in c.instructions.iter() {
+                if let Op::Constant { literal } = &inst.op {
+                    for (i, l) in literal.leaves().iter().enumerate() {
+                        if let Literal::Array(a) = l {
+                            consts.insert(const_name(c, &inst.name, i), a.bytes().to_vec());
+                        }
+                    }
+                }
+            }
+        }
+        Emitter {
+            cg,
+            module,
+            assignments,
+            fns: HashMap::new(),
+            bound,
+            call_sites: Vec::new(),
+            kernels: Vec::new(),
+            consts,
+            cpu,
+            features,
+            par_threshold,
+            threads,
+            loops: 0,
+        }
+    }
+
+    fn add_attrs(&self, f: FunctionValue<'ctx>) {
+        use inkwell::attributes::AttributeLoc;
+        let ctx = self.cg.ctx;
+        f.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_string_attribute("target-cpu", &self.cpu),
+        );
+        if !self.features.is_empty() {
+            f.add_attribute(
+                AttributeLoc::Function,
+                ctx.create_string_attribute("target-features", &self.features),
+            );
+        }
+        // The code runs with denormals flushed (FTZ/DAZ): tell LLVM, so that
+        // it does not rewrite bit tests into float compares that see zeros.
+        for k in ["denormal-fp-math", "denormal-fp-math-f32"] {
+            f.add_attribute(
+                AttributeLoc::Function,
+                ctx.create_string_attribute(k, "preserve-sign,preserve-sign"),
+            );
+        }
+        let nounwind = inkwell::attributes::Attribute::get_named_enum_kind_id("nounwind");
+        f.add_attribute(
+            AttributeLoc::Function,
+            ctx.create_enum_attribute(nounwind, 0),
+        );
+    }
+
+    pub fn fn_name(&self, cid: CompId) -> String {
+        format!("comp.{}.{}", cid, self.module.comp(cid).name)
+    }
+
+    /// Declare every sequential computation's function.
+    pub fn declare(&mut self, comps: &[CompId]) {
+        let p = self.cg.ptr();
+        let fty = self
+            .cg
+            .i32()
+            .fn_type(&[p.into(), p.into(), p.into(), p.into()], false);
+        for &c in comps {
+            let f = self.cg.module.add_function(&self.fn_name(c), fty, None);
+            self.add_attrs(f);
+            self.fns.insert(c, f);
+        }
+    }
+
+    fn ptr_of(&self, fr: &Frame<'ctx>, a: &Assignment, loc: &Loc) -> R<PointerValue<'ctx>> {
+        let cg = &self.cg;
+        let b = cg.b;
+        let load_from = |table: PointerValue<'ctx>, i: usize| -> R<PointerValue<'ctx>> {
+            let slot = unsafe { b.build_in_bounds_gep(cg.ptr(), table, &[cg.i64c(i as i64)], "") }
+                .map_err(e("leaf"))?;
+            Ok(b.build_load(cg.ptr(), slot, "")
+                .map_err(e("leaf"))?
+                .into_pointer_value())
+        };
+        Ok(match loc {
+            Loc::Param(i) => load_from(fr.params, *i)?,
+            Loc::Temp(t) => {
+                let tt = &a.temps[*t];
+                match tt.out {
+                    Some(k) => load_from(fr.outs, k)?,
+                    None => unsafe {
+                        b.build_in_bounds_gep(
+                            cg.i8(),
+                            fr.arena,
+                            &[cg.i64c((a.base + tt.offset) as i64)],
+                            "",
+                        )
+                    }
+                    .map_err(e("temp"))?,
+                }
+            }
+            Loc::Const(name) => {
+                let bytes = self.consts.get(name).cloned().unwrap_or_default();
+                const_global(cg, name, &bytes)
+            }
+            Loc::Null => cg.ptr().const_null(),
+        })
+    }
+
+    /// Leaf pointers and shapes of an instruction.
+    fn leaves_of(
+        &self,
+        fr: &Frame<'ctx>,
+        a: &Assignment,
+        comp: &Computation,
+        id: InstId,
+    ) -> R<Vec<(PointerValue<'ctx>, Shape)>> {
+        let locs = a.leaves.get(&id).cloned().unwrap_or_default();
+        let shapes = comp.inst(id).shape.leaves();
+        let mut out = Vec::new();
+        for (l, (_, s)) in locs.iter().zip(shapes) {
+            out.push((self.ptr_of(fr, a, l)?, s.clone()));
+        }
+        Ok(out)
+    }
+
+    fn memcpy(&self, dst: PointerValue<'ctx>, src: PointerValue<'ctx>, size: usize) -> R<()> {
+        if size == 0 {
+            return Ok(());
+        }
+        self.cg
+            .b
+            .build_memcpy(dst, 1, src, 1, self.cg.i64c(size as i64))
+            .map_err(e("memcpy"))?;
+        Ok(())
+    }
+
+    /// A stack table of pointers.
+    fn table(&self, ptrs: &[PointerValue<'ctx>]) -> R<PointerValue<'ctx>> {
+        let cg = &self.cg;
+        let n = ptrs.len().max(1) as u32;
+        let ty = cg.ptr().array_type(n);
+        let t = cg.entry_alloca(ty.into(), "tbl").map_err(e("table"))?;
+        for (i, p) in ptrs.iter().enumerate() {
+            let slot = unsafe {
+                cg.b.build_in_bounds_gep(cg.ptr(), t, &[cg.i64c(i as i64)], "")
+            }
+            .map_err(e("table"))?;
+            cg.b.build_store(slot, *p).map_err(e("table"))?;
+        }
+        Ok(t)
+    }
+
+    /// Return non-zero from the current function when `rc != 0`.
+    fn check(&self, fr: &Frame<'ctx>, rc: IntValue<'ctx>) -> R<()> {
+        let cg = &self.cg;
+        let f = cg.current_fn().map_err(e("check"))?;
+        let ok = cg.ctx.append_basic_block(f, "ok");
+        let c =
+            cg.b.build_int_compare(IntPredicate::NE, rc, cg.i32().const_zero(), "")
+                .map_err(e("check"))?;
+        cg.b.build_conditional_branch(c, fr.fail, ok)
+            .map_err(e("check"))?;
+        cg.b.position_at_end(ok);
+        Ok(())
+    }
+
+    /// Define the function of sequential computation `cid`.
+    pub fn define(&mut self, cid: CompId) -> R<()> {
+        let f = self.fns[&cid];
+        let comp = self.module.comp(cid);
+        let a = &self.assignments[&cid];
+        let cg = &self.cg;
+        let entry = cg.ctx.append_basic_block(f, "entry");
+        let fail = cg.ctx.append_basic_block(f, "fail");
+        cg.b.position_at_end(fail);
+        cg.b.build_return(Some(&cg.i32().const_int(1, false)))
+            .map_err(e(&comp.name))?;
+        cg.b.position_at_end(entry);
+        let pv = |i: u32| -> R<PointerValue<'ctx>> {
+            Ok(f.get_nth_param(i)
+                .ok_or_else(|| CompileError::Internal("missing parameter".into()))?
+                .into_pointer_value())
+        };
+        let fr = Frame {
+            ctx: pv(0)?,
+            params: pv(1)?,
+            outs: pv(2)?,
+            arena: pv(3)?,
+            fail,
+        };
+        for id in comp.instructions.keys() {
+            self.emit_inst(&fr, cid, id)?;
+        }
+        // Root leaves not computed in place are copied to the outputs.
+        let rshapes = comp.root_inst().shape.leaves();
+        for (k, loc) in a.root_copies.clone() {
+            let src = self.ptr_of(&fr, a, &loc)?;
+            let slot = unsafe {
+                self.cg
+                    .b
+                    .build_in_bounds_gep(self.cg.ptr(), fr.outs, &[self.cg.i64c(k as i64)], "")
+            }
+            .map_err(e("root"))?;
+            let dst = self
+                .cg
+                .b
+                .build_load(self.cg.ptr(), slot, "")
+                .map_err(e("root"))?
+                .into_pointer_value();
+            let size = rshapes
+                .get(k)
+                .and_then(|(_, s)| s.as_array())
+                .map(|s| s.byte_size())
+                .unwrap_or(0);
+            self.memcpy(dst, src, size)?;
+        }
+        self.cg
+            .b
+            .build_return(Some(&self.cg.i32().const_zero()))
+            .map_err(e(&comp.name))?;
+        Ok(())
+    }
+
+    fn emit_inst(&mut self, fr: &Frame<'ctx>, cid: CompId, id: InstId) -> R<()> {
+        let module = self.module;
+        let comp = module.comp(cid);
+        let a = &self.assignments[&cid];
+        let inst = comp.inst(id);
+        let name = inst.name.as_str();
+        match &inst.op {
+            Op::Parameter { .. }
+            | Op::Constant { .. }
+            | Op::Tuple
+            | Op::GetTupleElement { .. }
+            | Op::OptimizationBarrier
+            | Op::AfterAll => return Ok(()),
+            Op::Reshape | Op::Bitcast if crate::buffers::is_alias_view(comp, id) => return Ok(()),
+            _ => {}
+        }
+        let out_leaves = self.leaves_of(fr, a, comp, id)?;
+        match &inst.op {
+            Op::DynamicUpdateSlice if a.in_place.contains(&id) => {
+                self.emit_dus_in_place(fr, cid, id, &out_leaves)
+            }
+            Op::BitcastConvert if !is_elemental(module, comp, id) => {
+                let src = self.leaves_of(fr, a, comp, inst.operands[0])?;
+                let size = inst.shape.as_array().map(|s| s.byte_size()).unwrap_or(0);
+                self.memcpy(out_leaves[0].0, src[0].0, size)
+            }
+            Op::Fusion { .. } => {
+                let fused = *inst
+                    .called
+                    .first()
+                    .ok_or_else(|| CompileError::Unsupported {
+                        inst: name.into(),
+                        message: "fusion without a fused computation".into(),
+                    })?;
+                if super::emit::fusion_is_elemental(module, fused) {
+                    let fc = module.comp(fused);
+                    let mut sources = Vec::new();
+                    for (k, &o) in inst.operands.iter().enumerate() {
+                        let p = *fc.params.get(k).ok_or_else(|| CompileError::Unsupported {
+                            inst: name.into(),
+                            message: format!("fused computation has no parameter {k}"),
+                        })?;
+                        sources.push((p, self.leaves_of(fr, a, comp, o)?));
+                    }
+                    self.emit_root_loops(fc, fc.root, sources, &out_leaves, name)
+                } else {
+                    self.emit_call(fr, cid, id, fused, &inst.operands, &out_leaves)
+                }
+            }
+            _ if is_elemental(module, comp, id) => {
+                let mut sources = Vec::new();
+                let mut seen = Vec::new();
+                for &o in &inst.operands {
+                    if !seen.contains(&o) {
+                        seen.push(o);
+                        sources.push((o, self.leaves_of(fr, a, comp, o)?));
+                    }
+                }
+                self.emit_root_loops(comp, id, sources, &out_leaves, name)
+            }
+            Op::Call => {
+                let callee = inst.called[0];
+                self.emit_call(fr, cid, id, callee, &inst.operands, &out_leaves)
+            }
+            Op::While => self.emit_while(fr, cid, id, &out_leaves),
+            Op::Conditional => self.emit_conditional(fr, cid, id, &out_leaves),
+            Op::CustomCall(_) => self.emit_custom_call(fr, cid, id, &out_leaves),
+            op if crate::kernels::is_runtime_kernel(op) => {
+                self.emit_kernel(fr, cid, id, &out_leaves)
+            }
+            Op::Map { .. } | Op::Reduce { .. } => Err(CompileError::Unsupported {
+                inst: name.into(),
+                message: format!(
+                    "the {} computation must be scalar element-wise code",
+                    inst.op.name()
+                ),
+            }),
+            other => Err(CompileError::Unsupported {
+                inst: name.into(),
+                message: format!("{} is not supported by the Host backend", other.name()),
+            }),
+        }
+    }
+
+    /// Loops writing every leaf of `root` (of `gen_comp`) into `outs`.
+    fn emit_root_loops(
+        &mut self,
+        gen_comp: &'a Computation,
+        root: InstId,
+        sources: Vec<(InstId, Vec<(PointerValue<'ctx>, Shape)>)>,
+        outs: &[(PointerValue<'ctx>, Shape)],
+        name: &str,
+    ) -> R<()> {
+        let arrays: Vec<(usize, ArrayShape)> = outs
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (_, s))| s.as_array().map(|a| (k, a.clone())))
+            .collect();
+        if arrays.is_empty() {
+            return Ok(());
+        }
+        let same = arrays.iter().all(|(_, s)| s.dims == arrays[0].1.dims);
+        let groups: Vec<Vec<(usize, ArrayShape)>> = if same {
+            vec![arrays]
+        } else {
+            arrays.into_iter().map(|x| vec![x]).collect()
+        };
+        for g in groups {
+            let loop_shape = g[0].1.clone();
+            let out_ptrs: Vec<(PointerValue<'ctx>, ArrayShape)> =
+                g.iter().map(|(k, s)| (outs[*k].0, s.clone())).collect();
+            let ks: Vec<usize> = g.iter().map(|(k, _)| *k).collect();
+            self.emit_loop(
+                gen_comp,
+                &sources,
+                &out_ptrs,
+                &loop_shape,
+                name,
+                &mut |cg, ctx, outs, idx| {
+                    let vals = ctx.gen(cg, root, idx)?;
+                    for ((p, s), k) in outs.iter().zip(&ks) {
+                        let v = *vals.get(*k).ok_or_else(|| {
+                            hlox_codegen::CodegenError::Other(format!("no value for leaf {k}"))
+                        })?;
+                        let ptr = cg.element_ptr(*p, s, idx)?;
+                        cg.store_elem(s.ty, ptr, v)?;
+                    }
+                    Ok(())
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Outline a loop over `loop_shape` into its own function and call it
+    /// (in parallel when large).
+    #[allow(clippy::type_complexity)]
+    fn emit_loop(
+        &mut self,
+        gen_comp: &'a Computation,
+        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
+        outs: &[(PointerValue<'ctx>, ArrayShape)],
+        loop_shape: &ArrayShape,
+        name: &str,
+        body: &mut dyn FnMut(
+            &Cg<'_, 'ctx>,
+            &mut ElementalCtx<'a, 'ctx>,
+            &[(PointerValue<'ctx>, ArrayShape)],
+            &[IntValue<'ctx>],
+        ) -> hlox_codegen::Result<()>,
+    ) -> R<()> {
+        let cg = &self.cg;
+        let b = cg.b;
+        let mut ptrs: Vec<PointerValue<'ctx>> = outs.iter().map(|(p, _)| *p).collect();
+        for (_, ls) in sources {
+            ptrs.extend(ls.iter().map(|(p, _)| *p));
+        }
+        let table = self.table(&ptrs)?;
+        let caller_bb = b
+            .get_insert_block()
+            .ok_or_else(|| CompileError::Internal("no block".into()))?;
+        // The loop function.
+        self.loops += 1;
+        let fname = format!("loop.{}.{}", self.loops, name);
+        let fty = cg
+            .ctx
+            .void_type()
+            .fn_type(&[cg.ptr().into(), cg.i64().into(), cg.i64().into()], false);
+        let lf = cg.module.add_function(&fname, fty, None);
+        self.add_attrs(lf);
+        let cg = &self.cg;
+        let entry = cg.ctx.append_basic_block(lf, "entry");
+        b.position_at_end(entry);
+        let tp = lf
+            .get_nth_param(0)
+            .ok_or_else(|| CompileError::Internal("param".into()))?
+            .into_pointer_value();
+        let start = lf
+            .get_nth_param(1)
+            .ok_or_else(|| CompileError::Internal("param".into()))?
+            .into_int_value();
+        let end = lf
+            .get_nth_param(2)
+            .ok_or_else(|| CompileError::Internal("param".into()))?
+            .into_int_value();
+        let mut loaded = Vec::new();
+        for i in 0..ptrs.len() {
+            let slot = unsafe { b.build_in_bounds_gep(cg.ptr(), tp, &[cg.i64c(i as i64)], "") }
+                .map_err(e(name))?;
+            loaded.push(
+                b.build_load(cg.ptr(), slot, "")
+                    .map_err(e(name))?
+                    .into_pointer_value(),
+            );
+        }
+        let mut ctx = ElementalCtx::new(self.module, gen_comp);
+        let mut k = outs.len();
+        for (id, ls) in sources {
+            let mut leaves = Vec::new();
+            for (_, s) in ls {
+                leaves.push(match s {
+                    Shape::Array(arr) => Leaf::Buffer {
+                        ptr: loaded[k],
+                        shape: arr.clone(),
+                    },
+                    _ => Leaf::Token,
+                });
+                k += 1;
+            }
+            ctx.sources.insert(*id, leaves);
+        }
+        let louts: Vec<(PointerValue<'ctx>, ArrayShape)> = outs
+            .iter()
+            .enumerate()
+            .map(|(i, (_, s))| (loaded[i], s.clone()))
+            .collect();
+        shape_loop(cg, loop_shape, Some((start, end)), &mut |idx| {
+            body(cg, &mut ctx, &louts, idx)
+        })
+        .map_err(|err| match err {
+            hlox_codegen::CodegenError::Unsupported { inst, message } => {
+                CompileError::Unsupported { inst, message }
+            }
+            other => CompileError::Codegen {
+                inst: name.into(),
+                message: other.to_string(),
+            },
+        })?;
+        b.build_return(None).map_err(e(name))?;
+        // Back in the caller.
+        b.position_at_end(caller_bb);
+        let n = outer_extent(loop_shape);
+        let total = loop_shape.element_count();
+        if total >= self.par_threshold && n >= 2 && self.threads > 1 {
+            let chunks = (self.threads as i64 * 4).min(n);
+            let pf = cg.ctx.void_type().fn_type(
+                &[
+                    cg.ptr().into(),
+                    cg.ptr().into(),
+                    cg.i64().into(),
+                    cg.i64().into(),
+                ],
+                false,
+            );
+            cg.call_addr(
+                runtime::hlox_rt_parallel_for as *const () as usize,
+                pf,
+                &[
+                    lf.as_global_value().as_pointer_value().into(),
+                    table.into(),
+                    cg.i64c(n).into(),
+                    cg.i64c(chunks).into(),
+                ],
+            )
+            .map_err(e(name))?;
+        } else {
+            b.build_call(
+                lf,
+                &[table.into(), cg.i64c(0).into(), cg.i64c(n).into()],
+                "",
+            )
+            .map_err(e(name))?;
+        }
+        Ok(())
+    }
+
+    /// dynamic-update-slice writing only the update window of the operand's buffer.
+    fn emit_dus_in_place(
+        &mut self,
+        fr: &Frame<'ctx>,
+        cid: CompId,
+        id: InstId,
+        out: &[(PointerValue<'ctx>, Shape)],
+    ) -> R<()> {
+        let module = self.module;
+        let comp = module.comp(cid);
+        let a = &self.assignments[&cid];
+        let inst = comp.inst(id);
+        let upd_id = inst.operands[1];
+        let upd = comp.inst(upd_id).shape.as_array().cloned().ok_or_else(|| {
+            CompileError::Unsupported {
+                inst: inst.name.clone(),
+                message: "update is not an array".into(),
+            }
+        })?;
+        let opnd = inst
+            .shape
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| upd.clone());
+        let mut sources = Vec::new();
+        let mut seen = Vec::new();
+        for &o in &inst.operands[1..] {
+            if !seen.contains(&o) {
+                seen.push(o);
+                sources.push((o, self.leaves_of(fr, a, comp, o)?));
+            }
+        }
+        let starts: Vec<InstId> = inst.operands[2..].to_vec();
+        let outs = vec![(out[0].0, opnd.clone())];
+        self.emit_loop(
+            comp,
+            &sources,
+            &outs,
+            &upd,
+            &inst.name,
+            &mut |cg, ctx, outs, idx| {
+                let b = cg.b;
+                let mut oi = Vec::new();
+                for (d, &s) in starts.iter().enumerate() {
+                    let sty = comp
+                        .inst(s)
+                        .shape
+                        .element_type()
+                        .unwrap_or(ElementType::S32);
+                    let v = ctx.gen(cg, s, &[])?[0].into_int_value();
+                    let v = if v.get_type().get_bit_width() == 64 {
+                        v
+                    } else if sty.is_signed_int() {
+                        b.build_int_s_extend(v, cg.i64(), "")?
+                    } else {
+                        b.build_int_z_extend(v, cg.i64(), "")?
+                    };
+                    let hi = cg.i64c((opnd.dims[d] - upd.dims[d]).max(0));
+                    let lt0 = b.build_int_compare(IntPredicate::SLT, v, cg.i64c(0), "")?;
+                    let v = b.build_select(lt0, cg.i64c(0), v, "")?.into_int_value();
+                    let gt = b.build_int_compare(IntPredicate::SGT, v, hi, "")?;
+                    let v = b.build_select(gt, hi, v, "")?.into_int_value();
+                    oi.push(b.build_int_add(v, idx[d], "")?);
+                }
+                let val = ctx.gen(cg, upd_id, idx)?[0];
+                let p = cg.element_ptr(outs[0].0, &outs[0].1, &oi)?;
+                cg.store_elem(outs[0].1.ty, p, val)
+            },
+        )
+    }
+
+    fn call_comp(
+        &self,
+        fr: &Frame<'ctx>,
+        callee: CompId,
+        params: &[PointerValue<'ctx>],
+        outs: &[PointerValue<'ctx>],
+    ) -> R<()> {
+        let f = *self.fns.get(&callee).ok_or_else(|| {
+            CompileError::Internal(format!(
+                "computation {} has no function",
+                self.module.comp(callee).name
+            ))
+        })?;
+        let pt = self.table(params)?;
+        let ot = self.table(outs)?;
+        let rc = self
+            .cg
+            .b
+            .build_call(
+                f,
+                &[fr.ctx.into(), pt.into(), ot.into(), fr.arena.into()],
+                "",
+            )
+            .map_err(e("call"))?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| CompileError::Internal("call returned void".into()))?
+            .into_int_value();
+        self.check(fr, rc)
+    }
+
+    fn emit_call(
+        &mut self,
+        fr: &Frame<'ctx>,
+        cid: CompId,
+        _id: InstId,
+        callee: CompId,
+        operands: &[InstId],
+        out: &[(PointerValue<'ctx>, Shape)],
+    ) -> R<()> {
+        let comp = self.module.comp(cid);
+        let a = &self.assignments[&cid];
+        let mut params = Vec::new();
+        for &o in operands {
+            params.extend(self.leaves_of(fr, a, comp, o)?.into_iter().map(|(p, _)| p));
+        }
+        let outs: Vec<PointerValue> = out.iter().map(|(p, _)| *p).collect();
+        self.call_comp(fr, callee, &params, &outs)
+    }
+
+    fn emit_while(
+        &mut self,
+        fr: &Frame<'ctx>,
+        cid: CompId,
+        id: InstId,
+        out: &[(PointerValue<'ctx>, Shape)],
+    ) -> R<()> {
+        let comp = self.module.comp(cid);
+        let a = &self.assignments[&cid];
+        let inst = comp.inst(id);
+        let (cond, body) = (inst.called[0], inst.called[1]);
+        let init = self.leaves_of(fr, a, comp, inst.operands[0])?;
+        for ((d, s), (src, _)) in out.iter().zip(&init) {
+            if let Some(arr) = s.as_array() {
+                self.memcpy(*d, *src, arr.byte_size())?;
+            }
+        }
+        let (scratch, pred) = a.while_scratch.get(&id).cloned().unwrap_or_default();
+        let mut scratch_ptrs = Vec::new();
+        let mut si = scratch.iter();
+        for (p, s) in out {
+            if s.is_array() {
+                let t = *si
+                    .next()
+                    .ok_or_else(|| CompileError::Internal("while scratch".into()))?;
+                scratch_ptrs.push(self.ptr_of(fr, a, &Loc::Temp(t))?);
+            } else {
+                scratch_ptrs.push(*p);
+            }
+        }
+        let pred_ptr = self.ptr_of(fr, a, &Loc::Temp(pred))?;
+        let state: Vec<PointerValue> = out.iter().map(|(p, _)| *p).collect();
+        let cg = &self.cg;
+        let f = cg.current_fn().map_err(e(&inst.name))?;
+        let head = cg.ctx.append_basic_block(f, "while.head");
+        let bodyb = cg.ctx.append_basic_block(f, "while.body");
+        let exit = cg.ctx.append_basic_block(f, "while.exit");
+        cg.b.build_unconditional_branch(head)
+            .map_err(e(&inst.name))?;
+        cg.b.position_at_end(head);
+        self.call_comp(fr, cond, &state, &[pred_ptr])?;
+        let cg = &self.cg;
+        let pv =
+            cg.b.build_load(cg.i8(), pred_ptr, "")
+                .map_err(e(&inst.name))?
+                .into_int_value();
+        let c =
+            cg.b.build_int_compare(IntPredicate::NE, pv, cg.i8().const_zero(), "")
+                .map_err(e(&inst.name))?;
+        cg.b.build_conditional_branch(c, bodyb, exit)
+            .map_err(e(&inst.name))?;
+        cg.b.position_at_end(bodyb);
+        self.call_comp(fr, body, &state, &scratch_ptrs)?;
+        for ((d, s), src) in out.iter().zip(&scratch_ptrs) {
+            if let Some(arr) = s.as_array() {
+                self.memcpy(*d, *src, arr.byte_size())?;
+            }
+        }
+        self.cg
+            .b
+            .build_unconditional_branch(head)
+            .map_err(e(&inst.name))?;
+        self.cg.b.position_at_end(exit);
+        Ok(())
+    }
+
+    fn emit_conditional(
+        &mut self,
+        fr: &Frame<'ctx>,
+        cid: CompId,
+        id: InstId,
+        out: &[(PointerValue<'ctx>, Shape)],
+    ) -> R<()> {
+        let comp = self.module.comp(cid);
+        let a = &self.assignments[&cid];
+        let inst = comp.inst(id);
+        let sel = inst.operands[0];
+        let sel_ty = comp
+            .inst(sel)
+            .shape
+            .element_type()
+            .unwrap_or(ElementType::Pred);
+        let sp = self.leaves_of(fr, a, comp, sel)?[0].0;
+        let n = inst.called.len();
+        let cg = &self.cg;
+        let name = inst.name.as_str();
+        // Branch number: PRED true -> 0, false -> 1; S32 out of range -> last.
+        let idx = if sel_ty == ElementType::Pred {
+            let v =
+                cg.b.build_load(cg.i8(), sp, "")
+                    .map_err(e(name))?
+                    .into_int_value();
+            let t =
+                cg.b.build_int_compare(IntPredicate::NE, v, cg.i8().const_zero(), "")
+                    .map_err(e(name))?;
+            cg.b.build_select(t, cg.i32().const_zero(), cg.i32().const_int(1, false), "")
+                .map_err(e(name))?
+                .into_int_value()
+        } else {
+            let v =
+                cg.b.build_load(cg.i32(), sp, "")
+                    .map_err(e(name))?
+                    .into_int_value();
+            let bad_lo =
+                cg.b.build_int_compare(IntPredicate::SLT, v, cg.i32().const_zero(), "")
+                    .map_err(e(name))?;
+            let bad_hi =
+                cg.b.build_int_compare(
+                    IntPredicate::SGE,
+                    v,
+                    cg.i32().const_int(n as u64, false),
+                    "",
+                )
+                .map_err(e(name))?;
+            let bad = cg.b.build_or(bad_lo, bad_hi, "").map_err(e(name))?;
+            cg.b.build_select(
+                bad,
+                cg.i32().const_int(n.saturating_sub(1) as u64, false),
+                v,
+                "",
+            )
+            .map_err(e(name))?
+            .into_int_value()
+        };
+        let f = cg.current_fn().map_err(e(name))?;
+        let join = cg.ctx.append_basic_block(f, "cond.join");
+        let blocks: Vec<_> = (0..n)
+            .map(|k| cg.ctx.append_basic_block(f, &format!("branch{k}")))
+            .collect();
+        let cases: Vec<(IntValue, inkwell::basic_block::BasicBlock)> = blocks
+            .iter()
+            .enumerate()
+            .map(|(k, bb)| (cg.i32().const_int(k as u64, false), *bb))
+            .collect();
+        cg.b.build_switch(idx, join, &cases).map_err(e(name))?;
+        let outs: Vec<PointerValue> = out.iter().map(|(p, _)| *p).collect();
+        for (k, bb) in blocks.iter().enumerate() {
+            self.cg.b.position_at_end(*bb);
+            let params: Vec<PointerValue> = self
+                .leaves_of(fr, a, comp, inst.operands[k + 1])?
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect();
+            self.call_comp(fr, inst.called[k], &params, &outs)?;
+            self.cg
+                .b
+                .build_unconditional_branch(join)
+                .map_err(e(name))?;
+        }
+        self.cg.b.position_at_end(join);
+        Ok(())
+    }
+
+    /// XLA's host pointer layout: an array is its data pointer, a tuple a
+    /// table of its elements' pointers (nested).
+    fn nested(
+        &self,
+        shape: &Shape,
+        leaves: &mut std::slice::Iter<PointerValue<'ctx>>,
+    ) -> R<PointerValue<'ctx>> {
+        match shape {
+            Shape::Tuple(t) => {
+                let mut ptrs = Vec::new();
+                for s in t {
+                    ptrs.push(self.nested(s, leaves)?);
+                }
+                self.table(&ptrs)
+            }
+            _ => leaves
+                .next()
+                .copied()
+                .ok_or_else(|| CompileError::Internal("too few leaves".into())),
+        }
+    }
+
+    fn emit_custom_call(
+        &mut self,
+        fr: &Frame<'ctx>,
+        cid: CompId,
+        id: InstId,
+        out: &[(PointerValue<'ctx>, Shape)],
+    ) -> R<()> {
+        let comp = self.module.comp(cid);
+        let a = &self.assignments[&cid];
+        let inst = comp.inst(id);
+        let name = inst.name.as_str();
+        let Op::CustomCall(call) = &inst.op else {
+            unreachable!()
+        };
+        let target = self
+            .bound
+            .get(&call.target)
+            .ok_or_else(|| CompileError::Unsupported {
+                inst: name.into(),
+                message: format!("custom-call target \"{}\" is not bound", call.target),
+            })?;
+        let func = target
+            .func
+            .for_call(Platform::Host, call.api_version)
+            .ok_or_else(|| CompileError::Unsupported {
+                inst: name.into(),
+                message: format!(
+                    "custom-call target \"{}\": {} has no Host C calling convention",
+                    call.target,
+                    call.api_version.name()
+                ),
+            })?;
+        if let Some(c) = &call.operand_layout_constraints {
+            for (k, (s, &o)) in c.iter().zip(&inst.operands).enumerate() {
+                if *s != comp.inst(o).shape {
+                    return Err(CompileError::Unsupported {
+                        inst: name.into(),
+                        message: format!("operand {k}'s layout differs from operand_layout_constraints; relayout it before the call"),
+                    });
+                }
+            }
+        }
+        let out_ptrs: Vec<PointerValue> = out.iter().map(|(p, _)| *p).collect();
+        // Operand leaves, with aliased ones replaced by (a copy in) the output buffer.
+        let mut operand_leaves: Vec<Vec<PointerValue>> = Vec::new();
+        for &o in &inst.operands {
+            operand_leaves.push(
+                self.leaves_of(fr, a, comp, o)?
+                    .into_iter()
+                    .map(|(p, _)| p)
+                    .collect(),
+            );
+        }
+        let rleaves = inst.shape.leaves();
+        for al in &call.output_operand_aliasing {
+            let ok = rleaves.iter().position(|(ix, _)| *ix == al.output_index);
+            let on = al.operand as usize;
+            let oshape = inst.operands.get(on).map(|&o| &comp.inst(o).shape);
+            let ol = oshape.and_then(|s| {
+                s.leaves()
+                    .iter()
+                    .position(|(ix, _)| *ix == al.operand_index)
+            });
+            let (Some(ok), Some(ol)) = (ok, ol) else {
+                return Err(CompileError::Unsupported {
+                    inst: name.into(),
+                    message: "output_to_operand_aliasing names a missing index".into(),
+                });
+            };
+            let size = rleaves[ok].1.as_array().map(|s| s.byte_size()).unwrap_or(0);
+            self.memcpy(out_ptrs[ok], operand_leaves[on][ol], size)?;
+            operand_leaves[on][ol] = out_ptrs[ok];
+        }
+        let mut ins = Vec::new();
+        for (k, &o) in inst.operands.iter().enumerate() {
+            let mut it = operand_leaves[k].iter();
+            ins.push(self.nested(&comp.inst(o).shape, &mut it)?);
+        }
+        let ins_t = self.table(&ins)?;
+        let mut it = out_ptrs.iter();
+        let out_p = self.nested(&inst.shape, &mut it)?;
+        let cg = &self.cg;
+        // XlaCustomCallStatus: { u32 failed; char* message; usize len }, zeroed.
+        let st_ty = cg
+            .ctx
+            .struct_type(&[cg.i32().into(), cg.ptr().into(), cg.i64().into()], false);
+        let status = cg.entry_alloca(st_ty.into(), "status").map_err(e(name))?;
+        cg.b.build_store(status, st_ty.const_zero())
+            .map_err(e(name))?;
+        let mut opaque = call.opaque.clone();
+        opaque.push(0);
+        let g = const_global(cg, &format!("opaque.{}.{}", comp.name, name), &opaque);
+        let p = cg.ptr();
+        let void = cg.ctx.void_type();
+        let args: Vec<BasicMetadataValueEnum> = match call.api_version {
+            CustomCallApiVersion::Original => vec![out_p.into(), ins_t.into()],
+            CustomCallApiVersion::StatusReturning => {
+                vec![out_p.into(), ins_t.into(), status.into()]
+            }
+            CustomCallApiVersion::StatusReturningUnified => vec![
+                out_p.into(),
+                ins_t.into(),
+                g.into(),
+                cg.i64c(call.opaque.len() as i64).into(),
+                status.into(),
+            ],
+            CustomCallApiVersion::TypedFfi => {
+                return Err(CompileError::Unsupported {
+                    inst: name.into(),
+                    message: "API_VERSION_TYPED_FFI has no Host C calling convention".into(),
+                })
+            }
+        };
+        let tys: Vec<inkwell::types::BasicMetadataTypeEnum> = args
+            .iter()
+            .map(|v| match v {
+                BasicMetadataValueEnum::IntValue(_) => cg.i64().into(),
+                _ => p.into(),
+            })
+            .collect();
+        let fty = void.fn_type(&tys, false);
+        cg.call_addr(func.addr(), fty, &args).map_err(e(name))?;
+        let site = self.call_sites.len();
+        self.call_sites.push(CallSite {
+            inst: name.to_string(),
+            target: call.target.clone(),
+        });
+        let cg = &self.cg;
+        let cfty = cg
+            .i32()
+            .fn_type(&[p.into(), p.into(), cg.i64().into()], false);
+        let rc = cg
+            .call_addr(
+                runtime::hlox_rt_cc_check as *const () as usize,
+                cfty,
+                &[fr.ctx.into(), status.into(), cg.i64c(site as i64).into()],
+            )
+            .map_err(e(name))?
+            .ok_or_else(|| CompileError::Internal("status check returned void".into()))?
+            .into_int_value();
+        self.check(fr, rc)
+    }
+
+    /// Compile scalar computation `c` into `void f(ptr args, ptr outs)`
+    /// (a [`crate::kernels::ScalarFn`]); returns its symbol name.
+    fn scalar_fn(&mut self, c: CompId, user: &str) -> R<String> {
+        let fname = format!("scalar.{}.{}", c, self.module.comp(c).name);
+        if self.cg.module.get_function(&fname).is_some() {
+            return Ok(fname);
+        }
+        if !hlox_codegen::elemental::is_scalar_computation(self.module, c) {
+            return Err(CompileError::Unsupported {
+                inst: user.into(),
+                message: format!(
+                    "called computation {} must be scalar element-wise code",
+                    self.module.comp(c).name
+                ),
+            });
+        }
+        let comp = self.module.comp(c);
+        let cg = &self.cg;
+        let b = cg.b;
+        let saved = b.get_insert_block();
+        let fty = cg
+            .ctx
+            .void_type()
+            .fn_type(&[cg.ptr().into(), cg.ptr().into()], false);
+        let f = cg.module.add_function(&fname, fty, None);
+        self.add_attrs(f);
+        let cg = &self.cg;
+        let entry = cg.ctx.append_basic_block(f, "entry");
+        b.position_at_end(entry);
+        let args = f
+            .get_nth_param(0)
+            .ok_or_else(|| CompileError::Internal("param".into()))?
+            .into_pointer_value();
+        let outs = f
+            .get_nth_param(1)
+            .ok_or_else(|| CompileError::Internal("param".into()))?
+            .into_pointer_value();
+        let slot = |t: PointerValue<'ctx>, i: usize| -> R<PointerValue<'ctx>> {
+            let p = unsafe { b.build_in_bounds_gep(cg.ptr(), t, &[cg.i64c(i as i64)], "") }
+                .map_err(e(user))?;
+            Ok(b.build_load(cg.ptr(), p, "")
+                .map_err(e(user))?
+                .into_pointer_value())
+        };
+        let mut vals = Vec::new();
+        let mut k = 0;
+        for &p in &comp.params {
+            for (_, s) in comp.inst(p).shape.leaves() {
+                let ty = s.element_type().unwrap_or(ElementType::Pred);
+                let ptr = slot(args, k)?;
+                vals.push(cg.load_elem(ty, ptr).map_err(e(user))?);
+                k += 1;
+            }
+        }
+        let ctx = ElementalCtx::new(self.module, comp);
+        let r = ctx.inline_scalar(cg, c, &vals).map_err(e(user))?;
+        for (j, ((_, s), v)) in comp.root_inst().shape.leaves().iter().zip(r).enumerate() {
+            let ty = s.element_type().unwrap_or(ElementType::Pred);
+            let ptr = slot(outs, j)?;
+            cg.store_elem(ty, ptr, v).map_err(e(user))?;
+        }
+        b.build_return(None).map_err(e(user))?;
+        if let Some(bb) = saved {
+            b.position_at_end(bb);
+        }
+        Ok(fname)
+    }
+
+    fn emit_kernel(
+        &mut self,
+        fr: &Frame<'ctx>,
+        cid: CompId,
+        id: InstId,
+        out: &[(PointerValue<'ctx>, Shape)],
+    ) -> R<()> {
+        let comp = self.module.comp(cid);
+        let a = &self.assignments[&cid];
+        let inst = comp.inst(id);
+        let name = inst.name.as_str();
+        let mut callees = Vec::new();
+        for &c in &inst.called {
+            callees.push(self.scalar_fn(c, name)?);
+        }
+        let k = self.kernels.len();
+        self.kernels.push((cid, id, callees));
+        let mut ins = Vec::new();
+        for &o in &inst.operands {
+            ins.extend(self.leaves_of(fr, a, comp, o)?.into_iter().map(|(p, _)| p));
+        }
+        let outs: Vec<PointerValue> = out.iter().map(|(p, _)| *p).collect();
+        let it = self.table(&ins)?;
+        let ot = self.table(&outs)?;
+        let cg = &self.cg;
+        let p = cg.ptr();
+        let i64t = cg.i64();
+        let fty = cg.i32().fn_type(
+            &[
+                p.into(),
+                i64t.into(),
+                p.into(),
+                i64t.into(),
+                p.into(),
+                i64t.into(),
+            ],
+            false,
+        );
+        let rc = cg
+            .call_addr(
+                runtime::hlox_rt_kernel as *const () as usize,
+                fty,
+                &[
+                    fr.ctx.into(),
+                    cg.i64c(k as i64).into(),
+                    it.into(),
+                    cg.i64c(ins.len() as i64).into(),
+                    ot.into(),
+                    cg.i64c(outs.len() as i64).into(),
+                ],
+            )
+            .map_err(e(name))?
+            .ok_or_else(|| CompileError::Internal("kernel call returned void".into()))?
+            .into_int_value();
+        let _ = leaf_count;
+        self.check(fr, rc)
+    }
+}

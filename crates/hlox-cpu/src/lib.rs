@@ -1,0 +1,568 @@
+//! hlox's Host backend: HLO compiled through LLVM 19 to native code.
+//!
+//! Pipeline of [`compile`] (XLA:CPU's design):
+//! 1. verify the module and bind every custom-call target for the Host
+//!    platform (a compile error names every problem);
+//! 2. buffer assignment per sequentially executed computation
+//!    ([`buffers`]): parameters are read in place and never written, tuples
+//!    are pointer tables, temporaries share one arena per run by liveness,
+//!    root leaves are computed straight into the caller's output buffers;
+//! 3. LLVM IR generation ([`emit`]) with the elemental emitter of
+//!    `hlox-codegen`: element-wise ops, data movement, reduces, maps and
+//!    fusions become outlined loop nests (parallelized with rayon when
+//!    large); while/conditional/call are real control flow; custom calls are
+//!    direct calls of the bound target's address with XLA's Host convention;
+//!    heavy ops (dot, convolution, sort, gather, scatter, ...) are runtime
+//!    kernels ([`kernels`]);
+//! 4. optimization with LLVM's new pass manager (`default<On>`) for the host
+//!    CPU (its name and features are set on every function);
+//! 5. JIT: LLVM's MCJIT execution engine loads the object code in-process;
+//!    the executable keeps the engine alive and calls the entry function
+//!    through its address.
+
+mod buffers;
+mod emit;
+pub mod kernels;
+mod runtime;
+
+use hlox_ffi::{BindError, BoundTargets, Platform, Registry};
+use hlox_hlo::{ArrayLiteral, ArrayShape, CompId, Literal, Module, Shape};
+use inkwell::context::Context;
+use inkwell::execution_engine::ExecutionEngine;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
+};
+use inkwell::OptimizationLevel;
+use std::collections::HashMap;
+use std::mem::ManuallyDrop;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Errors of [`compile`].
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    #[error("module does not verify: {0}")]
+    Verify(String),
+    #[error(transparent)]
+    Bind(#[from] BindError),
+    #[error("{inst}: {message}")]
+    Unsupported { inst: String, message: String },
+    #[error("code generation failed at {inst}: {message}")]
+    Codegen { inst: String, message: String },
+    #[error("LLVM: {0}")]
+    Llvm(String),
+    #[error("internal compiler error: {0}")]
+    Internal(String),
+    #[error("cannot write dump file {path}: {message}")]
+    Dump { path: String, message: String },
+}
+
+/// Errors of [`Executable::execute`] and [`Executable::execute_into`].
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error("the computation takes {expected} arguments but was given {actual}")]
+    ArgumentCount { expected: usize, actual: usize },
+    #[error("argument {index} (parameter `{name}`): {message}")]
+    Argument {
+        index: usize,
+        name: String,
+        message: String,
+    },
+    #[error("output buffers: {0}")]
+    Output(String),
+    #[error("execution failed: {0}")]
+    Runtime(String),
+}
+
+/// Options of [`compile`].
+#[derive(Clone)]
+pub struct CompileOptions {
+    /// Write the HLO, buffer assignment, LLVM IR (before/after optimization)
+    /// and assembly here.
+    pub dump_dir: Option<PathBuf>,
+    /// LLVM optimization level, 0..=3.
+    pub opt_level: u8,
+    /// Custom-call registry (default: [`Registry::global`]).
+    pub registry: Option<Arc<Registry>>,
+    /// Loops with at least this many elements run in parallel.
+    pub parallel_threshold: usize,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            dump_dir: None,
+            opt_level: 3,
+            registry: None,
+            parallel_threshold: 1 << 16,
+        }
+    }
+}
+
+impl std::fmt::Debug for CompileOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompileOptions")
+            .field("dump_dir", &self.dump_dir)
+            .field("opt_level", &self.opt_level)
+            .field("registry", &self.registry.as_ref().map(|_| "custom"))
+            .field("parallel_threshold", &self.parallel_threshold)
+            .finish()
+    }
+}
+
+/// Per-phase compile timings.
+#[derive(Clone, Debug, Default)]
+pub struct CompileReport {
+    pub verify: Duration,
+    pub bind: Duration,
+    pub buffer_assignment: Duration,
+    pub ir_generation: Duration,
+    pub optimization: Duration,
+    pub jit: Duration,
+    pub total: Duration,
+    /// Bytes of the temporary arena of one run.
+    pub arena_bytes: usize,
+    pub llvm_functions: usize,
+}
+
+type EntryFn = unsafe extern "C" fn(*const u8, *const *const u8, *const *mut u8, *mut u8) -> i32;
+
+struct Jit {
+    ee: ManuallyDrop<ExecutionEngine<'static>>,
+    _ctx: ManuallyDrop<Box<Context>>,
+}
+
+impl Drop for Jit {
+    fn drop(&mut self) {
+        // The engine (and its module) before the context they live in.
+        unsafe {
+            ManuallyDrop::drop(&mut self.ee);
+            ManuallyDrop::drop(&mut self._ctx);
+        }
+    }
+}
+
+// SAFETY: after compilation the engine is only kept alive (its code is
+// immutable and called through a plain function pointer) and dropped once.
+unsafe impl Send for Jit {}
+unsafe impl Sync for Jit {}
+
+/// A compiled module, runnable from many threads at once.
+pub struct Executable {
+    entry: EntryFn,
+    arena_size: usize,
+    params: Vec<Shape>,
+    param_names: Vec<String>,
+    result: Shape,
+    call_sites: Vec<runtime::CallSite>,
+    kernels: Vec<(String, Box<dyn kernels::HostKernel>)>,
+    report: CompileReport,
+    name: String,
+    /// Arenas of finished runs, reused by later runs (no page faults on
+    /// fresh memory each time); one is taken per concurrent run.
+    arenas: Mutex<Vec<Vec<u8>>>,
+    _bound: BoundTargets,
+    _jit: Jit,
+}
+
+fn dump(dir: &Option<PathBuf>, file: &str, text: &str) -> Result<(), CompileError> {
+    if let Some(d) = dir {
+        std::fs::create_dir_all(d).map_err(|e| CompileError::Dump {
+            path: d.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let p = d.join(file);
+        std::fs::write(&p, text).map_err(|e| CompileError::Dump {
+            path: p.display().to_string(),
+            message: e.to_string(),
+        })?;
+    }
+    Ok(())
+}
+
+/// Compile `module` for the host.
+pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, CompileError> {
+    let t0 = Instant::now();
+    let mut report = CompileReport::default();
+    hlox_hlo::verifier::verify_module(module).map_err(|e| CompileError::Verify(e.to_string()))?;
+    report.verify = t0.elapsed();
+    dump(
+        &options.dump_dir,
+        "module.hlo",
+        &hlox_hlo::text::print_module(module),
+    )?;
+
+    let t = Instant::now();
+    let registry: &Registry = match &options.registry {
+        Some(r) => r,
+        None => Registry::global(),
+    };
+    let bound = registry.bind(module, Platform::Host)?;
+    report.bind = t.elapsed();
+
+    let t = Instant::now();
+    let comps = emit::sequential_computations(module);
+    let mut assignments: HashMap<CompId, buffers::Assignment> = HashMap::new();
+    let mut base = 0;
+    let mut listing = String::new();
+    for &c in &comps {
+        let mut a = buffers::assign(module, c);
+        a.base = base;
+        base += a.size;
+        buffers::describe(module, c, &a, &mut listing);
+        assignments.insert(c, a);
+    }
+    report.arena_bytes = base;
+    report.buffer_assignment = t.elapsed();
+    dump(&options.dump_dir, "buffer-assignment.txt", &listing)?;
+
+    // LLVM module generation.
+    let t = Instant::now();
+    Target::initialize_native(&InitializationConfig::default()).map_err(CompileError::Llvm)?;
+    let cpu = TargetMachine::get_host_cpu_name().to_string();
+    let features = TargetMachine::get_host_cpu_features().to_string();
+    let triple = TargetMachine::get_default_triple();
+    let target = Target::from_triple(&triple).map_err(|e| CompileError::Llvm(e.to_string()))?;
+    let level = match options.opt_level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    };
+    let tm = target
+        .create_target_machine(
+            &triple,
+            &cpu,
+            &features,
+            level,
+            RelocMode::Default,
+            CodeModel::JITDefault,
+        )
+        .ok_or_else(|| CompileError::Llvm("cannot create a target machine for the host".into()))?;
+    let ctx_box = Box::new(Context::create());
+    // SAFETY: the context outlives the module and engine (see `Jit::drop`).
+    let ctx: &'static Context = unsafe { &*(ctx_box.as_ref() as *const Context) };
+    let llmod = ctx.create_module(&module.name);
+    llmod.set_triple(&triple);
+    llmod.set_data_layout(&tm.get_target_data().get_data_layout());
+    let builder = ctx.create_builder();
+    let math = hlox_codegen::HostMath {
+        erff: Some(runtime::hlox_rt_erff as *const () as usize),
+        erf: Some(runtime::hlox_rt_erf as *const () as usize),
+        powf: Some(runtime::hlox_rt_powf as *const () as usize),
+        pow: Some(runtime::hlox_rt_pow as *const () as usize),
+    };
+    let cg = hlox_codegen::Cg {
+        ctx,
+        module: &llmod,
+        b: &builder,
+        math: &math,
+        helpers: hlox_codegen::ConvertHelpers {
+            f64_to_f16: runtime::hlox_rt_f64_to_f16 as *const () as usize,
+            f64_to_bf16: runtime::hlox_rt_f64_to_bf16 as *const () as usize,
+        },
+    };
+    let threads = rayon::current_num_threads();
+    let mut em = emit::Emitter::new(
+        cg,
+        module,
+        &assignments,
+        &bound,
+        cpu.clone(),
+        features.clone(),
+        options.parallel_threshold.max(1),
+        threads,
+    );
+    em.declare(&comps);
+    for &c in &comps {
+        em.define(c)?;
+    }
+    let entry_name = em.fn_name(module.entry);
+    let call_sites = std::mem::take(&mut em.call_sites);
+    let pending_kernels = std::mem::take(&mut em.kernels);
+    drop(em);
+    report.ir_generation = t.elapsed();
+    if options.dump_dir.is_some() {
+        dump(
+            &options.dump_dir,
+            "module.ll",
+            &llmod.print_to_string().to_string(),
+        )?;
+    }
+    llmod
+        .verify()
+        .map_err(|e| CompileError::Internal(format!("generated LLVM IR does not verify: {e}")))?;
+
+    let t = Instant::now();
+    let passes = format!("default<O{}>", options.opt_level.min(3));
+    llmod
+        .run_passes(&passes, &tm, inkwell::passes::PassBuilderOptions::create())
+        .map_err(|e| CompileError::Llvm(e.to_string()))?;
+    report.optimization = t.elapsed();
+    if options.dump_dir.is_some() {
+        dump(
+            &options.dump_dir,
+            "module.opt.ll",
+            &llmod.print_to_string().to_string(),
+        )?;
+        let asm = tm
+            .write_to_memory_buffer(&llmod, FileType::Assembly)
+            .map_err(|e| CompileError::Llvm(e.to_string()))?;
+        dump(
+            &options.dump_dir,
+            "module.s",
+            &String::from_utf8_lossy(asm.as_slice()),
+        )?;
+    }
+    report.llvm_functions = llmod.get_functions().count();
+
+    let t = Instant::now();
+    let ee = llmod
+        .create_jit_execution_engine(level)
+        .map_err(|e| CompileError::Llvm(e.to_string()))?;
+    let addr = ee
+        .get_function_address(&entry_name)
+        .map_err(|e| CompileError::Llvm(format!("entry function: {e}")))?;
+    // Runtime kernels, now that their compiled callees have addresses.
+    let mut kernels: Vec<(String, Box<dyn kernels::HostKernel>)> = Vec::new();
+    for (cid, id, callee_names) in pending_kernels {
+        let comp = module.comp(cid);
+        let name = comp.inst(id).name.clone();
+        let mut callees: Vec<kernels::ScalarFn> = Vec::new();
+        for n in callee_names {
+            let a = ee
+                .get_function_address(&n)
+                .map_err(|e| CompileError::Llvm(format!("{n}: {e}")))?;
+            callees.push(unsafe { std::mem::transmute::<usize, kernels::ScalarFn>(a) });
+        }
+        let k = kernels::make_kernel(module, comp, id, &callees)
+            .map_err(|e| CompileError::Unsupported {
+                inst: name.clone(),
+                message: e.to_string(),
+            })?
+            .ok_or_else(|| CompileError::Unsupported {
+                inst: name.clone(),
+                message: "no runtime kernel for this opcode".into(),
+            })?;
+        kernels.push((name, k));
+    }
+    report.jit = t.elapsed();
+    report.total = t0.elapsed();
+    let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(addr) };
+    let ps = module.entry_computation().program_shape();
+    Ok(Executable {
+        entry,
+        arena_size: base,
+        params: ps.parameters,
+        param_names: ps.parameter_names,
+        result: ps.result,
+        call_sites,
+        kernels,
+        report,
+        name: module.name.clone(),
+        arenas: Mutex::new(Vec::new()),
+        _bound: bound,
+        _jit: Jit {
+            ee: ManuallyDrop::new(ee),
+            _ctx: ManuallyDrop::new(ctx_box),
+        },
+    })
+}
+
+fn leaf_arrays(s: &Shape) -> Vec<Option<ArrayShape>> {
+    s.leaves()
+        .into_iter()
+        .map(|(_, l)| l.as_array().cloned())
+        .collect()
+}
+
+impl Executable {
+    pub fn report(&self) -> &CompileReport {
+        &self.report
+    }
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    pub fn parameter_shapes(&self) -> &[Shape] {
+        &self.params
+    }
+    pub fn result_shape(&self) -> &Shape {
+        &self.result
+    }
+
+    unsafe fn run(&self, params: &[*const u8], outs: &[*mut u8]) -> Result<(), ExecError> {
+        let mut arena = self
+            .arenas
+            .lock()
+            .ok()
+            .and_then(|mut v| v.pop())
+            .unwrap_or_else(|| vec![0u8; self.arena_size + buffers::ALIGN]);
+        let off = arena.as_ptr().align_offset(buffers::ALIGN);
+        let base = arena.as_mut_ptr().add(off);
+        let ctx = runtime::RunCtx {
+            call_sites: &self.call_sites,
+            kernels: &self.kernels,
+            error: Mutex::new(None),
+        };
+        let rc = {
+            let _fp = runtime::FpEnv::enter();
+            (self.entry)(
+                &ctx as *const runtime::RunCtx as *const u8,
+                params.as_ptr(),
+                outs.as_ptr(),
+                base,
+            )
+        };
+        if let Ok(mut v) = self.arenas.lock() {
+            if v.len() < 4 {
+                v.push(arena);
+            }
+        }
+        if rc != 0 {
+            let msg = ctx
+                .error
+                .lock()
+                .ok()
+                .and_then(|mut e| e.take())
+                .unwrap_or_else(|| "unknown failure".into());
+            return Err(ExecError::Runtime(msg));
+        }
+        Ok(())
+    }
+
+    /// Run on literals; returns the result literal.
+    pub fn execute(&self, args: &[&Literal]) -> Result<Literal, ExecError> {
+        if args.len() != self.params.len() {
+            return Err(ExecError::ArgumentCount {
+                expected: self.params.len(),
+                actual: args.len(),
+            });
+        }
+        let mut owned: Vec<ArrayLiteral> = Vec::new();
+        let mut ptrs: Vec<(usize, usize)> = Vec::new(); // (owned index or usize::MAX, ...)
+        let mut borrowed: Vec<*const u8> = Vec::new();
+        for (i, (arg, want)) in args.iter().zip(&self.params).enumerate() {
+            let got = arg.shape();
+            if !got.compatible(want) {
+                return Err(ExecError::Argument {
+                    index: i,
+                    name: self.param_names.get(i).cloned().unwrap_or_default(),
+                    message: format!("expected {}, got {}", shape_str(want), shape_str(&got)),
+                });
+            }
+            for (l, (_, ws)) in arg.leaves().into_iter().zip(want.leaves()) {
+                match (l, ws) {
+                    (Literal::Array(a), Shape::Array(w)) if a.shape().layout != w.layout => {
+                        owned.push(a.relayout(w.layout.clone()));
+                        ptrs.push((owned.len() - 1, borrowed.len()));
+                        borrowed.push(std::ptr::null());
+                    }
+                    (Literal::Array(a), _) => borrowed.push(a.bytes().as_ptr()),
+                    _ => borrowed.push(std::ptr::null()),
+                }
+            }
+        }
+        for (o, slot) in ptrs {
+            borrowed[slot] = owned[o].bytes().as_ptr();
+        }
+        let leaves = leaf_arrays(&self.result);
+        let mut outs: Vec<Vec<u8>> = leaves
+            .iter()
+            .map(|l| vec![0u8; l.as_ref().map(|a| a.byte_size()).unwrap_or(0)])
+            .collect();
+        let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|v| v.as_mut_ptr()).collect();
+        unsafe { self.run(&borrowed, &out_ptrs)? };
+        let mut it = outs.into_iter();
+        build_literal(&self.result, &mut it).map_err(ExecError::Runtime)
+    }
+
+    /// Run on caller-provided buffers without copies: `args` holds every
+    /// parameter's leaf buffers in pre-order, `outputs` the result's leaf
+    /// buffers in pre-order, each of exactly the leaf's byte size, in the
+    /// layouts of the entry computation's signature. Outputs must not
+    /// overlap the arguments.
+    pub fn execute_into(&self, args: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<(), ExecError> {
+        let mut want = Vec::new();
+        let mut names = Vec::new();
+        for (i, p) in self.params.iter().enumerate() {
+            for l in leaf_arrays(p) {
+                want.push(l);
+                names.push((i, self.param_names.get(i).cloned().unwrap_or_default()));
+            }
+        }
+        if args.len() != want.len() {
+            return Err(ExecError::ArgumentCount {
+                expected: want.len(),
+                actual: args.len(),
+            });
+        }
+        for (k, (a, w)) in args.iter().zip(&want).enumerate() {
+            let n = w.as_ref().map(|s| s.byte_size()).unwrap_or(0);
+            if a.len() != n {
+                return Err(ExecError::Argument {
+                    index: names[k].0,
+                    name: names[k].1.clone(),
+                    message: format!("leaf buffer {k} has {} bytes, expected {n}", a.len()),
+                });
+            }
+        }
+        let rl = leaf_arrays(&self.result);
+        if outputs.len() != rl.len() {
+            return Err(ExecError::Output(format!(
+                "{} output buffers given, the result has {} leaves",
+                outputs.len(),
+                rl.len()
+            )));
+        }
+        for (k, (o, w)) in outputs.iter().zip(&rl).enumerate() {
+            let n = w.as_ref().map(|s| s.byte_size()).unwrap_or(0);
+            if o.len() != n {
+                return Err(ExecError::Output(format!(
+                    "output leaf {k} has {} bytes, expected {n}",
+                    o.len()
+                )));
+            }
+        }
+        let ins: Vec<*const u8> = args.iter().map(|a| a.as_ptr()).collect();
+        let outs: Vec<*mut u8> = outputs.iter_mut().map(|o| o.as_mut_ptr()).collect();
+        unsafe { self.run(&ins, &outs) }
+    }
+}
+
+fn shape_str(s: &Shape) -> String {
+    match s {
+        Shape::Array(a) => format!(
+            "{}[{}]",
+            a.ty,
+            a.dims
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Shape::Tuple(t) => format!(
+            "({})",
+            t.iter().map(shape_str).collect::<Vec<_>>().join(", ")
+        ),
+        Shape::Token => "token[]".into(),
+    }
+}
+
+fn build_literal(s: &Shape, it: &mut std::vec::IntoIter<Vec<u8>>) -> Result<Literal, String> {
+    Ok(match s {
+        Shape::Array(a) => {
+            let b = it.next().ok_or("missing output leaf")?;
+            Literal::Array(ArrayLiteral::from_bytes(a.clone(), b).map_err(|e| e.to_string())?)
+        }
+        Shape::Tuple(t) => Literal::Tuple(
+            t.iter()
+                .map(|e| build_literal(e, it))
+                .collect::<Result<_, _>>()?,
+        ),
+        Shape::Token => {
+            it.next();
+            Literal::Token
+        }
+    })
+}

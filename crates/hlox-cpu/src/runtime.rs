@@ -1,0 +1,225 @@
+//! The runtime the generated code calls into: per-run context, custom-call
+//! status checks, runtime kernels, the parallel loop, float helpers, and the
+//! floating-point environment (denormals flushed, as XLA:CPU runs).
+
+use crate::kernels::HostKernel;
+use hlox_ffi::XlaCustomCallStatus;
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+/// What a custom call site needs for its error message.
+#[derive(Clone, Debug)]
+pub(crate) struct CallSite {
+    pub inst: String,
+    pub target: String,
+}
+
+/// One run's context: the address generated code receives as its first argument.
+pub(crate) struct RunCtx<'a> {
+    pub call_sites: &'a [CallSite],
+    pub kernels: &'a [(String, Box<dyn HostKernel>)],
+    pub error: Mutex<Option<String>>,
+}
+
+impl RunCtx<'_> {
+    fn fail(&self, msg: String) {
+        if let Ok(mut e) = self.error.lock() {
+            if e.is_none() {
+                *e = Some(msg);
+            }
+        }
+    }
+}
+
+/// Called after every custom call: reads the status (and a caught panic of
+/// an API_VERSION_ORIGINAL target), records an error, returns non-zero on failure.
+pub(crate) unsafe extern "C" fn hlox_rt_cc_check(
+    ctx: *const c_void,
+    status: *mut XlaCustomCallStatus,
+    site: i64,
+) -> i32 {
+    let ctx = &*(ctx as *const RunCtx);
+    let status = &mut *status;
+    let panic = hlox_ffi::take_panic();
+    let failure = status.failure();
+    // Free the message, leave the status in its initial state.
+    status.set_success();
+    let msg = match (panic, failure) {
+        (Some(p), _) => format!("panicked: {p}"),
+        (None, Some(m)) => m,
+        (None, None) => return 0,
+    };
+    let s = ctx.call_sites.get(site as usize);
+    let (inst, target) = s
+        .map(|s| (s.inst.as_str(), s.target.as_str()))
+        .unwrap_or(("?", "?"));
+    ctx.fail(format!(
+        "custom call {inst} (target \"{target}\") failed: {msg}"
+    ));
+    1
+}
+
+/// Runs runtime kernel `k` on leaf buffers.
+pub(crate) unsafe extern "C" fn hlox_rt_kernel(
+    ctx: *const c_void,
+    k: i64,
+    ins: *const *const u8,
+    n_ins: i64,
+    outs: *const *mut u8,
+    n_outs: i64,
+) -> i32 {
+    let ctx = &*(ctx as *const RunCtx);
+    let Some((name, kernel)) = ctx.kernels.get(k as usize) else {
+        ctx.fail(format!("no runtime kernel {k}"));
+        return 1;
+    };
+    let ins = if n_ins == 0 {
+        &[][..]
+    } else {
+        std::slice::from_raw_parts(ins, n_ins as usize)
+    };
+    let outs = if n_outs == 0 {
+        &[][..]
+    } else {
+        std::slice::from_raw_parts(outs, n_outs as usize)
+    };
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| kernel.run(ins, outs)));
+    match r {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => {
+            ctx.fail(format!("{name}: {e}"));
+            1
+        }
+        Err(_) => {
+            ctx.fail(format!("{name}: runtime kernel panicked"));
+            1
+        }
+    }
+}
+
+pub(crate) type LoopFn = unsafe extern "C" fn(*const *mut u8, i64, i64);
+
+#[derive(Clone, Copy)]
+struct SendPtr(*const *mut u8);
+unsafe impl Send for SendPtr {}
+unsafe impl Sync for SendPtr {}
+
+/// Splits `0..n` into `chunks` ranges and runs `f(bufs, start, end)` on
+/// each in rayon's pool (the Host backend's thread pool).
+pub(crate) unsafe extern "C" fn hlox_rt_parallel_for(
+    f: LoopFn,
+    bufs: *const *mut u8,
+    n: i64,
+    chunks: i64,
+) {
+    use rayon::prelude::*;
+    let chunks = chunks.clamp(1, n.max(1));
+    let per = (n + chunks - 1) / chunks;
+    let p = SendPtr(bufs);
+    (0..chunks).into_par_iter().for_each(move |c| {
+        let p = p;
+        let s = c * per;
+        let e = ((c + 1) * per).min(n);
+        if s < e {
+            let _g = FpEnv::enter();
+            f(p.0, s, e);
+        }
+    });
+}
+
+pub(crate) extern "C" fn hlox_rt_f64_to_f16(x: f64) -> u16 {
+    half::f16::from_f64(x).to_bits()
+}
+pub(crate) extern "C" fn hlox_rt_f64_to_bf16(x: f64) -> u16 {
+    half::bf16::from_f64(x).to_bits()
+}
+/// libm's pow, with the denormal modes off when an input is denormal
+/// (libm reads its inputs' bits; XLA:CPU's pow sees denormals).
+pub(crate) extern "C" fn hlox_rt_powf(x: f32, y: f32) -> f32 {
+    if x.is_subnormal() || y.is_subnormal() {
+        let _g = FpEnv::exact();
+        x.powf(y)
+    } else {
+        x.powf(y)
+    }
+}
+pub(crate) extern "C" fn hlox_rt_pow(x: f64, y: f64) -> f64 {
+    if x.is_subnormal() || y.is_subnormal() {
+        let _g = FpEnv::exact();
+        x.powf(y)
+    } else {
+        x.powf(y)
+    }
+}
+pub(crate) extern "C" fn hlox_rt_erff(x: f32) -> f32 {
+    libm::erff(x)
+}
+pub(crate) extern "C" fn hlox_rt_erf(x: f64) -> f64 {
+    libm::erf(x)
+}
+
+/// Sets the denormal flushing modes for the current thread (x86-64: MXCSR
+/// FTZ and DAZ; aarch64: FPCR.FZ) and restores the previous mode on drop.
+pub(crate) struct FpEnv {
+    #[allow(dead_code)]
+    saved: u64,
+}
+
+impl FpEnv {
+    /// Denormal modes off until drop.
+    pub fn exact() -> FpEnv {
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            let mut csr: u32 = 0;
+            std::arch::asm!("stmxcsr [{}]", in(reg) &mut csr as *mut u32, options(nostack));
+            let new = csr & !((1 << 15) | (1 << 6));
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &new as *const u32, options(nostack));
+            FpEnv { saved: csr as u64 }
+        }
+        #[cfg(target_arch = "aarch64")]
+        unsafe {
+            let fpcr: u64;
+            std::arch::asm!("mrs {}, fpcr", out(reg) fpcr);
+            let new = fpcr & !(1 << 24);
+            std::arch::asm!("msr fpcr, {}", in(reg) new);
+            FpEnv { saved: fpcr }
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        FpEnv { saved: 0 }
+    }
+
+    pub fn enter() -> FpEnv {
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            let mut csr: u32 = 0;
+            std::arch::asm!("stmxcsr [{}]", in(reg) &mut csr as *mut u32, options(nostack));
+            let new = csr | (1 << 15) | (1 << 6);
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &new as *const u32, options(nostack));
+            FpEnv { saved: csr as u64 }
+        }
+        #[cfg(target_arch = "aarch64")]
+        unsafe {
+            let fpcr: u64;
+            std::arch::asm!("mrs {}, fpcr", out(reg) fpcr);
+            let new = fpcr | (1 << 24);
+            std::arch::asm!("msr fpcr, {}", in(reg) new);
+            FpEnv { saved: fpcr }
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        FpEnv { saved: 0 }
+    }
+}
+
+impl Drop for FpEnv {
+    fn drop(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            let csr = self.saved as u32;
+            std::arch::asm!("ldmxcsr [{}]", in(reg) &csr as *const u32, options(nostack));
+        }
+        #[cfg(target_arch = "aarch64")]
+        unsafe {
+            std::arch::asm!("msr fpcr, {}", in(reg) self.saved);
+        }
+    }
+}

@@ -1,0 +1,1350 @@
+//! The Host backend's integration tests (one binary: LLVM links statically).
+//! Compiled results are compared with the reference evaluator and with
+//! JAX's recorded outputs.
+
+use hlox_cpu::{compile, CompileOptions, ExecError};
+use hlox_hlo::npy::read_npy_file;
+use hlox_hlo::text::parse_module;
+use hlox_hlo::{Literal, Module};
+use std::sync::Arc;
+
+fn opts() -> CompileOptions {
+    CompileOptions::default()
+}
+
+fn run_both(m: &Module, args: &[Literal]) -> (Result<Literal, String>, Result<Literal, String>) {
+    let compiled = compile(m, &opts())
+        .map_err(|e| format!("compile: {e}"))
+        .and_then(|exe| {
+            exe.execute(&args.iter().collect::<Vec<_>>())
+                .map_err(|e| format!("execute: {e}"))
+        });
+    let eval = hlox_eval::evaluate(m, args, &hlox_eval::NoCustomCalls).map_err(|e| e.to_string());
+    (compiled, eval)
+}
+
+/// Compiled vs evaluated: exact for ints/pred, bit-exact floats unless `tol`.
+fn check_module(m: &Module, args: &[Literal], tol: f64) -> Result<(), String> {
+    let (c, e) = run_both(m, args);
+    let e = e.map_err(|e| format!("evaluator: {e}"))?;
+    let c = c?;
+    let (cl, el) = (c.into_leaves(), e.into_leaves());
+    if cl.len() != el.len() {
+        return Err(format!("{} leaves vs {}", cl.len(), el.len()));
+    }
+    for (i, (g, w)) in cl.iter().zip(&el).enumerate() {
+        if tol == 0.0 {
+            if g != w {
+                let ga = g.as_array().map_err(|e| e.to_string())?;
+                let wa = w.as_array().map_err(|e| e.to_string())?;
+                let (gb, wb) = (ga.logical_bytes(), wa.logical_bytes());
+                let sz = ga.ty().byte_size();
+                let p = gb.iter().zip(&wb).position(|(a, b)| a != b).unwrap_or(0) / sz.max(1);
+                return Err(format!(
+                    "leaf {i}: element {p} differs: got {:?}, want {:?} ({} vs {})",
+                    &gb[p * sz..(p * sz + sz).min(gb.len())],
+                    &wb[p * sz..(p * sz + sz).min(wb.len())],
+                    hlox_hlo::text::shape_to_string(&g.shape()),
+                    hlox_hlo::text::shape_to_string(&w.shape()),
+                ));
+            }
+        } else {
+            hlox_tests::compare_literals(g, w, tol, tol).map_err(|e| format!("leaf {i}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// JAX corpus
+
+fn registry_for(case: &hlox_tests::CorpusCase) -> hlox_ffi::Registry {
+    use hlox_ffi::{Platform, Registry};
+    let r = Registry::new();
+    let host = Platform::Host;
+    match case.name.as_str() {
+        "cc_do_custom_call_v1" => {
+            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call)
+        }
+        "cc_do_custom_call_v2" => {
+            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call_status)
+        }
+        "cc_do_custom_call_v3" => {
+            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call_unified)
+        }
+        "cc_axpby_legacy" => r.register_fn("axpby", host, axpby_operands),
+        _ => Ok(()),
+    }
+    .expect("registration");
+    r
+}
+
+fn axpby_operands(
+    out: *mut std::ffi::c_void,
+    ins: *const *const std::ffi::c_void,
+    _s: *mut hlox_ffi::XlaCustomCallStatus,
+) {
+    unsafe {
+        let x = std::slice::from_raw_parts(*ins as *const f32, 256);
+        let y = std::slice::from_raw_parts(*ins.add(1) as *const f32, 256);
+        let alpha = *(*ins.add(2) as *const f32);
+        let beta = *(*ins.add(3) as *const f32);
+        let z = std::slice::from_raw_parts_mut(out as *mut f32, 256);
+        for i in 0..256 {
+            z[i] = alpha * x[i] + beta * y[i];
+        }
+    }
+}
+
+const TYPED_FFI_CASES: &[&str] = &["cc_axpby_ffi", "cc_do_custom_call_v4", "cc_in_graph"];
+
+#[test]
+fn corpus_compiles_to_jax_outputs() {
+    let cases = hlox_tests::corpus_cases();
+    assert!(cases.len() >= 15);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let r = (|| -> Result<(), String> {
+            let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
+            let args = case
+                .numbered("in")
+                .iter()
+                .map(read_npy_file)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("inputs: {e}"))?;
+            let o = CompileOptions {
+                registry: Some(Arc::new(registry_for(case))),
+                ..opts()
+            };
+            let exe = compile(&m, &o);
+            if TYPED_FFI_CASES.contains(&case.name.as_str()) {
+                return match exe {
+                    Err(hlox_cpu::CompileError::Bind(e))
+                        if e.to_string().contains("API_VERSION_TYPED_FFI") =>
+                    {
+                        Ok(())
+                    }
+                    Err(e) => Err(format!("expected a typed-FFI bind error, got {e}")),
+                    Ok(_) => Err("expected a typed-FFI bind error, compiled".into()),
+                };
+            }
+            let exe = exe.map_err(|e| format!("compile: {e}"))?;
+            let got = exe
+                .execute(&args.iter().collect::<Vec<_>>())
+                .map_err(|e| format!("execute: {e}"))?;
+            let want: Vec<_> = case
+                .numbered("out")
+                .iter()
+                .map(read_npy_file)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("outputs: {e}"))?;
+            let got = got.into_leaves();
+            if got.len() != want.len() {
+                return Err(format!("{} outputs, expected {}", got.len(), want.len()));
+            }
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                let ty = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
+                let tol = |k: &str| case.meta[k][ty].as_f64().unwrap_or(0.0);
+                hlox_tests::compare_literals(g, w, tol("rtol"), tol("atol"))
+                    .map_err(|e| format!("out{i} ({ty}): {e}"))?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = r {
+            failures.push(format!("{}: {e}", case.name));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} corpus cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn simple_add_at_every_optimization_level() {
+    let m = parse_module(
+        "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n  ROOT c = f32[4] add(a, b)\n}\n",
+    )
+    .unwrap();
+    let a = Literal::r1(&[1f32, 2., 3., 4.]);
+    let b = Literal::r1(&[10f32, 20., 30., 40.]);
+    check_module(&m, &[a.clone(), b.clone()], 0.0).unwrap();
+    for opt_level in 0..=3 {
+        let exe = compile(
+            &m,
+            &CompileOptions {
+                opt_level,
+                ..opts()
+            },
+        )
+        .unwrap();
+        let out = exe.execute(&[&a, &b]).unwrap();
+        assert_eq!(
+            out.to_vec::<f32>().unwrap(),
+            vec![11., 22., 33., 44.],
+            "O{opt_level}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Differential tests: every element-wise opcode over every element type.
+
+use hlox_hlo::{ArrayLiteral, ArrayShape, BinaryOp, ComparisonDirection, ElementType, UnaryOp};
+
+const TYPES: [ElementType; 13] = [
+    ElementType::Pred,
+    ElementType::S8,
+    ElementType::S16,
+    ElementType::S32,
+    ElementType::S64,
+    ElementType::U8,
+    ElementType::U16,
+    ElementType::U32,
+    ElementType::U64,
+    ElementType::F16,
+    ElementType::Bf16,
+    ElementType::F32,
+    ElementType::F64,
+];
+
+/// Interesting values of `ty` as raw little-endian elements.
+fn special_values(ty: ElementType) -> Vec<Vec<u8>> {
+    use ElementType::*;
+    let ints: Vec<i128> = vec![
+        0,
+        1,
+        -1,
+        2,
+        3,
+        -3,
+        7,
+        -8,
+        5,
+        31,
+        32,
+        33,
+        63,
+        64,
+        100,
+        -100,
+        127,
+        -128,
+        255,
+        32767,
+        -32768,
+        65535,
+        2147483647,
+        -2147483648,
+        4294967295,
+        i64::MAX as i128,
+        i64::MIN as i128,
+        u64::MAX as i128,
+    ];
+    let floats: Vec<f64> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        1.5,
+        2.5,
+        -2.5,
+        3.7,
+        -3.7,
+        10.0,
+        100.25,
+        -1e3,
+        65504.0,
+        1e10,
+        -3e38,
+        1e-40,
+        -1e-40,
+        1e-310,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        0.1,
+        2.0,
+        3.0,
+        1e-5,
+        0.75,
+    ];
+    match ty {
+        Pred => vec![vec![0], vec![1]],
+        S8 | U8 => ints.iter().map(|&v| vec![v as u8]).collect(),
+        S16 | U16 => ints
+            .iter()
+            .map(|&v| (v as u16).to_le_bytes().to_vec())
+            .collect(),
+        S32 | U32 => ints
+            .iter()
+            .map(|&v| (v as u32).to_le_bytes().to_vec())
+            .collect(),
+        S64 | U64 => ints
+            .iter()
+            .map(|&v| (v as u64).to_le_bytes().to_vec())
+            .collect(),
+        F16 => floats
+            .iter()
+            .map(|&v| half::f16::from_f64(v).to_le_bytes().to_vec())
+            .chain([vec![1, 0]]) // an f16 denormal
+            .collect(),
+        Bf16 => floats
+            .iter()
+            .map(|&v| half::bf16::from_f64(v).to_le_bytes().to_vec())
+            .collect(),
+        F32 => floats
+            .iter()
+            .map(|&v| (v as f32).to_le_bytes().to_vec())
+            .collect(),
+        F64 => floats.iter().map(|&v| v.to_le_bytes().to_vec()).collect(),
+    }
+}
+
+/// All pairs of special values: (a, b) literals of equal length.
+fn pair_literals(ty: ElementType) -> (Literal, Literal, usize) {
+    let v = special_values(ty);
+    let n = v.len();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for x in &v {
+        for y in &v {
+            a.extend_from_slice(x);
+            b.extend_from_slice(y);
+        }
+    }
+    let s = ArrayShape::new(ty, vec![(n * n) as i64]);
+    (
+        Literal::Array(ArrayLiteral::from_bytes(s.clone(), a).unwrap()),
+        Literal::Array(ArrayLiteral::from_bytes(s, b).unwrap()),
+        n * n,
+    )
+}
+
+fn single_op_ok(text: &str, args: &[Literal]) -> bool {
+    let Ok(m) = parse_module(text) else {
+        return false;
+    };
+    if hlox_hlo::verifier::verify_module(&m).is_err() {
+        return false;
+    }
+    hlox_eval::evaluate(&m, args, &hlox_eval::NoCustomCalls).is_ok()
+}
+
+/// Builds one module per type with every op the evaluator accepts, runs it
+/// compiled and evaluated, compares.
+fn elementwise_suite(ops: &[(&str, String, bool)], tol: f64) {
+    let mut failures = Vec::new();
+    for ty in TYPES {
+        let (a, b, n) = pair_literals(ty);
+        let args = [a, b];
+        let t = format!("{}[{n}]", ty.name());
+        let mut lines = Vec::new();
+        let mut roots = Vec::new();
+        for (i, (opname, attrs, pred_result)) in ops.iter().enumerate() {
+            let rt = if *pred_result {
+                format!("pred[{n}]")
+            } else {
+                t.clone()
+            };
+            let nargs = if opname.starts_with("u:") { 1 } else { 2 };
+            let op = opname.trim_start_matches("u:");
+            let operands = if nargs == 1 {
+                "a".to_string()
+            } else {
+                "a, b".to_string()
+            };
+            let line = format!("  r{i} = {rt} {op}({operands}){attrs}");
+            let single = format!(
+                "HloModule s\nENTRY e {{\n  a = {t} parameter(0)\n  b = {t} parameter(1)\n{line}\n  ROOT x = ({rt}) tuple(r{i})\n}}\n"
+            );
+            if single_op_ok(&single, &args) {
+                lines.push(line);
+                roots.push((format!("r{i}"), rt));
+            }
+        }
+        if roots.is_empty() {
+            continue;
+        }
+        let text = format!(
+            "HloModule all\nENTRY e {{\n  a = {t} parameter(0)\n  b = {t} parameter(1)\n{}\n  ROOT x = ({}) tuple({})\n}}\n",
+            lines.join("\n"),
+            roots.iter().map(|r| r.1.clone()).collect::<Vec<_>>().join(", "),
+            roots.iter().map(|r| r.0.clone()).collect::<Vec<_>>().join(", ")
+        );
+        let m = parse_module(&text).unwrap();
+        let t2 = if matches!(ty, ElementType::F16 | ElementType::Bf16) {
+            tol * 1e3
+        } else {
+            tol
+        };
+        if let Err(e) = check_module(&m, &args, t2) {
+            // Name the failing op.
+            let leaf: usize = e
+                .strip_prefix("leaf ")
+                .and_then(|s| s.split(':').next())
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(usize::MAX);
+            let what = roots
+                .get(leaf)
+                .and_then(|r| lines.iter().find(|l| l.contains(&format!("{} =", r.0))))
+                .cloned()
+                .unwrap_or_default();
+            failures.push(format!("{}: {e} [{what}]", ty.name()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn exact_unary_binary_compare_ops_match_the_evaluator_on_every_type() {
+    use UnaryOp::*;
+    let mut ops: Vec<(&str, String, bool)> = Vec::new();
+    let un: Vec<String> = [
+        Negate,
+        Abs,
+        Sign,
+        Not,
+        Sqrt,
+        Rsqrt,
+        Floor,
+        Ceil,
+        RoundNearestAfz,
+        RoundNearestEven,
+        PopulationCount,
+        CountLeadingZeros,
+    ]
+    .iter()
+    .map(|u| format!("u:{}", u.name()))
+    .collect();
+    let un: Vec<&'static str> = un
+        .into_iter()
+        .map(|s| &*Box::leak(s.into_boxed_str()))
+        .collect();
+    for u in &un {
+        ops.push((u, String::new(), false));
+    }
+    ops.push(("u:is-finite", String::new(), true));
+    use BinaryOp::*;
+    for bop in [
+        Add,
+        Subtract,
+        Multiply,
+        Divide,
+        Remainder,
+        Maximum,
+        Minimum,
+        And,
+        Or,
+        Xor,
+        ShiftLeft,
+        ShiftRightLogical,
+        ShiftRightArithmetic,
+    ] {
+        ops.push((bop.name(), String::new(), false));
+    }
+    for d in ComparisonDirection::ALL {
+        ops.push(("compare", format!(", direction={}", d.name()), true));
+        ops.push((
+            "compare",
+            format!(", direction={}, type=TOTALORDER", d.name()),
+            true,
+        ));
+    }
+    elementwise_suite(&ops, 0.0);
+}
+
+#[test]
+fn transcendental_ops_match_the_evaluator_within_tolerance() {
+    use UnaryOp::*;
+    let mut ops: Vec<(&str, String, bool)> = Vec::new();
+    for u in [
+        Exp, Expm1, Log, Log1p, Cbrt, Tanh, Logistic, Sin, Cos, Tan, Erf,
+    ] {
+        let s: &'static str = Box::leak(format!("u:{}", u.name()).into_boxed_str());
+        ops.push((s, String::new(), false));
+    }
+    ops.push((BinaryOp::Power.name(), String::new(), false));
+    ops.push((BinaryOp::Atan2.name(), String::new(), false));
+    elementwise_suite(&ops, 1e-6);
+}
+
+#[test]
+fn convert_and_bitcast_convert_between_every_pair_of_types() {
+    let mut failures = Vec::new();
+    for from in TYPES {
+        let (a, _, n) = pair_literals(from);
+        let t = format!("{}[{n}]", from.name());
+        let mut lines = Vec::new();
+        let mut roots = Vec::new();
+        for (i, to) in TYPES.iter().enumerate() {
+            let rt = format!("{}[{n}]", to.name());
+            lines.push(format!("  c{i} = {rt} convert(a)"));
+            roots.push((format!("c{i}"), rt.clone()));
+            if to.bit_width() == from.bit_width()
+                && *to != ElementType::Pred
+                && from != ElementType::Pred
+            {
+                lines.push(format!("  b{i} = {rt} bitcast-convert(a)"));
+                roots.push((format!("b{i}"), rt));
+            }
+        }
+        if from.is_float() {
+            for (e, mbits) in [(5, 10), (8, 7), (4, 3), (11, 52), (8, 23), (2, 0)] {
+                lines.push(format!("  p{e}_{mbits} = {t} reduce-precision(a), exponent_bits={e}, mantissa_bits={mbits}"));
+                roots.push((format!("p{e}_{mbits}"), t.clone()));
+            }
+        }
+        let text = format!(
+            "HloModule conv\nENTRY e {{\n  a = {t} parameter(0)\n{}\n  ROOT x = ({}) tuple({})\n}}\n",
+            lines.join("\n"),
+            roots.iter().map(|r| r.1.clone()).collect::<Vec<_>>().join(", "),
+            roots.iter().map(|r| r.0.clone()).collect::<Vec<_>>().join(", ")
+        );
+        let m = parse_module(&text).unwrap();
+        if let Err(e) = check_module(&m, &[a], 0.0) {
+            failures.push(format!("from {}: {e}", from.name()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+// ---------------------------------------------------------------------------
+// Data movement, reductions, control flow and fusions vs the evaluator.
+
+/// Deterministic pseudo-random contents for an array shape.
+fn random_literal(s: &hlox_hlo::Shape, seed: u64) -> Literal {
+    match s {
+        hlox_hlo::Shape::Array(a) => {
+            let mut x = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mut next = || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let n = a.element_count();
+            let mut bytes = Vec::with_capacity(a.byte_size());
+            for _ in 0..n {
+                let r = next();
+                match a.ty {
+                    ElementType::Pred => bytes.push((r & 1) as u8),
+                    ElementType::F16 => bytes.extend(
+                        half::f16::from_f32(((r % 2000) as f32 - 1000.0) / 100.0).to_le_bytes(),
+                    ),
+                    ElementType::Bf16 => bytes.extend(
+                        half::bf16::from_f32(((r % 2000) as f32 - 1000.0) / 100.0).to_le_bytes(),
+                    ),
+                    ElementType::F32 => {
+                        bytes.extend((((r % 20000) as f32 - 10000.0) / 1000.0).to_le_bytes())
+                    }
+                    ElementType::F64 => {
+                        bytes.extend((((r % 20000) as f64 - 10000.0) / 1000.0).to_le_bytes())
+                    }
+                    t => bytes.extend(&((r % 17) as i64 - 8).to_le_bytes()[..t.byte_size()]),
+                }
+            }
+            Literal::Array(ArrayLiteral::from_bytes(a.clone(), bytes).unwrap())
+        }
+        hlox_hlo::Shape::Tuple(t) => Literal::Tuple(
+            t.iter()
+                .enumerate()
+                .map(|(i, s)| random_literal(s, seed + i as u64 * 7919))
+                .collect(),
+        ),
+        hlox_hlo::Shape::Token => Literal::Token,
+    }
+}
+
+fn check_text(text: &str) -> Result<(), String> {
+    check_text_tol(text, 0.0)
+}
+
+fn check_text_tol(text: &str, tol: f64) -> Result<(), String> {
+    let m = parse_module(text).map_err(|e| format!("parse: {e}"))?;
+    hlox_hlo::verifier::verify_module(&m).map_err(|e| format!("verify: {e}"))?;
+    let args: Vec<Literal> = m
+        .entry_computation()
+        .program_shape()
+        .parameters
+        .iter()
+        .enumerate()
+        .map(|(i, s)| random_literal(s, 17 + i as u64))
+        .collect();
+    check_module(&m, &args, tol)
+}
+
+fn check_all(cases: &[(&str, &str)]) {
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(n, t)| check_text(t).err().map(|e| format!("{n}: {e}")))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+const ADD_F32: &str =
+    "add {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n";
+
+#[test]
+fn data_movement_ops_match_the_evaluator() {
+    check_all(&[
+        ("broadcast", "HloModule m\nENTRY e {\n  a = f32[3]{0} parameter(0)\n  ROOT b = f32[2,3,4]{0,2,1} broadcast(a), dimensions={1}\n}\n"),
+        ("broadcast scalar", "HloModule m\nENTRY e {\n  a = s8[] parameter(0)\n  ROOT b = s8[5,2]{1,0} broadcast(a), dimensions={}\n}\n"),
+        ("transpose layouts", "HloModule m\nENTRY e {\n  a = f64[3,4,5]{0,1,2} parameter(0)\n  ROOT t = f64[5,3,4]{1,2,0} transpose(a), dimensions={2,0,1}\n}\n"),
+        ("reverse", "HloModule m\nENTRY e {\n  a = u16[3,4]{1,0} parameter(0)\n  ROOT r = u16[3,4]{1,0} reverse(a), dimensions={0,1}\n}\n"),
+        ("slice strided", "HloModule m\nENTRY e {\n  a = bf16[10,9]{1,0} parameter(0)\n  ROOT s = bf16[3,4]{1,0} slice(a), slice={[1:10:3], [0:8:2]}\n}\n"),
+        ("dynamic-slice clamped", "HloModule m\nENTRY e {\n  a = s32[8,6]{1,0} parameter(0)\n  i = s32[] constant(7)\n  j = s32[] constant(-3)\n  ROOT d = s32[3,2]{1,0} dynamic-slice(a, i, j), dynamic_slice_sizes={3,2}\n}\n"),
+        ("dynamic-update-slice param", "HloModule m\nENTRY e {\n  a = f32[6,5]{1,0} parameter(0)\n  u = f32[2,3]{1,0} parameter(1)\n  i = u32[] constant(5)\n  j = u32[] constant(1)\n  ROOT d = f32[6,5]{1,0} dynamic-update-slice(a, u, i, j)\n}\n"),
+        ("dynamic-update-slice in place", "HloModule m\nENTRY e {\n  a = f32[6,5]{1,0} parameter(0)\n  n = f32[6,5]{1,0} negate(a)\n  u = f32[2,3]{1,0} parameter(1)\n  i = s64[] constant(2)\n  j = s64[] constant(1)\n  d = f32[6,5]{1,0} dynamic-update-slice(n, u, i, j)\n  ROOT x = f32[6,5]{1,0} add(d, a)\n}\n"),
+        ("concatenate", "HloModule m\nENTRY e {\n  a = s64[2,3]{1,0} parameter(0)\n  b = s64[2,1]{1,0} parameter(1)\n  c = s64[2,4]{0,1} parameter(2)\n  ROOT k = s64[2,8]{1,0} concatenate(a, b, c), dimensions={1}\n}\n"),
+        ("pad", "HloModule m\nENTRY e {\n  a = f16[3,4]{1,0} parameter(0)\n  z = f16[] constant(-1.5)\n  ROOT p = f16[8,6]{1,0} pad(a, z), padding=2_1_1x-1_0_1\n}\n"),
+        ("reshape", "HloModule m\nENTRY e {\n  a = u8[4,6]{1,0} parameter(0)\n  ROOT r = u8[2,3,4]{1,0,2} reshape(a)\n}\n"),
+        ("reshape default", "HloModule m\nENTRY e {\n  a = u8[4,6]{1,0} parameter(0)\n  r = u8[24]{0} reshape(a)\n  ROOT n = u8[24]{0} not(r)\n}\n"),
+        ("bitcast", "HloModule m\nENTRY e {\n  a = f32[4,6]{1,0} parameter(0)\n  ROOT r = f32[6,4]{0,1} bitcast(a)\n}\n"),
+        ("bitcast-convert widening", "HloModule m\nENTRY e {\n  a = u8[5,4]{1,0} parameter(0)\n  ROOT r = s32[5]{0} bitcast-convert(a)\n}\n"),
+        ("bitcast-convert narrowing", "HloModule m\nENTRY e {\n  a = f32[5]{0} parameter(0)\n  ROOT r = u16[5,2]{1,0} bitcast-convert(a)\n}\n"),
+        ("iota", "HloModule m\nENTRY e {\n  a = s32[3,4]{0,1} iota(), iota_dimension=1\n  b = f32[3,4]{1,0} iota(), iota_dimension=0\n  c = bf16[3,4]{1,0} iota(), iota_dimension=1\n  ROOT t = (s32[3,4]{0,1}, f32[3,4]{1,0}, bf16[3,4]{1,0}) tuple(a, b, c)\n}\n"),
+        ("copy relayout", "HloModule m\nENTRY e {\n  a = s16[4,5,3]{2,1,0} parameter(0)\n  ROOT c = s16[4,5,3]{0,2,1} copy(a)\n}\n"),
+        ("select scalar pred and clamp", "HloModule m\nENTRY e {\n  p = pred[7]{0} parameter(0)\n  a = f32[7]{0} parameter(1)\n  b = f32[7]{0} parameter(2)\n  s = f32[7]{0} select(p, a, b)\n  lo = f32[] constant(-2)\n  hi = f32[] constant(3)\n  ROOT c = f32[7]{0} clamp(lo, s, hi)\n}\n"),
+        ("tuple params and gte", "HloModule m\nENTRY e {\n  t = (f32[3]{0}, (s32[2]{0}, pred[])) parameter(0)\n  a = f32[3]{0} get-tuple-element(t), index=0\n  i = (s32[2]{0}, pred[]) get-tuple-element(t), index=1\n  q = pred[] get-tuple-element(i), index=1\n  ROOT r = (pred[], f32[3]{0}, (s32[2]{0}, pred[])) tuple(q, a, i)\n}\n"),
+        ("zero-sized", "HloModule m\nENTRY e {\n  a = f32[0,3]{1,0} parameter(0)\n  b = f32[0,3]{1,0} exponential(a)\n  c = f32[3]{0} reduce(b, z), dimensions={0}, to_apply=add\n  z = f32[] constant(0)\n  ROOT t = (f32[0,3]{1,0}, f32[3]{0}) tuple(b, c)\n}\n"),
+        ("scalar chain", "HloModule m\nENTRY e {\n  a = f64[] parameter(0)\n  b = f64[] sine(a)\n  c = f64[] multiply(b, a)\n  ROOT d = s32[] convert(c)\n}\n"),
+        ("opt-barrier and token", "HloModule m\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  tk = token[] after-all()\n  t = (f32[4]{0}, token[]) tuple(a, tk)\n  b = (f32[4]{0}, token[]) opt-barrier(t)\n  g = f32[4]{0} get-tuple-element(b), index=0\n  ROOT n = f32[4]{0} negate(g)\n}\n"),
+    ]
+    .map(|(n, t)| (n, if t.contains("to_apply=add") { Box::leak(t.replace("HloModule m\n", &format!("HloModule m\n{ADD_F32}")).into_boxed_str()) as &str } else { t })));
+}
+
+fn with_add(body: &str) -> String {
+    format!("HloModule m\n{ADD_F32}{body}")
+}
+
+#[test]
+fn reductions_maps_control_flow_and_fusions_match_the_evaluator() {
+    let argmax = r#"HloModule m
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  take = pred[] or(gt, tie)
+  v = f32[] select(take, av, bv)
+  i = s32[] select(take, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[5,7]{1,0} parameter(0)
+  io = s32[5,7]{1,0} iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  zero = s32[] constant(0)
+  ROOT r = (f32[5]{0}, s32[5]{0}) reduce(x, io, ninf, zero), dimensions={1}, to_apply=argmax
+}
+"#;
+    let while_dus = r#"HloModule m
+cond {
+  s = (s32[], f32[8,3]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(8)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[8,3]{1,0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  m = f32[8,3]{1,0} get-tuple-element(s), index=1
+  fi = f32[] convert(i)
+  row = f32[1,3]{1,0} broadcast(fi), dimensions={}
+  z = s32[] constant(0)
+  m2 = f32[8,3]{1,0} dynamic-update-slice(m, row, i, z)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT t = (s32[], f32[8,3]{1,0}) tuple(j, m2)
+}
+ENTRY e {
+  x = f32[8,3]{1,0} parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[8,3]{1,0}) tuple(zero, x)
+  w = (s32[], f32[8,3]{1,0}) while(init), condition=cond, body=body
+  ROOT r = f32[8,3]{1,0} get-tuple-element(w), index=1
+}
+"#;
+    let conditional = r#"HloModule m
+b0 {
+  p = f32[4]{0} parameter(0)
+  ROOT n = f32[4]{0} negate(p)
+}
+b1 {
+  p = f32[4]{0} parameter(0)
+  ROOT n = f32[4]{0} exponential(p)
+}
+b2 {
+  p = f32[4]{0} parameter(0)
+  ROOT n = f32[4]{0} add(p, p)
+}
+ENTRY e {
+  x = f32[4]{0} parameter(0)
+  i0 = s32[] constant(1)
+  i1 = s32[] constant(7)
+  i2 = s32[] constant(-1)
+  c0 = f32[4]{0} conditional(i0, x, x, x), branch_computations={b0, b1, b2}
+  c1 = f32[4]{0} conditional(i1, x, x, x), branch_computations={b0, b1, b2}
+  c2 = f32[4]{0} conditional(i2, x, x, x), branch_computations={b0, b1, b2}
+  p = pred[] constant(false)
+  c3 = f32[4]{0} conditional(p, x, x), true_computation=b0, false_computation=b2
+  k = f32[4]{0} call(x), to_apply=b1
+  ROOT t = (f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(c0, c1, c2, c3, k)
+}
+"#;
+    let fusions = r#"HloModule m
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+loop_fused {
+  a = f32[16,8]{1,0} parameter(0)
+  b = f32[8]{0} parameter(1)
+  bb = f32[16,8]{1,0} broadcast(b), dimensions={1}
+  m = f32[16,8]{1,0} multiply(a, bb)
+  ROOT t = f32[16,8]{1,0} tanh(m)
+}
+input_fused {
+  a = f32[16,8]{1,0} parameter(0)
+  e = f32[16,8]{1,0} exponential(a)
+  z = f32[] constant(0)
+  ROOT r = f32[16]{0} reduce(e, z), dimensions={1}, to_apply=add
+}
+multi_fused {
+  a = f32[16,8]{1,0} parameter(0)
+  n = f32[16,8]{1,0} negate(a)
+  s = f32[16,8]{1,0} multiply(a, a)
+  ROOT t = (f32[16,8]{1,0}, f32[16,8]{1,0}) tuple(n, s)
+}
+dot_fused {
+  a = f32[16,8]{1,0} parameter(0)
+  b = f32[8]{0} parameter(1)
+  d = f32[16]{0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT n = f32[16]{0} negate(d)
+}
+ENTRY e {
+  a = f32[16,8]{1,0} parameter(0)
+  b = f32[8]{0} parameter(1)
+  f1 = f32[16,8]{1,0} fusion(a, b), kind=kLoop, calls=loop_fused
+  f2 = f32[16]{0} fusion(f1), kind=kInput, calls=input_fused
+  f3 = (f32[16,8]{1,0}, f32[16,8]{1,0}) fusion(f1), kind=kLoop, calls=multi_fused
+  f4 = f32[16]{0} fusion(a, b), kind=kOutput, calls=dot_fused
+  g = f32[16,8]{1,0} get-tuple-element(f3), index=1
+  ROOT t = (f32[16]{0}, f32[16,8]{1,0}, f32[16]{0}) tuple(f2, g, f4)
+}
+"#;
+    let map_reduce = with_add(
+        r#"mul {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] multiply(x, y)
+}
+ENTRY e {
+  a = f32[6,5,4]{2,1,0} parameter(0)
+  b = f32[6,5,4]{0,1,2} parameter(1)
+  m = f32[6,5,4]{2,1,0} map(a, b), dimensions={0,1,2}, to_apply=mul
+  z = f32[] constant(1)
+  r1 = f32[5]{0} reduce(m, z), dimensions={0,2}, to_apply=add
+  r2 = f32[] reduce(m, z), dimensions={0,1,2}, to_apply=add
+  ROOT t = (f32[5]{0}, f32[]) tuple(r1, r2)
+}
+"#,
+    );
+    check_all(&[
+        ("argmax", argmax),
+        ("while dus", while_dus),
+        ("conditional and call", conditional),
+        ("map and reduce", &map_reduce),
+        ("fusion with a tuple parameter", "HloModule m\nfused_t {\n  p = (f32[16,8]{1,0}, f32[]) parameter(0)\n  a = f32[16,8]{1,0} get-tuple-element(p), index=0\n  s = f32[] get-tuple-element(p), index=1\n  sb = f32[16,8]{1,0} broadcast(s), dimensions={}\n  ROOT r = f32[16,8]{1,0} add(a, sb)\n}\nENTRY e {\n  a = f32[16,8]{1,0} parameter(0)\n  s = f32[] parameter(1)\n  t = (f32[16,8]{1,0}, f32[]) tuple(a, s)\n  ROOT f = f32[16,8]{1,0} fusion(t), kind=kLoop, calls=fused_t\n}\n"),
+    ]);
+    // The dot (a runtime kernel) sums in a different order than the evaluator.
+    check_text_tol(fusions, 1e-5).unwrap();
+}
+
+// ---------------------------------------------------------------------------
+// Random programs
+
+mod random_programs {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn program_targets() -> hlox_ffi::Registry {
+        let _ = hlox_targets::do_custom_call as fn(_, _);
+        hlox_ffi::Registry::with_static_targets().expect("static targets")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+        #[test]
+        fn random_programs_compile_to_the_evaluators_results(m in hlox_tests::programs::program()) {
+            let r = Arc::new(program_targets());
+            let args: Vec<Literal> = m
+                .entry_computation()
+                .program_shape()
+                .parameters
+                .iter()
+                .enumerate()
+                .map(|(i, s)| random_literal(s, 3 + i as u64))
+                .collect();
+            let want = hlox_eval::evaluate_with_registry(&m, &args, &r);
+            let exe = compile(&m, &CompileOptions { registry: Some(r.clone()), ..opts() });
+            match (want, exe) {
+                (Ok(want), Ok(exe)) => {
+                    let got = exe.execute(&args.iter().collect::<Vec<_>>()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                    for (i, (g, w)) in got.leaves().iter().zip(want.leaves()).enumerate() {
+                        // Dots sum in a different order: small tolerance.
+                        hlox_tests::compare_literals(g, w, 1e-5, 1e-5).map_err(|e| TestCaseError::fail(format!("leaf {i}: {e}\n{}", hlox_hlo::text::print_module(&m))))?;
+                    }
+                }
+                (Err(e), Ok(exe)) => {
+                    // The evaluator failed at run time (a failing target): so must we.
+                    let r = exe.execute(&args.iter().collect::<Vec<_>>());
+                    prop_assert!(r.is_err(), "evaluator failed ({e}) but compiled code succeeded");
+                }
+                (Ok(_), Err(e)) => prop_assert!(false, "compile failed: {e}\n{}", hlox_hlo::text::print_module(&m)),
+                (Err(_), Err(_)) => {}
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Custom calls, compiled (the cases of tests/tests/custom_calls.rs).
+
+mod custom_calls {
+    use super::*;
+    use hlox_cpu::{CompileError, Executable};
+    use hlox_ffi::{encode_opaque, Registry};
+    use hlox_targets::AxpbyOpaque;
+
+    fn module(text: &str) -> Module {
+        let m = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+        hlox_hlo::verifier::verify_module(&m).unwrap_or_else(|e| panic!("{e}"));
+        m
+    }
+
+    pub(super) fn static_targets() -> Arc<Registry> {
+        let _ = hlox_targets::do_custom_call as fn(_, _);
+        Arc::new(Registry::with_static_targets().expect("static targets register"))
+    }
+
+    fn plugin(path: &str) -> Arc<Registry> {
+        let r = Registry::new();
+        r.load_library(path).unwrap();
+        Arc::new(r)
+    }
+
+    pub(super) fn build(m: &Module, r: &Arc<Registry>) -> Result<Executable, CompileError> {
+        compile(
+            m,
+            &CompileOptions {
+                registry: Some(r.clone()),
+                ..opts()
+            },
+        )
+    }
+
+    pub(super) fn seed_inputs() -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+        let b: Vec<f32> = (0..128).map(|i| i as f32 * 0.5).collect();
+        let c: Vec<f32> = (0..2048).map(|i| (i as f32).sin()).collect();
+        let want: Vec<f32> = (0..2048).map(|i| (b[i % 128] + c[i]) * 2.0).collect();
+        (b, c, want)
+    }
+
+    pub(super) fn seed_module(target: &str, api: &str) -> Module {
+        module(&format!(
+            r#"HloModule seed
+
+ENTRY main {{
+  b = f32[128]{{0}} parameter(0)
+  c = f32[2048]{{0}} parameter(1)
+  cc = f32[2048]{{0}} custom-call(b, c), custom_call_target="{target}"{api}
+  two = f32[] constant(2)
+  twos = f32[2048]{{0}} broadcast(two), dimensions={{}}
+  ROOT out = f32[2048]{{0}} multiply(cc, twos)
+}}
+"#
+        ))
+    }
+
+    fn run_seed(r: &Arc<Registry>, target: &str, api: &str) -> Result<Vec<f32>, String> {
+        let (b, c, _) = seed_inputs();
+        let exe = build(&seed_module(target, api), r).map_err(|e| e.to_string())?;
+        let out = exe
+            .execute(&[&Literal::r1(&b), &Literal::r1(&c)])
+            .map_err(|e| e.to_string())?;
+        Ok(out.to_vec::<f32>().unwrap())
+    }
+
+    fn assert_seed(got: Vec<f32>) {
+        assert_eq!(got, seed_inputs().2);
+    }
+
+    const ORIGINAL: &str = "";
+    const STATUS: &str = ", api_version=API_VERSION_STATUS_RETURNING";
+    const UNIFIED: &str = ", api_version=API_VERSION_STATUS_RETURNING_UNIFIED";
+
+    #[test]
+    fn every_host_api_version_from_rust_and_c_plugins() {
+        for r in [
+            static_targets(),
+            plugin(hlox_targets::C_PLUGIN_WITH_REGISTRATION),
+            plugin(hlox_targets::C_PLUGIN_SYMBOLS_ONLY),
+        ] {
+            let s = |n: &str| {
+                if r.lookup(n, hlox_ffi::Platform::Host).is_some() {
+                    n.to_string()
+                } else {
+                    "do_custom_call".into()
+                }
+            };
+            assert_seed(run_seed(&r, "do_custom_call", ORIGINAL).unwrap());
+            assert_seed(run_seed(&r, &s("do_custom_call_status"), STATUS).unwrap());
+            assert_seed(run_seed(&r, &s("do_custom_call_unified"), UNIFIED).unwrap());
+        }
+    }
+
+    #[test]
+    fn tuple_operand_and_tuple_result_with_scratch() {
+        let text = r#"HloModule tuples
+
+ENTRY main {
+  a = f32[4]{0} parameter(0)
+  b = f32[4]{0} parameter(1)
+  c = f32[4]{0} parameter(2)
+  inner = (f32[4]{0}, f32[4]{0}) tuple(b, c)
+  arg = (f32[4]{0}, (f32[4]{0}, f32[4]{0})) tuple(a, inner)
+  cc = (f32[4]{0}, f32[4]{0}) custom-call(arg), custom_call_target="tuple_fma", api_version=API_VERSION_STATUS_RETURNING
+  ROOT out = f32[4]{0} get-tuple-element(cc), index=0
+}
+"#;
+        let args = [
+            Literal::r1(&[1f32, 2., 3., 4.]),
+            Literal::r1(&[10f32, 20., 30., 40.]),
+            Literal::r1(&[0.5f32, 0.25, 2., -1.]),
+        ];
+        for r in [
+            static_targets(),
+            plugin(hlox_targets::C_PLUGIN_WITH_REGISTRATION),
+        ] {
+            let exe = build(&module(text), &r).unwrap();
+            let out = exe.execute(&args.iter().collect::<Vec<_>>()).unwrap();
+            assert_eq!(out.to_vec::<f32>().unwrap(), vec![6., 7., 63., -36.]);
+        }
+    }
+
+    #[test]
+    fn opaque_bytes_including_nul_reach_the_target_exactly() {
+        let text = r#"HloModule opaque
+
+ENTRY main {
+  ROOT cc = (s64[], u8[32]{0}) custom-call(), custom_call_target="opaque_echo", backend_config="ab\000c\377\n\"z", api_version=API_VERSION_STATUS_RETURNING_UNIFIED
+}
+"#;
+        let out = build(&module(text), &static_targets())
+            .unwrap()
+            .execute(&[])
+            .unwrap();
+        let leaves = out.leaves();
+        let want: &[u8] = b"ab\0c\xff\n\"z";
+        assert_eq!(leaves[0].get_first::<i64>().unwrap(), want.len() as i64);
+        assert_eq!(&leaves[1].to_vec::<u8>().unwrap()[..want.len()], want);
+    }
+
+    #[test]
+    fn axpby_with_serde_opaque_in_rust_and_c() {
+        let opaque = encode_opaque(&AxpbyOpaque {
+            alpha: 2.0,
+            beta: -0.5,
+            n: 3,
+        })
+        .unwrap();
+        let b = hlox_hlo::builder::XlaBuilder::new("axpby");
+        let s = hlox_hlo::Shape::array(ElementType::F32, vec![3]);
+        let x = b.parameter(0, &s, "x").unwrap();
+        let y = b.parameter(1, &s, "y").unwrap();
+        let z = b
+            .custom_call(
+                "axpby",
+                &[x, y],
+                &s,
+                &opaque,
+                false,
+                &[],
+                hlox_hlo::CustomCallSchedule::None,
+                hlox_hlo::CustomCallApiVersion::StatusReturningUnified,
+            )
+            .unwrap();
+        let m = b.build_module(z).unwrap();
+        let args = [Literal::r1(&[1f32, 2., 3.]), Literal::r1(&[4f32, 8., -2.])];
+        for r in [
+            static_targets(),
+            plugin(hlox_targets::C_PLUGIN_SYMBOLS_ONLY),
+        ] {
+            let out = build(&m, &r)
+                .unwrap()
+                .execute(&[&args[0], &args[1]])
+                .unwrap();
+            assert_eq!(out.to_vec::<f32>().unwrap(), vec![0., 0., 7.]);
+        }
+    }
+
+    #[test]
+    fn failure_message_names_instruction_and_target_and_the_executable_runs_again() {
+        let r = static_targets();
+        let x = Literal::r1(&[1f32; 4]);
+        let m = module(
+            r#"HloModule fails
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  ROOT boom = f32[4]{0} custom-call(x), custom_call_target="always_fails", api_version=API_VERSION_STATUS_RETURNING
+}
+"#,
+        );
+        let exe = build(&m, &r).unwrap();
+        for _ in 0..3 {
+            let e = exe.execute(&[&x]).unwrap_err().to_string();
+            assert!(e.contains("boom"), "{e}");
+            assert!(e.contains("always_fails"), "{e}");
+            assert!(e.contains("the target reports an error"), "{e}");
+        }
+        let m = module(
+            r#"HloModule fails
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  ROOT f = f32[4]{0} custom-call(x), custom_call_target="fail_with_opaque", backend_config="before\000after", api_version=API_VERSION_STATUS_RETURNING_UNIFIED
+}
+"#,
+        );
+        let e = build(&m, &r)
+            .unwrap()
+            .execute(&[&x])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("before") && !e.contains("after"), "{e}");
+        // A module whose call fails only on some inputs stays usable.
+        let seed = build(&seed_module("do_custom_call", ORIGINAL), &r).unwrap();
+        let (b, c, want) = seed_inputs();
+        assert_eq!(
+            seed.execute(&[&Literal::r1(&b), &Literal::r1(&c)])
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap(),
+            want
+        );
+    }
+
+    #[test]
+    fn failure_inside_a_while_loop_stops_the_run() {
+        let m = module(
+            r#"HloModule loop
+
+cond {
+  s = (s32[], f32[4]{0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  s = (s32[], f32[4]{0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[4]{0} get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = f32[4]{0} custom-call(v), custom_call_target="always_fails", api_version=API_VERSION_STATUS_RETURNING
+  ROOT t = (s32[], f32[4]{0}) tuple(j, w)
+}
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4]{0}) tuple(zero, x)
+  ROOT w = (s32[], f32[4]{0}) while(init), condition=cond, body=body
+}
+"#,
+        );
+        let exe = build(&m, &static_targets()).unwrap();
+        let e = exe.execute(&[&Literal::r1(&[1f32; 4])]).unwrap_err();
+        assert!(matches!(e, ExecError::Runtime(_)), "{e}");
+        let s = e.to_string();
+        assert!(s.contains("always_fails") && s.contains(" w "), "{s}");
+    }
+
+    #[test]
+    fn panicking_rust_targets_become_errors_and_the_process_survives() {
+        let r = static_targets();
+        let x = Literal::r1(&[1f32; 4]);
+        for (target, api) in [
+            ("panics", "API_VERSION_STATUS_RETURNING"),
+            ("panics_original", "API_VERSION_ORIGINAL"),
+            ("panics_unwind", "API_VERSION_STATUS_RETURNING_UNIFIED"),
+        ] {
+            let m = module(&format!(
+                "HloModule p\n\nENTRY main {{\n  x = f32[4]{{0}} parameter(0)\n  ROOT p = f32[4]{{0}} custom-call(x), custom_call_target=\"{target}\", api_version={api}\n}}\n"
+            ));
+            let e = build(&m, &r)
+                .unwrap()
+                .execute(&[&x])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(target) && e.contains("panic"), "{target}: {e}");
+        }
+        assert_seed(run_seed(&r, "do_custom_call", ORIGINAL).unwrap());
+    }
+
+    #[test]
+    fn missing_target_is_a_compile_error_with_suggestion() {
+        let e = build(&seed_module("do_custom_cal", ORIGINAL), &static_targets())
+            .err()
+            .unwrap();
+        let s = e.to_string();
+        assert!(matches!(e, CompileError::Bind(_)), "{s}");
+        assert!(s.contains("do_custom_cal") && s.contains("Host"), "{s}");
+        assert!(s.contains("did you mean") || s.contains("closest"), "{s}");
+        assert!(s.contains("\"do_custom_call\""), "{s}");
+    }
+
+    #[test]
+    fn api_version_mismatch_is_a_compile_error_naming_both_versions() {
+        let e = build(
+            &seed_module("do_custom_call_status", ORIGINAL),
+            &static_targets(),
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            e.contains("API_VERSION_STATUS_RETURNING") && e.contains("API_VERSION_ORIGINAL"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn output_to_operand_aliasing_gives_the_target_one_buffer() {
+        let m = module(
+            r#"HloModule alias
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  ROOT y = f32[4]{0} custom-call(x), custom_call_target="inplace_add_one", output_to_operand_aliasing={{}: (0, {})}, api_version=API_VERSION_STATUS_RETURNING
+}
+"#,
+        );
+        let x = Literal::r1(&[1f32, 2., 3., 4.]);
+        let out = build(&m, &static_targets())
+            .unwrap()
+            .execute(&[&x])
+            .unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), vec![2., 3., 4., 5.]);
+        assert_eq!(x.to_vec::<f32>().unwrap(), vec![1., 2., 3., 4.]);
+    }
+
+    #[test]
+    fn eight_threads_run_one_executable_with_a_custom_call() {
+        let exe =
+            Arc::new(build(&seed_module("do_custom_call", ORIGINAL), &static_targets()).unwrap());
+        let (b, c, want) = seed_inputs();
+        let (b, c) = (Arc::new(Literal::r1(&b)), Arc::new(Literal::r1(&c)));
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                let (exe, b, c) = (exe.clone(), b.clone(), c.clone());
+                std::thread::spawn(move || {
+                    (0..100)
+                        .map(|_| exe.execute(&[&b, &c]).unwrap().to_vec::<f32>().unwrap())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            for got in h.join().unwrap() {
+                assert_eq!(got, want);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// API: execute_into, argument checks, dumps, the facade.
+
+#[test]
+fn execute_into_writes_the_callers_buffers_without_copies() {
+    // The root is computed straight into the output buffer: a custom call
+    // recording its `out` pointer proves the target wrote the caller's memory.
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static SEEN: AtomicUsize = AtomicUsize::new(0);
+    fn record(out: *mut std::ffi::c_void, ins: *const *const std::ffi::c_void) {
+        SEEN.store(out as usize, Ordering::SeqCst);
+        unsafe {
+            let x = std::slice::from_raw_parts(*ins as *const f32, 4);
+            let o = std::slice::from_raw_parts_mut(out as *mut f32, 4);
+            for i in 0..4 {
+                o[i] = x[i] * 10.0;
+            }
+        }
+    }
+    let r = hlox_ffi::Registry::new();
+    r.register_fn("record_out", hlox_ffi::Platform::Host, record)
+        .unwrap();
+    let m = parse_module(
+        "HloModule m\nENTRY e {\n  x = f32[4]{0} parameter(0)\n  n = f32[4]{0} negate(x)\n  c = f32[4]{0} custom-call(n), custom_call_target=\"record_out\"\n  s = f32[4]{0} sqrt(x)\n  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(c, s)\n}\n",
+    )
+    .unwrap();
+    let exe = compile(
+        &m,
+        &CompileOptions {
+            registry: Some(Arc::new(r)),
+            ..opts()
+        },
+    )
+    .unwrap();
+    let x: Vec<u8> = [1f32, 4., 9., 16.]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let mut o0 = vec![0u8; 16];
+    let mut o1 = vec![0u8; 16];
+    let p0 = o0.as_ptr() as usize;
+    exe.execute_into(&[&x], &mut [&mut o0, &mut o1]).unwrap();
+    assert_eq!(
+        SEEN.load(Ordering::SeqCst),
+        p0,
+        "the target wrote the caller's buffer"
+    );
+    let f = |b: &[u8]| {
+        b.chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(f(&o0), vec![-10., -40., -90., -160.]);
+    assert_eq!(f(&o1), vec![1., 2., 3., 4.]);
+    // Wrong sizes are errors, not crashes.
+    let e = exe
+        .execute_into(&[&x[..8]], &mut [&mut o0, &mut o1])
+        .unwrap_err();
+    assert!(e.to_string().contains("parameter `x`"), "{e}");
+    let e = exe.execute_into(&[&x], &mut [&mut o0]).unwrap_err();
+    assert!(matches!(e, ExecError::Output(_)), "{e}");
+}
+
+#[test]
+fn arguments_are_checked_with_errors_naming_the_parameter() {
+    let m = parse_module("HloModule m\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  bee = s32[2]{0} parameter(1)\n  ROOT c = f32[4]{0} negate(a)\n}\n").unwrap();
+    let exe = compile(&m, &opts()).unwrap();
+    let a = Literal::r1(&[1f32; 4]);
+    let e = exe.execute(&[&a]).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ExecError::ArgumentCount {
+                expected: 2,
+                actual: 1
+            }
+        ),
+        "{e}"
+    );
+    let e = exe
+        .execute(&[&a, &Literal::r1(&[1f32, 2.])])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("bee") && e.contains("s32[2]") && e.contains("f32[2]"),
+        "{e}"
+    );
+    let e = exe
+        .execute(&[&a, &Literal::r1(&[1i32, 2, 3])])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("argument 1") && e.contains("s32[3]"), "{e}");
+}
+
+#[test]
+fn dump_dir_holds_hlo_buffer_assignment_ir_and_assembly() {
+    let dir = std::env::temp_dir().join(format!("hlox-cpu-dump-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let m = parse_module("HloModule dumped\nENTRY e {\n  a = f32[64]{0} parameter(0)\n  b = f32[64]{0} exponential(a)\n  ROOT c = f32[64]{0} add(b, a)\n}\n").unwrap();
+    let exe = compile(
+        &m,
+        &CompileOptions {
+            dump_dir: Some(dir.clone()),
+            ..opts()
+        },
+    )
+    .unwrap();
+    let read =
+        |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    assert!(read("module.hlo").contains("HloModule dumped"));
+    let ba = read("buffer-assignment.txt");
+    assert!(
+        ba.contains("c = add: output leaf 0") && ba.contains("b = exponential: arena"),
+        "{ba}"
+    );
+    let ll = read("module.ll");
+    assert!(
+        ll.contains("define i32 @") && ll.contains("comp.") && ll.contains("fadd"),
+        "{ll}"
+    );
+    let opt = read("module.opt.ll");
+    assert!(opt.contains("define") && opt.contains("loop."), "{opt}");
+    let asm = read("module.s");
+    assert!(asm.contains("ret"), "{asm}");
+    // The element loop is vectorized (packed single-precision adds).
+    #[cfg(target_arch = "x86_64")]
+    assert!(asm.contains("addps"), "{asm}");
+    let r = exe.report();
+    assert!(r.total >= r.optimization && r.llvm_functions >= 2, "{r:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn facade_client_compiles_and_runs_with_a_custom_registry() {
+    let m = parse_module("HloModule m\nENTRY e {\n  a = f32[3]{0} parameter(0)\n  b = f32[3]{0} parameter(1)\n  ROOT c = f32[3]{0} multiply(a, b)\n}\n").unwrap();
+    let client = hlox::Client::cpu().unwrap();
+    assert_eq!(client.platform(), hlox::Platform::Host);
+    let exe = client
+        .compile(&m, &hlox::CompileOptions::default())
+        .unwrap();
+    let out = exe
+        .execute(&[&Literal::r1(&[1f32, 2., 3.]), &Literal::r1(&[4f32, 5., 6.])])
+        .unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![4., 10., 18.]);
+    // A module with an unknown target fails to compile through the facade too.
+    let e = client
+        .compile(
+            &custom_calls::seed_module("nope_target", ""),
+            &hlox::CompileOptions {
+                registry: Some(custom_calls::static_targets()),
+                ..Default::default()
+            },
+        )
+        .err()
+        .unwrap();
+    assert!(
+        matches!(e, hlox::Error::Compile(hlox::CompileError::Bind(_))),
+        "{e}"
+    );
+}
+
+#[test]
+fn arguments_in_other_layouts_are_relaid_out() {
+    let m = parse_module("HloModule m\nENTRY e {\n  a = s32[2,3]{0,1} parameter(0)\n  ROOT r = s32[3,2]{1,0} transpose(a), dimensions={1,0}\n}\n").unwrap();
+    let exe = compile(&m, &opts()).unwrap();
+    // A row-major literal: the executable relays it out to {0,1}.
+    let a = Literal::from_vec(&[2, 3], &[1i32, 2, 3, 4, 5, 6]).unwrap();
+    let out = exe.execute(&[&a]).unwrap();
+    assert_eq!(out.to_vec::<i32>().unwrap(), vec![1, 4, 2, 5, 3, 6]);
+}
