@@ -50,6 +50,8 @@ pub enum CompileError {
     Unsupported { inst: String, message: String },
     #[error("code generation failed at {inst}: {message}")]
     Codegen { inst: String, message: String },
+    #[error("HLO pass pipeline: {0}")]
+    Passes(String),
     #[error("LLVM: {0}")]
     Llvm(String),
     #[error("internal compiler error: {0}")]
@@ -87,6 +89,10 @@ pub struct CompileOptions {
     pub registry: Option<Arc<Registry>>,
     /// Loops with at least this many elements run in parallel.
     pub parallel_threshold: usize,
+    /// Run the HLO pass pipeline (`hlox_passes::default_pipeline`: inlining,
+    /// simplification, constant folding, CSE, DCE, fusion) before code
+    /// generation.
+    pub hlo_passes: bool,
 }
 
 impl Default for CompileOptions {
@@ -96,6 +102,7 @@ impl Default for CompileOptions {
             opt_level: 3,
             registry: None,
             parallel_threshold: 1 << 16,
+            hlo_passes: true,
         }
     }
 }
@@ -107,6 +114,7 @@ impl std::fmt::Debug for CompileOptions {
             .field("opt_level", &self.opt_level)
             .field("registry", &self.registry.as_ref().map(|_| "custom"))
             .field("parallel_threshold", &self.parallel_threshold)
+            .field("hlo_passes", &self.hlo_passes)
             .finish()
     }
 }
@@ -115,6 +123,8 @@ impl std::fmt::Debug for CompileOptions {
 #[derive(Clone, Debug, Default)]
 pub struct CompileReport {
     pub verify: Duration,
+    /// Each HLO pass run, in order, with its time.
+    pub passes: Vec<(String, Duration)>,
     pub bind: Duration,
     pub buffer_assignment: Duration,
     pub ir_generation: Duration,
@@ -192,6 +202,27 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
         "module.hlo",
         &hlox_hlo::text::print_module(module),
     )?;
+    let optimized;
+    let module = if options.hlo_passes {
+        let mut m = module.clone();
+        let popts = hlox_passes::PipelineOptions {
+            dump_dir: options.dump_dir.clone(),
+            ..Default::default()
+        };
+        let r = hlox_passes::default_pipeline()
+            .run(&mut m, &popts)
+            .map_err(|e| CompileError::Passes(e.to_string()))?;
+        report.passes = r.timings;
+        dump(
+            &options.dump_dir,
+            "module.optimized.hlo",
+            &hlox_hlo::text::print_module(&m),
+        )?;
+        optimized = m;
+        &optimized
+    } else {
+        module
+    };
 
     let t = Instant::now();
     let registry: &Registry = match &options.registry {
