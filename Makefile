@@ -3,8 +3,9 @@
 #   make test   every test
 SHELL := /bin/bash
 CARGO ?= cargo
-# System packages: a C compiler for the C custom-call targets.
-SYSTEM_DEPS := gcc libc6-dev
+# System packages: a C compiler for the C custom-call targets, LLVM 19 for
+# the Host backend (linked statically through inkwell).
+SYSTEM_DEPS := gcc libc6-dev llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev
 
 .PHONY: all deps build demo examples test fmt-check clippy corpus clean
 

@@ -12,7 +12,7 @@ use hlox_targets::AxpbyOpaque;
 
 fn main() -> Result<()> {
     let _ = hlox_targets::axpby as fn(_, _, _, _, _);
-    let registry = hlox_ffi::Registry::with_static_targets()?;
+    let registry = std::sync::Arc::new(hlox_ffi::Registry::with_static_targets()?);
     let n = 4096usize;
     let (alpha, beta) = (2.5f32, -0.75f32);
     let opaque = hlox_ffi::encode_opaque(&AxpbyOpaque {

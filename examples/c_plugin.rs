@@ -29,7 +29,7 @@ ENTRY main {
         ),
         ("plain symbols", hlox_targets::C_PLUGIN_SYMBOLS_ONLY),
     ] {
-        let registry = Registry::new();
+        let registry = std::sync::Arc::new(Registry::new());
         registry.load_library(lib)?;
         println!(
             "{lib} (by {how}): registered Host targets {:?}",

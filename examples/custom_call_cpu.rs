@@ -14,7 +14,7 @@ fn main() -> Result<()> {
     //     for (int i = 0; i < 2048; ++i) out[i] = in0[i % 128] + in1[i];
     //   }
     // registered with `register_custom_call_target!(do_custom_call, "Host")`.
-    let registry = hlox_ffi::Registry::with_static_targets()?;
+    let registry = std::sync::Arc::new(hlox_ffi::Registry::with_static_targets()?);
     let _ = hlox_targets::do_custom_call as fn(_, _);
 
     println!("1. Build the graph (XlaBuilder), as in the XLA guide:");
@@ -41,17 +41,14 @@ fn main() -> Result<()> {
         "HLO text does not round-trip"
     );
 
-    println!("3. Bind custom-call targets for the Host and run:");
+    println!("3. Compile for the Host (LLVM), binding custom-call targets by name, and run:");
     let bvals: Vec<f32> = (0..128).map(|i| i as f32).collect();
     let cvals: Vec<f32> = (0..2048).map(|i| 1000.0 * i as f32).collect();
-    let result = hlox_eval::evaluate_with_registry(
+    let result = hlox_examples::run(
         &module,
         &[Literal::r1(&bvals), Literal::r1(&cvals)],
         &registry,
     )?;
-    println!(
-        "   (executed by the reference evaluator: the compiled Host backend is not built yet)"
-    );
     let a = result.to_vec::<f32>()?;
     println!("   A[0..4]      = {:?}", &a[..4]);
     println!("   A[128..132]  = {:?}", &a[128..132]);

@@ -23,7 +23,11 @@ fn main() -> Result<()> {
         }
         args.push(hlox_hlo::npy::read_npy_file(&p)?);
     }
-    let out = hlox_examples::run(&module, &args, &hlox_ffi::Registry::new())?;
+    let out = hlox_examples::run(
+        &module,
+        &args,
+        &std::sync::Arc::new(hlox_ffi::Registry::new()),
+    )?;
     for (i, got) in out.leaves().into_iter().enumerate() {
         let want = hlox_hlo::npy::read_npy_file(dir.join(format!("out{i}.npy")))?;
         let (g, w) = (got.to_vec::<f32>()?, want.to_vec::<f32>()?);

@@ -1,14 +1,19 @@
 //! Shared by the examples (`cargo run --example NAME`): how an example runs
-//! a module. Today that is the reference evaluator with custom calls bound
-//! through the registry; when the Host backend lands, this one function
-//! switches to compiling.
+//! a module. It is compiled for the Host through LLVM (hlox-cpu), with every
+//! custom-call target bound by name from `registry` at compile time.
 
 use hlox_ffi::Registry;
 use hlox_hlo::{Literal, Module};
+use std::sync::Arc;
 
-/// Binds the module's custom calls for the Host in `registry` and runs it.
-pub fn run(module: &Module, args: &[Literal], registry: &Registry) -> anyhow::Result<Literal> {
-    Ok(hlox_eval::evaluate_with_registry(module, args, registry)?)
+/// Compiles `module` for the Host with the targets of `registry` and runs it.
+pub fn run(module: &Module, args: &[Literal], registry: &Arc<Registry>) -> anyhow::Result<Literal> {
+    let options = hlox_cpu::CompileOptions {
+        registry: Some(registry.clone()),
+        ..Default::default()
+    };
+    let exe = hlox_cpu::compile(module, &options)?;
+    Ok(exe.execute(&args.iter().collect::<Vec<_>>())?)
 }
 
 /// The repository root (examples read committed test data).

@@ -49,7 +49,7 @@ fn scale_by_index(
 register_custom_call_target!(scale_by_index, "Host");
 
 fn main() -> Result<()> {
-    let registry = hlox_ffi::Registry::with_static_targets()?;
+    let registry = std::sync::Arc::new(hlox_ffi::Registry::with_static_targets()?);
     for n in [5i64, 1000] {
         let shape = Shape::array(ElementType::F32, vec![n]);
         let opaque = hlox_hlo::proto::encode_shape(&shape);

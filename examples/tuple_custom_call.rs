@@ -72,9 +72,9 @@ fn main() -> Result<()> {
         Literal::tuple(vec![lit(64, 10.0), lit(128, 100.0)]),
         lit(256, 1000.0),
     ]);
-    let registry = hlox_ffi::Registry::with_static_targets()?;
-    let out = hlox_eval::evaluate_with_registry(&module, std::slice::from_ref(&arg), &registry)?
-        .to_vec::<f32>()?;
+    let registry = std::sync::Arc::new(hlox_ffi::Registry::with_static_targets()?);
+    let out =
+        hlox_examples::run(&module, std::slice::from_ref(&arg), &registry)?.to_vec::<f32>()?;
 
     let s = |j: usize| {
         (j % 32) as f32

@@ -51,7 +51,9 @@ enum Command {
     /// Custom-call targets come from --plugin libraries (registered through
     /// `hlox_register_custom_call_targets`, or found by symbol name).
     ///
-    /// Example: hlox run seed.hlo --input b.npy --input c.npy --plugin ./libtargets.so --interpret
+    /// The module is compiled for the Host (LLVM) unless --interpret is given.
+    ///
+    /// Example: hlox run seed.hlo --input b.npy --input c.npy --plugin ./libtargets.so
     Run {
         /// The module: HLO text, or a binary HloModuleProto (.pb).
         file: PathBuf,
@@ -67,6 +69,37 @@ enum Command {
         /// Run with the reference evaluator (an interpreter) instead of compiling.
         #[arg(long)]
         interpret: bool,
+        /// Write the HLO before and after every pass, the buffer assignment,
+        /// the LLVM IR before and after optimization, and the assembly here.
+        #[arg(long, value_name = "DIR")]
+        dump_dir: Option<PathBuf>,
+        /// Print per-phase and per-pass compile times to stderr.
+        #[arg(long)]
+        timings: bool,
+    },
+    /// Compile once, run many times, and print timings as one JSON line.
+    ///
+    /// The last line of output is
+    /// {"compile_ms": ..., "median_ms": ..., "min_ms": ..., "iters": N}.
+    /// Example: hlox bench model.pb -i x.npy --iters 100 --warmup 10
+    Bench {
+        /// The module: HLO text, or a binary HloModuleProto (.pb).
+        file: PathBuf,
+        /// One .npy file per entry parameter, in parameter order.
+        #[arg(short, long = "input", value_name = "X.npy")]
+        inputs: Vec<PathBuf>,
+        /// A shared library with custom-call targets (repeatable).
+        #[arg(short, long = "plugin", value_name = "LIB.so")]
+        plugins: Vec<PathBuf>,
+        /// Timed runs.
+        #[arg(long, default_value_t = 20)]
+        iters: usize,
+        /// Untimed runs before the timed ones.
+        #[arg(long, default_value_t = 3)]
+        warmup: usize,
+        /// Also write the last run's outputs as out0.npy, ... here.
+        #[arg(short, long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
     },
 }
 
@@ -80,7 +113,25 @@ fn run(cli: Cli) -> Result<()> {
             plugins,
             out_dir,
             interpret,
-        } => commands::run(&file, &inputs, &plugins, out_dir.as_deref(), interpret),
+            dump_dir,
+            timings,
+        } => commands::run(
+            &file,
+            &inputs,
+            &plugins,
+            out_dir.as_deref(),
+            interpret,
+            dump_dir.as_deref(),
+            timings,
+        ),
+        Command::Bench {
+            file,
+            inputs,
+            plugins,
+            iters,
+            warmup,
+            out_dir,
+        } => commands::bench(&file, &inputs, &plugins, iters, warmup, out_dir.as_deref()),
     }
 }
 

@@ -231,10 +231,17 @@ fn run_errors_are_clear_and_exit_1() {
         "{}",
         stderr(&o)
     );
-    // Not compiled yet: says what to do.
-    let o = run(args(&[]));
+    // Compiled: the same error, at compile time.
+    let o = run(args(&[
+        "--plugin",
+        hlox_targets::C_PLUGIN_WITH_REGISTRATION,
+    ]));
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("--interpret"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("compiling") && stderr(&o).contains("\"do_custom_call\""),
+        "{}",
+        stderr(&o)
+    );
     // Wrong number of inputs.
     let o = hlox(&[
         "run",
@@ -283,4 +290,87 @@ fn run_target_failure_message_reaches_stderr() {
         e.contains("boom") && e.contains("always_fails") && e.contains("error"),
         "{e}"
     );
+}
+
+#[test]
+fn run_compiled_by_default_with_dumps_and_timings() {
+    let (hlo, b, c, want) = seed_files("do_custom_call_status");
+    let hlo_text = std::fs::read_to_string(&hlo).unwrap().replace(
+        "custom_call_target=\"do_custom_call_status\"",
+        "custom_call_target=\"do_custom_call_status\", api_version=API_VERSION_STATUS_RETURNING",
+    );
+    std::fs::write(&hlo, hlo_text).unwrap();
+    let out = tmp("compiled_out");
+    let dump = tmp("compiled_dump");
+    let o = hlox(&[
+        "run",
+        hlo.to_str().unwrap(),
+        "-i",
+        b.to_str().unwrap(),
+        "-i",
+        c.to_str().unwrap(),
+        "--plugin",
+        hlox_targets::C_PLUGIN_WITH_REGISTRATION,
+        "-o",
+        out.to_str().unwrap(),
+        "--dump-dir",
+        dump.to_str().unwrap(),
+        "--timings",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("LLVM optimization"), "{}", stderr(&o));
+    let got = hlox_hlo::npy::read_npy_file(out.join("out0.npy")).unwrap();
+    assert_eq!(got.to_vec::<f32>().unwrap(), want);
+    for f in [
+        "module.hlo",
+        "module.optimized.hlo",
+        "buffer-assignment.txt",
+        "module.ll",
+        "module.opt.ll",
+        "module.s",
+    ] {
+        assert!(dump.join(f).exists(), "missing dump {f}");
+    }
+}
+
+#[test]
+fn bench_prints_one_json_line_last_and_writes_outputs() {
+    let dir = tmp("bench_out");
+    let o = hlox(&[
+        "bench",
+        corpus("layernorm", "module.pb").to_str().unwrap(),
+        "-i",
+        corpus("layernorm", "in0.npy").to_str().unwrap(),
+        "-i",
+        corpus("layernorm", "in1.npy").to_str().unwrap(),
+        "-i",
+        corpus("layernorm", "in2.npy").to_str().unwrap(),
+        "--iters",
+        "5",
+        "--warmup",
+        "1",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let last = out.trim_end().lines().last().unwrap();
+    let v: serde_json::Value = serde_json::from_str(last).unwrap_or_else(|e| panic!("{e}: {last}"));
+    assert_eq!(v["iters"], 5);
+    for k in ["compile_ms", "median_ms", "min_ms"] {
+        assert!(v[k].as_f64().unwrap() > 0.0, "{k} in {last}");
+    }
+    assert!(v["min_ms"].as_f64() <= v["median_ms"].as_f64());
+    let got = hlox_hlo::npy::read_npy_file(dir.join("out0.npy"))
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    let want = hlox_hlo::npy::read_npy_file(corpus("layernorm", "out0.npy"))
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-4 + 1e-4 * w.abs(), "{g} vs {w}");
+    }
 }
