@@ -25,13 +25,18 @@ pub fn run(
     plugins: &[std::path::PathBuf],
     out_dir: Option<&Path>,
     interpret: bool,
+    random: Option<u64>,
     dump_dir: Option<&Path>,
     timings: bool,
 ) -> Result<()> {
     use anyhow::Context;
     let m = load_module(file)?;
     let registry = registry_with(plugins)?;
-    let args = read_inputs(file, &m, inputs)?;
+    let args = match random {
+        Some(seed) if inputs.is_empty() => random_inputs(&m, seed)?,
+        Some(_) => anyhow::bail!("--random fills every parameter; do not also pass --input"),
+        None => read_inputs(file, &m, inputs)?,
+    };
     let result = if interpret {
         hlox_eval::evaluate_with_registry(&m, &args, &registry)
             .with_context(|| format!("running {}", file.display()))?
@@ -249,4 +254,284 @@ pub fn summary(leaf: &hlox_hlo::Literal) -> String {
         "{shape} min={min} max={max} mean={mean:.6} [{}{more}]",
         first.join(", ")
     )
+}
+
+/// Seeded random data for every entry parameter: floats uniform in [-1, 1),
+/// signed integers in [-10, 10], unsigned in [0, 20], pred 50/50.
+pub fn random_inputs(m: &hlox_hlo::Module, seed: u64) -> Result<Vec<hlox_hlo::Literal>> {
+    use hlox_hlo::{ElementType as T, Literal, Shape};
+    // splitmix64: small, seedable, and the same on every machine.
+    let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    fn fill(shape: &Shape, next: &mut dyn FnMut() -> u64) -> Result<Literal> {
+        Ok(match shape {
+            Shape::Tuple(es) => {
+                Literal::tuple(es.iter().map(|e| fill(e, next)).collect::<Result<_>>()?)
+            }
+            Shape::Token => Literal::Token,
+            Shape::Array(a) => {
+                let n = a.element_count();
+                let mut unit = || (next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+                let dims = &a.dims;
+                let lit = match a.ty {
+                    T::F32 => {
+                        Literal::from_vec(dims, &(0..n).map(|_| unit() as f32).collect::<Vec<_>>())
+                    }
+                    T::F64 => Literal::from_vec(dims, &(0..n).map(|_| unit()).collect::<Vec<_>>()),
+                    T::F16 => Literal::from_vec(
+                        dims,
+                        &(0..n)
+                            .map(|_| half::f16::from_f64(unit()))
+                            .collect::<Vec<_>>(),
+                    ),
+                    T::Bf16 => Literal::from_vec(
+                        dims,
+                        &(0..n)
+                            .map(|_| half::bf16::from_f64(unit()))
+                            .collect::<Vec<_>>(),
+                    ),
+                    T::Pred => {
+                        Literal::from_vec(dims, &(0..n).map(|_| unit() >= 0.0).collect::<Vec<_>>())
+                    }
+                    T::S8 => Literal::from_vec(
+                        dims,
+                        &(0..n).map(|_| (unit() * 10.5) as i8).collect::<Vec<_>>(),
+                    ),
+                    T::S16 => Literal::from_vec(
+                        dims,
+                        &(0..n).map(|_| (unit() * 10.5) as i16).collect::<Vec<_>>(),
+                    ),
+                    T::S32 => Literal::from_vec(
+                        dims,
+                        &(0..n).map(|_| (unit() * 10.5) as i32).collect::<Vec<_>>(),
+                    ),
+                    T::S64 => Literal::from_vec(
+                        dims,
+                        &(0..n).map(|_| (unit() * 10.5) as i64).collect::<Vec<_>>(),
+                    ),
+                    T::U8 => Literal::from_vec(
+                        dims,
+                        &(0..n)
+                            .map(|_| ((unit() + 1.0) * 10.0) as u8)
+                            .collect::<Vec<_>>(),
+                    ),
+                    T::U16 => Literal::from_vec(
+                        dims,
+                        &(0..n)
+                            .map(|_| ((unit() + 1.0) * 10.0) as u16)
+                            .collect::<Vec<_>>(),
+                    ),
+                    T::U32 => Literal::from_vec(
+                        dims,
+                        &(0..n)
+                            .map(|_| ((unit() + 1.0) * 10.0) as u32)
+                            .collect::<Vec<_>>(),
+                    ),
+                    T::U64 => Literal::from_vec(
+                        dims,
+                        &(0..n)
+                            .map(|_| ((unit() + 1.0) * 10.0) as u64)
+                            .collect::<Vec<_>>(),
+                    ),
+                }?;
+                // Lay the data out as the parameter's layout says.
+                match lit {
+                    Literal::Array(arr) => Literal::Array(arr.relayout(a.layout.clone())),
+                    other => other,
+                }
+            }
+        })
+    }
+    let comp = m.entry_computation();
+    comp.params
+        .iter()
+        .map(|&p| fill(&comp.inst(p).shape, &mut next))
+        .collect()
+}
+
+/// `hlox compile --emit STAGE`.
+pub fn compile(
+    file: &Path,
+    emit: crate::Emit,
+    output: Option<&Path>,
+    plugins: &[std::path::PathBuf],
+) -> Result<()> {
+    use crate::Emit;
+    use anyhow::Context;
+    let m = load_module(file)?;
+    let registry = registry_with(plugins)?;
+    let text = if let Emit::Hlo = emit {
+        hlox_hlo::text::print_module(&m)
+    } else {
+        // The compiler writes every stage into a dump directory; take the one asked for.
+        let dir = std::env::temp_dir().join(format!(
+            "hlox-compile-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        ));
+        let result = compile_host(&m, registry, Some(&dir))
+            .with_context(|| format!("compiling {}", file.display()));
+        let name = match emit {
+            Emit::Hlo => unreachable!("handled above"),
+            Emit::HloOpt => "module.optimized.hlo",
+            Emit::LlvmIr => "module.ll",
+            Emit::LlvmIrOpt => "module.opt.ll",
+            Emit::Asm => "module.s",
+        };
+        let text = result.and_then(|_| {
+            std::fs::read_to_string(dir.join(name))
+                .with_context(|| format!("reading the compiler's {name}"))
+        });
+        let _ = std::fs::remove_dir_all(&dir);
+        text?
+    };
+    match output {
+        Some(p) => std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?,
+        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+    }
+    Ok(())
+}
+
+/// `hlox dot`: GraphViz of the module. Each computation is a cluster; fusion
+/// instructions link to their fused computation's cluster; custom calls are
+/// highlighted with their target name.
+pub fn dot(file: &Path, optimized: bool) -> Result<()> {
+    let mut m = load_module(file)?;
+    if optimized {
+        hlox_passes::default_pipeline()
+            .run(&mut m, &hlox_passes::PipelineOptions::default())
+            .map_err(|e| anyhow::anyhow!("pass pipeline: {e}"))?;
+    }
+    std::io::stdout()
+        .lock()
+        .write_all(module_to_dot(&m).as_bytes())?;
+    Ok(())
+}
+
+/// The GraphViz text of a module (see [`dot`]).
+pub fn module_to_dot(m: &hlox_hlo::Module) -> String {
+    use hlox_hlo::Op;
+    use std::fmt::Write as _;
+    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "digraph \"{}\" {{\n  rankdir=TB;\n  node [shape=box, style=rounded, fontname=monospace];",
+        esc(&m.name)
+    );
+    for (cid, comp) in m.computations.iter() {
+        let is_fused = m.computations.values().any(|c| {
+            c.instructions
+                .values()
+                .any(|i| matches!(i.op, Op::Fusion { .. }) && i.called.contains(&cid))
+        });
+        let style = if cid == m.entry {
+            "bold"
+        } else if is_fused {
+            "filled"
+        } else {
+            "dashed"
+        };
+        let _ = writeln!(out, "  subgraph \"cluster_{cid}\" {{\n    label=\"{}{}\"; style={style}; fillcolor=\"#eef5ff\";",
+            if cid == m.entry { "ENTRY " } else if is_fused { "fusion: " } else { "" }, esc(&comp.name));
+        for (iid, inst) in comp.instructions.iter() {
+            let shape = hlox_hlo::text::shape_to_string(&inst.shape);
+            let (label, attrs) = match &inst.op {
+                Op::CustomCall(cc) => (
+                    format!(
+                        "{}\\ncustom-call \\\"{}\\\"\\n{}",
+                        esc(&inst.name),
+                        esc(&cc.target),
+                        esc(&shape)
+                    ),
+                    ", style=\"rounded,filled\", fillcolor=\"#ffd8a8\", penwidth=2",
+                ),
+                Op::Fusion { kind } => (
+                    format!(
+                        "{}\\nfusion {}\\n{}",
+                        esc(&inst.name),
+                        kind.name(),
+                        esc(&shape)
+                    ),
+                    ", style=\"rounded,filled\", fillcolor=\"#c5e1ff\"",
+                ),
+                Op::Parameter { number } => (
+                    format!(
+                        "{}\\nparameter({number})\\n{}",
+                        esc(&inst.name),
+                        esc(&shape)
+                    ),
+                    ", shape=ellipse",
+                ),
+                op => (
+                    format!("{}\\n{}\\n{}", esc(&inst.name), op.name(), esc(&shape)),
+                    "",
+                ),
+            };
+            let root = if iid == comp.root {
+                ", peripheries=2"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "    \"{cid}_{iid}\" [label=\"{label}\"{attrs}{root}];");
+            for (k, &op) in inst.operands.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "    \"{cid}_{op}\" -> \"{cid}_{iid}\" [label=\"{k}\"];"
+                );
+            }
+        }
+        let _ = writeln!(out, "  }}");
+    }
+    // Calls between computations, dashed.
+    for (cid, comp) in m.computations.iter() {
+        for (iid, inst) in comp.instructions.iter() {
+            for &callee in &inst.called {
+                let root = m.comp(callee).root;
+                let _ = writeln!(out, "  \"{callee}_{root}\" -> \"{cid}_{iid}\" [style=dashed, color=gray, label=\"{}\"];", inst.op.name());
+            }
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// `hlox targets`: every registered target with its platform and api_version.
+pub fn targets(plugins: &[std::path::PathBuf]) -> Result<()> {
+    use hlox_ffi::Platform;
+    let registry = registry_with(plugins)?;
+    let mut out = std::io::stdout().lock();
+    let mut n = 0;
+    for platform in [Platform::Host, Platform::Cuda] {
+        for name in registry.names(platform) {
+            let Some(t) = registry.lookup(&name, platform) else {
+                continue;
+            };
+            let api = t
+                .signature
+                .map(|s| s.api_version.name())
+                .unwrap_or("(by symbol, any)");
+            writeln!(out, "{name:32} {platform:5} {api}")?;
+            n += 1;
+        }
+    }
+    for lib in registry.libraries() {
+        writeln!(out, "# library {}", lib.path().display())?;
+    }
+    if n == 0 {
+        writeln!(
+            out,
+            "# no targets registered; pass --plugin LIB.so to load some"
+        )?;
+    }
+    Ok(())
 }

@@ -69,6 +69,9 @@ enum Command {
         /// Run with the reference evaluator (an interpreter) instead of compiling.
         #[arg(long)]
         interpret: bool,
+        /// Fill every parameter with seeded random data of its shape instead of --input files.
+        #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "0")]
+        random: Option<u64>,
         /// Write the HLO before and after every pass, the buffer assignment,
         /// the LLVM IR before and after optimization, and the assembly here.
         #[arg(long, value_name = "DIR")]
@@ -76,6 +79,43 @@ enum Command {
         /// Print per-phase and per-pass compile times to stderr.
         #[arg(long)]
         timings: bool,
+    },
+    /// Compile a module and write one stage of the result.
+    ///
+    /// hlo: the verified input as canonical HLO text; hlo-opt: after the
+    /// pass pipeline; llvm-ir: LLVM IR before optimization; llvm-ir-opt:
+    /// after; asm: the assembly.
+    /// Example: hlox compile model.hlo --emit asm -o model.s
+    Compile {
+        /// The module: HLO text, or a binary HloModuleProto (.pb).
+        file: PathBuf,
+        /// The stage to write.
+        #[arg(long, value_enum, default_value = "hlo-opt")]
+        emit: Emit,
+        /// Output file (default: stdout).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// A shared library with custom-call targets (repeatable).
+        #[arg(short, long = "plugin", value_name = "LIB.so")]
+        plugins: Vec<PathBuf>,
+    },
+    /// Print the module as a GraphViz graph (fusions as clusters, custom calls highlighted).
+    ///
+    /// Example: hlox dot model.hlo | dot -Tsvg > model.svg
+    Dot {
+        /// The module: HLO text, or a binary HloModuleProto (.pb).
+        file: PathBuf,
+        /// Run the pass pipeline first, to see the fusions.
+        #[arg(long)]
+        optimized: bool,
+    },
+    /// List the registered custom-call targets with platform and api_version.
+    ///
+    /// Example: hlox targets --plugin ./libtargets.so
+    Targets {
+        /// A shared library with custom-call targets (repeatable).
+        #[arg(short, long = "plugin", value_name = "LIB.so")]
+        plugins: Vec<PathBuf>,
     },
     /// Compile once, run many times, and print timings as one JSON line.
     ///
@@ -103,6 +143,16 @@ enum Command {
     },
 }
 
+/// What `hlox compile --emit` writes.
+#[derive(Copy, Clone, Debug, clap::ValueEnum)]
+pub enum Emit {
+    Hlo,
+    HloOpt,
+    LlvmIr,
+    LlvmIrOpt,
+    Asm,
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Fmt { file } => commands::fmt(&file),
@@ -113,6 +163,7 @@ fn run(cli: Cli) -> Result<()> {
             plugins,
             out_dir,
             interpret,
+            random,
             dump_dir,
             timings,
         } => commands::run(
@@ -121,9 +172,18 @@ fn run(cli: Cli) -> Result<()> {
             &plugins,
             out_dir.as_deref(),
             interpret,
+            random,
             dump_dir.as_deref(),
             timings,
         ),
+        Command::Compile {
+            file,
+            emit,
+            output,
+            plugins,
+        } => commands::compile(&file, emit, output.as_deref(), &plugins),
+        Command::Dot { file, optimized } => commands::dot(&file, optimized),
+        Command::Targets { plugins } => commands::targets(&plugins),
         Command::Bench {
             file,
             inputs,
@@ -144,6 +204,15 @@ fn main() -> ExitCode {
     }));
     match std::panic::catch_unwind(|| run(cli)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
+        // `hlox ... | head` closing the pipe early is not an error.
+        Ok(Err(e))
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            ExitCode::SUCCESS
+        }
         Ok(Err(e)) => {
             eprintln!("error: {e:#}");
             ExitCode::from(1)

@@ -374,3 +374,124 @@ fn bench_prints_one_json_line_last_and_writes_outputs() {
         assert!((g - w).abs() <= 1e-4 + 1e-4 * w.abs(), "{g} vs {w}");
     }
 }
+
+#[test]
+fn targets_lists_plugin_targets_with_api_versions() {
+    let o = hlox(&[
+        "targets",
+        "--plugin",
+        hlox_targets::C_PLUGIN_WITH_REGISTRATION,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("do_custom_call ") && l.ends_with("API_VERSION_ORIGINAL")),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.starts_with("axpby ")
+            && l.contains("Host")
+            && l.ends_with("API_VERSION_STATUS_RETURNING_UNIFIED")),
+        "{out}"
+    );
+    let o = hlox(&["targets"]);
+    assert!(
+        stdout(&o).contains("no targets registered"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn random_inputs_are_seeded_and_runs_agree_compiled_and_interpreted() {
+    let file = corpus("layernorm", "module.hlo");
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", file.to_str().unwrap()];
+        a.extend_from_slice(extra);
+        let o = hlox(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let compiled = run(&["--random", "42"]);
+    assert_eq!(compiled, run(&["--random", "42"]), "same seed, same output");
+    assert_ne!(
+        compiled,
+        run(&["--random", "43"]),
+        "another seed, other data"
+    );
+    assert!(
+        compiled.starts_with("out0: f32[8,32]{1,0} min="),
+        "{compiled}"
+    );
+    let interpreted = run(&["--random", "42", "--interpret"]);
+    // Same shapes and (to the printed precision of the mean) the same values.
+    let mean = |s: &str| {
+        s.split("mean=")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+    };
+    assert!(
+        (mean(&compiled) - mean(&interpreted)).abs() < 1e-5,
+        "{compiled} vs {interpreted}"
+    );
+}
+
+#[test]
+fn compile_emits_every_stage() {
+    let file = corpus("elementwise_chain", "module.hlo");
+    let emit = |stage: &str| {
+        let o = hlox(&["compile", file.to_str().unwrap(), "--emit", stage]);
+        assert!(o.status.success(), "{stage}: {}", stderr(&o));
+        stdout(&o)
+    };
+    assert_eq!(
+        emit("hlo").trim_end(),
+        std::fs::read_to_string(&file).unwrap().trim_end()
+    );
+    assert!(emit("hlo-opt").contains("kind=kLoop"));
+    assert!(emit("llvm-ir").contains("define "));
+    assert!(emit("llvm-ir-opt").contains("define "));
+    let asm = emit("asm");
+    assert!(asm.contains(".text") || asm.contains("ret"), "{asm}");
+    let out = tmp("chain.s");
+    let o = hlox(&[
+        "compile",
+        file.to_str().unwrap(),
+        "--emit",
+        "asm",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert_eq!(std::fs::read_to_string(out).unwrap(), asm);
+}
+
+#[test]
+fn dot_draws_computations_fusions_and_custom_calls() {
+    let o = hlox(&["dot", corpus("cc_in_graph", "module.hlo").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let g = stdout(&o);
+    assert!(g.starts_with("digraph \"jit_f\" {"), "{g}");
+    assert!(
+        g.contains("custom-call \\\"add_sub\\\"") && g.contains("fillcolor=\"#ffd8a8\""),
+        "{g}"
+    );
+    assert!(g.contains("label=\"ENTRY main.2\""), "{g}");
+    assert_eq!(g.matches('{').count(), g.matches('}').count());
+    let o = hlox(&[
+        "dot",
+        "--optimized",
+        corpus("softmax", "module.hlo").to_str().unwrap(),
+    ]);
+    let g = stdout(&o);
+    assert!(
+        g.contains("label=\"fusion: ") && g.contains("nfusion kLoop"),
+        "{g}"
+    );
+}
