@@ -495,3 +495,24 @@ fn dot_draws_computations_fusions_and_custom_calls() {
         "{g}"
     );
 }
+
+#[test]
+fn a_value_too_large_for_memory_is_an_error_not_an_abort() {
+    let hlo = tmp("huge.hlo");
+    std::fs::write(
+        &hlo,
+        "HloModule huge\n\nENTRY main {\n  x = f32[] parameter(0)\n  ROOT b = f32[100000,100000,100]{2,1,0} broadcast(x), dimensions={}\n}\n",
+    )
+    .unwrap();
+    for extra in [None, Some("--interpret")] {
+        let mut args = vec!["run", hlo.to_str().unwrap(), "--random"];
+        args.extend(extra);
+        let o = hlox(&args);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("cannot allocate 4000000000000 bytes"),
+            "{extra:?}: {}",
+            stderr(&o)
+        );
+    }
+}

@@ -423,12 +423,14 @@ impl Executable {
     }
 
     unsafe fn run(&self, params: &[*const u8], outs: &[*mut u8]) -> Result<(), ExecError> {
-        let mut arena = self
-            .arenas
-            .lock()
-            .ok()
-            .and_then(|mut v| v.pop())
-            .unwrap_or_else(|| vec![0u8; self.arena_size + buffers::ALIGN]);
+        let pooled = self.arenas.lock().ok().and_then(|mut v| v.pop());
+        let mut arena =
+            match pooled {
+                Some(a) => a,
+                None => hlox_hlo::literal::try_zeroed(self.arena_size + buffers::ALIGN).map_err(
+                    |e| ExecError::Runtime(format!("temporary buffers of {}: {e}", self.name)),
+                )?,
+            };
         let off = arena.as_ptr().align_offset(buffers::ALIGN);
         let base = arena.as_mut_ptr().add(off);
         let ctx = runtime::RunCtx {
@@ -500,8 +502,9 @@ impl Executable {
         let leaves = leaf_arrays(&self.result);
         let mut outs: Vec<Vec<u8>> = leaves
             .iter()
-            .map(|l| vec![0u8; l.as_ref().map(|a| a.byte_size()).unwrap_or(0)])
-            .collect();
+            .map(|l| hlox_hlo::literal::try_zeroed(l.as_ref().map(|a| a.byte_size()).unwrap_or(0)))
+            .collect::<Result<_, _>>()
+            .map_err(|e| ExecError::Runtime(format!("result buffers of {}: {e}", self.name)))?;
         let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|v| v.as_mut_ptr()).collect();
         unsafe { self.run(&borrowed, &out_ptrs)? };
         let mut it = outs.into_iter();

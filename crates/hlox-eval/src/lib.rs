@@ -286,6 +286,11 @@ impl<'a> Interp<'a> {
                     }
                 }
             }
+            // A result too large for memory is an error here, not an abort
+            // inside the op (which may need a scratch copy of that size too).
+            if let Err(m) = check_allocatable(&inst.shape) {
+                return Err(located(m));
+            }
             let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 self.eval_inst(c, inst, &ops, &mut args)
             }));
@@ -752,4 +757,23 @@ fn pred_value(l: &Literal) -> Result<bool, Fail> {
         .into());
     }
     Ok(a.bytes()[0] != 0)
+}
+
+/// Errors when the leaves of `shape` cannot be allocated twice over (the
+/// result plus the scratch copy some ops make). Only sizes above 256 MiB are
+/// probed, so ordinary values cost nothing.
+fn check_allocatable(shape: &Shape) -> Result<(), String> {
+    let bytes: usize = shape
+        .leaves()
+        .iter()
+        .filter_map(|(_, s)| s.as_array())
+        .map(|a| a.byte_size())
+        .sum();
+    if bytes < (256 << 20) {
+        return Ok(());
+    }
+    let mut probe: Vec<u8> = Vec::new();
+    probe
+        .try_reserve_exact(bytes.saturating_mul(2))
+        .map_err(|_| hlox_hlo::LiteralError::OutOfMemory { bytes }.to_string())
 }

@@ -86,8 +86,22 @@ pub enum LiteralError {
     },
     #[error("shape {shape} is too large to hold as a literal")]
     TooLarge { shape: String },
+    #[error("cannot allocate {bytes} bytes ({:.1} GiB): the value is too large for this machine's memory", *bytes as f64 / (1u64 << 30) as f64)]
+    OutOfMemory { bytes: usize },
     #[error("{0}")]
     Other(String),
+}
+
+/// A zero-filled buffer of `bytes` bytes, or an error when the memory
+/// cannot be had. Everything in hlox that allocates a buffer whose size comes
+/// from a shape goes through this, so a huge shape is an error, never an
+/// abort of the process.
+pub fn try_zeroed(bytes: usize) -> Result<Vec<u8>, LiteralError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(bytes)
+        .map_err(|_| LiteralError::OutOfMemory { bytes })?;
+    v.resize(bytes, 0);
+    Ok(v)
 }
 
 fn shape_str(s: &ArrayShape) -> String {
@@ -106,7 +120,7 @@ impl ArrayLiteral {
                 shape: shape_str(&shape),
             })?;
         Ok(ArrayLiteral {
-            bytes: vec![0; n],
+            bytes: try_zeroed(n)?,
             shape,
         })
     }
