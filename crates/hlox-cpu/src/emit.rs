@@ -75,6 +75,39 @@ pub(crate) fn fusion_is_elemental(module: &Module, fused: CompId) -> bool {
         && c.instructions.keys().all(|id| is_elemental(module, c, id))
 }
 
+/// The largest number of input elements per output element of a reduce
+/// computed (not read from a buffer) by the generator of `root`.
+fn reduce_work_factor<T>(comp: &Computation, root: InstId, sources: &[(InstId, T)]) -> usize {
+    let mut stack = vec![root];
+    let mut seen = vec![];
+    let mut work = 1usize;
+    while let Some(id) = stack.pop() {
+        if seen.contains(&id) || sources.iter().any(|(s, _)| *s == id) {
+            continue;
+        }
+        seen.push(id);
+        let inst = comp.inst(id);
+        if let Op::Reduce { .. } = inst.op {
+            let out = inst.shape.leaves();
+            let out_n = out
+                .first()
+                .and_then(|(_, s)| s.as_array())
+                .map(|a| a.element_count())
+                .unwrap_or(1)
+                .max(1);
+            if let Some(a) = inst
+                .operands
+                .first()
+                .and_then(|&o| comp.inst(o).shape.as_array().cloned())
+            {
+                work = work.max(a.element_count() / out_n);
+            }
+        }
+        stack.extend(inst.operands.iter().copied());
+    }
+    work
+}
+
 /// Computations executed as functions, reachable from the entry, callees first.
 pub(crate) fn sequential_computations(module: &Module) -> Vec<CompId> {
     let mut seen = vec![module.entry];
@@ -442,6 +475,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         if arrays.is_empty() {
             return Ok(());
         }
+        let work = reduce_work_factor(gen_comp, root, &sources);
         let same = arrays.iter().all(|(_, s)| s.dims == arrays[0].1.dims);
         let groups: Vec<Vec<(usize, ArrayShape)>> = if same {
             vec![arrays]
@@ -453,12 +487,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let out_ptrs: Vec<(PointerValue<'ctx>, ArrayShape)> =
                 g.iter().map(|(k, s)| (outs[*k].0, s.clone())).collect();
             let ks: Vec<usize> = g.iter().map(|(k, _)| *k).collect();
-            self.emit_loop(
+            self.emit_loop_with_work(
                 gen_comp,
                 &sources,
                 &out_ptrs,
                 &loop_shape,
                 name,
+                work,
                 &mut |cg, ctx, outs, idx| {
                     let vals = ctx.gen(cg, root, idx)?;
                     for ((p, s), k) in outs.iter().zip(&ks) {
@@ -485,6 +520,27 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         outs: &[(PointerValue<'ctx>, ArrayShape)],
         loop_shape: &ArrayShape,
         name: &str,
+        body: &mut dyn FnMut(
+            &Cg<'_, 'ctx>,
+            &mut ElementalCtx<'a, 'ctx>,
+            &[(PointerValue<'ctx>, ArrayShape)],
+            &[IntValue<'ctx>],
+        ) -> hlox_codegen::Result<()>,
+    ) -> R<()> {
+        self.emit_loop_with_work(gen_comp, sources, outs, loop_shape, name, 1, body)
+    }
+
+    /// [`Self::emit_loop`] where each element costs about `work` elements
+    /// (the reduced size of reductions), for the parallel decision.
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
+    fn emit_loop_with_work(
+        &mut self,
+        gen_comp: &'a Computation,
+        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
+        outs: &[(PointerValue<'ctx>, ArrayShape)],
+        loop_shape: &ArrayShape,
+        name: &str,
+        work: usize,
         body: &mut dyn FnMut(
             &Cg<'_, 'ctx>,
             &mut ElementalCtx<'a, 'ctx>,
@@ -573,7 +629,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         // Back in the caller.
         b.position_at_end(caller_bb);
         let n = outer_extent(loop_shape);
-        let total = loop_shape.element_count();
+        let total = loop_shape.element_count().saturating_mul(work.max(1));
         if total >= self.par_threshold && n >= 2 && self.threads > 1 {
             let chunks = (self.threads as i64 * 4).min(n);
             let pf = cg.ctx.void_type().fn_type(
