@@ -671,8 +671,9 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                 if n == 1 {
                     if let Some((rop, rty)) = simple_reducer(self.module, to_apply) {
                         if rty == in_shape.ty {
-                            return self
-                                .fast_reduce(cg, ops[0], ops[1], dimensions, index, rop, rty);
+                            return self.fast_reduce(
+                                cg, ops[0], ops[1], dimensions, index, rop, rty, None,
+                            );
                         }
                     }
                 }
@@ -925,11 +926,21 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         index: &[IntValue<'ctx>],
         op: BinaryOp,
         ty: ElementType,
+        split: Option<Split<'ctx>>,
     ) -> Result<Vec<V<'ctx>>> {
         let b = cg.b;
         let in_shape = self.ashape(input)?.clone();
         let init_v = self.one(cg, init, &[])?;
         let vt = init_v.get_type();
+        // A part other than the first starts from the identity of add/mul
+        // (max/min/and/or may see init more than once).
+        let init_v = match (split, op) {
+            (Some(sp), BinaryOp::Add | BinaryOp::Multiply) => {
+                let id = identity(cg, op, ty)?;
+                b.build_select(sp.first, init_v, id, "")?
+            }
+            _ => init_v,
+        };
         let acc = cg.entry_alloca(vt, "acc")?;
         b.build_store(acc, init_v)?;
         let mut in_idx = vec![cg.i64c(0); in_shape.rank()];
@@ -951,7 +962,18 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             .filter(|d| dimensions.contains(&(*d as i64)))
             .collect();
         self.push();
-        let r = self.fast_reduce_rec(cg, input, &red, &mut in_idx, &in_shape, acc, vt, op, ty);
+        let r = self.fast_reduce_rec(
+            cg,
+            input,
+            &red,
+            &mut in_idx,
+            &in_shape,
+            acc,
+            vt,
+            op,
+            ty,
+            split,
+        );
         self.pop();
         r?;
         Ok(vec![b.build_load(vt, acc, "")?])
@@ -969,6 +991,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         vt: inkwell::types::BasicTypeEnum<'ctx>,
         op: BinaryOp,
         ty: ElementType,
+        split: Option<Split<'ctx>>,
     ) -> Result<()> {
         let b = cg.b;
         let Some((&d, rest)) = red.split_first() else {
@@ -986,42 +1009,151 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             // Blocks of `bs` summed from -0.0 each, then added to the total.
             let part = cg.entry_alloca(vt, "part")?;
             let zero = vt.into_float_type().const_float(-0.0);
-            return for_range(
-                cg,
-                cg.i64c(0),
-                cg.i64c(n / bs),
-                &format!("rb{d}"),
-                &mut |c| {
-                    b.build_store(part, zero)?;
-                    let base = b.build_int_mul(c, cg.i64c(bs), "")?;
-                    for_range(cg, cg.i64c(0), cg.i64c(bs), &format!("r{d}"), &mut |j| {
-                        in_idx[d] = b.build_int_add(base, j, "")?;
-                        self.push();
-                        let r = (|| {
-                            let a = b.build_load(vt, part, "")?;
-                            let x = self.one(cg, input, in_idx)?;
-                            let r = Self::combine(cg, op, ty, a, x)?;
-                            b.build_store(part, r)?;
-                            Ok(())
-                        })();
-                        self.pop();
-                        r
-                    })?;
-                    let t = b.build_load(vt, acc, "")?;
-                    let p = b.build_load(vt, part, "")?;
-                    let r = Self::combine(cg, op, ty, t, p)?;
-                    b.build_store(acc, r)?;
-                    Ok(())
-                },
-            );
+            let (lo, hi) = match split {
+                Some(sp) => (sp.start, sp.end),
+                None => (cg.i64c(0), cg.i64c(n / bs)),
+            };
+            return for_range(cg, lo, hi, &format!("rb{d}"), &mut |c| {
+                b.build_store(part, zero)?;
+                let base = b.build_int_mul(c, cg.i64c(bs), "")?;
+                for_range(cg, cg.i64c(0), cg.i64c(bs), &format!("r{d}"), &mut |j| {
+                    in_idx[d] = b.build_int_add(base, j, "")?;
+                    self.push();
+                    let r = (|| {
+                        let a = b.build_load(vt, part, "")?;
+                        let x = self.one(cg, input, in_idx)?;
+                        let r = Self::combine(cg, op, ty, a, x)?;
+                        b.build_store(part, r)?;
+                        Ok(())
+                    })();
+                    self.pop();
+                    r
+                })?;
+                let t = b.build_load(vt, acc, "")?;
+                let p = b.build_load(vt, part, "")?;
+                let r = Self::combine(cg, op, ty, t, p)?;
+                b.build_store(acc, r)?;
+                Ok(())
+            });
         }
-        for_range(cg, cg.i64c(0), cg.i64c(n), &format!("r{d}"), &mut |i| {
+        let (lo, hi) = match split {
+            Some(sp) => (sp.start, sp.end),
+            None => (cg.i64c(0), cg.i64c(n)),
+        };
+        for_range(cg, lo, hi, &format!("r{d}"), &mut |i| {
             in_idx[d] = i;
             self.push();
-            let r = self.fast_reduce_rec(cg, input, rest, in_idx, in_shape, acc, vt, op, ty);
+            let r = self.fast_reduce_rec(cg, input, rest, in_idx, in_shape, acc, vt, op, ty, None);
             self.pop();
             r
         })
+    }
+}
+
+/// A part of a split reduction: the outermost reduced loop runs over
+/// `start..end` (units of [`ElementalCtx::reduce_split_extent`]); `first`
+/// (i1) says whether this part starts from the init value.
+#[derive(Clone, Copy)]
+pub struct Split<'ctx> {
+    pub start: IntValue<'ctx>,
+    pub end: IntValue<'ctx>,
+    pub first: IntValue<'ctx>,
+}
+
+/// The identity of add (-0.0 / 0) and multiply (1).
+fn identity<'ctx>(cg: &Cg<'_, 'ctx>, op: BinaryOp, ty: ElementType) -> Result<V<'ctx>> {
+    let t = cg.compute_type(ty);
+    Ok(match (t, op) {
+        (inkwell::types::BasicTypeEnum::FloatType(f), BinaryOp::Add) => f.const_float(-0.0).into(),
+        (inkwell::types::BasicTypeEnum::FloatType(f), _) => f.const_float(1.0).into(),
+        (inkwell::types::BasicTypeEnum::IntType(i), BinaryOp::Add) => i.const_zero().into(),
+        (inkwell::types::BasicTypeEnum::IntType(i), _) => i.const_int(1, false).into(),
+        _ => return Err(CodegenError::Other("no identity for this type".into())),
+    })
+}
+
+impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
+    /// For a reduce of one input with a [`simple_reducer`] and at least one
+    /// reduced dimension: the iteration count of its outermost reduced loop,
+    /// which [`Self::gen_reduce_part`] can split.
+    pub fn reduce_split_extent(&self, id: InstId) -> Option<i64> {
+        let inst = self.comp.inst(id);
+        let Op::Reduce { dimensions } = &inst.op else {
+            return None;
+        };
+        if inst.operands.len() != 2 || dimensions.is_empty() {
+            return None;
+        }
+        let in_shape = self.comp.inst(inst.operands[0]).shape.as_array()?;
+        let (_, rty) = simple_reducer(self.module, *inst.called.first()?)?;
+        if rty != in_shape.ty {
+            return None;
+        }
+        let red: Vec<usize> = in_shape
+            .layout
+            .minor_to_major
+            .iter()
+            .rev()
+            .map(|&d| d as usize)
+            .filter(|d| dimensions.contains(&(*d as i64)))
+            .collect();
+        let n = in_shape.dims[red[0]];
+        let block = [4096i64, 2048, 1024, 512]
+            .into_iter()
+            .find(|&bs| n > bs && n % bs == 0);
+        Some(
+            match (
+                red.len(),
+                rty.is_float(),
+                simple_reducer(self.module, inst.called[0])?.0,
+                block,
+            ) {
+                (1, true, BinaryOp::Add, Some(bs)) => n / bs,
+                _ => n,
+            },
+        )
+    }
+
+    /// One part of the reduce `id` at output `index` (see [`Split`]).
+    pub fn gen_reduce_part(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        id: InstId,
+        index: &[IntValue<'ctx>],
+        split: Split<'ctx>,
+    ) -> Result<V<'ctx>> {
+        let inst = self.comp.inst(id);
+        let Op::Reduce { dimensions } = &inst.op else {
+            return unsupported(&inst.name, "not a reduce");
+        };
+        let to_apply = *inst
+            .called
+            .first()
+            .ok_or_else(|| CodegenError::Other("reduce without to_apply".into()))?;
+        let (op, ty) = simple_reducer(self.module, to_apply)
+            .ok_or_else(|| CodegenError::Other("reducer is not simple".into()))?;
+        let (input, init) = (inst.operands[0], inst.operands[1]);
+        let v = self.fast_reduce(cg, input, init, dimensions, index, op, ty, Some(split))?;
+        v.into_iter()
+            .next()
+            .ok_or_else(|| CodegenError::Other("no value".into()))
+    }
+
+    /// The reducer of reduce `id` (a [`simple_reducer`]) applied to `a`, `x`.
+    pub fn combine_reduced(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        id: InstId,
+        a: V<'ctx>,
+        x: V<'ctx>,
+    ) -> Result<V<'ctx>> {
+        let inst = self.comp.inst(id);
+        let (op, ty) = inst
+            .called
+            .first()
+            .and_then(|&c| simple_reducer(self.module, c))
+            .ok_or_else(|| CodegenError::Other("reducer is not simple".into()))?;
+        Self::combine(cg, op, ty, a, x)
     }
 }
 

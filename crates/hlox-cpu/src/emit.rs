@@ -476,6 +476,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             return Ok(());
         }
         let work = reduce_work_factor(gen_comp, root, &sources);
+        if self.emit_split_reduce(gen_comp, root, &sources, outs, work, name)? {
+            return Ok(());
+        }
         let same = arrays.iter().all(|(_, s)| s.dims == arrays[0].1.dims);
         let groups: Vec<Vec<(usize, ArrayShape)>> = if same {
             vec![arrays]
@@ -508,6 +511,82 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             )?;
         }
         Ok(())
+    }
+
+    /// A large reduction to one element split across threads: each part
+    /// reduces a range of the outermost reduced loop into a stack slot (in
+    /// parallel), then the parts are combined in order. Returns false (and
+    /// emits nothing) when `root` is not such a reduction.
+    fn emit_split_reduce(
+        &mut self,
+        gen_comp: &'a Computation,
+        root: InstId,
+        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
+        outs: &[(PointerValue<'ctx>, Shape)],
+        work: usize,
+        name: &str,
+    ) -> R<bool> {
+        let [(out_ptr, Shape::Array(out_shape))] = outs else {
+            return Ok(false);
+        };
+        if out_shape.element_count() != 1
+            || self.threads < 2
+            || work < self.par_threshold
+            || sources.iter().any(|(s, _)| *s == root)
+        {
+            return Ok(false);
+        }
+        let probe = ElementalCtx::new(self.module, gen_comp);
+        let Some(extent) = probe.reduce_split_extent(root) else {
+            return Ok(false);
+        };
+        let parts = (self.threads as i64 * 2).min(extent);
+        if parts < 2 {
+            return Ok(false);
+        }
+        let per = (extent + parts - 1) / parts;
+        let ty = out_shape.ty;
+        let cg = &self.cg;
+        let slot_ty = cg
+            .i64()
+            .array_type((parts as usize * ty.byte_size()).div_ceil(8) as u32);
+        let scratch = cg.entry_alloca(slot_ty.into(), "parts").map_err(e(name))?;
+        let parts_shape = ArrayShape::new(ty, vec![parts]);
+        let rank = out_shape.rank();
+        self.emit_loop_with_work(
+            gen_comp,
+            sources,
+            &[(scratch, parts_shape.clone())],
+            &parts_shape,
+            name,
+            work / parts as usize,
+            &mut |cg, ctx, louts, idx| {
+                let b = cg.b;
+                let c = idx[0];
+                let start = b.build_int_mul(c, cg.i64c(per), "")?;
+                let end = b.build_int_add(start, cg.i64c(per), "")?;
+                let over = b.build_int_compare(IntPredicate::SGT, end, cg.i64c(extent), "")?;
+                let end = b
+                    .build_select(over, cg.i64c(extent), end, "")?
+                    .into_int_value();
+                let first = b.build_int_compare(IntPredicate::EQ, c, cg.i64c(0), "")?;
+                let zeros = vec![cg.i64c(0); rank];
+                let split = hlox_codegen::elemental::Split { start, end, first };
+                let v = ctx.gen_reduce_part(cg, root, &zeros, split)?;
+                let p = cg.element_ptr(louts[0].0, &louts[0].1, idx)?;
+                cg.store_elem(ty, p, v)
+            },
+        )?;
+        let cg = &self.cg;
+        let ctx = ElementalCtx::new(self.module, gen_comp);
+        let at = |k: i64| cg.element_ptr(scratch, &parts_shape, &[cg.i64c(k)]);
+        let mut acc = cg.load_elem(ty, at(0).map_err(e(name))?).map_err(e(name))?;
+        for k in 1..parts {
+            let x = cg.load_elem(ty, at(k).map_err(e(name))?).map_err(e(name))?;
+            acc = ctx.combine_reduced(cg, root, acc, x).map_err(e(name))?;
+        }
+        cg.store_elem(ty, *out_ptr, acc).map_err(e(name))?;
+        Ok(true)
     }
 
     /// Outline a loop over `loop_shape` into its own function and call it

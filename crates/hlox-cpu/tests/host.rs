@@ -1585,6 +1585,45 @@ mod fast_paths {
             ),
             ("f64 sum 2d", "f64", "add", "0", "[300,700]", "{0,1}", "[]"),
             ("f32 empty", "f32", "add", "1.5", "[7,0]", "{1}", "[7]"),
+            // Large reductions to one element run split across threads
+            // (init used once for add/multiply, identity in the other parts).
+            ("s32 add split", "s32", "add", "5", "[200000]", "{0}", "[]"),
+            (
+                "s64 multiply split",
+                "s64",
+                "multiply",
+                "3",
+                "[100000]",
+                "{0}",
+                "[]",
+            ),
+            (
+                "u8 minimum split",
+                "u8",
+                "minimum",
+                "7",
+                "[70000]",
+                "{0}",
+                "[]",
+            ),
+            (
+                "f32 maximum split",
+                "f32",
+                "maximum",
+                "-inf",
+                "[300,1000]",
+                "{0,1}",
+                "[]",
+            ),
+            (
+                "f32 add split 3d",
+                "f32",
+                "add",
+                "0.25",
+                "[1,40,50,60]",
+                "{1,2,3}",
+                "[1]",
+            ),
             ("s32 empty", "s32", "maximum", "-5", "[0,3]", "{0}", "[3]"),
         ];
         for (name, ty, op, init, dims, red, out) in cases {
