@@ -167,11 +167,18 @@ fn fc<'ctx>(cg: &Cg<'_, 'ctx>, v: f64) -> FloatValue<'ctx> {
 
 /// Horner evaluation `c[0] * x^(n-1) + ... + c[n-1]`.
 fn horner<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>, c: &[f64]) -> Result<FloatValue<'ctx>> {
-    let b = cg.b;
+    // llvm.fmuladd: one FMA per step where the target has it.
+    let f = inkwell::intrinsics::Intrinsic::find("llvm.fmuladd")
+        .and_then(|i| i.get_declaration(cg.module, &[cg.f32().into()]))
+        .ok_or_else(|| crate::CodegenError::Other("no llvm.fmuladd".into()))?;
     let mut p = fc(cg, c[0]);
     for &k in &c[1..] {
-        let t = b.build_float_mul(p, x, "")?;
-        p = b.build_float_add(t, fc(cg, k), "")?;
+        p =
+            cg.b.build_call(f, &[p.into(), x.into(), fc(cg, k).into()], "")?
+                .try_as_basic_value()
+                .basic()
+                .ok_or_else(|| crate::CodegenError::Other("fmuladd returned void".into()))?
+                .into_float_value();
     }
     Ok(p)
 }

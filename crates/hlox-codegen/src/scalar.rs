@@ -132,7 +132,9 @@ pub fn unary<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) 
         // x (flushed by DAZ) and sign tests; their results come from
         // arithmetic (flushed by FTZ), as does log's: no explicit flushes.
         let f32_arith_in = ty == ElementType::F32 && matches!(op, Exp | Tanh | Logistic);
-        let f32_arith_out = ty == ElementType::F32 && matches!(op, Exp | Tanh | Logistic | Log);
+        // Negate/abs of a flushed input are flushed (sign operations).
+        let f32_arith_out = (ty == ElementType::F32 && matches!(op, Exp | Tanh | Logistic | Log))
+            || (matches!(ty, ElementType::F32 | ElementType::F64) && matches!(op, Negate | Abs));
         let x = cg.widen(ty, x)?.into_float_value();
         let x = if f32_arith_in { x } else { daz(cg, x)? };
         let ft = x.get_type();
