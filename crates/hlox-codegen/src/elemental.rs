@@ -12,8 +12,8 @@
 use crate::loops::for_range;
 use crate::{scalar, unsupported, Cg, CodegenError, Result};
 use hlox_hlo::{
-    ArrayShape, CompId, Computation, ElementType, InstId, Instruction, Layout, Literal, Module, Op,
-    Shape,
+    ArrayShape, BinaryOp, CompId, Computation, ElementType, InstId, Instruction, Layout, Literal,
+    Module, Op, Shape,
 };
 use inkwell::values::{AsValueRef, BasicValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
@@ -668,6 +668,15 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                         message: "reduce without to_apply".into(),
                     })?;
                 let in_shape = self.ashape(ops[0])?.clone();
+                if n == 1 {
+                    if let Some((rop, rty)) = simple_reducer(self.module, to_apply) {
+                        if rty == in_shape.ty {
+                            return self.fast_reduce(
+                                cg, ops[0], ops[1], dimensions, index, rop, rty, None,
+                            );
+                        }
+                    }
+                }
                 let mut accs = Vec::new();
                 for k in 0..n {
                     let init = self.one(cg, ops[n + k], &[])?;
@@ -817,6 +826,334 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             self.pop();
             r
         })
+    }
+}
+
+/// The associative and commutative operation a reducer computes, when it
+/// is exactly `op(p0, p1)` (either order) on two scalars of one type that
+/// is not F16/BF16 (those round after every step): add, multiply, maximum,
+/// minimum, and, or. Such reductions may be reassociated (as XLA:CPU does).
+pub fn simple_reducer(module: &Module, comp: CompId) -> Option<(BinaryOp, ElementType)> {
+    let c = module.computations.get(comp)?;
+    if c.params.len() != 2 {
+        return None;
+    }
+    let r = c.root_inst();
+    let Op::Binary(op) = r.op else {
+        return None;
+    };
+    let ty = r.shape.as_array().filter(|a| a.rank() == 0)?.ty;
+    if matches!(ty, ElementType::F16 | ElementType::Bf16) {
+        return None;
+    }
+    let ok_op = match op {
+        BinaryOp::Add | BinaryOp::Multiply | BinaryOp::Maximum | BinaryOp::Minimum => true,
+        BinaryOp::And | BinaryOp::Or => !ty.is_float(),
+        _ => false,
+    };
+    if !ok_op || r.operands.len() != 2 {
+        return None;
+    }
+    let (a, b) = (r.operands[0], r.operands[1]);
+    let (p0, p1) = (c.params[0], c.params[1]);
+    if !((a == p0 && b == p1) || (a == p1 && b == p0)) {
+        return None;
+    }
+    for p in [p0, p1] {
+        if c.inst(p).shape.as_array().map(|s| (s.rank(), s.ty)) != Some((0, ty)) {
+            return None;
+        }
+    }
+    Some((op, ty))
+}
+
+impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
+    /// `acc op x` for a [`simple_reducer`]: floats add/multiply with the
+    /// `reassoc` flag (LLVM then vectorizes with several accumulators;
+    /// the environment's FTZ/DAZ flushes denormals), maximum/minimum as
+    /// NaN-propagating `llvm.maximum`/`llvm.minimum`, integers as usual.
+    fn combine(
+        cg: &Cg<'_, 'ctx>,
+        op: BinaryOp,
+        ty: ElementType,
+        acc: V<'ctx>,
+        x: V<'ctx>,
+    ) -> Result<V<'ctx>> {
+        if !ty.is_float() {
+            return scalar::binary(cg, op, ty, acc, x);
+        }
+        let b = cg.b;
+        let (a, x) = (acc.into_float_value(), x.into_float_value());
+        let r = match op {
+            BinaryOp::Add => b.build_float_add(a, x, "")?,
+            BinaryOp::Multiply => b.build_float_mul(a, x, "")?,
+            _ => {
+                let x = scalar::daz(cg, x)?;
+                let name = if op == BinaryOp::Maximum {
+                    "llvm.maximum"
+                } else {
+                    "llvm.minimum"
+                };
+                let intr = inkwell::intrinsics::Intrinsic::find(name)
+                    .ok_or_else(|| CodegenError::Other(format!("no intrinsic {name}")))?;
+                let decl = intr
+                    .get_declaration(cg.module, &[a.get_type().into()])
+                    .ok_or_else(|| CodegenError::Other(format!("no declaration of {name}")))?;
+                return b
+                    .build_call(decl, &[a.into(), x.into()], "")?
+                    .try_as_basic_value()
+                    .basic()
+                    .ok_or_else(|| CodegenError::Other(format!("{name} returned void")));
+            }
+        };
+        if let Some(i) = r.as_instruction() {
+            let _ = i.set_fast_math_flags(inkwell::values::FastMathFlags::AllowReassoc);
+        }
+        Ok(r.into())
+    }
+
+    /// A reduce of one input with a [`simple_reducer`]: the reduced
+    /// dimensions are looped in physical order (innermost on the most
+    /// minor one, so LLVM vectorizes it); float sums over long rows add
+    /// blocks of the row separately (more accurate than one running sum).
+    #[allow(clippy::too_many_arguments)]
+    fn fast_reduce(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        input: InstId,
+        init: InstId,
+        dimensions: &[i64],
+        index: &[IntValue<'ctx>],
+        op: BinaryOp,
+        ty: ElementType,
+        split: Option<Split<'ctx>>,
+    ) -> Result<Vec<V<'ctx>>> {
+        let b = cg.b;
+        let in_shape = self.ashape(input)?.clone();
+        let init_v = self.one(cg, init, &[])?;
+        let vt = init_v.get_type();
+        // A part other than the first starts from the identity of add/mul
+        // (max/min/and/or may see init more than once).
+        let init_v = match (split, op) {
+            (Some(sp), BinaryOp::Add | BinaryOp::Multiply) => {
+                let id = identity(cg, op, ty)?;
+                b.build_select(sp.first, init_v, id, "")?
+            }
+            _ => init_v,
+        };
+        let acc = cg.entry_alloca(vt, "acc")?;
+        b.build_store(acc, init_v)?;
+        let mut in_idx = vec![cg.i64c(0); in_shape.rank()];
+        let mut k = 0;
+        for (d, slot) in in_idx.iter_mut().enumerate() {
+            if !dimensions.contains(&(d as i64)) {
+                *slot = *index
+                    .get(k)
+                    .ok_or_else(|| CodegenError::Other("reduce index of the wrong rank".into()))?;
+                k += 1;
+            }
+        }
+        let red: Vec<usize> = in_shape
+            .layout
+            .minor_to_major
+            .iter()
+            .rev()
+            .map(|&d| d as usize)
+            .filter(|d| dimensions.contains(&(*d as i64)))
+            .collect();
+        self.push();
+        let r = self.fast_reduce_rec(
+            cg,
+            input,
+            &red,
+            &mut in_idx,
+            &in_shape,
+            acc,
+            vt,
+            op,
+            ty,
+            split,
+        );
+        self.pop();
+        r?;
+        Ok(vec![b.build_load(vt, acc, "")?])
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn fast_reduce_rec(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        input: InstId,
+        red: &[usize],
+        in_idx: &mut Vec<IntValue<'ctx>>,
+        in_shape: &ArrayShape,
+        acc: PointerValue<'ctx>,
+        vt: inkwell::types::BasicTypeEnum<'ctx>,
+        op: BinaryOp,
+        ty: ElementType,
+        split: Option<Split<'ctx>>,
+    ) -> Result<()> {
+        let b = cg.b;
+        let Some((&d, rest)) = red.split_first() else {
+            let a = b.build_load(vt, acc, "")?;
+            let x = self.one(cg, input, in_idx)?;
+            let r = Self::combine(cg, op, ty, a, x)?;
+            b.build_store(acc, r)?;
+            return Ok(());
+        };
+        let n = in_shape.dims[d];
+        let block = [4096i64, 2048, 1024, 512]
+            .into_iter()
+            .find(|&bs| n > bs && n % bs == 0);
+        if let (true, true, BinaryOp::Add, Some(bs)) = (rest.is_empty(), ty.is_float(), op, block) {
+            // Blocks of `bs` summed from -0.0 each, then added to the total.
+            let part = cg.entry_alloca(vt, "part")?;
+            let zero = vt.into_float_type().const_float(-0.0);
+            let (lo, hi) = match split {
+                Some(sp) => (sp.start, sp.end),
+                None => (cg.i64c(0), cg.i64c(n / bs)),
+            };
+            return for_range(cg, lo, hi, &format!("rb{d}"), &mut |c| {
+                b.build_store(part, zero)?;
+                let base = b.build_int_mul(c, cg.i64c(bs), "")?;
+                for_range(cg, cg.i64c(0), cg.i64c(bs), &format!("r{d}"), &mut |j| {
+                    in_idx[d] = b.build_int_add(base, j, "")?;
+                    self.push();
+                    let r = (|| {
+                        let a = b.build_load(vt, part, "")?;
+                        let x = self.one(cg, input, in_idx)?;
+                        let r = Self::combine(cg, op, ty, a, x)?;
+                        b.build_store(part, r)?;
+                        Ok(())
+                    })();
+                    self.pop();
+                    r
+                })?;
+                let t = b.build_load(vt, acc, "")?;
+                let p = b.build_load(vt, part, "")?;
+                let r = Self::combine(cg, op, ty, t, p)?;
+                b.build_store(acc, r)?;
+                Ok(())
+            });
+        }
+        let (lo, hi) = match split {
+            Some(sp) => (sp.start, sp.end),
+            None => (cg.i64c(0), cg.i64c(n)),
+        };
+        for_range(cg, lo, hi, &format!("r{d}"), &mut |i| {
+            in_idx[d] = i;
+            self.push();
+            let r = self.fast_reduce_rec(cg, input, rest, in_idx, in_shape, acc, vt, op, ty, None);
+            self.pop();
+            r
+        })
+    }
+}
+
+/// A part of a split reduction: the outermost reduced loop runs over
+/// `start..end` (units of [`ElementalCtx::reduce_split_extent`]); `first`
+/// (i1) says whether this part starts from the init value.
+#[derive(Clone, Copy)]
+pub struct Split<'ctx> {
+    pub start: IntValue<'ctx>,
+    pub end: IntValue<'ctx>,
+    pub first: IntValue<'ctx>,
+}
+
+/// The identity of add (-0.0 / 0) and multiply (1).
+fn identity<'ctx>(cg: &Cg<'_, 'ctx>, op: BinaryOp, ty: ElementType) -> Result<V<'ctx>> {
+    let t = cg.compute_type(ty);
+    Ok(match (t, op) {
+        (inkwell::types::BasicTypeEnum::FloatType(f), BinaryOp::Add) => f.const_float(-0.0).into(),
+        (inkwell::types::BasicTypeEnum::FloatType(f), _) => f.const_float(1.0).into(),
+        (inkwell::types::BasicTypeEnum::IntType(i), BinaryOp::Add) => i.const_zero().into(),
+        (inkwell::types::BasicTypeEnum::IntType(i), _) => i.const_int(1, false).into(),
+        _ => return Err(CodegenError::Other("no identity for this type".into())),
+    })
+}
+
+impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
+    /// For a reduce of one input with a [`simple_reducer`] and at least one
+    /// reduced dimension: the iteration count of its outermost reduced loop,
+    /// which [`Self::gen_reduce_part`] can split.
+    pub fn reduce_split_extent(&self, id: InstId) -> Option<i64> {
+        let inst = self.comp.inst(id);
+        let Op::Reduce { dimensions } = &inst.op else {
+            return None;
+        };
+        if inst.operands.len() != 2 || dimensions.is_empty() {
+            return None;
+        }
+        let in_shape = self.comp.inst(inst.operands[0]).shape.as_array()?;
+        let (_, rty) = simple_reducer(self.module, *inst.called.first()?)?;
+        if rty != in_shape.ty {
+            return None;
+        }
+        let red: Vec<usize> = in_shape
+            .layout
+            .minor_to_major
+            .iter()
+            .rev()
+            .map(|&d| d as usize)
+            .filter(|d| dimensions.contains(&(*d as i64)))
+            .collect();
+        let n = in_shape.dims[red[0]];
+        let block = [4096i64, 2048, 1024, 512]
+            .into_iter()
+            .find(|&bs| n > bs && n % bs == 0);
+        Some(
+            match (
+                red.len(),
+                rty.is_float(),
+                simple_reducer(self.module, inst.called[0])?.0,
+                block,
+            ) {
+                (1, true, BinaryOp::Add, Some(bs)) => n / bs,
+                _ => n,
+            },
+        )
+    }
+
+    /// One part of the reduce `id` at output `index` (see [`Split`]).
+    pub fn gen_reduce_part(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        id: InstId,
+        index: &[IntValue<'ctx>],
+        split: Split<'ctx>,
+    ) -> Result<V<'ctx>> {
+        let inst = self.comp.inst(id);
+        let Op::Reduce { dimensions } = &inst.op else {
+            return unsupported(&inst.name, "not a reduce");
+        };
+        let to_apply = *inst
+            .called
+            .first()
+            .ok_or_else(|| CodegenError::Other("reduce without to_apply".into()))?;
+        let (op, ty) = simple_reducer(self.module, to_apply)
+            .ok_or_else(|| CodegenError::Other("reducer is not simple".into()))?;
+        let (input, init) = (inst.operands[0], inst.operands[1]);
+        let v = self.fast_reduce(cg, input, init, dimensions, index, op, ty, Some(split))?;
+        v.into_iter()
+            .next()
+            .ok_or_else(|| CodegenError::Other("no value".into()))
+    }
+
+    /// The reducer of reduce `id` (a [`simple_reducer`]) applied to `a`, `x`.
+    pub fn combine_reduced(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        id: InstId,
+        a: V<'ctx>,
+        x: V<'ctx>,
+    ) -> Result<V<'ctx>> {
+        let inst = self.comp.inst(id);
+        let (op, ty) = inst
+            .called
+            .first()
+            .and_then(|&c| simple_reducer(self.module, c))
+            .ok_or_else(|| CodegenError::Other("reducer is not simple".into()))?;
+        Self::combine(cg, op, ty, a, x)
     }
 }
 

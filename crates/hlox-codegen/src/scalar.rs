@@ -128,7 +128,15 @@ pub fn unary<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) 
     use UnaryOp::*;
     let b = cg.b;
     if ty.is_float() {
-        let x = daz(cg, cg.widen(ty, x)?.into_float_value())?;
+        // The f32 approximations of exp/tanh/logistic only do arithmetic on
+        // x (flushed by DAZ) and sign tests; their results come from
+        // arithmetic (flushed by FTZ), as does log's: no explicit flushes.
+        let f32_arith_in = ty == ElementType::F32 && matches!(op, Exp | Tanh | Logistic);
+        // Negate/abs of a flushed input are flushed (sign operations).
+        let f32_arith_out = (ty == ElementType::F32 && matches!(op, Exp | Tanh | Logistic | Log))
+            || (matches!(ty, ElementType::F32 | ElementType::F64) && matches!(op, Negate | Abs));
+        let x = cg.widen(ty, x)?.into_float_value();
+        let x = if f32_arith_in { x } else { daz(cg, x)? };
         let ft = x.get_type();
         let one = ft.const_float(1.0);
         let m = |f| cg.math.emit(cg, f, &[x]);
@@ -177,7 +185,7 @@ pub fn unary<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) 
             }
             Not | PopulationCount | CountLeadingZeros => return err(op.name(), ty),
         };
-        let r = daz(cg, r)?;
+        let r = if f32_arith_out { r } else { daz(cg, r)? };
         return cg.round_to(ty, r.into());
     }
     let x = x.into_int_value();
@@ -235,7 +243,11 @@ pub fn binary<'ctx>(
             cg.widen(ty, bv)?.into_float_value(),
         );
         // libm's pow reads its inputs' bits (no DAZ), as the evaluator.
-        let (x, y) = if op == Power {
+        // Add/subtract/multiply/divide on F32/F64 run under DAZ/FTZ, which
+        // flushes their inputs and results; the other ops need the flushes.
+        let arith = matches!(ty, ElementType::F32 | ElementType::F64)
+            && matches!(op, Add | Subtract | Multiply | Divide);
+        let (x, y) = if op == Power || arith {
             (x, y)
         } else {
             (daz(cg, x)?, daz(cg, y)?)
@@ -279,7 +291,7 @@ pub fn binary<'ctx>(
             Atan2 => cg.math.emit(cg, MathFn::Atan2, &[x, y])?,
             _ => return err(op.name(), ty),
         };
-        let r = daz(cg, r)?;
+        let r = if arith { r } else { daz(cg, r)? };
         return cg.round_to(ty, r.into());
     }
     let (x, y) = (a.into_int_value(), bv.into_int_value());

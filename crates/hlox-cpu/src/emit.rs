@@ -75,6 +75,39 @@ pub(crate) fn fusion_is_elemental(module: &Module, fused: CompId) -> bool {
         && c.instructions.keys().all(|id| is_elemental(module, c, id))
 }
 
+/// The largest number of input elements per output element of a reduce
+/// computed (not read from a buffer) by the generator of `root`.
+fn reduce_work_factor<T>(comp: &Computation, root: InstId, sources: &[(InstId, T)]) -> usize {
+    let mut stack = vec![root];
+    let mut seen = vec![];
+    let mut work = 1usize;
+    while let Some(id) = stack.pop() {
+        if seen.contains(&id) || sources.iter().any(|(s, _)| *s == id) {
+            continue;
+        }
+        seen.push(id);
+        let inst = comp.inst(id);
+        if let Op::Reduce { .. } = inst.op {
+            let out = inst.shape.leaves();
+            let out_n = out
+                .first()
+                .and_then(|(_, s)| s.as_array())
+                .map(|a| a.element_count())
+                .unwrap_or(1)
+                .max(1);
+            if let Some(a) = inst
+                .operands
+                .first()
+                .and_then(|&o| comp.inst(o).shape.as_array().cloned())
+            {
+                work = work.max(a.element_count() / out_n);
+            }
+        }
+        stack.extend(inst.operands.iter().copied());
+    }
+    work
+}
+
 /// Computations executed as functions, reachable from the entry, callees first.
 pub(crate) fn sequential_computations(module: &Module) -> Vec<CompId> {
     let mut seen = vec![module.entry];
@@ -442,6 +475,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         if arrays.is_empty() {
             return Ok(());
         }
+        let work = reduce_work_factor(gen_comp, root, &sources);
+        if self.emit_split_reduce(gen_comp, root, &sources, outs, work, name)? {
+            return Ok(());
+        }
         let same = arrays.iter().all(|(_, s)| s.dims == arrays[0].1.dims);
         let groups: Vec<Vec<(usize, ArrayShape)>> = if same {
             vec![arrays]
@@ -453,12 +490,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let out_ptrs: Vec<(PointerValue<'ctx>, ArrayShape)> =
                 g.iter().map(|(k, s)| (outs[*k].0, s.clone())).collect();
             let ks: Vec<usize> = g.iter().map(|(k, _)| *k).collect();
-            self.emit_loop(
+            self.emit_loop_with_work(
                 gen_comp,
                 &sources,
                 &out_ptrs,
                 &loop_shape,
                 name,
+                work,
                 &mut |cg, ctx, outs, idx| {
                     let vals = ctx.gen(cg, root, idx)?;
                     for ((p, s), k) in outs.iter().zip(&ks) {
@@ -475,6 +513,82 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(())
     }
 
+    /// A large reduction to one element split across threads: each part
+    /// reduces a range of the outermost reduced loop into a stack slot (in
+    /// parallel), then the parts are combined in order. Returns false (and
+    /// emits nothing) when `root` is not such a reduction.
+    fn emit_split_reduce(
+        &mut self,
+        gen_comp: &'a Computation,
+        root: InstId,
+        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
+        outs: &[(PointerValue<'ctx>, Shape)],
+        work: usize,
+        name: &str,
+    ) -> R<bool> {
+        let [(out_ptr, Shape::Array(out_shape))] = outs else {
+            return Ok(false);
+        };
+        if out_shape.element_count() != 1
+            || self.threads < 2
+            || work < self.par_threshold
+            || sources.iter().any(|(s, _)| *s == root)
+        {
+            return Ok(false);
+        }
+        let probe = ElementalCtx::new(self.module, gen_comp);
+        let Some(extent) = probe.reduce_split_extent(root) else {
+            return Ok(false);
+        };
+        let parts = (self.threads as i64 * 2).min(extent);
+        if parts < 2 {
+            return Ok(false);
+        }
+        let per = (extent + parts - 1) / parts;
+        let ty = out_shape.ty;
+        let cg = &self.cg;
+        let slot_ty = cg
+            .i64()
+            .array_type((parts as usize * ty.byte_size()).div_ceil(8) as u32);
+        let scratch = cg.entry_alloca(slot_ty.into(), "parts").map_err(e(name))?;
+        let parts_shape = ArrayShape::new(ty, vec![parts]);
+        let rank = out_shape.rank();
+        self.emit_loop_with_work(
+            gen_comp,
+            sources,
+            &[(scratch, parts_shape.clone())],
+            &parts_shape,
+            name,
+            work / parts as usize,
+            &mut |cg, ctx, louts, idx| {
+                let b = cg.b;
+                let c = idx[0];
+                let start = b.build_int_mul(c, cg.i64c(per), "")?;
+                let end = b.build_int_add(start, cg.i64c(per), "")?;
+                let over = b.build_int_compare(IntPredicate::SGT, end, cg.i64c(extent), "")?;
+                let end = b
+                    .build_select(over, cg.i64c(extent), end, "")?
+                    .into_int_value();
+                let first = b.build_int_compare(IntPredicate::EQ, c, cg.i64c(0), "")?;
+                let zeros = vec![cg.i64c(0); rank];
+                let split = hlox_codegen::elemental::Split { start, end, first };
+                let v = ctx.gen_reduce_part(cg, root, &zeros, split)?;
+                let p = cg.element_ptr(louts[0].0, &louts[0].1, idx)?;
+                cg.store_elem(ty, p, v)
+            },
+        )?;
+        let cg = &self.cg;
+        let ctx = ElementalCtx::new(self.module, gen_comp);
+        let at = |k: i64| cg.element_ptr(scratch, &parts_shape, &[cg.i64c(k)]);
+        let mut acc = cg.load_elem(ty, at(0).map_err(e(name))?).map_err(e(name))?;
+        for k in 1..parts {
+            let x = cg.load_elem(ty, at(k).map_err(e(name))?).map_err(e(name))?;
+            acc = ctx.combine_reduced(cg, root, acc, x).map_err(e(name))?;
+        }
+        cg.store_elem(ty, *out_ptr, acc).map_err(e(name))?;
+        Ok(true)
+    }
+
     /// Outline a loop over `loop_shape` into its own function and call it
     /// (in parallel when large).
     #[allow(clippy::type_complexity)]
@@ -485,6 +599,27 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         outs: &[(PointerValue<'ctx>, ArrayShape)],
         loop_shape: &ArrayShape,
         name: &str,
+        body: &mut dyn FnMut(
+            &Cg<'_, 'ctx>,
+            &mut ElementalCtx<'a, 'ctx>,
+            &[(PointerValue<'ctx>, ArrayShape)],
+            &[IntValue<'ctx>],
+        ) -> hlox_codegen::Result<()>,
+    ) -> R<()> {
+        self.emit_loop_with_work(gen_comp, sources, outs, loop_shape, name, 1, body)
+    }
+
+    /// [`Self::emit_loop`] where each element costs about `work` elements
+    /// (the reduced size of reductions), for the parallel decision.
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
+    fn emit_loop_with_work(
+        &mut self,
+        gen_comp: &'a Computation,
+        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
+        outs: &[(PointerValue<'ctx>, ArrayShape)],
+        loop_shape: &ArrayShape,
+        name: &str,
+        work: usize,
         body: &mut dyn FnMut(
             &Cg<'_, 'ctx>,
             &mut ElementalCtx<'a, 'ctx>,
@@ -573,7 +708,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         // Back in the caller.
         b.position_at_end(caller_bb);
         let n = outer_extent(loop_shape);
-        let total = loop_shape.element_count();
+        let total = loop_shape.element_count().saturating_mul(work.max(1));
         if total >= self.par_threshold && n >= 2 && self.threads > 1 {
             let chunks = (self.threads as i64 * 4).min(n);
             let pf = cg.ctx.void_type().fn_type(

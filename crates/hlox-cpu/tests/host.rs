@@ -768,12 +768,13 @@ ENTRY e {
     check_all(&[
         ("argmax", argmax),
         ("while dus", while_dus),
-        ("conditional and call", conditional),
         ("map and reduce", &map_reduce),
         ("fusion with a tuple parameter", "HloModule m\nfused_t {\n  p = (f32[16,8]{1,0}, f32[]) parameter(0)\n  a = f32[16,8]{1,0} get-tuple-element(p), index=0\n  s = f32[] get-tuple-element(p), index=1\n  sb = f32[16,8]{1,0} broadcast(s), dimensions={}\n  ROOT r = f32[16,8]{1,0} add(a, sb)\n}\nENTRY e {\n  a = f32[16,8]{1,0} parameter(0)\n  s = f32[] parameter(1)\n  t = (f32[16,8]{1,0}, f32[]) tuple(a, s)\n  ROOT f = f32[16,8]{1,0} fusion(t), kind=kLoop, calls=fused_t\n}\n"),
     ]);
     // The dot (a runtime kernel) sums in a different order than the evaluator.
     check_text_tol(fusions, 1e-5).unwrap();
+    // Branch b1's f32 exp is a polynomial within 1 ulp of the evaluator's libm.
+    check_text_tol(conditional, 1e-6).unwrap();
 }
 
 // ---------------------------------------------------------------------------
@@ -1357,4 +1358,279 @@ fn arguments_in_other_layouts_are_relaid_out() {
     let a = Literal::from_vec(&[2, 3], &[1i32, 2, 3, 4, 5, 6]).unwrap();
     let out = exe.execute(&[&a]).unwrap();
     assert_eq!(out.to_vec::<i32>().unwrap(), vec![1, 4, 2, 5, 3, 6]);
+}
+
+// ---------------------------------------------------------------------------
+// Fast paths: vectorized reductions and f32 transcendental approximations.
+
+mod fast_paths {
+    use super::*;
+
+    fn run1(text: &str, args: &[Literal]) -> (Literal, Literal) {
+        let m = parse_module(text).unwrap();
+        hlox_hlo::verifier::verify_module(&m).unwrap();
+        let (c, e) = run_both(&m, args);
+        (c.unwrap(), e.unwrap())
+    }
+
+    /// Distance in units in the last place (signed zeros equal).
+    fn ulps(a: f32, b: f32) -> u64 {
+        let o = |x: f32| -> i64 {
+            let b = x.to_bits();
+            if b >> 31 == 1 {
+                -((b & 0x7fff_ffff) as i64)
+            } else {
+                b as i64
+            }
+        };
+        (o(a) - o(b)).unsigned_abs()
+    }
+
+    #[test]
+    fn f32_exp_log_tanh_logistic_within_claimed_ulps_of_the_evaluator() {
+        let mut xs: Vec<f32> = Vec::new();
+        let n = 200_000;
+        for i in 0..n {
+            xs.push(-110.0 + 205.0 * i as f32 / n as f32);
+        }
+        for i in 0..n {
+            xs.push(-12.0 + 24.0 * i as f32 / n as f32);
+        }
+        // Positive floats by their bits (every binade), and their negatives.
+        let mut bits = 0u32;
+        while bits < 0x7f80_0000 {
+            xs.push(f32::from_bits(bits));
+            xs.push(-f32::from_bits(bits));
+            bits += 9973;
+        }
+        xs.extend([
+            0.0,
+            -0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+            88.72283,
+            88.72284,
+            -87.33654,
+            -103.9,
+            f32::MAX,
+            f32::MIN,
+            1.0,
+            0.55,
+            -0.55,
+            1e-4,
+        ]);
+        let len = xs.len();
+        let text = format!(
+            "HloModule m\nENTRY e {{\n p = f32[{len}] parameter(0)\n a = f32[{len}] exponential(p)\n b = f32[{len}] log(p)\n c = f32[{len}] tanh(p)\n d = f32[{len}] logistic(p)\n ROOT t = (f32[{len}], f32[{len}], f32[{len}], f32[{len}]) tuple(a, b, c, d)\n}}\n"
+        );
+        let arg = Literal::from_vec(&[len as i64], &xs).unwrap();
+        let (c, e) = run1(&text, &[arg]);
+        let bounds = [("exp", 1u64), ("log", 1), ("tanh", 6), ("logistic", 4)];
+        let (cl, el) = (c.into_leaves(), e.into_leaves());
+        for (k, (name, bound)) in bounds.iter().enumerate() {
+            let g: Vec<f32> = cl[k].to_vec().unwrap();
+            let w: Vec<f32> = el[k].to_vec().unwrap();
+            let mut worst = (0u64, 0.0f32);
+            for i in 0..len {
+                let (a, b) = (g[i], w[i]);
+                if a.is_nan() || b.is_nan() {
+                    assert!(
+                        a.is_nan() && b.is_nan(),
+                        "{name}({}) = {a}, want {b}",
+                        xs[i]
+                    );
+                    continue;
+                }
+                if a.is_infinite() || b.is_infinite() || a == 0.0 || b == 0.0 {
+                    // Exact special values; a result within 2 ulp of the
+                    // smallest normal may flush to zero on one side only.
+                    let tiny = |v: f32| v.abs() <= f32::MIN_POSITIVE * 1.000_001;
+                    assert!(
+                        a == b || (a == 0.0 && tiny(b)) || (b == 0.0 && tiny(a)),
+                        "{name}({:e}) = {a:e}, want {b:e}",
+                        xs[i]
+                    );
+                    continue;
+                }
+                if *name == "tanh" {
+                    assert!(
+                        (a - b).abs() < 4e-7,
+                        "tanh({:e}) = {a:e}, want {b:e}",
+                        xs[i]
+                    );
+                }
+                let u = ulps(a, b);
+                if u > worst.0 {
+                    worst = (u, xs[i]);
+                }
+            }
+            eprintln!("{name}: max {} ulp at {:e}", worst.0, worst.1);
+            assert!(
+                worst.0 <= *bound,
+                "{name}: {} ulp at x = {:e} (bound {bound})",
+                worst.0,
+                worst.1
+            );
+        }
+    }
+
+    #[test]
+    fn large_float_sum_is_exact_on_exact_data_and_accurate_on_random_data() {
+        // Multiples of 1/4 below 2^22: every partial sum is exact, whatever the order.
+        let n: u64 = 1 << 21;
+        let xs: Vec<f32> = (0..n).map(|i| ((i * 7919) % 4) as f32 * 0.25).collect();
+        let text = format!("HloModule m\nadd {{\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}}\nENTRY e {{\n p = f32[{n}] parameter(0)\n z = f32[] constant(0)\n ROOT r = f32[] reduce(p, z), dimensions={{0}}, to_apply=add\n}}\n");
+        let (c, e) = run1(&text, &[Literal::from_vec(&[n as i64], &xs).unwrap()]);
+        assert_eq!(c, e);
+        let want: f64 = xs.iter().map(|&x| x as f64).sum();
+        assert_eq!(c.to_vec::<f32>().unwrap()[0] as f64, want);
+        // Random data: closer to the f64 sum than 1e-5 relative.
+        let ys: Vec<f32> = (0..n)
+            .map(|i| (((i as u64 * 2654435761) % 1000) as f32) / 997.0 + 0.1)
+            .collect();
+        let (c, _) = run1(&text, &[Literal::from_vec(&[n as i64], &ys).unwrap()]);
+        let want: f64 = ys.iter().map(|&x| x as f64).sum();
+        let got = c.to_vec::<f32>().unwrap()[0] as f64;
+        assert!(((got - want) / want).abs() < 1e-6, "{got} vs {want}");
+    }
+
+    #[test]
+    fn max_and_min_reductions_propagate_nan() {
+        for (op, init) in [("maximum", "-inf"), ("minimum", "inf")] {
+            let n = 10_000;
+            let mut xs: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin()).collect();
+            let text = format!("HloModule m\nf {{\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] {op}(a, b)\n}}\nENTRY e {{\n p = f32[{n}] parameter(0)\n z = f32[] constant({init})\n ROOT r = f32[] reduce(p, z), dimensions={{0}}, to_apply=f\n}}\n");
+            let (c, e) = run1(&text, &[Literal::from_vec(&[n as i64], &xs).unwrap()]);
+            assert_eq!(c, e, "{op}");
+            xs[6543] = f32::NAN;
+            let (c, e) = run1(&text, &[Literal::from_vec(&[n as i64], &xs).unwrap()]);
+            assert!(c.to_vec::<f32>().unwrap()[0].is_nan(), "{op}");
+            assert!(e.to_vec::<f32>().unwrap()[0].is_nan(), "{op}");
+        }
+    }
+
+    #[test]
+    fn integer_row_and_empty_reductions_match_the_evaluator() {
+        let cases = [
+            ("s32 add", "s32", "add", "0", "[4099]", "{0}", "[]"),
+            (
+                "s64 multiply",
+                "s64",
+                "multiply",
+                "1",
+                "[37,300]",
+                "{1}",
+                "[37]",
+            ),
+            (
+                "u8 maximum",
+                "u8",
+                "maximum",
+                "0",
+                "[64,513]",
+                "{0,1}",
+                "[]",
+            ),
+            (
+                "s16 minimum",
+                "s16",
+                "minimum",
+                "32767",
+                "[5000]",
+                "{0}",
+                "[]",
+            ),
+            (
+                "u32 and",
+                "u32",
+                "and",
+                "4294967295",
+                "[300,70]",
+                "{0}",
+                "[70]",
+            ),
+            ("s32 or", "s32", "or", "0", "[300,70]", "{1}", "[300]"),
+            ("pred or", "pred", "or", "false", "[1000]", "{0}", "[]"),
+            (
+                "f32 row sum",
+                "f32",
+                "add",
+                "0",
+                "[256,1024]",
+                "{1}",
+                "[256]",
+            ),
+            (
+                "f32 row max",
+                "f32",
+                "maximum",
+                "-inf",
+                "[256,1024]",
+                "{1}",
+                "[256]",
+            ),
+            (
+                "f32 column sum",
+                "f32",
+                "add",
+                "0",
+                "[1024,64]",
+                "{0}",
+                "[64]",
+            ),
+            ("f64 sum 2d", "f64", "add", "0", "[300,700]", "{0,1}", "[]"),
+            ("f32 empty", "f32", "add", "1.5", "[7,0]", "{1}", "[7]"),
+            // Large reductions to one element run split across threads
+            // (init used once for add/multiply, identity in the other parts).
+            ("s32 add split", "s32", "add", "5", "[200000]", "{0}", "[]"),
+            (
+                "s64 multiply split",
+                "s64",
+                "multiply",
+                "3",
+                "[100000]",
+                "{0}",
+                "[]",
+            ),
+            (
+                "u8 minimum split",
+                "u8",
+                "minimum",
+                "7",
+                "[70000]",
+                "{0}",
+                "[]",
+            ),
+            (
+                "f32 maximum split",
+                "f32",
+                "maximum",
+                "-inf",
+                "[300,1000]",
+                "{0,1}",
+                "[]",
+            ),
+            (
+                "f32 add split 3d",
+                "f32",
+                "add",
+                "0.25",
+                "[1,40,50,60]",
+                "{1,2,3}",
+                "[1]",
+            ),
+            ("s32 empty", "s32", "maximum", "-5", "[0,3]", "{0}", "[3]"),
+        ];
+        for (name, ty, op, init, dims, red, out) in cases {
+            let text = format!("HloModule m\nf {{\n a = {ty}[] parameter(0)\n b = {ty}[] parameter(1)\n ROOT s = {ty}[] {op}(a, b)\n}}\nENTRY e {{\n p = {ty}{dims} parameter(0)\n z = {ty}[] constant({init})\n ROOT r = {ty}{out} reduce(p, z), dimensions={red}, to_apply=f\n}}\n");
+            // Reassociated float sums: absolute error up to n * eps * max|x|.
+            let tol = if ty.starts_with('f') { 1e-3 } else { 0.0 };
+            check_text_tol(&text, tol).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
 }
