@@ -192,3 +192,6 @@ pub fn registry_for(case: &CorpusCase) -> hlox_ffi::Registry {
 /// Cases whose custom calls use XLA's typed FFI (api_version 4), which hlox
 /// does not run yet: binding must reject them with a clear error.
 pub const TYPED_FFI_CASES: &[&str] = &["cc_axpby_ffi", "cc_do_custom_call_v4", "cc_in_graph"];
+
+#[path = "custom_call_suite.rs"]
+pub mod custom_call_suite;

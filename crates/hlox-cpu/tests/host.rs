@@ -828,27 +828,15 @@ mod random_programs {
 // Custom calls, compiled (the cases of tests/tests/custom_calls.rs).
 
 mod custom_calls {
+    //! The shared custom-call cases (hlox_tests::custom_call_suite), compiled,
+    //! plus what only a compiler has: compile-time errors and one executable
+    //! run from many threads.
     use super::*;
     use hlox_cpu::{CompileError, Executable};
-    use hlox_ffi::{encode_opaque, Registry};
-    use hlox_targets::AxpbyOpaque;
+    use hlox_ffi::Registry;
+    use hlox_tests::custom_call_suite::{self as suite, Engine, Prepared};
 
-    fn module(text: &str) -> Module {
-        let m = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
-        hlox_hlo::verifier::verify_module(&m).unwrap_or_else(|e| panic!("{e}"));
-        m
-    }
-
-    pub(super) fn static_targets() -> Arc<Registry> {
-        let _ = hlox_targets::do_custom_call as fn(_, _);
-        Arc::new(Registry::with_static_targets().expect("static targets register"))
-    }
-
-    fn plugin(path: &str) -> Arc<Registry> {
-        let r = Registry::new();
-        r.load_library(path).unwrap();
-        Arc::new(r)
-    }
+    pub(super) use suite::{seed_inputs, seed_module, static_targets, ORIGINAL};
 
     pub(super) fn build(m: &Module, r: &Arc<Registry>) -> Result<Executable, CompileError> {
         compile(
@@ -860,302 +848,41 @@ mod custom_calls {
         )
     }
 
-    pub(super) fn seed_inputs() -> (Vec<f32>, Vec<f32>, Vec<f32>) {
-        let b: Vec<f32> = (0..128).map(|i| i as f32 * 0.5).collect();
-        let c: Vec<f32> = (0..2048).map(|i| (i as f32).sin()).collect();
-        let want: Vec<f32> = (0..2048).map(|i| (b[i % 128] + c[i]) * 2.0).collect();
-        (b, c, want)
-    }
+    /// The Host backend as a suite engine: prepare = compile, run = execute.
+    struct Host;
 
-    pub(super) fn seed_module(target: &str, api: &str) -> Module {
-        module(&format!(
-            r#"HloModule seed
+    struct Compiled(Executable);
 
-ENTRY main {{
-  b = f32[128]{{0}} parameter(0)
-  c = f32[2048]{{0}} parameter(1)
-  cc = f32[2048]{{0}} custom-call(b, c), custom_call_target="{target}"{api}
-  two = f32[] constant(2)
-  twos = f32[2048]{{0}} broadcast(two), dimensions={{}}
-  ROOT out = f32[2048]{{0}} multiply(cc, twos)
-}}
-"#
-        ))
-    }
-
-    fn run_seed(r: &Arc<Registry>, target: &str, api: &str) -> Result<Vec<f32>, String> {
-        let (b, c, _) = seed_inputs();
-        let exe = build(&seed_module(target, api), r).map_err(|e| e.to_string())?;
-        let out = exe
-            .execute(&[&Literal::r1(&b), &Literal::r1(&c)])
-            .map_err(|e| e.to_string())?;
-        Ok(out.to_vec::<f32>().unwrap())
-    }
-
-    fn assert_seed(got: Vec<f32>) {
-        assert_eq!(got, seed_inputs().2);
-    }
-
-    const ORIGINAL: &str = "";
-    const STATUS: &str = ", api_version=API_VERSION_STATUS_RETURNING";
-    const UNIFIED: &str = ", api_version=API_VERSION_STATUS_RETURNING_UNIFIED";
-
-    #[test]
-    fn every_host_api_version_from_rust_and_c_plugins() {
-        for r in [
-            static_targets(),
-            plugin(hlox_targets::C_PLUGIN_WITH_REGISTRATION),
-            plugin(hlox_targets::C_PLUGIN_SYMBOLS_ONLY),
-        ] {
-            let s = |n: &str| {
-                if r.lookup(n, hlox_ffi::Platform::Host).is_some() {
-                    n.to_string()
-                } else {
-                    "do_custom_call".into()
-                }
-            };
-            assert_seed(run_seed(&r, "do_custom_call", ORIGINAL).unwrap());
-            assert_seed(run_seed(&r, &s("do_custom_call_status"), STATUS).unwrap());
-            assert_seed(run_seed(&r, &s("do_custom_call_unified"), UNIFIED).unwrap());
+    impl Prepared for Compiled {
+        fn run(&self, args: &[Literal]) -> Result<Literal, String> {
+            self.0
+                .execute(&args.iter().collect::<Vec<_>>())
+                .map_err(|e| e.to_string())
         }
     }
 
-    #[test]
-    fn tuple_operand_and_tuple_result_with_scratch() {
-        let text = r#"HloModule tuples
-
-ENTRY main {
-  a = f32[4]{0} parameter(0)
-  b = f32[4]{0} parameter(1)
-  c = f32[4]{0} parameter(2)
-  inner = (f32[4]{0}, f32[4]{0}) tuple(b, c)
-  arg = (f32[4]{0}, (f32[4]{0}, f32[4]{0})) tuple(a, inner)
-  cc = (f32[4]{0}, f32[4]{0}) custom-call(arg), custom_call_target="tuple_fma", api_version=API_VERSION_STATUS_RETURNING
-  ROOT out = f32[4]{0} get-tuple-element(cc), index=0
-}
-"#;
-        let args = [
-            Literal::r1(&[1f32, 2., 3., 4.]),
-            Literal::r1(&[10f32, 20., 30., 40.]),
-            Literal::r1(&[0.5f32, 0.25, 2., -1.]),
-        ];
-        for r in [
-            static_targets(),
-            plugin(hlox_targets::C_PLUGIN_WITH_REGISTRATION),
-        ] {
-            let exe = build(&module(text), &r).unwrap();
-            let out = exe.execute(&args.iter().collect::<Vec<_>>()).unwrap();
-            assert_eq!(out.to_vec::<f32>().unwrap(), vec![6., 7., 63., -36.]);
+    impl Engine for Host {
+        fn prepare(
+            &self,
+            module: &Module,
+            registry: &Arc<Registry>,
+        ) -> Result<Box<dyn Prepared>, String> {
+            Ok(Box::new(Compiled(
+                build(module, registry).map_err(|e| e.to_string())?,
+            )))
         }
     }
 
-    #[test]
-    fn opaque_bytes_including_nul_reach_the_target_exactly() {
-        let text = r#"HloModule opaque
-
-ENTRY main {
-  ROOT cc = (s64[], u8[32]{0}) custom-call(), custom_call_target="opaque_echo", backend_config="ab\000c\377\n\"z", api_version=API_VERSION_STATUS_RETURNING_UNIFIED
-}
-"#;
-        let out = build(&module(text), &static_targets())
-            .unwrap()
-            .execute(&[])
-            .unwrap();
-        let leaves = out.leaves();
-        let want: &[u8] = b"ab\0c\xff\n\"z";
-        assert_eq!(leaves[0].get_first::<i64>().unwrap(), want.len() as i64);
-        assert_eq!(&leaves[1].to_vec::<u8>().unwrap()[..want.len()], want);
-    }
+    hlox_tests::custom_call_suite_tests!(Host);
 
     #[test]
-    fn axpby_with_serde_opaque_in_rust_and_c() {
-        let opaque = encode_opaque(&AxpbyOpaque {
-            alpha: 2.0,
-            beta: -0.5,
-            n: 3,
-        })
-        .unwrap();
-        let b = hlox_hlo::builder::XlaBuilder::new("axpby");
-        let s = hlox_hlo::Shape::array(ElementType::F32, vec![3]);
-        let x = b.parameter(0, &s, "x").unwrap();
-        let y = b.parameter(1, &s, "y").unwrap();
-        let z = b
-            .custom_call(
-                "axpby",
-                &[x, y],
-                &s,
-                &opaque,
-                false,
-                &[],
-                hlox_hlo::CustomCallSchedule::None,
-                hlox_hlo::CustomCallApiVersion::StatusReturningUnified,
-            )
-            .unwrap();
-        let m = b.build_module(z).unwrap();
-        let args = [Literal::r1(&[1f32, 2., 3.]), Literal::r1(&[4f32, 8., -2.])];
-        for r in [
-            static_targets(),
-            plugin(hlox_targets::C_PLUGIN_SYMBOLS_ONLY),
-        ] {
-            let out = build(&m, &r)
-                .unwrap()
-                .execute(&[&args[0], &args[1]])
-                .unwrap();
-            assert_eq!(out.to_vec::<f32>().unwrap(), vec![0., 0., 7.]);
-        }
-    }
-
-    #[test]
-    fn failure_message_names_instruction_and_target_and_the_executable_runs_again() {
-        let r = static_targets();
-        let x = Literal::r1(&[1f32; 4]);
-        let m = module(
-            r#"HloModule fails
-
-ENTRY main {
-  x = f32[4]{0} parameter(0)
-  ROOT boom = f32[4]{0} custom-call(x), custom_call_target="always_fails", api_version=API_VERSION_STATUS_RETURNING
-}
-"#,
-        );
-        let exe = build(&m, &r).unwrap();
-        for _ in 0..3 {
-            let e = exe.execute(&[&x]).unwrap_err().to_string();
-            assert!(e.contains("boom"), "{e}");
-            assert!(e.contains("always_fails"), "{e}");
-            assert!(e.contains("the target reports an error"), "{e}");
-        }
-        let m = module(
-            r#"HloModule fails
-
-ENTRY main {
-  x = f32[4]{0} parameter(0)
-  ROOT f = f32[4]{0} custom-call(x), custom_call_target="fail_with_opaque", backend_config="before\000after", api_version=API_VERSION_STATUS_RETURNING_UNIFIED
-}
-"#,
-        );
-        let e = build(&m, &r)
-            .unwrap()
-            .execute(&[&x])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("before") && !e.contains("after"), "{e}");
-        // A module whose call fails only on some inputs stays usable.
-        let seed = build(&seed_module("do_custom_call", ORIGINAL), &r).unwrap();
-        let (b, c, want) = seed_inputs();
-        assert_eq!(
-            seed.execute(&[&Literal::r1(&b), &Literal::r1(&c)])
-                .unwrap()
-                .to_vec::<f32>()
-                .unwrap(),
-            want
-        );
-    }
-
-    #[test]
-    fn failure_inside_a_while_loop_stops_the_run() {
-        let m = module(
-            r#"HloModule loop
-
-cond {
-  s = (s32[], f32[4]{0}) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] constant(3)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-
-body {
-  s = (s32[], f32[4]{0}) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  v = f32[4]{0} get-tuple-element(s), index=1
-  one = s32[] constant(1)
-  j = s32[] add(i, one)
-  w = f32[4]{0} custom-call(v), custom_call_target="always_fails", api_version=API_VERSION_STATUS_RETURNING
-  ROOT t = (s32[], f32[4]{0}) tuple(j, w)
-}
-
-ENTRY main {
-  x = f32[4]{0} parameter(0)
-  zero = s32[] constant(0)
-  init = (s32[], f32[4]{0}) tuple(zero, x)
-  ROOT w = (s32[], f32[4]{0}) while(init), condition=cond, body=body
-}
-"#,
-        );
-        let exe = build(&m, &static_targets()).unwrap();
-        let e = exe.execute(&[&Literal::r1(&[1f32; 4])]).unwrap_err();
-        assert!(matches!(e, ExecError::Runtime(_)), "{e}");
-        let s = e.to_string();
-        assert!(s.contains("always_fails") && s.contains(" w "), "{s}");
-    }
-
-    #[test]
-    fn panicking_rust_targets_become_errors_and_the_process_survives() {
-        let r = static_targets();
-        let x = Literal::r1(&[1f32; 4]);
-        for (target, api) in [
-            ("panics", "API_VERSION_STATUS_RETURNING"),
-            ("panics_original", "API_VERSION_ORIGINAL"),
-            ("panics_unwind", "API_VERSION_STATUS_RETURNING_UNIFIED"),
-        ] {
-            let m = module(&format!(
-                "HloModule p\n\nENTRY main {{\n  x = f32[4]{{0}} parameter(0)\n  ROOT p = f32[4]{{0}} custom-call(x), custom_call_target=\"{target}\", api_version={api}\n}}\n"
-            ));
-            let e = build(&m, &r)
-                .unwrap()
-                .execute(&[&x])
-                .unwrap_err()
-                .to_string();
-            assert!(e.contains(target) && e.contains("panic"), "{target}: {e}");
-        }
-        assert_seed(run_seed(&r, "do_custom_call", ORIGINAL).unwrap());
-    }
-
-    #[test]
-    fn missing_target_is_a_compile_error_with_suggestion() {
+    fn error_kinds() {
         let e = build(&seed_module("do_custom_cal", ORIGINAL), &static_targets())
             .err()
             .unwrap();
-        let s = e.to_string();
-        assert!(matches!(e, CompileError::Bind(_)), "{s}");
-        assert!(s.contains("do_custom_cal") && s.contains("Host"), "{s}");
-        assert!(s.contains("did you mean") || s.contains("closest"), "{s}");
-        assert!(s.contains("\"do_custom_call\""), "{s}");
-    }
-
-    #[test]
-    fn api_version_mismatch_is_a_compile_error_naming_both_versions() {
-        let e = build(
-            &seed_module("do_custom_call_status", ORIGINAL),
-            &static_targets(),
-        )
-        .err()
-        .unwrap()
-        .to_string();
-        assert!(
-            e.contains("API_VERSION_STATUS_RETURNING") && e.contains("API_VERSION_ORIGINAL"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn output_to_operand_aliasing_gives_the_target_one_buffer() {
-        let m = module(
-            r#"HloModule alias
-
-ENTRY main {
-  x = f32[4]{0} parameter(0)
-  ROOT y = f32[4]{0} custom-call(x), custom_call_target="inplace_add_one", output_to_operand_aliasing={{}: (0, {})}, api_version=API_VERSION_STATUS_RETURNING
-}
-"#,
-        );
-        let x = Literal::r1(&[1f32, 2., 3., 4.]);
-        let out = build(&m, &static_targets())
-            .unwrap()
-            .execute(&[&x])
-            .unwrap();
-        assert_eq!(out.to_vec::<f32>().unwrap(), vec![2., 3., 4., 5.]);
-        assert_eq!(x.to_vec::<f32>().unwrap(), vec![1., 2., 3., 4.]);
+        assert!(matches!(e, CompileError::Bind(_)), "{e}");
+        let err = suite::failure_inside_a_while_loop_stops_the_run(&Host);
+        assert!(err.contains(" w "), "names the while's custom call: {err}");
     }
 
     #[test]

@@ -1,0 +1,425 @@
+//! The custom-call cases, written once and run by every engine: the
+//! reference evaluator (tests/tests/custom_calls.rs) and the Host backend
+//! (crates/hlox-cpu/tests/host.rs). Each case panics with a message when the
+//! engine gets it wrong.
+
+use hlox_ffi::{encode_opaque, Platform, Registry};
+use hlox_hlo::text::parse_module;
+use hlox_hlo::verifier::verify_module;
+use hlox_hlo::{Literal, Module};
+use hlox_targets::AxpbyOpaque;
+use std::sync::Arc;
+
+/// A module made ready to run: bound (and, for a compiler, compiled).
+pub trait Prepared {
+    fn run(&self, args: &[Literal]) -> Result<Literal, String>;
+}
+
+/// How the suite runs a module: prepare once (bind every custom-call target
+/// of `registry`, compile), then run any number of times.
+pub trait Engine {
+    fn prepare(
+        &self,
+        module: &Module,
+        registry: &Arc<Registry>,
+    ) -> Result<Box<dyn Prepared>, String>;
+}
+
+fn run_once(
+    e: &dyn Engine,
+    m: &Module,
+    r: &Arc<Registry>,
+    args: &[Literal],
+) -> Result<Literal, String> {
+    e.prepare(m, r)?.run(args)
+}
+
+pub fn module(text: &str) -> Module {
+    let m = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+    verify_module(&m).unwrap_or_else(|e| panic!("{e}"));
+    m
+}
+
+/// The targets of the `hlox-targets` crate, registered by the macro.
+pub fn static_targets() -> Arc<Registry> {
+    let _ = hlox_targets::do_custom_call as fn(_, _);
+    Arc::new(Registry::with_static_targets().expect("static targets register"))
+}
+
+/// A registry holding one plugin library.
+pub fn plugin(path: &str) -> Arc<Registry> {
+    let r = Registry::new();
+    r.load_library(path).unwrap_or_else(|e| panic!("{e}"));
+    Arc::new(r)
+}
+
+/// B, C and the expected result `2 * (B[i % 128] + C[i])` of [`seed_module`].
+pub fn seed_inputs() -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let b: Vec<f32> = (0..128).map(|i| i as f32 * 0.5).collect();
+    let c: Vec<f32> = (0..2048).map(|i| (i as f32).sin()).collect();
+    let want: Vec<f32> = (0..2048).map(|i| (b[i % 128] + c[i]) * 2.0).collect();
+    (b, c, want)
+}
+
+pub const ORIGINAL: &str = "";
+pub const STATUS: &str = ", api_version=API_VERSION_STATUS_RETURNING";
+pub const UNIFIED: &str = ", api_version=API_VERSION_STATUS_RETURNING_UNIFIED";
+
+/// The seed program, with the custom call's result fed into more HLO.
+pub fn seed_module(target: &str, api: &str) -> Module {
+    module(&format!(
+        r#"HloModule seed
+
+ENTRY main {{
+  b = f32[128]{{0}} parameter(0)
+  c = f32[2048]{{0}} parameter(1)
+  cc = f32[2048]{{0}} custom-call(b, c), custom_call_target="{target}"{api}
+  two = f32[] constant(2)
+  twos = f32[2048]{{0}} broadcast(two), dimensions={{}}
+  ROOT out = f32[2048]{{0}} multiply(cc, twos)
+}}
+"#
+    ))
+}
+
+pub fn seed_args() -> [Literal; 2] {
+    let (b, c, _) = seed_inputs();
+    [Literal::r1(&b), Literal::r1(&c)]
+}
+
+fn run_seed(
+    e: &dyn Engine,
+    r: &Arc<Registry>,
+    target: &str,
+    api: &str,
+) -> Result<Vec<f32>, String> {
+    let out = run_once(e, &seed_module(target, api), r, &seed_args())?;
+    Ok(out.to_vec::<f32>().expect("f32 result"))
+}
+
+fn assert_seed(got: Vec<f32>) {
+    assert_eq!(got, seed_inputs().2);
+}
+
+/// The seed target in every Host api_version, from Rust, from a C plugin
+/// with a registration function, and from a C plugin found by symbol.
+pub fn every_host_api_version(e: &dyn Engine) {
+    for r in [
+        static_targets(),
+        plugin(hlox_targets::C_PLUGIN_WITH_REGISTRATION),
+        plugin(hlox_targets::C_PLUGIN_SYMBOLS_ONLY),
+    ] {
+        assert_seed(run_seed(e, &r, "do_custom_call", ORIGINAL).unwrap());
+        assert_seed(run_seed(e, &r, "do_custom_call_status", STATUS).unwrap());
+        assert_seed(run_seed(e, &r, "do_custom_call_unified", UNIFIED).unwrap());
+    }
+}
+
+/// A tuple operand (nested) and a tuple result whose second element is scratch.
+pub fn tuple_operand_and_tuple_result_with_scratch(e: &dyn Engine) {
+    let m = module(
+        r#"HloModule tuples
+
+ENTRY main {
+  a = f32[4]{0} parameter(0)
+  b = f32[4]{0} parameter(1)
+  c = f32[4]{0} parameter(2)
+  inner = (f32[4]{0}, f32[4]{0}) tuple(b, c)
+  arg = (f32[4]{0}, (f32[4]{0}, f32[4]{0})) tuple(a, inner)
+  cc = (f32[4]{0}, f32[4]{0}) custom-call(arg), custom_call_target="tuple_fma", api_version=API_VERSION_STATUS_RETURNING
+  ROOT out = f32[4]{0} get-tuple-element(cc), index=0
+}
+"#,
+    );
+    let args = [
+        Literal::r1(&[1f32, 2., 3., 4.]),
+        Literal::r1(&[10f32, 20., 30., 40.]),
+        Literal::r1(&[0.5f32, 0.25, 2., -1.]),
+    ];
+    for r in [
+        static_targets(),
+        plugin(hlox_targets::C_PLUGIN_WITH_REGISTRATION),
+    ] {
+        let out = run_once(e, &m, &r, &args).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), vec![6., 7., 63., -36.]);
+    }
+}
+
+/// Opaque bytes with NUL, 0xff, newline and quote reach the target exactly.
+pub fn opaque_bytes_including_nul_reach_the_target_exactly(e: &dyn Engine) {
+    let m = module(
+        r#"HloModule opaque
+
+ENTRY main {
+  ROOT cc = (s64[], u8[32]{0}) custom-call(), custom_call_target="opaque_echo", backend_config="ab\000c\377\n\"z", api_version=API_VERSION_STATUS_RETURNING_UNIFIED
+}
+"#,
+    );
+    let out = run_once(e, &m, &static_targets(), &[]).unwrap();
+    let leaves = out.leaves();
+    let want: &[u8] = b"ab\0c\xff\n\"z";
+    assert_eq!(leaves[0].get_first::<i64>().unwrap(), want.len() as i64);
+    assert_eq!(&leaves[1].to_vec::<u8>().unwrap()[..want.len()], want);
+}
+
+/// MLX's axpby with alpha/beta in a serde opaque, in Rust and in C, built
+/// with the builder and passed through HLO text.
+pub fn axpby_with_serde_opaque_in_rust_and_c(e: &dyn Engine) {
+    let opaque = encode_opaque(&AxpbyOpaque {
+        alpha: 2.0,
+        beta: -0.5,
+        n: 3,
+    })
+    .unwrap();
+    let b = hlox_hlo::builder::XlaBuilder::new("axpby");
+    let s = hlox_hlo::Shape::array(hlox_hlo::ElementType::F32, vec![3]);
+    let x = b.parameter(0, &s, "x").unwrap();
+    let y = b.parameter(1, &s, "y").unwrap();
+    let z = b
+        .custom_call(
+            "axpby",
+            &[x, y],
+            &s,
+            &opaque,
+            false,
+            &[],
+            hlox_hlo::CustomCallSchedule::None,
+            hlox_hlo::CustomCallApiVersion::StatusReturningUnified,
+        )
+        .unwrap();
+    let m = module(&hlox_hlo::text::print_module(&b.build_module(z).unwrap()));
+    let args = [Literal::r1(&[1f32, 2., 3.]), Literal::r1(&[4f32, 8., -2.])];
+    for r in [
+        static_targets(),
+        plugin(hlox_targets::C_PLUGIN_SYMBOLS_ONLY),
+    ] {
+        assert_eq!(
+            run_once(e, &m, &r, &args).unwrap().to_vec::<f32>().unwrap(),
+            vec![0., 0., 7.]
+        );
+    }
+}
+
+/// A status failure reaches the caller with instruction, target and message
+/// (cut at the first NUL, as XLA does), and the prepared module runs again.
+pub fn failure_message_reaches_the_caller_and_the_module_runs_again(e: &dyn Engine) {
+    let r = static_targets();
+    let x = [Literal::r1(&[1f32; 4])];
+    let m = module(
+        r#"HloModule fails
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  ROOT boom = f32[4]{0} custom-call(x), custom_call_target="always_fails", api_version=API_VERSION_STATUS_RETURNING
+}
+"#,
+    );
+    let p = e.prepare(&m, &r).unwrap();
+    for _ in 0..3 {
+        let err = p.run(&x).unwrap_err();
+        assert!(
+            err.contains("boom") && err.contains("always_fails"),
+            "{err}"
+        );
+        assert!(err.contains("the target reports an error"), "{err}");
+    }
+    let m = module(
+        r#"HloModule fails
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  ROOT f = f32[4]{0} custom-call(x), custom_call_target="fail_with_opaque", backend_config="before\000after", api_version=API_VERSION_STATUS_RETURNING_UNIFIED
+}
+"#,
+    );
+    let err = run_once(e, &m, &r, &x).unwrap_err();
+    assert!(err.contains("before") && !err.contains("after"), "{err}");
+    assert_seed(run_seed(e, &r, "do_custom_call", ORIGINAL).unwrap());
+}
+
+/// A failure inside a while body stops the whole run.
+pub fn failure_inside_a_while_loop_stops_the_run(e: &dyn Engine) -> String {
+    let m = module(
+        r#"HloModule loop
+
+cond {
+  s = (s32[], f32[4]{0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+
+body {
+  s = (s32[], f32[4]{0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[4]{0} get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = f32[4]{0} custom-call(v), custom_call_target="always_fails", api_version=API_VERSION_STATUS_RETURNING
+  ROOT t = (s32[], f32[4]{0}) tuple(j, w)
+}
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[4]{0}) tuple(zero, x)
+  ROOT w = (s32[], f32[4]{0}) while(init), condition=cond, body=body
+}
+"#,
+    );
+    let err = run_once(e, &m, &static_targets(), &[Literal::r1(&[1f32; 4])]).unwrap_err();
+    assert!(
+        err.contains("always_fails") && err.contains("the target reports an error"),
+        "{err}"
+    );
+    err
+}
+
+/// Rust targets that panic (status-returning, ORIGINAL, extern "C-unwind")
+/// become errors, and the process goes on.
+pub fn panicking_rust_targets_become_errors(e: &dyn Engine) {
+    let r = static_targets();
+    for (target, api) in [
+        ("panics", "API_VERSION_STATUS_RETURNING"),
+        ("panics_original", "API_VERSION_ORIGINAL"),
+        ("panics_unwind", "API_VERSION_STATUS_RETURNING_UNIFIED"),
+    ] {
+        let m = module(&format!(
+            "HloModule p\n\nENTRY main {{\n  x = f32[4]{{0}} parameter(0)\n  ROOT p = f32[4]{{0}} custom-call(x), custom_call_target=\"{target}\", api_version={api}\n}}\n"
+        ));
+        let err = run_once(e, &m, &r, &[Literal::r1(&[1f32; 4])]).unwrap_err();
+        assert!(
+            err.contains(target) && err.contains("panic"),
+            "{target}: {err}"
+        );
+    }
+    assert_seed(run_seed(e, &r, "do_custom_call", ORIGINAL).unwrap());
+}
+
+/// A missing target fails preparation (before anything runs), naming the
+/// target, the platform and the closest registered name.
+pub fn missing_target_fails_before_running_with_a_suggestion(e: &dyn Engine) -> String {
+    let err = e
+        .prepare(&seed_module("do_custom_cal", ORIGINAL), &static_targets())
+        .err()
+        .expect("must fail");
+    assert!(
+        err.contains("do_custom_cal") && err.contains("Host"),
+        "{err}"
+    );
+    assert!(
+        err.contains("did you mean") || err.contains("closest"),
+        "{err}"
+    );
+    assert!(err.contains("\"do_custom_call\""), "{err}");
+    err
+}
+
+/// A custom call whose api_version disagrees with the registered signature.
+pub fn api_version_mismatch_names_both_versions(e: &dyn Engine) {
+    let err = e
+        .prepare(
+            &seed_module("do_custom_call_status", ORIGINAL),
+            &static_targets(),
+        )
+        .err()
+        .expect("must fail");
+    assert!(
+        err.contains("API_VERSION_STATUS_RETURNING") && err.contains("API_VERSION_ORIGINAL"),
+        "{err}"
+    );
+}
+
+/// Registering a different function under a taken name is an error; the
+/// same function again is a no-op, and the original still runs.
+pub fn duplicate_registration_is_an_error(e: &dyn Engine) {
+    let r = static_targets();
+    let err = r
+        .register_fn("do_custom_call", Platform::Host, hlox_targets::tuple_fma)
+        .unwrap_err();
+    assert!(err.to_string().contains("do_custom_call"), "{err}");
+    r.register_fn(
+        "do_custom_call",
+        Platform::Host,
+        hlox_targets::do_custom_call,
+    )
+    .unwrap();
+    assert_seed(run_seed(e, &r, "do_custom_call", ORIGINAL).unwrap());
+}
+
+/// `output_to_operand_aliasing`: the target sees one buffer for both, and
+/// the caller's argument is not written.
+pub fn output_to_operand_aliasing_gives_the_target_one_buffer(e: &dyn Engine) {
+    let m = module(
+        r#"HloModule alias
+
+ENTRY main {
+  x = f32[4]{0} parameter(0)
+  ROOT y = f32[4]{0} custom-call(x), custom_call_target="inplace_add_one", output_to_operand_aliasing={{}: (0, {})}, api_version=API_VERSION_STATUS_RETURNING
+}
+"#,
+    );
+    let x = Literal::r1(&[1f32, 2., 3., 4.]);
+    let out = run_once(e, &m, &static_targets(), std::slice::from_ref(&x)).unwrap();
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![2., 3., 4., 5.]);
+    assert_eq!(x.to_vec::<f32>().unwrap(), vec![1., 2., 3., 4.]);
+}
+
+/// Defines one `#[test]` per suite case for an engine value.
+#[macro_export]
+macro_rules! custom_call_suite_tests {
+    ($engine:expr) => {
+        #[test]
+        fn every_host_api_version() {
+            $crate::custom_call_suite::every_host_api_version(&$engine);
+        }
+        #[test]
+        fn tuple_operand_and_tuple_result_with_scratch() {
+            $crate::custom_call_suite::tuple_operand_and_tuple_result_with_scratch(&$engine);
+        }
+        #[test]
+        fn opaque_bytes_including_nul_reach_the_target_exactly() {
+            $crate::custom_call_suite::opaque_bytes_including_nul_reach_the_target_exactly(
+                &$engine,
+            );
+        }
+        #[test]
+        fn axpby_with_serde_opaque_in_rust_and_c() {
+            $crate::custom_call_suite::axpby_with_serde_opaque_in_rust_and_c(&$engine);
+        }
+        #[test]
+        fn failure_message_reaches_the_caller_and_the_module_runs_again() {
+            $crate::custom_call_suite::failure_message_reaches_the_caller_and_the_module_runs_again(
+                &$engine,
+            );
+        }
+        #[test]
+        fn failure_inside_a_while_loop_stops_the_run() {
+            $crate::custom_call_suite::failure_inside_a_while_loop_stops_the_run(&$engine);
+        }
+        #[test]
+        fn panicking_rust_targets_become_errors() {
+            $crate::custom_call_suite::panicking_rust_targets_become_errors(&$engine);
+        }
+        #[test]
+        fn missing_target_fails_before_running_with_a_suggestion() {
+            $crate::custom_call_suite::missing_target_fails_before_running_with_a_suggestion(
+                &$engine,
+            );
+        }
+        #[test]
+        fn api_version_mismatch_names_both_versions() {
+            $crate::custom_call_suite::api_version_mismatch_names_both_versions(&$engine);
+        }
+        #[test]
+        fn duplicate_registration_is_an_error() {
+            $crate::custom_call_suite::duplicate_registration_is_an_error(&$engine);
+        }
+        #[test]
+        fn output_to_operand_aliasing_gives_the_target_one_buffer() {
+            $crate::custom_call_suite::output_to_operand_aliasing_gives_the_target_one_buffer(
+                &$engine,
+            );
+        }
+    };
+}
