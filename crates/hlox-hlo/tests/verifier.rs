@@ -1,4 +1,3 @@
-use hlox_hlo::builder::XlaBuilder;
 use hlox_hlo::ir::*;
 use hlox_hlo::verifier::{verify_module, VerifyError};
 use hlox_hlo::{ArrayShape, ElementType as T, EntityRef, PrimaryMap, Shape};
