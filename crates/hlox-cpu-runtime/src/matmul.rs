@@ -507,91 +507,56 @@ macro_rules! int_store {
 int_store!(store_s, i64);
 int_store!(store_u, u64);
 
-impl Dom for i64 {
-    fn load_fn(src: ElementType, out: ElementType) -> Option<LoadFn<i64>> {
-        unsafe fn l1(p: *const u8, i: usize) -> i64 {
-            rd::<i8>(p, i) as i64
+/// Integer domains: elements widened to 64 bits (sign- or zero-extended),
+/// products accumulated with wrapping, as XLA does.
+macro_rules! int_dom {
+    ($t:ty, $t8:ty, $t16:ty, $t32:ty, $store:ident) => {
+        impl Dom for $t {
+            fn load_fn(src: ElementType, out: ElementType) -> Option<LoadFn<$t>> {
+                unsafe fn l1(p: *const u8, i: usize) -> $t {
+                    rd::<$t8>(p, i) as $t
+                }
+                unsafe fn l2(p: *const u8, i: usize) -> $t {
+                    rd::<$t16>(p, i) as $t
+                }
+                unsafe fn l4(p: *const u8, i: usize) -> $t {
+                    rd::<$t32>(p, i) as $t
+                }
+                unsafe fn l8(p: *const u8, i: usize) -> $t {
+                    rd::<$t>(p, i)
+                }
+                if !direct_ok(src, out) {
+                    return None;
+                }
+                Some(match src.byte_size() {
+                    1 => l1,
+                    2 => l2,
+                    4 => l4,
+                    _ => l8,
+                })
+            }
+            fn store_fn(out: ElementType) -> StoreFn<$t> {
+                $store(out)
+            }
+            fn matmul(
+                a: &[$t],
+                b: &[$t],
+                c: &mut [$t],
+                _bt: usize,
+                m: usize,
+                k: usize,
+                n: usize,
+                par: bool,
+            ) {
+                int_matmul(a, b, c, m, k, n, par, |acc, x, y| {
+                    acc.wrapping_add(x.wrapping_mul(y))
+                })
+            }
         }
-        unsafe fn l2(p: *const u8, i: usize) -> i64 {
-            rd::<i16>(p, i) as i64
-        }
-        unsafe fn l4(p: *const u8, i: usize) -> i64 {
-            rd::<i32>(p, i) as i64
-        }
-        unsafe fn l8(p: *const u8, i: usize) -> i64 {
-            rd::<i64>(p, i)
-        }
-        if !direct_ok(src, out) {
-            return None;
-        }
-        Some(match src.byte_size() {
-            1 => l1,
-            2 => l2,
-            4 => l4,
-            _ => l8,
-        })
-    }
-    fn store_fn(out: ElementType) -> StoreFn<i64> {
-        store_s(out)
-    }
-    fn matmul(
-        a: &[i64],
-        b: &[i64],
-        c: &mut [i64],
-        _bt: usize,
-        m: usize,
-        k: usize,
-        n: usize,
-        par: bool,
-    ) {
-        int_matmul(a, b, c, m, k, n, par, |acc, x, y| {
-            acc.wrapping_add(x.wrapping_mul(y))
-        })
-    }
+    };
 }
-
-impl Dom for u64 {
-    fn load_fn(src: ElementType, out: ElementType) -> Option<LoadFn<u64>> {
-        unsafe fn l1(p: *const u8, i: usize) -> u64 {
-            rd::<u8>(p, i) as u64
-        }
-        unsafe fn l2(p: *const u8, i: usize) -> u64 {
-            rd::<u16>(p, i) as u64
-        }
-        unsafe fn l4(p: *const u8, i: usize) -> u64 {
-            rd::<u32>(p, i) as u64
-        }
-        unsafe fn l8(p: *const u8, i: usize) -> u64 {
-            rd::<u64>(p, i)
-        }
-        if !direct_ok(src, out) {
-            return None;
-        }
-        Some(match src.byte_size() {
-            1 => l1,
-            2 => l2,
-            4 => l4,
-            _ => l8,
-        })
-    }
-    fn store_fn(out: ElementType) -> StoreFn<u64> {
-        store_u(out)
-    }
-    fn matmul(
-        a: &[u64],
-        b: &[u64],
-        c: &mut [u64],
-        _bt: usize,
-        m: usize,
-        k: usize,
-        n: usize,
-        par: bool,
-    ) {
-        int_matmul(a, b, c, m, k, n, par, |acc, x, y| {
-            acc.wrapping_add(x.wrapping_mul(y))
-        })
-    }
-}
+int_dom!(i64, i8, i16, i32, store_s);
+int_dom!(u64, u8, u16, u32, store_u);
 
 /// Elements of `src` (geometry `g`) converted into domain `D` for result
 /// type `out_ty`, with its dimensions taken in `order` (row-major).

@@ -55,6 +55,15 @@ struct Frame<'ctx> {
     fail: inkwell::basic_block::BasicBlock<'ctx>,
 }
 
+/// Parameter `i` of a function this module just declared with it.
+fn param<'ctx>(
+    f: FunctionValue<'ctx>,
+    i: u32,
+) -> Result<inkwell::values::BasicValueEnum<'ctx>, CompileError> {
+    f.get_nth_param(i)
+        .ok_or_else(|| CompileError::Internal(format!("function has no parameter {i}")))
+}
+
 fn e<E: std::fmt::Display>(inst: &str) -> impl Fn(E) -> CompileError + '_ {
     move |err| CompileError::Codegen {
         inst: inst.to_string(),
@@ -329,11 +338,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         cg.b.build_return(Some(&cg.i32().const_int(1, false)))
             .map_err(e(&comp.name))?;
         cg.b.position_at_end(entry);
-        let pv = |i: u32| -> R<PointerValue<'ctx>> {
-            Ok(f.get_nth_param(i)
-                .ok_or_else(|| CompileError::Internal("missing parameter".into()))?
-                .into_pointer_value())
-        };
+        let pv = |i: u32| -> R<PointerValue<'ctx>> { Ok(param(f, i)?.into_pointer_value()) };
         let fr = Frame {
             ctx: pv(0)?,
             params: pv(1)?,
@@ -649,18 +654,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let cg = &self.cg;
         let entry = cg.ctx.append_basic_block(lf, "entry");
         b.position_at_end(entry);
-        let tp = lf
-            .get_nth_param(0)
-            .ok_or_else(|| CompileError::Internal("param".into()))?
-            .into_pointer_value();
-        let start = lf
-            .get_nth_param(1)
-            .ok_or_else(|| CompileError::Internal("param".into()))?
-            .into_int_value();
-        let end = lf
-            .get_nth_param(2)
-            .ok_or_else(|| CompileError::Internal("param".into()))?
-            .into_int_value();
+        let tp = param(lf, 0)?.into_pointer_value();
+        let start = param(lf, 1)?.into_int_value();
+        let end = param(lf, 2)?.into_int_value();
         let mut loaded = Vec::new();
         for i in 0..ptrs.len() {
             let slot = unsafe { b.build_in_bounds_gep(cg.ptr(), tp, &[cg.i64c(i as i64)], "") }
@@ -1210,14 +1206,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let cg = &self.cg;
         let entry = cg.ctx.append_basic_block(f, "entry");
         b.position_at_end(entry);
-        let args = f
-            .get_nth_param(0)
-            .ok_or_else(|| CompileError::Internal("param".into()))?
-            .into_pointer_value();
-        let outs = f
-            .get_nth_param(1)
-            .ok_or_else(|| CompileError::Internal("param".into()))?
-            .into_pointer_value();
+        let args = param(f, 0)?.into_pointer_value();
+        let outs = param(f, 1)?.into_pointer_value();
         let slot = |t: PointerValue<'ctx>, i: usize| -> R<PointerValue<'ctx>> {
             let p = unsafe { b.build_in_bounds_gep(cg.ptr(), t, &[cg.i64c(i as i64)], "") }
                 .map_err(e(user))?;

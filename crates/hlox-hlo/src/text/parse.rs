@@ -1712,20 +1712,36 @@ fn bool_value(c: &mut Cursor) -> PResult<bool> {
     }
 }
 
-/// `{1,2,3}` or `{}`.
-fn int_list(c: &mut Cursor) -> PResult<Vec<i64>> {
-    c.expect(b'{', "to open a list of integers")?;
+/// `{item, item, ...}` or `{}`: the items, parsed by `item`; `open` and
+/// `sep` say what the braces open and what the commas separate, for errors.
+fn braced_list<'a, T>(
+    c: &mut Cursor<'a>,
+    open: &str,
+    sep: &str,
+    mut item: impl FnMut(&mut Cursor<'a>) -> PResult<T>,
+) -> PResult<Vec<T>> {
+    c.expect(b'{', open)?;
     let mut v = Vec::new();
     if c.eat(b'}')? {
         return Ok(v);
     }
     loop {
-        v.push(c.i64("a list element")?);
+        v.push(item(c)?);
         if c.eat(b'}')? {
             return Ok(v);
         }
-        c.expect(b',', "between list elements")?;
+        c.expect(b',', sep)?;
     }
+}
+
+/// `{1,2,3}` or `{}`.
+fn int_list(c: &mut Cursor) -> PResult<Vec<i64>> {
+    braced_list(
+        c,
+        "to open a list of integers",
+        "between list elements",
+        |c| Ok(c.i64("a list element")?),
+    )
 }
 
 /// `{}`, `{0}`, `{1,0}`
@@ -1735,12 +1751,7 @@ fn shape_index(c: &mut Cursor) -> PResult<ShapeIndex> {
 
 /// `{[0:4], [1:3:2]}`
 fn slice_value(c: &mut Cursor) -> PResult<Vec<SliceDim>> {
-    c.expect(b'{', "to open the slice")?;
-    let mut v = Vec::new();
-    if c.eat(b'}')? {
-        return Ok(v);
-    }
-    loop {
+    braced_list(c, "to open the slice", "between slice dimensions", |c| {
         c.expect(b'[', "to open a slice dimension")?;
         let start = c.i64("the slice start")?;
         c.expect(b':', "after the slice start")?;
@@ -1751,16 +1762,12 @@ fn slice_value(c: &mut Cursor) -> PResult<Vec<SliceDim>> {
             1
         };
         c.expect(b']', "to close a slice dimension")?;
-        v.push(SliceDim {
+        Ok(SliceDim {
             start,
             limit,
             stride,
-        });
-        if c.eat(b'}')? {
-            return Ok(v);
-        }
-        c.expect(b',', "between slice dimensions")?;
-    }
+        })
+    })
 }
 
 /// A run of `[-0-9_x]` characters (`1_2x0_-1`, `3x3`).
@@ -1963,14 +1970,9 @@ fn dim_labels_value(c: &mut Cursor) -> PResult<ConvDimensionNumbers> {
 
 /// `{high,default}`
 fn precision_value(c: &mut Cursor) -> PResult<Vec<Precision>> {
-    c.expect(b'{', "to open operand_precision")?;
-    let mut v = Vec::new();
-    if c.eat(b'}')? {
-        return Ok(v);
-    }
-    loop {
+    braced_list(c, "to open operand_precision", "between precisions", |c| {
         let (s, pos) = c.ident("a precision")?;
-        v.push(match s.to_ascii_lowercase().as_str() {
+        Ok(match s.to_ascii_lowercase().as_str() {
             "default" => Precision::Default,
             "high" => Precision::High,
             "highest" => Precision::Highest,
@@ -1980,12 +1982,8 @@ fn precision_value(c: &mut Cursor) -> PResult<Vec<Precision>> {
                     format!("unknown precision '{s}' (expected default, high or highest)"),
                 )
             }
-        });
-        if c.eat(b'}')? {
-            return Ok(v);
-        }
-        c.expect(b',', "between precisions")?;
-    }
+        })
+    })
 }
 
 /// A quoted string's bytes, or a `{...}` dictionary's raw text.
@@ -2000,87 +1998,70 @@ fn bytes_or_dict(c: &mut Cursor) -> PResult<Vec<u8>> {
 
 /// `{{0}: (1, {}), {1}: (0, {0})}`
 fn operand_aliasing_value(c: &mut Cursor) -> PResult<Vec<OutputOperandAlias>> {
-    c.expect(b'{', "to open output_to_operand_aliasing")?;
-    let mut v = Vec::new();
-    if c.eat(b'}')? {
-        return Ok(v);
-    }
-    loop {
-        let output_index = shape_index(c)?;
-        c.expect(b':', "after the output shape index")?;
-        c.expect(b'(', "to open the aliased operand")?;
-        let operand = c.i64("the operand number")?;
-        c.expect(b',', "after the operand number")?;
-        let operand_index = shape_index(c)?;
-        c.expect(b')', "to close the aliased operand")?;
-        v.push(OutputOperandAlias {
-            output_index,
-            operand,
-            operand_index,
-        });
-        if c.eat(b'}')? {
-            return Ok(v);
-        }
-        c.expect(b',', "between aliasing entries")?;
-    }
+    braced_list(
+        c,
+        "to open output_to_operand_aliasing",
+        "between aliasing entries",
+        |c| {
+            let output_index = shape_index(c)?;
+            c.expect(b':', "after the output shape index")?;
+            c.expect(b'(', "to open the aliased operand")?;
+            let operand = c.i64("the operand number")?;
+            c.expect(b',', "after the operand number")?;
+            let operand_index = shape_index(c)?;
+            c.expect(b')', "to close the aliased operand")?;
+            Ok(OutputOperandAlias {
+                output_index,
+                operand,
+                operand_index,
+            })
+        },
+    )
 }
 
 /// `{ {0}: (0, {}, may-alias), {1}: (1, {}) }`
 fn io_alias(c: &mut Cursor) -> PResult<Vec<InputOutputAlias>> {
-    c.expect(b'{', "to open input_output_alias")?;
-    let mut v = Vec::new();
-    if c.eat(b'}')? {
-        return Ok(v);
-    }
-    loop {
-        let output_index = shape_index(c)?;
-        c.expect(b':', "after the output shape index")?;
-        c.expect(b'(', "to open the aliased parameter")?;
-        let parameter_number = c.i64("the parameter number")?;
-        c.expect(b',', "after the parameter number")?;
-        let parameter_index = shape_index(c)?;
-        let mut kind = AliasKind::MayAlias;
-        if c.eat(b',')? {
-            let (k, kpos) = c.ident("may-alias or must-alias")?;
-            kind = match k {
-                "may-alias" => AliasKind::MayAlias,
-                "must-alias" => AliasKind::MustAlias,
-                _ => {
-                    return c.err(
-                        kpos,
-                        format!("expected may-alias or must-alias, found '{k}'"),
-                    )
-                }
-            };
-        }
-        c.expect(b')', "to close the aliased parameter")?;
-        v.push(InputOutputAlias {
-            output_index,
-            parameter_number,
-            parameter_index,
-            kind,
-        });
-        if c.eat(b'}')? {
-            return Ok(v);
-        }
-        c.expect(b',', "between aliasing entries")?;
-    }
+    braced_list(
+        c,
+        "to open input_output_alias",
+        "between aliasing entries",
+        |c| {
+            let output_index = shape_index(c)?;
+            c.expect(b':', "after the output shape index")?;
+            c.expect(b'(', "to open the aliased parameter")?;
+            let parameter_number = c.i64("the parameter number")?;
+            c.expect(b',', "after the parameter number")?;
+            let parameter_index = shape_index(c)?;
+            let mut kind = AliasKind::MayAlias;
+            if c.eat(b',')? {
+                let (k, kpos) = c.ident("may-alias or must-alias")?;
+                kind = match k {
+                    "may-alias" => AliasKind::MayAlias,
+                    "must-alias" => AliasKind::MustAlias,
+                    _ => {
+                        return c.err(
+                            kpos,
+                            format!("expected may-alias or must-alias, found '{k}'"),
+                        )
+                    }
+                };
+            }
+            c.expect(b')', "to close the aliased parameter")?;
+            Ok(InputOutputAlias {
+                output_index,
+                parameter_number,
+                parameter_index,
+                kind,
+            })
+        },
+    )
 }
 
 /// `{f32[2]{0}, s32[]}`
 fn shape_list_value(c: &mut Cursor) -> PResult<Vec<Shape>> {
-    c.expect(b'{', "to open the shape list")?;
-    let mut v = Vec::new();
-    if c.eat(b'}')? {
-        return Ok(v);
-    }
-    loop {
-        v.push(shape(c)?);
-        if c.eat(b'}')? {
-            return Ok(v);
-        }
-        c.expect(b',', "between shapes")?;
-    }
+    braced_list(c, "to open the shape list", "between shapes", |c| {
+        Ok(shape(c)?)
+    })
 }
 
 /// `{op_type="..." op_name="..." source_file="..." source_line=12 ...}`;
