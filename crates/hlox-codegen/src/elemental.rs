@@ -108,6 +108,9 @@ pub struct ElementalCtx<'m, 'ctx> {
     cache: Vec<Cache<'ctx>>,
     /// Prefix for names of globals created for constants.
     pub const_prefix: String,
+    /// Number of `reduce` instructions whose element code was generated
+    /// (each one is a loop in the emitted code).
+    pub reduces_generated: usize,
 }
 
 /// Create (or reuse) a private constant global holding `bytes`.
@@ -170,6 +173,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             sources: HashMap::new(),
             cache: vec![HashMap::new()],
             const_prefix: format!("const.{}", comp.name),
+            reduces_generated: 0,
         }
     }
 
@@ -536,6 +540,11 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             Op::Reshape => {
                 let out = arr(inst)?;
                 let opnd = self.ashape(ops[0])?;
+                if let Some(oi) = degenerate_reshape_index(cg, index, out, opnd) {
+                    // Same index values (no arithmetic): cached values of
+                    // the operand, such as per-row reductions, are reused.
+                    return self.gen(cg, ops[0], &oi);
+                }
                 let o = out.with_type(out.ty);
                 let lo = ArrayShape {
                     layout: Layout::default_for_rank(o.rank()),
@@ -659,6 +668,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                 })
             }
             Op::Reduce { dimensions } => {
+                self.reduces_generated += 1;
                 let n = ops.len() / 2;
                 let to_apply = *inst
                     .called
@@ -1048,6 +1058,33 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             r
         })
     }
+}
+
+/// The operand index of a reshape that only adds or removes dimensions of
+/// size 1: the index values of the non-unit dimensions, in order, and 0 for
+/// unit dimensions. None for any other reshape.
+fn degenerate_reshape_index<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    index: &[IntValue<'ctx>],
+    out: &ArrayShape,
+    operand: &ArrayShape,
+) -> Option<Vec<IntValue<'ctx>>> {
+    let big =
+        |s: &ArrayShape| -> Vec<usize> { (0..s.rank()).filter(|&d| s.dims[d] != 1).collect() };
+    let (ob, pb) = (big(out), big(operand));
+    if ob.len() != pb.len()
+        || ob
+            .iter()
+            .zip(&pb)
+            .any(|(&a, &b)| out.dims[a] != operand.dims[b])
+    {
+        return None;
+    }
+    let mut oi = vec![cg.i64c(0); operand.rank()];
+    for (&a, &b) in ob.iter().zip(&pb) {
+        oi[b] = *index.get(a)?;
+    }
+    Some(oi)
 }
 
 /// A part of a split reduction: the outermost reduced loop runs over

@@ -70,6 +70,59 @@ pub fn shape_loop<'ctx>(
     nest(cg, shape, &order, 0, outer, &mut index, body)
 }
 
+/// Where [`shape_loop_hoisting`] calls back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopPoint {
+    /// Every dimension but the innermost is bound (the innermost index is
+    /// 0): code placed here runs once per row, before the innermost loop.
+    BeforeInner,
+    /// The loop body: every dimension is bound.
+    Body,
+}
+
+/// [`shape_loop`] that also calls `f(LoopPoint::BeforeInner, index)` just
+/// before the innermost loop, for values computed once per row (for rank
+/// 0 and 1 shapes, once at the start of the nest).
+pub fn shape_loop_hoisting<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    shape: &ArrayShape,
+    outer: Option<(IntValue<'ctx>, IntValue<'ctx>)>,
+    f: &mut dyn FnMut(LoopPoint, &[IntValue<'ctx>]) -> Result<()>,
+) -> Result<()> {
+    let rank = shape.rank();
+    if rank < 2 {
+        return shape_loop(cg, shape, outer, &mut |idx| f(LoopPoint::Body, idx));
+    }
+    let order: Vec<usize> = shape
+        .layout
+        .minor_to_major
+        .iter()
+        .rev()
+        .map(|&d| d as usize)
+        .collect();
+    let inner = order[rank - 1];
+    let mut index = vec![cg.i64c(0); rank];
+    let outer_order = &order[..rank - 1];
+    let mut row = |index: &mut Vec<IntValue<'ctx>>| -> Result<()> {
+        index[inner] = cg.i64c(0);
+        f(LoopPoint::BeforeInner, index)?;
+        for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(shape.dims[inner]),
+            &format!("d{inner}"),
+            &mut |i| {
+                index[inner] = i;
+                f(LoopPoint::Body, index)
+            },
+        )
+    };
+    nest(cg, shape, outer_order, 0, outer, &mut index, &mut |idx| {
+        let mut v = idx.to_vec();
+        row(&mut v)
+    })
+}
+
 fn nest<'ctx>(
     cg: &Cg<'_, 'ctx>,
     shape: &ArrayShape,

@@ -15,12 +15,12 @@ use crate::buffers::{const_name, Assignment, Loc};
 use crate::runtime::{self, CallSite};
 use crate::CompileError;
 use hlox_codegen::elemental::{const_global, is_elemental, leaf_count, ElementalCtx, Leaf};
-use hlox_codegen::loops::{outer_extent, shape_loop};
+use hlox_codegen::loops::{outer_extent, shape_loop_hoisting, LoopPoint};
 use hlox_codegen::Cg;
 use hlox_ffi::{BoundTargets, Platform};
 use hlox_hlo::{
-    ArrayShape, CompId, Computation, CustomCallApiVersion, ElementType, InstId, Literal, Module,
-    Op, Shape,
+    ArrayShape, CompId, Computation, CustomCallApiVersion, ElementType, EntityRef, InstId, Literal,
+    Module, Op, Shape,
 };
 use inkwell::values::{BasicMetadataValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
@@ -44,6 +44,11 @@ pub(crate) struct Emitter<'a, 'ctx> {
     pub par_threshold: usize,
     pub threads: usize,
     loops: usize,
+    /// Values computed once per row by row-fused loops.
+    pub row_hoisted: usize,
+    /// Reductions a row-fused loop still recomputes for every element
+    /// (expected 0: a row fusion the hoisting did not cover).
+    pub per_element_reductions: usize,
 }
 
 /// The per-function values of a sequential computation being emitted.
@@ -117,6 +122,68 @@ fn reduce_work_factor<T>(comp: &Computation, root: InstId, sources: &[(InstId, T
     work
 }
 
+/// Values to compute once per row of a loop over `loop_shape` (rank >= 2)
+/// generating `root`: the operands of broadcasts to `loop_shape` along its
+/// innermost (minor-most) dimension whose value involves a reduce (row
+/// fusion: softmax's max and sum, layernorm's mean and variance), each
+/// with the loop dimensions its index is taken from, in topological order.
+/// The element generator caches them per index, so the innermost loop (and
+/// reductions inside other hoisted values) reuse them.
+fn row_hoists<T>(
+    comp: &Computation,
+    root: InstId,
+    sources: &[(InstId, T)],
+    loop_shape: &ArrayShape,
+) -> Vec<(InstId, Vec<i64>)> {
+    let Some(&minor) = loop_shape.layout.minor_to_major.first() else {
+        return Vec::new();
+    };
+    if loop_shape.rank() < 2 {
+        return Vec::new();
+    }
+    let is_source = |id: InstId| sources.iter().any(|(s, _)| *s == id);
+    // Instructions reachable from the root without passing through sources.
+    let mut reach = vec![false; comp.instructions.len()];
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if reach[id.index()] || is_source(id) {
+            continue;
+        }
+        reach[id.index()] = true;
+        stack.extend(comp.inst(id).operands.iter().copied());
+    }
+    // Does the value of an instruction involve a reduce (in topological order)?
+    let mut has_reduce = vec![false; comp.instructions.len()];
+    for (id, inst) in comp.instructions.iter() {
+        if !reach[id.index()] {
+            continue;
+        }
+        has_reduce[id.index()] = matches!(inst.op, Op::Reduce { .. })
+            || inst.operands.iter().any(|o| has_reduce[o.index()]);
+    }
+    let mut out: Vec<(InstId, Vec<i64>)> = Vec::new();
+    for (id, inst) in comp.instructions.iter() {
+        let Op::Broadcast { dimensions } = &inst.op else {
+            continue;
+        };
+        let Some(&x) = inst.operands.first() else {
+            continue;
+        };
+        let fits = reach[id.index()]
+            && has_reduce[x.index()]
+            && inst
+                .shape
+                .as_array()
+                .is_some_and(|s| s.dims == loop_shape.dims)
+            && !dimensions.contains(&minor);
+        if fits && !out.iter().any(|(y, d)| *y == x && d == dimensions) {
+            out.push((x, dimensions.clone()));
+        }
+    }
+    out.sort_by_key(|(x, _)| *x);
+    out
+}
+
 /// Computations executed as functions, reachable from the entry, callees first.
 pub(crate) fn sequential_computations(module: &Module) -> Vec<CompId> {
     let mut seen = vec![module.entry];
@@ -184,6 +251,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             par_threshold,
             threads,
             loops: 0,
+            row_hoisted: 0,
+            per_element_reductions: 0,
         }
     }
 
@@ -495,6 +564,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let out_ptrs: Vec<(PointerValue<'ctx>, ArrayShape)> =
                 g.iter().map(|(k, s)| (outs[*k].0, s.clone())).collect();
             let ks: Vec<usize> = g.iter().map(|(k, _)| *k).collect();
+            let hoist = row_hoists(gen_comp, root, &sources, &loop_shape);
             self.emit_loop_with_work(
                 gen_comp,
                 &sources,
@@ -502,6 +572,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 &loop_shape,
                 name,
                 work,
+                &hoist,
                 &mut |cg, ctx, outs, idx| {
                     let vals = ctx.gen(cg, root, idx)?;
                     for ((p, s), k) in outs.iter().zip(&ks) {
@@ -565,6 +636,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             &parts_shape,
             name,
             work / parts as usize,
+            &[],
             &mut |cg, ctx, louts, idx| {
                 let b = cg.b;
                 let c = idx[0];
@@ -611,7 +683,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             &[IntValue<'ctx>],
         ) -> hlox_codegen::Result<()>,
     ) -> R<()> {
-        self.emit_loop_with_work(gen_comp, sources, outs, loop_shape, name, 1, body)
+        self.emit_loop_with_work(gen_comp, sources, outs, loop_shape, name, 1, &[], body)
     }
 
     /// [`Self::emit_loop`] where each element costs about `work` elements
@@ -625,6 +697,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         loop_shape: &ArrayShape,
         name: &str,
         work: usize,
+        hoist: &[(InstId, Vec<i64>)],
         body: &mut dyn FnMut(
             &Cg<'_, 'ctx>,
             &mut ElementalCtx<'a, 'ctx>,
@@ -688,9 +761,28 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .enumerate()
             .map(|(i, (_, s))| (loaded[i], s.clone()))
             .collect();
-        shape_loop(cg, loop_shape, Some((start, end)), &mut |idx| {
-            body(cg, &mut ctx, &louts, idx)
-        })
+        let mut in_body = 0usize;
+        shape_loop_hoisting(
+            cg,
+            loop_shape,
+            Some((start, end)),
+            &mut |at, idx| match at {
+                LoopPoint::Body => {
+                    let before = ctx.reduces_generated;
+                    let r = body(cg, &mut ctx, &louts, idx);
+                    in_body += ctx.reduces_generated - before;
+                    r
+                }
+                LoopPoint::BeforeInner => {
+                    for (x, dims) in hoist {
+                        let xi: Vec<IntValue<'ctx>> =
+                            dims.iter().map(|&d| idx[d as usize]).collect();
+                        ctx.gen(cg, *x, &xi)?;
+                    }
+                    Ok(())
+                }
+            },
+        )
         .map_err(|err| match err {
             hlox_codegen::CodegenError::Unsupported { inst, message } => {
                 CompileError::Unsupported { inst, message }
@@ -700,6 +792,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 message: other.to_string(),
             },
         })?;
+        if !hoist.is_empty() {
+            self.row_hoisted += hoist.len();
+            self.per_element_reductions += in_body;
+        }
         b.build_return(None).map_err(e(name))?;
         // Back in the caller.
         b.position_at_end(caller_bb);

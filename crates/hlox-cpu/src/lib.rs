@@ -134,6 +134,13 @@ pub struct CompileReport {
     /// Bytes of the temporary arena of one run.
     pub arena_bytes: usize,
     pub llvm_functions: usize,
+    /// Values that row-fused loops compute once per row (softmax's max and
+    /// sum, layernorm's mean and variance).
+    pub row_hoisted: usize,
+    /// Reductions that row-fused loops recompute for every element: 0
+    /// unless the fusion pass formed a row fusion the emitter cannot hoist
+    /// (correct results, quadratic cost).
+    pub per_element_reductions: usize,
 }
 
 type EntryFn = unsafe extern "C" fn(*const u8, *const *const u8, *const *mut u8, *mut u8) -> i32;
@@ -310,6 +317,8 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
         em.define(c)?;
     }
     let entry_name = em.fn_name(module.entry);
+    report.row_hoisted = em.row_hoisted;
+    report.per_element_reductions = em.per_element_reductions;
     let call_sites = std::mem::take(&mut em.call_sites);
     let pending_kernels = std::mem::take(&mut em.kernels);
     drop(em);

@@ -1361,3 +1361,58 @@ mod fast_paths {
         }
     }
 }
+
+/// Row fusion: softmax, log-softmax and layernorm (JAX's HLO) become one
+/// loop fusion each whose reductions are computed once per row (hoisted
+/// before the row's innermost loop), with the evaluator's results; a column
+/// layout (minor dimension 0) fuses the same way.
+#[test]
+fn row_fusions_compute_reductions_once_per_row() {
+    const REGIONS: &str = "max_r {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n\nadd_r {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n";
+    let softmax = |layout: &str, rdim: &str, bdim: &str| {
+        format!(
+            "HloModule sm\n\n{REGIONS}ENTRY e {{\n  x = f32[32,300]{{{layout}}} parameter(0)\n  ninf = f32[] constant(-inf)\n  mx = f32[{rows}]{{0}} reduce(x, ninf), dimensions={{{rdim}}}, to_apply=max_r\n  mb = f32[32,300]{{{layout}}} broadcast(mx), dimensions={{{bdim}}}\n  d = f32[32,300]{{{layout}}} subtract(x, mb)\n  ex = f32[32,300]{{{layout}}} exponential(d)\n  zero = f32[] constant(0)\n  sm = f32[{rows}]{{0}} reduce(ex, zero), dimensions={{{rdim}}}, to_apply=add_r\n  sb = f32[32,300]{{{layout}}} broadcast(sm), dimensions={{{bdim}}}\n  ROOT out = f32[32,300]{{{layout}}} divide(ex, sb)\n}}\n",
+            rows = if rdim == "1" { 32 } else { 300 },
+        )
+    };
+    let log_softmax = format!(
+        "HloModule lsm\n\n{REGIONS}ENTRY e {{\n  x = f32[8,1000]{{1,0}} parameter(0)\n  ninf = f32[] constant(-inf)\n  mx = f32[8]{{0}} reduce(x, ninf), dimensions={{1}}, to_apply=max_r\n  mb = f32[8,1000]{{1,0}} broadcast(mx), dimensions={{0}}\n  d = f32[8,1000]{{1,0}} subtract(x, mb)\n  ex = f32[8,1000]{{1,0}} exponential(d)\n  zero = f32[] constant(0)\n  sm = f32[8]{{0}} reduce(ex, zero), dimensions={{1}}, to_apply=add_r\n  s1 = f32[8,1]{{1,0}} reshape(sm)\n  lg = f32[8,1]{{1,0}} log(s1)\n  l8 = f32[8]{{0}} reshape(lg)\n  lb = f32[8,1000]{{1,0}} broadcast(l8), dimensions={{0}}\n  ROOT out = f32[8,1000]{{1,0}} subtract(d, lb)\n}}\n"
+    );
+    // JAX's layernorm over the last axis (jnp.mean, rsqrt), reshapes included.
+    let layernorm = format!(
+        "HloModule ln\n\n{REGIONS}ENTRY e {{\n  x = f32[32,300]{{1,0}} parameter(0)\n  g = f32[300]{{0}} parameter(1)\n  b = f32[300]{{0}} parameter(2)\n  zero = f32[] constant(0)\n  s = f32[32]{{0}} reduce(x, zero), dimensions={{1}}, to_apply=add_r\n  s1 = f32[32,1]{{1,0}} reshape(s)\n  n = f32[] constant(300)\n  nb = f32[32,1]{{1,0}} broadcast(n), dimensions={{}}\n  mean = f32[32,1]{{1,0}} divide(s1, nb)\n  m1 = f32[32]{{0}} reshape(mean)\n  mb = f32[32,300]{{1,0}} broadcast(m1), dimensions={{0}}\n  c = f32[32,300]{{1,0}} subtract(x, mb)\n  sq = f32[32,300]{{1,0}} multiply(c, c)\n  v = f32[32]{{0}} reduce(sq, zero), dimensions={{1}}, to_apply=add_r\n  v1 = f32[32,1]{{1,0}} reshape(v)\n  var = f32[32,1]{{1,0}} divide(v1, nb)\n  eps = f32[] constant(1e-05)\n  eb = f32[32,1]{{1,0}} broadcast(eps), dimensions={{}}\n  ve = f32[32,1]{{1,0}} add(var, eb)\n  r = f32[32,1]{{1,0}} rsqrt(ve)\n  r1 = f32[32]{{0}} reshape(r)\n  rb = f32[32,300]{{1,0}} broadcast(r1), dimensions={{0}}\n  y = f32[32,300]{{1,0}} multiply(c, rb)\n  gb = f32[32,300]{{1,0}} broadcast(g), dimensions={{1}}\n  yg = f32[32,300]{{1,0}} multiply(y, gb)\n  bb = f32[32,300]{{1,0}} broadcast(b), dimensions={{1}}\n  ROOT out = f32[32,300]{{1,0}} add(yg, bb)\n}}\n"
+    );
+    let cases = [
+        ("softmax", softmax("1,0", "1", "0"), 2),
+        ("softmax_column_layout", softmax("0,1", "0", "1"), 2),
+        ("log_softmax", log_softmax, 2),
+        ("layernorm", layernorm, 2),
+    ];
+    for (name, text, hoisted) in cases {
+        let m = parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let exe = compile(&m, &opts()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let r = exe.report();
+        assert_eq!(
+            r.per_element_reductions, 0,
+            "{name}: reductions left per element"
+        );
+        assert!(
+            r.row_hoisted >= hoisted,
+            "{name}: {} values hoisted",
+            r.row_hoisted
+        );
+        let mut opt = m.clone();
+        hlox_passes::default_pipeline()
+            .run(&mut opt, &Default::default())
+            .unwrap();
+        let opt = &opt;
+        let fusions = opt
+            .entry_computation()
+            .instructions
+            .values()
+            .filter(|i| matches!(i.op, hlox_hlo::Op::Fusion { .. }))
+            .count();
+        assert_eq!(fusions, 1, "{name}: {}", hlox_hlo::text::print_module(opt));
+        check_text_tol(&text, 1e-5).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}

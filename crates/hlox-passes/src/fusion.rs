@@ -13,6 +13,13 @@ use hlox_hlo::{
 /// `reduce` takes its fusible producers into a `kInput` fusion whose root is
 /// the reduce.
 ///
+/// Row fusion: a reduce over the minor-most dimension whose result only
+/// feeds (through element-wise ops and unit-dimension reshapes) broadcasts
+/// back along that dimension in one kLoop group joins that group (softmax,
+/// log-softmax and layernorm each become one fusion); the Host emitter
+/// computes such reductions once per row, before the row's innermost loop,
+/// so the row is read from cache rather than memory on the later passes.
+///
 /// Producers are fused into every consumer group that uses them; a cheap
 /// producer that is also used elsewhere is duplicated (recomputed), an
 /// expensive one (transcendental functions, divide, remainder, power) is
@@ -154,9 +161,14 @@ fn plan(c: &Computation, fuse_reductions: bool) -> Plan {
         }
         cand.sort_unstable();
         cand.dedup();
-        let fuse = fusible_member(inst)
-            && !cand.is_empty()
-            && !(is_expensive(&inst.op) && cand.len() + usize::from(external) > 1);
+        let row_reduce = fuse_reductions
+            && !external
+            && cand.len() == 1
+            && row_fusible_reduce(c, &users, id, &groups[cand[0]], &member_of, cand[0]);
+        let fuse = row_reduce
+            || (fusible_member(inst)
+                && !cand.is_empty()
+                && !(is_expensive(&inst.op) && cand.len() + usize::from(external) > 1));
         if fuse {
             for &g in &cand {
                 groups[g].push(id);
@@ -189,6 +201,98 @@ fn plan(c: &Computation, fuse_reductions: bool) -> Plan {
         groups,
         copies,
     }
+}
+
+/// May the reduce `r` be computed inside the kLoop group `group` (row
+/// fusion)? Yes when the group's root is an element-wise array of rank >= 2
+/// whose minor-most physical dimension is the only dimension `r` reduces, `r`
+/// reads an operand of the root's dimensions, and every use of `r` inside the
+/// group reaches the root's index space only through element-wise ops and
+/// reshapes that add or remove unit dimensions, ending in a broadcast along
+/// that minor dimension. The emitter then computes `r` once per row, before
+/// the row's innermost loop (softmax, layernorm: one pass over memory
+/// instead of three). All of `r`'s users must be in `group`.
+fn row_fusible_reduce(
+    c: &Computation,
+    users: &PrimaryMap<InstId, Vec<InstId>>,
+    r: InstId,
+    group: &[InstId],
+    member_of: &[Vec<usize>],
+    g: usize,
+) -> bool {
+    let inst = &c.instructions[r];
+    let Op::Reduce { dimensions } = &inst.op else {
+        return false;
+    };
+    let Some(&root) = group.first() else {
+        return false;
+    };
+    let root_inst = &c.instructions[root];
+    if matches!(root_inst.op, Op::Reduce { .. }) || inst.operands.len() != 2 {
+        return false;
+    }
+    let (Some(rs), Some(out), Some(operand)) = (
+        root_inst.shape.as_array(),
+        inst.shape.as_array(),
+        c.instructions[inst.operands[0]].shape.as_array(),
+    ) else {
+        return false;
+    };
+    let Some(&minor) = rs.layout.minor_to_major.first() else {
+        return false;
+    };
+    if rs.rank() < 2 || operand.dims != rs.dims || dimensions.as_slice() != [minor] {
+        return false;
+    }
+    let kept: Vec<i64> = (0..rs.rank() as i64).filter(|&d| d != minor).collect();
+    let count = out.element_count();
+    let in_group = |u: InstId| member_of[u.index()].contains(&g) || u == root;
+    // Walk the uses of `r` up to the broadcasts.
+    let mut stack = vec![r];
+    let mut seen = Vec::new();
+    while let Some(x) = stack.pop() {
+        if seen.contains(&x) {
+            continue;
+        }
+        seen.push(x);
+        for &u in &users[x] {
+            if !in_group(u) {
+                return false;
+            }
+            let ui = &c.instructions[u];
+            let Some(us) = ui.shape.as_array() else {
+                return false;
+            };
+            match &ui.op {
+                Op::Broadcast { dimensions } => {
+                    let from = c.instructions[x].shape.as_array();
+                    if us.dims != rs.dims
+                        || dimensions != &kept
+                        || from.is_none_or(|f| f.element_count() != count)
+                    {
+                        return false;
+                    }
+                }
+                Op::Reshape if us.element_count() == count && degenerate_reshape(c, x, u) => {
+                    stack.push(u)
+                }
+                op if op.is_elementwise() && us.element_count() == count && u != root => {
+                    stack.push(u)
+                }
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+/// A reshape from `x` to `u` that only adds or removes dimensions of size 1.
+fn degenerate_reshape(c: &Computation, x: InstId, u: InstId) -> bool {
+    let nz = |id: InstId| -> Option<Vec<i64>> {
+        let a = c.instructions[id].shape.as_array()?;
+        Some(a.dims.iter().copied().filter(|&d| d != 1).collect())
+    };
+    matches!((nz(x), nz(u)), (Some(a), Some(b)) if a == b)
 }
 
 impl Pass for Fusion {
