@@ -180,18 +180,20 @@ pub fn bench(
 }
 
 fn print_timings(r: &hlox_cpu::CompileReport) {
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let row = |label: &str, d: std::time::Duration| {
+        eprintln!("  {label:<24}{:10.3}", d.as_secs_f64() * 1e3);
+    };
     eprintln!("compile timings (ms):");
-    eprintln!("  verify             {:9.3}", ms(r.verify));
+    row("verify", r.verify);
     for (pass, d) in &r.passes {
-        eprintln!("  pass {pass:<14}{:9.3}", ms(*d));
+        row(&format!("pass {pass}"), *d);
     }
-    eprintln!("  bind targets       {:9.3}", ms(r.bind));
-    eprintln!("  buffer assignment  {:9.3}", ms(r.buffer_assignment));
-    eprintln!("  LLVM IR generation {:9.3}", ms(r.ir_generation));
-    eprintln!("  LLVM optimization  {:9.3}", ms(r.optimization));
-    eprintln!("  JIT                {:9.3}", ms(r.jit));
-    eprintln!("  total              {:9.3}", ms(r.total));
+    row("bind targets", r.bind);
+    row("buffer assignment", r.buffer_assignment);
+    row("LLVM IR generation", r.ir_generation);
+    row("LLVM optimization", r.optimization);
+    row("JIT", r.jit);
+    row("total", r.total);
     eprintln!("  arena bytes per run: {}", r.arena_bytes);
 }
 
@@ -228,16 +230,39 @@ fn read_inputs(
         let sig = hlox_hlo::text::program_shape_to_string(&m.entry_computation_layout());
         bail!(
             "{} takes {params} input(s) but {} --input file(s) were given; the entry signature is {sig}. \
-             Pass one .npy file per parameter, in order.",
+             Pass one .npy file per parameter, in order (or --random for seeded random inputs).",
             file.display(),
             inputs.len()
         );
     }
+    let comp = m.entry_computation();
     inputs
         .iter()
-        .map(|p| {
-            hlox_hlo::npy::read_npy_file(p)
-                .with_context(|| format!("reading input {}", p.display()))
+        .enumerate()
+        .map(|(i, p)| {
+            let lit = hlox_hlo::npy::read_npy_file(p)
+                .with_context(|| format!("reading input {}", p.display()))?;
+            let param = comp.inst(comp.params[i]);
+            if let (Ok(got), Some(want)) = (lit.as_array(), param.shape.as_array()) {
+                if got.ty() != want.ty || got.shape().dims != want.dims {
+                    let show = |ty: hlox_hlo::ElementType, dims: &[i64]| {
+                        let d: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
+                        format!("{}[{}]", ty.name(), d.join(","))
+                    };
+                    bail!(
+                        "input {} ({}) is {}, but parameter {i} `{}` of {} is {}; \
+                         pass a .npy of that dtype and shape, in parameter order \
+                         (or --random to fill every parameter with random data)",
+                        i + 1,
+                        p.display(),
+                        show(got.ty(), &got.shape().dims),
+                        param.name,
+                        file.display(),
+                        show(want.ty, &want.dims)
+                    );
+                }
+            }
+            Ok(lit)
         })
         .collect()
 }
@@ -277,11 +302,12 @@ pub fn summary(leaf: &hlox_hlo::Literal) -> String {
         return shape;
     };
     /// (first values, min, max, mean, nan count, inf count) of one type.
-    fn stats<V: Copy + std::fmt::Display>(
+    fn stats<V: Copy>(
         v: &[V],
         f: impl Fn(V) -> f64,
+        text: impl Fn(V) -> String,
     ) -> (Vec<String>, String, String, f64, usize, usize) {
-        let first = v.iter().take(6).map(|x| x.to_string()).collect();
+        let first = v.iter().take(6).map(|&x| text(x)).collect();
         let (mut nan, mut inf) = (0, 0);
         let (mut lo, mut hi): (Option<(f64, V)>, Option<(f64, V)>) = (None, None);
         let (mut sum, mut n) = (0.0, 0usize);
@@ -304,14 +330,26 @@ pub fn summary(leaf: &hlox_hlo::Literal) -> String {
             sum += d;
             n += 1;
         }
-        let show = |m: Option<(f64, V)>| m.map_or("-".to_string(), |(_, x)| x.to_string());
+        let show = |m: Option<(f64, V)>| m.map_or("-".to_string(), |(_, x)| text(x));
         let mean = if n == 0 { f64::NAN } else { sum / n as f64 };
         (first, show(lo), show(hi), mean, nan, inf)
     }
+    /// Shortest text that reads back exactly; exponent form when tiny or huge.
+    fn float<F: std::fmt::Display + std::fmt::LowerExp + Into<f64> + Copy>(x: F) -> String {
+        let a = x.into().abs();
+        if a != 0.0 && a.is_finite() && !(1e-4..1e16).contains(&a) {
+            format!("{x:e}")
+        } else {
+            x.to_string()
+        }
+    }
     macro_rules! of {
         ($t:ty, $f:expr) => {
+            of!($t, $f, |x: $t| x.to_string())
+        };
+        ($t:ty, $f:expr, $text:expr) => {
             match a.to_vec::<$t>() {
-                Ok(v) => (v.len(), stats(&v, $f)),
+                Ok(v) => (v.len(), stats(&v, $f, $text)),
                 Err(_) => return shape,
             }
         };
@@ -326,10 +364,13 @@ pub fn summary(leaf: &hlox_hlo::Literal) -> String {
         T::U16 => of!(u16, f64::from),
         T::U32 => of!(u32, f64::from),
         T::U64 => of!(u64, |x| x as f64),
-        T::F16 => of!(half::f16, |x| x.to_f64()),
-        T::Bf16 => of!(half::bf16, |x| x.to_f64()),
-        T::F32 => of!(f32, f64::from),
-        T::F64 => of!(f64, |x| x),
+        // Half-precision values print through f32, which holds them exactly.
+        T::F16 => of!(half::f16, |x| x.to_f64(), |x: half::f16| float(x.to_f32())),
+        T::Bf16 => of!(half::bf16, |x| x.to_f64(), |x: half::bf16| float(
+            x.to_f32()
+        )),
+        T::F32 => of!(f32, f64::from, float),
+        T::F64 => of!(f64, |x| x, float),
     };
     if len == 0 {
         return format!("{shape} (empty)");
@@ -342,8 +383,8 @@ pub fn summary(leaf: &hlox_hlo::Literal) -> String {
         extra.push_str(&format!(" inf={inf}"));
     }
     let more = if len > 6 { ", ..." } else { "" };
-    // Six decimals without trailing zeros; large means in exponent form.
-    let mean = if mean.abs() >= 1e9 {
+    // Six decimals without trailing zeros; tiny or large means in exponent form.
+    let mean = if mean.abs() >= 1e9 || (mean != 0.0 && mean.abs() < 1e-4) {
         format!("{mean:.6e}")
     } else {
         let t = format!("{mean:.6}");

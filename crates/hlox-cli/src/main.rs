@@ -271,6 +271,61 @@ fn init_logging() -> Result<bool, String> {
     Ok(true)
 }
 
+/// The error and its causes as one paragraph, `what: why: why`, leaving out
+/// a cause whose text the message already contains (many error types print
+/// their source themselves).
+fn paragraph(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if msg.contains(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
+}
+
+/// What to do about custom-call binding problems whose messages (from
+/// hlox-ffi) say what failed but not how to fix it.
+fn hints(e: &anyhow::Error) -> String {
+    use hlox_ffi::BindProblem;
+    let mut out = String::new();
+    for cause in e.chain() {
+        let b = match cause.downcast_ref::<hlox_cpu::CompileError>() {
+            Some(hlox_cpu::CompileError::Bind(b)) => b,
+            _ => match cause.downcast_ref::<hlox_ffi::BindError>() {
+                Some(b) => b,
+                None => continue,
+            },
+        };
+        if b.problems
+            .iter()
+            .any(|p| matches!(p, BindProblem::ApiMismatch { .. }))
+        {
+            out.push_str(
+                "\nfix: make the custom call's api_version match the signature its target was \
+                 registered with (or register the function with the convention the call uses; \
+                 `hlox targets --plugin LIB.so` lists what is registered)",
+            );
+        }
+        if b.problems
+            .iter()
+            .any(|p| matches!(p, BindProblem::Unsupported { .. }))
+        {
+            out.push_str(
+                "\nfix: hlox calls targets with XLA's C conventions (api_version 1 to 3); a typed-FFI \
+                 target (api_version 4, e.g. from jax.ffi.ffi_call) needs a C-convention version \
+                 (see docs/custom-calls.md)",
+            );
+        }
+    }
+    out
+}
+
 /// Whether an error is hlox's fault rather than the user's (exit code 2).
 fn is_internal(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
@@ -322,7 +377,7 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Ok(Err(e)) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}{}", paragraph(&e), hints(&e));
             ExitCode::from(1)
         }
         Err(_) => ExitCode::from(2),
