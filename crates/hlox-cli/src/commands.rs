@@ -1,9 +1,66 @@
 //! The implementation of each subcommand.
 
+use crate::Platform;
 use anyhow::Result;
 use hlox_hlo::load::{load_module, save_module};
-use std::io::Write;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{IsTerminal, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+static LOGGING: AtomicBool = AtomicBool::new(false);
+
+/// Told by `main` whether `HLOX_LOG` logging is on (progress is then off,
+/// so that log lines and the spinner do not overwrite each other).
+pub fn set_logging(on: bool) {
+    LOGGING.store(on, Ordering::Relaxed);
+}
+
+/// Progress is drawn only on a terminal, and not under `HLOX_LOG`.
+fn progress_enabled() -> bool {
+    !LOGGING.load(Ordering::Relaxed) && std::io::stderr().is_terminal()
+}
+
+/// A spinner on stderr with `msg` (hidden when stderr is not a terminal).
+fn spinner(msg: String) -> ProgressBar {
+    if !progress_enabled() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    pb.set_message(msg);
+    pb.enable_steady_tick(Duration::from_millis(100));
+    pb
+}
+
+/// A progress bar of `len` steps on stderr (hidden when not a terminal).
+fn bar(len: u64) -> ProgressBar {
+    if !progress_enabled() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    pb.set_style(
+        ProgressStyle::with_template("{msg:>8} [{bar:40}] {pos}/{len} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb
+}
+
+/// Only the Host platform is built into this hlox.
+fn check_platform(platform: Platform) -> Result<()> {
+    match platform {
+        Platform::Host => Ok(()),
+        Platform::Cuda => anyhow::bail!(
+            "the CUDA platform is not built into this hlox yet; use --platform host \
+             (the default) to compile for this machine's CPU"
+        ),
+    }
+}
 
 pub fn fmt(file: &Path) -> Result<()> {
     let m = load_module(file)?;
@@ -20,6 +77,7 @@ pub fn convert(input: &Path, output: &Path) -> Result<()> {
 
 #[allow(clippy::too_many_arguments)]
 pub fn run(
+    platform: Platform,
     file: &Path,
     inputs: &[std::path::PathBuf],
     plugins: &[std::path::PathBuf],
@@ -30,6 +88,7 @@ pub fn run(
     timings: bool,
 ) -> Result<()> {
     use anyhow::Context;
+    check_platform(platform)?;
     let m = load_module(file)?;
     let registry = registry_with(plugins)?;
     let args = match random {
@@ -38,21 +97,28 @@ pub fn run(
         None => read_inputs(file, &m, inputs)?,
     };
     let result = if interpret {
-        hlox_eval::evaluate_with_registry(&m, &args, &registry)
-            .with_context(|| format!("running {}", file.display()))?
+        let pb = spinner(format!("interpreting {}", file.display()));
+        let r = hlox_eval::evaluate_with_registry(&m, &args, &registry);
+        pb.finish_and_clear();
+        r.with_context(|| format!("running {}", file.display()))?
     } else {
-        let exe = compile_host(&m, registry, dump_dir)
-            .with_context(|| format!("compiling {}", file.display()))?;
+        let pb = spinner(format!("compiling {}", file.display()));
+        let exe = compile_host(&m, registry, dump_dir);
+        pb.finish_and_clear();
+        let exe = exe.with_context(|| format!("compiling {}", file.display()))?;
         if timings {
             print_timings(exe.report());
         }
-        exe.execute(&args.iter().collect::<Vec<_>>())
-            .with_context(|| format!("running {}", file.display()))?
+        let pb = spinner(format!("running {}", file.display()));
+        let r = exe.execute(&args.iter().collect::<Vec<_>>());
+        pb.finish_and_clear();
+        r.with_context(|| format!("running {}", file.display()))?
     };
     write_outputs(&result, out_dir, true)
 }
 
 pub fn bench(
+    platform: Platform,
     file: &Path,
     inputs: &[std::path::PathBuf],
     plugins: &[std::path::PathBuf],
@@ -62,25 +128,41 @@ pub fn bench(
 ) -> Result<()> {
     use anyhow::{ensure, Context};
     use std::time::Instant;
-    ensure!(iters > 0, "--iters must be at least 1");
+    ensure!(
+        iters > 0,
+        "--iters must be at least 1 (the number of timed runs)"
+    );
+    check_platform(platform)?;
     let m = load_module(file)?;
     let registry = registry_with(plugins)?;
     let args = read_inputs(file, &m, inputs)?;
     let refs: Vec<&hlox_hlo::Literal> = args.iter().collect();
+    let pb = spinner(format!("compiling {}", file.display()));
     let t = Instant::now();
-    let exe = compile_host(&m, registry, None)
-        .with_context(|| format!("compiling {}", file.display()))?;
+    let exe = compile_host(&m, registry, None);
     let compile_ms = t.elapsed().as_secs_f64() * 1e3;
+    pb.finish_and_clear();
+    let exe = exe.with_context(|| format!("compiling {}", file.display()))?;
     let mut last = None;
-    for _ in 0..warmup {
-        last = Some(exe.execute(&refs)?);
+    let pb = bar((warmup + iters) as u64);
+    let running = |i: usize| format!("running {} (run {i})", file.display());
+    pb.set_message("warmup");
+    for i in 0..warmup {
+        last = Some(exe.execute(&refs).with_context(|| running(i + 1))?);
+        pb.inc(1);
     }
+    pb.set_message("timed");
     let mut times = Vec::with_capacity(iters);
-    for _ in 0..iters {
+    for i in 0..iters {
         let t = Instant::now();
-        last = Some(exe.execute(&refs)?);
+        last = Some(
+            exe.execute(&refs)
+                .with_context(|| running(warmup + i + 1))?,
+        );
         times.push(t.elapsed().as_secs_f64() * 1e3);
+        pb.inc(1);
     }
+    pb.finish_and_clear();
     times.sort_by(f64::total_cmp);
     let median = if iters % 2 == 1 {
         times[iters / 2]
@@ -98,18 +180,20 @@ pub fn bench(
 }
 
 fn print_timings(r: &hlox_cpu::CompileReport) {
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let row = |label: &str, d: std::time::Duration| {
+        eprintln!("  {label:<24}{:10.3}", d.as_secs_f64() * 1e3);
+    };
     eprintln!("compile timings (ms):");
-    eprintln!("  verify             {:9.3}", ms(r.verify));
+    row("verify", r.verify);
     for (pass, d) in &r.passes {
-        eprintln!("  pass {pass:<14}{:9.3}", ms(*d));
+        row(&format!("pass {pass}"), *d);
     }
-    eprintln!("  bind targets       {:9.3}", ms(r.bind));
-    eprintln!("  buffer assignment  {:9.3}", ms(r.buffer_assignment));
-    eprintln!("  LLVM IR generation {:9.3}", ms(r.ir_generation));
-    eprintln!("  LLVM optimization  {:9.3}", ms(r.optimization));
-    eprintln!("  JIT                {:9.3}", ms(r.jit));
-    eprintln!("  total              {:9.3}", ms(r.total));
+    row("bind targets", r.bind);
+    row("buffer assignment", r.buffer_assignment);
+    row("LLVM IR generation", r.ir_generation);
+    row("LLVM optimization", r.optimization);
+    row("JIT", r.jit);
+    row("total", r.total);
     eprintln!("  arena bytes per run: {}", r.arena_bytes);
 }
 
@@ -146,16 +230,39 @@ fn read_inputs(
         let sig = hlox_hlo::text::program_shape_to_string(&m.entry_computation_layout());
         bail!(
             "{} takes {params} input(s) but {} --input file(s) were given; the entry signature is {sig}. \
-             Pass one .npy file per parameter, in order.",
+             Pass one .npy file per parameter, in order (or --random for seeded random inputs).",
             file.display(),
             inputs.len()
         );
     }
+    let comp = m.entry_computation();
     inputs
         .iter()
-        .map(|p| {
-            hlox_hlo::npy::read_npy_file(p)
-                .with_context(|| format!("reading input {}", p.display()))
+        .enumerate()
+        .map(|(i, p)| {
+            let lit = hlox_hlo::npy::read_npy_file(p)
+                .with_context(|| format!("reading input {}", p.display()))?;
+            let param = comp.inst(comp.params[i]);
+            if let (Ok(got), Some(want)) = (lit.as_array(), param.shape.as_array()) {
+                if got.ty() != want.ty || got.shape().dims != want.dims {
+                    let show = |ty: hlox_hlo::ElementType, dims: &[i64]| {
+                        let d: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
+                        format!("{}[{}]", ty.name(), d.join(","))
+                    };
+                    bail!(
+                        "input {} ({}) is {}, but parameter {i} `{}` of {} is {}; \
+                         pass a .npy of that dtype and shape, in parameter order \
+                         (or --random to fill every parameter with random data)",
+                        i + 1,
+                        p.display(),
+                        show(got.ty(), &got.shape().dims),
+                        param.name,
+                        file.display(),
+                        show(want.ty, &want.dims)
+                    );
+                }
+            }
+            Ok(lit)
         })
         .collect()
 }
@@ -183,75 +290,113 @@ fn write_outputs(
     Ok(())
 }
 
-/// `f32[2048]{0} min=-1 max=3.5 mean=0.25 [0.5, 1, ...]`: shape, statistics and first values.
+/// `f32[2048]{0} min=-1 max=3.5 mean=0.25 [0.5, 1, ...]`: shape (with the
+/// element type), statistics and the first values in row-major order, each
+/// printed in its own type (shortest text that reads back exactly). Floats
+/// add `nan=K` / `inf=K` counts when there are any; min, max and mean are
+/// over the other (finite) values.
 pub fn summary(leaf: &hlox_hlo::Literal) -> String {
     use hlox_hlo::ElementType as T;
     let shape = hlox_hlo::text::shape_to_string(&leaf.shape());
     let Ok(a) = leaf.as_array() else {
         return shape;
     };
-    let vals: Option<Vec<f64>> = match a.ty() {
-        T::Pred => a
-            .to_vec::<bool>()
-            .ok()
-            .map(|v| v.into_iter().map(|b| b as u8 as f64).collect()),
-        T::S8 => a
-            .to_vec::<i8>()
-            .ok()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        T::S16 => a
-            .to_vec::<i16>()
-            .ok()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        T::S32 => a
-            .to_vec::<i32>()
-            .ok()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        T::S64 => a
-            .to_vec::<i64>()
-            .ok()
-            .map(|v| v.into_iter().map(|x| x as f64).collect()),
-        T::U8 => a
-            .to_vec::<u8>()
-            .ok()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        T::U16 => a
-            .to_vec::<u16>()
-            .ok()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        T::U32 => a
-            .to_vec::<u32>()
-            .ok()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        T::U64 => a
-            .to_vec::<u64>()
-            .ok()
-            .map(|v| v.into_iter().map(|x| x as f64).collect()),
-        T::F16 => a
-            .to_vec::<half::f16>()
-            .ok()
-            .map(|v| v.into_iter().map(|x| x.to_f64()).collect()),
-        T::Bf16 => a
-            .to_vec::<half::bf16>()
-            .ok()
-            .map(|v| v.into_iter().map(|x| x.to_f64()).collect()),
-        T::F32 => a
-            .to_vec::<f32>()
-            .ok()
-            .map(|v| v.into_iter().map(f64::from).collect()),
-        T::F64 => a.to_vec::<f64>().ok(),
+    /// (first values, min, max, mean, nan count, inf count) of one type.
+    fn stats<V: Copy>(
+        v: &[V],
+        f: impl Fn(V) -> f64,
+        text: impl Fn(V) -> String,
+    ) -> (Vec<String>, String, String, f64, usize, usize) {
+        let first = v.iter().take(6).map(|&x| text(x)).collect();
+        let (mut nan, mut inf) = (0, 0);
+        let (mut lo, mut hi): (Option<(f64, V)>, Option<(f64, V)>) = (None, None);
+        let (mut sum, mut n) = (0.0, 0usize);
+        for &x in v {
+            let d = f(x);
+            if d.is_nan() {
+                nan += 1;
+                continue;
+            }
+            if d.is_infinite() {
+                inf += 1;
+                continue;
+            }
+            if lo.is_none_or(|(l, _)| d < l) {
+                lo = Some((d, x));
+            }
+            if hi.is_none_or(|(h, _)| d > h) {
+                hi = Some((d, x));
+            }
+            sum += d;
+            n += 1;
+        }
+        let show = |m: Option<(f64, V)>| m.map_or("-".to_string(), |(_, x)| text(x));
+        let mean = if n == 0 { f64::NAN } else { sum / n as f64 };
+        (first, show(lo), show(hi), mean, nan, inf)
+    }
+    /// Shortest text that reads back exactly; exponent form when tiny or huge.
+    fn float<F: std::fmt::Display + std::fmt::LowerExp + Into<f64> + Copy>(x: F) -> String {
+        let a = x.into().abs();
+        if a != 0.0 && a.is_finite() && !(1e-4..1e16).contains(&a) {
+            format!("{x:e}")
+        } else {
+            x.to_string()
+        }
+    }
+    macro_rules! of {
+        ($t:ty, $f:expr) => {
+            of!($t, $f, |x: $t| x.to_string())
+        };
+        ($t:ty, $f:expr, $text:expr) => {
+            match a.to_vec::<$t>() {
+                Ok(v) => (v.len(), stats(&v, $f, $text)),
+                Err(_) => return shape,
+            }
+        };
+    }
+    let (len, (first, min, max, mean, nan, inf)) = match a.ty() {
+        T::Pred => of!(bool, |b| b as u8 as f64),
+        T::S8 => of!(i8, f64::from),
+        T::S16 => of!(i16, f64::from),
+        T::S32 => of!(i32, f64::from),
+        T::S64 => of!(i64, |x| x as f64),
+        T::U8 => of!(u8, f64::from),
+        T::U16 => of!(u16, f64::from),
+        T::U32 => of!(u32, f64::from),
+        T::U64 => of!(u64, |x| x as f64),
+        // Half-precision values print through f32, which holds them exactly.
+        T::F16 => of!(half::f16, |x| x.to_f64(), |x: half::f16| float(x.to_f32())),
+        T::Bf16 => of!(half::bf16, |x| x.to_f64(), |x: half::bf16| float(
+            x.to_f32()
+        )),
+        T::F32 => of!(f32, f64::from, float),
+        T::F64 => of!(f64, |x| x, float),
     };
-    let Some(v) = vals else { return shape };
-    if v.is_empty() {
+    if len == 0 {
         return format!("{shape} (empty)");
     }
-    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let mean = v.iter().sum::<f64>() / v.len() as f64;
-    let first: Vec<String> = v.iter().take(6).map(|x| format!("{x}")).collect();
-    let more = if v.len() > 6 { ", ..." } else { "" };
+    let mut extra = String::new();
+    if nan > 0 {
+        extra.push_str(&format!(" nan={nan}"));
+    }
+    if inf > 0 {
+        extra.push_str(&format!(" inf={inf}"));
+    }
+    let more = if len > 6 { ", ..." } else { "" };
+    // Six decimals without trailing zeros; tiny or large means in exponent form.
+    let mean = if mean.abs() >= 1e9 || (mean != 0.0 && mean.abs() < 1e-4) {
+        format!("{mean:.6e}")
+    } else {
+        let t = format!("{mean:.6}");
+        let t = t.trim_end_matches('0').trim_end_matches('.');
+        if t == "-0" {
+            "0".to_string()
+        } else {
+            t.to_string()
+        }
+    };
     format!(
-        "{shape} min={min} max={max} mean={mean:.6} [{}{more}]",
+        "{shape} min={min} max={max} mean={mean}{extra} [{}{more}]",
         first.join(", ")
     )
 }
@@ -359,15 +504,43 @@ pub fn random_inputs(m: &hlox_hlo::Module, seed: u64) -> Result<Vec<hlox_hlo::Li
 pub fn compile(
     file: &Path,
     emit: crate::Emit,
+    platform: Platform,
     output: Option<&Path>,
     plugins: &[std::path::PathBuf],
 ) -> Result<()> {
     use crate::Emit;
-    use anyhow::Context;
+    use anyhow::{bail, Context};
+    check_platform(platform)?;
+    if let Emit::Ptx = emit {
+        bail!(
+            "--emit ptx is the CUDA platform's output, and this compile is for the Host; \
+             pass --platform cuda, or for Host code use --emit llvm-ir, asm or obj"
+        );
+    }
+    if let (Emit::Obj, None) = (emit, output) {
+        if std::io::stdout().is_terminal() {
+            bail!("--emit obj writes a binary object file; pass -o FILE.o (or redirect stdout)");
+        }
+    }
     let m = load_module(file)?;
     let registry = registry_with(plugins)?;
-    let text = if let Emit::Hlo = emit {
-        hlox_hlo::text::print_module(&m)
+    let bytes: Vec<u8> = if let Emit::Hlo = emit {
+        hlox_hlo::text::print_module(&m).into_bytes()
+    } else if let Emit::Obj = emit {
+        let options = hlox_cpu::CompileOptions {
+            registry: Some(std::sync::Arc::new(registry)),
+            ..Default::default()
+        };
+        let pb = spinner(format!("compiling {}", file.display()));
+        let obj = hlox_cpu::compile_to_object(&m, &options);
+        pb.finish_and_clear();
+        let obj = obj.with_context(|| format!("compiling {}", file.display()))?;
+        tracing::info!(
+            entry = %obj.entry_symbol,
+            arena_bytes = obj.arena_bytes,
+            "object file"
+        );
+        obj.bytes
     } else {
         // The compiler writes every stage into a dump directory; take the one asked for.
         let dir = std::env::temp_dir().join(format!(
@@ -378,10 +551,12 @@ pub fn compile(
                 .map(|d| d.as_nanos())
                 .unwrap_or(0)
         ));
+        let pb = spinner(format!("compiling {}", file.display()));
         let result = compile_host(&m, registry, Some(&dir))
             .with_context(|| format!("compiling {}", file.display()));
+        pb.finish_and_clear();
         let name = match emit {
-            Emit::Hlo => unreachable!("handled above"),
+            Emit::Hlo | Emit::Obj | Emit::Ptx => unreachable!("handled above"),
             Emit::HloOpt => "module.optimized.hlo",
             Emit::LlvmIr => "module.ll",
             Emit::LlvmIrOpt => "module.opt.ll",
@@ -392,11 +567,11 @@ pub fn compile(
                 .with_context(|| format!("reading the compiler's {name}"))
         });
         let _ = std::fs::remove_dir_all(&dir);
-        text?
+        text?.into_bytes()
     };
     match output {
-        Some(p) => std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?,
-        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+        Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,
+        None => std::io::stdout().lock().write_all(&bytes)?,
     }
     Ok(())
 }

@@ -1,7 +1,13 @@
 //! `hlox`: the command-line face of the hlox HLO compiler.
 //!
-//! Exit codes: 0 success, 1 user error (bad input, failed verification,
-//! failed custom call), 2 internal error (a bug in hlox: please report it).
+//! Exit codes: 0 success, 1 user error (bad input, bad flags, failed
+//! verification, failed custom call), 2 internal error (a bug in hlox:
+//! please report it).
+//!
+//! Logging: `HLOX_LOG` (a `tracing` filter such as `debug` or
+//! `hlox_passes=trace`) turns on log lines on stderr; unset, nothing extra
+//! is printed. Progress (a spinner while compiling, a bar while
+//! benchmarking) is drawn on stderr only when it is a terminal.
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -17,7 +23,15 @@ mod commands;
     about = "An XLA-style HLO compiler whose strength is custom-call targets",
     long_about = "hlox reads HLO modules (XLA's text syntax, or HloModuleProto files that JAX/XLA \
                   serialized), verifies them, prints them back in XLA's syntax, and runs them.\n\n\
-                  Files ending in .pb are binary HloModuleProto; anything else is HLO text."
+                  Files ending in .pb are binary HloModuleProto; anything else is HLO text.\n\n\
+                  Examples:\n  \
+                  hlox run tests/corpus/softmax/module.pb -i tests/corpus/softmax/in0.npy\n  \
+                  hlox compile model.hlo --emit asm -o model.s",
+    after_long_help = "Environment:\n  \
+                       HLOX_LOG=debug             log every pass and compile phase to stderr\n  \
+                       HLOX_LOG=hlox_passes=trace one crate only (a tracing-subscriber filter)\n\n\
+                       Exit codes: 0 success, 1 user error, 2 internal error (a bug in hlox).\n\
+                       More: docs/cli.md and docs/debugging.md."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -79,19 +93,30 @@ enum Command {
         /// Print per-phase and per-pass compile times to stderr.
         #[arg(long)]
         timings: bool,
+        /// Where to compile and run.
+        #[arg(long, value_enum, default_value = "host")]
+        platform: Platform,
     },
     /// Compile a module and write one stage of the result.
     ///
     /// hlo: the verified input as canonical HLO text; hlo-opt: after the
     /// pass pipeline; llvm-ir: LLVM IR before optimization; llvm-ir-opt:
-    /// after; asm: the assembly.
+    /// after; asm: the assembly; obj: a relocatable object file (ELF), for
+    /// objdump/nm (it calls runtime helpers and custom-call targets at
+    /// addresses of the compiling process, so it cannot be linked and run
+    /// elsewhere); ptx: the CUDA platform's PTX.
+    ///
     /// Example: hlox compile model.hlo --emit asm -o model.s
+    /// Example: hlox compile model.hlo --emit obj -o model.o && nm model.o
     Compile {
         /// The module: HLO text, or a binary HloModuleProto (.pb).
         file: PathBuf,
         /// The stage to write.
         #[arg(long, value_enum, default_value = "hlo-opt")]
         emit: Emit,
+        /// The platform to compile for.
+        #[arg(long, value_enum, default_value = "host")]
+        platform: Platform,
         /// Output file (default: stdout).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -140,7 +165,19 @@ enum Command {
         /// Also write the last run's outputs as out0.npy, ... here.
         #[arg(short, long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
+        /// Where to compile and run.
+        #[arg(long, value_enum, default_value = "host")]
+        platform: Platform,
     },
+}
+
+/// `--platform`: where a module is compiled (and run).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Platform {
+    /// This machine's CPU, through LLVM.
+    Host,
+    /// An NVIDIA GPU (PTX through LLVM's NVPTX backend).
+    Cuda,
 }
 
 /// What `hlox compile --emit` writes.
@@ -151,6 +188,8 @@ pub enum Emit {
     LlvmIr,
     LlvmIrOpt,
     Asm,
+    Obj,
+    Ptx,
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -166,7 +205,9 @@ fn run(cli: Cli) -> Result<()> {
             random,
             dump_dir,
             timings,
+            platform,
         } => commands::run(
+            platform,
             &file,
             &inputs,
             &plugins,
@@ -179,9 +220,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Compile {
             file,
             emit,
+            platform,
             output,
             plugins,
-        } => commands::compile(&file, emit, output.as_deref(), &plugins),
+        } => commands::compile(&file, emit, platform, output.as_deref(), &plugins),
         Command::Dot { file, optimized } => commands::dot(&file, optimized),
         Command::Targets { plugins } => commands::targets(&plugins),
         Command::Bench {
@@ -191,12 +233,127 @@ fn run(cli: Cli) -> Result<()> {
             iters,
             warmup,
             out_dir,
-        } => commands::bench(&file, &inputs, &plugins, iters, warmup, out_dir.as_deref()),
+            platform,
+        } => commands::bench(
+            platform,
+            &file,
+            &inputs,
+            &plugins,
+            iters,
+            warmup,
+            out_dir.as_deref(),
+        ),
     }
 }
 
+/// Log lines on stderr when `HLOX_LOG` is set (a `tracing` env filter);
+/// nothing otherwise. Returns whether logging is on.
+fn init_logging() -> Result<bool, String> {
+    let Ok(filter) = std::env::var("HLOX_LOG") else {
+        return Ok(false);
+    };
+    if filter.trim().is_empty() {
+        return Ok(false);
+    }
+    let filter = tracing_subscriber::EnvFilter::try_new(&filter).map_err(|e| {
+        format!(
+            "HLOX_LOG={filter:?} is not a valid log filter ({e}); use a level such as \
+             HLOX_LOG=debug, or per crate such as HLOX_LOG=hlox_passes=trace,hlox_cpu=debug"
+        )
+    })?;
+    use std::io::IsTerminal;
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(true)
+        .init();
+    Ok(true)
+}
+
+/// The error and its causes as one paragraph, `what: why: why`, leaving out
+/// a cause whose text the message already contains (many error types print
+/// their source themselves).
+fn paragraph(e: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if msg.contains(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
+}
+
+/// What to do about custom-call binding problems whose messages (from
+/// hlox-ffi) say what failed but not how to fix it.
+fn hints(e: &anyhow::Error) -> String {
+    use hlox_ffi::BindProblem;
+    let mut out = String::new();
+    for cause in e.chain() {
+        let b = match cause.downcast_ref::<hlox_cpu::CompileError>() {
+            Some(hlox_cpu::CompileError::Bind(b)) => b,
+            _ => match cause.downcast_ref::<hlox_ffi::BindError>() {
+                Some(b) => b,
+                None => continue,
+            },
+        };
+        if b.problems
+            .iter()
+            .any(|p| matches!(p, BindProblem::ApiMismatch { .. }))
+        {
+            out.push_str(
+                "\nfix: make the custom call's api_version match the signature its target was \
+                 registered with (or register the function with the convention the call uses; \
+                 `hlox targets --plugin LIB.so` lists what is registered)",
+            );
+        }
+        if b.problems
+            .iter()
+            .any(|p| matches!(p, BindProblem::Unsupported { .. }))
+        {
+            out.push_str(
+                "\nfix: hlox calls targets with XLA's C conventions (api_version 1 to 3); a typed-FFI \
+                 target (api_version 4, e.g. from jax.ffi.ffi_call) needs a C-convention version \
+                 (see docs/custom-calls.md)",
+            );
+        }
+    }
+    out
+}
+
+/// Whether an error is hlox's fault rather than the user's (exit code 2).
+fn is_internal(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<hlox_cpu::CompileError>(),
+            Some(hlox_cpu::CompileError::Internal(_) | hlox_cpu::CompileError::Llvm(_))
+        )
+    })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Usage errors are user errors (exit 1), not clap's default 2, which
+    // hlox keeps for its own bugs; --help and --version exit 0.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match init_logging() {
+        Ok(on) => commands::set_logging(on),
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            return ExitCode::from(1);
+        }
+    }
     // A panic is a bug in hlox, never the user's fault: report it as an
     // internal error with exit code 2 instead of Rust's default 101.
     std::panic::set_hook(Box::new(|info| {
@@ -213,8 +370,14 @@ fn main() -> ExitCode {
         {
             ExitCode::SUCCESS
         }
+        Ok(Err(e)) if is_internal(&e) => {
+            eprintln!(
+                "internal error (this is a bug in hlox, please report it with the module): {e:#}"
+            );
+            ExitCode::from(2)
+        }
         Ok(Err(e)) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}{}", paragraph(&e), hints(&e));
             ExitCode::from(1)
         }
         Err(_) => ExitCode::from(2),

@@ -516,3 +516,252 @@ fn a_value_too_large_for_memory_is_an_error_not_an_abort() {
         );
     }
 }
+
+fn hlox_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_hlox"));
+    c.args(args).env_remove("HLOX_LOG");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("hlox runs")
+}
+
+#[test]
+fn compile_emits_a_relocatable_elf_object_with_the_entry_function() {
+    let file = corpus("elementwise_chain", "module.hlo");
+    let entry = hlox_hlo::load::load_module(&file)
+        .unwrap()
+        .entry_computation()
+        .name
+        .clone();
+    let obj = tmp("chain.o");
+    let o = hlox(&[
+        "compile",
+        file.to_str().unwrap(),
+        "--emit",
+        "obj",
+        "-o",
+        obj.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(&obj).unwrap();
+    assert_eq!(&bytes[..4], b"\x7fELF", "not an ELF file");
+    // e_type (bytes 16..18, little-endian on x86-64/aarch64) is ET_REL = 1.
+    assert_eq!(u16::from_le_bytes([bytes[16], bytes[17]]), 1, "not ET_REL");
+    // Piped stdout gets the same bytes.
+    let o = hlox(&["compile", file.to_str().unwrap(), "--emit", "obj"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(&o.stdout[..4], b"\x7fELF");
+    // nm lists the entry computation's function as a defined text symbol.
+    match Command::new("nm").arg(&obj).output() {
+        Ok(nm) if nm.status.success() => {
+            let syms = String::from_utf8_lossy(&nm.stdout).into_owned();
+            assert!(
+                syms.lines()
+                    .any(|l| l.contains(" T ") && l.ends_with(&format!(".{entry}"))),
+                "entry `{entry}` not in nm output:\n{syms}"
+            );
+        }
+        _ => eprintln!("note: nm not available, symbol check skipped"),
+    }
+    if let Ok(re) = Command::new("readelf").arg("-h").arg(&obj).output() {
+        if re.status.success() {
+            let h = String::from_utf8_lossy(&re.stdout).into_owned();
+            assert!(h.contains("REL (Relocatable file)"), "{h}");
+        }
+    }
+}
+
+#[test]
+fn cuda_platform_and_ptx_are_clear_user_errors() {
+    let file = corpus("softmax", "module.hlo");
+    let f = file.to_str().unwrap();
+    for args in [
+        vec!["compile", f, "--platform", "cuda", "--emit", "ptx"],
+        vec!["compile", f, "--platform", "cuda", "--emit", "llvm-ir"],
+        vec!["run", f, "--random", "--platform", "cuda"],
+        vec!["bench", f, "--platform", "cuda"],
+    ] {
+        let o = hlox(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("the CUDA platform is not built into this hlox yet"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = hlox(&["compile", f, "--emit", "ptx"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("pass --platform cuda"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn usage_errors_exit_1_and_help_teaches_with_examples() {
+    let o = hlox(&["compile", "x.hlo", "--emit", "exe"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("possible values"), "{}", stderr(&o));
+    let o = hlox(&["frobnicate"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = hlox(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("HLOX_LOG"), "{}", stdout(&o));
+    for sub in [
+        "run", "bench", "fmt", "convert", "compile", "dot", "targets",
+    ] {
+        let o = hlox(&[sub, "--help"]);
+        assert_eq!(o.status.code(), Some(0), "{sub}");
+        assert!(
+            stdout(&o).contains(&format!("Example: hlox {sub} ")),
+            "{sub} --help has no example:\n{}",
+            stdout(&o)
+        );
+    }
+}
+
+#[test]
+fn hlox_log_debug_traces_passes_phases_and_bindings_on_stderr_only() {
+    let (hlo, b, c, _) = seed_files("do_custom_call");
+    let args = [
+        "run",
+        hlo.to_str().unwrap(),
+        "-i",
+        b.to_str().unwrap(),
+        "-i",
+        c.to_str().unwrap(),
+        "--plugin",
+        hlox_targets::C_PLUGIN_WITH_REGISTRATION,
+    ];
+    let quiet = hlox_env(&args, &[]);
+    assert!(quiet.status.success(), "{}", stderr(&quiet));
+    assert_eq!(stderr(&quiet), "", "nothing extra without HLOX_LOG");
+    let o = hlox_env(&args, &[("HLOX_LOG", "debug")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&quiet), "logs never go to stdout");
+    let e = stderr(&o);
+    for want in [
+        "pass=\"inline\"",
+        "pass=\"fusion\"",
+        "changed=",
+        "buffer assignment",
+        "LLVM IR generation",
+        "LLVM optimization",
+        "JIT",
+        "bound custom-call target",
+        "target_name=do_custom_call",
+        "api_version=\"API_VERSION_ORIGINAL\"",
+        "address=0x",
+    ] {
+        assert!(e.contains(want), "no `{want}` in:\n{e}");
+    }
+    // A per-crate filter: the passes only.
+    let o = hlox_env(&args, &[("HLOX_LOG", "hlox_passes=debug")]);
+    let e = stderr(&o);
+    assert!(e.contains("pass=\"dce\""), "{e}");
+    assert!(!e.contains("LLVM optimization"), "{e}");
+    // A bad filter is a user error that says what a good one looks like.
+    let o = hlox_env(&args, &[("HLOX_LOG", "hlox_passes=loud")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("HLOX_LOG=debug"), "{}", stderr(&o));
+}
+
+#[test]
+fn piped_output_has_no_progress_escape_codes() {
+    let c = |f: &str| corpus("layernorm", f);
+    let (m, i0, i1, i2) = (c("module.pb"), c("in0.npy"), c("in1.npy"), c("in2.npy"));
+    let (m, i0, i1, i2) = (
+        m.to_str().unwrap(),
+        i0.to_str().unwrap(),
+        i1.to_str().unwrap(),
+        i2.to_str().unwrap(),
+    );
+    for args in [
+        vec!["bench", m, "-i", i0, "-i", i1, "-i", i2, "--iters", "30"],
+        vec!["run", m, "-i", i0, "-i", i1, "-i", i2],
+        vec!["run", m, "--random", "--interpret"],
+        vec!["compile", m, "--emit", "asm"],
+    ] {
+        let o = hlox_env(&args, &[]);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(
+            !o.stdout.contains(&0x1b) && !o.stderr.contains(&0x1b),
+            "{args:?}: escape codes in piped output"
+        );
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+}
+
+/// On a terminal (a pseudo-terminal from util-linux `script`, when present)
+/// bench draws its progress bar on stderr.
+#[test]
+fn bench_on_a_terminal_draws_progress() {
+    let have_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_script {
+        eprintln!("note: `script` not available, terminal progress check skipped");
+        return;
+    }
+    let c = |f: &str| corpus("layernorm", f).to_str().unwrap().to_string();
+    let cmd = format!(
+        "{} bench {} -i {} -i {} -i {} --iters 300 --warmup 1",
+        env!("CARGO_BIN_EXE_hlox"),
+        c("module.pb"),
+        c("in0.npy"),
+        c("in1.npy"),
+        c("in2.npy")
+    );
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_remove("HLOX_LOG")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("compiling "), "no spinner: {out:?}");
+    assert!(
+        out.contains("] ") && out.contains("/301"),
+        "no bar: {out:?}"
+    );
+    assert!(out.contains("\x1b["), "no terminal control: {out:?}");
+    assert!(out.contains("\"median_ms\""), "{out:?}");
+}
+
+#[test]
+fn run_summary_counts_nan_and_inf_and_prints_values_in_their_type() {
+    let hlo = tmp("nan.hlo");
+    std::fs::write(
+        &hlo,
+        "HloModule nan\n\nENTRY main {\n  x = f32[5]{0} parameter(0)\n  z = f32[] constant(0)\n  zb = f32[5]{0} broadcast(z), dimensions={}\n  d = f32[5]{0} divide(x, zb)\n  big = s64[] constant(9007199254740993)\n  ROOT t = (f32[5]{0}, f32[5]{0}, s64[]) tuple(d, x, big)\n}\n",
+    )
+    .unwrap();
+    let x = write_npy(
+        "nan_x.npy",
+        &hlox_hlo::Literal::r1(&[1f32, -1.0, 0.0, 2.0, 0.1]),
+    );
+    for extra in [None, Some("--interpret")] {
+        let mut args = vec!["run", hlo.to_str().unwrap(), "-i", x.to_str().unwrap()];
+        args.extend(extra);
+        let o = hlox(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[0], "out0: f32[5]{0} min=- max=- mean=NaN nan=1 inf=4 [inf, -inf, NaN, inf, inf]",
+            "{out}"
+        );
+        assert_eq!(
+            lines[1], "out1: f32[5]{0} min=-1 max=2 mean=0.42 [1, -1, 0, 2, 0.1]",
+            "{out}"
+        );
+        assert_eq!(
+            lines[2],
+            "out2: s64[] min=9007199254740993 max=9007199254740993 mean=9.007199e15 [9007199254740993]",
+            "{out}"
+        );
+    }
+}

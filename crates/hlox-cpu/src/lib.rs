@@ -198,12 +198,69 @@ fn dump(dir: &Option<PathBuf>, file: &str, text: &str) -> Result<(), CompileErro
     Ok(())
 }
 
+/// A relocatable object file of a module's optimized LLVM code (see
+/// [`compile_to_object`]).
+#[derive(Clone, Debug)]
+pub struct ObjectCode {
+    /// The object file (ELF on Linux), as LLVM writes it.
+    pub bytes: Vec<u8>,
+    /// The symbol of the entry computation's function, with the C signature
+    /// `i32 (const u8* run_options, const u8* const* params, u8* const* outputs, u8* arena)`.
+    pub entry_symbol: String,
+    /// Bytes of the temporary arena the entry function needs.
+    pub arena_bytes: usize,
+}
+
+/// What [`compile_impl`] builds.
+enum Built {
+    Executable(Box<Executable>),
+    Object(ObjectCode),
+}
+
 /// Compile `module` for the host.
 pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, CompileError> {
+    match compile_impl(module, options, false)? {
+        Built::Executable(e) => Ok(*e),
+        Built::Object(_) => Err(CompileError::Internal("asked for an executable".into())),
+    }
+}
+
+/// Compiles `module` for the host like [`compile`] (same passes, buffer
+/// assignment, code generation and LLVM optimization, same dumps) but,
+/// instead of loading the code in-process, writes the optimized LLVM module
+/// as a relocatable object file (position-independent code).
+///
+/// The object is for inspection (`objdump -d`, `nm`, `readelf`) and for
+/// comparing code generation: custom-call targets and runtime helpers are
+/// called through their addresses in *this* process, which are baked into
+/// the code as constants, so the object cannot be linked into another
+/// program and run.
+pub fn compile_to_object(
+    module: &Module,
+    options: &CompileOptions,
+) -> Result<ObjectCode, CompileError> {
+    match compile_impl(module, options, true)? {
+        Built::Object(o) => Ok(o),
+        Built::Executable(_) => Err(CompileError::Internal("asked for an object file".into())),
+    }
+}
+
+/// Milliseconds, to the microsecond (for log lines).
+fn ms(d: Duration) -> f64 {
+    d.as_micros() as f64 / 1e3
+}
+
+fn compile_impl(
+    module: &Module,
+    options: &CompileOptions,
+    object: bool,
+) -> Result<Built, CompileError> {
+    let _span = tracing::info_span!("compile", module = %module.name).entered();
     let t0 = Instant::now();
     let mut report = CompileReport::default();
     hlox_hlo::verifier::verify_module(module).map_err(|e| CompileError::Verify(e.to_string()))?;
     report.verify = t0.elapsed();
+    tracing::debug!(ms = ms(report.verify), "verified");
     dump(
         &options.dump_dir,
         "module.hlo",
@@ -219,6 +276,12 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
         let r = hlox_passes::default_pipeline()
             .run(&mut m, &popts)
             .map_err(|e| CompileError::Passes(e.to_string()))?;
+        tracing::debug!(
+            ms = ms(r.timings.iter().map(|(_, d)| *d).sum()),
+            passes = r.timings.len(),
+            changed = ?r.changed,
+            "HLO pass pipeline"
+        );
         report.passes = r.timings;
         dump(
             &options.dump_dir,
@@ -238,6 +301,7 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
     };
     let bound = registry.bind(module, Platform::Host)?;
     report.bind = t.elapsed();
+    tracing::debug!(ms = ms(report.bind), "bound custom-call targets");
 
     let t = Instant::now();
     let comps = emit::sequential_computations(module);
@@ -253,6 +317,12 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
     }
     report.arena_bytes = base;
     report.buffer_assignment = t.elapsed();
+    tracing::debug!(
+        ms = ms(report.buffer_assignment),
+        computations = comps.len(),
+        arena_bytes = base,
+        "buffer assignment"
+    );
     dump(&options.dump_dir, "buffer-assignment.txt", &listing)?;
 
     // LLVM module generation.
@@ -323,6 +393,11 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
     let pending_kernels = std::mem::take(&mut em.kernels);
     drop(em);
     report.ir_generation = t.elapsed();
+    tracing::debug!(
+        ms = ms(report.ir_generation),
+        cpu = %cpu,
+        "LLVM IR generation"
+    );
     if options.dump_dir.is_some() {
         dump(
             &options.dump_dir,
@@ -340,6 +415,11 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
         .run_passes(&passes, &tm, inkwell::passes::PassBuilderOptions::create())
         .map_err(|e| CompileError::Llvm(e.to_string()))?;
     report.optimization = t.elapsed();
+    tracing::debug!(
+        ms = ms(report.optimization),
+        passes = %passes,
+        "LLVM optimization"
+    );
     if options.dump_dir.is_some() {
         dump(
             &options.dump_dir,
@@ -356,6 +436,33 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
         )?;
     }
     report.llvm_functions = llmod.get_functions().count();
+    if object {
+        let t = Instant::now();
+        // A second target machine: position-independent code in the default
+        // code model, as a relocatable object expects.
+        let pic = target
+            .create_target_machine(
+                &triple,
+                &cpu,
+                &features,
+                level,
+                RelocMode::PIC,
+                CodeModel::Default,
+            )
+            .ok_or_else(|| {
+                CompileError::Llvm("cannot create a target machine for the host".into())
+            })?;
+        let buf = pic
+            .write_to_memory_buffer(&llmod, FileType::Object)
+            .map_err(|e| CompileError::Llvm(e.to_string()))?;
+        let bytes = buf.as_slice().to_vec();
+        tracing::debug!(ms = ms(t.elapsed()), bytes = bytes.len(), "object file");
+        return Ok(Built::Object(ObjectCode {
+            bytes,
+            entry_symbol: entry_name,
+            arena_bytes: base,
+        }));
+    }
 
     let t = Instant::now();
     let ee = llmod
@@ -389,9 +496,15 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
     }
     report.jit = t.elapsed();
     report.total = t0.elapsed();
+    tracing::debug!(ms = ms(report.jit), kernels = kernels.len(), "JIT");
+    tracing::info!(
+        ms = ms(report.total),
+        llvm_functions = report.llvm_functions,
+        "compiled"
+    );
     let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(addr) };
     let ps = module.entry_computation().program_shape();
-    Ok(Executable {
+    Ok(Built::Executable(Box::new(Executable {
         entry,
         arena_size: base,
         params: ps.parameters,
@@ -407,7 +520,7 @@ pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, 
             ee: ManuallyDrop::new(ee),
             _ctx: ManuallyDrop::new(ctx_box),
         },
-    })
+    })))
 }
 
 fn leaf_arrays(s: &Shape) -> Vec<Option<ArrayShape>> {

@@ -496,6 +496,18 @@ impl Registry {
                         continue;
                     }
                 }
+                if !targets.contains_key(&target) {
+                    tracing::debug!(
+                        target: "hlox_ffi",
+                        target_name = %target,
+                        platform = %platform,
+                        api_version = call.api_version.name(),
+                        address = format_args!("{:#x}", t.func.addr()),
+                        origin = ?t.origin,
+                        instruction = %instruction,
+                        "bound custom-call target"
+                    );
+                }
                 targets.insert(target, t);
             }
         }

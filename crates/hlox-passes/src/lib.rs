@@ -155,6 +155,7 @@ impl PassManager {
 
     /// Runs every stage on `m`.
     pub fn run(&self, m: &mut Module, opts: &PipelineOptions) -> Result<PipelineReport, PassError> {
+        let _span = tracing::info_span!("hlo_passes", module = %m.name).entered();
         let mut st = RunState {
             opts,
             seq: 0,
@@ -202,9 +203,15 @@ impl RunState<'_> {
         }
         let t = Instant::now();
         let changed = p.run(m)?;
-        self.report
-            .timings
-            .push((p.name().to_string(), t.elapsed()));
+        let elapsed = t.elapsed();
+        tracing::debug!(
+            target: "hlox_passes",
+            pass = p.name(),
+            changed,
+            ms = elapsed.as_micros() as f64 / 1e3,
+            "pass"
+        );
+        self.report.timings.push((p.name().to_string(), elapsed));
         if changed {
             self.report.changed.push(p.name().to_string());
         }
