@@ -795,6 +795,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         if !hoist.is_empty() {
             self.row_hoisted += hoist.len();
             self.per_element_reductions += in_body;
+            if in_body > 0 {
+                tracing::warn!(
+                    fusion = name,
+                    reductions = in_body,
+                    "row fusion: reductions recomputed for every element (correct but slow)"
+                );
+            }
         }
         b.build_return(None).map_err(e(name))?;
         // Back in the caller.
