@@ -49,6 +49,8 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// Reductions a row-fused loop still recomputes for every element
     /// (expected 0: a row fusion the hoisting did not cover).
     pub per_element_reductions: usize,
+    /// Reductions emitted with the column strategy.
+    pub column_reductions: usize,
 }
 
 /// The per-function values of a sequential computation being emitted.
@@ -184,6 +186,30 @@ fn row_hoists<T>(
     out
 }
 
+/// Loops over the reduced dimensions `red` (most major first) of `shape`,
+/// setting them in `idx`; `body` runs innermost.
+fn column_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    shape: &ArrayShape,
+    red: &[usize],
+    idx: &mut Vec<IntValue<'ctx>>,
+    body: &mut dyn FnMut(&Cg<'_, 'ctx>, &[IntValue<'ctx>]) -> hlox_codegen::Result<()>,
+) -> hlox_codegen::Result<()> {
+    let Some((&d, rest)) = red.split_first() else {
+        return body(cg, idx);
+    };
+    hlox_codegen::loops::for_range(
+        cg,
+        cg.i64c(0),
+        cg.i64c(shape.dims[d]),
+        &format!("c{d}"),
+        &mut |i| {
+            idx[d] = i;
+            column_loops(cg, shape, rest, idx, body)
+        },
+    )
+}
+
 /// Computations executed as functions, reachable from the entry, callees first.
 pub(crate) fn sequential_computations(module: &Module) -> Vec<CompId> {
     let mut seen = vec![module.entry];
@@ -253,6 +279,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             loops: 0,
             row_hoisted: 0,
             per_element_reductions: 0,
+            column_reductions: 0,
         }
     }
 
@@ -550,6 +577,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             return Ok(());
         }
         let work = reduce_work_factor(gen_comp, root, &sources);
+        if self.emit_column_reduce(gen_comp, root, &sources, outs, name)? {
+            return Ok(());
+        }
         if self.emit_split_reduce(gen_comp, root, &sources, outs, work, name)? {
             return Ok(());
         }
@@ -587,6 +617,113 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             )?;
         }
         Ok(())
+    }
+
+    /// A reduction that keeps its operand's minor-most dimension (a column
+    /// reduction: `sum(x, axis=0)`, bias gradients) with a simple reducer:
+    /// rather than one strided pass over the operand per output element,
+    /// the output range is set to the init value, then the reduced indices
+    /// run in the outer loops and the output elements in the inner loop, so
+    /// the operand is read once, contiguously, and the inner loop vectorizes.
+    /// Each output element still combines its inputs in the order of the
+    /// reduced indices. Threads split the output's outermost dimension.
+    /// Returns false (and emits nothing) for other reductions.
+    fn emit_column_reduce(
+        &mut self,
+        gen_comp: &'a Computation,
+        root: InstId,
+        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
+        outs: &[(PointerValue<'ctx>, Shape)],
+        name: &str,
+    ) -> R<bool> {
+        let [(_, Shape::Array(out_shape))] = outs else {
+            return Ok(false);
+        };
+        let inst = gen_comp.inst(root);
+        let Op::Reduce { dimensions } = &inst.op else {
+            return Ok(false);
+        };
+        if inst.operands.len() != 2 || sources.iter().any(|(s, _)| *s == root) {
+            return Ok(false);
+        }
+        let (input, init) = (inst.operands[0], inst.operands[1]);
+        let Some(in_shape) = gen_comp.inst(input).shape.as_array().cloned() else {
+            return Ok(false);
+        };
+        let simple = inst
+            .called
+            .first()
+            .and_then(|&c| hlox_codegen::elemental::simple_reducer(self.module, c));
+        let minor_kept = in_shape
+            .layout
+            .minor_to_major
+            .first()
+            .is_some_and(|m| !dimensions.contains(m));
+        if !matches!(simple, Some((_, ty)) if ty == in_shape.ty)
+            || !minor_kept
+            || dimensions.is_empty()
+            || out_shape.rank() == 0
+            || in_shape.element_count() == 0
+        {
+            return Ok(false);
+        }
+        let ty = out_shape.ty;
+        // Reduced dimensions, most major first.
+        let red: Vec<usize> = in_shape
+            .layout
+            .minor_to_major
+            .iter()
+            .rev()
+            .map(|&d| d as usize)
+            .filter(|&d| dimensions.contains(&(d as i64)))
+            .collect();
+        let kept: Vec<usize> = (0..in_shape.rank())
+            .filter(|d| !dimensions.contains(&(*d as i64)))
+            .collect();
+        let n = outer_extent(out_shape);
+        let out_arrays = [(outs[0].0, out_shape.clone())];
+        self.emit_outlined(
+            gen_comp,
+            sources,
+            &out_arrays,
+            name,
+            n,
+            in_shape.element_count(),
+            &mut |cg, ctx, louts, start, end| {
+                let (optr, oshape) = &louts[0];
+                let init_v = ctx.gen(cg, init, &[])?.into_iter().next().ok_or_else(|| {
+                    hlox_codegen::CodegenError::Other("reduce init has no value".into())
+                })?;
+                hlox_codegen::loops::shape_loop(cg, oshape, Some((start, end)), &mut |oi| {
+                    let p = cg.element_ptr(*optr, oshape, oi)?;
+                    cg.store_elem(ty, p, init_v)
+                })?;
+                let mut in_idx = vec![cg.i64c(0); in_shape.rank()];
+                column_loops(cg, &in_shape, &red, &mut in_idx, &mut |cg, in_idx| {
+                    hlox_codegen::loops::shape_loop(cg, oshape, Some((start, end)), &mut |oi| {
+                        let mut idx = in_idx.to_vec();
+                        for (k, &d) in kept.iter().enumerate() {
+                            idx[d] = oi[k];
+                        }
+                        let x = ctx
+                            .gen(cg, input, &idx)?
+                            .into_iter()
+                            .next()
+                            .ok_or_else(|| {
+                                hlox_codegen::CodegenError::Other(
+                                    "reduce input has no value".into(),
+                                )
+                            })?;
+                        let p = cg.element_ptr(*optr, oshape, oi)?;
+                        let a = cg.load_elem(ty, p)?;
+                        let r = ctx.combine_reduced(cg, root, a, x)?;
+                        cg.store_elem(ty, p, r)
+                    })
+                })
+            },
+        )?;
+        self.column_reductions += 1;
+        Ok(true)
     }
 
     /// A large reduction to one element split across threads: each part
@@ -705,6 +842,76 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             &[IntValue<'ctx>],
         ) -> hlox_codegen::Result<()>,
     ) -> R<()> {
+        let mut in_body = 0usize;
+        let n = outer_extent(loop_shape);
+        let total = loop_shape.element_count().saturating_mul(work.max(1));
+        self.emit_outlined(
+            gen_comp,
+            sources,
+            outs,
+            name,
+            n,
+            total,
+            &mut |cg, ctx, louts, start, end| {
+                shape_loop_hoisting(
+                    cg,
+                    loop_shape,
+                    Some((start, end)),
+                    &mut |at, idx| match at {
+                        LoopPoint::Body => {
+                            let before = ctx.reduces_generated;
+                            let r = body(cg, ctx, louts, idx);
+                            in_body += ctx.reduces_generated - before;
+                            r
+                        }
+                        LoopPoint::BeforeInner => {
+                            for (x, dims) in hoist {
+                                let xi: Vec<IntValue<'ctx>> =
+                                    dims.iter().map(|&d| idx[d as usize]).collect();
+                                ctx.gen(cg, *x, &xi)?;
+                            }
+                            Ok(())
+                        }
+                    },
+                )
+            },
+        )?;
+        if !hoist.is_empty() {
+            self.row_hoisted += hoist.len();
+            self.per_element_reductions += in_body;
+            if in_body > 0 {
+                tracing::warn!(
+                    fusion = name,
+                    reductions = in_body,
+                    "row fusion: reductions recomputed for every element (correct but slow)"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Outline a loop into its own function `loop.N.name(table, start, end)`
+    /// whose body `range_body` emits the iterations `start..end` of an
+    /// outermost loop of `n` iterations, and call it: across the thread
+    /// pool when `total_work` (elements touched) reaches the parallel
+    /// threshold, else once over `0..n`.
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
+    fn emit_outlined(
+        &mut self,
+        gen_comp: &'a Computation,
+        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
+        outs: &[(PointerValue<'ctx>, ArrayShape)],
+        name: &str,
+        n: i64,
+        total_work: usize,
+        range_body: &mut dyn FnMut(
+            &Cg<'_, 'ctx>,
+            &mut ElementalCtx<'a, 'ctx>,
+            &[(PointerValue<'ctx>, ArrayShape)],
+            IntValue<'ctx>,
+            IntValue<'ctx>,
+        ) -> hlox_codegen::Result<()>,
+    ) -> R<()> {
         let cg = &self.cg;
         let b = cg.b;
         let mut ptrs: Vec<PointerValue<'ctx>> = outs.iter().map(|(p, _)| *p).collect();
@@ -761,29 +968,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .enumerate()
             .map(|(i, (_, s))| (loaded[i], s.clone()))
             .collect();
-        let mut in_body = 0usize;
-        shape_loop_hoisting(
-            cg,
-            loop_shape,
-            Some((start, end)),
-            &mut |at, idx| match at {
-                LoopPoint::Body => {
-                    let before = ctx.reduces_generated;
-                    let r = body(cg, &mut ctx, &louts, idx);
-                    in_body += ctx.reduces_generated - before;
-                    r
-                }
-                LoopPoint::BeforeInner => {
-                    for (x, dims) in hoist {
-                        let xi: Vec<IntValue<'ctx>> =
-                            dims.iter().map(|&d| idx[d as usize]).collect();
-                        ctx.gen(cg, *x, &xi)?;
-                    }
-                    Ok(())
-                }
-            },
-        )
-        .map_err(|err| match err {
+        range_body(cg, &mut ctx, &louts, start, end).map_err(|err| match err {
             hlox_codegen::CodegenError::Unsupported { inst, message } => {
                 CompileError::Unsupported { inst, message }
             }
@@ -792,23 +977,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 message: other.to_string(),
             },
         })?;
-        if !hoist.is_empty() {
-            self.row_hoisted += hoist.len();
-            self.per_element_reductions += in_body;
-            if in_body > 0 {
-                tracing::warn!(
-                    fusion = name,
-                    reductions = in_body,
-                    "row fusion: reductions recomputed for every element (correct but slow)"
-                );
-            }
-        }
         b.build_return(None).map_err(e(name))?;
         // Back in the caller.
         b.position_at_end(caller_bb);
-        let n = outer_extent(loop_shape);
-        let total = loop_shape.element_count().saturating_mul(work.max(1));
-        if total >= self.par_threshold && n >= 2 && self.threads > 1 {
+        if total_work >= self.par_threshold && n >= 2 && self.threads > 1 {
             let chunks = (self.threads as i64 * 4).min(n);
             let pf = cg.ctx.void_type().fn_type(
                 &[

@@ -141,6 +141,9 @@ pub struct CompileReport {
     /// unless the fusion pass formed a row fusion the emitter cannot hoist
     /// (correct results, quadratic cost).
     pub per_element_reductions: usize,
+    /// Reductions keeping the minor dimension, emitted reduced-index-outer
+    /// so the operand is read once, contiguously.
+    pub column_reductions: usize,
 }
 
 type EntryFn = unsafe extern "C" fn(*const u8, *const *const u8, *const *mut u8, *mut u8) -> i32;
@@ -389,6 +392,7 @@ fn compile_impl(
     let entry_name = em.fn_name(module.entry);
     report.row_hoisted = em.row_hoisted;
     report.per_element_reductions = em.per_element_reductions;
+    report.column_reductions = em.column_reductions;
     let call_sites = std::mem::take(&mut em.call_sites);
     let pending_kernels = std::mem::take(&mut em.kernels);
     drop(em);

@@ -1416,3 +1416,33 @@ fn row_fusions_compute_reductions_once_per_row() {
         check_text_tol(&text, 1e-5).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+/// Column reductions (the minor dimension kept) run with the reduced
+/// indices outermost and the outputs innermost; each output still combines
+/// its inputs in the evaluator's order, so results are bit-exact.
+#[test]
+fn column_reductions_match_the_evaluator_bit_for_bit() {
+    let regions = "add_f {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\nmax_f {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] maximum(a, b)\n}\n\nmul_f64 {\n  a = f64[] parameter(0)\n  b = f64[] parameter(1)\n  ROOT s = f64[] multiply(a, b)\n}\n\nadd_s32 {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT s = s32[] add(a, b)\n}\n\n";
+    let m = |body: &str| format!("HloModule col\n\n{regions}ENTRY e {{\n{body}}}\n");
+    let cases = [
+        ("sum_axis0", m("  x = f32[300,257]{1,0} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[257]{0} reduce(x, z), dimensions={0}, to_apply=add_f\n")),
+        ("sum_axes01_of_rank3", m("  x = f32[6,7,33]{2,1,0} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[33]{0} reduce(x, z), dimensions={0,1}, to_apply=add_f\n")),
+        ("max_middle_axis", m("  x = f32[4,50,16]{2,1,0} parameter(0)\n  z = f32[] constant(-inf)\n  ROOT r = f32[4,16]{1,0} reduce(x, z), dimensions={1}, to_apply=max_f\n")),
+        ("column_layout_row_sum", m("  x = f32[40,64]{0,1} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[40]{0} reduce(x, z), dimensions={1}, to_apply=add_f\n")),
+        ("f64_product", m("  x = f64[20,9]{1,0} parameter(0)\n  o = f64[] constant(1)\n  ROOT r = f64[9]{0} reduce(x, o), dimensions={0}, to_apply=mul_f64\n")),
+        ("s32_sum", m("  x = s32[100,31]{1,0} parameter(0)\n  z = s32[] constant(7)\n  ROOT r = s32[31]{0} reduce(x, z), dimensions={0}, to_apply=add_s32\n")),
+        ("empty_reduced_dim", m("  x = f32[0,12]{1,0} parameter(0)\n  z = f32[] constant(5)\n  ROOT r = f32[12]{0} reduce(x, z), dimensions={0}, to_apply=add_f\n")),
+        ("large_parallel", m("  x = f32[512,2048]{1,0} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2048]{0} reduce(x, z), dimensions={0}, to_apply=add_f\n")),
+    ];
+    for (name, text) in &cases {
+        let m = parse_module(text).unwrap();
+        let exe = compile(&m, &opts()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let want = usize::from(*name != "empty_reduced_dim");
+        assert_eq!(exe.report().column_reductions, want, "{name}");
+    }
+    let refs: Vec<(&str, &str)> = cases.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    check_all(&refs);
+    // With a fused producer (exp is within 1 ulp of libm, hence a tolerance).
+    let fused = m("  x = f32[128,96]{1,0} parameter(0)\n  y = f32[128,96]{1,0} exponential(x)\n  z = f32[] constant(0)\n  ROOT r = f32[96]{0} reduce(y, z), dimensions={0}, to_apply=add_f\n");
+    check_text_tol(&fused, 1e-6).unwrap();
+}
