@@ -59,6 +59,9 @@ def jax_benchmarks():
     def total(x):
         return jnp.sum(x)
 
+    def column_sum(x):
+        return jnp.sum(x, axis=0)
+
     def softmax(x):
         return jax.nn.softmax(x, axis=-1)
 
@@ -83,6 +86,7 @@ def jax_benchmarks():
         ("elementwise_16M", elementwise, [f32(n), f32(n)]),
         ("axpy_16M", axpy, [f32(n), f32(n)]),
         ("sum_16M", total, [f32(n)]),
+        ("column_sum_4096x1024", column_sum, [f32(4096, 1024)]),
         ("softmax_4096x1024", softmax, [f32(4096, 1024)]),
         ("layernorm_4096x1024", layernorm, [f32(4096, 1024), f32(1024), f32(1024)]),
         ("matmul_1024", matmul, [f32(1024, 1024), f32(1024, 1024)]),
