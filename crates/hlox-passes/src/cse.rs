@@ -11,6 +11,9 @@ use std::hash::{Hash, Hasher};
 /// attributes, same operands, same shape (layout included), same called
 /// computations, same sharding, frontend attributes and backend config
 /// (metadata is ignored). Constants with equal literals (bit for bit) merge.
+/// Called computations compare by structure, not identity: JAX emits one
+/// reducer region per reduce, so two `reduce(x)` with identical `region_N`
+/// computations merge.
 /// Never merged: parameters, side-effecting custom calls,
 /// rng-bit-generator, after-all. The first instruction survives with its
 /// name; later duplicates are dropped and their uses redirected.
@@ -25,12 +28,82 @@ fn mergeable(inst: &Instruction) -> bool {
         ))
 }
 
-fn key(inst: &Instruction) -> u64 {
+/// For every computation, the first computation (lowest id) with the same
+/// structure: the same parameters, instructions (opcode, attributes,
+/// shapes, operands by position, called computations by structure) and
+/// root; names and metadata do not count.
+pub(crate) fn canonical_computations(m: &Module) -> Vec<CompId> {
+    let n = m.computations.len();
+    let mut canon: Vec<Option<CompId>> = vec![None; n];
+    fn resolve(m: &Module, c: CompId, canon: &mut Vec<Option<CompId>>, depth: usize) -> CompId {
+        if let Some(k) = canon.get(c.index()).copied().flatten() {
+            return k;
+        }
+        // Callees first (bounded depth: a malformed cyclic module stays as is).
+        if depth < 64 {
+            for inst in m.computations[c].instructions.values() {
+                for &callee in &inst.called {
+                    if callee.index() < canon.len() && callee != c {
+                        resolve(m, callee, canon, depth + 1);
+                    }
+                }
+            }
+        }
+        let mut found = c;
+        for k in 0..c.index() {
+            let kid = CompId::new(k);
+            if canon[k] == Some(kid) && same_structure(m, kid, c, canon) {
+                found = kid;
+                break;
+            }
+        }
+        canon[c.index()] = Some(found);
+        found
+    }
+    for c in m.computations.keys() {
+        resolve(m, c, &mut canon, 0);
+    }
+    canon
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| k.unwrap_or(CompId::new(i)))
+        .collect()
+}
+
+fn same_structure(m: &Module, a: CompId, b: CompId, canon: &[Option<CompId>]) -> bool {
+    let (ca, cb) = (&m.computations[a], &m.computations[b]);
+    let callee = |c: CompId| canon.get(c.index()).copied().flatten().unwrap_or(c);
+    ca.instructions.len() == cb.instructions.len()
+        && ca.params == cb.params
+        && ca.root == cb.root
+        && ca.execution_thread == cb.execution_thread
+        && ca
+            .instructions
+            .values()
+            .zip(cb.instructions.values())
+            .all(|(x, y)| {
+                x.op == y.op
+                    && x.shape == y.shape
+                    && x.operands == y.operands
+                    && x.called.len() == y.called.len()
+                    && x.called
+                        .iter()
+                        .zip(&y.called)
+                        .all(|(&p, &q)| callee(p) == callee(q))
+                    && x.sharding == y.sharding
+                    && x.frontend_attributes == y.frontend_attributes
+                    && x.backend_config == y.backend_config
+            })
+}
+
+fn key(inst: &Instruction, canon: &[CompId]) -> u64 {
     let mut h = DefaultHasher::new();
     inst.op.name().hash(&mut h);
     inst.shape.hash(&mut h);
     inst.operands.hash(&mut h);
-    inst.called.hash(&mut h);
+    for c in &inst.called {
+        canon.get(c.index()).unwrap_or(c).hash(&mut h);
+    }
     if let Op::Constant { literal } = &inst.op {
         if let Ok(a) = literal.as_array() {
             a.bytes().hash(&mut h);
@@ -39,11 +112,16 @@ fn key(inst: &Instruction) -> u64 {
     h.finish()
 }
 
-fn same(a: &Instruction, b: &Instruction) -> bool {
+fn same(a: &Instruction, b: &Instruction, canon: &[CompId]) -> bool {
+    let callee = |c: &CompId| *canon.get(c.index()).unwrap_or(c);
     a.op == b.op
         && a.shape == b.shape
         && a.operands == b.operands
-        && a.called == b.called
+        && a.called.len() == b.called.len()
+        && a.called
+            .iter()
+            .zip(&b.called)
+            .all(|(p, q)| callee(p) == callee(q))
         && a.sharding == b.sharding
         && a.frontend_attributes == b.frontend_attributes
         && a.backend_config == b.backend_config
@@ -57,6 +135,7 @@ impl Pass for Cse {
     fn run(&self, m: &mut Module) -> Result<bool, PassError> {
         crate::util::check_structure(m, self.name())?;
         let mut changed = false;
+        let canon = canonical_computations(m);
         let ids: Vec<CompId> = m.computations.keys().collect();
         for cid in ids {
             let c = &m.computations[cid];
@@ -71,10 +150,10 @@ impl Pass for Cse {
                     message: "an operand is not defined before its use".into(),
                 })?;
                 if mergeable(&inst) {
-                    let k = key(&inst);
+                    let k = key(&inst, &canon);
                     if let Some(prev) = table
                         .get(&k)
-                        .and_then(|v| v.iter().find(|&&p| same(&rb.new[p], &inst)))
+                        .and_then(|v| v.iter().find(|&&p| same(&rb.new[p], &inst, &canon)))
                     {
                         rb.map[id.index()] = Some(*prev);
                         merged = true;

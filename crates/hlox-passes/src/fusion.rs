@@ -163,8 +163,10 @@ fn plan(c: &Computation, fuse_reductions: bool) -> Plan {
         cand.dedup();
         let row_reduce = fuse_reductions
             && !external
-            && cand.len() == 1
-            && row_fusible_reduce(c, &users, id, &groups[cand[0]], &member_of, cand[0]);
+            && !cand.is_empty()
+            && cand
+                .iter()
+                .all(|&g| row_fusible_reduce(c, &users, id, &groups[g], &member_of, g));
         let fuse = row_reduce
             || (fusible_member(inst)
                 && !cand.is_empty()
@@ -211,7 +213,10 @@ fn plan(c: &Computation, fuse_reductions: bool) -> Plan {
 /// reshapes that add or remove unit dimensions, ending in a broadcast along
 /// that minor dimension. The emitter then computes `r` once per row, before
 /// the row's innermost loop (softmax, layernorm: one pass over memory
-/// instead of three). All of `r`'s users must be in `group`.
+/// instead of three). Uses of `r` in other groups are checked for those
+/// groups: a row reduction shared by several row fusions (softmax and
+/// log-softmax of one input) is recomputed in each, as it reads the row
+/// each of them reads anyway.
 fn row_fusible_reduce(
     c: &Computation,
     users: &PrimaryMap<InstId, Vec<InstId>>,
@@ -257,7 +262,7 @@ fn row_fusible_reduce(
         seen.push(x);
         for &u in &users[x] {
             if !in_group(u) {
-                return false;
+                continue;
             }
             let ui = &c.instructions[u];
             let Some(us) = ui.shape.as_array() else {
