@@ -1,0 +1,538 @@
+//! NVPTX code generation: one LLVM module holding every kernel of a
+//! [`Program`], compiled by LLVM 19's NVPTX target to one PTX text.
+//!
+//! A kernel takes one pointer per leaf of each operand (in operand order,
+//! each shape in pre-order) and then one per leaf of its result. Thread
+//! `t = ctaid.x * ntid.x + tid.x` computes element `t` (in physical order)
+//! of every output leaf with more than `t` elements: the shared elemental
+//! emitter of `hlox-codegen` generates the value from the operand buffers
+//! (a fusion is the inlining of its instructions' generators).
+
+use crate::math::NvptxMath;
+use crate::plan::{KernelInfo, KernelKind, Program};
+use crate::CompileError;
+use hlox_codegen::elemental::{leaf_count, ElementalCtx, Leaf};
+use hlox_codegen::{loops::for_range, scalar, Cg, CodegenError};
+use hlox_hlo::{ArrayShape, ElementType, InstId, Module, Op, Shape};
+use inkwell::context::Context;
+use inkwell::module::Module as LlModule;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
+};
+use inkwell::values::{BasicValueEnum, FunctionValue, InstructionOpcode, IntValue, PointerValue};
+use inkwell::{AddressSpace, IntPredicate, OptimizationLevel};
+
+pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
+
+/// The LLVM NVPTX target machine for `sm` (e.g. "sm_80").
+pub fn target_machine(sm: &str, opt_level: u8) -> Result<TargetMachine, CompileError> {
+    if !sm.starts_with("sm_") || sm[3..].parse::<u32>().is_err() {
+        return Err(CompileError::Options(format!(
+            "GPU architecture `{sm}` is not of the form sm_<number> (e.g. sm_80, sm_90)"
+        )));
+    }
+    Target::initialize_nvptx(&InitializationConfig::default());
+    let triple = TargetTriple::create(TRIPLE);
+    let target = Target::from_triple(&triple)
+        .map_err(|e| CompileError::Llvm(format!("NVPTX target: {e}")))?;
+    let level = match opt_level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    };
+    // PTX ISA 7.8 is the first with sm_90; CUDA 11.8+ drivers accept it.
+    target
+        .create_target_machine(
+            &triple,
+            sm,
+            "+ptx78",
+            level,
+            RelocMode::Default,
+            CodeModel::Default,
+        )
+        .ok_or_else(|| {
+            CompileError::Llvm(format!("cannot create an NVPTX target machine for {sm}"))
+        })
+}
+
+fn cg_err(inst: &str, e: CodegenError) -> CompileError {
+    match e {
+        CodegenError::Unsupported { inst, message } => CompileError::Unsupported { inst, message },
+        e => CompileError::Codegen {
+            inst: inst.to_string(),
+            message: e.to_string(),
+        },
+    }
+}
+
+/// The generated code of a program.
+pub struct PtxOutput {
+    /// LLVM IR before optimization.
+    pub llvm_ir: String,
+    /// LLVM IR after optimization.
+    pub llvm_ir_opt: String,
+    pub ptx: String,
+}
+
+/// Emit, optimize and compile to PTX every kernel of `program`.
+pub fn generate(
+    module: &Module,
+    program: &Program,
+    sm: &str,
+    opt_level: u8,
+) -> Result<PtxOutput, CompileError> {
+    let tm = target_machine(sm, opt_level)?;
+    let ctx = Context::create();
+    let llmod = ctx.create_module(&module.name);
+    llmod.set_triple(&TargetTriple::create(TRIPLE));
+    llmod.set_data_layout(&tm.get_target_data().get_data_layout());
+    let builder = ctx.create_builder();
+    let math = NvptxMath;
+    let cg = Cg {
+        ctx: &ctx,
+        module: &llmod,
+        b: &builder,
+        math: &math,
+        // No host helper addresses on the device: conversions inline.
+        helpers: Default::default(),
+    };
+    for k in &program.kernels {
+        emit_kernel(&cg, module, k)?;
+    }
+    natural_alignment(&llmod, &tm);
+    let llvm_ir = llmod.print_to_string().to_string();
+    llmod.verify().map_err(|e| {
+        CompileError::Internal(format!("generated NVPTX LLVM IR does not verify: {e}"))
+    })?;
+    let passes = format!("default<O{}>", opt_level.min(3));
+    llmod
+        .run_passes(&passes, &tm, inkwell::passes::PassBuilderOptions::create())
+        .map_err(|e| CompileError::Llvm(e.to_string()))?;
+    let llvm_ir_opt = llmod.print_to_string().to_string();
+    let buf = tm
+        .write_to_memory_buffer(&llmod, FileType::Assembly)
+        .map_err(|e| CompileError::Llvm(format!("PTX generation: {e}")))?;
+    let ptx = String::from_utf8_lossy(buf.as_slice())
+        .trim_end_matches('\0')
+        .to_string();
+    Ok(PtxOutput {
+        llvm_ir,
+        llvm_ir_opt,
+        ptx,
+    })
+}
+
+/// Element accesses of kernels are naturally aligned (device allocations
+/// are 256-byte aligned and hold arrays of one element type); the shared
+/// emitter marks them align 1 for the host's arbitrary user buffers.
+fn natural_alignment(m: &LlModule, tm: &TargetMachine) {
+    let td = tm.get_target_data();
+    for f in m.get_functions() {
+        for bb in f.get_basic_block_iter() {
+            let mut i = bb.get_first_instruction();
+            while let Some(inst) = i {
+                let ty = match inst.get_opcode() {
+                    InstructionOpcode::Load => inst.get_type().try_into().ok(),
+                    InstructionOpcode::Store => inst
+                        .get_operand(0)
+                        .and_then(|o| o.value())
+                        .map(|v| v.get_type()),
+                    _ => None,
+                };
+                if let Some(t) = ty {
+                    let t: inkwell::types::BasicTypeEnum = t;
+                    let size = td.get_store_size(&t) as u32;
+                    if size.is_power_of_two()
+                        && size <= 16
+                        && inst.get_alignment().unwrap_or(0) < size
+                    {
+                        let _ = inst.set_alignment(size);
+                    }
+                }
+                i = inst.get_next_instruction();
+            }
+        }
+    }
+}
+
+fn sreg<'ctx>(cg: &Cg<'_, 'ctx>, name: &str) -> Result<IntValue<'ctx>, CodegenError> {
+    let full = format!("llvm.nvvm.read.ptx.sreg.{name}");
+    let f = match cg.module.get_function(&full) {
+        Some(f) => f,
+        None => cg
+            .module
+            .add_function(&full, cg.i32().fn_type(&[], false), None),
+    };
+    let v =
+        cg.b.build_call(f, &[], "")?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| CodegenError::Other(format!("{full} returned void")))?
+            .into_int_value();
+    Ok(cg.b.build_int_z_extend(v, cg.i64(), name)?)
+}
+
+/// Leaves of a shape as array shapes (`None` for tokens).
+fn leaves(s: &Shape) -> Vec<Option<ArrayShape>> {
+    s.leaves()
+        .into_iter()
+        .map(|(_, l)| l.as_array().cloned())
+        .collect()
+}
+
+/// Number of kernel parameters of instruction `id` (operand leaves, then result leaves).
+pub fn kernel_arity(module: &Module, k: &KernelInfo) -> usize {
+    let comp = module.comp(k.comp);
+    let inst = comp.inst(k.id);
+    inst.operands
+        .iter()
+        .map(|&o| leaf_count(&comp.inst(o).shape))
+        .sum::<usize>()
+        + leaf_count(&inst.shape)
+}
+
+fn emit_kernel<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    module: &Module,
+    k: &KernelInfo,
+) -> Result<FunctionValue<'ctx>, CompileError> {
+    let comp = module.comp(k.comp);
+    let inst = comp.inst(k.id);
+    let name = inst.name.as_str();
+    let n = kernel_arity(module, k);
+    let ptr = cg.ctx.ptr_type(AddressSpace::default());
+    let fty = cg.ctx.void_type().fn_type(&vec![ptr.into(); n], false);
+    let f = cg.module.add_function(&k.name, fty, None);
+    // Kernel entry (LLVM 19: nvvm.annotations), f32 denormals flushed
+    // (XLA's semantics, which the evaluator mirrors).
+    let md = cg.ctx.metadata_node(&[
+        f.as_global_value().as_pointer_value().into(),
+        cg.ctx.metadata_string("kernel").into(),
+        cg.i32().const_int(1, false).into(),
+    ]);
+    cg.module
+        .add_global_metadata("nvvm.annotations", &md)
+        .map_err(|e| CompileError::Llvm(e.to_string()))?;
+    for (key, val) in [
+        ("nvptx-f32ftz", "true"),
+        ("denormal-fp-math-f32", "preserve-sign,preserve-sign"),
+    ] {
+        f.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            cg.ctx.create_string_attribute(key, val),
+        );
+    }
+    let params: Vec<PointerValue> = f.get_param_iter().map(|p| p.into_pointer_value()).collect();
+    let entry = cg.ctx.append_basic_block(f, "entry");
+    cg.b.position_at_end(entry);
+    let body = || -> Result<(), CodegenError> {
+        let tid = {
+            let b = sreg(cg, "ctaid.x")?;
+            let d = sreg(cg, "ntid.x")?;
+            let t = sreg(cg, "tid.x")?;
+            let bd = cg.b.build_int_nuw_mul(b, d, "")?;
+            cg.b.build_int_nuw_add(bd, t, "tid")?
+        };
+        // Operand leaves as sources.
+        let mut pi = 0;
+        let mut operand_leaves: Vec<Vec<Leaf>> = Vec::new();
+        for &o in &inst.operands {
+            let mut ls = Vec::new();
+            for l in leaves(&comp.inst(o).shape) {
+                ls.push(match l {
+                    Some(shape) => Leaf::Buffer {
+                        ptr: params[pi],
+                        shape,
+                    },
+                    None => Leaf::Token,
+                });
+                pi += 1;
+            }
+            operand_leaves.push(ls);
+        }
+        let outs: Vec<(PointerValue, Option<ArrayShape>)> = leaves(&inst.shape)
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| (params[pi + i], s))
+            .collect();
+        match k.kind {
+            KernelKind::Elemental => {
+                let (ecomp, root) = match &inst.op {
+                    Op::Fusion { .. } => {
+                        let fc = module.comp(inst.called[0]);
+                        (fc, fc.root)
+                    }
+                    _ => (comp, k.id),
+                };
+                let mut ctx = ElementalCtx::new(module, ecomp);
+                ctx.const_prefix = format!("const.{}", k.name);
+                for (i, ls) in operand_leaves.into_iter().enumerate() {
+                    let key = match &inst.op {
+                        Op::Fusion { .. } => *ecomp.params.get(i).ok_or_else(|| {
+                            CodegenError::Other(format!("fused computation has no parameter {i}"))
+                        })?,
+                        _ => inst.operands[i],
+                    };
+                    ctx.sources.insert(key, ls);
+                }
+                // Output groups: the operands of a tuple root separately,
+                // otherwise all leaves at one index (variadic reduce).
+                let rinst = ecomp.inst(root);
+                let groups: Vec<InstId> = match rinst.op {
+                    Op::Tuple if !ctx.sources.contains_key(&root) => rinst.operands.clone(),
+                    _ => vec![root],
+                };
+                let mut oi = 0;
+                for g in groups {
+                    let nl = leaf_count(&ecomp.inst(g).shape);
+                    let gouts = &outs[oi..oi + nl];
+                    oi += nl;
+                    ctx.clear_cache();
+                    emit_group(cg, &mut ctx, g, gouts, tid)?;
+                }
+            }
+            KernelKind::Dot => {
+                let Op::Dot { dnums, .. } = &inst.op else {
+                    return Err(CodegenError::Other("not a dot".into()));
+                };
+                let mut ctx = ElementalCtx::new(module, comp);
+                for (i, ls) in operand_leaves.into_iter().enumerate() {
+                    ctx.sources.insert(inst.operands[i], ls);
+                }
+                let (lhs, rhs) = (inst.operands[0], inst.operands[1]);
+                let out = outs
+                    .first()
+                    .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
+                    .ok_or_else(|| CodegenError::Other("dot without an array result".into()))?;
+                emit_dot(cg, &mut ctx, comp, lhs, rhs, dnums, out, tid)?;
+            }
+        }
+        cg.b.build_return(None)?;
+        Ok(())
+    };
+    body().map_err(|e| cg_err(name, e))?;
+    Ok(f)
+}
+
+/// Logical index of element `lin` (physical order) of `shape`.
+fn delinearize<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    shape: &ArrayShape,
+    lin: IntValue<'ctx>,
+) -> Result<Vec<IntValue<'ctx>>, CodegenError> {
+    let mut idx = vec![cg.i64c(0); shape.rank()];
+    let mut rem = lin;
+    for &d in &shape.layout.minor_to_major {
+        let d = d as usize;
+        let n = shape.dims[d];
+        if n == 1 {
+            continue;
+        }
+        idx[d] = cg.b.build_int_unsigned_rem(rem, cg.i64c(n), "")?;
+        rem = cg.b.build_int_unsigned_div(rem, cg.i64c(n), "")?;
+    }
+    Ok(idx)
+}
+
+/// `if tid < count { values = gen(g, index(tid)); store }`.
+fn emit_group<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: InstId,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let Some(first) = outs.iter().find_map(|(_, s)| s.clone()) else {
+        return Ok(()); // tokens only
+    };
+    let count = first.element_count() as i64;
+    if count == 0 {
+        return Ok(());
+    }
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "elem");
+    let next = cg.ctx.append_basic_block(f, "next");
+    let inb =
+        cg.b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    cg.b.build_conditional_branch(inb, then, next)?;
+    cg.b.position_at_end(then);
+    let idx = delinearize(cg, &first, tid)?;
+    let vals = ctx.gen(cg, g, &idx)?;
+    for ((p, s), v) in outs.iter().zip(vals) {
+        if let Some(s) = s {
+            let ep = cg.element_ptr(*p, s, &idx)?;
+            cg.store_elem(s.ty, ep, v)?;
+        }
+    }
+    cg.b.build_unconditional_branch(next)?;
+    cg.b.position_at_end(next);
+    Ok(())
+}
+
+/// The arithmetic domain of a dot with result type `ty` (as the evaluator:
+/// f32 for F16/BF16/F32, f64, i64 for signed and u64 for unsigned ints).
+fn dot_domain(ty: ElementType) -> Option<ElementType> {
+    use ElementType::*;
+    Some(match ty {
+        F16 | Bf16 | F32 => F32,
+        F64 => F64,
+        S8 | S16 | S32 | S64 => S64,
+        U8 | U16 | U32 | U64 => U64,
+        Pred => return None,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emit_dot<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    lhs: InstId,
+    rhs: InstId,
+    dn: &hlox_hlo::DotDimensionNumbers,
+    out: (PointerValue<'ctx>, ArrayShape),
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let (optr, oshape) = out;
+    let count = oshape.element_count() as i64;
+    let ls = comp.inst(lhs).shape.as_array().cloned();
+    let rs = comp.inst(rhs).shape.as_array().cloned();
+    let (Some(ls), Some(rs)) = (ls, rs) else {
+        return Err(CodegenError::Other("dot operands must be arrays".into()));
+    };
+    let dom = dot_domain(oshape.ty).ok_or_else(|| {
+        CodegenError::Other("dot with a PRED result is not supported on CUDA".into())
+    })?;
+    if count == 0 {
+        return Ok(());
+    }
+    let ud = |v: &[i64]| v.iter().map(|&d| d as usize).collect::<Vec<_>>();
+    let (lb, rb, lc, rc) = (
+        ud(&dn.lhs_batch_dims),
+        ud(&dn.rhs_batch_dims),
+        ud(&dn.lhs_contracting_dims),
+        ud(&dn.rhs_contracting_dims),
+    );
+    let lf: Vec<usize> = (0..ls.rank())
+        .filter(|d| !lb.contains(d) && !lc.contains(d))
+        .collect();
+    let rf: Vec<usize> = (0..rs.rank())
+        .filter(|d| !rb.contains(d) && !rc.contains(d))
+        .collect();
+    if lb.len() != rb.len()
+        || lc.len() != rc.len()
+        || lb.len() + lf.len() + rf.len() != oshape.rank()
+    {
+        return Err(CodegenError::Other(
+            "dot dimension numbers do not match the shapes".into(),
+        ));
+    }
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "dot");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb =
+        cg.b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    cg.b.build_conditional_branch(inb, then, next)?;
+    cg.b.position_at_end(then);
+    let oidx = delinearize(cg, &oshape, tid)?;
+    let mut li = vec![cg.i64c(0); ls.rank()];
+    let mut ri = vec![cg.i64c(0); rs.rank()];
+    for (i, (&a, &b)) in lb.iter().zip(&rb).enumerate() {
+        li[a] = oidx[i];
+        ri[b] = oidx[i];
+    }
+    for (j, &a) in lf.iter().enumerate() {
+        li[a] = oidx[lb.len() + j];
+    }
+    for (j, &b) in rf.iter().enumerate() {
+        ri[b] = oidx[lb.len() + lf.len() + j];
+    }
+    let at = cg.compute_type(dom);
+    let acc = cg.entry_alloca(at, "acc")?;
+    let zero: BasicValueEnum = match at {
+        inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
+        inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
+        _ => {
+            return Err(CodegenError::Other(
+                "unexpected dot accumulator type".into(),
+            ))
+        }
+    };
+    cg.b.build_store(acc, zero)?;
+    let (lty, rty) = (ls.ty, rs.ty);
+    dot_loops(
+        cg,
+        ctx,
+        &ls,
+        &lc,
+        &rc,
+        0,
+        &mut li,
+        &mut ri,
+        &mut |cg, ctx, li, ri| {
+            let a = ctx.gen(cg, lhs, li)?[0];
+            let b = ctx.gen(cg, rhs, ri)?[0];
+            let a = scalar::convert(cg, lty, dom, a)?;
+            let b = scalar::convert(cg, rty, dom, b)?;
+            let s = cg.b.build_load(at, acc, "")?;
+            let r: BasicValueEnum = if dom.is_float() {
+                let p =
+                    cg.b.build_float_mul(a.into_float_value(), b.into_float_value(), "")?;
+                cg.b.build_float_add(s.into_float_value(), p, "")?.into()
+            } else {
+                let p =
+                    cg.b.build_int_mul(a.into_int_value(), b.into_int_value(), "")?;
+                cg.b.build_int_add(s.into_int_value(), p, "")?.into()
+            };
+            cg.b.build_store(acc, r)?;
+            Ok(())
+        },
+    )?;
+    let s = cg.b.build_load(at, acc, "")?;
+    let v = if dom.is_float() {
+        if dom == ElementType::F32 {
+            cg.round_to(oshape.ty, s)?
+        } else {
+            s
+        }
+    } else {
+        scalar::convert(cg, dom, oshape.ty, s)?
+    };
+    let ep = cg.element_ptr(optr, &oshape, &oidx)?;
+    cg.store_elem(oshape.ty, ep, v)?;
+    cg.b.build_unconditional_branch(next)?;
+    cg.b.position_at_end(next);
+    Ok(())
+}
+
+type DotBody<'c, 'm, 'ctx> = dyn FnMut(
+        &Cg<'_, 'ctx>,
+        &mut ElementalCtx<'m, 'ctx>,
+        &[IntValue<'ctx>],
+        &[IntValue<'ctx>],
+    ) -> Result<(), CodegenError>
+    + 'c;
+
+#[allow(clippy::too_many_arguments)]
+fn dot_loops<'ctx, 'm>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'m, 'ctx>,
+    ls: &ArrayShape,
+    lc: &[usize],
+    rc: &[usize],
+    level: usize,
+    li: &mut Vec<IntValue<'ctx>>,
+    ri: &mut Vec<IntValue<'ctx>>,
+    body: &mut DotBody<'_, 'm, 'ctx>,
+) -> Result<(), CodegenError> {
+    if level == lc.len() {
+        return body(cg, ctx, li, ri);
+    }
+    let n = ls.dims[lc[level]];
+    for_range(cg, cg.i64c(0), cg.i64c(n), &format!("k{level}"), &mut |i| {
+        li[lc[level]] = i;
+        ri[rc[level]] = i;
+        dot_loops(cg, ctx, ls, lc, rc, level + 1, li, ri, body)
+    })
+}
