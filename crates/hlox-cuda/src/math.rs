@@ -375,13 +375,18 @@ impl<'ctx> M<'_, '_, 'ctx> {
     /// accuracy), Taylor polynomials on |r| <= pi/4, quadrant by k mod 4.
     fn sincos(&self, x: F<'ctx>, which: u8) -> Result<F<'ctx>> {
         const P1: f64 = 1.570_796_326_734_125_614_17;
-        const P2: f64 = 6.077_100_506_506_192_249_32e-11;
+        const P2: f64 = 6.077_100_506_303_965_976_60e-11;
         const P3: f64 = 2.022_266_248_795_950_631_54e-21;
         let k = self.rint(self.mul(x, self.c(std::f64::consts::FRAC_2_PI))?)?;
         let nk = self.neg(k)?;
-        let r = self.fma(nk, self.c(P1), x)?;
-        let r = self.fma(nk, self.c(P2), r)?;
-        let r = self.fma(nk, self.c(P3), r)?;
+        // r = t - k (P2 + P3) kept as rhi + rlo (t = x - k P1 is exact).
+        let t = self.fma(nk, self.c(P1), x)?;
+        let w = self.mul(k, self.c(P2))?;
+        let werr = self.fma(k, self.c(P2), self.neg(w)?)?;
+        let rhi = self.sub(t, w)?;
+        let rlo = self.sub(self.sub(t, rhi)?, w)?;
+        let rlo = self.sub(rlo, self.fma(k, self.c(P3), werr)?)?;
+        let r = rhi;
         let z = self.mul(r, r)?;
         // sin r = r (1 - z/3! + z^2/5! ...), cos r = 1 - z/2! + ...
         let sc: Vec<f64> = (0..=11)
@@ -389,8 +394,11 @@ impl<'ctx> M<'_, '_, 'ctx> {
             .map(|n| sgn(n) / factorial(2 * n + 1))
             .collect();
         let cc: Vec<f64> = (0..=11).rev().map(|n| sgn(n) / factorial(2 * n)).collect();
-        let s = self.mul(r, self.horner(z, &sc)?)?;
-        let c = self.horner(z, &cc)?;
+        let s0 = self.mul(r, self.horner(z, &sc)?)?;
+        let c0 = self.horner(z, &cc)?;
+        // sin(rhi + rlo) ~ sin rhi + cos rhi rlo, cos(..) ~ cos rhi - sin rhi rlo
+        let s = self.fma(c0, rlo, s0)?;
+        let c = self.fma(self.neg(s0)?, rlo, c0)?;
         let q = self.sub(
             k,
             self.mul(self.c(4.0), self.floor(self.mul(k, self.c(0.25))?)?)?,
