@@ -15,6 +15,7 @@
 //! Steps 1-3 need no GPU: [`compile_to_ptx`] is what `hlox compile
 //! --platform cuda --emit ptx` prints.
 
+pub mod emulate;
 pub mod math;
 pub mod plan;
 pub mod ptx;

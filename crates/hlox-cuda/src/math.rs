@@ -84,8 +84,8 @@ impl MathLib for NvptxMath {
         if f == MathFn::Fmod && is32 {
             // Exact in f64 too: the f32 remainder is representable.
             let func = device_fn(cg, "fmod")?;
-            let a = cg.b.build_float_ext(args[0], cg.f64(), "")?;
-            let b = cg.b.build_float_ext(args[1], cg.f64(), "")?;
+            let a = widen_exact(cg, args[0])?;
+            let b = widen_exact(cg, args[1])?;
             let r = call(cg, func, &[a, b])?;
             return Ok(cg.b.build_float_trunc(r, cg.f32(), "")?);
         }
@@ -93,7 +93,7 @@ impl MathLib for NvptxMath {
         if is32 {
             let wide: Vec<FloatValue> = args
                 .iter()
-                .map(|a| cg.b.build_float_ext(*a, cg.f64(), ""))
+                .map(|a| widen_exact(cg, *a))
                 .collect::<std::result::Result<_, _>>()?;
             let r = call(cg, func, &wide)?;
             Ok(cg.b.build_float_trunc(r, cg.f32(), "")?)
@@ -101,6 +101,25 @@ impl MathLib for NvptxMath {
             call(cg, func, args)
         }
     }
+}
+
+/// f32 -> f64 exactly, denormals included: under FTZ (the kernels' f32
+/// mode) `fpext` flushes a denormal input, which would turn pow(x, 1e-40)
+/// into pow(x, 0).
+fn widen_exact<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValue<'ctx>> {
+    let b = cg.b;
+    let i32t = cg.i32();
+    let bits = b.build_bit_cast(x, i32t, "")?.into_int_value();
+    let e = b.build_and(bits, i32t.const_int(0x7F80_0000, false), "")?;
+    let den = b.build_int_compare(IP::EQ, e, i32t.const_zero(), "")?;
+    let m = b.build_and(bits, i32t.const_int(0x007F_FFFF, false), "")?;
+    let mf = b.build_unsigned_int_to_float(m, cg.f64(), "")?;
+    let v = b.build_float_mul(mf, cg.f64().const_float(2f64.powi(-149)), "")?;
+    let neg = b.build_int_compare(IP::SLT, bits, i32t.const_zero(), "")?;
+    let nv = b.build_float_neg(v, "")?;
+    let dv = b.build_select(neg, nv, v, "")?.into_float_value();
+    let ext = b.build_float_ext(x, cg.f64(), "")?;
+    Ok(b.build_select(den, dv, ext, "")?.into_float_value())
 }
 
 fn call_intrinsic<'ctx>(

@@ -98,7 +98,7 @@ pub fn generate(
         helpers: Default::default(),
     };
     for k in &program.kernels {
-        emit_kernel(&cg, module, k)?;
+        emit_kernel(&cg, module, k, Flavor::Nvptx)?;
     }
     natural_alignment(&llmod, &tm);
     let llvm_ir = llmod.print_to_string().to_string();
@@ -192,127 +192,182 @@ pub fn kernel_arity(module: &Module, k: &KernelInfo) -> usize {
         + leaf_count(&inst.shape)
 }
 
-fn emit_kernel<'ctx>(
+/// Where kernels run: NVPTX (thread index from the special registers) or
+/// the host (the kernel loops over a range of thread indices given as its
+/// first two parameters; see [`crate::emulate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    Nvptx,
+    Host,
+}
+
+pub(crate) fn emit_kernel<'ctx>(
     cg: &Cg<'_, 'ctx>,
     module: &Module,
     k: &KernelInfo,
+    flavor: Flavor,
 ) -> Result<FunctionValue<'ctx>, CompileError> {
     let comp = module.comp(k.comp);
     let inst = comp.inst(k.id);
     let name = inst.name.as_str();
     let n = kernel_arity(module, k);
     let ptr = cg.ctx.ptr_type(AddressSpace::default());
-    let fty = cg.ctx.void_type().fn_type(&vec![ptr.into(); n], false);
-    let f = cg.module.add_function(&k.name, fty, None);
-    // Kernel entry (LLVM 19: nvvm.annotations), f32 denormals flushed
-    // (XLA's semantics, which the evaluator mirrors).
-    let md = cg.ctx.metadata_node(&[
-        f.as_global_value().as_pointer_value().into(),
-        cg.ctx.metadata_string("kernel").into(),
-        cg.i32().const_int(1, false).into(),
-    ]);
-    cg.module
-        .add_global_metadata("nvvm.annotations", &md)
-        .map_err(|e| CompileError::Llvm(e.to_string()))?;
-    for (key, val) in [
-        ("nvptx-f32ftz", "true"),
-        ("denormal-fp-math-f32", "preserve-sign,preserve-sign"),
-    ] {
-        f.add_attribute(
-            inkwell::attributes::AttributeLoc::Function,
-            cg.ctx.create_string_attribute(key, val),
-        );
+    let mut ptys: Vec<inkwell::types::BasicMetadataTypeEnum> = Vec::new();
+    if flavor == Flavor::Host {
+        ptys.push(cg.i64().into());
+        ptys.push(cg.i64().into());
     }
-    let params: Vec<PointerValue> = f.get_param_iter().map(|p| p.into_pointer_value()).collect();
+    ptys.extend(std::iter::repeat_n(
+        inkwell::types::BasicMetadataTypeEnum::from(ptr),
+        n,
+    ));
+    let fty = cg.ctx.void_type().fn_type(&ptys, false);
+    let f = cg.module.add_function(&k.name, fty, None);
+    if flavor == Flavor::Nvptx {
+        // Kernel entry (LLVM 19: nvvm.annotations), f32 denormals flushed
+        // (XLA's semantics, which the evaluator mirrors).
+        let md = cg.ctx.metadata_node(&[
+            f.as_global_value().as_pointer_value().into(),
+            cg.ctx.metadata_string("kernel").into(),
+            cg.i32().const_int(1, false).into(),
+        ]);
+        cg.module
+            .add_global_metadata("nvvm.annotations", &md)
+            .map_err(|e| CompileError::Llvm(e.to_string()))?;
+        for (key, val) in [
+            ("nvptx-f32ftz", "true"),
+            ("denormal-fp-math-f32", "preserve-sign,preserve-sign"),
+        ] {
+            f.add_attribute(
+                inkwell::attributes::AttributeLoc::Function,
+                cg.ctx.create_string_attribute(key, val),
+            );
+        }
+    }
+    let skip = if flavor == Flavor::Host { 2 } else { 0 };
+    let params: Vec<PointerValue> = f
+        .get_param_iter()
+        .skip(skip)
+        .map(|p| p.into_pointer_value())
+        .collect();
     let entry = cg.ctx.append_basic_block(f, "entry");
     cg.b.position_at_end(entry);
-    let body = || -> Result<(), CodegenError> {
-        let tid = {
+    let body = |tid: IntValue<'ctx>| -> Result<(), CodegenError> {
+        kernel_body(cg, module, k, &params, tid)
+    };
+    let r = match flavor {
+        Flavor::Nvptx => (|| {
             let b = sreg(cg, "ctaid.x")?;
             let d = sreg(cg, "ntid.x")?;
             let t = sreg(cg, "tid.x")?;
             let bd = cg.b.build_int_nuw_mul(b, d, "")?;
-            cg.b.build_int_nuw_add(bd, t, "tid")?
-        };
-        // Operand leaves as sources.
-        let mut pi = 0;
-        let mut operand_leaves: Vec<Vec<Leaf>> = Vec::new();
-        for &o in &inst.operands {
-            let mut ls = Vec::new();
-            for l in leaves(&comp.inst(o).shape) {
-                ls.push(match l {
-                    Some(shape) => Leaf::Buffer {
-                        ptr: params[pi],
-                        shape,
-                    },
-                    None => Leaf::Token,
-                });
-                pi += 1;
-            }
-            operand_leaves.push(ls);
-        }
-        let outs: Vec<(PointerValue, Option<ArrayShape>)> = leaves(&inst.shape)
-            .into_iter()
-            .enumerate()
-            .map(|(i, s)| (params[pi + i], s))
-            .collect();
-        match k.kind {
-            KernelKind::Elemental => {
-                let (ecomp, root) = match &inst.op {
-                    Op::Fusion { .. } => {
-                        let fc = module.comp(inst.called[0]);
-                        (fc, fc.root)
-                    }
-                    _ => (comp, k.id),
-                };
-                let mut ctx = ElementalCtx::new(module, ecomp);
-                ctx.const_prefix = format!("const.{}", k.name);
-                for (i, ls) in operand_leaves.into_iter().enumerate() {
-                    let key = match &inst.op {
-                        Op::Fusion { .. } => *ecomp.params.get(i).ok_or_else(|| {
-                            CodegenError::Other(format!("fused computation has no parameter {i}"))
-                        })?,
-                        _ => inst.operands[i],
-                    };
-                    ctx.sources.insert(key, ls);
-                }
-                // Output groups: the operands of a tuple root separately,
-                // otherwise all leaves at one index (variadic reduce).
-                let rinst = ecomp.inst(root);
-                let groups: Vec<InstId> = match rinst.op {
-                    Op::Tuple if !ctx.sources.contains_key(&root) => rinst.operands.clone(),
-                    _ => vec![root],
-                };
-                let mut oi = 0;
-                for g in groups {
-                    let nl = leaf_count(&ecomp.inst(g).shape);
-                    let gouts = &outs[oi..oi + nl];
-                    oi += nl;
-                    ctx.clear_cache();
-                    emit_group(cg, &mut ctx, g, gouts, tid)?;
-                }
-            }
-            KernelKind::Dot => {
-                let Op::Dot { dnums, .. } = &inst.op else {
-                    return Err(CodegenError::Other("not a dot".into()));
-                };
-                let mut ctx = ElementalCtx::new(module, comp);
-                for (i, ls) in operand_leaves.into_iter().enumerate() {
-                    ctx.sources.insert(inst.operands[i], ls);
-                }
-                let (lhs, rhs) = (inst.operands[0], inst.operands[1]);
-                let out = outs
-                    .first()
-                    .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
-                    .ok_or_else(|| CodegenError::Other("dot without an array result".into()))?;
-                emit_dot(cg, &mut ctx, comp, lhs, rhs, dnums, out, tid)?;
-            }
-        }
-        cg.b.build_return(None)?;
-        Ok(())
+            let tid = cg.b.build_int_nuw_add(bd, t, "tid")?;
+            body(tid)
+        })(),
+        Flavor::Host => (|| {
+            let lo = f
+                .get_nth_param(0)
+                .ok_or_else(|| CodegenError::Other("no range start".into()))?
+                .into_int_value();
+            let hi = f
+                .get_nth_param(1)
+                .ok_or_else(|| CodegenError::Other("no range end".into()))?
+                .into_int_value();
+            for_range(cg, lo, hi, "thread", &mut |tid| body(tid))
+        })(),
     };
-    body().map_err(|e| cg_err(name, e))?;
+    r.and_then(|_| Ok(cg.b.build_return(None).map(|_| ())?))
+        .map_err(|e| cg_err(name, e))?;
     Ok(f)
+}
+
+/// The code of one thread: element `tid` of every output.
+fn kernel_body<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    module: &Module,
+    k: &KernelInfo,
+    params: &[PointerValue<'ctx>],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let comp = module.comp(k.comp);
+    let inst = comp.inst(k.id);
+    // Operand leaves as sources.
+    let mut pi = 0;
+    let mut operand_leaves: Vec<Vec<Leaf>> = Vec::new();
+    for &o in &inst.operands {
+        let mut ls = Vec::new();
+        for l in leaves(&comp.inst(o).shape) {
+            ls.push(match l {
+                Some(shape) => Leaf::Buffer {
+                    ptr: params[pi],
+                    shape,
+                },
+                None => Leaf::Token,
+            });
+            pi += 1;
+        }
+        operand_leaves.push(ls);
+    }
+    let outs: Vec<(PointerValue, Option<ArrayShape>)> = leaves(&inst.shape)
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| (params[pi + i], s))
+        .collect();
+    match k.kind {
+        KernelKind::Elemental => {
+            let (ecomp, root) = match &inst.op {
+                Op::Fusion { .. } => {
+                    let fc = module.comp(inst.called[0]);
+                    (fc, fc.root)
+                }
+                _ => (comp, k.id),
+            };
+            let mut ctx = ElementalCtx::new(module, ecomp);
+            ctx.const_prefix = format!("const.{}", k.name);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                let key = match &inst.op {
+                    Op::Fusion { .. } => *ecomp.params.get(i).ok_or_else(|| {
+                        CodegenError::Other(format!("fused computation has no parameter {i}"))
+                    })?,
+                    _ => inst.operands[i],
+                };
+                ctx.sources.insert(key, ls);
+            }
+            // Output groups: the operands of a tuple root separately,
+            // otherwise all leaves at one index (variadic reduce).
+            let rinst = ecomp.inst(root);
+            let groups: Vec<InstId> = match rinst.op {
+                Op::Tuple if !ctx.sources.contains_key(&root) => rinst.operands.clone(),
+                _ => vec![root],
+            };
+            let mut oi = 0;
+            for g in groups {
+                let nl = leaf_count(&ecomp.inst(g).shape);
+                let gouts = outs
+                    .get(oi..oi + nl)
+                    .ok_or_else(|| CodegenError::Other("tuple root of the wrong arity".into()))?;
+                oi += nl;
+                ctx.clear_cache();
+                emit_group(cg, &mut ctx, g, gouts, tid)?;
+            }
+        }
+        KernelKind::Dot => {
+            let Op::Dot { dnums, .. } = &inst.op else {
+                return Err(CodegenError::Other("not a dot".into()));
+            };
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            let (lhs, rhs) = (inst.operands[0], inst.operands[1]);
+            let out = outs
+                .first()
+                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
+                .ok_or_else(|| CodegenError::Other("dot without an array result".into()))?;
+            emit_dot(cg, &mut ctx, comp, lhs, rhs, dnums, out, tid)?;
+        }
+    }
+    Ok(())
 }
 
 /// Logical index of element `lin` (physical order) of `shape`.

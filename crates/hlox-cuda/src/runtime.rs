@@ -131,88 +131,124 @@ impl CudaClient {
                     .map_err(|e| RuntimeError::Driver(format!("kernel {}: {e}", k.name)))?,
             );
         }
+        let dev = CudaDevice {
+            stream: self.stream.clone(),
+            funcs,
+            block_size: compiled.options.block_size,
+        };
+        Ok(CudaExecutable {
+            ctx: self.ctx.clone(),
+            _module: cm,
+            runner: Runner::new(dev, compiled)?,
+        })
+    }
+}
+
+/// What the program interpreter needs from a device.
+pub(crate) trait Device {
+    type Buf;
+    /// An uninitialized buffer of at least `bytes` bytes (at least 1).
+    fn alloc(&self, bytes: usize) -> Result<Self::Buf, String>;
+    fn upload(&self, bytes: &[u8]) -> Result<Self::Buf, String>;
+    fn download(&self, b: &Self::Buf, out: &mut [u8]) -> Result<(), String>;
+    fn ptr(&self, b: &Self::Buf) -> u64;
+    /// Run kernel `k` over `threads` threads with these pointer arguments.
+    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), String>;
+    /// Copy `n` bytes from `src` to `dst`.
+    fn copy(&self, dst: &Self::Buf, src: &Self::Buf, n: usize) -> Result<(), String>;
+    /// The stream custom calls are given (null off the GPU).
+    fn stream(&self) -> hlox_ffi::CUstream;
+    /// Wait for all queued work.
+    fn sync(&self) -> Result<(), String>;
+}
+
+/// One device array.
+pub(crate) struct DevBuf<B> {
+    buf: B,
+    shape: ArrayShape,
+}
+
+/// A value: a tree of device arrays (shared, never written after creation).
+pub(crate) enum Val<B> {
+    Buf(Rc<DevBuf<B>>),
+    Tuple(Vec<Val<B>>),
+    Token,
+}
+
+impl<B> Clone for Val<B> {
+    fn clone(&self) -> Self {
+        match self {
+            Val::Buf(b) => Val::Buf(b.clone()),
+            Val::Tuple(t) => Val::Tuple(t.clone()),
+            Val::Token => Val::Token,
+        }
+    }
+}
+
+impl<B> Val<B> {
+    fn leaves(&self, out: &mut Vec<Option<Rc<DevBuf<B>>>>) {
+        match self {
+            Val::Buf(b) => out.push(Some(b.clone())),
+            Val::Tuple(t) => t.iter().for_each(|e| e.leaves(out)),
+            Val::Token => out.push(None),
+        }
+    }
+}
+
+/// The program interpreter over a [`Device`].
+pub(crate) struct Runner<D: Device> {
+    pub(crate) dev: D,
+    pub(crate) compiled: CompiledModule,
+    constants: HashMap<(CompId, InstId), Val<D::Buf>>,
+}
+
+fn exec(inst: &str, message: impl Into<String>) -> RuntimeError {
+    RuntimeError::Exec {
+        inst: inst.to_string(),
+        message: message.into(),
+    }
+}
+
+impl<D: Device> Runner<D> {
+    pub(crate) fn new(dev: D, compiled: CompiledModule) -> Result<Self, RuntimeError> {
+        let mut r = Runner {
+            dev,
+            compiled,
+            constants: HashMap::new(),
+        };
         let mut constants = HashMap::new();
-        for (&cid, plan) in &compiled.program.comps {
-            let comp = compiled.module.comp(cid);
+        for (&cid, plan) in &r.compiled.program.comps {
+            let comp = r.compiled.module.comp(cid);
             for (id, step, _) in &plan.steps {
-                if let Step::Constant = step {
-                    if let Op::Constant { literal } = &comp.inst(*id).op {
-                        constants.insert((cid, *id), self.upload_literal(literal)?);
-                    }
+                if let (Step::Constant, Op::Constant { literal }) = (step, &comp.inst(*id).op) {
+                    let v = r
+                        .upload_literal(literal)
+                        .map_err(|m| exec(&comp.inst(*id).name, m))?;
+                    constants.insert((cid, *id), v);
                 }
             }
         }
-        Ok(CudaExecutable {
-            ctx: self.ctx.clone(),
-            stream: self.stream.clone(),
-            _module: cm,
-            funcs,
-            constants,
-            compiled,
-        })
+        r.constants = constants;
+        Ok(r)
     }
 
-    fn upload_literal(&self, l: &Literal) -> Result<HostVal, RuntimeError> {
+    fn upload_literal(&self, l: &Literal) -> Result<Val<D::Buf>, String> {
         Ok(match l {
-            Literal::Array(a) => HostVal::Buf(self.upload(a.bytes(), a.shape().clone())?),
-            Literal::Tuple(t) => HostVal::Tuple(
+            Literal::Array(a) => Val::Buf(Rc::new(DevBuf {
+                buf: self.dev.upload(a.bytes())?,
+                shape: a.shape().clone(),
+            })),
+            Literal::Tuple(t) => Val::Tuple(
                 t.iter()
                     .map(|e| self.upload_literal(e))
                     .collect::<Result<_, _>>()?,
             ),
-            Literal::Token => HostVal::Token,
+            Literal::Token => Val::Token,
         })
     }
 
-    fn upload(&self, bytes: &[u8], shape: ArrayShape) -> Result<Rc<DevBuf>, RuntimeError> {
-        let data: &[u8] = if bytes.is_empty() { &[0u8] } else { bytes };
-        let slice = self.stream.clone_htod(data).map_err(drv)?;
-        Ok(Rc::new(DevBuf { slice, shape }))
-    }
-}
-
-/// One device array.
-struct DevBuf {
-    slice: CudaSlice<u8>,
-    shape: ArrayShape,
-}
-
-/// A value: a tree of device arrays.
-#[derive(Clone)]
-enum HostVal {
-    Buf(Rc<DevBuf>),
-    Tuple(Vec<HostVal>),
-    Token,
-}
-
-impl HostVal {
-    fn leaves(&self, out: &mut Vec<Option<Rc<DevBuf>>>) {
-        match self {
-            HostVal::Buf(b) => out.push(Some(b.clone())),
-            HostVal::Tuple(t) => t.iter().for_each(|e| e.leaves(out)),
-            HostVal::Token => out.push(None),
-        }
-    }
-}
-
-/// A module loaded on a device.
-pub struct CudaExecutable {
-    ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
-    _module: Arc<CudaModule>,
-    funcs: Vec<CudaFunction>,
-    constants: HashMap<(CompId, InstId), HostVal>,
-    compiled: CompiledModule,
-}
-
-impl CudaExecutable {
-    /// The compiled module (program, PTX, options).
-    pub fn compiled(&self) -> &CompiledModule {
-        &self.compiled
-    }
-
     /// Run with host arguments; returns the result on the host.
-    pub fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
+    pub(crate) fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
         let m = &self.compiled.module;
         let entry = m.entry_computation();
         if args.len() != entry.params.len() {
@@ -221,7 +257,6 @@ impl CudaExecutable {
                 actual: args.len(),
             });
         }
-        self.ctx.bind_to_thread().map_err(drv)?;
         let mut dargs = Vec::new();
         for (i, (a, &p)) in args.iter().zip(&entry.params).enumerate() {
             let pinst = entry.inst(p);
@@ -235,16 +270,16 @@ impl CudaExecutable {
         }
         let r = self.run_comp(m.entry, dargs)?;
         let out = self.download(&r)?;
-        self.stream.synchronize().map_err(drv)?;
+        self.dev.sync().map_err(RuntimeError::Driver)?;
         Ok(out)
     }
 
-    fn upload_arg(&self, a: &Literal, s: &Shape) -> Result<HostVal, String> {
+    fn upload_arg(&self, a: &Literal, s: &Shape) -> Result<Val<D::Buf>, String> {
         match (a, s) {
             (Literal::Array(l), Shape::Array(want)) => {
                 if l.shape().ty != want.ty || l.shape().dims != want.dims {
                     return Err(format!(
-                        "expected {:?}{:?}, got {:?}{:?}",
+                        "expected {}{:?}, got {}{:?}",
                         want.ty,
                         want.dims,
                         l.shape().ty,
@@ -256,96 +291,85 @@ impl CudaExecutable {
                 } else {
                     l.clone()
                 };
-                let data: &[u8] = if l.bytes().is_empty() {
-                    &[0u8]
-                } else {
-                    l.bytes()
-                };
-                let slice = self.stream.clone_htod(data).map_err(|e| e.to_string())?;
-                Ok(HostVal::Buf(Rc::new(DevBuf {
-                    slice,
+                Ok(Val::Buf(Rc::new(DevBuf {
+                    buf: self.dev.upload(l.bytes())?,
                     shape: want.clone(),
                 })))
             }
-            (Literal::Tuple(t), Shape::Tuple(ts)) if t.len() == ts.len() => Ok(HostVal::Tuple(
+            (Literal::Tuple(t), Shape::Tuple(ts)) if t.len() == ts.len() => Ok(Val::Tuple(
                 t.iter()
                     .zip(ts)
                     .map(|(l, s)| self.upload_arg(l, s))
                     .collect::<Result<_, _>>()?,
             )),
-            (Literal::Token, Shape::Token) => Ok(HostVal::Token),
+            (Literal::Token, Shape::Token) => Ok(Val::Token),
             _ => Err("literal does not match the parameter's shape".into()),
         }
     }
 
-    fn download(&self, v: &HostVal) -> Result<Literal, RuntimeError> {
+    fn download(&self, v: &Val<D::Buf>) -> Result<Literal, RuntimeError> {
         Ok(match v {
-            HostVal::Buf(b) => {
-                let mut bytes = vec![0u8; b.shape.byte_size().max(1)];
-                self.stream
-                    .memcpy_dtoh(&b.slice, &mut bytes[..])
-                    .map_err(drv)?;
-                bytes.truncate(b.shape.byte_size());
+            Val::Buf(b) => {
+                let n = b.shape.byte_size();
+                let mut bytes = vec![0u8; n];
+                if n > 0 {
+                    self.dev
+                        .download(&b.buf, &mut bytes)
+                        .map_err(RuntimeError::Driver)?;
+                }
                 Literal::Array(ArrayLiteral::from_bytes(b.shape.clone(), bytes).map_err(drv)?)
             }
-            HostVal::Tuple(t) => Literal::Tuple(
+            Val::Tuple(t) => Literal::Tuple(
                 t.iter()
                     .map(|e| self.download(e))
                     .collect::<Result<_, _>>()?,
             ),
-            HostVal::Token => Literal::Token,
+            Val::Token => Literal::Token,
         })
     }
 
-    fn alloc(&self, s: &Shape) -> Result<HostVal, RuntimeError> {
+    fn alloc(&self, s: &Shape) -> Result<Val<D::Buf>, String> {
         Ok(match s {
-            Shape::Array(a) => {
-                // SAFETY: every element is written by the producing step.
-                let slice =
-                    unsafe { self.stream.alloc::<u8>(a.byte_size().max(1)) }.map_err(drv)?;
-                HostVal::Buf(Rc::new(DevBuf {
-                    slice,
-                    shape: a.clone(),
-                }))
-            }
+            Shape::Array(a) => Val::Buf(Rc::new(DevBuf {
+                buf: self.dev.alloc(a.byte_size().max(1))?,
+                shape: a.clone(),
+            })),
             Shape::Tuple(t) => {
-                HostVal::Tuple(t.iter().map(|e| self.alloc(e)).collect::<Result<_, _>>()?)
+                Val::Tuple(t.iter().map(|e| self.alloc(e)).collect::<Result<_, _>>()?)
             }
-            Shape::Token => HostVal::Token,
+            Shape::Token => Val::Token,
         })
     }
 
-    fn ptr(&self, b: &DevBuf) -> u64 {
-        let (p, _sync) = b.slice.device_ptr(&self.stream);
-        p
+    fn ptrs(&self, leaves: &[Option<Rc<DevBuf<D::Buf>>>]) -> Vec<u64> {
+        leaves
+            .iter()
+            .map(|l| l.as_ref().map(|b| self.dev.ptr(&b.buf)).unwrap_or(0))
+            .collect()
     }
 
-    fn run_comp(&self, cid: CompId, args: Vec<HostVal>) -> Result<HostVal, RuntimeError> {
+    fn run_comp(&self, cid: CompId, args: Vec<Val<D::Buf>>) -> Result<Val<D::Buf>, RuntimeError> {
         let m = &self.compiled.module;
         let comp = m.comp(cid);
-        let plan: &CompPlan =
-            self.compiled
-                .program
-                .comps
-                .get(&cid)
-                .ok_or_else(|| RuntimeError::Exec {
-                    inst: comp.name.clone(),
-                    message: "computation was not planned".into(),
-                })?;
-        let mut vals: HashMap<InstId, HostVal> = HashMap::new();
-        let exec = |inst: &str, message: String| RuntimeError::Exec {
-            inst: inst.to_string(),
-            message,
-        };
+        let plan: &CompPlan = self
+            .compiled
+            .program
+            .comps
+            .get(&cid)
+            .ok_or_else(|| exec(&comp.name, "computation was not planned"))?;
+        let mut vals: HashMap<InstId, Val<D::Buf>> = HashMap::new();
         for (id, step, frees) in &plan.steps {
             let inst = comp.inst(*id);
             let name = inst.name.as_str();
-            let operand = |k: usize| -> Result<HostVal, RuntimeError> {
+            let operand = |k: usize| -> Result<Val<D::Buf>, RuntimeError> {
                 inst.operands
                     .get(k)
                     .and_then(|o| vals.get(o))
                     .cloned()
                     .ok_or_else(|| exec(name, format!("operand {k} has no value")))
+            };
+            let operands = || -> Result<Vec<Val<D::Buf>>, RuntimeError> {
+                (0..inst.operands.len()).map(operand).collect()
             };
             let v = match step {
                 Step::Param(n) => args
@@ -356,86 +380,50 @@ impl CudaExecutable {
                     .constants
                     .get(&(cid, *id))
                     .cloned()
-                    .ok_or_else(|| exec(name, "constant not loaded".into()))?,
-                Step::Tuple => HostVal::Tuple(
-                    (0..inst.operands.len())
-                        .map(operand)
-                        .collect::<Result<_, _>>()?,
-                ),
+                    .ok_or_else(|| exec(name, "constant not loaded"))?,
+                Step::Tuple => Val::Tuple(operands()?),
                 Step::Gte(i) => match operand(0)? {
-                    HostVal::Tuple(t) => t
+                    Val::Tuple(t) => t
                         .get(*i)
                         .cloned()
                         .ok_or_else(|| exec(name, format!("tuple has no element {i}")))?,
-                    _ => return Err(exec(name, "operand is not a tuple".into())),
+                    _ => return Err(exec(name, "operand is not a tuple")),
                 },
                 Step::Alias => operand(0)?,
-                Step::Token => HostVal::Token,
+                Step::Token => Val::Token,
                 Step::ByteCopy => {
-                    let out = self.alloc(&inst.shape)?;
-                    if let (HostVal::Buf(src), HostVal::Buf(dst)) = (operand(0)?, &out) {
+                    let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
+                    if let (Val::Buf(src), Val::Buf(dst)) = (operand(0)?, &out) {
                         let n = src.shape.byte_size();
                         if n > 0 {
-                            // SAFETY: both buffers hold n bytes; dst is fresh.
-                            unsafe {
-                                cudarc::driver::result::memcpy_dtod_async(
-                                    self.ptr(dst),
-                                    self.ptr(&src),
-                                    n,
-                                    self.stream.cu_stream(),
-                                )
-                            }
-                            .map_err(|e| exec(name, e.to_string()))?;
+                            self.dev
+                                .copy(&dst.buf, &src.buf, n)
+                                .map_err(|e| exec(name, e))?;
                         }
                     }
                     out
                 }
                 Step::Kernel(k) => {
-                    let out = self.alloc(&inst.shape)?;
+                    let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
                     let mut leaves = Vec::new();
-                    for o in 0..inst.operands.len() {
-                        operand(o)?.leaves(&mut leaves);
+                    for o in operands()? {
+                        o.leaves(&mut leaves);
                     }
                     out.leaves(&mut leaves);
-                    let ptrs: Vec<u64> = leaves
-                        .iter()
-                        .map(|l| l.as_ref().map(|b| self.ptr(b)).unwrap_or(0))
-                        .collect();
                     let info = &self.compiled.program.kernels[*k];
                     if info.threads > 0 {
-                        let bs = self.compiled.options.block_size as u64;
-                        let grid = info.threads.div_ceil(bs);
-                        let grid = u32::try_from(grid).map_err(|_| {
-                            exec(name, format!("{} threads exceed one grid", info.threads))
-                        })?;
-                        let cfg = LaunchConfig {
-                            grid_dim: (grid, 1, 1),
-                            block_dim: (bs as u32, 1, 1),
-                            shared_mem_bytes: 0,
-                        };
-                        let mut b = self.stream.launch_builder(&self.funcs[*k]);
-                        for p in &ptrs {
-                            b.arg(p);
-                        }
-                        // SAFETY: the kernel takes exactly these pointers
-                        // (operand leaves, then result leaves) and writes
-                        // only inside the result buffers.
-                        unsafe { b.launch(cfg) }
+                        self.dev
+                            .launch(*k, &self.ptrs(&leaves), info.threads)
                             .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))?;
                     }
                     out
                 }
-                Step::Call(c) => {
-                    let a = (0..inst.operands.len())
-                        .map(operand)
-                        .collect::<Result<_, _>>()?;
-                    self.run_comp(*c, a)?
-                }
+                Step::Call(c) => self.run_comp(*c, operands()?)?,
                 Step::While { cond, body } => {
                     let mut state = operand(0)?;
                     loop {
                         let p = self.run_comp(*cond, vec![state.clone()])?;
-                        if !self.read_pred(&p, name)? {
+                        if self.read_scalar(&p, name, 1)?[0] == 0 {
                             break;
                         }
                         state = self.run_comp(*body, vec![state])?;
@@ -450,23 +438,24 @@ impl CudaExecutable {
                         .element_type()
                         .is_some_and(|t| t.is_pred());
                     let b = if is_pred {
-                        if self.read_pred(&sel, name)? {
+                        if self.read_scalar(&sel, name, 1)?[0] != 0 {
                             0
                         } else {
                             1
                         }
                     } else {
-                        let i = self.read_i32(&sel, name)?;
+                        let v = self.read_scalar(&sel, name, 4)?;
+                        let i = i32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                        // Out of range: the last branch (XLA's rule).
                         if i < 0 || i as usize >= branches.len() {
                             branches.len() - 1
                         } else {
                             i as usize
                         }
                     };
-                    let arg = operand(1 + b)?;
-                    self.run_comp(branches[b], vec![arg])?
+                    self.run_comp(branches[b], vec![operand(1 + b)?])?
                 }
-                Step::CustomCall => self.custom_call(inst, &operand)?,
+                Step::CustomCall => self.custom_call(inst, operands()?)?,
             };
             vals.insert(*id, v);
             for f in frees {
@@ -474,42 +463,27 @@ impl CudaExecutable {
             }
         }
         vals.remove(&comp.root)
-            .ok_or_else(|| exec(&comp.name, "root has no value".into()))
+            .ok_or_else(|| exec(&comp.name, "root has no value"))
     }
 
-    fn read_scalar(&self, v: &HostVal, name: &str, n: usize) -> Result<Vec<u8>, RuntimeError> {
-        let HostVal::Buf(b) = v else {
-            return Err(RuntimeError::Exec {
-                inst: name.into(),
-                message: "predicate is not an array".into(),
-            });
+    fn read_scalar(&self, v: &Val<D::Buf>, name: &str, n: usize) -> Result<Vec<u8>, RuntimeError> {
+        let Val::Buf(b) = v else {
+            return Err(exec(name, "predicate is not an array"));
         };
         let mut bytes = vec![0u8; n];
-        self.stream
-            .memcpy_dtoh(&b.slice.slice(0..n), &mut bytes[..])
-            .map_err(drv)?;
+        self.dev
+            .download(&b.buf, &mut bytes)
+            .map_err(|e| exec(name, e))?;
         Ok(bytes)
-    }
-
-    fn read_pred(&self, v: &HostVal, name: &str) -> Result<bool, RuntimeError> {
-        Ok(self.read_scalar(v, name, 1)?[0] != 0)
-    }
-
-    fn read_i32(&self, v: &HostVal, name: &str) -> Result<i32, RuntimeError> {
-        let b = self.read_scalar(v, name, 4)?;
-        Ok(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     fn custom_call(
         &self,
         inst: &hlox_hlo::Instruction,
-        operand: &dyn Fn(usize) -> Result<HostVal, RuntimeError>,
-    ) -> Result<HostVal, RuntimeError> {
+        operands: Vec<Val<D::Buf>>,
+    ) -> Result<Val<D::Buf>, RuntimeError> {
         let Op::CustomCall(call) = &inst.op else {
-            return Err(RuntimeError::Exec {
-                inst: inst.name.clone(),
-                message: "not a custom call".into(),
-            });
+            return Err(exec(&inst.name, "not a custom call"));
         };
         let target =
             self.compiled
@@ -519,29 +493,114 @@ impl CudaExecutable {
                     inst: inst.name.clone(),
                     message: format!("target \"{}\" is not bound for CUDA", call.target),
                 })?;
-        let out = self.alloc(&inst.shape)?;
+        let out = self.alloc(&inst.shape).map_err(|e| exec(&inst.name, e))?;
         let mut leaves = Vec::new();
-        for o in 0..inst.operands.len() {
-            operand(o)?.leaves(&mut leaves);
+        for o in &operands {
+            o.leaves(&mut leaves);
         }
         out.leaves(&mut leaves);
-        let mut buffers: Vec<*mut std::ffi::c_void> = leaves
-            .iter()
-            .map(|l| {
-                l.as_ref()
-                    .map(|b| self.ptr(b) as usize as *mut std::ffi::c_void)
-                    .unwrap_or(std::ptr::null_mut())
-            })
+        let mut buffers: Vec<*mut std::ffi::c_void> = self
+            .ptrs(&leaves)
+            .into_iter()
+            .map(|p| p as usize as *mut std::ffi::c_void)
             .collect();
-        let stream = self.stream.cu_stream() as hlox_ffi::target::CUstream;
-        // SAFETY: buffers are live device allocations of the shapes the
-        // custom call declares, in XLA's order; the stream is ours.
-        unsafe { hlox_ffi::invoke::invoke_cuda(target, call, stream, &mut buffers) }.map_err(
+        // SAFETY: buffers are live allocations of the shapes the custom
+        // call declares, in XLA's order (operand leaves, then result
+        // leaves); the stream is the run's.
+        unsafe { hlox_ffi::invoke_cuda(target, call, self.dev.stream(), &mut buffers) }.map_err(
             |e| RuntimeError::CustomCall {
                 inst: inst.name.clone(),
                 message: format!("target \"{}\": {}", call.target, e.detail()),
             },
         )?;
         Ok(out)
+    }
+}
+
+/// The CUDA driver as a [`Device`].
+pub(crate) struct CudaDevice {
+    stream: Arc<CudaStream>,
+    funcs: Vec<CudaFunction>,
+    block_size: u32,
+}
+
+impl Device for CudaDevice {
+    type Buf = CudaSlice<u8>;
+    fn alloc(&self, bytes: usize) -> Result<CudaSlice<u8>, String> {
+        // SAFETY: every element is written by the producing step before use.
+        unsafe { self.stream.alloc::<u8>(bytes.max(1)) }.map_err(|e| e.to_string())
+    }
+    fn upload(&self, bytes: &[u8]) -> Result<CudaSlice<u8>, String> {
+        let data: &[u8] = if bytes.is_empty() { &[0u8] } else { bytes };
+        self.stream.clone_htod(data).map_err(|e| e.to_string())
+    }
+    fn download(&self, b: &CudaSlice<u8>, out: &mut [u8]) -> Result<(), String> {
+        self.stream
+            .memcpy_dtoh(&b.slice(0..out.len()), out)
+            .map_err(|e| e.to_string())
+    }
+    fn ptr(&self, b: &CudaSlice<u8>) -> u64 {
+        let (p, _sync) = b.device_ptr(&self.stream);
+        p
+    }
+    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), String> {
+        let bs = self.block_size as u64;
+        let grid = u32::try_from(threads.div_ceil(bs))
+            .map_err(|_| format!("{threads} threads exceed one grid"))?;
+        let cfg = LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (bs as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let f = self.funcs.get(k).ok_or("no such kernel")?;
+        let mut b = self.stream.launch_builder(f);
+        for p in ptrs {
+            b.arg(p);
+        }
+        // SAFETY: the kernel takes exactly these pointers (operand leaves,
+        // then result leaves) and writes only inside the result buffers.
+        unsafe { b.launch(cfg) }
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+    fn copy(&self, dst: &CudaSlice<u8>, src: &CudaSlice<u8>, n: usize) -> Result<(), String> {
+        // SAFETY: both buffers hold at least n bytes.
+        unsafe {
+            cudarc::driver::result::memcpy_dtod_async(
+                self.ptr(dst),
+                self.ptr(src),
+                n,
+                self.stream.cu_stream(),
+            )
+        }
+        .map_err(|e| e.to_string())
+    }
+    fn stream(&self) -> hlox_ffi::CUstream {
+        self.stream.cu_stream() as hlox_ffi::CUstream
+    }
+    fn sync(&self) -> Result<(), String> {
+        self.stream.synchronize().map_err(|e| e.to_string())
+    }
+}
+
+/// A module loaded on a device.
+pub struct CudaExecutable {
+    ctx: Arc<CudaContext>,
+    _module: Arc<CudaModule>,
+    runner: Runner<CudaDevice>,
+}
+
+impl CudaExecutable {
+    /// The compiled module (program, PTX, options).
+    pub fn compiled(&self) -> &CompiledModule {
+        &self.runner.compiled
+    }
+
+    /// Run with host arguments (one per entry parameter); returns the
+    /// result on the host. A failing custom call stops the run with
+    /// "<instruction>: CustomCall failed: target \"<name>\": <message>".
+    pub fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
+        self.ctx.bind_to_thread().map_err(drv)?;
+        self.runner.execute(args)
     }
 }

@@ -940,3 +940,179 @@ fn target_opaque_counts() {
         .unwrap_err()
         .contains("not an element count"));
 }
+
+// ---------------------------------------------------------------------------
+// Host emulation: the same kernels compiled for the host, the same program
+// interpreter; the corpus must give JAX's outputs (fused and unfused).
+
+/// CUDA-convention targets over host pointers: valid only in emulation
+/// (buffers are host memory there), used to check XLA's buffer order.
+mod emulated_targets {
+    use hlox_ffi::{CUstream, XlaCustomCallStatus};
+    use std::ffi::{c_char, c_void};
+
+    fn seed(buffers: *mut *mut c_void) {
+        unsafe {
+            let b = std::slice::from_raw_parts(*buffers as *const f32, 128);
+            let c = std::slice::from_raw_parts(*buffers.add(1) as *const f32, 2048);
+            let a = std::slice::from_raw_parts_mut(*buffers.add(2) as *mut f32, 2048);
+            for i in 0..2048 {
+                a[i] = b[i % 128] + c[i];
+            }
+        }
+    }
+    pub fn seed_original(s: CUstream, b: *mut *mut c_void, _o: *const c_char, _l: usize) {
+        assert!(s.is_null(), "emulation passes a null stream");
+        seed(b)
+    }
+    pub fn seed_status(
+        _s: CUstream,
+        b: *mut *mut c_void,
+        _o: *const c_char,
+        _l: usize,
+        _st: *mut XlaCustomCallStatus,
+    ) {
+        seed(b)
+    }
+    /// x, y: f32[256], alpha, beta: f32[] -> z: f32[256]
+    pub fn axpby(
+        _s: CUstream,
+        b: *mut *mut c_void,
+        _o: *const c_char,
+        _l: usize,
+        _st: *mut XlaCustomCallStatus,
+    ) {
+        unsafe {
+            let x = std::slice::from_raw_parts(*b as *const f32, 256);
+            let y = std::slice::from_raw_parts(*b.add(1) as *const f32, 256);
+            let (al, be) = (*(*b.add(2) as *const f32), *(*b.add(3) as *const f32));
+            let z = std::slice::from_raw_parts_mut(*b.add(4) as *mut f32, 256);
+            for i in 0..256 {
+                z[i] = al * x[i] + be * y[i];
+            }
+        }
+    }
+    pub fn fails(
+        _s: CUstream,
+        _b: *mut *mut c_void,
+        o: *const c_char,
+        l: usize,
+        st: *mut XlaCustomCallStatus,
+    ) {
+        let msg = unsafe { std::slice::from_raw_parts(o as *const u8, l) };
+        unsafe { (*st).set_failure(msg) };
+    }
+}
+
+fn emulation_registry(case: &str) -> Registry {
+    let r = Registry::new();
+    if case == "cc_do_custom_call_v1" {
+        r.register_fn(
+            "do_custom_call",
+            Platform::Cuda,
+            emulated_targets::seed_original,
+        )
+    } else {
+        r.register_fn(
+            "do_custom_call",
+            Platform::Cuda,
+            emulated_targets::seed_status,
+        )
+    }
+    .expect("register");
+    r.register_fn("axpby", Platform::Cuda, emulated_targets::axpby)
+        .expect("register");
+    r
+}
+
+#[test]
+fn corpus_runs_in_host_emulation() {
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in hlox_tests::corpus_cases() {
+        for hlo_passes in [true, false] {
+            let r = (|| -> Result<bool, String> {
+                let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
+                let o = CudaCompileOptions {
+                    registry: Some(Arc::new(emulation_registry(&case.name))),
+                    hlo_passes,
+                    ..Default::default()
+                };
+                let c = match compile(&m, &o) {
+                    Ok(c) => c,
+                    Err(e)
+                        if documented_gap(&e)
+                            || hlox_tests::TYPED_FFI_CASES.contains(&case.name.as_str()) =>
+                    {
+                        return Ok(false)
+                    }
+                    Err(e) => return Err(format!("compile: {e}")),
+                };
+                let exe = hlox_cuda::emulate::EmulatedExecutable::new(c)
+                    .map_err(|e| format!("emulation: {e}"))?;
+                let args = case
+                    .numbered("in")
+                    .iter()
+                    .map(hlox_hlo::npy::read_npy_file)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| format!("inputs: {e}"))?;
+                let got = exe.execute(&args).map_err(|e| format!("execute: {e}"))?;
+                let want: Vec<_> = case
+                    .numbered("out")
+                    .iter()
+                    .map(hlox_hlo::npy::read_npy_file)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| format!("outputs: {e}"))?;
+                let got = got.into_leaves();
+                if got.len() != want.len() {
+                    return Err(format!("{} outputs, expected {}", got.len(), want.len()));
+                }
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let ty = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
+                    let tol = |k: &str| case.meta[k][ty].as_f64().unwrap_or(0.0);
+                    hlox_tests::compare_literals(g, w, tol("rtol"), tol("atol"))
+                        .map_err(|e| format!("out{i} ({ty}): {e}"))?;
+                }
+                Ok(true)
+            })();
+            match r {
+                Ok(true) => ran += 1,
+                Ok(false) => {}
+                Err(e) => failures.push(format!("{} (hlo_passes={hlo_passes}): {e}", case.name)),
+            }
+        }
+    }
+    eprintln!("corpus in host emulation: {ran} runs (fused + unfused) matched JAX's outputs");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(ran >= 110, "only {ran} runs");
+}
+
+#[test]
+fn failing_custom_call_stops_the_run_with_its_message() {
+    let m = parse_module(
+        "HloModule m\n\nENTRY e {\n  x = f32[4]{0} parameter(0)\n  y = f32[4]{0} negate(x)\n  \
+         ROOT c = f32[4]{0} custom-call(y), custom_call_target=\"fails\", \
+         api_version=API_VERSION_STATUS_RETURNING, backend_config=\"out of cheese\"\n}\n",
+    )
+    .expect("parse");
+    let r = Registry::new();
+    r.register_fn("fails", Platform::Cuda, emulated_targets::fails)
+        .expect("register");
+    let o = CudaCompileOptions {
+        registry: Some(Arc::new(r)),
+        ..Default::default()
+    };
+    let exe = hlox_cuda::emulate::EmulatedExecutable::new(compile(&m, &o).expect("compile"))
+        .expect("emulation");
+    let x = hlox_hlo::Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
+    let e = exe.execute(&[x]).expect_err("the target fails").to_string();
+    assert!(
+        e.starts_with("c: CustomCall failed: target \"fails\"") && e.contains("out of cheese"),
+        "{e}"
+    );
+}
