@@ -1116,3 +1116,104 @@ fn failing_custom_call_stops_the_run_with_its_message() {
         "{e}"
     );
 }
+
+/// Random operands of `ty[4,8]`: floats in [-8, 8] with specials, integers
+/// and predicates from random bits.
+fn random_operand(ty: &str, seed: u64) -> hlox_hlo::Literal {
+    use hlox_hlo::{ArrayLiteral, ArrayShape, ElementType};
+    let et = ElementType::from_name(ty).expect("type");
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let specials = [0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 0.5];
+    let mut bytes = Vec::new();
+    for k in 0..32 {
+        let r = next();
+        let f = if k < specials.len() && seed % 2 == 0 {
+            specials[(k + seed as usize) % specials.len()]
+        } else {
+            ((r >> 11) as f64 / (1u64 << 53) as f64) * 16.0 - 8.0
+        };
+        match et {
+            ElementType::Pred => bytes.push((r & 1) as u8),
+            ElementType::F16 => bytes.extend(half::f16::from_f64(f).to_le_bytes()),
+            ElementType::Bf16 => bytes.extend(half::bf16::from_f64(f).to_le_bytes()),
+            ElementType::F32 => bytes.extend((f as f32).to_le_bytes()),
+            ElementType::F64 => bytes.extend(f.to_le_bytes()),
+            _ => bytes.extend(&r.to_le_bytes()[..et.byte_size()]),
+        }
+    }
+    hlox_hlo::Literal::Array(
+        ArrayLiteral::from_bytes(ArrayShape::new(et, vec![4, 8]), bytes).expect("literal"),
+    )
+}
+
+#[test]
+fn opcode_programs_in_emulation_match_the_evaluator() {
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for ty in TYPES {
+        let m = parse_module(&opcode_module(ty)).expect("parse");
+        for seed in [2u64, 3] {
+            let args = vec![
+                random_operand(ty, seed),
+                random_operand(ty, seed + 10),
+                random_operand(ty, seed + 20),
+                hlox_hlo::Literal::r0(seed as i32 - 1),
+            ];
+            let want = match hlox_eval::evaluate_with_registry(&m, &args, &Registry::new()) {
+                Ok(w) => w.into_leaves(),
+                Err(e) => {
+                    failures.push(format!("{ty}: evaluator: {e}"));
+                    continue;
+                }
+            };
+            for fused in [false, true] {
+                let o = CudaCompileOptions {
+                    hlo_passes: fused,
+                    ..Default::default()
+                };
+                let got = compile(&m, &o)
+                    .map_err(|e| e.to_string())
+                    .and_then(|c| {
+                        hlox_cuda::emulate::EmulatedExecutable::new(c).map_err(|e| e.to_string())
+                    })
+                    .and_then(|x| x.execute(&args).map_err(|e| e.to_string()));
+                let got = match got {
+                    Ok(g) => g.into_leaves(),
+                    Err(e) => {
+                        failures.push(format!("{ty} (fused {fused}): {e}"));
+                        continue;
+                    }
+                };
+                let names: Vec<String> = m
+                    .entry_computation()
+                    .root_inst()
+                    .operands
+                    .iter()
+                    .map(|&o| m.entry_computation().inst(o).name.clone())
+                    .collect();
+                for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let wt = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
+                    let (rtol, atol) = match wt {
+                        "f16" | "bf16" => (1e-2, 1e-3),
+                        "f32" => (2e-6, 1e-6),
+                        "f64" => (1e-12, 1e-14),
+                        _ => (0.0, 0.0),
+                    };
+                    compared += 1;
+                    if let Err(e) = hlox_tests::compare_literals(g, w, rtol, atol) {
+                        failures.push(format!("{ty} seed {seed} fused {fused}: {} ({wt}): {e}", names[k]));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("opcode programs in emulation: {compared} outputs compared with the evaluator");
+    failures.truncate(60);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
