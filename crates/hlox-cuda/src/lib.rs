@@ -68,6 +68,9 @@ pub struct CudaCompileOptions {
     pub hlo_passes: bool,
     /// Threads per block of every kernel launch.
     pub block_size: u32,
+    /// At run time, compute F32/F64 row-major dots with cuBLAS where
+    /// libcublas can be loaded (the dot kernel otherwise).
+    pub use_cublas: bool,
 }
 
 impl Default for CudaCompileOptions {
@@ -79,6 +82,7 @@ impl Default for CudaCompileOptions {
             registry: None,
             hlo_passes: true,
             block_size: 256,
+            use_cublas: true,
         }
     }
 }
@@ -92,6 +96,7 @@ impl std::fmt::Debug for CudaCompileOptions {
             .field("registry", &self.registry.as_ref().map(|_| "custom"))
             .field("hlo_passes", &self.hlo_passes)
             .field("block_size", &self.block_size)
+            .field("use_cublas", &self.use_cublas)
             .finish()
     }
 }

@@ -53,6 +53,132 @@ pub struct KernelInfo {
     pub kind: KernelKind,
     /// Threads to launch (one per output element of the largest output).
     pub threads: u64,
+    /// For a dot cuBLAS can compute: its GEMM (used at run time when
+    /// libcublas is present; the kernel otherwise).
+    pub gemm: Option<Gemm>,
+}
+
+/// A dot as a (strided batched) row-major GEMM: `out[b] = op(lhs[b]) op(rhs[b])`
+/// with `out[b]: m x n`, contraction length `k`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gemm {
+    pub f64: bool,
+    pub batch: i64,
+    pub m: i64,
+    pub n: i64,
+    pub k: i64,
+    /// lhs[b] is stored k x m (row-major) instead of m x k.
+    pub lhs_trans: bool,
+    /// rhs[b] is stored n x k instead of k x n.
+    pub rhs_trans: bool,
+}
+
+/// cuBLAS (column-major) arguments of a row-major [`Gemm`]: C^T = B^T A^T,
+/// so cuBLAS's A is our rhs and its B our lhs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CublasArgs {
+    /// op(A) transposed
+    pub trans_a: bool,
+    pub trans_b: bool,
+    pub m: i64,
+    pub n: i64,
+    pub k: i64,
+    pub lda: i64,
+    pub ldb: i64,
+    pub ldc: i64,
+    pub stride_a: i64,
+    pub stride_b: i64,
+    pub stride_c: i64,
+}
+
+impl Gemm {
+    pub fn cublas_args(&self) -> CublasArgs {
+        let (m, n, k) = (self.m, self.n, self.k);
+        CublasArgs {
+            trans_a: self.rhs_trans,
+            trans_b: self.lhs_trans,
+            m: n,
+            n: m,
+            k,
+            lda: if self.rhs_trans { k } else { n },
+            ldb: if self.lhs_trans { m } else { k },
+            ldc: n,
+            stride_a: k * n,
+            stride_b: m * k,
+            stride_c: m * n,
+        }
+    }
+}
+
+fn is_row_major(a: &hlox_hlo::ArrayShape) -> bool {
+    a.layout
+        .minor_to_major
+        .iter()
+        .copied()
+        .eq((0..a.rank() as i64).rev())
+}
+
+/// The GEMM of dot `id` when its operands and result are F32 (or all F64),
+/// row-major, batch dimensions leading (in order) and one free and one
+/// contracting dimension per operand.
+pub fn gemm_of(comp: &Computation, id: InstId) -> Option<Gemm> {
+    let inst = comp.inst(id);
+    let Op::Dot { dnums, .. } = &inst.op else {
+        return None;
+    };
+    let l = comp.inst(*inst.operands.first()?).shape.as_array()?;
+    let r = comp.inst(*inst.operands.get(1)?).shape.as_array()?;
+    let o = inst.shape.as_array()?;
+    use hlox_hlo::ElementType as T;
+    let f64 = match (l.ty, r.ty, o.ty) {
+        (T::F32, T::F32, T::F32) => false,
+        (T::F64, T::F64, T::F64) => true,
+        _ => return None,
+    };
+    let nb = dnums.lhs_batch_dims.len();
+    let lead: Vec<i64> = (0..nb as i64).collect();
+    if dnums.lhs_batch_dims != lead || dnums.rhs_batch_dims != lead {
+        return None;
+    }
+    if l.rank() != nb + 2 || r.rank() != nb + 2 || o.rank() != nb + 2 {
+        return None;
+    }
+    if !(is_row_major(l) && is_row_major(r) && is_row_major(o)) {
+        return None;
+    }
+    let (lc, rc) = match (
+        &dnums.lhs_contracting_dims[..],
+        &dnums.rhs_contracting_dims[..],
+    ) {
+        ([a], [b]) => (*a as usize, *b as usize),
+        _ => return None,
+    };
+    let lhs_trans = lc == nb;
+    let rhs_trans = rc == nb + 1;
+    let (m, k) = if lhs_trans {
+        (l.dims[nb + 1], l.dims[nb])
+    } else {
+        (l.dims[nb], l.dims[nb + 1])
+    };
+    let n = if rhs_trans {
+        r.dims[nb]
+    } else {
+        r.dims[nb + 1]
+    };
+    let batch: i64 = l.dims[..nb].iter().product();
+    let fits = |v: i64| v > 0 && v <= i32::MAX as i64;
+    if ![m, n, k, batch, m * k, k * n, m * n].into_iter().all(fits) {
+        return None;
+    }
+    Some(Gemm {
+        f64,
+        batch,
+        m,
+        n,
+        k,
+        lhs_trans,
+        rhs_trans,
+    })
 }
 
 /// One step of a computation's program.
@@ -189,7 +315,13 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 }
             }
             Op::BitcastConvert if same_bytes(comp, id) => Step::ByteCopy,
-            Op::Dot { .. } => kernel(p, cid, id, name, &inst.shape, KernelKind::Dot),
+            Op::Dot { .. } => {
+                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Dot);
+                if let Some(k) = p.kernels.last_mut() {
+                    k.gemm = gemm_of(comp, id);
+                }
+                s
+            }
             _ if is_elemental(module, comp, id) => {
                 kernel(p, cid, id, name, &inst.shape, KernelKind::Elemental)
             }
@@ -271,6 +403,7 @@ fn kernel(
     kind: KernelKind,
 ) -> Step {
     let k = p.kernels.len();
+    let gemm = None; // a dot's is filled in by plan_comp
     p.kernels.push(KernelInfo {
         name: format!("k{k}_{}", sanitize(inst)),
         inst: inst.to_string(),
@@ -278,6 +411,7 @@ fn kernel(
         id,
         kind,
         threads: thread_count(shape),
+        gemm,
     });
     Step::Kernel(k)
 }

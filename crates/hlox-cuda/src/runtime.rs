@@ -131,9 +131,25 @@ impl CudaClient {
                     .map_err(|e| RuntimeError::Driver(format!("kernel {}: {e}", k.name)))?,
             );
         }
+        // cuBLAS for the dots it can compute, where libcublas is present
+        // (otherwise, and with use_cublas off, the dot kernels run).
+        let blas = if compiled.options.use_cublas
+            && compiled.program.kernels.iter().any(|k| k.gemm.is_some())
+            // SAFETY: only tries to dlopen libcublas.
+            && unsafe { cudarc::cublas::sys::is_culib_present() }
+        {
+            Some(
+                cudarc::cublas::CudaBlas::new(self.stream.clone())
+                    .map_err(|e| RuntimeError::Driver(format!("cuBLAS: {e}")))?,
+            )
+        } else {
+            None
+        };
         let dev = CudaDevice {
             stream: self.stream.clone(),
+            gemms: compiled.program.kernels.iter().map(|k| k.gemm).collect(),
             funcs,
+            blas,
             block_size: compiled.options.block_size,
         };
         Ok(CudaExecutable {
@@ -521,7 +537,84 @@ impl<D: Device> Runner<D> {
 pub(crate) struct CudaDevice {
     stream: Arc<CudaStream>,
     funcs: Vec<CudaFunction>,
+    gemms: Vec<Option<crate::plan::Gemm>>,
+    blas: Option<cudarc::cublas::CudaBlas>,
     block_size: u32,
+}
+
+impl CudaDevice {
+    /// `out = lhs . rhs` by cuBLAS (pointers: lhs, rhs, out).
+    fn gemm(
+        &self,
+        blas: &cudarc::cublas::CudaBlas,
+        g: &crate::plan::Gemm,
+        ptrs: &[u64],
+    ) -> Result<(), String> {
+        use cudarc::cublas::{result, sys};
+        let [lhs, rhs, out] = ptrs else {
+            return Err("a dot takes two operands and one result".into());
+        };
+        let a = g.cublas_args();
+        let op = |t: bool| {
+            if t {
+                sys::cublasOperation_t::CUBLAS_OP_T
+            } else {
+                sys::cublasOperation_t::CUBLAS_OP_N
+            }
+        };
+        let i = |v: i64| v as std::ffi::c_int;
+        let h = *blas.handle();
+        // SAFETY: the buffers hold batch x (m k, k n, m n) elements of the
+        // GEMM's type (checked by gemm_of), the handle is bound to our stream.
+        unsafe {
+            if g.f64 {
+                let (one, zero) = (1.0f64, 0.0f64);
+                result::dgemm_strided_batched(
+                    h,
+                    op(a.trans_a),
+                    op(a.trans_b),
+                    i(a.m),
+                    i(a.n),
+                    i(a.k),
+                    &one,
+                    *rhs as *const f64,
+                    i(a.lda),
+                    a.stride_a,
+                    *lhs as *const f64,
+                    i(a.ldb),
+                    a.stride_b,
+                    &zero,
+                    *out as *mut f64,
+                    i(a.ldc),
+                    a.stride_c,
+                    i(g.batch),
+                )
+            } else {
+                let (one, zero) = (1.0f32, 0.0f32);
+                result::sgemm_strided_batched(
+                    h,
+                    op(a.trans_a),
+                    op(a.trans_b),
+                    i(a.m),
+                    i(a.n),
+                    i(a.k),
+                    &one,
+                    *rhs as *const f32,
+                    i(a.lda),
+                    a.stride_a,
+                    *lhs as *const f32,
+                    i(a.ldb),
+                    a.stride_b,
+                    &zero,
+                    *out as *mut f32,
+                    i(a.ldc),
+                    a.stride_c,
+                    i(g.batch),
+                )
+            }
+        }
+        .map_err(|e| format!("cuBLAS GEMM: {e}"))
+    }
 }
 
 impl Device for CudaDevice {
@@ -544,6 +637,9 @@ impl Device for CudaDevice {
         p
     }
     fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), String> {
+        if let (Some(blas), Some(Some(g))) = (&self.blas, self.gemms.get(k)) {
+            return self.gemm(blas, g, ptrs);
+        }
         let bs = self.block_size as u64;
         let grid = u32::try_from(threads.div_ceil(bs))
             .map_err(|_| format!("{threads} threads exceed one grid"))?;

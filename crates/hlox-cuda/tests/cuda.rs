@@ -1129,7 +1129,16 @@ fn random_operand(ty: &str, seed: u64) -> hlox_hlo::Literal {
         s ^= s << 17;
         s
     };
-    let specials = [0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 0.5];
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        0.5,
+    ];
     let mut bytes = Vec::new();
     for k in 0..32 {
         let r = next();
@@ -1207,7 +1216,10 @@ fn opcode_programs_in_emulation_match_the_evaluator() {
                     };
                     compared += 1;
                     if let Err(e) = hlox_tests::compare_literals(g, w, rtol, atol) {
-                        failures.push(format!("{ty} seed {seed} fused {fused}: {} ({wt}): {e}", names[k]));
+                        failures.push(format!(
+                            "{ty} seed {seed} fused {fused}: {} ({wt}): {e}",
+                            names[k]
+                        ));
                     }
                 }
             }
@@ -1216,4 +1228,115 @@ fn opcode_programs_in_emulation_match_the_evaluator() {
     eprintln!("opcode programs in emulation: {compared} outputs compared with the evaluator");
     failures.truncate(60);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+// ---------------------------------------------------------------------------
+// cuBLAS: which dots become GEMMs, and the column-major arguments given to
+// cublas<S|D>gemmStridedBatched, checked with a host implementation of
+// that BLAS routine's definition against the evaluator.
+
+/// BLAS's strided batched GEMM, column-major: C = op(A) op(B) (alpha 1, beta 0).
+#[allow(clippy::too_many_arguments)]
+fn blas_gemm(a: &[f64], b: &[f64], c: &mut [f64], g: &hlox_cuda::plan::CublasArgs, batch: i64) {
+    for p in 0..batch {
+        for i in 0..g.m {
+            for j in 0..g.n {
+                let mut s = 0.0;
+                for l in 0..g.k {
+                    let av = if g.trans_a {
+                        a[(p * g.stride_a + i * g.lda + l) as usize]
+                    } else {
+                        a[(p * g.stride_a + l * g.lda + i) as usize]
+                    };
+                    let bv = if g.trans_b {
+                        b[(p * g.stride_b + l * g.ldb + j) as usize]
+                    } else {
+                        b[(p * g.stride_b + j * g.ldb + l) as usize]
+                    };
+                    s += av * bv;
+                }
+                c[(p * g.stride_c + j * g.ldc + i) as usize] = s;
+            }
+        }
+    }
+}
+
+#[test]
+fn dots_map_to_cublas_gemms_correctly() {
+    // (lhs dims, rhs dims, lhs contracting, rhs contracting, batch dims)
+    let cases: &[(&[i64], &[i64], i64, i64, usize)] = &[
+        (&[3, 4], &[4, 5], 1, 0, 0),
+        (&[4, 3], &[4, 5], 0, 0, 0),
+        (&[3, 4], &[5, 4], 1, 1, 0),
+        (&[4, 3], &[5, 4], 0, 1, 0),
+        (&[2, 3, 4], &[2, 4, 5], 2, 1, 1),
+        (&[2, 4, 3], &[2, 5, 4], 1, 2, 1),
+        (&[2, 3, 1, 7], &[2, 3, 7, 6], 3, 2, 2),
+    ];
+    let dims = |d: &[i64]| {
+        d.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let layout = |r: usize| {
+        (0..r)
+            .rev()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    for &(ld, rd, lc, rc, nb) in cases {
+        let batch: Vec<String> = (0..nb).map(|d| d.to_string()).collect();
+        let bl = batch.join(",");
+        let lfree = (0..ld.len() as i64)
+            .find(|&d| d >= nb as i64 && d != lc)
+            .unwrap();
+        let rfree = (0..rd.len() as i64)
+            .find(|&d| d >= nb as i64 && d != rc)
+            .unwrap();
+        let mut od: Vec<i64> = ld[..nb].to_vec();
+        od.push(ld[lfree as usize]);
+        od.push(rd[rfree as usize]);
+        let text = format!(
+            "HloModule d\n\nENTRY e {{\n  a = f32[{}]{{{}}} parameter(0)\n  b = f32[{}]{{{}}} parameter(1)\n  \
+             ROOT d = f32[{}]{{{}}} dot(a, b), lhs_batch_dims={{{bl}}}, rhs_batch_dims={{{bl}}}, \
+             lhs_contracting_dims={{{lc}}}, rhs_contracting_dims={{{rc}}}\n}}\n",
+            dims(ld), layout(ld.len()), dims(rd), layout(rd.len()), dims(&od), layout(od.len())
+        );
+        let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let comp = m.entry_computation();
+        let g = hlox_cuda::plan::gemm_of(comp, comp.root)
+            .unwrap_or_else(|| panic!("no GEMM for\n{text}"));
+        let n = |d: &[i64]| d.iter().product::<i64>() as usize;
+        let av: Vec<f32> = (0..n(ld)).map(|i| (i as f32 * 0.37).sin()).collect();
+        let bv: Vec<f32> = (0..n(rd)).map(|i| (i as f32 * 0.11).cos()).collect();
+        let args = vec![
+            hlox_hlo::Literal::from_vec(ld, &av).unwrap(),
+            hlox_hlo::Literal::from_vec(rd, &bv).unwrap(),
+        ];
+        let want: Vec<f32> = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let a = g.cublas_args();
+        let mut c = vec![0.0f64; n(&od)];
+        let to64 = |v: &[f32]| v.iter().map(|&x| x as f64).collect::<Vec<_>>();
+        // cuBLAS's A is the rhs, its B the lhs.
+        blas_gemm(&to64(&bv), &to64(&av), &mut c, &a, g.batch);
+        for (i, (x, y)) in c.iter().zip(&want).enumerate() {
+            assert!(
+                (*x as f32 - y).abs() <= 1e-5,
+                "{text}\nelement {i}: {x} vs {y} ({g:?})"
+            );
+        }
+    }
+    // Not GEMMs: mixed types, integer dots, column-major layouts.
+    let no = parse_module(
+        "HloModule d\n\nENTRY e {\n  a = f32[3,4]{0,1} parameter(0)\n  b = f32[4,5]{1,0} parameter(1)\n  \
+         ROOT d = f32[3,5]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+    )
+    .unwrap();
+    let c = no.entry_computation();
+    assert_eq!(hlox_cuda::plan::gemm_of(c, c.root), None);
 }
