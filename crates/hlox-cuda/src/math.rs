@@ -210,8 +210,8 @@ struct M<'x, 'a, 'ctx> {
 type F<'ctx> = FloatValue<'ctx>;
 type I<'ctx> = IntValue<'ctx>;
 
-const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+const LN2_HI: f64 = 0.693_147_180_369_123_8;
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 const PI: f64 = std::f64::consts::PI;
 
 impl<'ctx> M<'_, '_, 'ctx> {
@@ -282,7 +282,7 @@ impl<'ctx> M<'_, '_, 'ctx> {
             .build_bit_cast(a, self.cg.i64(), "")?
             .into_int_value())
     }
-    fn from_bits(&self, a: I<'ctx>) -> Result<F<'ctx>> {
+    fn f64_from_bits(&self, a: I<'ctx>) -> Result<F<'ctx>> {
         Ok(self
             .cg
             .b
@@ -303,7 +303,7 @@ impl<'ctx> M<'_, '_, 'ctx> {
         let ki = b.build_float_to_signed_int(k, self.cg.i64(), "")?;
         let e = b.build_int_add(ki, self.ci(1023), "")?;
         let e = b.build_left_shift(e, self.ci(52), "")?;
-        self.from_bits(e)
+        self.f64_from_bits(e)
     }
 
     /// exp(x): k = round(x / ln2), r = x - k ln2 (two parts), e^r by its
@@ -341,7 +341,7 @@ impl<'ctx> M<'_, '_, 'ctx> {
         let e = b.build_and(e, self.ci(0x7ff), "")?;
         let mb = b.build_and(bits, self.ci(0x000f_ffff_ffff_ffff), "")?;
         let mb = b.build_or(mb, self.ci(0x3ff0_0000_0000_0000), "")?;
-        let m = self.from_bits(mb)?; // [1, 2)
+        let m = self.f64_from_bits(mb)?; // [1, 2)
         let big = self.cmp(FP::OGT, m, self.c(std::f64::consts::SQRT_2))?;
         let m = self.sel(big, self.mul(m, self.c(0.5))?, m)?;
         let ef = b.build_signed_int_to_float(e, self.cg.f64(), "")?;
@@ -393,9 +393,9 @@ impl<'ctx> M<'_, '_, 'ctx> {
     /// parts (accurate for |x| < 2^20 pi/2; larger arguments lose
     /// accuracy), Taylor polynomials on |r| <= pi/4, quadrant by k mod 4.
     fn sincos(&self, x: F<'ctx>, which: u8) -> Result<F<'ctx>> {
-        const P1: f64 = 1.570_796_326_734_125_614_17;
-        const P2: f64 = 6.077_100_506_303_965_976_60e-11;
-        const P3: f64 = 2.022_266_248_795_950_631_54e-21;
+        const P1: f64 = 1.570_796_326_734_125_6;
+        const P2: f64 = 6.077_100_506_303_966e-11;
+        const P3: f64 = 2.022_266_248_795_950_6e-21;
         let k = self.rint(self.mul(x, self.c(std::f64::consts::FRAC_2_PI))?)?;
         let nk = self.neg(k)?;
         // r = t - k (P2 + P3) kept as rhi + rlo (t = x - k P1 is exact).
@@ -675,7 +675,7 @@ impl<'ctx> M<'_, '_, 'ctx> {
         )?;
         let rb = self.seli(self.or(under, m_is0)?, self.ci(0), rb)?;
         let rb = b.build_or(rb, sign, "")?;
-        let r = self.from_bits(rb)?;
+        let r = self.f64_from_bits(rb)?;
         let r = self.sel(x_small, x, r)?;
         self.sel(nan_res, self.c(f64::NAN), r)
     }
@@ -686,7 +686,7 @@ fn factorial(n: u32) -> f64 {
 }
 
 fn sgn(n: u32) -> f64 {
-    if n % 2 == 0 {
+    if n & 1 == 0 {
         1.0
     } else {
         -1.0

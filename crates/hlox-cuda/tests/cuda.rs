@@ -525,7 +525,7 @@ fn opcode_module(ty: &str) -> String {
     }
     if float {
         add(
-            format!("  fin = pred[4,8]{{1,0}} is-finite(x)"),
+            "  fin = pred[4,8]{1,0} is-finite(x)".to_string(),
             "fin".into(),
         );
         add(
@@ -1142,7 +1142,7 @@ fn random_operand(ty: &str, seed: u64) -> hlox_hlo::Literal {
     let mut bytes = Vec::new();
     for k in 0..32 {
         let r = next();
-        let f = if k < specials.len() && seed % 2 == 0 {
+        let f = if k < specials.len() && seed & 1 == 0 {
             specials[(k + seed as usize) % specials.len()]
         } else {
             ((r >> 11) as f64 / (1u64 << 53) as f64) * 16.0 - 8.0
@@ -1264,7 +1264,8 @@ fn blas_gemm(a: &[f64], b: &[f64], c: &mut [f64], g: &hlox_cuda::plan::CublasArg
 #[test]
 fn dots_map_to_cublas_gemms_correctly() {
     // (lhs dims, rhs dims, lhs contracting, rhs contracting, batch dims)
-    let cases: &[(&[i64], &[i64], i64, i64, usize)] = &[
+    type DotCase<'a> = (&'a [i64], &'a [i64], i64, i64, usize);
+    let cases: &[DotCase] = &[
         (&[3, 4], &[4, 5], 1, 0, 0),
         (&[4, 3], &[4, 5], 0, 0, 0),
         (&[3, 4], &[5, 4], 1, 1, 0),
