@@ -28,7 +28,6 @@ pub const UNSUPPORTED_OPS: &[&str] = &[
     "gather",
     "scatter",
     "convolution",
-    "reduce-window",
     "select-and-scatter",
     "rng-bit-generator",
 ];
@@ -39,6 +38,9 @@ pub enum KernelKind {
     /// elemental emitter.
     Elemental,
     Dot,
+    /// Reduce-window with a scalar reducer (variadic): one thread per
+    /// output element, the window looped in the thread.
+    ReduceWindow,
 }
 
 /// One kernel of the PTX module.
@@ -315,6 +317,14 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 }
             }
             Op::BitcastConvert if same_bytes(comp, id) => Step::ByteCopy,
+            Op::ReduceWindow { .. }
+                if inst
+                    .called
+                    .first()
+                    .is_some_and(|&c| hlox_codegen::elemental::is_scalar_computation(module, c)) =>
+            {
+                kernel(p, cid, id, name, &inst.shape, KernelKind::ReduceWindow)
+            }
             Op::Dot { .. } => {
                 let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Dot);
                 if let Some(k) = p.kernels.last_mut() {

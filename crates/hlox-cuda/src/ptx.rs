@@ -351,6 +351,16 @@ fn kernel_body<'ctx>(
                 emit_group(cg, &mut ctx, g, gouts, tid)?;
             }
         }
+        KernelKind::ReduceWindow => {
+            let Op::ReduceWindow { window } = &inst.op else {
+                return Err(CodegenError::Other("not a reduce-window".into()));
+            };
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            emit_reduce_window(cg, &mut ctx, comp, k.id, window, &outs, tid)?;
+        }
         KernelKind::Dot => {
             let Op::Dot { dnums, .. } = &inst.op else {
                 return Err(CodegenError::Other("not a dot".into()));
@@ -559,6 +569,137 @@ fn emit_dot<'ctx>(
     cg.b.build_unconditional_branch(next)?;
     cg.b.position_at_end(next);
     Ok(())
+}
+
+/// Reduce-window: output element `o` reduces, in row-major window order,
+/// the inputs at `p = o * stride - pad_lo + k * window_dilation` (per
+/// dimension) where `p` is a multiple of the base dilation and `p / base`
+/// is inside the input, starting from the init values.
+fn emit_reduce_window<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    window: &hlox_hlo::Window,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let n = inst.operands.len() / 2;
+    let (inputs, inits) = inst.operands.split_at(n);
+    let to_apply = *inst
+        .called
+        .first()
+        .ok_or_else(|| CodegenError::Other("reduce-window without to_apply".into()))?;
+    let in_shape = comp
+        .inst(inputs[0])
+        .shape
+        .as_array()
+        .cloned()
+        .ok_or_else(|| CodegenError::Other("reduce-window input is not an array".into()))?;
+    let oshape = outs
+        .first()
+        .and_then(|(_, s)| s.clone())
+        .ok_or_else(|| CodegenError::Other("reduce-window without an array result".into()))?;
+    if window.dims.len() != in_shape.rank() || outs.len() != n {
+        return Err(CodegenError::Other("reduce-window window/arity mismatch".into()));
+    }
+    let count = oshape.element_count() as i64;
+    if count == 0 {
+        return Ok(());
+    }
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "rw");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb = cg
+        .b
+        .build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    cg.b.build_conditional_branch(inb, then, next)?;
+    cg.b.position_at_end(then);
+    let oidx = delinearize(cg, &oshape, tid)?;
+    let mut accs = Vec::new();
+    for &init in inits {
+        let v = ctx.gen(cg, init, &[])?[0];
+        let a = cg.entry_alloca(v.get_type(), "acc")?;
+        cg.b.build_store(a, v)?;
+        accs.push((a, v.get_type()));
+    }
+    let mut kidx = vec![cg.i64c(0); in_shape.rank()];
+    rw_loops(cg, ctx, window, &in_shape, &oidx, inputs, &accs, to_apply, 0, &mut kidx)?;
+    for ((p, s), (a, t)) in outs.iter().zip(&accs) {
+        if let Some(s) = s {
+            let v = cg.b.build_load(*t, *a, "")?;
+            let ep = cg.element_ptr(*p, s, &oidx)?;
+            cg.store_elem(s.ty, ep, v)?;
+        }
+    }
+    cg.b.build_unconditional_branch(next)?;
+    cg.b.position_at_end(next);
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn rw_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    window: &hlox_hlo::Window,
+    in_shape: &ArrayShape,
+    oidx: &[IntValue<'ctx>],
+    inputs: &[InstId],
+    accs: &[(PointerValue<'ctx>, inkwell::types::BasicTypeEnum<'ctx>)],
+    to_apply: hlox_hlo::CompId,
+    level: usize,
+    kidx: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    if level == window.dims.len() {
+        // Input index and validity.
+        let mut valid = cg.i1().const_int(1, false);
+        let mut idx = Vec::new();
+        for (d, wd) in window.dims.iter().enumerate() {
+            let p = b.build_int_mul(oidx[d], cg.i64c(wd.stride), "")?;
+            let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
+            let kw = b.build_int_mul(kidx[d], cg.i64c(wd.window_dilation), "")?;
+            let p = b.build_int_add(p, kw, "")?;
+            let ge0 = b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?;
+            valid = b.build_and(valid, ge0, "")?;
+            let i = if wd.base_dilation > 1 {
+                let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
+                let r0 = b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?;
+                valid = b.build_and(valid, r0, "")?;
+                b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
+            } else {
+                p
+            };
+            let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(in_shape.dims[d]), "")?;
+            valid = b.build_and(valid, lt, "")?;
+            idx.push(i);
+        }
+        let f = cg.current_fn()?;
+        let body = cg.ctx.append_basic_block(f, "rw.in");
+        let join = cg.ctx.append_basic_block(f, "rw.next");
+        b.build_conditional_branch(valid, body, join)?;
+        b.position_at_end(body);
+        let mut args = Vec::new();
+        for (a, t) in accs {
+            args.push(b.build_load(*t, *a, "")?);
+        }
+        for &inp in inputs {
+            args.push(ctx.gen(cg, inp, &idx)?[0]);
+        }
+        let r = ctx.inline_scalar(cg, to_apply, &args)?;
+        for ((a, _), v) in accs.iter().zip(r) {
+            b.build_store(*a, v)?;
+        }
+        b.build_unconditional_branch(join)?;
+        b.position_at_end(join);
+        return Ok(());
+    }
+    let size = window.dims[level].size;
+    for_range(cg, cg.i64c(0), cg.i64c(size), &format!("w{level}"), &mut |k| {
+        kidx[level] = k;
+        rw_loops(cg, ctx, window, in_shape, oidx, inputs, accs, to_apply, level + 1, kidx)
+    })
 }
 
 type DotBody<'c, 'm, 'ctx> = dyn FnMut(
