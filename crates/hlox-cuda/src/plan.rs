@@ -27,7 +27,6 @@ pub const UNSUPPORTED_OPS: &[&str] = &[
     "topk",
     "gather",
     "scatter",
-    "convolution",
     "select-and-scatter",
     "rng-bit-generator",
 ];
@@ -41,6 +40,9 @@ pub enum KernelKind {
     /// Reduce-window with a scalar reducer (variadic): one thread per
     /// output element, the window looped in the thread.
     ReduceWindow,
+    /// Convolution: one thread per output element, the kernel window and
+    /// the input features of its group looped in the thread.
+    Convolution,
 }
 
 /// One kernel of the PTX module.
@@ -324,6 +326,9 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                     .is_some_and(|&c| hlox_codegen::elemental::is_scalar_computation(module, c)) =>
             {
                 kernel(p, cid, id, name, &inst.shape, KernelKind::ReduceWindow)
+            }
+            Op::Convolution { .. } => {
+                kernel(p, cid, id, name, &inst.shape, KernelKind::Convolution)
             }
             Op::Dot { .. } => {
                 let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Dot);

@@ -361,6 +361,17 @@ fn kernel_body<'ctx>(
             }
             emit_reduce_window(cg, &mut ctx, comp, k.id, window, &outs, tid)?;
         }
+        KernelKind::Convolution => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            let out = outs
+                .first()
+                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
+                .ok_or_else(|| CodegenError::Other("convolution without an array result".into()))?;
+            emit_conv(cg, &mut ctx, comp, k.id, out, tid)?;
+        }
         KernelKind::Dot => {
             let Op::Dot { dnums, .. } = &inst.op else {
                 return Err(CodegenError::Other("not a dot".into()));
@@ -699,6 +710,202 @@ fn rw_loops<'ctx>(
     for_range(cg, cg.i64c(0), cg.i64c(size), &format!("w{level}"), &mut |k| {
         kidx[level] = k;
         rw_loops(cg, ctx, window, in_shape, oidx, inputs, accs, to_apply, level + 1, kidx)
+    })
+}
+
+/// Convolution (XLA's semantics, as the evaluator): output element `o`
+/// sums lhs[batch, feature, spatial] * rhs[in feature, out feature,
+/// spatial] over the kernel window (padding, strides, lhs/rhs dilation,
+/// reversal) and the input features of its feature group; batch groups
+/// pick the lhs batch.
+fn emit_conv<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    out: (PointerValue<'ctx>, ArrayShape),
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::Convolution {
+        window,
+        dnums: dn,
+        feature_group_count,
+        batch_group_count,
+        ..
+    } = &inst.op
+    else {
+        return Err(CodegenError::Other("not a convolution".into()));
+    };
+    let (optr, oshape) = out;
+    let (lhs, rhs) = (inst.operands[0], inst.operands[1]);
+    let (Some(ls), Some(rs)) = (
+        comp.inst(lhs).shape.as_array().cloned(),
+        comp.inst(rhs).shape.as_array().cloned(),
+    ) else {
+        return Err(CodegenError::Other("convolution operands must be arrays".into()));
+    };
+    let dom = dot_domain(oshape.ty).ok_or_else(|| {
+        CodegenError::Other("convolution with a PRED result is not supported on CUDA".into())
+    })?;
+    let count = oshape.element_count() as i64;
+    if count == 0 {
+        return Ok(());
+    }
+    let nsp = dn.input_spatial_dimensions.len();
+    if window.dims.len() != nsp {
+        return Err(CodegenError::Other("window rank differs from the spatial rank".into()));
+    }
+    let u = |d: i64| d as usize;
+    let (fgc, bgc) = ((*feature_group_count).max(1), (*batch_group_count).max(1));
+    let in_z = ls.dims[u(dn.input_feature_dimension)];
+    let in_batch = ls.dims[u(dn.input_batch_dimension)];
+    let batch_group_size = in_batch / bgc;
+    let in_fg_size = in_z / fgc;
+    let out_z = rs.dims[u(dn.kernel_output_feature_dimension)];
+    let out_fg_size = (out_z / fgc).max(1);
+    let depthwise_mult = (out_z / bgc).max(1);
+    let b = cg.b;
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "conv");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    b.build_conditional_branch(inb, then, next)?;
+    b.position_at_end(then);
+    let oidx = delinearize(cg, &oshape, tid)?;
+    let oz = oidx[u(dn.output_feature_dimension)];
+    let fg = b.build_int_unsigned_div(oz, cg.i64c(out_fg_size), "")?;
+    let bg = b.build_int_unsigned_div(oz, cg.i64c(depthwise_mult), "")?;
+    let lb = b.build_int_add(
+        oidx[u(dn.output_batch_dimension)],
+        b.build_int_mul(bg, cg.i64c(batch_group_size), "")?,
+        "",
+    )?;
+    let at = cg.compute_type(dom);
+    let acc = cg.entry_alloca(at, "acc")?;
+    let zero: BasicValueEnum = match at {
+        inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
+        inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
+        _ => return Err(CodegenError::Other("unexpected accumulator type".into())),
+    };
+    b.build_store(acc, zero)?;
+    let mut li = vec![cg.i64c(0); ls.rank()];
+    let mut ri = vec![cg.i64c(0); rs.rank()];
+    li[u(dn.input_batch_dimension)] = lb;
+    ri[u(dn.kernel_output_feature_dimension)] = oz;
+    let geo = ConvGeo {
+        dn,
+        window,
+        ls: &ls,
+        oidx: &oidx,
+        fg,
+        in_fg_size,
+        lhs,
+        rhs,
+        dom,
+        acc,
+        at,
+    };
+    conv_loops(cg, ctx, &geo, 0, &mut li, &mut ri)?;
+    let s = b.build_load(at, acc, "")?;
+    let v = if dom.is_float() {
+        if dom == ElementType::F32 {
+            cg.round_to(oshape.ty, s)?
+        } else {
+            s
+        }
+    } else {
+        scalar::convert(cg, dom, oshape.ty, s)?
+    };
+    let ep = cg.element_ptr(optr, &oshape, &oidx)?;
+    cg.store_elem(oshape.ty, ep, v)?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+struct ConvGeo<'a, 'ctx> {
+    dn: &'a hlox_hlo::ConvDimensionNumbers,
+    window: &'a hlox_hlo::Window,
+    ls: &'a ArrayShape,
+    oidx: &'a [IntValue<'ctx>],
+    fg: IntValue<'ctx>,
+    in_fg_size: i64,
+    lhs: InstId,
+    rhs: InstId,
+    dom: ElementType,
+    acc: PointerValue<'ctx>,
+    at: inkwell::types::BasicTypeEnum<'ctx>,
+}
+
+fn conv_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: &ConvGeo<'_, 'ctx>,
+    level: usize,
+    li: &mut Vec<IntValue<'ctx>>,
+    ri: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    let u = |d: i64| d as usize;
+    let dn = g.dn;
+    if level < g.window.dims.len() {
+        let wd = &g.window.dims[level];
+        let isd = u(dn.input_spatial_dimensions[level]);
+        let osd = u(dn.output_spatial_dimensions[level]);
+        let ksd = u(dn.kernel_spatial_dimensions[level]);
+        return for_range(cg, cg.i64c(0), cg.i64c(wd.size), &format!("cw{level}"), &mut |k| {
+            let p = b.build_int_mul(g.oidx[osd], cg.i64c(wd.stride), "")?;
+            let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
+            let p = b.build_int_add(p, b.build_int_mul(k, cg.i64c(wd.window_dilation), "")?, "")?;
+            let mut valid = b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?;
+            let i = if wd.base_dilation > 1 {
+                let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
+                let r0 = b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?;
+                valid = b.build_and(valid, r0, "")?;
+                b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
+            } else {
+                p
+            };
+            let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(g.ls.dims[isd]), "")?;
+            valid = b.build_and(valid, lt, "")?;
+            li[isd] = i;
+            ri[ksd] = if wd.reversal {
+                b.build_int_sub(cg.i64c(wd.size - 1), k, "")?
+            } else {
+                k
+            };
+            let f = cg.current_fn()?;
+            let body = cg.ctx.append_basic_block(f, "cw.in");
+            let join = cg.ctx.append_basic_block(f, "cw.next");
+            b.build_conditional_branch(valid, body, join)?;
+            b.position_at_end(body);
+            conv_loops(cg, ctx, g, level + 1, li, ri)?;
+            b.build_unconditional_branch(join)?;
+            b.position_at_end(join);
+            Ok(())
+        });
+    }
+    for_range(cg, cg.i64c(0), cg.i64c(g.in_fg_size), "cz", &mut |riz| {
+        let base = b.build_int_mul(g.fg, cg.i64c(g.in_fg_size), "")?;
+        li[u(dn.input_feature_dimension)] = b.build_int_add(base, riz, "")?;
+        ri[u(dn.kernel_input_feature_dimension)] = riz;
+        let x = ctx.gen(cg, g.lhs, li)?[0];
+        let y = ctx.gen(cg, g.rhs, ri)?[0];
+        let lty = ctx.comp.inst(g.lhs).shape.element_type().unwrap_or(g.dom);
+        let rty = ctx.comp.inst(g.rhs).shape.element_type().unwrap_or(g.dom);
+        let x = scalar::convert(cg, lty, g.dom, x)?;
+        let y = scalar::convert(cg, rty, g.dom, y)?;
+        let s = b.build_load(g.at, g.acc, "")?;
+        let r: BasicValueEnum = if g.dom.is_float() {
+            let p = b.build_float_mul(x.into_float_value(), y.into_float_value(), "")?;
+            b.build_float_add(s.into_float_value(), p, "")?.into()
+        } else {
+            let p = b.build_int_mul(x.into_int_value(), y.into_int_value(), "")?;
+            b.build_int_add(s.into_int_value(), p, "")?.into()
+        };
+        b.build_store(g.acc, r)?;
+        Ok(())
     })
 }
 
