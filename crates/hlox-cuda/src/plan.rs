@@ -25,7 +25,6 @@ use std::collections::HashMap;
 pub const UNSUPPORTED_OPS: &[&str] = &[
     "sort",
     "topk",
-    "gather",
     "scatter",
     "select-and-scatter",
     "rng-bit-generator",
@@ -43,6 +42,8 @@ pub enum KernelKind {
     /// Convolution: one thread per output element, the kernel window and
     /// the input features of its group looped in the thread.
     Convolution,
+    /// Gather: one thread per output element.
+    Gather,
 }
 
 /// One kernel of the PTX module.
@@ -320,13 +321,13 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
             }
             Op::BitcastConvert if same_bytes(comp, id) => Step::ByteCopy,
             Op::ReduceWindow { .. }
-                if inst
-                    .called
-                    .first()
-                    .is_some_and(|&c| hlox_codegen::elemental::is_scalar_computation(module, c)) =>
+                if inst.called.first().is_some_and(|&c| {
+                    hlox_codegen::elemental::is_scalar_computation(module, c)
+                }) =>
             {
                 kernel(p, cid, id, name, &inst.shape, KernelKind::ReduceWindow)
             }
+            Op::Gather { .. } => kernel(p, cid, id, name, &inst.shape, KernelKind::Gather),
             Op::Convolution { .. } => {
                 kernel(p, cid, id, name, &inst.shape, KernelKind::Convolution)
             }

@@ -361,6 +361,17 @@ fn kernel_body<'ctx>(
             }
             emit_reduce_window(cg, &mut ctx, comp, k.id, window, &outs, tid)?;
         }
+        KernelKind::Gather => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            let out = outs
+                .first()
+                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
+                .ok_or_else(|| CodegenError::Other("gather without an array result".into()))?;
+            emit_gather(cg, &mut ctx, comp, k.id, out, tid)?;
+        }
         KernelKind::Convolution => {
             let mut ctx = ElementalCtx::new(module, comp);
             for (i, ls) in operand_leaves.into_iter().enumerate() {
@@ -613,7 +624,9 @@ fn emit_reduce_window<'ctx>(
         .and_then(|(_, s)| s.clone())
         .ok_or_else(|| CodegenError::Other("reduce-window without an array result".into()))?;
     if window.dims.len() != in_shape.rank() || outs.len() != n {
-        return Err(CodegenError::Other("reduce-window window/arity mismatch".into()));
+        return Err(CodegenError::Other(
+            "reduce-window window/arity mismatch".into(),
+        ));
     }
     let count = oshape.element_count() as i64;
     if count == 0 {
@@ -622,9 +635,8 @@ fn emit_reduce_window<'ctx>(
     let f = cg.current_fn()?;
     let then = cg.ctx.append_basic_block(f, "rw");
     let next = cg.ctx.append_basic_block(f, "done");
-    let inb = cg
-        .b
-        .build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    let inb =
+        cg.b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
     cg.b.build_conditional_branch(inb, then, next)?;
     cg.b.position_at_end(then);
     let oidx = delinearize(cg, &oshape, tid)?;
@@ -636,7 +648,9 @@ fn emit_reduce_window<'ctx>(
         accs.push((a, v.get_type()));
     }
     let mut kidx = vec![cg.i64c(0); in_shape.rank()];
-    rw_loops(cg, ctx, window, &in_shape, &oidx, inputs, &accs, to_apply, 0, &mut kidx)?;
+    rw_loops(
+        cg, ctx, window, &in_shape, &oidx, inputs, &accs, to_apply, 0, &mut kidx,
+    )?;
     for ((p, s), (a, t)) in outs.iter().zip(&accs) {
         if let Some(s) = s {
             let v = cg.b.build_load(*t, *a, "")?;
@@ -707,10 +721,27 @@ fn rw_loops<'ctx>(
         return Ok(());
     }
     let size = window.dims[level].size;
-    for_range(cg, cg.i64c(0), cg.i64c(size), &format!("w{level}"), &mut |k| {
-        kidx[level] = k;
-        rw_loops(cg, ctx, window, in_shape, oidx, inputs, accs, to_apply, level + 1, kidx)
-    })
+    for_range(
+        cg,
+        cg.i64c(0),
+        cg.i64c(size),
+        &format!("w{level}"),
+        &mut |k| {
+            kidx[level] = k;
+            rw_loops(
+                cg,
+                ctx,
+                window,
+                in_shape,
+                oidx,
+                inputs,
+                accs,
+                to_apply,
+                level + 1,
+                kidx,
+            )
+        },
+    )
 }
 
 /// Convolution (XLA's semantics, as the evaluator): output element `o`
@@ -743,7 +774,9 @@ fn emit_conv<'ctx>(
         comp.inst(lhs).shape.as_array().cloned(),
         comp.inst(rhs).shape.as_array().cloned(),
     ) else {
-        return Err(CodegenError::Other("convolution operands must be arrays".into()));
+        return Err(CodegenError::Other(
+            "convolution operands must be arrays".into(),
+        ));
     };
     let dom = dot_domain(oshape.ty).ok_or_else(|| {
         CodegenError::Other("convolution with a PRED result is not supported on CUDA".into())
@@ -754,7 +787,9 @@ fn emit_conv<'ctx>(
     }
     let nsp = dn.input_spatial_dimensions.len();
     if window.dims.len() != nsp {
-        return Err(CodegenError::Other("window rank differs from the spatial rank".into()));
+        return Err(CodegenError::Other(
+            "window rank differs from the spatial rank".into(),
+        ));
     }
     let u = |d: i64| d as usize;
     let (fgc, bgc) = ((*feature_group_count).max(1), (*batch_group_count).max(1));
@@ -824,6 +859,123 @@ fn emit_conv<'ctx>(
     Ok(())
 }
 
+/// Gather (XLA's semantics, as the evaluator): start indices clamped so
+/// that the slice fits, operand batching dimensions from the output's batch
+/// position, offsets from the offset dimensions.
+fn emit_gather<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    out: (PointerValue<'ctx>, ArrayShape),
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::Gather {
+        dnums: dn,
+        slice_sizes,
+        ..
+    } = &inst.op
+    else {
+        return Err(CodegenError::Other("not a gather".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("gather: {m}"));
+    let (optr, oshape) = out;
+    let (operand, indices) = (inst.operands[0], inst.operands[1]);
+    let (Some(os), Some(is)) = (
+        comp.inst(operand).shape.as_array().cloned(),
+        comp.inst(indices).shape.as_array().cloned(),
+    ) else {
+        return Err(bad("operands must be arrays"));
+    };
+    let count = oshape.element_count() as i64;
+    if count == 0 {
+        return Ok(());
+    }
+    let orank = os.rank();
+    let irank = is.rank();
+    let ivd = dn.index_vector_dim as usize;
+    if ivd > irank || slice_sizes.len() != orank {
+        return Err(bad(
+            "index_vector_dim or slice_sizes do not match the shapes",
+        ));
+    }
+    let mut elided: Vec<usize> = dn
+        .collapsed_slice_dims
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    elided.extend(dn.operand_batching_dims.iter().map(|&d| d as usize));
+    let window_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
+    let offset_dims: Vec<usize> = dn.offset_dims.iter().map(|&d| d as usize).collect();
+    let batch_out: Vec<usize> = (0..oshape.rank())
+        .filter(|d| !offset_dims.contains(d))
+        .collect();
+    let idx_batch: Vec<usize> = (0..irank).filter(|&d| d != ivd).collect();
+    if offset_dims.len() != window_dims.len()
+        || batch_out.len() != idx_batch.len()
+        || offset_dims.iter().any(|&d| d >= oshape.rank())
+        || elided.iter().any(|&d| d >= orank)
+    {
+        return Err(bad("dimension numbers do not match the shapes"));
+    }
+    let ity = is.ty;
+    let b = cg.b;
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "gather");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    b.build_conditional_branch(inb, then, next)?;
+    b.position_at_end(then);
+    let o = delinearize(cg, &oshape, tid)?;
+    let mut iidx = vec![cg.i64c(0); irank];
+    for (k, &od) in batch_out.iter().enumerate() {
+        iidx[idx_batch[k]] = o[od];
+    }
+    let mut start = vec![cg.i64c(0); orank];
+    for (k, &sd) in dn.start_index_map.iter().enumerate() {
+        let sd = sd as usize;
+        if sd >= orank {
+            return Err(bad("start_index_map entry out of range"));
+        }
+        if ivd < irank {
+            iidx[ivd] = cg.i64c(k as i64);
+        }
+        let v = ctx.gen(cg, indices, &iidx)?[0].into_int_value();
+        let v = if v.get_type().get_bit_width() == 64 {
+            v
+        } else if ity.is_signed_int() {
+            b.build_int_s_extend(v, cg.i64(), "")?
+        } else {
+            b.build_int_z_extend(v, cg.i64(), "")?
+        };
+        let hi = cg.i64c((os.dims[sd] - slice_sizes[sd]).max(0));
+        let lt0 = b.build_int_compare(IntPredicate::SLT, v, cg.i64c(0), "")?;
+        let v = b.build_select(lt0, cg.i64c(0), v, "")?.into_int_value();
+        let gt = b.build_int_compare(IntPredicate::SGT, v, hi, "")?;
+        start[sd] = b.build_select(gt, hi, v, "")?.into_int_value();
+    }
+    for (i, &od) in dn.operand_batching_dims.iter().enumerate() {
+        let sd = *dn
+            .start_indices_batching_dims
+            .get(i)
+            .ok_or_else(|| bad("batching dims differ in length"))? as usize;
+        let pos = idx_batch.iter().position(|&d| d == sd).unwrap_or(0);
+        start[od as usize] = o[batch_out[pos]];
+    }
+    let mut oi = start;
+    for (k, &od) in offset_dims.iter().enumerate() {
+        let d = window_dims[k];
+        oi[d] = b.build_int_add(oi[d], o[od], "")?;
+    }
+    let v = ctx.gen(cg, operand, &oi)?[0];
+    let ep = cg.element_ptr(optr, &oshape, &o)?;
+    cg.store_elem(oshape.ty, ep, v)?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
 struct ConvGeo<'a, 'ctx> {
     dn: &'a hlox_hlo::ConvDimensionNumbers,
     window: &'a hlox_hlo::Window,
@@ -854,37 +1006,44 @@ fn conv_loops<'ctx>(
         let isd = u(dn.input_spatial_dimensions[level]);
         let osd = u(dn.output_spatial_dimensions[level]);
         let ksd = u(dn.kernel_spatial_dimensions[level]);
-        return for_range(cg, cg.i64c(0), cg.i64c(wd.size), &format!("cw{level}"), &mut |k| {
-            let p = b.build_int_mul(g.oidx[osd], cg.i64c(wd.stride), "")?;
-            let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
-            let p = b.build_int_add(p, b.build_int_mul(k, cg.i64c(wd.window_dilation), "")?, "")?;
-            let mut valid = b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?;
-            let i = if wd.base_dilation > 1 {
-                let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
-                let r0 = b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?;
-                valid = b.build_and(valid, r0, "")?;
-                b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
-            } else {
-                p
-            };
-            let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(g.ls.dims[isd]), "")?;
-            valid = b.build_and(valid, lt, "")?;
-            li[isd] = i;
-            ri[ksd] = if wd.reversal {
-                b.build_int_sub(cg.i64c(wd.size - 1), k, "")?
-            } else {
-                k
-            };
-            let f = cg.current_fn()?;
-            let body = cg.ctx.append_basic_block(f, "cw.in");
-            let join = cg.ctx.append_basic_block(f, "cw.next");
-            b.build_conditional_branch(valid, body, join)?;
-            b.position_at_end(body);
-            conv_loops(cg, ctx, g, level + 1, li, ri)?;
-            b.build_unconditional_branch(join)?;
-            b.position_at_end(join);
-            Ok(())
-        });
+        return for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(wd.size),
+            &format!("cw{level}"),
+            &mut |k| {
+                let p = b.build_int_mul(g.oidx[osd], cg.i64c(wd.stride), "")?;
+                let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
+                let p =
+                    b.build_int_add(p, b.build_int_mul(k, cg.i64c(wd.window_dilation), "")?, "")?;
+                let mut valid = b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?;
+                let i = if wd.base_dilation > 1 {
+                    let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
+                    let r0 = b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?;
+                    valid = b.build_and(valid, r0, "")?;
+                    b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
+                } else {
+                    p
+                };
+                let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(g.ls.dims[isd]), "")?;
+                valid = b.build_and(valid, lt, "")?;
+                li[isd] = i;
+                ri[ksd] = if wd.reversal {
+                    b.build_int_sub(cg.i64c(wd.size - 1), k, "")?
+                } else {
+                    k
+                };
+                let f = cg.current_fn()?;
+                let body = cg.ctx.append_basic_block(f, "cw.in");
+                let join = cg.ctx.append_basic_block(f, "cw.next");
+                b.build_conditional_branch(valid, body, join)?;
+                b.position_at_end(body);
+                conv_loops(cg, ctx, g, level + 1, li, ri)?;
+                b.build_unconditional_branch(join)?;
+                b.position_at_end(join);
+                Ok(())
+            },
+        );
     }
     for_range(cg, cg.i64c(0), cg.i64c(g.in_fg_size), "cz", &mut |riz| {
         let base = b.build_int_mul(g.fg, cg.i64c(g.in_fg_size), "")?;
