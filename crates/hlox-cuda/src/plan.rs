@@ -22,13 +22,8 @@ use hlox_hlo::{CompId, Computation, InstId, Module, Op, Shape};
 use std::collections::HashMap;
 
 /// Opcodes the CUDA backend does not compile yet.
-pub const UNSUPPORTED_OPS: &[&str] = &[
-    "sort",
-    "topk",
-    "scatter",
-    "select-and-scatter",
-    "rng-bit-generator",
-];
+pub const UNSUPPORTED_OPS: &[&str] =
+    &["topk", "scatter", "select-and-scatter", "rng-bit-generator"];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KernelKind {
@@ -44,6 +39,10 @@ pub enum KernelKind {
     Convolution,
     /// Gather: one thread per output element.
     Gather,
+    /// Sort with a scalar comparator: one thread per row (all elements
+    /// along the sort dimension), a stable insertion sort in the output
+    /// buffers. Serial per row: fine for short rows, slow for long ones.
+    Sort,
 }
 
 /// One kernel of the PTX module.
@@ -327,6 +326,21 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
             {
                 kernel(p, cid, id, name, &inst.shape, KernelKind::ReduceWindow)
             }
+            Op::Sort { .. }
+                if inst.called.first().is_some_and(|&c| {
+                    hlox_codegen::elemental::is_scalar_computation(module, c)
+                }) =>
+            {
+                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Sort);
+                // One thread per row.
+                if let (Some(k), Op::Sort { dimension, .. }, Some((_, Shape::Array(a)))) =
+                    (p.kernels.last_mut(), &inst.op, inst.shape.leaves().first())
+                {
+                    let len = a.dims.get(*dimension as usize).copied().unwrap_or(1).max(1);
+                    k.threads = a.element_count() as u64 / len as u64;
+                }
+                s
+            }
             Op::Gather { .. } => kernel(p, cid, id, name, &inst.shape, KernelKind::Gather),
             Op::Convolution { .. } => {
                 kernel(p, cid, id, name, &inst.shape, KernelKind::Convolution)
@@ -420,13 +434,14 @@ fn kernel(
 ) -> Step {
     let k = p.kernels.len();
     let gemm = None; // a dot's is filled in by plan_comp
+    let threads = thread_count(shape); // a sort's is set by plan_comp
     p.kernels.push(KernelInfo {
         name: format!("k{k}_{}", sanitize(inst)),
         inst: inst.to_string(),
         comp,
         id,
         kind,
-        threads: thread_count(shape),
+        threads,
         gemm,
     });
     Step::Kernel(k)

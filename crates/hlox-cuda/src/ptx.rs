@@ -361,6 +361,13 @@ fn kernel_body<'ctx>(
             }
             emit_reduce_window(cg, &mut ctx, comp, k.id, window, &outs, tid)?;
         }
+        KernelKind::Sort => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            emit_sort(cg, &mut ctx, comp, k.id, &outs, tid)?;
+        }
         KernelKind::Gather => {
             let mut ctx = ElementalCtx::new(module, comp);
             for (i, ls) in operand_leaves.into_iter().enumerate() {
@@ -971,6 +978,121 @@ fn emit_gather<'ctx>(
     let v = ctx.gen(cg, operand, &oi)?[0];
     let ep = cg.element_ptr(optr, &oshape, &o)?;
     cg.store_elem(oshape.ty, ep, v)?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+/// Sort: thread `t` sorts row `t` (the elements along the sort dimension
+/// at one position of the others): copies every operand's row into its
+/// output, then a stable insertion sort there, swapping all outputs
+/// together, with the comparator inlined (`comp(a[j], a[j-1])` moves
+/// element j before j-1).
+fn emit_sort<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::Sort { dimension, .. } = &inst.op else {
+        return Err(CodegenError::Other("not a sort".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("sort: {m}"));
+    let cmp = *inst.called.first().ok_or_else(|| bad("no comparator"))?;
+    let outs: Vec<(PointerValue, ArrayShape)> = outs
+        .iter()
+        .map(|(p, s)| s.clone().map(|s| (*p, s)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| bad("token result"))?;
+    if outs.len() != inst.operands.len() || outs.is_empty() {
+        return Err(bad("one result per operand expected"));
+    }
+    let shape = outs[0].1.clone();
+    let d = *dimension as usize;
+    if d >= shape.rank() {
+        return Err(bad("dimension out of range"));
+    }
+    let len = shape.dims[d];
+    if len == 0 || shape.element_count() == 0 {
+        return Ok(());
+    }
+    let rows = shape.element_count() as i64 / len;
+    let b = cg.b;
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "sort");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(rows), "")?;
+    b.build_conditional_branch(inb, then, next)?;
+    b.position_at_end(then);
+    let mut row_shape = shape.clone();
+    row_shape.dims[d] = 1;
+    let base = delinearize(cg, &row_shape, tid)?;
+    // Copy the row.
+    let operands = inst.operands.clone();
+    for_range(cg, cg.i64c(0), cg.i64c(len), "copy", &mut |i| {
+        let mut idx = base.clone();
+        idx[d] = i;
+        for (k, &o) in operands.iter().enumerate() {
+            let v = ctx.gen(cg, o, &idx)?[0];
+            let (p, s) = &outs[k];
+            let ep = cg.element_ptr(*p, s, &idx)?;
+            cg.store_elem(s.ty, ep, v)?;
+        }
+        Ok(())
+    })?;
+    let at = |j: IntValue<'ctx>| -> Result<Vec<PointerValue<'ctx>>, CodegenError> {
+        let mut idx = base.clone();
+        idx[d] = j;
+        outs.iter()
+            .map(|(p, s)| cg.element_ptr(*p, s, &idx))
+            .collect()
+    };
+    for_range(cg, cg.i64c(1), cg.i64c(len), "ins", &mut |i| {
+        // while j > 0 && comp(a[j], a[j-1]) { swap(j, j-1); j -= 1 }
+        let pre = b.get_insert_block().ok_or_else(|| bad("no block"))?;
+        let head = cg.ctx.append_basic_block(f, "ins.head");
+        let test = cg.ctx.append_basic_block(f, "ins.test");
+        let swap = cg.ctx.append_basic_block(f, "ins.swap");
+        let exit = cg.ctx.append_basic_block(f, "ins.exit");
+        b.build_unconditional_branch(head)?;
+        b.position_at_end(head);
+        let phi = b.build_phi(cg.i64(), "j")?;
+        phi.add_incoming(&[(&i, pre)]);
+        let j = phi.as_basic_value().into_int_value();
+        let pos = b.build_int_compare(IntPredicate::SGT, j, cg.i64c(0), "")?;
+        b.build_conditional_branch(pos, test, exit)?;
+        b.position_at_end(test);
+        let jm = b.build_int_sub(j, cg.i64c(1), "")?;
+        let (pj, pm) = (at(j)?, at(jm)?);
+        let mut args = Vec::new();
+        let mut vals = Vec::new();
+        for (k, (_, s)) in outs.iter().enumerate() {
+            let x = cg.load_elem(s.ty, pj[k])?;
+            let y = cg.load_elem(s.ty, pm[k])?;
+            args.push(x);
+            args.push(y);
+            vals.push((x, y));
+        }
+        let r = ctx.inline_scalar(cg, cmp, &args)?;
+        let lt = r
+            .first()
+            .ok_or_else(|| bad("comparator without a result"))?
+            .into_int_value();
+        b.build_conditional_branch(lt, swap, exit)?;
+        b.position_at_end(swap);
+        for (k, (_, s)) in outs.iter().enumerate() {
+            cg.store_elem(s.ty, pj[k], vals[k].1)?;
+            cg.store_elem(s.ty, pm[k], vals[k].0)?;
+        }
+        let swap_end = b.get_insert_block().ok_or_else(|| bad("no block"))?;
+        phi.add_incoming(&[(&jm, swap_end)]);
+        b.build_unconditional_branch(head)?;
+        b.position_at_end(exit);
+        Ok(())
+    })?;
     b.build_unconditional_branch(next)?;
     b.position_at_end(next);
     Ok(())
