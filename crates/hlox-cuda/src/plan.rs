@@ -43,6 +43,10 @@ pub enum KernelKind {
     /// along the sort dimension), a stable insertion sort in the output
     /// buffers. Serial per row: fine for short rows, slow for long ones.
     Sort,
+    /// Scatter with a scalar combiner: ONE thread copies the operands and
+    /// applies every update in XLA's order (exact for any combiner, but
+    /// serial: slow for large operands).
+    Scatter,
 }
 
 /// One kernel of the PTX module.
@@ -338,6 +342,17 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 {
                     let len = a.dims.get(*dimension as usize).copied().unwrap_or(1).max(1);
                     k.threads = a.element_count() as u64 / len as u64;
+                }
+                s
+            }
+            Op::Scatter { .. }
+                if inst.called.first().is_some_and(|&c| {
+                    hlox_codegen::elemental::is_scalar_computation(module, c)
+                }) =>
+            {
+                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Scatter);
+                if let Some(k) = p.kernels.last_mut() {
+                    k.threads = 1;
                 }
                 s
             }

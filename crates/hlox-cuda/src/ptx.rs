@@ -361,6 +361,13 @@ fn kernel_body<'ctx>(
             }
             emit_reduce_window(cg, &mut ctx, comp, k.id, window, &outs, tid)?;
         }
+        KernelKind::Scatter => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            emit_scatter(cg, &mut ctx, comp, k.id, &outs, tid)?;
+        }
         KernelKind::Sort => {
             let mut ctx = ElementalCtx::new(module, comp);
             for (i, ls) in operand_leaves.into_iter().enumerate() {
@@ -1095,6 +1102,257 @@ fn emit_sort<'ctx>(
     })?;
     b.build_unconditional_branch(next)?;
     b.position_at_end(next);
+    Ok(())
+}
+
+/// Scatter (XLA's semantics, as the evaluator), by thread 0 alone: copy
+/// the operands into the outputs, then for every scatter index (row-major)
+/// whose whole window fits, every window element (row-major):
+/// `out[o] = combiner(out[o], update[u])`.
+fn emit_scatter<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::Scatter { dnums: dn, .. } = &inst.op else {
+        return Err(CodegenError::Other("not a scatter".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("scatter: {m}"));
+    let comb = *inst.called.first().ok_or_else(|| bad("no combiner"))?;
+    let n = inst.operands.len() / 2;
+    if inst.operands.len() != 2 * n + 1 || n == 0 {
+        return Err(bad("operands must be N inputs, indices, N updates"));
+    }
+    let inputs = inst.operands[..n].to_vec();
+    let indices = inst.operands[n];
+    let updates = inst.operands[n + 1..].to_vec();
+    let outs: Vec<(PointerValue, ArrayShape)> = outs
+        .iter()
+        .map(|(p, s)| s.clone().map(|s| (*p, s)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| bad("token result"))?;
+    if outs.len() != n {
+        return Err(bad("one result per input expected"));
+    }
+    let arr = |i: InstId| {
+        comp.inst(i)
+            .shape
+            .as_array()
+            .cloned()
+            .ok_or_else(|| bad("operands must be arrays"))
+    };
+    let (os, is, us) = (outs[0].1.clone(), arr(indices)?, arr(updates[0])?);
+    let (orank, irank) = (os.rank(), is.rank());
+    let ivd = dn.index_vector_dim as usize;
+    if ivd > irank {
+        return Err(bad("index_vector_dim out of range"));
+    }
+    let mut elided: Vec<usize> = dn
+        .inserted_window_dims
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    elided.extend(dn.input_batching_dims.iter().map(|&d| d as usize));
+    let window_operand_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
+    let uwd: Vec<usize> = dn.update_window_dims.iter().map(|&d| d as usize).collect();
+    let scatter_upd_dims: Vec<usize> = (0..us.rank()).filter(|d| !uwd.contains(d)).collect();
+    let idx_batch: Vec<usize> = (0..irank).filter(|&d| d != ivd).collect();
+    if uwd.len() != window_operand_dims.len()
+        || scatter_upd_dims.len() != idx_batch.len()
+        || uwd.iter().any(|&d| d >= us.rank())
+        || elided.iter().any(|&d| d >= orank)
+        || dn
+            .scatter_dims_to_operand_dims
+            .iter()
+            .any(|&d| d as usize >= orank)
+    {
+        return Err(bad("dimension numbers do not match the shapes"));
+    }
+    let mut wsize = vec![1i64; orank];
+    for (k, &ud) in uwd.iter().enumerate() {
+        wsize[window_operand_dims[k]] = us.dims[ud];
+    }
+    let b = cg.b;
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "scatter");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let first = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(0), "")?;
+    b.build_conditional_branch(first, then, next)?;
+    b.position_at_end(then);
+    // Copy the inputs.
+    let total = os.element_count() as i64;
+    for_range(cg, cg.i64c(0), cg.i64c(total), "copy", &mut |lin| {
+        let idx = delinearize(cg, &os, lin)?;
+        for (k, &i) in inputs.iter().enumerate() {
+            let v = ctx.gen(cg, i, &idx)?[0];
+            let (p, s) = &outs[k];
+            let ep = cg.element_ptr(*p, s, &idx)?;
+            cg.store_elem(s.ty, ep, v)?;
+        }
+        Ok(())
+    })?;
+    let sc = ScatterGeo {
+        dn,
+        indices,
+        ity: is.ty,
+        irank,
+        ivd,
+        idx_batch: &idx_batch,
+        scatter_upd_dims: &scatter_upd_dims,
+        uwd: &uwd,
+        window_operand_dims: &window_operand_dims,
+        wsize: &wsize,
+        os: &os,
+        us: &us,
+        updates: &updates,
+        outs: &outs,
+        comb,
+    };
+    let mut s_idx = vec![cg.i64c(0); scatter_upd_dims.len()];
+    scatter_loops(cg, ctx, &sc, 0, &mut s_idx)?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+struct ScatterGeo<'a, 'ctx> {
+    dn: &'a hlox_hlo::ScatterDimensionNumbers,
+    indices: InstId,
+    ity: ElementType,
+    irank: usize,
+    ivd: usize,
+    idx_batch: &'a [usize],
+    scatter_upd_dims: &'a [usize],
+    uwd: &'a [usize],
+    window_operand_dims: &'a [usize],
+    wsize: &'a [i64],
+    os: &'a ArrayShape,
+    us: &'a ArrayShape,
+    updates: &'a [InstId],
+    outs: &'a [(PointerValue<'ctx>, ArrayShape)],
+    comb: hlox_hlo::CompId,
+}
+
+fn scatter_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: &ScatterGeo<'_, 'ctx>,
+    level: usize,
+    s: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    if level < g.scatter_upd_dims.len() {
+        let n = g.us.dims[g.scatter_upd_dims[level]];
+        return for_range(cg, cg.i64c(0), cg.i64c(n), &format!("s{level}"), &mut |i| {
+            s[level] = i;
+            scatter_loops(cg, ctx, g, level + 1, s)
+        });
+    }
+    // Start indices of this scatter index, and whether the window fits.
+    let orank = g.os.rank();
+    let mut iidx = vec![cg.i64c(0); g.irank];
+    for (k, &v) in s.iter().enumerate() {
+        iidx[g.idx_batch[k]] = v;
+    }
+    let mut start = vec![cg.i64c(0); orank];
+    for (k, &od) in g.dn.scatter_dims_to_operand_dims.iter().enumerate() {
+        if g.ivd < g.irank {
+            iidx[g.ivd] = cg.i64c(k as i64);
+        }
+        let v = ctx.gen(cg, g.indices, &iidx)?[0].into_int_value();
+        start[od as usize] = if v.get_type().get_bit_width() == 64 {
+            v
+        } else if g.ity.is_signed_int() {
+            b.build_int_s_extend(v, cg.i64(), "")?
+        } else {
+            b.build_int_z_extend(v, cg.i64(), "")?
+        };
+    }
+    for (i, &od) in g.dn.input_batching_dims.iter().enumerate() {
+        let sd =
+            g.dn.scatter_indices_batching_dims
+                .get(i)
+                .copied()
+                .unwrap_or(0) as usize;
+        let pos = g.idx_batch.iter().position(|&d| d == sd).unwrap_or(0);
+        if let Some(&v) = s.get(pos) {
+            start[od as usize] = v;
+        }
+    }
+    let mut fits = cg.i1().const_int(1, false);
+    for d in 0..orank {
+        let ge = b.build_int_compare(IntPredicate::SGE, start[d], cg.i64c(0), "")?;
+        let le = b.build_int_compare(
+            IntPredicate::SLE,
+            start[d],
+            cg.i64c(g.os.dims[d] - g.wsize[d]),
+            "",
+        )?;
+        fits = b.build_and(fits, b.build_and(ge, le, "")?, "")?;
+    }
+    let f = cg.current_fn()?;
+    let body = cg.ctx.append_basic_block(f, "sc.in");
+    let join = cg.ctx.append_basic_block(f, "sc.next");
+    b.build_conditional_branch(fits, body, join)?;
+    b.position_at_end(body);
+    let mut w = vec![cg.i64c(0); g.uwd.len()];
+    window_loops(cg, ctx, g, &start, s, 0, &mut w)?;
+    b.build_unconditional_branch(join)?;
+    b.position_at_end(join);
+    Ok(())
+}
+
+fn window_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: &ScatterGeo<'_, 'ctx>,
+    start: &[IntValue<'ctx>],
+    s: &[IntValue<'ctx>],
+    level: usize,
+    w: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    if level < g.uwd.len() {
+        let n = g.us.dims[g.uwd[level]];
+        return for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(n),
+            &format!("sw{level}"),
+            &mut |i| {
+                w[level] = i;
+                window_loops(cg, ctx, g, start, s, level + 1, w)
+            },
+        );
+    }
+    let mut oi = start.to_vec();
+    let mut ui = vec![cg.i64c(0); g.us.rank()];
+    for (k, &v) in s.iter().enumerate() {
+        ui[g.scatter_upd_dims[k]] = v;
+    }
+    for (k, &v) in w.iter().enumerate() {
+        ui[g.uwd[k]] = v;
+        let od = g.window_operand_dims[k];
+        oi[od] = b.build_int_add(oi[od], v, "")?;
+    }
+    let mut args = Vec::new();
+    let mut ptrs = Vec::new();
+    for (p, sh) in g.outs {
+        let ep = cg.element_ptr(*p, sh, &oi)?;
+        args.push(cg.load_elem(sh.ty, ep)?);
+        ptrs.push((ep, sh.ty));
+    }
+    for &u in g.updates {
+        args.push(ctx.gen(cg, u, &ui)?[0]);
+    }
+    let r = ctx.inline_scalar(cg, g.comb, &args)?;
+    for ((ep, ty), v) in ptrs.into_iter().zip(r) {
+        cg.store_elem(ty, ep, v)?;
+    }
     Ok(())
 }
 
