@@ -47,6 +47,9 @@ pub enum KernelKind {
     /// applies every update in XLA's order (exact for any combiner, but
     /// serial: slow for large operands).
     Scatter,
+    /// Select-and-scatter with scalar select/scatter computations: ONE
+    /// thread, in the evaluator's order (serial).
+    SelectAndScatter,
 }
 
 /// One kernel of the PTX module.
@@ -351,6 +354,19 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 }) =>
             {
                 let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Scatter);
+                if let Some(k) = p.kernels.last_mut() {
+                    k.threads = 1;
+                }
+                s
+            }
+            Op::SelectAndScatter { .. }
+                if inst.called.len() == 2
+                    && inst
+                        .called
+                        .iter()
+                        .all(|&c| hlox_codegen::elemental::is_scalar_computation(module, c)) =>
+            {
+                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::SelectAndScatter);
                 if let Some(k) = p.kernels.last_mut() {
                     k.threads = 1;
                 }

@@ -368,6 +368,19 @@ fn kernel_body<'ctx>(
             }
             emit_scatter(cg, &mut ctx, comp, k.id, &outs, tid)?;
         }
+        KernelKind::SelectAndScatter => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            let out = outs
+                .first()
+                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
+                .ok_or_else(|| {
+                    CodegenError::Other("select-and-scatter without an array result".into())
+                })?;
+            emit_select_and_scatter(cg, &mut ctx, comp, k.id, out, tid)?;
+        }
         KernelKind::Sort => {
             let mut ctx = ElementalCtx::new(module, comp);
             for (i, ls) in operand_leaves.into_iter().enumerate() {
@@ -1353,6 +1366,236 @@ fn window_loops<'ctx>(
     for ((ep, ty), v) in ptrs.into_iter().zip(r) {
         cg.store_elem(ty, ep, v)?;
     }
+    Ok(())
+}
+
+/// Select-and-scatter by thread 0 alone: the output starts as the init
+/// value; for every source position (row-major) the window's first valid
+/// operand element is selected, then replaced by each later one that
+/// `select(selected, e)` rejects; `out[selected] = scatter(out[selected],
+/// source[o])`.
+fn emit_select_and_scatter<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    out: (PointerValue<'ctx>, ArrayShape),
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::SelectAndScatter { window } = &inst.op else {
+        return Err(CodegenError::Other("not a select-and-scatter".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("select-and-scatter: {m}"));
+    let (operand, source, init) = match inst.operands[..] {
+        [a, b, c] => (a, b, c),
+        _ => return Err(bad("three operands expected")),
+    };
+    let (select, scatter) = match inst.called[..] {
+        [a, b] => (a, b),
+        _ => return Err(bad("select and scatter computations expected")),
+    };
+    let (optr, oshape) = out;
+    let ins = comp
+        .inst(operand)
+        .shape
+        .as_array()
+        .cloned()
+        .ok_or_else(|| bad("operand is not an array"))?;
+    let ss = comp
+        .inst(source)
+        .shape
+        .as_array()
+        .cloned()
+        .ok_or_else(|| bad("source is not an array"))?;
+    if window.dims.len() != ins.rank() || ss.rank() != ins.rank() {
+        return Err(bad("window rank mismatch"));
+    }
+    let b = cg.b;
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "sas");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let first = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(0), "")?;
+    b.build_conditional_branch(first, then, next)?;
+    b.position_at_end(then);
+    let initv = ctx.gen(cg, init, &[])?[0];
+    let total = oshape.element_count() as i64;
+    for_range(cg, cg.i64c(0), cg.i64c(total), "fill", &mut |lin| {
+        let idx = delinearize(cg, &oshape, lin)?;
+        let ep = cg.element_ptr(optr, &oshape, &idx)?;
+        cg.store_elem(oshape.ty, ep, initv)
+    })?;
+    let vt = cg.compute_type(ins.ty);
+    let sel_ok = cg.entry_alloca(cg.i1().into(), "sel.ok")?;
+    let sel_v = cg.entry_alloca(vt, "sel.v")?;
+    let sel_i: Vec<PointerValue> = (0..ins.rank())
+        .map(|d| cg.entry_alloca(cg.i64().into(), &format!("sel.i{d}")))
+        .collect::<Result<_, _>>()?;
+    let g = SasGeo {
+        window,
+        ins: &ins,
+        ss: &ss,
+        operand,
+        source,
+        select,
+        scatter,
+        optr,
+        oshape: &oshape,
+        sel_ok,
+        sel_v,
+        sel_i: &sel_i,
+        vt,
+    };
+    let mut o = vec![cg.i64c(0); ss.rank()];
+    sas_source_loops(cg, ctx, &g, 0, &mut o)?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+struct SasGeo<'a, 'ctx> {
+    window: &'a hlox_hlo::Window,
+    ins: &'a ArrayShape,
+    ss: &'a ArrayShape,
+    operand: InstId,
+    source: InstId,
+    select: hlox_hlo::CompId,
+    scatter: hlox_hlo::CompId,
+    optr: PointerValue<'ctx>,
+    oshape: &'a ArrayShape,
+    sel_ok: PointerValue<'ctx>,
+    sel_v: PointerValue<'ctx>,
+    sel_i: &'a [PointerValue<'ctx>],
+    vt: inkwell::types::BasicTypeEnum<'ctx>,
+}
+
+fn sas_source_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: &SasGeo<'_, 'ctx>,
+    level: usize,
+    o: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    if level < g.ss.rank() {
+        return for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(g.ss.dims[level]),
+            &format!("so{level}"),
+            &mut |i| {
+                o[level] = i;
+                sas_source_loops(cg, ctx, g, level + 1, o)
+            },
+        );
+    }
+    b.build_store(g.sel_ok, cg.i1().const_zero())?;
+    // A defined value (select sees it only with sel.ok false, ignored).
+    b.build_store(g.sel_v, g.vt.const_zero())?;
+    let mut k = vec![cg.i64c(0); g.ins.rank()];
+    sas_window_loops(cg, ctx, g, o, 0, &mut k)?;
+    let ok = b.build_load(cg.i1(), g.sel_ok, "")?.into_int_value();
+    let f = cg.current_fn()?;
+    let body = cg.ctx.append_basic_block(f, "sas.sc");
+    let join = cg.ctx.append_basic_block(f, "sas.next");
+    b.build_conditional_branch(ok, body, join)?;
+    b.position_at_end(body);
+    let mut idx = Vec::new();
+    for p in g.sel_i {
+        idx.push(b.build_load(cg.i64(), *p, "")?.into_int_value());
+    }
+    let ep = cg.element_ptr(g.optr, g.oshape, &idx)?;
+    let cur = cg.load_elem(g.oshape.ty, ep)?;
+    let src = ctx.gen(cg, g.source, o)?[0];
+    let r = ctx.inline_scalar(cg, g.scatter, &[cur, src])?;
+    let v = *r
+        .first()
+        .ok_or_else(|| CodegenError::Other("scatter without a result".into()))?;
+    cg.store_elem(g.oshape.ty, ep, v)?;
+    b.build_unconditional_branch(join)?;
+    b.position_at_end(join);
+    Ok(())
+}
+
+fn sas_window_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: &SasGeo<'_, 'ctx>,
+    o: &[IntValue<'ctx>],
+    level: usize,
+    k: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    if level < g.window.dims.len() {
+        let n = g.window.dims[level].size;
+        return for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(n),
+            &format!("sw{level}"),
+            &mut |i| {
+                k[level] = i;
+                sas_window_loops(cg, ctx, g, o, level + 1, k)
+            },
+        );
+    }
+    let mut valid = cg.i1().const_int(1, false);
+    let mut idx = Vec::new();
+    for (d, wd) in g.window.dims.iter().enumerate() {
+        let p = b.build_int_mul(o[d], cg.i64c(wd.stride), "")?;
+        let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
+        let p = b.build_int_add(
+            p,
+            b.build_int_mul(k[d], cg.i64c(wd.window_dilation), "")?,
+            "",
+        )?;
+        valid = b.build_and(
+            valid,
+            b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?,
+            "",
+        )?;
+        let i = if wd.base_dilation > 1 {
+            let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
+            valid = b.build_and(
+                valid,
+                b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?,
+                "",
+            )?;
+            b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
+        } else {
+            p
+        };
+        let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(g.ins.dims[d]), "")?;
+        valid = b.build_and(valid, lt, "")?;
+        idx.push(i);
+    }
+    let f = cg.current_fn()?;
+    let body = cg.ctx.append_basic_block(f, "sas.in");
+    let take = cg.ctx.append_basic_block(f, "sas.take");
+    let join = cg.ctx.append_basic_block(f, "sas.wnext");
+    b.build_conditional_branch(valid, body, join)?;
+    b.position_at_end(body);
+    let x = ctx.gen(cg, g.operand, &idx)?[0];
+    let had = b.build_load(cg.i1(), g.sel_ok, "")?.into_int_value();
+    let cur = b.build_load(g.vt, g.sel_v, "")?;
+    let keep = ctx.inline_scalar(cg, g.select, &[cur, x])?;
+    let keep = keep
+        .first()
+        .ok_or_else(|| CodegenError::Other("select without a result".into()))?
+        .into_int_value();
+    // take x when nothing is selected yet or select(cur, x) is false
+    let nk = b.build_not(keep, "")?;
+    let nh = b.build_not(had, "")?;
+    let t = b.build_or(nh, nk, "")?;
+    b.build_conditional_branch(t, take, join)?;
+    b.position_at_end(take);
+    b.build_store(g.sel_ok, cg.i1().const_int(1, false))?;
+    b.build_store(g.sel_v, x)?;
+    for (p, v) in g.sel_i.iter().zip(&idx) {
+        b.build_store(*p, *v)?;
+    }
+    b.build_unconditional_branch(join)?;
+    b.position_at_end(join);
     Ok(())
 }
 
