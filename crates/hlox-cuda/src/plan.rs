@@ -9,6 +9,8 @@
 //! - element-wise ops, data movement, reduces and maps with scalar
 //!   reducers, and fusions of those: one NVPTX kernel each ([`KernelKind::Elemental`]);
 //! - dot: a kernel ([`KernelKind::Dot`]), or cuBLAS at run time when it applies;
+//! - convolution, reduce-window, gather, sort, scatter, select-and-scatter:
+//!   kernels of their own kinds (see [`KernelKind`]);
 //! - while / conditional / call / non-elemental fusions: host control flow
 //!   over the sub-programs of the called computations (the predicate or
 //!   branch index is read back from the device);
@@ -22,8 +24,9 @@ use hlox_hlo::{CompId, Computation, InstId, Module, Op, Shape};
 use std::collections::HashMap;
 
 /// Opcodes the CUDA backend does not compile yet.
-pub const UNSUPPORTED_OPS: &[&str] =
-    &["topk", "scatter", "select-and-scatter", "rng-bit-generator"];
+/// (Reduce, map, reduce-window, sort, scatter and select-and-scatter whose
+/// computations are not scalar fail the same way.)
+pub const UNSUPPORTED_OPS: &[&str] = &["topk", "rng-bit-generator"];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KernelKind {

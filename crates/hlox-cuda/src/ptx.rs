@@ -1297,11 +1297,11 @@ fn scatter_loops<'ctx>(
         }
     }
     let mut fits = cg.i1().const_int(1, false);
-    for d in 0..orank {
-        let ge = b.build_int_compare(IntPredicate::SGE, start[d], cg.i64c(0), "")?;
+    for (d, &sd) in start.iter().enumerate() {
+        let ge = b.build_int_compare(IntPredicate::SGE, sd, cg.i64c(0), "")?;
         let le = b.build_int_compare(
             IntPredicate::SLE,
-            start[d],
+            sd,
             cg.i64c(g.os.dims[d] - g.wsize[d]),
             "",
         )?;

@@ -858,16 +858,15 @@ fn bad_options_and_unsupported_ops_are_compile_errors() {
     };
     let e = compile(&m, &o).expect_err("bad sm");
     assert!(e.to_string().contains("sm_<number>"), "{e}");
-    let sort = parse_module(
-        "HloModule s\n\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  \
-         ROOT lt = pred[] compare(a, b), direction=LT\n}\n\nENTRY e {\n  x = f32[8]{0} parameter(0)\n  \
-         ROOT s = f32[8]{0} sort(x), dimensions={0}, to_apply=cmp\n}\n",
+    let topk = parse_module(
+        "HloModule t\n\nENTRY e {\n  x = f32[5,4]{1,0} parameter(0)\n  \
+         ROOT t = (f32[5,2]{1,0}, s32[5,2]{1,0}) topk(x), k=2, largest=true\n}\n",
     )
     .expect("parse");
-    let e = compile(&sort, &CudaCompileOptions::default()).expect_err("sort");
+    let e = compile(&topk, &CudaCompileOptions::default()).expect_err("topk");
     assert!(
         e.to_string()
-            .starts_with("s: not yet supported on CUDA: sort "),
+            .starts_with("t: not yet supported on CUDA: topk "),
         "{e}"
     );
 }
