@@ -655,6 +655,62 @@ fn opcode_module(ty: &str) -> String {
             "dt".into(),
         );
     }
+    // The heavy ops with kernels of their own.
+    add(
+        format!("  rw = {ty}[4,8]{{1,0}} reduce-window(x, zero), window={{size=2x3 stride=1x2 pad=0_1x1_1 lhs_dilate=1x2}}, to_apply=red"),
+        "rw".into(),
+    );
+    add(
+        "  gi = s32[3,1]{1,0} constant({ {2}, {0}, {5} })".to_string(),
+        "gi".into(),
+    );
+    add(
+        format!("  ga = {ty}[3,8]{{1,0}} gather(x, gi), offset_dims={{1}}, collapsed_slice_dims={{0}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1,8}}"),
+        "ga".into(),
+    );
+    add(
+        format!("  upd = {ty}[3,8]{{1,0}} slice(y), slice={{[0:3], [0:8]}}"),
+        "upd".into(),
+    );
+    add(
+        "  si = s32[3,1]{1,0} constant({ {1}, {1}, {7} })".to_string(),
+        "si".into(),
+    );
+    add(
+        format!("  sc = {ty}[4,8]{{1,0}} scatter(x, si, upd), update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=red"),
+        "sc".into(),
+    );
+    if !pred {
+        add(
+            format!("  st = ({ty}[4,8]{{1,0}}, {ty}[4,8]{{1,0}}) sort(x, y), dimensions={{1}}, to_apply=cmp"),
+            "st".into(),
+        );
+        add(
+            format!("  src = {ty}[2,4]{{1,0}} slice(y), slice={{[0:2], [0:4]}}"),
+            "src".into(),
+        );
+        add(
+            format!("  sas = {ty}[4,8]{{1,0}} select-and-scatter(x, src, zero), window={{size=2x2 stride=2x2}}, select=ge, scatter=red"),
+            "sas".into(),
+        );
+        add(
+            format!("  x4 = {ty}[1,1,4,8]{{3,2,1,0}} reshape(x)"),
+            "x4".into(),
+        );
+        add(
+            format!("  ks = {ty}[2,3]{{1,0}} slice(y), slice={{[0:2], [0:3]}}"),
+            "ks".into(),
+        );
+        add(
+            format!("  k4 = {ty}[1,1,2,3]{{3,2,1,0}} reshape(ks)"),
+            "k4".into(),
+        );
+        add(
+            format!("  cv = {ty}[1,1,3,6]{{3,2,1,0}} convolution(x4, k4), window={{size=2x3}}, dim_labels=bf01_oi01->bf01"),
+            "cv".into(),
+        );
+    }
+    let total = if float { ", type=TOTALORDER" } else { "" };
     let root_tys: Vec<String> = outs
         .iter()
         .map(|o| {
@@ -662,18 +718,19 @@ fn opcode_module(ty: &str) -> String {
                 .iter()
                 .find(|l| l.starts_with(&format!("  {o} = ")))
                 .unwrap();
-            line.split(" = ")
-                .nth(1)
-                .unwrap()
-                .split(' ')
-                .next()
-                .unwrap()
-                .to_string()
+            let t = line.split(" = ").nth(1).unwrap();
+            if t.starts_with('(') {
+                t[..=t.find(") ").unwrap()].to_string()
+            } else {
+                t.split(' ').next().unwrap().to_string()
+            }
         })
         .collect();
     format!(
         "HloModule ops_{ty}\n\nred {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  ROOT r = {ty}[] {comb}(a, b)\n}}\n\n\
          red2 {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  ROOT r = {ty}[] {comb2}(a, b)\n}}\n\n\
+         cmp {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  c = {ty}[] parameter(2)\n  d = {ty}[] parameter(3)\n  ROOT lt = pred[] compare(a, b), direction=LT{total}\n}}\n\n\
+         ge {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  ROOT g = pred[] compare(a, b), direction=GE{total}\n}}\n\n\
          ENTRY main {{\n{}\n  ROOT out = ({}) tuple({})\n}}\n",
         body.join("\n"),
         root_tys.join(", "),
