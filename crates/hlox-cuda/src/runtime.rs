@@ -16,7 +16,7 @@ use cudarc::driver::{
 };
 use hlox_hlo::{ArrayLiteral, ArrayShape, CompId, InstId, Literal, Module, Op, Shape};
 use std::collections::HashMap;
-use std::rc::Rc;
+
 use std::sync::Arc;
 
 /// Errors of the CUDA runtime (device, loading, execution).
@@ -186,7 +186,7 @@ pub(crate) struct DevBuf<B> {
 
 /// A value: a tree of device arrays (shared, never written after creation).
 pub(crate) enum Val<B> {
-    Buf(Rc<DevBuf<B>>),
+    Buf(Arc<DevBuf<B>>),
     Tuple(Vec<Val<B>>),
     Token,
 }
@@ -202,7 +202,7 @@ impl<B> Clone for Val<B> {
 }
 
 impl<B> Val<B> {
-    fn leaves(&self, out: &mut Vec<Option<Rc<DevBuf<B>>>>) {
+    fn leaves(&self, out: &mut Vec<Option<Arc<DevBuf<B>>>>) {
         match self {
             Val::Buf(b) => out.push(Some(b.clone())),
             Val::Tuple(t) => t.iter().for_each(|e| e.leaves(out)),
@@ -250,7 +250,7 @@ impl<D: Device> Runner<D> {
 
     fn upload_literal(&self, l: &Literal) -> Result<Val<D::Buf>, String> {
         Ok(match l {
-            Literal::Array(a) => Val::Buf(Rc::new(DevBuf {
+            Literal::Array(a) => Val::Buf(Arc::new(DevBuf {
                 buf: self.dev.upload(a.bytes())?,
                 shape: a.shape().clone(),
             })),
@@ -307,7 +307,7 @@ impl<D: Device> Runner<D> {
                 } else {
                     l.clone()
                 };
-                Ok(Val::Buf(Rc::new(DevBuf {
+                Ok(Val::Buf(Arc::new(DevBuf {
                     buf: self.dev.upload(l.bytes())?,
                     shape: want.clone(),
                 })))
@@ -346,7 +346,7 @@ impl<D: Device> Runner<D> {
 
     fn alloc(&self, s: &Shape) -> Result<Val<D::Buf>, String> {
         Ok(match s {
-            Shape::Array(a) => Val::Buf(Rc::new(DevBuf {
+            Shape::Array(a) => Val::Buf(Arc::new(DevBuf {
                 buf: self.dev.alloc(a.byte_size().max(1))?,
                 shape: a.clone(),
             })),
@@ -357,7 +357,7 @@ impl<D: Device> Runner<D> {
         })
     }
 
-    fn ptrs(&self, leaves: &[Option<Rc<DevBuf<D::Buf>>>]) -> Vec<u64> {
+    fn ptrs(&self, leaves: &[Option<Arc<DevBuf<D::Buf>>>]) -> Vec<u64> {
         leaves
             .iter()
             .map(|l| l.as_ref().map(|b| self.dev.ptr(&b.buf)).unwrap_or(0))

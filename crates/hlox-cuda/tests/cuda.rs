@@ -1397,3 +1397,11 @@ fn dots_map_to_cublas_gemms_correctly() {
     let c = no.entry_computation();
     assert_eq!(hlox_cuda::plan::gemm_of(c, c.root), None);
 }
+
+#[test]
+fn client_and_executable_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<hlox_cuda::CudaClient>();
+    check::<hlox_cuda::CudaExecutable>();
+    check::<hlox_cuda::CompiledModule>();
+}
