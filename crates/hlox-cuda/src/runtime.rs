@@ -52,6 +52,20 @@ pub fn driver_present() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
+/// The `sm_XX` to generate PTX for on a device of `device_sm`: the device's
+/// own up to sm_90, sm_90 above (LLVM 19's newest NVPTX target; the driver
+/// JIT-compiles its PTX for newer GPUs).
+pub fn target_sm(device_sm: &str) -> String {
+    match device_sm
+        .strip_prefix("sm_")
+        .and_then(|n| n.parse::<u32>().ok())
+    {
+        Some(n) if n > 90 => "sm_90".into(),
+        Some(_) => device_sm.to_string(),
+        None => "sm_80".into(),
+    }
+}
+
 /// A CUDA device: its context and the stream every run uses.
 pub struct CudaClient {
     ctx: Arc<CudaContext>,
@@ -106,14 +120,15 @@ impl CudaClient {
     }
 
     /// Compile for this device (the options' `sm` is replaced by the
-    /// device's own) and load the result.
+    /// device's own, at most sm_90: newer GPUs JIT-compile sm_90 PTX in the
+    /// driver, LLVM 19 targets nothing newer) and load the result.
     pub fn compile(
         &self,
         module: &Module,
         options: &CudaCompileOptions,
     ) -> Result<CudaExecutable, RuntimeError> {
         let mut o = options.clone();
-        o.sm = self.sm()?;
+        o.sm = target_sm(&self.sm()?);
         let c = compile(module, &o)?;
         self.load(c)
     }

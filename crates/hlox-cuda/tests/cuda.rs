@@ -1405,3 +1405,14 @@ fn client_and_executable_are_send_and_sync() {
     check::<hlox_cuda::CudaExecutable>();
     check::<hlox_cuda::CompiledModule>();
 }
+
+#[test]
+fn ptx_targets_the_device_up_to_sm_90() {
+    use hlox_cuda::runtime::target_sm;
+    assert_eq!(target_sm("sm_80"), "sm_80");
+    assert_eq!(target_sm("sm_86"), "sm_86");
+    assert_eq!(target_sm("sm_90"), "sm_90");
+    assert_eq!(target_sm("sm_100"), "sm_90");
+    assert_eq!(target_sm("sm_120"), "sm_90");
+    assert_eq!(target_sm("weird"), "sm_80");
+}
