@@ -9,7 +9,7 @@
 //! - element-wise ops, data movement, reduces and maps with scalar
 //!   reducers, and fusions of those: one NVPTX kernel each ([`KernelKind::Elemental`]);
 //! - dot: a kernel ([`KernelKind::Dot`]), or cuBLAS at run time when it applies;
-//! - convolution, reduce-window, gather, sort, scatter, select-and-scatter:
+//! - convolution, reduce-window, gather, sort, topk, scatter, select-and-scatter:
 //!   kernels of their own kinds (see [`KernelKind`]);
 //! - while / conditional / call / non-elemental fusions: host control flow
 //!   over the sub-programs of the called computations (the predicate or
@@ -26,7 +26,7 @@ use std::collections::HashMap;
 /// Opcodes the CUDA backend does not compile yet.
 /// (Reduce, map, reduce-window, sort, scatter and select-and-scatter whose
 /// computations are not scalar fail the same way.)
-pub const UNSUPPORTED_OPS: &[&str] = &["topk", "rng-bit-generator"];
+pub const UNSUPPORTED_OPS: &[&str] = &["rng-bit-generator"];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KernelKind {
@@ -53,6 +53,8 @@ pub enum KernelKind {
     /// Select-and-scatter with scalar select/scatter computations: ONE
     /// thread, in the evaluator's order (serial).
     SelectAndScatter,
+    /// TopK: one thread per row, k selection passes over the row.
+    TopK,
 }
 
 /// One kernel of the PTX module.
@@ -372,6 +374,18 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 let s = kernel(p, cid, id, name, &inst.shape, KernelKind::SelectAndScatter);
                 if let Some(k) = p.kernels.last_mut() {
                     k.threads = 1;
+                }
+                s
+            }
+            Op::TopK { .. } => {
+                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::TopK);
+                // One thread per row of the operand.
+                if let (Some(k), Some(Shape::Array(a))) = (
+                    p.kernels.last_mut(),
+                    inst.operands.first().map(|&o| &comp.inst(o).shape),
+                ) {
+                    let n = a.dims.last().copied().unwrap_or(1).max(1);
+                    k.threads = a.element_count() as u64 / n as u64;
                 }
                 s
             }

@@ -381,6 +381,13 @@ fn kernel_body<'ctx>(
                 })?;
             emit_select_and_scatter(cg, &mut ctx, comp, k.id, out, tid)?;
         }
+        KernelKind::TopK => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            emit_topk(cg, &mut ctx, comp, k.id, &outs, tid)?;
+        }
         KernelKind::Sort => {
             let mut ctx = ElementalCtx::new(module, comp);
             for (i, ls) in operand_leaves.into_iter().enumerate() {
@@ -1596,6 +1603,171 @@ fn sas_window_loops<'ctx>(
     }
     b.build_unconditional_branch(join)?;
     b.position_at_end(join);
+    Ok(())
+}
+
+/// The sort key of an element for topk: integers as themselves, floats by
+/// their total order (`f32::total_cmp`: F16/BF16 widened to f32), as i64
+/// compared signed (U64: unsigned).
+fn topk_key<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ty: ElementType,
+    v: BasicValueEnum<'ctx>,
+) -> Result<IntValue<'ctx>, CodegenError> {
+    let b = cg.b;
+    use ElementType::*;
+    Ok(match ty {
+        F16 | Bf16 | F32 => {
+            let w = cg.widen(ty, v)?;
+            let bits = b.build_bit_cast(w, cg.i32(), "")?.into_int_value();
+            let s = b.build_right_shift(bits, cg.i32().const_int(31, false), true, "")?;
+            let m = b.build_right_shift(s, cg.i32().const_int(1, false), false, "")?;
+            let k = b.build_xor(bits, m, "")?;
+            b.build_int_s_extend(k, cg.i64(), "")?
+        }
+        F64 => {
+            let bits = b.build_bit_cast(v, cg.i64(), "")?.into_int_value();
+            let s = b.build_right_shift(bits, cg.i64c(63), true, "")?;
+            let m = b.build_right_shift(s, cg.i64c(1), false, "")?;
+            b.build_xor(bits, m, "")?
+        }
+        S8 | S16 | S32 | S64 => {
+            let i = v.into_int_value();
+            if i.get_type().get_bit_width() == 64 {
+                i
+            } else {
+                b.build_int_s_extend(i, cg.i64(), "")?
+            }
+        }
+        _ => {
+            let i = v.into_int_value();
+            if i.get_type().get_bit_width() == 64 {
+                i
+            } else {
+                b.build_int_z_extend(i, cg.i64(), "")?
+            }
+        }
+    })
+}
+
+/// TopK: thread `t` fills row `t` of both results with k passes; pass j
+/// picks the first element (lowest index) with the best key among those
+/// ordered after pass j-1's pick, in the order (key descending for
+/// largest, ascending otherwise; ties by index ascending).
+fn emit_topk<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::TopK { k, largest } = &inst.op else {
+        return Err(CodegenError::Other("not a topk".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("topk: {m}"));
+    let x = *inst.operands.first().ok_or_else(|| bad("no operand"))?;
+    let xs = comp
+        .inst(x)
+        .shape
+        .as_array()
+        .cloned()
+        .ok_or_else(|| bad("operand is not an array"))?;
+    let [(vp, Some(vs)), (ip, Some(is))] = outs else {
+        return Err(bad("results must be (values, indices)"));
+    };
+    let rank = xs.rank();
+    if rank == 0 || vs.rank() != rank || is.rank() != rank {
+        return Err(bad("rank mismatch"));
+    }
+    let n = xs.dims[rank - 1];
+    let kk = *k;
+    if n == 0 || kk <= 0 || xs.element_count() == 0 {
+        return Ok(());
+    }
+    let rows = xs.element_count() as i64 / n;
+    let b = cg.b;
+    let (sgt, slt) = if xs.ty == ElementType::U64 {
+        (IntPredicate::UGT, IntPredicate::ULT)
+    } else {
+        (IntPredicate::SGT, IntPredicate::SLT)
+    };
+    // "a ranks before b" on keys: greater (largest) or smaller.
+    let (before, after) = if *largest { (sgt, slt) } else { (slt, sgt) };
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "topk");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(rows), "")?;
+    b.build_conditional_branch(inb, then, next)?;
+    b.position_at_end(then);
+    let mut row_shape = xs.clone();
+    row_shape.dims[rank - 1] = 1;
+    let base = delinearize(cg, &row_shape, tid)?;
+    let i64t: inkwell::types::BasicTypeEnum = cg.i64().into();
+    let i1t: inkwell::types::BasicTypeEnum = cg.i1().into();
+    let prev_key = cg.entry_alloca(i64t, "prev.key")?;
+    let prev_idx = cg.entry_alloca(i64t, "prev.idx")?;
+    let have_prev = cg.entry_alloca(i1t, "prev.ok")?;
+    let best_key = cg.entry_alloca(i64t, "best.key")?;
+    let best_idx = cg.entry_alloca(i64t, "best.idx")?;
+    let have_best = cg.entry_alloca(i1t, "best.ok")?;
+    b.build_store(have_prev, cg.i1().const_zero())?;
+    b.build_store(prev_key, cg.i64c(0))?;
+    b.build_store(prev_idx, cg.i64c(0))?;
+    let ty = xs.ty;
+    for_range(cg, cg.i64c(0), cg.i64c(kk), "pick", &mut |j| {
+        b.build_store(have_best, cg.i1().const_zero())?;
+        b.build_store(best_key, cg.i64c(0))?;
+        b.build_store(best_idx, cg.i64c(0))?;
+        let pk = b.build_load(cg.i64(), prev_key, "")?.into_int_value();
+        let pi = b.build_load(cg.i64(), prev_idx, "")?.into_int_value();
+        let hp = b.build_load(cg.i1(), have_prev, "")?.into_int_value();
+        for_range(cg, cg.i64c(0), cg.i64c(n), "scan", &mut |i| {
+            let mut idx = base.clone();
+            idx[rank - 1] = i;
+            let v = ctx.gen(cg, x, &idx)?[0];
+            let key = topk_key(cg, ty, v)?;
+            // eligible: no previous pick, or ordered after it
+            let later = b.build_int_compare(after, key, pk, "")?;
+            let eqk = b.build_int_compare(IntPredicate::EQ, key, pk, "")?;
+            let gti = b.build_int_compare(IntPredicate::SGT, i, pi, "")?;
+            let tie_after = b.build_and(eqk, gti, "")?;
+            let after_prev = b.build_or(later, tie_after, "")?;
+            let eligible = b.build_or(b.build_not(hp, "")?, after_prev, "")?;
+            let bk = b.build_load(cg.i64(), best_key, "")?.into_int_value();
+            let hb = b.build_load(cg.i1(), have_best, "")?.into_int_value();
+            let better = b.build_int_compare(before, key, bk, "")?;
+            let better = b.build_or(b.build_not(hb, "")?, better, "")?;
+            let take = b.build_and(eligible, better, "")?;
+            let nk = b.build_select(take, key, bk, "")?;
+            let bi = b.build_load(cg.i64(), best_idx, "")?.into_int_value();
+            let ni = b.build_select(take, i, bi, "")?;
+            let nh = b.build_or(hb, take, "")?;
+            b.build_store(best_key, nk)?;
+            b.build_store(best_idx, ni)?;
+            b.build_store(have_best, nh)?;
+            Ok(())
+        })?;
+        let bi = b.build_load(cg.i64(), best_idx, "")?.into_int_value();
+        let bk = b.build_load(cg.i64(), best_key, "")?;
+        let mut sidx = base.clone();
+        sidx[rank - 1] = bi;
+        let v = ctx.gen(cg, x, &sidx)?[0];
+        let mut oidx = base.clone();
+        oidx[rank - 1] = j;
+        let ep = cg.element_ptr(*vp, vs, &oidx)?;
+        cg.store_elem(vs.ty, ep, v)?;
+        let iv = b.build_int_truncate(bi, cg.i32(), "")?;
+        let ep = cg.element_ptr(*ip, is, &oidx)?;
+        cg.store_elem(is.ty, ep, iv.into())?;
+        b.build_store(prev_key, bk)?;
+        b.build_store(prev_idx, bi)?;
+        b.build_store(have_prev, cg.i1().const_int(1, false))?;
+        Ok(())
+    })?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
     Ok(())
 }
 

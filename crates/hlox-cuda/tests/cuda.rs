@@ -694,6 +694,14 @@ fn opcode_module(ty: &str) -> String {
             "sas".into(),
         );
         add(
+            format!("  tk = ({ty}[4,3]{{1,0}}, s32[4,3]{{1,0}}) topk(x), k=3, largest=true"),
+            "tk".into(),
+        );
+        add(
+            format!("  tks = ({ty}[4,8]{{1,0}}, s32[4,8]{{1,0}}) topk(y), k=8, largest=false"),
+            "tks".into(),
+        );
+        add(
             format!("  x4 = {ty}[1,1,4,8]{{3,2,1,0}} reshape(x)"),
             "x4".into(),
         );
@@ -915,15 +923,15 @@ fn bad_options_and_unsupported_ops_are_compile_errors() {
     };
     let e = compile(&m, &o).expect_err("bad sm");
     assert!(e.to_string().contains("sm_<number>"), "{e}");
-    let topk = parse_module(
-        "HloModule t\n\nENTRY e {\n  x = f32[5,4]{1,0} parameter(0)\n  \
-         ROOT t = (f32[5,2]{1,0}, s32[5,2]{1,0}) topk(x), k=2, largest=true\n}\n",
+    let rng = parse_module(
+        "HloModule r\n\nENTRY e {\n  s = u64[2]{0} parameter(0)\n  \
+         ROOT r = (u64[2]{0}, u32[8]{0}) rng-bit-generator(s), algorithm=rng_default\n}\n",
     )
     .expect("parse");
-    let e = compile(&topk, &CudaCompileOptions::default()).expect_err("topk");
+    let e = compile(&rng, &CudaCompileOptions::default()).expect_err("rng");
     assert!(
         e.to_string()
-            .starts_with("t: not yet supported on CUDA: topk "),
+            .starts_with("r: not yet supported on CUDA: rng-bit-generator "),
         "{e}"
     );
 }
