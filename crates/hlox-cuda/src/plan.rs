@@ -9,24 +9,26 @@
 //! - element-wise ops, data movement, reduces and maps with scalar
 //!   reducers, and fusions of those: one NVPTX kernel each ([`KernelKind::Elemental`]);
 //! - dot: a kernel ([`KernelKind::Dot`]), or cuBLAS at run time when it applies;
-//! - convolution, reduce-window, gather, sort, topk, scatter, select-and-scatter:
+//! - convolution, reduce-window, gather, sort, topk, scatter, select-and-scatter,
+//!   rng-bit-generator:
 //!   kernels of their own kinds (see [`KernelKind`]);
 //! - while / conditional / call / non-elemental fusions: host control flow
 //!   over the sub-programs of the called computations (the predicate or
 //!   branch index is read back from the device);
 //! - custom calls: the bound CUDA target, called with the run's stream.
 //!
-//! Anything else fails compilation with "not yet supported on CUDA: <op>".
+//! Reduce, map, reduce-window, sort, scatter and select-and-scatter whose
+//! computations are not scalar fail with "not yet supported on CUDA: <op>".
 
 use crate::CompileError;
 use hlox_codegen::elemental::is_elemental;
 use hlox_hlo::{CompId, Computation, InstId, Module, Op, Shape};
 use std::collections::HashMap;
 
-/// Opcodes the CUDA backend does not compile yet.
+/// Opcodes the CUDA backend does not compile yet: none.
 /// (Reduce, map, reduce-window, sort, scatter and select-and-scatter whose
 /// computations are not scalar fail the same way.)
-pub const UNSUPPORTED_OPS: &[&str] = &["rng-bit-generator"];
+pub const UNSUPPORTED_OPS: &[&str] = &[];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KernelKind {
@@ -55,6 +57,9 @@ pub enum KernelKind {
     SelectAndScatter,
     /// TopK: one thread per row, k selection passes over the row.
     TopK,
+    /// rng-bit-generator (ThreeFry-2x32, Philox-4x32 as XLA's expander and
+    /// the evaluator): one thread per output element (and state word).
+    RngBitGenerator,
 }
 
 /// One kernel of the PTX module.
@@ -376,6 +381,9 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                     k.threads = 1;
                 }
                 s
+            }
+            Op::RngBitGenerator { .. } => {
+                kernel(p, cid, id, name, &inst.shape, KernelKind::RngBitGenerator)
             }
             Op::TopK { .. } => {
                 let s = kernel(p, cid, id, name, &inst.shape, KernelKind::TopK);

@@ -381,6 +381,13 @@ fn kernel_body<'ctx>(
                 })?;
             emit_select_and_scatter(cg, &mut ctx, comp, k.id, out, tid)?;
         }
+        KernelKind::RngBitGenerator => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            emit_rng(cg, &mut ctx, comp, k.id, &outs, tid)?;
+        }
         KernelKind::TopK => {
             let mut ctx = ElementalCtx::new(module, comp);
             for (i, ls) in operand_leaves.into_iter().enumerate() {
@@ -1769,6 +1776,309 @@ fn emit_topk<'ctx>(
     b.build_unconditional_branch(next)?;
     b.position_at_end(next);
     Ok(())
+}
+
+/// 32-bit helpers for the bit generators.
+struct U32<'a, 'b, 'ctx> {
+    cg: &'a Cg<'b, 'ctx>,
+}
+
+impl<'ctx> U32<'_, '_, 'ctx> {
+    fn c(&self, v: u64) -> IntValue<'ctx> {
+        self.cg.i32().const_int(v & 0xffff_ffff, false)
+    }
+    fn add(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.cg.b.build_int_add(a, b, "")?)
+    }
+    fn xor(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.cg.b.build_xor(a, b, "")?)
+    }
+    fn rotl(&self, x: IntValue<'ctx>, r: u32) -> Result<IntValue<'ctx>, CodegenError> {
+        let b = self.cg.b;
+        let l = b.build_left_shift(x, self.c(r as u64), "")?;
+        let h = b.build_right_shift(x, self.c(32 - r as u64), false, "")?;
+        Ok(b.build_or(l, h, "")?)
+    }
+    /// (low, high) 32-bit halves of a u64 value.
+    fn split(&self, v: IntValue<'ctx>) -> Result<[IntValue<'ctx>; 2], CodegenError> {
+        let b = self.cg.b;
+        let lo = b.build_int_truncate(v, self.cg.i32(), "")?;
+        let hi = b.build_right_shift(v, self.cg.i64c(32), false, "")?;
+        Ok([lo, b.build_int_truncate(hi, self.cg.i32(), "")?])
+    }
+    fn join(&self, lo: IntValue<'ctx>, hi: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        let b = self.cg.b;
+        let l = b.build_int_z_extend(lo, self.cg.i64(), "")?;
+        let h = b.build_int_z_extend(hi, self.cg.i64(), "")?;
+        let h = b.build_left_shift(h, self.cg.i64c(32), "")?;
+        Ok(b.build_or(l, h, "")?)
+    }
+
+    fn threefry(
+        &self,
+        x: [IntValue<'ctx>; 2],
+        key: [IntValue<'ctx>; 2],
+    ) -> Result<[IntValue<'ctx>; 2], CodegenError> {
+        const ROT: [u32; 8] = [13, 15, 26, 6, 17, 29, 16, 24];
+        let k2 = self.xor(self.xor(self.c(0x1BD1_1BDA), key[0])?, key[1])?;
+        let ks = [key[0], key[1], k2];
+        let mut x = [self.add(x[0], ks[0])?, self.add(x[1], ks[1])?];
+        for i in 0..5usize {
+            let rots = if i % 2 == 0 { &ROT[0..4] } else { &ROT[4..8] };
+            for &r in rots {
+                x[0] = self.add(x[0], x[1])?;
+                x[1] = self.rotl(x[1], r)?;
+                x[1] = self.xor(x[1], x[0])?;
+            }
+            let j = i + 1;
+            x[0] = self.add(x[0], ks[j % 3])?;
+            x[1] = self.add(self.add(x[1], ks[(j + 1) % 3])?, self.c(j as u64))?;
+        }
+        Ok(x)
+    }
+
+    fn philox(
+        &self,
+        mut s: [IntValue<'ctx>; 4],
+        mut key: [IntValue<'ctx>; 2],
+    ) -> Result<[IntValue<'ctx>; 4], CodegenError> {
+        let b = self.cg.b;
+        let i64t = self.cg.i64();
+        let mulw = |a: IntValue<'ctx>, m: u64| -> Result<[IntValue<'ctx>; 2], CodegenError> {
+            let a = b.build_int_z_extend(a, i64t, "")?;
+            let p = b.build_int_mul(a, i64t.const_int(m, false), "")?;
+            self.split(p)
+        };
+        for _ in 0..10 {
+            let [p0l, p0h] = mulw(s[0], 0xD251_1F53)?;
+            let [p1l, p1h] = mulw(s[2], 0xCD9E_8D57)?;
+            s = [
+                self.xor(self.xor(p1h, s[1])?, key[0])?,
+                p1l,
+                self.xor(self.xor(p0h, s[3])?, key[1])?,
+                p0l,
+            ];
+            key = [
+                self.add(key[0], self.c(0x9E37_79B9))?,
+                self.add(key[1], self.c(0xBB67_AE85))?,
+            ];
+        }
+        Ok(s)
+    }
+}
+
+/// rng-bit-generator: thread t writes state word t (the counter words
+/// advanced by the number of blocks used) and output element t (row-major
+/// position j): Philox block j / 4 (j / 2 for 64-bit elements) of the
+/// counter (state[1], state[2] or state[0]) keyed by state[0]; ThreeFry the
+/// counter state[1] + j (64-bit) or the half-shape position (the shape
+/// split along its first even dimension, else the largest), as the
+/// evaluator.
+fn emit_rng<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    use hlox_hlo::RngAlgorithm;
+    let inst = comp.inst(id);
+    let Op::RngBitGenerator { algorithm } = &inst.op else {
+        return Err(CodegenError::Other("not a rng-bit-generator".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("rng-bit-generator: {m}"));
+    let state = *inst.operands.first().ok_or_else(|| bad("no state"))?;
+    let [(sp, Some(ss)), (vp, Some(vs))] = outs else {
+        return Err(bad("results must be (state, values)"));
+    };
+    let m = ss.element_count() as i64;
+    if ss.ty != ElementType::U64 || ss.rank() != 1 || m < 2 {
+        return Err(bad("state must be u64[n] with n >= 2"));
+    }
+    if vs.ty == ElementType::Pred {
+        return Err(bad("cannot produce pred"));
+    }
+    let n = vs.element_count() as i64;
+    let bits = vs.ty.bit_width();
+    let u = U32 { cg };
+    let b = cg.b;
+    // Static split for ThreeFry with narrow elements.
+    let dims = &vs.dims;
+    let split_dim = if dims.is_empty() {
+        None
+    } else {
+        Some(dims.iter().position(|&d| d % 2 == 0).unwrap_or_else(|| {
+            let mut best = 0;
+            for i in 0..dims.len() {
+                if dims[i] > dims[best] {
+                    best = i;
+                }
+            }
+            best
+        }))
+    };
+    let mut half = dims.clone();
+    match split_dim {
+        Some(s) => half[s] = (half[s] + 1) / 2,
+        None => half = vec![1],
+    }
+    let half_count: i64 = half.iter().product();
+    let philox = matches!(algorithm, RngAlgorithm::Default | RngAlgorithm::Philox);
+    let blocks = if bits == 64 {
+        (2 * n + 3) / 4
+    } else {
+        (n + 3) / 4
+    };
+    let f = cg.current_fn()?;
+    // State words.
+    let sblk = cg.ctx.append_basic_block(f, "rng.state");
+    let vchk = cg.ctx.append_basic_block(f, "rng.vchk");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(m), "")?;
+    b.build_conditional_branch(inb, sblk, vchk)?;
+    b.position_at_end(sblk);
+    {
+        let cur = ctx.gen(cg, state, &[tid])?[0].into_int_value();
+        let new = if philox {
+            let (lo, hi) = if m >= 3 {
+                (rng_word(cg, ctx, state, 1)?, rng_word(cg, ctx, state, 2)?)
+            } else {
+                (rng_word(cg, ctx, state, 1)?, rng_word(cg, ctx, state, 0)?)
+            };
+            let nl = b.build_int_add(lo, cg.i64c(blocks), "")?;
+            let carry = b.build_int_compare(IntPredicate::ULT, nl, lo, "")?;
+            let nh = b.build_int_add(hi, b.build_int_z_extend(carry, cg.i64(), "")?, "")?;
+            let is1 = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(1), "")?;
+            let v = b.build_select(is1, nl, cur, "")?.into_int_value();
+            if m >= 3 {
+                let is2 = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(2), "")?;
+                b.build_select(is2, nh, v, "")?.into_int_value()
+            } else {
+                v
+            }
+        } else {
+            let adv = if bits == 64 { n } else { half_count };
+            let nc = b.build_int_add(rng_word(cg, ctx, state, 1)?, cg.i64c(adv), "")?;
+            let is1 = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(1), "")?;
+            b.build_select(is1, nc, cur, "")?.into_int_value()
+        };
+        let ep = cg.element_ptr(*sp, ss, &[tid])?;
+        cg.store_elem(ss.ty, ep, new.into())?;
+    }
+    b.build_unconditional_branch(vchk)?;
+    b.position_at_end(vchk);
+    if n == 0 {
+        return Ok(());
+    }
+    let vblk = cg.ctx.append_basic_block(f, "rng.value");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(n), "")?;
+    b.build_conditional_branch(inb, vblk, next)?;
+    b.position_at_end(vblk);
+    let idx = delinearize(cg, vs, tid)?;
+    // Row-major position.
+    let mut j = cg.i64c(0);
+    for (d, &i) in idx.iter().enumerate() {
+        j = b.build_int_mul(j, cg.i64c(dims[d]), "")?;
+        j = b.build_int_add(j, i, "")?;
+    }
+    let v64 = if philox {
+        let key = u.split(rng_word(cg, ctx, state, 0)?)?;
+        let (lo, hi) = if m >= 3 {
+            (rng_word(cg, ctx, state, 1)?, rng_word(cg, ctx, state, 2)?)
+        } else {
+            (rng_word(cg, ctx, state, 1)?, rng_word(cg, ctx, state, 0)?)
+        };
+        let per = if bits == 64 { 2 } else { 4 };
+        let blk = b.build_int_unsigned_div(j, cg.i64c(per), "")?;
+        let word = b.build_int_unsigned_rem(j, cg.i64c(per), "")?;
+        let l = b.build_int_add(lo, blk, "")?;
+        let carry = b.build_int_compare(IntPredicate::ULT, l, lo, "")?;
+        let h = b.build_int_add(hi, b.build_int_z_extend(carry, cg.i64(), "")?, "")?;
+        let [a0, a1] = u.split(l)?;
+        let [b0, b1] = u.split(h)?;
+        let o = u.philox([a0, a1, b0, b1], key)?;
+        let pick = |k: i64, vals: &[IntValue<'ctx>]| -> Result<IntValue<'ctx>, CodegenError> {
+            let mut r = vals[0];
+            for (w, v) in vals.iter().enumerate().skip(1) {
+                let is = b.build_int_compare(IntPredicate::EQ, word, cg.i64c(w as i64), "")?;
+                r = b.build_select(is, *v, r, "")?.into_int_value();
+            }
+            let _ = k;
+            Ok(r)
+        };
+        if bits == 64 {
+            let w0 = u.join(o[0], o[1])?;
+            let w1 = u.join(o[2], o[3])?;
+            pick(0, &[w0, w1])?
+        } else {
+            let w = pick(0, &o)?;
+            b.build_int_z_extend(w, cg.i64(), "")?
+        }
+    } else {
+        let key = u.split(rng_word(cg, ctx, state, 0)?)?;
+        let ctr = rng_word(cg, ctx, state, 1)?;
+        if bits == 64 {
+            let c = b.build_int_add(ctr, j, "")?;
+            let o = u.threefry(u.split(c)?, key)?;
+            u.join(o[0], o[1])?
+        } else {
+            let (lin, cw) = match split_dim {
+                None => (cg.i64c(0), cg.i64c(0)),
+                Some(s) => {
+                    let mut lin = cg.i64c(0);
+                    for (d, &i) in idx.iter().enumerate() {
+                        let v = if d == s {
+                            b.build_int_unsigned_div(i, cg.i64c(2), "")?
+                        } else {
+                            i
+                        };
+                        lin = b.build_int_mul(lin, cg.i64c(half[d]), "")?;
+                        lin = b.build_int_add(lin, v, "")?;
+                    }
+                    (lin, b.build_int_unsigned_rem(idx[s], cg.i64c(2), "")?)
+                }
+            };
+            let c = b.build_int_add(ctr, lin, "")?;
+            let o = u.threefry(u.split(c)?, key)?;
+            let is1 = b.build_int_compare(IntPredicate::EQ, cw, cg.i64c(1), "")?;
+            let w = b.build_select(is1, o[1], o[0], "")?.into_int_value();
+            b.build_int_z_extend(w, cg.i64(), "")?
+        }
+    };
+    // Low `bits` bits, as the element's storage.
+    let st_ty = cg.storage_type(vs.ty);
+    let ibits = cg
+        .ctx
+        .custom_width_int_type(
+            std::num::NonZeroU32::new(bits).ok_or_else(|| bad("zero-width element"))?,
+        )
+        .map_err(bad)?;
+    let w = if bits == 64 {
+        v64
+    } else {
+        b.build_int_truncate(v64, ibits, "")?
+    };
+    let sv: BasicValueEnum = if st_ty.is_int_type() {
+        w.into()
+    } else {
+        b.build_bit_cast(w, st_ty, "")?
+    };
+    let ep = cg.element_ptr(*vp, vs, &idx)?;
+    let store = b.build_store(ep, sv)?;
+    let _ = store.set_alignment(1);
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+fn rng_word<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    state: InstId,
+    i: i64,
+) -> Result<IntValue<'ctx>, CodegenError> {
+    Ok(ctx.gen(cg, state, &[cg.i64c(i)])?[0].into_int_value())
 }
 
 struct ConvGeo<'a, 'ctx> {

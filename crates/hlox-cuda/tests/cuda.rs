@@ -693,6 +693,20 @@ fn opcode_module(ty: &str) -> String {
             format!("  sas = {ty}[4,8]{{1,0}} select-and-scatter(x, src, zero), window={{size=2x2 stride=2x2}}, select=ge, scatter=red"),
             "sas".into(),
         );
+        if !float {
+            add(
+                "  seed = u64[3]{0} constant({7, 42, 18446744073709551615})".to_string(),
+                "seed".into(),
+            );
+            add(
+                format!("  rngp = (u64[3]{{0}}, {ty}[5,3]{{1,0}}) rng-bit-generator(seed), algorithm=rng_philox"),
+                "rngp".into(),
+            );
+            add(
+                format!("  rngt = (u64[3]{{0}}, {ty}[3,5]{{0,1}}) rng-bit-generator(seed), algorithm=rng_three_fry"),
+                "rngt".into(),
+            );
+        }
         add(
             format!("  tk = ({ty}[4,3]{{1,0}}, s32[4,3]{{1,0}}) topk(x), k=3, largest=true"),
             "tk".into(),
@@ -923,15 +937,22 @@ fn bad_options_and_unsupported_ops_are_compile_errors() {
     };
     let e = compile(&m, &o).expect_err("bad sm");
     assert!(e.to_string().contains("sm_<number>"), "{e}");
-    let rng = parse_module(
-        "HloModule r\n\nENTRY e {\n  s = u64[2]{0} parameter(0)\n  \
-         ROOT r = (u64[2]{0}, u32[8]{0}) rng-bit-generator(s), algorithm=rng_default\n}\n",
+    // A map whose computation is not scalar (it loops).
+    let m = parse_module(
+        "HloModule w\n\ncond {\n  p = f32[] parameter(0)\n  ROOT c = pred[] compare(p, p), direction=LT\n}\n\n\
+         body {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n\n\
+         f {\n  x = f32[] parameter(0)\n  ROOT w = f32[] while(x), condition=cond, body=body\n}\n\n\
+         ENTRY e {\n  x = f32[4]{0} parameter(0)\n  ROOT m = f32[4]{0} map(x), dimensions={0}, to_apply=f\n}\n",
     )
     .expect("parse");
-    let e = compile(&rng, &CudaCompileOptions::default()).expect_err("rng");
+    let o = CudaCompileOptions {
+        hlo_passes: false,
+        ..Default::default()
+    };
+    let e = compile(&m, &o).expect_err("map of a loop");
     assert!(
         e.to_string()
-            .starts_with("r: not yet supported on CUDA: rng-bit-generator "),
+            .starts_with("m: not yet supported on CUDA: map "),
         "{e}"
     );
 }
