@@ -7,7 +7,7 @@ CARGO ?= cargo
 # the Host backend (linked statically through inkwell).
 SYSTEM_DEPS := gcc libc6-dev llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev
 
-.PHONY: all deps build demo examples test fmt-check clippy corpus clean
+.PHONY: all deps build demo examples test fmt-check clippy corpus clean ptxas
 
 all: build
 
@@ -26,7 +26,12 @@ EXAMPLES := custom_call_cpu tuple_custom_call failing_target shape_in_opaque axp
 examples: deps
 	@set -e; for e in $(EXAMPLES); do echo "== example $$e"; $(CARGO) run -q -p hlox-examples --example $$e; done
 
-test: deps
+# NVIDIA's PTX assembler (PyPI nvidia-cuda-nvcc-cu12, into .venv-cuda): the
+# CUDA backend's tests assemble every generated kernel with it (no GPU needed).
+ptxas:
+	@bash scripts/setup_ptxas.sh
+
+test: deps ptxas
 	$(CARGO) test --workspace --no-fail-fast
 	$(MAKE) --no-print-directory examples
 

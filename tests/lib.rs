@@ -2,8 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-/// The workspace root.
+/// The workspace root (`HLOX_WORKSPACE_ROOT` when set: a test binary run
+/// on another machine, e.g. the CUDA tests on a GPU host, finds the corpus
+/// in a copy of the repository there).
 pub fn workspace_root() -> PathBuf {
+    if let Some(r) = std::env::var_os("HLOX_WORKSPACE_ROOT") {
+        return PathBuf::from(r);
+    }
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("tests/ has a parent")

@@ -118,6 +118,31 @@ fn f64_to_f32_exact<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<Floa
     Ok(b.build_select(small, den, t.into(), "")?.into_float_value())
 }
 
+/// f64 -> f32 rounding to odd (truncate, then set the last bit when
+/// inexact): a later round-to-nearest-even to at most 22 significand bits
+/// (F16, BF16) then equals a single rounding of the f64 value. Used where
+/// no [`crate::ConvertHelpers`] address exists (device code); assumes no
+/// flushing of f32 denormals in `fptrunc` (they round to zero in F16/BF16).
+pub fn f64_to_f32_round_to_odd<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    x: FloatValue<'ctx>,
+) -> Result<FloatValue<'ctx>> {
+    let b = cg.b;
+    let t = b.build_float_trunc(x, cg.f32(), "")?;
+    let back = b.build_float_ext(t, cg.f64(), "")?;
+    let inexact = b.build_float_compare(FloatPredicate::ONE, back, x, "")?;
+    let ab = cg.math.emit(cg, MathFn::Fabs, &[back])?;
+    let ax = cg.math.emit(cg, MathFn::Fabs, &[x])?;
+    let over = b.build_float_compare(FloatPredicate::OGT, ab, ax, "")?;
+    let tb = b.build_bit_cast(t, cg.i32(), "")?.into_int_value();
+    let dec = b.build_int_sub(tb, cg.i32().const_int(1, false), "")?;
+    let down = b.build_and(inexact, over, "")?;
+    let tb = b.build_select(down, dec, tb, "")?.into_int_value();
+    let odd = b.build_or(tb, cg.i32().const_int(1, false), "")?;
+    let tb = b.build_select(inexact, odd, tb, "")?;
+    Ok(b.build_bit_cast(tb, cg.f32(), "")?.into_float_value())
+}
+
 fn is_f64(ty: ElementType) -> bool {
     ty == ElementType::F64
 }
@@ -645,7 +670,9 @@ pub fn convert<'ctx>(
                         cg.helpers.f64_to_bf16
                     };
                     if addr == 0 {
-                        return Err(CodegenError::Other(format!("no f64 -> {to} helper")));
+                        // No host helper (device code): one rounding inline.
+                        let r = f64_to_f32_round_to_odd(cg, v)?;
+                        return cg.round_to(to, r.into());
                     }
                     let i16t = cg.ctx.i16_type();
                     let fty = i16t.fn_type(&[cg.f64().into()], false);

@@ -1,0 +1,2205 @@
+//! NVPTX code generation: one LLVM module holding every kernel of a
+//! [`Program`], compiled by LLVM 19's NVPTX target to one PTX text.
+//!
+//! A kernel takes one pointer per leaf of each operand (in operand order,
+//! each shape in pre-order) and then one per leaf of its result. Thread
+//! `t = ctaid.x * ntid.x + tid.x` computes element `t` (in physical order)
+//! of every output leaf with more than `t` elements: the shared elemental
+//! emitter of `hlox-codegen` generates the value from the operand buffers
+//! (a fusion is the inlining of its instructions' generators).
+
+use crate::math::NvptxMath;
+use crate::plan::{KernelInfo, KernelKind, Program};
+use crate::CompileError;
+use hlox_codegen::elemental::{leaf_count, ElementalCtx, Leaf};
+use hlox_codegen::{loops::for_range, scalar, Cg, CodegenError};
+use hlox_hlo::{ArrayShape, ElementType, InstId, Module, Op, Shape};
+use inkwell::context::Context;
+use inkwell::module::Module as LlModule;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
+};
+use inkwell::values::{BasicValueEnum, FunctionValue, InstructionOpcode, IntValue, PointerValue};
+use inkwell::{AddressSpace, IntPredicate, OptimizationLevel};
+
+pub const TRIPLE: &str = "nvptx64-nvidia-cuda";
+
+/// The LLVM NVPTX target machine for `sm` (e.g. "sm_80").
+pub fn target_machine(sm: &str, opt_level: u8) -> Result<TargetMachine, CompileError> {
+    if !sm.starts_with("sm_") || sm[3..].parse::<u32>().is_err() {
+        return Err(CompileError::Options(format!(
+            "GPU architecture `{sm}` is not of the form sm_<number> (e.g. sm_80, sm_90)"
+        )));
+    }
+    Target::initialize_nvptx(&InitializationConfig::default());
+    let triple = TargetTriple::create(TRIPLE);
+    let target = Target::from_triple(&triple)
+        .map_err(|e| CompileError::Llvm(format!("NVPTX target: {e}")))?;
+    let level = match opt_level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    };
+    // PTX ISA 7.8 is the first with sm_90; CUDA 11.8+ drivers accept it.
+    target
+        .create_target_machine(
+            &triple,
+            sm,
+            "+ptx78",
+            level,
+            RelocMode::Default,
+            CodeModel::Default,
+        )
+        .ok_or_else(|| {
+            CompileError::Llvm(format!("cannot create an NVPTX target machine for {sm}"))
+        })
+}
+
+fn cg_err(inst: &str, e: CodegenError) -> CompileError {
+    match e {
+        CodegenError::Unsupported { inst, message } => CompileError::Unsupported { inst, message },
+        e => CompileError::Codegen {
+            inst: inst.to_string(),
+            message: e.to_string(),
+        },
+    }
+}
+
+/// The generated code of a program.
+pub struct PtxOutput {
+    /// LLVM IR before optimization.
+    pub llvm_ir: String,
+    /// LLVM IR after optimization.
+    pub llvm_ir_opt: String,
+    pub ptx: String,
+}
+
+/// Emit, optimize and compile to PTX every kernel of `program`.
+pub fn generate(
+    module: &Module,
+    program: &Program,
+    sm: &str,
+    opt_level: u8,
+) -> Result<PtxOutput, CompileError> {
+    let tm = target_machine(sm, opt_level)?;
+    let ctx = Context::create();
+    let llmod = ctx.create_module(&module.name);
+    llmod.set_triple(&TargetTriple::create(TRIPLE));
+    llmod.set_data_layout(&tm.get_target_data().get_data_layout());
+    let builder = ctx.create_builder();
+    let math = NvptxMath;
+    let cg = Cg {
+        ctx: &ctx,
+        module: &llmod,
+        b: &builder,
+        math: &math,
+        // No host helper addresses on the device: conversions inline.
+        helpers: Default::default(),
+    };
+    for k in &program.kernels {
+        emit_kernel(&cg, module, k, Flavor::Nvptx)?;
+    }
+    natural_alignment(&llmod, &tm);
+    let llvm_ir = llmod.print_to_string().to_string();
+    llmod.verify().map_err(|e| {
+        CompileError::Internal(format!("generated NVPTX LLVM IR does not verify: {e}"))
+    })?;
+    let passes = format!("default<O{}>", opt_level.min(3));
+    llmod
+        .run_passes(&passes, &tm, inkwell::passes::PassBuilderOptions::create())
+        .map_err(|e| CompileError::Llvm(e.to_string()))?;
+    let llvm_ir_opt = llmod.print_to_string().to_string();
+    let buf = tm
+        .write_to_memory_buffer(&llmod, FileType::Assembly)
+        .map_err(|e| CompileError::Llvm(format!("PTX generation: {e}")))?;
+    let ptx = String::from_utf8_lossy(buf.as_slice())
+        .trim_end_matches('\0')
+        .to_string();
+    Ok(PtxOutput {
+        llvm_ir,
+        llvm_ir_opt,
+        ptx,
+    })
+}
+
+/// Element accesses of kernels are naturally aligned (device allocations
+/// are 256-byte aligned and hold arrays of one element type); the shared
+/// emitter marks them align 1 for the host's arbitrary user buffers.
+fn natural_alignment(m: &LlModule, tm: &TargetMachine) {
+    let td = tm.get_target_data();
+    for f in m.get_functions() {
+        for bb in f.get_basic_block_iter() {
+            let mut i = bb.get_first_instruction();
+            while let Some(inst) = i {
+                let ty = match inst.get_opcode() {
+                    InstructionOpcode::Load => inst.get_type().try_into().ok(),
+                    InstructionOpcode::Store => inst
+                        .get_operand(0)
+                        .and_then(|o| o.value())
+                        .map(|v| v.get_type()),
+                    _ => None,
+                };
+                if let Some(t) = ty {
+                    let t: inkwell::types::BasicTypeEnum = t;
+                    let size = td.get_store_size(&t) as u32;
+                    if size.is_power_of_two()
+                        && size <= 16
+                        && inst.get_alignment().unwrap_or(0) < size
+                    {
+                        let _ = inst.set_alignment(size);
+                    }
+                }
+                i = inst.get_next_instruction();
+            }
+        }
+    }
+}
+
+fn sreg<'ctx>(cg: &Cg<'_, 'ctx>, name: &str) -> Result<IntValue<'ctx>, CodegenError> {
+    let full = format!("llvm.nvvm.read.ptx.sreg.{name}");
+    let f = match cg.module.get_function(&full) {
+        Some(f) => f,
+        None => cg
+            .module
+            .add_function(&full, cg.i32().fn_type(&[], false), None),
+    };
+    let v =
+        cg.b.build_call(f, &[], "")?
+            .try_as_basic_value()
+            .basic()
+            .ok_or_else(|| CodegenError::Other(format!("{full} returned void")))?
+            .into_int_value();
+    Ok(cg.b.build_int_z_extend(v, cg.i64(), name)?)
+}
+
+/// Leaves of a shape as array shapes (`None` for tokens).
+fn leaves(s: &Shape) -> Vec<Option<ArrayShape>> {
+    s.leaves()
+        .into_iter()
+        .map(|(_, l)| l.as_array().cloned())
+        .collect()
+}
+
+/// Number of kernel parameters of instruction `id` (operand leaves, then result leaves).
+pub fn kernel_arity(module: &Module, k: &KernelInfo) -> usize {
+    let comp = module.comp(k.comp);
+    let inst = comp.inst(k.id);
+    inst.operands
+        .iter()
+        .map(|&o| leaf_count(&comp.inst(o).shape))
+        .sum::<usize>()
+        + leaf_count(&inst.shape)
+}
+
+/// Where kernels run: NVPTX (thread index from the special registers) or
+/// the host (the kernel loops over a range of thread indices given as its
+/// first two parameters; see [`crate::emulate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    Nvptx,
+    Host,
+}
+
+pub(crate) fn emit_kernel<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    module: &Module,
+    k: &KernelInfo,
+    flavor: Flavor,
+) -> Result<FunctionValue<'ctx>, CompileError> {
+    let comp = module.comp(k.comp);
+    let inst = comp.inst(k.id);
+    let name = inst.name.as_str();
+    let n = kernel_arity(module, k);
+    let ptr = cg.ctx.ptr_type(AddressSpace::default());
+    let mut ptys: Vec<inkwell::types::BasicMetadataTypeEnum> = Vec::new();
+    if flavor == Flavor::Host {
+        ptys.push(cg.i64().into());
+        ptys.push(cg.i64().into());
+    }
+    ptys.extend(std::iter::repeat_n(
+        inkwell::types::BasicMetadataTypeEnum::from(ptr),
+        n,
+    ));
+    let fty = cg.ctx.void_type().fn_type(&ptys, false);
+    let f = cg.module.add_function(&k.name, fty, None);
+    if flavor == Flavor::Nvptx {
+        // Kernel entry (LLVM 19: nvvm.annotations), f32 denormals flushed
+        // (XLA's semantics, which the evaluator mirrors).
+        let md = cg.ctx.metadata_node(&[
+            f.as_global_value().as_pointer_value().into(),
+            cg.ctx.metadata_string("kernel").into(),
+            cg.i32().const_int(1, false).into(),
+        ]);
+        cg.module
+            .add_global_metadata("nvvm.annotations", &md)
+            .map_err(|e| CompileError::Llvm(e.to_string()))?;
+        for (key, val) in [
+            ("nvptx-f32ftz", "true"),
+            ("denormal-fp-math-f32", "preserve-sign,preserve-sign"),
+        ] {
+            f.add_attribute(
+                inkwell::attributes::AttributeLoc::Function,
+                cg.ctx.create_string_attribute(key, val),
+            );
+        }
+    }
+    let skip = if flavor == Flavor::Host { 2 } else { 0 };
+    let params: Vec<PointerValue> = f
+        .get_param_iter()
+        .skip(skip)
+        .map(|p| p.into_pointer_value())
+        .collect();
+    let entry = cg.ctx.append_basic_block(f, "entry");
+    cg.b.position_at_end(entry);
+    let body = |tid: IntValue<'ctx>| -> Result<(), CodegenError> {
+        kernel_body(cg, module, k, &params, tid)
+    };
+    let r = match flavor {
+        Flavor::Nvptx => (|| {
+            let b = sreg(cg, "ctaid.x")?;
+            let d = sreg(cg, "ntid.x")?;
+            let t = sreg(cg, "tid.x")?;
+            let bd = cg.b.build_int_nuw_mul(b, d, "")?;
+            let tid = cg.b.build_int_nuw_add(bd, t, "tid")?;
+            body(tid)
+        })(),
+        Flavor::Host => (|| {
+            let lo = f
+                .get_nth_param(0)
+                .ok_or_else(|| CodegenError::Other("no range start".into()))?
+                .into_int_value();
+            let hi = f
+                .get_nth_param(1)
+                .ok_or_else(|| CodegenError::Other("no range end".into()))?
+                .into_int_value();
+            for_range(cg, lo, hi, "thread", &mut |tid| body(tid))
+        })(),
+    };
+    r.and_then(|_| Ok(cg.b.build_return(None).map(|_| ())?))
+        .map_err(|e| cg_err(name, e))?;
+    Ok(f)
+}
+
+/// The code of one thread: element `tid` of every output.
+fn kernel_body<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    module: &Module,
+    k: &KernelInfo,
+    params: &[PointerValue<'ctx>],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let comp = module.comp(k.comp);
+    let inst = comp.inst(k.id);
+    // Operand leaves as sources.
+    let mut pi = 0;
+    let mut operand_leaves: Vec<Vec<Leaf>> = Vec::new();
+    for &o in &inst.operands {
+        let mut ls = Vec::new();
+        for l in leaves(&comp.inst(o).shape) {
+            ls.push(match l {
+                Some(shape) => Leaf::Buffer {
+                    ptr: params[pi],
+                    shape,
+                },
+                None => Leaf::Token,
+            });
+            pi += 1;
+        }
+        operand_leaves.push(ls);
+    }
+    let outs: Vec<(PointerValue, Option<ArrayShape>)> = leaves(&inst.shape)
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| (params[pi + i], s))
+        .collect();
+    match k.kind {
+        KernelKind::Elemental => {
+            let (ecomp, root) = match &inst.op {
+                Op::Fusion { .. } => {
+                    let fc = module.comp(inst.called[0]);
+                    (fc, fc.root)
+                }
+                _ => (comp, k.id),
+            };
+            let mut ctx = ElementalCtx::new(module, ecomp);
+            ctx.const_prefix = format!("const.{}", k.name);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                let key = match &inst.op {
+                    Op::Fusion { .. } => *ecomp.params.get(i).ok_or_else(|| {
+                        CodegenError::Other(format!("fused computation has no parameter {i}"))
+                    })?,
+                    _ => inst.operands[i],
+                };
+                ctx.sources.insert(key, ls);
+            }
+            // Output groups: the operands of a tuple root separately,
+            // otherwise all leaves at one index (variadic reduce).
+            let rinst = ecomp.inst(root);
+            let groups: Vec<InstId> = match rinst.op {
+                Op::Tuple if !ctx.sources.contains_key(&root) => rinst.operands.clone(),
+                _ => vec![root],
+            };
+            let mut oi = 0;
+            for g in groups {
+                let nl = leaf_count(&ecomp.inst(g).shape);
+                let gouts = outs
+                    .get(oi..oi + nl)
+                    .ok_or_else(|| CodegenError::Other("tuple root of the wrong arity".into()))?;
+                oi += nl;
+                ctx.clear_cache();
+                emit_group(cg, &mut ctx, g, gouts, tid)?;
+            }
+        }
+        KernelKind::ReduceWindow => {
+            let Op::ReduceWindow { window } = &inst.op else {
+                return Err(CodegenError::Other("not a reduce-window".into()));
+            };
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            emit_reduce_window(cg, &mut ctx, comp, k.id, window, &outs, tid)?;
+        }
+        KernelKind::Scatter => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            emit_scatter(cg, &mut ctx, comp, k.id, &outs, tid)?;
+        }
+        KernelKind::SelectAndScatter => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            let out = outs
+                .first()
+                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
+                .ok_or_else(|| {
+                    CodegenError::Other("select-and-scatter without an array result".into())
+                })?;
+            emit_select_and_scatter(cg, &mut ctx, comp, k.id, out, tid)?;
+        }
+        KernelKind::RngBitGenerator => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            emit_rng(cg, &mut ctx, comp, k.id, &outs, tid)?;
+        }
+        KernelKind::TopK => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            emit_topk(cg, &mut ctx, comp, k.id, &outs, tid)?;
+        }
+        KernelKind::Sort => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            emit_sort(cg, &mut ctx, comp, k.id, &outs, tid)?;
+        }
+        KernelKind::Gather => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            let out = outs
+                .first()
+                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
+                .ok_or_else(|| CodegenError::Other("gather without an array result".into()))?;
+            emit_gather(cg, &mut ctx, comp, k.id, out, tid)?;
+        }
+        KernelKind::Convolution => {
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            let out = outs
+                .first()
+                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
+                .ok_or_else(|| CodegenError::Other("convolution without an array result".into()))?;
+            emit_conv(cg, &mut ctx, comp, k.id, out, tid)?;
+        }
+        KernelKind::Dot => {
+            let Op::Dot { dnums, .. } = &inst.op else {
+                return Err(CodegenError::Other("not a dot".into()));
+            };
+            let mut ctx = ElementalCtx::new(module, comp);
+            for (i, ls) in operand_leaves.into_iter().enumerate() {
+                ctx.sources.insert(inst.operands[i], ls);
+            }
+            let (lhs, rhs) = (inst.operands[0], inst.operands[1]);
+            let out = outs
+                .first()
+                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
+                .ok_or_else(|| CodegenError::Other("dot without an array result".into()))?;
+            emit_dot(cg, &mut ctx, comp, lhs, rhs, dnums, out, tid)?;
+        }
+    }
+    Ok(())
+}
+
+/// Logical index of element `lin` (physical order) of `shape`.
+fn delinearize<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    shape: &ArrayShape,
+    lin: IntValue<'ctx>,
+) -> Result<Vec<IntValue<'ctx>>, CodegenError> {
+    let mut idx = vec![cg.i64c(0); shape.rank()];
+    let mut rem = lin;
+    for &d in &shape.layout.minor_to_major {
+        let d = d as usize;
+        let n = shape.dims[d];
+        if n == 1 {
+            continue;
+        }
+        idx[d] = cg.b.build_int_unsigned_rem(rem, cg.i64c(n), "")?;
+        rem = cg.b.build_int_unsigned_div(rem, cg.i64c(n), "")?;
+    }
+    Ok(idx)
+}
+
+/// `if tid < count { values = gen(g, index(tid)); store }`.
+fn emit_group<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: InstId,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let Some(first) = outs.iter().find_map(|(_, s)| s.clone()) else {
+        return Ok(()); // tokens only
+    };
+    let count = first.element_count() as i64;
+    if count == 0 {
+        return Ok(());
+    }
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "elem");
+    let next = cg.ctx.append_basic_block(f, "next");
+    let inb =
+        cg.b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    cg.b.build_conditional_branch(inb, then, next)?;
+    cg.b.position_at_end(then);
+    let idx = delinearize(cg, &first, tid)?;
+    let vals = ctx.gen(cg, g, &idx)?;
+    for ((p, s), v) in outs.iter().zip(vals) {
+        if let Some(s) = s {
+            let ep = cg.element_ptr(*p, s, &idx)?;
+            cg.store_elem(s.ty, ep, v)?;
+        }
+    }
+    cg.b.build_unconditional_branch(next)?;
+    cg.b.position_at_end(next);
+    Ok(())
+}
+
+/// The arithmetic domain of a dot with result type `ty` (as the evaluator:
+/// f32 for F16/BF16/F32, f64, i64 for signed and u64 for unsigned ints).
+fn dot_domain(ty: ElementType) -> Option<ElementType> {
+    use ElementType::*;
+    Some(match ty {
+        F16 | Bf16 | F32 => F32,
+        F64 => F64,
+        S8 | S16 | S32 | S64 => S64,
+        U8 | U16 | U32 | U64 => U64,
+        Pred => return None,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emit_dot<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    lhs: InstId,
+    rhs: InstId,
+    dn: &hlox_hlo::DotDimensionNumbers,
+    out: (PointerValue<'ctx>, ArrayShape),
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let (optr, oshape) = out;
+    let count = oshape.element_count() as i64;
+    let ls = comp.inst(lhs).shape.as_array().cloned();
+    let rs = comp.inst(rhs).shape.as_array().cloned();
+    let (Some(ls), Some(rs)) = (ls, rs) else {
+        return Err(CodegenError::Other("dot operands must be arrays".into()));
+    };
+    let dom = dot_domain(oshape.ty).ok_or_else(|| {
+        CodegenError::Other("dot with a PRED result is not supported on CUDA".into())
+    })?;
+    if count == 0 {
+        return Ok(());
+    }
+    let ud = |v: &[i64]| v.iter().map(|&d| d as usize).collect::<Vec<_>>();
+    let (lb, rb, lc, rc) = (
+        ud(&dn.lhs_batch_dims),
+        ud(&dn.rhs_batch_dims),
+        ud(&dn.lhs_contracting_dims),
+        ud(&dn.rhs_contracting_dims),
+    );
+    let lf: Vec<usize> = (0..ls.rank())
+        .filter(|d| !lb.contains(d) && !lc.contains(d))
+        .collect();
+    let rf: Vec<usize> = (0..rs.rank())
+        .filter(|d| !rb.contains(d) && !rc.contains(d))
+        .collect();
+    if lb.len() != rb.len()
+        || lc.len() != rc.len()
+        || lb.len() + lf.len() + rf.len() != oshape.rank()
+    {
+        return Err(CodegenError::Other(
+            "dot dimension numbers do not match the shapes".into(),
+        ));
+    }
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "dot");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb =
+        cg.b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    cg.b.build_conditional_branch(inb, then, next)?;
+    cg.b.position_at_end(then);
+    let oidx = delinearize(cg, &oshape, tid)?;
+    let mut li = vec![cg.i64c(0); ls.rank()];
+    let mut ri = vec![cg.i64c(0); rs.rank()];
+    for (i, (&a, &b)) in lb.iter().zip(&rb).enumerate() {
+        li[a] = oidx[i];
+        ri[b] = oidx[i];
+    }
+    for (j, &a) in lf.iter().enumerate() {
+        li[a] = oidx[lb.len() + j];
+    }
+    for (j, &b) in rf.iter().enumerate() {
+        ri[b] = oidx[lb.len() + lf.len() + j];
+    }
+    let at = cg.compute_type(dom);
+    let acc = cg.entry_alloca(at, "acc")?;
+    let zero: BasicValueEnum = match at {
+        inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
+        inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
+        _ => {
+            return Err(CodegenError::Other(
+                "unexpected dot accumulator type".into(),
+            ))
+        }
+    };
+    cg.b.build_store(acc, zero)?;
+    let (lty, rty) = (ls.ty, rs.ty);
+    dot_loops(
+        cg,
+        ctx,
+        &ls,
+        &lc,
+        &rc,
+        0,
+        &mut li,
+        &mut ri,
+        &mut |cg, ctx, li, ri| {
+            let a = ctx.gen(cg, lhs, li)?[0];
+            let b = ctx.gen(cg, rhs, ri)?[0];
+            let a = scalar::convert(cg, lty, dom, a)?;
+            let b = scalar::convert(cg, rty, dom, b)?;
+            let s = cg.b.build_load(at, acc, "")?;
+            let r: BasicValueEnum = if dom.is_float() {
+                let p =
+                    cg.b.build_float_mul(a.into_float_value(), b.into_float_value(), "")?;
+                cg.b.build_float_add(s.into_float_value(), p, "")?.into()
+            } else {
+                let p =
+                    cg.b.build_int_mul(a.into_int_value(), b.into_int_value(), "")?;
+                cg.b.build_int_add(s.into_int_value(), p, "")?.into()
+            };
+            cg.b.build_store(acc, r)?;
+            Ok(())
+        },
+    )?;
+    let s = cg.b.build_load(at, acc, "")?;
+    let v = if dom.is_float() {
+        if dom == ElementType::F32 {
+            cg.round_to(oshape.ty, s)?
+        } else {
+            s
+        }
+    } else {
+        scalar::convert(cg, dom, oshape.ty, s)?
+    };
+    let ep = cg.element_ptr(optr, &oshape, &oidx)?;
+    cg.store_elem(oshape.ty, ep, v)?;
+    cg.b.build_unconditional_branch(next)?;
+    cg.b.position_at_end(next);
+    Ok(())
+}
+
+/// Reduce-window: output element `o` reduces, in row-major window order,
+/// the inputs at `p = o * stride - pad_lo + k * window_dilation` (per
+/// dimension) where `p` is a multiple of the base dilation and `p / base`
+/// is inside the input, starting from the init values.
+fn emit_reduce_window<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    window: &hlox_hlo::Window,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let n = inst.operands.len() / 2;
+    let (inputs, inits) = inst.operands.split_at(n);
+    let to_apply = *inst
+        .called
+        .first()
+        .ok_or_else(|| CodegenError::Other("reduce-window without to_apply".into()))?;
+    let in_shape = comp
+        .inst(inputs[0])
+        .shape
+        .as_array()
+        .cloned()
+        .ok_or_else(|| CodegenError::Other("reduce-window input is not an array".into()))?;
+    let oshape = outs
+        .first()
+        .and_then(|(_, s)| s.clone())
+        .ok_or_else(|| CodegenError::Other("reduce-window without an array result".into()))?;
+    if window.dims.len() != in_shape.rank() || outs.len() != n {
+        return Err(CodegenError::Other(
+            "reduce-window window/arity mismatch".into(),
+        ));
+    }
+    let count = oshape.element_count() as i64;
+    if count == 0 {
+        return Ok(());
+    }
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "rw");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb =
+        cg.b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    cg.b.build_conditional_branch(inb, then, next)?;
+    cg.b.position_at_end(then);
+    let oidx = delinearize(cg, &oshape, tid)?;
+    let mut accs = Vec::new();
+    for &init in inits {
+        let v = ctx.gen(cg, init, &[])?[0];
+        let a = cg.entry_alloca(v.get_type(), "acc")?;
+        cg.b.build_store(a, v)?;
+        accs.push((a, v.get_type()));
+    }
+    let mut kidx = vec![cg.i64c(0); in_shape.rank()];
+    rw_loops(
+        cg, ctx, window, &in_shape, &oidx, inputs, &accs, to_apply, 0, &mut kidx,
+    )?;
+    for ((p, s), (a, t)) in outs.iter().zip(&accs) {
+        if let Some(s) = s {
+            let v = cg.b.build_load(*t, *a, "")?;
+            let ep = cg.element_ptr(*p, s, &oidx)?;
+            cg.store_elem(s.ty, ep, v)?;
+        }
+    }
+    cg.b.build_unconditional_branch(next)?;
+    cg.b.position_at_end(next);
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn rw_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    window: &hlox_hlo::Window,
+    in_shape: &ArrayShape,
+    oidx: &[IntValue<'ctx>],
+    inputs: &[InstId],
+    accs: &[(PointerValue<'ctx>, inkwell::types::BasicTypeEnum<'ctx>)],
+    to_apply: hlox_hlo::CompId,
+    level: usize,
+    kidx: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    if level == window.dims.len() {
+        // Input index and validity.
+        let mut valid = cg.i1().const_int(1, false);
+        let mut idx = Vec::new();
+        for (d, wd) in window.dims.iter().enumerate() {
+            let p = b.build_int_mul(oidx[d], cg.i64c(wd.stride), "")?;
+            let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
+            let kw = b.build_int_mul(kidx[d], cg.i64c(wd.window_dilation), "")?;
+            let p = b.build_int_add(p, kw, "")?;
+            let ge0 = b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?;
+            valid = b.build_and(valid, ge0, "")?;
+            let i = if wd.base_dilation > 1 {
+                let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
+                let r0 = b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?;
+                valid = b.build_and(valid, r0, "")?;
+                b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
+            } else {
+                p
+            };
+            let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(in_shape.dims[d]), "")?;
+            valid = b.build_and(valid, lt, "")?;
+            idx.push(i);
+        }
+        let f = cg.current_fn()?;
+        let body = cg.ctx.append_basic_block(f, "rw.in");
+        let join = cg.ctx.append_basic_block(f, "rw.next");
+        b.build_conditional_branch(valid, body, join)?;
+        b.position_at_end(body);
+        let mut args = Vec::new();
+        for (a, t) in accs {
+            args.push(b.build_load(*t, *a, "")?);
+        }
+        for &inp in inputs {
+            args.push(ctx.gen(cg, inp, &idx)?[0]);
+        }
+        let r = ctx.inline_scalar(cg, to_apply, &args)?;
+        for ((a, _), v) in accs.iter().zip(r) {
+            b.build_store(*a, v)?;
+        }
+        b.build_unconditional_branch(join)?;
+        b.position_at_end(join);
+        return Ok(());
+    }
+    let size = window.dims[level].size;
+    for_range(
+        cg,
+        cg.i64c(0),
+        cg.i64c(size),
+        &format!("w{level}"),
+        &mut |k| {
+            kidx[level] = k;
+            rw_loops(
+                cg,
+                ctx,
+                window,
+                in_shape,
+                oidx,
+                inputs,
+                accs,
+                to_apply,
+                level + 1,
+                kidx,
+            )
+        },
+    )
+}
+
+/// Convolution (XLA's semantics, as the evaluator): output element `o`
+/// sums lhs[batch, feature, spatial] * rhs[in feature, out feature,
+/// spatial] over the kernel window (padding, strides, lhs/rhs dilation,
+/// reversal) and the input features of its feature group; batch groups
+/// pick the lhs batch.
+fn emit_conv<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    out: (PointerValue<'ctx>, ArrayShape),
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::Convolution {
+        window,
+        dnums: dn,
+        feature_group_count,
+        batch_group_count,
+        ..
+    } = &inst.op
+    else {
+        return Err(CodegenError::Other("not a convolution".into()));
+    };
+    let (optr, oshape) = out;
+    let (lhs, rhs) = (inst.operands[0], inst.operands[1]);
+    let (Some(ls), Some(rs)) = (
+        comp.inst(lhs).shape.as_array().cloned(),
+        comp.inst(rhs).shape.as_array().cloned(),
+    ) else {
+        return Err(CodegenError::Other(
+            "convolution operands must be arrays".into(),
+        ));
+    };
+    let dom = dot_domain(oshape.ty).ok_or_else(|| {
+        CodegenError::Other("convolution with a PRED result is not supported on CUDA".into())
+    })?;
+    let count = oshape.element_count() as i64;
+    if count == 0 {
+        return Ok(());
+    }
+    let nsp = dn.input_spatial_dimensions.len();
+    if window.dims.len() != nsp {
+        return Err(CodegenError::Other(
+            "window rank differs from the spatial rank".into(),
+        ));
+    }
+    let u = |d: i64| d as usize;
+    let (fgc, bgc) = ((*feature_group_count).max(1), (*batch_group_count).max(1));
+    let in_z = ls.dims[u(dn.input_feature_dimension)];
+    let in_batch = ls.dims[u(dn.input_batch_dimension)];
+    let batch_group_size = in_batch / bgc;
+    let in_fg_size = in_z / fgc;
+    let out_z = rs.dims[u(dn.kernel_output_feature_dimension)];
+    let out_fg_size = (out_z / fgc).max(1);
+    let depthwise_mult = (out_z / bgc).max(1);
+    let b = cg.b;
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "conv");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    b.build_conditional_branch(inb, then, next)?;
+    b.position_at_end(then);
+    let oidx = delinearize(cg, &oshape, tid)?;
+    let oz = oidx[u(dn.output_feature_dimension)];
+    let fg = b.build_int_unsigned_div(oz, cg.i64c(out_fg_size), "")?;
+    let bg = b.build_int_unsigned_div(oz, cg.i64c(depthwise_mult), "")?;
+    let lb = b.build_int_add(
+        oidx[u(dn.output_batch_dimension)],
+        b.build_int_mul(bg, cg.i64c(batch_group_size), "")?,
+        "",
+    )?;
+    let at = cg.compute_type(dom);
+    let acc = cg.entry_alloca(at, "acc")?;
+    let zero: BasicValueEnum = match at {
+        inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
+        inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
+        _ => return Err(CodegenError::Other("unexpected accumulator type".into())),
+    };
+    b.build_store(acc, zero)?;
+    let mut li = vec![cg.i64c(0); ls.rank()];
+    let mut ri = vec![cg.i64c(0); rs.rank()];
+    li[u(dn.input_batch_dimension)] = lb;
+    ri[u(dn.kernel_output_feature_dimension)] = oz;
+    let geo = ConvGeo {
+        dn,
+        window,
+        ls: &ls,
+        oidx: &oidx,
+        fg,
+        in_fg_size,
+        lhs,
+        rhs,
+        dom,
+        acc,
+        at,
+    };
+    conv_loops(cg, ctx, &geo, 0, &mut li, &mut ri)?;
+    let s = b.build_load(at, acc, "")?;
+    let v = if dom.is_float() {
+        if dom == ElementType::F32 {
+            cg.round_to(oshape.ty, s)?
+        } else {
+            s
+        }
+    } else {
+        scalar::convert(cg, dom, oshape.ty, s)?
+    };
+    let ep = cg.element_ptr(optr, &oshape, &oidx)?;
+    cg.store_elem(oshape.ty, ep, v)?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+/// Gather (XLA's semantics, as the evaluator): start indices clamped so
+/// that the slice fits, operand batching dimensions from the output's batch
+/// position, offsets from the offset dimensions.
+fn emit_gather<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    out: (PointerValue<'ctx>, ArrayShape),
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::Gather {
+        dnums: dn,
+        slice_sizes,
+        ..
+    } = &inst.op
+    else {
+        return Err(CodegenError::Other("not a gather".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("gather: {m}"));
+    let (optr, oshape) = out;
+    let (operand, indices) = (inst.operands[0], inst.operands[1]);
+    let (Some(os), Some(is)) = (
+        comp.inst(operand).shape.as_array().cloned(),
+        comp.inst(indices).shape.as_array().cloned(),
+    ) else {
+        return Err(bad("operands must be arrays"));
+    };
+    let count = oshape.element_count() as i64;
+    if count == 0 {
+        return Ok(());
+    }
+    let orank = os.rank();
+    let irank = is.rank();
+    let ivd = dn.index_vector_dim as usize;
+    if ivd > irank || slice_sizes.len() != orank {
+        return Err(bad(
+            "index_vector_dim or slice_sizes do not match the shapes",
+        ));
+    }
+    let mut elided: Vec<usize> = dn
+        .collapsed_slice_dims
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    elided.extend(dn.operand_batching_dims.iter().map(|&d| d as usize));
+    let window_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
+    let offset_dims: Vec<usize> = dn.offset_dims.iter().map(|&d| d as usize).collect();
+    let batch_out: Vec<usize> = (0..oshape.rank())
+        .filter(|d| !offset_dims.contains(d))
+        .collect();
+    let idx_batch: Vec<usize> = (0..irank).filter(|&d| d != ivd).collect();
+    if offset_dims.len() != window_dims.len()
+        || batch_out.len() != idx_batch.len()
+        || offset_dims.iter().any(|&d| d >= oshape.rank())
+        || elided.iter().any(|&d| d >= orank)
+    {
+        return Err(bad("dimension numbers do not match the shapes"));
+    }
+    let ity = is.ty;
+    let b = cg.b;
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "gather");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    b.build_conditional_branch(inb, then, next)?;
+    b.position_at_end(then);
+    let o = delinearize(cg, &oshape, tid)?;
+    let mut iidx = vec![cg.i64c(0); irank];
+    for (k, &od) in batch_out.iter().enumerate() {
+        iidx[idx_batch[k]] = o[od];
+    }
+    let mut start = vec![cg.i64c(0); orank];
+    for (k, &sd) in dn.start_index_map.iter().enumerate() {
+        let sd = sd as usize;
+        if sd >= orank {
+            return Err(bad("start_index_map entry out of range"));
+        }
+        if ivd < irank {
+            iidx[ivd] = cg.i64c(k as i64);
+        }
+        let v = ctx.gen(cg, indices, &iidx)?[0].into_int_value();
+        let v = if v.get_type().get_bit_width() == 64 {
+            v
+        } else if ity.is_signed_int() {
+            b.build_int_s_extend(v, cg.i64(), "")?
+        } else {
+            b.build_int_z_extend(v, cg.i64(), "")?
+        };
+        let hi = cg.i64c((os.dims[sd] - slice_sizes[sd]).max(0));
+        let lt0 = b.build_int_compare(IntPredicate::SLT, v, cg.i64c(0), "")?;
+        let v = b.build_select(lt0, cg.i64c(0), v, "")?.into_int_value();
+        let gt = b.build_int_compare(IntPredicate::SGT, v, hi, "")?;
+        start[sd] = b.build_select(gt, hi, v, "")?.into_int_value();
+    }
+    for (i, &od) in dn.operand_batching_dims.iter().enumerate() {
+        let sd = *dn
+            .start_indices_batching_dims
+            .get(i)
+            .ok_or_else(|| bad("batching dims differ in length"))? as usize;
+        let pos = idx_batch.iter().position(|&d| d == sd).unwrap_or(0);
+        start[od as usize] = o[batch_out[pos]];
+    }
+    let mut oi = start;
+    for (k, &od) in offset_dims.iter().enumerate() {
+        let d = window_dims[k];
+        oi[d] = b.build_int_add(oi[d], o[od], "")?;
+    }
+    let v = ctx.gen(cg, operand, &oi)?[0];
+    let ep = cg.element_ptr(optr, &oshape, &o)?;
+    cg.store_elem(oshape.ty, ep, v)?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+/// Sort: thread `t` sorts row `t` (the elements along the sort dimension
+/// at one position of the others): copies every operand's row into its
+/// output, then a stable insertion sort there, swapping all outputs
+/// together, with the comparator inlined (`comp(a[j], a[j-1])` moves
+/// element j before j-1).
+fn emit_sort<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::Sort { dimension, .. } = &inst.op else {
+        return Err(CodegenError::Other("not a sort".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("sort: {m}"));
+    let cmp = *inst.called.first().ok_or_else(|| bad("no comparator"))?;
+    let outs: Vec<(PointerValue, ArrayShape)> = outs
+        .iter()
+        .map(|(p, s)| s.clone().map(|s| (*p, s)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| bad("token result"))?;
+    if outs.len() != inst.operands.len() || outs.is_empty() {
+        return Err(bad("one result per operand expected"));
+    }
+    let shape = outs[0].1.clone();
+    let d = *dimension as usize;
+    if d >= shape.rank() {
+        return Err(bad("dimension out of range"));
+    }
+    let len = shape.dims[d];
+    if len == 0 || shape.element_count() == 0 {
+        return Ok(());
+    }
+    let rows = shape.element_count() as i64 / len;
+    let b = cg.b;
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "sort");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(rows), "")?;
+    b.build_conditional_branch(inb, then, next)?;
+    b.position_at_end(then);
+    let mut row_shape = shape.clone();
+    row_shape.dims[d] = 1;
+    let base = delinearize(cg, &row_shape, tid)?;
+    // Copy the row.
+    let operands = inst.operands.clone();
+    for_range(cg, cg.i64c(0), cg.i64c(len), "copy", &mut |i| {
+        let mut idx = base.clone();
+        idx[d] = i;
+        for (k, &o) in operands.iter().enumerate() {
+            let v = ctx.gen(cg, o, &idx)?[0];
+            let (p, s) = &outs[k];
+            let ep = cg.element_ptr(*p, s, &idx)?;
+            cg.store_elem(s.ty, ep, v)?;
+        }
+        Ok(())
+    })?;
+    let at = |j: IntValue<'ctx>| -> Result<Vec<PointerValue<'ctx>>, CodegenError> {
+        let mut idx = base.clone();
+        idx[d] = j;
+        outs.iter()
+            .map(|(p, s)| cg.element_ptr(*p, s, &idx))
+            .collect()
+    };
+    for_range(cg, cg.i64c(1), cg.i64c(len), "ins", &mut |i| {
+        // while j > 0 && comp(a[j], a[j-1]) { swap(j, j-1); j -= 1 }
+        let pre = b.get_insert_block().ok_or_else(|| bad("no block"))?;
+        let head = cg.ctx.append_basic_block(f, "ins.head");
+        let test = cg.ctx.append_basic_block(f, "ins.test");
+        let swap = cg.ctx.append_basic_block(f, "ins.swap");
+        let exit = cg.ctx.append_basic_block(f, "ins.exit");
+        b.build_unconditional_branch(head)?;
+        b.position_at_end(head);
+        let phi = b.build_phi(cg.i64(), "j")?;
+        phi.add_incoming(&[(&i, pre)]);
+        let j = phi.as_basic_value().into_int_value();
+        let pos = b.build_int_compare(IntPredicate::SGT, j, cg.i64c(0), "")?;
+        b.build_conditional_branch(pos, test, exit)?;
+        b.position_at_end(test);
+        let jm = b.build_int_sub(j, cg.i64c(1), "")?;
+        let (pj, pm) = (at(j)?, at(jm)?);
+        let mut args = Vec::new();
+        let mut vals = Vec::new();
+        for (k, (_, s)) in outs.iter().enumerate() {
+            let x = cg.load_elem(s.ty, pj[k])?;
+            let y = cg.load_elem(s.ty, pm[k])?;
+            args.push(x);
+            args.push(y);
+            vals.push((x, y));
+        }
+        let r = ctx.inline_scalar(cg, cmp, &args)?;
+        let lt = r
+            .first()
+            .ok_or_else(|| bad("comparator without a result"))?
+            .into_int_value();
+        b.build_conditional_branch(lt, swap, exit)?;
+        b.position_at_end(swap);
+        for (k, (_, s)) in outs.iter().enumerate() {
+            cg.store_elem(s.ty, pj[k], vals[k].1)?;
+            cg.store_elem(s.ty, pm[k], vals[k].0)?;
+        }
+        let swap_end = b.get_insert_block().ok_or_else(|| bad("no block"))?;
+        phi.add_incoming(&[(&jm, swap_end)]);
+        b.build_unconditional_branch(head)?;
+        b.position_at_end(exit);
+        Ok(())
+    })?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+/// Scatter (XLA's semantics, as the evaluator), by thread 0 alone: copy
+/// the operands into the outputs, then for every scatter index (row-major)
+/// whose whole window fits, every window element (row-major):
+/// `out[o] = combiner(out[o], update[u])`.
+fn emit_scatter<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::Scatter { dnums: dn, .. } = &inst.op else {
+        return Err(CodegenError::Other("not a scatter".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("scatter: {m}"));
+    let comb = *inst.called.first().ok_or_else(|| bad("no combiner"))?;
+    let n = inst.operands.len() / 2;
+    if inst.operands.len() != 2 * n + 1 || n == 0 {
+        return Err(bad("operands must be N inputs, indices, N updates"));
+    }
+    let inputs = inst.operands[..n].to_vec();
+    let indices = inst.operands[n];
+    let updates = inst.operands[n + 1..].to_vec();
+    let outs: Vec<(PointerValue, ArrayShape)> = outs
+        .iter()
+        .map(|(p, s)| s.clone().map(|s| (*p, s)))
+        .collect::<Option<_>>()
+        .ok_or_else(|| bad("token result"))?;
+    if outs.len() != n {
+        return Err(bad("one result per input expected"));
+    }
+    let arr = |i: InstId| {
+        comp.inst(i)
+            .shape
+            .as_array()
+            .cloned()
+            .ok_or_else(|| bad("operands must be arrays"))
+    };
+    let (os, is, us) = (outs[0].1.clone(), arr(indices)?, arr(updates[0])?);
+    let (orank, irank) = (os.rank(), is.rank());
+    let ivd = dn.index_vector_dim as usize;
+    if ivd > irank {
+        return Err(bad("index_vector_dim out of range"));
+    }
+    let mut elided: Vec<usize> = dn
+        .inserted_window_dims
+        .iter()
+        .map(|&d| d as usize)
+        .collect();
+    elided.extend(dn.input_batching_dims.iter().map(|&d| d as usize));
+    let window_operand_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
+    let uwd: Vec<usize> = dn.update_window_dims.iter().map(|&d| d as usize).collect();
+    let scatter_upd_dims: Vec<usize> = (0..us.rank()).filter(|d| !uwd.contains(d)).collect();
+    let idx_batch: Vec<usize> = (0..irank).filter(|&d| d != ivd).collect();
+    if uwd.len() != window_operand_dims.len()
+        || scatter_upd_dims.len() != idx_batch.len()
+        || uwd.iter().any(|&d| d >= us.rank())
+        || elided.iter().any(|&d| d >= orank)
+        || dn
+            .scatter_dims_to_operand_dims
+            .iter()
+            .any(|&d| d as usize >= orank)
+    {
+        return Err(bad("dimension numbers do not match the shapes"));
+    }
+    let mut wsize = vec![1i64; orank];
+    for (k, &ud) in uwd.iter().enumerate() {
+        wsize[window_operand_dims[k]] = us.dims[ud];
+    }
+    let b = cg.b;
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "scatter");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let first = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(0), "")?;
+    b.build_conditional_branch(first, then, next)?;
+    b.position_at_end(then);
+    // Copy the inputs.
+    let total = os.element_count() as i64;
+    for_range(cg, cg.i64c(0), cg.i64c(total), "copy", &mut |lin| {
+        let idx = delinearize(cg, &os, lin)?;
+        for (k, &i) in inputs.iter().enumerate() {
+            let v = ctx.gen(cg, i, &idx)?[0];
+            let (p, s) = &outs[k];
+            let ep = cg.element_ptr(*p, s, &idx)?;
+            cg.store_elem(s.ty, ep, v)?;
+        }
+        Ok(())
+    })?;
+    let sc = ScatterGeo {
+        dn,
+        indices,
+        ity: is.ty,
+        irank,
+        ivd,
+        idx_batch: &idx_batch,
+        scatter_upd_dims: &scatter_upd_dims,
+        uwd: &uwd,
+        window_operand_dims: &window_operand_dims,
+        wsize: &wsize,
+        os: &os,
+        us: &us,
+        updates: &updates,
+        outs: &outs,
+        comb,
+    };
+    let mut s_idx = vec![cg.i64c(0); scatter_upd_dims.len()];
+    scatter_loops(cg, ctx, &sc, 0, &mut s_idx)?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+struct ScatterGeo<'a, 'ctx> {
+    dn: &'a hlox_hlo::ScatterDimensionNumbers,
+    indices: InstId,
+    ity: ElementType,
+    irank: usize,
+    ivd: usize,
+    idx_batch: &'a [usize],
+    scatter_upd_dims: &'a [usize],
+    uwd: &'a [usize],
+    window_operand_dims: &'a [usize],
+    wsize: &'a [i64],
+    os: &'a ArrayShape,
+    us: &'a ArrayShape,
+    updates: &'a [InstId],
+    outs: &'a [(PointerValue<'ctx>, ArrayShape)],
+    comb: hlox_hlo::CompId,
+}
+
+fn scatter_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: &ScatterGeo<'_, 'ctx>,
+    level: usize,
+    s: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    if level < g.scatter_upd_dims.len() {
+        let n = g.us.dims[g.scatter_upd_dims[level]];
+        return for_range(cg, cg.i64c(0), cg.i64c(n), &format!("s{level}"), &mut |i| {
+            s[level] = i;
+            scatter_loops(cg, ctx, g, level + 1, s)
+        });
+    }
+    // Start indices of this scatter index, and whether the window fits.
+    let orank = g.os.rank();
+    let mut iidx = vec![cg.i64c(0); g.irank];
+    for (k, &v) in s.iter().enumerate() {
+        iidx[g.idx_batch[k]] = v;
+    }
+    let mut start = vec![cg.i64c(0); orank];
+    for (k, &od) in g.dn.scatter_dims_to_operand_dims.iter().enumerate() {
+        if g.ivd < g.irank {
+            iidx[g.ivd] = cg.i64c(k as i64);
+        }
+        let v = ctx.gen(cg, g.indices, &iidx)?[0].into_int_value();
+        start[od as usize] = if v.get_type().get_bit_width() == 64 {
+            v
+        } else if g.ity.is_signed_int() {
+            b.build_int_s_extend(v, cg.i64(), "")?
+        } else {
+            b.build_int_z_extend(v, cg.i64(), "")?
+        };
+    }
+    for (i, &od) in g.dn.input_batching_dims.iter().enumerate() {
+        let sd =
+            g.dn.scatter_indices_batching_dims
+                .get(i)
+                .copied()
+                .unwrap_or(0) as usize;
+        let pos = g.idx_batch.iter().position(|&d| d == sd).unwrap_or(0);
+        if let Some(&v) = s.get(pos) {
+            start[od as usize] = v;
+        }
+    }
+    let mut fits = cg.i1().const_int(1, false);
+    for (d, &sd) in start.iter().enumerate() {
+        let ge = b.build_int_compare(IntPredicate::SGE, sd, cg.i64c(0), "")?;
+        let le = b.build_int_compare(
+            IntPredicate::SLE,
+            sd,
+            cg.i64c(g.os.dims[d] - g.wsize[d]),
+            "",
+        )?;
+        fits = b.build_and(fits, b.build_and(ge, le, "")?, "")?;
+    }
+    let f = cg.current_fn()?;
+    let body = cg.ctx.append_basic_block(f, "sc.in");
+    let join = cg.ctx.append_basic_block(f, "sc.next");
+    b.build_conditional_branch(fits, body, join)?;
+    b.position_at_end(body);
+    let mut w = vec![cg.i64c(0); g.uwd.len()];
+    window_loops(cg, ctx, g, &start, s, 0, &mut w)?;
+    b.build_unconditional_branch(join)?;
+    b.position_at_end(join);
+    Ok(())
+}
+
+fn window_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: &ScatterGeo<'_, 'ctx>,
+    start: &[IntValue<'ctx>],
+    s: &[IntValue<'ctx>],
+    level: usize,
+    w: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    if level < g.uwd.len() {
+        let n = g.us.dims[g.uwd[level]];
+        return for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(n),
+            &format!("sw{level}"),
+            &mut |i| {
+                w[level] = i;
+                window_loops(cg, ctx, g, start, s, level + 1, w)
+            },
+        );
+    }
+    let mut oi = start.to_vec();
+    let mut ui = vec![cg.i64c(0); g.us.rank()];
+    for (k, &v) in s.iter().enumerate() {
+        ui[g.scatter_upd_dims[k]] = v;
+    }
+    for (k, &v) in w.iter().enumerate() {
+        ui[g.uwd[k]] = v;
+        let od = g.window_operand_dims[k];
+        oi[od] = b.build_int_add(oi[od], v, "")?;
+    }
+    let mut args = Vec::new();
+    let mut ptrs = Vec::new();
+    for (p, sh) in g.outs {
+        let ep = cg.element_ptr(*p, sh, &oi)?;
+        args.push(cg.load_elem(sh.ty, ep)?);
+        ptrs.push((ep, sh.ty));
+    }
+    for &u in g.updates {
+        args.push(ctx.gen(cg, u, &ui)?[0]);
+    }
+    let r = ctx.inline_scalar(cg, g.comb, &args)?;
+    for ((ep, ty), v) in ptrs.into_iter().zip(r) {
+        cg.store_elem(ty, ep, v)?;
+    }
+    Ok(())
+}
+
+/// Select-and-scatter by thread 0 alone: the output starts as the init
+/// value; for every source position (row-major) the window's first valid
+/// operand element is selected, then replaced by each later one that
+/// `select(selected, e)` rejects; `out[selected] = scatter(out[selected],
+/// source[o])`.
+fn emit_select_and_scatter<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    out: (PointerValue<'ctx>, ArrayShape),
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::SelectAndScatter { window } = &inst.op else {
+        return Err(CodegenError::Other("not a select-and-scatter".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("select-and-scatter: {m}"));
+    let (operand, source, init) = match inst.operands[..] {
+        [a, b, c] => (a, b, c),
+        _ => return Err(bad("three operands expected")),
+    };
+    let (select, scatter) = match inst.called[..] {
+        [a, b] => (a, b),
+        _ => return Err(bad("select and scatter computations expected")),
+    };
+    let (optr, oshape) = out;
+    let ins = comp
+        .inst(operand)
+        .shape
+        .as_array()
+        .cloned()
+        .ok_or_else(|| bad("operand is not an array"))?;
+    let ss = comp
+        .inst(source)
+        .shape
+        .as_array()
+        .cloned()
+        .ok_or_else(|| bad("source is not an array"))?;
+    if window.dims.len() != ins.rank() || ss.rank() != ins.rank() {
+        return Err(bad("window rank mismatch"));
+    }
+    let b = cg.b;
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "sas");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let first = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(0), "")?;
+    b.build_conditional_branch(first, then, next)?;
+    b.position_at_end(then);
+    let initv = ctx.gen(cg, init, &[])?[0];
+    let total = oshape.element_count() as i64;
+    for_range(cg, cg.i64c(0), cg.i64c(total), "fill", &mut |lin| {
+        let idx = delinearize(cg, &oshape, lin)?;
+        let ep = cg.element_ptr(optr, &oshape, &idx)?;
+        cg.store_elem(oshape.ty, ep, initv)
+    })?;
+    let vt = cg.compute_type(ins.ty);
+    let sel_ok = cg.entry_alloca(cg.i1().into(), "sel.ok")?;
+    let sel_v = cg.entry_alloca(vt, "sel.v")?;
+    let sel_i: Vec<PointerValue> = (0..ins.rank())
+        .map(|d| cg.entry_alloca(cg.i64().into(), &format!("sel.i{d}")))
+        .collect::<Result<_, _>>()?;
+    let g = SasGeo {
+        window,
+        ins: &ins,
+        ss: &ss,
+        operand,
+        source,
+        select,
+        scatter,
+        optr,
+        oshape: &oshape,
+        sel_ok,
+        sel_v,
+        sel_i: &sel_i,
+        vt,
+    };
+    let mut o = vec![cg.i64c(0); ss.rank()];
+    sas_source_loops(cg, ctx, &g, 0, &mut o)?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+struct SasGeo<'a, 'ctx> {
+    window: &'a hlox_hlo::Window,
+    ins: &'a ArrayShape,
+    ss: &'a ArrayShape,
+    operand: InstId,
+    source: InstId,
+    select: hlox_hlo::CompId,
+    scatter: hlox_hlo::CompId,
+    optr: PointerValue<'ctx>,
+    oshape: &'a ArrayShape,
+    sel_ok: PointerValue<'ctx>,
+    sel_v: PointerValue<'ctx>,
+    sel_i: &'a [PointerValue<'ctx>],
+    vt: inkwell::types::BasicTypeEnum<'ctx>,
+}
+
+fn sas_source_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: &SasGeo<'_, 'ctx>,
+    level: usize,
+    o: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    if level < g.ss.rank() {
+        return for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(g.ss.dims[level]),
+            &format!("so{level}"),
+            &mut |i| {
+                o[level] = i;
+                sas_source_loops(cg, ctx, g, level + 1, o)
+            },
+        );
+    }
+    b.build_store(g.sel_ok, cg.i1().const_zero())?;
+    // A defined value (select sees it only with sel.ok false, ignored).
+    b.build_store(g.sel_v, g.vt.const_zero())?;
+    let mut k = vec![cg.i64c(0); g.ins.rank()];
+    sas_window_loops(cg, ctx, g, o, 0, &mut k)?;
+    let ok = b.build_load(cg.i1(), g.sel_ok, "")?.into_int_value();
+    let f = cg.current_fn()?;
+    let body = cg.ctx.append_basic_block(f, "sas.sc");
+    let join = cg.ctx.append_basic_block(f, "sas.next");
+    b.build_conditional_branch(ok, body, join)?;
+    b.position_at_end(body);
+    let mut idx = Vec::new();
+    for p in g.sel_i {
+        idx.push(b.build_load(cg.i64(), *p, "")?.into_int_value());
+    }
+    let ep = cg.element_ptr(g.optr, g.oshape, &idx)?;
+    let cur = cg.load_elem(g.oshape.ty, ep)?;
+    let src = ctx.gen(cg, g.source, o)?[0];
+    let r = ctx.inline_scalar(cg, g.scatter, &[cur, src])?;
+    let v = *r
+        .first()
+        .ok_or_else(|| CodegenError::Other("scatter without a result".into()))?;
+    cg.store_elem(g.oshape.ty, ep, v)?;
+    b.build_unconditional_branch(join)?;
+    b.position_at_end(join);
+    Ok(())
+}
+
+fn sas_window_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: &SasGeo<'_, 'ctx>,
+    o: &[IntValue<'ctx>],
+    level: usize,
+    k: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    if level < g.window.dims.len() {
+        let n = g.window.dims[level].size;
+        return for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(n),
+            &format!("sw{level}"),
+            &mut |i| {
+                k[level] = i;
+                sas_window_loops(cg, ctx, g, o, level + 1, k)
+            },
+        );
+    }
+    let mut valid = cg.i1().const_int(1, false);
+    let mut idx = Vec::new();
+    for (d, wd) in g.window.dims.iter().enumerate() {
+        let p = b.build_int_mul(o[d], cg.i64c(wd.stride), "")?;
+        let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
+        let p = b.build_int_add(
+            p,
+            b.build_int_mul(k[d], cg.i64c(wd.window_dilation), "")?,
+            "",
+        )?;
+        valid = b.build_and(
+            valid,
+            b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?,
+            "",
+        )?;
+        let i = if wd.base_dilation > 1 {
+            let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
+            valid = b.build_and(
+                valid,
+                b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?,
+                "",
+            )?;
+            b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
+        } else {
+            p
+        };
+        let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(g.ins.dims[d]), "")?;
+        valid = b.build_and(valid, lt, "")?;
+        idx.push(i);
+    }
+    let f = cg.current_fn()?;
+    let body = cg.ctx.append_basic_block(f, "sas.in");
+    let take = cg.ctx.append_basic_block(f, "sas.take");
+    let join = cg.ctx.append_basic_block(f, "sas.wnext");
+    b.build_conditional_branch(valid, body, join)?;
+    b.position_at_end(body);
+    let x = ctx.gen(cg, g.operand, &idx)?[0];
+    let had = b.build_load(cg.i1(), g.sel_ok, "")?.into_int_value();
+    let cur = b.build_load(g.vt, g.sel_v, "")?;
+    let keep = ctx.inline_scalar(cg, g.select, &[cur, x])?;
+    let keep = keep
+        .first()
+        .ok_or_else(|| CodegenError::Other("select without a result".into()))?
+        .into_int_value();
+    // take x when nothing is selected yet or select(cur, x) is false
+    let nk = b.build_not(keep, "")?;
+    let nh = b.build_not(had, "")?;
+    let t = b.build_or(nh, nk, "")?;
+    b.build_conditional_branch(t, take, join)?;
+    b.position_at_end(take);
+    b.build_store(g.sel_ok, cg.i1().const_int(1, false))?;
+    b.build_store(g.sel_v, x)?;
+    for (p, v) in g.sel_i.iter().zip(&idx) {
+        b.build_store(*p, *v)?;
+    }
+    b.build_unconditional_branch(join)?;
+    b.position_at_end(join);
+    Ok(())
+}
+
+/// The sort key of an element for topk: integers as themselves, floats by
+/// their total order (`f32::total_cmp`: F16/BF16 widened to f32), as i64
+/// compared signed (U64: unsigned).
+fn topk_key<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ty: ElementType,
+    v: BasicValueEnum<'ctx>,
+) -> Result<IntValue<'ctx>, CodegenError> {
+    let b = cg.b;
+    use ElementType::*;
+    Ok(match ty {
+        F16 | Bf16 | F32 => {
+            let w = cg.widen(ty, v)?;
+            let bits = b.build_bit_cast(w, cg.i32(), "")?.into_int_value();
+            let s = b.build_right_shift(bits, cg.i32().const_int(31, false), true, "")?;
+            let m = b.build_right_shift(s, cg.i32().const_int(1, false), false, "")?;
+            let k = b.build_xor(bits, m, "")?;
+            b.build_int_s_extend(k, cg.i64(), "")?
+        }
+        F64 => {
+            let bits = b.build_bit_cast(v, cg.i64(), "")?.into_int_value();
+            let s = b.build_right_shift(bits, cg.i64c(63), true, "")?;
+            let m = b.build_right_shift(s, cg.i64c(1), false, "")?;
+            b.build_xor(bits, m, "")?
+        }
+        S8 | S16 | S32 | S64 => {
+            let i = v.into_int_value();
+            if i.get_type().get_bit_width() == 64 {
+                i
+            } else {
+                b.build_int_s_extend(i, cg.i64(), "")?
+            }
+        }
+        _ => {
+            let i = v.into_int_value();
+            if i.get_type().get_bit_width() == 64 {
+                i
+            } else {
+                b.build_int_z_extend(i, cg.i64(), "")?
+            }
+        }
+    })
+}
+
+/// TopK: thread `t` fills row `t` of both results with k passes; pass j
+/// picks the first element (lowest index) with the best key among those
+/// ordered after pass j-1's pick, in the order (key descending for
+/// largest, ascending otherwise; ties by index ascending).
+fn emit_topk<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let inst = comp.inst(id);
+    let Op::TopK { k, largest } = &inst.op else {
+        return Err(CodegenError::Other("not a topk".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("topk: {m}"));
+    let x = *inst.operands.first().ok_or_else(|| bad("no operand"))?;
+    let xs = comp
+        .inst(x)
+        .shape
+        .as_array()
+        .cloned()
+        .ok_or_else(|| bad("operand is not an array"))?;
+    let [(vp, Some(vs)), (ip, Some(is))] = outs else {
+        return Err(bad("results must be (values, indices)"));
+    };
+    let rank = xs.rank();
+    if rank == 0 || vs.rank() != rank || is.rank() != rank {
+        return Err(bad("rank mismatch"));
+    }
+    let n = xs.dims[rank - 1];
+    let kk = *k;
+    if n == 0 || kk <= 0 || xs.element_count() == 0 {
+        return Ok(());
+    }
+    let rows = xs.element_count() as i64 / n;
+    let b = cg.b;
+    let (sgt, slt) = if xs.ty == ElementType::U64 {
+        (IntPredicate::UGT, IntPredicate::ULT)
+    } else {
+        (IntPredicate::SGT, IntPredicate::SLT)
+    };
+    // "a ranks before b" on keys: greater (largest) or smaller.
+    let (before, after) = if *largest { (sgt, slt) } else { (slt, sgt) };
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "topk");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(rows), "")?;
+    b.build_conditional_branch(inb, then, next)?;
+    b.position_at_end(then);
+    let mut row_shape = xs.clone();
+    row_shape.dims[rank - 1] = 1;
+    let base = delinearize(cg, &row_shape, tid)?;
+    let i64t: inkwell::types::BasicTypeEnum = cg.i64().into();
+    let i1t: inkwell::types::BasicTypeEnum = cg.i1().into();
+    let prev_key = cg.entry_alloca(i64t, "prev.key")?;
+    let prev_idx = cg.entry_alloca(i64t, "prev.idx")?;
+    let have_prev = cg.entry_alloca(i1t, "prev.ok")?;
+    let best_key = cg.entry_alloca(i64t, "best.key")?;
+    let best_idx = cg.entry_alloca(i64t, "best.idx")?;
+    let have_best = cg.entry_alloca(i1t, "best.ok")?;
+    b.build_store(have_prev, cg.i1().const_zero())?;
+    b.build_store(prev_key, cg.i64c(0))?;
+    b.build_store(prev_idx, cg.i64c(0))?;
+    let ty = xs.ty;
+    for_range(cg, cg.i64c(0), cg.i64c(kk), "pick", &mut |j| {
+        b.build_store(have_best, cg.i1().const_zero())?;
+        b.build_store(best_key, cg.i64c(0))?;
+        b.build_store(best_idx, cg.i64c(0))?;
+        let pk = b.build_load(cg.i64(), prev_key, "")?.into_int_value();
+        let pi = b.build_load(cg.i64(), prev_idx, "")?.into_int_value();
+        let hp = b.build_load(cg.i1(), have_prev, "")?.into_int_value();
+        for_range(cg, cg.i64c(0), cg.i64c(n), "scan", &mut |i| {
+            let mut idx = base.clone();
+            idx[rank - 1] = i;
+            let v = ctx.gen(cg, x, &idx)?[0];
+            let key = topk_key(cg, ty, v)?;
+            // eligible: no previous pick, or ordered after it
+            let later = b.build_int_compare(after, key, pk, "")?;
+            let eqk = b.build_int_compare(IntPredicate::EQ, key, pk, "")?;
+            let gti = b.build_int_compare(IntPredicate::SGT, i, pi, "")?;
+            let tie_after = b.build_and(eqk, gti, "")?;
+            let after_prev = b.build_or(later, tie_after, "")?;
+            let eligible = b.build_or(b.build_not(hp, "")?, after_prev, "")?;
+            let bk = b.build_load(cg.i64(), best_key, "")?.into_int_value();
+            let hb = b.build_load(cg.i1(), have_best, "")?.into_int_value();
+            let better = b.build_int_compare(before, key, bk, "")?;
+            let better = b.build_or(b.build_not(hb, "")?, better, "")?;
+            let take = b.build_and(eligible, better, "")?;
+            let nk = b.build_select(take, key, bk, "")?;
+            let bi = b.build_load(cg.i64(), best_idx, "")?.into_int_value();
+            let ni = b.build_select(take, i, bi, "")?;
+            let nh = b.build_or(hb, take, "")?;
+            b.build_store(best_key, nk)?;
+            b.build_store(best_idx, ni)?;
+            b.build_store(have_best, nh)?;
+            Ok(())
+        })?;
+        let bi = b.build_load(cg.i64(), best_idx, "")?.into_int_value();
+        let bk = b.build_load(cg.i64(), best_key, "")?;
+        let mut sidx = base.clone();
+        sidx[rank - 1] = bi;
+        let v = ctx.gen(cg, x, &sidx)?[0];
+        let mut oidx = base.clone();
+        oidx[rank - 1] = j;
+        let ep = cg.element_ptr(*vp, vs, &oidx)?;
+        cg.store_elem(vs.ty, ep, v)?;
+        let iv = b.build_int_truncate(bi, cg.i32(), "")?;
+        let ep = cg.element_ptr(*ip, is, &oidx)?;
+        cg.store_elem(is.ty, ep, iv.into())?;
+        b.build_store(prev_key, bk)?;
+        b.build_store(prev_idx, bi)?;
+        b.build_store(have_prev, cg.i1().const_int(1, false))?;
+        Ok(())
+    })?;
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+/// 32-bit helpers for the bit generators.
+struct U32<'a, 'b, 'ctx> {
+    cg: &'a Cg<'b, 'ctx>,
+}
+
+impl<'ctx> U32<'_, '_, 'ctx> {
+    fn c(&self, v: u64) -> IntValue<'ctx> {
+        self.cg.i32().const_int(v & 0xffff_ffff, false)
+    }
+    fn add(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.cg.b.build_int_add(a, b, "")?)
+    }
+    fn xor(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.cg.b.build_xor(a, b, "")?)
+    }
+    fn rotl(&self, x: IntValue<'ctx>, r: u32) -> Result<IntValue<'ctx>, CodegenError> {
+        let b = self.cg.b;
+        let l = b.build_left_shift(x, self.c(r as u64), "")?;
+        let h = b.build_right_shift(x, self.c(32 - r as u64), false, "")?;
+        Ok(b.build_or(l, h, "")?)
+    }
+    /// (low, high) 32-bit halves of a u64 value.
+    fn split(&self, v: IntValue<'ctx>) -> Result<[IntValue<'ctx>; 2], CodegenError> {
+        let b = self.cg.b;
+        let lo = b.build_int_truncate(v, self.cg.i32(), "")?;
+        let hi = b.build_right_shift(v, self.cg.i64c(32), false, "")?;
+        Ok([lo, b.build_int_truncate(hi, self.cg.i32(), "")?])
+    }
+    fn join(&self, lo: IntValue<'ctx>, hi: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        let b = self.cg.b;
+        let l = b.build_int_z_extend(lo, self.cg.i64(), "")?;
+        let h = b.build_int_z_extend(hi, self.cg.i64(), "")?;
+        let h = b.build_left_shift(h, self.cg.i64c(32), "")?;
+        Ok(b.build_or(l, h, "")?)
+    }
+
+    fn threefry(
+        &self,
+        x: [IntValue<'ctx>; 2],
+        key: [IntValue<'ctx>; 2],
+    ) -> Result<[IntValue<'ctx>; 2], CodegenError> {
+        const ROT: [u32; 8] = [13, 15, 26, 6, 17, 29, 16, 24];
+        let k2 = self.xor(self.xor(self.c(0x1BD1_1BDA), key[0])?, key[1])?;
+        let ks = [key[0], key[1], k2];
+        let mut x = [self.add(x[0], ks[0])?, self.add(x[1], ks[1])?];
+        for i in 0..5usize {
+            let rots = if i % 2 == 0 { &ROT[0..4] } else { &ROT[4..8] };
+            for &r in rots {
+                x[0] = self.add(x[0], x[1])?;
+                x[1] = self.rotl(x[1], r)?;
+                x[1] = self.xor(x[1], x[0])?;
+            }
+            let j = i + 1;
+            x[0] = self.add(x[0], ks[j % 3])?;
+            x[1] = self.add(self.add(x[1], ks[(j + 1) % 3])?, self.c(j as u64))?;
+        }
+        Ok(x)
+    }
+
+    fn philox(
+        &self,
+        mut s: [IntValue<'ctx>; 4],
+        mut key: [IntValue<'ctx>; 2],
+    ) -> Result<[IntValue<'ctx>; 4], CodegenError> {
+        let b = self.cg.b;
+        let i64t = self.cg.i64();
+        let mulw = |a: IntValue<'ctx>, m: u64| -> Result<[IntValue<'ctx>; 2], CodegenError> {
+            let a = b.build_int_z_extend(a, i64t, "")?;
+            let p = b.build_int_mul(a, i64t.const_int(m, false), "")?;
+            self.split(p)
+        };
+        for _ in 0..10 {
+            let [p0l, p0h] = mulw(s[0], 0xD251_1F53)?;
+            let [p1l, p1h] = mulw(s[2], 0xCD9E_8D57)?;
+            s = [
+                self.xor(self.xor(p1h, s[1])?, key[0])?,
+                p1l,
+                self.xor(self.xor(p0h, s[3])?, key[1])?,
+                p0l,
+            ];
+            key = [
+                self.add(key[0], self.c(0x9E37_79B9))?,
+                self.add(key[1], self.c(0xBB67_AE85))?,
+            ];
+        }
+        Ok(s)
+    }
+}
+
+/// rng-bit-generator: thread t writes state word t (the counter words
+/// advanced by the number of blocks used) and output element t (row-major
+/// position j): Philox block j / 4 (j / 2 for 64-bit elements) of the
+/// counter (state[1], state[2] or state[0]) keyed by state[0]; ThreeFry the
+/// counter state[1] + j (64-bit) or the half-shape position (the shape
+/// split along its first even dimension, else the largest), as the
+/// evaluator.
+fn emit_rng<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    comp: &hlox_hlo::Computation,
+    id: InstId,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    use hlox_hlo::RngAlgorithm;
+    let inst = comp.inst(id);
+    let Op::RngBitGenerator { algorithm } = &inst.op else {
+        return Err(CodegenError::Other("not a rng-bit-generator".into()));
+    };
+    let bad = |m: &str| CodegenError::Other(format!("rng-bit-generator: {m}"));
+    let state = *inst.operands.first().ok_or_else(|| bad("no state"))?;
+    let [(sp, Some(ss)), (vp, Some(vs))] = outs else {
+        return Err(bad("results must be (state, values)"));
+    };
+    let m = ss.element_count() as i64;
+    if ss.ty != ElementType::U64 || ss.rank() != 1 || m < 2 {
+        return Err(bad("state must be u64[n] with n >= 2"));
+    }
+    if vs.ty == ElementType::Pred {
+        return Err(bad("cannot produce pred"));
+    }
+    let n = vs.element_count() as i64;
+    let bits = vs.ty.bit_width();
+    let u = U32 { cg };
+    let b = cg.b;
+    // Static split for ThreeFry with narrow elements.
+    let dims = &vs.dims;
+    let split_dim = if dims.is_empty() {
+        None
+    } else {
+        Some(dims.iter().position(|&d| d % 2 == 0).unwrap_or_else(|| {
+            let mut best = 0;
+            for i in 0..dims.len() {
+                if dims[i] > dims[best] {
+                    best = i;
+                }
+            }
+            best
+        }))
+    };
+    let mut half = dims.clone();
+    match split_dim {
+        Some(s) => half[s] = (half[s] + 1) / 2,
+        None => half = vec![1],
+    }
+    let half_count: i64 = half.iter().product();
+    let philox = matches!(algorithm, RngAlgorithm::Default | RngAlgorithm::Philox);
+    let blocks = if bits == 64 {
+        (2 * n + 3) / 4
+    } else {
+        (n + 3) / 4
+    };
+    let f = cg.current_fn()?;
+    // State words.
+    let sblk = cg.ctx.append_basic_block(f, "rng.state");
+    let vchk = cg.ctx.append_basic_block(f, "rng.vchk");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(m), "")?;
+    b.build_conditional_branch(inb, sblk, vchk)?;
+    b.position_at_end(sblk);
+    {
+        let cur = ctx.gen(cg, state, &[tid])?[0].into_int_value();
+        let new = if philox {
+            let (lo, hi) = if m >= 3 {
+                (rng_word(cg, ctx, state, 1)?, rng_word(cg, ctx, state, 2)?)
+            } else {
+                (rng_word(cg, ctx, state, 1)?, rng_word(cg, ctx, state, 0)?)
+            };
+            let nl = b.build_int_add(lo, cg.i64c(blocks), "")?;
+            let carry = b.build_int_compare(IntPredicate::ULT, nl, lo, "")?;
+            let nh = b.build_int_add(hi, b.build_int_z_extend(carry, cg.i64(), "")?, "")?;
+            let is1 = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(1), "")?;
+            let v = b.build_select(is1, nl, cur, "")?.into_int_value();
+            if m >= 3 {
+                let is2 = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(2), "")?;
+                b.build_select(is2, nh, v, "")?.into_int_value()
+            } else {
+                v
+            }
+        } else {
+            let adv = if bits == 64 { n } else { half_count };
+            let nc = b.build_int_add(rng_word(cg, ctx, state, 1)?, cg.i64c(adv), "")?;
+            let is1 = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(1), "")?;
+            b.build_select(is1, nc, cur, "")?.into_int_value()
+        };
+        let ep = cg.element_ptr(*sp, ss, &[tid])?;
+        cg.store_elem(ss.ty, ep, new.into())?;
+    }
+    b.build_unconditional_branch(vchk)?;
+    b.position_at_end(vchk);
+    if n == 0 {
+        return Ok(());
+    }
+    let vblk = cg.ctx.append_basic_block(f, "rng.value");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(n), "")?;
+    b.build_conditional_branch(inb, vblk, next)?;
+    b.position_at_end(vblk);
+    let idx = delinearize(cg, vs, tid)?;
+    // Row-major position.
+    let mut j = cg.i64c(0);
+    for (d, &i) in idx.iter().enumerate() {
+        j = b.build_int_mul(j, cg.i64c(dims[d]), "")?;
+        j = b.build_int_add(j, i, "")?;
+    }
+    let v64 = if philox {
+        let key = u.split(rng_word(cg, ctx, state, 0)?)?;
+        let (lo, hi) = if m >= 3 {
+            (rng_word(cg, ctx, state, 1)?, rng_word(cg, ctx, state, 2)?)
+        } else {
+            (rng_word(cg, ctx, state, 1)?, rng_word(cg, ctx, state, 0)?)
+        };
+        let per = if bits == 64 { 2 } else { 4 };
+        let blk = b.build_int_unsigned_div(j, cg.i64c(per), "")?;
+        let word = b.build_int_unsigned_rem(j, cg.i64c(per), "")?;
+        let l = b.build_int_add(lo, blk, "")?;
+        let carry = b.build_int_compare(IntPredicate::ULT, l, lo, "")?;
+        let h = b.build_int_add(hi, b.build_int_z_extend(carry, cg.i64(), "")?, "")?;
+        let [a0, a1] = u.split(l)?;
+        let [b0, b1] = u.split(h)?;
+        let o = u.philox([a0, a1, b0, b1], key)?;
+        let pick = |k: i64, vals: &[IntValue<'ctx>]| -> Result<IntValue<'ctx>, CodegenError> {
+            let mut r = vals[0];
+            for (w, v) in vals.iter().enumerate().skip(1) {
+                let is = b.build_int_compare(IntPredicate::EQ, word, cg.i64c(w as i64), "")?;
+                r = b.build_select(is, *v, r, "")?.into_int_value();
+            }
+            let _ = k;
+            Ok(r)
+        };
+        if bits == 64 {
+            let w0 = u.join(o[0], o[1])?;
+            let w1 = u.join(o[2], o[3])?;
+            pick(0, &[w0, w1])?
+        } else {
+            let w = pick(0, &o)?;
+            b.build_int_z_extend(w, cg.i64(), "")?
+        }
+    } else {
+        let key = u.split(rng_word(cg, ctx, state, 0)?)?;
+        let ctr = rng_word(cg, ctx, state, 1)?;
+        if bits == 64 {
+            let c = b.build_int_add(ctr, j, "")?;
+            let o = u.threefry(u.split(c)?, key)?;
+            u.join(o[0], o[1])?
+        } else {
+            let (lin, cw) = match split_dim {
+                None => (cg.i64c(0), cg.i64c(0)),
+                Some(s) => {
+                    let mut lin = cg.i64c(0);
+                    for (d, &i) in idx.iter().enumerate() {
+                        let v = if d == s {
+                            b.build_int_unsigned_div(i, cg.i64c(2), "")?
+                        } else {
+                            i
+                        };
+                        lin = b.build_int_mul(lin, cg.i64c(half[d]), "")?;
+                        lin = b.build_int_add(lin, v, "")?;
+                    }
+                    (lin, b.build_int_unsigned_rem(idx[s], cg.i64c(2), "")?)
+                }
+            };
+            let c = b.build_int_add(ctr, lin, "")?;
+            let o = u.threefry(u.split(c)?, key)?;
+            let is1 = b.build_int_compare(IntPredicate::EQ, cw, cg.i64c(1), "")?;
+            let w = b.build_select(is1, o[1], o[0], "")?.into_int_value();
+            b.build_int_z_extend(w, cg.i64(), "")?
+        }
+    };
+    // Low `bits` bits, as the element's storage.
+    let st_ty = cg.storage_type(vs.ty);
+    let ibits = cg
+        .ctx
+        .custom_width_int_type(
+            std::num::NonZeroU32::new(bits).ok_or_else(|| bad("zero-width element"))?,
+        )
+        .map_err(bad)?;
+    let w = if bits == 64 {
+        v64
+    } else {
+        b.build_int_truncate(v64, ibits, "")?
+    };
+    let sv: BasicValueEnum = if st_ty.is_int_type() {
+        w.into()
+    } else {
+        b.build_bit_cast(w, st_ty, "")?
+    };
+    let ep = cg.element_ptr(*vp, vs, &idx)?;
+    let store = b.build_store(ep, sv)?;
+    let _ = store.set_alignment(1);
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+fn rng_word<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    state: InstId,
+    i: i64,
+) -> Result<IntValue<'ctx>, CodegenError> {
+    Ok(ctx.gen(cg, state, &[cg.i64c(i)])?[0].into_int_value())
+}
+
+struct ConvGeo<'a, 'ctx> {
+    dn: &'a hlox_hlo::ConvDimensionNumbers,
+    window: &'a hlox_hlo::Window,
+    ls: &'a ArrayShape,
+    oidx: &'a [IntValue<'ctx>],
+    fg: IntValue<'ctx>,
+    in_fg_size: i64,
+    lhs: InstId,
+    rhs: InstId,
+    dom: ElementType,
+    acc: PointerValue<'ctx>,
+    at: inkwell::types::BasicTypeEnum<'ctx>,
+}
+
+fn conv_loops<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: &ConvGeo<'_, 'ctx>,
+    level: usize,
+    li: &mut Vec<IntValue<'ctx>>,
+    ri: &mut Vec<IntValue<'ctx>>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    let u = |d: i64| d as usize;
+    let dn = g.dn;
+    if level < g.window.dims.len() {
+        let wd = &g.window.dims[level];
+        let isd = u(dn.input_spatial_dimensions[level]);
+        let osd = u(dn.output_spatial_dimensions[level]);
+        let ksd = u(dn.kernel_spatial_dimensions[level]);
+        return for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(wd.size),
+            &format!("cw{level}"),
+            &mut |k| {
+                let p = b.build_int_mul(g.oidx[osd], cg.i64c(wd.stride), "")?;
+                let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
+                let p =
+                    b.build_int_add(p, b.build_int_mul(k, cg.i64c(wd.window_dilation), "")?, "")?;
+                let mut valid = b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?;
+                let i = if wd.base_dilation > 1 {
+                    let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
+                    let r0 = b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?;
+                    valid = b.build_and(valid, r0, "")?;
+                    b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
+                } else {
+                    p
+                };
+                let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(g.ls.dims[isd]), "")?;
+                valid = b.build_and(valid, lt, "")?;
+                li[isd] = i;
+                ri[ksd] = if wd.reversal {
+                    b.build_int_sub(cg.i64c(wd.size - 1), k, "")?
+                } else {
+                    k
+                };
+                let f = cg.current_fn()?;
+                let body = cg.ctx.append_basic_block(f, "cw.in");
+                let join = cg.ctx.append_basic_block(f, "cw.next");
+                b.build_conditional_branch(valid, body, join)?;
+                b.position_at_end(body);
+                conv_loops(cg, ctx, g, level + 1, li, ri)?;
+                b.build_unconditional_branch(join)?;
+                b.position_at_end(join);
+                Ok(())
+            },
+        );
+    }
+    for_range(cg, cg.i64c(0), cg.i64c(g.in_fg_size), "cz", &mut |riz| {
+        let base = b.build_int_mul(g.fg, cg.i64c(g.in_fg_size), "")?;
+        li[u(dn.input_feature_dimension)] = b.build_int_add(base, riz, "")?;
+        ri[u(dn.kernel_input_feature_dimension)] = riz;
+        let x = ctx.gen(cg, g.lhs, li)?[0];
+        let y = ctx.gen(cg, g.rhs, ri)?[0];
+        let lty = ctx.comp.inst(g.lhs).shape.element_type().unwrap_or(g.dom);
+        let rty = ctx.comp.inst(g.rhs).shape.element_type().unwrap_or(g.dom);
+        let x = scalar::convert(cg, lty, g.dom, x)?;
+        let y = scalar::convert(cg, rty, g.dom, y)?;
+        let s = b.build_load(g.at, g.acc, "")?;
+        let r: BasicValueEnum = if g.dom.is_float() {
+            let p = b.build_float_mul(x.into_float_value(), y.into_float_value(), "")?;
+            b.build_float_add(s.into_float_value(), p, "")?.into()
+        } else {
+            let p = b.build_int_mul(x.into_int_value(), y.into_int_value(), "")?;
+            b.build_int_add(s.into_int_value(), p, "")?.into()
+        };
+        b.build_store(g.acc, r)?;
+        Ok(())
+    })
+}
+
+type DotBody<'c, 'm, 'ctx> = dyn FnMut(
+        &Cg<'_, 'ctx>,
+        &mut ElementalCtx<'m, 'ctx>,
+        &[IntValue<'ctx>],
+        &[IntValue<'ctx>],
+    ) -> Result<(), CodegenError>
+    + 'c;
+
+#[allow(clippy::too_many_arguments)]
+fn dot_loops<'ctx, 'm>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'m, 'ctx>,
+    ls: &ArrayShape,
+    lc: &[usize],
+    rc: &[usize],
+    level: usize,
+    li: &mut Vec<IntValue<'ctx>>,
+    ri: &mut Vec<IntValue<'ctx>>,
+    body: &mut DotBody<'_, 'm, 'ctx>,
+) -> Result<(), CodegenError> {
+    if level == lc.len() {
+        return body(cg, ctx, li, ri);
+    }
+    let n = ls.dims[lc[level]];
+    for_range(cg, cg.i64c(0), cg.i64c(n), &format!("k{level}"), &mut |i| {
+        li[lc[level]] = i;
+        ri[rc[level]] = i;
+        dot_loops(cg, ctx, ls, lc, rc, level + 1, li, ri, body)
+    })
+}

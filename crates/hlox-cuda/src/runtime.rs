@@ -1,0 +1,717 @@
+//! Running a compiled module on a GPU: the CUDA driver through `cudarc`
+//! (loaded at run time: a machine without `libcuda.so` gets a clear error,
+//! never a panic).
+//!
+//! Values are trees of device buffers that are never written after the
+//! step that produced them, so tuples, get-tuple-elements and loop states
+//! share buffers without copies; a buffer is freed when the last step
+//! using its value has run. Everything runs on one stream, in program
+//! order; host control flow (while, conditional) reads its predicate back.
+
+use crate::plan::{CompPlan, Step};
+use crate::{compile, CompileError, CompiledModule, CudaCompileOptions};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
+    PushKernelArg,
+};
+use hlox_hlo::{ArrayLiteral, ArrayShape, CompId, InstId, Literal, Module, Op, Shape};
+use std::collections::HashMap;
+
+use std::sync::Arc;
+
+/// Errors of the CUDA runtime (device, loading, execution).
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("no CUDA driver found (libcuda.so): {0}")]
+    NoDriver(String),
+    #[error("CUDA driver: {0}")]
+    Driver(String),
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    #[error("the computation takes {expected} arguments but was given {actual}")]
+    ArgumentCount { expected: usize, actual: usize },
+    #[error("argument {index} (parameter `{name}`): {message}")]
+    Argument {
+        index: usize,
+        name: String,
+        message: String,
+    },
+    #[error("{inst}: CustomCall failed: {message}")]
+    CustomCall { inst: String, message: String },
+    #[error("execution failed at {inst}: {message}")]
+    Exec { inst: String, message: String },
+}
+
+fn drv(e: impl std::fmt::Display) -> RuntimeError {
+    RuntimeError::Driver(e.to_string())
+}
+
+/// Whether the CUDA driver library can be loaded on this machine.
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen libcuda; nothing is called.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// The `sm_XX` to generate PTX for on a device of `device_sm`: the device's
+/// own up to sm_90, sm_90 above (LLVM 19's newest NVPTX target; the driver
+/// JIT-compiles its PTX for newer GPUs).
+pub fn target_sm(device_sm: &str) -> String {
+    match device_sm
+        .strip_prefix("sm_")
+        .and_then(|n| n.parse::<u32>().ok())
+    {
+        Some(n) if n > 90 => "sm_90".into(),
+        Some(_) => device_sm.to_string(),
+        None => "sm_80".into(),
+    }
+}
+
+/// A CUDA device: its context and the stream every run uses.
+pub struct CudaClient {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    ordinal: usize,
+}
+
+impl std::fmt::Debug for CudaClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CudaClient({})", self.ordinal)
+    }
+}
+
+impl CudaClient {
+    /// Open device `ordinal`. Fails with "no CUDA driver found
+    /// (libcuda.so): ..." where the driver library is missing.
+    pub fn new(ordinal: usize) -> Result<CudaClient, RuntimeError> {
+        if !driver_present() {
+            return Err(RuntimeError::NoDriver(
+                "the NVIDIA driver library could not be loaded; install the NVIDIA driver \
+                 or run on a machine with a GPU (the Host platform needs none)"
+                    .into(),
+            ));
+        }
+        let count = CudaContext::device_count().map_err(drv)?;
+        if ordinal >= count.max(0) as usize {
+            return Err(RuntimeError::Driver(format!(
+                "device {ordinal} does not exist ({count} CUDA device(s) found)"
+            )));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(drv)?;
+        let stream = ctx.new_stream().map_err(drv)?;
+        Ok(CudaClient {
+            ctx,
+            stream,
+            ordinal,
+        })
+    }
+
+    /// The device's name and compute capability, e.g. ("NVIDIA H100", (9, 0)).
+    pub fn device_info(&self) -> Result<(String, (i32, i32)), RuntimeError> {
+        Ok((
+            self.ctx.name().map_err(drv)?,
+            self.ctx.compute_capability().map_err(drv)?,
+        ))
+    }
+
+    /// The `sm_XX` of this device.
+    pub fn sm(&self) -> Result<String, RuntimeError> {
+        let (ma, mi) = self.ctx.compute_capability().map_err(drv)?;
+        Ok(format!("sm_{ma}{mi}"))
+    }
+
+    /// Compile for this device (the options' `sm` is replaced by the
+    /// device's own, at most sm_90: newer GPUs JIT-compile sm_90 PTX in the
+    /// driver, LLVM 19 targets nothing newer) and load the result.
+    pub fn compile(
+        &self,
+        module: &Module,
+        options: &CudaCompileOptions,
+    ) -> Result<CudaExecutable, RuntimeError> {
+        let mut o = options.clone();
+        o.sm = target_sm(&self.sm()?);
+        let c = compile(module, &o)?;
+        self.load(c)
+    }
+
+    /// Load a compiled module: its PTX and its constants.
+    pub fn load(&self, compiled: CompiledModule) -> Result<CudaExecutable, RuntimeError> {
+        let cm = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(compiled.ptx.clone()))
+            .map_err(|e| RuntimeError::Driver(format!("loading the PTX module: {e}")))?;
+        let mut funcs = Vec::new();
+        for k in &compiled.program.kernels {
+            funcs.push(
+                cm.load_function(&k.name)
+                    .map_err(|e| RuntimeError::Driver(format!("kernel {}: {e}", k.name)))?,
+            );
+        }
+        // cuBLAS for the dots it can compute, where libcublas is present
+        // (otherwise, and with use_cublas off, the dot kernels run).
+        let blas = if compiled.options.use_cublas
+            && compiled.program.kernels.iter().any(|k| k.gemm.is_some())
+            // SAFETY: only tries to dlopen libcublas.
+            && unsafe { cudarc::cublas::sys::is_culib_present() }
+        {
+            Some(
+                cudarc::cublas::CudaBlas::new(self.stream.clone())
+                    .map_err(|e| RuntimeError::Driver(format!("cuBLAS: {e}")))?,
+            )
+        } else {
+            None
+        };
+        let dev = CudaDevice {
+            stream: self.stream.clone(),
+            gemms: compiled.program.kernels.iter().map(|k| k.gemm).collect(),
+            funcs,
+            blas,
+            block_size: compiled.options.block_size,
+        };
+        Ok(CudaExecutable {
+            ctx: self.ctx.clone(),
+            _module: cm,
+            runner: Runner::new(dev, compiled)?,
+        })
+    }
+}
+
+/// What the program interpreter needs from a device.
+pub(crate) trait Device {
+    type Buf;
+    /// An uninitialized buffer of at least `bytes` bytes (at least 1).
+    fn alloc(&self, bytes: usize) -> Result<Self::Buf, String>;
+    fn upload(&self, bytes: &[u8]) -> Result<Self::Buf, String>;
+    fn download(&self, b: &Self::Buf, out: &mut [u8]) -> Result<(), String>;
+    fn ptr(&self, b: &Self::Buf) -> u64;
+    /// Run kernel `k` over `threads` threads with these pointer arguments.
+    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), String>;
+    /// Copy `n` bytes from `src` to `dst`.
+    fn copy(&self, dst: &Self::Buf, src: &Self::Buf, n: usize) -> Result<(), String>;
+    /// The stream custom calls are given (null off the GPU).
+    fn stream(&self) -> hlox_ffi::CUstream;
+    /// Wait for all queued work.
+    fn sync(&self) -> Result<(), String>;
+}
+
+/// One device array.
+pub(crate) struct DevBuf<B> {
+    buf: B,
+    shape: ArrayShape,
+}
+
+/// A value: a tree of device arrays (shared, never written after creation).
+pub(crate) enum Val<B> {
+    Buf(Arc<DevBuf<B>>),
+    Tuple(Vec<Val<B>>),
+    Token,
+}
+
+impl<B> Clone for Val<B> {
+    fn clone(&self) -> Self {
+        match self {
+            Val::Buf(b) => Val::Buf(b.clone()),
+            Val::Tuple(t) => Val::Tuple(t.clone()),
+            Val::Token => Val::Token,
+        }
+    }
+}
+
+impl<B> Val<B> {
+    fn leaves(&self, out: &mut Vec<Option<Arc<DevBuf<B>>>>) {
+        match self {
+            Val::Buf(b) => out.push(Some(b.clone())),
+            Val::Tuple(t) => t.iter().for_each(|e| e.leaves(out)),
+            Val::Token => out.push(None),
+        }
+    }
+}
+
+/// The program interpreter over a [`Device`].
+pub(crate) struct Runner<D: Device> {
+    pub(crate) dev: D,
+    pub(crate) compiled: CompiledModule,
+    constants: HashMap<(CompId, InstId), Val<D::Buf>>,
+}
+
+fn exec(inst: &str, message: impl Into<String>) -> RuntimeError {
+    RuntimeError::Exec {
+        inst: inst.to_string(),
+        message: message.into(),
+    }
+}
+
+impl<D: Device> Runner<D> {
+    pub(crate) fn new(dev: D, compiled: CompiledModule) -> Result<Self, RuntimeError> {
+        let mut r = Runner {
+            dev,
+            compiled,
+            constants: HashMap::new(),
+        };
+        let mut constants = HashMap::new();
+        for (&cid, plan) in &r.compiled.program.comps {
+            let comp = r.compiled.module.comp(cid);
+            for (id, step, _) in &plan.steps {
+                if let (Step::Constant, Op::Constant { literal }) = (step, &comp.inst(*id).op) {
+                    let v = r
+                        .upload_literal(literal)
+                        .map_err(|m| exec(&comp.inst(*id).name, m))?;
+                    constants.insert((cid, *id), v);
+                }
+            }
+        }
+        r.constants = constants;
+        Ok(r)
+    }
+
+    fn upload_literal(&self, l: &Literal) -> Result<Val<D::Buf>, String> {
+        Ok(match l {
+            Literal::Array(a) => Val::Buf(Arc::new(DevBuf {
+                buf: self.dev.upload(a.bytes())?,
+                shape: a.shape().clone(),
+            })),
+            Literal::Tuple(t) => Val::Tuple(
+                t.iter()
+                    .map(|e| self.upload_literal(e))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Literal::Token => Val::Token,
+        })
+    }
+
+    /// Run with host arguments; returns the result on the host.
+    pub(crate) fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
+        let m = &self.compiled.module;
+        let entry = m.entry_computation();
+        if args.len() != entry.params.len() {
+            return Err(RuntimeError::ArgumentCount {
+                expected: entry.params.len(),
+                actual: args.len(),
+            });
+        }
+        let mut dargs = Vec::new();
+        for (i, (a, &p)) in args.iter().zip(&entry.params).enumerate() {
+            let pinst = entry.inst(p);
+            dargs.push(self.upload_arg(a, &pinst.shape).map_err(|message| {
+                RuntimeError::Argument {
+                    index: i,
+                    name: pinst.name.clone(),
+                    message,
+                }
+            })?);
+        }
+        let r = self.run_comp(m.entry, dargs)?;
+        let out = self.download(&r)?;
+        self.dev.sync().map_err(RuntimeError::Driver)?;
+        Ok(out)
+    }
+
+    fn upload_arg(&self, a: &Literal, s: &Shape) -> Result<Val<D::Buf>, String> {
+        match (a, s) {
+            (Literal::Array(l), Shape::Array(want)) => {
+                if l.shape().ty != want.ty || l.shape().dims != want.dims {
+                    return Err(format!(
+                        "expected {}{:?}, got {}{:?}",
+                        want.ty,
+                        want.dims,
+                        l.shape().ty,
+                        l.shape().dims
+                    ));
+                }
+                let l = if l.shape().layout != want.layout {
+                    l.relayout(want.layout.clone())
+                } else {
+                    l.clone()
+                };
+                Ok(Val::Buf(Arc::new(DevBuf {
+                    buf: self.dev.upload(l.bytes())?,
+                    shape: want.clone(),
+                })))
+            }
+            (Literal::Tuple(t), Shape::Tuple(ts)) if t.len() == ts.len() => Ok(Val::Tuple(
+                t.iter()
+                    .zip(ts)
+                    .map(|(l, s)| self.upload_arg(l, s))
+                    .collect::<Result<_, _>>()?,
+            )),
+            (Literal::Token, Shape::Token) => Ok(Val::Token),
+            _ => Err("literal does not match the parameter's shape".into()),
+        }
+    }
+
+    fn download(&self, v: &Val<D::Buf>) -> Result<Literal, RuntimeError> {
+        Ok(match v {
+            Val::Buf(b) => {
+                let n = b.shape.byte_size();
+                let mut bytes = vec![0u8; n];
+                if n > 0 {
+                    self.dev
+                        .download(&b.buf, &mut bytes)
+                        .map_err(RuntimeError::Driver)?;
+                }
+                Literal::Array(ArrayLiteral::from_bytes(b.shape.clone(), bytes).map_err(drv)?)
+            }
+            Val::Tuple(t) => Literal::Tuple(
+                t.iter()
+                    .map(|e| self.download(e))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Val::Token => Literal::Token,
+        })
+    }
+
+    fn alloc(&self, s: &Shape) -> Result<Val<D::Buf>, String> {
+        Ok(match s {
+            Shape::Array(a) => Val::Buf(Arc::new(DevBuf {
+                buf: self.dev.alloc(a.byte_size().max(1))?,
+                shape: a.clone(),
+            })),
+            Shape::Tuple(t) => {
+                Val::Tuple(t.iter().map(|e| self.alloc(e)).collect::<Result<_, _>>()?)
+            }
+            Shape::Token => Val::Token,
+        })
+    }
+
+    fn ptrs(&self, leaves: &[Option<Arc<DevBuf<D::Buf>>>]) -> Vec<u64> {
+        leaves
+            .iter()
+            .map(|l| l.as_ref().map(|b| self.dev.ptr(&b.buf)).unwrap_or(0))
+            .collect()
+    }
+
+    fn run_comp(&self, cid: CompId, args: Vec<Val<D::Buf>>) -> Result<Val<D::Buf>, RuntimeError> {
+        let m = &self.compiled.module;
+        let comp = m.comp(cid);
+        let plan: &CompPlan = self
+            .compiled
+            .program
+            .comps
+            .get(&cid)
+            .ok_or_else(|| exec(&comp.name, "computation was not planned"))?;
+        let mut vals: HashMap<InstId, Val<D::Buf>> = HashMap::new();
+        for (id, step, frees) in &plan.steps {
+            let inst = comp.inst(*id);
+            let name = inst.name.as_str();
+            let operand = |k: usize| -> Result<Val<D::Buf>, RuntimeError> {
+                inst.operands
+                    .get(k)
+                    .and_then(|o| vals.get(o))
+                    .cloned()
+                    .ok_or_else(|| exec(name, format!("operand {k} has no value")))
+            };
+            let operands = || -> Result<Vec<Val<D::Buf>>, RuntimeError> {
+                (0..inst.operands.len()).map(operand).collect()
+            };
+            let v = match step {
+                Step::Param(n) => args
+                    .get(*n)
+                    .cloned()
+                    .ok_or_else(|| exec(name, format!("no argument {n}")))?,
+                Step::Constant => self
+                    .constants
+                    .get(&(cid, *id))
+                    .cloned()
+                    .ok_or_else(|| exec(name, "constant not loaded"))?,
+                Step::Tuple => Val::Tuple(operands()?),
+                Step::Gte(i) => match operand(0)? {
+                    Val::Tuple(t) => t
+                        .get(*i)
+                        .cloned()
+                        .ok_or_else(|| exec(name, format!("tuple has no element {i}")))?,
+                    _ => return Err(exec(name, "operand is not a tuple")),
+                },
+                Step::Alias => operand(0)?,
+                Step::Token => Val::Token,
+                Step::ByteCopy => {
+                    let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
+                    if let (Val::Buf(src), Val::Buf(dst)) = (operand(0)?, &out) {
+                        let n = src.shape.byte_size();
+                        if n > 0 {
+                            self.dev
+                                .copy(&dst.buf, &src.buf, n)
+                                .map_err(|e| exec(name, e))?;
+                        }
+                    }
+                    out
+                }
+                Step::Kernel(k) => {
+                    let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
+                    let mut leaves = Vec::new();
+                    for o in operands()? {
+                        o.leaves(&mut leaves);
+                    }
+                    out.leaves(&mut leaves);
+                    let info = &self.compiled.program.kernels[*k];
+                    if info.threads > 0 {
+                        self.dev
+                            .launch(*k, &self.ptrs(&leaves), info.threads)
+                            .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))?;
+                    }
+                    out
+                }
+                Step::Call(c) => self.run_comp(*c, operands()?)?,
+                Step::While { cond, body } => {
+                    let mut state = operand(0)?;
+                    loop {
+                        let p = self.run_comp(*cond, vec![state.clone()])?;
+                        if self.read_scalar(&p, name, 1)?[0] == 0 {
+                            break;
+                        }
+                        state = self.run_comp(*body, vec![state])?;
+                    }
+                    state
+                }
+                Step::Conditional(branches) => {
+                    let sel = operand(0)?;
+                    let is_pred = comp
+                        .inst(inst.operands[0])
+                        .shape
+                        .element_type()
+                        .is_some_and(|t| t.is_pred());
+                    let b = if is_pred {
+                        if self.read_scalar(&sel, name, 1)?[0] != 0 {
+                            0
+                        } else {
+                            1
+                        }
+                    } else {
+                        let v = self.read_scalar(&sel, name, 4)?;
+                        let i = i32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                        // Out of range: the last branch (XLA's rule).
+                        if i < 0 || i as usize >= branches.len() {
+                            branches.len() - 1
+                        } else {
+                            i as usize
+                        }
+                    };
+                    self.run_comp(branches[b], vec![operand(1 + b)?])?
+                }
+                Step::CustomCall => self.custom_call(inst, operands()?)?,
+            };
+            vals.insert(*id, v);
+            for f in frees {
+                vals.remove(f);
+            }
+        }
+        vals.remove(&comp.root)
+            .ok_or_else(|| exec(&comp.name, "root has no value"))
+    }
+
+    fn read_scalar(&self, v: &Val<D::Buf>, name: &str, n: usize) -> Result<Vec<u8>, RuntimeError> {
+        let Val::Buf(b) = v else {
+            return Err(exec(name, "predicate is not an array"));
+        };
+        let mut bytes = vec![0u8; n];
+        self.dev
+            .download(&b.buf, &mut bytes)
+            .map_err(|e| exec(name, e))?;
+        Ok(bytes)
+    }
+
+    fn custom_call(
+        &self,
+        inst: &hlox_hlo::Instruction,
+        operands: Vec<Val<D::Buf>>,
+    ) -> Result<Val<D::Buf>, RuntimeError> {
+        let Op::CustomCall(call) = &inst.op else {
+            return Err(exec(&inst.name, "not a custom call"));
+        };
+        let target =
+            self.compiled
+                .bound
+                .get(&call.target)
+                .ok_or_else(|| RuntimeError::CustomCall {
+                    inst: inst.name.clone(),
+                    message: format!("target \"{}\" is not bound for CUDA", call.target),
+                })?;
+        let out = self.alloc(&inst.shape).map_err(|e| exec(&inst.name, e))?;
+        let mut leaves = Vec::new();
+        for o in &operands {
+            o.leaves(&mut leaves);
+        }
+        out.leaves(&mut leaves);
+        let mut buffers: Vec<*mut std::ffi::c_void> = self
+            .ptrs(&leaves)
+            .into_iter()
+            .map(|p| p as usize as *mut std::ffi::c_void)
+            .collect();
+        // SAFETY: buffers are live allocations of the shapes the custom
+        // call declares, in XLA's order (operand leaves, then result
+        // leaves); the stream is the run's.
+        unsafe { hlox_ffi::invoke_cuda(target, call, self.dev.stream(), &mut buffers) }.map_err(
+            |e| RuntimeError::CustomCall {
+                inst: inst.name.clone(),
+                message: format!("target \"{}\": {}", call.target, e.detail()),
+            },
+        )?;
+        Ok(out)
+    }
+}
+
+/// The CUDA driver as a [`Device`].
+pub(crate) struct CudaDevice {
+    stream: Arc<CudaStream>,
+    funcs: Vec<CudaFunction>,
+    gemms: Vec<Option<crate::plan::Gemm>>,
+    blas: Option<cudarc::cublas::CudaBlas>,
+    block_size: u32,
+}
+
+impl CudaDevice {
+    /// `out = lhs . rhs` by cuBLAS (pointers: lhs, rhs, out).
+    fn gemm(
+        &self,
+        blas: &cudarc::cublas::CudaBlas,
+        g: &crate::plan::Gemm,
+        ptrs: &[u64],
+    ) -> Result<(), String> {
+        use cudarc::cublas::{result, sys};
+        let [lhs, rhs, out] = ptrs else {
+            return Err("a dot takes two operands and one result".into());
+        };
+        let a = g.cublas_args();
+        let op = |t: bool| {
+            if t {
+                sys::cublasOperation_t::CUBLAS_OP_T
+            } else {
+                sys::cublasOperation_t::CUBLAS_OP_N
+            }
+        };
+        let i = |v: i64| v as std::ffi::c_int;
+        let h = *blas.handle();
+        // SAFETY: the buffers hold batch x (m k, k n, m n) elements of the
+        // GEMM's type (checked by gemm_of), the handle is bound to our stream.
+        unsafe {
+            if g.f64 {
+                let (one, zero) = (1.0f64, 0.0f64);
+                result::dgemm_strided_batched(
+                    h,
+                    op(a.trans_a),
+                    op(a.trans_b),
+                    i(a.m),
+                    i(a.n),
+                    i(a.k),
+                    &one,
+                    *rhs as *const f64,
+                    i(a.lda),
+                    a.stride_a,
+                    *lhs as *const f64,
+                    i(a.ldb),
+                    a.stride_b,
+                    &zero,
+                    *out as *mut f64,
+                    i(a.ldc),
+                    a.stride_c,
+                    i(g.batch),
+                )
+            } else {
+                let (one, zero) = (1.0f32, 0.0f32);
+                result::sgemm_strided_batched(
+                    h,
+                    op(a.trans_a),
+                    op(a.trans_b),
+                    i(a.m),
+                    i(a.n),
+                    i(a.k),
+                    &one,
+                    *rhs as *const f32,
+                    i(a.lda),
+                    a.stride_a,
+                    *lhs as *const f32,
+                    i(a.ldb),
+                    a.stride_b,
+                    &zero,
+                    *out as *mut f32,
+                    i(a.ldc),
+                    a.stride_c,
+                    i(g.batch),
+                )
+            }
+        }
+        .map_err(|e| format!("cuBLAS GEMM: {e}"))
+    }
+}
+
+impl Device for CudaDevice {
+    type Buf = CudaSlice<u8>;
+    fn alloc(&self, bytes: usize) -> Result<CudaSlice<u8>, String> {
+        // SAFETY: every element is written by the producing step before use.
+        unsafe { self.stream.alloc::<u8>(bytes.max(1)) }.map_err(|e| e.to_string())
+    }
+    fn upload(&self, bytes: &[u8]) -> Result<CudaSlice<u8>, String> {
+        let data: &[u8] = if bytes.is_empty() { &[0u8] } else { bytes };
+        self.stream.clone_htod(data).map_err(|e| e.to_string())
+    }
+    fn download(&self, b: &CudaSlice<u8>, out: &mut [u8]) -> Result<(), String> {
+        self.stream
+            .memcpy_dtoh(&b.slice(0..out.len()), out)
+            .map_err(|e| e.to_string())
+    }
+    fn ptr(&self, b: &CudaSlice<u8>) -> u64 {
+        let (p, _sync) = b.device_ptr(&self.stream);
+        p
+    }
+    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), String> {
+        if let (Some(blas), Some(Some(g))) = (&self.blas, self.gemms.get(k)) {
+            return self.gemm(blas, g, ptrs);
+        }
+        let bs = self.block_size as u64;
+        let grid = u32::try_from(threads.div_ceil(bs))
+            .map_err(|_| format!("{threads} threads exceed one grid"))?;
+        let cfg = LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (bs as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let f = self.funcs.get(k).ok_or("no such kernel")?;
+        let mut b = self.stream.launch_builder(f);
+        for p in ptrs {
+            b.arg(p);
+        }
+        // SAFETY: the kernel takes exactly these pointers (operand leaves,
+        // then result leaves) and writes only inside the result buffers.
+        unsafe { b.launch(cfg) }
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+    fn copy(&self, dst: &CudaSlice<u8>, src: &CudaSlice<u8>, n: usize) -> Result<(), String> {
+        // SAFETY: both buffers hold at least n bytes.
+        unsafe {
+            cudarc::driver::result::memcpy_dtod_async(
+                self.ptr(dst),
+                self.ptr(src),
+                n,
+                self.stream.cu_stream(),
+            )
+        }
+        .map_err(|e| e.to_string())
+    }
+    fn stream(&self) -> hlox_ffi::CUstream {
+        self.stream.cu_stream() as hlox_ffi::CUstream
+    }
+    fn sync(&self) -> Result<(), String> {
+        self.stream.synchronize().map_err(|e| e.to_string())
+    }
+}
+
+/// A module loaded on a device.
+pub struct CudaExecutable {
+    ctx: Arc<CudaContext>,
+    _module: Arc<CudaModule>,
+    runner: Runner<CudaDevice>,
+}
+
+impl CudaExecutable {
+    /// The compiled module (program, PTX, options).
+    pub fn compiled(&self) -> &CompiledModule {
+        &self.runner.compiled
+    }
+
+    /// Run with host arguments (one per entry parameter); returns the
+    /// result on the host. A failing custom call stops the run with
+    /// "<instruction>: CustomCall failed: target \"<name>\": <message>".
+    pub fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
+        self.ctx.bind_to_thread().map_err(drv)?;
+        self.runner.execute(args)
+    }
+}

@@ -1,0 +1,1447 @@
+//! The CUDA backend without a GPU: every kernel the corpus and the opcode
+//! programs produce is assembled by NVIDIA's `ptxas` for sm_80 and sm_90;
+//! the NVPTX math library runs on the host (JIT) against the C library;
+//! the runtime reports a missing driver clearly. With a GPU (and a
+//! driver), the runtime tests run the corpus on it; without, they print
+//! SKIP.
+
+use hlox_cuda::{compile, targets, CompileError, CudaCompileOptions};
+use hlox_ffi::{Platform, Registry};
+use hlox_hlo::text::parse_module;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
+
+fn ptxas() -> Option<PathBuf> {
+    if let Ok(p) = std::env::var("HLOX_PTXAS") {
+        let p = PathBuf::from(p);
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    let root = hlox_tests::workspace_root().join(".venv-cuda/lib");
+    for e in std::fs::read_dir(&root).ok()?.flatten() {
+        let p = e.path().join("site-packages/nvidia/cuda_nvcc/bin/ptxas");
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    eprintln!(
+        "SKIP: ptxas not found (set HLOX_PTXAS or run scripts/setup_ptxas.sh; `make test` does): \
+         PTX is generated but not assembled"
+    );
+    None
+}
+
+/// Assemble `ptx` for `sm` with ptxas; Err(ptxas output) on failure.
+fn assemble(ptxas: &PathBuf, ptx: &str, sm: &str, tag: &str) -> Result<(), String> {
+    let dir = std::env::temp_dir().join(format!("hlox-cuda-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let src = dir.join(format!("{tag}.{sm}.ptx"));
+    std::fs::write(&src, ptx).map_err(|e| e.to_string())?;
+    let out = Command::new(ptxas)
+        .arg(format!("--gpu-name={sm}"))
+        .arg("-O3")
+        .arg(&src)
+        .arg("-o")
+        .arg(dir.join(format!("{tag}.{sm}.cubin")))
+        .output()
+        .map_err(|e| format!("cannot run ptxas: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "ptxas {sm} failed on {}:\n{}{}",
+            src.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let _ = std::fs::remove_file(&src);
+    Ok(())
+}
+
+/// The GPU example targets, with `do_custom_call` in the convention the
+/// corpus case uses (API_VERSION_ORIGINAL for `cc_do_custom_call_v1`).
+fn registry_for(case: &str) -> Registry {
+    let r = Registry::new();
+    if case == "cc_do_custom_call_v1" {
+        r.register_fn("do_custom_call", Platform::Cuda, targets::do_custom_call)
+    } else {
+        r.register_fn(
+            "do_custom_call",
+            Platform::Cuda,
+            targets::do_custom_call_status,
+        )
+    }
+    .expect("register");
+    r.register_fn("axpby", Platform::Cuda, targets::axpby)
+        .expect("register");
+    r.register_fn("tuple_fma", Platform::Cuda, targets::tuple_fma)
+        .expect("register");
+    r
+}
+
+fn opts(sm: &str, case: &str) -> CudaCompileOptions {
+    CudaCompileOptions {
+        sm: sm.into(),
+        registry: Some(Arc::new(registry_for(case))),
+        ..Default::default()
+    }
+}
+
+/// Whether a compile error is one of the documented gaps.
+fn documented_gap(e: &CompileError) -> bool {
+    let s = e.to_string();
+    hlox_cuda::plan::UNSUPPORTED_OPS
+        .iter()
+        .any(|op| s.contains(&format!("not yet supported on CUDA: {op} ")))
+}
+
+#[test]
+fn corpus_kernels_assemble_with_ptxas() {
+    let ptxas = ptxas();
+    let cases = hlox_tests::corpus_cases();
+    assert!(cases.len() >= 70, "corpus has {} cases", cases.len());
+    let mut failures = Vec::new();
+    let (mut assembled, mut kernels, mut gaps, mut typed_ffi) = (0, 0, Vec::new(), 0);
+    for case in &cases {
+        let m = parse_module(&case.hlo_text()).expect("corpus parses");
+        for sm in ["sm_80", "sm_90"] {
+            match compile(&m, &opts(sm, &case.name)) {
+                Ok(c) => {
+                    if sm == "sm_80" {
+                        kernels += c.program.kernels.len();
+                        assembled += 1;
+                    }
+                    // Every kernel is an entry of the PTX.
+                    for k in &c.program.kernels {
+                        if !c.ptx.contains(&format!(".entry {}(", k.name)) {
+                            failures
+                                .push(format!("{}: kernel {} missing from PTX", case.name, k.name));
+                        }
+                    }
+                    if let Some(p) = &ptxas {
+                        if let Err(e) = assemble(p, &c.ptx, sm, &case.name) {
+                            failures.push(format!("{}: {e}", case.name));
+                        }
+                    }
+                }
+                Err(CompileError::Bind(e))
+                    if hlox_tests::TYPED_FFI_CASES.contains(&case.name.as_str()) =>
+                {
+                    assert!(e.to_string().contains("API_VERSION_TYPED_FFI"), "{e}");
+                    typed_ffi += 1;
+                }
+                Err(e) if documented_gap(&e) => {
+                    if sm == "sm_80" {
+                        gaps.push(format!("{} ({e})", case.name));
+                    }
+                }
+                Err(e) => failures.push(format!("{} [{sm}]: {e}", case.name)),
+            }
+        }
+    }
+    eprintln!(
+        "corpus on CUDA: {assembled} of {} cases compiled ({kernels} kernels, assembled for sm_80 \
+         and sm_90: {}), {} typed-FFI bind errors, {} documented gaps:\n  {}",
+        cases.len(),
+        ptxas.is_some(),
+        typed_ffi / 2,
+        gaps.len(),
+        gaps.join("\n  ")
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(assembled >= 55, "only {assembled} corpus cases compiled");
+}
+
+// ---------------------------------------------------------------------------
+// The NVPTX math library, JIT-compiled for the host (its IR uses no NVPTX
+// intrinsic) and compared with the C library on sweeps of inputs.
+
+mod math_on_host {
+    use hlox_codegen::{Cg, MathFn, MathLib};
+    use hlox_cuda::math::NvptxMath;
+    use inkwell::context::Context;
+    use inkwell::targets::{InitializationConfig, Target};
+    use inkwell::OptimizationLevel;
+
+    type F64x1 = unsafe extern "C" fn(f64) -> f64;
+    type F64x2 = unsafe extern "C" fn(f64, f64) -> f64;
+    type F32x1 = unsafe extern "C" fn(f32) -> f32;
+    type F32x2 = unsafe extern "C" fn(f32, f32) -> f32;
+
+    const FNS: &[(MathFn, &str, usize)] = &[
+        (MathFn::Exp, "exp", 1),
+        (MathFn::Expm1, "expm1", 1),
+        (MathFn::Log, "log", 1),
+        (MathFn::Log1p, "log1p", 1),
+        (MathFn::Sin, "sin", 1),
+        (MathFn::Cos, "cos", 1),
+        (MathFn::Tan, "tan", 1),
+        (MathFn::Cbrt, "cbrt", 1),
+        (MathFn::Tanh, "tanh", 1),
+        (MathFn::Erf, "erf", 1),
+        (MathFn::Pow, "pow", 2),
+        (MathFn::Atan2, "atan2", 2),
+        (MathFn::Fmod, "fmod", 2),
+    ];
+
+    fn reference(name: &str, x: f64, y: f64) -> f64 {
+        match name {
+            "exp" => x.exp(),
+            "expm1" => x.exp_m1(),
+            "log" => x.ln(),
+            "log1p" => x.ln_1p(),
+            "sin" => x.sin(),
+            "cos" => x.cos(),
+            "tan" => x.tan(),
+            "cbrt" => x.cbrt(),
+            "tanh" => x.tanh(),
+            "erf" => libm::erf(x),
+            "pow" => x.powf(y),
+            "atan2" => x.atan2(y),
+            "fmod" => x % y,
+            _ => unreachable!(),
+        }
+    }
+
+    /// Distance in units of the last place (NaN == NaN, inf == inf exactly).
+    fn ulps64(a: f64, b: f64) -> u64 {
+        if a.is_nan() && b.is_nan() {
+            return 0;
+        }
+        if a.is_nan() || b.is_nan() || (a.is_infinite() || b.is_infinite()) && a != b {
+            return u64::MAX;
+        }
+        let k = |v: f64| {
+            let i = v.to_bits() as i64;
+            if i < 0 {
+                i64::MIN - i
+            } else {
+                i
+            }
+        };
+        k(a).abs_diff(k(b))
+    }
+
+    fn ulps32(a: f32, b: f32) -> u64 {
+        if a.is_nan() && b.is_nan() {
+            return 0;
+        }
+        if a.is_nan() || b.is_nan() || (a.is_infinite() || b.is_infinite()) && a != b {
+            return u64::MAX;
+        }
+        let k = |v: f32| {
+            let i = v.to_bits() as i32 as i64;
+            if i < 0 {
+                i32::MIN as i64 - i
+            } else {
+                i
+            }
+        };
+        k(a).abs_diff(k(b))
+    }
+
+    /// Inputs: specials, then a log-uniform sweep of both signs.
+    fn inputs(name: &str) -> Vec<f64> {
+        let mut v = vec![
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            -0.5,
+            2.0,
+            3.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            1e-300,
+            -1e-300,
+        ];
+        let (lo, hi) = match name {
+            "exp" | "expm1" | "tanh" => (-12.0, 2.85), // up to ~700
+            "sin" | "cos" | "tan" => (-8.0, 5.5),      // |x| < 3e5
+            "erf" => (-8.0, 0.9),
+            _ => (-30.0, 30.0),
+        };
+        let mut s = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..4000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let u = (s >> 11) as f64 / (1u64 << 53) as f64;
+            let m = 10f64.powf(lo + (hi - lo) * u);
+            v.push(if s & 1 == 0 { m } else { -m });
+        }
+        v
+    }
+
+    #[test]
+    fn nvptx_math_matches_the_c_library_on_the_host() {
+        Target::initialize_native(&InitializationConfig::default()).expect("native target");
+        let ctx = Context::create();
+        let m = ctx.create_module("math");
+        let b = ctx.create_builder();
+        let math = NvptxMath;
+        let cg = Cg {
+            ctx: &ctx,
+            module: &m,
+            b: &b,
+            math: &math,
+            helpers: Default::default(),
+        };
+        for &(f, name, n) in FNS {
+            for t in [cg.f64(), cg.f32()] {
+                let fty = if n == 2 {
+                    t.fn_type(&[t.into(), t.into()], false)
+                } else {
+                    t.fn_type(&[t.into()], false)
+                };
+                let tag = if t == cg.f64() { "64" } else { "32" };
+                let func = m.add_function(&format!("t_{name}_{tag}"), fty, None);
+                let bb = ctx.append_basic_block(func, "entry");
+                b.position_at_end(bb);
+                let args: Vec<_> = func
+                    .get_param_iter()
+                    .map(|p| p.into_float_value())
+                    .collect();
+                let r = math.emit(&cg, f, &args).expect("emit");
+                b.build_return(Some(&r)).expect("ret");
+            }
+        }
+        m.verify().expect("math IR verifies");
+        let ee = m
+            .create_jit_execution_engine(OptimizationLevel::Default)
+            .expect("JIT");
+        let mut report = Vec::new();
+        let mut failures = Vec::new();
+        for &(_, name, n) in FNS {
+            let xs = inputs(name);
+            let ys: Vec<f64> = match name {
+                "pow" => vec![
+                    0.0,
+                    -0.0,
+                    1.0,
+                    -1.0,
+                    2.0,
+                    3.0,
+                    -3.0,
+                    0.5,
+                    -2.5,
+                    7.25,
+                    1e-3,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                    f64::NAN,
+                ],
+                "atan2" => vec![
+                    0.0,
+                    -0.0,
+                    1.0,
+                    -1.0,
+                    1e-5,
+                    -3e4,
+                    2.5,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                    f64::NAN,
+                ],
+                "fmod" => vec![
+                    1.0,
+                    -1.0,
+                    0.3,
+                    7.5,
+                    -2.25e-3,
+                    1e10,
+                    0.0,
+                    f64::INFINITY,
+                    f64::NAN,
+                ],
+                _ => vec![0.0],
+            };
+            // Accuracy bounds in ulps (f64; f32 results are the f64 ones
+            // rounded once: at most 1 ulp of f32). pow's f64 error grows
+            // with |y log x|; fmod is exact.
+            let bound64: u64 = match name {
+                "fmod" => 0,
+                "exp" | "expm1" | "log" | "cbrt" | "sin" | "cos" => 2,
+                "log1p" => 3,
+                "tan" | "tanh" => 4,
+                "atan2" => 6,
+                "erf" => 16,
+                "pow" => 512,
+                _ => 0,
+            };
+            let bound32: u64 = match name {
+                "fmod" => 0,
+                "exp" | "log" => 1,
+                "tanh" => 6,
+                _ => 1,
+            };
+            let (mut worst64, mut worst32) = (0u64, 0u64);
+            for &y in &ys {
+                for &x in &xs {
+                    let (x, y) = if n == 2 && name == "pow" && x.abs() > 1e4 {
+                        (x.abs().sqrt(), y)
+                    } else {
+                        (x, y)
+                    };
+                    let want = reference(name, x, y);
+                    let got = unsafe {
+                        if n == 2 {
+                            let f = ee
+                                .get_function::<F64x2>(&format!("t_{name}_64"))
+                                .expect("fn");
+                            f.call(x, y)
+                        } else {
+                            let f = ee
+                                .get_function::<F64x1>(&format!("t_{name}_64"))
+                                .expect("fn");
+                            f.call(x)
+                        }
+                    };
+                    // Relative bound near results that underflow (denormals).
+                    let d = if want != 0.0 && want.abs() < f64::MIN_POSITIVE * 4.0 {
+                        if (got - want).abs() <= 1e-300 {
+                            0
+                        } else {
+                            ulps64(got, want)
+                        }
+                    } else {
+                        ulps64(got, want)
+                    };
+                    worst64 = worst64.max(d);
+                    if d > bound64 {
+                        failures.push(format!(
+                            "{name}_f64({x:e}, {y:e}) = {got:e}, libm {want:e}: {d} ulps"
+                        ));
+                    }
+                    let (xf, yf) = (x as f32, y as f32);
+                    if (xf as f64).abs() < f32::MIN_POSITIVE as f64 && xf != 0.0 {
+                        continue; // denormal f32 inputs are flushed before math calls
+                    }
+                    let want32 = reference(name, xf as f64, yf as f64) as f32;
+                    let got32 = unsafe {
+                        if n == 2 {
+                            let f = ee
+                                .get_function::<F32x2>(&format!("t_{name}_32"))
+                                .expect("fn");
+                            f.call(xf, yf)
+                        } else {
+                            let f = ee
+                                .get_function::<F32x1>(&format!("t_{name}_32"))
+                                .expect("fn");
+                            f.call(xf)
+                        }
+                    };
+                    if want32 != 0.0 && want32.abs() < f32::MIN_POSITIVE {
+                        continue; // denormal f32 results are flushed afterwards
+                    }
+                    let d32 = ulps32(got32, want32);
+                    worst32 = worst32.max(d32);
+                    if d32 > bound32 {
+                        failures.push(format!(
+                            "{name}_f32({xf:e}, {yf:e}) = {got32:e}, libm {want32:e}: {d32} ulps"
+                        ));
+                    }
+                }
+            }
+            report.push(format!(
+                "{name}: f64 <= {worst64} ulp, f32 <= {worst32} ulp"
+            ));
+        }
+        eprintln!("NVPTX math vs libm:\n  {}", report.join("\n  "));
+        failures.truncate(40);
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Opcode programs: every element-wise opcode on every element type it
+// accepts, every convert, data movement, reduces and dots, compiled
+// unfused (one kernel per instruction) and fused, assembled by ptxas.
+
+const TYPES: &[&str] = &[
+    "pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64",
+];
+
+fn opcode_module(ty: &str) -> String {
+    let float = matches!(ty, "f16" | "bf16" | "f32" | "f64");
+    let pred = ty == "pred";
+    let sh = format!("{ty}[4,8]{{1,0}}");
+    let mut body = vec![
+        format!("  x = {sh} parameter(0)"),
+        format!("  y = {sh} parameter(1)"),
+        format!("  z = {sh} parameter(2)"),
+        "  i = s32[] parameter(3)".to_string(),
+    ];
+    let mut outs = Vec::new();
+    let mut add = |line: String, name: String| {
+        body.push(line);
+        outs.push(name);
+    };
+    let unary: &[&str] = if float {
+        &[
+            "negate",
+            "abs",
+            "sign",
+            "exponential",
+            "exponential-minus-one",
+            "log",
+            "log-plus-one",
+            "sqrt",
+            "rsqrt",
+            "cbrt",
+            "tanh",
+            "logistic",
+            "sine",
+            "cosine",
+            "tan",
+            "floor",
+            "ceil",
+            "round-nearest-afz",
+            "round-nearest-even",
+            "erf",
+        ]
+    } else if pred {
+        &["not"]
+    } else {
+        &[
+            "negate",
+            "abs",
+            "sign",
+            "not",
+            "popcnt",
+            "count-leading-zeros",
+        ]
+    };
+    for (k, op) in unary.iter().enumerate() {
+        add(format!("  u{k} = {sh} {op}(x)"), format!("u{k}"));
+    }
+    if float {
+        add(
+            "  fin = pred[4,8]{1,0} is-finite(x)".to_string(),
+            "fin".into(),
+        );
+        add(
+            format!("  rp = {sh} reduce-precision(x), exponent_bits=5, mantissa_bits=3"),
+            "rp".into(),
+        );
+    }
+    let binary: &[&str] = if float {
+        &[
+            "add",
+            "subtract",
+            "multiply",
+            "divide",
+            "remainder",
+            "power",
+            "maximum",
+            "minimum",
+            "atan2",
+        ]
+    } else if pred {
+        &["and", "or", "xor"]
+    } else {
+        &[
+            "add",
+            "subtract",
+            "multiply",
+            "divide",
+            "remainder",
+            "power",
+            "maximum",
+            "minimum",
+            "and",
+            "or",
+            "xor",
+            "shift-left",
+            "shift-right-logical",
+            "shift-right-arithmetic",
+        ]
+    };
+    for (k, op) in binary.iter().enumerate() {
+        add(format!("  b{k} = {sh} {op}(x, y)"), format!("b{k}"));
+    }
+    for (k, dir) in ["EQ", "NE", "LT", "LE", "GT", "GE"].iter().enumerate() {
+        add(
+            format!("  c{k} = pred[4,8]{{1,0}} compare(x, y), direction={dir}"),
+            format!("c{k}"),
+        );
+    }
+    add(format!("  sel = {sh} select(c2, x, y)"), "sel".into());
+    if !pred {
+        add(format!("  clp = {sh} clamp(y, x, z)"), "clp".into());
+    }
+    for (k, to) in TYPES.iter().enumerate() {
+        add(
+            format!("  cv{k} = {to}[4,8]{{1,0}} convert(x)"),
+            format!("cv{k}"),
+        );
+    }
+    let same_width: &[&str] = match ty {
+        "s8" | "u8" => &["s8", "u8"],
+        "s16" | "u16" | "f16" | "bf16" => &["s16", "u16", "f16", "bf16"],
+        "s32" | "u32" | "f32" => &["s32", "u32", "f32"],
+        "s64" | "u64" | "f64" => &["s64", "u64", "f64"],
+        _ => &[],
+    };
+    for (k, to) in same_width.iter().enumerate() {
+        add(
+            format!("  bc{k} = {to}[4,8]{{1,0}} bitcast-convert(x)"),
+            format!("bc{k}"),
+        );
+    }
+    // Data movement.
+    add(
+        format!("  tr = {ty}[8,4]{{1,0}} transpose(x), dimensions={{1,0}}"),
+        "tr".into(),
+    );
+    add(format!("  trl = {ty}[4,8]{{0,1}} copy(x)"), "trl".into());
+    add(
+        format!("  rv = {sh} reverse(x), dimensions={{0,1}}"),
+        "rv".into(),
+    );
+    add(
+        format!("  sl = {ty}[2,3]{{1,0}} slice(x), slice={{[1:3], [2:8:2]}}"),
+        "sl".into(),
+    );
+    add(format!("  rs = {ty}[32]{{0}} reshape(x)"), "rs".into());
+    add(
+        format!("  cc = {ty}[8,8]{{1,0}} concatenate(x, y), dimensions={{0}}"),
+        "cc".into(),
+    );
+    add(format!("  zero = {ty}[] constant(0)"), "zero".into());
+    add(
+        format!("  pd = {ty}[10,11]{{1,0}} pad(x, zero), padding=1_2_1x0_3"),
+        "pd".into(),
+    );
+    add(
+        format!("  bc = {ty}[3,4,8]{{2,1,0}} broadcast(x), dimensions={{1,2}}"),
+        "bc".into(),
+    );
+    if !pred {
+        add(
+            format!("  io = {ty}[4,8]{{1,0}} iota(), iota_dimension=1"),
+            "io".into(),
+        );
+    }
+    add(
+        format!("  ds = {ty}[2,4]{{1,0}} dynamic-slice(x, i, i), dynamic_slice_sizes={{2,4}}"),
+        "ds".into(),
+    );
+    add(
+        format!("  dus = {sh} dynamic-update-slice(x, ds, i, i)"),
+        "dus".into(),
+    );
+    let comb = if pred { "or" } else { "add" };
+    let comb2 = if pred { "and" } else { "maximum" };
+    add(
+        format!("  r0 = {ty}[4]{{0}} reduce(x, zero), dimensions={{1}}, to_apply=red"),
+        "r0".into(),
+    );
+    add(
+        format!("  r1 = {ty}[] reduce(x, zero), dimensions={{0,1}}, to_apply=red2"),
+        "r1".into(),
+    );
+    if !pred {
+        add(
+            format!("  dt = {ty}[4,4]{{1,0}} dot(x, y), lhs_contracting_dims={{1}}, rhs_contracting_dims={{1}}"),
+            "dt".into(),
+        );
+    }
+    // The heavy ops with kernels of their own.
+    add(
+        format!("  rw = {ty}[4,8]{{1,0}} reduce-window(x, zero), window={{size=2x3 stride=1x2 pad=0_1x1_1 lhs_dilate=1x2}}, to_apply=red"),
+        "rw".into(),
+    );
+    add(
+        "  gi = s32[3,1]{1,0} constant({ {2}, {0}, {5} })".to_string(),
+        "gi".into(),
+    );
+    add(
+        format!("  ga = {ty}[3,8]{{1,0}} gather(x, gi), offset_dims={{1}}, collapsed_slice_dims={{0}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1,8}}"),
+        "ga".into(),
+    );
+    add(
+        format!("  upd = {ty}[3,8]{{1,0}} slice(y), slice={{[0:3], [0:8]}}"),
+        "upd".into(),
+    );
+    add(
+        "  si = s32[3,1]{1,0} constant({ {1}, {1}, {7} })".to_string(),
+        "si".into(),
+    );
+    add(
+        format!("  sc = {ty}[4,8]{{1,0}} scatter(x, si, upd), update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=red"),
+        "sc".into(),
+    );
+    if !pred {
+        add(
+            format!("  st = ({ty}[4,8]{{1,0}}, {ty}[4,8]{{1,0}}) sort(x, y), dimensions={{1}}, to_apply=cmp"),
+            "st".into(),
+        );
+        add(
+            format!("  src = {ty}[2,4]{{1,0}} slice(y), slice={{[0:2], [0:4]}}"),
+            "src".into(),
+        );
+        add(
+            format!("  sas = {ty}[4,8]{{1,0}} select-and-scatter(x, src, zero), window={{size=2x2 stride=2x2}}, select=ge, scatter=red"),
+            "sas".into(),
+        );
+        if !float {
+            add(
+                "  seed = u64[3]{0} constant({7, 42, 18446744073709551615})".to_string(),
+                "seed".into(),
+            );
+            add(
+                format!("  rngp = (u64[3]{{0}}, {ty}[5,3]{{1,0}}) rng-bit-generator(seed), algorithm=rng_philox"),
+                "rngp".into(),
+            );
+            add(
+                format!("  rngt = (u64[3]{{0}}, {ty}[3,5]{{0,1}}) rng-bit-generator(seed), algorithm=rng_three_fry"),
+                "rngt".into(),
+            );
+        }
+        add(
+            format!("  tk = ({ty}[4,3]{{1,0}}, s32[4,3]{{1,0}}) topk(x), k=3, largest=true"),
+            "tk".into(),
+        );
+        add(
+            format!("  tks = ({ty}[4,8]{{1,0}}, s32[4,8]{{1,0}}) topk(y), k=8, largest=false"),
+            "tks".into(),
+        );
+        add(
+            format!("  x4 = {ty}[1,1,4,8]{{3,2,1,0}} reshape(x)"),
+            "x4".into(),
+        );
+        add(
+            format!("  ks = {ty}[2,3]{{1,0}} slice(y), slice={{[0:2], [0:3]}}"),
+            "ks".into(),
+        );
+        add(
+            format!("  k4 = {ty}[1,1,2,3]{{3,2,1,0}} reshape(ks)"),
+            "k4".into(),
+        );
+        add(
+            format!("  cv = {ty}[1,1,3,6]{{3,2,1,0}} convolution(x4, k4), window={{size=2x3}}, dim_labels=bf01_oi01->bf01"),
+            "cv".into(),
+        );
+    }
+    let total = if float { ", type=TOTALORDER" } else { "" };
+    let root_tys: Vec<String> = outs
+        .iter()
+        .map(|o| {
+            let line = body
+                .iter()
+                .find(|l| l.starts_with(&format!("  {o} = ")))
+                .unwrap();
+            let t = line.split(" = ").nth(1).unwrap();
+            if t.starts_with('(') {
+                t[..=t.find(") ").unwrap()].to_string()
+            } else {
+                t.split(' ').next().unwrap().to_string()
+            }
+        })
+        .collect();
+    format!(
+        "HloModule ops_{ty}\n\nred {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  ROOT r = {ty}[] {comb}(a, b)\n}}\n\n\
+         red2 {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  ROOT r = {ty}[] {comb2}(a, b)\n}}\n\n\
+         cmp {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  c = {ty}[] parameter(2)\n  d = {ty}[] parameter(3)\n  ROOT lt = pred[] compare(a, b), direction=LT{total}\n}}\n\n\
+         ge {{\n  a = {ty}[] parameter(0)\n  b = {ty}[] parameter(1)\n  ROOT g = pred[] compare(a, b), direction=GE{total}\n}}\n\n\
+         ENTRY main {{\n{}\n  ROOT out = ({}) tuple({})\n}}\n",
+        body.join("\n"),
+        root_tys.join(", "),
+        outs.join(", ")
+    )
+}
+
+#[test]
+fn opcode_kernels_assemble_with_ptxas() {
+    let ptxas = ptxas();
+    let mut failures = Vec::new();
+    let mut kernels = 0;
+    for ty in TYPES {
+        let text = opcode_module(ty);
+        let m = match parse_module(&text) {
+            Ok(m) => m,
+            Err(e) => {
+                failures.push(format!("{ty}: parse: {e}\n{text}"));
+                continue;
+            }
+        };
+        for (fused, sm) in [(false, "sm_80"), (false, "sm_90"), (true, "sm_80")] {
+            let o = CudaCompileOptions {
+                sm: sm.into(),
+                hlo_passes: fused,
+                ..Default::default()
+            };
+            match compile(&m, &o) {
+                Ok(c) => {
+                    if !fused && sm == "sm_80" {
+                        kernels += c.program.kernels.len();
+                    }
+                    if let Some(p) = &ptxas {
+                        if let Err(e) = assemble(p, &c.ptx, sm, &format!("ops_{ty}_{fused}")) {
+                            failures.push(format!("{ty}: {e}"));
+                        }
+                    }
+                }
+                Err(e) => failures.push(format!("{ty} [{sm}, fused {fused}]: {e}")),
+            }
+        }
+    }
+    eprintln!(
+        "opcode programs: {kernels} unfused kernels over {} element types",
+        TYPES.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(kernels > 600, "only {kernels} kernels");
+}
+
+// ---------------------------------------------------------------------------
+// Runtime: without a driver a clear error; with one, the corpus on the GPU.
+
+#[test]
+fn client_reports_a_missing_driver_clearly() {
+    let r = hlox_cuda::CudaClient::new(0);
+    if hlox_cuda::runtime::driver_present() {
+        eprintln!("SKIP (driver present): the missing-driver error is not reachable here");
+        // With a driver, a device that does not exist is a clear error too.
+        let e = hlox_cuda::CudaClient::new(1 << 20).expect_err("no such device");
+        assert!(e.to_string().contains("does not exist"), "{e}");
+        return;
+    }
+    let e = r.expect_err("no driver on this machine");
+    let s = e.to_string();
+    assert!(
+        s.starts_with("no CUDA driver found (libcuda.so): "),
+        "unexpected error: {s}"
+    );
+    // Compilation needs no driver.
+    let m = parse_module(
+        "HloModule m\n\nENTRY e {\n  x = f32[4]{0} parameter(0)\n  ROOT y = f32[4]{0} exponential(x)\n}\n",
+    )
+    .expect("parse");
+    let ptx = hlox_cuda::compile_to_ptx(&m, &CudaCompileOptions::default()).expect("PTX");
+    assert!(
+        ptx.contains(".target sm_80") && ptx.contains(".entry "),
+        "{ptx}"
+    );
+}
+
+#[test]
+fn corpus_runs_on_the_gpu() {
+    if !hlox_cuda::runtime::driver_present() {
+        eprintln!(
+            "SKIP: no CUDA driver (libcuda.so) on this machine: the corpus did not run on a GPU"
+        );
+        return;
+    }
+    let client = hlox_cuda::CudaClient::new(0).expect("CUDA device 0");
+    eprintln!("GPU: {:?}", client.device_info());
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in hlox_tests::corpus_cases() {
+        let r = (|| -> Result<bool, String> {
+            let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
+            let exe = match client.compile(&m, &opts("sm_80", &case.name)) {
+                Ok(e) => e,
+                Err(hlox_cuda::runtime::RuntimeError::Compile(e))
+                    if documented_gap(&e)
+                        || hlox_tests::TYPED_FFI_CASES.contains(&case.name.as_str()) =>
+                {
+                    return Ok(false)
+                }
+                Err(e) => return Err(format!("compile: {e}")),
+            };
+            let args = case
+                .numbered("in")
+                .iter()
+                .map(hlox_hlo::npy::read_npy_file)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("inputs: {e}"))?;
+            let got = exe.execute(&args).map_err(|e| format!("execute: {e}"))?;
+            let want: Vec<_> = case
+                .numbered("out")
+                .iter()
+                .map(hlox_hlo::npy::read_npy_file)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("outputs: {e}"))?;
+            let got = got.into_leaves();
+            if got.len() != want.len() {
+                return Err(format!("{} outputs, expected {}", got.len(), want.len()));
+            }
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                let ty = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
+                let tol = |k: &str| case.meta[k][ty].as_f64().unwrap_or(0.0);
+                hlox_tests::compare_literals(g, w, tol("rtol"), tol("atol"))
+                    .map_err(|e| format!("out{i} ({ty}): {e}"))?;
+            }
+            Ok(true)
+        })();
+        match r {
+            Ok(true) => ran += 1,
+            Ok(false) => {}
+            Err(e) => failures.push(format!("{}: {e}", case.name)),
+        }
+    }
+    eprintln!("corpus on the GPU: {ran} cases matched JAX's outputs");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(ran >= 55);
+}
+
+#[test]
+fn dump_dir_holds_hlo_plan_llvm_ir_and_ptx() {
+    let dir = std::env::temp_dir().join(format!("hlox-cuda-dump-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let m = parse_module(
+        "HloModule m\n\nENTRY e {\n  x = f32[64]{0} parameter(0)\n  y = f32[64]{0} sine(x)\n  \
+         ROOT z = f32[64]{0} add(y, x)\n}\n",
+    )
+    .expect("parse");
+    let o = CudaCompileOptions {
+        dump_dir: Some(dir.clone()),
+        ..Default::default()
+    };
+    let c = compile(&m, &o).expect("compile");
+    let read =
+        |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    assert!(read("module.hlo").contains("sine("));
+    assert!(read("module.optimized.hlo").contains("fusion"));
+    let k = &c.program.kernels[0].name;
+    assert!(read("program.txt").contains(&format!("kernel {k} (64 threads)")));
+    assert!(read("kernels.ll").contains(&format!("define void @{k}(")));
+    assert!(read("kernels.opt.ll").contains("nvvm.annotations"));
+    assert_eq!(read("kernels.ptx"), c.ptx);
+    assert!(c.ptx.contains(&format!(".visible .entry {k}(")));
+    if let Some(p) = ptxas() {
+        assemble(&p, &c.ptx, "sm_80", "dump").expect("assembles");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_options_and_unsupported_ops_are_compile_errors() {
+    let m = parse_module(
+        "HloModule m\n\nENTRY e {\n  x = f32[4]{0} parameter(0)\n  ROOT y = f32[4]{0} negate(x)\n}\n",
+    )
+    .expect("parse");
+    let o = CudaCompileOptions {
+        sm: "volta".into(),
+        ..Default::default()
+    };
+    let e = compile(&m, &o).expect_err("bad sm");
+    assert!(e.to_string().contains("sm_<number>"), "{e}");
+    // A map whose computation is not scalar (it loops).
+    let m = parse_module(
+        "HloModule w\n\ncond {\n  p = f32[] parameter(0)\n  ROOT c = pred[] compare(p, p), direction=LT\n}\n\n\
+         body {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n\n\
+         f {\n  x = f32[] parameter(0)\n  ROOT w = f32[] while(x), condition=cond, body=body\n}\n\n\
+         ENTRY e {\n  x = f32[4]{0} parameter(0)\n  ROOT m = f32[4]{0} map(x), dimensions={0}, to_apply=f\n}\n",
+    )
+    .expect("parse");
+    let o = CudaCompileOptions {
+        hlo_passes: false,
+        ..Default::default()
+    };
+    let e = compile(&m, &o).expect_err("map of a loop");
+    assert!(
+        e.to_string()
+            .starts_with("m: not yet supported on CUDA: map "),
+        "{e}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The GPU example targets' CUDA C: compiled by NVRTC where libnvrtc can be
+// loaded (the pip package nvidia-cuda-nvrtc-cu12 that scripts/setup_ptxas.sh
+// installs: the test re-runs itself with it on LD_LIBRARY_PATH), and the
+// PTX assembled by ptxas.
+
+#[test]
+fn target_kernels_compile_with_nvrtc() {
+    let present = unsafe { cudarc::nvrtc::sys::is_culib_present() };
+    if !present {
+        if std::env::var_os("HLOX_NVRTC_CHILD").is_some() {
+            panic!("libnvrtc still not loadable with LD_LIBRARY_PATH set");
+        }
+        let lib = std::fs::read_dir(hlox_tests::workspace_root().join(".venv-cuda/lib"))
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok())
+            .map(|e| e.path().join("site-packages/nvidia/cuda_nvrtc/lib"))
+            .filter(|p| p.is_dir());
+        let Some(lib) = lib else {
+            eprintln!("SKIP: libnvrtc not found (scripts/setup_ptxas.sh installs it): the targets' CUDA C was not compiled");
+            return;
+        };
+        let ld = match std::env::var("LD_LIBRARY_PATH") {
+            Ok(v) if !v.is_empty() => format!("{}:{v}", lib.display()),
+            _ => lib.display().to_string(),
+        };
+        let out = Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "target_kernels_compile_with_nvrtc",
+                "--nocapture",
+            ])
+            .env("LD_LIBRARY_PATH", ld)
+            .env("HLOX_NVRTC_CHILD", "1")
+            .output()
+            .expect("re-run");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "NVRTC child failed:\n{text}");
+        assert!(text.contains("NVRTC compiled"), "{text}");
+        return;
+    }
+    let ptx = targets::compile_source().expect("NVRTC compiles targets/cuda/kernels.cu");
+    for k in targets::KERNELS {
+        assert!(ptx.contains(&format!(".entry {k}(")), "{k} missing:\n{ptx}");
+    }
+    if let Some(p) = ptxas() {
+        for sm in ["sm_80", "sm_90"] {
+            assemble(&p, &ptx, sm, "targets").expect("targets assemble");
+        }
+    }
+    eprintln!("NVRTC compiled {} target kernels", targets::KERNELS.len());
+}
+
+#[test]
+fn target_opaque_counts() {
+    let s = b"1024";
+    assert_eq!(targets::opaque_count(s.as_ptr() as _, 4, 0), Ok(1024));
+    assert_eq!(targets::opaque_count(std::ptr::null(), 0, 256), Ok(256));
+    let bad = b"lots";
+    assert!(targets::opaque_count(bad.as_ptr() as _, 4, 0)
+        .unwrap_err()
+        .contains("not an element count"));
+}
+
+// ---------------------------------------------------------------------------
+// Host emulation: the same kernels compiled for the host, the same program
+// interpreter; the corpus must give JAX's outputs (fused and unfused).
+
+/// CUDA-convention targets over host pointers: valid only in emulation
+/// (buffers are host memory there), used to check XLA's buffer order.
+mod emulated_targets {
+    use hlox_ffi::{CUstream, XlaCustomCallStatus};
+    use std::ffi::{c_char, c_void};
+
+    fn seed(buffers: *mut *mut c_void) {
+        unsafe {
+            let b = std::slice::from_raw_parts(*buffers as *const f32, 128);
+            let c = std::slice::from_raw_parts(*buffers.add(1) as *const f32, 2048);
+            let a = std::slice::from_raw_parts_mut(*buffers.add(2) as *mut f32, 2048);
+            for i in 0..2048 {
+                a[i] = b[i % 128] + c[i];
+            }
+        }
+    }
+    pub fn seed_original(s: CUstream, b: *mut *mut c_void, _o: *const c_char, _l: usize) {
+        assert!(s.is_null(), "emulation passes a null stream");
+        seed(b)
+    }
+    pub fn seed_status(
+        _s: CUstream,
+        b: *mut *mut c_void,
+        _o: *const c_char,
+        _l: usize,
+        _st: *mut XlaCustomCallStatus,
+    ) {
+        seed(b)
+    }
+    /// x, y: f32[256], alpha, beta: f32[] -> z: f32[256]
+    pub fn axpby(
+        _s: CUstream,
+        b: *mut *mut c_void,
+        _o: *const c_char,
+        _l: usize,
+        _st: *mut XlaCustomCallStatus,
+    ) {
+        unsafe {
+            let x = std::slice::from_raw_parts(*b as *const f32, 256);
+            let y = std::slice::from_raw_parts(*b.add(1) as *const f32, 256);
+            let (al, be) = (*(*b.add(2) as *const f32), *(*b.add(3) as *const f32));
+            let z = std::slice::from_raw_parts_mut(*b.add(4) as *mut f32, 256);
+            for i in 0..256 {
+                z[i] = al * x[i] + be * y[i];
+            }
+        }
+    }
+    pub fn fails(
+        _s: CUstream,
+        _b: *mut *mut c_void,
+        o: *const c_char,
+        l: usize,
+        st: *mut XlaCustomCallStatus,
+    ) {
+        let msg = unsafe { std::slice::from_raw_parts(o as *const u8, l) };
+        unsafe { (*st).set_failure(msg) };
+    }
+}
+
+fn emulation_registry(case: &str) -> Registry {
+    let r = Registry::new();
+    if case == "cc_do_custom_call_v1" {
+        r.register_fn(
+            "do_custom_call",
+            Platform::Cuda,
+            emulated_targets::seed_original,
+        )
+    } else {
+        r.register_fn(
+            "do_custom_call",
+            Platform::Cuda,
+            emulated_targets::seed_status,
+        )
+    }
+    .expect("register");
+    r.register_fn("axpby", Platform::Cuda, emulated_targets::axpby)
+        .expect("register");
+    r
+}
+
+#[test]
+fn corpus_runs_in_host_emulation() {
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in hlox_tests::corpus_cases() {
+        for hlo_passes in [true, false] {
+            let r = (|| -> Result<bool, String> {
+                let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
+                let o = CudaCompileOptions {
+                    registry: Some(Arc::new(emulation_registry(&case.name))),
+                    hlo_passes,
+                    ..Default::default()
+                };
+                let c = match compile(&m, &o) {
+                    Ok(c) => c,
+                    Err(e)
+                        if documented_gap(&e)
+                            || hlox_tests::TYPED_FFI_CASES.contains(&case.name.as_str()) =>
+                    {
+                        return Ok(false)
+                    }
+                    Err(e) => return Err(format!("compile: {e}")),
+                };
+                let exe = hlox_cuda::emulate::EmulatedExecutable::new(c)
+                    .map_err(|e| format!("emulation: {e}"))?;
+                let args = case
+                    .numbered("in")
+                    .iter()
+                    .map(hlox_hlo::npy::read_npy_file)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| format!("inputs: {e}"))?;
+                let got = exe.execute(&args).map_err(|e| format!("execute: {e}"))?;
+                let want: Vec<_> = case
+                    .numbered("out")
+                    .iter()
+                    .map(hlox_hlo::npy::read_npy_file)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| format!("outputs: {e}"))?;
+                let got = got.into_leaves();
+                if got.len() != want.len() {
+                    return Err(format!("{} outputs, expected {}", got.len(), want.len()));
+                }
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let ty = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
+                    let tol = |k: &str| case.meta[k][ty].as_f64().unwrap_or(0.0);
+                    hlox_tests::compare_literals(g, w, tol("rtol"), tol("atol"))
+                        .map_err(|e| format!("out{i} ({ty}): {e}"))?;
+                }
+                Ok(true)
+            })();
+            match r {
+                Ok(true) => ran += 1,
+                Ok(false) => {}
+                Err(e) => failures.push(format!("{} (hlo_passes={hlo_passes}): {e}", case.name)),
+            }
+        }
+    }
+    eprintln!("corpus in host emulation: {ran} runs (fused + unfused) matched JAX's outputs");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(ran >= 110, "only {ran} runs");
+}
+
+#[test]
+fn failing_custom_call_stops_the_run_with_its_message() {
+    let m = parse_module(
+        "HloModule m\n\nENTRY e {\n  x = f32[4]{0} parameter(0)\n  y = f32[4]{0} negate(x)\n  \
+         ROOT c = f32[4]{0} custom-call(y), custom_call_target=\"fails\", \
+         api_version=API_VERSION_STATUS_RETURNING, backend_config=\"out of cheese\"\n}\n",
+    )
+    .expect("parse");
+    let r = Registry::new();
+    r.register_fn("fails", Platform::Cuda, emulated_targets::fails)
+        .expect("register");
+    let o = CudaCompileOptions {
+        registry: Some(Arc::new(r)),
+        ..Default::default()
+    };
+    let exe = hlox_cuda::emulate::EmulatedExecutable::new(compile(&m, &o).expect("compile"))
+        .expect("emulation");
+    let x = hlox_hlo::Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
+    let e = exe.execute(&[x]).expect_err("the target fails").to_string();
+    assert!(
+        e.starts_with("c: CustomCall failed: target \"fails\"") && e.contains("out of cheese"),
+        "{e}"
+    );
+}
+
+/// Random operands of `ty[4,8]`: floats in [-8, 8] with specials, integers
+/// and predicates from random bits.
+fn random_operand(ty: &str, seed: u64) -> hlox_hlo::Literal {
+    use hlox_hlo::{ArrayLiteral, ArrayShape, ElementType};
+    let et = ElementType::from_name(ty).expect("type");
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        0.5,
+    ];
+    let mut bytes = Vec::new();
+    for k in 0..32 {
+        let r = next();
+        let f = if k < specials.len() && seed & 1 == 0 {
+            specials[(k + seed as usize) % specials.len()]
+        } else {
+            ((r >> 11) as f64 / (1u64 << 53) as f64) * 16.0 - 8.0
+        };
+        match et {
+            ElementType::Pred => bytes.push((r & 1) as u8),
+            ElementType::F16 => bytes.extend(half::f16::from_f64(f).to_le_bytes()),
+            ElementType::Bf16 => bytes.extend(half::bf16::from_f64(f).to_le_bytes()),
+            ElementType::F32 => bytes.extend((f as f32).to_le_bytes()),
+            ElementType::F64 => bytes.extend(f.to_le_bytes()),
+            _ => bytes.extend(&r.to_le_bytes()[..et.byte_size()]),
+        }
+    }
+    hlox_hlo::Literal::Array(
+        ArrayLiteral::from_bytes(ArrayShape::new(et, vec![4, 8]), bytes).expect("literal"),
+    )
+}
+
+#[test]
+fn opcode_programs_in_emulation_match_the_evaluator() {
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for ty in TYPES {
+        let m = parse_module(&opcode_module(ty)).expect("parse");
+        for seed in [2u64, 3] {
+            let args = vec![
+                random_operand(ty, seed),
+                random_operand(ty, seed + 10),
+                random_operand(ty, seed + 20),
+                hlox_hlo::Literal::r0(seed as i32 - 1),
+            ];
+            let want = match hlox_eval::evaluate_with_registry(&m, &args, &Registry::new()) {
+                Ok(w) => w.into_leaves(),
+                Err(e) => {
+                    failures.push(format!("{ty}: evaluator: {e}"));
+                    continue;
+                }
+            };
+            for fused in [false, true] {
+                let o = CudaCompileOptions {
+                    hlo_passes: fused,
+                    ..Default::default()
+                };
+                let got = compile(&m, &o)
+                    .map_err(|e| e.to_string())
+                    .and_then(|c| {
+                        hlox_cuda::emulate::EmulatedExecutable::new(c).map_err(|e| e.to_string())
+                    })
+                    .and_then(|x| x.execute(&args).map_err(|e| e.to_string()));
+                let got = match got {
+                    Ok(g) => g.into_leaves(),
+                    Err(e) => {
+                        failures.push(format!("{ty} (fused {fused}): {e}"));
+                        continue;
+                    }
+                };
+                let names: Vec<String> = m
+                    .entry_computation()
+                    .root_inst()
+                    .operands
+                    .iter()
+                    .map(|&o| m.entry_computation().inst(o).name.clone())
+                    .collect();
+                for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let wt = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
+                    let (rtol, atol) = match wt {
+                        "f16" | "bf16" => (1e-2, 1e-3),
+                        "f32" => (2e-6, 1e-6),
+                        "f64" => (1e-12, 1e-14),
+                        _ => (0.0, 0.0),
+                    };
+                    compared += 1;
+                    if let Err(e) = hlox_tests::compare_literals(g, w, rtol, atol) {
+                        failures.push(format!(
+                            "{ty} seed {seed} fused {fused}: {} ({wt}): {e}",
+                            names[k]
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("opcode programs in emulation: {compared} outputs compared with the evaluator");
+    failures.truncate(60);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+// ---------------------------------------------------------------------------
+// cuBLAS: which dots become GEMMs, and the column-major arguments given to
+// cublas<S|D>gemmStridedBatched, checked with a host implementation of
+// that BLAS routine's definition against the evaluator.
+
+/// BLAS's strided batched GEMM, column-major: C = op(A) op(B) (alpha 1, beta 0).
+#[allow(clippy::too_many_arguments)]
+fn blas_gemm(a: &[f64], b: &[f64], c: &mut [f64], g: &hlox_cuda::plan::CublasArgs, batch: i64) {
+    for p in 0..batch {
+        for i in 0..g.m {
+            for j in 0..g.n {
+                let mut s = 0.0;
+                for l in 0..g.k {
+                    let av = if g.trans_a {
+                        a[(p * g.stride_a + i * g.lda + l) as usize]
+                    } else {
+                        a[(p * g.stride_a + l * g.lda + i) as usize]
+                    };
+                    let bv = if g.trans_b {
+                        b[(p * g.stride_b + l * g.ldb + j) as usize]
+                    } else {
+                        b[(p * g.stride_b + j * g.ldb + l) as usize]
+                    };
+                    s += av * bv;
+                }
+                c[(p * g.stride_c + j * g.ldc + i) as usize] = s;
+            }
+        }
+    }
+}
+
+#[test]
+fn dots_map_to_cublas_gemms_correctly() {
+    // (lhs dims, rhs dims, lhs contracting, rhs contracting, batch dims)
+    type DotCase<'a> = (&'a [i64], &'a [i64], i64, i64, usize);
+    let cases: &[DotCase] = &[
+        (&[3, 4], &[4, 5], 1, 0, 0),
+        (&[4, 3], &[4, 5], 0, 0, 0),
+        (&[3, 4], &[5, 4], 1, 1, 0),
+        (&[4, 3], &[5, 4], 0, 1, 0),
+        (&[2, 3, 4], &[2, 4, 5], 2, 1, 1),
+        (&[2, 4, 3], &[2, 5, 4], 1, 2, 1),
+        (&[2, 3, 1, 7], &[2, 3, 7, 6], 3, 2, 2),
+    ];
+    let dims = |d: &[i64]| {
+        d.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let layout = |r: usize| {
+        (0..r)
+            .rev()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    for &(ld, rd, lc, rc, nb) in cases {
+        let batch: Vec<String> = (0..nb).map(|d| d.to_string()).collect();
+        let bl = batch.join(",");
+        let lfree = (0..ld.len() as i64)
+            .find(|&d| d >= nb as i64 && d != lc)
+            .unwrap();
+        let rfree = (0..rd.len() as i64)
+            .find(|&d| d >= nb as i64 && d != rc)
+            .unwrap();
+        let mut od: Vec<i64> = ld[..nb].to_vec();
+        od.push(ld[lfree as usize]);
+        od.push(rd[rfree as usize]);
+        let text = format!(
+            "HloModule d\n\nENTRY e {{\n  a = f32[{}]{{{}}} parameter(0)\n  b = f32[{}]{{{}}} parameter(1)\n  \
+             ROOT d = f32[{}]{{{}}} dot(a, b), lhs_batch_dims={{{bl}}}, rhs_batch_dims={{{bl}}}, \
+             lhs_contracting_dims={{{lc}}}, rhs_contracting_dims={{{rc}}}\n}}\n",
+            dims(ld), layout(ld.len()), dims(rd), layout(rd.len()), dims(&od), layout(od.len())
+        );
+        let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let comp = m.entry_computation();
+        let g = hlox_cuda::plan::gemm_of(comp, comp.root)
+            .unwrap_or_else(|| panic!("no GEMM for\n{text}"));
+        let n = |d: &[i64]| d.iter().product::<i64>() as usize;
+        let av: Vec<f32> = (0..n(ld)).map(|i| (i as f32 * 0.37).sin()).collect();
+        let bv: Vec<f32> = (0..n(rd)).map(|i| (i as f32 * 0.11).cos()).collect();
+        let args = vec![
+            hlox_hlo::Literal::from_vec(ld, &av).unwrap(),
+            hlox_hlo::Literal::from_vec(rd, &bv).unwrap(),
+        ];
+        let want: Vec<f32> = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        let a = g.cublas_args();
+        let mut c = vec![0.0f64; n(&od)];
+        let to64 = |v: &[f32]| v.iter().map(|&x| x as f64).collect::<Vec<_>>();
+        // cuBLAS's A is the rhs, its B the lhs.
+        blas_gemm(&to64(&bv), &to64(&av), &mut c, &a, g.batch);
+        for (i, (x, y)) in c.iter().zip(&want).enumerate() {
+            assert!(
+                (*x as f32 - y).abs() <= 1e-5,
+                "{text}\nelement {i}: {x} vs {y} ({g:?})"
+            );
+        }
+    }
+    // Not GEMMs: mixed types, integer dots, column-major layouts.
+    let no = parse_module(
+        "HloModule d\n\nENTRY e {\n  a = f32[3,4]{0,1} parameter(0)\n  b = f32[4,5]{1,0} parameter(1)\n  \
+         ROOT d = f32[3,5]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+    )
+    .unwrap();
+    let c = no.entry_computation();
+    assert_eq!(hlox_cuda::plan::gemm_of(c, c.root), None);
+}
+
+#[test]
+fn client_and_executable_are_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<hlox_cuda::CudaClient>();
+    check::<hlox_cuda::CudaExecutable>();
+    check::<hlox_cuda::CompiledModule>();
+}
+
+#[test]
+fn ptx_targets_the_device_up_to_sm_90() {
+    use hlox_cuda::runtime::target_sm;
+    assert_eq!(target_sm("sm_80"), "sm_80");
+    assert_eq!(target_sm("sm_86"), "sm_86");
+    assert_eq!(target_sm("sm_90"), "sm_90");
+    assert_eq!(target_sm("sm_100"), "sm_90");
+    assert_eq!(target_sm("sm_120"), "sm_90");
+    assert_eq!(target_sm("weird"), "sm_80");
+}
