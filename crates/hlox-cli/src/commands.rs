@@ -51,14 +51,44 @@ fn bar(len: u64) -> ProgressBar {
     pb
 }
 
-/// Only the Host platform is built into this hlox.
-fn check_platform(platform: Platform) -> Result<()> {
+/// A module compiled for one platform, ready to run.
+enum Exe {
+    Host(hlox_cpu::Executable),
+    Cuda(hlox_cuda::CudaExecutable),
+}
+
+impl Exe {
+    fn execute(&self, args: &[hlox_hlo::Literal]) -> Result<hlox_hlo::Literal> {
+        Ok(match self {
+            Exe::Host(e) => e.execute(&args.iter().collect::<Vec<_>>())?,
+            Exe::Cuda(e) => e.execute(args)?,
+        })
+    }
+}
+
+/// Compiles `m` for `platform` (CUDA: device 0, through its driver).
+fn compile_for(
+    platform: Platform,
+    m: &hlox_hlo::Module,
+    registry: hlox_ffi::Registry,
+    dump_dir: Option<&Path>,
+) -> Result<Exe> {
     match platform {
-        Platform::Host => Ok(()),
-        Platform::Cuda => anyhow::bail!(
-            "the CUDA platform is not built into this hlox yet; use --platform host \
-             (the default) to compile for this machine's CPU"
-        ),
+        Platform::Host => Ok(Exe::Host(compile_host(m, registry, dump_dir)?)),
+        Platform::Cuda => {
+            let client = hlox_cuda::CudaClient::new(0).map_err(|e| {
+                anyhow::anyhow!(
+                    "{e}\nfix: run on a machine with an NVIDIA GPU and its driver, or use \
+                     --platform host; `hlox compile --platform cuda --emit ptx` needs no GPU"
+                )
+            })?;
+            let options = hlox_cuda::CudaCompileOptions {
+                dump_dir: dump_dir.map(Path::to_path_buf),
+                registry: Some(std::sync::Arc::new(registry)),
+                ..Default::default()
+            };
+            Ok(Exe::Cuda(client.compile(m, &options)?))
+        }
     }
 }
 
@@ -88,7 +118,11 @@ pub fn run(
     timings: bool,
 ) -> Result<()> {
     use anyhow::Context;
-    check_platform(platform)?;
+    if interpret && platform == Platform::Cuda {
+        anyhow::bail!(
+            "--interpret runs the evaluator on the CPU; drop --platform cuda or --interpret"
+        );
+    }
     let m = load_module(file)?;
     let registry = registry_with(plugins)?;
     let args = match random {
@@ -103,14 +137,14 @@ pub fn run(
         r.with_context(|| format!("running {}", file.display()))?
     } else {
         let pb = spinner(format!("compiling {}", file.display()));
-        let exe = compile_host(&m, registry, dump_dir);
+        let exe = compile_for(platform, &m, registry, dump_dir);
         pb.finish_and_clear();
         let exe = exe.with_context(|| format!("compiling {}", file.display()))?;
-        if timings {
-            print_timings(exe.report());
+        if let (true, Exe::Host(e)) = (timings, &exe) {
+            print_timings(e.report());
         }
         let pb = spinner(format!("running {}", file.display()));
-        let r = exe.execute(&args.iter().collect::<Vec<_>>());
+        let r = exe.execute(&args);
         pb.finish_and_clear();
         r.with_context(|| format!("running {}", file.display()))?
     };
@@ -132,14 +166,12 @@ pub fn bench(
         iters > 0,
         "--iters must be at least 1 (the number of timed runs)"
     );
-    check_platform(platform)?;
     let m = load_module(file)?;
     let registry = registry_with(plugins)?;
     let args = read_inputs(file, &m, inputs)?;
-    let refs: Vec<&hlox_hlo::Literal> = args.iter().collect();
     let pb = spinner(format!("compiling {}", file.display()));
     let t = Instant::now();
-    let exe = compile_host(&m, registry, None);
+    let exe = compile_for(platform, &m, registry, None);
     let compile_ms = t.elapsed().as_secs_f64() * 1e3;
     pb.finish_and_clear();
     let exe = exe.with_context(|| format!("compiling {}", file.display()))?;
@@ -148,7 +180,7 @@ pub fn bench(
     let running = |i: usize| format!("running {} (run {i})", file.display());
     pb.set_message("warmup");
     for i in 0..warmup {
-        last = Some(exe.execute(&refs).with_context(|| running(i + 1))?);
+        last = Some(exe.execute(&args).with_context(|| running(i + 1))?);
         pb.inc(1);
     }
     pb.set_message("timed");
@@ -156,7 +188,7 @@ pub fn bench(
     for i in 0..iters {
         let t = Instant::now();
         last = Some(
-            exe.execute(&refs)
+            exe.execute(&args)
                 .with_context(|| running(warmup + i + 1))?,
         );
         times.push(t.elapsed().as_secs_f64() * 1e3);
@@ -510,7 +542,9 @@ pub fn compile(
 ) -> Result<()> {
     use crate::Emit;
     use anyhow::{bail, Context};
-    check_platform(platform)?;
+    if platform == Platform::Cuda {
+        return compile_cuda(file, emit, output, plugins);
+    }
     if let Emit::Ptx = emit {
         bail!(
             "--emit ptx is the CUDA platform's output, and this compile is for the Host; \
@@ -569,6 +603,58 @@ pub fn compile(
         let _ = std::fs::remove_dir_all(&dir);
         text?.into_bytes()
     };
+    match output {
+        Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,
+        None => std::io::stdout().lock().write_all(&bytes)?,
+    }
+    Ok(())
+}
+
+/// `hlox compile --platform cuda`: PTX and the stages before it; needs no GPU.
+fn compile_cuda(
+    file: &Path,
+    emit: crate::Emit,
+    output: Option<&Path>,
+    plugins: &[std::path::PathBuf],
+) -> Result<()> {
+    use crate::Emit;
+    use anyhow::{bail, Context};
+    let name = match emit {
+        Emit::Ptx => "kernels.ptx",
+        Emit::Hlo => "module.hlo",
+        Emit::HloOpt => "module.optimized.hlo",
+        Emit::LlvmIr => "kernels.ll",
+        Emit::LlvmIrOpt => "kernels.opt.ll",
+        Emit::Asm | Emit::Obj => bail!(
+            "--emit asm and obj are Host outputs; for --platform cuda use --emit ptx \
+             (or hlo, hlo-opt, llvm-ir, llvm-ir-opt)"
+        ),
+    };
+    let m = load_module(file)?;
+    let registry = registry_with(plugins)?;
+    let dir = std::env::temp_dir().join(format!(
+        "hlox-compile-cuda-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+    ));
+    let options = hlox_cuda::CudaCompileOptions {
+        dump_dir: Some(dir.clone()),
+        registry: Some(std::sync::Arc::new(registry)),
+        ..Default::default()
+    };
+    let pb = spinner(format!("compiling {} for CUDA", file.display()));
+    let result = hlox_cuda::compile(&m, &options)
+        .map_err(anyhow::Error::from)
+        .and_then(|_| {
+            std::fs::read(dir.join(name)).with_context(|| format!("reading the compiler's {name}"))
+        })
+        .with_context(|| format!("compiling {} for CUDA", file.display()));
+    pb.finish_and_clear();
+    let _ = std::fs::remove_dir_all(&dir);
+    let bytes = result?;
     match output {
         Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,
         None => std::io::stdout().lock().write_all(&bytes)?,

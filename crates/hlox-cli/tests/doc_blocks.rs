@@ -34,6 +34,7 @@ const RUN: &[&str] = &[
 /// Commands that are shown to the reader but not run here.
 const NOT_RUN: &[&str] = &[
     "cargo",
+    "strip",
     "make",
     "dot",
     "python",

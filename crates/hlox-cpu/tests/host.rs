@@ -1446,3 +1446,14 @@ fn column_reductions_match_the_evaluator_bit_for_bit() {
     let fused = m("  x = f32[128,96]{1,0} parameter(0)\n  y = f32[128,96]{1,0} exponential(x)\n  z = f32[] constant(0)\n  ROOT r = f32[96]{0} reduce(y, z), dimensions={0}, to_apply=add_f\n");
     check_text_tol(&fused, 1e-6).unwrap();
 }
+
+#[test]
+fn facade_cuda_client_without_a_driver_is_an_error_naming_libcuda() {
+    if hlox::cuda::runtime::driver_present() {
+        eprintln!("SKIP: a CUDA driver is present; this test checks the no-driver error");
+        return;
+    }
+    let e = hlox::Client::cuda(0).err().expect("no driver: an error");
+    let msg = e.to_string();
+    assert!(msg.contains("no CUDA driver found (libcuda.so)"), "{msg}");
+}
