@@ -21,7 +21,7 @@ demo: deps
 	$(CARGO) run -q -p hlox-examples --example custom_call_cpu
 
 # Every example checks its own result and exits non-zero when wrong.
-EXAMPLES := custom_call_cpu tuple_custom_call failing_target shape_in_opaque axpby c_plugin jax_module
+EXAMPLES := custom_call_cpu custom_call_cuda tuple_custom_call failing_target shape_in_opaque axpby c_plugin jax_module
 
 examples: deps
 	@set -e; for e in $(EXAMPLES); do echo "== example $$e"; $(CARGO) run -q -p hlox-examples --example $$e; done
