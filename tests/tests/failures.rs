@@ -303,6 +303,39 @@ fn truncated_and_corrupted_protos() {
             }),
             "is used by more than one instruction",
         ),
+        // Found by the decode_proto fuzz target: names that are not HLO
+        // identifiers decoded and verified, and printed as text that does
+        // not parse.
+        (
+            edited(|p| entry_proto(p).instructions[2].name = "broadcast>13".into()),
+            "the instruction name \"broadcast>13\" is not an HLO identifier",
+        ),
+        (
+            edited(|p| entry_proto(p).instructions[2].name = String::new()),
+            "the instruction name \"\" is not an HLO identifier",
+        ),
+        (
+            edited(|p| p.computations[0].name = "a b".into()),
+            "the computation name \"a b\" is not an HLO identifier",
+        ),
+        (
+            edited(|p| p.name = "jit f".into()),
+            "the module name \"jit f\" is not an HLO identifier",
+        ),
+        (
+            edited(|p| {
+                let c = entry_proto(p);
+                c.instructions[2].name = c.instructions[1].name.clone();
+            }),
+            "the instruction name is used by more than one instruction of the computation",
+        ),
+        (
+            edited(|p| {
+                let n = p.computations[0].name.clone();
+                p.computations[1].name = n;
+            }),
+            "the computation name is used by more than one computation",
+        ),
     ];
     run_cases("proto", &cases, check_proto);
 }
