@@ -71,7 +71,7 @@ fn with_add(body: &str) -> String {
 // ---------------------------------------------------------------------------
 // HLO text: every production
 
-fn check_text(src: &String) -> Result<String, String> {
+fn check_text(src: &str) -> Result<String, String> {
     parse_module(src)
         .map(|m| format!("parsed module {}", m.name))
         .map_err(|e| e.to_string())
@@ -163,13 +163,13 @@ fn malformed_hlo_text() {
         (entry("  ROOT c = pred[4]{0} compare(p, p), direction=LESS"), "unknown comparison direction 'LESS'"),
         (entry("  ROOT c = f32[4]{0} map(p), to_apply=nowhere"), "unknown computation 'nowhere'"),
     ];
-    run_cases("text", &cases, check_text);
+    run_cases("text", &cases, |s| check_text(s));
 }
 
 // ---------------------------------------------------------------------------
 // Verifier: modules that parse but are ill-typed
 
-fn check_verify(src: &String) -> Result<String, String> {
+fn check_verify(src: &str) -> Result<String, String> {
     let m = parse_module(src).map_err(|e| format!("(parse) {e}"))?;
     verify_module(&m)
         .map(|_| "verified".to_string())
@@ -200,7 +200,7 @@ fn ill_typed_modules_fail_verification() {
     // The last case is a well-typed module: it must verify (the helper
     // reports success), so it is checked separately below.
     let (good, bad) = cases.split_last().unwrap();
-    run_cases("verify", bad, check_verify);
+    run_cases("verify", bad, |s| check_verify(s));
     assert_eq!(check_verify(&good.0), Ok("verified".into()));
 }
 
@@ -217,7 +217,7 @@ fn corpus_pb(name: &str) -> Vec<u8> {
     .expect("corpus module.pb")
 }
 
-fn check_proto(bytes: &Vec<u8>) -> Result<String, String> {
+fn check_proto(bytes: &[u8]) -> Result<String, String> {
     let m = decode_module(bytes).map_err(|e| e.to_string())?;
     verify_module(&m)
         .map(|_| format!("decoded and verified {}", m.name))
@@ -337,7 +337,7 @@ fn truncated_and_corrupted_protos() {
             "the computation name is used by more than one computation",
         ),
     ];
-    run_cases("proto", &cases, check_proto);
+    run_cases("proto", &cases, |b| check_proto(b));
 }
 
 // ---------------------------------------------------------------------------
@@ -453,7 +453,9 @@ fn host_executable_rejects_wrong_arguments_and_runs_again() {
         .flat_map(|v| v.to_ne_bytes())
         .collect();
     let y = 10i32.to_ne_bytes().to_vec();
-    let raw: Vec<((Vec<Vec<u8>>, usize), &str)> = vec![
+    // (argument buffers, output buffer length) and the error.
+    type RawCase = ((Vec<Vec<u8>>, usize), &'static str);
+    let raw: Vec<RawCase> = vec![
         ((vec![x.clone()], 16), "2 arguments but was given 1"),
         (
             (vec![x[..12].to_vec(), y.clone()], 16),
