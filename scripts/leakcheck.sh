@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Valgrind memcheck (--leak-check=full) over a representative subset:
 # `hlox run` (compiled, and --interpret) on corpus cases, a C plugin case,
-# and the failure-handling and load test binaries' Host tests. Fails when
+# and the failure-handling test binary's Host, evaluator and load tests. Fails when
 # valgrind reports a definite leak or a memory error in any run.
 # Usage: scripts/leakcheck.sh   (make leakcheck). Logs: target/leakcheck/.
 set -euo pipefail
@@ -16,7 +16,6 @@ test_bin() {
         sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1
 }
 failures=$(test_bin failures)
-load=$(test_bin load)
 plugin=$(ls target/debug/build/hlox-targets-*/out/libhlox_c_targets_reg.so | head -1)
 vg=(valgrind --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite
     --error-exitcode=99 --num-callers=30)
@@ -45,5 +44,5 @@ run "hlox-run-cc-plugin" target/debug/hlox run tests/corpus/cc_do_custom_call_v1
     "${inputs[@]}" --plugin "$plugin" --out-dir "$out/cc"
 run "test-failures-host" "$failures" --test-threads=1 host_
 run "test-failures-eval" "$failures" --test-threads=1 evaluator_
-run "test-load" "$load" --test-threads=1
+run "test-load" "$failures" --test-threads=1 load::
 exit $status

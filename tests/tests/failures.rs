@@ -19,6 +19,12 @@ use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+// In this binary too, so that LLVM is linked once for all three.
+#[path = "fuzz_regressions.rs"]
+mod fuzz_regressions;
+#[path = "load.rs"]
+mod load;
+
 /// Runs every case, catching panics, and fails once with all problems.
 fn run_cases<T>(area: &str, cases: &[(T, &str)], f: impl Fn(&T) -> Result<String, String>) {
     let mut problems = Vec::new();

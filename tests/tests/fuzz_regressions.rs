@@ -1,3 +1,5 @@
+//! (A module of the `failures` test binary.)
+//!
 //! Regressions found by the fuzz targets of tests/fuzz (see
 //! docs/reliability.md): each replays the finding's input.
 

@@ -1,3 +1,5 @@
+//! (A module of the `failures` test binary.)
+//!
 //! Load: one compiled executable with custom calls, run by 8 threads 1000
 //! times each on their own inputs, gives the same result every time (the
 //! evaluator's, computed once per thread up front).
