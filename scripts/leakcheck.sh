@@ -8,6 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
 CARGO=${CARGO:-cargo}
+# Without this, a panicking test target makes std cache the binary's debug
+# info for the backtrace (tens of MB "still reachable" at exit: noise).
+export RUST_BACKTRACE=0
 out=target/leakcheck
 mkdir -p "$out"
 $CARGO build -q -p hlox-cli -p hlox-targets
