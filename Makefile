@@ -48,3 +48,27 @@ corpus:
 
 clean:
 	$(CARGO) clean
+
+# Fuzzing (tests/fuzz, its own workspace: nightly + cargo-fuzz + libFuzzer).
+# Not part of `make test`: building the fuzz targets from scratch (LLVM-linked
+# hlox-cpu with sanitizer coverage) takes ~15 minutes on 2 cores.
+# See docs/reliability.md.
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 20
+
+.PHONY: fuzz fuzz-smoke leakcheck rss
+
+fuzz:
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+fuzz-smoke:
+	bash scripts/fuzz.sh $(FUZZ_SMOKE_SECONDS)
+
+# Valgrind memcheck (definite leaks and memory errors fail) over `hlox run`
+# on corpus cases and the failure/load test binaries.
+leakcheck: deps
+	bash scripts/leakcheck.sh
+
+# RSS over 10,000 compile+execute cycles in one process.
+rss: deps
+	$(CARGO) run --release -q -p hlox-cpu --example rss_loop -- 10000 1000

@@ -312,9 +312,9 @@ pub fn log_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValu
     select_f(cg, is_zero, fc(cg, f64::NEG_INFINITY), r)
 }
 
-/// tanh(x) as Eigen/XLA:CPU: x clamped to +-7.905 (where tanh rounds to
-/// 1), x p(x^2) / q(x^2) with a degree-13/6 rational minimax fit; x
-/// itself for |x| < 4e-4. NaN in, NaN out.
+/// tanh(x) as Eigen/XLA:CPU: x p(x^2) / q(x^2) with a degree-13/6 rational
+/// minimax fit, exactly +-1 for |x| >= 7.905 (XLA's clamp); x itself for
+/// |x| < 4e-4. NaN in, NaN out.
 pub fn tanh_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValue<'ctx>> {
     use inkwell::FloatPredicate as P;
     let b = cg.b;
@@ -350,6 +350,14 @@ pub fn tanh_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatVal
         ],
     )?;
     let r = b.build_float_div(p, q, "")?;
+    // At and beyond the clamp, exactly +-1: XLA:CPU picks its clamp so that
+    // its fit gives exactly 1 there; ours gave 1 - 3 ulp (with FMA
+    // contraction), which a later floor or compare turned into a wrong
+    // answer (found by differential fuzzing).
+    let sat = b.build_float_compare(P::OGE, ax, fc(cg, lim), "")?;
+    let pos = b.build_float_compare(P::OGT, x, fc(cg, 0.0), "")?;
+    let one = select_f(cg, pos, fc(cg, 1.0), fc(cg, -1.0))?;
+    let r = select_f(cg, sat, one, r)?;
     let tiny = b.build_float_compare(P::OLT, ax, fc(cg, 0.0004), "")?;
     select_f(cg, tiny, x, r)
 }

@@ -768,7 +768,7 @@ fn check_allocatable(shape: &Shape) -> Result<(), String> {
         .iter()
         .filter_map(|(_, s)| s.as_array())
         .map(|a| a.byte_size())
-        .sum();
+        .fold(0usize, usize::saturating_add);
     if bytes < (256 << 20) {
         return Ok(());
     }

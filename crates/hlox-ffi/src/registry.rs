@@ -330,7 +330,12 @@ impl Registry {
         // SAFETY: loading a library runs its initialisers; that is what a plugin is for.
         let lib = unsafe { libloading::Library::new(&path) }.map_err(|e| PluginError::Open {
             path: path.clone(),
-            message: e.to_string(),
+            // libloading's Display is only "dlopen failed": the reason
+            // (dlerror's text) is its source.
+            message: match std::error::Error::source(&e) {
+                Some(why) => format!("{e}: {why}"),
+                None => e.to_string(),
+            },
         })?;
         let register: Option<RegisterTargetsFn> = unsafe {
             lib.get::<RegisterTargetsFn>(REGISTER_SYMBOL)

@@ -1206,11 +1206,45 @@ fn stable_topo_order(n: usize, deps: impl Fn(usize) -> Vec<usize>) -> Result<Vec
     Ok(order)
 }
 
+/// Names must be HLO identifiers (`[A-Za-z_][A-Za-z0-9_.-]*`, as XLA's
+/// name uniquer makes them): anything else could not be printed as HLO
+/// text that parses back.
+fn check_name(loc: &str, what: &str, name: &str) -> Result<(), ProtoError> {
+    let b = name.as_bytes();
+    let ok = !b.is_empty()
+        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(
+            loc,
+            format!(
+                "the {what} name {name:?} is not an HLO identifier ([A-Za-z_][A-Za-z0-9_.-]*); \
+                 rename it where the proto is produced"
+            ),
+        ))
+    }
+}
+
 /// An `HloModuleProto` as our module.
 pub fn module_from_proto(p: &xla::HloModuleProto) -> Result<Module, ProtoError> {
     let mloc = format!("module `{}`", p.name);
     if p.computations.is_empty() {
         return Err(invalid(mloc, "the module has no computations"));
+    }
+    check_name(&mloc, "module", &p.name)?;
+    let mut comp_names = std::collections::HashSet::new();
+    for c in &p.computations {
+        let loc = format!("{mloc}, computation `{}`", c.name);
+        check_name(&loc, "computation", &c.name)?;
+        if !comp_names.insert(c.name.as_str()) {
+            return Err(invalid(
+                loc,
+                "the computation name is used by more than one computation",
+            ));
+        }
     }
     // Computation id -> index in the proto.
     let mut comp_index: HashMap<i64, usize> = HashMap::new();
@@ -1317,7 +1351,16 @@ fn computation_from_proto(
         return Err(invalid(cloc, "the computation has no instructions"));
     }
     let mut inst_index: HashMap<i64, usize> = HashMap::new();
+    let mut inst_names = std::collections::HashSet::new();
     for (i, inst) in c.instructions.iter().enumerate() {
+        let loc = format!("{cloc}, instruction `{}`", inst.name);
+        check_name(&loc, "instruction", &inst.name)?;
+        if !inst_names.insert(inst.name.as_str()) {
+            return Err(invalid(
+                loc,
+                "the instruction name is used by more than one instruction of the computation",
+            ));
+        }
         if inst_index.insert(inst.id, i).is_some() {
             return Err(invalid(
                 format!("{cloc}, instruction `{}`, field `id`", inst.name),

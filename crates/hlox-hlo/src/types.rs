@@ -174,12 +174,17 @@ impl ArrayShape {
             |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
         )
     }
-    /// Number of elements. Dimensions are assumed verified (non-negative, no overflow).
+    /// Number of elements (negative dimensions count as 0). Saturates at
+    /// `usize::MAX` for shapes too large to exist (an unverified module's):
+    /// allocating that many fails with an error instead of overflowing.
     pub fn element_count(&self) -> usize {
-        self.dims.iter().map(|&d| d.max(0) as usize).product()
+        self.dims
+            .iter()
+            .fold(1usize, |n, &d| n.saturating_mul(d.max(0) as usize))
     }
+    /// Size in bytes; saturates like [`ArrayShape::element_count`].
     pub fn byte_size(&self) -> usize {
-        self.element_count() * self.ty.byte_size()
+        self.element_count().saturating_mul(self.ty.byte_size())
     }
     /// Same element type and dimensions (layouts may differ).
     pub fn compatible(&self, other: &ArrayShape) -> bool {
