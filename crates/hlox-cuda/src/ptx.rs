@@ -355,88 +355,47 @@ fn kernel_body<'ctx>(
             let Op::ReduceWindow { window } = &inst.op else {
                 return Err(CodegenError::Other("not a reduce-window".into()));
             };
-            let mut ctx = ElementalCtx::new(module, comp);
-            for (i, ls) in operand_leaves.into_iter().enumerate() {
-                ctx.sources.insert(inst.operands[i], ls);
-            }
+            let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             emit_reduce_window(cg, &mut ctx, comp, k.id, window, &outs, tid)?;
         }
         KernelKind::Scatter => {
-            let mut ctx = ElementalCtx::new(module, comp);
-            for (i, ls) in operand_leaves.into_iter().enumerate() {
-                ctx.sources.insert(inst.operands[i], ls);
-            }
+            let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             emit_scatter(cg, &mut ctx, comp, k.id, &outs, tid)?;
         }
         KernelKind::SelectAndScatter => {
-            let mut ctx = ElementalCtx::new(module, comp);
-            for (i, ls) in operand_leaves.into_iter().enumerate() {
-                ctx.sources.insert(inst.operands[i], ls);
-            }
-            let out = outs
-                .first()
-                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
-                .ok_or_else(|| {
-                    CodegenError::Other("select-and-scatter without an array result".into())
-                })?;
+            let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
+            let out = array_out(&outs, "select-and-scatter")?;
             emit_select_and_scatter(cg, &mut ctx, comp, k.id, out, tid)?;
         }
         KernelKind::RngBitGenerator => {
-            let mut ctx = ElementalCtx::new(module, comp);
-            for (i, ls) in operand_leaves.into_iter().enumerate() {
-                ctx.sources.insert(inst.operands[i], ls);
-            }
+            let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             emit_rng(cg, &mut ctx, comp, k.id, &outs, tid)?;
         }
         KernelKind::TopK => {
-            let mut ctx = ElementalCtx::new(module, comp);
-            for (i, ls) in operand_leaves.into_iter().enumerate() {
-                ctx.sources.insert(inst.operands[i], ls);
-            }
+            let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             emit_topk(cg, &mut ctx, comp, k.id, &outs, tid)?;
         }
         KernelKind::Sort => {
-            let mut ctx = ElementalCtx::new(module, comp);
-            for (i, ls) in operand_leaves.into_iter().enumerate() {
-                ctx.sources.insert(inst.operands[i], ls);
-            }
+            let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             emit_sort(cg, &mut ctx, comp, k.id, &outs, tid)?;
         }
         KernelKind::Gather => {
-            let mut ctx = ElementalCtx::new(module, comp);
-            for (i, ls) in operand_leaves.into_iter().enumerate() {
-                ctx.sources.insert(inst.operands[i], ls);
-            }
-            let out = outs
-                .first()
-                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
-                .ok_or_else(|| CodegenError::Other("gather without an array result".into()))?;
+            let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
+            let out = array_out(&outs, "gather")?;
             emit_gather(cg, &mut ctx, comp, k.id, out, tid)?;
         }
         KernelKind::Convolution => {
-            let mut ctx = ElementalCtx::new(module, comp);
-            for (i, ls) in operand_leaves.into_iter().enumerate() {
-                ctx.sources.insert(inst.operands[i], ls);
-            }
-            let out = outs
-                .first()
-                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
-                .ok_or_else(|| CodegenError::Other("convolution without an array result".into()))?;
+            let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
+            let out = array_out(&outs, "convolution")?;
             emit_conv(cg, &mut ctx, comp, k.id, out, tid)?;
         }
         KernelKind::Dot => {
             let Op::Dot { dnums, .. } = &inst.op else {
                 return Err(CodegenError::Other("not a dot".into()));
             };
-            let mut ctx = ElementalCtx::new(module, comp);
-            for (i, ls) in operand_leaves.into_iter().enumerate() {
-                ctx.sources.insert(inst.operands[i], ls);
-            }
+            let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             let (lhs, rhs) = (inst.operands[0], inst.operands[1]);
-            let out = outs
-                .first()
-                .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
-                .ok_or_else(|| CodegenError::Other("dot without an array result".into()))?;
+            let out = array_out(&outs, "dot")?;
             emit_dot(cg, &mut ctx, comp, lhs, rhs, dnums, out, tid)?;
         }
     }
@@ -2202,4 +2161,28 @@ fn dot_loops<'ctx, 'm>(
         ri[rc[level]] = i;
         dot_loops(cg, ctx, ls, lc, rc, level + 1, li, ri, body)
     })
+}
+
+/// An element generator over `comp` whose operands are the kernel's buffers.
+fn operand_ctx<'m, 'ctx>(
+    module: &'m Module,
+    comp: &'m hlox_hlo::Computation,
+    operands: &[InstId],
+    leaves: Vec<Vec<Leaf<'ctx>>>,
+) -> ElementalCtx<'m, 'ctx> {
+    let mut ctx = ElementalCtx::new(module, comp);
+    for (&o, ls) in operands.iter().zip(leaves) {
+        ctx.sources.insert(o, ls);
+    }
+    ctx
+}
+
+/// The kernel's single array result.
+fn array_out<'ctx>(
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    what: &str,
+) -> Result<(PointerValue<'ctx>, ArrayShape), CodegenError> {
+    outs.first()
+        .and_then(|(p, s)| s.clone().map(|s| (*p, s)))
+        .ok_or_else(|| CodegenError::Other(format!("{what} without an array result")))
 }
