@@ -736,6 +736,9 @@ fn bench_on_a_terminal_draws_progress() {
     let o = Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
         .env_remove("HLOX_LOG")
+        // A terminal that can draw: CI runs with TERM unset (or `dumb`),
+        // where indicatif rightly stays quiet even on a tty.
+        .env("TERM", "xterm-256color")
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -746,6 +749,18 @@ fn bench_on_a_terminal_draws_progress() {
         "no bar: {out:?}"
     );
     assert!(out.contains("\x1b["), "no terminal control: {out:?}");
+    assert!(out.contains("\"median_ms\""), "{out:?}");
+    // A terminal that cannot draw (TERM=dumb): no bar, no control codes.
+    let o = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_remove("HLOX_LOG")
+        .env("TERM", "dumb")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!out.contains("/301"), "a bar on a dumb terminal: {out:?}");
+    assert!(!out.contains("\x1b["), "control codes on a dumb terminal: {out:?}");
     assert!(out.contains("\"median_ms\""), "{out:?}");
 }
 
