@@ -19,9 +19,11 @@ use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-// In this binary too, so that LLVM is linked once for all three.
+// In this binary too, so that LLVM is linked once for all four.
 #[path = "fuzz_regressions.rs"]
 mod fuzz_regressions;
+#[path = "fuzz_smoke.rs"]
+mod fuzz_smoke;
 #[path = "load.rs"]
 mod load;
 

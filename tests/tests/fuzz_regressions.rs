@@ -11,23 +11,62 @@ fn compile(text: &str) -> hlox_cpu::Executable {
     hlox_cpu::compile(&m, &Default::default()).unwrap()
 }
 
-/// differential: tanh of a large input must be exactly +-1 (XLA:CPU picks
-/// its clamp so that its rational fit gives exactly 1 there); hlox's gave
-/// 1 - 1 ulp with FMA contraction, which a later floor turned into 0.
+/// differential: tanh of a large input must be exactly +-1 where the
+/// evaluator's (libm's) is: hlox's once gave 1 - 1 ulp at 320 with FMA
+/// contraction, which a later floor turned into 0. Later (the property
+/// test of tests/host.rs) it saturated at XLA's clamp, 7.905, where libm
+/// still gives 1 - 5 ulp, and a convert to s32 gave 1 instead of 0. Now:
+/// within an ulp of libm beyond the clamp, exactly +-1 exactly where libm
+/// is, so floor and convert agree with the evaluator everywhere.
 #[test]
 fn tanh_of_large_inputs_is_exactly_one() {
     let exe = compile(
-        "HloModule t\n\nENTRY e {\n  x = f32[8]{0} parameter(0)\n  t = f32[8]{0} tanh(x)\n  f = f32[8]{0} floor(t)\n  ROOT r = (f32[8]{0}, f32[8]{0}) tuple(t, f)\n}\n",
+        "HloModule t\n\nENTRY e {\n  x = f32[12]{0} parameter(0)\n  t = f32[12]{0} tanh(x)\n  f = f32[12]{0} floor(t)\n  i = s32[12]{0} convert(t)\n  ROOT r = (f32[12]{0}, f32[12]{0}, s32[12]{0}) tuple(t, f, i)\n}\n",
     );
-    let xs = [320f32, -320., 7.905_311, 7.95, 8.0, 9.0, -8.5, 1e30];
+    let one = f32::from_bits(0x4110_2cb4); // the first f32 with tanhf(x) == 1
+    let xs = [
+        320f32,
+        -320.,
+        7.905_311,
+        7.95,
+        8.0,
+        9.0,
+        -8.5,
+        1e30,
+        one,
+        f32::from_bits(one.to_bits() - 1),
+        -one,
+        7.5,
+    ];
     let out = exe.execute(&[&Literal::r1(&xs)]).unwrap().into_leaves();
-    let (t, f) = (
+    let (t, f, i) = (
         out[0].to_vec::<f32>().unwrap(),
         out[1].to_vec::<f32>().unwrap(),
+        out[2].to_vec::<i32>().unwrap(),
     );
-    for (i, &x) in xs.iter().enumerate() {
-        assert_eq!(t[i], x.signum(), "tanh({x})");
-        assert_eq!(f[i], x.signum(), "floor(tanh({x}))");
+    for (k, &x) in xs.iter().enumerate() {
+        let want = x.tanh();
+        let ulps = (t[k].to_bits() as i64 - want.to_bits() as i64).abs();
+        assert!(ulps <= 1, "tanh({x}) = {}, libm {want}", t[k]);
+        assert_eq!(t[k].abs() == 1.0, want.abs() == 1.0, "tanh({x}) saturation");
+        assert_eq!(f[k], want.floor(), "floor(tanh({x}))");
+        assert_eq!(i[k], want as i32, "s32(tanh({x}))");
+    }
+}
+
+/// tests/host.rs's property test, the program it found: tanh(2 * f16(-p))
+/// between XLA's clamp and libm's saturation, converted to s32.
+#[test]
+fn tanh_between_the_clamp_and_saturation_converts_like_the_evaluator() {
+    let text = "HloModule prog\n\nENTRY prog {\n  p = f32[2]{0} parameter(0)\n  n = f32[2]{0} negate(p)\n  h = f16[2]{0} convert(n)\n  c = f32[2]{0} convert(h)\n  a = f32[2]{0} add(c, c)\n  t = f32[2]{0} tanh(a)\n  i = s32[2]{0} convert(t)\n  ROOT r = (f32[2]{0}, s32[2]{0}) tuple(t, i)\n}\n";
+    let m = parse_module(text).unwrap();
+    for v in [-3.96875f32, -4.25, -3.953_125, 4.4] {
+        let arg = [Literal::r1(&[v, -v])];
+        let want = hlox_eval::evaluate(&m, &arg, &hlox_eval::NoCustomCalls)
+            .unwrap()
+            .into_leaves();
+        let got = compile(text).execute(&[&arg[0]]).unwrap().into_leaves();
+        assert_eq!(got[1], want[1], "s32(tanh(2 * {v}))");
     }
 }
 

@@ -312,8 +312,12 @@ pub fn log_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValu
     select_f(cg, is_zero, fc(cg, f64::NEG_INFINITY), r)
 }
 
-/// tanh(x) as Eigen/XLA:CPU: x p(x^2) / q(x^2) with a degree-13/6 rational
-/// minimax fit, exactly +-1 for |x| >= 7.905 (XLA's clamp); x itself for
+/// The smallest f32 whose tanh rounds to exactly 1 (glibc's `tanhf` agrees).
+pub const TANH_F32_ONE: f32 = f32::from_bits(0x4110_2cb4); // 9.010914
+
+/// tanh(x) as Eigen/XLA:CPU below |x| = 7.905 (XLA's clamp): x p(x^2) /
+/// q(x^2) with a degree-13/6 rational minimax fit; 1 - 2 exp(-2|x|) with
+/// its sign beyond, exactly +-1 from [`TANH_F32_ONE`]; x itself for
 /// |x| < 4e-4. NaN in, NaN out.
 pub fn tanh_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValue<'ctx>> {
     use inkwell::FloatPredicate as P;
@@ -350,14 +354,26 @@ pub fn tanh_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatVal
         ],
     )?;
     let r = b.build_float_div(p, q, "")?;
-    // At and beyond the clamp, exactly +-1: XLA:CPU picks its clamp so that
-    // its fit gives exactly 1 there; ours gave 1 - 3 ulp (with FMA
-    // contraction), which a later floor or compare turned into a wrong
-    // answer (found by differential fuzzing).
-    let sat = b.build_float_compare(P::OGE, ax, fc(cg, lim), "")?;
+    // Beyond the fit's clamp, 1 - 2 exp(-2|x|), kept below 1 up to
+    // TANH_F32_ONE, the first f32 where the correctly rounded tanh (and
+    // libm's tanhf, hence the evaluator) is exactly 1; exactly +-1 from
+    // there. The fit alone gave 1 - 3 ulp at and beyond the clamp, and a
+    // saturation at the clamp gave 1 up to 4 ulp early: either way a later
+    // floor, compare or convert to integer disagreed with the evaluator
+    // (both found by differential testing).
+    let tail = b.build_float_mul(ax, fc(cg, -2.0), "")?;
+    let tail = exp_f32(cg, tail)?;
+    let tail = b.build_float_sub(fc(cg, 1.0), b.build_float_mul(tail, fc(cg, 2.0), "")?, "")?;
+    let below_one = fc(cg, f32::from_bits(0x3f7f_ffff) as f64);
+    let over = b.build_float_compare(P::OGT, tail, below_one, "")?;
+    let tail = select_f(cg, over, below_one, tail)?;
+    let is_one = b.build_float_compare(P::OGE, ax, fc(cg, TANH_F32_ONE as f64), "")?;
+    let tail = select_f(cg, is_one, fc(cg, 1.0), tail)?;
     let pos = b.build_float_compare(P::OGT, x, fc(cg, 0.0), "")?;
-    let one = select_f(cg, pos, fc(cg, 1.0), fc(cg, -1.0))?;
-    let r = select_f(cg, sat, one, r)?;
+    let neg_tail = b.build_float_neg(tail, "")?;
+    let tail = select_f(cg, pos, tail, neg_tail)?;
+    let beyond = b.build_float_compare(P::OGE, ax, fc(cg, lim), "")?;
+    let r = select_f(cg, beyond, tail, r)?;
     let tiny = b.build_float_compare(P::OLT, ax, fc(cg, 0.0004), "")?;
     select_f(cg, tiny, x, r)
 }
