@@ -51,6 +51,8 @@ pub(crate) struct Emitter<'a, 'ctx> {
     pub per_element_reductions: usize,
     /// Reductions emitted with the column strategy.
     pub column_reductions: usize,
+    /// Of those, the ones split across threads by rows.
+    pub column_reductions_split_rows: usize,
 }
 
 /// The per-function values of a sequential computation being emitted.
@@ -280,6 +282,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             row_hoisted: 0,
             per_element_reductions: 0,
             column_reductions: 0,
+            column_reductions_split_rows: 0,
         }
     }
 
@@ -680,6 +683,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let kept: Vec<usize> = (0..in_shape.rank())
             .filter(|d| !dimensions.contains(&(*d as i64)))
             .collect();
+        if self.emit_column_reduce_split_rows(gen_comp, root, sources, outs[0].0, out_shape, name)? {
+            self.column_reductions += 1;
+            self.column_reductions_split_rows += 1;
+            return Ok(true);
+        }
         let n = outer_extent(out_shape);
         let out_arrays = [(outs[0].0, out_shape.clone())];
         self.emit_outlined(
@@ -723,6 +731,141 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             },
         )?;
         self.column_reductions += 1;
+        Ok(true)
+    }
+
+    /// A large column reduction (one reduced dimension, not the minor one)
+    /// with a small result, split across threads by rows: part `c` reduces
+    /// rows `[c*per, (c+1)*per)` into its own partial result (part 0 starts
+    /// from the init value, the others from their first row), reading the
+    /// operand contiguously; the partials are then combined in order. Each
+    /// thread streams whole rows instead of a slice of every row, which on
+    /// a row of 4 KiB or more is a new page per row. Sums are reassociated
+    /// (partials of rows), as XLA's are. Returns false (and emits nothing)
+    /// when the reduction is not such a one.
+    fn emit_column_reduce_split_rows(
+        &mut self,
+        gen_comp: &'a Computation,
+        root: InstId,
+        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
+        out_ptr: PointerValue<'ctx>,
+        out_shape: &ArrayShape,
+        name: &str,
+    ) -> R<bool> {
+        let inst = gen_comp.inst(root);
+        let Op::Reduce { dimensions } = &inst.op else {
+            return Ok(false);
+        };
+        let (input, init) = (inst.operands[0], inst.operands[1]);
+        let Some(in_shape) = gen_comp.inst(input).shape.as_array().cloned() else {
+            return Ok(false);
+        };
+        let [rd] = dimensions[..] else {
+            return Ok(false);
+        };
+        let rd = rd as usize;
+        let extent = in_shape.dims[rd];
+        let out_n = out_shape.element_count();
+        let ty = out_shape.ty;
+        // Partials live on the stack of the calling function.
+        const SCRATCH_LIMIT: usize = 128 << 10;
+        // Worth a split (two barriers and a combine) from 4x the parallel
+        // threshold: 256 Ki elements by default.
+        if self.threads < 2
+            || in_shape.element_count() < self.par_threshold.saturating_mul(4)
+            || extent < 4
+            || out_n == 0
+            || out_n * ty.byte_size() * 2 > SCRATCH_LIMIT
+        {
+            return Ok(false);
+        }
+        let max_parts = (SCRATCH_LIMIT / (out_n * ty.byte_size())) as i64;
+        let parts = (self.threads as i64 * 2).min(extent / 2).min(max_parts);
+        if parts < 2 {
+            return Ok(false);
+        }
+        let per = (extent + parts - 1) / parts;
+        let parts = (extent + per - 1) / per;
+        let kept: Vec<usize> = (0..in_shape.rank()).filter(|&d| d != rd).collect();
+        let cg = &self.cg;
+        let words = (parts as usize * out_n * ty.byte_size()).div_ceil(8) as u32;
+        let scratch = cg
+            .entry_alloca(cg.i64().array_type(words).into(), "partials")
+            .map_err(e(name))?;
+        let scratch_shape = ArrayShape::new(ty, vec![parts * out_n as i64]);
+        let oshape = out_shape.clone();
+        let in_rank = in_shape.rank();
+        self.emit_outlined(
+            gen_comp,
+            sources,
+            &[(scratch, scratch_shape.clone())],
+            name,
+            parts,
+            in_shape.element_count(),
+            &mut |cg, ctx, louts, start, end| {
+                let init_v = ctx.gen(cg, init, &[])?.into_iter().next().ok_or_else(|| {
+                    hlox_codegen::CodegenError::Other("reduce init has no value".into())
+                })?;
+                hlox_codegen::loops::for_range(cg, start, end, "part", &mut |c| {
+                    let b = cg.b;
+                    let base_at = b.build_int_mul(c, cg.i64c(out_n as i64), "")?;
+                    let base = cg.element_ptr(louts[0].0, &louts[0].1, &[base_at])?;
+                    let lo = b.build_int_mul(c, cg.i64c(per), "")?;
+                    let hi = b.build_int_add(lo, cg.i64c(per), "")?;
+                    let over = b.build_int_compare(IntPredicate::SGT, hi, cg.i64c(extent), "")?;
+                    let hi = b.build_select(over, cg.i64c(extent), hi, "")?.into_int_value();
+                    let first = b.build_int_compare(IntPredicate::EQ, c, cg.i64c(0), "")?;
+                    let input_at = |cg: &Cg<'_, 'ctx>,
+                                    ctx: &mut ElementalCtx<'a, 'ctx>,
+                                    row: IntValue<'ctx>,
+                                    oi: &[IntValue<'ctx>]| {
+                        let mut idx = vec![row; in_rank];
+                        for (k, &d) in kept.iter().enumerate() {
+                            idx[d] = oi[k];
+                        }
+                        ctx.gen(cg, input, &idx)?.into_iter().next().ok_or_else(|| {
+                            hlox_codegen::CodegenError::Other("reduce input has no value".into())
+                        })
+                    };
+                    // The part's first row.
+                    hlox_codegen::loops::shape_loop(cg, &oshape, None, &mut |oi| {
+                        let x = input_at(cg, ctx, lo, oi)?;
+                        let with_init = ctx.combine_reduced(cg, root, init_v, x)?;
+                        let v = cg.b.build_select(first, with_init, x, "")?;
+                        let p = cg.element_ptr(base, &oshape, oi)?;
+                        cg.store_elem(ty, p, v)
+                    })?;
+                    // Its other rows.
+                    let next = cg.b.build_int_add(lo, cg.i64c(1), "")?;
+                    hlox_codegen::loops::for_range(cg, next, hi, "row", &mut |row| {
+                        hlox_codegen::loops::shape_loop(cg, &oshape, None, &mut |oi| {
+                            let x = input_at(cg, ctx, row, oi)?;
+                            let p = cg.element_ptr(base, &oshape, oi)?;
+                            let a = cg.load_elem(ty, p)?;
+                            let r = ctx.combine_reduced(cg, root, a, x)?;
+                            cg.store_elem(ty, p, r)
+                        })
+                    })
+                })
+            },
+        )?;
+        // The partials, combined in order.
+        let cg = &self.cg;
+        let ctx = ElementalCtx::new(self.module, gen_comp);
+        hlox_codegen::loops::shape_loop(cg, out_shape, None, &mut |oi| {
+            let at = |k: i64| -> hlox_codegen::Result<PointerValue<'ctx>> {
+                let base = cg.element_ptr(scratch, &scratch_shape, &[cg.i64c(k * out_n as i64)])?;
+                cg.element_ptr(base, out_shape, oi)
+            };
+            let mut acc = cg.load_elem(ty, at(0)?)?;
+            for k in 1..parts {
+                let x = cg.load_elem(ty, at(k)?)?;
+                acc = ctx.combine_reduced(cg, root, acc, x)?;
+            }
+            let p = cg.element_ptr(out_ptr, out_shape, oi)?;
+            cg.store_elem(ty, p, acc)
+        })
+        .map_err(e(name))?;
         Ok(true)
     }
 

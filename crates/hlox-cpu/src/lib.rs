@@ -144,6 +144,9 @@ pub struct CompileReport {
     /// Reductions keeping the minor dimension, emitted reduced-index-outer
     /// so the operand is read once, contiguously.
     pub column_reductions: usize,
+    /// Of those, the ones split across threads by rows (each thread reduces
+    /// a band of rows; partial results are combined in order).
+    pub column_reductions_split_rows: usize,
 }
 
 type EntryFn = unsafe extern "C" fn(*const u8, *const *const u8, *const *mut u8, *mut u8) -> i32;
@@ -393,6 +396,7 @@ fn compile_impl(
     report.row_hoisted = em.row_hoisted;
     report.per_element_reductions = em.per_element_reductions;
     report.column_reductions = em.column_reductions;
+    report.column_reductions_split_rows = em.column_reductions_split_rows;
     let call_sites = std::mem::take(&mut em.call_sites);
     let pending_kernels = std::mem::take(&mut em.kernels);
     drop(em);
