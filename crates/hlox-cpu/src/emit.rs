@@ -835,9 +835,30 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         let p = cg.element_ptr(base, &oshape, oi)?;
                         cg.store_elem(ty, p, v)
                     })?;
-                    // Its other rows.
+                    // Its other rows, ROWS at a time (the partial is loaded
+                    // and stored once per group; the combine order is the
+                    // sequential one), then the rest one at a time.
+                    const ROWS: i64 = 4;
                     let next = cg.b.build_int_add(lo, cg.i64c(1), "")?;
-                    hlox_codegen::loops::for_range(cg, next, hi, "row", &mut |row| {
+                    let left = cg.b.build_int_sub(hi, next, "")?;
+                    let groups = cg.b.build_int_signed_div(left, cg.i64c(ROWS), "")?;
+                    hlox_codegen::loops::for_range(cg, cg.i64c(0), groups, "rows", &mut |g| {
+                        let off = cg.b.build_int_mul(g, cg.i64c(ROWS), "")?;
+                        let row0 = cg.b.build_int_add(next, off, "")?;
+                        hlox_codegen::loops::shape_loop(cg, &oshape, None, &mut |oi| {
+                            let p = cg.element_ptr(base, &oshape, oi)?;
+                            let mut a = cg.load_elem(ty, p)?;
+                            for k in 0..ROWS {
+                                let row = cg.b.build_int_add(row0, cg.i64c(k), "")?;
+                                let x = input_at(cg, ctx, row, oi)?;
+                                a = ctx.combine_reduced(cg, root, a, x)?;
+                            }
+                            cg.store_elem(ty, p, a)
+                        })
+                    })?;
+                    let done = cg.b.build_int_mul(groups, cg.i64c(ROWS), "")?;
+                    let rest = cg.b.build_int_add(next, done, "")?;
+                    hlox_codegen::loops::for_range(cg, rest, hi, "row", &mut |row| {
                         hlox_codegen::loops::shape_loop(cg, &oshape, None, &mut |oi| {
                             let x = input_at(cg, ctx, row, oi)?;
                             let p = cg.element_ptr(base, &oshape, oi)?;
