@@ -6,8 +6,8 @@
 //! seeded mutator: the committed corpus's modules with bytes flipped,
 //! inserted, deleted, duplicated and spliced, and HLO tokens from the
 //! libFuzzer dictionary dropped in. Each target runs for a bounded time
-//! (`HLOX_FUZZ_SECS`, default 10 seconds) from a seed that changes each run
-//! (`HLOX_FUZZ_SEED` replays one). A failing input is written under
+//! (`HLOX_FUZZ_SECS`, default 10 seconds) from a fixed seed
+//! (`HLOX_FUZZ_SEED=N` or `=time` for another). A failing input is written under
 //! `target/fuzz-smoke/` and the test fails naming that file and the command
 //! that replays it under libFuzzer.
 
@@ -45,18 +45,22 @@ fn budget() -> Duration {
     Duration::from_secs_f64(secs.max(0.0))
 }
 
+/// The mutator's seed: fixed by default, so that CI's pass is
+/// reproducible (a longer budget walks further along the same sequence);
+/// `HLOX_FUZZ_SEED=N` picks another, `HLOX_FUZZ_SEED=time` a new one each
+/// run (printed with `--nocapture`).
 fn seed() -> u64 {
-    if let Some(s) = std::env::var("HLOX_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        return s;
+    match std::env::var("HLOX_FUZZ_SEED").ok().as_deref() {
+        Some("time") => {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1);
+            t | 1
+        }
+        Some(s) => s.parse::<u64>().map(|s| s | 1).unwrap_or(0x686c_6f78),
+        None => 0x686c_6f78,
     }
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(1);
-    t | 1
 }
 
 /// The libFuzzer dictionary's tokens (`"token"` lines).
