@@ -178,7 +178,7 @@ pub fn build_program(dims: &[i64], steps: &[Step]) -> Module {
                 b.select(c, cur, other).unwrap()
             }
             Step::Slice => {
-                if d.is_empty() || d.iter().any(|&x| x == 0) {
+                if d.is_empty() || d.contains(&0) {
                     continue;
                 }
                 let start: Vec<i64> = d.iter().map(|&x| x / 2).collect();

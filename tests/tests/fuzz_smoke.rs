@@ -214,7 +214,10 @@ fn assert_clean(name: &str, o: Outcome) {
             path.display()
         );
     }
-    assert!(o.runs > 0, "fuzz-smoke {name}: no input ran (no seeds found)");
+    assert!(
+        o.runs > 0,
+        "fuzz-smoke {name}: no input ran (no seeds found)"
+    );
 }
 
 #[test]
@@ -222,7 +225,13 @@ fn fuzz_smoke_parse_text() {
     let mut seeds = files("tests/corpus", Some("module.hlo"));
     seeds.extend(files("tests/filetests/text", None));
     assert!(seeds.len() >= 40, "only {} text seeds", seeds.len());
-    let o = fuzz("parse_text", &seeds, &dictionary(), checks::parse_text, budget());
+    let o = fuzz(
+        "parse_text",
+        &seeds,
+        &dictionary(),
+        checks::parse_text,
+        budget(),
+    );
     assert_clean("parse_text", o);
 }
 

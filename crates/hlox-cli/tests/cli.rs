@@ -758,7 +758,10 @@ fn bench_on_a_terminal_draws_progress() {
     // A terminal that cannot draw: no bar, no control codes.
     let out = on_terminal("dumb");
     assert!(!out.contains("/301"), "a bar on a dumb terminal: {out:?}");
-    assert!(!out.contains("\x1b["), "control codes on a dumb terminal: {out:?}");
+    assert!(
+        !out.contains("\x1b["),
+        "control codes on a dumb terminal: {out:?}"
+    );
 }
 
 #[test]

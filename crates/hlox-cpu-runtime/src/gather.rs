@@ -197,7 +197,7 @@ impl ScatterKernel {
         dn: &ScatterDimensionNumbers,
     ) -> Result<ScatterKernel, KernelError> {
         let total = cx.operands.len();
-        if total < 3 || total % 2 == 0 {
+        if total < 3 || total.is_multiple_of(2) {
             return Err(cx.err("scatter needs N operands, indices and N updates"));
         }
         let n = (total - 1) / 2;

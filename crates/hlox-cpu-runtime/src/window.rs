@@ -111,7 +111,7 @@ pub(crate) struct ReduceWindowKernel {
 impl ReduceWindowKernel {
     pub(crate) fn new(cx: &Ctx, w: &Window) -> Result<ReduceWindowKernel, KernelError> {
         let total = cx.operands.len();
-        if total < 2 || total % 2 != 0 {
+        if total < 2 || !total.is_multiple_of(2) {
             return Err(cx.err("reduce-window needs N inputs and N init values"));
         }
         let n = total / 2;

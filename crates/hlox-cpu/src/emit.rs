@@ -683,7 +683,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let kept: Vec<usize> = (0..in_shape.rank())
             .filter(|d| !dimensions.contains(&(*d as i64)))
             .collect();
-        if self.emit_column_reduce_split_rows(gen_comp, root, sources, outs[0].0, out_shape, name)? {
+        if self
+            .emit_column_reduce_split_rows(gen_comp, root, sources, outs[0].0, out_shape, name)?
+        {
             self.column_reductions += 1;
             self.column_reductions_split_rows += 1;
             return Ok(true);
@@ -813,7 +815,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     let lo = b.build_int_mul(c, cg.i64c(per), "")?;
                     let hi = b.build_int_add(lo, cg.i64c(per), "")?;
                     let over = b.build_int_compare(IntPredicate::SGT, hi, cg.i64c(extent), "")?;
-                    let hi = b.build_select(over, cg.i64c(extent), hi, "")?.into_int_value();
+                    let hi = b
+                        .build_select(over, cg.i64c(extent), hi, "")?
+                        .into_int_value();
                     let first = b.build_int_compare(IntPredicate::EQ, c, cg.i64c(0), "")?;
                     let input_at = |cg: &Cg<'_, 'ctx>,
                                     ctx: &mut ElementalCtx<'a, 'ctx>,

@@ -1218,7 +1218,7 @@ mod fast_paths {
         assert_eq!(c.to_vec::<f32>().unwrap()[0] as f64, want);
         // Random data: closer to the f64 sum than 1e-5 relative.
         let ys: Vec<f32> = (0..n)
-            .map(|i| (((i as u64 * 2654435761) % 1000) as f32) / 997.0 + 0.1)
+            .map(|i| (((i * 2654435761) % 1000) as f32) / 997.0 + 0.1)
             .collect();
         let (c, _) = run1(&text, &[Literal::from_vec(&[n as i64], &ys).unwrap()]);
         let want: f64 = ys.iter().map(|&x| x as f64).sum();
@@ -1465,7 +1465,12 @@ fn column_reductions_match_the_evaluator() {
             "{name}"
         );
     }
-    check_all(&split[1..].iter().map(|(n, t)| (*n, t.as_str())).collect::<Vec<_>>());
+    check_all(
+        &split[1..]
+            .iter()
+            .map(|(n, t)| (*n, t.as_str()))
+            .collect::<Vec<_>>(),
+    );
     check_text_tol(&split[0].1, 1e-4).unwrap();
     // With a fused producer (exp is within 1 ulp of libm, hence a tolerance).
     let fused = m("  x = f32[128,96]{1,0} parameter(0)\n  y = f32[128,96]{1,0} exponential(x)\n  z = f32[] constant(0)\n  ROOT r = f32[96]{0} reduce(y, z), dimensions={0}, to_apply=add_f\n");
@@ -1478,7 +1483,7 @@ fn facade_cuda_client_without_a_driver_is_an_error_naming_libcuda() {
         eprintln!("SKIP: a CUDA driver is present; this test checks the no-driver error");
         return;
     }
-    let e = hlox::Client::cuda(0).err().expect("no driver: an error");
+    let e = hlox::Client::cuda(0).expect_err("no driver: an error");
     let msg = e.to_string();
     assert!(msg.contains("no CUDA driver found (libcuda.so)"), "{msg}");
 }

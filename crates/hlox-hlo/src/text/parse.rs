@@ -1740,7 +1740,7 @@ fn int_list(c: &mut Cursor) -> PResult<Vec<i64>> {
         c,
         "to open a list of integers",
         "between list elements",
-        |c| Ok(c.i64("a list element")?),
+        |c| c.i64("a list element"),
     )
 }
 
@@ -2059,9 +2059,7 @@ fn io_alias(c: &mut Cursor) -> PResult<Vec<InputOutputAlias>> {
 
 /// `{f32[2]{0}, s32[]}`
 fn shape_list_value(c: &mut Cursor) -> PResult<Vec<Shape>> {
-    braced_list(c, "to open the shape list", "between shapes", |c| {
-        Ok(shape(c)?)
-    })
+    braced_list(c, "to open the shape list", "between shapes", |c| shape(c))
 }
 
 /// `{op_type="..." op_name="..." source_file="..." source_line=12 ...}`;

@@ -359,10 +359,10 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
             ));
             precision_attr(&mut attrs, precision);
         }
-        Op::ReduceWindow { window } | Op::SelectAndScatter { window } => {
-            if !window.dims.is_empty() {
-                attrs.push(format!("window={}", window_to_string(window)));
-            }
+        Op::ReduceWindow { window } | Op::SelectAndScatter { window }
+            if !window.dims.is_empty() =>
+        {
+            attrs.push(format!("window={}", window_to_string(window)));
         }
         Op::Convolution {
             window,
