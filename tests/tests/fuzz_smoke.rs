@@ -180,26 +180,26 @@ fn fuzz(
     }
 }
 
-/// `DIR/*/NAME` (`name` Some) or `DIR/*.hlo` (None), sorted.
-fn files(dir: &str, name: Option<&str>) -> Vec<Vec<u8>> {
-    let root = hlox_tests::workspace_root().join(dir);
-    let mut out = Vec::new();
-    let Ok(dirs) = std::fs::read_dir(&root) else {
-        return out;
+/// The `.hlo` files of a directory of the repository, sorted.
+fn hlo_files(dir: &str) -> Vec<Vec<u8>> {
+    let Ok(entries) = std::fs::read_dir(hlox_tests::workspace_root().join(dir)) else {
+        return Vec::new();
     };
-    let mut dirs: Vec<PathBuf> = dirs.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-    dirs.sort();
-    for d in dirs {
-        let file = match name {
-            Some(n) => d.join(n),
-            None if d.extension().is_some_and(|e| e == "hlo") => d,
-            None => continue,
-        };
-        if let Ok(bytes) = std::fs::read(file) {
-            out.push(bytes);
-        }
-    }
-    out
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
+        .collect();
+    paths.sort();
+    paths.iter().filter_map(|p| std::fs::read(p).ok()).collect()
+}
+
+/// One file of every corpus case (`module.hlo` or `module.pb`).
+fn corpus_files(path: fn(&hlox_tests::CorpusCase) -> PathBuf) -> Vec<Vec<u8>> {
+    hlox_tests::corpus_cases()
+        .iter()
+        .filter_map(|c| std::fs::read(path(c)).ok())
+        .collect()
 }
 
 fn assert_clean(name: &str, o: Outcome) {
@@ -222,8 +222,8 @@ fn assert_clean(name: &str, o: Outcome) {
 
 #[test]
 fn fuzz_smoke_parse_text() {
-    let mut seeds = files("tests/corpus", Some("module.hlo"));
-    seeds.extend(files("tests/filetests/text", None));
+    let mut seeds = corpus_files(hlox_tests::CorpusCase::hlo_path);
+    seeds.extend(hlo_files("tests/filetests/text"));
     assert!(seeds.len() >= 40, "only {} text seeds", seeds.len());
     let o = fuzz(
         "parse_text",
@@ -237,7 +237,7 @@ fn fuzz_smoke_parse_text() {
 
 #[test]
 fn fuzz_smoke_decode_proto() {
-    let seeds = files("tests/corpus", Some("module.pb"));
+    let seeds = corpus_files(hlox_tests::CorpusCase::pb_path);
     assert!(seeds.len() >= 40, "only {} proto seeds", seeds.len());
     let o = fuzz("decode_proto", &seeds, &[], checks::decode_proto, budget());
     assert_clean("decode_proto", o);

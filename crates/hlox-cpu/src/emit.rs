@@ -212,6 +212,25 @@ fn column_loops<'ctx>(
     )
 }
 
+/// Part `c` of a range of `extent` split into parts of `per`: its start,
+/// its end (clamped to `extent`) and whether it is the first part.
+fn part_range<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    c: IntValue<'ctx>,
+    per: i64,
+    extent: i64,
+) -> hlox_codegen::Result<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
+    let b = cg.b;
+    let start = b.build_int_mul(c, cg.i64c(per), "")?;
+    let end = b.build_int_add(start, cg.i64c(per), "")?;
+    let over = b.build_int_compare(IntPredicate::SGT, end, cg.i64c(extent), "")?;
+    let end = b
+        .build_select(over, cg.i64c(extent), end, "")?
+        .into_int_value();
+    let first = b.build_int_compare(IntPredicate::EQ, c, cg.i64c(0), "")?;
+    Ok((start, end, first))
+}
+
 /// Computations executed as functions, reachable from the entry, callees first.
 pub(crate) fn sequential_computations(module: &Module) -> Vec<CompId> {
     let mut seen = vec![module.entry];
@@ -812,13 +831,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     let b = cg.b;
                     let base_at = b.build_int_mul(c, cg.i64c(out_n as i64), "")?;
                     let base = cg.element_ptr(louts[0].0, &louts[0].1, &[base_at])?;
-                    let lo = b.build_int_mul(c, cg.i64c(per), "")?;
-                    let hi = b.build_int_add(lo, cg.i64c(per), "")?;
-                    let over = b.build_int_compare(IntPredicate::SGT, hi, cg.i64c(extent), "")?;
-                    let hi = b
-                        .build_select(over, cg.i64c(extent), hi, "")?
-                        .into_int_value();
-                    let first = b.build_int_compare(IntPredicate::EQ, c, cg.i64c(0), "")?;
+                    let (lo, hi, first) = part_range(cg, c, per, extent)?;
                     let input_at = |cg: &Cg<'_, 'ctx>,
                                     ctx: &mut ElementalCtx<'a, 'ctx>,
                                     row: IntValue<'ctx>,
@@ -843,33 +856,32 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     // and stored once per group; the combine order is the
                     // sequential one), then the rest one at a time.
                     const ROWS: i64 = 4;
+                    // Rows `row0 .. row0 + n` into the partial, in order.
+                    let accumulate =
+                        |ctx: &mut ElementalCtx<'a, 'ctx>, row0: IntValue<'ctx>, n: i64| {
+                            hlox_codegen::loops::shape_loop(cg, &oshape, None, &mut |oi| {
+                                let p = cg.element_ptr(base, &oshape, oi)?;
+                                let mut a = cg.load_elem(ty, p)?;
+                                for k in 0..n {
+                                    let row = cg.b.build_int_add(row0, cg.i64c(k), "")?;
+                                    let x = input_at(cg, ctx, row, oi)?;
+                                    a = ctx.combine_reduced(cg, root, a, x)?;
+                                }
+                                cg.store_elem(ty, p, a)
+                            })
+                        };
                     let next = cg.b.build_int_add(lo, cg.i64c(1), "")?;
                     let left = cg.b.build_int_sub(hi, next, "")?;
                     let groups = cg.b.build_int_signed_div(left, cg.i64c(ROWS), "")?;
                     hlox_codegen::loops::for_range(cg, cg.i64c(0), groups, "rows", &mut |g| {
                         let off = cg.b.build_int_mul(g, cg.i64c(ROWS), "")?;
                         let row0 = cg.b.build_int_add(next, off, "")?;
-                        hlox_codegen::loops::shape_loop(cg, &oshape, None, &mut |oi| {
-                            let p = cg.element_ptr(base, &oshape, oi)?;
-                            let mut a = cg.load_elem(ty, p)?;
-                            for k in 0..ROWS {
-                                let row = cg.b.build_int_add(row0, cg.i64c(k), "")?;
-                                let x = input_at(cg, ctx, row, oi)?;
-                                a = ctx.combine_reduced(cg, root, a, x)?;
-                            }
-                            cg.store_elem(ty, p, a)
-                        })
+                        accumulate(ctx, row0, ROWS)
                     })?;
                     let done = cg.b.build_int_mul(groups, cg.i64c(ROWS), "")?;
                     let rest = cg.b.build_int_add(next, done, "")?;
                     hlox_codegen::loops::for_range(cg, rest, hi, "row", &mut |row| {
-                        hlox_codegen::loops::shape_loop(cg, &oshape, None, &mut |oi| {
-                            let x = input_at(cg, ctx, row, oi)?;
-                            let p = cg.element_ptr(base, &oshape, oi)?;
-                            let a = cg.load_elem(ty, p)?;
-                            let r = ctx.combine_reduced(cg, root, a, x)?;
-                            cg.store_elem(ty, p, r)
-                        })
+                        accumulate(ctx, row, 1)
                     })
                 })
             },
@@ -943,15 +955,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             work / parts as usize,
             &[],
             &mut |cg, ctx, louts, idx| {
-                let b = cg.b;
-                let c = idx[0];
-                let start = b.build_int_mul(c, cg.i64c(per), "")?;
-                let end = b.build_int_add(start, cg.i64c(per), "")?;
-                let over = b.build_int_compare(IntPredicate::SGT, end, cg.i64c(extent), "")?;
-                let end = b
-                    .build_select(over, cg.i64c(extent), end, "")?
-                    .into_int_value();
-                let first = b.build_int_compare(IntPredicate::EQ, c, cg.i64c(0), "")?;
+                let (start, end, first) = part_range(cg, idx[0], per, extent)?;
                 let zeros = vec![cg.i64c(0); rank];
                 let split = hlox_codegen::elemental::Split { start, end, first };
                 let v = ctx.gen_reduce_part(cg, root, &zeros, split)?;
