@@ -226,6 +226,17 @@ impl<B> Val<B> {
     }
 }
 
+/// The value of shape `s` over the leaves `it` yields (pre-order).
+fn rebuild<B>(s: &Shape, it: &mut impl Iterator<Item = Option<Arc<DevBuf<B>>>>) -> Val<B> {
+    match s {
+        Shape::Tuple(t) => Val::Tuple(t.iter().map(|e| rebuild(e, it)).collect()),
+        _ => match it.next().flatten() {
+            Some(b) => Val::Buf(b),
+            None => Val::Token,
+        },
+    }
+}
+
 /// The program interpreter over a [`Device`].
 pub(crate) struct Runner<D: Device> {
     pub(crate) dev: D,
@@ -486,7 +497,7 @@ impl<D: Device> Runner<D> {
                     };
                     self.run_comp(branches[b], vec![operand(1 + b)?])?
                 }
-                Step::CustomCall => self.custom_call(inst, operands()?)?,
+                Step::CustomCall => self.custom_call(cid, inst, operands()?, frees)?,
             };
             vals.insert(*id, v);
             for f in frees {
@@ -510,8 +521,10 @@ impl<D: Device> Runner<D> {
 
     fn custom_call(
         &self,
+        cid: CompId,
         inst: &hlox_hlo::Instruction,
         operands: Vec<Val<D::Buf>>,
+        dying: &[InstId],
     ) -> Result<Val<D::Buf>, RuntimeError> {
         let Op::CustomCall(call) = &inst.op else {
             return Err(exec(&inst.name, "not a custom call"));
@@ -524,12 +537,105 @@ impl<D: Device> Runner<D> {
                     inst: inst.name.clone(),
                     message: format!("target \"{}\" is not bound for CUDA", call.target),
                 })?;
-        let out = self.alloc(&inst.shape).map_err(|e| exec(&inst.name, e))?;
-        let mut leaves = Vec::new();
-        for o in &operands {
-            o.leaves(&mut leaves);
+        let name = inst.name.as_str();
+        let comp = &self.compiled.module.comp(cid);
+        let mut op_leaves: Vec<Vec<Option<Arc<DevBuf<D::Buf>>>>> = operands
+            .iter()
+            .map(|o| {
+                let mut l = Vec::new();
+                o.leaves(&mut l);
+                l
+            })
+            .collect();
+        drop(operands);
+        // Results aliased to an operand (output_operand_aliasing): the target
+        // sees one buffer, holding the operand's value, in both places, as in
+        // XLA. The operand's buffer itself when this call is its last use and
+        // nothing else holds it (only the value map's entry, `op_leaves` and
+        // `src`: three references); a copy otherwise, so no other value
+        // changes under its users.
+        let rleaves = inst.shape.leaves();
+        let mut out_leaves: Vec<Option<Arc<DevBuf<D::Buf>>>> = Vec::new();
+        for (index, s) in &rleaves {
+            let alias = call
+                .output_operand_aliasing
+                .iter()
+                .find(|al| index.starts_with(&al.output_index));
+            let Some(al) = alias else {
+                out_leaves.push(match s {
+                    Shape::Array(a) => Some(Arc::new(DevBuf {
+                        buf: self
+                            .dev
+                            .alloc(a.byte_size().max(1))
+                            .map_err(|e| exec(name, e))?,
+                        shape: a.clone(),
+                    })),
+                    _ => None,
+                });
+                continue;
+            };
+            let on = usize::try_from(al.operand)
+                .ok()
+                .filter(|&o| o < op_leaves.len())
+                .ok_or_else(|| {
+                    exec(
+                        name,
+                        format!("output_operand_aliasing names operand {}", al.operand),
+                    )
+                })?;
+            let mut path = al.operand_index.clone();
+            path.extend_from_slice(&index[al.output_index.len()..]);
+            let oshape = &comp.inst(inst.operands[on]).shape;
+            let pos = oshape.leaves().iter().position(|(ix, _)| *ix == path);
+            let src = pos
+                .and_then(|p| op_leaves[on].get(p).cloned().flatten())
+                .ok_or_else(|| {
+                    exec(
+                        name,
+                        format!(
+                            "output {index:?} aliases operand {on} at {path:?}, which is not an array"
+                        ),
+                    )
+                })?;
+            let Shape::Array(a) = s else {
+                return Err(exec(name, format!("output {index:?} is not an array")));
+            };
+            if src.shape.ty != a.ty || src.shape.dims != a.dims {
+                return Err(exec(
+                    name,
+                    format!("output {index:?} and operand {on} at {path:?} differ in shape"),
+                ));
+            }
+            let sole = dying.contains(&inst.operands[on])
+                && inst.operands.iter().filter(|&&o| o == inst.operands[on]).count() == 1
+                && Arc::strong_count(&src) == 3;
+            let dst = if sole {
+                src.clone()
+            } else {
+                let d = Arc::new(DevBuf {
+                    buf: self
+                        .dev
+                        .alloc(a.byte_size().max(1))
+                        .map_err(|e| exec(name, e))?,
+                    shape: src.shape.clone(),
+                });
+                if a.byte_size() > 0 {
+                    self.dev
+                        .copy(&d.buf, &src.buf, a.byte_size())
+                        .map_err(|e| exec(name, e))?;
+                }
+                d
+            };
+            if let Some(p) = pos {
+                op_leaves[on][p] = Some(dst.clone());
+            }
+            out_leaves.push(Some(dst));
         }
-        out.leaves(&mut leaves);
+        let mut it = out_leaves.iter().cloned();
+        let out = rebuild(&inst.shape, &mut it);
+        let mut leaves: Vec<Option<Arc<DevBuf<D::Buf>>>> =
+            op_leaves.into_iter().flatten().collect();
+        leaves.extend(out_leaves);
         let mut buffers: Vec<*mut std::ffi::c_void> = self
             .ptrs(&leaves)
             .into_iter()

@@ -1087,6 +1087,39 @@ mod emulated_targets {
         let msg = unsafe { std::slice::from_raw_parts(o as *const u8, l) };
         unsafe { (*st).set_failure(msg) };
     }
+    /// in: f32[4], out: f32[4] aliased to it: `out[0] += 10`, relying on
+    /// `out` holding the operand (one buffer in both places).
+    pub fn bump_first(
+        _s: CUstream,
+        b: *mut *mut c_void,
+        _o: *const c_char,
+        _l: usize,
+        st: *mut XlaCustomCallStatus,
+    ) {
+        unsafe {
+            if *b != *b.add(1) {
+                return (*st).set_failure(b"operand and aliased result are two buffers");
+            }
+            *(*b.add(1) as *mut f32) += 10.0;
+        }
+    }
+    /// p, q: f32[4] -> (f32[4] aliased to q, f32[4] aliased to p):
+    /// `q[1] += 100`, `p[2] += 1000`.
+    pub fn bump_pair(
+        _s: CUstream,
+        b: *mut *mut c_void,
+        _o: *const c_char,
+        _l: usize,
+        st: *mut XlaCustomCallStatus,
+    ) {
+        unsafe {
+            if *b != *b.add(3) || *b.add(1) != *b.add(2) {
+                return (*st).set_failure(b"operands and aliased results are different buffers");
+            }
+            *(*b.add(2) as *mut f32).add(1) += 100.0;
+            *(*b.add(3) as *mut f32).add(2) += 1000.0;
+        }
+    }
 }
 
 fn emulation_registry(case: &str) -> Registry {
@@ -1200,6 +1233,56 @@ fn failing_custom_call_stops_the_run_with_its_message() {
         e.starts_with("c: CustomCall failed: target \"fails\"") && e.contains("out of cheese"),
         "{e}"
     );
+}
+
+#[test]
+fn aliased_custom_call_results_share_the_operand_buffer() {
+    // `a`: the operand `n` dies at the call (its buffer is reused); `b`: the
+    // operand is a parameter, still in the result (copied first); `t`: a
+    // tuple result whose elements alias two operands that are still live.
+    let m = parse_module(
+        "HloModule m\n\nENTRY e {\n  x = f32[4]{0} parameter(0)\n  n = f32[4]{0} negate(x)\n  \
+         a = f32[4]{0} custom-call(n), custom_call_target=\"bump_first\", \
+         output_to_operand_aliasing={{}: (0, {})}, api_version=API_VERSION_STATUS_RETURNING\n  \
+         b = f32[4]{0} custom-call(x), custom_call_target=\"bump_first\", \
+         output_to_operand_aliasing={{}: (0, {})}, api_version=API_VERSION_STATUS_RETURNING\n  \
+         t = (f32[4]{0}, f32[4]{0}) custom-call(a, b), custom_call_target=\"bump_pair\", \
+         output_to_operand_aliasing={{0}: (1, {}), {1}: (0, {})}, \
+         api_version=API_VERSION_STATUS_RETURNING\n  \
+         t0 = f32[4]{0} get-tuple-element(t), index=0\n  \
+         t1 = f32[4]{0} get-tuple-element(t), index=1\n  \
+         ROOT r = (f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}, f32[4]{0}) tuple(a, b, t0, t1, x)\n}\n",
+    )
+    .expect("parse");
+    let r = Registry::new();
+    r.register_fn("bump_first", Platform::Cuda, emulated_targets::bump_first)
+        .expect("register");
+    r.register_fn("bump_pair", Platform::Cuda, emulated_targets::bump_pair)
+        .expect("register");
+    let o = CudaCompileOptions {
+        registry: Some(Arc::new(r)),
+        ..Default::default()
+    };
+    let exe = hlox_cuda::emulate::EmulatedExecutable::new(compile(&m, &o).expect("compile"))
+        .expect("emulation");
+    let x = hlox_hlo::Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
+    for _ in 0..2 {
+        let out = exe.execute(std::slice::from_ref(&x)).expect("runs");
+        let hlox_hlo::Literal::Tuple(t) = out else {
+            panic!("a tuple")
+        };
+        let got: Vec<Vec<f32>> = t.iter().map(|l| l.to_vec::<f32>().unwrap()).collect();
+        assert_eq!(
+            got,
+            vec![
+                vec![9.0, -2.0, -3.0, -4.0],
+                vec![11.0, 2.0, 3.0, 4.0],
+                vec![11.0, 102.0, 3.0, 4.0],
+                vec![9.0, -2.0, 997.0, -4.0],
+                vec![1.0, 2.0, 3.0, 4.0],
+            ]
+        );
+    }
 }
 
 /// Random operands of `ty[4,8]`: floats in [-8, 8] with specials, integers
