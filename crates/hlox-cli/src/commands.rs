@@ -539,11 +539,18 @@ pub fn compile(
     platform: Platform,
     output: Option<&Path>,
     plugins: &[std::path::PathBuf],
+    dump_dir: Option<&Path>,
 ) -> Result<()> {
     use crate::Emit;
     use anyhow::{bail, Context};
+    if let (Emit::Hlo, Some(_)) = (emit, dump_dir) {
+        bail!(
+            "--emit hlo only prints the input, so nothing is dumped; use --emit hlo-opt \
+             (or any later stage) with --dump-dir"
+        );
+    }
     if platform == Platform::Cuda {
-        return compile_cuda(file, emit, output, plugins);
+        return compile_cuda(file, emit, output, plugins, dump_dir);
     }
     if let Emit::Ptx = emit {
         bail!(
@@ -563,6 +570,7 @@ pub fn compile(
     } else if let Emit::Obj = emit {
         let options = hlox_cpu::CompileOptions {
             registry: Some(std::sync::Arc::new(registry)),
+            dump_dir: dump_dir.map(Path::to_path_buf),
             ..Default::default()
         };
         let pb = spinner(format!("compiling {}", file.display()));
@@ -577,14 +585,7 @@ pub fn compile(
         obj.bytes
     } else {
         // The compiler writes every stage into a dump directory; take the one asked for.
-        let dir = std::env::temp_dir().join(format!(
-            "hlox-compile-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0)
-        ));
+        let dir = stage_dir(dump_dir, "hlox-compile");
         let pb = spinner(format!("compiling {}", file.display()));
         let result = compile_host(&m, registry, Some(&dir))
             .with_context(|| format!("compiling {}", file.display()));
@@ -600,7 +601,9 @@ pub fn compile(
             std::fs::read_to_string(dir.join(name))
                 .with_context(|| format!("reading the compiler's {name}"))
         });
-        let _ = std::fs::remove_dir_all(&dir);
+        if dump_dir.is_none() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
         text?.into_bytes()
     };
     match output {
@@ -610,12 +613,29 @@ pub fn compile(
     Ok(())
 }
 
+/// Where `hlox compile` lets the compiler write its stages: the user's
+/// `--dump-dir`, or a fresh temporary directory (removed afterwards).
+fn stage_dir(dump_dir: Option<&Path>, prefix: &str) -> std::path::PathBuf {
+    match dump_dir {
+        Some(d) => d.to_path_buf(),
+        None => std::env::temp_dir().join(format!(
+            "{prefix}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        )),
+    }
+}
+
 /// `hlox compile --platform cuda`: PTX and the stages before it; needs no GPU.
 fn compile_cuda(
     file: &Path,
     emit: crate::Emit,
     output: Option<&Path>,
     plugins: &[std::path::PathBuf],
+    dump_dir: Option<&Path>,
 ) -> Result<()> {
     use crate::Emit;
     use anyhow::{bail, Context};
@@ -632,14 +652,7 @@ fn compile_cuda(
     };
     let m = load_module(file)?;
     let registry = registry_with(plugins)?;
-    let dir = std::env::temp_dir().join(format!(
-        "hlox-compile-cuda-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0)
-    ));
+    let dir = stage_dir(dump_dir, "hlox-compile-cuda");
     let options = hlox_cuda::CudaCompileOptions {
         dump_dir: Some(dir.clone()),
         registry: Some(std::sync::Arc::new(registry)),
@@ -653,7 +666,9 @@ fn compile_cuda(
         })
         .with_context(|| format!("compiling {} for CUDA", file.display()));
     pb.finish_and_clear();
-    let _ = std::fs::remove_dir_all(&dir);
+    if dump_dir.is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     let bytes = result?;
     match output {
         Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display()))?,

@@ -123,6 +123,11 @@ enum Command {
         /// A shared library with custom-call targets (repeatable).
         #[arg(short, long = "plugin", value_name = "LIB.so")]
         plugins: Vec<PathBuf>,
+        /// Also keep every stage here: the HLO before and after every pass,
+        /// LLVM IR before and after optimization, and the assembly (Host)
+        /// or the program and PTX (CUDA).
+        #[arg(long, value_name = "DIR")]
+        dump_dir: Option<PathBuf>,
     },
     /// Print the module as a GraphViz graph (fusions as clusters, custom calls highlighted).
     ///
@@ -223,7 +228,15 @@ fn run(cli: Cli) -> Result<()> {
             platform,
             output,
             plugins,
-        } => commands::compile(&file, emit, platform, output.as_deref(), &plugins),
+            dump_dir,
+        } => commands::compile(
+            &file,
+            emit,
+            platform,
+            output.as_deref(),
+            &plugins,
+            dump_dir.as_deref(),
+        ),
         Command::Dot { file, optimized } => commands::dot(&file, optimized),
         Command::Targets { plugins } => commands::targets(&plugins),
         Command::Bench {

@@ -588,6 +588,63 @@ fn cuda_compile_emits_ptx_without_a_gpu_and_running_needs_a_driver() {
     let o = hlox(&["compile", f, "--platform", "cuda", "--emit", "llvm-ir"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("nvptx64-nvidia-cuda"));
+    // --dump-dir keeps every stage: the program, LLVM IR and PTX of every
+    // kernel (CUDA), the module and assembly (Host).
+    let tmp = std::env::temp_dir().join(format!("hlox-cli-dump-{}", std::process::id()));
+    for (platform, emit, files) in [
+        (
+            "cuda",
+            "ptx",
+            &[
+                "program.txt",
+                "kernels.ll",
+                "kernels.opt.ll",
+                "kernels.ptx",
+                "module.optimized.hlo",
+            ][..],
+        ),
+        (
+            "host",
+            "asm",
+            &[
+                "module.ll",
+                "module.opt.ll",
+                "module.s",
+                "module.optimized.hlo",
+            ][..],
+        ),
+    ] {
+        let dir = tmp.join(platform);
+        let d = dir.to_str().unwrap();
+        let o = hlox(&[
+            "compile",
+            f,
+            "--platform",
+            platform,
+            "--emit",
+            emit,
+            "--dump-dir",
+            d,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        for file in files {
+            let text = std::fs::read_to_string(dir.join(file))
+                .unwrap_or_else(|e| panic!("{platform}: {file}: {e}"));
+            assert!(!text.is_empty(), "{platform}: {file} is empty");
+        }
+        if platform == "cuda" {
+            let ptx = std::fs::read_to_string(dir.join("kernels.ptx")).unwrap();
+            assert_eq!(
+                ptx,
+                String::from_utf8_lossy(&o.stdout),
+                "the dumped PTX is the output"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    let o = hlox(&["compile", f, "--emit", "hlo", "--dump-dir", "/tmp/x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--emit hlo-opt"), "{}", stderr(&o));
     let o = hlox(&["compile", f, "--platform", "cuda", "--emit", "asm"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("use --emit ptx"), "{}", stderr(&o));

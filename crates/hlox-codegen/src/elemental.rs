@@ -1097,6 +1097,29 @@ pub struct Split<'ctx> {
     pub first: IntValue<'ctx>,
 }
 
+impl<'ctx> Split<'ctx> {
+    /// Part `c` of a range of `extent` split into parts of `per`: it starts
+    /// at `c * per`, ends there plus `per` clamped to `extent`, and is the
+    /// first part when `c` is 0. (The Host's threads and the GPU's split
+    /// reductions cut their ranges alike.)
+    pub fn part(
+        cg: &Cg<'_, 'ctx>,
+        c: IntValue<'ctx>,
+        per: i64,
+        extent: i64,
+    ) -> Result<Split<'ctx>> {
+        let b = cg.b;
+        let start = b.build_int_mul(c, cg.i64c(per), "")?;
+        let end = b.build_int_add(start, cg.i64c(per), "")?;
+        let over = b.build_int_compare(IntPredicate::SGT, end, cg.i64c(extent), "")?;
+        let end = b
+            .build_select(over, cg.i64c(extent), end, "")?
+            .into_int_value();
+        let first = b.build_int_compare(IntPredicate::EQ, c, cg.i64c(0), "")?;
+        Ok(Split { start, end, first })
+    }
+}
+
 /// The identity of add (-0.0 / 0) and multiply (1).
 fn identity<'ctx>(cg: &Cg<'_, 'ctx>, op: BinaryOp, ty: ElementType) -> Result<V<'ctx>> {
     let t = cg.compute_type(ty);

@@ -212,25 +212,6 @@ fn column_loops<'ctx>(
     )
 }
 
-/// Part `c` of a range of `extent` split into parts of `per`: its start,
-/// its end (clamped to `extent`) and whether it is the first part.
-fn part_range<'ctx>(
-    cg: &Cg<'_, 'ctx>,
-    c: IntValue<'ctx>,
-    per: i64,
-    extent: i64,
-) -> hlox_codegen::Result<(IntValue<'ctx>, IntValue<'ctx>, IntValue<'ctx>)> {
-    let b = cg.b;
-    let start = b.build_int_mul(c, cg.i64c(per), "")?;
-    let end = b.build_int_add(start, cg.i64c(per), "")?;
-    let over = b.build_int_compare(IntPredicate::SGT, end, cg.i64c(extent), "")?;
-    let end = b
-        .build_select(over, cg.i64c(extent), end, "")?
-        .into_int_value();
-    let first = b.build_int_compare(IntPredicate::EQ, c, cg.i64c(0), "")?;
-    Ok((start, end, first))
-}
-
 /// Computations executed as functions, reachable from the entry, callees first.
 pub(crate) fn sequential_computations(module: &Module) -> Vec<CompId> {
     let mut seen = vec![module.entry];
@@ -831,7 +812,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     let b = cg.b;
                     let base_at = b.build_int_mul(c, cg.i64c(out_n as i64), "")?;
                     let base = cg.element_ptr(louts[0].0, &louts[0].1, &[base_at])?;
-                    let (lo, hi, first) = part_range(cg, c, per, extent)?;
+                    let hlox_codegen::elemental::Split {
+                        start: lo,
+                        end: hi,
+                        first,
+                    } = hlox_codegen::elemental::Split::part(cg, c, per, extent)?;
                     let input_at = |cg: &Cg<'_, 'ctx>,
                                     ctx: &mut ElementalCtx<'a, 'ctx>,
                                     row: IntValue<'ctx>,
@@ -955,9 +940,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             work / parts as usize,
             &[],
             &mut |cg, ctx, louts, idx| {
-                let (start, end, first) = part_range(cg, idx[0], per, extent)?;
                 let zeros = vec![cg.i64c(0); rank];
-                let split = hlox_codegen::elemental::Split { start, end, first };
+                let split = hlox_codegen::elemental::Split::part(cg, idx[0], per, extent)?;
                 let v = ctx.gen_reduce_part(cg, root, &zeros, split)?;
                 let p = cg.element_ptr(louts[0].0, &louts[0].1, idx)?;
                 cg.store_elem(ty, p, v)

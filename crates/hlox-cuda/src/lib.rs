@@ -216,6 +216,18 @@ pub fn describe(module: &Module, p: &plan::Program) -> String {
                     let ki = &p.kernels[*k];
                     format!("kernel {} ({} threads)", ki.name, ki.threads)
                 }
+                plan::Step::SplitReduce {
+                    partials,
+                    combine,
+                    scratch_bytes,
+                } => {
+                    let (a, b) = (&p.kernels[*partials], &p.kernels[*combine]);
+                    format!(
+                        "split reduction: kernel {} ({} threads) into {scratch_bytes} bytes of parts, \
+                         kernel {} ({} threads)",
+                        a.name, a.threads, b.name, b.threads
+                    )
+                }
                 other => format!("{other:?}"),
             };
             let freed: Vec<&str> = frees.iter().map(|f| comp.inst(*f).name.as_str()).collect();

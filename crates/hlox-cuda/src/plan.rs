@@ -60,6 +60,74 @@ pub enum KernelKind {
     /// rng-bit-generator (ThreeFry-2x32, Philox-4x32 as XLA's expander and
     /// the evaluator): one thread per output element (and state word).
     RngBitGenerator,
+    /// The first kernel of a [`SplitReduce`] (an elemental reduce or reduce
+    /// fusion with few outputs): thread `t` reduces part `t / outputs` of
+    /// the outermost reduced loop for output `t % outputs` (physical order)
+    /// into element `t` of a scratch array. Parameters: the operand
+    /// leaves, then the scratch array.
+    ReducePartials(SplitReduce),
+    /// The second kernel of a [`SplitReduce`]: thread `o` combines the
+    /// parts of output `o` in order. Parameters: the scratch array, then
+    /// the result.
+    ReduceCombine(SplitReduce),
+}
+
+/// How a reduction with few outputs is split across GPU threads: the
+/// outermost reduced loop (`extent` iterations, in units of
+/// `ElementalCtx::reduce_split_extent`) in `parts` parts of `per`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitReduce {
+    pub outputs: i64,
+    pub parts: i64,
+    pub per: i64,
+    pub extent: i64,
+}
+
+/// Below this many outputs a reduction leaves most of a GPU idle (one
+/// thread per output), so it is split.
+pub const SPLIT_REDUCE_MAX_OUTPUTS: i64 = 4096;
+/// ... when each output reduces at least this many elements.
+pub const SPLIT_REDUCE_MIN_ELEMENTS: i64 = 2048;
+/// Threads the partial kernel aims at (enough to fill a large GPU).
+const SPLIT_REDUCE_THREADS: i64 = 1 << 17;
+/// At most this many parts per output (the combine is serial per output).
+const SPLIT_REDUCE_MAX_PARTS: i64 = 4096;
+
+/// The split of the reduce `root` of `ecomp` (the fused computation of a
+/// fusion, or the computation of a lone reduce), when it is worth one: a
+/// [`hlox_codegen::elemental::simple_reducer`] reduction of one input with
+/// at most [`SPLIT_REDUCE_MAX_OUTPUTS`] outputs of at least
+/// [`SPLIT_REDUCE_MIN_ELEMENTS`] elements each.
+pub fn split_reduce_of(module: &Module, ecomp: &Computation, root: InstId) -> Option<SplitReduce> {
+    let inst = ecomp.inst(root);
+    if !matches!(inst.op, Op::Reduce { .. }) {
+        return None;
+    }
+    let outputs = inst.shape.as_array()?.element_count() as i64;
+    let input = ecomp
+        .inst(*inst.operands.first()?)
+        .shape
+        .as_array()?
+        .element_count() as i64;
+    if outputs < 1
+        || outputs > SPLIT_REDUCE_MAX_OUTPUTS
+        || input / outputs < SPLIT_REDUCE_MIN_ELEMENTS
+    {
+        return None;
+    }
+    let ctx: hlox_codegen::elemental::ElementalCtx<'_, '_> =
+        hlox_codegen::elemental::ElementalCtx::new(module, ecomp);
+    let extent = ctx.reduce_split_extent(root)?;
+    let want = (SPLIT_REDUCE_THREADS / outputs).clamp(2, SPLIT_REDUCE_MAX_PARTS);
+    let ceil = |a: i64, b: i64| (a + b - 1) / b;
+    let per = ceil(extent, want.min(extent).max(1));
+    let parts = ceil(extent, per);
+    (parts >= 2).then_some(SplitReduce {
+        outputs,
+        parts,
+        per,
+        extent,
+    })
 }
 
 /// One kernel of the PTX module.
@@ -216,6 +284,13 @@ pub enum Step {
     /// instruction's shape (bitcast-convert between widths: same bytes).
     ByteCopy,
     Kernel(usize),
+    /// A reduction split in two kernels (see [`SplitReduce`]) through a
+    /// scratch array of `scratch_bytes`.
+    SplitReduce {
+        partials: usize,
+        combine: usize,
+        scratch_bytes: u64,
+    },
     While {
         cond: CompId,
         body: CompId,
@@ -329,7 +404,8 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
             Op::Fusion { .. } => {
                 let fused = called(0)?;
                 if fusion_is_elemental(module, fused) {
-                    kernel(p, cid, id, name, &inst.shape, KernelKind::Elemental)
+                    let fc = module.comp(fused);
+                    elemental_kernel(p, module, fc, fc.root, cid, id, name, &inst.shape)
                 } else {
                     plan_comp(module, fused, p)?;
                     Step::Call(fused)
@@ -409,7 +485,7 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 s
             }
             _ if is_elemental(module, comp, id) => {
-                kernel(p, cid, id, name, &inst.shape, KernelKind::Elemental)
+                elemental_kernel(p, module, comp, id, cid, id, name, &inst.shape)
             }
             other => {
                 return Err(unsupported(
@@ -488,6 +564,18 @@ fn kernel(
     shape: &Shape,
     kind: KernelKind,
 ) -> Step {
+    Step::Kernel(push_kernel(p, comp, id, inst, shape, kind))
+}
+
+/// Adds a kernel for instruction `inst` to the program; returns its index.
+fn push_kernel(
+    p: &mut Program,
+    comp: CompId,
+    id: InstId,
+    inst: &str,
+    shape: &Shape,
+    kind: KernelKind,
+) -> usize {
     let k = p.kernels.len();
     let gemm = None; // a dot's is filled in by plan_comp
     let threads = thread_count(shape); // a sort's is set by plan_comp
@@ -500,5 +588,34 @@ fn kernel(
         threads,
         gemm,
     });
-    Step::Kernel(k)
+    k
+}
+
+/// The kernel(s) of an elemental instruction or fusion whose root (in
+/// `ecomp`) is `root`: one, or two for a reduction worth splitting.
+#[allow(clippy::too_many_arguments)]
+fn elemental_kernel(
+    p: &mut Program,
+    module: &Module,
+    ecomp: &Computation,
+    root: InstId,
+    comp: CompId,
+    id: InstId,
+    inst: &str,
+    shape: &Shape,
+) -> Step {
+    let Some(sr) = split_reduce_of(module, ecomp, root) else {
+        return kernel(p, comp, id, inst, shape, KernelKind::Elemental);
+    };
+    let ty_bytes = shape.as_array().map_or(1, |a| a.ty.byte_size()) as u64;
+    let partials = push_kernel(p, comp, id, inst, shape, KernelKind::ReducePartials(sr));
+    p.kernels[partials].name = format!("k{partials}_{}_parts", sanitize(inst));
+    p.kernels[partials].threads = (sr.parts * sr.outputs) as u64;
+    let combine = push_kernel(p, comp, id, inst, shape, KernelKind::ReduceCombine(sr));
+    p.kernels[combine].threads = sr.outputs as u64;
+    Step::SplitReduce {
+        partials,
+        combine,
+        scratch_bytes: (sr.parts * sr.outputs) as u64 * ty_bytes,
+    }
 }

@@ -9,9 +9,9 @@
 //! (a fusion is the inlining of its instructions' generators).
 
 use crate::math::NvptxMath;
-use crate::plan::{KernelInfo, KernelKind, Program};
+use crate::plan::{KernelInfo, KernelKind, Program, SplitReduce};
 use crate::CompileError;
-use hlox_codegen::elemental::{leaf_count, ElementalCtx, Leaf};
+use hlox_codegen::elemental::{leaf_count, ElementalCtx, Leaf, Split};
 use hlox_codegen::{loops::for_range, scalar, Cg, CodegenError};
 use hlox_hlo::{ArrayShape, ElementType, InstId, Module, Op, Shape};
 use inkwell::context::Context;
@@ -182,14 +182,21 @@ fn leaves(s: &Shape) -> Vec<Option<ArrayShape>> {
 }
 
 /// Number of kernel parameters of instruction `id` (operand leaves, then result leaves).
+/// (Split reductions: operand leaves then the scratch array, or the
+/// scratch array then the result.)
 pub fn kernel_arity(module: &Module, k: &KernelInfo) -> usize {
     let comp = module.comp(k.comp);
     let inst = comp.inst(k.id);
-    inst.operands
+    let operands = inst
+        .operands
         .iter()
         .map(|&o| leaf_count(&comp.inst(o).shape))
-        .sum::<usize>()
-        + leaf_count(&inst.shape)
+        .sum::<usize>();
+    match k.kind {
+        KernelKind::ReducePartials(_) => operands + 1,
+        KernelKind::ReduceCombine(_) => 2,
+        _ => operands + leaf_count(&inst.shape),
+    }
 }
 
 /// Where kernels run: NVPTX (thread index from the special registers) or
@@ -291,6 +298,9 @@ fn kernel_body<'ctx>(
 ) -> Result<(), CodegenError> {
     let comp = module.comp(k.comp);
     let inst = comp.inst(k.id);
+    if let KernelKind::ReduceCombine(sr) = k.kind {
+        return emit_reduce_combine(cg, module, k, sr, params, tid);
+    }
     // Operand leaves as sources.
     let mut pi = 0;
     let mut operand_leaves: Vec<Vec<Leaf>> = Vec::new();
@@ -314,25 +324,37 @@ fn kernel_body<'ctx>(
         .map(|(i, s)| (params[pi + i], s))
         .collect();
     match k.kind {
+        KernelKind::ReducePartials(sr) => {
+            let (ecomp, root) = elemental_root(module, comp, k);
+            let mut ctx =
+                elemental_ctx(module, ecomp, k, &inst.op, &inst.operands, operand_leaves)?;
+            let out = ecomp.inst(root).shape.as_array().ok_or_else(|| {
+                CodegenError::Other("a split reduction has an array result".into())
+            })?;
+            let scratch = params
+                .get(pi)
+                .ok_or_else(|| CodegenError::Other("no scratch parameter".into()))?;
+            let total = sr.parts * sr.outputs;
+            in_range(cg, tid, total, |cg| {
+                let o = cg.b.build_int_unsigned_rem(tid, cg.i64c(sr.outputs), "")?;
+                let part = cg.b.build_int_unsigned_div(tid, cg.i64c(sr.outputs), "")?;
+                let idx = delinearize(cg, out, o)?;
+                let split = Split::part(cg, part, sr.per, sr.extent)?;
+                let v = ctx.gen_reduce_part(cg, root, &idx, split)?;
+                let flat = ArrayShape::new(out.ty, vec![total]);
+                let p = cg.element_ptr(*scratch, &flat, &[tid])?;
+                cg.store_elem(out.ty, p, v)
+            })?;
+        }
+        KernelKind::ReduceCombine(_) => {
+            return Err(CodegenError::Other(
+                "combine kernels are emitted apart".into(),
+            ))
+        }
         KernelKind::Elemental => {
-            let (ecomp, root) = match &inst.op {
-                Op::Fusion { .. } => {
-                    let fc = module.comp(inst.called[0]);
-                    (fc, fc.root)
-                }
-                _ => (comp, k.id),
-            };
-            let mut ctx = ElementalCtx::new(module, ecomp);
-            ctx.const_prefix = format!("const.{}", k.name);
-            for (i, ls) in operand_leaves.into_iter().enumerate() {
-                let key = match &inst.op {
-                    Op::Fusion { .. } => *ecomp.params.get(i).ok_or_else(|| {
-                        CodegenError::Other(format!("fused computation has no parameter {i}"))
-                    })?,
-                    _ => inst.operands[i],
-                };
-                ctx.sources.insert(key, ls);
-            }
+            let (ecomp, root) = elemental_root(module, comp, k);
+            let mut ctx =
+                elemental_ctx(module, ecomp, k, &inst.op, &inst.operands, operand_leaves)?;
             // Output groups: the operands of a tuple root separately,
             // otherwise all leaves at one index (variadic reduce).
             let rinst = ecomp.inst(root);
@@ -400,6 +422,109 @@ fn kernel_body<'ctx>(
         }
     }
     Ok(())
+}
+
+/// The computation and root an elemental kernel generates: the fused
+/// computation's for a fusion, the instruction itself otherwise.
+fn elemental_root<'m>(
+    module: &'m Module,
+    comp: &'m hlox_hlo::Computation,
+    k: &KernelInfo,
+) -> (&'m hlox_hlo::Computation, InstId) {
+    match &comp.inst(k.id).op {
+        Op::Fusion { .. } => {
+            let fc = module.comp(comp.inst(k.id).called[0]);
+            (fc, fc.root)
+        }
+        _ => (comp, k.id),
+    }
+}
+
+/// An elemental context over `ecomp` whose sources are the kernel's
+/// operand leaves (keyed by the fused computation's parameters for a
+/// fusion, by the operands otherwise).
+fn elemental_ctx<'m, 'ctx>(
+    module: &'m Module,
+    ecomp: &'m hlox_hlo::Computation,
+    k: &KernelInfo,
+    op: &Op,
+    operands: &[InstId],
+    operand_leaves: Vec<Vec<Leaf<'ctx>>>,
+) -> Result<ElementalCtx<'m, 'ctx>, CodegenError> {
+    let mut ctx = ElementalCtx::new(module, ecomp);
+    ctx.const_prefix = format!("const.{}", k.name);
+    for (i, ls) in operand_leaves.into_iter().enumerate() {
+        let key = match op {
+            Op::Fusion { .. } => *ecomp.params.get(i).ok_or_else(|| {
+                CodegenError::Other(format!("fused computation has no parameter {i}"))
+            })?,
+            _ => operands[i],
+        };
+        ctx.sources.insert(key, ls);
+    }
+    Ok(ctx)
+}
+
+/// `if tid < count { body }`.
+fn in_range<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    tid: IntValue<'ctx>,
+    count: i64,
+    body: impl FnOnce(&Cg<'_, 'ctx>) -> Result<(), CodegenError>,
+) -> Result<(), CodegenError> {
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "in_range");
+    let next = cg.ctx.append_basic_block(f, "next");
+    let inb =
+        cg.b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
+    cg.b.build_conditional_branch(inb, then, next)?;
+    cg.b.position_at_end(then);
+    body(cg)?;
+    cg.b.build_unconditional_branch(next)?;
+    cg.b.position_at_end(next);
+    Ok(())
+}
+
+/// The second kernel of a split reduction: output `tid` (physical order)
+/// is the in-order combination of its parts (`scratch[p * outputs + tid]`).
+fn emit_reduce_combine<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    module: &Module,
+    k: &KernelInfo,
+    sr: SplitReduce,
+    params: &[PointerValue<'ctx>],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let comp = module.comp(k.comp);
+    let (ecomp, root) = elemental_root(module, comp, k);
+    let out = ecomp
+        .inst(root)
+        .shape
+        .as_array()
+        .ok_or_else(|| CodegenError::Other("a split reduction has an array result".into()))?;
+    let [scratch, result] = params else {
+        return Err(CodegenError::Other(
+            "a combine kernel takes two buffers".into(),
+        ));
+    };
+    let ctx: ElementalCtx<'_, 'ctx> = ElementalCtx::new(module, ecomp);
+    let flat = ArrayShape::new(out.ty, vec![sr.parts * sr.outputs]);
+    in_range(cg, tid, sr.outputs, |cg| {
+        let b = cg.b;
+        let first = cg.load_elem(out.ty, cg.element_ptr(*scratch, &flat, &[tid])?)?;
+        let acc = cg.entry_alloca(first.get_type(), "acc")?;
+        b.build_store(acc, first)?;
+        for_range(cg, cg.i64c(1), cg.i64c(sr.parts), "part", &mut |p| {
+            let at = b.build_int_add(b.build_int_mul(p, cg.i64c(sr.outputs), "")?, tid, "")?;
+            let x = cg.load_elem(out.ty, cg.element_ptr(*scratch, &flat, &[at])?)?;
+            let a = b.build_load(first.get_type(), acc, "")?;
+            b.build_store(acc, ctx.combine_reduced(cg, root, a, x)?)?;
+            Ok(())
+        })?;
+        let idx = delinearize(cg, out, tid)?;
+        let v = b.build_load(first.get_type(), acc, "")?;
+        cg.store_elem(out.ty, cg.element_ptr(*result, out, &idx)?, v)
+    })
 }
 
 /// Logical index of element `lin` (physical order) of `shape`.

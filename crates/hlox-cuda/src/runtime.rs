@@ -460,6 +460,40 @@ impl<D: Device> Runner<D> {
                     }
                     out
                 }
+                Step::SplitReduce {
+                    partials,
+                    combine,
+                    scratch_bytes,
+                } => {
+                    let scratch = self
+                        .dev
+                        .alloc((*scratch_bytes as usize).max(1))
+                        .map_err(|e| exec(name, e))?;
+                    let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
+                    let mut leaves = Vec::new();
+                    for o in operands()? {
+                        o.leaves(&mut leaves);
+                    }
+                    let mut ptrs = self.ptrs(&leaves);
+                    ptrs.push(self.dev.ptr(&scratch));
+                    let mut out_leaves = Vec::new();
+                    out.leaves(&mut out_leaves);
+                    let out_ptr = self
+                        .ptrs(&out_leaves)
+                        .first()
+                        .copied()
+                        .ok_or_else(|| exec(name, "a split reduction has one result"))?;
+                    for (k, args) in [
+                        (*partials, ptrs),
+                        (*combine, vec![self.dev.ptr(&scratch), out_ptr]),
+                    ] {
+                        let info = &self.compiled.program.kernels[k];
+                        self.dev
+                            .launch(k, &args, info.threads)
+                            .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))?;
+                    }
+                    out
+                }
                 Step::Call(c) => self.run_comp(*c, operands()?)?,
                 Step::While { cond, body } => {
                     let mut state = operand(0)?;
@@ -607,7 +641,12 @@ impl<D: Device> Runner<D> {
                 ));
             }
             let sole = dying.contains(&inst.operands[on])
-                && inst.operands.iter().filter(|&&o| o == inst.operands[on]).count() == 1
+                && inst
+                    .operands
+                    .iter()
+                    .filter(|&&o| o == inst.operands[on])
+                    .count()
+                    == 1
                 && Arc::strong_count(&src) == 3;
             let dst = if sole {
                 src.clone()

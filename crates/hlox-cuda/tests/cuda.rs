@@ -103,6 +103,7 @@ fn corpus_kernels_assemble_with_ptxas() {
     assert!(cases.len() >= 70, "corpus has {} cases", cases.len());
     let mut failures = Vec::new();
     let (mut assembled, mut kernels, mut gaps, mut typed_ffi) = (0, 0, Vec::new(), 0);
+    let mut split = 0;
     for case in &cases {
         let m = parse_module(&case.hlo_text()).expect("corpus parses");
         for sm in ["sm_80", "sm_90"] {
@@ -111,6 +112,14 @@ fn corpus_kernels_assemble_with_ptxas() {
                     if sm == "sm_80" {
                         kernels += c.program.kernels.len();
                         assembled += 1;
+                        split += c
+                            .program
+                            .kernels
+                            .iter()
+                            .filter(|k| {
+                                matches!(k.kind, hlox_cuda::plan::KernelKind::ReducePartials(_))
+                            })
+                            .count();
                     }
                     // Every kernel is an entry of the PTX.
                     for k in &c.program.kernels {
@@ -141,8 +150,9 @@ fn corpus_kernels_assemble_with_ptxas() {
         }
     }
     eprintln!(
-        "corpus on CUDA: {assembled} of {} cases compiled ({kernels} kernels, assembled for sm_80 \
-         and sm_90: {}), {} typed-FFI bind errors, {} documented gaps:\n  {}",
+        "corpus on CUDA: {assembled} of {} cases compiled ({kernels} kernels, {split} split \
+         reductions, assembled for sm_80 and sm_90: {}), {} typed-FFI bind errors, {} documented \
+         gaps:\n  {}",
         cases.len(),
         ptxas.is_some(),
         typed_ffi / 2,
@@ -1282,6 +1292,147 @@ fn aliased_custom_call_results_share_the_operand_buffer() {
                 vec![1.0, 2.0, 3.0, 4.0],
             ]
         );
+    }
+}
+
+/// A random literal of `ty` and `dims` (default layout): floats in [-1, 1),
+/// integers in [-100, 100), predicates 1 in 8.
+fn random_literal(ty: &str, dims: &[i64], seed: u64) -> hlox_hlo::Literal {
+    use hlox_hlo::{ArrayLiteral, ArrayShape, ElementType};
+    let et = ElementType::from_name(ty).expect("type");
+    let shape = ArrayShape::new(et, dims.to_vec());
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut bytes = Vec::new();
+    for _ in 0..shape.element_count() {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        let f = (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+        let i = (s % 200) as i64 - 100;
+        match et {
+            ElementType::Pred => bytes.push((s % 8 == 0) as u8),
+            ElementType::F32 => bytes.extend((f as f32).to_le_bytes()),
+            ElementType::F64 => bytes.extend(f.to_le_bytes()),
+            _ => bytes.extend(&i.to_le_bytes()[..et.byte_size()]),
+        }
+    }
+    hlox_hlo::Literal::Array(ArrayLiteral::from_bytes(shape, bytes).expect("bytes"))
+}
+
+/// Reductions with few outputs and many elements each run as two kernels
+/// (parts over many threads, then an in-order combine): they give the
+/// evaluator's results (integers, max/min and predicates exactly, float
+/// sums within rounding), fused and unfused, and their PTX assembles.
+#[test]
+fn split_reductions_match_the_evaluator() {
+    let m = parse_module(
+        r#"HloModule split
+
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+add_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT r = s32[] add(a, b)
+}
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] maximum(a, b)
+}
+min_f64 {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT r = f64[] minimum(a, b)
+}
+or_pred {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT r = pred[] or(a, b)
+}
+
+ENTRY e {
+  x = f32[1048576]{0} parameter(0)
+  y = s32[4,8192,16]{2,1,0} parameter(1)
+  z = f32[8192,8]{1,0} parameter(2)
+  w = f64[3,50000]{0,1} parameter(3)
+  p = pred[4096,4]{1,0} parameter(4)
+  zf = f32[] constant(0)
+  zi = s32[] constant(7)
+  ninf = f32[] constant(-inf)
+  big = f64[] constant(inf)
+  no = pred[] constant(false)
+  sum = f32[] reduce(x, zf), dimensions={0}, to_apply=add_f32
+  xx = f32[1048576]{0} multiply(x, x)
+  sumsq = f32[] reduce(xx, zf), dimensions={0}, to_apply=add_f32
+  rows = s32[4,16]{1,0} reduce(y, zi), dimensions={1}, to_apply=add_s32
+  cols = f32[8]{0} reduce(z, ninf), dimensions={0}, to_apply=max_f32
+  mins = f64[3]{0} reduce(w, big), dimensions={1}, to_apply=min_f64
+  any = pred[4]{0} reduce(p, no), dimensions={0}, to_apply=or_pred
+  small = f32[8192]{0} reduce(z, zf), dimensions={1}, to_apply=add_f32
+  ROOT t = (f32[], f32[], s32[4,16]{1,0}, f32[8]{0}, f64[3]{0}, pred[4]{0}, f32[8192]{0}) tuple(sum, sumsq, rows, cols, mins, any, small)
+}
+"#,
+    )
+    .expect("parse");
+    let args = vec![
+        random_literal("f32", &[1048576], 1),
+        random_literal("s32", &[4, 8192, 16], 2),
+        random_literal("f32", &[8192, 8], 3),
+        random_literal("f64", &[3, 50000], 4),
+        random_literal("pred", &[4096, 4], 5),
+    ];
+    let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
+        .expect("evaluator")
+        .into_leaves();
+    let ptxas = ptxas();
+    for fused in [false, true] {
+        let o = CudaCompileOptions {
+            hlo_passes: fused,
+            ..Default::default()
+        };
+        let c = compile(&m, &o).expect("compile");
+        let splits = c
+            .program
+            .comps
+            .values()
+            .flat_map(|p| &p.steps)
+            .filter(|(_, s, _)| matches!(s, hlox_cuda::plan::Step::SplitReduce { .. }))
+            .count();
+        // Every reduction but `small` (8192 outputs of 8 elements).
+        assert_eq!(
+            splits,
+            6,
+            "fused {fused}:\n{}",
+            hlox_cuda::describe(&c.module, &c.program)
+        );
+        if let Some(px) = &ptxas {
+            assemble(px, &c.ptx, "sm_80", &format!("split{fused}")).expect("ptxas");
+        }
+        let exe = hlox_cuda::emulate::EmulatedExecutable::new(c).expect("emulation");
+        let got = exe.execute(&args).expect("runs").into_leaves();
+        // The float sums of 2^20 elements: against the exact (f64) sums
+        // (the evaluator adds in order, which is less accurate than blocks).
+        let xs = args[0].to_vec::<f32>().expect("f32");
+        let exact = [
+            xs.iter().map(|&v| v as f64).sum::<f64>(),
+            xs.iter().map(|&v| (v * v) as f64).sum::<f64>(),
+        ];
+        for (k, e) in exact.into_iter().enumerate() {
+            let g = got[k].to_vec::<f32>().expect("f32")[0] as f64;
+            assert!(
+                (g - e).abs() <= 1e-6 * e.abs().max(1.0),
+                "fused {fused}: output {k}: {g} vs exact {e}"
+            );
+        }
+        for (k, (g, w)) in got.iter().zip(&want).enumerate().skip(2) {
+            let (rtol, atol) = if k == 6 { (1e-6, 1e-6) } else { (0.0, 0.0) };
+            hlox_tests::compare_literals(g, w, rtol, atol)
+                .unwrap_or_else(|e| panic!("fused {fused}: output {k}: {e}"));
+        }
     }
 }
 
