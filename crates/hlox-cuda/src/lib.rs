@@ -216,6 +216,16 @@ pub fn describe(module: &Module, p: &plan::Program) -> String {
                     let ki = &p.kernels[*k];
                     format!("kernel {} ({} threads)", ki.name, ki.threads)
                 }
+                plan::Step::SortMerge { passes } => {
+                    let names: Vec<&str> =
+                        passes.iter().map(|k| p.kernels[*k].name.as_str()).collect();
+                    format!(
+                        "merge sort: {} passes ({} threads each): {}",
+                        passes.len(),
+                        passes.first().map_or(0, |k| p.kernels[*k].threads),
+                        names.join(", ")
+                    )
+                }
                 plan::Step::SplitReduce {
                     partials,
                     combine,

@@ -70,7 +70,22 @@ pub enum KernelKind {
     /// parts of output `o` in order. Parameters: the scratch array, then
     /// the result.
     ReduceCombine(SplitReduce),
+    /// One pass of a merge sort along the sort dimension (rows of at least
+    /// [`SORT_MERGE_MIN_LEN`]): thread `t` takes element `t` (physical
+    /// order) of the source, finds by binary search how many elements of
+    /// the neighbouring run of `width` go before it (stably: ties keep
+    /// the left run first), and writes it at its merged position.
+    /// Parameters: the source leaves (the operands' in the first pass, a
+    /// buffer of the result's shape after), then the destination leaves.
+    SortMerge {
+        width: i64,
+        first: bool,
+    },
 }
+
+/// Rows at least this long are sorted by merge passes (a kernel each, all
+/// elements in parallel) rather than one thread's insertion sort.
+pub const SORT_MERGE_MIN_LEN: i64 = 128;
 
 /// How a reduction with few outputs is split across GPU threads: the
 /// outermost reduced loop (`extent` iterations, in units of
@@ -284,6 +299,12 @@ pub enum Step {
     /// instruction's shape (bitcast-convert between widths: same bytes).
     ByteCopy,
     Kernel(usize),
+    /// A sort by merge passes (see [`KernelKind::SortMerge`]), ping-ponging
+    /// between the result and a scratch buffer of the same shape so that
+    /// the last pass writes the result.
+    SortMerge {
+        passes: Vec<usize>,
+    },
     /// A reduction split in two kernels (see [`SplitReduce`]) through a
     /// scratch array of `scratch_bytes`.
     SplitReduce {
@@ -424,6 +445,28 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                     hlox_codegen::elemental::is_scalar_computation(module, c)
                 }) =>
             {
+                let len = match (&inst.op, inst.shape.leaves().first()) {
+                    (Op::Sort { dimension, .. }, Some((_, Shape::Array(a)))) => {
+                        a.dims.get(*dimension as usize).copied().unwrap_or(1)
+                    }
+                    _ => 1,
+                };
+                if len >= SORT_MERGE_MIN_LEN {
+                    let mut passes = Vec::new();
+                    let mut width = 1;
+                    while width < len {
+                        let kind = KernelKind::SortMerge {
+                            width,
+                            first: width == 1,
+                        };
+                        let k = push_kernel(p, cid, id, name, &inst.shape, kind);
+                        p.kernels[k].name = format!("k{k}_{}_merge{width}", sanitize(name));
+                        passes.push(k);
+                        width *= 2;
+                    }
+                    steps.push((id, Step::SortMerge { passes }));
+                    continue;
+                }
                 let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Sort);
                 // One thread per row.
                 if let (Some(k), Op::Sort { dimension, .. }, Some((_, Shape::Array(a)))) =

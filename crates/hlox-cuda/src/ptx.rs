@@ -301,6 +301,9 @@ fn kernel_body<'ctx>(
     if let KernelKind::ReduceCombine(sr) = k.kind {
         return emit_reduce_combine(cg, module, k, sr, params, tid);
     }
+    if let KernelKind::SortMerge { width, first } = k.kind {
+        return emit_sort_merge(cg, module, k, width, first, params, tid);
+    }
     // Operand leaves as sources.
     let mut pi = 0;
     let mut operand_leaves: Vec<Vec<Leaf>> = Vec::new();
@@ -346,9 +349,9 @@ fn kernel_body<'ctx>(
                 cg.store_elem(out.ty, p, v)
             })?;
         }
-        KernelKind::ReduceCombine(_) => {
+        KernelKind::ReduceCombine(_) | KernelKind::SortMerge { .. } => {
             return Err(CodegenError::Other(
-                "combine kernels are emitted apart".into(),
+                "combine and merge kernels are emitted apart".into(),
             ))
         }
         KernelKind::Elemental => {
@@ -1214,6 +1217,158 @@ fn emit_sort<'ctx>(
     b.build_unconditional_branch(next)?;
     b.position_at_end(next);
     Ok(())
+}
+
+/// One merge pass of a sort (see [`KernelKind::SortMerge`]): element `i`
+/// of its row, in run `[s, s + width)` or `[s + width, s + 2 width)`, goes
+/// to its position in the merged run `[s, s + 2 width)`: its rank in its
+/// own run plus the number of elements of the other run that go before
+/// it, found by binary search with the comparator: those `b` with
+/// `less(b, x)` when `x` is in the left run, those `a` with
+/// `!less(x, a)` when it is in the right one (so ties keep their order).
+fn emit_sort_merge<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    module: &Module,
+    k: &KernelInfo,
+    width: i64,
+    first: bool,
+    params: &[PointerValue<'ctx>],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let comp = module.comp(k.comp);
+    let inst = comp.inst(k.id);
+    let bad = |m: &str| CodegenError::Other(format!("sort: {m}"));
+    let Op::Sort { dimension, .. } = &inst.op else {
+        return Err(bad("not a sort"));
+    };
+    let cmp = *inst.called.first().ok_or_else(|| bad("no comparator"))?;
+    let dst_shapes: Vec<ArrayShape> = leaves(&inst.shape)
+        .into_iter()
+        .collect::<Option<_>>()
+        .ok_or_else(|| bad("token result"))?;
+    let n = dst_shapes.len();
+    if n != inst.operands.len() || n == 0 || params.len() != 2 * n {
+        return Err(bad("one array result per operand expected"));
+    }
+    let src_shapes: Vec<ArrayShape> = if first {
+        inst.operands
+            .iter()
+            .map(|&o| comp.inst(o).shape.as_array().cloned())
+            .collect::<Option<_>>()
+            .ok_or_else(|| bad("operands are arrays"))?
+    } else {
+        dst_shapes.clone()
+    };
+    let shape = dst_shapes[0].clone();
+    let d = *dimension as usize;
+    let len = *shape
+        .dims
+        .get(d)
+        .ok_or_else(|| bad("dimension out of range"))?;
+    let total = shape.element_count() as i64;
+    if len == 0 || total == 0 {
+        return Ok(());
+    }
+    let ctx: ElementalCtx<'_, 'ctx> = ElementalCtx::new(module, comp);
+    let b = cg.b;
+    in_range(cg, tid, total, |cg| {
+        let f = cg.current_fn()?;
+        let mut row_shape = shape.clone();
+        row_shape.dims[d] = 1;
+        let row = b.build_int_unsigned_div(tid, cg.i64c(len), "row")?;
+        let i = b.build_int_unsigned_rem(tid, cg.i64c(len), "i")?;
+        let base = delinearize(cg, &row_shape, row)?;
+        let at = |j: IntValue<'ctx>| {
+            let mut idx = base.clone();
+            idx[d] = j;
+            idx
+        };
+        let load = |j: IntValue<'ctx>| -> Result<Vec<BasicValueEnum<'ctx>>, CodegenError> {
+            let idx = at(j);
+            (0..n)
+                .map(|q| {
+                    let p = cg.element_ptr(params[q], &src_shapes[q], &idx)?;
+                    cg.load_elem(src_shapes[q].ty, p)
+                })
+                .collect()
+        };
+        let x = load(i)?;
+        let s = b.build_int_mul(
+            b.build_int_unsigned_div(i, cg.i64c(2 * width), "")?,
+            cg.i64c(2 * width),
+            "s",
+        )?;
+        let clamp = |v: IntValue<'ctx>| -> Result<IntValue<'ctx>, CodegenError> {
+            let over = b.build_int_compare(IntPredicate::SGT, v, cg.i64c(len), "")?;
+            Ok(b.build_select(over, cg.i64c(len), v, "")?.into_int_value())
+        };
+        let mid = clamp(b.build_int_add(s, cg.i64c(width), "")?)?;
+        let end = clamp(b.build_int_add(s, cg.i64c(2 * width), "")?)?;
+        let left = b.build_int_compare(IntPredicate::ULT, i, mid, "left")?;
+        let lo0 = b.build_select(left, mid, s, "")?.into_int_value();
+        let hi0 = b.build_select(left, end, mid, "")?.into_int_value();
+        // Binary search: the first position in [lo0, hi0) where `goes_before`
+        // is false (it holds on a prefix of the sorted other run).
+        let pre = b.get_insert_block().ok_or_else(|| bad("no block"))?;
+        let head = cg.ctx.append_basic_block(f, "bs.head");
+        let body = cg.ctx.append_basic_block(f, "bs.body");
+        let exit = cg.ctx.append_basic_block(f, "bs.exit");
+        b.build_unconditional_branch(head)?;
+        b.position_at_end(head);
+        let lo = b.build_phi(cg.i64(), "lo")?;
+        let hi = b.build_phi(cg.i64(), "hi")?;
+        lo.add_incoming(&[(&lo0, pre)]);
+        hi.add_incoming(&[(&hi0, pre)]);
+        let (lov, hiv) = (
+            lo.as_basic_value().into_int_value(),
+            hi.as_basic_value().into_int_value(),
+        );
+        let more = b.build_int_compare(IntPredicate::ULT, lov, hiv, "")?;
+        b.build_conditional_branch(more, body, exit)?;
+        b.position_at_end(body);
+        let m = b.build_int_unsigned_div(b.build_int_add(lov, hiv, "")?, cg.i64c(2), "m")?;
+        let y = load(m)?;
+        // left: less(y, x); right: !less(x, y).
+        let mut args = Vec::with_capacity(2 * n);
+        for q in 0..n {
+            let (a0, a1) = (
+                b.build_select(left, y[q], x[q], "")?,
+                b.build_select(left, x[q], y[q], "")?,
+            );
+            args.push(a0);
+            args.push(a1);
+        }
+        let c = ctx
+            .inline_scalar(cg, cmp, &args)?
+            .first()
+            .ok_or_else(|| bad("comparator without a result"))?
+            .into_int_value();
+        let c = b.build_int_truncate_or_bit_cast(c, cg.ctx.bool_type(), "")?;
+        let before = b.build_int_compare(IntPredicate::EQ, c, left, "before")?;
+        let m1 = b.build_int_add(m, cg.i64c(1), "")?;
+        let nlo = b.build_select(before, m1, lov, "")?.into_int_value();
+        let nhi = b.build_select(before, hiv, m, "")?.into_int_value();
+        let body_end = b.get_insert_block().ok_or_else(|| bad("no block"))?;
+        lo.add_incoming(&[(&nlo, body_end)]);
+        hi.add_incoming(&[(&nhi, body_end)]);
+        b.build_unconditional_branch(head)?;
+        b.position_at_end(exit);
+        let count = b.build_int_sub(lov, lo0, "count")?;
+        // left: i + count; right: s + (i - mid) + count.
+        let own = b.build_select(
+            left,
+            i,
+            b.build_int_add(s, b.build_int_sub(i, mid, "")?, "")?,
+            "",
+        )?;
+        let pos = b.build_int_add(own.into_int_value(), count, "pos")?;
+        let idx = at(pos);
+        for (q, v) in x.iter().enumerate() {
+            let p = cg.element_ptr(params[n + q], &dst_shapes[q], &idx)?;
+            cg.store_elem(dst_shapes[q].ty, p, *v)?;
+        }
+        Ok(())
+    })
 }
 
 /// Scatter (XLA's semantics, as the evaluator), by thread 0 alone: copy

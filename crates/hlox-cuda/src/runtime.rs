@@ -494,6 +494,43 @@ impl<D: Device> Runner<D> {
                     }
                     out
                 }
+                Step::SortMerge { passes } => {
+                    let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
+                    let scratch = if passes.len() > 1 {
+                        Some(self.alloc(&inst.shape).map_err(|e| exec(name, e))?)
+                    } else {
+                        None
+                    };
+                    let ptrs_of = |v: &Val<D::Buf>| {
+                        let mut l = Vec::new();
+                        v.leaves(&mut l);
+                        self.ptrs(&l)
+                    };
+                    let mut src = Vec::new();
+                    for o in operands()? {
+                        src.extend(ptrs_of(&o));
+                    }
+                    let out_ptrs = ptrs_of(&out);
+                    let scratch_ptrs = scratch.as_ref().map(&ptrs_of).unwrap_or_default();
+                    for (n, &k) in passes.iter().enumerate() {
+                        // The last pass writes the result.
+                        let dst = if (passes.len() - 1 - n) % 2 == 0 {
+                            out_ptrs.clone()
+                        } else {
+                            scratch_ptrs.clone()
+                        };
+                        let mut args = src.clone();
+                        args.extend(&dst);
+                        let info = &self.compiled.program.kernels[k];
+                        if info.threads > 0 {
+                            self.dev
+                                .launch(k, &args, info.threads)
+                                .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))?;
+                        }
+                        src = dst;
+                    }
+                    out
+                }
                 Step::Call(c) => self.run_comp(*c, operands()?)?,
                 Step::While { cond, body } => {
                     let mut state = operand(0)?;

@@ -1436,6 +1436,122 @@ ENTRY e {
     }
 }
 
+/// Long rows are sorted by merge passes (every element in parallel, a
+/// binary search per element and pass): variadic and stable, along a minor
+/// or a major dimension, ascending or descending, lengths that are and are
+/// not powers of two; exactly the evaluator's results; the PTX assembles.
+#[test]
+fn long_sorts_merge_in_parallel_and_match_the_evaluator() {
+    let m = parse_module(
+        r#"HloModule sorts
+
+lt_key {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+gt_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT gt = pred[] compare(a, b), direction=GT
+}
+lt_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+
+ENTRY e {
+  k = f32[3,1000]{1,0} parameter(0)
+  c = s32[700,3]{0,1} parameter(1)
+  x = f32[129]{0} parameter(2)
+  y = f32[128]{0} parameter(3)
+  z = f32[4,100]{1,0} parameter(4)
+  v = s32[3,1000]{1,0} iota(), iota_dimension=1
+  s = (f32[3,1000]{1,0}, s32[3,1000]{1,0}) sort(k, v), dimensions={1}, is_stable=true, to_apply=lt_key
+  sk = f32[3,1000]{1,0} get-tuple-element(s), index=0
+  sv = s32[3,1000]{1,0} get-tuple-element(s), index=1
+  d = s32[700,3]{0,1} sort(c), dimensions={0}, to_apply=gt_s32
+  sx = f32[129]{0} sort(x), dimensions={0}, to_apply=lt_f32
+  sy = f32[128]{0} sort(y), dimensions={0}, to_apply=lt_f32
+  sz = f32[4,100]{1,0} sort(z), dimensions={1}, to_apply=lt_f32
+  ROOT t = (f32[3,1000]{1,0}, s32[3,1000]{1,0}, s32[700,3]{0,1}, f32[129]{0}, f32[128]{0}, f32[4,100]{1,0}) tuple(sk, sv, d, sx, sy, sz)
+}
+"#,
+    )
+    .expect("parse");
+    // Keys with many ties (stability shows), integers with ties.
+    let ties = |l: hlox_hlo::Literal| {
+        let v: Vec<f32> = l
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|f| (f * 8.0).round())
+            .collect();
+        let dims = l.shape().as_array().unwrap().dims.clone();
+        hlox_hlo::Literal::from_vec(&dims, &v).unwrap()
+    };
+    let args = vec![
+        ties(random_literal("f32", &[3, 1000], 7)),
+        random_literal("s32", &[700, 3], 8),
+        random_literal("f32", &[129], 9),
+        random_literal("f32", &[128], 10),
+        random_literal("f32", &[4, 100], 11),
+    ];
+    let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
+        .expect("evaluator")
+        .into_leaves();
+    let ptxas = ptxas();
+    for fused in [false, true] {
+        let o = CudaCompileOptions {
+            hlo_passes: fused,
+            ..Default::default()
+        };
+        let c = compile(&m, &o).expect("compile");
+        let merges: Vec<usize> = c
+            .program
+            .comps
+            .values()
+            .flat_map(|p| &p.steps)
+            .filter_map(|(_, s, _)| match s {
+                hlox_cuda::plan::Step::SortMerge { passes } => Some(passes.len()),
+                _ => None,
+            })
+            .collect();
+        let mut sorted = merges.clone();
+        sorted.sort();
+        // log2 of 1000, 700, 129, 128 rounded up; the rows of 100 stay
+        // with one thread each.
+        assert_eq!(sorted, vec![7, 8, 10, 10], "fused {fused}");
+        if let Some(px) = &ptxas {
+            assemble(px, &c.ptx, "sm_80", &format!("merge{fused}")).expect("ptxas");
+        }
+        let exe = hlox_cuda::emulate::EmulatedExecutable::new(c).expect("emulation");
+        let got = exe.execute(&args).expect("runs").into_leaves();
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            hlox_tests::compare_literals(g, w, 0.0, 0.0)
+                .unwrap_or_else(|e| panic!("fused {fused}: output {k}: {e}"));
+        }
+        // Stable: equal keys keep their original (iota) order.
+        let (keys, vals) = (
+            got[0].to_vec::<f32>().unwrap(),
+            got[1].to_vec::<i32>().unwrap(),
+        );
+        for r in 0..3 {
+            for i in 1..1000 {
+                let (a, b) = (r * 1000 + i - 1, r * 1000 + i);
+                assert!(keys[a] <= keys[b], "row {r} not sorted at {i}");
+                assert!(
+                    keys[a] < keys[b] || vals[a] < vals[b],
+                    "row {r} not stable at {i}"
+                );
+            }
+        }
+    }
+}
+
 /// Random operands of `ty[4,8]`: floats in [-8, 8] with specials, integers
 /// and predicates from random bits.
 fn random_operand(ty: &str, seed: u64) -> hlox_hlo::Literal {
