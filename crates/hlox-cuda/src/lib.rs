@@ -216,6 +216,15 @@ pub fn describe(module: &Module, p: &plan::Program) -> String {
                     let ki = &p.kernels[*k];
                     format!("kernel {} ({} threads)", ki.name, ki.threads)
                 }
+                plan::Step::Kernels(ks) => {
+                    let names: Vec<String> = ks
+                        .iter()
+                        .map(|k| {
+                            format!("{} ({} threads)", p.kernels[*k].name, p.kernels[*k].threads)
+                        })
+                        .collect();
+                    format!("kernels {}", names.join(", then "))
+                }
                 plan::Step::SortMerge { passes } => {
                     let names: Vec<&str> =
                         passes.iter().map(|k| p.kernels[*k].name.as_str()).collect();

@@ -52,6 +52,14 @@ pub enum KernelKind {
     /// applies every update in XLA's order (exact for any combiner, but
     /// serial: slow for large operands).
     Scatter,
+    /// The first kernel of a parallel scatter: the input copied into the
+    /// output, one thread per element.
+    ScatterCopy,
+    /// The second: one thread per update element, combined into the
+    /// output atomically (a compare-and-swap loop around the combiner), in
+    /// no particular order, as XLA:GPU. For one input of 32- or 64-bit
+    /// elements and at least [`SCATTER_PARALLEL_MIN_UPDATES`] updates.
+    ScatterAtomic,
     /// Select-and-scatter with scalar select/scatter computations: ONE
     /// thread, in the evaluator's order (serial).
     SelectAndScatter,
@@ -82,6 +90,10 @@ pub enum KernelKind {
         first: bool,
     },
 }
+
+/// Scatters with at least this many update elements (one input, 32- or
+/// 64-bit elements) run in parallel ([`KernelKind::ScatterAtomic`]).
+pub const SCATTER_PARALLEL_MIN_UPDATES: i64 = 1024;
 
 /// Rows at least this long are sorted by merge passes (a kernel each, all
 /// elements in parallel) rather than one thread's insertion sort.
@@ -124,8 +136,7 @@ pub fn split_reduce_of(module: &Module, ecomp: &Computation, root: InstId) -> Op
         .shape
         .as_array()?
         .element_count() as i64;
-    if outputs < 1
-        || outputs > SPLIT_REDUCE_MAX_OUTPUTS
+    if !(1..=SPLIT_REDUCE_MAX_OUTPUTS).contains(&outputs)
         || input / outputs < SPLIT_REDUCE_MIN_ELEMENTS
     {
         return None;
@@ -299,6 +310,9 @@ pub enum Step {
     /// instruction's shape (bitcast-convert between widths: same bytes).
     ByteCopy,
     Kernel(usize),
+    /// Kernels run in order on the same operands and result (a parallel
+    /// scatter: the copy, then the atomic updates).
+    Kernels(Vec<usize>),
     /// A sort by merge passes (see [`KernelKind::SortMerge`]), ping-ponging
     /// between the result and a scratch buffer of the same shape so that
     /// the last pass writes the result.
@@ -482,11 +496,28 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                     hlox_codegen::elemental::is_scalar_computation(module, c)
                 }) =>
             {
-                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Scatter);
-                if let Some(k) = p.kernels.last_mut() {
-                    k.threads = 1;
+                let updates = inst
+                    .operands
+                    .last()
+                    .and_then(|&u| comp.inst(u).shape.as_array())
+                    .map_or(0, |a| a.element_count() as i64);
+                let wide = inst
+                    .shape
+                    .as_array()
+                    .is_some_and(|a| matches!(a.ty.bit_width(), 32 | 64));
+                if inst.operands.len() == 3 && wide && updates >= SCATTER_PARALLEL_MIN_UPDATES {
+                    let copy = push_kernel(p, cid, id, name, &inst.shape, KernelKind::ScatterCopy);
+                    p.kernels[copy].name = format!("k{copy}_{}_copy", sanitize(name));
+                    let upd = push_kernel(p, cid, id, name, &inst.shape, KernelKind::ScatterAtomic);
+                    p.kernels[upd].threads = updates as u64;
+                    Step::Kernels(vec![copy, upd])
+                } else {
+                    let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Scatter);
+                    if let Some(k) = p.kernels.last_mut() {
+                        k.threads = 1;
+                    }
+                    s
                 }
-                s
             }
             Op::SelectAndScatter { .. }
                 if inst.called.len() == 2

@@ -383,9 +383,14 @@ fn kernel_body<'ctx>(
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             emit_reduce_window(cg, &mut ctx, comp, k.id, window, &outs, tid)?;
         }
-        KernelKind::Scatter => {
+        KernelKind::Scatter | KernelKind::ScatterCopy | KernelKind::ScatterAtomic => {
+            let mode = match k.kind {
+                KernelKind::ScatterCopy => ScatterMode::Copy,
+                KernelKind::ScatterAtomic => ScatterMode::Atomic,
+                _ => ScatterMode::Serial,
+            };
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_scatter(cg, &mut ctx, comp, k.id, &outs, tid)?;
+            emit_scatter(cg, &mut ctx, comp, k.id, &outs, tid, mode)?;
         }
         KernelKind::SelectAndScatter => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
@@ -1382,6 +1387,7 @@ fn emit_scatter<'ctx>(
     id: InstId,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
     tid: IntValue<'ctx>,
+    mode: ScatterMode,
 ) -> Result<(), CodegenError> {
     let inst = comp.inst(id);
     let Op::Scatter { dnums: dn, .. } = &inst.op else {
@@ -1443,24 +1449,7 @@ fn emit_scatter<'ctx>(
         wsize[window_operand_dims[k]] = us.dims[ud];
     }
     let b = cg.b;
-    let f = cg.current_fn()?;
-    let then = cg.ctx.append_basic_block(f, "scatter");
-    let next = cg.ctx.append_basic_block(f, "done");
-    let first = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(0), "")?;
-    b.build_conditional_branch(first, then, next)?;
-    b.position_at_end(then);
-    // Copy the inputs.
     let total = os.element_count() as i64;
-    for_range(cg, cg.i64c(0), cg.i64c(total), "copy", &mut |lin| {
-        let idx = delinearize(cg, &os, lin)?;
-        for (k, &i) in inputs.iter().enumerate() {
-            let v = ctx.gen(cg, i, &idx)?[0];
-            let (p, s) = &outs[k];
-            let ep = cg.element_ptr(*p, s, &idx)?;
-            cg.store_elem(s.ty, ep, v)?;
-        }
-        Ok(())
-    })?;
     let sc = ScatterGeo {
         dn,
         indices,
@@ -1478,10 +1467,133 @@ fn emit_scatter<'ctx>(
         outs: &outs,
         comb,
     };
+    match mode {
+        ScatterMode::Serial => {}
+        ScatterMode::Copy => {
+            // Output element `tid` = the input's.
+            return in_range(cg, tid, total, |cg| {
+                let idx = delinearize(cg, &os, tid)?;
+                for (k, &i) in inputs.iter().enumerate() {
+                    let v = ctx.gen(cg, i, &idx)?[0];
+                    let (p, s) = &outs[k];
+                    cg.store_elem(s.ty, cg.element_ptr(*p, s, &idx)?, v)?;
+                }
+                Ok(())
+            });
+        }
+        ScatterMode::Atomic => {
+            // Update element `tid`: its scatter index and window position,
+            // then an atomic read-combine-write of its output element.
+            return in_range(cg, tid, us.element_count() as i64, |cg| {
+                let ui = delinearize(cg, &us, tid)?;
+                let s_idx: Vec<IntValue> = scatter_upd_dims.iter().map(|&d| ui[d]).collect();
+                let (start, fits) = scatter_start(cg, ctx, &sc, &s_idx)?;
+                let f = cg.current_fn()?;
+                let body = cg.ctx.append_basic_block(f, "sc.in");
+                let join = cg.ctx.append_basic_block(f, "sc.next");
+                b.build_conditional_branch(fits, body, join)?;
+                b.position_at_end(body);
+                let mut oi = start;
+                for (k, &ud) in uwd.iter().enumerate() {
+                    let od = window_operand_dims[k];
+                    oi[od] = b.build_int_add(oi[od], ui[ud], "")?;
+                }
+                let (p, sh) = &outs[0];
+                let ep = cg.element_ptr(*p, sh, &oi)?;
+                let u = ctx.gen(cg, updates[0], &ui)?[0];
+                atomic_combine(cg, ctx, comb, ep, sh.ty, u)?;
+                b.build_unconditional_branch(join)?;
+                b.position_at_end(join);
+                Ok(())
+            });
+        }
+    }
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "scatter");
+    let next = cg.ctx.append_basic_block(f, "done");
+    let first = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(0), "")?;
+    b.build_conditional_branch(first, then, next)?;
+    b.position_at_end(then);
+    // Copy the inputs.
+    for_range(cg, cg.i64c(0), cg.i64c(total), "copy", &mut |lin| {
+        let idx = delinearize(cg, &os, lin)?;
+        for (k, &i) in inputs.iter().enumerate() {
+            let v = ctx.gen(cg, i, &idx)?[0];
+            let (p, s) = &outs[k];
+            let ep = cg.element_ptr(*p, s, &idx)?;
+            cg.store_elem(s.ty, ep, v)?;
+        }
+        Ok(())
+    })?;
     let mut s_idx = vec![cg.i64c(0); scatter_upd_dims.len()];
     scatter_loops(cg, ctx, &sc, 0, &mut s_idx)?;
     b.build_unconditional_branch(next)?;
     b.position_at_end(next);
+    Ok(())
+}
+
+/// Which part of a scatter a kernel computes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ScatterMode {
+    /// Everything, on thread 0 (see [`emit_scatter`]).
+    Serial,
+    /// The copy of the input into the output, one thread per element.
+    Copy,
+    /// The updates, one thread per update element, each combined into
+    /// the output with a compare-and-swap loop.
+    Atomic,
+}
+
+/// `*ptr = comb(*ptr, u)` atomically: a compare-and-swap loop on the
+/// element's bits (32 or 64 bits), any scalar combiner.
+fn atomic_combine<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &ElementalCtx<'_, 'ctx>,
+    comb: hlox_hlo::CompId,
+    ptr: PointerValue<'ctx>,
+    ty: ElementType,
+    u: BasicValueEnum<'ctx>,
+) -> Result<(), CodegenError> {
+    use inkwell::AtomicOrdering::Monotonic;
+    let b = cg.b;
+    let bits = match ty.bit_width() {
+        32 => cg.ctx.i32_type(),
+        64 => cg.ctx.i64_type(),
+        w => {
+            return Err(CodegenError::Other(format!(
+                "atomic combine of {w}-bit elements"
+            )))
+        }
+    };
+    let vt = cg.compute_type(ty);
+    let f = cg.current_fn()?;
+    let pre = b
+        .get_insert_block()
+        .ok_or_else(|| CodegenError::Other("no block".into()))?;
+    let old0 = b.build_load(bits, ptr, "old")?.into_int_value();
+    let head = cg.ctx.append_basic_block(f, "cas");
+    let done = cg.ctx.append_basic_block(f, "cas.done");
+    b.build_unconditional_branch(head)?;
+    b.position_at_end(head);
+    let old = b.build_phi(bits, "cur")?;
+    old.add_incoming(&[(&old0, pre)]);
+    let cur = old.as_basic_value().into_int_value();
+    let a = b.build_bit_cast(cur, vt, "")?;
+    let r = ctx
+        .inline_scalar(cg, comb, &[a, u])?
+        .first()
+        .copied()
+        .ok_or_else(|| CodegenError::Other("combiner without a result".into()))?;
+    let new = b.build_bit_cast(r, bits, "")?.into_int_value();
+    let pair = b.build_cmpxchg(ptr, cur, new, Monotonic, Monotonic)?;
+    let seen = b.build_extract_value(pair, 0, "")?.into_int_value();
+    let ok = b.build_extract_value(pair, 1, "")?.into_int_value();
+    let here = b
+        .get_insert_block()
+        .ok_or_else(|| CodegenError::Other("no block".into()))?;
+    old.add_incoming(&[(&seen, here)]);
+    b.build_conditional_branch(ok, done, head)?;
+    b.position_at_end(done);
     Ok(())
 }
 
@@ -1518,7 +1630,29 @@ fn scatter_loops<'ctx>(
             scatter_loops(cg, ctx, g, level + 1, s)
         });
     }
-    // Start indices of this scatter index, and whether the window fits.
+    let (start, fits) = scatter_start(cg, ctx, g, s)?;
+    let f = cg.current_fn()?;
+    let body = cg.ctx.append_basic_block(f, "sc.in");
+    let join = cg.ctx.append_basic_block(f, "sc.next");
+    b.build_conditional_branch(fits, body, join)?;
+    b.position_at_end(body);
+    let mut w = vec![cg.i64c(0); g.uwd.len()];
+    window_loops(cg, ctx, g, &start, s, 0, &mut w)?;
+    b.build_unconditional_branch(join)?;
+    b.position_at_end(join);
+    Ok(())
+}
+
+/// The operand start indices of scatter index `s` (one value per scatter
+/// dimension of the updates), and whether its whole window fits.
+#[allow(clippy::type_complexity)]
+fn scatter_start<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    g: &ScatterGeo<'_, 'ctx>,
+    s: &[IntValue<'ctx>],
+) -> Result<(Vec<IntValue<'ctx>>, IntValue<'ctx>), CodegenError> {
+    let b = cg.b;
     let orank = g.os.rank();
     let mut iidx = vec![cg.i64c(0); g.irank];
     for (k, &v) in s.iter().enumerate() {
@@ -1560,16 +1694,7 @@ fn scatter_loops<'ctx>(
         )?;
         fits = b.build_and(fits, b.build_and(ge, le, "")?, "")?;
     }
-    let f = cg.current_fn()?;
-    let body = cg.ctx.append_basic_block(f, "sc.in");
-    let join = cg.ctx.append_basic_block(f, "sc.next");
-    b.build_conditional_branch(fits, body, join)?;
-    b.position_at_end(body);
-    let mut w = vec![cg.i64c(0); g.uwd.len()];
-    window_loops(cg, ctx, g, &start, s, 0, &mut w)?;
-    b.build_unconditional_branch(join)?;
-    b.position_at_end(join);
-    Ok(())
+    Ok((start, fits))
 }
 
 fn window_loops<'ctx>(

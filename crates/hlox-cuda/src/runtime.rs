@@ -226,6 +226,9 @@ impl<B> Val<B> {
     }
 }
 
+/// The leaves of a value, pre-order (`None` for tokens).
+type Leaves<B> = Vec<Option<Arc<DevBuf<B>>>>;
+
 /// The value of shape `s` over the leaves `it` yields (pre-order).
 fn rebuild<B>(s: &Shape, it: &mut impl Iterator<Item = Option<Arc<DevBuf<B>>>>) -> Val<B> {
     match s {
@@ -445,21 +448,8 @@ impl<D: Device> Runner<D> {
                     }
                     out
                 }
-                Step::Kernel(k) => {
-                    let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
-                    let mut leaves = Vec::new();
-                    for o in operands()? {
-                        o.leaves(&mut leaves);
-                    }
-                    out.leaves(&mut leaves);
-                    let info = &self.compiled.program.kernels[*k];
-                    if info.threads > 0 {
-                        self.dev
-                            .launch(*k, &self.ptrs(&leaves), info.threads)
-                            .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))?;
-                    }
-                    out
-                }
+                Step::Kernel(k) => self.launch_all(inst, std::slice::from_ref(k), operands()?)?,
+                Step::Kernels(ks) => self.launch_all(inst, ks, operands()?)?,
                 Step::SplitReduce {
                     partials,
                     combine,
@@ -579,6 +569,33 @@ impl<D: Device> Runner<D> {
             .ok_or_else(|| exec(&comp.name, "root has no value"))
     }
 
+    /// A fresh result for `inst`, and kernels `ks` launched in order on
+    /// its operands and that result.
+    fn launch_all(
+        &self,
+        inst: &hlox_hlo::Instruction,
+        ks: &[usize],
+        operands: Vec<Val<D::Buf>>,
+    ) -> Result<Val<D::Buf>, RuntimeError> {
+        let name = inst.name.as_str();
+        let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
+        let mut leaves = Vec::new();
+        for o in operands {
+            o.leaves(&mut leaves);
+        }
+        out.leaves(&mut leaves);
+        let ptrs = self.ptrs(&leaves);
+        for &k in ks {
+            let info = &self.compiled.program.kernels[k];
+            if info.threads > 0 {
+                self.dev
+                    .launch(k, &ptrs, info.threads)
+                    .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))?;
+            }
+        }
+        Ok(out)
+    }
+
     fn read_scalar(&self, v: &Val<D::Buf>, name: &str, n: usize) -> Result<Vec<u8>, RuntimeError> {
         let Val::Buf(b) = v else {
             return Err(exec(name, "predicate is not an array"));
@@ -610,7 +627,7 @@ impl<D: Device> Runner<D> {
                 })?;
         let name = inst.name.as_str();
         let comp = &self.compiled.module.comp(cid);
-        let mut op_leaves: Vec<Vec<Option<Arc<DevBuf<D::Buf>>>>> = operands
+        let mut op_leaves: Vec<Leaves<D::Buf>> = operands
             .iter()
             .map(|o| {
                 let mut l = Vec::new();
@@ -626,7 +643,7 @@ impl<D: Device> Runner<D> {
         // `src`: three references); a copy otherwise, so no other value
         // changes under its users.
         let rleaves = inst.shape.leaves();
-        let mut out_leaves: Vec<Option<Arc<DevBuf<D::Buf>>>> = Vec::new();
+        let mut out_leaves: Leaves<D::Buf> = Vec::new();
         for (index, s) in &rleaves {
             let alias = call
                 .output_operand_aliasing

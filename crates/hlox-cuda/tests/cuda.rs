@@ -1310,7 +1310,7 @@ fn random_literal(ty: &str, dims: &[i64], seed: u64) -> hlox_hlo::Literal {
         let f = (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
         let i = (s % 200) as i64 - 100;
         match et {
-            ElementType::Pred => bytes.push((s % 8 == 0) as u8),
+            ElementType::Pred => bytes.push(s.is_multiple_of(8) as u8),
             ElementType::F32 => bytes.extend((f as f32).to_le_bytes()),
             ElementType::F64 => bytes.extend(f.to_le_bytes()),
             _ => bytes.extend(&i.to_le_bytes()[..et.byte_size()]),
@@ -1549,6 +1549,113 @@ ENTRY e {
                 );
             }
         }
+    }
+}
+
+/// Scatters with many updates run one thread per update element with an
+/// atomic compare-and-swap combine: duplicates and out-of-bounds indices,
+/// windows, add/set/max combiners; the evaluator's results (floats within
+/// rounding, since the order of the adds differs, as on XLA:GPU).
+#[test]
+fn large_scatters_combine_atomically_and_match_the_evaluator() {
+    let m = parse_module(
+        r#"HloModule scatters
+
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+set_s32 {
+  a = s32[] parameter(0)
+  ROOT b = s32[] parameter(1)
+}
+max_s64 {
+  a = s64[] parameter(0)
+  b = s64[] parameter(1)
+  ROOT r = s64[] maximum(a, b)
+}
+add_f64 {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT r = f64[] add(a, b)
+}
+
+ENTRY e {
+  op = f32[1000,16]{1,0} parameter(0)
+  idx = s32[5000,1]{1,0} parameter(1)
+  upd = f32[5000,16]{1,0} parameter(2)
+  op2 = s32[4096]{0} parameter(3)
+  idx2 = s32[2048]{0} parameter(4)
+  upd2 = s32[2048]{0} parameter(5)
+  op3 = s64[64]{0} parameter(6)
+  idx3 = s32[3000]{0} parameter(7)
+  upd3 = s64[3000]{0} parameter(8)
+  op4 = f64[300,8]{0,1} parameter(9)
+  upd4 = f64[5000,8]{1,0} parameter(10)
+  sa = f32[1000,16]{1,0} scatter(op, idx, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f32
+  ss = s32[4096]{0} scatter(op2, idx2, upd2), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=set_s32
+  sm = s64[64]{0} scatter(op3, idx3, upd3), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=max_s64
+  sd = f64[300,8]{0,1} scatter(op4, idx, upd4), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f64
+  ROOT t = (f32[1000,16]{1,0}, s32[4096]{0}, s64[64]{0}, f64[300,8]{0,1}) tuple(sa, ss, sm, sd)
+}
+"#,
+    )
+    .expect("parse");
+    let mut r = 12345u64;
+    let mut next = |n: i64| {
+        r ^= r << 13;
+        r ^= r >> 7;
+        r ^= r << 17;
+        (r % n as u64) as i64
+    };
+    // Rows -10..1010 of 1000 (duplicates, some out of bounds).
+    let idx: Vec<i32> = (0..5000).map(|_| next(1020) as i32 - 10).collect();
+    // 2048 distinct positions of 4096 (a set's result is then defined).
+    let mut perm: Vec<i32> = (0..4096).collect();
+    for i in (1..4096).rev() {
+        perm.swap(i, next(i as i64 + 1) as usize);
+    }
+    let idx3: Vec<i32> = (0..3000).map(|_| next(80) as i32 - 8).collect();
+    let args = vec![
+        random_literal("f32", &[1000, 16], 21),
+        hlox_hlo::Literal::from_vec(&[5000, 1], &idx).unwrap(),
+        random_literal("f32", &[5000, 16], 22),
+        random_literal("s32", &[4096], 23),
+        hlox_hlo::Literal::r1(&perm[..2048]),
+        random_literal("s32", &[2048], 24),
+        random_literal("s64", &[64], 25),
+        hlox_hlo::Literal::r1(&idx3),
+        random_literal("s64", &[3000], 26),
+        random_literal("f64", &[300, 8], 27),
+        random_literal("f64", &[5000, 8], 28),
+    ];
+    let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
+        .expect("evaluator")
+        .into_leaves();
+    let ptxas = ptxas();
+    let c = compile(&m, &CudaCompileOptions::default()).expect("compile");
+    let atomic = c
+        .program
+        .kernels
+        .iter()
+        .filter(|k| k.kind == hlox_cuda::plan::KernelKind::ScatterAtomic)
+        .count();
+    assert_eq!(atomic, 4, "{}", hlox_cuda::describe(&c.module, &c.program));
+    if let Some(px) = &ptxas {
+        assemble(px, &c.ptx, "sm_80", "scatter").expect("ptxas");
+        assert!(c.ptx.contains("atom.global.cas.b32") || c.ptx.contains("atom.cas.b32"));
+    }
+    let exe = hlox_cuda::emulate::EmulatedExecutable::new(c).expect("emulation");
+    let got = exe.execute(&args).expect("runs").into_leaves();
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        let (rtol, atol) = match k {
+            0 => (1e-5, 1e-5),
+            3 => (1e-12, 1e-12),
+            _ => (0.0, 0.0),
+        };
+        hlox_tests::compare_literals(g, w, rtol, atol)
+            .unwrap_or_else(|e| panic!("output {k}: {e}"));
     }
 }
 
