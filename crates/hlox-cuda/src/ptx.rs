@@ -570,24 +570,17 @@ fn emit_group<'ctx>(
     if count == 0 {
         return Ok(());
     }
-    let f = cg.current_fn()?;
-    let then = cg.ctx.append_basic_block(f, "elem");
-    let next = cg.ctx.append_basic_block(f, "next");
-    let inb =
-        cg.b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
-    cg.b.build_conditional_branch(inb, then, next)?;
-    cg.b.position_at_end(then);
-    let idx = delinearize(cg, &first, tid)?;
-    let vals = ctx.gen(cg, g, &idx)?;
-    for ((p, s), v) in outs.iter().zip(vals) {
-        if let Some(s) = s {
-            let ep = cg.element_ptr(*p, s, &idx)?;
-            cg.store_elem(s.ty, ep, v)?;
+    in_range(cg, tid, count, |cg| {
+        let idx = delinearize(cg, &first, tid)?;
+        let vals = ctx.gen(cg, g, &idx)?;
+        for ((p, s), v) in outs.iter().zip(vals) {
+            if let Some(s) = s {
+                let ep = cg.element_ptr(*p, s, &idx)?;
+                cg.store_elem(s.ty, ep, v)?;
+            }
         }
-    }
-    cg.b.build_unconditional_branch(next)?;
-    cg.b.position_at_end(next);
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The arithmetic domain of a dot with result type `ty` (as the evaluator:

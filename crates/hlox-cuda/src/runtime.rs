@@ -473,15 +473,8 @@ impl<D: Device> Runner<D> {
                         .first()
                         .copied()
                         .ok_or_else(|| exec(name, "a split reduction has one result"))?;
-                    for (k, args) in [
-                        (*partials, ptrs),
-                        (*combine, vec![self.dev.ptr(&scratch), out_ptr]),
-                    ] {
-                        let info = &self.compiled.program.kernels[k];
-                        self.dev
-                            .launch(k, &args, info.threads)
-                            .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))?;
-                    }
+                    self.run_kernel(name, *partials, &ptrs)?;
+                    self.run_kernel(name, *combine, &[self.dev.ptr(&scratch), out_ptr])?;
                     out
                 }
                 Step::SortMerge { passes } => {
@@ -511,12 +504,7 @@ impl<D: Device> Runner<D> {
                         };
                         let mut args = src.clone();
                         args.extend(&dst);
-                        let info = &self.compiled.program.kernels[k];
-                        if info.threads > 0 {
-                            self.dev
-                                .launch(k, &args, info.threads)
-                                .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))?;
-                        }
+                        self.run_kernel(name, k, &args)?;
                         src = dst;
                     }
                     out
@@ -586,14 +574,21 @@ impl<D: Device> Runner<D> {
         out.leaves(&mut leaves);
         let ptrs = self.ptrs(&leaves);
         for &k in ks {
-            let info = &self.compiled.program.kernels[k];
-            if info.threads > 0 {
-                self.dev
-                    .launch(k, &ptrs, info.threads)
-                    .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))?;
-            }
+            self.run_kernel(name, k, &ptrs)?;
         }
         Ok(out)
+    }
+
+    /// Launch kernel `k` of instruction `name` with these pointer
+    /// arguments over its threads (none: nothing to do).
+    fn run_kernel(&self, name: &str, k: usize, args: &[u64]) -> Result<(), RuntimeError> {
+        let info = &self.compiled.program.kernels[k];
+        if info.threads == 0 {
+            return Ok(());
+        }
+        self.dev
+            .launch(k, args, info.threads)
+            .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))
     }
 
     fn read_scalar(&self, v: &Val<D::Buf>, name: &str, n: usize) -> Result<Vec<u8>, RuntimeError> {
