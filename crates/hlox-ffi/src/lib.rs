@@ -30,7 +30,7 @@ pub use platform::{Platform, Signature};
 pub use plugin::{HloxCustomCallRegistrar, RegisterTargetsFn, REGISTER_SYMBOL};
 pub use registry::{
     closest_names, BindError, BindProblem, BoundTargets, LoadedLibrary, Origin, PluginError,
-    Registry, RegistryError, Target,
+    Registry, RegistryError, Target, Traits,
 };
 pub use status::{
     XlaCustomCallStatus, XlaCustomCallStatusSetFailure, XlaCustomCallStatusSetSuccess,

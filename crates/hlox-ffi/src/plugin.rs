@@ -3,15 +3,17 @@
 use crate::platform::Platform;
 use crate::target::STATIC_TARGETS;
 use hlox_hlo::CustomCallApiVersion;
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_int, c_uint, c_void, CString};
 
 /// Name of the function a plugin may export to register its targets.
 pub const REGISTER_SYMBOL: &str = "hlox_register_custom_call_targets";
 
 /// `HloxCustomCallRegistrar` of `hlox/custom_call.h`: handed to a plugin's
 /// `hlox_register_custom_call_targets`, which calls `register_target` once per
-/// target. `register_target` returns 0 on success and a non-zero value when
-/// the registration is rejected (the loader reports why).
+/// target and `set_traits` to declare a registered target's
+/// [`Traits`](crate::Traits) (bits, e.g. `HLOX_TRAIT_GRAPH_COMPATIBLE`).
+/// Both return 0 on success and a non-zero value when rejected (the loader
+/// reports why).
 #[repr(C)]
 pub struct HloxCustomCallRegistrar {
     pub ctx: *mut c_void,
@@ -21,6 +23,12 @@ pub struct HloxCustomCallRegistrar {
         platform: *const c_char,
         api_version: c_int,
         fn_ptr: *mut c_void,
+    ) -> c_int,
+    pub set_traits: unsafe extern "C" fn(
+        ctx: *mut c_void,
+        name: *const c_char,
+        platform: *const c_char,
+        traits: c_uint,
     ) -> c_int,
 }
 
@@ -62,6 +70,18 @@ pub unsafe fn register_static_targets_with(registrar: *const HloxCustomCallRegis
                 api,
                 t.target.func.addr() as *mut c_void,
             )
+        };
+        let rc = if rc == 0 && t.traits != crate::Traits::NONE {
+            unsafe {
+                (reg.set_traits)(
+                    reg.ctx,
+                    name.as_ptr(),
+                    platform.as_ptr(),
+                    t.traits.bits(),
+                )
+            }
+        } else {
+            rc
         };
         if rc != 0 {
             rejected += 1;

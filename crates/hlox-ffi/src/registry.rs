@@ -5,7 +5,7 @@ use crate::plugin::{HloxCustomCallRegistrar, RegisterTargetsFn, REGISTER_SYMBOL}
 use crate::target::{Identity, RustTarget, RustTargetFn, TargetFn, STATIC_TARGETS};
 use hlox_hlo::{CustomCallApiVersion, Module, Op};
 use std::collections::BTreeMap;
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -67,6 +67,58 @@ impl fmt::Display for Origin {
     }
 }
 
+/// What a target promises beyond its calling convention, as XLA FFI's
+/// handler traits. A set of flags; C plugins pass its [`bits`](Traits::bits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Traits(u32);
+
+impl Traits {
+    /// No promises (the default).
+    pub const NONE: Traits = Traits(0);
+    /// The target only enqueues work on the stream it is given: no host
+    /// synchronisation, no host-side effect needed on every run, the same
+    /// work for the same buffers every time. A CUDA graph captured from one
+    /// call can then stand in for later calls (XLA's
+    /// `kCmdBufferCompatible`). Meaningful on CUDA; ignored on the Host.
+    pub const GRAPH_COMPATIBLE: Traits = Traits(1);
+    const ALL: u32 = 1;
+
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// `None` when `bits` has a flag hlox does not know.
+    pub const fn from_bits(bits: u32) -> Option<Traits> {
+        if bits & !Traits::ALL != 0 {
+            None
+        } else {
+            Some(Traits(bits))
+        }
+    }
+    pub const fn contains(self, other: Traits) -> bool {
+        self.0 & other.0 == other.0
+    }
+    pub const fn union(self, other: Traits) -> Traits {
+        Traits(self.0 | other.0)
+    }
+}
+
+impl std::ops::BitOr for Traits {
+    type Output = Traits;
+    fn bitor(self, rhs: Traits) -> Traits {
+        self.union(rhs)
+    }
+}
+
+impl fmt::Display for Traits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.contains(Traits::GRAPH_COMPATIBLE) {
+            f.write_str("graph_compatible")
+        } else {
+            f.write_str("none")
+        }
+    }
+}
+
 /// One registered target.
 #[derive(Clone, Debug)]
 pub struct Target {
@@ -80,6 +132,8 @@ pub struct Target {
     pub origin: Origin,
     /// False for `extern "C"` Rust functions (a panic aborts).
     pub catches_panics: bool,
+    /// What the target promises ([`Registry::set_traits`]).
+    pub traits: Traits,
     library: Option<Arc<LoadedLibrary>>,
 }
 
@@ -110,6 +164,10 @@ pub enum RegistryError {
     },
     #[error("custom-call target \"{name}\": {message}")]
     Invalid { name: String, message: String },
+    #[error(
+        "no custom-call target \"{name}\" is registered for {platform}; register it before setting its traits"
+    )]
+    NotRegistered { name: String, platform: Platform },
 }
 
 /// Errors loading a plugin library.
@@ -186,6 +244,7 @@ impl Registry {
                 t.name,
                 t.platform,
                 t.target,
+                t.traits,
                 Origin::Macro {
                     file: t.file,
                     line: t.line,
@@ -201,7 +260,7 @@ impl Registry {
                 file: t.file,
                 line: t.line,
             };
-            let res = Registry::rust_entry(t.name, t.platform, t.target, origin)
+            let res = Registry::rust_entry(t.name, t.platform, t.target, t.traits, origin)
                 .and_then(|e| self.insert(e));
             if let Err(e) = res {
                 let mut inner = self.write();
@@ -224,6 +283,7 @@ impl Registry {
         name: &str,
         platform: Platform,
         t: RustTarget,
+        traits: Traits,
         origin: Origin,
     ) -> Result<Target, RegistryError> {
         if t.signature.platform != platform {
@@ -241,6 +301,7 @@ impl Registry {
             identity: (t.identity)(),
             origin,
             catches_panics: t.catches_panics,
+            traits,
             library: None,
         })
     }
@@ -296,7 +357,34 @@ impl Registry {
         platform: Platform,
         target: RustTarget,
     ) -> Result<(), RegistryError> {
-        self.insert(Registry::rust_entry(name, platform, target, Origin::Rust)?)
+        self.insert(Registry::rust_entry(
+            name,
+            platform,
+            target,
+            Traits::NONE,
+            Origin::Rust,
+        )?)
+    }
+
+    /// Sets the [`Traits`] of the target registered as (`name`, `platform`),
+    /// replacing what it had; modules bound afterwards see them.
+    pub fn set_traits(
+        &self,
+        name: &str,
+        platform: Platform,
+        traits: Traits,
+    ) -> Result<(), RegistryError> {
+        let mut inner = self.write();
+        match inner.targets.get_mut(&(name.to_string(), platform)) {
+            Some(t) => {
+                t.traits = traits;
+                Ok(())
+            }
+            None => Err(RegistryError::NotRegistered {
+                name: name.to_string(),
+                platform,
+            }),
+        }
     }
 
     /// Registers a C function with its declared `api_version`.
@@ -352,16 +440,48 @@ impl Registry {
             return Ok(loaded);
         };
 
+        // SAFETY: the plugin's entry point, with the documented signature.
+        unsafe { self.run_registration(&path, register, Some(loaded.clone())) }?;
+        self.write().libraries.push(loaded.clone());
+        Ok(loaded)
+    }
+
+    /// Runs a plugin registration function that is already in the process
+    /// (a plugin linked statically, or one loaded by other means) as
+    /// [`Registry::load_library`] would: every registration or none.
+    /// `name` stands for the plugin in origins and errors.
+    ///
+    /// # Safety
+    /// `register` follows the `hlox_register_custom_call_targets` contract
+    /// of `hlox/custom_call.h`, and every function it registers stays valid
+    /// as long as the registry.
+    pub unsafe fn register_plugin(
+        &self,
+        name: impl AsRef<Path>,
+        register: RegisterTargetsFn,
+    ) -> Result<(), PluginError> {
+        unsafe { self.run_registration(name.as_ref(), register, None) }
+    }
+
+    unsafe fn run_registration(
+        &self,
+        path: &Path,
+        register: RegisterTargetsFn,
+        library: Option<Arc<LoadedLibrary>>,
+    ) -> Result<(), PluginError> {
+        let path = path.to_path_buf();
         let mut ctx = RegistrationCtx {
-            library: loaded.clone(),
+            path: path.clone(),
+            library,
             pending: Vec::new(),
             problems: Vec::new(),
         };
         let registrar = HloxCustomCallRegistrar {
             ctx: &mut ctx as *mut RegistrationCtx as *mut c_void,
             register_target: register_target_callback,
+            set_traits: set_traits_callback,
         };
-        // SAFETY: the plugin's entry point, with the documented signature.
+        // SAFETY: the caller's contract.
         let code = unsafe { register(&registrar) };
         let RegistrationCtx {
             pending,
@@ -397,8 +517,7 @@ impl Registry {
             });
         }
         inner.targets.extend(batch);
-        inner.libraries.push(loaded.clone());
-        Ok(loaded)
+        Ok(())
     }
 
     /// The libraries loaded so far.
@@ -431,6 +550,7 @@ impl Registry {
                         identity: Identity::Addr(addr),
                         origin: Origin::Symbol(lib.path.clone()),
                         catches_panics: false,
+                        traits: Traits::NONE,
                         library: Some(lib.clone()),
                     });
                 }
@@ -639,12 +759,14 @@ unsafe fn c_entry(
         identity: Identity::Addr(func as usize),
         origin,
         catches_panics: false,
+        traits: Traits::NONE,
         library,
     })
 }
 
 struct RegistrationCtx {
-    library: Arc<LoadedLibrary>,
+    path: PathBuf,
+    library: Option<Arc<LoadedLibrary>>,
     pending: Vec<Target>,
     problems: Vec<String>,
 }
@@ -685,17 +807,8 @@ unsafe extern "C" fn register_target_callback(
                 format!("unknown platform \"{pname}\" (use \"Host\" or \"CUDA\")")
             })?;
             let api = api_version_from_c(api_version)?;
-            let origin = Origin::Plugin(ctx.library.path.clone());
-            unsafe {
-                c_entry(
-                    &name,
-                    platform,
-                    api,
-                    fn_ptr,
-                    origin,
-                    Some(ctx.library.clone()),
-                )
-            }
+            let origin = Origin::Plugin(ctx.path.clone());
+            unsafe { c_entry(&name, platform, api, fn_ptr, origin, ctx.library.clone()) }
             .map_err(|e| match e {
                 RegistryError::Invalid { message, .. } => message,
                 other => other.to_string(),
@@ -708,6 +821,51 @@ unsafe extern "C" fn register_target_callback(
             }
             Err(e) => {
                 ctx.problems.push(format!("target \"{name}\": {e}"));
+                1
+            }
+        }
+    }));
+    res.unwrap_or(-1)
+}
+
+/// `set_traits` of the registrar: sets the traits of a target this plugin
+/// registered earlier in the same registration.
+unsafe extern "C" fn set_traits_callback(
+    ctx: *mut c_void,
+    name: *const c_char,
+    platform: *const c_char,
+    traits: c_uint,
+) -> c_int {
+    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: ctx is the RegistrationCtx that run_registration passed.
+        let Some(ctx) = (unsafe { (ctx as *mut RegistrationCtx).as_mut() }) else {
+            return -1;
+        };
+        let result = (|| {
+            let name = c_str(name, "target name")?;
+            let pname = c_str(platform, "platform")?;
+            let platform = Platform::parse(&pname).ok_or_else(|| {
+                format!("set_traits for \"{name}\": unknown platform \"{pname}\" (use \"Host\" or \"CUDA\")")
+            })?;
+            let t = Traits::from_bits(traits).ok_or_else(|| {
+                format!("set_traits for \"{name}\": unknown trait bits {traits:#x} (known: HLOX_TRAIT_GRAPH_COMPATIBLE = 1)")
+            })?;
+            let target = ctx
+                .pending
+                .iter_mut()
+                .find(|p| p.name == name && p.platform == platform)
+                .ok_or_else(|| {
+                    format!(
+                        "set_traits for \"{name}\" on {platform}: the plugin has not registered that target (call register_target first)"
+                    )
+                })?;
+            target.traits = t;
+            Ok::<(), String>(())
+        })();
+        match result {
+            Ok(()) => 0,
+            Err(e) => {
+                ctx.problems.push(e);
                 1
             }
         }

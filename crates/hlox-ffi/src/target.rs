@@ -597,6 +597,7 @@ pub struct StaticTarget {
     pub name: &'static str,
     pub platform: Platform,
     pub target: RustTarget,
+    pub traits: crate::Traits,
     pub file: &'static str,
     pub line: u32,
 }
@@ -630,9 +631,16 @@ impl StaticTarget {
             name,
             platform,
             target,
+            traits: crate::Traits::NONE,
             file,
             line,
         }
+    }
+
+    /// The same registration, declaring `traits`.
+    pub const fn with_traits(mut self, traits: crate::Traits) -> Self {
+        self.traits = traits;
+        self
     }
 }
 
@@ -649,9 +657,46 @@ pub static STATIC_TARGETS: [StaticTarget];
 /// register_custom_call_target!(do_custom_call, "my_name", "Host"); // explicit name
 /// // extern "C-unwind" / extern "C" / unsafe fns: name the pointer type.
 /// register_custom_call_target!(my_c_fn as hlox_ffi::sig::HostStatusUnwind, "Host");
+/// // Traits (see hlox_ffi::Traits) after the platform:
+/// register_custom_call_target!(my_kernel, "my_kernel", "CUDA", hlox_ffi::Traits::GRAPH_COMPATIBLE);
 /// ```
 #[macro_export]
 macro_rules! register_custom_call_target {
+    ($f:path as $ty:ty, $name:expr, $platform:expr, $traits:expr $(,)?) => {
+        const _: () = {
+            struct __HloxHolder;
+            impl $crate::__private::PtrHolder for __HloxHolder {
+                type Ptr = $ty;
+                const PTR: $ty = $f as $ty;
+            }
+            #[$crate::__private::linkme::distributed_slice($crate::__private::STATIC_TARGETS)]
+            #[linkme(crate = $crate::__private::linkme)]
+            static __HLOX_CUSTOM_CALL_TARGET: $crate::__private::StaticTarget =
+                $crate::__private::StaticTarget::new(
+                    $name,
+                    $platform,
+                    $crate::__private::ptr_target::<__HloxHolder>(),
+                    ::core::file!(),
+                    ::core::line!(),
+                )
+                .with_traits($traits);
+        };
+    };
+    ($f:path, $name:expr, $platform:expr, $traits:expr $(,)?) => {
+        const _: () = {
+            #[$crate::__private::linkme::distributed_slice($crate::__private::STATIC_TARGETS)]
+            #[linkme(crate = $crate::__private::linkme)]
+            static __HLOX_CUSTOM_CALL_TARGET: $crate::__private::StaticTarget =
+                $crate::__private::StaticTarget::new(
+                    $name,
+                    $platform,
+                    $crate::__private::rust_target(&$f),
+                    ::core::file!(),
+                    ::core::line!(),
+                )
+                .with_traits($traits);
+        };
+    };
     ($f:ident as $ty:ty, $platform:expr $(,)?) => {
         $crate::register_custom_call_target!($f as $ty, ::core::stringify!($f), $platform);
     };

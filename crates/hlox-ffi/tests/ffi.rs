@@ -9,7 +9,7 @@ use hlox_hlo::{
     Literal, Module, Op, OutputOperandAlias, PrimaryMap, Shape,
 };
 use hlox_targets::AxpbyOpaque;
-use std::ffi::{c_char, c_void};
+use std::ffi::{c_char, c_int, c_void};
 use std::sync::Mutex;
 
 use CustomCallApiVersion::{Original, StatusReturning, StatusReturningUnified};
@@ -495,6 +495,14 @@ fn plugin_errors_name_library_and_symbol() {
         text.contains("\"null_fn\": the function pointer is null"),
         "{text}"
     );
+    assert!(
+        text.contains("set_traits for \"never_registered\" on CUDA: the plugin has not registered that target (call register_target first)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("set_traits for \"good\": unknown trait bits 0x80"),
+        "{text}"
+    );
     assert!(reg.names(Platform::Host).is_empty());
     assert!(reg.libraries().is_empty());
 
@@ -814,4 +822,112 @@ fn rust_cdylib_is_a_plugin_too() {
     check_failures(&reg);
     let err = run(&reg, cc("panics", StatusReturning, b""), &[], f32s(1)).unwrap_err();
     assert!(err.contains("panics: this target always panics"), "{err}");
+}
+
+// ---- Traits (graph compatibility) -----------------------------------------
+
+fn graph_target(_s: CUstream, _b: *mut *mut c_void, _o: *const c_char, _l: usize) {}
+hlox_ffi::register_custom_call_target!(
+    graph_target,
+    "graph_target",
+    "CUDA",
+    hlox_ffi::Traits::GRAPH_COMPATIBLE
+);
+
+unsafe extern "C" fn c_graph_target(
+    _s: CUstream,
+    _b: *mut *mut c_void,
+    _o: *const c_char,
+    _l: usize,
+    _st: *mut XlaCustomCallStatus,
+) {
+}
+
+/// A plugin registration function as a C plugin writes it.
+unsafe extern "C" fn c_style_plugin(r: *const hlox_ffi::HloxCustomCallRegistrar) -> c_int {
+    let r = unsafe { &*r };
+    let mut rc = unsafe {
+        (r.register_target)(
+            r.ctx,
+            c"c_graph".as_ptr(),
+            c"CUDA".as_ptr(),
+            2,
+            c_graph_target as *mut c_void,
+        )
+    };
+    rc |= unsafe {
+        (r.set_traits)(
+            r.ctx,
+            c"c_graph".as_ptr(),
+            c"gpu".as_ptr(),
+            hlox_ffi::Traits::GRAPH_COMPATIBLE.bits(),
+        )
+    };
+    rc
+}
+
+unsafe extern "C" fn this_binarys_static_targets(
+    r: *const hlox_ffi::HloxCustomCallRegistrar,
+) -> c_int {
+    unsafe { hlox_ffi::__private::register_static_targets_with(r) }
+}
+
+#[test]
+fn traits_reach_the_registry_from_the_macro_the_rust_api_and_plugins() {
+    use hlox_ffi::Traits;
+    assert_eq!(Traits::from_bits(1), Some(Traits::GRAPH_COMPATIBLE));
+    assert_eq!(Traits::from_bits(2), None);
+    assert_eq!(Traits::GRAPH_COMPATIBLE.to_string(), "graph_compatible");
+
+    // The macro's fourth argument.
+    let t = statics().lookup("graph_target", Platform::Cuda).unwrap();
+    assert_eq!(t.traits, Traits::GRAPH_COMPATIBLE);
+    assert_eq!(
+        statics().lookup("do_custom_call", Platform::Host).unwrap().traits,
+        Traits::NONE
+    );
+    assert_eq!(
+        Registry::global()
+            .lookup("graph_target", Platform::Cuda)
+            .unwrap()
+            .traits,
+        Traits::GRAPH_COMPATIBLE
+    );
+
+    // Registry::set_traits, and its error for an unknown target.
+    let reg = Registry::new();
+    reg.register_fn("rec", Platform::Cuda, cuda_recorder).unwrap();
+    assert_eq!(reg.lookup("rec", Platform::Cuda).unwrap().traits, Traits::NONE);
+    reg.set_traits("rec", Platform::Cuda, Traits::GRAPH_COMPATIBLE)
+        .unwrap();
+    assert_eq!(
+        reg.lookup("rec", Platform::Cuda).unwrap().traits,
+        Traits::GRAPH_COMPATIBLE
+    );
+    let e = reg
+        .set_traits("rec", Platform::Host, Traits::GRAPH_COMPATIBLE)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "no custom-call target \"rec\" is registered for Host; register it before setting its traits"
+    );
+
+    // The registrar's set_traits, from a C-style registration function.
+    let reg = Registry::new();
+    unsafe { reg.register_plugin("c-style", c_style_plugin) }.unwrap();
+    let t = reg.lookup("c_graph", Platform::Cuda).unwrap();
+    assert_eq!(t.traits, Traits::GRAPH_COMPATIBLE);
+    assert!(matches!(&t.origin, Origin::Plugin(p) if p.to_str() == Some("c-style")));
+
+    // export_plugin!'s body passes the macro's traits through set_traits.
+    let reg = Registry::new();
+    unsafe { reg.register_plugin("statics", this_binarys_static_targets) }.unwrap();
+    assert_eq!(
+        reg.lookup("graph_target", Platform::Cuda).unwrap().traits,
+        Traits::GRAPH_COMPATIBLE
+    );
+    assert_eq!(
+        reg.lookup("do_custom_call", Platform::Host).unwrap().traits,
+        Traits::NONE
+    );
 }

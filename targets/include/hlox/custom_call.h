@@ -47,14 +47,23 @@ void XlaCustomCallStatusSetFailure(XlaCustomCallStatus* status, const char* mess
 #define HLOX_API_VERSION_STATUS_RETURNING 2
 #define HLOX_API_VERSION_STATUS_RETURNING_UNIFIED 3
 
+/* Target traits, for set_traits (a bit set). GRAPH_COMPATIBLE: the target
+ * only enqueues work on the stream it is given (no host synchronisation, no
+ * host-side effect needed on every run, the same work for the same buffers),
+ * so a CUDA graph captured from one call may replay it (XLA's
+ * kCmdBufferCompatible). Meaningful for "CUDA" targets. */
+#define HLOX_TRAIT_GRAPH_COMPATIBLE 1u
+
 /* Passed to hlox_register_custom_call_targets. `register_target` registers
  * one target: `name` and `platform` ("Host" or "CUDA"; also "cpu", "gpu", ...)
  * are NUL-terminated; `fn` is the function, with the parameter list of
- * `api_version` on that platform. Returns 0 on success, non-zero when the
- * registration is rejected (hlox reports why when loading fails). */
+ * `api_version` on that platform. `set_traits` declares the traits of a
+ * target registered earlier in the same call. Both return 0 on success,
+ * non-zero when rejected (hlox reports why when loading fails). */
 typedef struct HloxCustomCallRegistrar {
   void* ctx;
   int (*register_target)(void* ctx, const char* name, const char* platform, int api_version, void* fn);
+  int (*set_traits)(void* ctx, const char* name, const char* platform, unsigned traits);
 } HloxCustomCallRegistrar;
 
 /* Export this from a plugin to register its targets when hlox loads it
