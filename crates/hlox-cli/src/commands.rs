@@ -72,6 +72,7 @@ fn compile_for(
     m: &hlox_hlo::Module,
     registry: hlox_ffi::Registry,
     dump_dir: Option<&Path>,
+    cuda_graphs: bool,
 ) -> Result<Exe> {
     match platform {
         Platform::Host => Ok(Exe::Host(compile_host(m, registry, dump_dir)?)),
@@ -85,6 +86,7 @@ fn compile_for(
             let options = hlox_cuda::CudaCompileOptions {
                 dump_dir: dump_dir.map(Path::to_path_buf),
                 registry: Some(std::sync::Arc::new(registry)),
+                cuda_graphs,
                 ..Default::default()
             };
             Ok(Exe::Cuda(client.compile(m, &options)?))
@@ -137,7 +139,7 @@ pub fn run(
         r.with_context(|| format!("running {}", file.display()))?
     } else {
         let pb = spinner(format!("compiling {}", file.display()));
-        let exe = compile_for(platform, &m, registry, dump_dir);
+        let exe = compile_for(platform, &m, registry, dump_dir, true);
         pb.finish_and_clear();
         let exe = exe.with_context(|| format!("compiling {}", file.display()))?;
         if let (true, Exe::Host(e)) = (timings, &exe) {
@@ -151,6 +153,7 @@ pub fn run(
     write_outputs(&result, out_dir, true)
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn bench(
     platform: Platform,
     file: &Path,
@@ -159,6 +162,7 @@ pub fn bench(
     iters: usize,
     warmup: usize,
     out_dir: Option<&Path>,
+    cuda_graphs: bool,
 ) -> Result<()> {
     use anyhow::{ensure, Context};
     use std::time::Instant;
@@ -171,7 +175,7 @@ pub fn bench(
     let args = read_inputs(file, &m, inputs)?;
     let pb = spinner(format!("compiling {}", file.display()));
     let t = Instant::now();
-    let exe = compile_for(platform, &m, registry, None);
+    let exe = compile_for(platform, &m, registry, None, cuda_graphs);
     let compile_ms = t.elapsed().as_secs_f64() * 1e3;
     pb.finish_and_clear();
     let exe = exe.with_context(|| format!("compiling {}", file.display()))?;
@@ -204,8 +208,21 @@ pub fn bench(
     if let Some(result) = &last {
         write_outputs(result, out_dir, false)?;
     }
+    // CUDA: whether the timed runs replayed a CUDA graph, or why not.
+    let graph = match &exe {
+        Exe::Host(_) => String::new(),
+        Exe::Cuda(e) => {
+            let why = match e.graph_status() {
+                hlox_cuda::GraphStatus::Ready {
+                    device_graph: true, ..
+                } => "replayed".to_string(),
+                s => format!("{s:?}"),
+            };
+            format!(", \"cuda_graph\": {why:?}")
+        }
+    };
     println!(
-        "{{\"compile_ms\": {compile_ms:.3}, \"median_ms\": {median:.4}, \"min_ms\": {:.4}, \"iters\": {iters}}}",
+        "{{\"compile_ms\": {compile_ms:.3}, \"median_ms\": {median:.4}, \"min_ms\": {:.4}, \"iters\": {iters}{graph}}}",
         times[0]
     );
     Ok(())

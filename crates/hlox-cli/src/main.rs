@@ -173,6 +173,10 @@ enum Command {
         /// Where to compile and run.
         #[arg(long, value_enum, default_value = "host")]
         platform: Platform,
+        /// CUDA: interpret every run instead of replaying the first as a
+        /// CUDA graph.
+        #[arg(long)]
+        no_cuda_graphs: bool,
     },
 }
 
@@ -247,6 +251,7 @@ fn run(cli: Cli) -> Result<()> {
             warmup,
             out_dir,
             platform,
+            no_cuda_graphs,
         } => commands::bench(
             platform,
             &file,
@@ -255,6 +260,7 @@ fn run(cli: Cli) -> Result<()> {
             iters,
             warmup,
             out_dir.as_deref(),
+            !no_cuda_graphs,
         ),
     }
 }

@@ -137,12 +137,18 @@ impl Device for HostDevice {
         unsafe { f(0, threads as i64, ptrs.as_ptr()) };
         Ok(())
     }
-    fn copy(&self, dst: &HostBuf, src: &HostBuf, n: usize) -> Result<(), String> {
-        if n > dst.words * 8 || n > src.words * 8 {
-            return Err("copy past the end of a buffer".into());
+    fn write(&self, b: &HostBuf, bytes: &[u8]) -> Result<(), String> {
+        if bytes.len() > b.words * 8 {
+            return Err("write past the end of a buffer".into());
         }
-        // SAFETY: bounds checked; distinct allocations.
-        unsafe { std::ptr::copy_nonoverlapping(src.ptr as *const u8, dst.ptr as *mut u8, n) };
+        // SAFETY: bounds checked above.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.ptr as *mut u8, bytes.len()) };
+        Ok(())
+    }
+    fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), String> {
+        // SAFETY: the runner copies between distinct live buffers of n
+        // bytes or more.
+        unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, n) };
         Ok(())
     }
     fn stream(&self) -> hlox_ffi::CUstream {
@@ -150,6 +156,17 @@ impl Device for HostDevice {
     }
     fn sync(&self) -> Result<(), String> {
         Ok(())
+    }
+    /// No graphs here: the runner replays the recorded commands.
+    type Graph = std::convert::Infallible;
+    fn capture(
+        &self,
+        _issue: &dyn Fn() -> Result<(), RuntimeError>,
+    ) -> Result<Option<Self::Graph>, RuntimeError> {
+        Ok(None)
+    }
+    fn launch_graph(&self, g: &Self::Graph) -> Result<(), String> {
+        match *g {}
     }
 }
 
@@ -170,6 +187,12 @@ impl EmulatedExecutable {
     /// Run as [`crate::CudaExecutable::execute`] does on a GPU.
     pub fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
         self.runner.execute(args)
+    }
+
+    /// As [`crate::CudaExecutable::graph_status`]; a recorded run replays
+    /// its command list here (`device_graph` is false).
+    pub fn graph_status(&self) -> crate::GraphStatus {
+        self.runner.graph_status()
     }
 }
 

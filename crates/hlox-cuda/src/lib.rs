@@ -16,6 +16,7 @@
 //! --platform cuda --emit ptx` prints.
 
 pub mod emulate;
+pub mod graph;
 pub mod math;
 pub mod plan;
 pub mod ptx;
@@ -27,6 +28,7 @@ use hlox_hlo::Module;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use graph::GraphStatus;
 pub use runtime::{CudaClient, CudaExecutable};
 
 /// Errors of compilation (no GPU involved).
@@ -71,6 +73,10 @@ pub struct CudaCompileOptions {
     /// At run time, compute F32/F64 row-major dots with cuBLAS where
     /// libcublas can be loaded (the dot kernel otherwise).
     pub use_cublas: bool,
+    /// Record the first run and replay later runs as one CUDA graph, where
+    /// every run does the same device work (no while or conditional, every
+    /// custom call's target graph-compatible): see [`graph`].
+    pub cuda_graphs: bool,
 }
 
 impl Default for CudaCompileOptions {
@@ -83,6 +89,7 @@ impl Default for CudaCompileOptions {
             hlo_passes: true,
             block_size: 256,
             use_cublas: true,
+            cuda_graphs: true,
         }
     }
 }
@@ -97,6 +104,7 @@ impl std::fmt::Debug for CudaCompileOptions {
             .field("hlo_passes", &self.hlo_passes)
             .field("block_size", &self.block_size)
             .field("use_cublas", &self.use_cublas)
+            .field("cuda_graphs", &self.cuda_graphs)
             .finish()
     }
 }

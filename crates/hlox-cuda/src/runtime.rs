@@ -7,7 +7,10 @@
 //! share buffers without copies; a buffer is freed when the last step
 //! using its value has run. Everything runs on one stream, in program
 //! order; host control flow (while, conditional) reads its predicate back.
+//! Runs that do the same device work every time are recorded once and then
+//! replayed as a CUDA graph (see [`crate::graph`]).
 
+use crate::graph::{Cmd, GraphStatus, Recording, Slot, Tape};
 use crate::plan::{CompPlan, Step};
 use crate::{compile, CompileError, CompiledModule, CudaCompileOptions};
 use cudarc::driver::{
@@ -16,8 +19,7 @@ use cudarc::driver::{
 };
 use hlox_hlo::{ArrayLiteral, ArrayShape, CompId, InstId, Literal, Module, Op, Shape};
 use std::collections::HashMap;
-
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Errors of the CUDA runtime (device, loading, execution).
 #[derive(Debug, thiserror::Error)]
@@ -183,14 +185,26 @@ pub(crate) trait Device {
     fn upload(&self, bytes: &[u8]) -> Result<Self::Buf, String>;
     fn download(&self, b: &Self::Buf, out: &mut [u8]) -> Result<(), String>;
     fn ptr(&self, b: &Self::Buf) -> u64;
+    /// Overwrite the start of `b` with `bytes`, in stream order.
+    fn write(&self, b: &Self::Buf, bytes: &[u8]) -> Result<(), String>;
     /// Run kernel `k` over `threads` threads with these pointer arguments.
     fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), String>;
-    /// Copy `n` bytes from `src` to `dst`.
-    fn copy(&self, dst: &Self::Buf, src: &Self::Buf, n: usize) -> Result<(), String>;
+    /// Copy `n` bytes from device address `src` to `dst`.
+    fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), String>;
     /// The stream custom calls are given (null off the GPU).
     fn stream(&self) -> hlox_ffi::CUstream;
     /// Wait for all queued work.
     fn sync(&self) -> Result<(), String>;
+    /// A device graph.
+    type Graph: Send;
+    /// The graph of the work `issue` queues on the stream (captured, not
+    /// run); `None` where the device has no graphs (the caller replays).
+    fn capture(
+        &self,
+        issue: &dyn Fn() -> Result<(), RuntimeError>,
+    ) -> Result<Option<Self::Graph>, RuntimeError>;
+    /// Queue a graph [`Device::capture`] made.
+    fn launch_graph(&self, g: &Self::Graph) -> Result<(), String>;
 }
 
 /// One device array.
@@ -240,11 +254,57 @@ fn rebuild<B>(s: &Shape, it: &mut impl Iterator<Item = Option<Arc<DevBuf<B>>>>) 
     }
 }
 
+/// The array leaves of argument `a` for a parameter of shape `s`, pre-order
+/// (`None` for tokens), in the parameter's layout; an error saying how
+/// they differ.
+fn arg_leaves(a: &Literal, s: &Shape) -> Result<Vec<Option<ArrayLiteral>>, String> {
+    let mut out = Vec::new();
+    fn walk(a: &Literal, s: &Shape, out: &mut Vec<Option<ArrayLiteral>>) -> Result<(), String> {
+        match (a, s) {
+            (Literal::Array(l), Shape::Array(want)) => {
+                if l.shape().ty != want.ty || l.shape().dims != want.dims {
+                    return Err(format!(
+                        "expected {}{:?}, got {}{:?}",
+                        want.ty,
+                        want.dims,
+                        l.shape().ty,
+                        l.shape().dims
+                    ));
+                }
+                out.push(Some(if l.shape().layout != want.layout {
+                    l.relayout(want.layout.clone())
+                } else {
+                    l.clone()
+                }));
+                Ok(())
+            }
+            (Literal::Tuple(t), Shape::Tuple(ts)) if t.len() == ts.len() => {
+                t.iter().zip(ts).try_for_each(|(l, s)| walk(l, s, out))
+            }
+            (Literal::Token, Shape::Token) => {
+                out.push(None);
+                Ok(())
+            }
+            _ => Err("literal does not match the parameter's shape".into()),
+        }
+    }
+    walk(a, s, &mut out)?;
+    Ok(out)
+}
+
 /// The program interpreter over a [`Device`].
 pub(crate) struct Runner<D: Device> {
     pub(crate) dev: D,
     pub(crate) compiled: CompiledModule,
     constants: HashMap<(CompId, InstId), Val<D::Buf>>,
+    /// The run's device commands and buffers, while one is recorded.
+    tape: Mutex<Option<Tape<D::Buf>>>,
+    /// Graph state; held for the whole of a recorded or replayed run.
+    graph: Mutex<Slot<D::Buf, D::Graph>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn exec(inst: &str, message: impl Into<String>) -> RuntimeError {
@@ -256,10 +316,16 @@ fn exec(inst: &str, message: impl Into<String>) -> RuntimeError {
 
 impl<D: Device> Runner<D> {
     pub(crate) fn new(dev: D, compiled: CompiledModule) -> Result<Self, RuntimeError> {
+        let slot = match crate::graph::blocker(&compiled) {
+            Some(why) => Slot::Off(why),
+            None => Slot::Pending,
+        };
         let mut r = Runner {
             dev,
             compiled,
             constants: HashMap::new(),
+            tape: Mutex::new(None),
+            graph: Mutex::new(slot),
         };
         let mut constants = HashMap::new();
         for (&cid, plan) in &r.compiled.program.comps {
@@ -292,7 +358,8 @@ impl<D: Device> Runner<D> {
         })
     }
 
-    /// Run with host arguments; returns the result on the host.
+    /// Run with host arguments; returns the result on the host. Runs that
+    /// can be graphs are recorded the first time and replayed after.
     pub(crate) fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
         let m = &self.compiled.module;
         let entry = m.entry_computation();
@@ -302,54 +369,189 @@ impl<D: Device> Runner<D> {
                 actual: args.len(),
             });
         }
-        let mut dargs = Vec::new();
-        for (i, (a, &p)) in args.iter().zip(&entry.params).enumerate() {
-            let pinst = entry.inst(p);
-            dargs.push(self.upload_arg(a, &pinst.shape).map_err(|message| {
-                RuntimeError::Argument {
-                    index: i,
-                    name: pinst.name.clone(),
-                    message,
-                }
-            })?);
+        let mut slot = lock(&self.graph);
+        match &mut *slot {
+            Slot::Off(_) | Slot::Failed(_) => {
+                drop(slot);
+                return self.interpret(args).map(|(out, _, _)| out);
+            }
+            Slot::Ready(rec) => return self.replay_run(rec, args),
+            Slot::Pending => {}
         }
-        let r = self.run_comp(m.entry, dargs)?;
-        let out = self.download(&r)?;
-        self.dev.sync().map_err(RuntimeError::Driver)?;
+        *lock(&self.tape) = Some(Tape::default());
+        let run = self.interpret(args);
+        let tape = lock(&self.tape).take().unwrap_or_default();
+        let (out, params, result) = run?;
+        let cmds = tape.cmds;
+        let graph = if cmds.is_empty() {
+            Ok(None)
+        } else {
+            self.dev.capture(&|| self.replay(&cmds))
+        };
+        *slot = match graph {
+            Ok(graph) => Slot::Ready(Recording {
+                params,
+                result,
+                cmds,
+                _keep: tape.keep,
+                graph,
+                replays: 0,
+            }),
+            Err(e) => Slot::Failed(format!("capturing the recorded run: {e}")),
+        };
         Ok(out)
     }
 
-    fn upload_arg(&self, a: &Literal, s: &Shape) -> Result<Val<D::Buf>, String> {
-        match (a, s) {
-            (Literal::Array(l), Shape::Array(want)) => {
-                if l.shape().ty != want.ty || l.shape().dims != want.dims {
-                    return Err(format!(
-                        "expected {}{:?}, got {}{:?}",
-                        want.ty,
-                        want.dims,
-                        l.shape().ty,
-                        l.shape().dims
-                    ));
+    /// Where this executable stands with graphs.
+    pub(crate) fn graph_status(&self) -> GraphStatus {
+        lock(&self.graph).status()
+    }
+
+    /// One run by the interpreter: the result on the host, the parameter
+    /// values and the result value.
+    #[allow(clippy::type_complexity)]
+    fn interpret(
+        &self,
+        args: &[Literal],
+    ) -> Result<(Literal, Vec<Val<D::Buf>>, Val<D::Buf>), RuntimeError> {
+        let m = &self.compiled.module;
+        let entry = m.entry_computation();
+        let mut dargs = Vec::new();
+        for (i, (a, &p)) in args.iter().zip(&entry.params).enumerate() {
+            let pinst = entry.inst(p);
+            let arg = arg_leaves(a, &pinst.shape).and_then(|leaves| {
+                let mut bufs = Vec::new();
+                for l in leaves {
+                    bufs.push(match l {
+                        Some(l) => Some(Arc::new(DevBuf {
+                            buf: self.dev.upload(l.bytes())?,
+                            shape: l.shape().clone(),
+                        })),
+                        None => None,
+                    });
                 }
-                let l = if l.shape().layout != want.layout {
-                    l.relayout(want.layout.clone())
-                } else {
-                    l.clone()
-                };
-                Ok(Val::Buf(Arc::new(DevBuf {
-                    buf: self.dev.upload(l.bytes())?,
-                    shape: want.clone(),
-                })))
-            }
-            (Literal::Tuple(t), Shape::Tuple(ts)) if t.len() == ts.len() => Ok(Val::Tuple(
-                t.iter()
-                    .zip(ts)
-                    .map(|(l, s)| self.upload_arg(l, s))
-                    .collect::<Result<_, _>>()?,
-            )),
-            (Literal::Token, Shape::Token) => Ok(Val::Token),
-            _ => Err("literal does not match the parameter's shape".into()),
+                Ok(rebuild(&pinst.shape, &mut bufs.into_iter()))
+            });
+            dargs.push(arg.map_err(|message| RuntimeError::Argument {
+                index: i,
+                name: pinst.name.clone(),
+                message,
+            })?);
         }
+        let r = self.run_comp(m.entry, dargs.clone())?;
+        let out = self.download(&r)?;
+        self.dev.sync().map_err(RuntimeError::Driver)?;
+        Ok((out, dargs, r))
+    }
+
+    /// A run replaying `rec`: the arguments into its parameter buffers, its
+    /// graph (or commands), its result buffers back.
+    fn replay_run(
+        &self,
+        rec: &mut Recording<D::Buf, D::Graph>,
+        args: &[Literal],
+    ) -> Result<Literal, RuntimeError> {
+        let entry = self.compiled.module.entry_computation();
+        for (i, ((a, &p), val)) in args.iter().zip(&entry.params).zip(&rec.params).enumerate() {
+            let pinst = entry.inst(p);
+            let mut bufs = Vec::new();
+            val.leaves(&mut bufs);
+            arg_leaves(a, &pinst.shape)
+                .and_then(|leaves| {
+                    for (l, b) in leaves.iter().zip(&bufs) {
+                        if let (Some(l), Some(b)) = (l, b) {
+                            if !l.bytes().is_empty() {
+                                self.dev.write(&b.buf, l.bytes())?;
+                            }
+                        }
+                    }
+                    Ok(())
+                })
+                .map_err(|message| RuntimeError::Argument {
+                    index: i,
+                    name: pinst.name.clone(),
+                    message,
+                })?;
+        }
+        match &rec.graph {
+            Some(g) => self.dev.launch_graph(g).map_err(|e| {
+                RuntimeError::Driver(format!("launching the run's CUDA graph: {e}"))
+            })?,
+            None => self.replay(&rec.cmds)?,
+        }
+        let out = self.download(&rec.result)?;
+        self.dev.sync().map_err(RuntimeError::Driver)?;
+        rec.replays += 1;
+        Ok(out)
+    }
+
+    /// Issue recorded commands on the device, in order.
+    fn replay(&self, cmds: &[Cmd]) -> Result<(), RuntimeError> {
+        for c in cmds {
+            match c {
+                Cmd::Launch { k, args } => {
+                    let name = &self.compiled.program.kernels[*k].name;
+                    self.run_kernel(name, *k, args)?
+                }
+                Cmd::Copy {
+                    inst,
+                    dst,
+                    src,
+                    bytes,
+                } => self
+                    .dev
+                    .copy(*dst, *src, *bytes)
+                    .map_err(|e| exec(inst, e))?,
+                Cmd::Call {
+                    comp,
+                    inst,
+                    buffers,
+                } => {
+                    self.invoke(*comp, *inst, buffers.clone())?
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Add a command to the recorded run, if one is being recorded.
+    fn record(&self, cmd: impl FnOnce() -> Cmd) {
+        if let Some(t) = lock(&self.tape).as_mut() {
+            t.cmds.push(cmd());
+        }
+    }
+
+    /// A new device array of shape `a` (kept for the recorded run, if any).
+    fn new_buf(&self, a: &ArrayShape) -> Result<Arc<DevBuf<D::Buf>>, String> {
+        let b = Arc::new(DevBuf {
+            buf: self.dev.alloc(a.byte_size().max(1))?,
+            shape: a.clone(),
+        });
+        if let Some(t) = lock(&self.tape).as_mut() {
+            t.keep.push(b.clone());
+        }
+        Ok(b)
+    }
+
+    /// Copy `n` bytes between device arrays for instruction `inst`.
+    fn copy(
+        &self,
+        inst: &str,
+        dst: &DevBuf<D::Buf>,
+        src: &DevBuf<D::Buf>,
+        n: usize,
+    ) -> Result<(), RuntimeError> {
+        if n == 0 {
+            return Ok(());
+        }
+        let (dst, src) = (self.dev.ptr(&dst.buf), self.dev.ptr(&src.buf));
+        self.record(|| Cmd::Copy {
+            inst: inst.to_string(),
+            dst,
+            src,
+            bytes: n,
+        });
+        self.dev.copy(dst, src, n).map_err(|e| exec(inst, e))
     }
 
     fn download(&self, v: &Val<D::Buf>) -> Result<Literal, RuntimeError> {
@@ -375,10 +577,7 @@ impl<D: Device> Runner<D> {
 
     fn alloc(&self, s: &Shape) -> Result<Val<D::Buf>, String> {
         Ok(match s {
-            Shape::Array(a) => Val::Buf(Arc::new(DevBuf {
-                buf: self.dev.alloc(a.byte_size().max(1))?,
-                shape: a.clone(),
-            })),
+            Shape::Array(a) => Val::Buf(self.new_buf(a)?),
             Shape::Tuple(t) => {
                 Val::Tuple(t.iter().map(|e| self.alloc(e)).collect::<Result<_, _>>()?)
             }
@@ -439,12 +638,7 @@ impl<D: Device> Runner<D> {
                 Step::ByteCopy => {
                     let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
                     if let (Val::Buf(src), Val::Buf(dst)) = (operand(0)?, &out) {
-                        let n = src.shape.byte_size();
-                        if n > 0 {
-                            self.dev
-                                .copy(&dst.buf, &src.buf, n)
-                                .map_err(|e| exec(name, e))?;
-                        }
+                        self.copy(name, dst, &src, src.shape.byte_size())?;
                     }
                     out
                 }
@@ -456,8 +650,10 @@ impl<D: Device> Runner<D> {
                     scratch_bytes,
                 } => {
                     let scratch = self
-                        .dev
-                        .alloc((*scratch_bytes as usize).max(1))
+                        .new_buf(&ArrayShape::new(
+                            hlox_hlo::ElementType::U8,
+                            vec![*scratch_bytes as i64],
+                        ))
                         .map_err(|e| exec(name, e))?;
                     let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
                     let mut leaves = Vec::new();
@@ -465,7 +661,7 @@ impl<D: Device> Runner<D> {
                         o.leaves(&mut leaves);
                     }
                     let mut ptrs = self.ptrs(&leaves);
-                    ptrs.push(self.dev.ptr(&scratch));
+                    ptrs.push(self.dev.ptr(&scratch.buf));
                     let mut out_leaves = Vec::new();
                     out.leaves(&mut out_leaves);
                     let out_ptr = self
@@ -474,7 +670,7 @@ impl<D: Device> Runner<D> {
                         .copied()
                         .ok_or_else(|| exec(name, "a split reduction has one result"))?;
                     self.run_kernel(name, *partials, &ptrs)?;
-                    self.run_kernel(name, *combine, &[self.dev.ptr(&scratch), out_ptr])?;
+                    self.run_kernel(name, *combine, &[self.dev.ptr(&scratch.buf), out_ptr])?;
                     out
                 }
                 Step::SortMerge { passes } => {
@@ -546,7 +742,7 @@ impl<D: Device> Runner<D> {
                     };
                     self.run_comp(branches[b], vec![operand(1 + b)?])?
                 }
-                Step::CustomCall => self.custom_call(cid, inst, operands()?, frees)?,
+                Step::CustomCall => self.custom_call(cid, *id, operands()?, frees)?,
             };
             vals.insert(*id, v);
             for f in frees {
@@ -586,6 +782,10 @@ impl<D: Device> Runner<D> {
         if info.threads == 0 {
             return Ok(());
         }
+        self.record(|| Cmd::Launch {
+            k,
+            args: args.to_vec(),
+        });
         self.dev
             .launch(k, args, info.threads)
             .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))
@@ -605,23 +805,16 @@ impl<D: Device> Runner<D> {
     fn custom_call(
         &self,
         cid: CompId,
-        inst: &hlox_hlo::Instruction,
+        id: InstId,
         operands: Vec<Val<D::Buf>>,
         dying: &[InstId],
     ) -> Result<Val<D::Buf>, RuntimeError> {
+        let comp = &self.compiled.module.comp(cid);
+        let inst = comp.inst(id);
         let Op::CustomCall(call) = &inst.op else {
             return Err(exec(&inst.name, "not a custom call"));
         };
-        let target =
-            self.compiled
-                .bound
-                .get(&call.target)
-                .ok_or_else(|| RuntimeError::CustomCall {
-                    inst: inst.name.clone(),
-                    message: format!("target \"{}\" is not bound for CUDA", call.target),
-                })?;
         let name = inst.name.as_str();
-        let comp = &self.compiled.module.comp(cid);
         let mut op_leaves: Vec<Leaves<D::Buf>> = operands
             .iter()
             .map(|o| {
@@ -646,13 +839,7 @@ impl<D: Device> Runner<D> {
                 .find(|al| index.starts_with(&al.output_index));
             let Some(al) = alias else {
                 out_leaves.push(match s {
-                    Shape::Array(a) => Some(Arc::new(DevBuf {
-                        buf: self
-                            .dev
-                            .alloc(a.byte_size().max(1))
-                            .map_err(|e| exec(name, e))?,
-                        shape: a.clone(),
-                    })),
+                    Shape::Array(a) => Some(self.new_buf(a).map_err(|e| exec(name, e))?),
                     _ => None,
                 });
                 continue;
@@ -700,18 +887,8 @@ impl<D: Device> Runner<D> {
             let dst = if sole {
                 src.clone()
             } else {
-                let d = Arc::new(DevBuf {
-                    buf: self
-                        .dev
-                        .alloc(a.byte_size().max(1))
-                        .map_err(|e| exec(name, e))?,
-                    shape: src.shape.clone(),
-                });
-                if a.byte_size() > 0 {
-                    self.dev
-                        .copy(&d.buf, &src.buf, a.byte_size())
-                        .map_err(|e| exec(name, e))?;
-                }
+                let d = self.new_buf(&src.shape).map_err(|e| exec(name, e))?;
+                self.copy(name, &d, &src, a.byte_size())?;
                 d
             };
             if let Some(p) = pos {
@@ -724,8 +901,31 @@ impl<D: Device> Runner<D> {
         let mut leaves: Vec<Option<Arc<DevBuf<D::Buf>>>> =
             op_leaves.into_iter().flatten().collect();
         leaves.extend(out_leaves);
-        let mut buffers: Vec<*mut std::ffi::c_void> = self
-            .ptrs(&leaves)
+        self.invoke(cid, id, self.ptrs(&leaves))?;
+        Ok(out)
+    }
+
+    /// Call the target of custom call `inst` (of computation `cid`) on
+    /// these buffers (operand leaves, then result leaves) and the stream.
+    fn invoke(&self, cid: CompId, id: InstId, buffers: Vec<u64>) -> Result<(), RuntimeError> {
+        let inst = self.compiled.module.comp(cid).inst(id);
+        let Op::CustomCall(call) = &inst.op else {
+            return Err(exec(&inst.name, "not a custom call"));
+        };
+        let target =
+            self.compiled
+                .bound
+                .get(&call.target)
+                .ok_or_else(|| RuntimeError::CustomCall {
+                    inst: inst.name.clone(),
+                    message: format!("target \"{}\" is not bound for CUDA", call.target),
+                })?;
+        self.record(|| Cmd::Call {
+            comp: cid,
+            inst: id,
+            buffers: buffers.clone(),
+        });
+        let mut buffers: Vec<*mut std::ffi::c_void> = buffers
             .into_iter()
             .map(|p| p as usize as *mut std::ffi::c_void)
             .collect();
@@ -737,8 +937,7 @@ impl<D: Device> Runner<D> {
                 inst: inst.name.clone(),
                 message: format!("target \"{}\": {}", call.target, e.detail()),
             },
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -845,6 +1044,21 @@ impl Device for CudaDevice {
         let (p, _sync) = b.device_ptr(&self.stream);
         p
     }
+    fn write(&self, b: &CudaSlice<u8>, bytes: &[u8]) -> Result<(), String> {
+        if bytes.len() > b.len() {
+            return Err("write past the end of a buffer".into());
+        }
+        // SAFETY: the buffer holds at least bytes.len() bytes; a copy from
+        // pageable memory has read `bytes` when the call returns.
+        unsafe {
+            cudarc::driver::result::memcpy_htod_async(
+                self.ptr(b),
+                bytes,
+                self.stream.cu_stream(),
+            )
+        }
+        .map_err(|e| e.to_string())
+    }
     fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), String> {
         if let (Some(blas), Some(Some(g))) = (&self.blas, self.gemms.get(k)) {
             return self.gemm(blas, g, ptrs);
@@ -868,15 +1082,10 @@ impl Device for CudaDevice {
             .map(|_| ())
             .map_err(|e| e.to_string())
     }
-    fn copy(&self, dst: &CudaSlice<u8>, src: &CudaSlice<u8>, n: usize) -> Result<(), String> {
-        // SAFETY: both buffers hold at least n bytes.
+    fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), String> {
+        // SAFETY: the runner copies between live buffers of n bytes or more.
         unsafe {
-            cudarc::driver::result::memcpy_dtod_async(
-                self.ptr(dst),
-                self.ptr(src),
-                n,
-                self.stream.cu_stream(),
-            )
+            cudarc::driver::result::memcpy_dtod_async(dst, src, n, self.stream.cu_stream())
         }
         .map_err(|e| e.to_string())
     }
@@ -886,7 +1095,40 @@ impl Device for CudaDevice {
     fn sync(&self) -> Result<(), String> {
         self.stream.synchronize().map_err(|e| e.to_string())
     }
+    type Graph = DeviceGraph;
+    fn capture(
+        &self,
+        issue: &dyn Fn() -> Result<(), RuntimeError>,
+    ) -> Result<Option<DeviceGraph>, RuntimeError> {
+        use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+        // Thread-local: other threads' unsafe calls do not break this
+        // capture, ours (a custom call's synchronisation) do.
+        self.stream
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .map_err(|e| RuntimeError::Driver(format!("beginning stream capture: {e}")))?;
+        let issued = issue();
+        // Always end the capture, so the stream works again.
+        let ended = self.stream.end_capture(CUgraphInstantiate_flags(0));
+        issued?;
+        let graph =
+            ended.map_err(|e| RuntimeError::Driver(format!("ending stream capture: {e}")))?;
+        if let Some(g) = &graph {
+            g.upload()
+                .map_err(|e| RuntimeError::Driver(format!("uploading the graph: {e}")))?;
+        }
+        Ok(graph.map(DeviceGraph))
+    }
+    fn launch_graph(&self, g: &DeviceGraph) -> Result<(), String> {
+        g.0.launch().map_err(|e| e.to_string())
+    }
 }
+
+/// A captured run.
+pub(crate) struct DeviceGraph(cudarc::driver::CudaGraph);
+
+// SAFETY: CUDA graphs may move between threads; their use is serialised by
+// the runner's graph mutex, as the driver requires.
+unsafe impl Send for DeviceGraph {}
 
 /// A module loaded on a device.
 pub struct CudaExecutable {
@@ -907,5 +1149,10 @@ impl CudaExecutable {
     pub fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
         self.ctx.bind_to_thread().map_err(drv)?;
         self.runner.execute(args)
+    }
+
+    /// Whether runs replay a CUDA graph (and why not).
+    pub fn graph_status(&self) -> GraphStatus {
+        self.runner.graph_status()
     }
 }

@@ -11,6 +11,9 @@
 //! - `tuple_fma`: x, y, z: f32[n] then the tuple (x*y + z, x*y - z); n is
 //!   the opaque as decimal text.
 //!
+//! All are registered graph-compatible ([`hlox_ffi::Traits`]): they only
+//! launch a kernel on the stream they are given.
+//!
 //! Failures (no driver, NVRTC or launch errors, a bad opaque) are reported
 //! through the status (status-returning targets) or recorded for the
 //! caller (original ones: [`hlox_ffi::take_panic`] via a panic message).
@@ -39,6 +42,11 @@ pub fn register(r: &Registry) -> Result<(), hlox_ffi::RegistryError> {
     r.register_fn("do_custom_call_original", Platform::Cuda, do_custom_call)?;
     r.register_fn("axpby", Platform::Cuda, axpby)?;
     r.register_fn("tuple_fma", Platform::Cuda, tuple_fma)?;
+    // Each only launches its kernel on the stream it is given (the first
+    // call, outside any capture, compiles and loads the kernels).
+    for name in ["do_custom_call", "do_custom_call_original", "axpby", "tuple_fma"] {
+        r.set_traits(name, Platform::Cuda, hlox_ffi::Traits::GRAPH_COMPATIBLE)?;
+    }
     Ok(())
 }
 

@@ -856,6 +856,7 @@ fn corpus_runs_on_the_gpu() {
     eprintln!("GPU: {:?}", client.device_info());
     let mut failures = Vec::new();
     let mut ran = 0;
+    let mut graphs = 0;
     for case in hlox_tests::corpus_cases() {
         let r = (|| -> Result<bool, String> {
             let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
@@ -875,22 +876,37 @@ fn corpus_runs_on_the_gpu() {
                 .map(hlox_hlo::npy::read_npy_file)
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| format!("inputs: {e}"))?;
-            let got = exe.execute(&args).map_err(|e| format!("execute: {e}"))?;
             let want: Vec<_> = case
                 .numbered("out")
                 .iter()
                 .map(hlox_hlo::npy::read_npy_file)
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| format!("outputs: {e}"))?;
-            let got = got.into_leaves();
-            if got.len() != want.len() {
-                return Err(format!("{} outputs, expected {}", got.len(), want.len()));
+            // Twice: the first run is recorded, the second replays it as a
+            // CUDA graph where it can.
+            for run in 0..2 {
+                let got = exe
+                    .execute(&args)
+                    .map_err(|e| format!("run {run}: execute: {e}"))?;
+                let got = got.into_leaves();
+                if got.len() != want.len() {
+                    return Err(format!("{} outputs, expected {}", got.len(), want.len()));
+                }
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let ty = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
+                    let tol = |k: &str| case.meta[k][ty].as_f64().unwrap_or(0.0);
+                    hlox_tests::compare_literals(g, w, tol("rtol"), tol("atol"))
+                        .map_err(|e| format!("run {run}: out{i} ({ty}): {e}"))?;
+                }
             }
-            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                let ty = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
-                let tol = |k: &str| case.meta[k][ty].as_f64().unwrap_or(0.0);
-                hlox_tests::compare_literals(g, w, tol("rtol"), tol("atol"))
-                    .map_err(|e| format!("out{i} ({ty}): {e}"))?;
+            match exe.graph_status() {
+                hlox_cuda::GraphStatus::Ready {
+                    device_graph: true,
+                    replays: 1,
+                    ..
+                } => graphs += 1,
+                hlox_cuda::GraphStatus::Off(_) => {}
+                s => return Err(format!("graph status after two runs: {s:?}")),
             }
             Ok(true)
         })();
@@ -900,7 +916,10 @@ fn corpus_runs_on_the_gpu() {
             Err(e) => failures.push(format!("{}: {e}", case.name)),
         }
     }
-    eprintln!("corpus on the GPU: {ran} cases matched JAX's outputs");
+    eprintln!(
+        "corpus on the GPU: {ran} cases matched JAX's outputs twice, {graphs} of them \
+         the second time as a CUDA graph"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(ran >= 55);
 }
@@ -1150,6 +1169,11 @@ fn emulation_registry(case: &str) -> Registry {
     .expect("register");
     r.register_fn("axpby", Platform::Cuda, emulated_targets::axpby)
         .expect("register");
+    // They only touch their buffers: graph-compatible.
+    for t in ["do_custom_call", "axpby"] {
+        r.set_traits(t, Platform::Cuda, hlox_ffi::Traits::GRAPH_COMPATIBLE)
+            .expect("traits");
+    }
     r
 }
 
@@ -1157,6 +1181,7 @@ fn emulation_registry(case: &str) -> Registry {
 fn corpus_runs_in_host_emulation() {
     let mut failures = Vec::new();
     let mut ran = 0;
+    let mut replayed = 0;
     for case in hlox_tests::corpus_cases() {
         for hlo_passes in [true, false] {
             let r = (|| -> Result<bool, String> {
@@ -1184,7 +1209,15 @@ fn corpus_runs_in_host_emulation() {
                     .map(hlox_hlo::npy::read_npy_file)
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|e| format!("inputs: {e}"))?;
-                let got = exe.execute(&args).map_err(|e| format!("execute: {e}"))?;
+                // Twice: the second run replays the first where it can.
+                let first = exe.execute(&args).map_err(|e| format!("execute: {e}"))?;
+                let got = exe.execute(&args).map_err(|e| format!("second run: {e}"))?;
+                if got != first {
+                    return Err("the second run differs from the first".into());
+                }
+                if let hlox_cuda::GraphStatus::Ready { replays: 1, .. } = exe.graph_status() {
+                    replayed += 1;
+                }
                 let want: Vec<_> = case
                     .numbered("out")
                     .iter()
@@ -1210,7 +1243,10 @@ fn corpus_runs_in_host_emulation() {
             }
         }
     }
-    eprintln!("corpus in host emulation: {ran} runs (fused + unfused) matched JAX's outputs");
+    eprintln!(
+        "corpus in host emulation: {ran} runs (fused + unfused) matched JAX's outputs, \
+         {replayed} of them replaying a recorded first run"
+    );
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
@@ -1218,6 +1254,7 @@ fn corpus_runs_in_host_emulation() {
         failures.join("\n")
     );
     assert!(ran >= 110, "only {ran} runs");
+    assert!(replayed >= 80, "only {replayed} replayed");
 }
 
 #[test]
@@ -1901,4 +1938,280 @@ fn ptx_targets_the_device_up_to_sm_90() {
     assert_eq!(target_sm("sm_100"), "sm_90");
     assert_eq!(target_sm("sm_120"), "sm_90");
     assert_eq!(target_sm("weird"), "sm_80");
+}
+
+// ---- Whole runs as graphs ----------------------------------------------------
+
+mod graph_targets {
+    use hlox_ffi::{CUstream, XlaCustomCallStatus};
+    use std::ffi::{c_char, c_void};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    pub static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    /// a, b: f32[64] -> 2a + b; fails when b[0] < -1000.
+    fn twice_plus(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), &'static [u8]> {
+        if b[0] < -1000.0 {
+            return Err(b"b[0] is below -1000");
+        }
+        for i in 0..64 {
+            out[i] = 2.0 * a[i] + b[i];
+        }
+        Ok(())
+    }
+    pub fn cuda(
+        _s: CUstream,
+        b: *mut *mut c_void,
+        _o: *const c_char,
+        _l: usize,
+        st: *mut XlaCustomCallStatus,
+    ) {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+        unsafe {
+            let x = std::slice::from_raw_parts(*b as *const f32, 64);
+            let y = std::slice::from_raw_parts(*b.add(1) as *const f32, 64);
+            let z = std::slice::from_raw_parts_mut(*b.add(2) as *mut f32, 64);
+            if let Err(m) = twice_plus(x, y, z) {
+                (*st).set_failure(m)
+            }
+        }
+    }
+    pub fn host(out: *mut c_void, ins: *const *const c_void, st: *mut XlaCustomCallStatus) {
+        unsafe {
+            let x = std::slice::from_raw_parts(*ins as *const f32, 64);
+            let y = std::slice::from_raw_parts(*ins.add(1) as *const f32, 64);
+            let z = std::slice::from_raw_parts_mut(out as *mut f32, 64);
+            if let Err(m) = twice_plus(x, y, z) {
+                (*st).set_failure(m)
+            }
+        }
+    }
+}
+
+const GRAPH_MODULE: &str = r#"HloModule graphs
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+lt {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+
+ENTRY e {
+  x = f32[64,64]{1,0} parameter(0)
+  p = (f32[64]{0}, s32[300]{0}) parameter(1)
+  v = f32[64]{0} get-tuple-element(p), index=0
+  k = s32[300]{0} get-tuple-element(p), index=1
+  d = f32[64,64]{1,0} dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[64,64]{1,0} tanh(d)
+  zero = f32[] constant(0)
+  s = f32[64]{0} reduce(t, zero), dimensions={1}, to_apply=add
+  c = f32[64]{0} custom-call(s, v), custom_call_target="twice_plus", api_version=API_VERSION_STATUS_RETURNING
+  ks = s32[300]{0} sort(k), dimensions={0}, to_apply=lt
+  ROOT r = (f32[64]{0}, s32[300]{0}, f32[64,64]{1,0}, (f32[64]{0}, s32[300]{0})) tuple(c, ks, x, p)
+}
+"#;
+
+fn graph_registry(graph_compatible: bool) -> Arc<Registry> {
+    let r = Registry::new();
+    r.register_fn("twice_plus", Platform::Cuda, graph_targets::cuda)
+        .expect("register");
+    if graph_compatible {
+        r.set_traits(
+            "twice_plus",
+            Platform::Cuda,
+            hlox_ffi::Traits::GRAPH_COMPATIBLE,
+        )
+        .expect("traits");
+    }
+    Arc::new(r)
+}
+
+fn graph_args(seed: u64) -> Vec<hlox_hlo::Literal> {
+    vec![
+        random_literal("f32", &[64, 64], seed),
+        hlox_hlo::Literal::Tuple(vec![
+            random_literal("f32", &[64], seed + 1),
+            random_literal("s32", &[300], seed + 2),
+        ]),
+    ]
+}
+
+/// Leaves of `got` and `want` agree: integers exactly, floats within 1e-4
+/// relative (the dot's summation order differs from the evaluator's).
+fn assert_close(got: &hlox_hlo::Literal, want: &hlox_hlo::Literal, what: &str) {
+    let (g, w) = (got.clone().into_leaves(), want.clone().into_leaves());
+    assert_eq!(g.len(), w.len(), "{what}");
+    for (i, (g, w)) in g.iter().zip(&w).enumerate() {
+        match (g.to_vec::<f32>(), w.to_vec::<f32>()) {
+            (Ok(g), Ok(w)) => {
+                for (j, (a, b)) in g.iter().zip(&w).enumerate() {
+                    assert!(
+                        (a - b).abs() <= 1e-4 * (1.0 + b.abs()),
+                        "{what}: leaf {i} [{j}]: {a} vs {b}"
+                    );
+                }
+            }
+            _ => assert_eq!(g, w, "{what}: leaf {i}"),
+        }
+    }
+}
+
+/// The first run is interpreted and recorded; later runs copy their
+/// arguments into the recorded parameter buffers and replay the commands
+/// (kernels, the custom call: called again each run, its failure reported
+/// as on the first run), giving the evaluator's results for new arguments,
+/// including results that are the parameters themselves.
+#[test]
+fn later_runs_replay_the_recorded_first_run() {
+    use hlox_cuda::GraphStatus;
+    use std::sync::atomic::Ordering;
+    let m = parse_module(GRAPH_MODULE).expect("parse");
+    let host = Registry::new();
+    host.register_fn("twice_plus", Platform::Host, graph_targets::host)
+        .expect("register");
+    let o = CudaCompileOptions {
+        registry: Some(graph_registry(true)),
+        ..Default::default()
+    };
+    let c = compile(&m, &o).expect("compile");
+    let merges = c
+        .program
+        .kernels
+        .iter()
+        .filter(|k| matches!(k.kind, hlox_cuda::plan::KernelKind::SortMerge { .. }))
+        .count();
+    assert!(merges > 1, "the sort runs as merge passes");
+    let exe = hlox_cuda::emulate::EmulatedExecutable::new(c).expect("emulation");
+    assert_eq!(exe.graph_status(), GraphStatus::Pending);
+
+    let calls = || graph_targets::CALLS.load(Ordering::SeqCst);
+    let before = calls();
+    let mut commands = 0;
+    for (run, seed) in [10u64, 20, 30, 10].into_iter().enumerate() {
+        let args = graph_args(seed);
+        let want = hlox_eval::evaluate_with_registry(&m, &args, &host).expect("evaluator");
+        let got = exe.execute(&args).expect("runs");
+        assert_close(&got, &want, &format!("run {run} (seed {seed})"));
+        match exe.graph_status() {
+            GraphStatus::Ready {
+                commands: n,
+                device_graph,
+                replays,
+            } => {
+                assert!(!device_graph, "emulation replays the command list");
+                assert_eq!(replays, run as u64);
+                commands = n;
+            }
+            s => panic!("run {run}: {s:?}"),
+        }
+    }
+    // A launch per kernel (dot, tanh, reduce, the merge passes...) and the call.
+    assert!(commands >= merges + 3, "{commands} commands, {merges} merge passes");
+    assert_eq!(calls() - before, 4, "the target runs on every replay");
+
+    // A failing call on replay stops that run with its message; the next
+    // run replays again.
+    let mut bad = graph_args(40);
+    if let hlox_hlo::Literal::Tuple(t) = &mut bad[1] {
+        let mut v = t[0].to_vec::<f32>().unwrap();
+        v[0] = -5000.0;
+        t[0] = hlox_hlo::Literal::r1(&v);
+    }
+    let e = exe.execute(&bad).expect_err("the target fails").to_string();
+    assert_eq!(
+        e,
+        "c: CustomCall failed: target \"twice_plus\": b[0] is below -1000"
+    );
+    // So does an argument of the wrong shape, before anything runs.
+    let mut wrong = graph_args(50);
+    wrong[0] = random_literal("f32", &[64, 63], 1);
+    let e = exe.execute(&wrong).expect_err("shape").to_string();
+    assert!(
+        e.starts_with("argument 0 (parameter `x`): expected f32[64, 64], got f32[64, 63]"),
+        "{e}"
+    );
+    let args = graph_args(60);
+    let want = hlox_eval::evaluate_with_registry(&m, &args, &host).expect("evaluator");
+    assert_close(&exe.execute(&args).expect("runs"), &want, "after errors");
+    assert!(matches!(
+        exe.graph_status(),
+        GraphStatus::Ready { replays: 4, .. }
+    ));
+}
+
+/// Runs whose device work can change stay interpreted, and say why.
+#[test]
+fn runs_that_read_back_or_call_unmarked_targets_are_not_graphs() {
+    use hlox_cuda::GraphStatus;
+    let status = |text: &str, o: CudaCompileOptions| {
+        let m = parse_module(text).expect("parse");
+        let exe = hlox_cuda::emulate::EmulatedExecutable::new(compile(&m, &o).expect("compile"))
+            .expect("emulation");
+        exe.graph_status()
+    };
+    let unmarked = CudaCompileOptions {
+        registry: Some(graph_registry(false)),
+        ..Default::default()
+    };
+    assert_eq!(
+        status(GRAPH_MODULE, unmarked),
+        GraphStatus::Off(
+            "custom call `c` calls target \"twice_plus\", which is not marked graph-compatible \
+             (hlox_ffi::Traits::GRAPH_COMPATIBLE)"
+                .into()
+        )
+    );
+    let off = CudaCompileOptions {
+        registry: Some(graph_registry(true)),
+        cuda_graphs: false,
+        ..Default::default()
+    };
+    assert_eq!(
+        status(GRAPH_MODULE, off),
+        GraphStatus::Off("CUDA graphs are off (CudaCompileOptions::cuda_graphs)".into())
+    );
+    let looped = r#"HloModule w
+
+cond {
+  s = s32[] parameter(0)
+  ten = s32[] constant(10)
+  ROOT lt = pred[] compare(s, ten), direction=LT
+}
+body {
+  s = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(s, one)
+}
+ENTRY e {
+  z = s32[] parameter(0)
+  ROOT loop = s32[] while(z), condition=cond, body=body
+}
+"#;
+    let m = parse_module(looped).expect("parse");
+    let exe = hlox_cuda::emulate::EmulatedExecutable::new(
+        compile(
+            &m,
+            &CudaCompileOptions {
+                hlo_passes: false,
+                ..Default::default()
+            },
+        )
+        .expect("compile"),
+    )
+    .expect("emulation");
+    assert_eq!(
+        exe.graph_status(),
+        GraphStatus::Off("while loop `loop` reads its predicate back on the host".into())
+    );
+    for _ in 0..2 {
+        let out = exe
+            .execute(&[hlox_hlo::Literal::r0(3i32)])
+            .expect("runs");
+        assert_eq!(out.to_vec::<i32>().unwrap(), vec![10]);
+    }
 }
