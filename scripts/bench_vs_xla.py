@@ -5,6 +5,7 @@ and through `hlox bench`, in one run, on one machine.
     bash scripts/setup_jax.sh            # once: .venv-jax with the pinned jax
     cargo build --release                # target/release/hlox
     .venv-jax/bin/python scripts/bench_vs_xla.py [--iters 50] [--only NAME...] [--markdown FILE]
+    python scripts/bench_vs_xla.py --platform cuda [--hlox PATH] ...   # on a GPU machine
 
 For each benchmark the script lowers a JAX function to a serialized
 HloModuleProto (`jax.jit(f).lower(*args).compiler_ir("hlo")`), writes it, its
@@ -16,6 +17,17 @@ HLO text and its inputs (.npy) to a temporary directory, then
     the JSON line it prints last: {"compile_ms", "median_ms", "min_ms", "iters"}.
 It prints one row per benchmark with both times and the ratio hlox / XLA
 (below 1 means hlox is faster), and checks that both give the same outputs.
+
+With --platform cuda both run on GPU 0: XLA's GPU client (jax with CUDA)
+and `hlox bench --platform cuda`. hlox's wall time includes copying the
+arguments to the GPU and the result back on every run (its API takes host
+literals), XLA's does not (device-resident buffers), so the table also has
+hlox's device time (CUDA events around the run's device work,
+"device_median_ms") and, for the element-wise benchmarks, the bandwidth
+that device time gives (bytes read + written / time) as a fraction of the
+device's copy bandwidth (a device-to-device copy of 256 MiB timed with
+PyTorch's CUDA events, when PyTorch is installed). The custom-call
+benchmark is Host-only.
 
 The seed custom call (`A[i] = B[i % 128] + C[i]`, lowered with
 jax.ffi.ffi_call and custom_call_api_version=1) uses targets/c/targets.c,
@@ -119,11 +131,11 @@ def register_seed_with_xla(so):
     return lib
 
 
-def xla_run(proto, args, iters, warmup):
+def xla_run(proto, args, iters, warmup, backend="cpu"):
     import jax
     from jax._src.lib import xla_client as xc
 
-    client = jax.devices("cpu")[0].client
+    client = jax.devices(backend)[0].client
     mlir = xc._xla.mlir.hlo_to_stablehlo(proto)
     devices = client.devices()[:1]
     t0 = time.perf_counter()
@@ -146,8 +158,9 @@ def xla_run(proto, args, iters, warmup):
             "outputs": [np.asarray(o) for o in outs]}
 
 
-def hlox_run(hlox, path, inputs, iters, warmup, plugins, out_dir):
-    cmd = [hlox, "bench", path, "--iters", str(iters), "--warmup", str(warmup), "--out-dir", out_dir]
+def hlox_run(hlox, path, inputs, iters, warmup, plugins, out_dir, platform_="host"):
+    cmd = [hlox, "bench", path, "--iters", str(iters), "--warmup", str(warmup), "--out-dir", out_dir,
+           "--platform", platform_]
     for i in inputs:
         cmd += ["--input", i]
     for p in plugins:
@@ -165,6 +178,34 @@ def hlox_run(hlox, path, inputs, iters, warmup, plugins, out_dir):
     return res
 
 
+def copy_bandwidth_gbs():
+    """Device-to-device copy bandwidth of GPU 0 in GB/s (bytes read +
+    written), with PyTorch's CUDA events; None without PyTorch or a GPU."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    n = 256 * 1024 * 1024
+    x = torch.empty(n, dtype=torch.uint8, device="cuda")
+    y = torch.empty_like(x)
+    for _ in range(3):
+        y.copy_(x)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    reps = 20
+    start.record()
+    for _ in range(reps):
+        y.copy_(x)
+    end.record()
+    torch.cuda.synchronize()
+    ms = start.elapsed_time(end) / reps
+    return 2 * n / (ms * 1e-3) / 1e9
+
+
+ELEMENTWISE = {"elementwise_16M", "axpy_16M"}
+
+
 def same(a, b):
     return len(a) == len(b) and all(
         x.shape == y.shape and np.allclose(x, y, rtol=1e-4, atol=1e-4) for x, y in zip(a, b))
@@ -177,7 +218,10 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--markdown", help="also write the table as markdown to this file")
+    ap.add_argument("--platform", choices=["host", "cuda"], default="host")
     a = ap.parse_args()
+    if a.platform == "cuda":
+        return main_cuda(a)
 
     import jax
     rows = []
@@ -188,20 +232,7 @@ def main():
             if a.only and name not in a.only:
                 continue
             plugins = [so] if name == "seed_custom_call" else []
-            lowered = jax.jit(f).lower(*args)
-            proto = lowered.compiler_ir("hlo").as_serialized_hlo_module_proto()
-            d = os.path.join(tmp, name)
-            os.makedirs(d)
-            with open(os.path.join(d, "module.hlo"), "w") as fh:
-                fh.write(lowered.as_text(dialect="hlo"))
-            path = os.path.join(d, "module.pb")
-            with open(path, "wb") as fh:
-                fh.write(proto)
-            inputs = []
-            for i, x in enumerate(args):
-                p = os.path.join(d, f"in{i}.npy")
-                np.save(p, x)
-                inputs.append(p)
+            proto, path, inputs, d = write_case(tmp, name, f, args)
             x = xla_run(proto, args, a.iters, a.warmup)
             h = hlox_run(a.hlox, path, inputs, a.iters, a.warmup, plugins, os.path.join(d, "out"))
             ok = same(h["outputs"], x["outputs"])
@@ -221,6 +252,72 @@ def main():
         with open(a.markdown, "w") as fh:
             fh.write(table)
     return 0 if all(r[6] == "yes" for r in rows) else 1
+
+
+def write_case(tmp, name, f, args):
+    """Lower `f` and write its proto, HLO text and inputs under tmp/name."""
+    import jax
+    lowered = jax.jit(f).lower(*args)
+    proto = lowered.compiler_ir("hlo").as_serialized_hlo_module_proto()
+    d = os.path.join(tmp, name)
+    os.makedirs(d)
+    with open(os.path.join(d, "module.hlo"), "w") as fh:
+        fh.write(lowered.as_text(dialect="hlo"))
+    path = os.path.join(d, "module.pb")
+    with open(path, "wb") as fh:
+        fh.write(proto)
+    inputs = []
+    for i, x in enumerate(args):
+        p = os.path.join(d, f"in{i}.npy")
+        np.save(p, x)
+        inputs.append(p)
+    return proto, path, inputs, d
+
+
+def main_cuda(a):
+    import jax
+    try:
+        gpu = jax.devices("gpu")[0]
+    except RuntimeError as e:
+        print(f"--platform cuda needs a GPU that jax can use (jax with CUDA): {e}", file=sys.stderr)
+        return 2
+    copy_gbs = copy_bandwidth_gbs()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, f, args in jax_benchmarks():
+            if name == "seed_custom_call" or (a.only and name not in a.only):
+                continue
+            proto, path, inputs, d = write_case(tmp, name, f, args)
+            x = xla_run(proto, args, a.iters, a.warmup, backend="gpu")
+            h = hlox_run(a.hlox, path, inputs, a.iters, a.warmup, [], os.path.join(d, "out"), "cuda")
+            ok = same(h["outputs"], x["outputs"])
+            dev = h.get("device_median_ms")
+            frac = ""
+            if name in ELEMENTWISE and dev and copy_gbs:
+                moved = sum(v.nbytes for v in args) + sum(o.nbytes for o in x["outputs"])
+                frac = f"{moved / (dev * 1e-3) / 1e9 / copy_gbs:.2f}"
+            rows.append((name, x["compile_ms"], h["compile_ms"], x["median_ms"], h["median_ms"],
+                         dev, (dev / x["median_ms"]) if dev else None, frac, h.get("cuda_graph", "?"),
+                         "yes" if ok else "NO"))
+            print(f"{name:22s} xla {x['median_ms']:9.3f} ms  hlox wall {h['median_ms']:9.3f} ms  "
+                  f"device {dev if dev is not None else float('nan'):9.3f} ms  graph {rows[-1][8]}  "
+                  f"same outputs: {rows[-1][-1]}", flush=True)
+    header = ("| benchmark | XLA compile ms | hlox compile ms | XLA median ms | hlox wall median ms "
+              "(with transfers) | hlox device median ms | hlox device / XLA | of copy bandwidth "
+              "| CUDA graph | same outputs |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+    fmt = lambda v, p: "-" if v is None or v == "" else (f"{v:.{p}f}" if isinstance(v, float) else str(v))
+    body = "".join(
+        f"| {r[0]} | {fmt(r[1], 1)} | {fmt(r[2], 1)} | {fmt(r[3], 3)} | {fmt(r[4], 3)} | {fmt(r[5], 3)} "
+        f"| {fmt(r[6], 2)} | {fmt(r[7], 2)} | {r[8]} | {r[9]} |\n" for r in rows)
+    bw = f"{copy_gbs:.0f} GB/s" if copy_gbs else "not measured (no PyTorch)"
+    table = (f"GPU: {gpu.device_kind}; jax {jax.__version__}; copy bandwidth {bw}; "
+             f"iters {a.iters}, warmup {a.warmup}.\n\n" + header + body)
+    print()
+    print(table)
+    if a.markdown:
+        with open(a.markdown, "w") as fh:
+            fh.write(table)
+    return 0 if all(r[-1] == "yes" for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -189,6 +189,7 @@ pub fn bench(
     }
     pb.set_message("timed");
     let mut times = Vec::with_capacity(iters);
+    let mut device_times = Vec::new();
     for i in 0..iters {
         let t = Instant::now();
         last = Some(
@@ -196,15 +197,27 @@ pub fn bench(
                 .with_context(|| running(warmup + i + 1))?,
         );
         times.push(t.elapsed().as_secs_f64() * 1e3);
+        if let Exe::Cuda(e) = &exe {
+            device_times.extend(e.last_device_ms());
+        }
         pb.inc(1);
     }
     pb.finish_and_clear();
-    times.sort_by(f64::total_cmp);
-    let median = if iters % 2 == 1 {
-        times[iters / 2]
-    } else {
-        (times[iters / 2 - 1] + times[iters / 2]) / 2.0
+    let median = |times: &mut Vec<f64>| {
+        times.sort_by(f64::total_cmp);
+        let n = times.len();
+        if n % 2 == 1 {
+            times[n / 2]
+        } else {
+            (times[n / 2 - 1] + times[n / 2]) / 2.0
+        }
     };
+    let device = if device_times.is_empty() {
+        String::new()
+    } else {
+        format!(", \"device_median_ms\": {:.4}", median(&mut device_times))
+    };
+    let median = median(&mut times);
     if let Some(result) = &last {
         write_outputs(result, out_dir, false)?;
     }
@@ -218,7 +231,7 @@ pub fn bench(
                 } => "replayed".to_string(),
                 s => format!("{s:?}"),
             };
-            format!(", \"cuda_graph\": {why:?}")
+            format!("{device}, \"cuda_graph\": {why:?}")
         }
     };
     println!(

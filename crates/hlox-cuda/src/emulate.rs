@@ -168,6 +168,14 @@ impl Device for HostDevice {
     fn launch_graph(&self, g: &Self::Graph) -> Result<(), String> {
         match *g {}
     }
+    fn timed(
+        &self,
+        queue: &mut dyn FnMut() -> Result<(), RuntimeError>,
+    ) -> Result<f64, RuntimeError> {
+        let t = std::time::Instant::now();
+        queue()?;
+        Ok(t.elapsed().as_secs_f64() * 1e3)
+    }
 }
 
 /// A compiled module whose kernels run on the host (see the module docs).
@@ -193,6 +201,11 @@ impl EmulatedExecutable {
     /// its command list here (`device_graph` is false).
     pub fn graph_status(&self) -> crate::GraphStatus {
         self.runner.graph_status()
+    }
+
+    /// As [`crate::CudaExecutable::last_device_ms`], in host wall time.
+    pub fn last_device_ms(&self) -> Option<f64> {
+        self.runner.last_device_ms()
     }
 }
 

@@ -205,6 +205,13 @@ pub(crate) trait Device {
     ) -> Result<Option<Self::Graph>, RuntimeError>;
     /// Queue a graph [`Device::capture`] made.
     fn launch_graph(&self, g: &Self::Graph) -> Result<(), String>;
+    /// Run `queue` (which queues device work), wait for that work, and
+    /// return how long the device took from its first command to its last,
+    /// in milliseconds (CUDA events; wall time in emulation).
+    fn timed(
+        &self,
+        queue: &mut dyn FnMut() -> Result<(), RuntimeError>,
+    ) -> Result<f64, RuntimeError>;
 }
 
 /// One device array.
@@ -301,6 +308,8 @@ pub(crate) struct Runner<D: Device> {
     tape: Mutex<Option<Tape<D::Buf>>>,
     /// Graph state; held for the whole of a recorded or replayed run.
     graph: Mutex<Slot<D::Buf, D::Graph>>,
+    /// The device time of the last run to finish.
+    last_ms: Mutex<Option<f64>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -326,6 +335,7 @@ impl<D: Device> Runner<D> {
             constants: HashMap::new(),
             tape: Mutex::new(None),
             graph: Mutex::new(slot),
+            last_ms: Mutex::new(None),
         };
         let mut constants = HashMap::new();
         for (&cid, plan) in &r.compiled.program.comps {
@@ -407,6 +417,13 @@ impl<D: Device> Runner<D> {
         lock(&self.graph).status()
     }
 
+    /// The device time of the last run to finish, in milliseconds: from
+    /// its first device command to its last (uploading the arguments and
+    /// downloading the result excluded); a replayed run's graph launch.
+    pub(crate) fn last_device_ms(&self) -> Option<f64> {
+        *lock(&self.last_ms)
+    }
+
     /// One run by the interpreter: the result on the host, the parameter
     /// values and the result value.
     #[allow(clippy::type_complexity)]
@@ -438,7 +455,13 @@ impl<D: Device> Runner<D> {
                 message,
             })?);
         }
-        let r = self.run_comp(m.entry, dargs.clone())?;
+        let mut r = None;
+        let ms = self.dev.timed(&mut || {
+            r = Some(self.run_comp(m.entry, dargs.clone())?);
+            Ok(())
+        })?;
+        *lock(&self.last_ms) = Some(ms);
+        let r = r.ok_or_else(|| exec(&entry.name, "the run left no result"))?;
         let out = self.download(&r)?;
         self.dev.sync().map_err(RuntimeError::Driver)?;
         Ok((out, dargs, r))
@@ -473,12 +496,13 @@ impl<D: Device> Runner<D> {
                     message,
                 })?;
         }
-        match &rec.graph {
+        let ms = self.dev.timed(&mut || match &rec.graph {
             Some(g) => self.dev.launch_graph(g).map_err(|e| {
                 RuntimeError::Driver(format!("launching the run's CUDA graph: {e}"))
-            })?,
-            None => self.replay(&rec.cmds)?,
-        }
+            }),
+            None => self.replay(&rec.cmds),
+        })?;
+        *lock(&self.last_ms) = Some(ms);
         let out = self.download(&rec.result)?;
         self.dev.sync().map_err(RuntimeError::Driver)?;
         rec.replays += 1;
@@ -1121,6 +1145,24 @@ impl Device for CudaDevice {
     fn launch_graph(&self, g: &DeviceGraph) -> Result<(), String> {
         g.0.launch().map_err(|e| e.to_string())
     }
+    fn timed(
+        &self,
+        queue: &mut dyn FnMut() -> Result<(), RuntimeError>,
+    ) -> Result<f64, RuntimeError> {
+        let timing = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let event = || {
+            self.stream
+                .record_event(timing)
+                .map_err(|e| RuntimeError::Driver(format!("recording a timing event: {e}")))
+        };
+        let start = event()?;
+        queue()?;
+        let end = event()?;
+        start
+            .elapsed_ms(&end)
+            .map(f64::from)
+            .map_err(|e| RuntimeError::Driver(format!("timing the run: {e}")))
+    }
 }
 
 /// A captured run.
@@ -1154,5 +1196,12 @@ impl CudaExecutable {
     /// Whether runs replay a CUDA graph (and why not).
     pub fn graph_status(&self) -> GraphStatus {
         self.runner.graph_status()
+    }
+
+    /// The GPU time of the last run to finish, in milliseconds (CUDA
+    /// events): from its first device command to its last, without the
+    /// argument upload and result download; for a replayed run, its graph.
+    pub fn last_device_ms(&self) -> Option<f64> {
+        self.runner.last_device_ms()
     }
 }

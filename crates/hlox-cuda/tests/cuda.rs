@@ -2088,6 +2088,7 @@ fn later_runs_replay_the_recorded_first_run() {
     assert!(merges > 1, "the sort runs as merge passes");
     let exe = hlox_cuda::emulate::EmulatedExecutable::new(c).expect("emulation");
     assert_eq!(exe.graph_status(), GraphStatus::Pending);
+    assert_eq!(exe.last_device_ms(), None);
 
     let calls = || graph_targets::CALLS.load(Ordering::SeqCst);
     let before = calls();
@@ -2109,6 +2110,8 @@ fn later_runs_replay_the_recorded_first_run() {
             }
             s => panic!("run {run}: {s:?}"),
         }
+        let ms = exe.last_device_ms().expect("timed");
+        assert!(ms > 0.0 && ms < 60e3, "{ms} ms");
     }
     // A launch per kernel (dot, tanh, reduce, the merge passes...) and the call.
     assert!(commands >= merges + 3, "{commands} commands, {merges} merge passes");
