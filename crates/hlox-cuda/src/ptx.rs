@@ -641,82 +641,75 @@ fn emit_dot<'ctx>(
             "dot dimension numbers do not match the shapes".into(),
         ));
     }
-    let f = cg.current_fn()?;
-    let then = cg.ctx.append_basic_block(f, "dot");
-    let next = cg.ctx.append_basic_block(f, "done");
-    let inb =
-        cg.b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
-    cg.b.build_conditional_branch(inb, then, next)?;
-    cg.b.position_at_end(then);
-    let oidx = delinearize(cg, &oshape, tid)?;
-    let mut li = vec![cg.i64c(0); ls.rank()];
-    let mut ri = vec![cg.i64c(0); rs.rank()];
-    for (i, (&a, &b)) in lb.iter().zip(&rb).enumerate() {
-        li[a] = oidx[i];
-        ri[b] = oidx[i];
-    }
-    for (j, &a) in lf.iter().enumerate() {
-        li[a] = oidx[lb.len() + j];
-    }
-    for (j, &b) in rf.iter().enumerate() {
-        ri[b] = oidx[lb.len() + lf.len() + j];
-    }
-    let at = cg.compute_type(dom);
-    let acc = cg.entry_alloca(at, "acc")?;
-    let zero: BasicValueEnum = match at {
-        inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
-        inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
-        _ => {
-            return Err(CodegenError::Other(
-                "unexpected dot accumulator type".into(),
-            ))
+    in_range(cg, tid, count, |cg| {
+        let oidx = delinearize(cg, &oshape, tid)?;
+        let mut li = vec![cg.i64c(0); ls.rank()];
+        let mut ri = vec![cg.i64c(0); rs.rank()];
+        for (i, (&a, &b)) in lb.iter().zip(&rb).enumerate() {
+            li[a] = oidx[i];
+            ri[b] = oidx[i];
         }
-    };
-    cg.b.build_store(acc, zero)?;
-    let (lty, rty) = (ls.ty, rs.ty);
-    dot_loops(
-        cg,
-        ctx,
-        &ls,
-        &lc,
-        &rc,
-        0,
-        &mut li,
-        &mut ri,
-        &mut |cg, ctx, li, ri| {
-            let a = ctx.gen(cg, lhs, li)?[0];
-            let b = ctx.gen(cg, rhs, ri)?[0];
-            let a = scalar::convert(cg, lty, dom, a)?;
-            let b = scalar::convert(cg, rty, dom, b)?;
-            let s = cg.b.build_load(at, acc, "")?;
-            let r: BasicValueEnum = if dom.is_float() {
-                let p =
-                    cg.b.build_float_mul(a.into_float_value(), b.into_float_value(), "")?;
-                cg.b.build_float_add(s.into_float_value(), p, "")?.into()
+        for (j, &a) in lf.iter().enumerate() {
+            li[a] = oidx[lb.len() + j];
+        }
+        for (j, &b) in rf.iter().enumerate() {
+            ri[b] = oidx[lb.len() + lf.len() + j];
+        }
+        let at = cg.compute_type(dom);
+        let acc = cg.entry_alloca(at, "acc")?;
+        let zero: BasicValueEnum = match at {
+            inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
+            inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
+            _ => {
+                return Err(CodegenError::Other(
+                    "unexpected dot accumulator type".into(),
+                ))
+            }
+        };
+        cg.b.build_store(acc, zero)?;
+        let (lty, rty) = (ls.ty, rs.ty);
+        dot_loops(
+            cg,
+            ctx,
+            &ls,
+            &lc,
+            &rc,
+            0,
+            &mut li,
+            &mut ri,
+            &mut |cg, ctx, li, ri| {
+                let a = ctx.gen(cg, lhs, li)?[0];
+                let b = ctx.gen(cg, rhs, ri)?[0];
+                let a = scalar::convert(cg, lty, dom, a)?;
+                let b = scalar::convert(cg, rty, dom, b)?;
+                let s = cg.b.build_load(at, acc, "")?;
+                let r: BasicValueEnum = if dom.is_float() {
+                    let p =
+                        cg.b.build_float_mul(a.into_float_value(), b.into_float_value(), "")?;
+                    cg.b.build_float_add(s.into_float_value(), p, "")?.into()
+                } else {
+                    let p =
+                        cg.b.build_int_mul(a.into_int_value(), b.into_int_value(), "")?;
+                    cg.b.build_int_add(s.into_int_value(), p, "")?.into()
+                };
+                cg.b.build_store(acc, r)?;
+                Ok(())
+            },
+        )?;
+        let s = cg.b.build_load(at, acc, "")?;
+        let v = if dom.is_float() {
+            if dom == ElementType::F32 {
+                cg.round_to(oshape.ty, s)?
             } else {
-                let p =
-                    cg.b.build_int_mul(a.into_int_value(), b.into_int_value(), "")?;
-                cg.b.build_int_add(s.into_int_value(), p, "")?.into()
-            };
-            cg.b.build_store(acc, r)?;
-            Ok(())
-        },
-    )?;
-    let s = cg.b.build_load(at, acc, "")?;
-    let v = if dom.is_float() {
-        if dom == ElementType::F32 {
-            cg.round_to(oshape.ty, s)?
+                s
+            }
         } else {
-            s
-        }
-    } else {
-        scalar::convert(cg, dom, oshape.ty, s)?
-    };
-    let ep = cg.element_ptr(optr, &oshape, &oidx)?;
-    cg.store_elem(oshape.ty, ep, v)?;
-    cg.b.build_unconditional_branch(next)?;
-    cg.b.position_at_end(next);
-    Ok(())
+            scalar::convert(cg, dom, oshape.ty, s)?
+        };
+        let ep = cg.element_ptr(optr, &oshape, &oidx)?;
+        cg.store_elem(oshape.ty, ep, v)?;
+        Ok(())
+    })
 }
 
 /// Reduce-window: output element `o` reduces, in row-major window order,
@@ -758,35 +751,28 @@ fn emit_reduce_window<'ctx>(
     if count == 0 {
         return Ok(());
     }
-    let f = cg.current_fn()?;
-    let then = cg.ctx.append_basic_block(f, "rw");
-    let next = cg.ctx.append_basic_block(f, "done");
-    let inb =
-        cg.b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
-    cg.b.build_conditional_branch(inb, then, next)?;
-    cg.b.position_at_end(then);
-    let oidx = delinearize(cg, &oshape, tid)?;
-    let mut accs = Vec::new();
-    for &init in inits {
-        let v = ctx.gen(cg, init, &[])?[0];
-        let a = cg.entry_alloca(v.get_type(), "acc")?;
-        cg.b.build_store(a, v)?;
-        accs.push((a, v.get_type()));
-    }
-    let mut kidx = vec![cg.i64c(0); in_shape.rank()];
-    rw_loops(
-        cg, ctx, window, &in_shape, &oidx, inputs, &accs, to_apply, 0, &mut kidx,
-    )?;
-    for ((p, s), (a, t)) in outs.iter().zip(&accs) {
-        if let Some(s) = s {
-            let v = cg.b.build_load(*t, *a, "")?;
-            let ep = cg.element_ptr(*p, s, &oidx)?;
-            cg.store_elem(s.ty, ep, v)?;
+    in_range(cg, tid, count, |cg| {
+        let oidx = delinearize(cg, &oshape, tid)?;
+        let mut accs = Vec::new();
+        for &init in inits {
+            let v = ctx.gen(cg, init, &[])?[0];
+            let a = cg.entry_alloca(v.get_type(), "acc")?;
+            cg.b.build_store(a, v)?;
+            accs.push((a, v.get_type()));
         }
-    }
-    cg.b.build_unconditional_branch(next)?;
-    cg.b.position_at_end(next);
-    Ok(())
+        let mut kidx = vec![cg.i64c(0); in_shape.rank()];
+        rw_loops(
+            cg, ctx, window, &in_shape, &oidx, inputs, &accs, to_apply, 0, &mut kidx,
+        )?;
+        for ((p, s), (a, t)) in outs.iter().zip(&accs) {
+            if let Some(s) = s {
+                let v = cg.b.build_load(*t, *a, "")?;
+                let ep = cg.element_ptr(*p, s, &oidx)?;
+                cg.store_elem(s.ty, ep, v)?;
+            }
+        }
+        Ok(())
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -927,62 +913,56 @@ fn emit_conv<'ctx>(
     let out_fg_size = (out_z / fgc).max(1);
     let depthwise_mult = (out_z / bgc).max(1);
     let b = cg.b;
-    let f = cg.current_fn()?;
-    let then = cg.ctx.append_basic_block(f, "conv");
-    let next = cg.ctx.append_basic_block(f, "done");
-    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
-    b.build_conditional_branch(inb, then, next)?;
-    b.position_at_end(then);
-    let oidx = delinearize(cg, &oshape, tid)?;
-    let oz = oidx[u(dn.output_feature_dimension)];
-    let fg = b.build_int_unsigned_div(oz, cg.i64c(out_fg_size), "")?;
-    let bg = b.build_int_unsigned_div(oz, cg.i64c(depthwise_mult), "")?;
-    let lb = b.build_int_add(
-        oidx[u(dn.output_batch_dimension)],
-        b.build_int_mul(bg, cg.i64c(batch_group_size), "")?,
-        "",
-    )?;
-    let at = cg.compute_type(dom);
-    let acc = cg.entry_alloca(at, "acc")?;
-    let zero: BasicValueEnum = match at {
-        inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
-        inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
-        _ => return Err(CodegenError::Other("unexpected accumulator type".into())),
-    };
-    b.build_store(acc, zero)?;
-    let mut li = vec![cg.i64c(0); ls.rank()];
-    let mut ri = vec![cg.i64c(0); rs.rank()];
-    li[u(dn.input_batch_dimension)] = lb;
-    ri[u(dn.kernel_output_feature_dimension)] = oz;
-    let geo = ConvGeo {
-        dn,
-        window,
-        ls: &ls,
-        oidx: &oidx,
-        fg,
-        in_fg_size,
-        lhs,
-        rhs,
-        dom,
-        acc,
-        at,
-    };
-    conv_loops(cg, ctx, &geo, 0, &mut li, &mut ri)?;
-    let s = b.build_load(at, acc, "")?;
-    let v = if dom.is_float() {
-        if dom == ElementType::F32 {
-            cg.round_to(oshape.ty, s)?
+    in_range(cg, tid, count, |cg| {
+        let oidx = delinearize(cg, &oshape, tid)?;
+        let oz = oidx[u(dn.output_feature_dimension)];
+        let fg = b.build_int_unsigned_div(oz, cg.i64c(out_fg_size), "")?;
+        let bg = b.build_int_unsigned_div(oz, cg.i64c(depthwise_mult), "")?;
+        let lb = b.build_int_add(
+            oidx[u(dn.output_batch_dimension)],
+            b.build_int_mul(bg, cg.i64c(batch_group_size), "")?,
+            "",
+        )?;
+        let at = cg.compute_type(dom);
+        let acc = cg.entry_alloca(at, "acc")?;
+        let zero: BasicValueEnum = match at {
+            inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
+            inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
+            _ => return Err(CodegenError::Other("unexpected accumulator type".into())),
+        };
+        b.build_store(acc, zero)?;
+        let mut li = vec![cg.i64c(0); ls.rank()];
+        let mut ri = vec![cg.i64c(0); rs.rank()];
+        li[u(dn.input_batch_dimension)] = lb;
+        ri[u(dn.kernel_output_feature_dimension)] = oz;
+        let geo = ConvGeo {
+            dn,
+            window,
+            ls: &ls,
+            oidx: &oidx,
+            fg,
+            in_fg_size,
+            lhs,
+            rhs,
+            dom,
+            acc,
+            at,
+        };
+        conv_loops(cg, ctx, &geo, 0, &mut li, &mut ri)?;
+        let s = b.build_load(at, acc, "")?;
+        let v = if dom.is_float() {
+            if dom == ElementType::F32 {
+                cg.round_to(oshape.ty, s)?
+            } else {
+                s
+            }
         } else {
-            s
-        }
-    } else {
-        scalar::convert(cg, dom, oshape.ty, s)?
-    };
-    let ep = cg.element_ptr(optr, &oshape, &oidx)?;
-    cg.store_elem(oshape.ty, ep, v)?;
-    b.build_unconditional_branch(next)?;
-    b.position_at_end(next);
-    Ok(())
+            scalar::convert(cg, dom, oshape.ty, s)?
+        };
+        let ep = cg.element_ptr(optr, &oshape, &oidx)?;
+        cg.store_elem(oshape.ty, ep, v)?;
+        Ok(())
+    })
 }
 
 /// Gather (XLA's semantics, as the evaluator): start indices clamped so
@@ -1047,59 +1027,53 @@ fn emit_gather<'ctx>(
     }
     let ity = is.ty;
     let b = cg.b;
-    let f = cg.current_fn()?;
-    let then = cg.ctx.append_basic_block(f, "gather");
-    let next = cg.ctx.append_basic_block(f, "done");
-    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
-    b.build_conditional_branch(inb, then, next)?;
-    b.position_at_end(then);
-    let o = delinearize(cg, &oshape, tid)?;
-    let mut iidx = vec![cg.i64c(0); irank];
-    for (k, &od) in batch_out.iter().enumerate() {
-        iidx[idx_batch[k]] = o[od];
-    }
-    let mut start = vec![cg.i64c(0); orank];
-    for (k, &sd) in dn.start_index_map.iter().enumerate() {
-        let sd = sd as usize;
-        if sd >= orank {
-            return Err(bad("start_index_map entry out of range"));
+    in_range(cg, tid, count, |cg| {
+        let o = delinearize(cg, &oshape, tid)?;
+        let mut iidx = vec![cg.i64c(0); irank];
+        for (k, &od) in batch_out.iter().enumerate() {
+            iidx[idx_batch[k]] = o[od];
         }
-        if ivd < irank {
-            iidx[ivd] = cg.i64c(k as i64);
+        let mut start = vec![cg.i64c(0); orank];
+        for (k, &sd) in dn.start_index_map.iter().enumerate() {
+            let sd = sd as usize;
+            if sd >= orank {
+                return Err(bad("start_index_map entry out of range"));
+            }
+            if ivd < irank {
+                iidx[ivd] = cg.i64c(k as i64);
+            }
+            let v = ctx.gen(cg, indices, &iidx)?[0].into_int_value();
+            let v = if v.get_type().get_bit_width() == 64 {
+                v
+            } else if ity.is_signed_int() {
+                b.build_int_s_extend(v, cg.i64(), "")?
+            } else {
+                b.build_int_z_extend(v, cg.i64(), "")?
+            };
+            let hi = cg.i64c((os.dims[sd] - slice_sizes[sd]).max(0));
+            let lt0 = b.build_int_compare(IntPredicate::SLT, v, cg.i64c(0), "")?;
+            let v = b.build_select(lt0, cg.i64c(0), v, "")?.into_int_value();
+            let gt = b.build_int_compare(IntPredicate::SGT, v, hi, "")?;
+            start[sd] = b.build_select(gt, hi, v, "")?.into_int_value();
         }
-        let v = ctx.gen(cg, indices, &iidx)?[0].into_int_value();
-        let v = if v.get_type().get_bit_width() == 64 {
-            v
-        } else if ity.is_signed_int() {
-            b.build_int_s_extend(v, cg.i64(), "")?
-        } else {
-            b.build_int_z_extend(v, cg.i64(), "")?
-        };
-        let hi = cg.i64c((os.dims[sd] - slice_sizes[sd]).max(0));
-        let lt0 = b.build_int_compare(IntPredicate::SLT, v, cg.i64c(0), "")?;
-        let v = b.build_select(lt0, cg.i64c(0), v, "")?.into_int_value();
-        let gt = b.build_int_compare(IntPredicate::SGT, v, hi, "")?;
-        start[sd] = b.build_select(gt, hi, v, "")?.into_int_value();
-    }
-    for (i, &od) in dn.operand_batching_dims.iter().enumerate() {
-        let sd = *dn
-            .start_indices_batching_dims
-            .get(i)
-            .ok_or_else(|| bad("batching dims differ in length"))? as usize;
-        let pos = idx_batch.iter().position(|&d| d == sd).unwrap_or(0);
-        start[od as usize] = o[batch_out[pos]];
-    }
-    let mut oi = start;
-    for (k, &od) in offset_dims.iter().enumerate() {
-        let d = window_dims[k];
-        oi[d] = b.build_int_add(oi[d], o[od], "")?;
-    }
-    let v = ctx.gen(cg, operand, &oi)?[0];
-    let ep = cg.element_ptr(optr, &oshape, &o)?;
-    cg.store_elem(oshape.ty, ep, v)?;
-    b.build_unconditional_branch(next)?;
-    b.position_at_end(next);
-    Ok(())
+        for (i, &od) in dn.operand_batching_dims.iter().enumerate() {
+            let sd =
+                *dn.start_indices_batching_dims
+                    .get(i)
+                    .ok_or_else(|| bad("batching dims differ in length"))? as usize;
+            let pos = idx_batch.iter().position(|&d| d == sd).unwrap_or(0);
+            start[od as usize] = o[batch_out[pos]];
+        }
+        let mut oi = start;
+        for (k, &od) in offset_dims.iter().enumerate() {
+            let d = window_dims[k];
+            oi[d] = b.build_int_add(oi[d], o[od], "")?;
+        }
+        let v = ctx.gen(cg, operand, &oi)?[0];
+        let ep = cg.element_ptr(optr, &oshape, &o)?;
+        cg.store_elem(oshape.ty, ep, v)?;
+        Ok(())
+    })
 }
 
 /// Sort: thread `t` sorts row `t` (the elements along the sort dimension
@@ -1501,28 +1475,22 @@ fn emit_scatter<'ctx>(
             });
         }
     }
-    let f = cg.current_fn()?;
-    let then = cg.ctx.append_basic_block(f, "scatter");
-    let next = cg.ctx.append_basic_block(f, "done");
-    let first = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(0), "")?;
-    b.build_conditional_branch(first, then, next)?;
-    b.position_at_end(then);
-    // Copy the inputs.
-    for_range(cg, cg.i64c(0), cg.i64c(total), "copy", &mut |lin| {
-        let idx = delinearize(cg, &os, lin)?;
-        for (k, &i) in inputs.iter().enumerate() {
-            let v = ctx.gen(cg, i, &idx)?[0];
-            let (p, s) = &outs[k];
-            let ep = cg.element_ptr(*p, s, &idx)?;
-            cg.store_elem(s.ty, ep, v)?;
-        }
+    in_range(cg, tid, 1, |cg| {
+        // Copy the inputs.
+        for_range(cg, cg.i64c(0), cg.i64c(total), "copy", &mut |lin| {
+            let idx = delinearize(cg, &os, lin)?;
+            for (k, &i) in inputs.iter().enumerate() {
+                let v = ctx.gen(cg, i, &idx)?[0];
+                let (p, s) = &outs[k];
+                let ep = cg.element_ptr(*p, s, &idx)?;
+                cg.store_elem(s.ty, ep, v)?;
+            }
+            Ok(())
+        })?;
+        let mut s_idx = vec![cg.i64c(0); scatter_upd_dims.len()];
+        scatter_loops(cg, ctx, &sc, 0, &mut s_idx)?;
         Ok(())
-    })?;
-    let mut s_idx = vec![cg.i64c(0); scatter_upd_dims.len()];
-    scatter_loops(cg, ctx, &sc, 0, &mut s_idx)?;
-    b.build_unconditional_branch(next)?;
-    b.position_at_end(next);
-    Ok(())
+    })
 }
 
 /// Which part of a scatter a kernel computes.
@@ -1782,46 +1750,39 @@ fn emit_select_and_scatter<'ctx>(
     if window.dims.len() != ins.rank() || ss.rank() != ins.rank() {
         return Err(bad("window rank mismatch"));
     }
-    let b = cg.b;
-    let f = cg.current_fn()?;
-    let then = cg.ctx.append_basic_block(f, "sas");
-    let next = cg.ctx.append_basic_block(f, "done");
-    let first = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(0), "")?;
-    b.build_conditional_branch(first, then, next)?;
-    b.position_at_end(then);
-    let initv = ctx.gen(cg, init, &[])?[0];
-    let total = oshape.element_count() as i64;
-    for_range(cg, cg.i64c(0), cg.i64c(total), "fill", &mut |lin| {
-        let idx = delinearize(cg, &oshape, lin)?;
-        let ep = cg.element_ptr(optr, &oshape, &idx)?;
-        cg.store_elem(oshape.ty, ep, initv)
-    })?;
-    let vt = cg.compute_type(ins.ty);
-    let sel_ok = cg.entry_alloca(cg.i1().into(), "sel.ok")?;
-    let sel_v = cg.entry_alloca(vt, "sel.v")?;
-    let sel_i: Vec<PointerValue> = (0..ins.rank())
-        .map(|d| cg.entry_alloca(cg.i64().into(), &format!("sel.i{d}")))
-        .collect::<Result<_, _>>()?;
-    let g = SasGeo {
-        window,
-        ins: &ins,
-        ss: &ss,
-        operand,
-        source,
-        select,
-        scatter,
-        optr,
-        oshape: &oshape,
-        sel_ok,
-        sel_v,
-        sel_i: &sel_i,
-        vt,
-    };
-    let mut o = vec![cg.i64c(0); ss.rank()];
-    sas_source_loops(cg, ctx, &g, 0, &mut o)?;
-    b.build_unconditional_branch(next)?;
-    b.position_at_end(next);
-    Ok(())
+    in_range(cg, tid, 1, |cg| {
+        let initv = ctx.gen(cg, init, &[])?[0];
+        let total = oshape.element_count() as i64;
+        for_range(cg, cg.i64c(0), cg.i64c(total), "fill", &mut |lin| {
+            let idx = delinearize(cg, &oshape, lin)?;
+            let ep = cg.element_ptr(optr, &oshape, &idx)?;
+            cg.store_elem(oshape.ty, ep, initv)
+        })?;
+        let vt = cg.compute_type(ins.ty);
+        let sel_ok = cg.entry_alloca(cg.i1().into(), "sel.ok")?;
+        let sel_v = cg.entry_alloca(vt, "sel.v")?;
+        let sel_i: Vec<PointerValue> = (0..ins.rank())
+            .map(|d| cg.entry_alloca(cg.i64().into(), &format!("sel.i{d}")))
+            .collect::<Result<_, _>>()?;
+        let g = SasGeo {
+            window,
+            ins: &ins,
+            ss: &ss,
+            operand,
+            source,
+            select,
+            scatter,
+            optr,
+            oshape: &oshape,
+            sel_ok,
+            sel_v,
+            sel_i: &sel_i,
+            vt,
+        };
+        let mut o = vec![cg.i64c(0); ss.rank()];
+        sas_source_loops(cg, ctx, &g, 0, &mut o)?;
+        Ok(())
+    })
 }
 
 struct SasGeo<'a, 'ctx> {
@@ -2059,80 +2020,74 @@ fn emit_topk<'ctx>(
     };
     // "a ranks before b" on keys: greater (largest) or smaller.
     let (before, after) = if *largest { (sgt, slt) } else { (slt, sgt) };
-    let f = cg.current_fn()?;
-    let then = cg.ctx.append_basic_block(f, "topk");
-    let next = cg.ctx.append_basic_block(f, "done");
-    let inb = b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(rows), "")?;
-    b.build_conditional_branch(inb, then, next)?;
-    b.position_at_end(then);
-    let mut row_shape = xs.clone();
-    row_shape.dims[rank - 1] = 1;
-    let base = delinearize(cg, &row_shape, tid)?;
-    let i64t: inkwell::types::BasicTypeEnum = cg.i64().into();
-    let i1t: inkwell::types::BasicTypeEnum = cg.i1().into();
-    let prev_key = cg.entry_alloca(i64t, "prev.key")?;
-    let prev_idx = cg.entry_alloca(i64t, "prev.idx")?;
-    let have_prev = cg.entry_alloca(i1t, "prev.ok")?;
-    let best_key = cg.entry_alloca(i64t, "best.key")?;
-    let best_idx = cg.entry_alloca(i64t, "best.idx")?;
-    let have_best = cg.entry_alloca(i1t, "best.ok")?;
-    b.build_store(have_prev, cg.i1().const_zero())?;
-    b.build_store(prev_key, cg.i64c(0))?;
-    b.build_store(prev_idx, cg.i64c(0))?;
-    let ty = xs.ty;
-    for_range(cg, cg.i64c(0), cg.i64c(kk), "pick", &mut |j| {
-        b.build_store(have_best, cg.i1().const_zero())?;
-        b.build_store(best_key, cg.i64c(0))?;
-        b.build_store(best_idx, cg.i64c(0))?;
-        let pk = b.build_load(cg.i64(), prev_key, "")?.into_int_value();
-        let pi = b.build_load(cg.i64(), prev_idx, "")?.into_int_value();
-        let hp = b.build_load(cg.i1(), have_prev, "")?.into_int_value();
-        for_range(cg, cg.i64c(0), cg.i64c(n), "scan", &mut |i| {
-            let mut idx = base.clone();
-            idx[rank - 1] = i;
-            let v = ctx.gen(cg, x, &idx)?[0];
-            let key = topk_key(cg, ty, v)?;
-            // eligible: no previous pick, or ordered after it
-            let later = b.build_int_compare(after, key, pk, "")?;
-            let eqk = b.build_int_compare(IntPredicate::EQ, key, pk, "")?;
-            let gti = b.build_int_compare(IntPredicate::SGT, i, pi, "")?;
-            let tie_after = b.build_and(eqk, gti, "")?;
-            let after_prev = b.build_or(later, tie_after, "")?;
-            let eligible = b.build_or(b.build_not(hp, "")?, after_prev, "")?;
-            let bk = b.build_load(cg.i64(), best_key, "")?.into_int_value();
-            let hb = b.build_load(cg.i1(), have_best, "")?.into_int_value();
-            let better = b.build_int_compare(before, key, bk, "")?;
-            let better = b.build_or(b.build_not(hb, "")?, better, "")?;
-            let take = b.build_and(eligible, better, "")?;
-            let nk = b.build_select(take, key, bk, "")?;
+    in_range(cg, tid, rows, |cg| {
+        let mut row_shape = xs.clone();
+        row_shape.dims[rank - 1] = 1;
+        let base = delinearize(cg, &row_shape, tid)?;
+        let i64t: inkwell::types::BasicTypeEnum = cg.i64().into();
+        let i1t: inkwell::types::BasicTypeEnum = cg.i1().into();
+        let prev_key = cg.entry_alloca(i64t, "prev.key")?;
+        let prev_idx = cg.entry_alloca(i64t, "prev.idx")?;
+        let have_prev = cg.entry_alloca(i1t, "prev.ok")?;
+        let best_key = cg.entry_alloca(i64t, "best.key")?;
+        let best_idx = cg.entry_alloca(i64t, "best.idx")?;
+        let have_best = cg.entry_alloca(i1t, "best.ok")?;
+        b.build_store(have_prev, cg.i1().const_zero())?;
+        b.build_store(prev_key, cg.i64c(0))?;
+        b.build_store(prev_idx, cg.i64c(0))?;
+        let ty = xs.ty;
+        for_range(cg, cg.i64c(0), cg.i64c(kk), "pick", &mut |j| {
+            b.build_store(have_best, cg.i1().const_zero())?;
+            b.build_store(best_key, cg.i64c(0))?;
+            b.build_store(best_idx, cg.i64c(0))?;
+            let pk = b.build_load(cg.i64(), prev_key, "")?.into_int_value();
+            let pi = b.build_load(cg.i64(), prev_idx, "")?.into_int_value();
+            let hp = b.build_load(cg.i1(), have_prev, "")?.into_int_value();
+            for_range(cg, cg.i64c(0), cg.i64c(n), "scan", &mut |i| {
+                let mut idx = base.clone();
+                idx[rank - 1] = i;
+                let v = ctx.gen(cg, x, &idx)?[0];
+                let key = topk_key(cg, ty, v)?;
+                // eligible: no previous pick, or ordered after it
+                let later = b.build_int_compare(after, key, pk, "")?;
+                let eqk = b.build_int_compare(IntPredicate::EQ, key, pk, "")?;
+                let gti = b.build_int_compare(IntPredicate::SGT, i, pi, "")?;
+                let tie_after = b.build_and(eqk, gti, "")?;
+                let after_prev = b.build_or(later, tie_after, "")?;
+                let eligible = b.build_or(b.build_not(hp, "")?, after_prev, "")?;
+                let bk = b.build_load(cg.i64(), best_key, "")?.into_int_value();
+                let hb = b.build_load(cg.i1(), have_best, "")?.into_int_value();
+                let better = b.build_int_compare(before, key, bk, "")?;
+                let better = b.build_or(b.build_not(hb, "")?, better, "")?;
+                let take = b.build_and(eligible, better, "")?;
+                let nk = b.build_select(take, key, bk, "")?;
+                let bi = b.build_load(cg.i64(), best_idx, "")?.into_int_value();
+                let ni = b.build_select(take, i, bi, "")?;
+                let nh = b.build_or(hb, take, "")?;
+                b.build_store(best_key, nk)?;
+                b.build_store(best_idx, ni)?;
+                b.build_store(have_best, nh)?;
+                Ok(())
+            })?;
             let bi = b.build_load(cg.i64(), best_idx, "")?.into_int_value();
-            let ni = b.build_select(take, i, bi, "")?;
-            let nh = b.build_or(hb, take, "")?;
-            b.build_store(best_key, nk)?;
-            b.build_store(best_idx, ni)?;
-            b.build_store(have_best, nh)?;
+            let bk = b.build_load(cg.i64(), best_key, "")?;
+            let mut sidx = base.clone();
+            sidx[rank - 1] = bi;
+            let v = ctx.gen(cg, x, &sidx)?[0];
+            let mut oidx = base.clone();
+            oidx[rank - 1] = j;
+            let ep = cg.element_ptr(*vp, vs, &oidx)?;
+            cg.store_elem(vs.ty, ep, v)?;
+            let iv = b.build_int_truncate(bi, cg.i32(), "")?;
+            let ep = cg.element_ptr(*ip, is, &oidx)?;
+            cg.store_elem(is.ty, ep, iv.into())?;
+            b.build_store(prev_key, bk)?;
+            b.build_store(prev_idx, bi)?;
+            b.build_store(have_prev, cg.i1().const_int(1, false))?;
             Ok(())
         })?;
-        let bi = b.build_load(cg.i64(), best_idx, "")?.into_int_value();
-        let bk = b.build_load(cg.i64(), best_key, "")?;
-        let mut sidx = base.clone();
-        sidx[rank - 1] = bi;
-        let v = ctx.gen(cg, x, &sidx)?[0];
-        let mut oidx = base.clone();
-        oidx[rank - 1] = j;
-        let ep = cg.element_ptr(*vp, vs, &oidx)?;
-        cg.store_elem(vs.ty, ep, v)?;
-        let iv = b.build_int_truncate(bi, cg.i32(), "")?;
-        let ep = cg.element_ptr(*ip, is, &oidx)?;
-        cg.store_elem(is.ty, ep, iv.into())?;
-        b.build_store(prev_key, bk)?;
-        b.build_store(prev_idx, bi)?;
-        b.build_store(have_prev, cg.i1().const_int(1, false))?;
         Ok(())
-    })?;
-    b.build_unconditional_branch(next)?;
-    b.position_at_end(next);
-    Ok(())
+    })
 }
 
 /// 32-bit helpers for the bit generators.

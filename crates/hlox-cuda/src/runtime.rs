@@ -497,9 +497,10 @@ impl<D: Device> Runner<D> {
                 })?;
         }
         let ms = self.dev.timed(&mut || match &rec.graph {
-            Some(g) => self.dev.launch_graph(g).map_err(|e| {
-                RuntimeError::Driver(format!("launching the run's CUDA graph: {e}"))
-            }),
+            Some(g) => self
+                .dev
+                .launch_graph(g)
+                .map_err(|e| RuntimeError::Driver(format!("launching the run's CUDA graph: {e}"))),
             None => self.replay(&rec.cmds),
         })?;
         *lock(&self.last_ms) = Some(ms);
@@ -530,9 +531,7 @@ impl<D: Device> Runner<D> {
                     comp,
                     inst,
                     buffers,
-                } => {
-                    self.invoke(*comp, *inst, buffers.clone())?
-                }
+                } => self.invoke(*comp, *inst, buffers.clone())?,
             }
         }
         Ok(())
@@ -1075,11 +1074,7 @@ impl Device for CudaDevice {
         // SAFETY: the buffer holds at least bytes.len() bytes; a copy from
         // pageable memory has read `bytes` when the call returns.
         unsafe {
-            cudarc::driver::result::memcpy_htod_async(
-                self.ptr(b),
-                bytes,
-                self.stream.cu_stream(),
-            )
+            cudarc::driver::result::memcpy_htod_async(self.ptr(b), bytes, self.stream.cu_stream())
         }
         .map_err(|e| e.to_string())
     }
@@ -1108,10 +1103,8 @@ impl Device for CudaDevice {
     }
     fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), String> {
         // SAFETY: the runner copies between live buffers of n bytes or more.
-        unsafe {
-            cudarc::driver::result::memcpy_dtod_async(dst, src, n, self.stream.cu_stream())
-        }
-        .map_err(|e| e.to_string())
+        unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, n, self.stream.cu_stream()) }
+            .map_err(|e| e.to_string())
     }
     fn stream(&self) -> hlox_ffi::CUstream {
         self.stream.cu_stream() as hlox_ffi::CUstream

@@ -44,7 +44,12 @@ pub fn register(r: &Registry) -> Result<(), hlox_ffi::RegistryError> {
     r.register_fn("tuple_fma", Platform::Cuda, tuple_fma)?;
     // Each only launches its kernel on the stream it is given (the first
     // call, outside any capture, compiles and loads the kernels).
-    for name in ["do_custom_call", "do_custom_call_original", "axpby", "tuple_fma"] {
+    for name in [
+        "do_custom_call",
+        "do_custom_call_original",
+        "axpby",
+        "tuple_fma",
+    ] {
         r.set_traits(name, Platform::Cuda, hlox_ffi::Traits::GRAPH_COMPATIBLE)?;
     }
     Ok(())

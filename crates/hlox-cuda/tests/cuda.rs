@@ -2114,7 +2114,10 @@ fn later_runs_replay_the_recorded_first_run() {
         assert!(ms > 0.0 && ms < 60e3, "{ms} ms");
     }
     // A launch per kernel (dot, tanh, reduce, the merge passes...) and the call.
-    assert!(commands >= merges + 3, "{commands} commands, {merges} merge passes");
+    assert!(
+        commands >= merges + 3,
+        "{commands} commands, {merges} merge passes"
+    );
     assert_eq!(calls() - before, 4, "the target runs on every replay");
 
     // A failing call on replay stops that run with its message; the next
@@ -2212,9 +2215,7 @@ ENTRY e {
         GraphStatus::Off("while loop `loop` reads its predicate back on the host".into())
     );
     for _ in 0..2 {
-        let out = exe
-            .execute(&[hlox_hlo::Literal::r0(3i32)])
-            .expect("runs");
+        let out = exe.execute(&[hlox_hlo::Literal::r0(3i32)]).expect("runs");
         assert_eq!(out.to_vec::<i32>().unwrap(), vec![10]);
     }
 }

@@ -72,14 +72,7 @@ pub unsafe fn register_static_targets_with(registrar: *const HloxCustomCallRegis
             )
         };
         let rc = if rc == 0 && t.traits != crate::Traits::NONE {
-            unsafe {
-                (reg.set_traits)(
-                    reg.ctx,
-                    name.as_ptr(),
-                    platform.as_ptr(),
-                    t.traits.bits(),
-                )
-            }
+            unsafe { (reg.set_traits)(reg.ctx, name.as_ptr(), platform.as_ptr(), t.traits.bits()) }
         } else {
             rc
         };

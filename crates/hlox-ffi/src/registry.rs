@@ -808,11 +808,12 @@ unsafe extern "C" fn register_target_callback(
             })?;
             let api = api_version_from_c(api_version)?;
             let origin = Origin::Plugin(ctx.path.clone());
-            unsafe { c_entry(&name, platform, api, fn_ptr, origin, ctx.library.clone()) }
-            .map_err(|e| match e {
-                RegistryError::Invalid { message, .. } => message,
-                other => other.to_string(),
-            })
+            unsafe { c_entry(&name, platform, api, fn_ptr, origin, ctx.library.clone()) }.map_err(
+                |e| match e {
+                    RegistryError::Invalid { message, .. } => message,
+                    other => other.to_string(),
+                },
+            )
         })();
         match result {
             Ok(t) => {

@@ -883,7 +883,10 @@ fn traits_reach_the_registry_from_the_macro_the_rust_api_and_plugins() {
     let t = statics().lookup("graph_target", Platform::Cuda).unwrap();
     assert_eq!(t.traits, Traits::GRAPH_COMPATIBLE);
     assert_eq!(
-        statics().lookup("do_custom_call", Platform::Host).unwrap().traits,
+        statics()
+            .lookup("do_custom_call", Platform::Host)
+            .unwrap()
+            .traits,
         Traits::NONE
     );
     assert_eq!(
@@ -896,8 +899,12 @@ fn traits_reach_the_registry_from_the_macro_the_rust_api_and_plugins() {
 
     // Registry::set_traits, and its error for an unknown target.
     let reg = Registry::new();
-    reg.register_fn("rec", Platform::Cuda, cuda_recorder).unwrap();
-    assert_eq!(reg.lookup("rec", Platform::Cuda).unwrap().traits, Traits::NONE);
+    reg.register_fn("rec", Platform::Cuda, cuda_recorder)
+        .unwrap();
+    assert_eq!(
+        reg.lookup("rec", Platform::Cuda).unwrap().traits,
+        Traits::NONE
+    );
     reg.set_traits("rec", Platform::Cuda, Traits::GRAPH_COMPATIBLE)
         .unwrap();
     assert_eq!(
