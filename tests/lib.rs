@@ -40,6 +40,35 @@ impl CorpusCase {
             .take_while(|p| p.exists())
             .collect()
     }
+    /// The inputs `in0.npy`, `in1.npy`, ...
+    pub fn inputs(&self) -> Result<Vec<hlox_hlo::Literal>, String> {
+        self.numbered("in")
+            .iter()
+            .map(hlox_hlo::npy::read_npy_file)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("inputs: {e}"))
+    }
+    /// Checks a result (its leaves, pre-order) against `out0.npy`, ...
+    /// within the case's per-type `rtol`/`atol`.
+    pub fn check_outputs(&self, got: hlox_hlo::Literal) -> Result<(), String> {
+        let want: Vec<_> = self
+            .numbered("out")
+            .iter()
+            .map(hlox_hlo::npy::read_npy_file)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("outputs: {e}"))?;
+        let got = got.into_leaves();
+        if got.len() != want.len() {
+            return Err(format!("{} outputs, expected {}", got.len(), want.len()));
+        }
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            let ty = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
+            let tol = |k: &str| self.meta[k][ty].as_f64().unwrap_or(0.0);
+            compare_literals(g, w, tol("rtol"), tol("atol"))
+                .map_err(|e| format!("out{i} ({ty}): {e}"))?;
+        }
+        Ok(())
+    }
     pub fn custom_call_targets(&self) -> Vec<String> {
         self.meta["needs_custom_call_targets"]
             .as_array()

@@ -87,15 +87,9 @@ fn corpus_proto_decodes_to_the_text_module_and_round_trips() {
 
 #[test]
 fn corpus_evaluates_to_jax_outputs() {
-    use hlox_hlo::npy::read_npy_file;
     for_each_case("evaluate", |case| {
         let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
-        let args = case
-            .numbered("in")
-            .iter()
-            .map(read_npy_file)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("inputs: {e}"))?;
+        let args = case.inputs()?;
         let result = hlox_eval::evaluate_with_registry(&m, &args, &hlox_tests::registry_for(case));
         if hlox_tests::TYPED_FFI_CASES.contains(&case.name.as_str()) {
             return match result {
@@ -108,22 +102,7 @@ fn corpus_evaluates_to_jax_outputs() {
             };
         }
         let got = result.map_err(|e| format!("evaluate: {e}"))?;
-        let want: Vec<_> = case
-            .numbered("out")
-            .iter()
-            .map(read_npy_file)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("outputs: {e}"))?;
-        let got = got.into_leaves();
-        if got.len() != want.len() {
-            return Err(format!("{} outputs, expected {}", got.len(), want.len()));
-        }
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            let ty = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
-            let tol = |k: &str| case.meta[k][ty].as_f64().unwrap_or(0.0);
-            hlox_tests::compare_literals(g, w, tol("rtol"), tol("atol"))
-                .map_err(|e| format!("out{i} ({ty}): {e}"))?;
-        }
+        case.check_outputs(got)?;
         Ok(())
     });
 }

@@ -3,7 +3,6 @@
 //! JAX's recorded outputs.
 
 use hlox_cpu::{compile, CompileOptions, ExecError};
-use hlox_hlo::npy::read_npy_file;
 use hlox_hlo::text::parse_module;
 use hlox_hlo::{Literal, Module};
 use std::sync::Arc;
@@ -108,12 +107,7 @@ fn corpus_compiles_to_jax_outputs() {
     for (case, hlo_passes) in cases.iter().flat_map(|c| [(c, true), (c, false)]) {
         let r = (|| -> Result<(), String> {
             let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
-            let args = case
-                .numbered("in")
-                .iter()
-                .map(read_npy_file)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("inputs: {e}"))?;
+            let args = case.inputs()?;
             let o = CompileOptions {
                 registry: Some(Arc::new(registry_for(case))),
                 hlo_passes,
@@ -135,22 +129,7 @@ fn corpus_compiles_to_jax_outputs() {
             let got = exe
                 .execute(&args.iter().collect::<Vec<_>>())
                 .map_err(|e| format!("execute: {e}"))?;
-            let want: Vec<_> = case
-                .numbered("out")
-                .iter()
-                .map(read_npy_file)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("outputs: {e}"))?;
-            let got = got.into_leaves();
-            if got.len() != want.len() {
-                return Err(format!("{} outputs, expected {}", got.len(), want.len()));
-            }
-            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                let ty = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
-                let tol = |k: &str| case.meta[k][ty].as_f64().unwrap_or(0.0);
-                hlox_tests::compare_literals(g, w, tol("rtol"), tol("atol"))
-                    .map_err(|e| format!("out{i} ({ty}): {e}"))?;
-            }
+            case.check_outputs(got)?;
             Ok(())
         })();
         if let Err(e) = r {

@@ -870,34 +870,15 @@ fn corpus_runs_on_the_gpu() {
                 }
                 Err(e) => return Err(format!("compile: {e}")),
             };
-            let args = case
-                .numbered("in")
-                .iter()
-                .map(hlox_hlo::npy::read_npy_file)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("inputs: {e}"))?;
-            let want: Vec<_> = case
-                .numbered("out")
-                .iter()
-                .map(hlox_hlo::npy::read_npy_file)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("outputs: {e}"))?;
+            let args = case.inputs()?;
             // Twice: the first run is recorded, the second replays it as a
             // CUDA graph where it can.
             for run in 0..2 {
                 let got = exe
                     .execute(&args)
                     .map_err(|e| format!("run {run}: execute: {e}"))?;
-                let got = got.into_leaves();
-                if got.len() != want.len() {
-                    return Err(format!("{} outputs, expected {}", got.len(), want.len()));
-                }
-                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                    let ty = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
-                    let tol = |k: &str| case.meta[k][ty].as_f64().unwrap_or(0.0);
-                    hlox_tests::compare_literals(g, w, tol("rtol"), tol("atol"))
-                        .map_err(|e| format!("run {run}: out{i} ({ty}): {e}"))?;
-                }
+                case.check_outputs(got)
+                    .map_err(|e| format!("run {run}: {e}"))?;
             }
             match exe.graph_status() {
                 hlox_cuda::GraphStatus::Ready {
@@ -1203,12 +1184,7 @@ fn corpus_runs_in_host_emulation() {
                 };
                 let exe = hlox_cuda::emulate::EmulatedExecutable::new(c)
                     .map_err(|e| format!("emulation: {e}"))?;
-                let args = case
-                    .numbered("in")
-                    .iter()
-                    .map(hlox_hlo::npy::read_npy_file)
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| format!("inputs: {e}"))?;
+                let args = case.inputs()?;
                 // Twice: the second run replays the first where it can.
                 let first = exe.execute(&args).map_err(|e| format!("execute: {e}"))?;
                 let got = exe.execute(&args).map_err(|e| format!("second run: {e}"))?;
@@ -1218,22 +1194,7 @@ fn corpus_runs_in_host_emulation() {
                 if let hlox_cuda::GraphStatus::Ready { replays: 1, .. } = exe.graph_status() {
                     replayed += 1;
                 }
-                let want: Vec<_> = case
-                    .numbered("out")
-                    .iter()
-                    .map(hlox_hlo::npy::read_npy_file)
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| format!("outputs: {e}"))?;
-                let got = got.into_leaves();
-                if got.len() != want.len() {
-                    return Err(format!("{} outputs, expected {}", got.len(), want.len()));
-                }
-                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                    let ty = w.shape().element_type().map(|t| t.name()).unwrap_or("?");
-                    let tol = |k: &str| case.meta[k][ty].as_f64().unwrap_or(0.0);
-                    hlox_tests::compare_literals(g, w, tol("rtol"), tol("atol"))
-                        .map_err(|e| format!("out{i} ({ty}): {e}"))?;
-                }
+                case.check_outputs(got)?;
                 Ok(true)
             })();
             match r {

@@ -701,39 +701,12 @@ macro_rules! register_custom_call_target {
         $crate::register_custom_call_target!($f as $ty, ::core::stringify!($f), $platform);
     };
     ($f:path as $ty:ty, $name:expr, $platform:expr $(,)?) => {
-        const _: () = {
-            struct __HloxHolder;
-            impl $crate::__private::PtrHolder for __HloxHolder {
-                type Ptr = $ty;
-                const PTR: $ty = $f as $ty;
-            }
-            #[$crate::__private::linkme::distributed_slice($crate::__private::STATIC_TARGETS)]
-            #[linkme(crate = $crate::__private::linkme)]
-            static __HLOX_CUSTOM_CALL_TARGET: $crate::__private::StaticTarget =
-                $crate::__private::StaticTarget::new(
-                    $name,
-                    $platform,
-                    $crate::__private::ptr_target::<__HloxHolder>(),
-                    ::core::file!(),
-                    ::core::line!(),
-                );
-        };
+        $crate::register_custom_call_target!($f as $ty, $name, $platform, $crate::Traits::NONE);
     };
     ($f:ident, $platform:expr $(,)?) => {
         $crate::register_custom_call_target!($f, ::core::stringify!($f), $platform);
     };
     ($f:path, $name:expr, $platform:expr $(,)?) => {
-        const _: () = {
-            #[$crate::__private::linkme::distributed_slice($crate::__private::STATIC_TARGETS)]
-            #[linkme(crate = $crate::__private::linkme)]
-            static __HLOX_CUSTOM_CALL_TARGET: $crate::__private::StaticTarget =
-                $crate::__private::StaticTarget::new(
-                    $name,
-                    $platform,
-                    $crate::__private::rust_target(&$f),
-                    ::core::file!(),
-                    ::core::line!(),
-                );
-        };
+        $crate::register_custom_call_target!($f, $name, $platform, $crate::Traits::NONE);
     };
 }
