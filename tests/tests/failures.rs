@@ -683,7 +683,7 @@ fn loading_bad_plugins_is_an_error() {
         ),
         (
             hlox_targets::C_PLUGIN_BAD_REGISTRATION.into(),
-            "hlox_register_custom_call_targets rejected 3 registration(s)",
+            "hlox_register_custom_call_targets rejected 5 registration(s)",
         ),
     ];
     run_cases("plugin", &cases, |path| {
