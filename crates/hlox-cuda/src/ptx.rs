@@ -655,18 +655,7 @@ fn emit_dot<'ctx>(
         for (j, &b) in rf.iter().enumerate() {
             ri[b] = oidx[lb.len() + lf.len() + j];
         }
-        let at = cg.compute_type(dom);
-        let acc = cg.entry_alloca(at, "acc")?;
-        let zero: BasicValueEnum = match at {
-            inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
-            inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
-            _ => {
-                return Err(CodegenError::Other(
-                    "unexpected dot accumulator type".into(),
-                ))
-            }
-        };
-        cg.b.build_store(acc, zero)?;
+        let acc = Acc::zeroed(cg, dom)?;
         let (lty, rty) = (ls.ty, rs.ty);
         dot_loops(
             cg,
@@ -682,33 +671,10 @@ fn emit_dot<'ctx>(
                 let b = ctx.gen(cg, rhs, ri)?[0];
                 let a = scalar::convert(cg, lty, dom, a)?;
                 let b = scalar::convert(cg, rty, dom, b)?;
-                let s = cg.b.build_load(at, acc, "")?;
-                let r: BasicValueEnum = if dom.is_float() {
-                    let p =
-                        cg.b.build_float_mul(a.into_float_value(), b.into_float_value(), "")?;
-                    cg.b.build_float_add(s.into_float_value(), p, "")?.into()
-                } else {
-                    let p =
-                        cg.b.build_int_mul(a.into_int_value(), b.into_int_value(), "")?;
-                    cg.b.build_int_add(s.into_int_value(), p, "")?.into()
-                };
-                cg.b.build_store(acc, r)?;
-                Ok(())
+                acc.add_product(cg, a, b)
             },
         )?;
-        let s = cg.b.build_load(at, acc, "")?;
-        let v = if dom.is_float() {
-            if dom == ElementType::F32 {
-                cg.round_to(oshape.ty, s)?
-            } else {
-                s
-            }
-        } else {
-            scalar::convert(cg, dom, oshape.ty, s)?
-        };
-        let ep = cg.element_ptr(optr, &oshape, &oidx)?;
-        cg.store_elem(oshape.ty, ep, v)?;
-        Ok(())
+        acc.store(cg, optr, &oshape, &oidx)
     })
 }
 
@@ -923,14 +889,7 @@ fn emit_conv<'ctx>(
             b.build_int_mul(bg, cg.i64c(batch_group_size), "")?,
             "",
         )?;
-        let at = cg.compute_type(dom);
-        let acc = cg.entry_alloca(at, "acc")?;
-        let zero: BasicValueEnum = match at {
-            inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
-            inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
-            _ => return Err(CodegenError::Other("unexpected accumulator type".into())),
-        };
-        b.build_store(acc, zero)?;
+        let acc = Acc::zeroed(cg, dom)?;
         let mut li = vec![cg.i64c(0); ls.rank()];
         let mut ri = vec![cg.i64c(0); rs.rank()];
         li[u(dn.input_batch_dimension)] = lb;
@@ -944,24 +903,10 @@ fn emit_conv<'ctx>(
             in_fg_size,
             lhs,
             rhs,
-            dom,
-            acc,
-            at,
+            acc: &acc,
         };
         conv_loops(cg, ctx, &geo, 0, &mut li, &mut ri)?;
-        let s = b.build_load(at, acc, "")?;
-        let v = if dom.is_float() {
-            if dom == ElementType::F32 {
-                cg.round_to(oshape.ty, s)?
-            } else {
-                s
-            }
-        } else {
-            scalar::convert(cg, dom, oshape.ty, s)?
-        };
-        let ep = cg.element_ptr(optr, &oshape, &oidx)?;
-        cg.store_elem(oshape.ty, ep, v)?;
-        Ok(())
+        acc.store(cg, optr, &oshape, &oidx)
     })
 }
 
@@ -2393,6 +2338,69 @@ fn rng_word<'ctx>(
     Ok(ctx.gen(cg, state, &[cg.i64c(i)])?[0].into_int_value())
 }
 
+/// The sum of products of a dot or convolution output element, in the
+/// computation type of `dom`.
+struct Acc<'ctx> {
+    ptr: PointerValue<'ctx>,
+    ty: inkwell::types::BasicTypeEnum<'ctx>,
+    dom: ElementType,
+}
+
+impl<'ctx> Acc<'ctx> {
+    fn zeroed(cg: &Cg<'_, 'ctx>, dom: ElementType) -> Result<Acc<'ctx>, CodegenError> {
+        let ty = cg.compute_type(dom);
+        let ptr = cg.entry_alloca(ty, "acc")?;
+        let zero: BasicValueEnum = match ty {
+            inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
+            inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
+            _ => return Err(CodegenError::Other("unexpected accumulator type".into())),
+        };
+        cg.b.build_store(ptr, zero)?;
+        Ok(Acc { ptr, ty, dom })
+    }
+
+    /// `acc += a * b` (both already of the computation type).
+    fn add_product(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        a: BasicValueEnum<'ctx>,
+        b: BasicValueEnum<'ctx>,
+    ) -> Result<(), CodegenError> {
+        let s = cg.b.build_load(self.ty, self.ptr, "")?;
+        let r: BasicValueEnum = if self.dom.is_float() {
+            let p =
+                cg.b.build_float_mul(a.into_float_value(), b.into_float_value(), "")?;
+            cg.b.build_float_add(s.into_float_value(), p, "")?.into()
+        } else {
+            let p =
+                cg.b.build_int_mul(a.into_int_value(), b.into_int_value(), "")?;
+            cg.b.build_int_add(s.into_int_value(), p, "")?.into()
+        };
+        cg.b.build_store(self.ptr, r)?;
+        Ok(())
+    }
+
+    /// Store the sum, in the output's type, at `oidx` of `optr`.
+    fn store(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        optr: PointerValue<'ctx>,
+        oshape: &ArrayShape,
+        oidx: &[IntValue<'ctx>],
+    ) -> Result<(), CodegenError> {
+        let s = cg.b.build_load(self.ty, self.ptr, "")?;
+        let v = if !self.dom.is_float() {
+            scalar::convert(cg, self.dom, oshape.ty, s)?
+        } else if self.dom == ElementType::F32 {
+            cg.round_to(oshape.ty, s)?
+        } else {
+            s
+        };
+        let ep = cg.element_ptr(optr, oshape, oidx)?;
+        cg.store_elem(oshape.ty, ep, v)
+    }
+}
+
 struct ConvGeo<'a, 'ctx> {
     dn: &'a hlox_hlo::ConvDimensionNumbers,
     window: &'a hlox_hlo::Window,
@@ -2402,9 +2410,7 @@ struct ConvGeo<'a, 'ctx> {
     in_fg_size: i64,
     lhs: InstId,
     rhs: InstId,
-    dom: ElementType,
-    acc: PointerValue<'ctx>,
-    at: inkwell::types::BasicTypeEnum<'ctx>,
+    acc: &'a Acc<'ctx>,
 }
 
 fn conv_loops<'ctx>(
@@ -2468,20 +2474,12 @@ fn conv_loops<'ctx>(
         ri[u(dn.kernel_input_feature_dimension)] = riz;
         let x = ctx.gen(cg, g.lhs, li)?[0];
         let y = ctx.gen(cg, g.rhs, ri)?[0];
-        let lty = ctx.comp.inst(g.lhs).shape.element_type().unwrap_or(g.dom);
-        let rty = ctx.comp.inst(g.rhs).shape.element_type().unwrap_or(g.dom);
-        let x = scalar::convert(cg, lty, g.dom, x)?;
-        let y = scalar::convert(cg, rty, g.dom, y)?;
-        let s = b.build_load(g.at, g.acc, "")?;
-        let r: BasicValueEnum = if g.dom.is_float() {
-            let p = b.build_float_mul(x.into_float_value(), y.into_float_value(), "")?;
-            b.build_float_add(s.into_float_value(), p, "")?.into()
-        } else {
-            let p = b.build_int_mul(x.into_int_value(), y.into_int_value(), "")?;
-            b.build_int_add(s.into_int_value(), p, "")?.into()
-        };
-        b.build_store(g.acc, r)?;
-        Ok(())
+        let dom = g.acc.dom;
+        let lty = ctx.comp.inst(g.lhs).shape.element_type().unwrap_or(dom);
+        let rty = ctx.comp.inst(g.rhs).shape.element_type().unwrap_or(dom);
+        let x = scalar::convert(cg, lty, dom, x)?;
+        let y = scalar::convert(cg, rty, dom, y)?;
+        g.acc.add_product(cg, x, y)
     })
 }
 
