@@ -96,6 +96,162 @@ fn documented_gap(e: &CompileError) -> bool {
         .any(|op| s.contains(&format!("not yet supported on CUDA: {op} ")))
 }
 
+// ---------------------------------------------------------------------------
+// Where the runtime tests run: host emulation always, and the GPU (device 0)
+// too when this machine has a CUDA driver. One test, the same assertions;
+// where a backend differs (a CUDA graph is replayed by the device, not by the
+// interpreter), the test says so.
+
+/// A backend the runtime tests run on.
+enum Backend {
+    Emulation,
+    Gpu(hlox_cuda::CudaClient),
+}
+
+/// An executable of either backend.
+enum Exe {
+    Emulated(hlox_cuda::emulate::EmulatedExecutable),
+    Gpu(hlox_cuda::CudaExecutable),
+}
+
+impl Backend {
+    fn name(&self) -> &'static str {
+        match self {
+            Backend::Emulation => "emulation",
+            Backend::Gpu(_) => "GPU",
+        }
+    }
+
+    fn is_gpu(&self) -> bool {
+        matches!(self, Backend::Gpu(_))
+    }
+
+    fn load(&self, c: hlox_cuda::CompiledModule) -> Result<Exe, String> {
+        match self {
+            Backend::Emulation => hlox_cuda::emulate::EmulatedExecutable::new(c)
+                .map(Exe::Emulated)
+                .map_err(|e| format!("emulation: {e}")),
+            Backend::Gpu(client) => client
+                .load(c)
+                .map(Exe::Gpu)
+                .map_err(|e| format!("loading on the GPU: {e}")),
+        }
+    }
+
+    /// Compile `m` with `o` and load it.
+    fn build(&self, m: &hlox_hlo::Module, o: &CudaCompileOptions) -> Result<Exe, String> {
+        self.load(compile(m, o).map_err(|e| format!("compile: {e}"))?)
+    }
+}
+
+impl Exe {
+    fn execute(
+        &self,
+        args: &[hlox_hlo::Literal],
+    ) -> Result<hlox_hlo::Literal, hlox_cuda::runtime::RuntimeError> {
+        match self {
+            Exe::Emulated(x) => x.execute(args),
+            Exe::Gpu(x) => x.execute(args),
+        }
+    }
+
+    fn graph_status(&self) -> hlox_cuda::GraphStatus {
+        match self {
+            Exe::Emulated(x) => x.graph_status(),
+            Exe::Gpu(x) => x.graph_status(),
+        }
+    }
+
+    fn last_device_ms(&self) -> Option<f64> {
+        match self {
+            Exe::Emulated(x) => x.last_device_ms(),
+            Exe::Gpu(x) => x.last_device_ms(),
+        }
+    }
+}
+
+/// Whether the tests must find a GPU (`HLOX_REQUIRE_GPU` set: on a GPU
+/// machine, so that nothing there passes by skipping).
+fn gpu_required() -> bool {
+    std::env::var_os("HLOX_REQUIRE_GPU").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The GPU client, or None with a visible SKIP line naming `test` (a
+/// panic instead when [`gpu_required`]).
+fn gpu(test: &str) -> Option<hlox_cuda::CudaClient> {
+    if !hlox_cuda::runtime::driver_present() {
+        assert!(
+            !gpu_required(),
+            "{test}: HLOX_REQUIRE_GPU is set but no CUDA driver (libcuda.so) was found"
+        );
+        eprintln!("SKIP: {test}: no CUDA driver (libcuda.so) on this machine, so not on a GPU");
+        return None;
+    }
+    let client = hlox_cuda::CudaClient::new(0).expect("CUDA device 0");
+    eprintln!("{test}: GPU {:?}", client.device_info());
+    Some(client)
+}
+
+/// Host emulation, then the GPU when there is one.
+fn backends(test: &str) -> Vec<Backend> {
+    let mut v = vec![Backend::Emulation];
+    v.extend(gpu(test).map(Backend::Gpu));
+    v
+}
+
+/// Every backend, unfused (`hlo_passes: false`) then fused.
+fn with_fusion(bs: &[Backend]) -> impl Iterator<Item = (&Backend, bool)> {
+    bs.iter().flat_map(|b| [(b, false), (b, true)])
+}
+
+/// Buffer access for the tests' CUDA-convention targets: in emulation the
+/// buffers are host memory (and the stream is null); on a GPU they are
+/// device memory, read and written with synchronous copies after the
+/// stream's work so far (so these targets are not graph-compatible there).
+mod mem {
+    use hlox_ffi::CUstream;
+    use std::ffi::c_void;
+
+    fn sync(s: CUstream) -> Result<(), String> {
+        // SAFETY: the stream the runtime gave the target.
+        unsafe { cudarc::driver::result::stream::synchronize(s as _) }
+            .map_err(|e| format!("stream synchronize: {e}"))
+    }
+
+    /// `n` elements at `p`.
+    ///
+    /// # Safety
+    /// `p` holds `n` elements of `T` (host memory when `s` is null).
+    pub unsafe fn read<T: Copy + Default>(
+        s: CUstream,
+        p: *const c_void,
+        n: usize,
+    ) -> Result<Vec<T>, String> {
+        if s.is_null() {
+            return Ok(unsafe { std::slice::from_raw_parts(p as *const T, n) }.to_vec());
+        }
+        sync(s)?;
+        let mut v = vec![T::default(); n];
+        unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut v, p as u64) }
+            .map_err(|e| format!("copy to the host: {e}"))?;
+        Ok(v)
+    }
+
+    /// Write `v` at `p`.
+    ///
+    /// # Safety
+    /// `p` holds `v.len()` elements of `T` (host memory when `s` is null).
+    pub unsafe fn write<T: Copy>(s: CUstream, p: *mut c_void, v: &[T]) -> Result<(), String> {
+        if s.is_null() {
+            unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p as *mut T, v.len()) };
+            return Ok(());
+        }
+        sync(s)?;
+        unsafe { cudarc::driver::result::memcpy_htod_sync(p as u64, v) }
+            .map_err(|e| format!("copy to the device: {e}"))
+    }
+}
+
 #[test]
 fn corpus_kernels_assemble_with_ptxas() {
     let ptxas = ptxas();
@@ -846,21 +1002,23 @@ fn client_reports_a_missing_driver_clearly() {
 
 #[test]
 fn corpus_runs_on_the_gpu() {
-    if !hlox_cuda::runtime::driver_present() {
-        eprintln!(
-            "SKIP: no CUDA driver (libcuda.so) on this machine: the corpus did not run on a GPU"
-        );
+    let Some(client) = gpu("corpus_runs_on_the_gpu") else {
         return;
-    }
-    let client = hlox_cuda::CudaClient::new(0).expect("CUDA device 0");
-    eprintln!("GPU: {:?}", client.device_info());
+    };
     let mut failures = Vec::new();
     let mut ran = 0;
     let mut graphs = 0;
-    for case in hlox_tests::corpus_cases() {
+    for (case, hlo_passes) in hlox_tests::corpus_cases()
+        .into_iter()
+        .flat_map(|c| [(c.clone(), true), (c, false)])
+    {
         let r = (|| -> Result<bool, String> {
             let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
-            let exe = match client.compile(&m, &opts("sm_80", &case.name)) {
+            let o = CudaCompileOptions {
+                hlo_passes,
+                ..opts("sm_80", &case.name)
+            };
+            let exe = match client.compile(&m, &o) {
                 Ok(e) => e,
                 Err(hlox_cuda::runtime::RuntimeError::Compile(e))
                     if documented_gap(&e)
@@ -894,15 +1052,15 @@ fn corpus_runs_on_the_gpu() {
         match r {
             Ok(true) => ran += 1,
             Ok(false) => {}
-            Err(e) => failures.push(format!("{}: {e}", case.name)),
+            Err(e) => failures.push(format!("{} (hlo_passes={hlo_passes}): {e}", case.name)),
         }
     }
     eprintln!(
-        "corpus on the GPU: {ran} cases matched JAX's outputs twice, {graphs} of them \
-         the second time as a CUDA graph"
+        "corpus on the GPU: {ran} runs (fused + unfused) matched JAX's outputs twice, \
+         {graphs} of them the second time as a CUDA graph"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(ran >= 55);
+    assert!(ran >= 110, "only {ran} runs");
 }
 
 #[test]
@@ -1040,52 +1198,68 @@ fn target_opaque_counts() {
 // Host emulation: the same kernels compiled for the host, the same program
 // interpreter; the corpus must give JAX's outputs (fused and unfused).
 
-/// CUDA-convention targets over host pointers: valid only in emulation
-/// (buffers are host memory there), used to check XLA's buffer order.
-mod emulated_targets {
+/// CUDA-convention targets that run on either backend (buffers through
+/// [`mem`]), used to check XLA's buffer order and aliasing.
+mod test_targets {
+    use super::mem;
     use hlox_ffi::{CUstream, XlaCustomCallStatus};
     use std::ffi::{c_char, c_void};
 
-    fn seed(buffers: *mut *mut c_void) {
+    fn buffers<'a>(b: *mut *mut c_void, n: usize) -> &'a [*mut c_void] {
+        // SAFETY: XLA's convention: one pointer per operand and result leaf.
+        unsafe { std::slice::from_raw_parts(b, n) }
+    }
+
+    fn report(st: *mut XlaCustomCallStatus, r: Result<(), String>) {
+        if let Err(m) = r {
+            // SAFETY: the status the runtime passes, valid for the call.
+            unsafe { (*st).set_failure(m.as_bytes()) }
+        }
+    }
+
+    /// The seed of XLA's guide: A[i] = B[i % 128] + C[i] over f32[2048].
+    fn seed(s: CUstream, b: *mut *mut c_void) -> Result<(), String> {
+        let b = buffers(b, 3);
         unsafe {
-            let b = std::slice::from_raw_parts(*buffers as *const f32, 128);
-            let c = std::slice::from_raw_parts(*buffers.add(1) as *const f32, 2048);
-            let a = std::slice::from_raw_parts_mut(*buffers.add(2) as *mut f32, 2048);
-            for i in 0..2048 {
-                a[i] = b[i % 128] + c[i];
-            }
+            let x: Vec<f32> = mem::read(s, b[0], 128)?;
+            let c: Vec<f32> = mem::read(s, b[1], 2048)?;
+            let a: Vec<f32> = (0..2048).map(|i| x[i % 128] + c[i]).collect();
+            mem::write(s, b[2], &a)
         }
     }
     pub fn seed_original(s: CUstream, b: *mut *mut c_void, _o: *const c_char, _l: usize) {
-        assert!(s.is_null(), "emulation passes a null stream");
-        seed(b)
+        if let Err(m) = seed(s, b) {
+            panic!("seed: {m}")
+        }
     }
     pub fn seed_status(
-        _s: CUstream,
+        s: CUstream,
         b: *mut *mut c_void,
         _o: *const c_char,
         _l: usize,
-        _st: *mut XlaCustomCallStatus,
+        st: *mut XlaCustomCallStatus,
     ) {
-        seed(b)
+        report(st, seed(s, b))
     }
     /// x, y: f32[256], alpha, beta: f32[] -> z: f32[256]
     pub fn axpby(
-        _s: CUstream,
+        s: CUstream,
         b: *mut *mut c_void,
         _o: *const c_char,
         _l: usize,
-        _st: *mut XlaCustomCallStatus,
+        st: *mut XlaCustomCallStatus,
     ) {
-        unsafe {
-            let x = std::slice::from_raw_parts(*b as *const f32, 256);
-            let y = std::slice::from_raw_parts(*b.add(1) as *const f32, 256);
-            let (al, be) = (*(*b.add(2) as *const f32), *(*b.add(3) as *const f32));
-            let z = std::slice::from_raw_parts_mut(*b.add(4) as *mut f32, 256);
-            for i in 0..256 {
-                z[i] = al * x[i] + be * y[i];
-            }
-        }
+        let b = buffers(b, 5);
+        report(st, unsafe {
+            (|| {
+                let x: Vec<f32> = mem::read(s, b[0], 256)?;
+                let y: Vec<f32> = mem::read(s, b[1], 256)?;
+                let al: Vec<f32> = mem::read(s, b[2], 1)?;
+                let be: Vec<f32> = mem::read(s, b[3], 1)?;
+                let z: Vec<f32> = (0..256).map(|i| al[0] * x[i] + be[0] * y[i]).collect();
+                mem::write(s, b[4], &z)
+            })()
+        })
     }
     pub fn fails(
         _s: CUstream,
@@ -1097,38 +1271,46 @@ mod emulated_targets {
         let msg = unsafe { std::slice::from_raw_parts(o as *const u8, l) };
         unsafe { (*st).set_failure(msg) };
     }
+    /// Add `d` to element `i` of the f32 buffer `p`.
+    unsafe fn bump(s: CUstream, p: *mut c_void, i: usize, d: f32) -> Result<(), String> {
+        let mut v: Vec<f32> = unsafe { mem::read(s, p, i + 1)? };
+        v[i] += d;
+        unsafe { mem::write(s, p, &v) }
+    }
     /// in: f32[4], out: f32[4] aliased to it: `out[0] += 10`, relying on
     /// `out` holding the operand (one buffer in both places).
     pub fn bump_first(
-        _s: CUstream,
+        s: CUstream,
         b: *mut *mut c_void,
         _o: *const c_char,
         _l: usize,
         st: *mut XlaCustomCallStatus,
     ) {
-        unsafe {
-            if *b != *b.add(1) {
-                return (*st).set_failure(b"operand and aliased result are two buffers");
-            }
-            *(*b.add(1) as *mut f32) += 10.0;
+        let b = buffers(b, 2);
+        if b[0] != b[1] {
+            return report(st, Err("operand and aliased result are two buffers".into()));
         }
+        report(st, unsafe { bump(s, b[1], 0, 10.0) })
     }
     /// p, q: f32[4] -> (f32[4] aliased to q, f32[4] aliased to p):
     /// `q[1] += 100`, `p[2] += 1000`.
     pub fn bump_pair(
-        _s: CUstream,
+        s: CUstream,
         b: *mut *mut c_void,
         _o: *const c_char,
         _l: usize,
         st: *mut XlaCustomCallStatus,
     ) {
-        unsafe {
-            if *b != *b.add(3) || *b.add(1) != *b.add(2) {
-                return (*st).set_failure(b"operands and aliased results are different buffers");
-            }
-            *(*b.add(2) as *mut f32).add(1) += 100.0;
-            *(*b.add(3) as *mut f32).add(2) += 1000.0;
+        let b = buffers(b, 4);
+        if b[0] != b[3] || b[1] != b[2] {
+            return report(
+                st,
+                Err("operands and aliased results are different buffers".into()),
+            );
         }
+        report(st, unsafe {
+            bump(s, b[2], 1, 100.0).and_then(|_| bump(s, b[3], 2, 1000.0))
+        })
     }
 }
 
@@ -1138,17 +1320,17 @@ fn emulation_registry(case: &str) -> Registry {
         r.register_fn(
             "do_custom_call",
             Platform::Cuda,
-            emulated_targets::seed_original,
+            test_targets::seed_original,
         )
     } else {
         r.register_fn(
             "do_custom_call",
             Platform::Cuda,
-            emulated_targets::seed_status,
+            test_targets::seed_status,
         )
     }
     .expect("register");
-    r.register_fn("axpby", Platform::Cuda, emulated_targets::axpby)
+    r.register_fn("axpby", Platform::Cuda, test_targets::axpby)
         .expect("register");
     // They only touch their buffers: graph-compatible.
     for t in ["do_custom_call", "axpby"] {
@@ -1227,20 +1409,26 @@ fn failing_custom_call_stops_the_run_with_its_message() {
     )
     .expect("parse");
     let r = Registry::new();
-    r.register_fn("fails", Platform::Cuda, emulated_targets::fails)
+    r.register_fn("fails", Platform::Cuda, test_targets::fails)
         .expect("register");
     let o = CudaCompileOptions {
         registry: Some(Arc::new(r)),
         ..Default::default()
     };
-    let exe = hlox_cuda::emulate::EmulatedExecutable::new(compile(&m, &o).expect("compile"))
-        .expect("emulation");
-    let x = hlox_hlo::Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
-    let e = exe.execute(&[x]).expect_err("the target fails").to_string();
-    assert!(
-        e.starts_with("c: CustomCall failed: target \"fails\"") && e.contains("out of cheese"),
-        "{e}"
-    );
+    for be in backends("failing_custom_call_stops_the_run_with_its_message") {
+        let exe = be.build(&m, &o).expect("builds");
+        let x = hlox_hlo::Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
+        for _ in 0..2 {
+            let e = exe.execute(std::slice::from_ref(&x)).expect_err("the target fails");
+            let e = e.to_string();
+            assert!(
+                e.starts_with("c: CustomCall failed: target \"fails\"")
+                    && e.contains("out of cheese"),
+                "{}: {e}",
+                be.name()
+            );
+        }
+    }
 }
 
 #[test]
@@ -1263,33 +1451,36 @@ fn aliased_custom_call_results_share_the_operand_buffer() {
     )
     .expect("parse");
     let r = Registry::new();
-    r.register_fn("bump_first", Platform::Cuda, emulated_targets::bump_first)
+    r.register_fn("bump_first", Platform::Cuda, test_targets::bump_first)
         .expect("register");
-    r.register_fn("bump_pair", Platform::Cuda, emulated_targets::bump_pair)
+    r.register_fn("bump_pair", Platform::Cuda, test_targets::bump_pair)
         .expect("register");
     let o = CudaCompileOptions {
         registry: Some(Arc::new(r)),
         ..Default::default()
     };
-    let exe = hlox_cuda::emulate::EmulatedExecutable::new(compile(&m, &o).expect("compile"))
-        .expect("emulation");
-    let x = hlox_hlo::Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
-    for _ in 0..2 {
-        let out = exe.execute(std::slice::from_ref(&x)).expect("runs");
-        let hlox_hlo::Literal::Tuple(t) = out else {
-            panic!("a tuple")
-        };
-        let got: Vec<Vec<f32>> = t.iter().map(|l| l.to_vec::<f32>().unwrap()).collect();
-        assert_eq!(
-            got,
-            vec![
-                vec![9.0, -2.0, -3.0, -4.0],
-                vec![11.0, 2.0, 3.0, 4.0],
-                vec![11.0, 102.0, 3.0, 4.0],
-                vec![9.0, -2.0, 997.0, -4.0],
-                vec![1.0, 2.0, 3.0, 4.0],
-            ]
-        );
+    for be in backends("aliased_custom_call_results_share_the_operand_buffer") {
+        let exe = be.build(&m, &o).expect("builds");
+        let x = hlox_hlo::Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
+        for _ in 0..2 {
+            let out = exe.execute(std::slice::from_ref(&x)).expect("runs");
+            let hlox_hlo::Literal::Tuple(t) = out else {
+                panic!("a tuple")
+            };
+            let got: Vec<Vec<f32>> = t.iter().map(|l| l.to_vec::<f32>().unwrap()).collect();
+            assert_eq!(
+                got,
+                vec![
+                    vec![9.0, -2.0, -3.0, -4.0],
+                    vec![11.0, 2.0, 3.0, 4.0],
+                    vec![11.0, 102.0, 3.0, 4.0],
+                    vec![9.0, -2.0, 997.0, -4.0],
+                    vec![1.0, 2.0, 3.0, 4.0],
+                ],
+                "{}",
+                be.name()
+            );
+        }
     }
 }
 
@@ -1387,7 +1578,8 @@ ENTRY e {
         .expect("evaluator")
         .into_leaves();
     let ptxas = ptxas();
-    for fused in [false, true] {
+    let backends = backends("split_reductions_match_the_evaluator");
+    for (be, fused) in with_fusion(&backends) {
         let o = CudaCompileOptions {
             hlo_passes: fused,
             ..Default::default()
@@ -1407,10 +1599,11 @@ ENTRY e {
             "fused {fused}:\n{}",
             hlox_cuda::describe(&c.module, &c.program)
         );
-        if let Some(px) = &ptxas {
+        if let (Some(px), false) = (&ptxas, be.is_gpu()) {
             assemble(px, &c.ptx, "sm_80", &format!("split{fused}")).expect("ptxas");
         }
-        let exe = hlox_cuda::emulate::EmulatedExecutable::new(c).expect("emulation");
+        let what = format!("{} fused {fused}", be.name());
+        let exe = be.load(c).expect("loads");
         let got = exe.execute(&args).expect("runs").into_leaves();
         // The float sums of 2^20 elements: against the exact (f64) sums
         // (the evaluator adds in order, which is less accurate than blocks).
@@ -1423,13 +1616,13 @@ ENTRY e {
             let g = got[k].to_vec::<f32>().expect("f32")[0] as f64;
             assert!(
                 (g - e).abs() <= 1e-6 * e.abs().max(1.0),
-                "fused {fused}: output {k}: {g} vs exact {e}"
+                "{what}: output {k}: {g} vs exact {e}"
             );
         }
         for (k, (g, w)) in got.iter().zip(&want).enumerate().skip(2) {
             let (rtol, atol) = if k == 6 { (1e-6, 1e-6) } else { (0.0, 0.0) };
             hlox_tests::compare_literals(g, w, rtol, atol)
-                .unwrap_or_else(|e| panic!("fused {fused}: output {k}: {e}"));
+                .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
         }
     }
 }
@@ -1502,7 +1695,8 @@ ENTRY e {
         .expect("evaluator")
         .into_leaves();
     let ptxas = ptxas();
-    for fused in [false, true] {
+    let backends = backends("long_sorts_merge_in_parallel_and_match_the_evaluator");
+    for (be, fused) in with_fusion(&backends) {
         let o = CudaCompileOptions {
             hlo_passes: fused,
             ..Default::default()
@@ -1523,14 +1717,15 @@ ENTRY e {
         // log2 of 1000, 700, 129, 128 rounded up; the rows of 100 stay
         // with one thread each.
         assert_eq!(sorted, vec![7, 8, 10, 10], "fused {fused}");
-        if let Some(px) = &ptxas {
+        if let (Some(px), false) = (&ptxas, be.is_gpu()) {
             assemble(px, &c.ptx, "sm_80", &format!("merge{fused}")).expect("ptxas");
         }
-        let exe = hlox_cuda::emulate::EmulatedExecutable::new(c).expect("emulation");
+        let what = format!("{} fused {fused}", be.name());
+        let exe = be.load(c).expect("loads");
         let got = exe.execute(&args).expect("runs").into_leaves();
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
             hlox_tests::compare_literals(g, w, 0.0, 0.0)
-                .unwrap_or_else(|e| panic!("fused {fused}: output {k}: {e}"));
+                .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
         }
         // Stable: equal keys keep their original (iota) order.
         let (keys, vals) = (
@@ -1644,16 +1839,18 @@ ENTRY e {
         assemble(px, &c.ptx, "sm_80", "scatter").expect("ptxas");
         assert!(c.ptx.contains("atom.global.cas.b32") || c.ptx.contains("atom.cas.b32"));
     }
-    let exe = hlox_cuda::emulate::EmulatedExecutable::new(c).expect("emulation");
-    let got = exe.execute(&args).expect("runs").into_leaves();
-    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-        let (rtol, atol) = match k {
-            0 => (1e-5, 1e-5),
-            3 => (1e-12, 1e-12),
-            _ => (0.0, 0.0),
-        };
-        hlox_tests::compare_literals(g, w, rtol, atol)
-            .unwrap_or_else(|e| panic!("output {k}: {e}"));
+    for be in backends("large_scatters_combine_atomically_and_match_the_evaluator") {
+        let exe = be.build(&m, &CudaCompileOptions::default()).expect("builds");
+        let got = exe.execute(&args).expect("runs").into_leaves();
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            let (rtol, atol) = match k {
+                0 => (1e-5, 1e-5),
+                3 => (1e-12, 1e-12),
+                _ => (0.0, 0.0),
+            };
+            hlox_tests::compare_literals(g, w, rtol, atol)
+                .unwrap_or_else(|e| panic!("{}: output {k}: {e}", be.name()));
+        }
     }
 }
 
@@ -1701,10 +1898,14 @@ fn random_operand(ty: &str, seed: u64) -> hlox_hlo::Literal {
     )
 }
 
+/// The opcode programs (every element type) on random operands with
+/// special values, fused and unfused, against the evaluator: in emulation,
+/// and on the GPU when there is one.
 #[test]
-fn opcode_programs_in_emulation_match_the_evaluator() {
+fn opcode_programs_match_the_evaluator() {
+    let backends = backends("opcode_programs_match_the_evaluator");
     let mut failures = Vec::new();
-    let mut compared = 0;
+    let mut compared = [0; 2];
     for ty in TYPES {
         let m = parse_module(&opcode_module(ty)).expect("parse");
         for seed in [2u64, 3] {
@@ -1721,21 +1922,18 @@ fn opcode_programs_in_emulation_match_the_evaluator() {
                     continue;
                 }
             };
-            for fused in [false, true] {
+            for (be, fused) in with_fusion(&backends) {
                 let o = CudaCompileOptions {
                     hlo_passes: fused,
                     ..Default::default()
                 };
-                let got = compile(&m, &o)
-                    .map_err(|e| e.to_string())
-                    .and_then(|c| {
-                        hlox_cuda::emulate::EmulatedExecutable::new(c).map_err(|e| e.to_string())
-                    })
+                let got = be
+                    .build(&m, &o)
                     .and_then(|x| x.execute(&args).map_err(|e| e.to_string()));
                 let got = match got {
                     Ok(g) => g.into_leaves(),
                     Err(e) => {
-                        failures.push(format!("{ty} (fused {fused}): {e}"));
+                        failures.push(format!("{ty} ({}, fused {fused}): {e}", be.name()));
                         continue;
                     }
                 };
@@ -1754,10 +1952,11 @@ fn opcode_programs_in_emulation_match_the_evaluator() {
                         "f64" => (1e-12, 1e-14),
                         _ => (0.0, 0.0),
                     };
-                    compared += 1;
+                    compared[be.is_gpu() as usize] += 1;
                     if let Err(e) = hlox_tests::compare_literals(g, w, rtol, atol) {
                         failures.push(format!(
-                            "{ty} seed {seed} fused {fused}: {} ({wt}): {e}",
+                            "{ty} seed {seed} ({}, fused {fused}): {} ({wt}): {e}",
+                            be.name(),
                             names[k]
                         ));
                     }
@@ -1765,7 +1964,12 @@ fn opcode_programs_in_emulation_match_the_evaluator() {
             }
         }
     }
-    eprintln!("opcode programs in emulation: {compared} outputs compared with the evaluator");
+    eprintln!(
+        "opcode programs: {} outputs in emulation and {} on the GPU compared with the evaluator",
+        compared[0], compared[1]
+    );
+    assert!(compared[0] >= 4000, "{compared:?}");
+    assert!(!backends.iter().any(Backend::is_gpu) || compared[1] == compared[0]);
     failures.truncate(60);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -1904,46 +2108,66 @@ fn ptx_targets_the_device_up_to_sm_90() {
 // ---- Whole runs as graphs ----------------------------------------------------
 
 mod graph_targets {
+    use super::mem;
     use hlox_ffi::{CUstream, XlaCustomCallStatus};
     use std::ffi::{c_char, c_void};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
+    /// Calls of [`emulated`] and [`gpu`].
     pub static CALLS: AtomicUsize = AtomicUsize::new(0);
 
-    /// a, b: f32[64] -> 2a + b; fails when b[0] < -1000.
-    fn twice_plus(a: &[f32], b: &[f32], out: &mut [f32]) -> Result<(), &'static [u8]> {
-        if b[0] < -1000.0 {
-            return Err(b"b[0] is below -1000");
+    /// x, y: f32[64], alpha, beta: f32[] -> alpha x + beta y; fails when
+    /// y[0] < -1000.
+    fn axpby(x: &[f32], y: &[f32], al: f32, be: f32) -> Result<Vec<f32>, String> {
+        if y[0] < -1000.0 {
+            return Err("y[0] is below -1000".into());
         }
-        for i in 0..64 {
-            out[i] = 2.0 * a[i] + b[i];
-        }
-        Ok(())
+        Ok((0..64).map(|i| al * x[i] + be * y[i]).collect())
     }
-    pub fn cuda(
-        _s: CUstream,
+    /// The CUDA convention through [`mem`] (so not graph-compatible on a
+    /// GPU; emulation replays it as a call).
+    pub fn emulated(
+        s: CUstream,
         b: *mut *mut c_void,
         _o: *const c_char,
         _l: usize,
         st: *mut XlaCustomCallStatus,
     ) {
         CALLS.fetch_add(1, Ordering::SeqCst);
-        unsafe {
-            let x = std::slice::from_raw_parts(*b as *const f32, 64);
-            let y = std::slice::from_raw_parts(*b.add(1) as *const f32, 64);
-            let z = std::slice::from_raw_parts_mut(*b.add(2) as *mut f32, 64);
-            if let Err(m) = twice_plus(x, y, z) {
-                (*st).set_failure(m)
-            }
+        let r = unsafe {
+            let b = std::slice::from_raw_parts(b, 5);
+            (|| {
+                let x: Vec<f32> = mem::read(s, b[0], 64)?;
+                let y: Vec<f32> = mem::read(s, b[1], 64)?;
+                let al: Vec<f32> = mem::read(s, b[2], 1)?;
+                let be: Vec<f32> = mem::read(s, b[3], 1)?;
+                mem::write(s, b[4], &axpby(&x, &y, al[0], be[0])?)
+            })()
+        };
+        if let Err(m) = r {
+            unsafe { (*st).set_failure(m.as_bytes()) }
         }
     }
+    /// The example target (a kernel launched on the stream: graph-compatible).
+    pub fn gpu(
+        s: CUstream,
+        b: *mut *mut c_void,
+        o: *const c_char,
+        l: usize,
+        st: *mut XlaCustomCallStatus,
+    ) {
+        CALLS.fetch_add(1, Ordering::SeqCst);
+        hlox_cuda::targets::axpby(s, b, o, l, st)
+    }
+    /// The Host convention, for the evaluator.
     pub fn host(out: *mut c_void, ins: *const *const c_void, st: *mut XlaCustomCallStatus) {
         unsafe {
             let x = std::slice::from_raw_parts(*ins as *const f32, 64);
             let y = std::slice::from_raw_parts(*ins.add(1) as *const f32, 64);
-            let z = std::slice::from_raw_parts_mut(out as *mut f32, 64);
-            if let Err(m) = twice_plus(x, y, z) {
-                (*st).set_failure(m)
+            let (al, be) = (*(*ins.add(2) as *const f32), *(*ins.add(3) as *const f32));
+            match axpby(x, y, al, be) {
+                Ok(z) => std::ptr::copy_nonoverlapping(z.as_ptr(), out as *mut f32, 64),
+                Err(m) => (*st).set_failure(m.as_bytes()),
             }
         }
     }
@@ -1971,23 +2195,27 @@ ENTRY e {
   t = f32[64,64]{1,0} tanh(d)
   zero = f32[] constant(0)
   s = f32[64]{0} reduce(t, zero), dimensions={1}, to_apply=add
-  c = f32[64]{0} custom-call(s, v), custom_call_target="twice_plus", api_version=API_VERSION_STATUS_RETURNING
+  two = f32[] constant(2)
+  one = f32[] constant(1)
+  c = f32[64]{0} custom-call(s, v, two, one), custom_call_target="axpby", backend_config="64", api_version=API_VERSION_STATUS_RETURNING
   ks = s32[300]{0} sort(k), dimensions={0}, to_apply=lt
   ROOT r = (f32[64]{0}, s32[300]{0}, f32[64,64]{1,0}, (f32[64]{0}, s32[300]{0})) tuple(c, ks, x, p)
 }
 "#;
 
-fn graph_registry(graph_compatible: bool) -> Arc<Registry> {
+/// `axpby` for `be`: the example kernel on a GPU, [`graph_targets::emulated`]
+/// in emulation; marked graph-compatible or not.
+fn graph_registry(be: &Backend, graph_compatible: bool) -> Arc<Registry> {
     let r = Registry::new();
-    r.register_fn("twice_plus", Platform::Cuda, graph_targets::cuda)
-        .expect("register");
+    if be.is_gpu() {
+        r.register_fn("axpby", Platform::Cuda, graph_targets::gpu)
+    } else {
+        r.register_fn("axpby", Platform::Cuda, graph_targets::emulated)
+    }
+    .expect("register");
     if graph_compatible {
-        r.set_traits(
-            "twice_plus",
-            Platform::Cuda,
-            hlox_ffi::Traits::GRAPH_COMPATIBLE,
-        )
-        .expect("traits");
+        r.set_traits("axpby", Platform::Cuda, hlox_ffi::Traits::GRAPH_COMPATIBLE)
+            .expect("traits");
     }
     Arc::new(r)
 }
@@ -2023,118 +2251,142 @@ fn assert_close(got: &hlox_hlo::Literal, want: &hlox_hlo::Literal, what: &str) {
 }
 
 /// The first run is interpreted and recorded; later runs copy their
-/// arguments into the recorded parameter buffers and replay the commands
-/// (kernels, the custom call: called again each run, its failure reported
-/// as on the first run), giving the evaluator's results for new arguments,
-/// including results that are the parameters themselves.
+/// arguments into the recorded parameter buffers and replay the commands,
+/// giving the evaluator's results for new arguments, including results
+/// that are the parameters themselves. In emulation the interpreter
+/// replays the command list (the custom call is called again each run, and
+/// its failure is reported as on the first run); on a GPU the device
+/// replays one CUDA graph (the target ran for the recording and the
+/// capture, and its kernel is replayed).
 #[test]
 fn later_runs_replay_the_recorded_first_run() {
     use hlox_cuda::GraphStatus;
     use std::sync::atomic::Ordering;
     let m = parse_module(GRAPH_MODULE).expect("parse");
     let host = Registry::new();
-    host.register_fn("twice_plus", Platform::Host, graph_targets::host)
+    host.register_fn("axpby", Platform::Host, graph_targets::host)
         .expect("register");
-    let o = CudaCompileOptions {
-        registry: Some(graph_registry(true)),
-        ..Default::default()
-    };
-    let c = compile(&m, &o).expect("compile");
-    let merges = c
-        .program
-        .kernels
-        .iter()
-        .filter(|k| matches!(k.kind, hlox_cuda::plan::KernelKind::SortMerge { .. }))
-        .count();
-    assert!(merges > 1, "the sort runs as merge passes");
-    let exe = hlox_cuda::emulate::EmulatedExecutable::new(c).expect("emulation");
-    assert_eq!(exe.graph_status(), GraphStatus::Pending);
-    assert_eq!(exe.last_device_ms(), None);
+    for be in backends("later_runs_replay_the_recorded_first_run") {
+        let what = be.name();
+        let o = CudaCompileOptions {
+            registry: Some(graph_registry(&be, true)),
+            ..Default::default()
+        };
+        let c = compile(&m, &o).expect("compile");
+        let merges = c
+            .program
+            .kernels
+            .iter()
+            .filter(|k| matches!(k.kind, hlox_cuda::plan::KernelKind::SortMerge { .. }))
+            .count();
+        assert!(merges > 1, "the sort runs as merge passes");
+        let exe = be.load(c).expect("loads");
+        assert_eq!(exe.graph_status(), GraphStatus::Pending);
+        assert_eq!(exe.last_device_ms(), None);
 
-    let calls = || graph_targets::CALLS.load(Ordering::SeqCst);
-    let before = calls();
-    let mut commands = 0;
-    for (run, seed) in [10u64, 20, 30, 10].into_iter().enumerate() {
-        let args = graph_args(seed);
+        let calls = || graph_targets::CALLS.load(Ordering::SeqCst);
+        let before = calls();
+        let mut commands = 0;
+        for (run, seed) in [10u64, 20, 30, 10].into_iter().enumerate() {
+            let args = graph_args(seed);
+            let want = hlox_eval::evaluate_with_registry(&m, &args, &host).expect("evaluator");
+            let got = exe.execute(&args).expect("runs");
+            assert_close(&got, &want, &format!("{what}: run {run} (seed {seed})"));
+            match exe.graph_status() {
+                GraphStatus::Ready {
+                    commands: n,
+                    device_graph,
+                    replays,
+                } => {
+                    assert_eq!(
+                        device_graph,
+                        be.is_gpu(),
+                        "{what}: a device graph on the GPU only"
+                    );
+                    assert_eq!(replays, run as u64, "{what}");
+                    commands = n;
+                }
+                s => panic!("{what}: run {run}: {s:?}"),
+            }
+            let ms = exe.last_device_ms().expect("timed");
+            assert!(ms > 0.0 && ms < 60e3, "{what}: {ms} ms");
+        }
+        // A launch per kernel (dot, tanh, reduce, the merge passes...) and the call.
+        assert!(
+            commands >= merges + 3,
+            "{what}: {commands} commands, {merges} merge passes"
+        );
+        if be.is_gpu() {
+            assert_eq!(
+                calls() - before,
+                2,
+                "on a GPU the target runs for the recording and the capture only"
+            );
+        } else {
+            assert_eq!(calls() - before, 4, "the target runs on every replay");
+            // A failing call on replay stops that run with its message; the
+            // next run replays again. (A graph replay does not call the
+            // target, so this is emulation's alone.)
+            let mut bad = graph_args(40);
+            if let hlox_hlo::Literal::Tuple(t) = &mut bad[1] {
+                let mut v = t[0].to_vec::<f32>().unwrap();
+                v[0] = -5000.0;
+                t[0] = hlox_hlo::Literal::r1(&v);
+            }
+            let e = exe.execute(&bad).expect_err("the target fails").to_string();
+            assert_eq!(
+                e,
+                "c: CustomCall failed: target \"axpby\": y[0] is below -1000"
+            );
+        }
+        // An argument of the wrong shape is an error before anything runs.
+        let mut wrong = graph_args(50);
+        wrong[0] = random_literal("f32", &[64, 63], 1);
+        let e = exe.execute(&wrong).expect_err("shape").to_string();
+        assert!(
+            e.starts_with("argument 0 (parameter `x`): expected f32[64, 64], got f32[64, 63]"),
+            "{what}: {e}"
+        );
+        let args = graph_args(60);
         let want = hlox_eval::evaluate_with_registry(&m, &args, &host).expect("evaluator");
         let got = exe.execute(&args).expect("runs");
-        assert_close(&got, &want, &format!("run {run} (seed {seed})"));
-        match exe.graph_status() {
-            GraphStatus::Ready {
-                commands: n,
-                device_graph,
-                replays,
-            } => {
-                assert!(!device_graph, "emulation replays the command list");
-                assert_eq!(replays, run as u64);
-                commands = n;
-            }
-            s => panic!("run {run}: {s:?}"),
-        }
-        let ms = exe.last_device_ms().expect("timed");
-        assert!(ms > 0.0 && ms < 60e3, "{ms} ms");
+        assert_close(&got, &want, &format!("{what}: after errors"));
+        assert!(
+            matches!(exe.graph_status(), GraphStatus::Ready { replays: 4, .. }),
+            "{what}: {:?}",
+            exe.graph_status()
+        );
     }
-    // A launch per kernel (dot, tanh, reduce, the merge passes...) and the call.
-    assert!(
-        commands >= merges + 3,
-        "{commands} commands, {merges} merge passes"
-    );
-    assert_eq!(calls() - before, 4, "the target runs on every replay");
-
-    // A failing call on replay stops that run with its message; the next
-    // run replays again.
-    let mut bad = graph_args(40);
-    if let hlox_hlo::Literal::Tuple(t) = &mut bad[1] {
-        let mut v = t[0].to_vec::<f32>().unwrap();
-        v[0] = -5000.0;
-        t[0] = hlox_hlo::Literal::r1(&v);
-    }
-    let e = exe.execute(&bad).expect_err("the target fails").to_string();
-    assert_eq!(
-        e,
-        "c: CustomCall failed: target \"twice_plus\": b[0] is below -1000"
-    );
-    // So does an argument of the wrong shape, before anything runs.
-    let mut wrong = graph_args(50);
-    wrong[0] = random_literal("f32", &[64, 63], 1);
-    let e = exe.execute(&wrong).expect_err("shape").to_string();
-    assert!(
-        e.starts_with("argument 0 (parameter `x`): expected f32[64, 64], got f32[64, 63]"),
-        "{e}"
-    );
-    let args = graph_args(60);
-    let want = hlox_eval::evaluate_with_registry(&m, &args, &host).expect("evaluator");
-    assert_close(&exe.execute(&args).expect("runs"), &want, "after errors");
-    assert!(matches!(
-        exe.graph_status(),
-        GraphStatus::Ready { replays: 4, .. }
-    ));
 }
 
 /// Runs whose device work can change stay interpreted, and say why.
 #[test]
 fn runs_that_read_back_or_call_unmarked_targets_are_not_graphs() {
+    for be in backends("runs_that_read_back_or_call_unmarked_targets_are_not_graphs") {
+        not_graphs_on(&be);
+    }
+}
+
+fn not_graphs_on(be: &Backend) {
     use hlox_cuda::GraphStatus;
     let status = |text: &str, o: CudaCompileOptions| {
         let m = parse_module(text).expect("parse");
-        let exe = hlox_cuda::emulate::EmulatedExecutable::new(compile(&m, &o).expect("compile"))
-            .expect("emulation");
-        exe.graph_status()
+        be.build(&m, &o).expect("builds").graph_status()
     };
     let unmarked = CudaCompileOptions {
-        registry: Some(graph_registry(false)),
+        registry: Some(graph_registry(be, false)),
         ..Default::default()
     };
     assert_eq!(
         status(GRAPH_MODULE, unmarked),
         GraphStatus::Off(
-            "custom call `c` calls target \"twice_plus\", which is not marked graph-compatible \
+            "custom call `c` calls target \"axpby\", which is not marked graph-compatible \
              (hlox_ffi::Traits::GRAPH_COMPATIBLE)"
                 .into()
         )
     );
     let off = CudaCompileOptions {
-        registry: Some(graph_registry(true)),
+        registry: Some(graph_registry(be, true)),
         cuda_graphs: false,
         ..Default::default()
     };
@@ -2160,17 +2412,15 @@ ENTRY e {
 }
 "#;
     let m = parse_module(looped).expect("parse");
-    let exe = hlox_cuda::emulate::EmulatedExecutable::new(
-        compile(
+    let exe = be
+        .build(
             &m,
             &CudaCompileOptions {
                 hlo_passes: false,
                 ..Default::default()
             },
         )
-        .expect("compile"),
-    )
-    .expect("emulation");
+        .expect("builds");
     assert_eq!(
         exe.graph_status(),
         GraphStatus::Off("while loop `loop` reads its predicate back on the host".into())
