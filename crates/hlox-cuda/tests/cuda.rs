@@ -1323,11 +1323,7 @@ fn emulation_registry(case: &str) -> Registry {
             test_targets::seed_original,
         )
     } else {
-        r.register_fn(
-            "do_custom_call",
-            Platform::Cuda,
-            test_targets::seed_status,
-        )
+        r.register_fn("do_custom_call", Platform::Cuda, test_targets::seed_status)
     }
     .expect("register");
     r.register_fn("axpby", Platform::Cuda, test_targets::axpby)
@@ -1419,7 +1415,9 @@ fn failing_custom_call_stops_the_run_with_its_message() {
         let exe = be.build(&m, &o).expect("builds");
         let x = hlox_hlo::Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
         for _ in 0..2 {
-            let e = exe.execute(std::slice::from_ref(&x)).expect_err("the target fails");
+            let e = exe
+                .execute(std::slice::from_ref(&x))
+                .expect_err("the target fails");
             let e = e.to_string();
             assert!(
                 e.starts_with("c: CustomCall failed: target \"fails\"")
@@ -1840,7 +1838,9 @@ ENTRY e {
         assert!(c.ptx.contains("atom.global.cas.b32") || c.ptx.contains("atom.cas.b32"));
     }
     for be in backends("large_scatters_combine_atomically_and_match_the_evaluator") {
-        let exe = be.build(&m, &CudaCompileOptions::default()).expect("builds");
+        let exe = be
+            .build(&m, &CudaCompileOptions::default())
+            .expect("builds");
         let got = exe.execute(&args).expect("runs").into_leaves();
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
             let (rtol, atol) = match k {
