@@ -7,7 +7,7 @@ CARGO ?= cargo
 # the Host backend (linked statically through inkwell).
 SYSTEM_DEPS := gcc libc6-dev llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev
 
-.PHONY: all deps build demo examples test fmt-check clippy corpus clean ptxas
+.PHONY: all deps build demo examples test fmt-check clippy corpus clean ptxas gpu-bundle
 
 all: build
 
@@ -34,6 +34,12 @@ ptxas:
 test: deps ptxas
 	$(CARGO) test --workspace --no-fail-fast
 	$(MAKE) --no-print-directory examples
+
+# Release binaries for a GPU machine (no Rust there): stripped, xz'd into
+# .gpu/ for the device tool to carry; scripts/gpu_session.sh runs them there.
+# See docs/cuda.md, "Running on a GPU machine".
+gpu-bundle: deps
+	bash scripts/gpu_bundle.sh
 
 fmt-check:
 	$(CARGO) fmt --all -- --check

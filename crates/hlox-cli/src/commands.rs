@@ -224,15 +224,14 @@ pub fn bench(
     // CUDA: whether the timed runs replayed a CUDA graph, or why not.
     let graph = match &exe {
         Exe::Host(_) => String::new(),
-        Exe::Cuda(e) => {
-            let why = match e.graph_status() {
-                hlox_cuda::GraphStatus::Ready {
-                    device_graph: true, ..
-                } => "replayed".to_string(),
-                s => format!("{s:?}"),
-            };
-            format!("{device}, \"cuda_graph\": {why:?}")
-        }
+        Exe::Cuda(e) => match e.graph_status() {
+            hlox_cuda::GraphStatus::Ready {
+                device_graph: true,
+                bytes,
+                ..
+            } => format!("{device}, \"cuda_graph\": \"replayed\", \"cuda_graph_bytes\": {bytes}"),
+            s => format!("{device}, \"cuda_graph\": {:?}", format!("{s:?}")),
+        },
     };
     println!(
         "{{\"compile_ms\": {compile_ms:.3}, \"median_ms\": {median:.4}, \"min_ms\": {:.4}, \"iters\": {iters}{graph}}}",

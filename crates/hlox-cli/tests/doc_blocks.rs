@@ -47,6 +47,7 @@ const NOT_RUN: &[&str] = &[
     "gdb",
     "lldb",
     "nvidia-smi",
+    "bash",
 ];
 
 struct Block {

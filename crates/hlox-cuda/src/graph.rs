@@ -5,9 +5,13 @@
 //! copy their arguments into the recorded parameter buffers, launch the
 //! graph and read the recorded result buffers back.
 //!
-//! Recording keeps every buffer of the run alive (a graph bakes its
-//! addresses in), so a graph holds the sum of the run's buffers, not its
-//! peak. A run can be a graph only when it does the same device work every
+//! A graph bakes its buffers' addresses in, so a recording keeps the device
+//! memory of the run's arrays. It keeps about the run's peak, not the sum
+//! of its arrays: while a run is recorded, the memory of an array that
+//! died (its last use in program order is queued) is given to the next new
+//! array that fits, the smallest such block; one stream orders every
+//! command, so a replay reuses memory exactly as the recorded run did.
+//! A run can be a graph only when it does the same device work every
 //! time: no while loop or conditional (their predicates are read back on
 //! the host), and every custom call's target marked graph-compatible
 //! ([`hlox_ffi::Traits::GRAPH_COMPATIBLE`]: it only enqueues work on the
@@ -19,7 +23,7 @@ use crate::runtime::{DevBuf, Val};
 use crate::CompiledModule;
 use hlox_ffi::Traits;
 use hlox_hlo::{CompId, InstId, Op};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// One device command of a recorded run.
 pub(crate) enum Cmd {
@@ -43,16 +47,56 @@ pub(crate) enum Cmd {
 /// What a recorded run leaves behind.
 pub(crate) struct Tape<B> {
     pub cmds: Vec<Cmd>,
-    /// Every buffer the run allocated, kept at its address.
-    pub keep: Vec<Arc<DevBuf<B>>>,
+    /// The device memory the run's new arrays live in.
+    pub blocks: Vec<Block<B>>,
+}
+
+/// Device memory of a recorded run and the array living in it now.
+pub(crate) struct Block<B> {
+    pub mem: Arc<B>,
+    pub bytes: usize,
+    user: Weak<DevBuf<B>>,
 }
 
 impl<B> Default for Tape<B> {
     fn default() -> Self {
         Tape {
             cmds: Vec::new(),
-            keep: Vec::new(),
+            blocks: Vec::new(),
         }
+    }
+}
+
+impl<B> Tape<B> {
+    /// The smallest block of at least `bytes` whose array has died, given
+    /// to the array `make` builds over its memory.
+    pub fn reuse(
+        &mut self,
+        bytes: usize,
+        make: &dyn Fn(Arc<B>) -> Arc<DevBuf<B>>,
+    ) -> Option<Arc<DevBuf<B>>> {
+        let b = self
+            .blocks
+            .iter_mut()
+            .filter(|b| b.bytes >= bytes && b.user.strong_count() == 0)
+            .min_by_key(|b| b.bytes)?;
+        let a = make(b.mem.clone());
+        b.user = Arc::downgrade(&a);
+        Some(a)
+    }
+
+    /// A new block of `bytes`: the memory of `a`.
+    pub fn add(&mut self, a: &Arc<DevBuf<B>>, bytes: usize) {
+        self.blocks.push(Block {
+            mem: a.buf.clone(),
+            bytes,
+            user: Arc::downgrade(a),
+        });
+    }
+
+    /// The device memory the blocks hold.
+    pub fn bytes(&self) -> u64 {
+        self.blocks.iter().map(|b| b.bytes as u64).sum()
     }
 }
 
@@ -62,7 +106,10 @@ pub(crate) struct Recording<B, G> {
     pub params: Vec<Val<B>>,
     pub result: Val<B>,
     pub cmds: Vec<Cmd>,
-    pub _keep: Vec<Arc<DevBuf<B>>>,
+    /// The device memory of the run's arrays (the parameters' aside), and
+    /// its size.
+    pub _blocks: Vec<Arc<B>>,
+    pub bytes: u64,
     /// The device's graph of `cmds` (none: replay `cmds`).
     pub graph: Option<G>,
     pub replays: u64,
@@ -85,11 +132,13 @@ pub enum GraphStatus {
     Pending,
     /// Runs replay `commands` recorded device commands: as one CUDA graph
     /// when `device_graph`, else one by one (host emulation); `replays`
-    /// runs so far have.
+    /// runs so far have. The recording keeps `bytes` of device memory for
+    /// the run's arrays (besides the parameters' buffers).
     Ready {
         commands: usize,
         device_graph: bool,
         replays: u64,
+        bytes: u64,
     },
     /// The device could not build the graph (the reason); runs are
     /// interpreted.
@@ -105,6 +154,7 @@ impl<B, G> Slot<B, G> {
                 commands: r.cmds.len(),
                 device_graph: r.graph.is_some(),
                 replays: r.replays,
+                bytes: r.bytes,
             },
             Slot::Failed(r) => GraphStatus::Failed(r.clone()),
         }

@@ -19,6 +19,7 @@ use cudarc::driver::{
 };
 use hlox_hlo::{ArrayLiteral, ArrayShape, CompId, InstId, Literal, Module, Op, Shape};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Errors of the CUDA runtime (device, loading, execution).
@@ -214,9 +215,10 @@ pub(crate) trait Device {
     ) -> Result<f64, RuntimeError>;
 }
 
-/// One device array.
+/// One device array: its memory (shared with the later arrays of a
+/// recorded run that reuse it, see [`Tape`]) and its shape.
 pub(crate) struct DevBuf<B> {
-    buf: B,
+    pub(crate) buf: Arc<B>,
     shape: ArrayShape,
 }
 
@@ -306,6 +308,8 @@ pub(crate) struct Runner<D: Device> {
     constants: HashMap<(CompId, InstId), Val<D::Buf>>,
     /// The run's device commands and buffers, while one is recorded.
     tape: Mutex<Option<Tape<D::Buf>>>,
+    /// Whether `tape` holds a recording (read without the lock).
+    recording: AtomicBool,
     /// Graph state; held for the whole of a recorded or replayed run.
     graph: Mutex<Slot<D::Buf, D::Graph>>,
     /// The device time of the last run to finish.
@@ -334,6 +338,7 @@ impl<D: Device> Runner<D> {
             compiled,
             constants: HashMap::new(),
             tape: Mutex::new(None),
+            recording: AtomicBool::new(false),
             graph: Mutex::new(slot),
             last_ms: Mutex::new(None),
         };
@@ -356,7 +361,7 @@ impl<D: Device> Runner<D> {
     fn upload_literal(&self, l: &Literal) -> Result<Val<D::Buf>, String> {
         Ok(match l {
             Literal::Array(a) => Val::Buf(Arc::new(DevBuf {
-                buf: self.dev.upload(a.bytes())?,
+                buf: Arc::new(self.dev.upload(a.bytes())?),
                 shape: a.shape().clone(),
             })),
             Literal::Tuple(t) => Val::Tuple(
@@ -389,9 +394,12 @@ impl<D: Device> Runner<D> {
             Slot::Pending => {}
         }
         *lock(&self.tape) = Some(Tape::default());
+        self.recording.store(true, Ordering::Release);
         let run = self.interpret(args);
+        self.recording.store(false, Ordering::Release);
         let tape = lock(&self.tape).take().unwrap_or_default();
         let (out, params, result) = run?;
+        let bytes = tape.bytes();
         let cmds = tape.cmds;
         let graph = if cmds.is_empty() {
             Ok(None)
@@ -403,7 +411,8 @@ impl<D: Device> Runner<D> {
                 params,
                 result,
                 cmds,
-                _keep: tape.keep,
+                bytes,
+                _blocks: tape.blocks.into_iter().map(|b| b.mem).collect(),
                 graph,
                 replays: 0,
             }),
@@ -441,7 +450,7 @@ impl<D: Device> Runner<D> {
                 for l in leaves {
                     bufs.push(match l {
                         Some(l) => Some(Arc::new(DevBuf {
-                            buf: self.dev.upload(l.bytes())?,
+                            buf: Arc::new(self.dev.upload(l.bytes())?),
                             shape: l.shape().clone(),
                         })),
                         None => None,
@@ -539,20 +548,37 @@ impl<D: Device> Runner<D> {
 
     /// Add a command to the recorded run, if one is being recorded.
     fn record(&self, cmd: impl FnOnce() -> Cmd) {
+        if !self.recording.load(Ordering::Acquire) {
+            return;
+        }
         if let Some(t) = lock(&self.tape).as_mut() {
             t.cmds.push(cmd());
         }
     }
 
-    /// A new device array of shape `a` (kept for the recorded run, if any).
+    /// A new device array of shape `a`. While a run is recorded its memory
+    /// is a block of the tape: one a dead array left, where one fits.
     fn new_buf(&self, a: &ArrayShape) -> Result<Arc<DevBuf<D::Buf>>, String> {
-        let b = Arc::new(DevBuf {
-            buf: self.dev.alloc(a.byte_size().max(1))?,
-            shape: a.clone(),
-        });
-        if let Some(t) = lock(&self.tape).as_mut() {
-            t.keep.push(b.clone());
+        let bytes = a.byte_size().max(1);
+        let fresh = |mem: Arc<D::Buf>| {
+            Arc::new(DevBuf {
+                buf: mem,
+                shape: a.clone(),
+            })
+        };
+        if !self.recording.load(Ordering::Acquire) {
+            return Ok(fresh(Arc::new(self.dev.alloc(bytes)?)));
         }
+        let mut tape = lock(&self.tape);
+        let Some(t) = tape.as_mut() else {
+            drop(tape);
+            return Ok(fresh(Arc::new(self.dev.alloc(bytes)?)));
+        };
+        if let Some(mem) = t.reuse(bytes, &fresh) {
+            return Ok(mem);
+        }
+        let b = fresh(Arc::new(self.dev.alloc(bytes)?));
+        t.add(&b, bytes);
         Ok(b)
     }
 

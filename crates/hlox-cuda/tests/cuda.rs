@@ -2297,6 +2297,7 @@ fn later_runs_replay_the_recorded_first_run() {
                     commands: n,
                     device_graph,
                     replays,
+                    ..
                 } => {
                     assert_eq!(
                         device_graph,
@@ -2356,6 +2357,68 @@ fn later_runs_replay_the_recorded_first_run() {
             "{what}: {:?}",
             exe.graph_status()
         );
+    }
+}
+
+/// A recording keeps about the run's peak of device memory, not the sum
+/// of its arrays: an array's memory goes to a later array once it is dead.
+/// Eight unfused element-wise steps of 256 KiB each (2 MiB in all) are
+/// recorded in two blocks, and replays with new arguments stay right.
+#[test]
+fn a_recording_keeps_the_runs_peak_not_the_sum_of_its_arrays() {
+    use hlox_cuda::GraphStatus;
+    let m = parse_module(
+        r#"HloModule chain
+
+ENTRY e {
+  x = f32[65536]{0} parameter(0)
+  a1 = f32[65536]{0} negate(x)
+  a2 = f32[65536]{0} multiply(a1, a1)
+  a3 = f32[65536]{0} add(a2, x)
+  a4 = f32[65536]{0} tanh(a3)
+  a5 = f32[65536]{0} abs(a4)
+  a6 = f32[65536]{0} subtract(a5, x)
+  a7 = f32[65536]{0} multiply(a6, a3)
+  ROOT a8 = f32[65536]{0} add(a7, a1)
+}
+"#,
+    )
+    .expect("parse");
+    let o = CudaCompileOptions {
+        hlo_passes: false,
+        ..Default::default()
+    };
+    const ARRAY: u64 = 65536 * 4;
+    for be in backends("a_recording_keeps_the_runs_peak_not_the_sum_of_its_arrays") {
+        let what = be.name();
+        let exe = be.build(&m, &o).expect("builds");
+        for seed in [1u64, 2, 3] {
+            let args = vec![random_literal("f32", &[65536], seed)];
+            let want =
+                hlox_eval::evaluate_with_registry(&m, &args, &Registry::new()).expect("evaluator");
+            let got = exe.execute(&args).expect("runs");
+            hlox_tests::compare_literals(&got, &want, 1e-6, 1e-6)
+                .unwrap_or_else(|e| panic!("{what}: seed {seed}: {e}"));
+        }
+        match exe.graph_status() {
+            GraphStatus::Ready {
+                bytes,
+                replays: 2,
+                commands: 8,
+                ..
+            } => {
+                // Blocks: a1 (used again by a8), a2, a3 (used by a7), a5;
+                // a4 takes a2's, a6 a4's, a7 a5's, a8 a6's.
+                assert_eq!(
+                    bytes,
+                    4 * ARRAY,
+                    "{what}: bytes kept (the arrays' sum is {})",
+                    8 * ARRAY
+                );
+                eprintln!("{what}: the recording keeps {bytes} bytes for 8 arrays of {ARRAY}");
+            }
+            s => panic!("{what}: {s:?}"),
+        }
     }
 }
 

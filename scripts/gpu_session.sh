@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Everything issue 5 needs a GPU for, in one command on a GPU machine, from
+# a copy of the repository with .gpu/ (from scripts/gpu_bundle.sh, i.e.
+# `make gpu-bundle`) beside it:
+#
+#   bash scripts/gpu_session.sh [tests] [example] [bench]     (default: all three)
+#
+# tests    the CUDA backend's tests with HLOX_REQUIRE_GPU=1 (a missing GPU
+#          fails them instead of skipping): the corpus and the opcode
+#          programs on the GPU against JAX's outputs and the evaluator,
+#          custom calls, CUDA graphs;
+# example  examples/custom_call_cuda (the seed of XLA's guide on the GPU);
+# bench    scripts/bench_vs_xla.py --platform cuda (XLA's GPU client beside
+#          hlox, device time, fraction of the copy bandwidth).
+#
+# Logs go to $OUT (the device tool's folder) or .gpu/out. Exits non-zero
+# when any part fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-.gpu/out}
+mkdir -p "$out"
+parts=("$@")
+[ ${#parts[@]} -eq 0 ] && parts=(tests example bench)
+[ -f .gpu/MANIFEST ] || { echo "no .gpu/: run 'make gpu-bundle' here and carry .gpu" >&2; exit 2; }
+cat .gpu/MANIFEST | tee "$out/manifest.txt"
+
+bin=$(mktemp -d /tmp/hlox-gpu.XXXXXX)
+for f in cuda-tests hlox custom_call_cuda; do
+  xz -dc ".gpu/$f.xz" > "$bin/$f" && chmod +x "$bin/$f" || { echo "cannot unpack .gpu/$f.xz" >&2; exit 2; }
+done
+
+# cuBLAS and NVRTC are loaded at run time: from the CUDA toolkit or from
+# Python's nvidia-* wheels, wherever this machine has them.
+sites=$(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null || true)
+cuda_libs=$(find /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib $sites \
+  \( -name 'libcublas.so*' -o -name 'libnvrtc.so*' \) 2>/dev/null | xargs -r -n1 dirname | sort -u | paste -sd:)
+# The bundled libffi/libz/libzstd only where the machine lacks them.
+extra=$(mktemp -d /tmp/hlox-libs.XXXXXX)
+for l in .gpu/lib/*; do
+  [ -e "$l" ] || continue
+  ldconfig -p | grep -q "^\s*$(basename "$l") " || cp "$l" "$extra/"
+done
+export LD_LIBRARY_PATH="$cuda_libs:$extra${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+ldd "$bin/cuda-tests" | grep "not found" && { echo "missing libraries (above)" >&2; exit 2; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 | tee "$out/gpu.txt"
+ptxas=$(command -v ptxas || ls /usr/local/cuda*/bin/ptxas 2>/dev/null | head -1)
+
+status=0
+for part in "${parts[@]}"; do
+  echo "== $part"
+  case $part in
+    tests)
+      HLOX_WORKSPACE_ROOT=$PWD HLOX_REQUIRE_GPU=1 HLOX_PTXAS=$ptxas \
+        "$bin/cuda-tests" --nocapture 2>&1 | tee "$out/cuda-tests.log" || status=1 ;;
+    example)
+      "$bin/custom_call_cuda" 2>&1 | tee "$out/example.log" || status=1
+      grep -q SKIP "$out/example.log" && { echo "the example skipped the GPU" >&2; status=1; } ;;
+    bench)
+      PYTHONUNBUFFERED=1 python3 scripts/bench_vs_xla.py --platform cuda --hlox "$bin/hlox" \
+        --iters 50 --warmup 5 --markdown "$out/bench.md" 2>&1 | tee "$out/bench.log" || status=1 ;;
+    *) echo "unknown part '$part' (tests, example, bench)" >&2; status=2 ;;
+  esac
+done
+echo "== done: status $status; logs in $out"
+exit $status
