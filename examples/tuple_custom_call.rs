@@ -82,12 +82,8 @@ fn main() -> Result<()> {
             + 100.0 * (j % 128) as f32
             + 1000.0 * (j % 256) as f32
     };
-    for i in 0..512 {
-        ensure!(
-            out[i] == s(i) + s(i + 512),
-            "result[{i}] = {} is wrong",
-            out[i]
-        );
+    for (i, &o) in out.iter().enumerate().take(512) {
+        ensure!(o == s(i) + s(i + 512), "result[{i}] = {o} is wrong");
     }
     println!(
         "OK: result[0..4] = {:?}, computed through a tuple operand and a scratch result.",

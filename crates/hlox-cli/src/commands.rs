@@ -362,15 +362,14 @@ pub fn summary(leaf: &hlox_hlo::Literal) -> String {
     let Ok(a) = leaf.as_array() else {
         return shape;
     };
-    /// (first values, min, max, mean, nan count, inf count) of one type.
-    fn stats<V: Copy>(
-        v: &[V],
-        f: impl Fn(V) -> f64,
-        text: impl Fn(V) -> String,
-    ) -> (Vec<String>, String, String, f64, usize, usize) {
+    /// First values, min, max, mean, nan count, inf count.
+    type Stats = (Vec<String>, String, String, f64, usize, usize);
+    /// The [`Stats`] of values of one type.
+    fn stats<V: Copy>(v: &[V], f: impl Fn(V) -> f64, text: impl Fn(V) -> String) -> Stats {
         let first = v.iter().take(6).map(|&x| text(x)).collect();
         let (mut nan, mut inf) = (0, 0);
-        let (mut lo, mut hi): (Option<(f64, V)>, Option<(f64, V)>) = (None, None);
+        let mut lo: Option<(f64, V)> = None;
+        let mut hi: Option<(f64, V)> = None;
         let (mut sum, mut n) = (0.0, 0usize);
         for &x in v {
             let d = f(x);

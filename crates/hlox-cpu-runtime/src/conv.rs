@@ -154,11 +154,11 @@ impl ConvKernel {
             let mut idx = vec![0usize; nsp];
             for _ in 0..kspat {
                 let mut off = 0;
-                for s in 0..nsp {
+                for (s, &i) in idx.iter().enumerate() {
                     let k = if self.reversal[s] {
-                        self.ksizes[s] - 1 - idx[s]
+                        self.ksizes[s] - 1 - i
                     } else {
-                        idx[s]
+                        i
                     };
                     off += k * self.rhs.strides[self.k_sp[s]];
                 }

@@ -336,6 +336,9 @@ fn float_matmul<T: 'static + Copy + Default + Send + Sync>(
     let per = m * n * k;
     let par_batches = par && bt > 1 && per < 1 << 20 && crate::parallel_worth(bt * per);
     let cp = SendPtr(c.as_mut_ptr() as *mut u8);
+    // Rebinding moves the whole SendPtr into the closure (a closure would
+    // otherwise capture only its raw pointer field, which is not Send).
+    #[allow(clippy::redundant_locals)]
     let run = |bi: usize, par: bool| unsafe {
         let cp = cp;
         gemm_strided(

@@ -266,7 +266,9 @@ fn dot_half_types_and_ints() {
     let b: Vec<i8> = (0..18).map(|i| (i * 91 % 251 - 125) as i8).collect();
     check_exact(&t, &[lit(&[4, 6], &a), lit(&[6, 3], &b)], &[]);
     let t = module("m", &[], "  a = s32[2,3,5]{0,1,2} parameter(0)\n  b = s32[2,5,4]{2,1,0} parameter(1)\n  ROOT d = s32[2,3,4]{2,1,0} dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}");
-    let a: Vec<i32> = (0..30i32).map(|i| i.wrapping_mul(0x1234_567) - 7).collect();
+    let a: Vec<i32> = (0..30i32)
+        .map(|i| i.wrapping_mul(0x0123_4567) - 7)
+        .collect();
     let b: Vec<i32> = (0..40i32)
         .map(|i| i.wrapping_mul(0x0765_4321).wrapping_add(3))
         .collect();

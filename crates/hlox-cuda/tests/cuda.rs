@@ -56,6 +56,9 @@ fn assemble(ptxas: &PathBuf, ptx: &str, sm: &str, tag: &str) -> Result<(), Strin
         ));
     }
     let _ = std::fs::remove_file(&src);
+    let _ = std::fs::remove_file(dir.join(format!("{tag}.{sm}.cubin")));
+    // The last one out removes the folder (it fails while others use it).
+    let _ = std::fs::remove_dir(&dir);
     Ok(())
 }
 

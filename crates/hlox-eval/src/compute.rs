@@ -1532,7 +1532,7 @@ pub(crate) fn top_k(x: &ArrayLiteral, k: i64, largest: bool) -> FR<(ArrayLiteral
         return Err(format!("topk: k={k} is out of range for a last dimension of {n}").into());
     }
     let (n, k) = (n as usize, k as usize);
-    let rows = if n == 0 { 0 } else { x.element_count() / n };
+    let rows = x.element_count().checked_div(n).unwrap_or(0);
     let vals = decode(x);
     let cmp = |a: usize, b: usize| -> Ordering {
         match &vals {
