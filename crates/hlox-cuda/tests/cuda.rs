@@ -251,7 +251,10 @@ mod mem {
         }
         sync(s)?;
         unsafe { cudarc::driver::result::memcpy_htod_sync(p as u64, v) }
-            .map_err(|e| format!("copy to the device: {e}"))
+            .map_err(|e| format!("copy to the device: {e}"))?;
+        // A copy from pageable memory may return before it lands, and the
+        // run's stream does not wait for the legacy stream it went on.
+        cudarc::driver::result::ctx::synchronize().map_err(|e| format!("synchronize: {e}"))
     }
 }
 
@@ -1244,22 +1247,28 @@ mod test_targets {
     ) {
         report(st, seed(s, b))
     }
-    /// x, y: f32[256], alpha, beta: f32[] -> z: f32[256]
+    /// As the example target: x, y: f32[n], alpha, beta: f32[] -> z: f32[n],
+    /// n the opaque as decimal text (256 when empty). It fails when
+    /// y[0] < -1000 (the graph test's failing call).
     pub fn axpby(
         s: CUstream,
         b: *mut *mut c_void,
-        _o: *const c_char,
-        _l: usize,
+        o: *const c_char,
+        l: usize,
         st: *mut XlaCustomCallStatus,
     ) {
         let b = buffers(b, 5);
         report(st, unsafe {
             (|| {
-                let x: Vec<f32> = mem::read(s, b[0], 256)?;
-                let y: Vec<f32> = mem::read(s, b[1], 256)?;
+                let n = hlox_cuda::targets::opaque_count(o, l, 256)? as usize;
+                let x: Vec<f32> = mem::read(s, b[0], n)?;
+                let y: Vec<f32> = mem::read(s, b[1], n)?;
                 let al: Vec<f32> = mem::read(s, b[2], 1)?;
                 let be: Vec<f32> = mem::read(s, b[3], 1)?;
-                let z: Vec<f32> = (0..256).map(|i| al[0] * x[i] + be[0] * y[i]).collect();
+                if y[0] < -1000.0 {
+                    return Err("y[0] is below -1000".into());
+                }
+                let z: Vec<f32> = (0..n).map(|i| al[0] * x[i] + be[0] * y[i]).collect();
                 mem::write(s, b[4], &z)
             })()
         })
@@ -2111,7 +2120,6 @@ fn ptx_targets_the_device_up_to_sm_90() {
 // ---- Whole runs as graphs ----------------------------------------------------
 
 mod graph_targets {
-    use super::mem;
     use hlox_ffi::{CUstream, XlaCustomCallStatus};
     use std::ffi::{c_char, c_void};
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -2119,37 +2127,17 @@ mod graph_targets {
     /// Calls of [`emulated`] and [`gpu`].
     pub static CALLS: AtomicUsize = AtomicUsize::new(0);
 
-    /// x, y: f32[64], alpha, beta: f32[] -> alpha x + beta y; fails when
-    /// y[0] < -1000.
-    fn axpby(x: &[f32], y: &[f32], al: f32, be: f32) -> Result<Vec<f32>, String> {
-        if y[0] < -1000.0 {
-            return Err("y[0] is below -1000".into());
-        }
-        Ok((0..64).map(|i| al * x[i] + be * y[i]).collect())
-    }
-    /// The CUDA convention through [`mem`] (so not graph-compatible on a
-    /// GPU; emulation replays it as a call).
+    /// [`super::test_targets::axpby`], counted (its buffer access makes it
+    /// graph-incompatible on a GPU; emulation replays it as a call).
     pub fn emulated(
         s: CUstream,
         b: *mut *mut c_void,
-        _o: *const c_char,
-        _l: usize,
+        o: *const c_char,
+        l: usize,
         st: *mut XlaCustomCallStatus,
     ) {
         CALLS.fetch_add(1, Ordering::SeqCst);
-        let r = unsafe {
-            let b = std::slice::from_raw_parts(b, 5);
-            (|| {
-                let x: Vec<f32> = mem::read(s, b[0], 64)?;
-                let y: Vec<f32> = mem::read(s, b[1], 64)?;
-                let al: Vec<f32> = mem::read(s, b[2], 1)?;
-                let be: Vec<f32> = mem::read(s, b[3], 1)?;
-                mem::write(s, b[4], &axpby(&x, &y, al[0], be[0])?)
-            })()
-        };
-        if let Err(m) = r {
-            unsafe { (*st).set_failure(m.as_bytes()) }
-        }
+        super::test_targets::axpby(s, b, o, l, st)
     }
     /// The example target (a kernel launched on the stream: graph-compatible).
     pub fn gpu(
@@ -2162,15 +2150,15 @@ mod graph_targets {
         CALLS.fetch_add(1, Ordering::SeqCst);
         hlox_cuda::targets::axpby(s, b, o, l, st)
     }
-    /// The Host convention, for the evaluator.
-    pub fn host(out: *mut c_void, ins: *const *const c_void, st: *mut XlaCustomCallStatus) {
+    /// The Host convention over f32[64], for the evaluator.
+    pub fn host(out: *mut c_void, ins: *const *const c_void, _st: *mut XlaCustomCallStatus) {
         unsafe {
             let x = std::slice::from_raw_parts(*ins as *const f32, 64);
             let y = std::slice::from_raw_parts(*ins.add(1) as *const f32, 64);
             let (al, be) = (*(*ins.add(2) as *const f32), *(*ins.add(3) as *const f32));
-            match axpby(x, y, al, be) {
-                Ok(z) => std::ptr::copy_nonoverlapping(z.as_ptr(), out as *mut f32, 64),
-                Err(m) => (*st).set_failure(m.as_bytes()),
+            let z = std::slice::from_raw_parts_mut(out as *mut f32, 64);
+            for (i, zi) in z.iter_mut().enumerate() {
+                *zi = al * x[i] + be * y[i];
             }
         }
     }
