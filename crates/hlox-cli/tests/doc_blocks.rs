@@ -384,15 +384,27 @@ fn check_hlo(b: &Block, t: &mut Tally) {
 }
 
 fn check_c(b: &Block, t: &mut Tally) {
-    use std::io::Write;
-    let mut child = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
-        .args(["-fsyntax-only", "-Wall", "-x", "c", "-I"])
+    let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
+    cc.args(["-fsyntax-only", "-Wall", "-x", "c", "-I"])
         .arg(root().join("targets/include"))
-        .arg("-")
+        .arg("-");
+    if !feed(b, t, cc, "C block does not compile") {
+        panic!("no C compiler: cc (or $CC) could not be started");
+    }
+}
+
+/// Run `cmd` with the block's text on its standard input; a failure on
+/// `t` (`what`, then its standard error) when it exits non-zero. False
+/// when `cmd` cannot be started.
+fn feed(b: &Block, t: &mut Tally, mut cmd: Command, what: &str) -> bool {
+    use std::io::Write;
+    let Ok(mut child) = cmd
         .stdin(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .expect("a C compiler (cc) is installed");
+    else {
+        return false;
+    };
     child
         .stdin
         .take()
@@ -402,12 +414,13 @@ fn check_c(b: &Block, t: &mut Tally) {
     let o = child.wait_with_output().unwrap();
     if !o.status.success() {
         t.failures.push(format!(
-            "{}:{}: C block does not compile:\n{}",
+            "{}:{}: {what}:\n{}",
             b.file,
             b.line,
             String::from_utf8_lossy(&o.stderr)
         ));
     }
+    true
 }
 
 fn check_toml(b: &Block, t: &mut Tally) {
@@ -435,31 +448,11 @@ fn check_toml(b: &Block, t: &mut Tally) {
 }
 
 fn check_python(b: &Block, t: &mut Tally) {
-    use std::io::Write;
-    let Ok(mut child) = Command::new("python3")
-        .args(["-c", "import ast, sys; ast.parse(sys.stdin.read())"])
-        .stdin(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-    else {
+    let mut py = Command::new("python3");
+    py.args(["-c", "import ast, sys; ast.parse(sys.stdin.read())"]);
+    if !feed(b, t, py, "python block does not parse") {
         t.not_run
             .push(format!("{}:{}: python block (no python3)", b.file, b.line));
-        return;
-    };
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b.body.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
-    if !o.status.success() {
-        t.failures.push(format!(
-            "{}:{}: python block does not parse:\n{}",
-            b.file,
-            b.line,
-            String::from_utf8_lossy(&o.stderr)
-        ));
     }
 }
 

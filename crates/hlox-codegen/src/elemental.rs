@@ -965,11 +965,8 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         }
         let red: Vec<usize> = in_shape
             .layout
-            .minor_to_major
-            .iter()
-            .rev()
-            .map(|&d| d as usize)
-            .filter(|d| dimensions.contains(&(*d as i64)))
+            .major_to_minor()
+            .filter(|&d| dimensions.contains(&(d as i64)))
             .collect();
         self.push();
         let r = self.fast_reduce_rec(
@@ -1151,11 +1148,8 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         }
         let red: Vec<usize> = in_shape
             .layout
-            .minor_to_major
-            .iter()
-            .rev()
-            .map(|&d| d as usize)
-            .filter(|d| dimensions.contains(&(*d as i64)))
+            .major_to_minor()
+            .filter(|&d| dimensions.contains(&(d as i64)))
             .collect();
         let n = in_shape.dims[red[0]];
         let block = [4096i64, 2048, 1024, 512]

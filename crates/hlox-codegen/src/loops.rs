@@ -59,13 +59,7 @@ pub fn shape_loop<'ctx>(
             Some((s, e)) => for_range(cg, s, e, "scalar", &mut |_| body(&[])),
         };
     }
-    let order: Vec<usize> = shape
-        .layout
-        .minor_to_major
-        .iter()
-        .rev()
-        .map(|&d| d as usize)
-        .collect();
+    let order: Vec<usize> = shape.layout.major_to_minor().collect();
     let mut index = vec![cg.i64c(0); rank];
     nest(cg, shape, &order, 0, outer, &mut index, body)
 }
@@ -93,13 +87,7 @@ pub fn shape_loop_hoisting<'ctx>(
     if rank < 2 {
         return shape_loop(cg, shape, outer, &mut |idx| f(LoopPoint::Body, idx));
     }
-    let order: Vec<usize> = shape
-        .layout
-        .minor_to_major
-        .iter()
-        .rev()
-        .map(|&d| d as usize)
-        .collect();
+    let order: Vec<usize> = shape.layout.major_to_minor().collect();
     let inner = order[rank - 1];
     let mut index = vec![cg.i64c(0); rank];
     let outer_order = &order[..rank - 1];

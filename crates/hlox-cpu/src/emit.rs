@@ -674,10 +674,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         // Reduced dimensions, most major first.
         let red: Vec<usize> = in_shape
             .layout
-            .minor_to_major
-            .iter()
-            .rev()
-            .map(|&d| d as usize)
+            .major_to_minor()
             .filter(|&d| dimensions.contains(&(d as i64)))
             .collect();
         let kept: Vec<usize> = (0..in_shape.rank())

@@ -225,14 +225,6 @@ impl Gemm {
     }
 }
 
-fn is_row_major(a: &hlox_hlo::ArrayShape) -> bool {
-    a.layout
-        .minor_to_major
-        .iter()
-        .copied()
-        .eq((0..a.rank() as i64).rev())
-}
-
 /// The GEMM of dot `id` when its operands and result are F32 (or all F64),
 /// row-major, batch dimensions leading (in order) and one free and one
 /// contracting dimension per operand.
@@ -258,7 +250,7 @@ pub fn gemm_of(comp: &Computation, id: InstId) -> Option<Gemm> {
     if l.rank() != nb + 2 || r.rank() != nb + 2 || o.rank() != nb + 2 {
         return None;
     }
-    if !(is_row_major(l) && is_row_major(r) && is_row_major(o)) {
+    if ![l, r, o].iter().all(|a| a.layout.is_default()) {
         return None;
     }
     let (lc, rc) = match (

@@ -1518,6 +1518,38 @@ fn random_literal(ty: &str, dims: &[i64], seed: u64) -> hlox_hlo::Literal {
     hlox_hlo::Literal::Array(ArrayLiteral::from_bytes(shape, bytes).expect("bytes"))
 }
 
+/// `m` compiled with each of `fusions` (`hlo_passes`): every compiled
+/// program given to `check_plan` (with its fusion) and its PTX assembled
+/// for sm_80 when ptxas is present; then run with `args` on every backend.
+/// Returns what ran ("<backend> fused <f>") and its result leaves.
+fn run_on_every_backend(
+    test: &str,
+    m: &hlox_hlo::Module,
+    args: &[hlox_hlo::Literal],
+    fusions: &[bool],
+    check_plan: impl Fn(&hlox_cuda::CompiledModule, bool),
+) -> Vec<(String, Vec<hlox_hlo::Literal>)> {
+    let ptxas = ptxas();
+    let mut runs = Vec::new();
+    for &fused in fusions {
+        let o = CudaCompileOptions {
+            hlo_passes: fused,
+            ..Default::default()
+        };
+        let c = compile(m, &o).expect("compile");
+        check_plan(&c, fused);
+        if let Some(px) = &ptxas {
+            assemble(px, &c.ptx, "sm_80", &format!("{test}{fused}")).expect("ptxas");
+        }
+        for be in backends(test) {
+            let exe = be.build(m, &o).expect("builds");
+            let got = exe.execute(args).expect("runs").into_leaves();
+            runs.push((format!("{} fused {fused}", be.name()), got));
+        }
+    }
+    runs
+}
+
 /// Reductions with few outputs and many elements each run as two kernels
 /// (parts over many threads, then an in-order combine): they give the
 /// evaluator's results (integers, max/min and predicates exactly, float
@@ -1587,34 +1619,29 @@ ENTRY e {
     let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
         .expect("evaluator")
         .into_leaves();
-    let ptxas = ptxas();
-    let backends = backends("split_reductions_match_the_evaluator");
-    for (be, fused) in with_fusion(&backends) {
-        let o = CudaCompileOptions {
-            hlo_passes: fused,
-            ..Default::default()
-        };
-        let c = compile(&m, &o).expect("compile");
-        let splits = c
-            .program
-            .comps
-            .values()
-            .flat_map(|p| &p.steps)
-            .filter(|(_, s, _)| matches!(s, hlox_cuda::plan::Step::SplitReduce { .. }))
-            .count();
-        // Every reduction but `small` (8192 outputs of 8 elements).
-        assert_eq!(
-            splits,
-            6,
-            "fused {fused}:\n{}",
-            hlox_cuda::describe(&c.module, &c.program)
-        );
-        if let (Some(px), false) = (&ptxas, be.is_gpu()) {
-            assemble(px, &c.ptx, "sm_80", &format!("split{fused}")).expect("ptxas");
-        }
-        let what = format!("{} fused {fused}", be.name());
-        let exe = be.load(c).expect("loads");
-        let got = exe.execute(&args).expect("runs").into_leaves();
+    let runs = run_on_every_backend(
+        "split_reductions_match_the_evaluator",
+        &m,
+        &args,
+        &[false, true],
+        |c, fused| {
+            let splits = c
+                .program
+                .comps
+                .values()
+                .flat_map(|p| &p.steps)
+                .filter(|(_, s, _)| matches!(s, hlox_cuda::plan::Step::SplitReduce { .. }))
+                .count();
+            // Every reduction but `small` (8192 outputs of 8 elements).
+            assert_eq!(
+                splits,
+                6,
+                "fused {fused}:\n{}",
+                hlox_cuda::describe(&c.module, &c.program)
+            );
+        },
+    );
+    for (what, got) in runs {
         // The float sums of 2^20 elements: against the exact (f64) sums
         // (the evaluator adds in order, which is less accurate than blocks).
         let xs = args[0].to_vec::<f32>().expect("f32");
@@ -1704,35 +1731,29 @@ ENTRY e {
     let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
         .expect("evaluator")
         .into_leaves();
-    let ptxas = ptxas();
-    let backends = backends("long_sorts_merge_in_parallel_and_match_the_evaluator");
-    for (be, fused) in with_fusion(&backends) {
-        let o = CudaCompileOptions {
-            hlo_passes: fused,
-            ..Default::default()
-        };
-        let c = compile(&m, &o).expect("compile");
-        let merges: Vec<usize> = c
-            .program
-            .comps
-            .values()
-            .flat_map(|p| &p.steps)
-            .filter_map(|(_, s, _)| match s {
-                hlox_cuda::plan::Step::SortMerge { passes } => Some(passes.len()),
-                _ => None,
-            })
-            .collect();
-        let mut sorted = merges.clone();
-        sorted.sort();
-        // log2 of 1000, 700, 129, 128 rounded up; the rows of 100 stay
-        // with one thread each.
-        assert_eq!(sorted, vec![7, 8, 10, 10], "fused {fused}");
-        if let (Some(px), false) = (&ptxas, be.is_gpu()) {
-            assemble(px, &c.ptx, "sm_80", &format!("merge{fused}")).expect("ptxas");
-        }
-        let what = format!("{} fused {fused}", be.name());
-        let exe = be.load(c).expect("loads");
-        let got = exe.execute(&args).expect("runs").into_leaves();
+    let runs = run_on_every_backend(
+        "long_sorts_merge_in_parallel_and_match_the_evaluator",
+        &m,
+        &args,
+        &[false, true],
+        |c, fused| {
+            let mut merges: Vec<usize> = c
+                .program
+                .comps
+                .values()
+                .flat_map(|p| &p.steps)
+                .filter_map(|(_, s, _)| match s {
+                    hlox_cuda::plan::Step::SortMerge { passes } => Some(passes.len()),
+                    _ => None,
+                })
+                .collect();
+            merges.sort();
+            // log2 of 1000, 700, 129, 128 rounded up; the rows of 100 stay
+            // with one thread each.
+            assert_eq!(merges, vec![7, 8, 10, 10], "fused {fused}");
+        },
+    );
+    for (what, got) in runs {
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
             hlox_tests::compare_literals(g, w, 0.0, 0.0)
                 .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
@@ -1836,24 +1857,23 @@ ENTRY e {
     let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
         .expect("evaluator")
         .into_leaves();
-    let ptxas = ptxas();
-    let c = compile(&m, &CudaCompileOptions::default()).expect("compile");
-    let atomic = c
-        .program
-        .kernels
-        .iter()
-        .filter(|k| k.kind == hlox_cuda::plan::KernelKind::ScatterAtomic)
-        .count();
-    assert_eq!(atomic, 4, "{}", hlox_cuda::describe(&c.module, &c.program));
-    if let Some(px) = &ptxas {
-        assemble(px, &c.ptx, "sm_80", "scatter").expect("ptxas");
-        assert!(c.ptx.contains("atom.global.cas.b32") || c.ptx.contains("atom.cas.b32"));
-    }
-    for be in backends("large_scatters_combine_atomically_and_match_the_evaluator") {
-        let exe = be
-            .build(&m, &CudaCompileOptions::default())
-            .expect("builds");
-        let got = exe.execute(&args).expect("runs").into_leaves();
+    let runs = run_on_every_backend(
+        "large_scatters_combine_atomically_and_match_the_evaluator",
+        &m,
+        &args,
+        &[true],
+        |c, _| {
+            let atomic = c
+                .program
+                .kernels
+                .iter()
+                .filter(|k| k.kind == hlox_cuda::plan::KernelKind::ScatterAtomic)
+                .count();
+            assert_eq!(atomic, 4, "{}", hlox_cuda::describe(&c.module, &c.program));
+            assert!(c.ptx.contains("atom.global.cas.b32") || c.ptx.contains("atom.cas.b32"));
+        },
+    );
+    for (what, got) in runs {
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
             let (rtol, atol) = match k {
                 0 => (1e-5, 1e-5),
@@ -1861,7 +1881,7 @@ ENTRY e {
                 _ => (0.0, 0.0),
             };
             hlox_tests::compare_literals(g, w, rtol, atol)
-                .unwrap_or_else(|e| panic!("{}: output {k}: {e}", be.name()));
+                .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
         }
     }
 }

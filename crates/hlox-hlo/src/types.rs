@@ -123,6 +123,10 @@ impl Layout {
             minor_to_major: (0..rank as i64).rev().collect(),
         }
     }
+    /// The dimensions from the most major to the most minor.
+    pub fn major_to_minor(&self) -> impl Iterator<Item = usize> + '_ {
+        self.minor_to_major.iter().rev().map(|&d| d as usize)
+    }
     pub fn is_default(&self) -> bool {
         let n = self.minor_to_major.len() as i64;
         self.minor_to_major
