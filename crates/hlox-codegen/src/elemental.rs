@@ -9,7 +9,7 @@
 //! input fusion (the fused parameters are sources), and a reducer or map
 //! computation inlined as scalar code (its parameters are scalar sources).
 
-use crate::loops::for_range;
+use crate::loops::{for_range, for_range_step};
 use crate::{scalar, unsupported, Cg, CodegenError, Result};
 use hlox_hlo::{
     ArrayShape, BinaryOp, CompId, Computation, ElementType, InstId, Instruction, Layout, Literal,
@@ -111,6 +111,10 @@ pub struct ElementalCtx<'m, 'ctx> {
     /// Number of `reduce` instructions whose element code was generated
     /// (each one is a loop in the emitted code).
     pub reduces_generated: usize,
+    /// Values that are the same at every index the generator asks for:
+    /// instructions computed before the element loop (a GPU row kernel's
+    /// reductions of the row being generated).
+    pub fixed: HashMap<InstId, Vec<V<'ctx>>>,
 }
 
 /// Create (or reuse) a private constant global holding `bytes`.
@@ -174,6 +178,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             cache: vec![HashMap::new()],
             const_prefix: format!("const.{}", comp.name),
             reduces_generated: 0,
+            fixed: HashMap::new(),
         }
     }
 
@@ -200,6 +205,9 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         id: InstId,
         index: &[IntValue<'ctx>],
     ) -> Result<Vec<V<'ctx>>> {
+        if let Some(v) = self.fixed.get(&id) {
+            return Ok(v.clone());
+        }
         if let Some(leaves) = self.sources.get(&id) {
             let mut out = Vec::with_capacity(leaves.len());
             for l in leaves {
@@ -682,7 +690,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                     if let Some((rop, rty)) = simple_reducer(self.module, to_apply) {
                         if rty == in_shape.ty {
                             return self.fast_reduce(
-                                cg, ops[0], ops[1], dimensions, index, rop, rty, None,
+                                cg, ops[0], ops[1], dimensions, index, rop, rty, None, None,
                             );
                         }
                     }
@@ -926,6 +934,8 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
     /// dimensions are looped in physical order (innermost on the most
     /// minor one, so LLVM vectorizes it); float sums over long rows add
     /// blocks of the row separately (more accurate than one running sum).
+    /// With `split`, only a part of the outermost reduced loop; with
+    /// `lanes`, only one lane's share of the innermost (see [`Lanes`]).
     #[allow(clippy::too_many_arguments)]
     fn fast_reduce(
         &mut self,
@@ -937,17 +947,26 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         op: BinaryOp,
         ty: ElementType,
         split: Option<Split<'ctx>>,
+        lanes: Option<Lanes<'ctx>>,
     ) -> Result<Vec<V<'ctx>>> {
         let b = cg.b;
         let in_shape = self.ashape(input)?.clone();
         let init_v = self.one(cg, init, &[])?;
         let vt = init_v.get_type();
-        // A part other than the first starts from the identity of add/mul
-        // (max/min/and/or may see init more than once).
-        let init_v = match (split, op) {
-            (Some(sp), BinaryOp::Add | BinaryOp::Multiply) => {
+        // A part or lane other than the first starts from the identity of
+        // add/mul (max/min/and/or may see init more than once).
+        let mut first = split.map(|sp| sp.first);
+        if let Some(l) = lanes {
+            let lane0 = b.build_int_compare(IntPredicate::EQ, l.lane, cg.i64c(0), "")?;
+            first = Some(match first {
+                Some(f) => b.build_and(f, lane0, "")?,
+                None => lane0,
+            });
+        }
+        let init_v = match (first, op) {
+            (Some(first), BinaryOp::Add | BinaryOp::Multiply) => {
                 let id = identity(cg, op, ty)?;
-                b.build_select(sp.first, init_v, id, "")?
+                b.build_select(first, init_v, id, "")?
             }
             _ => init_v,
         };
@@ -980,6 +999,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             op,
             ty,
             split,
+            lanes,
         );
         self.pop();
         r?;
@@ -999,6 +1019,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         op: BinaryOp,
         ty: ElementType,
         split: Option<Split<'ctx>>,
+        lanes: Option<Lanes<'ctx>>,
     ) -> Result<()> {
         let b = cg.b;
         let Some((&d, rest)) = red.split_first() else {
@@ -1023,7 +1044,8 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             return for_range(cg, lo, hi, &format!("rb{d}"), &mut |c| {
                 b.build_store(part, zero)?;
                 let base = b.build_int_mul(c, cg.i64c(bs), "")?;
-                for_range(cg, cg.i64c(0), cg.i64c(bs), &format!("r{d}"), &mut |j| {
+                let (j0, step) = lanes.map_or((cg.i64c(0), 1), |l| (l.lane, l.count));
+                for_range_step(cg, j0, cg.i64c(bs), step, &format!("r{d}"), &mut |j| {
                     in_idx[d] = b.build_int_add(base, j, "")?;
                     self.push();
                     let r = (|| {
@@ -1047,10 +1069,17 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             Some(sp) => (sp.start, sp.end),
             None => (cg.i64c(0), cg.i64c(n)),
         };
-        for_range(cg, lo, hi, &format!("r{d}"), &mut |i| {
+        // The innermost loop is the one the lanes share.
+        let (lo, step, lanes) = match lanes {
+            Some(l) if rest.is_empty() => (b.build_int_add(lo, l.lane, "")?, l.count, None),
+            l => (lo, 1, l),
+        };
+        for_range_step(cg, lo, hi, step, &format!("r{d}"), &mut |i| {
             in_idx[d] = i;
             self.push();
-            let r = self.fast_reduce_rec(cg, input, rest, in_idx, in_shape, acc, vt, op, ty, None);
+            let r = self.fast_reduce_rec(
+                cg, input, rest, in_idx, in_shape, acc, vt, op, ty, None, lanes,
+            );
             self.pop();
             r
         })
@@ -1117,6 +1146,18 @@ impl<'ctx> Split<'ctx> {
     }
 }
 
+/// One lane of a warp that shares a reduction: lane `lane` (i64, in
+/// `0..count`) takes iterations `lane, lane + count, ...` of the innermost
+/// reduced loop (within each float-sum block), so on a GPU the lanes of a
+/// warp read consecutive elements of a row. Lane 0 alone starts an
+/// add/multiply from the init value; the lanes' results are then combined
+/// by the caller (warp shuffles on the GPU).
+#[derive(Clone, Copy)]
+pub struct Lanes<'ctx> {
+    pub lane: IntValue<'ctx>,
+    pub count: i64,
+}
+
 /// The identity of add (-0.0 / 0) and multiply (1).
 fn identity<'ctx>(cg: &Cg<'_, 'ctx>, op: BinaryOp, ty: ElementType) -> Result<V<'ctx>> {
     let t = cg.compute_type(ty);
@@ -1168,13 +1209,33 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         )
     }
 
-    /// One part of the reduce `id` at output `index` (see [`Split`]).
+    /// For a reduce [`Self::reduce_split_extent`] accepts whose innermost
+    /// reduced loop runs over the input's most minor dimension (a row
+    /// reduction in physical order, whose rows [`Lanes`] read coalesced):
+    /// the length of that loop.
+    pub fn reduce_row_length(&self, id: InstId) -> Option<i64> {
+        self.reduce_split_extent(id)?;
+        let inst = self.comp.inst(id);
+        let Op::Reduce { dimensions } = &inst.op else {
+            return None;
+        };
+        let in_shape = self.comp.inst(inst.operands[0]).shape.as_array()?;
+        let minor = *in_shape.layout.minor_to_major.first()?;
+        dimensions
+            .contains(&minor)
+            .then(|| in_shape.dims[minor as usize])
+    }
+
+    /// One part of the reduce `id` at output `index`: with `split`, a part
+    /// of its outermost reduced loop (see [`Split`]); with `lanes`, one
+    /// lane's share of its innermost (see [`Lanes`]).
     pub fn gen_reduce_part(
         &mut self,
         cg: &Cg<'_, 'ctx>,
         id: InstId,
         index: &[IntValue<'ctx>],
-        split: Split<'ctx>,
+        split: Option<Split<'ctx>>,
+        lanes: Option<Lanes<'ctx>>,
     ) -> Result<V<'ctx>> {
         let inst = self.comp.inst(id);
         let Op::Reduce { dimensions } = &inst.op else {
@@ -1187,7 +1248,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         let (op, ty) = simple_reducer(self.module, to_apply)
             .ok_or_else(|| CodegenError::Other("reducer is not simple".into()))?;
         let (input, init) = (inst.operands[0], inst.operands[1]);
-        let v = self.fast_reduce(cg, input, init, dimensions, index, op, ty, Some(split))?;
+        let v = self.fast_reduce(cg, input, init, dimensions, index, op, ty, split, lanes)?;
         v.into_iter()
             .next()
             .ok_or_else(|| CodegenError::Other("no value".into()))

@@ -14,6 +14,18 @@ pub fn for_range<'ctx>(
     name: &str,
     body: &mut dyn FnMut(IntValue<'ctx>) -> Result<()>,
 ) -> Result<()> {
+    for_range_step(cg, start, end, 1, name, body)
+}
+
+/// `for (i = start; i < end; i += step) { body(i) }` (`step` > 0).
+pub fn for_range_step<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    start: IntValue<'ctx>,
+    end: IntValue<'ctx>,
+    step: i64,
+    name: &str,
+    body: &mut dyn FnMut(IntValue<'ctx>) -> Result<()>,
+) -> Result<()> {
     let b = cg.b;
     let f = cg.current_fn()?;
     let pre = b
@@ -31,7 +43,7 @@ pub fn for_range<'ctx>(
     b.build_conditional_branch(c, bodyb, exit)?;
     b.position_at_end(bodyb);
     body(i)?;
-    let next = b.build_int_add(i, cg.i64c(1), "")?;
+    let next = b.build_int_add(i, cg.i64c(step), "")?;
     let latch = b
         .get_insert_block()
         .ok_or_else(|| CodegenError::Other("builder not positioned".into()))?;

@@ -939,7 +939,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             &mut |cg, ctx, louts, idx| {
                 let zeros = vec![cg.i64c(0); rank];
                 let split = hlox_codegen::elemental::Split::part(cg, idx[0], per, extent)?;
-                let v = ctx.gen_reduce_part(cg, root, &zeros, split)?;
+                let v = ctx.gen_reduce_part(cg, root, &zeros, Some(split), None)?;
                 let p = cg.element_ptr(louts[0].0, &louts[0].1, idx)?;
                 cg.store_elem(ty, p, v)
             },

@@ -68,7 +68,8 @@ pub struct CudaCompileOptions {
     pub registry: Option<Arc<Registry>>,
     /// Run `hlox_passes::default_pipeline` first.
     pub hlo_passes: bool,
-    /// Threads per block of every kernel launch.
+    /// Threads per block of every kernel launch: a multiple of 32 (whole
+    /// warps; row reductions give each row a warp), at most 1024.
     pub block_size: u32,
     /// At run time, compute F32/F64 row-major dots with cuBLAS where
     /// libcublas can be loaded (the dot kernel otherwise).
@@ -151,9 +152,9 @@ pub fn compile(
 ) -> Result<CompiledModule, CompileError> {
     hlox_hlo::verifier::verify_module(module).map_err(|e| CompileError::Verify(e.to_string()))?;
     ptx::target_machine(&options.sm, options.opt_level)?;
-    if options.block_size == 0 || options.block_size > 1024 {
+    if options.block_size == 0 || options.block_size > 1024 || options.block_size % 32 != 0 {
         return Err(CompileError::Options(format!(
-            "block_size {} is not in 1..=1024",
+            "block_size {} is not a multiple of 32 (the warp size) in 32..=1024",
             options.block_size
         )));
     }

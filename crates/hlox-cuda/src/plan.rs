@@ -68,8 +68,32 @@ pub enum KernelKind {
     /// rng-bit-generator (ThreeFry-2x32, Philox-4x32 as XLA's expander and
     /// the evaluator): one thread per output element (and state word).
     RngBitGenerator,
+    /// A row reduction (an elemental reduce or reduce fusion whose
+    /// innermost reduced loop runs over the input's most minor dimension,
+    /// at least [`ROW_REDUCE_MIN_LEN`] long): warp `w` (threads `32 w ..
+    /// 32 w + 31`) computes output `w` (physical order). Lane `l` reduces
+    /// elements `l, l + 32, ...` of the innermost loop (the warp reads
+    /// consecutive elements), then the lanes are combined by shuffles
+    /// (`shfl.sync.down` by 16, 8, 4, 2, 1) and lane 0 stores the result.
+    ReduceRows {
+        outputs: i64,
+    },
+    /// A loop fusion that computes row reductions of its own rows (the
+    /// HLO passes' row fusion: softmax, layernorm; see [`row_fusion_of`]):
+    /// warp `w` computes row `w` (`len` elements along the result's most
+    /// minor dimension, physical order). Each reduction, in order, as in
+    /// [`KernelKind::ReduceRows`], its result then shuffled from lane 0
+    /// to every lane; then lane `l` computes elements `l, l + 32, ...` of
+    /// the row, the reductions' values reused (read once per row rather
+    /// than recomputed per element).
+    RowFusion {
+        rows: i64,
+        len: i64,
+    },
     /// The first kernel of a [`SplitReduce`] (an elemental reduce or reduce
-    /// fusion with few outputs): thread `t` reduces part `t / outputs` of
+    /// fusion with few outputs): thread `t` (warp `t / 32` when the split
+    /// is [`SplitReduce::warp`], its lanes sharing the part as in
+    /// [`KernelKind::ReduceRows`]) reduces part `t / outputs` of
     /// the outermost reduced loop for output `t % outputs` (physical order)
     /// into element `t` of a scratch array. Parameters: the operand
     /// leaves, then the scratch array.
@@ -108,6 +132,101 @@ pub struct SplitReduce {
     pub parts: i64,
     pub per: i64,
     pub extent: i64,
+    /// A warp per part (a row reduction), not a thread.
+    pub warp: bool,
+}
+
+/// Threads of a warp: the lanes that share a row in
+/// [`KernelKind::ReduceRows`] (and the block size is a multiple of it).
+pub const WARP: i64 = 32;
+/// Row reductions with rows at least this long (two elements per lane)
+/// run a warp per row ([`KernelKind::ReduceRows`]).
+pub const ROW_REDUCE_MIN_LEN: i64 = 64;
+/// Row reductions with fewer outputs than this (fewer than 2^15 threads
+/// at a warp per row) are split when their rows are long enough.
+const ROW_REDUCE_SPLIT_BELOW: i64 = 1024;
+
+/// The rows of a loop fusion whose computation `ecomp` (root `root`, not a
+/// reduce) holds reductions of its own rows: `(rows, len)` when every
+/// reduce of `ecomp` is a [`hlox_codegen::elemental::simple_reducer`]
+/// reduction of one input with the root's dimensions over exactly the
+/// root's most minor dimension (also the input's), rows at least
+/// [`ROW_REDUCE_MIN_LEN`] long, and every use of a reduce reaches the root
+/// through element-wise ops and reshapes of unit dimensions only, into a
+/// broadcast back along that dimension: then each reduce's value is the
+/// same for every element of a row, and a warp computes it once per row
+/// ([`KernelKind::RowFusion`]).
+pub fn row_fusion_of(module: &Module, ecomp: &Computation, root: InstId) -> Option<(i64, i64)> {
+    let rinst = ecomp.inst(root);
+    if matches!(rinst.op, Op::Reduce { .. }) {
+        return None;
+    }
+    let out = rinst.shape.as_array()?;
+    let minor = *out.layout.minor_to_major.first()?;
+    let len = out.dims[minor as usize];
+    let reduces: Vec<InstId> = ecomp
+        .instructions
+        .iter()
+        .filter(|(_, i)| matches!(i.op, Op::Reduce { .. }))
+        .map(|(id, _)| id)
+        .collect();
+    if reduces.is_empty() || len < ROW_REDUCE_MIN_LEN {
+        return None;
+    }
+    let ctx: hlox_codegen::elemental::ElementalCtx<'_, '_> =
+        hlox_codegen::elemental::ElementalCtx::new(module, ecomp);
+    let users = ecomp.users();
+    let kept: Vec<i64> = (0..out.rank() as i64).filter(|&d| d != minor).collect();
+    // The dimensions of a row's values, unit dimensions left out.
+    let row_dims: Vec<i64> = kept
+        .iter()
+        .map(|&d| out.dims[d as usize])
+        .filter(|&n| n != 1)
+        .collect();
+    for &r in &reduces {
+        let inst = ecomp.inst(r);
+        let Op::Reduce { dimensions } = &inst.op else {
+            return None;
+        };
+        let operand = ecomp.inst(*inst.operands.first()?).shape.as_array()?;
+        if dimensions.as_slice() != [minor]
+            || operand.dims != out.dims
+            || ctx.reduce_row_length(r) != Some(len)
+        {
+            return None;
+        }
+        let same_rows = |id: InstId| {
+            ecomp
+                .inst(id)
+                .shape
+                .as_array()
+                .is_some_and(|a| a.dims.iter().filter(|&&n| n != 1).eq(row_dims.iter()))
+        };
+        let mut stack = vec![r];
+        while let Some(x) = stack.pop() {
+            for &u in &users[x] {
+                let ui = ecomp.inst(u);
+                match &ui.op {
+                    Op::Broadcast { dimensions }
+                        if dimensions == &kept
+                            && ui.shape.as_array().is_some_and(|a| a.dims == out.dims) => {}
+                    Op::Reshape if same_rows(u) => stack.push(u),
+                    op if op.is_elementwise() && same_rows(u) && u != root => stack.push(u),
+                    _ => return None,
+                }
+            }
+        }
+    }
+    Some((out.element_count() as i64 / len.max(1), len))
+}
+
+/// How an elemental reduce (or a fusion rooted at one) runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReducePlan {
+    /// A warp per output.
+    Rows { outputs: i64 },
+    /// Partial results, then a combine.
+    Split(SplitReduce),
 }
 
 /// Below this many outputs a reduction leaves most of a GPU idle (one
@@ -120,12 +239,17 @@ const SPLIT_REDUCE_THREADS: i64 = 1 << 17;
 /// At most this many parts per output (the combine is serial per output).
 const SPLIT_REDUCE_MAX_PARTS: i64 = 4096;
 
-/// The split of the reduce `root` of `ecomp` (the fused computation of a
-/// fusion, or the computation of a lone reduce), when it is worth one: a
-/// [`hlox_codegen::elemental::simple_reducer`] reduction of one input with
-/// at most [`SPLIT_REDUCE_MAX_OUTPUTS`] outputs of at least
-/// [`SPLIT_REDUCE_MIN_ELEMENTS`] elements each.
-pub fn split_reduce_of(module: &Module, ecomp: &Computation, root: InstId) -> Option<SplitReduce> {
+/// How the reduce `root` of `ecomp` (the fused computation of a fusion, or
+/// the computation of a lone reduce) runs, when not at one thread per
+/// output. Only [`hlox_codegen::elemental::simple_reducer`] reductions of
+/// one input qualify:
+/// - row reductions (rows of at least [`ROW_REDUCE_MIN_LEN`]) run a warp
+///   per output, or, with fewer than 1024 outputs of at least
+///   [`SPLIT_REDUCE_MIN_ELEMENTS`] elements, a warp per part of a split;
+/// - other reductions with at most [`SPLIT_REDUCE_MAX_OUTPUTS`] outputs of
+///   at least [`SPLIT_REDUCE_MIN_ELEMENTS`] elements are split, a thread
+///   per part.
+pub fn reduce_plan_of(module: &Module, ecomp: &Computation, root: InstId) -> Option<ReducePlan> {
     let inst = ecomp.inst(root);
     if !matches!(inst.op, Op::Reduce { .. }) {
         return None;
@@ -136,24 +260,35 @@ pub fn split_reduce_of(module: &Module, ecomp: &Computation, root: InstId) -> Op
         .shape
         .as_array()?
         .element_count() as i64;
-    if !(1..=SPLIT_REDUCE_MAX_OUTPUTS).contains(&outputs)
-        || input / outputs < SPLIT_REDUCE_MIN_ELEMENTS
-    {
+    if outputs < 1 {
         return None;
     }
     let ctx: hlox_codegen::elemental::ElementalCtx<'_, '_> =
         hlox_codegen::elemental::ElementalCtx::new(module, ecomp);
     let extent = ctx.reduce_split_extent(root)?;
-    let want = (SPLIT_REDUCE_THREADS / outputs).clamp(2, SPLIT_REDUCE_MAX_PARTS);
+    let rows = ctx
+        .reduce_row_length(root)
+        .is_some_and(|n| n >= ROW_REDUCE_MIN_LEN);
+    let long = input / outputs >= SPLIT_REDUCE_MIN_ELEMENTS;
+    let (split, threads_per_part) = if rows {
+        (outputs < ROW_REDUCE_SPLIT_BELOW && long, WARP)
+    } else {
+        (outputs <= SPLIT_REDUCE_MAX_OUTPUTS && long, 1)
+    };
+    let want = (SPLIT_REDUCE_THREADS / threads_per_part / outputs).clamp(2, SPLIT_REDUCE_MAX_PARTS);
     let ceil = |a: i64, b: i64| (a + b - 1) / b;
     let per = ceil(extent, want.min(extent).max(1));
     let parts = ceil(extent, per);
-    (parts >= 2).then_some(SplitReduce {
-        outputs,
-        parts,
-        per,
-        extent,
-    })
+    if split && parts >= 2 {
+        return Some(ReducePlan::Split(SplitReduce {
+            outputs,
+            parts,
+            per,
+            extent,
+            warp: rows,
+        }));
+    }
+    rows.then_some(ReducePlan::Rows { outputs })
 }
 
 /// One kernel of the PTX module.
@@ -670,13 +805,32 @@ fn elemental_kernel(
     inst: &str,
     shape: &Shape,
 ) -> Step {
-    let Some(sr) = split_reduce_of(module, ecomp, root) else {
-        return kernel(p, comp, id, inst, shape, KernelKind::Elemental);
+    if let Some((rows, len)) = row_fusion_of(module, ecomp, root) {
+        let k = push_kernel(
+            p,
+            comp,
+            id,
+            inst,
+            shape,
+            KernelKind::RowFusion { rows, len },
+        );
+        p.kernels[k].threads = (rows * WARP) as u64;
+        return Step::Kernel(k);
+    }
+    let sr = match reduce_plan_of(module, ecomp, root) {
+        None => return kernel(p, comp, id, inst, shape, KernelKind::Elemental),
+        Some(ReducePlan::Rows { outputs }) => {
+            let k = push_kernel(p, comp, id, inst, shape, KernelKind::ReduceRows { outputs });
+            p.kernels[k].threads = (outputs * WARP) as u64;
+            return Step::Kernel(k);
+        }
+        Some(ReducePlan::Split(sr)) => sr,
     };
     let ty_bytes = shape.as_array().map_or(1, |a| a.ty.byte_size()) as u64;
     let partials = push_kernel(p, comp, id, inst, shape, KernelKind::ReducePartials(sr));
     p.kernels[partials].name = format!("k{partials}_{}_parts", sanitize(inst));
-    p.kernels[partials].threads = (sr.parts * sr.outputs) as u64;
+    let lanes = if sr.warp { WARP } else { 1 };
+    p.kernels[partials].threads = (sr.parts * sr.outputs * lanes) as u64;
     let combine = push_kernel(p, comp, id, inst, shape, KernelKind::ReduceCombine(sr));
     p.kernels[combine].threads = sr.outputs as u64;
     Step::SplitReduce {

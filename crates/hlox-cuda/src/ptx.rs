@@ -9,16 +9,18 @@
 //! (a fusion is the inlining of its instructions' generators).
 
 use crate::math::NvptxMath;
-use crate::plan::{KernelInfo, KernelKind, Program, SplitReduce};
+use crate::plan::{KernelInfo, KernelKind, Program, SplitReduce, WARP};
 use crate::CompileError;
-use hlox_codegen::elemental::{leaf_count, ElementalCtx, Leaf, Split};
-use hlox_codegen::{loops::for_range, scalar, Cg, CodegenError};
+use hlox_codegen::elemental::{leaf_count, ElementalCtx, Lanes, Leaf, Split};
+use hlox_codegen::loops::{for_range, for_range_step};
+use hlox_codegen::{scalar, Cg, CodegenError};
 use hlox_hlo::{ArrayShape, ElementType, InstId, Module, Op, Shape};
 use inkwell::context::Context;
 use inkwell::module::Module as LlModule;
 use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
 };
+use inkwell::types::BasicType;
 use inkwell::values::{BasicValueEnum, FunctionValue, InstructionOpcode, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate, OptimizationLevel};
 
@@ -260,7 +262,7 @@ pub(crate) fn emit_kernel<'ctx>(
     let entry = cg.ctx.append_basic_block(f, "entry");
     cg.b.position_at_end(entry);
     let body = |tid: IntValue<'ctx>| -> Result<(), CodegenError> {
-        kernel_body(cg, module, k, &params, tid)
+        kernel_body(cg, module, k, &params, tid, flavor)
     };
     let r = match flavor {
         Flavor::Nvptx => (|| {
@@ -295,6 +297,7 @@ fn kernel_body<'ctx>(
     k: &KernelInfo,
     params: &[PointerValue<'ctx>],
     tid: IntValue<'ctx>,
+    flavor: Flavor,
 ) -> Result<(), CodegenError> {
     let comp = module.comp(k.comp);
     let inst = comp.inst(k.id);
@@ -338,16 +341,56 @@ fn kernel_body<'ctx>(
                 .get(pi)
                 .ok_or_else(|| CodegenError::Other("no scratch parameter".into()))?;
             let total = sr.parts * sr.outputs;
+            let flat = ArrayShape::new(out.ty, vec![total]);
+            if sr.warp {
+                // Unit `w`: part `w / outputs` of output `w % outputs`.
+                let unit = |cg: &Cg<'_, 'ctx>, w: IntValue<'ctx>| {
+                    let o = cg.b.build_int_unsigned_rem(w, cg.i64c(sr.outputs), "")?;
+                    let part = cg.b.build_int_unsigned_div(w, cg.i64c(sr.outputs), "")?;
+                    Ok((
+                        delinearize(cg, out, o)?,
+                        Some(Split::part(cg, part, sr.per, sr.extent)?),
+                    ))
+                };
+                let store = |cg: &Cg<'_, 'ctx>, w: IntValue<'ctx>, v: BasicValueEnum<'ctx>| {
+                    cg.store_elem(out.ty, cg.element_ptr(*scratch, &flat, &[w])?, v)
+                };
+                return warp_reduce(cg, flavor, &mut ctx, root, tid, total, &unit, &store);
+            }
             in_range(cg, tid, total, |cg| {
                 let o = cg.b.build_int_unsigned_rem(tid, cg.i64c(sr.outputs), "")?;
                 let part = cg.b.build_int_unsigned_div(tid, cg.i64c(sr.outputs), "")?;
                 let idx = delinearize(cg, out, o)?;
                 let split = Split::part(cg, part, sr.per, sr.extent)?;
-                let v = ctx.gen_reduce_part(cg, root, &idx, split)?;
-                let flat = ArrayShape::new(out.ty, vec![total]);
+                let v = ctx.gen_reduce_part(cg, root, &idx, Some(split), None)?;
                 let p = cg.element_ptr(*scratch, &flat, &[tid])?;
                 cg.store_elem(out.ty, p, v)
             })?;
+        }
+        KernelKind::ReduceRows { outputs } => {
+            let (ecomp, root) = elemental_root(module, comp, k);
+            let mut ctx =
+                elemental_ctx(module, ecomp, k, &inst.op, &inst.operands, operand_leaves)?;
+            let (ptr, out) = match outs.as_slice() {
+                [(ptr, Some(out))] => (*ptr, out),
+                _ => {
+                    return Err(CodegenError::Other(
+                        "a row reduction has one array result".into(),
+                    ))
+                }
+            };
+            let unit = |cg: &Cg<'_, 'ctx>, w: IntValue<'ctx>| Ok((delinearize(cg, out, w)?, None));
+            let store = |cg: &Cg<'_, 'ctx>, w: IntValue<'ctx>, v: BasicValueEnum<'ctx>| {
+                let idx = delinearize(cg, out, w)?;
+                cg.store_elem(out.ty, cg.element_ptr(ptr, out, &idx)?, v)
+            };
+            warp_reduce(cg, flavor, &mut ctx, root, tid, outputs, &unit, &store)?;
+        }
+        KernelKind::RowFusion { rows, len } => {
+            let (ecomp, root) = elemental_root(module, comp, k);
+            let mut ctx =
+                elemental_ctx(module, ecomp, k, &inst.op, &inst.operands, operand_leaves)?;
+            row_fusion(cg, flavor, &mut ctx, root, &outs, tid, rows, len)?;
         }
         KernelKind::ReduceCombine(_) | KernelKind::SortMerge { .. } => {
             return Err(CodegenError::Other(
@@ -471,6 +514,328 @@ fn elemental_ctx<'m, 'ctx>(
         ctx.sources.insert(key, ls);
     }
     Ok(ctx)
+}
+
+/// The index of a warp's unit of work: the output index, and the part of
+/// the reduced loop (a split) or all of it.
+type WarpUnit<'a, 'ctx> =
+    &'a dyn Fn(
+        &Cg<'_, 'ctx>,
+        IntValue<'ctx>,
+    ) -> Result<(Vec<IntValue<'ctx>>, Option<Split<'ctx>>), CodegenError>;
+/// Stores the result of a warp's unit of work.
+type WarpStore<'a, 'ctx> =
+    &'a dyn Fn(&Cg<'_, 'ctx>, IntValue<'ctx>, BasicValueEnum<'ctx>) -> Result<(), CodegenError>;
+
+/// Warp `w = tid / 32` (when `w < units`) reduces unit `w` of the reduce
+/// `root`: lane `l` its share ([`Lanes`]), then lane `l < o` combines its
+/// value with lane `l + o`'s for `o` = 16, 8, 4, 2, 1 (lane 0's value at
+/// the end is the tree `((v0 + v16) + (v8 + v24)) + ...`), and lane 0
+/// stores it. On the GPU the lanes are threads and the values move by
+/// `shfl.sync.down`; on the host (emulation) lane 0's thread computes the
+/// 32 lane values in a loop and combines them in the same tree, so both
+/// give the same bits.
+#[allow(clippy::too_many_arguments)]
+fn warp_reduce<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    flavor: Flavor,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    root: InstId,
+    tid: IntValue<'ctx>,
+    units: i64,
+    unit: WarpUnit<'_, 'ctx>,
+    store: WarpStore<'_, 'ctx>,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    let w = b.build_int_unsigned_div(tid, cg.i64c(WARP), "warp")?;
+    let lane = b.build_int_unsigned_rem(tid, cg.i64c(WARP), "lane")?;
+    let lane0 = b.build_int_compare(IntPredicate::EQ, lane, cg.i64c(0), "")?;
+    match flavor {
+        Flavor::Nvptx => in_range(cg, w, units, |cg| {
+            // Every lane of a warp is here (whole warps are in or out of
+            // range), as `shfl.sync` with a full mask requires.
+            let (idx, split) = unit(cg, w)?;
+            let v = warp_lanes_nvptx(cg, ctx, root, &idx, split, lane)?;
+            if_then(cg, lane0, |cg| store(cg, w, v))
+        }),
+        Flavor::Host => {
+            let f = cg.current_fn()?;
+            let then = cg.ctx.append_basic_block(f, "warp");
+            let next = cg.ctx.append_basic_block(f, "next_warp");
+            let inb = b.build_int_compare(IntPredicate::ULT, w, cg.i64c(units), "")?;
+            b.build_conditional_branch(b.build_and(inb, lane0, "")?, then, next)?;
+            b.position_at_end(then);
+            let (idx, split) = unit(cg, w)?;
+            let v = warp_lanes_host(cg, ctx, root, &idx, split)?;
+            store(cg, w, v)?;
+            b.build_unconditional_branch(next)?;
+            b.position_at_end(next);
+            Ok(())
+        }
+    }
+}
+
+/// This lane's share of the reduce `root` at output `idx` (a part of it
+/// with `split`), combined across the warp by `shfl.sync.down` (16, 8, 4,
+/// 2, 1): lane 0 gets the warp's result.
+fn warp_lanes_nvptx<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    root: InstId,
+    idx: &[IntValue<'ctx>],
+    split: Option<Split<'ctx>>,
+    lane: IntValue<'ctx>,
+) -> Result<BasicValueEnum<'ctx>, CodegenError> {
+    let lanes = Lanes { lane, count: WARP };
+    let mut v = ctx.gen_reduce_part(cg, root, idx, split, Some(lanes))?;
+    for o in tree_steps() {
+        let x = shfl_down(cg, v, o as u32)?;
+        v = ctx.combine_reduced(cg, root, v, x)?;
+    }
+    Ok(v)
+}
+
+/// [`warp_lanes_nvptx`] on one host thread: the 32 lanes' shares in a
+/// loop, then lane `l < o` combined with lane `l + o` for the same `o`s
+/// (lane 0's value at the end is the GPU's lane 0 result, bit for bit).
+fn warp_lanes_host<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    root: InstId,
+    idx: &[IntValue<'ctx>],
+    split: Option<Split<'ctx>>,
+) -> Result<BasicValueEnum<'ctx>, CodegenError> {
+    let b = cg.b;
+    let count = WARP;
+    let mut slots = None;
+    for_range(cg, cg.i64c(0), cg.i64c(count), "lane", &mut |l| {
+        let v = ctx.gen_reduce_part(cg, root, idx, split, Some(Lanes { lane: l, count }))?;
+        let ty = v.get_type().array_type(count as u32);
+        let arr = *slots.get_or_insert(cg.entry_alloca(ty.into(), "lanes")?);
+        b.build_store(lane_slot(cg, ty, arr, l)?, v)?;
+        Ok(())
+    })?;
+    let arr = slots.ok_or_else(|| CodegenError::Other("no lanes".into()))?;
+    let out = ctx
+        .comp
+        .inst(root)
+        .shape
+        .as_array()
+        .ok_or_else(|| CodegenError::Other("a reduction of one array".into()))?;
+    let vt = cg.compute_type(out.ty);
+    let ty = vt.array_type(count as u32);
+    for o in tree_steps() {
+        for_range(cg, cg.i64c(0), cg.i64c(o), "pair", &mut |l| {
+            let hi = b.build_int_add(l, cg.i64c(o), "")?;
+            let (pl, ph) = (lane_slot(cg, ty, arr, l)?, lane_slot(cg, ty, arr, hi)?);
+            let a = b.build_load(vt, pl, "")?;
+            let x = b.build_load(vt, ph, "")?;
+            b.build_store(pl, ctx.combine_reduced(cg, root, a, x)?)?;
+            Ok(())
+        })?;
+    }
+    Ok(b.build_load(vt, lane_slot(cg, ty, arr, cg.i64c(0))?, "")?)
+}
+
+/// The lane distances of the combining tree: 16, 8, 4, 2, 1.
+fn tree_steps() -> impl Iterator<Item = i64> {
+    std::iter::successors(Some(WARP / 2), |&o| (o > 1).then_some(o / 2))
+}
+
+/// A row fusion ([`KernelKind::RowFusion`]): warp `w` computes row `w`
+/// (elements `w * len ..` of the result, physical order). The fusion's
+/// reductions of the row first, in order, each by [`warp_reduce`]'s lanes
+/// and tree (its result shuffled from lane 0 to every lane) and then fixed
+/// in the generator, then the row's elements, lane `l` computing elements
+/// `l, l + 32, ...`. On the host lane 0's thread does it all (the lanes of
+/// each reduction in a loop, the same tree; every element of the row).
+#[allow(clippy::too_many_arguments)]
+fn row_fusion<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    flavor: Flavor,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    root: InstId,
+    outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
+    tid: IntValue<'ctx>,
+    rows: i64,
+    len: i64,
+) -> Result<(), CodegenError> {
+    let b = cg.b;
+    let out = match outs {
+        [(_, Some(out))] => out.clone(),
+        _ => {
+            return Err(CodegenError::Other(
+                "a row fusion has one array result".into(),
+            ))
+        }
+    };
+    let minor = *out
+        .layout
+        .minor_to_major
+        .first()
+        .ok_or_else(|| CodegenError::Other("a row fusion has a rank >= 1 result".into()))?
+        as usize;
+    let comp = ctx.comp;
+    let reduces: Vec<InstId> = comp
+        .instructions
+        .iter()
+        .filter(|(_, i)| matches!(i.op, Op::Reduce { .. }))
+        .map(|(id, _)| id)
+        .collect();
+    let w = b.build_int_unsigned_div(tid, cg.i64c(WARP), "row")?;
+    let lane = b.build_int_unsigned_rem(tid, cg.i64c(WARP), "lane")?;
+    let lane0 = b.build_int_compare(IntPredicate::EQ, lane, cg.i64c(0), "")?;
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "row");
+    let next = cg.ctx.append_basic_block(f, "next_row");
+    let inb = b.build_int_compare(IntPredicate::ULT, w, cg.i64c(rows), "")?;
+    // GPU: whole warps are in or out of range (shuffles need every lane);
+    // host: lane 0's thread does the row.
+    let go = match flavor {
+        Flavor::Nvptx => inb,
+        Flavor::Host => b.build_and(inb, lane0, "")?,
+    };
+    b.build_conditional_branch(go, then, next)?;
+    b.position_at_end(then);
+    let base = b.build_int_nuw_mul(w, cg.i64c(len), "")?;
+    let mut row_index = delinearize(cg, &out, base)?;
+    row_index.remove(minor);
+    for r in reduces {
+        let v = match flavor {
+            Flavor::Nvptx => {
+                let v = warp_lanes_nvptx(cg, ctx, r, &row_index, None, lane)?;
+                shfl_idx0(cg, v)?
+            }
+            Flavor::Host => warp_lanes_host(cg, ctx, r, &row_index, None)?,
+        };
+        ctx.fixed.insert(r, vec![v]);
+    }
+    let (start, step) = match flavor {
+        Flavor::Nvptx => (lane, WARP),
+        Flavor::Host => (cg.i64c(0), 1),
+    };
+    for_range_step(cg, start, cg.i64c(len), step, "elem", &mut |j| {
+        let lin = b.build_int_nuw_add(base, j, "")?;
+        ctx.clear_cache();
+        emit_group(cg, ctx, root, outs, lin)
+    })?;
+    ctx.fixed.clear();
+    b.build_unconditional_branch(next)?;
+    b.position_at_end(next);
+    Ok(())
+}
+
+/// Element `l` of the `[32 x T]` array at `arr`.
+fn lane_slot<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ty: inkwell::types::ArrayType<'ctx>,
+    arr: PointerValue<'ctx>,
+    l: IntValue<'ctx>,
+) -> Result<PointerValue<'ctx>, CodegenError> {
+    // SAFETY: `l` < 32, the array's length.
+    Ok(unsafe { cg.b.build_in_bounds_gep(ty, arr, &[cg.i64c(0), l], "")? })
+}
+
+/// `if cond { body }`.
+fn if_then<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    cond: IntValue<'ctx>,
+    body: impl FnOnce(&Cg<'_, 'ctx>) -> Result<(), CodegenError>,
+) -> Result<(), CodegenError> {
+    let f = cg.current_fn()?;
+    let then = cg.ctx.append_basic_block(f, "then");
+    let next = cg.ctx.append_basic_block(f, "endif");
+    cg.b.build_conditional_branch(cond, then, next)?;
+    cg.b.position_at_end(then);
+    body(cg)?;
+    cg.b.build_unconditional_branch(next)?;
+    cg.b.position_at_end(next);
+    Ok(())
+}
+
+/// The value `v` of the lane `offset` above this one in the warp
+/// (`shfl.sync.down` with a full mask; the top lanes get their own).
+fn shfl_down<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    v: BasicValueEnum<'ctx>,
+    offset: u32,
+) -> Result<BasicValueEnum<'ctx>, CodegenError> {
+    shfl(cg, "down", v, offset, 0x1f)
+}
+
+/// Lane 0's value `v`, in every lane (`shfl.sync.idx`).
+fn shfl_idx0<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    v: BasicValueEnum<'ctx>,
+) -> Result<BasicValueEnum<'ctx>, CodegenError> {
+    shfl(cg, "idx", v, 0, 0x1f)
+}
+
+/// `shfl.sync.<mode>` of `v` with a full mask: one shuffle per 32 bits,
+/// narrower values widened, wider ones split.
+fn shfl<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    mode: &str,
+    v: BasicValueEnum<'ctx>,
+    lane_arg: u32,
+    clamp: u64,
+) -> Result<BasicValueEnum<'ctx>, CodegenError> {
+    let b = cg.b;
+    let i32t = cg.i32();
+    let name = &format!("llvm.nvvm.shfl.sync.{mode}.i32");
+    let f = match cg.module.get_function(name) {
+        Some(f) => f,
+        None => cg.module.add_function(
+            name,
+            i32t.fn_type(&[i32t.into(), i32t.into(), i32t.into(), i32t.into()], false),
+            None,
+        ),
+    };
+    let shfl = |x: IntValue<'ctx>| -> Result<IntValue<'ctx>, CodegenError> {
+        let args = [
+            i32t.const_all_ones().into(),
+            x.into(),
+            i32t.const_int(lane_arg as u64, false).into(),
+            i32t.const_int(clamp, false).into(),
+        ];
+        b.build_call(f, &args, "")?
+            .try_as_basic_value()
+            .basic()
+            .map(|r| r.into_int_value())
+            .ok_or_else(|| CodegenError::Other(format!("{name} returned void")))
+    };
+    let it = match v {
+        BasicValueEnum::IntValue(i) => i.get_type(),
+        BasicValueEnum::FloatValue(f) => match f.get_type().get_bit_width() {
+            16 => cg.ctx.i16_type(),
+            32 => i32t,
+            _ => cg.i64(),
+        },
+        _ => return Err(CodegenError::Other("shuffle of a non-scalar value".into())),
+    };
+    let bits = it.get_bit_width();
+    let x = b.build_bit_cast(v, it, "")?.into_int_value();
+    let r = match bits {
+        0..=31 => {
+            let w = shfl(b.build_int_z_extend(x, i32t, "")?)?;
+            b.build_int_truncate(w, it, "")?
+        }
+        32 => shfl(x)?,
+        64 => {
+            let i64t = cg.i64();
+            let lo = shfl(b.build_int_truncate(x, i32t, "")?)?;
+            let hi = b.build_right_shift(x, i64t.const_int(32, false), false, "")?;
+            let hi = shfl(b.build_int_truncate(hi, i32t, "")?)?;
+            let hi = b.build_left_shift(
+                b.build_int_z_extend(hi, i64t, "")?,
+                i64t.const_int(32, false),
+                "",
+            )?;
+            b.build_or(hi, b.build_int_z_extend(lo, i64t, "")?, "")?
+        }
+        n => return Err(CodegenError::Other(format!("shuffle of a {n}-bit value"))),
+    };
+    Ok(b.build_bit_cast(r, v.get_type(), "")?)
 }
 
 /// `if tid < count { body }`.

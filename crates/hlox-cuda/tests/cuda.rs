@@ -1664,6 +1664,304 @@ ENTRY e {
     }
 }
 
+/// Row reductions (the input's most minor dimension reduced, rows of at
+/// least 64) run a warp per row, lanes reading consecutive elements and
+/// combined by shuffles; with few outputs of many elements, a warp per
+/// part of a split. Every reducer and element width the shuffles move (8,
+/// 32 and 64 bits, predicates), rows that are not a multiple of 32, a
+/// softmax-like fusion, two reduced dimensions, a column-major input:
+/// the evaluator's results (exactly but for float sums and products),
+/// fused and unfused; the PTX shuffles and assembles.
+#[test]
+fn row_reductions_run_a_warp_per_row_and_match_the_evaluator() {
+    let m = parse_module(
+        r#"HloModule rows
+
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] maximum(a, b)
+}
+add_s32 {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT r = s32[] add(a, b)
+}
+mul_f64 {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT r = f64[] multiply(a, b)
+}
+and_pred {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT r = pred[] and(a, b)
+}
+max_s8 {
+  a = s8[] parameter(0)
+  b = s8[] parameter(1)
+  ROOT r = s8[] maximum(a, b)
+}
+min_u64 {
+  a = u64[] parameter(0)
+  b = u64[] parameter(1)
+  ROOT r = u64[] minimum(a, b)
+}
+
+ENTRY e {
+  x = f32[300,1000]{1,0} parameter(0)
+  i = s32[2000,100]{1,0} parameter(1)
+  w = f64[64,67]{1,0} parameter(2)
+  p = pred[50,200]{1,0} parameter(3)
+  b = s8[128,96]{1,0} parameter(4)
+  u = u64[100,130]{1,0} parameter(5)
+  t = f32[16,20,300]{2,1,0} parameter(6)
+  l = f32[8,4096]{1,0} parameter(7)
+  c = f32[500,70]{0,1} parameter(8)
+  zf = f32[] constant(0)
+  ninf = f32[] constant(-inf)
+  zi = s32[] constant(3)
+  one = f64[] constant(1)
+  h = f64[] constant(1.5)
+  half = f64[64,67]{1,0} broadcast(h), dimensions={}
+  yes = pred[] constant(true)
+  lo = s8[] constant(-128)
+  hi = u64[] constant(18446744073709551615)
+  mx = f32[300]{0} reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[300,1000]{1,0} broadcast(mx), dimensions={0}
+  d = f32[300,1000]{1,0} subtract(x, mb)
+  ex = f32[300,1000]{1,0} exponential(d)
+  sm = f32[300]{0} reduce(ex, zf), dimensions={1}, to_apply=add_f32
+  si = s32[2000]{0} reduce(i, zi), dimensions={1}, to_apply=add_s32
+  ws = f64[64,67]{1,0} add(w, half)
+  pw = f64[64]{0} reduce(ws, one), dimensions={1}, to_apply=mul_f64
+  all = pred[50]{0} reduce(p, yes), dimensions={1}, to_apply=and_pred
+  mb8 = s8[128]{0} reduce(b, lo), dimensions={1}, to_apply=max_s8
+  mu = u64[100]{0} reduce(u, hi), dimensions={1}, to_apply=min_u64
+  st = f32[20]{0} reduce(t, zf), dimensions={0,2}, to_apply=add_f32
+  sl = f32[8]{0} reduce(l, zf), dimensions={1}, to_apply=add_f32
+  sc = f32[70]{0} reduce(c, zf), dimensions={0}, to_apply=add_f32
+  ROOT r = (f32[300]{0}, f32[300]{0}, s32[2000]{0}, f64[64]{0}, pred[50]{0}, s8[128]{0}, u64[100]{0}, f32[20]{0}, f32[8]{0}, f32[70]{0}) tuple(mx, sm, si, pw, all, mb8, mu, st, sl, sc)
+}
+"#,
+    )
+    .expect("parse");
+    // Mostly-true predicates, so that "and" is not always false.
+    let mostly_true = {
+        let l = random_literal("pred", &[50, 200], 4);
+        let v: Vec<u8> = l
+            .as_array()
+            .unwrap()
+            .bytes()
+            .iter()
+            .map(|&b| (b == 0) as u8)
+            .collect();
+        let shape = l.as_array().unwrap().shape().clone();
+        hlox_hlo::Literal::Array(hlox_hlo::ArrayLiteral::from_bytes(shape, v).unwrap())
+    };
+    let args = vec![
+        random_literal("f32", &[300, 1000], 1),
+        random_literal("s32", &[2000, 100], 2),
+        random_literal("f64", &[64, 67], 3),
+        mostly_true,
+        random_literal("s8", &[128, 96], 5),
+        random_literal("u64", &[100, 130], 6),
+        random_literal("f32", &[16, 20, 300], 7),
+        random_literal("f32", &[8, 4096], 8),
+        random_literal("f32", &[500, 70], 9),
+    ];
+    let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
+        .expect("evaluator")
+        .into_leaves();
+    let checked = std::cell::Cell::new(0);
+    let runs = run_on_every_backend(
+        "row_reductions_run_a_warp_per_row_and_match_the_evaluator",
+        &m,
+        &args,
+        &[false, true],
+        |c, fused| {
+            use hlox_cuda::plan::KernelKind;
+            let kinds: Vec<&KernelKind> = c.program.kernels.iter().map(|k| &k.kind).collect();
+            let rows = kinds
+                .iter()
+                .filter(|k| matches!(k, KernelKind::ReduceRows { .. }))
+                .count();
+            let warp_splits = kinds
+                .iter()
+                .filter(|k| matches!(k, KernelKind::ReducePartials(sr) if sr.warp))
+                .count();
+            // A warp per row: mx, sm, si, pw, all, mb8, mu, sc; a warp per
+            // part: st (20 outputs of 4800), sl (8 of 4096).
+            let plan = hlox_cuda::describe(&c.module, &c.program);
+            assert_eq!((rows, warp_splits), (8, 2), "fused {fused}:\n{plan}");
+            assert!(
+                c.ptx.contains("shfl.sync.down.b32"),
+                "fused {fused}: no shuffles"
+            );
+            checked.set(checked.get() + 1);
+        },
+    );
+    assert_eq!(checked.get(), 2);
+    for (what, got) in runs {
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            // Float sums and products in another order: within rounding
+            // (the sums of thousands of values in [-1, 1] cancel to about
+            // 1, so their rounding is absolute: the evaluator's in-order
+            // sum is the less accurate one).
+            let (rtol, atol) = match k {
+                1 | 3 | 9 => (1e-5, 1e-5),
+                7 | 8 => (1e-5, 1e-4),
+                _ => (0.0, 0.0),
+            };
+            hlox_tests::compare_literals(g, w, rtol, atol)
+                .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
+        }
+    }
+    // Whole warps per block, or the lanes of a row would straddle blocks.
+    let odd = CudaCompileOptions {
+        block_size: 100,
+        ..Default::default()
+    };
+    let e = compile(&m, &odd).expect_err("block size 100");
+    assert!(e.to_string().contains("multiple of 32"), "{e}");
+}
+
+/// Row fusions (softmax, log-softmax, layernorm, a rank-3 softmax along a
+/// dimension that is minor in a non-default layout) run a warp per row
+/// that computes the row's reductions once, then the row's elements; a
+/// loop fusion whose reduction is not per row (here reversed before it is
+/// broadcast) keeps one thread per element. Unfused, the reductions run a
+/// warp per row on their own. The evaluator's results within float
+/// rounding, on every backend.
+#[test]
+fn row_fusions_reduce_each_row_once_and_match_the_evaluator() {
+    let m = parse_module(
+        r#"HloModule row_fusions
+
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] add(a, b)
+}
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT r = f32[] maximum(a, b)
+}
+fused_rev {
+  p = f32[64,128]{1,0} parameter(0)
+  z = f32[] constant(0)
+  r = f32[64]{0} reduce(p, z), dimensions={1}, to_apply=add_f32
+  rv = f32[64]{0} reverse(r), dimensions={0}
+  b = f32[64,128]{1,0} broadcast(rv), dimensions={0}
+  ROOT o = f32[64,128]{1,0} subtract(p, b)
+}
+
+ENTRY e {
+  x = f32[300,1000]{1,0} parameter(0)
+  g = f32[1000]{0} parameter(1)
+  h = f32[1000]{0} parameter(2)
+  t = f32[4,300,50]{1,2,0} parameter(3)
+  q = f32[64,128]{1,0} parameter(4)
+  ninf = f32[] constant(-inf)
+  zf = f32[] constant(0)
+  mx = f32[300]{0} reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[300,1000]{1,0} broadcast(mx), dimensions={0}
+  d = f32[300,1000]{1,0} subtract(x, mb)
+  ex = f32[300,1000]{1,0} exponential(d)
+  sm = f32[300]{0} reduce(ex, zf), dimensions={1}, to_apply=add_f32
+  sb = f32[300,1000]{1,0} broadcast(sm), dimensions={0}
+  softmax = f32[300,1000]{1,0} divide(ex, sb)
+  lsm = f32[300]{0} log(sm)
+  lb = f32[300,1000]{1,0} broadcast(lsm), dimensions={0}
+  logsoftmax = f32[300,1000]{1,0} subtract(d, lb)
+  k = f32[] constant(1000)
+  n = f32[300]{0} broadcast(k), dimensions={}
+  s1 = f32[300]{0} reduce(x, zf), dimensions={1}, to_apply=add_f32
+  mean = f32[300]{0} divide(s1, n)
+  meanb = f32[300,1000]{1,0} broadcast(mean), dimensions={0}
+  c = f32[300,1000]{1,0} subtract(x, meanb)
+  c2 = f32[300,1000]{1,0} multiply(c, c)
+  s2 = f32[300]{0} reduce(c2, zf), dimensions={1}, to_apply=add_f32
+  var = f32[300]{0} divide(s2, n)
+  e5 = f32[] constant(1e-5)
+  eps = f32[300]{0} broadcast(e5), dimensions={}
+  ve = f32[300]{0} add(var, eps)
+  rs = f32[300]{0} rsqrt(ve)
+  rb = f32[300,1000]{1,0} broadcast(rs), dimensions={0}
+  y = f32[300,1000]{1,0} multiply(c, rb)
+  gb = f32[300,1000]{1,0} broadcast(g), dimensions={1}
+  hb = f32[300,1000]{1,0} broadcast(h), dimensions={1}
+  yg = f32[300,1000]{1,0} multiply(y, gb)
+  layernorm = f32[300,1000]{1,0} add(yg, hb)
+  tm = f32[4,50]{1,0} reduce(t, ninf), dimensions={1}, to_apply=max_f32
+  tb = f32[4,300,50]{1,2,0} broadcast(tm), dimensions={0,2}
+  td = f32[4,300,50]{1,2,0} subtract(t, tb)
+  te = f32[4,300,50]{1,2,0} exponential(td)
+  ts = f32[4,50]{1,0} reduce(te, zf), dimensions={1}, to_apply=add_f32
+  tsb = f32[4,300,50]{1,2,0} broadcast(ts), dimensions={0,2}
+  tsoft = f32[4,300,50]{1,2,0} divide(te, tsb)
+  rev = f32[64,128]{1,0} fusion(q), kind=kLoop, calls=fused_rev
+  ROOT r = (f32[300,1000]{1,0}, f32[300,1000]{1,0}, f32[300,1000]{1,0}, f32[4,300,50]{1,2,0}, f32[64,128]{1,0}) tuple(softmax, logsoftmax, layernorm, tsoft, rev)
+}
+"#,
+    )
+    .expect("parse");
+    let args = vec![
+        random_literal("f32", &[300, 1000], 11),
+        random_literal("f32", &[1000], 12),
+        random_literal("f32", &[1000], 13),
+        random_literal("f32", &[4, 300, 50], 14),
+        random_literal("f32", &[64, 128], 15),
+    ];
+    let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
+        .expect("evaluator")
+        .into_leaves();
+    let runs = run_on_every_backend(
+        "row_fusions_reduce_each_row_once_and_match_the_evaluator",
+        &m,
+        &args,
+        &[false, true],
+        |c, fused| {
+            use hlox_cuda::plan::KernelKind;
+            let count = |f: &dyn Fn(&KernelKind) -> bool| {
+                c.program.kernels.iter().filter(|k| f(&k.kind)).count()
+            };
+            let row_fusions = count(&|k| matches!(k, KernelKind::RowFusion { .. }));
+            let rows = count(&|k| matches!(k, KernelKind::ReduceRows { .. }));
+            let plan = hlox_cuda::describe(&c.module, &c.program);
+            // Fused: five row fusions (`ex` with its row max, then the
+            // softmax, the log-softmax, the layernorm and the rank-3
+            // softmax); `fused_rev` stays elemental. Unfused: every reduce
+            // but `fused_rev`'s (inside the fusion) on its own.
+            if fused {
+                assert_eq!(row_fusions, 5, "{plan}");
+                assert_eq!(rows, 0, "{plan}");
+            } else {
+                assert_eq!((row_fusions, rows), (0, 6), "{plan}");
+            }
+            let rev = c
+                .program
+                .kernels
+                .iter()
+                .find(|k| k.inst == "rev")
+                .expect("a kernel for rev");
+            assert_eq!(rev.kind, KernelKind::Elemental, "{plan}");
+        },
+    );
+    for (what, got) in runs {
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            hlox_tests::compare_literals(g, w, 1e-5, 1e-5)
+                .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
+        }
+    }
+}
+
 /// Long rows are sorted by merge passes (every element in parallel, a
 /// binary search per element and pass): variadic and stable, along a minor
 /// or a major dimension, ascending or descending, lengths that are and are
