@@ -1158,6 +1158,50 @@ pub struct Lanes<'ctx> {
     pub count: i64,
 }
 
+/// The identity of the [`simple_reducer`] `op` on `ty` (`op(identity, x)
+/// == x` for every `x`): -0.0 / 0 for add, 1 for multiply, the lowest
+/// value (-inf for floats) for maximum, the highest for minimum, all ones
+/// for and, 0 for or.
+pub fn reducer_identity<'ctx>(cg: &Cg<'_, 'ctx>, op: BinaryOp, ty: ElementType) -> Result<V<'ctx>> {
+    use BinaryOp as B;
+    Ok(match cg.compute_type(ty) {
+        inkwell::types::BasicTypeEnum::FloatType(f) => f
+            .const_float(match op {
+                B::Add => -0.0,
+                B::Multiply => 1.0,
+                B::Maximum => f64::NEG_INFINITY,
+                B::Minimum => f64::INFINITY,
+                _ => return Err(CodegenError::Other(format!("no float identity for {op:?}"))),
+            })
+            .into(),
+        inkwell::types::BasicTypeEnum::IntType(i) => {
+            let bits = i.get_bit_width();
+            let ones = i.const_all_ones();
+            let zero = i.const_zero();
+            // The sign bit alone (the lowest signed value), and its complement.
+            let sign_bit = 1u64 << (bits.clamp(1, 64) - 1);
+            let sign = i.const_int(sign_bit, false);
+            let signed = ty.is_signed_int();
+            match (op, signed) {
+                (B::Add | B::Or, _) => zero,
+                (B::Multiply, _) => i.const_int(1, false),
+                (B::And, _) => ones,
+                (B::Maximum, true) => sign,
+                (B::Maximum, false) => zero,
+                (B::Minimum, true) => i.const_int(sign_bit - 1, false),
+                (B::Minimum, false) => ones,
+                _ => {
+                    return Err(CodegenError::Other(format!(
+                        "no integer identity for {op:?}"
+                    )))
+                }
+            }
+            .into()
+        }
+        _ => return Err(CodegenError::Other("no identity for this type".into())),
+    })
+}
+
 /// The identity of add (-0.0 / 0) and multiply (1).
 fn identity<'ctx>(cg: &Cg<'_, 'ctx>, op: BinaryOp, ty: ElementType) -> Result<V<'ctx>> {
     let t = cg.compute_type(ty);
@@ -1252,6 +1296,19 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         v.into_iter()
             .next()
             .ok_or_else(|| CodegenError::Other("no value".into()))
+    }
+
+    /// The identity of the reducer of reduce `id` (a [`simple_reducer`]):
+    /// see [`reducer_identity`].
+    pub fn reduce_identity(&self, cg: &Cg<'_, 'ctx>, id: InstId) -> Result<V<'ctx>> {
+        let (op, ty) = self
+            .comp
+            .inst(id)
+            .called
+            .first()
+            .and_then(|&c| simple_reducer(self.module, c))
+            .ok_or_else(|| CodegenError::Other("reducer is not simple".into()))?;
+        reducer_identity(cg, op, ty)
     }
 
     /// The reducer of reduce `id` (a [`simple_reducer`]) applied to `a`, `x`.

@@ -152,7 +152,10 @@ pub fn compile(
 ) -> Result<CompiledModule, CompileError> {
     hlox_hlo::verifier::verify_module(module).map_err(|e| CompileError::Verify(e.to_string()))?;
     ptx::target_machine(&options.sm, options.opt_level)?;
-    if options.block_size == 0 || options.block_size > 1024 || options.block_size % 32 != 0 {
+    if options.block_size == 0
+        || options.block_size > 1024
+        || !options.block_size.is_multiple_of(32)
+    {
         return Err(CompileError::Options(format!(
             "block_size {} is not a multiple of 32 (the warp size) in 32..=1024",
             options.block_size

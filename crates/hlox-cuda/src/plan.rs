@@ -99,8 +99,9 @@ pub enum KernelKind {
     /// leaves, then the scratch array.
     ReducePartials(SplitReduce),
     /// The second kernel of a [`SplitReduce`]: thread `o` combines the
-    /// parts of output `o` in order. Parameters: the scratch array, then
-    /// the result.
+    /// parts of output `o` in order (a warp split: warp `o`, lane `l`
+    /// combining parts `l, l + 32, ...` from the reducer's identity, then
+    /// the lanes' tree). Parameters: the scratch array, then the result.
     ReduceCombine(SplitReduce),
     /// One pass of a merge sort along the sort dimension (rows of at least
     /// [`SORT_MERGE_MIN_LEN`]): thread `t` takes element `t` (physical
@@ -832,7 +833,7 @@ fn elemental_kernel(
     let lanes = if sr.warp { WARP } else { 1 };
     p.kernels[partials].threads = (sr.parts * sr.outputs * lanes) as u64;
     let combine = push_kernel(p, comp, id, inst, shape, KernelKind::ReduceCombine(sr));
-    p.kernels[combine].threads = sr.outputs as u64;
+    p.kernels[combine].threads = (sr.outputs * lanes) as u64;
     Step::SplitReduce {
         partials,
         combine,

@@ -302,7 +302,7 @@ fn kernel_body<'ctx>(
     let comp = module.comp(k.comp);
     let inst = comp.inst(k.id);
     if let KernelKind::ReduceCombine(sr) = k.kind {
-        return emit_reduce_combine(cg, module, k, sr, params, tid);
+        return emit_reduce_combine(cg, module, k, sr, params, tid, flavor);
     }
     if let KernelKind::SortMerge { width, first } = k.kind {
         return emit_sort_merge(cg, module, k, width, first, params, tid);
@@ -344,18 +344,20 @@ fn kernel_body<'ctx>(
             let flat = ArrayShape::new(out.ty, vec![total]);
             if sr.warp {
                 // Unit `w`: part `w / outputs` of output `w % outputs`.
-                let unit = |cg: &Cg<'_, 'ctx>, w: IntValue<'ctx>| {
+                let mut value = |cg: &Cg<'_, 'ctx>,
+                                 ctx: &mut ElementalCtx<'_, 'ctx>,
+                                 w: IntValue<'ctx>,
+                                 l: Lanes<'ctx>| {
                     let o = cg.b.build_int_unsigned_rem(w, cg.i64c(sr.outputs), "")?;
                     let part = cg.b.build_int_unsigned_div(w, cg.i64c(sr.outputs), "")?;
-                    Ok((
-                        delinearize(cg, out, o)?,
-                        Some(Split::part(cg, part, sr.per, sr.extent)?),
-                    ))
+                    let idx = delinearize(cg, out, o)?;
+                    let split = Split::part(cg, part, sr.per, sr.extent)?;
+                    ctx.gen_reduce_part(cg, root, &idx, Some(split), Some(l))
                 };
                 let store = |cg: &Cg<'_, 'ctx>, w: IntValue<'ctx>, v: BasicValueEnum<'ctx>| {
                     cg.store_elem(out.ty, cg.element_ptr(*scratch, &flat, &[w])?, v)
                 };
-                return warp_reduce(cg, flavor, &mut ctx, root, tid, total, &unit, &store);
+                return warp_reduce(cg, flavor, &mut ctx, root, tid, total, &mut value, &store);
             }
             in_range(cg, tid, total, |cg| {
                 let o = cg.b.build_int_unsigned_rem(tid, cg.i64c(sr.outputs), "")?;
@@ -379,12 +381,17 @@ fn kernel_body<'ctx>(
                     ))
                 }
             };
-            let unit = |cg: &Cg<'_, 'ctx>, w: IntValue<'ctx>| Ok((delinearize(cg, out, w)?, None));
+            let mut value = |cg: &Cg<'_, 'ctx>,
+                             ctx: &mut ElementalCtx<'_, 'ctx>,
+                             w: IntValue<'ctx>,
+                             l: Lanes<'ctx>| {
+                ctx.gen_reduce_part(cg, root, &delinearize(cg, out, w)?, None, Some(l))
+            };
             let store = |cg: &Cg<'_, 'ctx>, w: IntValue<'ctx>, v: BasicValueEnum<'ctx>| {
                 let idx = delinearize(cg, out, w)?;
                 cg.store_elem(out.ty, cg.element_ptr(ptr, out, &idx)?, v)
             };
-            warp_reduce(cg, flavor, &mut ctx, root, tid, outputs, &unit, &store)?;
+            warp_reduce(cg, flavor, &mut ctx, root, tid, outputs, &mut value, &store)?;
         }
         KernelKind::RowFusion { rows, len } => {
             let (ecomp, root) = elemental_root(module, comp, k);
@@ -516,19 +523,20 @@ fn elemental_ctx<'m, 'ctx>(
     Ok(ctx)
 }
 
-/// The index of a warp's unit of work: the output index, and the part of
-/// the reduced loop (a split) or all of it.
-type WarpUnit<'a, 'ctx> =
-    &'a dyn Fn(
-        &Cg<'_, 'ctx>,
-        IntValue<'ctx>,
-    ) -> Result<(Vec<IntValue<'ctx>>, Option<Split<'ctx>>), CodegenError>;
+/// Lane `lanes.lane`'s share of a warp's unit of work `w` (the unit, the
+/// lanes).
+type LaneValue<'a, 'ctx> = &'a mut dyn FnMut(
+    &Cg<'_, 'ctx>,
+    &mut ElementalCtx<'_, 'ctx>,
+    IntValue<'ctx>,
+    Lanes<'ctx>,
+) -> Result<BasicValueEnum<'ctx>, CodegenError>;
 /// Stores the result of a warp's unit of work.
 type WarpStore<'a, 'ctx> =
     &'a dyn Fn(&Cg<'_, 'ctx>, IntValue<'ctx>, BasicValueEnum<'ctx>) -> Result<(), CodegenError>;
 
-/// Warp `w = tid / 32` (when `w < units`) reduces unit `w` of the reduce
-/// `root`: lane `l` its share ([`Lanes`]), then lane `l < o` combines its
+/// Warp `w = tid / 32` (when `w < units`) reduces unit `w` with the reducer
+/// of `root`: lane `l` its share (`value`), then lane `l < o` combines its
 /// value with lane `l + o`'s for `o` = 16, 8, 4, 2, 1 (lane 0's value at
 /// the end is the tree `((v0 + v16) + (v8 + v24)) + ...`), and lane 0
 /// stores it. On the GPU the lanes are threads and the values move by
@@ -543,7 +551,7 @@ fn warp_reduce<'ctx>(
     root: InstId,
     tid: IntValue<'ctx>,
     units: i64,
-    unit: WarpUnit<'_, 'ctx>,
+    value: LaneValue<'_, 'ctx>,
     store: WarpStore<'_, 'ctx>,
 ) -> Result<(), CodegenError> {
     let b = cg.b;
@@ -554,8 +562,7 @@ fn warp_reduce<'ctx>(
         Flavor::Nvptx => in_range(cg, w, units, |cg| {
             // Every lane of a warp is here (whole warps are in or out of
             // range), as `shfl.sync` with a full mask requires.
-            let (idx, split) = unit(cg, w)?;
-            let v = warp_lanes_nvptx(cg, ctx, root, &idx, split, lane)?;
+            let v = warp_lanes_nvptx(cg, ctx, root, lane, &mut |cg, ctx, l| value(cg, ctx, w, l))?;
             if_then(cg, lane0, |cg| store(cg, w, v))
         }),
         Flavor::Host => {
@@ -565,8 +572,7 @@ fn warp_reduce<'ctx>(
             let inb = b.build_int_compare(IntPredicate::ULT, w, cg.i64c(units), "")?;
             b.build_conditional_branch(b.build_and(inb, lane0, "")?, then, next)?;
             b.position_at_end(then);
-            let (idx, split) = unit(cg, w)?;
-            let v = warp_lanes_host(cg, ctx, root, &idx, split)?;
+            let v = warp_lanes_host(cg, ctx, root, &mut |cg, ctx, l| value(cg, ctx, w, l))?;
             store(cg, w, v)?;
             b.build_unconditional_branch(next)?;
             b.position_at_end(next);
@@ -575,19 +581,24 @@ fn warp_reduce<'ctx>(
     }
 }
 
-/// This lane's share of the reduce `root` at output `idx` (a part of it
-/// with `split`), combined across the warp by `shfl.sync.down` (16, 8, 4,
-/// 2, 1): lane 0 gets the warp's result.
+/// A lane's share of a reduction (its lane given).
+type LaneShare<'a, 'ctx> = &'a mut dyn FnMut(
+    &Cg<'_, 'ctx>,
+    &mut ElementalCtx<'_, 'ctx>,
+    Lanes<'ctx>,
+) -> Result<BasicValueEnum<'ctx>, CodegenError>;
+
+/// This lane's share (`share`) combined across the warp with the reducer
+/// of `root` by `shfl.sync.down` (16, 8, 4, 2, 1): lane 0 gets the warp's
+/// result.
 fn warp_lanes_nvptx<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
     root: InstId,
-    idx: &[IntValue<'ctx>],
-    split: Option<Split<'ctx>>,
     lane: IntValue<'ctx>,
+    share: LaneShare<'_, 'ctx>,
 ) -> Result<BasicValueEnum<'ctx>, CodegenError> {
-    let lanes = Lanes { lane, count: WARP };
-    let mut v = ctx.gen_reduce_part(cg, root, idx, split, Some(lanes))?;
+    let mut v = share(cg, ctx, Lanes { lane, count: WARP })?;
     for o in tree_steps() {
         let x = shfl_down(cg, v, o as u32)?;
         v = ctx.combine_reduced(cg, root, v, x)?;
@@ -602,14 +613,13 @@ fn warp_lanes_host<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
     root: InstId,
-    idx: &[IntValue<'ctx>],
-    split: Option<Split<'ctx>>,
+    share: LaneShare<'_, 'ctx>,
 ) -> Result<BasicValueEnum<'ctx>, CodegenError> {
     let b = cg.b;
     let count = WARP;
     let mut slots = None;
     for_range(cg, cg.i64c(0), cg.i64c(count), "lane", &mut |l| {
-        let v = ctx.gen_reduce_part(cg, root, idx, split, Some(Lanes { lane: l, count }))?;
+        let v = share(cg, ctx, Lanes { lane: l, count })?;
         let ty = v.get_type().array_type(count as u32);
         let arr = *slots.get_or_insert(cg.entry_alloca(ty.into(), "lanes")?);
         b.build_store(lane_slot(cg, ty, arr, l)?, v)?;
@@ -703,10 +713,14 @@ fn row_fusion<'ctx>(
     for r in reduces {
         let v = match flavor {
             Flavor::Nvptx => {
-                let v = warp_lanes_nvptx(cg, ctx, r, &row_index, None, lane)?;
+                let v = warp_lanes_nvptx(cg, ctx, r, lane, &mut |cg, ctx, l| {
+                    ctx.gen_reduce_part(cg, r, &row_index, None, Some(l))
+                })?;
                 shfl_idx0(cg, v)?
             }
-            Flavor::Host => warp_lanes_host(cg, ctx, r, &row_index, None)?,
+            Flavor::Host => warp_lanes_host(cg, ctx, r, &mut |cg, ctx, l| {
+                ctx.gen_reduce_part(cg, r, &row_index, None, Some(l))
+            })?,
         };
         ctx.fixed.insert(r, vec![v]);
     }
@@ -867,6 +881,7 @@ fn emit_reduce_combine<'ctx>(
     sr: SplitReduce,
     params: &[PointerValue<'ctx>],
     tid: IntValue<'ctx>,
+    flavor: Flavor,
 ) -> Result<(), CodegenError> {
     let comp = module.comp(k.comp);
     let (ecomp, root) = elemental_root(module, comp, k);
@@ -880,8 +895,36 @@ fn emit_reduce_combine<'ctx>(
             "a combine kernel takes two buffers".into(),
         ));
     };
-    let ctx: ElementalCtx<'_, 'ctx> = ElementalCtx::new(module, ecomp);
+    let mut ctx: ElementalCtx<'_, 'ctx> = ElementalCtx::new(module, ecomp);
     let flat = ArrayShape::new(out.ty, vec![sr.parts * sr.outputs]);
+    if sr.warp {
+        // Output `w`: lane `l` combines parts `l, l + 32, ...` from the
+        // identity, then the warp's tree.
+        let mut value = |cg: &Cg<'_, 'ctx>,
+                         ctx: &mut ElementalCtx<'_, 'ctx>,
+                         w: IntValue<'ctx>,
+                         l: Lanes<'ctx>| {
+            let b = cg.b;
+            let id = ctx.reduce_identity(cg, root)?;
+            let acc = cg.entry_alloca(id.get_type(), "acc")?;
+            b.build_store(acc, id)?;
+            for_range_step(cg, l.lane, cg.i64c(sr.parts), l.count, "part", &mut |p| {
+                let at = b.build_int_add(b.build_int_mul(p, cg.i64c(sr.outputs), "")?, w, "")?;
+                let x = cg.load_elem(out.ty, cg.element_ptr(*scratch, &flat, &[at])?)?;
+                let a = b.build_load(id.get_type(), acc, "")?;
+                b.build_store(acc, ctx.combine_reduced(cg, root, a, x)?)?;
+                Ok(())
+            })?;
+            Ok(b.build_load(id.get_type(), acc, "")?)
+        };
+        let store = |cg: &Cg<'_, 'ctx>, w: IntValue<'ctx>, v: BasicValueEnum<'ctx>| {
+            let idx = delinearize(cg, out, w)?;
+            cg.store_elem(out.ty, cg.element_ptr(*result, out, &idx)?, v)
+        };
+        return warp_reduce(
+            cg, flavor, &mut ctx, root, tid, sr.outputs, &mut value, &store,
+        );
+    }
     in_range(cg, tid, sr.outputs, |cg| {
         let b = cg.b;
         let first = cg.load_elem(out.ty, cg.element_ptr(*scratch, &flat, &[tid])?)?;

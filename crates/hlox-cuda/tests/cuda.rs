@@ -1712,6 +1712,31 @@ min_u64 {
   b = u64[] parameter(1)
   ROOT r = u64[] minimum(a, b)
 }
+min_s8 {
+  a = s8[] parameter(0)
+  b = s8[] parameter(1)
+  ROOT r = s8[] minimum(a, b)
+}
+or_pred {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT r = pred[] or(a, b)
+}
+max_u32 {
+  a = u32[] parameter(0)
+  b = u32[] parameter(1)
+  ROOT r = u32[] maximum(a, b)
+}
+mul_s64 {
+  a = s64[] parameter(0)
+  b = s64[] parameter(1)
+  ROOT r = s64[] multiply(a, b)
+}
+and_u16 {
+  a = u16[] parameter(0)
+  b = u16[] parameter(1)
+  ROOT r = u16[] and(a, b)
+}
 
 ENTRY e {
   x = f32[300,1000]{1,0} parameter(0)
@@ -1723,6 +1748,17 @@ ENTRY e {
   t = f32[16,20,300]{2,1,0} parameter(6)
   l = f32[8,4096]{1,0} parameter(7)
   c = f32[500,70]{0,1} parameter(8)
+  s8s = s8[512,2048]{1,0} parameter(9)
+  ps = pred[300,2100]{1,0} parameter(10)
+  fs = f32[600,2048]{1,0} parameter(11)
+  u32s = u32[200,2100]{1,0} parameter(12)
+  s64s = s64[100,2048]{1,0} parameter(13)
+  u16s = u16[400,2048]{1,0} parameter(14)
+  s8max = s8[] constant(100)
+  no = pred[] constant(false)
+  u32z = u32[] constant(5)
+  s64one = s64[] constant(1)
+  u16ones = u16[] constant(65535)
   zf = f32[] constant(0)
   ninf = f32[] constant(-inf)
   zi = s32[] constant(3)
@@ -1746,7 +1782,18 @@ ENTRY e {
   st = f32[20]{0} reduce(t, zf), dimensions={0,2}, to_apply=add_f32
   sl = f32[8]{0} reduce(l, zf), dimensions={1}, to_apply=add_f32
   sc = f32[70]{0} reduce(c, zf), dimensions={0}, to_apply=add_f32
-  ROOT r = (f32[300]{0}, f32[300]{0}, s32[2000]{0}, f64[64]{0}, pred[50]{0}, s8[128]{0}, u64[100]{0}, f32[20]{0}, f32[8]{0}, f32[70]{0}) tuple(mx, sm, si, pw, all, mb8, mu, st, sl, sc)
+  r1 = s8[512]{0} reduce(s8s, s8max), dimensions={1}, to_apply=min_s8
+  r2 = pred[300]{0} reduce(ps, no), dimensions={1}, to_apply=or_pred
+  r3 = f32[600]{0} reduce(fs, ninf), dimensions={1}, to_apply=max_f32
+  r4 = u32[200]{0} reduce(u32s, u32z), dimensions={1}, to_apply=max_u32
+  odd = s64[100,2048]{1,0} broadcast(s64one), dimensions={}
+  s64o = s64[100,2048]{1,0} or(s64s, odd)
+  r5 = s64[100]{0} reduce(s64o, s64one), dimensions={1}, to_apply=mul_s64
+  f0 = u16[] constant(61680)
+  f0s = u16[400,2048]{1,0} broadcast(f0), dimensions={}
+  u16f = u16[400,2048]{1,0} or(u16s, f0s)
+  r6 = u16[400]{0} reduce(u16f, u16ones), dimensions={1}, to_apply=and_u16
+  ROOT r = (f32[300]{0}, f32[300]{0}, s32[2000]{0}, f64[64]{0}, pred[50]{0}, s8[128]{0}, u64[100]{0}, f32[20]{0}, f32[8]{0}, f32[70]{0}, s8[512]{0}, pred[300]{0}, f32[600]{0}, u32[200]{0}, s64[100]{0}, u16[400]{0}) tuple(mx, sm, si, pw, all, mb8, mu, st, sl, sc, r1, r2, r3, r4, r5, r6)
 }
 "#,
     )
@@ -1774,6 +1821,26 @@ ENTRY e {
         random_literal("f32", &[16, 20, 300], 7),
         random_literal("f32", &[8, 4096], 8),
         random_literal("f32", &[500, 70], 9),
+        random_literal("s8", &[512, 2048], 10),
+        // Mostly false, most rows all false (an identity other than false
+        // would show).
+        {
+            let l = random_literal("pred", &[300, 2100], 11);
+            let v: Vec<u8> = l
+                .as_array()
+                .unwrap()
+                .bytes()
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| (b != 0 && i % 1500 == 0) as u8)
+                .collect();
+            let shape = l.as_array().unwrap().shape().clone();
+            hlox_hlo::Literal::Array(hlox_hlo::ArrayLiteral::from_bytes(shape, v).unwrap())
+        },
+        random_literal("f32", &[600, 2048], 12),
+        random_literal("u32", &[200, 2100], 13),
+        random_literal("s64", &[100, 2048], 14),
+        random_literal("u16", &[400, 2048], 15),
     ];
     let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
         .expect("evaluator")
@@ -1796,9 +1863,15 @@ ENTRY e {
                 .filter(|k| matches!(k, KernelKind::ReducePartials(sr) if sr.warp))
                 .count();
             // A warp per row: mx, sm, si, pw, all, mb8, mu, sc; a warp per
-            // part: st (20 outputs of 4800), sl (8 of 4096).
+            // part: st (20 outputs of 4800), sl (8 of 4096), and r1..r6
+            // (fewer than 1024 outputs of at least 2048 elements; r1, r2,
+            // r3, r4 and r6 have fewer than 32 parts, so lanes of their
+            // combine warps start from the reducer's identity alone; the
+            // data is such that a wrong identity changes the result:
+            // products of odd numbers, ands of 0xf0f0 | x, rows of
+            // predicates mostly all false).
             let plan = hlox_cuda::describe(&c.module, &c.program);
-            assert_eq!((rows, warp_splits), (8, 2), "fused {fused}:\n{plan}");
+            assert_eq!((rows, warp_splits), (8, 8), "fused {fused}:\n{plan}");
             assert!(
                 c.ptx.contains("shfl.sync.down.b32"),
                 "fused {fused}: no shuffles"
