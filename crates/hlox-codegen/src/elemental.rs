@@ -1033,7 +1033,10 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         let block = [4096i64, 2048, 1024, 512]
             .into_iter()
             .find(|&bs| n > bs && n % bs == 0);
-        if let (true, true, BinaryOp::Add, Some(bs)) = (rest.is_empty(), ty.is_float(), op, block) {
+        let blocked = split.is_none_or(|sp| sp.blocks);
+        if let (true, true, BinaryOp::Add, Some(bs), true) =
+            (rest.is_empty(), ty.is_float(), op, block, blocked)
+        {
             // Blocks of `bs` summed from -0.0 each, then added to the total.
             let part = cg.entry_alloca(vt, "part")?;
             let zero = vt.into_float_type().const_float(-0.0);
@@ -1114,13 +1117,18 @@ fn degenerate_reshape_index<'ctx>(
 }
 
 /// A part of a split reduction: the outermost reduced loop runs over
-/// `start..end` (units of [`ElementalCtx::reduce_split_extent`]); `first`
-/// (i1) says whether this part starts from the init value.
+/// `start..end`; `first` (i1) says whether this part starts from the init
+/// value. With `blocks`, the range is in units of
+/// [`ElementalCtx::reduce_split_extent`] (a float sum's blocks when that
+/// loop is the only one); without, in iterations
+/// ([`ElementalCtx::reduce_split_len`]) and the part is summed without
+/// blocks (a part is short enough).
 #[derive(Clone, Copy)]
 pub struct Split<'ctx> {
     pub start: IntValue<'ctx>,
     pub end: IntValue<'ctx>,
     pub first: IntValue<'ctx>,
+    pub blocks: bool,
 }
 
 impl<'ctx> Split<'ctx> {
@@ -1142,7 +1150,26 @@ impl<'ctx> Split<'ctx> {
             .build_select(over, cg.i64c(extent), end, "")?
             .into_int_value();
         let first = b.build_int_compare(IntPredicate::EQ, c, cg.i64c(0), "")?;
-        Ok(Split { start, end, first })
+        Ok(Split {
+            start,
+            end,
+            first,
+            blocks: true,
+        })
+    }
+
+    /// [`Split::part`] of the outermost reduced loop's iterations (no
+    /// float-sum blocks).
+    pub fn part_of_iterations(
+        cg: &Cg<'_, 'ctx>,
+        c: IntValue<'ctx>,
+        per: i64,
+        len: i64,
+    ) -> Result<Split<'ctx>> {
+        Ok(Split {
+            blocks: false,
+            ..Split::part(cg, c, per, len)?
+        })
     }
 }
 
@@ -1251,6 +1278,23 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                 _ => n,
             },
         )
+    }
+
+    /// For a reduce [`Self::reduce_split_extent`] accepts: the iteration
+    /// count of its outermost reduced loop (what
+    /// [`Split::part_of_iterations`] splits).
+    pub fn reduce_split_len(&self, id: InstId) -> Option<i64> {
+        self.reduce_split_extent(id)?;
+        let inst = self.comp.inst(id);
+        let Op::Reduce { dimensions } = &inst.op else {
+            return None;
+        };
+        let in_shape = self.comp.inst(inst.operands[0]).shape.as_array()?;
+        let outer = in_shape
+            .layout
+            .major_to_minor()
+            .find(|&d| dimensions.contains(&(d as i64)))?;
+        Some(in_shape.dims[outer])
     }
 
     /// For a reduce [`Self::reduce_split_extent`] accepts whose innermost

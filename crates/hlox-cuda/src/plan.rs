@@ -125,8 +125,9 @@ pub const SCATTER_PARALLEL_MIN_UPDATES: i64 = 1024;
 pub const SORT_MERGE_MIN_LEN: i64 = 128;
 
 /// How a reduction with few outputs is split across GPU threads: the
-/// outermost reduced loop (`extent` iterations, in units of
-/// `ElementalCtx::reduce_split_extent`) in `parts` parts of `per`.
+/// outermost reduced loop (`extent` iterations,
+/// `ElementalCtx::reduce_split_len`) in `parts` parts of `per`, each
+/// summed without float-sum blocks (`Split::part_of_iterations`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SplitReduce {
     pub outputs: i64,
@@ -135,6 +136,9 @@ pub struct SplitReduce {
     pub extent: i64,
     /// A warp per part (a row reduction), not a thread.
     pub warp: bool,
+    /// A warp per output in the combine kernel (a warp split, or 64 parts
+    /// or more), not a thread.
+    pub warp_combine: bool,
 }
 
 /// Threads of a warp: the lanes that share a row in
@@ -266,7 +270,7 @@ pub fn reduce_plan_of(module: &Module, ecomp: &Computation, root: InstId) -> Opt
     }
     let ctx: hlox_codegen::elemental::ElementalCtx<'_, '_> =
         hlox_codegen::elemental::ElementalCtx::new(module, ecomp);
-    let extent = ctx.reduce_split_extent(root)?;
+    let extent = ctx.reduce_split_len(root)?;
     let rows = ctx
         .reduce_row_length(root)
         .is_some_and(|n| n >= ROW_REDUCE_MIN_LEN);
@@ -287,6 +291,7 @@ pub fn reduce_plan_of(module: &Module, ecomp: &Computation, root: InstId) -> Opt
             per,
             extent,
             warp: rows,
+            warp_combine: rows || parts >= 2 * WARP,
         }));
     }
     rows.then_some(ReducePlan::Rows { outputs })
@@ -833,7 +838,8 @@ fn elemental_kernel(
     let lanes = if sr.warp { WARP } else { 1 };
     p.kernels[partials].threads = (sr.parts * sr.outputs * lanes) as u64;
     let combine = push_kernel(p, comp, id, inst, shape, KernelKind::ReduceCombine(sr));
-    p.kernels[combine].threads = (sr.outputs * lanes) as u64;
+    let combine_lanes = if sr.warp_combine { WARP } else { 1 };
+    p.kernels[combine].threads = (sr.outputs * combine_lanes) as u64;
     Step::SplitReduce {
         partials,
         combine,

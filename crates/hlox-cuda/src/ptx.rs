@@ -351,7 +351,7 @@ fn kernel_body<'ctx>(
                     let o = cg.b.build_int_unsigned_rem(w, cg.i64c(sr.outputs), "")?;
                     let part = cg.b.build_int_unsigned_div(w, cg.i64c(sr.outputs), "")?;
                     let idx = delinearize(cg, out, o)?;
-                    let split = Split::part(cg, part, sr.per, sr.extent)?;
+                    let split = Split::part_of_iterations(cg, part, sr.per, sr.extent)?;
                     ctx.gen_reduce_part(cg, root, &idx, Some(split), Some(l))
                 };
                 let store = |cg: &Cg<'_, 'ctx>, w: IntValue<'ctx>, v: BasicValueEnum<'ctx>| {
@@ -363,7 +363,7 @@ fn kernel_body<'ctx>(
                 let o = cg.b.build_int_unsigned_rem(tid, cg.i64c(sr.outputs), "")?;
                 let part = cg.b.build_int_unsigned_div(tid, cg.i64c(sr.outputs), "")?;
                 let idx = delinearize(cg, out, o)?;
-                let split = Split::part(cg, part, sr.per, sr.extent)?;
+                let split = Split::part_of_iterations(cg, part, sr.per, sr.extent)?;
                 let v = ctx.gen_reduce_part(cg, root, &idx, Some(split), None)?;
                 let p = cg.element_ptr(*scratch, &flat, &[tid])?;
                 cg.store_elem(out.ty, p, v)
@@ -897,7 +897,7 @@ fn emit_reduce_combine<'ctx>(
     };
     let mut ctx: ElementalCtx<'_, 'ctx> = ElementalCtx::new(module, ecomp);
     let flat = ArrayShape::new(out.ty, vec![sr.parts * sr.outputs]);
-    if sr.warp {
+    if sr.warp_combine {
         // Output `w`: lane `l` combines parts `l, l + 32, ...` from the
         // identity, then the warp's tree.
         let mut value = |cg: &Cg<'_, 'ctx>,

@@ -1591,6 +1591,7 @@ ENTRY e {
   z = f32[8192,8]{1,0} parameter(2)
   w = f64[3,50000]{0,1} parameter(3)
   p = pred[4096,4]{1,0} parameter(4)
+  zc = f32[8192,64]{1,0} parameter(5)
   zf = f32[] constant(0)
   zi = s32[] constant(7)
   ninf = f32[] constant(-inf)
@@ -1604,7 +1605,8 @@ ENTRY e {
   mins = f64[3]{0} reduce(w, big), dimensions={1}, to_apply=min_f64
   any = pred[4]{0} reduce(p, no), dimensions={0}, to_apply=or_pred
   small = f32[8192]{0} reduce(z, zf), dimensions={1}, to_apply=add_f32
-  ROOT t = (f32[], f32[], s32[4,16]{1,0}, f32[8]{0}, f64[3]{0}, pred[4]{0}, f32[8192]{0}) tuple(sum, sumsq, rows, cols, mins, any, small)
+  colsum = f32[64]{0} reduce(zc, zf), dimensions={0}, to_apply=add_f32
+  ROOT t = (f32[], f32[], s32[4,16]{1,0}, f32[8]{0}, f64[3]{0}, pred[4]{0}, f32[8192]{0}, f32[64]{0}) tuple(sum, sumsq, rows, cols, mins, any, small, colsum)
 }
 "#,
     )
@@ -1615,6 +1617,7 @@ ENTRY e {
         random_literal("f32", &[8192, 8], 3),
         random_literal("f64", &[3, 50000], 4),
         random_literal("pred", &[4096, 4], 5),
+        random_literal("f32", &[8192, 64], 6),
     ];
     let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
         .expect("evaluator")
@@ -1635,10 +1638,22 @@ ENTRY e {
             // Every reduction but `small` (8192 outputs of 8 elements).
             assert_eq!(
                 splits,
-                6,
+                7,
                 "fused {fused}:\n{}",
                 hlox_cuda::describe(&c.module, &c.program)
             );
+            // The five thread splits (all but the two row sums) have 64
+            // parts or more: a warp combines each output's parts.
+            let warp_combines = c
+                .program
+                .kernels
+                .iter()
+                .filter(|k| {
+                    matches!(&k.kind, hlox_cuda::plan::KernelKind::ReduceCombine(sr)
+                        if sr.warp_combine && !sr.warp)
+                })
+                .count();
+            assert_eq!(warp_combines, 5, "fused {fused}");
         },
     );
     for (what, got) in runs {
@@ -1657,6 +1672,30 @@ ENTRY e {
             );
         }
         for (k, (g, w)) in got.iter().zip(&want).enumerate().skip(2) {
+            if k == 7 {
+                // Column sums of 8192 values in [-1, 1] (2048 parts of 4,
+                // a warp combining them): against the exact sums, the
+                // evaluator's in-order sums being the less accurate.
+                let zs = args[5].to_vec::<f32>().expect("f32");
+                let g = g.to_vec::<f32>().expect("f32");
+                for (col, &gv) in g.iter().enumerate() {
+                    let e: f64 = zs.iter().skip(col).step_by(64).map(|&v| v as f64).sum();
+                    // Rounding scales with the partial sums, not the
+                    // (cancelled) total: about 4e-5 here; one element
+                    // dropped or counted twice would be ~0.5.
+                    let abs: f64 = zs
+                        .iter()
+                        .skip(col)
+                        .step_by(64)
+                        .map(|&v| v.abs() as f64)
+                        .sum();
+                    assert!(
+                        (gv as f64 - e).abs() <= 1e-8 * abs + 1e-6 * e.abs(),
+                        "{what}: column {col}: {gv} vs exact {e}"
+                    );
+                }
+                continue;
+            }
             let (rtol, atol) = if k == 6 { (1e-6, 1e-6) } else { (0.0, 0.0) };
             hlox_tests::compare_literals(g, w, rtol, atol)
                 .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
