@@ -813,6 +813,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         start: lo,
                         end: hi,
                         first,
+                        ..
                     } = hlox_codegen::elemental::Split::part(cg, c, per, extent)?;
                     let input_at = |cg: &Cg<'_, 'ctx>,
                                     ctx: &mut ElementalCtx<'a, 'ctx>,
