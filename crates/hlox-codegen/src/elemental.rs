@@ -1280,16 +1280,25 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         )
     }
 
-    /// For a reduce [`Self::reduce_split_extent`] accepts: the iteration
-    /// count of its outermost reduced loop (what
-    /// [`Split::part_of_iterations`] splits).
-    pub fn reduce_split_len(&self, id: InstId) -> Option<i64> {
+    /// The reduced dimensions and input shape of a reduce
+    /// [`Self::reduce_split_extent`] accepts.
+    fn splittable_reduce(&self, id: InstId) -> Option<(&'m [i64], &'m ArrayShape)> {
         self.reduce_split_extent(id)?;
         let inst = self.comp.inst(id);
         let Op::Reduce { dimensions } = &inst.op else {
             return None;
         };
-        let in_shape = self.comp.inst(inst.operands[0]).shape.as_array()?;
+        Some((
+            dimensions,
+            self.comp.inst(inst.operands[0]).shape.as_array()?,
+        ))
+    }
+
+    /// For a reduce [`Self::reduce_split_extent`] accepts: the iteration
+    /// count of its outermost reduced loop (what
+    /// [`Split::part_of_iterations`] splits).
+    pub fn reduce_split_len(&self, id: InstId) -> Option<i64> {
+        let (dimensions, in_shape) = self.splittable_reduce(id)?;
         let outer = in_shape
             .layout
             .major_to_minor()
@@ -1302,12 +1311,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
     /// reduction in physical order, whose rows [`Lanes`] read coalesced):
     /// the length of that loop.
     pub fn reduce_row_length(&self, id: InstId) -> Option<i64> {
-        self.reduce_split_extent(id)?;
-        let inst = self.comp.inst(id);
-        let Op::Reduce { dimensions } = &inst.op else {
-            return None;
-        };
-        let in_shape = self.comp.inst(inst.operands[0]).shape.as_array()?;
+        let (dimensions, in_shape) = self.splittable_reduce(id)?;
         let minor = *in_shape.layout.minor_to_major.first()?;
         dimensions
             .contains(&minor)

@@ -566,17 +566,11 @@ fn warp_reduce<'ctx>(
             if_then(cg, lane0, |cg| store(cg, w, v))
         }),
         Flavor::Host => {
-            let f = cg.current_fn()?;
-            let then = cg.ctx.append_basic_block(f, "warp");
-            let next = cg.ctx.append_basic_block(f, "next_warp");
             let inb = b.build_int_compare(IntPredicate::ULT, w, cg.i64c(units), "")?;
-            b.build_conditional_branch(b.build_and(inb, lane0, "")?, then, next)?;
-            b.position_at_end(then);
-            let v = warp_lanes_host(cg, ctx, root, &mut |cg, ctx, l| value(cg, ctx, w, l))?;
-            store(cg, w, v)?;
-            b.build_unconditional_branch(next)?;
-            b.position_at_end(next);
-            Ok(())
+            if_then(cg, b.build_and(inb, lane0, "")?, |cg| {
+                let v = warp_lanes_host(cg, ctx, root, &mut |cg, ctx, l| value(cg, ctx, w, l))?;
+                store(cg, w, v)
+            })
         }
     }
 }
@@ -695,9 +689,6 @@ fn row_fusion<'ctx>(
     let w = b.build_int_unsigned_div(tid, cg.i64c(WARP), "row")?;
     let lane = b.build_int_unsigned_rem(tid, cg.i64c(WARP), "lane")?;
     let lane0 = b.build_int_compare(IntPredicate::EQ, lane, cg.i64c(0), "")?;
-    let f = cg.current_fn()?;
-    let then = cg.ctx.append_basic_block(f, "row");
-    let next = cg.ctx.append_basic_block(f, "next_row");
     let inb = b.build_int_compare(IntPredicate::ULT, w, cg.i64c(rows), "")?;
     // GPU: whole warps are in or out of range (shuffles need every lane);
     // host: lane 0's thread does the row.
@@ -705,38 +696,32 @@ fn row_fusion<'ctx>(
         Flavor::Nvptx => inb,
         Flavor::Host => b.build_and(inb, lane0, "")?,
     };
-    b.build_conditional_branch(go, then, next)?;
-    b.position_at_end(then);
-    let base = b.build_int_nuw_mul(w, cg.i64c(len), "")?;
-    let mut row_index = delinearize(cg, &out, base)?;
-    row_index.remove(minor);
-    for r in reduces {
-        let v = match flavor {
-            Flavor::Nvptx => {
-                let v = warp_lanes_nvptx(cg, ctx, r, lane, &mut |cg, ctx, l| {
-                    ctx.gen_reduce_part(cg, r, &row_index, None, Some(l))
-                })?;
-                shfl_idx0(cg, v)?
-            }
-            Flavor::Host => warp_lanes_host(cg, ctx, r, &mut |cg, ctx, l| {
+    if_then(cg, go, |cg| {
+        let base = b.build_int_nuw_mul(w, cg.i64c(len), "")?;
+        let mut row_index = delinearize(cg, &out, base)?;
+        row_index.remove(minor);
+        for r in reduces {
+            let mut share = |cg: &Cg<'_, 'ctx>, ctx: &mut ElementalCtx<'_, 'ctx>, l| {
                 ctx.gen_reduce_part(cg, r, &row_index, None, Some(l))
-            })?,
+            };
+            let v = match flavor {
+                Flavor::Nvptx => shfl_idx0(cg, warp_lanes_nvptx(cg, ctx, r, lane, &mut share)?)?,
+                Flavor::Host => warp_lanes_host(cg, ctx, r, &mut share)?,
+            };
+            ctx.fixed.insert(r, vec![v]);
+        }
+        let (start, step) = match flavor {
+            Flavor::Nvptx => (lane, WARP),
+            Flavor::Host => (cg.i64c(0), 1),
         };
-        ctx.fixed.insert(r, vec![v]);
-    }
-    let (start, step) = match flavor {
-        Flavor::Nvptx => (lane, WARP),
-        Flavor::Host => (cg.i64c(0), 1),
-    };
-    for_range_step(cg, start, cg.i64c(len), step, "elem", &mut |j| {
-        let lin = b.build_int_nuw_add(base, j, "")?;
-        ctx.clear_cache();
-        emit_group(cg, ctx, root, outs, lin)
-    })?;
-    ctx.fixed.clear();
-    b.build_unconditional_branch(next)?;
-    b.position_at_end(next);
-    Ok(())
+        for_range_step(cg, start, cg.i64c(len), step, "elem", &mut |j| {
+            let lin = b.build_int_nuw_add(base, j, "")?;
+            ctx.clear_cache();
+            emit_group(cg, ctx, root, outs, lin)
+        })?;
+        ctx.fixed.clear();
+        Ok(())
+    })
 }
 
 /// Element `l` of the `[32 x T]` array at `arr`.
@@ -859,17 +844,9 @@ fn in_range<'ctx>(
     count: i64,
     body: impl FnOnce(&Cg<'_, 'ctx>) -> Result<(), CodegenError>,
 ) -> Result<(), CodegenError> {
-    let f = cg.current_fn()?;
-    let then = cg.ctx.append_basic_block(f, "in_range");
-    let next = cg.ctx.append_basic_block(f, "next");
     let inb =
         cg.b.build_int_compare(IntPredicate::ULT, tid, cg.i64c(count), "")?;
-    cg.b.build_conditional_branch(inb, then, next)?;
-    cg.b.position_at_end(then);
-    body(cg)?;
-    cg.b.build_unconditional_branch(next)?;
-    cg.b.position_at_end(next);
-    Ok(())
+    if_then(cg, inb, body)
 }
 
 /// The second kernel of a split reduction: output `tid` (physical order)
