@@ -40,6 +40,10 @@ done
 {
   echo "commit $(git rev-parse HEAD)$(git diff --quiet HEAD || echo ' (with uncommitted changes)')"
   echo "built $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -m), $(. /etc/os-release && echo "$PRETTY_NAME")"
+  # The newest glibc symbol version the binaries need (the machine there
+  # must have at least this glibc).
+  glibc=$(objdump -T target/release/hlox "$tests" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+  echo "needs ${glibc:-GLIBC_?} (glibc), libstdc++, libgcc_s"
 } > .gpu/MANIFEST
 cat .gpu/MANIFEST
 echo "== .gpu/ holds $(du -sh .gpu | cut -f1); carry it: run(command='bash scripts/gpu_session.sh', carry=['.gpu'])"

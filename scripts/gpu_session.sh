@@ -24,6 +24,7 @@ parts=("$@")
 [ ${#parts[@]} -eq 0 ] && parts=(tests example bench)
 [ -f .gpu/MANIFEST ] || { echo "no .gpu/: run 'make gpu-bundle' here and carry .gpu" >&2; exit 2; }
 cat .gpu/MANIFEST | tee "$out/manifest.txt"
+echo "this machine: $(ldd --version 2>&1 | head -1)" | tee -a "$out/manifest.txt"
 
 bin=$(mktemp -d /tmp/hlox-gpu.XXXXXX)
 extra=$(mktemp -d /tmp/hlox-libs.XXXXXX)
