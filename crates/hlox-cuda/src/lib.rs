@@ -71,8 +71,9 @@ pub struct CudaCompileOptions {
     /// Threads per block of every kernel launch: a multiple of 32 (whole
     /// warps; row reductions give each row a warp), at most 1024.
     pub block_size: u32,
-    /// At run time, compute F32/F64 row-major dots with cuBLAS where
-    /// libcublas can be loaded (the dot kernel otherwise).
+    /// At run time, compute F32, F64, F16 and BF16 row-major dots (see
+    /// [`plan::gemm_of`]) with cuBLAS where libcublas can be loaded (the
+    /// dot kernel otherwise).
     pub use_cublas: bool,
     /// Record the first run and replay later runs as one CUDA graph, where
     /// every run does the same device work (no while or conditional, every

@@ -318,7 +318,12 @@ pub struct KernelInfo {
 /// with `out[b]: m x n`, contraction length `k`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Gemm {
-    pub f64: bool,
+    /// The operands' element type (both the same) and the result's: F32
+    /// and F32, F64 and F64 (S/DGEMM), or F16/BF16 and the same or F32
+    /// (GemmEx, accumulated in f32 as XLA's GPU backend and the dot kernel
+    /// do).
+    pub input: hlox_hlo::ElementType,
+    pub output: hlox_hlo::ElementType,
     pub batch: i64,
     pub m: i64,
     pub n: i64,
@@ -366,9 +371,10 @@ impl Gemm {
     }
 }
 
-/// The GEMM of dot `id` when its operands and result are F32 (or all F64),
-/// row-major, batch dimensions leading (in order) and one free and one
-/// contracting dimension per operand.
+/// The GEMM of dot `id` when its operands and result are all F32, all F64,
+/// or F16/BF16 operands (the same type) with a result of their type or
+/// F32; row-major, batch dimensions leading (in order) and one free and
+/// one contracting dimension per operand.
 pub fn gemm_of(comp: &Computation, id: InstId) -> Option<Gemm> {
     let inst = comp.inst(id);
     let Op::Dot { dnums, .. } = &inst.op else {
@@ -378,11 +384,15 @@ pub fn gemm_of(comp: &Computation, id: InstId) -> Option<Gemm> {
     let r = comp.inst(*inst.operands.get(1)?).shape.as_array()?;
     let o = inst.shape.as_array()?;
     use hlox_hlo::ElementType as T;
-    let f64 = match (l.ty, r.ty, o.ty) {
-        (T::F32, T::F32, T::F32) => false,
-        (T::F64, T::F64, T::F64) => true,
-        _ => return None,
-    };
+    let ok = l.ty == r.ty
+        && match l.ty {
+            T::F32 | T::F64 => o.ty == l.ty,
+            T::F16 | T::Bf16 => o.ty == l.ty || o.ty == T::F32,
+            _ => false,
+        };
+    if !ok {
+        return None;
+    }
     let nb = dnums.lhs_batch_dims.len();
     let lead: Vec<i64> = (0..nb as i64).collect();
     if dnums.lhs_batch_dims != lead || dnums.rhs_batch_dims != lead {
@@ -419,7 +429,8 @@ pub fn gemm_of(comp: &Computation, id: InstId) -> Option<Gemm> {
         return None;
     }
     Some(Gemm {
-        f64,
+        input: l.ty,
+        output: o.ty,
         batch,
         m,
         n,

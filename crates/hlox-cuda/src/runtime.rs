@@ -1023,51 +1023,92 @@ impl CudaDevice {
         let h = *blas.handle();
         // SAFETY: the buffers hold batch x (m k, k n, m n) elements of the
         // GEMM's type (checked by gemm_of), the handle is bound to our stream.
+        use hlox_hlo::ElementType as T;
         unsafe {
-            if g.f64 {
-                let (one, zero) = (1.0f64, 0.0f64);
-                result::dgemm_strided_batched(
-                    h,
-                    op(a.trans_a),
-                    op(a.trans_b),
-                    i(a.m),
-                    i(a.n),
-                    i(a.k),
-                    &one,
-                    *rhs as *const f64,
-                    i(a.lda),
-                    a.stride_a,
-                    *lhs as *const f64,
-                    i(a.ldb),
-                    a.stride_b,
-                    &zero,
-                    *out as *mut f64,
-                    i(a.ldc),
-                    a.stride_c,
-                    i(g.batch),
-                )
-            } else {
-                let (one, zero) = (1.0f32, 0.0f32);
-                result::sgemm_strided_batched(
-                    h,
-                    op(a.trans_a),
-                    op(a.trans_b),
-                    i(a.m),
-                    i(a.n),
-                    i(a.k),
-                    &one,
-                    *rhs as *const f32,
-                    i(a.lda),
-                    a.stride_a,
-                    *lhs as *const f32,
-                    i(a.ldb),
-                    a.stride_b,
-                    &zero,
-                    *out as *mut f32,
-                    i(a.ldc),
-                    a.stride_c,
-                    i(g.batch),
-                )
+            match (g.input, g.output) {
+                (T::F64, _) => {
+                    let (one, zero) = (1.0f64, 0.0f64);
+                    result::dgemm_strided_batched(
+                        h,
+                        op(a.trans_a),
+                        op(a.trans_b),
+                        i(a.m),
+                        i(a.n),
+                        i(a.k),
+                        &one,
+                        *rhs as *const f64,
+                        i(a.lda),
+                        a.stride_a,
+                        *lhs as *const f64,
+                        i(a.ldb),
+                        a.stride_b,
+                        &zero,
+                        *out as *mut f64,
+                        i(a.ldc),
+                        a.stride_c,
+                        i(g.batch),
+                    )
+                }
+                (T::F32, _) => {
+                    let (one, zero) = (1.0f32, 0.0f32);
+                    result::sgemm_strided_batched(
+                        h,
+                        op(a.trans_a),
+                        op(a.trans_b),
+                        i(a.m),
+                        i(a.n),
+                        i(a.k),
+                        &one,
+                        *rhs as *const f32,
+                        i(a.lda),
+                        a.stride_a,
+                        *lhs as *const f32,
+                        i(a.ldb),
+                        a.stride_b,
+                        &zero,
+                        *out as *mut f32,
+                        i(a.ldc),
+                        a.stride_c,
+                        i(g.batch),
+                    )
+                }
+                (input, output) => {
+                    // F16/BF16 operands, accumulated in f32 (alpha and beta
+                    // are f32 with CUBLAS_COMPUTE_32F).
+                    let dt = |t: T| match t {
+                        T::F16 => Ok(sys::cudaDataType_t::CUDA_R_16F),
+                        T::Bf16 => Ok(sys::cudaDataType_t::CUDA_R_16BF),
+                        T::F32 => Ok(sys::cudaDataType_t::CUDA_R_32F),
+                        t => Err(format!("no cuBLAS GEMM for {t:?}")),
+                    };
+                    let (ti, to) = (dt(input)?, dt(output)?);
+                    let (one, zero) = (1.0f32, 0.0f32);
+                    result::gemm_strided_batched_ex(
+                        h,
+                        op(a.trans_a),
+                        op(a.trans_b),
+                        i(a.m),
+                        i(a.n),
+                        i(a.k),
+                        (&one as *const f32).cast(),
+                        *rhs as *const std::ffi::c_void,
+                        ti,
+                        i(a.lda),
+                        a.stride_a,
+                        *lhs as *const std::ffi::c_void,
+                        ti,
+                        i(a.ldb),
+                        a.stride_b,
+                        (&zero as *const f32).cast(),
+                        *out as *mut std::ffi::c_void,
+                        to,
+                        i(a.ldc),
+                        a.stride_c,
+                        i(g.batch),
+                        sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                        sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+                    )
+                }
             }
         }
         .map_err(|e| format!("cuBLAS GEMM: {e}"))

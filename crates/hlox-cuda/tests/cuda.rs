@@ -2526,6 +2526,40 @@ fn dots_map_to_cublas_gemms_correctly() {
     .unwrap();
     let c = no.entry_computation();
     assert_eq!(hlox_cuda::plan::gemm_of(c, c.root), None);
+    // Element types: F16/BF16 operands (accumulated in f32 by GemmEx) with
+    // a result of their type or F32; not mixed operands, not integers, not
+    // a narrower result.
+    use hlox_hlo::ElementType as T;
+    let types = |a: &str, b: &str, o: &str| {
+        let text = format!(
+            "HloModule d\n\nENTRY e {{\n  a = {a}[3,4]{{1,0}} parameter(0)\n  b = {b}[4,5]{{1,0}} parameter(1)\n  \
+             ROOT d = {o}[3,5]{{1,0}} dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}\n}}\n"
+        );
+        let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let c = m.entry_computation();
+        hlox_cuda::plan::gemm_of(c, c.root).map(|g| (g.input, g.output, g.m, g.n, g.k))
+    };
+    assert_eq!(types("f32", "f32", "f32"), Some((T::F32, T::F32, 3, 5, 4)));
+    assert_eq!(types("f64", "f64", "f64"), Some((T::F64, T::F64, 3, 5, 4)));
+    assert_eq!(
+        types("bf16", "bf16", "bf16"),
+        Some((T::Bf16, T::Bf16, 3, 5, 4))
+    );
+    assert_eq!(
+        types("bf16", "bf16", "f32"),
+        Some((T::Bf16, T::F32, 3, 5, 4))
+    );
+    assert_eq!(types("f16", "f16", "f16"), Some((T::F16, T::F16, 3, 5, 4)));
+    assert_eq!(types("f16", "f16", "f32"), Some((T::F16, T::F32, 3, 5, 4)));
+    for (a, b, o) in [
+        ("f16", "bf16", "f32"),
+        ("f32", "f32", "bf16"),
+        ("bf16", "bf16", "f64"),
+        ("s32", "s32", "s32"),
+        ("f32", "f32", "f64"),
+    ] {
+        assert_eq!(types(a, b, o), None, "{a} x {b} -> {o}");
+    }
 }
 
 #[test]
