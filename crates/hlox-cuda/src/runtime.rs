@@ -1021,95 +1021,61 @@ impl CudaDevice {
         };
         let i = |v: i64| v as std::ffi::c_int;
         let h = *blas.handle();
-        // SAFETY: the buffers hold batch x (m k, k n, m n) elements of the
-        // GEMM's type (checked by gemm_of), the handle is bound to our stream.
         use hlox_hlo::ElementType as T;
+        let dt = |t: T| match t {
+            T::F16 => Ok(sys::cudaDataType_t::CUDA_R_16F),
+            T::Bf16 => Ok(sys::cudaDataType_t::CUDA_R_16BF),
+            T::F32 => Ok(sys::cudaDataType_t::CUDA_R_32F),
+            T::F64 => Ok(sys::cudaDataType_t::CUDA_R_64F),
+            t => Err(format!("no cuBLAS GEMM for {t:?}")),
+        };
+        let (ti, to) = (dt(g.input)?, dt(g.output)?);
+        // F64 in f64; F32, F16 and BF16 accumulated in f32 (full f32: no
+        // TF32), alpha and beta in the compute type.
+        let (one64, zero64, one32, zero32) = (1.0f64, 0.0f64, 1.0f32, 0.0f32);
+        let (compute, one, zero): (_, *const std::ffi::c_void, *const std::ffi::c_void) =
+            if g.input == T::F64 {
+                (
+                    sys::cublasComputeType_t::CUBLAS_COMPUTE_64F,
+                    (&one64 as *const f64).cast(),
+                    (&zero64 as *const f64).cast(),
+                )
+            } else {
+                (
+                    sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                    (&one32 as *const f32).cast(),
+                    (&zero32 as *const f32).cast(),
+                )
+            };
+        // SAFETY: the buffers hold batch x (m k, k n, m n) elements of the
+        // GEMM's types (checked by gemm_of), alpha and beta are of the
+        // compute type's scale type, the handle is bound to our stream.
         unsafe {
-            match (g.input, g.output) {
-                (T::F64, _) => {
-                    let (one, zero) = (1.0f64, 0.0f64);
-                    result::dgemm_strided_batched(
-                        h,
-                        op(a.trans_a),
-                        op(a.trans_b),
-                        i(a.m),
-                        i(a.n),
-                        i(a.k),
-                        &one,
-                        *rhs as *const f64,
-                        i(a.lda),
-                        a.stride_a,
-                        *lhs as *const f64,
-                        i(a.ldb),
-                        a.stride_b,
-                        &zero,
-                        *out as *mut f64,
-                        i(a.ldc),
-                        a.stride_c,
-                        i(g.batch),
-                    )
-                }
-                (T::F32, _) => {
-                    let (one, zero) = (1.0f32, 0.0f32);
-                    result::sgemm_strided_batched(
-                        h,
-                        op(a.trans_a),
-                        op(a.trans_b),
-                        i(a.m),
-                        i(a.n),
-                        i(a.k),
-                        &one,
-                        *rhs as *const f32,
-                        i(a.lda),
-                        a.stride_a,
-                        *lhs as *const f32,
-                        i(a.ldb),
-                        a.stride_b,
-                        &zero,
-                        *out as *mut f32,
-                        i(a.ldc),
-                        a.stride_c,
-                        i(g.batch),
-                    )
-                }
-                (input, output) => {
-                    // F16/BF16 operands, accumulated in f32 (alpha and beta
-                    // are f32 with CUBLAS_COMPUTE_32F).
-                    let dt = |t: T| match t {
-                        T::F16 => Ok(sys::cudaDataType_t::CUDA_R_16F),
-                        T::Bf16 => Ok(sys::cudaDataType_t::CUDA_R_16BF),
-                        T::F32 => Ok(sys::cudaDataType_t::CUDA_R_32F),
-                        t => Err(format!("no cuBLAS GEMM for {t:?}")),
-                    };
-                    let (ti, to) = (dt(input)?, dt(output)?);
-                    let (one, zero) = (1.0f32, 0.0f32);
-                    result::gemm_strided_batched_ex(
-                        h,
-                        op(a.trans_a),
-                        op(a.trans_b),
-                        i(a.m),
-                        i(a.n),
-                        i(a.k),
-                        (&one as *const f32).cast(),
-                        *rhs as *const std::ffi::c_void,
-                        ti,
-                        i(a.lda),
-                        a.stride_a,
-                        *lhs as *const std::ffi::c_void,
-                        ti,
-                        i(a.ldb),
-                        a.stride_b,
-                        (&zero as *const f32).cast(),
-                        *out as *mut std::ffi::c_void,
-                        to,
-                        i(a.ldc),
-                        a.stride_c,
-                        i(g.batch),
-                        sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
-                        sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
-                    )
-                }
-            }
+            result::gemm_strided_batched_ex(
+                h,
+                op(a.trans_a),
+                op(a.trans_b),
+                i(a.m),
+                i(a.n),
+                i(a.k),
+                one,
+                *rhs as *const std::ffi::c_void,
+                ti,
+                i(a.lda),
+                a.stride_a,
+                *lhs as *const std::ffi::c_void,
+                ti,
+                i(a.ldb),
+                a.stride_b,
+                zero,
+                *out as *mut std::ffi::c_void,
+                to,
+                i(a.ldc),
+                a.stride_c,
+                i(g.batch),
+                compute,
+                sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
         }
         .map_err(|e| format!("cuBLAS GEMM: {e}"))
     }
