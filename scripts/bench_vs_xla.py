@@ -219,6 +219,9 @@ def main():
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--markdown", help="also write the table as markdown to this file")
     ap.add_argument("--platform", choices=["host", "cuda"], default="host")
+    ap.add_argument("--xla-matmul-precision", choices=["highest", "default"], default="highest",
+                    help="JAX's matmul precision when lowering (cuda): 'highest' is full f32 as hlox "
+                         "computes (the default, like for like); 'default' lets XLA use TF32")
     a = ap.parse_args()
     if a.platform == "cuda":
         return main_cuda(a)
@@ -254,10 +257,14 @@ def main():
     return 0 if all(r[6] == "yes" for r in rows) else 1
 
 
-def write_case(tmp, name, f, args):
-    """Lower `f` and write its proto, HLO text and inputs under tmp/name."""
+def write_case(tmp, name, f, args, precision=None):
+    """Lower `f` (with JAX's matmul `precision` if given) and write its
+    proto, HLO text and inputs under tmp/name."""
     import jax
-    lowered = jax.jit(f).lower(*args)
+    import contextlib
+    ctx = jax.default_matmul_precision(precision) if precision else contextlib.nullcontext()
+    with ctx:
+        lowered = jax.jit(f).lower(*args)
     proto = lowered.compiler_ir("hlo").as_serialized_hlo_module_proto()
     d = os.path.join(tmp, name)
     os.makedirs(d)
@@ -287,7 +294,10 @@ def main_cuda(a):
         for name, f, args in jax_benchmarks():
             if name == "seed_custom_call" or (a.only and name not in a.only):
                 continue
-            proto, path, inputs, d = write_case(tmp, name, f, args)
+            # On Ampere and later XLA runs default-precision f32 dots in
+            # TF32; 'highest' keeps them f32, as hlox computes them.
+            precision = a.xla_matmul_precision if a.xla_matmul_precision != "default" else None
+            proto, path, inputs, d = write_case(tmp, name, f, args, precision)
             x = xla_run(proto, args, a.iters, a.warmup, backend="gpu")
             h = hlox_run(a.hlox, path, inputs, a.iters, a.warmup, [], os.path.join(d, "out"), "cuda")
             ok = same(h["outputs"], x["outputs"])
@@ -311,6 +321,7 @@ def main_cuda(a):
         f"| {fmt(r[6], 2)} | {fmt(r[7], 2)} | {r[8]} | {r[9]} |\n" for r in rows)
     bw = f"{copy_gbs:.0f} GB/s" if copy_gbs else "not measured (no PyTorch)"
     table = (f"GPU: {gpu.device_kind}; jax {jax.__version__}; copy bandwidth {bw}; "
+             f"XLA matmul precision {a.xla_matmul_precision}; "
              f"iters {a.iters}, warmup {a.warmup}.\n\n" + header + body)
     print()
     print(table)
