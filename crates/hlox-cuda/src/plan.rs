@@ -136,9 +136,23 @@ pub struct SplitReduce {
     pub extent: i64,
     /// A warp per part (a row reduction), not a thread.
     pub warp: bool,
+}
+
+impl SplitReduce {
     /// A warp per output in the combine kernel (a warp split, or 64 parts
     /// or more), not a thread.
-    pub warp_combine: bool,
+    pub fn warp_combine(&self) -> bool {
+        self.warp || self.parts >= 2 * WARP
+    }
+}
+
+/// The reduce instructions of `comp`, in (topological) arena order.
+pub fn reduces_of(comp: &Computation) -> Vec<InstId> {
+    comp.instructions
+        .iter()
+        .filter(|(_, i)| matches!(i.op, Op::Reduce { .. }))
+        .map(|(id, _)| id)
+        .collect()
 }
 
 /// Threads of a warp: the lanes that share a row in
@@ -169,12 +183,7 @@ pub fn row_fusion_of(module: &Module, ecomp: &Computation, root: InstId) -> Opti
     let out = rinst.shape.as_array()?;
     let minor = *out.layout.minor_to_major.first()?;
     let len = out.dims[minor as usize];
-    let reduces: Vec<InstId> = ecomp
-        .instructions
-        .iter()
-        .filter(|(_, i)| matches!(i.op, Op::Reduce { .. }))
-        .map(|(id, _)| id)
-        .collect();
+    let reduces = reduces_of(ecomp);
     if reduces.is_empty() || len < ROW_REDUCE_MIN_LEN {
         return None;
     }
@@ -291,7 +300,6 @@ pub fn reduce_plan_of(module: &Module, ecomp: &Computation, root: InstId) -> Opt
             per,
             extent,
             warp: rows,
-            warp_combine: rows || parts >= 2 * WARP,
         }));
     }
     rows.then_some(ReducePlan::Rows { outputs })
@@ -849,7 +857,7 @@ fn elemental_kernel(
     let lanes = if sr.warp { WARP } else { 1 };
     p.kernels[partials].threads = (sr.parts * sr.outputs * lanes) as u64;
     let combine = push_kernel(p, comp, id, inst, shape, KernelKind::ReduceCombine(sr));
-    let combine_lanes = if sr.warp_combine { WARP } else { 1 };
+    let combine_lanes = if sr.warp_combine() { WARP } else { 1 };
     p.kernels[combine].threads = (sr.outputs * combine_lanes) as u64;
     Step::SplitReduce {
         partials,

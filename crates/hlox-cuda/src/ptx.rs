@@ -679,13 +679,7 @@ fn row_fusion<'ctx>(
         .first()
         .ok_or_else(|| CodegenError::Other("a row fusion has a rank >= 1 result".into()))?
         as usize;
-    let comp = ctx.comp;
-    let reduces: Vec<InstId> = comp
-        .instructions
-        .iter()
-        .filter(|(_, i)| matches!(i.op, Op::Reduce { .. }))
-        .map(|(id, _)| id)
-        .collect();
+    let reduces = crate::plan::reduces_of(ctx.comp);
     let w = b.build_int_unsigned_div(tid, cg.i64c(WARP), "row")?;
     let lane = b.build_int_unsigned_rem(tid, cg.i64c(WARP), "lane")?;
     let lane0 = b.build_int_compare(IntPredicate::EQ, lane, cg.i64c(0), "")?;
@@ -874,7 +868,7 @@ fn emit_reduce_combine<'ctx>(
     };
     let mut ctx: ElementalCtx<'_, 'ctx> = ElementalCtx::new(module, ecomp);
     let flat = ArrayShape::new(out.ty, vec![sr.parts * sr.outputs]);
-    if sr.warp_combine {
+    if sr.warp_combine() {
         // Output `w`: lane `l` combines parts `l, l + 32, ...` from the
         // identity, then the warp's tree.
         let mut value = |cg: &Cg<'_, 'ctx>,

@@ -1518,6 +1518,28 @@ fn random_literal(ty: &str, dims: &[i64], seed: u64) -> hlox_hlo::Literal {
     hlox_hlo::Literal::Array(ArrayLiteral::from_bytes(shape, bytes).expect("bytes"))
 }
 
+/// `l` with byte `i` (of its element bytes) replaced by `f(i, byte)`.
+fn map_bytes(l: hlox_hlo::Literal, f: impl Fn(usize, u8) -> u8) -> hlox_hlo::Literal {
+    let a = l.as_array().expect("an array");
+    let v: Vec<u8> = a
+        .bytes()
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| f(i, b))
+        .collect();
+    hlox_hlo::Literal::Array(
+        hlox_hlo::ArrayLiteral::from_bytes(a.shape().clone(), v).expect("bytes"),
+    )
+}
+
+/// How many of `c`'s kernels are of a kind `f` accepts.
+fn count_kernels(
+    c: &hlox_cuda::CompiledModule,
+    f: impl Fn(&hlox_cuda::plan::KernelKind) -> bool,
+) -> usize {
+    c.program.kernels.iter().filter(|k| f(&k.kind)).count()
+}
+
 /// `m` compiled with each of `fusions` (`hlo_passes`): every compiled
 /// program given to `check_plan` (with its fusion) and its PTX assembled
 /// for sm_80 when ptxas is present; then run with `args` on every backend.
@@ -1644,15 +1666,10 @@ ENTRY e {
             );
             // The five thread splits (all but the two row sums) have 64
             // parts or more: a warp combines each output's parts.
-            let warp_combines = c
-                .program
-                .kernels
-                .iter()
-                .filter(|k| {
-                    matches!(&k.kind, hlox_cuda::plan::KernelKind::ReduceCombine(sr)
-                        if sr.warp_combine && !sr.warp)
-                })
-                .count();
+            let warp_combines = count_kernels(c, |k| {
+                matches!(k, hlox_cuda::plan::KernelKind::ReduceCombine(sr)
+                    if sr.warp_combine() && !sr.warp)
+            });
             assert_eq!(warp_combines, 5, "fused {fused}");
         },
     );
@@ -1838,18 +1855,7 @@ ENTRY e {
     )
     .expect("parse");
     // Mostly-true predicates, so that "and" is not always false.
-    let mostly_true = {
-        let l = random_literal("pred", &[50, 200], 4);
-        let v: Vec<u8> = l
-            .as_array()
-            .unwrap()
-            .bytes()
-            .iter()
-            .map(|&b| (b == 0) as u8)
-            .collect();
-        let shape = l.as_array().unwrap().shape().clone();
-        hlox_hlo::Literal::Array(hlox_hlo::ArrayLiteral::from_bytes(shape, v).unwrap())
-    };
+    let mostly_true = map_bytes(random_literal("pred", &[50, 200], 4), |_, b| (b == 0) as u8);
     let args = vec![
         random_literal("f32", &[300, 1000], 1),
         random_literal("s32", &[2000, 100], 2),
@@ -1863,19 +1869,9 @@ ENTRY e {
         random_literal("s8", &[512, 2048], 10),
         // Mostly false, most rows all false (an identity other than false
         // would show).
-        {
-            let l = random_literal("pred", &[300, 2100], 11);
-            let v: Vec<u8> = l
-                .as_array()
-                .unwrap()
-                .bytes()
-                .iter()
-                .enumerate()
-                .map(|(i, &b)| (b != 0 && i % 1500 == 0) as u8)
-                .collect();
-            let shape = l.as_array().unwrap().shape().clone();
-            hlox_hlo::Literal::Array(hlox_hlo::ArrayLiteral::from_bytes(shape, v).unwrap())
-        },
+        map_bytes(random_literal("pred", &[300, 2100], 11), |i, b| {
+            (b != 0 && i % 1500 == 0) as u8
+        }),
         random_literal("f32", &[600, 2048], 12),
         random_literal("u32", &[200, 2100], 13),
         random_literal("s64", &[100, 2048], 14),
@@ -1892,15 +1888,11 @@ ENTRY e {
         &[false, true],
         |c, fused| {
             use hlox_cuda::plan::KernelKind;
-            let kinds: Vec<&KernelKind> = c.program.kernels.iter().map(|k| &k.kind).collect();
-            let rows = kinds
-                .iter()
-                .filter(|k| matches!(k, KernelKind::ReduceRows { .. }))
-                .count();
-            let warp_splits = kinds
-                .iter()
-                .filter(|k| matches!(k, KernelKind::ReducePartials(sr) if sr.warp))
-                .count();
+            let rows = count_kernels(c, |k| matches!(k, KernelKind::ReduceRows { .. }));
+            let warp_splits = count_kernels(
+                c,
+                |k| matches!(k, KernelKind::ReducePartials(sr) if sr.warp),
+            );
             // A warp per row: mx, sm, si, pw, all, mb8, mu, sc; a warp per
             // part: st (20 outputs of 4800), sl (8 of 4096), and r1..r6
             // (fewer than 1024 outputs of at least 2048 elements; r1, r2,
@@ -2041,11 +2033,8 @@ ENTRY e {
         &[false, true],
         |c, fused| {
             use hlox_cuda::plan::KernelKind;
-            let count = |f: &dyn Fn(&KernelKind) -> bool| {
-                c.program.kernels.iter().filter(|k| f(&k.kind)).count()
-            };
-            let row_fusions = count(&|k| matches!(k, KernelKind::RowFusion { .. }));
-            let rows = count(&|k| matches!(k, KernelKind::ReduceRows { .. }));
+            let row_fusions = count_kernels(c, |k| matches!(k, KernelKind::RowFusion { .. }));
+            let rows = count_kernels(c, |k| matches!(k, KernelKind::ReduceRows { .. }));
             let plan = hlox_cuda::describe(&c.module, &c.program);
             // Fused: five row fusions (`ex` with its row max, then the
             // softmax, the log-softmax, the layernorm and the rank-3
