@@ -3,11 +3,12 @@
 #   make test   every test
 SHELL := /bin/bash
 CARGO ?= cargo
-# System packages: a C compiler for the C custom-call targets, LLVM 19 for
-# the Host backend (linked statically through inkwell).
-SYSTEM_DEPS := gcc libc6-dev llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev
+# System packages: C and C++ compilers for the C custom-call targets and the
+# typed-FFI C++ targets, LLVM 19 for the Host backend (linked statically
+# through inkwell).
+SYSTEM_DEPS := gcc g++ libc6-dev python3-venv llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev
 
-.PHONY: all deps build demo examples test fmt-check clippy corpus clean ptxas gpu-bundle
+.PHONY: all deps build demo examples test fmt-check clippy corpus clean ptxas gpu-bundle xla-ffi-headers
 
 all: build
 
@@ -31,7 +32,12 @@ examples: deps
 ptxas:
 	@bash scripts/setup_ptxas.sh
 
-test: deps ptxas
+# XLA's FFI headers (from the pinned jaxlib wheel, into .xla-ffi): the tests
+# build targets/cpp, typed-FFI handlers written for XLA, against them.
+xla-ffi-headers:
+	@bash scripts/setup_xla_ffi_headers.sh
+
+test: deps ptxas xla-ffi-headers
 	$(CARGO) test --workspace --no-fail-fast
 	$(MAKE) --no-print-directory examples
 

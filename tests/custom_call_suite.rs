@@ -366,9 +366,189 @@ ENTRY main {
 }
 
 /// Defines one `#[test]` per suite case for an engine value.
+pub const TYPED_FFI: &str = ", api_version=API_VERSION_TYPED_FFI";
+
+/// targets/cpp as a plugin (its handlers register through XLA_FFI_GetApi
+/// when it loads; the rest are found by symbol).
+pub fn cpp_ffi_plugin() -> Arc<Registry> {
+    assert!(
+        hlox_targets::CPP_FFI_ERROR.is_empty(),
+        "targets/cpp was not built: {}",
+        hlox_targets::CPP_FFI_ERROR
+    );
+    plugin(hlox_targets::CPP_FFI_PLUGIN)
+}
+
+fn one_call(target: &str, operands: &str, params: &str, result: &str, config: &str) -> Module {
+    module(&format!(
+        r#"HloModule ffi
+
+ENTRY main {{
+{params}
+  ROOT cc = {result} custom-call({operands}), custom_call_target="{target}", api_version=API_VERSION_TYPED_FFI, backend_config={config}
+}}
+"#
+    ))
+}
+
+/// Typed-FFI handlers written against XLA's own `xla/ffi/api/ffi.h` run
+/// unchanged: by registered name and by symbol, with typed and untyped
+/// buffers, a tuple result, every attribute kind JAX emits, scratch memory
+/// from the runtime, and failures that name instruction, target and status.
+pub fn typed_ffi_cpp_handlers_from_xla_headers_run_unchanged(e: &dyn Engine) {
+    let r = cpp_ffi_plugin();
+    let x: Vec<f32> = (0..256).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let y: Vec<f32> = (0..256).map(|i| (i as f32).cos()).collect();
+    let want: Vec<f32> = x
+        .iter()
+        .zip(&y)
+        .map(|(a, b)| (2.0 * a + -0.5 * b) + a)
+        .collect();
+    for target in ["cpp_axpby", "AxpbyFfi"] {
+        let m = module(&format!(
+            r#"HloModule axpby
+
+ENTRY main {{
+  x = f32[256]{{0}} parameter(0)
+  y = f32[256]{{0}} parameter(1)
+  cc = f32[256]{{0}} custom-call(x, y), custom_call_target="{target}", api_version=API_VERSION_TYPED_FFI, backend_config={{alpha = 2.000000e+00 : f32, beta = -5.000000e-01 : f32}}
+  ROOT out = f32[256]{{0}} add(cc, x)
+}}
+"#
+        ));
+        let p = e.prepare(&m, &r).unwrap();
+        for _ in 0..2 {
+            let got = p.run(&[Literal::r1(&x), Literal::r1(&y)]).unwrap();
+            assert_eq!(got.to_vec::<f32>().unwrap(), want, "{target}");
+        }
+    }
+
+    // A tuple result of f64[3,4] buffers (AnyBuffer, dimensions checked).
+    let a: Vec<f64> = (0..12).map(|i| i as f64 * 1.5).collect();
+    let b: Vec<f64> = (0..12).map(|i| 100.0 - i as f64).collect();
+    let m = module(
+        r#"HloModule add_sub
+
+ENTRY main {
+  a = f64[3,4]{1,0} parameter(0)
+  b = f64[3,4]{1,0} parameter(1)
+  cc = (f64[3,4]{1,0}, f64[3,4]{1,0}) custom-call(a, b), custom_call_target="cpp_add_sub", api_version=API_VERSION_TYPED_FFI, backend_config={}
+  s = f64[3,4]{1,0} get-tuple-element(cc), index=0
+  d = f64[3,4]{1,0} get-tuple-element(cc), index=1
+  ROOT t = (f64[3,4]{1,0}, f64[3,4]{1,0}) tuple(d, s)
+}
+"#,
+    );
+    let la = Literal::from_vec(&[3, 4], &a).unwrap();
+    let lb = Literal::from_vec(&[3, 4], &b).unwrap();
+    let got = run_once(e, &m, &r, &[la, lb]).unwrap().into_leaves();
+    let d: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x - y).collect();
+    let s: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    assert_eq!(got[0].to_vec::<f64>().unwrap(), d);
+    assert_eq!(got[1].to_vec::<f64>().unwrap(), s);
+
+    // Every attribute kind, as JAX's ffi_call prints them (but `n` out of
+    // order: hlox sorts, as XLA's call frames are sorted).
+    let m = one_call(
+        "AttrsFfi",
+        "",
+        "",
+        "f64[16]{0}",
+        r#"{n = -4 : i32, arr = dense<[1, 2, 3]> : tensor<3xi64>, big = 3000000000 : i64, d = 2.500000e+00 : f64, dic = {k = 7 : i64, z = "v"}, farr = dense<[5.000000e-01, 1.000000e+00]> : tensor<2xf32>, flag = true, s = "hi \22q\22\0A", u = 200 : ui8}"#,
+    );
+    let got = run_once(e, &m, &r, &[]).unwrap().to_vec::<f64>().unwrap();
+    assert_eq!(
+        got,
+        [-4.0, 3e9, 1.0, 2.5, 7.0, 104.0, 3.0, 6.0, 2.0, 1.5, 2.0, 7.0, 1.0, 200.0, 3.0, 42.0]
+    );
+
+    // Scratch memory from the runtime's allocator (64-byte aligned).
+    let m = one_call(
+        "ScratchFfi",
+        "x",
+        "  x = f32[256]{0} parameter(0)",
+        "f32[256]{0}",
+        "{}",
+    );
+    let got = run_once(e, &m, &r, &[Literal::r1(&x)]).unwrap();
+    let rev: Vec<f32> = x.iter().rev().copied().collect();
+    assert_eq!(got.to_vec::<f32>().unwrap(), rev);
+
+    // A handler's error: instruction, target, status code and message.
+    let m = one_call(
+        "FailFfi",
+        "x",
+        "  x = f32[256]{0} parameter(0)",
+        "f32[256]{0}",
+        r#"{why = "no thanks"}"#,
+    );
+    let err = run_once(e, &m, &r, &[Literal::r1(&x)]).unwrap_err();
+    assert!(err.contains("cc") && err.contains("FailFfi"), "{err}");
+    assert!(
+        err.contains("INVALID_ARGUMENT: refused: no thanks"),
+        "{err}"
+    );
+
+    // An attribute of the wrong type is the handler's decoding error.
+    let m = one_call(
+        "AxpbyFfi",
+        "x, x",
+        "  x = f32[256]{0} parameter(0)",
+        "f32[256]{0}",
+        "{alpha = 2.0 : f64, beta = 1.0 : f32}",
+    );
+    let err = run_once(e, &m, &r, &[Literal::r1(&x)]).unwrap_err();
+    assert!(
+        err.contains("Failed to decode all FFI handler operands"),
+        "{err}"
+    );
+    assert!(err.contains("Wrong scalar data type"), "{err}");
+}
+
+/// A Rust typed-FFI handler registered with the macro, next to XLA's
+/// other conventions.
+pub fn typed_ffi_rust_handler_registered_by_macro(e: &dyn Engine) {
+    let r = static_targets();
+    let x: Vec<f32> = (0..256).map(|i| i as f32).collect();
+    let m = one_call(
+        "axpby_ffi",
+        "x, x",
+        "  x = f32[256]{0} parameter(0)",
+        "f32[256]{0}",
+        "{alpha = 3.000000e+00 : f32, beta = 1.000000e+00 : f32}",
+    );
+    let got = run_once(e, &m, &r, &[Literal::r1(&x)]).unwrap();
+    let want: Vec<f32> = x.iter().map(|v| 3.0 * v + v).collect();
+    assert_eq!(got.to_vec::<f32>().unwrap(), want);
+    // Its errors and a missing attribute.
+    let m = one_call(
+        "axpby_ffi",
+        "x, x",
+        "  x = f32[256]{0} parameter(0)",
+        "f32[256]{0}",
+        "{alpha = 3.000000e+00 : f32}",
+    );
+    let err = run_once(e, &m, &r, &[Literal::r1(&x)]).unwrap_err();
+    assert!(err.contains("the call has no attribute `beta`"), "{err}");
+    // The same function through XLA's C convention is an api_version mismatch.
+    let m = seed_module("axpby_ffi", STATUS);
+    let err = e.prepare(&m, &r).err().expect("mismatch");
+    assert!(err.contains("API_VERSION_TYPED_FFI"), "{err}");
+}
+
 #[macro_export]
 macro_rules! custom_call_suite_tests {
     ($engine:expr) => {
+        #[test]
+        fn typed_ffi_cpp_handlers_from_xla_headers_run_unchanged() {
+            $crate::custom_call_suite::typed_ffi_cpp_handlers_from_xla_headers_run_unchanged(
+                &$engine,
+            );
+        }
+        #[test]
+        fn typed_ffi_rust_handler_registered_by_macro() {
+            $crate::custom_call_suite::typed_ffi_rust_handler_registered_by_macro(&$engine);
+        }
         #[test]
         fn every_host_api_version() {
             $crate::custom_call_suite::every_host_api_version(&$engine);

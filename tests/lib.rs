@@ -177,14 +177,57 @@ pub fn compare_literals(
 }
 
 /// Targets for the corpus's custom calls, with the conventions the corpus
-/// README gives them. Typed-FFI (api_version 4) calls are not runnable
-/// through XLA's C conventions yet: binding rejects them.
+/// README gives them: XLA's C conventions for api_version 1 to 3, Rust
+/// typed-FFI handlers ([`hlox_ffi::xla_ffi::Frame`]) for api_version 4.
 // Targets follow XLA's C convention (raw pointers in, by design), like the
 // functions of targets/rust.
 #[allow(clippy::not_unsafe_ptr_arg_deref)]
 pub mod corpus_targets {
+    use hlox_ffi::xla_ffi::Frame;
     use hlox_ffi::XlaCustomCallStatus;
     use std::ffi::c_void;
+
+    /// Typed FFI `axpby(x, y) {alpha: f32, beta: f32}`.
+    pub fn ffi_axpby(f: &mut Frame) -> Result<(), String> {
+        let (alpha, beta): (f32, f32) = (f.attr("alpha")?, f.attr("beta")?);
+        let (x, y) = (f.arg(0)?.slice::<f32>()?, f.arg(1)?.slice::<f32>()?);
+        let z = f.ret(0)?.slice_mut::<f32>()?;
+        if x.len() != z.len() || y.len() != z.len() {
+            return Err("x, y and the result must have one length".into());
+        }
+        for i in 0..z.len() {
+            z[i] = alpha * x[i] + beta * y[i];
+        }
+        Ok(())
+    }
+
+    /// Typed FFI seed target: `A[i] = B[i % 128] + C[i]`.
+    pub fn ffi_do_custom_call(f: &mut Frame) -> Result<(), String> {
+        let (b, c) = (f.arg(0)?.slice::<f32>()?, f.arg(1)?.slice::<f32>()?);
+        let a = f.ret(0)?.slice_mut::<f32>()?;
+        if b.len() != 128 || c.len() != a.len() {
+            return Err(format!(
+                "expected f32[128] and f32[N], got {} and {}",
+                b.len(),
+                c.len()
+            ));
+        }
+        for i in 0..a.len() {
+            a[i] = b[i % 128] + c[i];
+        }
+        Ok(())
+    }
+
+    /// Typed FFI `add_sub(x, y) -> (x + y, x - y)`.
+    pub fn ffi_add_sub(f: &mut Frame) -> Result<(), String> {
+        let (x, y) = (f.arg(0)?.slice::<f32>()?, f.arg(1)?.slice::<f32>()?);
+        let (s, d) = (f.ret(0)?.slice_mut::<f32>()?, f.ret(1)?.slice_mut::<f32>()?);
+        for i in 0..x.len() {
+            s[i] = x[i] + y[i];
+            d[i] = x[i] - y[i];
+        }
+        Ok(())
+    }
 
     /// `axpby(x: f32[256], y: f32[256], alpha: f32[], beta: f32[])`, status-returning.
     pub fn axpby_operands(
@@ -220,14 +263,22 @@ pub fn registry_for(case: &CorpusCase) -> hlox_ffi::Registry {
             r.register_fn("do_custom_call", host, hlox_targets::do_custom_call_unified)
         }
         "cc_axpby_legacy" => r.register_fn("axpby", host, corpus_targets::axpby_operands),
+        "cc_axpby_ffi" => r.register_fn("axpby", host, corpus_targets::ffi_axpby),
+        "cc_do_custom_call_v4" => {
+            r.register_fn("do_custom_call", host, corpus_targets::ffi_do_custom_call)
+        }
+        "cc_in_graph" => r
+            .register_fn("do_custom_call", host, corpus_targets::ffi_do_custom_call)
+            .and_then(|()| r.register_fn("add_sub", host, corpus_targets::ffi_add_sub)),
         _ => Ok(()),
     }
     .expect("registration");
     r
 }
 
-/// Cases whose custom calls use XLA's typed FFI (api_version 4), which hlox
-/// does not run yet: binding must reject them with a clear error.
+/// Cases whose custom calls use XLA's typed FFI (api_version 4): the Host
+/// runs them; the CUDA backend does not yet, and binding for CUDA must
+/// reject them with a clear error.
 pub const TYPED_FFI_CASES: &[&str] = &["cc_axpby_ffi", "cc_do_custom_call_v4", "cc_in_graph"];
 
 #[path = "custom_call_suite.rs"]

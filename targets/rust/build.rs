@@ -28,6 +28,46 @@ fn compile(cc: &str, root: &Path, out: &Path, sources: &[&str]) -> Result<(), St
     Ok(())
 }
 
+/// Finds XLA's FFI headers: HLOX_XLA_FFI_INCLUDE, else .xla-ffi/include
+/// (what scripts/setup_xla_ffi_headers.sh makes).
+fn xla_ffi_include(root: &Path) -> Option<PathBuf> {
+    let ok = |p: &Path| p.join("xla/ffi/api/ffi.h").is_file();
+    if let Ok(p) = std::env::var("HLOX_XLA_FFI_INCLUDE") {
+        let p = PathBuf::from(p);
+        if ok(&p) {
+            return Some(p);
+        }
+    }
+    let p = root.join(".xla-ffi/include");
+    ok(&p).then_some(p)
+}
+
+/// Builds targets/cpp (typed-FFI handlers written against XLA's own
+/// headers) into a shared library that leaves XLA_FFI_GetApi to the process.
+fn compile_cpp(root: &Path, out: &Path) -> Result<(), String> {
+    let include = xla_ffi_include(root).ok_or_else(|| {
+        "XLA's FFI headers (xla/ffi/api/ffi.h) not found: run `bash scripts/setup_xla_ffi_headers.sh` \
+         (make test does) or set HLOX_XLA_FFI_INCLUDE to jax.ffi.include_dir()"
+            .to_string()
+    })?;
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    let mut cmd = Command::new(&cxx);
+    cmd.args(["-shared", "-fPIC", "-O2", "-std=c++17", "-Wall", "-Wextra"]);
+    cmd.arg("-isystem").arg(&include);
+    cmd.arg(root.join("targets/cpp/xla_ffi_targets.cc"));
+    cmd.arg("-o").arg(out);
+    let o = cmd
+        .output()
+        .map_err(|e| format!("cannot run C++ compiler `{cxx}`: {e} (install g++)"))?;
+    if !o.status.success() {
+        return Err(format!(
+            "`{cmd:?}` failed:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    Ok(())
+}
+
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest
@@ -46,6 +86,32 @@ fn main() {
         println!("cargo:rerun-if-changed={}", root.join(f).display());
     }
     println!("cargo:rerun-if-env-changed=CC");
+    println!("cargo:rerun-if-env-changed=CXX");
+    println!("cargo:rerun-if-env-changed=HLOX_XLA_FFI_INCLUDE");
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("targets/cpp/xla_ffi_targets.cc").display()
+    );
+    // The directory: reruns when setup_xla_ffi_headers.sh creates it.
+    println!("cargo:rerun-if-changed={}", root.join(".xla-ffi").display());
+    let cpp = out.join("libhlox_cpp_ffi_targets.so");
+    match compile_cpp(&root, &cpp) {
+        Ok(()) => {
+            println!("cargo:rustc-env=HLOX_CPP_FFI_TARGETS={}", cpp.display());
+            println!("cargo:rustc-env=HLOX_CPP_FFI_ERROR=");
+        }
+        Err(e) => {
+            println!(
+                "cargo:warning=hlox-targets: {}",
+                e.lines().next().unwrap_or("")
+            );
+            println!("cargo:rustc-env=HLOX_CPP_FFI_TARGETS=");
+            println!(
+                "cargo:rustc-env=HLOX_CPP_FFI_ERROR={}",
+                e.replace('\n', " ")
+            );
+        }
+    }
     let builds: [(&str, &str, &[&str]); 3] = [
         (
             "HLOX_C_TARGETS_REG",

@@ -91,16 +91,6 @@ fn corpus_evaluates_to_jax_outputs() {
         let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
         let args = case.inputs()?;
         let result = hlox_eval::evaluate_with_registry(&m, &args, &hlox_tests::registry_for(case));
-        if hlox_tests::TYPED_FFI_CASES.contains(&case.name.as_str()) {
-            return match result {
-                Err(hlox_eval::EvalError::Bind(e))
-                    if e.to_string().contains("API_VERSION_TYPED_FFI") =>
-                {
-                    Ok(())
-                }
-                other => Err(format!("expected a typed-FFI bind error, got {other:?}")),
-            };
-        }
         let got = result.map_err(|e| format!("evaluate: {e}"))?;
         case.check_outputs(got)?;
         Ok(())

@@ -1536,6 +1536,53 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.memcpy(out_ptrs[ok], operand_leaves[on][ol], size)?;
             operand_leaves[on][ol] = out_ptrs[ok];
         }
+        if let hlox_ffi::TargetFn::Ffi(_) = func {
+            // Typed FFI: one table of argument leaves, one of result leaves,
+            // and a runtime call that builds the call frame.
+            let shapes: Vec<&Shape> = inst.operands.iter().map(|&o| &comp.inst(o).shape).collect();
+            let prepared =
+                hlox_ffi::xla_ffi::FfiCall::new(func, &call.opaque, &shapes, &inst.shape).map_err(
+                    |message| CompileError::Unsupported {
+                        inst: name.into(),
+                        message: format!("custom-call target \"{}\": {message}", call.target),
+                    },
+                )?;
+            let args: Vec<PointerValue> = operand_leaves.concat();
+            if args.len() != prepared.arg_count() || out_ptrs.len() != prepared.ret_count() {
+                return Err(CompileError::Unsupported {
+                    inst: name.into(),
+                    message: "typed-FFI calls with token operands or results are not supported on the Host yet".into(),
+                });
+            }
+            let args_t = self.table(&args)?;
+            let rets_t = self.table(&out_ptrs)?;
+            let site = self.call_sites.len();
+            self.call_sites.push(CallSite {
+                inst: name.to_string(),
+                target: call.target.clone(),
+                ffi: Some(std::sync::Arc::new(prepared)),
+            });
+            let cg = &self.cg;
+            let p = cg.ptr();
+            let fty = cg
+                .i32()
+                .fn_type(&[p.into(), cg.i64().into(), p.into(), p.into()], false);
+            let rc = cg
+                .call_addr(
+                    runtime::hlox_rt_ffi_call as *const () as usize,
+                    fty,
+                    &[
+                        fr.ctx.into(),
+                        cg.i64c(site as i64).into(),
+                        args_t.into(),
+                        rets_t.into(),
+                    ],
+                )
+                .map_err(e(name))?
+                .ok_or_else(|| CompileError::Internal("ffi call returned void".into()))?
+                .into_int_value();
+            return self.check(fr, rc);
+        }
         let mut ins = Vec::new();
         for (k, &o) in inst.operands.iter().enumerate() {
             let mut it = operand_leaves[k].iter();
@@ -1572,7 +1619,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             CustomCallApiVersion::TypedFfi => {
                 return Err(CompileError::Unsupported {
                     inst: name.into(),
-                    message: "API_VERSION_TYPED_FFI has no Host C calling convention".into(),
+                    message: format!(
+                        "custom-call target \"{}\" is not a typed-FFI handler",
+                        call.target
+                    ),
                 })
             }
         };
@@ -1589,6 +1639,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.call_sites.push(CallSite {
             inst: name.to_string(),
             target: call.target.clone(),
+            ffi: None,
         });
         let cg = &self.cg;
         let cfty = cg

@@ -12,6 +12,8 @@ use std::sync::Mutex;
 pub(crate) struct CallSite {
     pub inst: String,
     pub target: String,
+    /// The prepared call of a typed-FFI custom call.
+    pub ffi: Option<std::sync::Arc<hlox_ffi::xla_ffi::FfiCall>>,
 }
 
 /// One run's context: the address generated code receives as its first argument.
@@ -57,6 +59,40 @@ pub(crate) unsafe extern "C" fn hlox_rt_cc_check(
         "custom call {inst} (target \"{target}\") failed: {msg}"
     ));
     1
+}
+
+/// Runs typed-FFI call site `site` on its argument and result leaf buffers;
+/// records an error and returns non-zero on failure.
+pub(crate) unsafe extern "C" fn hlox_rt_ffi_call(
+    ctx: *const c_void,
+    site: i64,
+    args: *const *mut c_void,
+    rets: *const *mut c_void,
+) -> i32 {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    static RUN_ID: AtomicI64 = AtomicI64::new(0);
+    let ctx = &*(ctx as *const RunCtx);
+    let Some(s) = ctx.call_sites.get(site as usize) else {
+        ctx.fail(format!("no custom-call site {site}"));
+        return 1;
+    };
+    let Some(call) = &s.ffi else {
+        ctx.fail(format!("custom call {} is not a typed-FFI call", s.inst));
+        return 1;
+    };
+    let args = std::slice::from_raw_parts(args, call.arg_count());
+    let rets = std::slice::from_raw_parts(rets, call.ret_count());
+    let ictx = hlox_ffi::xla_ffi::InvokeContext::host(RUN_ID.fetch_add(1, Ordering::Relaxed));
+    match call.call(args, rets, &ictx) {
+        Ok(()) => 0,
+        Err(msg) => {
+            ctx.fail(format!(
+                "custom call {} (target \"{}\") failed: {msg}",
+                s.inst, s.target
+            ));
+            1
+        }
+    }
 }
 
 /// Runs runtime kernel `k` on leaf buffers.

@@ -57,45 +57,7 @@ fn check_module(m: &Module, args: &[Literal], tol: f64) -> Result<(), String> {
 // ---------------------------------------------------------------------------
 // JAX corpus
 
-fn registry_for(case: &hlox_tests::CorpusCase) -> hlox_ffi::Registry {
-    use hlox_ffi::{Platform, Registry};
-    let r = Registry::new();
-    let host = Platform::Host;
-    match case.name.as_str() {
-        "cc_do_custom_call_v1" => {
-            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call)
-        }
-        "cc_do_custom_call_v2" => {
-            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call_status)
-        }
-        "cc_do_custom_call_v3" => {
-            r.register_fn("do_custom_call", host, hlox_targets::do_custom_call_unified)
-        }
-        "cc_axpby_legacy" => r.register_fn("axpby", host, axpby_operands),
-        _ => Ok(()),
-    }
-    .expect("registration");
-    r
-}
-
-fn axpby_operands(
-    out: *mut std::ffi::c_void,
-    ins: *const *const std::ffi::c_void,
-    _s: *mut hlox_ffi::XlaCustomCallStatus,
-) {
-    unsafe {
-        let x = std::slice::from_raw_parts(*ins as *const f32, 256);
-        let y = std::slice::from_raw_parts(*ins.add(1) as *const f32, 256);
-        let alpha = *(*ins.add(2) as *const f32);
-        let beta = *(*ins.add(3) as *const f32);
-        let z = std::slice::from_raw_parts_mut(out as *mut f32, 256);
-        for i in 0..256 {
-            z[i] = alpha * x[i] + beta * y[i];
-        }
-    }
-}
-
-const TYPED_FFI_CASES: &[&str] = &["cc_axpby_ffi", "cc_do_custom_call_v4", "cc_in_graph"];
+use hlox_tests::registry_for;
 
 #[test]
 fn corpus_compiles_to_jax_outputs() {
@@ -114,17 +76,6 @@ fn corpus_compiles_to_jax_outputs() {
                 ..opts()
             };
             let exe = compile(&m, &o);
-            if TYPED_FFI_CASES.contains(&case.name.as_str()) {
-                return match exe {
-                    Err(hlox_cpu::CompileError::Bind(e))
-                        if e.to_string().contains("API_VERSION_TYPED_FFI") =>
-                    {
-                        Ok(())
-                    }
-                    Err(e) => Err(format!("expected a typed-FFI bind error, got {e}")),
-                    Ok(_) => Err("expected a typed-FFI bind error, compiled".into()),
-                };
-            }
             let exe = exe.map_err(|e| format!("compile: {e}"))?;
             let got = exe
                 .execute(&args.iter().collect::<Vec<_>>())

@@ -100,6 +100,13 @@ enum Node {
 }
 
 impl Node {
+    /// Leaf buffer indices in pre-order (`None` for tokens).
+    fn leaves(&self, out: &mut Vec<Option<usize>>) {
+        match self {
+            Node::Leaf(l) => out.push(*l),
+            Node::Tuple(e) => e.iter().for_each(|n| n.leaves(out)),
+        }
+    }
     fn at(&self, index: &[i64]) -> Option<&Node> {
         let mut n = self;
         for &i in index {
@@ -371,6 +378,10 @@ pub fn invoke_host(
         None => operands.iter().map(|l| (*l).clone()).collect(),
     };
 
+    if let TargetFn::Ffi(_) = func {
+        return invoke_host_ffi(func, call, &operand_lits, result_shape);
+    }
+
     let mut b = Buffers {
         bufs: Vec::new(),
         arrays: Vec::new(),
@@ -433,6 +444,96 @@ pub fn invoke_host(
         target: name.into(),
         message,
     })
+}
+
+/// A shape with every array in the default (row-major) layout.
+fn default_layout(shape: &Shape) -> Shape {
+    match shape {
+        Shape::Array(a) => Shape::Array(ArrayShape::new(a.ty, a.dims.clone())),
+        Shape::Tuple(t) => Shape::Tuple(t.iter().map(default_layout).collect()),
+        Shape::Token => Shape::Token,
+    }
+}
+
+/// A literal relaid out to `shape` (same arrays, other layouts).
+fn relayout_literal(lit: &Literal, shape: &Shape) -> Literal {
+    match (lit, shape) {
+        (Literal::Array(a), Shape::Array(s)) => Literal::Array(a.relayout(s.layout.clone())),
+        (Literal::Tuple(t), Shape::Tuple(s)) => Literal::Tuple(
+            t.iter()
+                .zip(s)
+                .map(|(l, s)| relayout_literal(l, s))
+                .collect(),
+        ),
+        (l, _) => l.clone(),
+    }
+}
+
+/// A typed-FFI call on the Host: operand leaves are the arguments, result
+/// leaves the results, all row-major (operands are relaid out first, results
+/// relaid out to the result's layouts after).
+fn invoke_host_ffi(
+    func: TargetFn,
+    call: &CustomCall,
+    operand_lits: &[Literal],
+    result_shape: &Shape,
+) -> Result<Literal, InvokeError> {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    static RUN_ID: AtomicI64 = AtomicI64::new(0);
+    let name = call.target.as_str();
+    let invalid = |message: String| InvokeError::Invalid {
+        target: name.into(),
+        message,
+    };
+    let op_shapes: Vec<Shape> = operand_lits
+        .iter()
+        .map(|l| default_layout(&l.shape()))
+        .collect();
+    let lits: Vec<Literal> = operand_lits
+        .iter()
+        .zip(&op_shapes)
+        .map(|(l, s)| relayout_literal(l, s))
+        .collect();
+    let res_shape = default_layout(result_shape);
+    let refs: Vec<&Shape> = op_shapes.iter().collect();
+    let prepared =
+        crate::xla_ffi::FfiCall::new(func, &call.opaque, &refs, &res_shape).map_err(invalid)?;
+    let mut b = Buffers {
+        bufs: Vec::new(),
+        arrays: Vec::new(),
+    };
+    let op_nodes: Vec<Node> = lits
+        .iter()
+        .map(|l| b.operand(l, name))
+        .collect::<Result<_, _>>()?;
+    let res_node = result_node(
+        &res_shape,
+        &mut Vec::new(),
+        call,
+        &op_nodes,
+        &lits,
+        &mut b,
+        &mut Vec::new(),
+    )?;
+    let ptr = |l: Option<usize>, b: &Buffers| match l {
+        Some(i) => b.bufs[i].ptr.as_ptr() as *mut c_void,
+        None => std::ptr::null_mut(),
+    };
+    let mut leaves = Vec::new();
+    op_nodes.iter().for_each(|n| n.leaves(&mut leaves));
+    let args: Vec<*mut c_void> = leaves.iter().map(|&l| ptr(l, &b)).collect();
+    let mut leaves = Vec::new();
+    res_node.leaves(&mut leaves);
+    let rets: Vec<*mut c_void> = leaves.iter().map(|&l| ptr(l, &b)).collect();
+    let ctx = crate::xla_ffi::InvokeContext::host(RUN_ID.fetch_add(1, Ordering::Relaxed));
+    // SAFETY: the buffers have the prepared shapes, row-major, and live
+    // until the call returns.
+    unsafe { prepared.call(&args, &rets, &ctx) }.map_err(|message| InvokeError::Failed {
+        target: name.into(),
+        message,
+    })?;
+    let lit = read_result(&res_shape, &res_node, &b).map_err(invalid)?;
+    Ok(relayout_literal(&lit, result_shape))
 }
 
 /// Host custom calls of one module: the evaluator's custom-call handler.

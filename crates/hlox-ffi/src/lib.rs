@@ -9,6 +9,8 @@
 //! - [`invoke`]: calling Host targets on [`hlox_hlo::Literal`]s
 //!   ([`invoke_host`], [`HostCustomCalls`]) and the CUDA buffer order.
 //! - [`opaque`]: serde opaques for Rust targets.
+//! - [`xla_ffi`]: XLA's typed FFI (`API_VERSION_TYPED_FFI`): the C API
+//!   table, call frames, attributes, Rust handlers.
 //!
 //! Executables that load plain C plugins must export the two status
 //! functions dynamically (see `.cargo/config.toml` and docs/custom-calls.md).
@@ -20,6 +22,7 @@ pub mod plugin;
 pub mod registry;
 pub mod status;
 pub mod target;
+pub mod xla_ffi;
 
 pub use invoke::{
     cuda_buffer_order, invoke_cuda, invoke_host, BufferRole, CudaBuffer, HostCustomCalls,

@@ -98,7 +98,7 @@ impl Signature {
     }
 }
 
-/// Parses a proto `api_version` number as given to the C registrar (1, 2, 3).
+/// Parses a proto `api_version` number as given to the C registrar (1 to 4).
 pub fn api_version_from_c(v: i32) -> Result<CustomCallApiVersion, String> {
     match v {
         1 => Ok(CustomCallApiVersion::Original),
@@ -107,7 +107,7 @@ pub fn api_version_from_c(v: i32) -> Result<CustomCallApiVersion, String> {
         0 => Err("api_version 0 (API_VERSION_UNSPECIFIED) is not accepted: pass HLOX_API_VERSION_ORIGINAL (1), \
                   HLOX_API_VERSION_STATUS_RETURNING (2) or HLOX_API_VERSION_STATUS_RETURNING_UNIFIED (3)"
             .into()),
-        4 => Err("api_version 4 (API_VERSION_TYPED_FFI) is not supported by hlox's C conventions".into()),
-        v => Err(format!("unknown api_version {v}: expected 1 (ORIGINAL), 2 (STATUS_RETURNING) or 3 (STATUS_RETURNING_UNIFIED)")),
+        4 => Ok(CustomCallApiVersion::TypedFfi),
+        v => Err(format!("unknown api_version {v}: expected 1 (ORIGINAL), 2 (STATUS_RETURNING), 3 (STATUS_RETURNING_UNIFIED) or 4 (TYPED_FFI)")),
     }
 }

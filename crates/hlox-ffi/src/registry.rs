@@ -51,6 +51,9 @@ pub enum Origin {
     Plugin(PathBuf),
     /// Found by symbol name in a plugin without a registration function.
     Symbol(PathBuf),
+    /// `XLA_FFI_Handler_Register` (`XLA_FFI_REGISTER_HANDLER`) while the
+    /// plugin was loaded, or by code already in the process (`None`).
+    XlaFfi(Option<PathBuf>),
 }
 
 impl fmt::Display for Origin {
@@ -63,6 +66,10 @@ impl fmt::Display for Origin {
             Origin::C => f.write_str("a C function registration"),
             Origin::Plugin(p) => write!(f, "plugin {} ({REGISTER_SYMBOL})", p.display()),
             Origin::Symbol(p) => write!(f, "symbol lookup in {}", p.display()),
+            Origin::XlaFfi(Some(p)) => {
+                write!(f, "XLA_FFI_Handler_Register in plugin {}", p.display())
+            }
+            Origin::XlaFfi(None) => f.write_str("XLA_FFI_Handler_Register by code in the process"),
         }
     }
 }
@@ -204,6 +211,10 @@ struct Inner {
 #[derive(Default)]
 pub struct Registry {
     inner: RwLock<Inner>,
+    /// Whether handlers registered through `XLA_FFI_GetApi()` by code
+    /// already in the process are visible (the global registry and
+    /// [`Registry::with_static_targets`]).
+    process_ffi: bool,
 }
 
 impl fmt::Debug for Registry {
@@ -220,6 +231,7 @@ impl Registry {
     /// An empty registry.
     pub fn new() -> Registry {
         crate::status::keep_status_symbols();
+        crate::xla_ffi::api::keep_api_symbol();
         Registry::default()
     }
 
@@ -229,7 +241,8 @@ impl Registry {
     pub fn global() -> &'static Registry {
         static GLOBAL: OnceLock<Registry> = OnceLock::new();
         GLOBAL.get_or_init(|| {
-            let r = Registry::new();
+            let mut r = Registry::new();
+            r.process_ffi = true;
             r.add_static_targets();
             r
         })
@@ -238,7 +251,8 @@ impl Registry {
     /// A new registry holding every `register_custom_call_target!` of the
     /// program; fails on conflicting registrations.
     pub fn with_static_targets() -> Result<Registry, RegistryError> {
-        let r = Registry::new();
+        let mut r = Registry::new();
+        r.process_ffi = true;
         for t in STATIC_TARGETS.iter() {
             r.insert(Registry::rust_entry(
                 t.name,
@@ -282,10 +296,14 @@ impl Registry {
     fn rust_entry(
         name: &str,
         platform: Platform,
-        t: RustTarget,
+        mut t: RustTarget,
         traits: Traits,
         origin: Origin,
     ) -> Result<Target, RegistryError> {
+        if t.signature.api_version == CustomCallApiVersion::TypedFfi {
+            // A typed-FFI function serves the platform it is registered for.
+            t.signature.platform = platform;
+        }
         if t.signature.platform != platform {
             return Err(RegistryError::PlatformMismatch {
                 name: name.to_string(),
@@ -416,7 +434,12 @@ impl Registry {
             });
         }
         // SAFETY: loading a library runs its initialisers; that is what a plugin is for.
-        let lib = unsafe { libloading::Library::new(&path) }.map_err(|e| PluginError::Open {
+        // Handlers its initialisers register through XLA_FFI_GetApi() are captured.
+        let (lib, ffi_regs) = crate::xla_ffi::api::capture_registrations(|| unsafe {
+            libloading::Library::new(&path)
+        });
+        let ffi_regs = replay_ffi_registrations(&path, ffi_regs);
+        let lib = lib.map_err(|e| PluginError::Open {
             path: path.clone(),
             // libloading's Display is only "dlopen failed": the reason
             // (dlerror's text) is its source.
@@ -435,6 +458,9 @@ impl Registry {
             lib,
             registration: register.is_some(),
         });
+        if !ffi_regs.is_empty() {
+            self.add_ffi_registrations(&path, &ffi_regs, Some(loaded.clone()))?;
+        }
         let Some(register) = register else {
             self.write().libraries.push(loaded.clone());
             return Ok(loaded);
@@ -520,6 +546,42 @@ impl Registry {
         Ok(())
     }
 
+    /// Adds handlers a plugin registered through `XLA_FFI_Handler_Register`:
+    /// all of them or, on any problem, none.
+    fn add_ffi_registrations(
+        &self,
+        path: &Path,
+        regs: &[crate::xla_ffi::FfiRegistration],
+        library: Option<Arc<LoadedLibrary>>,
+    ) -> Result<(), PluginError> {
+        let mut problems = Vec::new();
+        let mut batch: BTreeMap<(String, Platform), Target> = BTreeMap::new();
+        let mut inner = self.write();
+        for r in regs {
+            match ffi_entry(r, Origin::XlaFfi(Some(path.to_path_buf())), library.clone()) {
+                Ok(t) => match Registry::check_insert(&inner.targets, &t)
+                    .and_then(|new| Registry::check_insert(&batch, &t).map(|n2| new && n2))
+                {
+                    Ok(true) => {
+                        batch.insert((t.name.clone(), t.platform), t);
+                    }
+                    Ok(false) => {}
+                    Err(e) => problems.push(e.to_string()),
+                },
+                Err(e) => problems.push(e),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(PluginError::Registration {
+                path: path.to_path_buf(),
+                symbol: "XLA_FFI_Handler_Register",
+                problems,
+            });
+        }
+        inner.targets.extend(batch);
+        Ok(())
+    }
+
     /// The libraries loaded so far.
     pub fn libraries(&self) -> Vec<Arc<LoadedLibrary>> {
         self.read().libraries.clone()
@@ -535,6 +597,18 @@ impl Registry {
         }
         if name.is_empty() || name.contains('\0') {
             return None;
+        }
+        if self.process_ffi {
+            let regs = crate::xla_ffi::process_registrations();
+            if let Some(r) = regs
+                .iter()
+                .rev()
+                .find(|r| r.name == name && r.platform == Some(platform))
+            {
+                if let Ok(t) = ffi_entry(r, Origin::XlaFfi(None), None) {
+                    return Some(t);
+                }
+            }
         }
         for lib in inner.libraries.iter().filter(|l| !l.registration) {
             // SAFETY: only the address is read; it is called with the custom call's convention.
@@ -582,7 +656,8 @@ impl Registry {
                 };
                 let instruction = inst.name.clone();
                 let target = call.target.clone();
-                if call.api_version == CustomCallApiVersion::TypedFfi {
+                if call.api_version == CustomCallApiVersion::TypedFfi && platform == Platform::Cuda
+                {
                     problems.push(BindProblem::Unsupported {
                         instruction,
                         target,
@@ -617,6 +692,19 @@ impl Registry {
                             target,
                             registered: sig.api_version,
                             requested: call.api_version,
+                        });
+                        continue;
+                    }
+                }
+                let mut t = t;
+                if call.api_version == CustomCallApiVersion::TypedFfi
+                    && !targets.contains_key(&target)
+                {
+                    if let Err(message) = resolve_ffi(&mut t, platform) {
+                        problems.push(BindProblem::Handler {
+                            instruction,
+                            target,
+                            message,
                         });
                         continue;
                     }
@@ -679,6 +767,93 @@ impl Registry {
             searched,
         }
     }
+}
+
+/// Handlers a library's initialisers registered the first time it was
+/// loaded in this process. Loading it again (into another registry) runs no
+/// initialisers, so its first registrations are replayed.
+fn replay_ffi_registrations(
+    path: &Path,
+    got: Vec<crate::xla_ffi::FfiRegistration>,
+) -> Vec<crate::xla_ffi::FfiRegistration> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static SEEN: Mutex<Option<HashMap<PathBuf, Vec<crate::xla_ffi::FfiRegistration>>>> =
+        Mutex::new(None);
+    let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let map = seen.get_or_insert_with(HashMap::new);
+    if got.is_empty() {
+        return map.get(&key).cloned().unwrap_or_default();
+    }
+    map.insert(key, got.clone());
+    got
+}
+
+/// The registry entry of a handler registered through `XLA_FFI_Handler_Register`.
+fn ffi_entry(
+    r: &crate::xla_ffi::FfiRegistration,
+    origin: Origin,
+    library: Option<Arc<LoadedLibrary>>,
+) -> Result<Target, String> {
+    let name = &r.name;
+    let platform = r.platform.ok_or_else(|| {
+        format!(
+            "handler \"{name}\" is registered for platform \"{}\"; hlox knows \"Host\" (\"cpu\") and \"CUDA\" (\"gpu\")",
+            r.platform_name
+        )
+    })?;
+    if !r.other_stages.is_empty() {
+        return Err(format!(
+            "handler \"{name}\" has {} stage(s); hlox runs the execute stage only",
+            r.other_stages.join(", ")
+        ));
+    }
+    let h = r
+        .execute
+        .ok_or_else(|| format!("handler \"{name}\" has no execute stage"))?;
+    let md = crate::xla_ffi::handler_metadata(h).map_err(|m| format!("handler \"{name}\": {m}"))?;
+    let mut traits = Traits::NONE;
+    if (md.traits | r.traits) & crate::xla_ffi::abi::TRAIT_COMMAND_BUFFER_COMPATIBLE != 0 {
+        traits = Traits::GRAPH_COMPATIBLE;
+    }
+    Ok(Target {
+        name: name.clone(),
+        platform,
+        signature: Some(Signature {
+            platform,
+            api_version: CustomCallApiVersion::TypedFfi,
+        }),
+        func: TargetFn::Ffi(h),
+        identity: Identity::Addr(h as usize),
+        origin,
+        catches_panics: false,
+        traits,
+        library,
+    })
+}
+
+/// A typed-FFI target found by symbol name: typed as a handler, asked for
+/// its metadata (API version, traits) as XLA asks at registration.
+fn resolve_ffi(t: &mut Target, platform: Platform) -> Result<(), String> {
+    if let TargetFn::Untyped(_) = t.func {
+        t.func = t
+            .func
+            .for_call(platform, CustomCallApiVersion::TypedFfi)
+            .ok_or("the symbol is null")?;
+        let TargetFn::Ffi(h) = t.func else {
+            return Err("internal: not a handler".into());
+        };
+        let md = crate::xla_ffi::handler_metadata(h)?;
+        if md.traits & crate::xla_ffi::abi::TRAIT_COMMAND_BUFFER_COMPATIBLE != 0 {
+            t.traits = t.traits | Traits::GRAPH_COMPATIBLE;
+        }
+        t.signature = Some(Signature {
+            platform,
+            api_version: CustomCallApiVersion::TypedFfi,
+        });
+    }
+    Ok(())
 }
 
 /// Up to three registered names closest to `name` (Levenshtein distance,
@@ -751,6 +926,16 @@ unsafe fn c_entry(
             message: format!("{} has no C calling convention in hlox", api_version.name()),
         });
     };
+    let mut traits = Traits::NONE;
+    if let TargetFn::Ffi(h) = f {
+        let md = crate::xla_ffi::handler_metadata(h).map_err(|message| RegistryError::Invalid {
+            name: name.into(),
+            message,
+        })?;
+        if md.traits & crate::xla_ffi::abi::TRAIT_COMMAND_BUFFER_COMPATIBLE != 0 {
+            traits = Traits::GRAPH_COMPATIBLE;
+        }
+    }
     Ok(Target {
         name: name.to_string(),
         platform,
@@ -759,7 +944,7 @@ unsafe fn c_entry(
         identity: Identity::Addr(func as usize),
         origin,
         catches_panics: false,
-        traits: Traits::NONE,
+        traits,
         library,
     })
 }
@@ -929,6 +1114,13 @@ pub enum BindProblem {
         target: String,
         message: String,
     },
+    /// A typed-FFI handler failed its metadata query or was built for a
+    /// newer FFI API.
+    Handler {
+        instruction: String,
+        target: String,
+        message: String,
+    },
 }
 
 impl fmt::Display for BindProblem {
@@ -961,8 +1153,12 @@ impl fmt::Display for BindProblem {
             ),
             BindProblem::Unsupported { instruction, target, api_version } => write!(
                 f,
-                "instruction {instruction}: custom call to \"{target}\" uses {}, which hlox's C conventions do not support",
+                "instruction {instruction}: custom call to \"{target}\" uses {}, which hlox runs on the Host only so far (the CUDA backend does not pass typed-FFI call frames yet)",
                 api_version.name()
+            ),
+            BindProblem::Handler { instruction, target, message } => write!(
+                f,
+                "instruction {instruction}: typed-FFI handler \"{target}\" cannot be used: {message}"
             ),
             BindProblem::Conflict { instruction, target, message } => {
                 write!(f, "instruction {instruction}: custom-call target \"{target}\" cannot be used: {message}")

@@ -64,6 +64,8 @@ pub enum TargetFn {
     HostStatusReturningUnified(HostUnifiedFn),
     CudaOriginal(CudaOriginalFn),
     CudaStatusReturning(CudaStatusFn),
+    /// An XLA FFI handler (`API_VERSION_TYPED_FFI`, either platform).
+    Ffi(crate::xla_ffi::abi::Handler),
     Untyped(usize),
 }
 
@@ -76,6 +78,7 @@ impl TargetFn {
             TargetFn::HostStatusReturningUnified(f) => f as usize,
             TargetFn::CudaOriginal(f) => f as usize,
             TargetFn::CudaStatusReturning(f) => f as usize,
+            TargetFn::Ffi(f) => f as usize,
             TargetFn::Untyped(a) => a,
         }
     }
@@ -112,7 +115,10 @@ impl TargetFn {
                         std::mem::transmute::<*const c_void, CudaStatusFn>(ptr),
                     )
                 }
-                (_, V::TypedFfi) => return None,
+                (_, V::TypedFfi) => TargetFn::Ffi(std::mem::transmute::<
+                    *const c_void,
+                    crate::xla_ffi::abi::Handler,
+                >(ptr)),
             })
         }
     }
@@ -155,7 +161,7 @@ pub fn take_panic() -> Option<String> {
     PANIC.with(|p| p.borrow_mut().take())
 }
 
-fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     let msg = if let Some(s) = p.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = p.downcast_ref::<String>() {
@@ -302,8 +308,10 @@ const fn trampoline_for<I: Invoke>(sig: Signature) -> TargetFn {
             TargetFn::HostStatusReturningUnified(tramp_host_unified::<I>)
         }
         (Platform::Cuda, V::Original) => TargetFn::CudaOriginal(tramp_cuda_original::<I>),
-        (Platform::Cuda, _) => TargetFn::CudaStatusReturning(tramp_cuda_status::<I>),
-        (Platform::Host, V::TypedFfi) => panic!("API_VERSION_TYPED_FFI has no C signature"),
+        (Platform::Cuda, V::StatusReturning | V::StatusReturningUnified) => {
+            TargetFn::CudaStatusReturning(tramp_cuda_status::<I>)
+        }
+        (_, V::TypedFfi) => panic!("typed-FFI targets have their own trampoline"),
     }
 }
 
@@ -419,6 +427,37 @@ zst_signature!(
     ),
     |f, a| f(a.stream, a.buffers, a.opaque, a.opaque_len, a.status)
 );
+
+/// Rust typed-FFI handlers: `fn(&mut Frame) -> Result<(), String>`. The
+/// signature's platform is a placeholder: a typed-FFI function serves either
+/// platform and takes the one it is registered for.
+#[doc(hidden)]
+pub struct FfiMarker;
+
+unsafe extern "C" fn tramp_ffi<F>(
+    frame: *mut crate::xla_ffi::abi::CallFrame,
+) -> *mut crate::xla_ffi::abi::Error
+where
+    F: Fn(&mut crate::xla_ffi::Frame) -> Result<(), String> + Copy + 'static,
+{
+    let f: F = unsafe { conjure::<F>() };
+    unsafe { crate::xla_ffi::run_rust_handler(frame, f) }
+}
+
+impl<F> RustTargetFn<FfiMarker> for F
+where
+    F: Fn(&mut crate::xla_ffi::Frame) -> Result<(), String> + Copy + 'static,
+{
+    const TARGET: RustTarget = RustTarget {
+        signature: Signature {
+            platform: Platform::Host,
+            api_version: CustomCallApiVersion::TypedFfi,
+        },
+        func: TargetFn::Ffi(tramp_ffi::<F>),
+        identity: type_identity::<F>,
+        catches_panics: true,
+    };
+}
 
 /// The registry entry of a Rust-ABI function item.
 pub const fn rust_target<M, F: RustTargetFn<M>>(_f: &F) -> RustTarget {
@@ -618,6 +657,10 @@ impl StaticTarget {
                 panic!("register_custom_call_target!: unknown platform: use \"Host\" or \"CUDA\"")
             }
         };
+        let mut target = target;
+        if matches!(target.signature.api_version, CustomCallApiVersion::TypedFfi) {
+            target.signature.platform = platform;
+        }
         match (platform, target.signature.platform) {
             (Platform::Host, Platform::Cuda) => {
                 panic!("register_custom_call_target!: the function has a CUDA parameter list but is registered for Host")

@@ -274,14 +274,6 @@ fn corpus_default_pipeline_preserves_outputs() {
             let reg = hlox_tests::registry_for(case);
             let want = hlox_eval::evaluate_with_registry(&m, &args, &reg);
             let got = hlox_eval::evaluate_with_registry(&opt, &args, &reg);
-            if hlox_tests::TYPED_FFI_CASES.contains(&case.name.as_str()) {
-                return match (want, got) {
-                    (Err(hlox_eval::EvalError::Bind(_)), Err(hlox_eval::EvalError::Bind(_))) => {
-                        Ok(false)
-                    }
-                    (w, g) => Err(format!("expected bind errors, got {w:?} / {g:?}")),
-                };
-            }
             let want = want.map_err(|e| format!("evaluate original: {e}"))?;
             let got = got.map_err(|e| format!("evaluate optimized: {e}"))?;
             assert_literals_equal(&got, &want, CORPUS_RTOL)?;
@@ -299,10 +291,7 @@ fn corpus_default_pipeline_preserves_outputs() {
         failures.len(),
         failures.join("\n")
     );
-    assert!(
-        compared >= cases.len() - hlox_tests::TYPED_FFI_CASES.len(),
-        "compared {compared}"
-    );
+    assert!(compared == cases.len(), "compared {compared}");
     assert!(fusions >= 50, "only {fusions} fusions made over the corpus");
     eprintln!("corpus: {compared} cases compared exactly, {fusions} fusions made");
 }

@@ -23,6 +23,11 @@ pub const C_PLUGIN_SYMBOLS_ONLY: &str = env!("HLOX_C_TARGETS_SYM");
 pub const C_PLUGIN_BAD_REGISTRATION: &str = env!("HLOX_C_TARGETS_BAD");
 /// Why the C plugins could not be built (empty when they were).
 pub const C_BUILD_ERROR: &str = env!("HLOX_C_TARGETS_ERROR");
+/// targets/cpp: typed-FFI handlers written against XLA's own `ffi.h`, as a
+/// shared library (empty if it could not be built; see [`CPP_FFI_ERROR`]).
+pub const CPP_FFI_PLUGIN: &str = env!("HLOX_CPP_FFI_TARGETS");
+/// Why targets/cpp could not be built (empty when it was).
+pub const CPP_FFI_ERROR: &str = env!("HLOX_CPP_FFI_ERROR");
 
 hlox_ffi::export_plugin!();
 
@@ -225,3 +230,26 @@ pub extern "C" fn inplace_add_one(
     }
 }
 register_custom_call_target!(inplace_add_one as sig::HostStatusC, "Host");
+
+// ---- XLA's typed FFI (api_version=API_VERSION_TYPED_FFI) ------------------
+
+/// `z = alpha * x + beta * y` as a typed-FFI handler: `alpha` and `beta`
+/// are f32 attributes of the call's `backend_config` dictionary.
+pub fn axpby_ffi(f: &mut hlox_ffi::xla_ffi::Frame) -> Result<(), String> {
+    let (alpha, beta): (f32, f32) = (f.attr("alpha")?, f.attr("beta")?);
+    let (x, y) = (f.arg(0)?.slice::<f32>()?, f.arg(1)?.slice::<f32>()?);
+    let z = f.ret(0)?.slice_mut::<f32>()?;
+    if x.len() != z.len() || y.len() != z.len() {
+        return Err(format!(
+            "x, y and z differ in length ({}, {}, {})",
+            x.len(),
+            y.len(),
+            z.len()
+        ));
+    }
+    for i in 0..z.len() {
+        z[i] = alpha * x[i] + beta * y[i];
+    }
+    Ok(())
+}
+register_custom_call_target!(axpby_ffi, "Host");

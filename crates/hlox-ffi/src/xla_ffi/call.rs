@@ -1,0 +1,289 @@
+//! One typed-FFI custom call, prepared once (its handler, its buffers'
+//! types and dimensions, its encoded attributes) and then called with the
+//! buffers of each run.
+//!
+//! Buffers follow XLA: every array leaf of every operand is one argument,
+//! in order (a tuple operand contributes its leaves in pre-order); every
+//! array leaf of the result is one result. Dimensions are the logical ones;
+//! the data is in the default (row-major) layout.
+
+use super::abi::{self, dtype, Buffer, CallFrame, Handler};
+use super::api::{self, take_error, InvokeContext};
+use super::attrs::{parse_attrs, EncodedAttrs};
+use crate::target::TargetFn;
+use hlox_hlo::{ElementType, Shape};
+use std::ffi::c_void;
+
+/// The FFI data type of an hlox element type.
+pub fn ffi_dtype(t: ElementType) -> i32 {
+    use ElementType::*;
+    match t {
+        Pred => dtype::PRED,
+        S8 => dtype::S8,
+        S16 => dtype::S16,
+        S32 => dtype::S32,
+        S64 => dtype::S64,
+        U8 => dtype::U8,
+        U16 => dtype::U16,
+        U32 => dtype::U32,
+        U64 => dtype::U64,
+        F16 => dtype::F16,
+        Bf16 => dtype::BF16,
+        F32 => dtype::F32,
+        F64 => dtype::F64,
+    }
+}
+
+#[derive(Debug, Clone)]
+struct BufferDesc {
+    dtype: i32,
+    dims: Vec<i64>,
+}
+
+/// A prepared typed-FFI call.
+#[derive(Debug)]
+pub struct FfiCall {
+    handler: Handler,
+    args: Vec<BufferDesc>,
+    rets: Vec<BufferDesc>,
+    attrs: EncodedAttrs,
+}
+
+fn leaves(shape: &Shape, what: &str, out: &mut Vec<BufferDesc>) -> Result<(), String> {
+    for (index, leaf) in shape.leaves() {
+        match leaf {
+            Shape::Array(a) => {
+                if !a.layout.is_default() {
+                    return Err(format!(
+                        "{what} at {{{}}} is {}, not in the default layout: typed-FFI handlers get row-major buffers (add a copy to the default layout before the call)",
+                        index.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(","),
+                        hlox_hlo::text::shape_to_string(&Shape::Array(a.clone())),
+                    ));
+                }
+                out.push(BufferDesc {
+                    dtype: ffi_dtype(a.ty),
+                    dims: a.dims.clone(),
+                });
+            }
+            Shape::Token => out.push(BufferDesc {
+                dtype: dtype::TOKEN,
+                dims: Vec::new(),
+            }),
+            Shape::Tuple(_) => {}
+        }
+    }
+    Ok(())
+}
+
+impl FfiCall {
+    /// Prepares a call of `func` (a typed-FFI target) for a custom call with
+    /// these operand and result shapes and this `backend_config`.
+    pub fn new(
+        func: TargetFn,
+        backend_config: &[u8],
+        operand_shapes: &[&Shape],
+        result_shape: &Shape,
+    ) -> Result<FfiCall, String> {
+        let TargetFn::Ffi(handler) = func else {
+            return Err("the target is not a typed-FFI handler".into());
+        };
+        let attrs = parse_attrs(backend_config).map_err(|e| e.to_string())?;
+        let mut args = Vec::new();
+        for (k, s) in operand_shapes.iter().enumerate() {
+            leaves(s, &format!("operand {k}"), &mut args)?;
+        }
+        let mut rets = Vec::new();
+        leaves(result_shape, "the result", &mut rets)?;
+        Ok(FfiCall {
+            handler,
+            args,
+            rets,
+            attrs: EncodedAttrs::new(&attrs),
+        })
+    }
+
+    /// Number of argument buffers (operand leaves).
+    pub fn arg_count(&self) -> usize {
+        self.args.len()
+    }
+    /// Number of result buffers (result leaves).
+    pub fn ret_count(&self) -> usize {
+        self.rets.len()
+    }
+
+    /// Calls the handler's execute stage on these buffers.
+    ///
+    /// # Safety
+    /// `args[i]` and `rets[i]` point to buffers of the prepared types and
+    /// dimensions (row-major), valid for the call; results are writable.
+    pub unsafe fn call(
+        &self,
+        args: &[*mut c_void],
+        rets: &[*mut c_void],
+        ctx: &InvokeContext,
+    ) -> Result<(), String> {
+        if args.len() != self.args.len() || rets.len() != self.rets.len() {
+            return Err(format!(
+                "internal: {} argument and {} result buffers for a call prepared with {} and {}",
+                args.len(),
+                rets.len(),
+                self.args.len(),
+                self.rets.len()
+            ));
+        }
+        let buf = |d: &BufferDesc, p: *mut c_void| Buffer {
+            struct_size: abi::BUFFER_STRUCT_SIZE,
+            extension_start: std::ptr::null_mut(),
+            dtype: d.dtype,
+            data: p,
+            rank: d.dims.len() as i64,
+            dims: d.dims.as_ptr() as *mut i64,
+        };
+        let mut arg_bufs: Vec<Buffer> = self
+            .args
+            .iter()
+            .zip(args)
+            .map(|(d, &p)| buf(d, p))
+            .collect();
+        let mut ret_bufs: Vec<Buffer> = self
+            .rets
+            .iter()
+            .zip(rets)
+            .map(|(d, &p)| buf(d, p))
+            .collect();
+        let mut arg_types = vec![abi::ARG_BUFFER; arg_bufs.len()];
+        let mut ret_types = vec![abi::ARG_BUFFER; ret_bufs.len()];
+        let mut arg_ptrs: Vec<*mut c_void> = arg_bufs
+            .iter_mut()
+            .map(|b| b as *mut Buffer as *mut c_void)
+            .collect();
+        let mut ret_ptrs: Vec<*mut c_void> = ret_bufs
+            .iter_mut()
+            .map(|b| b as *mut Buffer as *mut c_void)
+            .collect();
+        let mut frame = CallFrame {
+            struct_size: abi::CALL_FRAME_STRUCT_SIZE,
+            extension_start: std::ptr::null_mut(),
+            api: api::api(),
+            ctx: ctx as *const InvokeContext as *mut c_void,
+            stage: abi::stage::EXECUTE,
+            args: abi::Args {
+                struct_size: abi::ARGS_STRUCT_SIZE,
+                extension_start: std::ptr::null_mut(),
+                size: arg_ptrs.len() as i64,
+                types: arg_types.as_mut_ptr(),
+                args: arg_ptrs.as_mut_ptr(),
+            },
+            rets: abi::Args {
+                struct_size: abi::ARGS_STRUCT_SIZE,
+                extension_start: std::ptr::null_mut(),
+                size: ret_ptrs.len() as i64,
+                types: ret_types.as_mut_ptr(),
+                args: ret_ptrs.as_mut_ptr(),
+            },
+            attrs: self.attrs.frame_attrs(),
+            future: std::ptr::null_mut(),
+        };
+        // SAFETY: the frame and everything it points to outlive the call.
+        let err = unsafe { (self.handler)(&mut frame) };
+        if !err.is_null() {
+            let (c, m) = unsafe { take_error(err) };
+            return Err(status_text(c, &m));
+        }
+        if !frame.future.is_null() {
+            unsafe { api::wait_future(frame.future) }?;
+        }
+        Ok(())
+    }
+}
+
+/// `CODE: message`, as absl prints a status (just the message for UNKNOWN).
+pub fn status_text(code: i32, message: &str) -> String {
+    if code == abi::code::UNKNOWN {
+        message.to_string()
+    } else {
+        format!("{}: {message}", abi::code::name(code))
+    }
+}
+
+/// What a handler says about itself (XLA asks every handler at registration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandlerMetadata {
+    pub api_major: i32,
+    pub api_minor: i32,
+    /// `XLA_FFI_Handler_Traits` bits.
+    pub traits: u32,
+}
+
+/// Calls `handler` with the metadata extension and checks its API version
+/// against hlox's.
+pub fn handler_metadata(handler: Handler) -> Result<HandlerMetadata, String> {
+    let mut md = abi::Metadata {
+        struct_size: abi::METADATA_STRUCT_SIZE,
+        api_version: abi::ApiVersion {
+            struct_size: abi::API_VERSION_STRUCT_SIZE,
+            extension_start: std::ptr::null_mut(),
+            major_version: -1,
+            minor_version: -1,
+        },
+        traits: 0,
+        state_type_id: abi::TypeId { type_id: 0 },
+    };
+    let mut ext = abi::MetadataExtension {
+        extension_base: abi::InternalExtension {
+            struct_size: abi::METADATA_EXTENSION_STRUCT_SIZE,
+            ty: abi::EXTENSION_METADATA,
+            next: std::ptr::null_mut(),
+        },
+        metadata: &mut md,
+    };
+    let empty_args = || abi::Args {
+        struct_size: abi::ARGS_STRUCT_SIZE,
+        extension_start: std::ptr::null_mut(),
+        size: 0,
+        types: std::ptr::null_mut(),
+        args: std::ptr::null_mut(),
+    };
+    let mut frame = CallFrame {
+        struct_size: abi::CALL_FRAME_STRUCT_SIZE,
+        extension_start: &mut ext.extension_base,
+        api: api::api(),
+        ctx: std::ptr::null_mut(),
+        stage: abi::stage::EXECUTE,
+        args: empty_args(),
+        rets: empty_args(),
+        attrs: abi::Attrs {
+            struct_size: abi::ATTRS_STRUCT_SIZE,
+            extension_start: std::ptr::null_mut(),
+            size: 0,
+            types: std::ptr::null_mut(),
+            names: std::ptr::null_mut(),
+            attrs: std::ptr::null_mut(),
+        },
+        future: std::ptr::null_mut(),
+    };
+    let err = unsafe { handler(&mut frame) };
+    if !err.is_null() {
+        let (c, m) = unsafe { take_error(err) };
+        return Err(format!(
+            "the handler failed its metadata query: {}",
+            status_text(c, &m)
+        ));
+    }
+    let (major, minor) = (md.api_version.major_version, md.api_version.minor_version);
+    if major == -1 {
+        return Err("the handler did not answer its metadata query (is it an XLA FFI handler, built with xla/ffi/api/ffi.h?)".into());
+    }
+    if major != abi::API_MAJOR || minor > abi::API_MINOR {
+        return Err(format!(
+            "the handler was built for XLA FFI API {major}.{minor}; hlox implements {}.{} (rebuild it against headers of that version or older)",
+            abi::API_MAJOR,
+            abi::API_MINOR
+        ));
+    }
+    Ok(HandlerMetadata {
+        api_major: major,
+        api_minor: minor,
+        traits: md.traits,
+    })
+}

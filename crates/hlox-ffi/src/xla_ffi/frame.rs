@@ -1,0 +1,315 @@
+//! Writing typed-FFI handlers in Rust: a checked view of the call frame.
+//!
+//! ```ignore
+//! fn axpby(f: &mut Frame) -> Result<(), String> {
+//!     let (alpha, beta): (f32, f32) = (f.attr("alpha")?, f.attr("beta")?);
+//!     let (x, y) = (f.arg(0)?.slice::<f32>()?, f.arg(1)?.slice::<f32>()?);
+//!     let z = f.ret(0)?.slice_mut::<f32>()?;
+//!     for i in 0..z.len() { z[i] = alpha * x[i] + beta * y[i]; }
+//!     Ok(())
+//! }
+//! register_custom_call_target!(axpby, "Host");   // api_version=API_VERSION_TYPED_FFI
+//! ```
+//!
+//! Such a function becomes an `XLA_FFI_Handler` (a C trampoline) that
+//! answers XLA's metadata query, checks the stage, catches panics and turns
+//! an `Err` into an `XLA_FFI_Error` made through the caller's API table.
+
+use super::abi::{self, attr_type, dtype, Buffer, CallFrame, Error};
+use hlox_hlo::ElementType;
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Element types a buffer or attribute can be viewed as.
+pub trait FfiElement: Copy + 'static {
+    const DTYPE: i32;
+    const NAME: &'static str;
+}
+macro_rules! element {
+    ($t:ty, $d:expr, $n:expr) => {
+        impl FfiElement for $t {
+            const DTYPE: i32 = $d;
+            const NAME: &'static str = $n;
+        }
+    };
+}
+element!(i8, dtype::S8, "s8");
+element!(i16, dtype::S16, "s16");
+element!(i32, dtype::S32, "s32");
+element!(i64, dtype::S64, "s64");
+element!(u8, dtype::U8, "u8");
+element!(u16, dtype::U16, "u16");
+element!(u32, dtype::U32, "u32");
+element!(u64, dtype::U64, "u64");
+element!(half::f16, dtype::F16, "f16");
+element!(half::bf16, dtype::BF16, "bf16");
+element!(f32, dtype::F32, "f32");
+element!(f64, dtype::F64, "f64");
+element!(bool, dtype::PRED, "pred");
+
+fn dtype_name(d: i32) -> String {
+    ElementType::ALL
+        .iter()
+        .find(|t| super::call::ffi_dtype(**t) == d)
+        .map(|t| t.name().to_string())
+        .unwrap_or_else(|| format!("FFI data type {d}"))
+}
+
+/// One argument or result buffer.
+pub struct BufferView<'a> {
+    raw: &'a Buffer,
+    what: String,
+}
+
+impl<'a> BufferView<'a> {
+    pub fn dtype(&self) -> i32 {
+        self.raw.dtype
+    }
+    pub fn dims(&self) -> &'a [i64] {
+        if self.raw.rank <= 0 || self.raw.dims.is_null() {
+            return &[];
+        }
+        unsafe { std::slice::from_raw_parts(self.raw.dims, self.raw.rank as usize) }
+    }
+    pub fn element_count(&self) -> usize {
+        self.dims().iter().map(|&d| d.max(0) as usize).product()
+    }
+    pub fn data(&self) -> *mut c_void {
+        self.raw.data
+    }
+    fn check<T: FfiElement>(&self) -> Result<(), String> {
+        if self.raw.dtype != T::DTYPE {
+            return Err(format!(
+                "{} has element type {}, not {}",
+                self.what,
+                dtype_name(self.raw.dtype),
+                T::NAME
+            ));
+        }
+        if self.raw.data.is_null() && self.element_count() > 0 {
+            return Err(format!("{} has no data", self.what));
+        }
+        Ok(())
+    }
+    /// The elements, row-major.
+    pub fn slice<T: FfiElement>(&self) -> Result<&'a [T], String> {
+        self.check::<T>()?;
+        if self.element_count() == 0 {
+            return Ok(&[]);
+        }
+        Ok(unsafe { std::slice::from_raw_parts(self.raw.data as *const T, self.element_count()) })
+    }
+    /// The elements, writable (results; an argument aliased to a result).
+    #[allow(clippy::mut_from_ref)]
+    pub fn slice_mut<T: FfiElement>(&self) -> Result<&'a mut [T], String> {
+        self.check::<T>()?;
+        if self.element_count() == 0 {
+            return Ok(&mut []);
+        }
+        Ok(
+            unsafe {
+                std::slice::from_raw_parts_mut(self.raw.data as *mut T, self.element_count())
+            },
+        )
+    }
+}
+
+/// A typed-FFI call frame, as a Rust handler sees it.
+pub struct Frame<'a> {
+    raw: &'a CallFrame,
+}
+
+fn entries<'a>(a: &'a abi::Args, n: i64) -> &'a [*mut c_void] {
+    if n <= 0 || a.args.is_null() {
+        return &[];
+    }
+    unsafe { std::slice::from_raw_parts(a.args, n as usize) }
+}
+
+fn find_attr(attrs: &abi::Attrs, name: &str) -> Option<(i32, *mut c_void)> {
+    if attrs.size <= 0 || attrs.names.is_null() {
+        return None;
+    }
+    let n = attrs.size as usize;
+    let names = unsafe { std::slice::from_raw_parts(attrs.names, n) };
+    let types = unsafe { std::slice::from_raw_parts(attrs.types, n) };
+    let ptrs = unsafe { std::slice::from_raw_parts(attrs.attrs, n) };
+    names
+        .iter()
+        .position(|&s| {
+            let s = unsafe { &*s };
+            let bytes = unsafe { std::slice::from_raw_parts(s.ptr as *const u8, s.len) };
+            bytes == name.as_bytes()
+        })
+        .map(|i| (types[i], ptrs[i]))
+}
+
+impl<'a> Frame<'a> {
+    pub fn arg_count(&self) -> usize {
+        entries(&self.raw.args, self.raw.args.size).len()
+    }
+    pub fn ret_count(&self) -> usize {
+        entries(&self.raw.rets, self.raw.rets.size).len()
+    }
+    fn buffer(&self, list: &'a abi::Args, i: usize, kind: &str) -> Result<BufferView<'a>, String> {
+        let e = entries(list, list.size);
+        let p = e.get(i).ok_or_else(|| {
+            format!(
+                "the handler asks for {kind} {i} but the call has {}",
+                e.len()
+            )
+        })?;
+        let raw = unsafe { (*p as *const Buffer).as_ref() }
+            .ok_or_else(|| format!("{kind} {i} is null"))?;
+        Ok(BufferView {
+            raw,
+            what: format!("{kind} {i}"),
+        })
+    }
+    /// Argument buffer `i` (operand leaves in order).
+    pub fn arg(&self, i: usize) -> Result<BufferView<'a>, String> {
+        self.buffer(&self.raw.args, i, "argument")
+    }
+    /// Result buffer `i`.
+    pub fn ret(&self, i: usize) -> Result<BufferView<'a>, String> {
+        self.buffer(&self.raw.rets, i, "result")
+    }
+    /// The names of the call's attributes, sorted.
+    pub fn attr_names(&self) -> Vec<String> {
+        let a = &self.raw.attrs;
+        if a.size <= 0 || a.names.is_null() {
+            return Vec::new();
+        }
+        unsafe { std::slice::from_raw_parts(a.names, a.size as usize) }
+            .iter()
+            .map(|&s| {
+                let s = unsafe { &*s };
+                String::from_utf8_lossy(unsafe {
+                    std::slice::from_raw_parts(s.ptr as *const u8, s.len)
+                })
+                .into_owned()
+            })
+            .collect()
+    }
+    /// Scalar attribute `name` of type `T` (exactly: an `f32` attribute is
+    /// not read as `f64`).
+    pub fn attr<T: FfiElement>(&self, name: &str) -> Result<T, String> {
+        let (t, p) = find_attr(&self.raw.attrs, name)
+            .ok_or_else(|| format!("the call has no attribute `{name}`"))?;
+        if t != attr_type::SCALAR {
+            return Err(format!("attribute `{name}` is not a scalar"));
+        }
+        let s = unsafe { &*(p as *const abi::Scalar) };
+        if s.dtype != T::DTYPE {
+            return Err(format!(
+                "attribute `{name}` has type {}, not {}",
+                dtype_name(s.dtype),
+                T::NAME
+            ));
+        }
+        Ok(unsafe { std::ptr::read_unaligned(s.value as *const T) })
+    }
+    /// String attribute `name` (its bytes).
+    pub fn attr_bytes(&self, name: &str) -> Result<&'a [u8], String> {
+        let (t, p) = find_attr(&self.raw.attrs, name)
+            .ok_or_else(|| format!("the call has no attribute `{name}`"))?;
+        if t != attr_type::STRING {
+            return Err(format!("attribute `{name}` is not a string"));
+        }
+        let s = unsafe { &*(p as *const abi::ByteSpan) };
+        if s.len == 0 {
+            return Ok(&[]);
+        }
+        Ok(unsafe { std::slice::from_raw_parts(s.ptr as *const u8, s.len) })
+    }
+    /// Array attribute `name` with elements `T`.
+    pub fn attr_array<T: FfiElement>(&self, name: &str) -> Result<&'a [T], String> {
+        let (t, p) = find_attr(&self.raw.attrs, name)
+            .ok_or_else(|| format!("the call has no attribute `{name}`"))?;
+        if t != attr_type::ARRAY {
+            return Err(format!("attribute `{name}` is not an array"));
+        }
+        let a = unsafe { &*(p as *const abi::Array) };
+        if a.dtype != T::DTYPE {
+            return Err(format!(
+                "attribute `{name}` has elements of type {}, not {}",
+                dtype_name(a.dtype),
+                T::NAME
+            ));
+        }
+        if a.size == 0 {
+            return Ok(&[]);
+        }
+        Ok(unsafe { std::slice::from_raw_parts(a.data as *const T, a.size) })
+    }
+}
+
+fn error_through(frame: &CallFrame, code: i32, msg: &str) -> *mut Error {
+    let msg = std::ffi::CString::new(msg.replace('\0', " ")).unwrap_or_default();
+    match unsafe { frame.api.as_ref() } {
+        Some(api) => {
+            let mut a = abi::ErrorCreateArgs {
+                struct_size: abi::struct_size!(abi::ErrorCreateArgs, errc, i32),
+                extension_start: std::ptr::null_mut(),
+                message: msg.as_ptr(),
+                errc: code,
+            };
+            unsafe { (api.error_create)(&mut a) }
+        }
+        None => super::api::new_error(code, msg.to_string_lossy()),
+    }
+}
+
+/// Runs a Rust handler for a C call frame: the body of every Rust
+/// typed-FFI trampoline.
+///
+/// # Safety
+/// `frame` is a call frame from an XLA FFI caller (hlox or XLA).
+pub unsafe fn run_rust_handler(
+    frame: *mut CallFrame,
+    f: impl FnOnce(&mut Frame) -> Result<(), String>,
+) -> *mut Error {
+    let Some(raw) = (unsafe { frame.as_mut() }) else {
+        return super::api::new_error(abi::code::INVALID_ARGUMENT, "null call frame");
+    };
+    let ext = raw.extension_start;
+    if let Some(e) = unsafe { ext.as_ref() } {
+        if e.ty == abi::EXTENSION_METADATA {
+            let m = unsafe { &mut *(ext as *mut abi::MetadataExtension) };
+            if let Some(md) = unsafe { m.metadata.as_mut() } {
+                md.api_version = abi::ApiVersion {
+                    struct_size: abi::API_VERSION_STRUCT_SIZE,
+                    extension_start: std::ptr::null_mut(),
+                    major_version: abi::API_MAJOR,
+                    minor_version: abi::API_MINOR,
+                };
+                md.traits = 0;
+                md.state_type_id = abi::TypeId { type_id: 0 };
+            }
+            return std::ptr::null_mut();
+        }
+    }
+    if raw.stage != abi::stage::EXECUTE {
+        return error_through(
+            raw,
+            abi::code::INVALID_ARGUMENT,
+            &format!(
+                "Wrong execution stage: expected `3` but got `{}`",
+                raw.stage
+            ),
+        );
+    }
+    let mut view = Frame { raw };
+    match catch_unwind(AssertUnwindSafe(|| f(&mut view))) {
+        Ok(Ok(())) => std::ptr::null_mut(),
+        Ok(Err(m)) => error_through(raw, abi::code::UNKNOWN, &m),
+        Err(p) => error_through(
+            raw,
+            abi::code::INTERNAL,
+            &format!(
+                "custom-call target panicked: {}",
+                crate::target::panic_message(p)
+            ),
+        ),
+    }
+}

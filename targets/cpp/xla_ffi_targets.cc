@@ -1,0 +1,174 @@
+// Typed-FFI custom-call targets written exactly as for XLA: against XLA's
+// own header (xla/ffi/api/ffi.h, shipped in jaxlib: jax.ffi.include_dir()),
+// with nothing hlox-specific. hlox's tests build this file into a shared
+// library and load it as a plugin (crates/hlox-ffi/tests/ffi.rs and the
+// custom-call suite in tests/custom_call_suite.rs).
+//
+// - AxpbyFfi, AttrsFfi, ... are exported handler symbols
+//   (XLA_FFI_DEFINE_HANDLER_SYMBOL): a module names them directly, or a
+//   program registers them under another name.
+// - "cpp_axpby" and "cpp_add_sub" are registered when the library loads,
+//   through XLA_FFI_GetApi() (XLA_FFI_REGISTER_HANDLER), which the process
+//   that loads the plugin provides (hlox exports it).
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "xla/ffi/api/c_api.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace ffi = xla::ffi;
+
+// z = alpha * x + beta * y
+static ffi::Error AxpbyImpl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> y,
+                            ffi::ResultBuffer<ffi::F32> z, float alpha,
+                            float beta) {
+  if (x.element_count() != y.element_count() ||
+      x.element_count() != z->element_count()) {
+    return ffi::Error::InvalidArgument("axpby: x, y and z must have one size");
+  }
+  for (size_t i = 0; i < x.element_count(); ++i) {
+    z->typed_data()[i] = alpha * x.typed_data()[i] + beta * y.typed_data()[i];
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(AxpbyFfi, AxpbyImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Attr<float>("alpha")
+                                  .Attr<float>("beta"));
+
+// (x + y, x - y) for any float type and shape, with the dimensions checked.
+static ffi::Error AddSubImpl(ffi::AnyBuffer x, ffi::AnyBuffer y,
+                             ffi::Result<ffi::AnyBuffer> sum,
+                             ffi::Result<ffi::AnyBuffer> diff) {
+  if (x.element_type() != ffi::F32 && x.element_type() != ffi::F64) {
+    return ffi::Error::InvalidArgument("add_sub: f32 or f64 only");
+  }
+  auto xd = x.dimensions(), yd = y.dimensions(), sd = sum->dimensions();
+  if (xd.size() != yd.size() || xd.size() != sd.size()) {
+    return ffi::Error::InvalidArgument("add_sub: ranks differ");
+  }
+  for (size_t i = 0; i < xd.size(); ++i) {
+    if (xd[i] != yd[i] || xd[i] != sd[i]) {
+      return ffi::Error::InvalidArgument("add_sub: dimensions differ");
+    }
+  }
+  size_t n = x.element_count();
+  if (x.element_type() == ffi::F32) {
+    const float *a = x.typed_data<float>(), *b = y.typed_data<float>();
+    float *s = sum->typed_data<float>(), *d = diff->typed_data<float>();
+    for (size_t i = 0; i < n; ++i) { s[i] = a[i] + b[i]; d[i] = a[i] - b[i]; }
+  } else {
+    const double *a = x.typed_data<double>(), *b = y.typed_data<double>();
+    double *s = sum->typed_data<double>(), *d = diff->typed_data<double>();
+    for (size_t i = 0; i < n; ++i) { s[i] = a[i] + b[i]; d[i] = a[i] - b[i]; }
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(AddSubFfi, AddSubImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Arg<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>()
+                                  .Ret<ffi::AnyBuffer>());
+
+// Every attribute kind JAX's ffi_call produces, written into out[0..16]:
+// n (i32), big (i64), flag (bool), d (f64), s (string: length and first
+// byte), arr (i64 array: size and sum), farr (f32 array: size and sum),
+// dic (dictionary: size, k as i64), u (u8), h (f16 read as its bits).
+static ffi::Error AttrsImpl(ffi::ResultBuffer<ffi::F64> out, int32_t n,
+                            int64_t big, bool flag, double d,
+                            std::string_view s, ffi::Span<const int64_t> arr,
+                            ffi::Span<const float> farr, ffi::Dictionary dic,
+                            uint8_t u) {
+  double* o = out->typed_data();
+  if (out->element_count() < 16) {
+    return ffi::Error::InvalidArgument("attrs: the result needs 16 elements");
+  }
+  o[0] = n;
+  o[1] = static_cast<double>(big);
+  o[2] = flag ? 1 : 0;
+  o[3] = d;
+  o[4] = static_cast<double>(s.size());
+  o[5] = s.empty() ? -1 : static_cast<unsigned char>(s[0]);
+  o[6] = static_cast<double>(arr.size());
+  double sum = 0;
+  for (int64_t v : arr) sum += v;
+  o[7] = sum;
+  o[8] = static_cast<double>(farr.size());
+  sum = 0;
+  for (float v : farr) sum += v;
+  o[9] = sum;
+  o[10] = static_cast<double>(dic.size());
+  auto k = dic.get<int64_t>("k");
+  if (!k.has_value()) return ffi::Error::InvalidArgument("attrs: dic.k missing");
+  o[11] = static_cast<double>(*k);
+  auto z = dic.get<std::string_view>("z");
+  o[12] = z.has_value() ? static_cast<double>(z->size()) : -1;
+  o[13] = u;
+  o[14] = static_cast<double>(s.find('"'));
+  o[15] = 42;
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(AttrsFfi, AttrsImpl,
+                              ffi::Ffi::Bind()
+                                  .Ret<ffi::Buffer<ffi::F64>>()
+                                  .Attr<int32_t>("n")
+                                  .Attr<int64_t>("big")
+                                  .Attr<bool>("flag")
+                                  .Attr<double>("d")
+                                  .Attr<std::string_view>("s")
+                                  .Attr<ffi::Span<const int64_t>>("arr")
+                                  .Attr<ffi::Span<const float>>("farr")
+                                  .Attr<ffi::Dictionary>("dic")
+                                  .Attr<uint8_t>("u"));
+
+// Fails with the message in its `why` attribute.
+static ffi::Error FailImpl(ffi::Buffer<ffi::F32>, ffi::ResultBuffer<ffi::F32>,
+                           std::string_view why) {
+  return ffi::Error::InvalidArgument(std::string("refused: ") +
+                                     std::string(why));
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(FailFfi, FailImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Attr<std::string_view>("why"));
+
+// Reverses x through scratch memory from the runtime's allocator.
+static ffi::Error ScratchImpl(ffi::ScratchAllocator scratch,
+                              ffi::Buffer<ffi::F32> x,
+                              ffi::ResultBuffer<ffi::F32> y) {
+  size_t n = x.element_count();
+  auto mem = scratch.Allocate(n * sizeof(float), 64);
+  if (!mem.has_value()) {
+    return ffi::Error::Internal("scratch: allocation failed");
+  }
+  if (reinterpret_cast<uintptr_t>(*mem) % 64 != 0) {
+    return ffi::Error::Internal("scratch: misaligned");
+  }
+  float* tmp = static_cast<float*>(*mem);
+  for (size_t i = 0; i < n; ++i) tmp[i] = x.typed_data()[n - 1 - i];
+  std::memcpy(y->typed_data(), tmp, n * sizeof(float));
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(ScratchFfi, ScratchImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ScratchAllocator>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>());
+
+// Registered by name when the library is loaded, as XLA plugins do.
+XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_axpby", "Host", AxpbyFfi);
+XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_add_sub", "Host", AddSubFfi);
