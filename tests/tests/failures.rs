@@ -638,7 +638,15 @@ fn check_bind(prepare: Prepare) {
         ),
         (
             (call_module("fails_on_negative", "API_VERSION_TYPED_FFI"), r.clone()),
-            "uses API_VERSION_TYPED_FFI, which hlox's C conventions do not support",
+            "target \"fails_on_negative\" is registered as API_VERSION_STATUS_RETURNING but the custom call asks for API_VERSION_TYPED_FFI",
+        ),
+        (
+            // A typed-FFI attribute dictionary that does not parse.
+            (
+                call_module("axpby_ffi", "API_VERSION_TYPED_FFI, backend_config={alpha = 2.0 : f33}"),
+                r.clone(),
+            ),
+            "instruction c: custom call to \"axpby_ffi\": backend_config column 16: unknown element type `f33`",
         ),
         (
             // The plugin exports do_custom_call & co., not this symbol.

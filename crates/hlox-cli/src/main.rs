@@ -333,12 +333,21 @@ fn hints(e: &anyhow::Error) -> String {
         }
         if b.problems
             .iter()
+            .any(|p| matches!(p, BindProblem::Handler { .. }))
+        {
+            out.push_str(
+                "\nfix: a typed-FFI target must be an XLA FFI handler (XLA_FFI_DEFINE_HANDLER_SYMBOL or \
+                 XLA_FFI_REGISTER_HANDLER from xla/ffi/api/ffi.h) built against FFI API 0.x with x <= 4",
+            );
+        }
+        if b.problems
+            .iter()
             .any(|p| matches!(p, BindProblem::Unsupported { .. }))
         {
             out.push_str(
-                "\nfix: hlox calls targets with XLA's C conventions (api_version 1 to 3); a typed-FFI \
-                 target (api_version 4, e.g. from jax.ffi.ffi_call) needs a C-convention version \
-                 (see docs/custom-calls.md)",
+                "\nfix: run typed-FFI custom calls (api_version 4, e.g. from jax.ffi.ffi_call) with \
+                 --platform host, or give the CUDA target a C-convention version (api_version 1 to 3; \
+                 see docs/custom-calls.md)",
             );
         }
     }

@@ -665,6 +665,16 @@ impl Registry {
                     });
                     continue;
                 }
+                if call.api_version == CustomCallApiVersion::TypedFfi {
+                    if let Err(e) = crate::xla_ffi::parse_attrs(&call.opaque) {
+                        problems.push(BindProblem::Attributes {
+                            instruction,
+                            target,
+                            message: e.to_string(),
+                        });
+                        continue;
+                    }
+                }
                 if let Some(msg) = self
                     .read()
                     .static_conflicts
@@ -1114,6 +1124,12 @@ pub enum BindProblem {
         target: String,
         message: String,
     },
+    /// A typed-FFI call's `backend_config` is not an attribute dictionary.
+    Attributes {
+        instruction: String,
+        target: String,
+        message: String,
+    },
     /// A typed-FFI handler failed its metadata query or was built for a
     /// newer FFI API.
     Handler {
@@ -1155,6 +1171,10 @@ impl fmt::Display for BindProblem {
                 f,
                 "instruction {instruction}: custom call to \"{target}\" uses {}, which hlox runs on the Host only so far (the CUDA backend does not pass typed-FFI call frames yet)",
                 api_version.name()
+            ),
+            BindProblem::Attributes { instruction, target, message } => write!(
+                f,
+                "instruction {instruction}: custom call to \"{target}\": {message}"
             ),
             BindProblem::Handler { instruction, target, message } => write!(
                 f,

@@ -393,7 +393,7 @@ fn api_version_mismatch_for_rust_and_c_targets() {
              but the custom call asks for API_VERSION_STATUS_RETURNING"
         );
     }
-    // Typed FFI is reported, not called.
+    // A C-convention target called with typed FFI is a mismatch.
     let m = module(
         &[],
         &[(cc("axpby", CustomCallApiVersion::TypedFfi, b""), f32s(1))],
@@ -937,4 +937,149 @@ fn traits_reach_the_registry_from_the_macro_the_rust_api_and_plugins() {
         reg.lookup("do_custom_call", Platform::Host).unwrap().traits,
         Traits::NONE
     );
+}
+
+// ---------------------------------------------------------------- typed FFI
+
+#[test]
+fn typed_ffi_attributes_parse_as_jax_prints_them_and_errors_name_the_column() {
+    use hlox_ffi::xla_ffi::abi::dtype;
+    use hlox_ffi::xla_ffi::{parse_attrs, AttrValue};
+    // Printed by jax.jit(...).lower(...).as_text(dialect="hlo") (JAX 0.11).
+    let text = br#"{a = 1.500000e+00 : f32, arr = dense<[1, 2, 3]> : tensor<3xi64>, b = 2.500000e+00 : f64, c = 3 : i64, d = -4 : i32, dic = {k = 1 : i64, z = "v"}, e = true, empty = dense<> : tensor<0xi64>, f16 = 1.000000e+00 : f16, i8 = -3 : i8, inf = 0x7FF0000000000000 : f64, nan = 0x7FC00000 : f32, s = "hi \22q\22\0A", u = 200 : ui8}"#;
+    let a = parse_attrs(text).unwrap();
+    let get = |n: &str| {
+        a.iter()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v.clone())
+            .unwrap()
+    };
+    let scalar = |d: i32, b: &[u8]| AttrValue::Scalar {
+        dtype: d,
+        bytes: b.to_vec(),
+    };
+    assert_eq!(get("a"), scalar(dtype::F32, &1.5f32.to_ne_bytes()));
+    assert_eq!(get("c"), scalar(dtype::S64, &3i64.to_ne_bytes()));
+    assert_eq!(get("d"), scalar(dtype::S32, &(-4i32).to_ne_bytes()));
+    assert_eq!(get("e"), scalar(dtype::PRED, &[1]));
+    assert_eq!(get("u"), scalar(dtype::U8, &[200]));
+    assert_eq!(get("i8"), scalar(dtype::S8, &[(-3i8) as u8]));
+    assert_eq!(get("inf"), scalar(dtype::F64, &f64::INFINITY.to_ne_bytes()));
+    assert_eq!(get("f16"), scalar(dtype::F16, &[0x00, 0x3c]));
+    assert_eq!(get("s"), AttrValue::Str(b"hi \"q\"\n".to_vec()));
+    let three: Vec<u8> = [1i64, 2, 3].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    assert_eq!(
+        get("arr"),
+        AttrValue::Array {
+            dtype: dtype::S64,
+            count: 3,
+            bytes: three
+        }
+    );
+    assert_eq!(
+        get("empty"),
+        AttrValue::Array {
+            dtype: dtype::S64,
+            count: 0,
+            bytes: vec![]
+        }
+    );
+    let AttrValue::Dict(d) = get("dic") else {
+        panic!("dic")
+    };
+    assert_eq!(d.len(), 2);
+    let names: Vec<&str> = a.iter().map(|(k, _)| k.as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    // Splats, array<...>, defaults (i64, f64) and sorting of unsorted input.
+    let a = parse_attrs(b"{z = dense<7> : tensor<2xi32>, y = array<i64: 4, 5>, x = 9, w = 0.5}")
+        .unwrap();
+    let names: Vec<&str> = a.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(names, ["w", "x", "y", "z"]);
+    assert_eq!(a[0].1, scalar(dtype::F64, &0.5f64.to_ne_bytes()));
+    assert_eq!(a[1].1, scalar(dtype::S64, &9i64.to_ne_bytes()));
+    let sevens: Vec<u8> = [7i32, 7].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    assert_eq!(
+        a[3].1,
+        AttrValue::Array {
+            dtype: dtype::S32,
+            count: 2,
+            bytes: sevens
+        }
+    );
+    assert!(parse_attrs(b"").unwrap().is_empty());
+    assert!(parse_attrs(b"{}").unwrap().is_empty());
+    // Errors carry the column.
+    for (text, want) in [
+        (
+            &b"{n = 300 : ui8}"[..],
+            "backend_config column 6: 300 does not fit in ui8",
+        ),
+        (
+            b"{n = 1, n = 2}",
+            "backend_config column 9: attribute `n` appears twice",
+        ),
+        (
+            b"{n = dense<[1, 2]> : tensor<3xi64>}",
+            "`dense` has 2 elements but its tensor type 3",
+        ),
+        (
+            b"{s = \"open}",
+            "backend_config column 6: unterminated string",
+        ),
+        (b"{n = 1", "expected `}` or `,` after an attribute"),
+        (b"{n = 1} x", "unexpected text after the dictionary"),
+    ] {
+        let e = parse_attrs(text).unwrap_err().to_string();
+        assert!(e.contains(want), "{}: {e}", String::from_utf8_lossy(text));
+    }
+}
+
+#[test]
+fn typed_ffi_plugin_registrations_are_captured_replayed_and_queried() {
+    use hlox_ffi::Origin;
+    assert!(
+        hlox_targets::CPP_FFI_ERROR.is_empty(),
+        "{}",
+        hlox_targets::CPP_FFI_ERROR
+    );
+    let path = hlox_targets::CPP_FFI_PLUGIN;
+    // Two registries: the second load runs no initialisers, yet sees the
+    // handlers the first load registered.
+    for _ in 0..2 {
+        let r = Registry::new();
+        r.load_library(path).unwrap();
+        let t = r
+            .lookup("cpp_axpby", Platform::Host)
+            .expect("registered while loading");
+        assert!(
+            matches!(t.origin, Origin::XlaFfi(Some(_))),
+            "{:?}",
+            t.origin
+        );
+        assert_eq!(
+            t.signature.unwrap().api_version,
+            CustomCallApiVersion::TypedFfi
+        );
+        assert!(r.lookup("cpp_axpby", Platform::Cuda).is_none());
+    }
+    // The metadata query of a handler built against jaxlib's ffi.h.
+    let lib = unsafe { libloading::Library::new(path) }.unwrap();
+    let h: hlox_ffi::xla_ffi::abi::Handler = unsafe { *lib.get(b"AxpbyFfi").unwrap() };
+    let md = hlox_ffi::xla_ffi::handler_metadata(h).unwrap();
+    assert_eq!(md.api_major, 0);
+    assert!((1..=4).contains(&md.api_minor), "{md:?}");
+    assert_eq!(md.traits, 0);
+    let r = Registry::new();
+    unsafe {
+        r.register_c(
+            "renamed",
+            Platform::Host,
+            CustomCallApiVersion::TypedFfi,
+            h as *const c_void,
+        )
+    }
+    .unwrap();
+    assert!(r.lookup("renamed", Platform::Host).is_some());
 }
