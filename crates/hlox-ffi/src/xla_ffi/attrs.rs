@@ -587,7 +587,10 @@ pub struct EncodedAttrs {
     _keep: Keep,
 }
 
+/// Owned storage; items are boxed so that pointers into them stay valid
+/// while the vectors grow.
 #[derive(Default)]
+#[allow(clippy::vec_box)]
 struct Keep {
     bytes: Vec<Box<[u64]>>,
     scalars: Vec<Box<abi::Scalar>>,

@@ -119,7 +119,7 @@ pub struct Frame<'a> {
     raw: &'a CallFrame,
 }
 
-fn entries<'a>(a: &'a abi::Args, n: i64) -> &'a [*mut c_void] {
+fn entries(a: &abi::Args, n: i64) -> &[*mut c_void] {
     if n <= 0 || a.args.is_null() {
         return &[];
     }
