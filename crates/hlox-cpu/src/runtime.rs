@@ -69,8 +69,6 @@ pub(crate) unsafe extern "C" fn hlox_rt_ffi_call(
     args: *const *mut c_void,
     rets: *const *mut c_void,
 ) -> i32 {
-    use std::sync::atomic::{AtomicI64, Ordering};
-    static RUN_ID: AtomicI64 = AtomicI64::new(0);
     let ctx = &*(ctx as *const RunCtx);
     let Some(s) = ctx.call_sites.get(site as usize) else {
         ctx.fail(format!("no custom-call site {site}"));
@@ -82,7 +80,7 @@ pub(crate) unsafe extern "C" fn hlox_rt_ffi_call(
     };
     let args = std::slice::from_raw_parts(args, call.arg_count());
     let rets = std::slice::from_raw_parts(rets, call.ret_count());
-    let ictx = hlox_ffi::xla_ffi::InvokeContext::host(RUN_ID.fetch_add(1, Ordering::Relaxed));
+    let ictx = hlox_ffi::xla_ffi::InvokeContext::host_next();
     match call.call(args, rets, &ictx) {
         Ok(()) => 0,
         Err(msg) => {

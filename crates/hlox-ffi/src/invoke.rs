@@ -125,6 +125,43 @@ struct Buffers {
 }
 
 impl Buffers {
+    /// Copies of the operands and fresh result buffers (shared with an
+    /// operand where `output_operand_aliasing` says so): the buffers, each
+    /// operand's tree, the result's tree.
+    fn for_call(
+        lits: &[Literal],
+        call: &CustomCall,
+        result_shape: &Shape,
+    ) -> Result<(Buffers, Vec<Node>, Node), InvokeError> {
+        let name = call.target.as_str();
+        let mut b = Buffers {
+            bufs: Vec::new(),
+            arrays: Vec::new(),
+        };
+        let op_nodes: Vec<Node> = lits
+            .iter()
+            .map(|l| b.operand(l, name))
+            .collect::<Result<_, _>>()?;
+        let res_node = result_node(
+            result_shape,
+            &mut Vec::new(),
+            call,
+            &op_nodes,
+            lits,
+            &mut b,
+            &mut Vec::new(),
+        )?;
+        Ok((b, op_nodes, res_node))
+    }
+    /// The data pointers of `node`'s leaves in pre-order (null for tokens).
+    fn leaf_pointers(&self, node: &Node, out: &mut Vec<*mut c_void>) {
+        let mut leaves = Vec::new();
+        node.leaves(&mut leaves);
+        out.extend(leaves.into_iter().map(|l| match l {
+            Some(i) => self.bufs[i].ptr.as_ptr() as *mut c_void,
+            None => std::ptr::null_mut(),
+        }));
+    }
     fn alloc(&mut self, size: usize, target: &str) -> Result<usize, InvokeError> {
         let b = Buf::new(size).ok_or_else(|| InvokeError::Invalid {
             target: target.into(),
@@ -382,23 +419,7 @@ pub fn invoke_host(
         return invoke_host_ffi(func, call, &operand_lits, result_shape);
     }
 
-    let mut b = Buffers {
-        bufs: Vec::new(),
-        arrays: Vec::new(),
-    };
-    let op_nodes: Vec<Node> = operand_lits
-        .iter()
-        .map(|l| b.operand(l, name))
-        .collect::<Result<_, _>>()?;
-    let res_node = result_node(
-        result_shape,
-        &mut Vec::new(),
-        call,
-        &op_nodes,
-        &operand_lits,
-        &mut b,
-        &mut Vec::new(),
-    )?;
+    let (mut b, op_nodes, res_node) = Buffers::for_call(&operand_lits, call, result_shape)?;
     let ins: Vec<*const c_void> = op_nodes
         .iter()
         .map(|n| b.pointer(n) as *const c_void)
@@ -455,20 +476,6 @@ fn default_layout(shape: &Shape) -> Shape {
     }
 }
 
-/// A literal relaid out to `shape` (same arrays, other layouts).
-fn relayout_literal(lit: &Literal, shape: &Shape) -> Literal {
-    match (lit, shape) {
-        (Literal::Array(a), Shape::Array(s)) => Literal::Array(a.relayout(s.layout.clone())),
-        (Literal::Tuple(t), Shape::Tuple(s)) => Literal::Tuple(
-            t.iter()
-                .zip(s)
-                .map(|(l, s)| relayout_literal(l, s))
-                .collect(),
-        ),
-        (l, _) => l.clone(),
-    }
-}
-
 /// A typed-FFI call on the Host: operand leaves are the arguments, result
 /// leaves the results, all row-major (operands are relaid out first, results
 /// relaid out to the result's layouts after).
@@ -478,8 +485,6 @@ fn invoke_host_ffi(
     operand_lits: &[Literal],
     result_shape: &Shape,
 ) -> Result<Literal, InvokeError> {
-    use std::sync::atomic::{AtomicI64, Ordering};
-    static RUN_ID: AtomicI64 = AtomicI64::new(0);
     let name = call.target.as_str();
     let invalid = |message: String| InvokeError::Invalid {
         target: name.into(),
@@ -492,40 +497,18 @@ fn invoke_host_ffi(
     let lits: Vec<Literal> = operand_lits
         .iter()
         .zip(&op_shapes)
-        .map(|(l, s)| relayout_literal(l, s))
-        .collect();
+        .enumerate()
+        .map(|(i, (l, s))| relayout_to(l, s, name, i))
+        .collect::<Result<_, _>>()?;
     let res_shape = default_layout(result_shape);
     let refs: Vec<&Shape> = op_shapes.iter().collect();
     let prepared =
         crate::xla_ffi::FfiCall::new(func, &call.opaque, &refs, &res_shape).map_err(invalid)?;
-    let mut b = Buffers {
-        bufs: Vec::new(),
-        arrays: Vec::new(),
-    };
-    let op_nodes: Vec<Node> = lits
-        .iter()
-        .map(|l| b.operand(l, name))
-        .collect::<Result<_, _>>()?;
-    let res_node = result_node(
-        &res_shape,
-        &mut Vec::new(),
-        call,
-        &op_nodes,
-        &lits,
-        &mut b,
-        &mut Vec::new(),
-    )?;
-    let ptr = |l: Option<usize>, b: &Buffers| match l {
-        Some(i) => b.bufs[i].ptr.as_ptr() as *mut c_void,
-        None => std::ptr::null_mut(),
-    };
-    let mut leaves = Vec::new();
-    op_nodes.iter().for_each(|n| n.leaves(&mut leaves));
-    let args: Vec<*mut c_void> = leaves.iter().map(|&l| ptr(l, &b)).collect();
-    let mut leaves = Vec::new();
-    res_node.leaves(&mut leaves);
-    let rets: Vec<*mut c_void> = leaves.iter().map(|&l| ptr(l, &b)).collect();
-    let ctx = crate::xla_ffi::InvokeContext::host(RUN_ID.fetch_add(1, Ordering::Relaxed));
+    let (b, op_nodes, res_node) = Buffers::for_call(&lits, call, &res_shape)?;
+    let (mut args, mut rets) = (Vec::new(), Vec::new());
+    op_nodes.iter().for_each(|n| b.leaf_pointers(n, &mut args));
+    b.leaf_pointers(&res_node, &mut rets);
+    let ctx = crate::xla_ffi::InvokeContext::host_next();
     // SAFETY: the buffers have the prepared shapes, row-major, and live
     // until the call returns.
     unsafe { prepared.call(&args, &rets, &ctx) }.map_err(|message| InvokeError::Failed {
@@ -533,7 +516,8 @@ fn invoke_host_ffi(
         message,
     })?;
     let lit = read_result(&res_shape, &res_node, &b).map_err(invalid)?;
-    Ok(relayout_literal(&lit, result_shape))
+    relayout_to(&lit, result_shape, name, 0)
+        .map_err(|_| invalid("internal: result relayout".into()))
 }
 
 /// Host custom calls of one module: the evaluator's custom-call handler.

@@ -348,6 +348,30 @@ impl Registry {
         Ok(true)
     }
 
+    /// A plugin's registrations checked against `targets` and against each
+    /// other (re-registrations of the same function dropped); problems are
+    /// appended to `problems`. The caller commits the batch only when there
+    /// are none: all or nothing.
+    fn check_batch(
+        targets: &BTreeMap<(String, Platform), Target>,
+        pending: Vec<Target>,
+        problems: &mut Vec<String>,
+    ) -> BTreeMap<(String, Platform), Target> {
+        let mut batch: BTreeMap<(String, Platform), Target> = BTreeMap::new();
+        for t in pending {
+            match Registry::check_insert(targets, &t)
+                .and_then(|new| Registry::check_insert(&batch, &t).map(|new2| new && new2))
+            {
+                Ok(true) => {
+                    batch.insert((t.name.clone(), t.platform), t);
+                }
+                Ok(false) => {}
+                Err(e) => problems.push(e.to_string()),
+            }
+        }
+        batch
+    }
+
     fn insert(&self, t: Target) -> Result<(), RegistryError> {
         let mut inner = self.write();
         if Registry::check_insert(&inner.targets, &t)? {
@@ -515,19 +539,7 @@ impl Registry {
             ..
         } = ctx;
         let mut inner = self.write();
-        // Check against the registry and within the batch, then commit all or nothing.
-        let mut batch: BTreeMap<(String, Platform), Target> = BTreeMap::new();
-        for t in pending {
-            match Registry::check_insert(&inner.targets, &t)
-                .and_then(|new| Registry::check_insert(&batch, &t).map(|new2| new && new2))
-            {
-                Ok(true) => {
-                    batch.insert((t.name.clone(), t.platform), t);
-                }
-                Ok(false) => {}
-                Err(e) => problems.push(e.to_string()),
-            }
-        }
+        let batch = Registry::check_batch(&inner.targets, pending, &mut problems);
         if !problems.is_empty() {
             return Err(PluginError::Registration {
                 path,
@@ -555,22 +567,15 @@ impl Registry {
         library: Option<Arc<LoadedLibrary>>,
     ) -> Result<(), PluginError> {
         let mut problems = Vec::new();
-        let mut batch: BTreeMap<(String, Platform), Target> = BTreeMap::new();
-        let mut inner = self.write();
+        let mut pending = Vec::new();
         for r in regs {
             match ffi_entry(r, Origin::XlaFfi(Some(path.to_path_buf())), library.clone()) {
-                Ok(t) => match Registry::check_insert(&inner.targets, &t)
-                    .and_then(|new| Registry::check_insert(&batch, &t).map(|n2| new && n2))
-                {
-                    Ok(true) => {
-                        batch.insert((t.name.clone(), t.platform), t);
-                    }
-                    Ok(false) => {}
-                    Err(e) => problems.push(e.to_string()),
-                },
+                Ok(t) => pending.push(t),
                 Err(e) => problems.push(e),
             }
         }
+        let mut inner = self.write();
+        let batch = Registry::check_batch(&inner.targets, pending, &mut problems);
         if !problems.is_empty() {
             return Err(PluginError::Registration {
                 path: path.to_path_buf(),

@@ -1083,3 +1083,55 @@ fn typed_ffi_plugin_registrations_are_captured_replayed_and_queried() {
     .unwrap();
     assert!(r.lookup("renamed", Platform::Host).is_some());
 }
+
+#[test]
+fn typed_ffi_handlers_registered_by_the_process_reach_the_static_registries_only() {
+    use hlox_ffi::xla_ffi::abi::{ByteSpan, HandlerBundle, HandlerRegisterArgs};
+    let _ = hlox_targets::axpby_ffi;
+    let statics = Registry::with_static_targets().unwrap();
+    let TargetFn::Ffi(h) = statics.lookup("axpby_ffi", Platform::Host).unwrap().func else {
+        panic!("axpby_ffi is not a typed-FFI handler")
+    };
+    // What XLA_FFI_REGISTER_HANDLER does in code linked into the process.
+    let (name, platform) = ("process_axpby", "cpu");
+    let mut args = HandlerRegisterArgs {
+        struct_size: std::mem::size_of::<HandlerRegisterArgs>(),
+        extension_start: std::ptr::null_mut(),
+        name: ByteSpan {
+            ptr: name.as_ptr() as *const c_char,
+            len: name.len(),
+        },
+        platform: ByteSpan {
+            ptr: platform.as_ptr() as *const c_char,
+            len: platform.len(),
+        },
+        bundle: HandlerBundle {
+            instantiate: None,
+            prepare: None,
+            initialize: None,
+            execute: Some(h),
+            record: None,
+        },
+        traits: 1,
+    };
+    let api = hlox_ffi::xla_ffi::api();
+    assert!(unsafe { (api.handler_register)(&mut args) }.is_null());
+    let t = Registry::with_static_targets()
+        .unwrap()
+        .lookup("process_axpby", Platform::Host)
+        .expect("visible to the static registries");
+    assert!(matches!(t.origin, Origin::XlaFfi(None)), "{:?}", t.origin);
+    assert!(t.traits.contains(Traits::GRAPH_COMPATIBLE));
+    assert!(Registry::global()
+        .lookup("process_axpby", Platform::Host)
+        .is_some());
+    assert!(Registry::new()
+        .lookup("process_axpby", Platform::Host)
+        .is_none());
+    // A bundle without an execute stage is refused with an error.
+    args.bundle.execute = None;
+    let e = unsafe { (api.handler_register)(&mut args) };
+    assert!(!e.is_null());
+    let (_, msg) = unsafe { hlox_ffi::xla_ffi::api::take_error(e) };
+    assert!(msg.contains("has no execute stage"), "{msg}");
+}

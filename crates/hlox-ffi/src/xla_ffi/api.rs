@@ -238,6 +238,11 @@ pub struct InvokeContext {
 }
 
 impl InvokeContext {
+    /// A Host context with the process's next run id.
+    pub fn host_next() -> InvokeContext {
+        static RUN_ID: AtomicI64 = AtomicI64::new(0);
+        InvokeContext::host(RUN_ID.fetch_add(1, Ordering::Relaxed))
+    }
     pub fn host(run_id: i64) -> InvokeContext {
         InvokeContext {
             run_id,

@@ -161,11 +161,7 @@ impl Num {
                 Ok(native(&(v as u128).to_le_bytes()[..bytes]))
             }
             Ty::Float { dtype: d } => {
-                let width = match d {
-                    dtype::F16 | dtype::BF16 => 2,
-                    dtype::F32 => 4,
-                    _ => 8,
-                };
+                let width = float_width(d);
                 if let Some(h) = t.strip_prefix("0x") {
                     // MLIR prints NaN and infinities as the value's bits.
                     let v = u64::from_str_radix(h, 16)
@@ -190,6 +186,15 @@ impl Num {
     fn looks_float(&self) -> bool {
         !self.text.starts_with("0x") && self.text.contains(['.', 'e', 'E'])
             || matches!(self.text.as_str(), "inf" | "-inf" | "nan")
+    }
+}
+
+/// Bytes of one float of FFI type `d` (F16, BF16, F32 or F64).
+fn float_width(d: i32) -> usize {
+    match d {
+        dtype::F16 | dtype::BF16 => 2,
+        dtype::F32 => 4,
+        _ => 8,
     }
 }
 
@@ -509,16 +514,7 @@ impl P<'_> {
             })?;
             let (d, w) = match ty {
                 Ty::Int { dtype, bytes, .. } => (dtype, bytes),
-                Ty::Float { dtype: d } => (
-                    d,
-                    if d == dtype::F32 {
-                        4
-                    } else if d == dtype::F64 {
-                        8
-                    } else {
-                        2
-                    },
-                ),
+                Ty::Float { dtype: d } => (d, float_width(d)),
             };
             if bytes.len() != count * w {
                 return Err(AttrError {
