@@ -505,6 +505,120 @@ ENTRY main {
     assert!(err.contains("Wrong scalar data type"), "{err}");
 }
 
+/// How many handler states of targets/cpp's `cpp_counter` exist.
+fn counter_states_live() -> i64 {
+    // SAFETY: the plugin is loaded already (this only finds it again); the
+    // symbol is `extern "C" int64_t HloxCounterStatesLive()`.
+    unsafe {
+        let lib = libloading::Library::new(hlox_targets::CPP_FFI_PLUGIN).unwrap();
+        let f: libloading::Symbol<unsafe extern "C" fn() -> i64> =
+            lib.get(b"HloxCounterStatesLive").unwrap();
+        f()
+    }
+}
+
+/// Typed-FFI handlers with state and asynchronous results, built with
+/// XLA's `ffi.h`: the instantiate stage runs once per prepared call and its
+/// state reaches every execute call of that call, one state per instruction,
+/// destroyed with the prepared module; a prepare stage (a GPU stage) is not
+/// run on the Host; tokens are arguments and results; a handler's future is
+/// waited for, whether it completes before the handler returns or later on
+/// another thread.
+pub fn typed_ffi_state_stages_and_futures(e: &dyn Engine) {
+    let r = cpp_ffi_plugin();
+    let live = counter_states_live();
+    let m = module(
+        r#"HloModule counters
+
+ENTRY main {
+  c5 = s64[2]{0} custom-call(), custom_call_target="cpp_counter", api_version=API_VERSION_TYPED_FFI, backend_config={start = 5 : i64}
+  c7 = s64[2]{0} custom-call(), custom_call_target="cpp_counter", api_version=API_VERSION_TYPED_FFI, backend_config={start = 7 : i64}
+  ROOT t = (s64[2]{0}, s64[2]{0}) tuple(c5, c7)
+}
+"#,
+    );
+    let p = e.prepare(&m, &r).unwrap();
+    for n in 1..=3i64 {
+        let got = p.run(&[]).unwrap().into_leaves();
+        assert_eq!(got[0].to_vec::<i64>().unwrap(), [5, n], "run {n}");
+        assert_eq!(got[1].to_vec::<i64>().unwrap(), [7, n], "run {n}");
+    }
+    assert_eq!(counter_states_live(), live + 2, "one state per instruction");
+    // A second preparation of the same module has its own states.
+    let q = e.prepare(&m, &r).unwrap();
+    let got = q.run(&[]).unwrap().into_leaves();
+    assert_eq!(got[0].to_vec::<i64>().unwrap(), [5, 1]);
+    drop((p, q));
+    assert_eq!(
+        counter_states_live(),
+        live,
+        "states are destroyed with their module"
+    );
+
+    // The instantiate stage's error names the stage.
+    let bad = one_call("cpp_counter", "", "", "s64[2]{0}", "{start = -1 : i64}");
+    let err = run_once(e, &bad, &r, &[]).unwrap_err();
+    assert!(err.contains("cc") && err.contains("cpp_counter"), "{err}");
+    assert!(err.contains("instantiate stage failed"), "{err}");
+    assert!(err.contains("start must be >= 0"), "{err}");
+    // Execute asking for state no instantiate stage made.
+    let m = one_call(
+        "StatelessCounterFfi",
+        "",
+        "",
+        "s64[2]{0}",
+        "{start = 1 : i64}",
+    );
+    let err = run_once(e, &m, &r, &[]).unwrap_err();
+    assert!(err.contains("no state was set"), "{err}");
+
+    // A bundle with a prepare stage that fails if it runs.
+    let x: Vec<f32> = (0..64).map(|i| i as f32 - 10.0).collect();
+    let m = one_call(
+        "cpp_axpby_with_prepare",
+        "x, x",
+        "  x = f32[64]{0} parameter(0)",
+        "f32[64]{0}",
+        "{alpha = 2.000000e+00 : f32, beta = 1.000000e+00 : f32}",
+    );
+    let got = run_once(e, &m, &r, &[Literal::r1(&x)]).unwrap();
+    let want: Vec<f32> = x.iter().map(|v| 3.0 * v).collect();
+    assert_eq!(got.to_vec::<f32>().unwrap(), want);
+
+    // Token operands and results are arguments and results of dtype TOKEN.
+    let m = module(
+        r#"HloModule tokens
+
+ENTRY main {
+  x = f32[64]{0} parameter(0)
+  t = token[] after-all()
+  cc = (f32[64]{0}, token[]) custom-call(x, t), custom_call_target="TokenIncrementFfi", api_version=API_VERSION_TYPED_FFI, backend_config={}
+  ROOT y = f32[64]{0} get-tuple-element(cc), index=0
+}
+"#,
+    );
+    let got = run_once(e, &m, &r, &[Literal::r1(&x)]).unwrap();
+    let want: Vec<f32> = x.iter().map(|v| v + 1.0).collect();
+    assert_eq!(got.to_vec::<f32>().unwrap(), want);
+
+    // Futures: completed on another thread 20 ms later, and before return.
+    let want: Vec<f32> = x.iter().map(|v| 2.0 * v).collect();
+    for delay in [20, -1] {
+        let m = one_call(
+            "AsyncDoubleFfi",
+            "x",
+            "  x = f32[64]{0} parameter(0)",
+            "f32[64]{0}",
+            &format!("{{delay_ms = {delay} : i64}}"),
+        );
+        let p = e.prepare(&m, &r).unwrap();
+        for _ in 0..3 {
+            let got = p.run(&[Literal::r1(&x)]).unwrap();
+            assert_eq!(got.to_vec::<f32>().unwrap(), want, "delay {delay}");
+        }
+    }
+}
+
 /// A Rust typed-FFI handler registered with the macro, next to XLA's
 /// other conventions.
 pub fn typed_ffi_rust_handler_registered_by_macro(e: &dyn Engine) {
@@ -544,6 +658,10 @@ macro_rules! custom_call_suite_tests {
             $crate::custom_call_suite::typed_ffi_cpp_handlers_from_xla_headers_run_unchanged(
                 &$engine,
             );
+        }
+        #[test]
+        fn typed_ffi_state_stages_and_futures() {
+            $crate::custom_call_suite::typed_ffi_state_stages_and_futures(&$engine);
         }
         #[test]
         fn typed_ffi_rust_handler_registered_by_macro() {

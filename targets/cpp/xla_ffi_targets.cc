@@ -11,11 +11,15 @@
 //   through XLA_FFI_GetApi() (XLA_FFI_REGISTER_HANDLER), which the process
 //   that loads the plugin provides (hlox exports it).
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
@@ -169,6 +173,130 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(ScratchFfi, ScratchImpl,
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>());
 
+// A stateful handler: the instantiate stage makes a counter from the
+// `start` attribute, once per prepared call; every execute call writes
+// [start, number of calls so far] and counts one more. The runtime owns the
+// state and destroys it with the deleter registered with its type.
+struct CounterState {
+  static ffi::TypeId id;
+  explicit CounterState(int64_t s) : start(s) { live.fetch_add(1); }
+  ~CounterState() { live.fetch_sub(1); }
+  int64_t start;
+  int64_t calls = 0;
+  static std::atomic<int64_t> live;
+};
+ffi::TypeId CounterState::id = {};
+std::atomic<int64_t> CounterState::live{0};
+
+XLA_FFI_REGISTER_TYPE(XLA_FFI_GetApi(), "hlox_tests.counter_state",
+                      &CounterState::id, ffi::MakeTypeInfo<CounterState>());
+
+// How many CounterStates exist (the tests check that hlox destroys them).
+extern "C" int64_t HloxCounterStatesLive() { return CounterState::live.load(); }
+
+static ffi::ErrorOr<std::unique_ptr<CounterState>> CounterInstantiate(
+    int64_t start) {
+  if (start < 0) {
+    return ffi::Unexpected(
+        ffi::Error::InvalidArgument("counter: start must be >= 0"));
+  }
+  return std::make_unique<CounterState>(start);
+}
+
+XLA_FFI_DEFINE_HANDLER(kCounterInstantiate, CounterInstantiate,
+                       ffi::Ffi::BindInstantiate().Attr<int64_t>("start"));
+
+static ffi::Error CounterExecute(CounterState* state,
+                                 ffi::ResultBuffer<ffi::S64> out, int64_t) {
+  if (out->element_count() != 2) {
+    return ffi::Error::InvalidArgument("counter: the result is s64[2]");
+  }
+  state->calls += 1;
+  out->typed_data()[0] = state->start;
+  out->typed_data()[1] = state->calls;
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER(kCounterExecute, CounterExecute,
+                       ffi::Ffi::Bind()
+                           .Ctx<ffi::State<CounterState>>()
+                           .Ret<ffi::Buffer<ffi::S64>>()
+                           .Attr<int64_t>("start"));
+
+// An execute-only handler that asks for state it never made.
+XLA_FFI_DEFINE_HANDLER_SYMBOL(StatelessCounterFfi, CounterExecute,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::State<CounterState>>()
+                                  .Ret<ffi::Buffer<ffi::S64>>()
+                                  .Attr<int64_t>("start"));
+
+// A prepare stage (a GPU stage: XLA:CPU does not run it, nor does hlox's
+// Host backend) that would fail if it ran.
+static ffi::Error RefusePrepare() {
+  return ffi::Error::Internal("the prepare stage ran on the Host");
+}
+XLA_FFI_DEFINE_HANDLER(kRefusePrepare, RefusePrepare,
+                       ffi::Ffi::Bind<ffi::ExecutionStage::kPrepare>());
+
+// y = 2 * x, asynchronously: the result is a future the handler completes
+// on another thread after `delay_ms`, or before it returns when delay_ms < 0.
+static ffi::Future AsyncDoubleImpl(ffi::Buffer<ffi::F32> x,
+                                   ffi::ResultBuffer<ffi::F32> y,
+                                   int64_t delay_ms) {
+  ffi::Promise promise;
+  ffi::Future future(promise);
+  const float* in = x.typed_data();
+  float* out = y->typed_data();
+  size_t n = x.element_count();
+  auto work = [promise, in, out, n]() mutable {
+    for (size_t i = 0; i < n; ++i) out[i] = 2.0f * in[i];
+    promise.SetAvailable();
+  };
+  if (delay_ms < 0) {
+    work();
+  } else {
+    std::thread([work, delay_ms]() mutable {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      work();
+    }).detach();
+  }
+  return future;
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(AsyncDoubleFfi, AsyncDoubleImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Attr<int64_t>("delay_ms"));
+
+// Tokens are arguments and results too (dtype TOKEN, rank 0), as XLA passes
+// them: y = x + 1, threaded between two tokens.
+static ffi::Error TokenIncrementImpl(ffi::Buffer<ffi::F32> x, ffi::Token,
+                                     ffi::ResultBuffer<ffi::F32> y,
+                                     ffi::Result<ffi::Token>) {
+  for (size_t i = 0; i < x.element_count(); ++i) {
+    y->typed_data()[i] = x.typed_data()[i] + 1.0f;
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(TokenIncrementFfi, TokenIncrementImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Token>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Token>());
+
 // Registered by name when the library is loaded, as XLA plugins do.
 XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_axpby", "Host", AxpbyFfi);
 XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_add_sub", "Host", AddSubFfi);
+
+// Bundles: instantiate + execute, and prepare + execute.
+static const XLA_FFI_Handler_Bundle kCounterBundle = {
+    kCounterInstantiate, nullptr, nullptr, kCounterExecute};
+XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_counter", "Host",
+                         kCounterBundle);
+static const XLA_FFI_Handler_Bundle kPrepareBundle = {nullptr, kRefusePrepare,
+                                                       nullptr, AxpbyFfi};
+XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_axpby_with_prepare", "Host",
+                         kPrepareBundle);

@@ -810,28 +810,84 @@ pub fn module_to_dot(m: &hlox_hlo::Module) -> String {
 }
 
 /// `hlox targets`: every registered target with its platform and api_version.
+/// Where a target came from, in a few words (libraries by file name; the
+/// full paths follow the table).
+fn origin_short(o: &hlox_ffi::Origin) -> String {
+    use hlox_ffi::Origin;
+    let file = |p: &std::path::Path| {
+        p.file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string())
+    };
+    match o {
+        Origin::Macro { file, line } => format!("macro at {file}:{line}"),
+        Origin::Rust => "Rust registration".into(),
+        Origin::C => "C registration".into(),
+        Origin::Plugin(p) => format!("registered by {}", file(p)),
+        Origin::Symbol(p) => format!("symbol in {}", file(p)),
+        Origin::XlaFfi(Some(p)) => format!("XLA_FFI_REGISTER_HANDLER in {}", file(p)),
+        Origin::XlaFfi(None) => "XLA_FFI_REGISTER_HANDLER in the process".into(),
+    }
+}
+
 pub fn targets(plugins: &[std::path::PathBuf]) -> Result<()> {
     use hlox_ffi::Platform;
     let registry = registry_with(plugins)?;
     let mut out = std::io::stdout().lock();
     let mut n = 0;
+    let mut registering = std::collections::HashSet::new();
     for platform in [Platform::Host, Platform::Cuda] {
         for name in registry.names(platform) {
             let Some(t) = registry.lookup(&name, platform) else {
                 continue;
             };
+            if n == 0 {
+                writeln!(
+                    out,
+                    "# {:30} {:8} {:36} details",
+                    "name", "platform", "api_version"
+                )?;
+            }
             let api = t
                 .signature
                 .map(|s| s.api_version.name())
                 .unwrap_or("(by symbol, any)");
-            writeln!(out, "{name:32} {platform:5} {api}")?;
+            let mut details = Vec::new();
+            if t.traits.contains(hlox_ffi::Traits::GRAPH_COMPATIBLE) {
+                details.push("graph-compatible".to_string());
+            }
+            if let hlox_ffi::TargetFn::Ffi(h) = t.func {
+                let mut stages = h.other_stages();
+                if !stages.is_empty() {
+                    stages.push("execute");
+                    details.push(format!("stages {}", stages.join("+")));
+                }
+            }
+            details.push(origin_short(&t.origin));
+            if let hlox_ffi::Origin::Plugin(p) | hlox_ffi::Origin::XlaFfi(Some(p)) = &t.origin {
+                registering.insert(p.clone());
+            }
+            let platform = platform.to_string();
+            writeln!(
+                out,
+                "{name:32} {platform:8} {api:36} {}",
+                details.join("; ")
+            )?;
             n += 1;
         }
     }
     for lib in registry.libraries() {
-        writeln!(out, "# library {}", lib.path().display())?;
+        if lib.has_registration_function() || registering.contains(lib.path()) {
+            writeln!(out, "# library {}", lib.path().display())?;
+        } else {
+            writeln!(
+                out,
+                "# library {}: registers nothing; a module's targets are looked up in it by symbol name (`nm -D --defined-only` lists them)",
+                lib.path().display()
+            )?;
+        }
     }
-    if n == 0 {
+    if n == 0 && registry.libraries().is_empty() {
         writeln!(
             out,
             "# no targets registered; pass --plugin LIB.so to load some"

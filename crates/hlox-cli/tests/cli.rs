@@ -385,14 +385,32 @@ fn targets_lists_plugin_targets_with_api_versions() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
-        out.lines()
-            .any(|l| l.starts_with("do_custom_call ") && l.ends_with("API_VERSION_ORIGINAL")),
+        out.lines().any(|l| l.starts_with("do_custom_call ")
+            && l.contains(" API_VERSION_ORIGINAL ")
+            && l.contains("registered by libhlox_c_targets_reg.so")),
         "{out}"
     );
     assert!(
         out.lines().any(|l| l.starts_with("axpby ")
             && l.contains("Host")
-            && l.ends_with("API_VERSION_STATUS_RETURNING_UNIFIED")),
+            && l.contains(" API_VERSION_STATUS_RETURNING_UNIFIED ")),
+        "{out}"
+    );
+    // Typed-FFI handlers registered by XLA_FFI_REGISTER_HANDLER: their
+    // stages and where they came from.
+    let o = hlox(&["targets", "--plugin", hlox_targets::CPP_FFI_PLUGIN]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.lines().any(|l| l.starts_with("cpp_counter ")
+            && l.contains(" API_VERSION_TYPED_FFI ")
+            && l.contains("stages instantiate+execute")
+            && l.contains("XLA_FFI_REGISTER_HANDLER in libhlox_cpp_ffi_targets.so")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("cpp_axpby ") && !l.contains("stages")),
         "{out}"
     );
     let o = hlox(&["targets"]);

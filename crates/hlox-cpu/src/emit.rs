@@ -1541,17 +1541,22 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             // and a runtime call that builds the call frame.
             let shapes: Vec<&Shape> = inst.operands.iter().map(|&o| &comp.inst(o).shape).collect();
             let prepared =
-                hlox_ffi::xla_ffi::FfiCall::new(func, &call.opaque, &shapes, &inst.shape).map_err(
-                    |message| CompileError::Unsupported {
+                hlox_ffi::xla_ffi::FfiCall::new(target, &call.opaque, &shapes, &inst.shape)
+                    .map_err(|message| CompileError::Unsupported {
                         inst: name.into(),
                         message: format!("custom-call target \"{}\": {message}", call.target),
-                    },
-                )?;
+                    })?;
             let args: Vec<PointerValue> = operand_leaves.concat();
             if args.len() != prepared.arg_count() || out_ptrs.len() != prepared.ret_count() {
                 return Err(CompileError::Unsupported {
                     inst: name.into(),
-                    message: "typed-FFI calls with token operands or results are not supported on the Host yet".into(),
+                    message: format!(
+                        "internal: {} argument and {} result buffers for a typed-FFI call of {} and {}",
+                        args.len(),
+                        out_ptrs.len(),
+                        prepared.arg_count(),
+                        prepared.ret_count()
+                    ),
                 });
             }
             let args_t = self.table(&args)?;

@@ -15,6 +15,7 @@ use crate::platform::Platform;
 use crate::registry::{BoundTargets, Target};
 use crate::status::XlaCustomCallStatus;
 use crate::target::{take_panic, CUstream, TargetFn};
+use crate::xla_ffi::FfiCall;
 use hlox_hlo::{
     ArrayLiteral, ArrayShape, CustomCall, CustomCallApiVersion, Instruction, Literal, Shape,
     ShapeIndex,
@@ -22,6 +23,7 @@ use hlox_hlo::{
 use std::alloc::Layout;
 use std::ffi::{c_char, c_void};
 use std::ptr::NonNull;
+use std::sync::Arc;
 
 /// Alignment of every buffer handed to a host target (XLA's CPU alignment).
 pub const BUFFER_ALIGNMENT: usize = 64;
@@ -361,11 +363,28 @@ fn read_result(shape: &Shape, node: &Node, b: &Buffers) -> Result<Literal, Strin
 /// XLA's `std::string` storage has). Honours `output_operand_aliasing` (the
 /// target sees one buffer, holding the operand's value, in both places) and
 /// `operand_layout_constraints` (operands are relaid out first).
+///
+/// A typed-FFI call is prepared for this one call (its instantiate stage,
+/// if any, runs first); [`HostCustomCalls`] prepares each instruction's
+/// call once and keeps it, and its handler state, across runs.
 pub fn invoke_host(
     target: &Target,
     call: &CustomCall,
     operands: &[&Literal],
     result_shape: &Shape,
+) -> Result<Literal, InvokeError> {
+    invoke_host_with(target, call, operands, result_shape, None)
+}
+
+/// Prepared typed-FFI calls of one module's instructions, by name.
+type FfiCalls = std::sync::Mutex<std::collections::HashMap<String, Arc<FfiCall>>>;
+
+fn invoke_host_with(
+    target: &Target,
+    call: &CustomCall,
+    operands: &[&Literal],
+    result_shape: &Shape,
+    ffi_cache: Option<(&FfiCalls, &str)>,
 ) -> Result<Literal, InvokeError> {
     let name = call.target.as_str();
     if target.platform != Platform::Host {
@@ -416,7 +435,7 @@ pub fn invoke_host(
     };
 
     if let TargetFn::Ffi(_) = func {
-        return invoke_host_ffi(func, call, &operand_lits, result_shape);
+        return invoke_host_ffi(target, call, &operand_lits, result_shape, ffi_cache);
     }
 
     let (mut b, op_nodes, res_node) = Buffers::for_call(&operand_lits, call, result_shape)?;
@@ -480,10 +499,11 @@ fn default_layout(shape: &Shape) -> Shape {
 /// leaves the results, all row-major (operands are relaid out first, results
 /// relaid out to the result's layouts after).
 fn invoke_host_ffi(
-    func: TargetFn,
+    target: &Target,
     call: &CustomCall,
     operand_lits: &[Literal],
     result_shape: &Shape,
+    cache: Option<(&FfiCalls, &str)>,
 ) -> Result<Literal, InvokeError> {
     let name = call.target.as_str();
     let invalid = |message: String| InvokeError::Invalid {
@@ -502,8 +522,21 @@ fn invoke_host_ffi(
         .collect::<Result<_, _>>()?;
     let res_shape = default_layout(result_shape);
     let refs: Vec<&Shape> = op_shapes.iter().collect();
-    let prepared =
-        crate::xla_ffi::FfiCall::new(func, &call.opaque, &refs, &res_shape).map_err(invalid)?;
+    let prepare = || FfiCall::new(target, &call.opaque, &refs, &res_shape).map_err(invalid);
+    let prepared = match cache {
+        None => Arc::new(prepare()?),
+        Some((calls, inst)) => {
+            let mut calls = calls.lock().unwrap_or_else(|e| e.into_inner());
+            match calls.get(inst) {
+                Some(p) => p.clone(),
+                None => {
+                    let p = Arc::new(prepare()?);
+                    calls.insert(inst.to_string(), p.clone());
+                    p
+                }
+            }
+        }
+    };
     let (b, op_nodes, res_node) = Buffers::for_call(&lits, call, &res_shape)?;
     let (mut args, mut rets) = (Vec::new(), Vec::new());
     op_nodes.iter().for_each(|n| b.leaf_pointers(n, &mut args));
@@ -522,14 +555,22 @@ fn invoke_host_ffi(
 
 /// Host custom calls of one module: the evaluator's custom-call handler.
 /// `hlox_eval::CustomCallHandler::call` is exactly [`HostCustomCalls::call`].
+///
+/// Each typed-FFI instruction's call is prepared on its first run and kept
+/// (with the state its handler's instantiate stage made) for later runs,
+/// as a compiled executable keeps it; clones share them.
 #[derive(Clone, Debug)]
 pub struct HostCustomCalls {
     bound: BoundTargets,
+    ffi_calls: Arc<FfiCalls>,
 }
 
 impl HostCustomCalls {
     pub fn new(bound: BoundTargets) -> HostCustomCalls {
-        HostCustomCalls { bound }
+        HostCustomCalls {
+            bound,
+            ffi_calls: Arc::default(),
+        }
     }
     pub fn bound(&self) -> &BoundTargets {
         &self.bound
@@ -556,7 +597,14 @@ impl HostCustomCalls {
         };
         // The caller (the evaluator, a compiled executable) already names the
         // instruction and the target: return what the target said.
-        invoke_host(t, call, operands, &inst.shape).map_err(|e| e.detail())
+        invoke_host_with(
+            t,
+            call,
+            operands,
+            &inst.shape,
+            Some((&self.ffi_calls, &inst.name)),
+        )
+        .map_err(|e| e.detail())
     }
 }
 

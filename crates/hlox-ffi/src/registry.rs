@@ -818,15 +818,7 @@ fn ffi_entry(
             r.platform_name
         )
     })?;
-    if !r.other_stages.is_empty() {
-        return Err(format!(
-            "handler \"{name}\" has {} stage(s); hlox runs the execute stage only",
-            r.other_stages.join(", ")
-        ));
-    }
-    let h = r
-        .execute
-        .ok_or_else(|| format!("handler \"{name}\" has no execute stage"))?;
+    let h = r.handlers.execute;
     let md = crate::xla_ffi::handler_metadata(h).map_err(|m| format!("handler \"{name}\": {m}"))?;
     let mut traits = Traits::NONE;
     if (md.traits | r.traits) & crate::xla_ffi::abi::TRAIT_COMMAND_BUFFER_COMPATIBLE != 0 {
@@ -839,7 +831,7 @@ fn ffi_entry(
             platform,
             api_version: CustomCallApiVersion::TypedFfi,
         }),
-        func: TargetFn::Ffi(h),
+        func: TargetFn::Ffi(r.handlers),
         identity: Identity::Addr(h as usize),
         origin,
         catches_panics: false,
@@ -859,7 +851,7 @@ fn resolve_ffi(t: &mut Target, platform: Platform) -> Result<(), String> {
         let TargetFn::Ffi(h) = t.func else {
             return Err("internal: not a handler".into());
         };
-        let md = crate::xla_ffi::handler_metadata(h)?;
+        let md = crate::xla_ffi::handler_metadata(h.execute)?;
         if md.traits & crate::xla_ffi::abi::TRAIT_COMMAND_BUFFER_COMPATIBLE != 0 {
             t.traits = t.traits | Traits::GRAPH_COMPATIBLE;
         }
@@ -943,9 +935,11 @@ unsafe fn c_entry(
     };
     let mut traits = Traits::NONE;
     if let TargetFn::Ffi(h) = f {
-        let md = crate::xla_ffi::handler_metadata(h).map_err(|message| RegistryError::Invalid {
-            name: name.into(),
-            message,
+        let md = crate::xla_ffi::handler_metadata(h.execute).map_err(|message| {
+            RegistryError::Invalid {
+                name: name.into(),
+                message,
+            }
         })?;
         if md.traits & crate::xla_ffi::abi::TRAIT_COMMAND_BUFFER_COMPATIBLE != 0 {
             traits = Traits::GRAPH_COMPATIBLE;

@@ -64,8 +64,9 @@ pub enum TargetFn {
     HostStatusReturningUnified(HostUnifiedFn),
     CudaOriginal(CudaOriginalFn),
     CudaStatusReturning(CudaStatusFn),
-    /// An XLA FFI handler (`API_VERSION_TYPED_FFI`, either platform).
-    Ffi(crate::xla_ffi::abi::Handler),
+    /// An XLA FFI handler (`API_VERSION_TYPED_FFI`, either platform): its
+    /// execute stage and any others it registered.
+    Ffi(crate::xla_ffi::FfiHandlers),
     Untyped(usize),
 }
 
@@ -78,7 +79,7 @@ impl TargetFn {
             TargetFn::HostStatusReturningUnified(f) => f as usize,
             TargetFn::CudaOriginal(f) => f as usize,
             TargetFn::CudaStatusReturning(f) => f as usize,
-            TargetFn::Ffi(f) => f as usize,
+            TargetFn::Ffi(f) => f.execute as usize,
             TargetFn::Untyped(a) => a,
         }
     }
@@ -115,10 +116,9 @@ impl TargetFn {
                         std::mem::transmute::<*const c_void, CudaStatusFn>(ptr),
                     )
                 }
-                (_, V::TypedFfi) => TargetFn::Ffi(std::mem::transmute::<
-                    *const c_void,
-                    crate::xla_ffi::abi::Handler,
-                >(ptr)),
+                (_, V::TypedFfi) => TargetFn::Ffi(crate::xla_ffi::FfiHandlers::execute_only(
+                    std::mem::transmute::<*const c_void, crate::xla_ffi::abi::Handler>(ptr),
+                )),
             })
         }
     }
@@ -453,7 +453,7 @@ where
             platform: Platform::Host,
             api_version: CustomCallApiVersion::TypedFfi,
         },
-        func: TargetFn::Ffi(tramp_ffi::<F>),
+        func: TargetFn::Ffi(crate::xla_ffi::FfiHandlers::execute_only(tramp_ffi::<F>)),
         identity: type_identity::<F>,
         catches_panics: true,
     };

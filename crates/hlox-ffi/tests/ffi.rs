@@ -1109,7 +1109,7 @@ fn typed_ffi_handlers_registered_by_the_process_reach_the_static_registries_only
             instantiate: None,
             prepare: None,
             initialize: None,
-            execute: Some(h),
+            execute: Some(h.execute),
             record: None,
         },
         traits: 1,
@@ -1134,4 +1134,46 @@ fn typed_ffi_handlers_registered_by_the_process_reach_the_static_registries_only
     assert!(!e.is_null());
     let (_, msg) = unsafe { hlox_ffi::xla_ffi::api::take_error(e) };
     assert!(msg.contains("has no execute stage"), "{msg}");
+}
+
+#[test]
+fn typed_ffi_type_registration_assigns_ids_and_refuses_conflicts() {
+    use hlox_ffi::xla_ffi::abi::{ByteSpan, TypeId, TypeRegisterArgs};
+    let api = hlox_ffi::xla_ffi::api();
+    let register = |name: &str, id: &mut TypeId| {
+        let mut args = TypeRegisterArgs {
+            struct_size: std::mem::size_of::<TypeRegisterArgs>(),
+            extension_start: std::ptr::null_mut(),
+            name: ByteSpan {
+                ptr: name.as_ptr() as *const c_char,
+                len: name.len(),
+            },
+            type_id: id,
+            type_info: std::ptr::null(),
+        };
+        let e = unsafe { (api.type_register)(&mut args) };
+        if e.is_null() {
+            Ok(())
+        } else {
+            Err(unsafe { hlox_ffi::xla_ffi::api::take_error(e) }.1)
+        }
+    };
+    let mut a = TypeId { type_id: 0 };
+    register("ffi_test.type_a", &mut a).unwrap();
+    assert!(a.type_id > 0);
+    // The same name again gets the same id (a plugin loaded twice).
+    let mut again = TypeId { type_id: 0 };
+    register("ffi_test.type_a", &mut again).unwrap();
+    assert_eq!(again, a);
+    // Another name gets another id; asking for a taken id is refused.
+    let mut b = TypeId { type_id: 0 };
+    register("ffi_test.type_b", &mut b).unwrap();
+    assert_ne!(a, b);
+    let mut taken = a;
+    let err = register("ffi_test.type_c", &mut taken).unwrap_err();
+    assert!(err.contains("already has"), "{err}");
+    // The same name with a different id is refused too.
+    let mut other = TypeId { type_id: b.type_id };
+    let err = register("ffi_test.type_a", &mut other).unwrap_err();
+    assert!(err.contains("already registered"), "{err}");
 }

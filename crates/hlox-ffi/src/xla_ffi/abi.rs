@@ -208,9 +208,15 @@ pub struct TypeInfo {
 }
 
 /// `XLA_FFI_Future` is opaque to handlers; hlox's own representation.
+///
+/// It has two owners: the runtime, which waits for it once the handler
+/// returned it, and the handler's side, which completes it (possibly before
+/// the handler returns, possibly on another thread after). Whichever of the
+/// two lets go last frees it.
 pub struct Future {
     pub state: std::sync::Mutex<Option<Result<(), String>>>,
     pub ready: std::sync::Condvar,
+    pub owners: std::sync::atomic::AtomicUsize,
 }
 
 #[repr(C)]

@@ -8,13 +8,14 @@
 //! would from jaxlib.
 
 use super::abi::{self, code, Api, ApiVersion, Error, Future, Handler};
+use super::call::FfiHandlers;
 use crate::platform::Platform;
 use std::alloc::Layout;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr, CString};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// Allocates an error for a handler or for hlox to return through the API.
 pub fn new_error(code: i32, message: impl Into<String>) -> *mut Error {
@@ -92,9 +93,7 @@ pub struct FfiRegistration {
     /// The platform as the handler named it.
     pub platform_name: String,
     pub platform: Option<Platform>,
-    pub execute: Option<Handler>,
-    /// Stages other than execute the bundle has (hlox runs only execute).
-    pub other_stages: Vec<&'static str>,
+    pub handlers: FfiHandlers,
     pub traits: u32,
 }
 
@@ -148,28 +147,22 @@ unsafe extern "C" fn handler_register(args: *mut abi::HandlerRegisterArgs) -> *m
     let platform =
         Platform::parse(&platform_name).or_else(|| Platform::parse(&platform_name.to_lowercase()));
     let b = &a.bundle;
-    let mut other_stages = Vec::new();
-    for (h, n) in [
-        (b.instantiate, "instantiate"),
-        (b.prepare, "prepare"),
-        (b.initialize, "initialize"),
-    ] {
-        if h.is_some() {
-            other_stages.push(n);
-        }
-    }
-    if b.execute.is_none() {
+    let Some(execute) = b.execute else {
         return new_error(
             code::INVALID_ARGUMENT,
             format!("XLA_FFI_Handler_Register: handler \"{name}\" has no execute stage"),
         );
-    }
+    };
     let reg = FfiRegistration {
         name,
         platform_name,
         platform,
-        execute: b.execute,
-        other_stages,
+        handlers: FfiHandlers {
+            instantiate: b.instantiate,
+            prepare: b.prepare,
+            initialize: b.initialize,
+            execute,
+        },
         traits,
     };
     let captured = CAPTURE.with(|c| match c.borrow_mut().as_mut() {
@@ -189,7 +182,31 @@ unsafe extern "C" fn handler_register(args: *mut abi::HandlerRegisterArgs) -> *m
 // Type ids (user types for state and context).
 
 static NEXT_TYPE_ID: AtomicI64 = AtomicI64::new(1);
-static TYPE_IDS: Mutex<Vec<(String, i64)>> = Mutex::new(Vec::new());
+
+/// A type registered through `XLA_FFI_Type_Register`.
+struct TypeEntry {
+    name: String,
+    id: i64,
+    /// From the registration's `XLA_FFI_TypeInfo`: how state of this type is
+    /// destroyed when its prepared call is dropped.
+    deleter: Deleter,
+}
+
+type Deleter = Option<unsafe extern "C" fn(*mut c_void)>;
+
+static TYPES: Mutex<Vec<TypeEntry>> = Mutex::new(Vec::new());
+
+fn type_entry<R>(id: i64, f: impl FnOnce(Option<&TypeEntry>) -> R) -> R {
+    let types = TYPES.lock().unwrap_or_else(|e| e.into_inner());
+    f(types.iter().find(|t| t.id == id))
+}
+
+fn type_name(id: i64) -> String {
+    type_entry(id, |t| match t {
+        Some(t) => format!("\"{}\" (type id {id})", t.name),
+        None => format!("type id {id}"),
+    })
+}
 
 unsafe extern "C" fn type_register(args: *mut abi::TypeRegisterArgs) -> *mut Error {
     let Some(a) = (unsafe { args.as_ref() }) else {
@@ -205,22 +222,85 @@ unsafe extern "C" fn type_register(args: *mut abi::TypeRegisterArgs) -> *mut Err
         );
     };
     let name = span(&a.name);
-    let mut ids = TYPE_IDS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, existing)) = ids.iter().find(|(n, _)| *n == name) {
-        if id.type_id != 0 && id.type_id != *existing {
+    // Read whatever the struct_size says: ffi.h's STRUCT_SIZE for these
+    // arguments ends at `type_id` although every caller passes `type_info`
+    // (XLA reads it the same way).
+    let deleter = unsafe { a.type_info.as_ref() }.and_then(|i| i.deleter);
+    let mut types = TYPES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(existing) = types.iter().find(|t| t.name == name) {
+        if id.type_id != 0 && id.type_id != existing.id {
             return new_error(
                 code::INVALID_ARGUMENT,
-                format!("type \"{name}\" is already registered with id {existing}"),
+                format!(
+                    "type \"{name}\" is already registered with id {}",
+                    existing.id
+                ),
             );
         }
-        id.type_id = *existing;
+        id.type_id = existing.id;
         return std::ptr::null_mut();
     }
     if id.type_id == 0 {
         id.type_id = NEXT_TYPE_ID.fetch_add(1, Ordering::Relaxed);
+    } else if let Some(other) = types.iter().find(|t| t.id == id.type_id) {
+        return new_error(
+            code::INVALID_ARGUMENT,
+            format!(
+                "type \"{name}\" asks for id {}, which \"{}\" already has",
+                id.type_id, other.name
+            ),
+        );
     }
-    ids.push((name, id.type_id));
+    types.push(TypeEntry {
+        name,
+        id: id.type_id,
+        deleter,
+    });
     std::ptr::null_mut()
+}
+
+// ---------------------------------------------------------------------------
+// Handler state.
+
+/// State a handler's instantiate stage set (`XLA_FFI_State_Set`): owned by
+/// one prepared call ([`FfiCall`](super::FfiCall)), handed to every execute
+/// call of it (`XLA_FFI_State_Get`), destroyed with the type's deleter when
+/// the prepared call is dropped.
+#[derive(Default)]
+pub struct ExecutionState {
+    slot: OnceLock<StateEntry>,
+}
+
+struct StateEntry {
+    type_id: i64,
+    ptr: usize,
+    deleter: Deleter,
+}
+
+impl Drop for StateEntry {
+    fn drop(&mut self) {
+        if let Some(d) = self.deleter {
+            // SAFETY: the deleter was registered for this type and the state
+            // was handed over to hlox by `XLA_FFI_State_Set`.
+            unsafe { d(self.ptr as *mut c_void) };
+        }
+    }
+}
+
+impl ExecutionState {
+    /// Whether a state was set.
+    pub fn is_set(&self) -> bool {
+        self.slot.get().is_some()
+    }
+}
+
+impl std::fmt::Debug for ExecutionState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.slot.get() {
+            Some(e) => write!(f, "ExecutionState({})", type_name(e.type_id)),
+            None => f.write_str("ExecutionState(unset)"),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -261,8 +341,23 @@ impl Drop for InvokeContext {
     }
 }
 
-unsafe fn ctx<'a>(p: *mut c_void, what: &str) -> Result<&'a InvokeContext, *mut Error> {
-    unsafe { (p as *const InvokeContext).as_ref() }
+/// What a call frame's `ctx` points at: the invocation, the stage being
+/// run and the prepared call's state.
+pub(crate) struct CallContext<'a> {
+    pub invoke: &'a InvokeContext,
+    pub stage: i32,
+    pub state: Option<&'a ExecutionState>,
+}
+
+impl std::ops::Deref for CallContext<'_> {
+    type Target = InvokeContext;
+    fn deref(&self) -> &InvokeContext {
+        self.invoke
+    }
+}
+
+unsafe fn ctx<'a>(p: *mut c_void, what: &str) -> Result<&'a CallContext<'a>, *mut Error> {
+    unsafe { (p as *const CallContext).as_ref() }
         .ok_or_else(|| new_error(code::INVALID_ARGUMENT, format!("{what}: null context")))
 }
 
@@ -301,21 +396,113 @@ unsafe extern "C" fn context_get(args: *mut abi::ContextGetArgs) -> *mut Error {
     })
 }
 
-unsafe extern "C" fn state_set(args: *mut abi::StateArgs) -> *mut Error {
-    with_ctx!(args, "XLA_FFI_State_Set", |_a, _c| {
-        new_error(
+fn stage_name(stage: i32) -> &'static str {
+    match stage {
+        abi::stage::INSTANTIATE => "instantiate",
+        abi::stage::PREPARE => "prepare",
+        abi::stage::INITIALIZE => "initialize",
+        abi::stage::EXECUTE => "execute",
+        _ => "unknown",
+    }
+}
+
+/// The state slot of `stage` in this call, or why there is none.
+fn state_slot<'a>(
+    c: &CallContext<'a>,
+    stage: i32,
+    what: &str,
+) -> Result<&'a ExecutionState, *mut Error> {
+    if stage != abi::stage::INSTANTIATE {
+        return Err(new_error(
             code::UNIMPLEMENTED,
-            "XLA_FFI_State_Set: hlox runs only the execute stage and keeps no handler state",
+            format!(
+                "{what}: no state for the {} stage: hlox runs the instantiate and execute stages only (prepare and initialize are GPU stages, which XLA:CPU does not run either)",
+                stage_name(stage)
+            ),
+        ));
+    }
+    c.state.ok_or_else(|| {
+        new_error(
+            code::FAILED_PRECONDITION,
+            format!(
+                "{what}: this call has no handler state (state is kept per prepared custom call)"
+            ),
         )
     })
 }
 
+unsafe extern "C" fn state_set(args: *mut abi::StateArgs) -> *mut Error {
+    with_ctx!(args, "XLA_FFI_State_Set", |a, c| {
+        if c.stage != a.stage {
+            return new_error(
+                code::FAILED_PRECONDITION,
+                format!(
+                    "XLA_FFI_State_Set: the {} stage may set only its own state, not the {} stage's",
+                    stage_name(c.stage),
+                    stage_name(a.stage)
+                ),
+            );
+        }
+        let slot = match state_slot(c, a.stage, "XLA_FFI_State_Set") {
+            Ok(s) => s,
+            Err(e) => return e,
+        };
+        let Some(tid) = (unsafe { a.type_id.as_ref() }) else {
+            return new_error(code::INVALID_ARGUMENT, "XLA_FFI_State_Set: null type_id");
+        };
+        let Some(deleter) = type_entry(tid.type_id, |t| t.map(|t| t.deleter)) else {
+            return new_error(
+                code::INVALID_ARGUMENT,
+                format!(
+                    "XLA_FFI_State_Set: type id {} is not registered (register the state type with XLA_FFI_REGISTER_TYPE before the handler)",
+                    tid.type_id
+                ),
+            );
+        };
+        let entry = StateEntry {
+            type_id: tid.type_id,
+            ptr: a.state as usize,
+            deleter,
+        };
+        if let Err(rejected) = slot.slot.set(entry) {
+            // Not ours to destroy: XLA leaves a rejected state to its owner.
+            std::mem::forget(rejected);
+            return new_error(
+                code::FAILED_PRECONDITION,
+                "XLA_FFI_State_Set: the state is already set",
+            );
+        }
+        std::ptr::null_mut()
+    })
+}
+
 unsafe extern "C" fn state_get(args: *mut abi::StateArgs) -> *mut Error {
-    with_ctx!(args, "XLA_FFI_State_Get", |_a, _c| {
-        new_error(
-            code::NOT_FOUND,
-            "XLA_FFI_State_Get: hlox runs only the execute stage and keeps no handler state",
-        )
+    with_ctx!(args, "XLA_FFI_State_Get", |a, c| {
+        let slot = match state_slot(c, a.stage, "XLA_FFI_State_Get") {
+            Ok(s) => s,
+            Err(e) => return e,
+        };
+        let Some(tid) = (unsafe { a.type_id.as_ref() }) else {
+            return new_error(code::INVALID_ARGUMENT, "XLA_FFI_State_Get: null type_id");
+        };
+        match slot.slot.get() {
+            None => new_error(
+                code::NOT_FOUND,
+                "XLA_FFI_State_Get: no state was set (the handler has no instantiate stage, or it returned no state)",
+            ),
+            Some(e) if e.type_id != tid.type_id => new_error(
+                code::INVALID_ARGUMENT,
+                format!(
+                    "XLA_FFI_State_Get: the state is of {}, not of the requested {}",
+                    type_name(e.type_id),
+                    type_name(tid.type_id)
+                ),
+            ),
+            Some(e) => {
+                a.state = e.ptr as *mut c_void;
+                std::ptr::null_mut()
+            }
+        }
     })
 }
 
@@ -405,23 +592,39 @@ unsafe extern "C" fn future_create(args: *mut abi::FutureCreateArgs) -> *mut Err
     a.future = Box::into_raw(Box::new(Future {
         state: Mutex::new(None),
         ready: std::sync::Condvar::new(),
+        owners: std::sync::atomic::AtomicUsize::new(2),
     }));
     std::ptr::null_mut()
 }
 
+/// Lets go of one owner's hold on `f`; the last one frees it.
+///
+/// # Safety
+/// `f` came from `XLA_FFI_Future_Create` and the caller holds one of its
+/// two holds.
+unsafe fn release_future(f: *mut Future) {
+    if unsafe { &*f }.owners.fetch_sub(1, Ordering::AcqRel) == 1 {
+        drop(unsafe { Box::from_raw(f) });
+    }
+}
+
 fn complete(f: *mut Future, r: Result<(), String>) -> *mut Error {
-    let Some(f) = (unsafe { f.as_ref() }) else {
+    let Some(fut) = (unsafe { f.as_ref() }) else {
         return new_error(code::INVALID_ARGUMENT, "XLA_FFI_Future: null future");
     };
-    let mut s = f.state.lock().unwrap_or_else(|e| e.into_inner());
-    if s.is_some() {
-        return new_error(
-            code::FAILED_PRECONDITION,
-            "XLA_FFI_Future: already completed",
-        );
+    {
+        let mut s = fut.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.is_some() {
+            return new_error(
+                code::FAILED_PRECONDITION,
+                "XLA_FFI_Future: already completed",
+            );
+        }
+        *s = Some(r);
+        fut.ready.notify_all();
     }
-    *s = Some(r);
-    f.ready.notify_all();
+    // SAFETY: completing is the handler side's last use of the future.
+    unsafe { release_future(f) };
     std::ptr::null_mut()
 }
 
@@ -450,18 +653,23 @@ unsafe extern "C" fn future_set_error(args: *mut abi::FutureSetErrorArgs) -> *mu
     complete(a.future, Err(msg))
 }
 
-/// Waits for a future a handler returned. The future itself is not freed:
-/// the handler's side may still hold it (a small leak per asynchronous call).
+/// Waits for a future a handler returned, then lets go of the runtime's
+/// hold on it (it is freed once the handler's side completed it).
 ///
 /// # Safety
-/// `f` came from `XLA_FFI_Future_Create`.
+/// `f` came from `XLA_FFI_Future_Create`, was returned by a handler, and is
+/// waited for once.
 pub unsafe fn wait_future(f: *mut Future) -> Result<(), String> {
-    let fut = unsafe { &*f };
-    let mut s = fut.state.lock().unwrap_or_else(|e| e.into_inner());
-    while s.is_none() {
-        s = fut.ready.wait(s).unwrap_or_else(|e| e.into_inner());
-    }
-    s.take().unwrap_or(Ok(()))
+    let r = {
+        let fut = unsafe { &*f };
+        let mut s = fut.state.lock().unwrap_or_else(|e| e.into_inner());
+        while s.is_none() {
+            s = fut.ready.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        s.clone().unwrap_or(Ok(()))
+    };
+    unsafe { release_future(f) };
+    r
 }
 
 unsafe extern "C" fn run_id_get(args: *mut abi::RunIdGetArgs) -> *mut Error {

@@ -8,11 +8,55 @@
 //! the data is in the default (row-major) layout.
 
 use super::abi::{self, dtype, Buffer, CallFrame, Handler};
-use super::api::{self, take_error, InvokeContext};
+use super::api::{self, take_error, CallContext, ExecutionState, InvokeContext};
 use super::attrs::{parse_attrs, EncodedAttrs};
+use crate::registry::{LoadedLibrary, Target};
 use crate::target::TargetFn;
+use hlox_hlo::CustomCallApiVersion;
 use hlox_hlo::{ElementType, Shape};
 use std::ffi::c_void;
+use std::sync::Arc;
+
+/// The stages of one typed-FFI handler (`XLA_FFI_Handler_Bundle`).
+///
+/// On the Host hlox runs what XLA:CPU runs: `instantiate` once when a call
+/// is prepared (its attributes only, no buffers; the state it sets is
+/// handed to every execute call), then `execute` per run. `prepare` and
+/// `initialize` are GPU stages; they are kept for the CUDA backend and not
+/// run on the Host.
+#[derive(Copy, Clone, Debug)]
+pub struct FfiHandlers {
+    pub instantiate: Option<Handler>,
+    pub prepare: Option<Handler>,
+    pub initialize: Option<Handler>,
+    pub execute: Handler,
+}
+
+impl FfiHandlers {
+    /// A handler with an execute stage only (a symbol made with
+    /// `XLA_FFI_DEFINE_HANDLER_SYMBOL`, or a Rust handler).
+    pub const fn execute_only(execute: Handler) -> FfiHandlers {
+        FfiHandlers {
+            instantiate: None,
+            prepare: None,
+            initialize: None,
+            execute,
+        }
+    }
+
+    /// Names of the stages other than execute.
+    pub fn other_stages(&self) -> Vec<&'static str> {
+        [
+            (self.instantiate, "instantiate"),
+            (self.prepare, "prepare"),
+            (self.initialize, "initialize"),
+        ]
+        .into_iter()
+        .filter(|(h, _)| h.is_some())
+        .map(|(_, n)| n)
+        .collect()
+    }
+}
 
 /// The FFI data type of an hlox element type.
 pub fn ffi_dtype(t: ElementType) -> i32 {
@@ -47,6 +91,10 @@ pub struct FfiCall {
     args: Vec<BufferDesc>,
     rets: Vec<BufferDesc>,
     attrs: EncodedAttrs,
+    /// What the instantiate stage set; dropped (its type's deleter run)
+    /// before the library that defined the deleter can be unloaded.
+    state: ExecutionState,
+    _library: Option<Arc<LoadedLibrary>>,
 }
 
 fn leaves(shape: &Shape, what: &str, out: &mut Vec<BufferDesc>) -> Result<(), String> {
@@ -76,15 +124,20 @@ fn leaves(shape: &Shape, what: &str, out: &mut Vec<BufferDesc>) -> Result<(), St
 }
 
 impl FfiCall {
-    /// Prepares a call of `func` (a typed-FFI target) for a custom call with
-    /// these operand and result shapes and this `backend_config`.
+    /// Prepares a call of `target` (a typed-FFI handler) for a custom call
+    /// with these operand and result shapes and this `backend_config`, and
+    /// runs the handler's instantiate stage if it has one (as XLA does when
+    /// it creates the call's thunk).
     pub fn new(
-        func: TargetFn,
+        target: &Target,
         backend_config: &[u8],
         operand_shapes: &[&Shape],
         result_shape: &Shape,
     ) -> Result<FfiCall, String> {
-        let TargetFn::Ffi(handler) = func else {
+        let func = target
+            .func
+            .for_call(target.platform, CustomCallApiVersion::TypedFfi);
+        let Some(TargetFn::Ffi(handlers)) = func else {
             return Err("the target is not a typed-FFI handler".into());
         };
         let attrs = parse_attrs(backend_config).map_err(|e| e.to_string())?;
@@ -94,12 +147,47 @@ impl FfiCall {
         }
         let mut rets = Vec::new();
         leaves(result_shape, "the result", &mut rets)?;
-        Ok(FfiCall {
-            handler,
+        let call = FfiCall {
+            handler: handlers.execute,
             args,
             rets,
             attrs: EncodedAttrs::new(&attrs),
-        })
+            state: ExecutionState::default(),
+            _library: target.library().cloned(),
+        };
+        if let Some(instantiate) = handlers.instantiate {
+            call.instantiate(instantiate)
+                .map_err(|m| format!("its instantiate stage failed: {m}"))?;
+        }
+        Ok(call)
+    }
+
+    /// Runs the instantiate stage: attributes only, no buffers.
+    fn instantiate(&self, handler: Handler) -> Result<(), String> {
+        let invoke = InvokeContext::host(0);
+        let cx = CallContext {
+            invoke: &invoke,
+            stage: abi::stage::INSTANTIATE,
+            state: Some(&self.state),
+        };
+        let mut frame = CallFrame {
+            struct_size: abi::CALL_FRAME_STRUCT_SIZE,
+            extension_start: std::ptr::null_mut(),
+            api: api::api(),
+            ctx: &cx as *const CallContext as *mut c_void,
+            stage: abi::stage::INSTANTIATE,
+            args: empty_args(),
+            rets: empty_args(),
+            attrs: self.attrs.frame_attrs(),
+            future: std::ptr::null_mut(),
+        };
+        // SAFETY: the frame and what it points to outlive the call.
+        unsafe { finish(handler(&mut frame), &frame) }
+    }
+
+    /// Whether the instantiate stage set a state.
+    pub fn has_state(&self) -> bool {
+        self.state.is_set()
     }
 
     /// Number of argument buffers (operand leaves).
@@ -161,11 +249,16 @@ impl FfiCall {
             .iter_mut()
             .map(|b| b as *mut Buffer as *mut c_void)
             .collect();
+        let cx = CallContext {
+            invoke: ctx,
+            stage: abi::stage::EXECUTE,
+            state: Some(&self.state),
+        };
         let mut frame = CallFrame {
             struct_size: abi::CALL_FRAME_STRUCT_SIZE,
             extension_start: std::ptr::null_mut(),
             api: api::api(),
-            ctx: ctx as *const InvokeContext as *mut c_void,
+            ctx: &cx as *const CallContext as *mut c_void,
             stage: abi::stage::EXECUTE,
             args: abi::Args {
                 struct_size: abi::ARGS_STRUCT_SIZE,
@@ -185,15 +278,32 @@ impl FfiCall {
             future: std::ptr::null_mut(),
         };
         // SAFETY: the frame and everything it points to outlive the call.
-        let err = unsafe { (self.handler)(&mut frame) };
-        if !err.is_null() {
-            let (c, m) = unsafe { take_error(err) };
-            return Err(status_text(c, &m));
-        }
-        if !frame.future.is_null() {
-            unsafe { api::wait_future(frame.future) }?;
-        }
-        Ok(())
+        unsafe { finish((self.handler)(&mut frame), &frame) }
+    }
+}
+
+/// A handler's outcome: its error, or the future it returned, waited for.
+///
+/// # Safety
+/// `err` and `frame.future` come from the handler that was just called.
+unsafe fn finish(err: *mut abi::Error, frame: &CallFrame) -> Result<(), String> {
+    if !err.is_null() {
+        let (c, m) = unsafe { take_error(err) };
+        return Err(status_text(c, &m));
+    }
+    if !frame.future.is_null() {
+        unsafe { api::wait_future(frame.future) }?;
+    }
+    Ok(())
+}
+
+fn empty_args() -> abi::Args {
+    abi::Args {
+        struct_size: abi::ARGS_STRUCT_SIZE,
+        extension_start: std::ptr::null_mut(),
+        size: 0,
+        types: std::ptr::null_mut(),
+        args: std::ptr::null_mut(),
     }
 }
 
@@ -236,13 +346,6 @@ pub fn handler_metadata(handler: Handler) -> Result<HandlerMetadata, String> {
             next: std::ptr::null_mut(),
         },
         metadata: &mut md,
-    };
-    let empty_args = || abi::Args {
-        struct_size: abi::ARGS_STRUCT_SIZE,
-        extension_start: std::ptr::null_mut(),
-        size: 0,
-        types: std::ptr::null_mut(),
-        args: std::ptr::null_mut(),
     };
     let mut frame = CallFrame {
         struct_size: abi::CALL_FRAME_STRUCT_SIZE,

@@ -11,10 +11,13 @@
 //! - [`call`]: a prepared call ([`FfiCall`]) and the metadata query.
 //! - [`frame`]: Rust handlers.
 //!
-//! hlox runs a handler's execute stage only. Handler state
-//! (`XLA_FFI_State_*`), user data in the execution context and the
-//! instantiate/prepare/initialize stages are not supported: binding a
-//! handler with those stages fails with a message that says so.
+//! On the Host hlox runs the stages XLA:CPU runs: instantiate once per
+//! prepared call (its state, `XLA_FFI_State_Set`, is kept by the
+//! [`FfiCall`] and handed to every execute call, then destroyed with the
+//! type's registered deleter), and execute per run. The prepare and
+//! initialize stages are GPU stages and are not run on the Host. User data
+//! in the execution context (`UserData<T>`) is not supported: asking for it
+//! is a NOT_FOUND error.
 
 pub mod abi;
 pub mod api;
@@ -22,7 +25,9 @@ pub mod attrs;
 pub mod call;
 pub mod frame;
 
-pub use api::{api, process_registrations, FfiRegistration, InvokeContext, XLA_FFI_GetApi};
+pub use api::{
+    api, process_registrations, ExecutionState, FfiRegistration, InvokeContext, XLA_FFI_GetApi,
+};
 pub use attrs::{parse_attrs, AttrError, AttrValue, EncodedAttrs};
-pub use call::{ffi_dtype, handler_metadata, status_text, FfiCall, HandlerMetadata};
+pub use call::{ffi_dtype, handler_metadata, status_text, FfiCall, FfiHandlers, HandlerMetadata};
 pub use frame::{run_rust_handler, BufferView, FfiElement, Frame};
