@@ -276,9 +276,9 @@ pub fn registry_for(case: &CorpusCase) -> hlox_ffi::Registry {
     r
 }
 
-/// Cases whose custom calls use XLA's typed FFI (api_version 4): the Host
-/// runs them; the CUDA backend does not yet, and binding for CUDA must
-/// reject them with a clear error.
+/// Cases whose custom calls use XLA's typed FFI (api_version 4), run with
+/// Rust handlers ([`corpus_targets`] on the Host; the CUDA tests register
+/// their own, which read and write device memory).
 pub const TYPED_FFI_CASES: &[&str] = &["cc_axpby_ffi", "cc_do_custom_call_v4", "cc_in_graph"];
 
 #[path = "custom_call_suite.rs"]

@@ -287,6 +287,18 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(TokenIncrementFfi, TokenIncrementImpl,
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Token>());
 
+// Writes 1 to its s32[] result when the platform stream is null (hlox's
+// CUDA host emulation), 0 otherwise; it only makes sense where buffers are
+// host memory, so the tests run it in emulation.
+static ffi::Error StreamProbeImpl(void* stream, ffi::ResultBuffer<ffi::S32> out) {
+  out->typed_data()[0] = stream == nullptr ? 1 : 0;
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER(kStreamProbe, StreamProbeImpl,
+                       ffi::Ffi::Bind()
+                           .Ctx<ffi::PlatformStream<void*>>()
+                           .Ret<ffi::Buffer<ffi::S32>>());
+
 // Registered by name when the library is loaded, as XLA plugins do.
 XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_axpby", "Host", AxpbyFfi);
 XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_add_sub", "Host", AddSubFfi);
@@ -299,4 +311,14 @@ XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_counter", "Host",
 static const XLA_FFI_Handler_Bundle kPrepareBundle = {nullptr, kRefusePrepare,
                                                        nullptr, AxpbyFfi};
 XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_axpby_with_prepare", "Host",
+                         kPrepareBundle);
+
+// For CUDA, as XLA:GPU plugins register them. These write their results
+// from the host, so hlox's tests run them in its CUDA host emulation only
+// (buffers are host memory there).
+XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_counter", "CUDA",
+                         kCounterBundle);
+XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_stream_probe", "CUDA",
+                         kStreamProbe);
+XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_axpby_with_prepare", "CUDA",
                          kPrepareBundle);

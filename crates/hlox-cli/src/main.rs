@@ -345,9 +345,8 @@ fn hints(e: &anyhow::Error) -> String {
             .any(|p| matches!(p, BindProblem::Unsupported { .. }))
         {
             out.push_str(
-                "\nfix: run typed-FFI custom calls (api_version 4, e.g. from jax.ffi.ffi_call) with \
-                 --platform host, or give the CUDA target a C-convention version (api_version 1 to 3; \
-                 see docs/custom-calls.md)",
+                "\nfix: run the module with --platform host, or register the CUDA handler without \
+                 the stages hlox does not run (see docs/custom-calls.md, Typed FFI)",
             );
         }
     }

@@ -154,6 +154,10 @@ impl Device for HostDevice {
     fn stream(&self) -> hlox_ffi::CUstream {
         std::ptr::null_mut()
     }
+    /// A null stream; scratch memory is host memory, as the buffers are.
+    fn ffi_context(&self) -> hlox_ffi::xla_ffi::InvokeContext {
+        hlox_ffi::xla_ffi::InvokeContext::cuda_next(0, std::ptr::null_mut(), None)
+    }
     fn sync(&self) -> Result<(), String> {
         Ok(())
     }

@@ -25,6 +25,7 @@ pub mod targets;
 
 use hlox_ffi::{BindError, BoundTargets, Platform, Registry};
 use hlox_hlo::Module;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -120,6 +121,10 @@ pub struct CompiledModule {
     pub ptx: String,
     pub options: CudaCompileOptions,
     pub(crate) bound: BoundTargets,
+    /// Typed-FFI custom calls by instruction name, prepared (and their
+    /// instantiate stages run) at compile time, as XLA does when it makes
+    /// the call's thunk.
+    pub(crate) ffi_calls: Arc<FfiCalls>,
 }
 
 impl std::fmt::Debug for CompiledModule {
@@ -187,6 +192,7 @@ pub fn compile(
         None => Registry::global(),
     };
     let bound = registry.bind(&m, Platform::Cuda)?;
+    let ffi_calls = prepare_ffi_calls(&m, &bound)?;
     let program = plan::plan(&m)?;
     if options.dump_dir.is_some() {
         dump(&options.dump_dir, "program.txt", &describe(&m, &program))?;
@@ -201,7 +207,40 @@ pub fn compile(
         ptx: out.ptx,
         options: options.clone(),
         bound,
+        ffi_calls: Arc::new(ffi_calls),
     })
+}
+
+/// Prepared typed-FFI calls by instruction name.
+type FfiCalls = HashMap<String, Arc<hlox_ffi::xla_ffi::FfiCall>>;
+
+/// Prepares every typed-FFI custom call of `m` (runs instantiate stages).
+fn prepare_ffi_calls(m: &Module, bound: &BoundTargets) -> Result<FfiCalls, CompileError> {
+    let mut out = HashMap::new();
+    for comp in m.computations.values() {
+        for inst in comp.instructions.values() {
+            let hlox_hlo::Op::CustomCall(call) = &inst.op else {
+                continue;
+            };
+            if call.api_version != hlox_hlo::CustomCallApiVersion::TypedFfi {
+                continue;
+            }
+            let unsupported = |message: String| CompileError::Unsupported {
+                inst: inst.name.clone(),
+                message: format!("custom-call target \"{}\": {message}", call.target),
+            };
+            let target = bound
+                .get(&call.target)
+                .ok_or_else(|| unsupported("not bound".into()))?;
+            let shapes: Vec<&hlox_hlo::Shape> =
+                inst.operands.iter().map(|&o| &comp.inst(o).shape).collect();
+            let prepared =
+                hlox_ffi::xla_ffi::FfiCall::new(target, &call.opaque, &shapes, &inst.shape)
+                    .map_err(unsupported)?;
+            out.insert(inst.name.clone(), Arc::new(prepared));
+        }
+    }
+    Ok(out)
 }
 
 /// The PTX of every kernel of `module` (what `hlox compile --platform cuda

@@ -194,6 +194,9 @@ pub(crate) trait Device {
     fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), String>;
     /// The stream custom calls are given (null off the GPU).
     fn stream(&self) -> hlox_ffi::CUstream;
+    /// The context of one typed-FFI call: the stream, the device ordinal
+    /// and where scratch memory comes from.
+    fn ffi_context(&self) -> hlox_ffi::xla_ffi::InvokeContext;
     /// Wait for all queued work.
     fn sync(&self) -> Result<(), String>;
     /// A device graph.
@@ -978,15 +981,48 @@ impl<D: Device> Runner<D> {
             .into_iter()
             .map(|p| p as usize as *mut std::ffi::c_void)
             .collect();
-        // SAFETY: buffers are live allocations of the shapes the custom
-        // call declares, in XLA's order (operand leaves, then result
-        // leaves); the stream is the run's.
-        unsafe { hlox_ffi::invoke_cuda(target, call, self.dev.stream(), &mut buffers) }.map_err(
-            |e| RuntimeError::CustomCall {
-                inst: inst.name.clone(),
-                message: format!("target \"{}\": {}", call.target, e.detail()),
-            },
-        )
+        let result = match self.compiled.ffi_calls.get(&inst.name) {
+            Some(prepared) => {
+                let ctx = self.dev.ffi_context();
+                // SAFETY: as below; the call was prepared for these shapes.
+                unsafe { hlox_ffi::invoke_cuda_ffi(prepared, &call.target, &buffers, &ctx) }
+            }
+            // SAFETY: buffers are live allocations of the shapes the custom
+            // call declares, in XLA's order (operand leaves, then result
+            // leaves); the stream is the run's.
+            None => unsafe { hlox_ffi::invoke_cuda(target, call, self.dev.stream(), &mut buffers) },
+        };
+        result.map_err(|e| RuntimeError::CustomCall {
+            inst: inst.name.clone(),
+            message: format!("target \"{}\": {}", call.target, e.detail()),
+        })
+    }
+}
+
+/// Typed-FFI scratch memory (`ffi::ScratchAllocator` in a CUDA handler):
+/// stream-ordered allocations on the run's stream (captured as memory
+/// nodes when the run is captured into a graph).
+struct CudaScratch {
+    stream: Arc<CudaStream>,
+}
+
+impl hlox_ffi::xla_ffi::DeviceScratch for CudaScratch {
+    fn alloc(&self, bytes: usize) -> Result<*mut std::ffi::c_void, String> {
+        self.stream
+            .context()
+            .bind_to_thread()
+            .map_err(|e| e.to_string())?;
+        // SAFETY: the stream is live; the memory is freed by `free`.
+        unsafe { cudarc::driver::result::malloc_async(self.stream.cu_stream(), bytes) }
+            .map(|p| p as usize as *mut std::ffi::c_void)
+            .map_err(|e| e.to_string())
+    }
+    fn free(&self, p: *mut std::ffi::c_void) {
+        // SAFETY: allocated by `alloc` on this stream; freed after the
+        // work queued so far. A failure leaves the memory to the pool.
+        let _ = unsafe {
+            cudarc::driver::result::free_async(p as usize as u64, self.stream.cu_stream())
+        };
     }
 }
 
@@ -1141,6 +1177,15 @@ impl Device for CudaDevice {
     }
     fn stream(&self) -> hlox_ffi::CUstream {
         self.stream.cu_stream() as hlox_ffi::CUstream
+    }
+    fn ffi_context(&self) -> hlox_ffi::xla_ffi::InvokeContext {
+        hlox_ffi::xla_ffi::InvokeContext::cuda_next(
+            self.stream.context().ordinal() as i32,
+            self.stream.cu_stream() as *mut std::ffi::c_void,
+            Some(Arc::new(CudaScratch {
+                stream: self.stream.clone(),
+            })),
+        )
     }
     fn sync(&self) -> Result<(), String> {
         self.stream.synchronize().map_err(|e| e.to_string())

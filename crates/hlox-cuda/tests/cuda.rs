@@ -65,6 +65,9 @@ fn assemble(ptxas: &PathBuf, ptx: &str, sm: &str, tag: &str) -> Result<(), Strin
 /// The GPU example targets, with `do_custom_call` in the convention the
 /// corpus case uses (API_VERSION_ORIGINAL for `cc_do_custom_call_v1`).
 fn registry_for(case: &str) -> Registry {
+    if let Some(r) = ffi_targets::registry(case) {
+        return r;
+    }
     let r = Registry::new();
     if case == "cc_do_custom_call_v1" {
         r.register_fn("do_custom_call", Platform::Cuda, targets::do_custom_call)
@@ -264,7 +267,7 @@ fn corpus_kernels_assemble_with_ptxas() {
     let cases = hlox_tests::corpus_cases();
     assert!(cases.len() >= 70, "corpus has {} cases", cases.len());
     let mut failures = Vec::new();
-    let (mut assembled, mut kernels, mut gaps, mut typed_ffi) = (0, 0, Vec::new(), 0);
+    let (mut assembled, mut kernels, mut gaps) = (0, 0, Vec::new());
     let mut split = 0;
     for case in &cases {
         let m = parse_module(&case.hlo_text()).expect("corpus parses");
@@ -296,12 +299,6 @@ fn corpus_kernels_assemble_with_ptxas() {
                         }
                     }
                 }
-                Err(CompileError::Bind(e))
-                    if hlox_tests::TYPED_FFI_CASES.contains(&case.name.as_str()) =>
-                {
-                    assert!(e.to_string().contains("API_VERSION_TYPED_FFI"), "{e}");
-                    typed_ffi += 1;
-                }
                 Err(e) if documented_gap(&e) => {
                     if sm == "sm_80" {
                         gaps.push(format!("{} ({e})", case.name));
@@ -313,11 +310,11 @@ fn corpus_kernels_assemble_with_ptxas() {
     }
     eprintln!(
         "corpus on CUDA: {assembled} of {} cases compiled ({kernels} kernels, {split} split \
-         reductions, assembled for sm_80 and sm_90: {}), {} typed-FFI bind errors, {} documented \
-         gaps:\n  {}",
+         reductions, assembled for sm_80 and sm_90: {}; the {} typed-FFI cases included), {} \
+         documented gaps:\n  {}",
         cases.len(),
         ptxas.is_some(),
-        typed_ffi / 2,
+        hlox_tests::TYPED_FFI_CASES.len(),
         gaps.len(),
         gaps.join("\n  ")
     );
@@ -328,6 +325,11 @@ fn corpus_kernels_assemble_with_ptxas() {
         failures.join("\n")
     );
     assert!(assembled >= 55, "only {assembled} corpus cases compiled");
+    assert_eq!(
+        assembled + gaps.len(),
+        cases.len(),
+        "every case compiles or is a documented gap"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -1026,10 +1028,7 @@ fn corpus_runs_on_the_gpu() {
             };
             let exe = match client.compile(&m, &o) {
                 Ok(e) => e,
-                Err(hlox_cuda::runtime::RuntimeError::Compile(e))
-                    if documented_gap(&e)
-                        || hlox_tests::TYPED_FFI_CASES.contains(&case.name.as_str()) =>
-                {
+                Err(hlox_cuda::runtime::RuntimeError::Compile(e)) if documented_gap(&e) => {
                     return Ok(false)
                 }
                 Err(e) => return Err(format!("compile: {e}")),
@@ -1327,6 +1326,9 @@ mod test_targets {
 }
 
 fn emulation_registry(case: &str) -> Registry {
+    if let Some(r) = ffi_targets::registry(case) {
+        return r;
+    }
     let r = Registry::new();
     if case == "cc_do_custom_call_v1" {
         r.register_fn(
@@ -1364,12 +1366,7 @@ fn corpus_runs_in_host_emulation() {
                 };
                 let c = match compile(&m, &o) {
                     Ok(c) => c,
-                    Err(e)
-                        if documented_gap(&e)
-                            || hlox_tests::TYPED_FFI_CASES.contains(&case.name.as_str()) =>
-                    {
-                        return Ok(false)
-                    }
+                    Err(e) if documented_gap(&e) => return Ok(false),
                     Err(e) => return Err(format!("compile: {e}")),
                 };
                 let exe = hlox_cuda::emulate::EmulatedExecutable::new(c)
@@ -2936,4 +2933,171 @@ ENTRY e {
         let out = exe.execute(&[hlox_hlo::Literal::r0(3i32)]).expect("runs");
         assert_eq!(out.to_vec::<i32>().unwrap(), vec![10]);
     }
+}
+
+/// Typed-FFI handlers for CUDA written in Rust (`hlox_ffi::xla_ffi::Frame`):
+/// the corpus's three typed-FFI cases. They read and write their buffers
+/// through [`mem`] on the stream the frame gives them (`Frame::stream`:
+/// null in emulation, where buffers are host memory).
+mod ffi_targets {
+    use super::mem;
+    use hlox_ffi::xla_ffi::Frame;
+    use hlox_ffi::{Platform, Registry};
+
+    fn read(f: &Frame, i: usize) -> Result<Vec<f32>, String> {
+        let b = f.arg(i)?;
+        let s = f.stream()?;
+        // SAFETY: argument i holds element_count f32s (checked by the view).
+        unsafe { mem::read::<f32>(s, b.data(), b.element_count()) }
+    }
+
+    fn write(f: &Frame, i: usize, v: &[f32]) -> Result<(), String> {
+        let b = f.ret(i)?;
+        if b.element_count() != v.len()
+            || b.dtype() != hlox_ffi::xla_ffi::ffi_dtype(hlox_hlo::ElementType::F32)
+        {
+            return Err(format!("result {i} is not f32[{}]", v.len()));
+        }
+        // SAFETY: result i holds v.len() f32s.
+        unsafe { mem::write(f.stream()?, b.data(), v) }
+    }
+
+    /// `axpby(x, y) {alpha: f32, beta: f32}`.
+    pub fn axpby(f: &mut Frame) -> Result<(), String> {
+        let (alpha, beta): (f32, f32) = (f.attr("alpha")?, f.attr("beta")?);
+        let (x, y) = (read(f, 0)?, read(f, 1)?);
+        let z: Vec<f32> = x
+            .iter()
+            .zip(&y)
+            .map(|(a, b)| alpha * a + beta * b)
+            .collect();
+        write(f, 0, &z)
+    }
+
+    /// The seed: `A[i] = B[i % 128] + C[i]`.
+    pub fn seed(f: &mut Frame) -> Result<(), String> {
+        let (b, c) = (read(f, 0)?, read(f, 1)?);
+        if b.len() != 128 {
+            return Err(format!("expected f32[128], got {} elements", b.len()));
+        }
+        let a: Vec<f32> = (0..c.len()).map(|i| b[i % 128] + c[i]).collect();
+        write(f, 0, &a)
+    }
+
+    /// `add_sub(x, y) -> (x + y, x - y)`.
+    pub fn add_sub(f: &mut Frame) -> Result<(), String> {
+        let (x, y) = (read(f, 0)?, read(f, 1)?);
+        let s: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
+        let d: Vec<f32> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
+        write(f, 0, &s)?;
+        write(f, 1, &d)
+    }
+
+    /// Writes `[stream is null]` (s32) to its result: 1 in emulation, 0 on
+    /// a GPU.
+    pub fn stream_probe(f: &mut Frame) -> Result<(), String> {
+        let s = f.stream()?;
+        let r = f.ret(0)?;
+        // SAFETY: the result is s32[1].
+        unsafe { mem::write(s, r.data(), &[i32::from(s.is_null())]) }
+    }
+
+    /// A registry with the handlers of typed-FFI corpus case `case`, or
+    /// `None` for the other cases.
+    pub fn registry(case: &str) -> Option<Registry> {
+        let r = Registry::new();
+        let cuda = Platform::Cuda;
+        match case {
+            "cc_axpby_ffi" => r.register_fn("axpby", cuda, axpby),
+            "cc_do_custom_call_v4" => r.register_fn("do_custom_call", cuda, seed),
+            "cc_in_graph" => r
+                .register_fn("do_custom_call", cuda, seed)
+                .and_then(|()| r.register_fn("add_sub", cuda, add_sub)),
+            _ => return None,
+        }
+        .expect("registration");
+        Some(r)
+    }
+}
+
+/// Typed FFI on CUDA: a handler gets the run's stream (null in emulation);
+/// handlers built with XLA's `ffi.h` and registered for "CUDA" keep their
+/// instantiate stage's state per instruction and decode `PlatformStream`;
+/// a handler with a prepare stage is refused at compile time.
+#[test]
+fn typed_ffi_on_cuda_stream_state_and_stages() {
+    let m = hlox_tests::custom_call_suite::module(
+        r#"HloModule probe
+
+ENTRY main {
+  ROOT cc = s32[1]{0} custom-call(), custom_call_target="stream_probe", api_version=API_VERSION_TYPED_FFI, backend_config={}
+}
+"#,
+    );
+    let r = Arc::new(Registry::new());
+    r.register_fn("stream_probe", Platform::Cuda, ffi_targets::stream_probe)
+        .unwrap();
+    for b in backends("typed_ffi_on_cuda_stream_state_and_stages") {
+        let o = CudaCompileOptions {
+            registry: Some(r.clone()),
+            ..Default::default()
+        };
+        let exe = b.build(&m, &o).unwrap();
+        let got = exe.execute(&[]).unwrap().to_vec::<i32>().unwrap();
+        assert_eq!(got, [i32::from(!b.is_gpu())], "{}", b.name());
+    }
+
+    // C++ handlers (targets/cpp, written against XLA's ffi.h), emulation.
+    let plugin = hlox_tests::custom_call_suite::cpp_ffi_plugin();
+    let o = CudaCompileOptions {
+        registry: Some(plugin.clone()),
+        ..Default::default()
+    };
+    let m = hlox_tests::custom_call_suite::module(
+        r#"HloModule counters
+
+ENTRY main {
+  c5 = s64[2]{0} custom-call(), custom_call_target="cpp_counter", api_version=API_VERSION_TYPED_FFI, backend_config={start = 5 : i64}
+  c7 = s64[2]{0} custom-call(), custom_call_target="cpp_counter", api_version=API_VERSION_TYPED_FFI, backend_config={start = 7 : i64}
+  p = s32[1]{0} custom-call(), custom_call_target="cpp_stream_probe", api_version=API_VERSION_TYPED_FFI, backend_config={}
+  ROOT t = (s64[2]{0}, s64[2]{0}, s32[1]{0}) tuple(c5, c7, p)
+}
+"#,
+    );
+    let exe = Backend::Emulation.build(&m, &o).unwrap();
+    for n in 1..=2i64 {
+        let got = exe.execute(&[]).unwrap().into_leaves();
+        assert_eq!(got[0].to_vec::<i64>().unwrap(), [5, n]);
+        assert_eq!(got[1].to_vec::<i64>().unwrap(), [7, n]);
+        assert_eq!(got[2].to_vec::<i32>().unwrap(), [1]);
+    }
+    // The instantiate stage runs at compile time: its error is a compile error.
+    let bad = hlox_tests::custom_call_suite::module(
+        r#"HloModule bad
+
+ENTRY main {
+  ROOT c = s64[2]{0} custom-call(), custom_call_target="cpp_counter", api_version=API_VERSION_TYPED_FFI, backend_config={start = -3 : i64}
+}
+"#,
+    );
+    let err = compile(&bad, &o).unwrap_err().to_string();
+    assert!(
+        err.contains("instantiate stage failed") && err.contains("start must be >= 0"),
+        "{err}"
+    );
+    // Prepare and initialize are not run on CUDA yet: refused when binding.
+    let prep = hlox_tests::custom_call_suite::module(
+        r#"HloModule prep
+
+ENTRY main {
+  x = f32[8]{0} parameter(0)
+  ROOT c = f32[8]{0} custom-call(x, x), custom_call_target="cpp_axpby_with_prepare", api_version=API_VERSION_TYPED_FFI, backend_config={alpha = 1.0 : f32, beta = 1.0 : f32}
+}
+"#,
+    );
+    let err = compile(&prep, &o).unwrap_err().to_string();
+    assert!(
+        err.contains("cpp_axpby_with_prepare") && err.contains("prepare stage(s)"),
+        "{err}"
+    );
 }

@@ -699,6 +699,12 @@ pub unsafe fn invoke_cuda(
             TargetFn::CudaStatusReturning(f) => {
                 f(stream, buffers.as_mut_ptr(), op_ptr, op_len, &mut status)
             }
+            TargetFn::Ffi(_) => return Err(InvokeError::Invalid {
+                target: name.into(),
+                message:
+                    "internal: a typed-FFI call runs through its prepared FfiCall (invoke_cuda_ffi)"
+                        .into(),
+            }),
             _ => {
                 return Err(InvokeError::Platform {
                     target: name.into(),
@@ -723,4 +729,24 @@ pub unsafe fn invoke_cuda(
         });
     }
     Ok(())
+}
+
+/// Calls a prepared typed-FFI call with XLA's GPU buffer order (operand
+/// leaves, then result leaves; [`cuda_buffer_order`]) in the context of one
+/// CUDA call (its stream and scratch memory).
+///
+/// # Safety
+/// `buffers` hold the call's buffers (device pointers on a GPU, host
+/// pointers in emulation) of the prepared shapes, valid for the work the
+/// handler queues.
+pub unsafe fn invoke_cuda_ffi(
+    prepared: &FfiCall,
+    target: &str,
+    buffers: &[*mut c_void],
+    ctx: &crate::xla_ffi::InvokeContext,
+) -> Result<(), InvokeError> {
+    unsafe { prepared.call_buffers(buffers, ctx) }.map_err(|message| InvokeError::Failed {
+        target: target.into(),
+        message,
+    })
 }

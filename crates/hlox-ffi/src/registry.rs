@@ -661,15 +661,6 @@ impl Registry {
                 };
                 let instruction = inst.name.clone();
                 let target = call.target.clone();
-                if call.api_version == CustomCallApiVersion::TypedFfi && platform == Platform::Cuda
-                {
-                    problems.push(BindProblem::Unsupported {
-                        instruction,
-                        target,
-                        api_version: call.api_version,
-                    });
-                    continue;
-                }
                 if call.api_version == CustomCallApiVersion::TypedFfi {
                     if let Err(e) = crate::xla_ffi::parse_attrs(&call.opaque) {
                         problems.push(BindProblem::Attributes {
@@ -720,6 +711,19 @@ impl Registry {
                             instruction,
                             target,
                             message,
+                        });
+                        continue;
+                    }
+                }
+                if let (Platform::Cuda, TargetFn::Ffi(h)) = (platform, t.func) {
+                    if h.prepare.is_some() || h.initialize.is_some() {
+                        problems.push(BindProblem::Unsupported {
+                            instruction,
+                            target,
+                            message: format!(
+                                "the handler has {} stage(s), which hlox's CUDA backend does not run yet (it runs instantiate and execute)",
+                                h.other_stages().join(" and ")
+                            ),
                         });
                         continue;
                     }
@@ -1113,10 +1117,11 @@ pub enum BindProblem {
         registered: CustomCallApiVersion,
         requested: CustomCallApiVersion,
     },
+    /// The target is usable but needs what hlox does not do yet.
     Unsupported {
         instruction: String,
         target: String,
-        api_version: CustomCallApiVersion,
+        message: String,
     },
     Conflict {
         instruction: String,
@@ -1166,10 +1171,9 @@ impl fmt::Display for BindProblem {
                 registered.name(),
                 requested.name()
             ),
-            BindProblem::Unsupported { instruction, target, api_version } => write!(
+            BindProblem::Unsupported { instruction, target, message } => write!(
                 f,
-                "instruction {instruction}: custom call to \"{target}\" uses {}, which hlox runs on the Host only so far (the CUDA backend does not pass typed-FFI call frames yet)",
-                api_version.name()
+                "instruction {instruction}: custom call to \"{target}\": {message}"
             ),
             BindProblem::Attributes { instruction, target, message } => write!(
                 f,

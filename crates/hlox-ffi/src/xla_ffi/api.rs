@@ -306,28 +306,65 @@ impl std::fmt::Debug for ExecutionState {
 // ---------------------------------------------------------------------------
 // The execution context.
 
+/// Device memory for `XLA_FFI_DeviceMemory_Allocate` in a GPU call:
+/// allocated and freed in the order of the call's stream, so memory freed
+/// after the handler returned stays valid for the work it queued.
+pub trait DeviceScratch: Send + Sync {
+    /// `bytes` bytes of device memory (at least 256-byte aligned).
+    fn alloc(&self, bytes: usize) -> Result<*mut c_void, String>;
+    /// Frees `p` once the work queued on the stream so far is done.
+    fn free(&self, p: *mut c_void);
+}
+
 /// What `XLA_FFI_ExecutionContext*` points at during one hlox call.
 pub struct InvokeContext {
     pub run_id: i64,
     pub device_ordinal: i32,
-    /// The platform stream (`CUstream`), null on the Host.
+    /// The platform the call runs for.
+    pub platform: Platform,
+    /// The platform stream (`CUstream`): null on the Host, and in the CUDA
+    /// backend's host emulation.
     pub stream: *mut c_void,
-    /// Scratch allocations not yet freed (address -> layout); freed when the
-    /// context is dropped.
-    allocations: RefCell<HashMap<usize, Layout>>,
+    /// Where scratch memory comes from in a GPU call (`None`: host memory,
+    /// as on the Host and in emulation, where buffers are host memory).
+    device: Option<std::sync::Arc<dyn DeviceScratch>>,
+    /// Scratch allocations not yet freed (address -> layout; device ones
+    /// have no layout); freed when the context is dropped.
+    allocations: RefCell<HashMap<usize, Option<Layout>>>,
 }
 
 impl InvokeContext {
+    fn next_run_id() -> i64 {
+        static RUN_ID: AtomicI64 = AtomicI64::new(0);
+        RUN_ID.fetch_add(1, Ordering::Relaxed)
+    }
     /// A Host context with the process's next run id.
     pub fn host_next() -> InvokeContext {
-        static RUN_ID: AtomicI64 = AtomicI64::new(0);
-        InvokeContext::host(RUN_ID.fetch_add(1, Ordering::Relaxed))
+        InvokeContext::host(InvokeContext::next_run_id())
     }
     pub fn host(run_id: i64) -> InvokeContext {
         InvokeContext {
             run_id,
             device_ordinal: 0,
+            platform: Platform::Host,
             stream: std::ptr::null_mut(),
+            device: None,
+            allocations: RefCell::new(HashMap::new()),
+        }
+    }
+    /// A CUDA context with the process's next run id: the call's stream
+    /// (null in emulation) and where its scratch memory comes from.
+    pub fn cuda_next(
+        device_ordinal: i32,
+        stream: *mut c_void,
+        device: Option<std::sync::Arc<dyn DeviceScratch>>,
+    ) -> InvokeContext {
+        InvokeContext {
+            run_id: InvokeContext::next_run_id(),
+            device_ordinal,
+            platform: Platform::Cuda,
+            stream,
+            device,
             allocations: RefCell::new(HashMap::new()),
         }
     }
@@ -336,7 +373,11 @@ impl InvokeContext {
 impl Drop for InvokeContext {
     fn drop(&mut self) {
         for (p, l) in self.allocations.get_mut().drain() {
-            unsafe { std::alloc::dealloc(p as *mut u8, l) };
+            match (l, &self.device) {
+                (Some(l), _) => unsafe { std::alloc::dealloc(p as *mut u8, l) },
+                (None, Some(d)) => d.free(p as *mut c_void),
+                (None, None) => {}
+            }
         }
     }
 }
@@ -376,12 +417,13 @@ macro_rules! with_ctx {
 
 unsafe extern "C" fn stream_get(args: *mut abi::StreamGetArgs) -> *mut Error {
     with_ctx!(args, "XLA_FFI_Stream_Get", |a, c| {
-        if c.stream.is_null() {
+        if c.platform == Platform::Host {
             return new_error(
                 code::UNIMPLEMENTED,
                 "XLA_FFI_Stream_Get: there is no stream on the Host platform (bind a PlatformStream only in CUDA handlers)",
             );
         }
+        // Null in the CUDA backend's host emulation.
         a.stream = c.stream;
         std::ptr::null_mut()
     })
@@ -508,11 +550,30 @@ unsafe extern "C" fn state_get(args: *mut abi::StateArgs) -> *mut Error {
 
 unsafe extern "C" fn memory_allocate(args: *mut abi::MemoryAllocateArgs) -> *mut Error {
     with_ctx!(args, "XLA_FFI_DeviceMemory_Allocate", |a, c| {
-        if !c.stream.is_null() {
-            return new_error(
-                code::UNIMPLEMENTED,
-                "XLA_FFI_DeviceMemory_Allocate: device scratch memory is not available yet",
-            );
+        if let Some(d) = &c.device {
+            if a.alignment > 256 {
+                return new_error(
+                    code::INVALID_ARGUMENT,
+                    format!(
+                        "XLA_FFI_DeviceMemory_Allocate: alignment {} (device allocations are 256-byte aligned)",
+                        a.alignment
+                    ),
+                );
+            }
+            return match d.alloc(a.size.max(1)) {
+                Ok(p) => {
+                    c.allocations.borrow_mut().insert(p as usize, None);
+                    a.data = p;
+                    std::ptr::null_mut()
+                }
+                Err(m) => new_error(
+                    code::RESOURCE_EXHAUSTED,
+                    format!(
+                        "XLA_FFI_DeviceMemory_Allocate: cannot allocate {} bytes of device memory: {m}",
+                        a.size
+                    ),
+                ),
+            };
         }
         let align = a.alignment.max(16);
         let Ok(layout) = Layout::from_size_align(a.size.max(1), align) else {
@@ -534,7 +595,7 @@ unsafe extern "C" fn memory_allocate(args: *mut abi::MemoryAllocateArgs) -> *mut
                 ),
             );
         }
-        c.allocations.borrow_mut().insert(p as usize, layout);
+        c.allocations.borrow_mut().insert(p as usize, Some(layout));
         a.data = p as *mut c_void;
         std::ptr::null_mut()
     })
@@ -543,8 +604,14 @@ unsafe extern "C" fn memory_allocate(args: *mut abi::MemoryAllocateArgs) -> *mut
 unsafe extern "C" fn memory_free(args: *mut abi::MemoryFreeArgs) -> *mut Error {
     with_ctx!(args, "XLA_FFI_DeviceMemory_Free", |a, c| {
         match c.allocations.borrow_mut().remove(&(a.data as usize)) {
-            Some(l) => {
+            Some(Some(l)) => {
                 unsafe { std::alloc::dealloc(a.data as *mut u8, l) };
+                std::ptr::null_mut()
+            }
+            Some(None) => {
+                if let Some(d) = &c.device {
+                    d.free(a.data);
+                }
                 std::ptr::null_mut()
             }
             None => new_error(

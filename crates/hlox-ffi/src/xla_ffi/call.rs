@@ -156,15 +156,16 @@ impl FfiCall {
             _library: target.library().cloned(),
         };
         if let Some(instantiate) = handlers.instantiate {
-            call.instantiate(instantiate)
+            call.instantiate(instantiate, target.platform)
                 .map_err(|m| format!("its instantiate stage failed: {m}"))?;
         }
         Ok(call)
     }
 
     /// Runs the instantiate stage: attributes only, no buffers.
-    fn instantiate(&self, handler: Handler) -> Result<(), String> {
-        let invoke = InvokeContext::host(0);
+    fn instantiate(&self, handler: Handler, platform: crate::Platform) -> Result<(), String> {
+        let mut invoke = InvokeContext::host(0);
+        invoke.platform = platform;
         let cx = CallContext {
             invoke: &invoke,
             stage: abi::stage::INSTANTIATE,
@@ -197,6 +198,29 @@ impl FfiCall {
     /// Number of result buffers (result leaves).
     pub fn ret_count(&self) -> usize {
         self.rets.len()
+    }
+
+    /// Calls the handler's execute stage on `buffers`: operand leaves then
+    /// result leaves, as the CUDA convention orders them (a token leaf's
+    /// entry is passed on as the token's data).
+    ///
+    /// # Safety
+    /// As [`FfiCall::call`].
+    pub unsafe fn call_buffers(
+        &self,
+        buffers: &[*mut c_void],
+        ctx: &InvokeContext,
+    ) -> Result<(), String> {
+        if buffers.len() != self.args.len() + self.rets.len() {
+            return Err(format!(
+                "internal: {} buffers for a call prepared with {} arguments and {} results",
+                buffers.len(),
+                self.args.len(),
+                self.rets.len()
+            ));
+        }
+        let (args, rets) = buffers.split_at(self.args.len());
+        unsafe { self.call(args, rets, ctx) }
     }
 
     /// Calls the handler's execute stage on these buffers.

@@ -166,6 +166,45 @@ impl<'a> Frame<'a> {
             what: format!("{kind} {i}"),
         })
     }
+    /// The call's `CUstream` (`XLA_FFI_Stream_Get`): a handler registered
+    /// for CUDA queues its work here. Null in the CUDA backend's host
+    /// emulation (its buffers are host memory there); an error on the Host.
+    pub fn stream(&self) -> Result<*mut c_void, String> {
+        let api = unsafe { self.raw.api.as_ref() }.ok_or("the call frame has no API table")?;
+        let mut a = abi::StreamGetArgs {
+            struct_size: std::mem::size_of::<abi::StreamGetArgs>(),
+            extension_start: std::ptr::null_mut(),
+            ctx: self.raw.ctx,
+            stream: std::ptr::null_mut(),
+        };
+        let e = unsafe { (api.stream_get)(&mut a) };
+        if !e.is_null() {
+            // Through the caller's table: the error is the caller's.
+            let mut d = abi::ErrorGetDetailsArgs {
+                struct_size: std::mem::size_of::<abi::ErrorGetDetailsArgs>(),
+                extension_start: std::ptr::null_mut(),
+                error: e,
+                message: std::ptr::null(),
+                errc: 0,
+            };
+            unsafe { (api.error_get_details)(&mut d) };
+            let msg = if d.message.is_null() {
+                "XLA_FFI_Stream_Get failed".to_string()
+            } else {
+                unsafe { std::ffi::CStr::from_ptr(d.message) }
+                    .to_string_lossy()
+                    .into_owned()
+            };
+            let mut x = abi::ErrorDestroyArgs {
+                struct_size: std::mem::size_of::<abi::ErrorDestroyArgs>(),
+                extension_start: std::ptr::null_mut(),
+                error: e,
+            };
+            unsafe { (api.error_destroy)(&mut x) };
+            return Err(msg);
+        }
+        Ok(a.stream)
+    }
     /// Argument buffer `i` (operand leaves in order).
     pub fn arg(&self, i: usize) -> Result<BufferView<'a>, String> {
         self.buffer(&self.raw.args, i, "argument")

@@ -26,7 +26,8 @@ pub mod call;
 pub mod frame;
 
 pub use api::{
-    api, process_registrations, ExecutionState, FfiRegistration, InvokeContext, XLA_FFI_GetApi,
+    api, process_registrations, DeviceScratch, ExecutionState, FfiRegistration, InvokeContext,
+    XLA_FFI_GetApi,
 };
 pub use attrs::{parse_attrs, AttrError, AttrValue, EncodedAttrs};
 pub use call::{ffi_dtype, handler_metadata, status_text, FfiCall, FfiHandlers, HandlerMetadata};
