@@ -166,9 +166,34 @@ impl FfiCall {
     fn instantiate(&self, handler: Handler, platform: crate::Platform) -> Result<(), String> {
         let mut invoke = InvokeContext::host(0);
         invoke.platform = platform;
+        // SAFETY: no buffers.
+        unsafe {
+            self.run_stage(
+                handler,
+                abi::stage::INSTANTIATE,
+                &invoke,
+                empty_args(),
+                empty_args(),
+            )
+        }
+    }
+
+    /// Calls `handler` for `stage` with these arguments and results, this
+    /// call's attributes and state, in the context `invoke`.
+    ///
+    /// # Safety
+    /// `args` and `rets` point to buffer descriptions valid for the call.
+    unsafe fn run_stage(
+        &self,
+        handler: Handler,
+        stage: i32,
+        invoke: &InvokeContext,
+        args: abi::Args,
+        rets: abi::Args,
+    ) -> Result<(), String> {
         let cx = CallContext {
-            invoke: &invoke,
-            stage: abi::stage::INSTANTIATE,
+            invoke,
+            stage,
             state: Some(&self.state),
         };
         let mut frame = CallFrame {
@@ -176,9 +201,9 @@ impl FfiCall {
             extension_start: std::ptr::null_mut(),
             api: api::api(),
             ctx: &cx as *const CallContext as *mut c_void,
-            stage: abi::stage::INSTANTIATE,
-            args: empty_args(),
-            rets: empty_args(),
+            stage,
+            args,
+            rets,
             attrs: self.attrs.frame_attrs(),
             future: std::ptr::null_mut(),
         };
@@ -273,36 +298,17 @@ impl FfiCall {
             .iter_mut()
             .map(|b| b as *mut Buffer as *mut c_void)
             .collect();
-        let cx = CallContext {
-            invoke: ctx,
-            stage: abi::stage::EXECUTE,
-            state: Some(&self.state),
-        };
-        let mut frame = CallFrame {
-            struct_size: abi::CALL_FRAME_STRUCT_SIZE,
+        let list = |types: &mut Vec<i32>, ptrs: &mut Vec<*mut c_void>| abi::Args {
+            struct_size: abi::ARGS_STRUCT_SIZE,
             extension_start: std::ptr::null_mut(),
-            api: api::api(),
-            ctx: &cx as *const CallContext as *mut c_void,
-            stage: abi::stage::EXECUTE,
-            args: abi::Args {
-                struct_size: abi::ARGS_STRUCT_SIZE,
-                extension_start: std::ptr::null_mut(),
-                size: arg_ptrs.len() as i64,
-                types: arg_types.as_mut_ptr(),
-                args: arg_ptrs.as_mut_ptr(),
-            },
-            rets: abi::Args {
-                struct_size: abi::ARGS_STRUCT_SIZE,
-                extension_start: std::ptr::null_mut(),
-                size: ret_ptrs.len() as i64,
-                types: ret_types.as_mut_ptr(),
-                args: ret_ptrs.as_mut_ptr(),
-            },
-            attrs: self.attrs.frame_attrs(),
-            future: std::ptr::null_mut(),
+            size: ptrs.len() as i64,
+            types: types.as_mut_ptr(),
+            args: ptrs.as_mut_ptr(),
         };
-        // SAFETY: the frame and everything it points to outlive the call.
-        unsafe { finish((self.handler)(&mut frame), &frame) }
+        let args = list(&mut arg_types, &mut arg_ptrs);
+        let rets = list(&mut ret_types, &mut ret_ptrs);
+        // SAFETY: the buffers (and the vectors above) outlive the call.
+        unsafe { self.run_stage(self.handler, abi::stage::EXECUTE, ctx, args, rets) }
     }
 }
 
