@@ -33,6 +33,12 @@ pack "$tests" cuda-tests
 pack target/release/hlox hlox
 pack target/release/examples/custom_call_cuda custom_call_cuda
 
+# The typed-FFI test plugin (targets/cpp, built against XLA's ffi.h): the
+# tests find it through HLOX_CPP_FFI_PLUGIN there (gpu_session.sh sets it).
+mkdir -p .gpu/plugins
+cpp=$(ls -t target/release/build/hlox-targets-*/out/libhlox_cpp_ffi_targets.so 2>/dev/null | head -1)
+[ -n "$cpp" ] && cp "$cpp" .gpu/plugins/ && strip .gpu/plugins/libhlox_cpp_ffi_targets.so
+
 for lib in libffi.so.8 libz.so.1 libzstd.so.1; do
   p=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { print $NF; exit }')
   [ -n "$p" ] && cp -L "$p" .gpu/lib/

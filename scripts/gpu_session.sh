@@ -55,6 +55,7 @@ for part in "${parts[@]}"; do
   echo "== $part"
   case $part in
     tests)
+      HLOX_CPP_FFI_PLUGIN=$PWD/.gpu/plugins/libhlox_cpp_ffi_targets.so \
       HLOX_WORKSPACE_ROOT=$PWD HLOX_REQUIRE_GPU=${HLOX_REQUIRE_GPU:-1} HLOX_PTXAS=$ptxas \
         "$bin/cuda-tests" --nocapture 2>&1 | tee "$out/cuda-tests.log" || status=1 ;;
     example)

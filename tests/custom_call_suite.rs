@@ -370,13 +370,22 @@ pub const TYPED_FFI: &str = ", api_version=API_VERSION_TYPED_FFI";
 
 /// targets/cpp as a plugin (its handlers register through XLA_FFI_GetApi
 /// when it loads; the rest are found by symbol).
+/// The path of targets/cpp's plugin: `HLOX_CPP_FFI_PLUGIN` where set (a
+/// test binary run on another machine, scripts/gpu_session.sh), else where
+/// this build put it.
+pub fn cpp_ffi_plugin_path() -> String {
+    std::env::var("HLOX_CPP_FFI_PLUGIN").unwrap_or_else(|_| {
+        assert!(
+            hlox_targets::CPP_FFI_ERROR.is_empty(),
+            "targets/cpp was not built: {}",
+            hlox_targets::CPP_FFI_ERROR
+        );
+        hlox_targets::CPP_FFI_PLUGIN.to_string()
+    })
+}
+
 pub fn cpp_ffi_plugin() -> Arc<Registry> {
-    assert!(
-        hlox_targets::CPP_FFI_ERROR.is_empty(),
-        "targets/cpp was not built: {}",
-        hlox_targets::CPP_FFI_ERROR
-    );
-    plugin(hlox_targets::CPP_FFI_PLUGIN)
+    plugin(&cpp_ffi_plugin_path())
 }
 
 fn one_call(target: &str, operands: &str, params: &str, result: &str, config: &str) -> Module {
@@ -510,7 +519,7 @@ fn counter_states_live() -> i64 {
     // SAFETY: the plugin is loaded already (this only finds it again); the
     // symbol is `extern "C" int64_t HloxCounterStatesLive()`.
     unsafe {
-        let lib = libloading::Library::new(hlox_targets::CPP_FFI_PLUGIN).unwrap();
+        let lib = libloading::Library::new(cpp_ffi_plugin_path()).unwrap();
         let f: libloading::Symbol<unsafe extern "C" fn() -> i64> =
             lib.get(b"HloxCounterStatesLive").unwrap();
         f()
