@@ -164,6 +164,9 @@ impl CudaClient {
             None
         };
         let dev = CudaDevice {
+            scratch: Arc::new(CudaScratch {
+                stream: self.stream.clone(),
+            }),
             stream: self.stream.clone(),
             gemms: compiled.program.kernels.iter().map(|k| k.gemm).collect(),
             funcs,
@@ -1029,6 +1032,8 @@ impl hlox_ffi::xla_ffi::DeviceScratch for CudaScratch {
 /// The CUDA driver as a [`Device`].
 pub(crate) struct CudaDevice {
     stream: Arc<CudaStream>,
+    /// Scratch memory of typed-FFI calls, shared by every call's context.
+    scratch: Arc<CudaScratch>,
     funcs: Vec<CudaFunction>,
     gemms: Vec<Option<crate::plan::Gemm>>,
     blas: Option<cudarc::cublas::CudaBlas>,
@@ -1182,9 +1187,7 @@ impl Device for CudaDevice {
         hlox_ffi::xla_ffi::InvokeContext::cuda_next(
             self.stream.context().ordinal() as i32,
             self.stream.cu_stream() as *mut std::ffi::c_void,
-            Some(Arc::new(CudaScratch {
-                stream: self.stream.clone(),
-            })),
+            Some(self.scratch.clone()),
         )
     }
     fn sync(&self) -> Result<(), String> {

@@ -287,13 +287,6 @@ impl Drop for StateEntry {
     }
 }
 
-impl ExecutionState {
-    /// Whether a state was set.
-    pub fn is_set(&self) -> bool {
-        self.slot.get().is_some()
-    }
-}
-
 impl std::fmt::Debug for ExecutionState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.slot.get() {
@@ -370,14 +363,23 @@ impl InvokeContext {
     }
 }
 
+impl InvokeContext {
+    /// Frees scratch allocation `p` (`layout`: host memory; `None`: device).
+    fn release(&self, p: usize, layout: Option<Layout>) {
+        match (layout, &self.device) {
+            // SAFETY: allocated by `memory_allocate` with this layout.
+            (Some(l), _) => unsafe { std::alloc::dealloc(p as *mut u8, l) },
+            (None, Some(d)) => d.free(p as *mut c_void),
+            (None, None) => {}
+        }
+    }
+}
+
 impl Drop for InvokeContext {
     fn drop(&mut self) {
-        for (p, l) in self.allocations.get_mut().drain() {
-            match (l, &self.device) {
-                (Some(l), _) => unsafe { std::alloc::dealloc(p as *mut u8, l) },
-                (None, Some(d)) => d.free(p as *mut c_void),
-                (None, None) => {}
-            }
+        let left: Vec<_> = self.allocations.get_mut().drain().collect();
+        for (p, l) in left {
+            self.release(p, l);
         }
     }
 }
@@ -387,7 +389,7 @@ impl Drop for InvokeContext {
 pub(crate) struct CallContext<'a> {
     pub invoke: &'a InvokeContext,
     pub stage: i32,
-    pub state: Option<&'a ExecutionState>,
+    pub state: &'a ExecutionState,
 }
 
 impl std::ops::Deref for CallContext<'_> {
@@ -463,14 +465,7 @@ fn state_slot<'a>(
             ),
         ));
     }
-    c.state.ok_or_else(|| {
-        new_error(
-            code::FAILED_PRECONDITION,
-            format!(
-                "{what}: this call has no handler state (state is kept per prepared custom call)"
-            ),
-        )
-    })
+    Ok(c.state)
 }
 
 unsafe extern "C" fn state_set(args: *mut abi::StateArgs) -> *mut Error {
@@ -603,15 +598,10 @@ unsafe extern "C" fn memory_allocate(args: *mut abi::MemoryAllocateArgs) -> *mut
 
 unsafe extern "C" fn memory_free(args: *mut abi::MemoryFreeArgs) -> *mut Error {
     with_ctx!(args, "XLA_FFI_DeviceMemory_Free", |a, c| {
-        match c.allocations.borrow_mut().remove(&(a.data as usize)) {
-            Some(Some(l)) => {
-                unsafe { std::alloc::dealloc(a.data as *mut u8, l) };
-                std::ptr::null_mut()
-            }
-            Some(None) => {
-                if let Some(d) = &c.device {
-                    d.free(a.data);
-                }
+        let found = c.allocations.borrow_mut().remove(&(a.data as usize));
+        match found {
+            Some(l) => {
+                c.release(a.data as usize, l);
                 std::ptr::null_mut()
             }
             None => new_error(

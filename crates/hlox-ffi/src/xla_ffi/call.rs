@@ -194,7 +194,7 @@ impl FfiCall {
         let cx = CallContext {
             invoke,
             stage,
-            state: Some(&self.state),
+            state: &self.state,
         };
         let mut frame = CallFrame {
             struct_size: abi::CALL_FRAME_STRUCT_SIZE,
@@ -209,11 +209,6 @@ impl FfiCall {
         };
         // SAFETY: the frame and what it points to outlive the call.
         unsafe { finish(handler(&mut frame), &frame) }
-    }
-
-    /// Whether the instantiate stage set a state.
-    pub fn has_state(&self) -> bool {
-        self.state.is_set()
     }
 
     /// Number of argument buffers (operand leaves).
@@ -268,47 +263,64 @@ impl FfiCall {
                 self.rets.len()
             ));
         }
-        let buf = |d: &BufferDesc, p: *mut c_void| Buffer {
-            struct_size: abi::BUFFER_STRUCT_SIZE,
-            extension_start: std::ptr::null_mut(),
-            dtype: d.dtype,
-            data: p,
-            rank: d.dims.len() as i64,
-            dims: d.dims.as_ptr() as *mut i64,
-        };
-        let mut arg_bufs: Vec<Buffer> = self
-            .args
+        let mut args = BufferList::new(&self.args, args);
+        let mut rets = BufferList::new(&self.rets, rets);
+        // SAFETY: the lists (and the buffers) outlive the call.
+        unsafe {
+            self.run_stage(
+                self.handler,
+                abi::stage::EXECUTE,
+                ctx,
+                args.as_args(),
+                rets.as_args(),
+            )
+        }
+    }
+}
+
+/// The `XLA_FFI_Buffer`s of one call's arguments (or results) and the
+/// arrays `XLA_FFI_Args` points into.
+struct BufferList {
+    /// Only kept alive: `ptrs` points into it (boxed, so it does not move).
+    _bufs: Box<[Buffer]>,
+    types: Vec<i32>,
+    ptrs: Vec<*mut c_void>,
+}
+
+impl BufferList {
+    fn new(descs: &[BufferDesc], data: &[*mut c_void]) -> BufferList {
+        let mut bufs: Box<[Buffer]> = descs
             .iter()
-            .zip(args)
-            .map(|(d, &p)| buf(d, p))
+            .zip(data)
+            .map(|(d, &p)| Buffer {
+                struct_size: abi::BUFFER_STRUCT_SIZE,
+                extension_start: std::ptr::null_mut(),
+                dtype: d.dtype,
+                data: p,
+                rank: d.dims.len() as i64,
+                dims: d.dims.as_ptr() as *mut i64,
+            })
             .collect();
-        let mut ret_bufs: Vec<Buffer> = self
-            .rets
-            .iter()
-            .zip(rets)
-            .map(|(d, &p)| buf(d, p))
-            .collect();
-        let mut arg_types = vec![abi::ARG_BUFFER; arg_bufs.len()];
-        let mut ret_types = vec![abi::ARG_BUFFER; ret_bufs.len()];
-        let mut arg_ptrs: Vec<*mut c_void> = arg_bufs
+        let ptrs = bufs
             .iter_mut()
             .map(|b| b as *mut Buffer as *mut c_void)
             .collect();
-        let mut ret_ptrs: Vec<*mut c_void> = ret_bufs
-            .iter_mut()
-            .map(|b| b as *mut Buffer as *mut c_void)
-            .collect();
-        let list = |types: &mut Vec<i32>, ptrs: &mut Vec<*mut c_void>| abi::Args {
+        BufferList {
+            types: vec![abi::ARG_BUFFER; bufs.len()],
+            _bufs: bufs,
+            ptrs,
+        }
+    }
+
+    /// The list as a call frame's `args` or `rets` (valid while `self` is).
+    fn as_args(&mut self) -> abi::Args {
+        abi::Args {
             struct_size: abi::ARGS_STRUCT_SIZE,
             extension_start: std::ptr::null_mut(),
-            size: ptrs.len() as i64,
-            types: types.as_mut_ptr(),
-            args: ptrs.as_mut_ptr(),
-        };
-        let args = list(&mut arg_types, &mut arg_ptrs);
-        let rets = list(&mut ret_types, &mut ret_ptrs);
-        // SAFETY: the buffers (and the vectors above) outlive the call.
-        unsafe { self.run_stage(self.handler, abi::stage::EXECUTE, ctx, args, rets) }
+            size: self.ptrs.len() as i64,
+            types: self.types.as_mut_ptr(),
+            args: self.ptrs.as_mut_ptr(),
+        }
     }
 }
 
