@@ -459,10 +459,20 @@ impl Registry {
         }
         // SAFETY: loading a library runs its initialisers; that is what a plugin is for.
         // Handlers its initialisers register through XLA_FFI_GetApi() are captured.
-        let (lib, ffi_regs) = crate::xla_ffi::api::capture_registrations(|| unsafe {
+        let (lib, captured) = crate::xla_ffi::api::capture_registrations(|| unsafe {
             libloading::Library::new(&path)
         });
-        let ffi_regs = replay_ffi_registrations(&path, ffi_regs);
+        let ffi_regs = replay_ffi_registrations(&path, captured.handlers);
+        if lib.is_ok() && (!ffi_regs.is_empty() || captured.types) {
+            // Handlers and types registered through XLA_FFI_GetApi() live in
+            // process-wide tables (and a handler's detached work may still
+            // run its code): such a library stays loaded for good, as
+            // XLA's plugins do. A second handle, never closed, keeps it.
+            // SAFETY: the library is already loaded; this runs nothing.
+            if let Ok(pin) = unsafe { libloading::Library::new(&path) } {
+                std::mem::forget(pin);
+            }
+        }
         let lib = lib.map_err(|e| PluginError::Open {
             path: path.clone(),
             // libloading's Display is only "dlopen failed": the reason

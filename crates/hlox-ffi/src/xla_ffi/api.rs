@@ -106,12 +106,26 @@ thread_local! {
 /// process, or a library loaded by other means).
 static PROCESS: Mutex<Vec<FfiRegistration>> = Mutex::new(Vec::new());
 
-/// Runs `f` (a `dlopen`) and returns the handler registrations it made.
-pub(crate) fn capture_registrations<R>(f: impl FnOnce() -> R) -> (R, Vec<FfiRegistration>) {
+thread_local! {
+    /// Set when a type is registered while [`capture_registrations`] runs.
+    static CAPTURED_TYPES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// What a library's initialisers registered through `XLA_FFI_GetApi()`.
+pub(crate) struct Captured {
+    pub handlers: Vec<FfiRegistration>,
+    /// Whether it registered a type (whose deleter hlox keeps).
+    pub types: bool,
+}
+
+/// Runs `f` (a `dlopen`) and returns what it registered.
+pub(crate) fn capture_registrations<R>(f: impl FnOnce() -> R) -> (R, Captured) {
     let outer = CAPTURE.with(|c| c.replace(Some(Vec::new())));
+    let outer_types = CAPTURED_TYPES.with(|c| c.replace(false));
     let r = f();
-    let got = CAPTURE.with(|c| c.replace(outer)).unwrap_or_default();
-    (r, got)
+    let handlers = CAPTURE.with(|c| c.replace(outer)).unwrap_or_default();
+    let types = CAPTURED_TYPES.with(|c| c.replace(outer_types));
+    (r, Captured { handlers, types })
 }
 
 /// Registrations made through `XLA_FFI_GetApi()` by code already in the
@@ -256,6 +270,7 @@ unsafe extern "C" fn type_register(args: *mut abi::TypeRegisterArgs) -> *mut Err
         id: id.type_id,
         deleter,
     });
+    CAPTURED_TYPES.with(|c| c.set(true));
     std::ptr::null_mut()
 }
 
