@@ -514,23 +514,29 @@ ENTRY main {
     assert!(err.contains("Wrong scalar data type"), "{err}");
 }
 
-/// How many handler states of targets/cpp's `cpp_counter` exist.
-fn counter_states_live() -> i64 {
+/// What one of targets/cpp's `extern "C" int64_t NAME()` counters says
+/// (how many handler states of some kind exist).
+pub fn cpp_plugin_counter(symbol: &str) -> i64 {
     // SAFETY: the plugin is loaded already (this only finds it again); the
-    // symbol is `extern "C" int64_t HloxCounterStatesLive()`.
+    // symbol is `extern "C" int64_t NAME()`.
     unsafe {
         let lib = libloading::Library::new(cpp_ffi_plugin_path()).unwrap();
         let f: libloading::Symbol<unsafe extern "C" fn() -> i64> =
-            lib.get(b"HloxCounterStatesLive").unwrap();
+            lib.get(symbol.as_bytes()).unwrap();
         f()
     }
+}
+
+/// How many handler states of targets/cpp's `cpp_counter` exist.
+fn counter_states_live() -> i64 {
+    cpp_plugin_counter("HloxCounterStatesLive")
 }
 
 /// Typed-FFI handlers with state and asynchronous results, built with
 /// XLA's `ffi.h`: the instantiate stage runs once per prepared call and its
 /// state reaches every execute call of that call, one state per instruction,
-/// destroyed with the prepared module; a prepare stage (a GPU stage) is not
-/// run on the Host; tokens are arguments and results; a handler's future is
+/// destroyed with the prepared module; prepare and initialize stages (GPU
+/// stages) are not run on the Host; tokens are arguments and results; a handler's future is
 /// waited for, whether it completes before the handler returns or later on
 /// another thread.
 pub fn typed_ffi_state_stages_and_futures(e: &dyn Engine) {
@@ -593,6 +599,22 @@ ENTRY main {
     let got = run_once(e, &m, &r, &[Literal::r1(&x)]).unwrap();
     let want: Vec<f32> = x.iter().map(|v| 3.0 * v).collect();
     assert_eq!(got.to_vec::<f32>().unwrap(), want);
+
+    // A handler that needs its prepare and initialize stages' states: its
+    // instantiate stage runs (it sees the buffers' shapes without data),
+    // and the execute stage is told why there is no prepared state here.
+    let m = one_call(
+        "cpp_staged",
+        "x",
+        "  x = f32[64]{0} parameter(0)",
+        "(f32[64]{0}, s64[5]{0})",
+        "{scale = 2.0 : f32, fail = 0 : i64}",
+    );
+    let err = run_once(e, &m, &r, &[Literal::r1(&x)]).unwrap_err();
+    assert!(
+        err.contains("cpp_staged") && err.contains("prepare and initialize stages only on CUDA"),
+        "{err}"
+    );
 
     // Token operands and results are arguments and results of dtype TOKEN.
     let m = module(

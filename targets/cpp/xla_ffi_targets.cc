@@ -231,7 +231,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(StatelessCounterFfi, CounterExecute,
                                   .Attr<int64_t>("start"));
 
 // A prepare stage (a GPU stage: XLA:CPU does not run it, nor does hlox's
-// Host backend) that would fail if it ran.
+// Host backend) that fails if it runs; registered for the Host only.
 static ffi::Error RefusePrepare() {
   return ffi::Error::Internal("the prepare stage ran on the Host");
 }
@@ -299,11 +299,159 @@ XLA_FFI_DEFINE_HANDLER(kStreamProbe, StreamProbeImpl,
                            .Ctx<ffi::PlatformStream<void*>>()
                            .Ret<ffi::Buffer<ffi::S32>>());
 
+// All four stages, as XLA:GPU runs them (a Triton-style kernel call keeps
+// what its initialize stage found in an `Initialized<T>` state):
+//   instantiate (once per compiled call) makes StagedCall from the
+//     attributes;
+//   prepare (at most once per run, no stream) and initialize (at most once
+//     per run, the run's stream) each make a state that lives for that run;
+//   execute computes y = scale * x and writes what it saw to `info`:
+//     [prepares, initializes (both counted per compiled call), executes in
+//      this run, 1 if prepare saw no stream, prepare's buffer check].
+// `fail` = 1 or 2 makes the prepare or the initialize stage fail. Results
+// are written from the host: hlox's tests run this in its CUDA emulation.
+struct StagedCall {
+  static ffi::TypeId id;
+  StagedCall(float s, int64_t f) : scale(s), fail(f) { live.fetch_add(1); }
+  ~StagedCall() { live.fetch_sub(1); }
+  float scale;
+  int64_t fail;
+  int64_t prepares = 0;
+  int64_t initializes = 0;
+  static std::atomic<int64_t> live;
+};
+ffi::TypeId StagedCall::id = {};
+std::atomic<int64_t> StagedCall::live{0};
+
+struct StagedPrepared {
+  static ffi::TypeId id;
+  StagedPrepared(bool ns, bool bufs) : no_stream(ns), had_buffers(bufs) {
+    live.fetch_add(1);
+  }
+  ~StagedPrepared() { live.fetch_sub(1); }
+  bool no_stream;
+  bool had_buffers;
+  static std::atomic<int64_t> live;
+};
+ffi::TypeId StagedPrepared::id = {};
+std::atomic<int64_t> StagedPrepared::live{0};
+
+struct StagedInitialized {
+  static ffi::TypeId id;
+  StagedInitialized() { live.fetch_add(1); }
+  ~StagedInitialized() { live.fetch_sub(1); }
+  int64_t executes = 0;
+  static std::atomic<int64_t> live;
+};
+ffi::TypeId StagedInitialized::id = {};
+std::atomic<int64_t> StagedInitialized::live{0};
+
+XLA_FFI_REGISTER_TYPE(XLA_FFI_GetApi(), "hlox_tests.staged_call",
+                      &StagedCall::id, ffi::MakeTypeInfo<StagedCall>());
+XLA_FFI_REGISTER_TYPE(XLA_FFI_GetApi(), "hlox_tests.staged_prepared",
+                      &StagedPrepared::id, ffi::MakeTypeInfo<StagedPrepared>());
+XLA_FFI_REGISTER_TYPE(XLA_FFI_GetApi(), "hlox_tests.staged_initialized",
+                      &StagedInitialized::id,
+                      ffi::MakeTypeInfo<StagedInitialized>());
+
+// How many states of the three kinds exist (per-run ones must be gone
+// after each run; the instantiate one when the executable is dropped).
+extern "C" int64_t HloxStagedStatesLive() {
+  return StagedCall::live.load() + StagedPrepared::live.load() +
+         StagedInitialized::live.load();
+}
+
+static ffi::ErrorOr<std::unique_ptr<StagedCall>> StagedInstantiate(
+    ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y,
+    ffi::ResultBuffer<ffi::S64>, float scale, int64_t fail) {
+  // The instantiate stage sees the buffers' types and dimensions, no data.
+  if (x.element_count() != y->element_count() || x.typed_data() != nullptr) {
+    return ffi::Unexpected(ffi::Error::Internal(
+        "staged: instantiate expects shapes without data"));
+  }
+  return std::make_unique<StagedCall>(scale, fail);
+}
+
+XLA_FFI_DEFINE_HANDLER(kStagedInstantiate, StagedInstantiate,
+                       ffi::Ffi::BindInstantiate()
+                           .Arg<ffi::Buffer<ffi::F32>>()
+                           .Ret<ffi::Buffer<ffi::F32>>()
+                           .Ret<ffi::Buffer<ffi::S64>>()
+                           .Attr<float>("scale")
+                           .Attr<int64_t>("fail"));
+
+static ffi::ErrorOr<std::unique_ptr<StagedPrepared>> StagedPrepare(
+    void* stream, StagedCall* call, ffi::Buffer<ffi::F32> x,
+    ffi::ResultBuffer<ffi::F32> y, ffi::ResultBuffer<ffi::S64> info) {
+  call->prepares += 1;
+  if (call->fail == 1) {
+    return ffi::Unexpected(ffi::Error::Internal("staged: prepare refused"));
+  }
+  bool bufs = x.typed_data() != nullptr && y->typed_data() != nullptr &&
+              info->typed_data() != nullptr;
+  return std::make_unique<StagedPrepared>(stream == nullptr, bufs);
+}
+
+XLA_FFI_DEFINE_HANDLER(kStagedPrepare, StagedPrepare,
+                       ffi::Ffi::BindPrepare()
+                           .Ctx<ffi::PlatformStream<void*>>()
+                           .Ctx<ffi::State<StagedCall>>()
+                           .Arg<ffi::Buffer<ffi::F32>>()
+                           .Ret<ffi::Buffer<ffi::F32>>()
+                           .Ret<ffi::Buffer<ffi::S64>>());
+
+static ffi::ErrorOr<std::unique_ptr<StagedInitialized>> StagedInitialize(
+    StagedCall* call, StagedPrepared* prepared) {
+  call->initializes += 1;
+  if (call->fail == 2) {
+    return ffi::Unexpected(ffi::Error::Internal("staged: initialize refused"));
+  }
+  if (prepared == nullptr) {
+    return ffi::Unexpected(ffi::Error::Internal("staged: no prepared state"));
+  }
+  return std::make_unique<StagedInitialized>();
+}
+
+XLA_FFI_DEFINE_HANDLER(kStagedInitialize, StagedInitialize,
+                       ffi::Ffi::BindInitialize()
+                           .Ctx<ffi::State<StagedCall>>()
+                           .Ctx<ffi::Prepared<StagedPrepared>>());
+
+static ffi::Error StagedExecute(StagedCall* call, StagedPrepared* prepared,
+                                StagedInitialized* initialized,
+                                ffi::Buffer<ffi::F32> x,
+                                ffi::ResultBuffer<ffi::F32> y,
+                                ffi::ResultBuffer<ffi::S64> info) {
+  initialized->executes += 1;
+  for (size_t i = 0; i < x.element_count(); ++i) {
+    y->typed_data()[i] = call->scale * x.typed_data()[i];
+  }
+  if (info->element_count() != 5) {
+    return ffi::Error::InvalidArgument("staged: info is s64[5]");
+  }
+  int64_t* o = info->typed_data();
+  o[0] = call->prepares;
+  o[1] = call->initializes;
+  o[2] = initialized->executes;
+  o[3] = prepared->no_stream ? 1 : 0;
+  o[4] = prepared->had_buffers ? 1 : 0;
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER(kStagedExecute, StagedExecute,
+                       ffi::Ffi::Bind()
+                           .Ctx<ffi::State<StagedCall>>()
+                           .Ctx<ffi::Prepared<StagedPrepared>>()
+                           .Ctx<ffi::Initialized<StagedInitialized>>()
+                           .Arg<ffi::Buffer<ffi::F32>>()
+                           .Ret<ffi::Buffer<ffi::F32>>()
+                           .Ret<ffi::Buffer<ffi::S64>>());
+
 // Registered by name when the library is loaded, as XLA plugins do.
 XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_axpby", "Host", AxpbyFfi);
 XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_add_sub", "Host", AddSubFfi);
 
-// Bundles: instantiate + execute, and prepare + execute.
+// Bundles: instantiate + execute, and prepare + execute (Host only).
 static const XLA_FFI_Handler_Bundle kCounterBundle = {
     kCounterInstantiate, nullptr, nullptr, kCounterExecute};
 XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_counter", "Host",
@@ -320,5 +468,11 @@ XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_counter", "CUDA",
                          kCounterBundle);
 XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_stream_probe", "CUDA",
                          kStreamProbe);
-XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_axpby_with_prepare", "CUDA",
-                         kPrepareBundle);
+static const XLA_FFI_Handler_Bundle kStagedBundle = {
+    kStagedInstantiate, kStagedPrepare, kStagedInitialize, kStagedExecute};
+XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_staged", "CUDA",
+                         kStagedBundle);
+// The same bundle for the Host, where only instantiate and execute run: its
+// execute stage then finds no prepared state.
+XLA_FFI_REGISTER_HANDLER(XLA_FFI_GetApi(), "cpp_staged", "Host",
+                         kStagedBundle);

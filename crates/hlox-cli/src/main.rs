@@ -340,15 +340,6 @@ fn hints(e: &anyhow::Error) -> String {
                  XLA_FFI_REGISTER_HANDLER from xla/ffi/api/ffi.h) built against FFI API 0.x with x <= 4",
             );
         }
-        if b.problems
-            .iter()
-            .any(|p| matches!(p, BindProblem::Unsupported { .. }))
-        {
-            out.push_str(
-                "\nfix: run the module with --platform host, or register the CUDA handler without \
-                 the stages hlox does not run (see docs/custom-calls.md, Typed FFI)",
-            );
-        }
     }
     out
 }

@@ -13,9 +13,11 @@
 //! command, so a replay reuses memory exactly as the recorded run did.
 //! A run can be a graph only when it does the same device work every
 //! time: no while loop or conditional (their predicates are read back on
-//! the host), and every custom call's target marked graph-compatible
+//! the host), every custom call's target marked graph-compatible
 //! ([`hlox_ffi::Traits::GRAPH_COMPATIBLE`]: it only enqueues work on the
-//! stream). Where the device has no graphs (host emulation) the recorded
+//! stream), and no typed-FFI handler with prepare or initialize stages
+//! (they run on the host in every run, and what they set lives for that
+//! run only). Where the device has no graphs (host emulation) the recorded
 //! list itself is replayed, so the recording, the argument copies and the
 //! replay are tested without a GPU.
 
@@ -184,6 +186,17 @@ pub(crate) fn blocker(c: &CompiledModule) -> Option<String> {
                         "conditional `{}` reads its branch index back on the host",
                         inst.name
                     ))
+                }
+                (crate::plan::Step::CustomCall, Op::CustomCall(_))
+                    if c.ffi_calls
+                        .get(&inst.name)
+                        .is_some_and(|p| p.has_run_stages()) =>
+                {
+                    return Some(format!(
+                        "custom call `{}` has a typed-FFI handler with prepare or initialize \
+                         stages, which run on the host in every run",
+                        inst.name
+                    ));
                 }
                 (crate::plan::Step::CustomCall, Op::CustomCall(call)) => {
                     let ok = c

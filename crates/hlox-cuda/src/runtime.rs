@@ -18,6 +18,7 @@ use cudarc::driver::{
     PushKernelArg,
 };
 use hlox_hlo::{ArrayLiteral, ArrayShape, CompId, InstId, Literal, Module, Op, Shape};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -333,6 +334,24 @@ fn exec(inst: &str, message: impl Into<String>) -> RuntimeError {
     }
 }
 
+/// What one run keeps across its custom calls: the run id its typed-FFI
+/// calls see (one per run, as in XLA) and, per typed-FFI call, whether its
+/// prepare and initialize stages ran in this run and what they set
+/// (destroyed when the run ends, after its last device work is done).
+pub(crate) struct RunScope {
+    run_id: i64,
+    stages: RefCell<HashMap<(CompId, InstId), hlox_ffi::xla_ffi::RunStages>>,
+}
+
+impl RunScope {
+    fn new() -> RunScope {
+        RunScope {
+            run_id: hlox_ffi::xla_ffi::InvokeContext::next_run_id(),
+            stages: RefCell::new(HashMap::new()),
+        }
+    }
+}
+
 impl<D: Device> Runner<D> {
     pub(crate) fn new(dev: D, compiled: CompiledModule) -> Result<Self, RuntimeError> {
         let slot = match crate::graph::blocker(&compiled) {
@@ -410,7 +429,7 @@ impl<D: Device> Runner<D> {
         let graph = if cmds.is_empty() {
             Ok(None)
         } else {
-            self.dev.capture(&|| self.replay(&cmds))
+            self.dev.capture(&|| self.replay(&cmds, &RunScope::new()))
         };
         *slot = match graph {
             Ok(graph) => Slot::Ready(Recording {
@@ -471,14 +490,16 @@ impl<D: Device> Runner<D> {
             })?);
         }
         let mut r = None;
+        let scope = RunScope::new();
         let ms = self.dev.timed(&mut || {
-            r = Some(self.run_comp(m.entry, dargs.clone())?);
+            r = Some(self.run_comp(m.entry, dargs.clone(), &scope)?);
             Ok(())
         })?;
         *lock(&self.last_ms) = Some(ms);
         let r = r.ok_or_else(|| exec(&entry.name, "the run left no result"))?;
         let out = self.download(&r)?;
         self.dev.sync().map_err(RuntimeError::Driver)?;
+        drop(scope);
         Ok((out, dargs, r))
     }
 
@@ -516,7 +537,7 @@ impl<D: Device> Runner<D> {
                 .dev
                 .launch_graph(g)
                 .map_err(|e| RuntimeError::Driver(format!("launching the run's CUDA graph: {e}"))),
-            None => self.replay(&rec.cmds),
+            None => self.replay(&rec.cmds, &RunScope::new()),
         })?;
         *lock(&self.last_ms) = Some(ms);
         let out = self.download(&rec.result)?;
@@ -526,7 +547,7 @@ impl<D: Device> Runner<D> {
     }
 
     /// Issue recorded commands on the device, in order.
-    fn replay(&self, cmds: &[Cmd]) -> Result<(), RuntimeError> {
+    fn replay(&self, cmds: &[Cmd], scope: &RunScope) -> Result<(), RuntimeError> {
         for c in cmds {
             match c {
                 Cmd::Launch { k, args } => {
@@ -546,7 +567,7 @@ impl<D: Device> Runner<D> {
                     comp,
                     inst,
                     buffers,
-                } => self.invoke(*comp, *inst, buffers.clone())?,
+                } => self.invoke(*comp, *inst, buffers.clone(), scope)?,
             }
         }
         Ok(())
@@ -647,7 +668,12 @@ impl<D: Device> Runner<D> {
             .collect()
     }
 
-    fn run_comp(&self, cid: CompId, args: Vec<Val<D::Buf>>) -> Result<Val<D::Buf>, RuntimeError> {
+    fn run_comp(
+        &self,
+        cid: CompId,
+        args: Vec<Val<D::Buf>>,
+        scope: &RunScope,
+    ) -> Result<Val<D::Buf>, RuntimeError> {
         let m = &self.compiled.module;
         let comp = m.comp(cid);
         let plan: &CompPlan = self
@@ -760,15 +786,15 @@ impl<D: Device> Runner<D> {
                     }
                     out
                 }
-                Step::Call(c) => self.run_comp(*c, operands()?)?,
+                Step::Call(c) => self.run_comp(*c, operands()?, scope)?,
                 Step::While { cond, body } => {
                     let mut state = operand(0)?;
                     loop {
-                        let p = self.run_comp(*cond, vec![state.clone()])?;
+                        let p = self.run_comp(*cond, vec![state.clone()], scope)?;
                         if self.read_scalar(&p, name, 1)?[0] == 0 {
                             break;
                         }
-                        state = self.run_comp(*body, vec![state])?;
+                        state = self.run_comp(*body, vec![state], scope)?;
                     }
                     state
                 }
@@ -795,9 +821,9 @@ impl<D: Device> Runner<D> {
                             i as usize
                         }
                     };
-                    self.run_comp(branches[b], vec![operand(1 + b)?])?
+                    self.run_comp(branches[b], vec![operand(1 + b)?], scope)?
                 }
-                Step::CustomCall => self.custom_call(cid, *id, operands()?, frees)?,
+                Step::CustomCall => self.custom_call(cid, *id, operands()?, frees, scope)?,
             };
             vals.insert(*id, v);
             for f in frees {
@@ -863,6 +889,7 @@ impl<D: Device> Runner<D> {
         id: InstId,
         operands: Vec<Val<D::Buf>>,
         dying: &[InstId],
+        scope: &RunScope,
     ) -> Result<Val<D::Buf>, RuntimeError> {
         let comp = &self.compiled.module.comp(cid);
         let inst = comp.inst(id);
@@ -956,13 +983,20 @@ impl<D: Device> Runner<D> {
         let mut leaves: Vec<Option<Arc<DevBuf<D::Buf>>>> =
             op_leaves.into_iter().flatten().collect();
         leaves.extend(out_leaves);
-        self.invoke(cid, id, self.ptrs(&leaves))?;
+        self.invoke(cid, id, self.ptrs(&leaves), scope)?;
         Ok(out)
     }
 
     /// Call the target of custom call `inst` (of computation `cid`) on
-    /// these buffers (operand leaves, then result leaves) and the stream.
-    fn invoke(&self, cid: CompId, id: InstId, buffers: Vec<u64>) -> Result<(), RuntimeError> {
+    /// these buffers (operand leaves, then result leaves) and the stream,
+    /// in run `scope`.
+    fn invoke(
+        &self,
+        cid: CompId,
+        id: InstId,
+        buffers: Vec<u64>,
+        scope: &RunScope,
+    ) -> Result<(), RuntimeError> {
         let inst = self.compiled.module.comp(cid).inst(id);
         let Op::CustomCall(call) = &inst.op else {
             return Err(exec(&inst.name, "not a custom call"));
@@ -986,9 +1020,12 @@ impl<D: Device> Runner<D> {
             .collect();
         let result = match self.compiled.ffi_calls.get(&inst.name) {
             Some(prepared) => {
-                let ctx = self.dev.ffi_context();
+                let mut ctx = self.dev.ffi_context();
+                ctx.run_id = scope.run_id;
+                let mut stages = scope.stages.borrow_mut();
+                let run = stages.entry((cid, id)).or_default();
                 // SAFETY: as below; the call was prepared for these shapes.
-                unsafe { hlox_ffi::invoke_cuda_ffi(prepared, &call.target, &buffers, &ctx) }
+                unsafe { hlox_ffi::invoke_cuda_ffi(prepared, &call.target, &buffers, &ctx, run) }
             }
             // SAFETY: buffers are live allocations of the shapes the custom
             // call declares, in XLA's order (operand leaves, then result

@@ -3085,19 +3085,104 @@ ENTRY main {
         err.contains("instantiate stage failed") && err.contains("start must be >= 0"),
         "{err}"
     );
-    // Prepare and initialize are not run on CUDA yet: refused when binding.
-    let prep = hlox_tests::custom_call_suite::module(
-        r#"HloModule prep
+    // All four stages (targets/cpp's `cpp_staged`): instantiate at compile
+    // time with the buffers' shapes; prepare (no stream) and initialize at
+    // most once per run, before the call's first execute, their states
+    // living for that run; execute sees all three states. In a while loop
+    // the call executes 3 times per run.
+    let live = || hlox_tests::custom_call_suite::cpp_plugin_counter("HloxStagedStatesLive");
+    let staged = |fail: i64| {
+        hlox_tests::custom_call_suite::module(&format!(
+            r#"HloModule staged
+
+cond {{
+  s = (s32[], f32[4]{{0}}, s64[5]{{0}}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}}
+
+body {{
+  s = (s32[], f32[4]{{0}}, s64[5]{{0}}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  x = f32[4]{{0}} get-tuple-element(s), index=1
+  cc = (f32[4]{{0}}, s64[5]{{0}}) custom-call(x), custom_call_target="cpp_staged", api_version=API_VERSION_TYPED_FFI, backend_config={{scale = 2.0 : f32, fail = {fail} : i64}}
+  y = f32[4]{{0}} get-tuple-element(cc), index=0
+  info = s64[5]{{0}} get-tuple-element(cc), index=1
+  ROOT t = (s32[], f32[4]{{0}}, s64[5]{{0}}) tuple(i1, y, info)
+}}
+
+ENTRY main {{
+  x = f32[4]{{0}} parameter(0)
+  zero = s32[] constant(0)
+  z = s64[] constant(0)
+  info0 = s64[5]{{0}} broadcast(z), dimensions={{}}
+  init = (s32[], f32[4]{{0}}, s64[5]{{0}}) tuple(zero, x, info0)
+  w = (s32[], f32[4]{{0}}, s64[5]{{0}}) while(init), condition=cond, body=body
+  y = f32[4]{{0}} get-tuple-element(w), index=1
+  info = s64[5]{{0}} get-tuple-element(w), index=2
+  ROOT r = (f32[4]{{0}}, s64[5]{{0}}) tuple(y, info)
+}}
+"#
+        ))
+    };
+    let before = live();
+    let x = hlox_hlo::Literal::r1(&[1.0f32, -2.0, 0.5, 3.0]);
+    let exe = Backend::Emulation.build(&staged(0), &o).unwrap();
+    assert_eq!(live(), before + 1, "instantiate ran at compile time");
+    for n in 1..=2i64 {
+        let got = exe.execute(std::slice::from_ref(&x)).unwrap().into_leaves();
+        assert_eq!(got[0].to_vec::<f32>().unwrap(), [8.0, -16.0, 4.0, 24.0]);
+        // [prepares, initializes, executes in this run, prepare saw no
+        // stream, prepare saw the buffers]
+        assert_eq!(got[1].to_vec::<i64>().unwrap(), [n, n, 3, 1, 1], "run {n}");
+        assert_eq!(
+            live(),
+            before + 1,
+            "run {n}'s prepare/initialize states are gone"
+        );
+    }
+    drop(exe);
+    assert_eq!(
+        live(),
+        before,
+        "the instantiate state goes with the executable"
+    );
+    for (fail, stage) in [(1, "prepare"), (2, "initialize")] {
+        let exe = Backend::Emulation.build(&staged(fail), &o).unwrap();
+        let err = exe
+            .execute(std::slice::from_ref(&x))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("cc")
+                && err.contains("cpp_staged")
+                && err.contains(&format!("its {stage} stage failed"))
+                && err.contains(&format!("staged: {stage} refused")),
+            "{err}"
+        );
+    }
+    assert_eq!(live(), before, "states of failed runs are destroyed");
+    // Such a call keeps the run out of a CUDA graph: its stages run on the
+    // host in every run.
+    let flat = hlox_tests::custom_call_suite::module(
+        r#"HloModule flat
 
 ENTRY main {
-  x = f32[8]{0} parameter(0)
-  ROOT c = f32[8]{0} custom-call(x, x), custom_call_target="cpp_axpby_with_prepare", api_version=API_VERSION_TYPED_FFI, backend_config={alpha = 1.0 : f32, beta = 1.0 : f32}
+  x = f32[4]{0} parameter(0)
+  ROOT cc = (f32[4]{0}, s64[5]{0}) custom-call(x), custom_call_target="cpp_staged", api_version=API_VERSION_TYPED_FFI, backend_config={scale = 3.0 : f32, fail = 0 : i64}
 }
 "#,
     );
-    let err = compile(&prep, &o).unwrap_err().to_string();
-    assert!(
-        err.contains("cpp_axpby_with_prepare") && err.contains("prepare stage(s)"),
-        "{err}"
-    );
+    let exe = Backend::Emulation.build(&flat, &o).unwrap();
+    match exe.graph_status() {
+        hlox_cuda::GraphStatus::Off(why) => assert!(why.contains("prepare or initialize"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    for n in 1..=2i64 {
+        let got = exe.execute(std::slice::from_ref(&x)).unwrap().into_leaves();
+        assert_eq!(got[1].to_vec::<i64>().unwrap(), [n, n, 1, 1, 1]);
+    }
 }

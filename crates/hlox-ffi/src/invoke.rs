@@ -733,7 +733,9 @@ pub unsafe fn invoke_cuda(
 
 /// Calls a prepared typed-FFI call with XLA's GPU buffer order (operand
 /// leaves, then result leaves; [`cuda_buffer_order`]) in the context of one
-/// CUDA call (its stream and scratch memory).
+/// CUDA call (its stream and scratch memory). `run` holds what this run
+/// of the executable has done with the call's prepare and initialize
+/// stages (they run before the first execute of each run).
 ///
 /// # Safety
 /// `buffers` hold the call's buffers (device pointers on a GPU, host
@@ -744,9 +746,12 @@ pub unsafe fn invoke_cuda_ffi(
     target: &str,
     buffers: &[*mut c_void],
     ctx: &crate::xla_ffi::InvokeContext,
+    run: &mut crate::xla_ffi::RunStages,
 ) -> Result<(), InvokeError> {
-    unsafe { prepared.call_buffers(buffers, ctx) }.map_err(|message| InvokeError::Failed {
-        target: target.into(),
-        message,
+    unsafe { prepared.call_buffers(buffers, ctx, Some(run)) }.map_err(|message| {
+        InvokeError::Failed {
+            target: target.into(),
+            message,
+        }
     })
 }

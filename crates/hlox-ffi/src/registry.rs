@@ -725,19 +725,6 @@ impl Registry {
                         continue;
                     }
                 }
-                if let (Platform::Cuda, TargetFn::Ffi(h)) = (platform, t.func) {
-                    if h.prepare.is_some() || h.initialize.is_some() {
-                        problems.push(BindProblem::Unsupported {
-                            instruction,
-                            target,
-                            message: format!(
-                                "the handler has {} stage(s), which hlox's CUDA backend does not run yet (it runs instantiate and execute)",
-                                h.other_stages().join(" and ")
-                            ),
-                        });
-                        continue;
-                    }
-                }
                 if !targets.contains_key(&target) {
                     tracing::debug!(
                         target: "hlox_ffi",
@@ -1127,12 +1114,6 @@ pub enum BindProblem {
         registered: CustomCallApiVersion,
         requested: CustomCallApiVersion,
     },
-    /// The target is usable but needs what hlox does not do yet.
-    Unsupported {
-        instruction: String,
-        target: String,
-        message: String,
-    },
     Conflict {
         instruction: String,
         target: String,
@@ -1180,10 +1161,6 @@ impl fmt::Display for BindProblem {
                 "instruction {instruction}: target \"{target}\" is registered as {} but the custom call asks for {}",
                 registered.name(),
                 requested.name()
-            ),
-            BindProblem::Unsupported { instruction, target, message } => write!(
-                f,
-                "instruction {instruction}: custom call to \"{target}\": {message}"
             ),
             BindProblem::Attributes { instruction, target, message } => write!(
                 f,

@@ -277,10 +277,11 @@ unsafe extern "C" fn type_register(args: *mut abi::TypeRegisterArgs) -> *mut Err
 // ---------------------------------------------------------------------------
 // Handler state.
 
-/// State a handler's instantiate stage set (`XLA_FFI_State_Set`): owned by
-/// one prepared call ([`FfiCall`](super::FfiCall)), handed to every execute
-/// call of it (`XLA_FFI_State_Get`), destroyed with the type's deleter when
-/// the prepared call is dropped.
+/// State one stage of a handler set (`XLA_FFI_State_Set`), destroyed with
+/// the type's deleter when its owner is dropped. The instantiate stage's is
+/// owned by the prepared call ([`FfiCall`](super::FfiCall)) and handed to
+/// every later stage of it (`XLA_FFI_State_Get`); the prepare and
+/// initialize stages' are owned by one run ([`RunStages`](super::RunStages)).
 #[derive(Default)]
 pub struct ExecutionState {
     slot: OnceLock<StateEntry>,
@@ -342,7 +343,8 @@ pub struct InvokeContext {
 }
 
 impl InvokeContext {
-    fn next_run_id() -> i64 {
+    /// The process's next run id (each run of an executable takes one).
+    pub fn next_run_id() -> i64 {
         static RUN_ID: AtomicI64 = AtomicI64::new(0);
         RUN_ID.fetch_add(1, Ordering::Relaxed)
     }
@@ -379,6 +381,19 @@ impl InvokeContext {
 }
 
 impl InvokeContext {
+    /// A context for another stage of the same call: the same run, device,
+    /// stream and scratch source, none of this one's allocations.
+    pub fn same_device(&self) -> InvokeContext {
+        InvokeContext {
+            run_id: self.run_id,
+            device_ordinal: self.device_ordinal,
+            platform: self.platform,
+            stream: self.stream,
+            device: self.device.clone(),
+            allocations: RefCell::new(HashMap::new()),
+        }
+    }
+
     /// Frees scratch allocation `p` (`layout`: host memory; `None`: device).
     fn release(&self, p: usize, layout: Option<Layout>) {
         match (layout, &self.device) {
@@ -400,11 +415,14 @@ impl Drop for InvokeContext {
 }
 
 /// What a call frame's `ctx` points at: the invocation, the stage being
-/// run and the prepared call's state.
+/// run, the prepared call's (instantiate) state and, in a CUDA run, the
+/// states its prepare and initialize stages set in that run.
 pub(crate) struct CallContext<'a> {
     pub invoke: &'a InvokeContext,
     pub stage: i32,
     pub state: &'a ExecutionState,
+    /// `None` outside a CUDA run (the Host runs neither stage).
+    pub run: Option<&'a super::RunStages>,
 }
 
 impl std::ops::Deref for CallContext<'_> {
@@ -471,16 +489,30 @@ fn state_slot<'a>(
     stage: i32,
     what: &str,
 ) -> Result<&'a ExecutionState, *mut Error> {
-    if stage != abi::stage::INSTANTIATE {
-        return Err(new_error(
+    let run_stage = |pick: fn(&'a super::RunStages) -> &'a ExecutionState| {
+        match c.run {
+        Some(run) => Ok(pick(run)),
+        None => Err(new_error(
             code::UNIMPLEMENTED,
             format!(
-                "{what}: no state for the {} stage: hlox runs the instantiate and execute stages only (prepare and initialize are GPU stages, which XLA:CPU does not run either)",
+                "{what}: no state for the {} stage: hlox runs the prepare and initialize stages only on CUDA (XLA:CPU does not run them either)",
                 stage_name(stage)
             ),
-        ));
+        )),
     }
-    Ok(c.state)
+    };
+    match stage {
+        abi::stage::INSTANTIATE => Ok(c.state),
+        abi::stage::PREPARE => run_stage(|r| &r.prepare),
+        abi::stage::INITIALIZE => run_stage(|r| &r.initialize),
+        _ => Err(new_error(
+            code::INVALID_ARGUMENT,
+            format!(
+                "{what}: the {} stage has no state (states belong to the instantiate, prepare and initialize stages)",
+                stage_name(stage)
+            ),
+        )),
+    }
 }
 
 unsafe extern "C" fn state_set(args: *mut abi::StateArgs) -> *mut Error {
@@ -540,7 +572,10 @@ unsafe extern "C" fn state_get(args: *mut abi::StateArgs) -> *mut Error {
         match slot.slot.get() {
             None => new_error(
                 code::NOT_FOUND,
-                "XLA_FFI_State_Get: no state was set (the handler has no instantiate stage, or it returned no state)",
+                format!(
+                    "XLA_FFI_State_Get: no state was set for the {} stage (the handler has no such stage, or it returned no state)",
+                    stage_name(a.stage)
+                ),
             ),
             Some(e) if e.type_id != tid.type_id => new_error(
                 code::INVALID_ARGUMENT,

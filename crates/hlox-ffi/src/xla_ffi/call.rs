@@ -19,11 +19,14 @@ use std::sync::Arc;
 
 /// The stages of one typed-FFI handler (`XLA_FFI_Handler_Bundle`).
 ///
-/// On the Host hlox runs what XLA:CPU runs: `instantiate` once when a call
-/// is prepared (its attributes only, no buffers; the state it sets is
-/// handed to every execute call), then `execute` per run. `prepare` and
-/// `initialize` are GPU stages; they are kept for the CUDA backend and not
-/// run on the Host.
+/// hlox runs the stages when XLA does. `instantiate` runs once when a call
+/// is prepared (its attributes, and its buffers' types and dimensions with
+/// null data); the state it sets is handed to every later stage. On CUDA,
+/// `prepare` (no stream) and `initialize` (the run's stream) run at most
+/// once per run of the executable, before the call's first `execute` in
+/// that run, with that call's buffers; what they set lives for that run
+/// ([`RunStages`]). The Host runs `instantiate` and `execute` only, as
+/// XLA:CPU does.
 #[derive(Copy, Clone, Debug)]
 pub struct FfiHandlers {
     pub instantiate: Option<Handler>,
@@ -84,10 +87,21 @@ struct BufferDesc {
     dims: Vec<i64>,
 }
 
+/// The prepare and initialize stages of one typed-FFI call within one run
+/// of a CUDA executable: whether each has run, and the state each set.
+/// XLA keeps these per execution; dropping this destroys both states.
+#[derive(Default, Debug)]
+pub struct RunStages {
+    prepared: bool,
+    initialized: bool,
+    pub(crate) prepare: ExecutionState,
+    pub(crate) initialize: ExecutionState,
+}
+
 /// A prepared typed-FFI call.
 #[derive(Debug)]
 pub struct FfiCall {
-    handler: Handler,
+    handlers: FfiHandlers,
     args: Vec<BufferDesc>,
     rets: Vec<BufferDesc>,
     attrs: EncodedAttrs,
@@ -148,7 +162,7 @@ impl FfiCall {
         let mut rets = Vec::new();
         leaves(result_shape, "the result", &mut rets)?;
         let call = FfiCall {
-            handler: handlers.execute,
+            handlers,
             args,
             rets,
             attrs: EncodedAttrs::new(&attrs),
@@ -162,20 +176,32 @@ impl FfiCall {
         Ok(call)
     }
 
-    /// Runs the instantiate stage: attributes only, no buffers.
+    /// Runs the instantiate stage: the attributes, and the buffers' types
+    /// and dimensions with null data (as XLA's call frame prototype).
     fn instantiate(&self, handler: Handler, platform: crate::Platform) -> Result<(), String> {
         let mut invoke = InvokeContext::host(0);
         invoke.platform = platform;
-        // SAFETY: no buffers.
+        let nulls = vec![std::ptr::null_mut(); self.args.len().max(self.rets.len())];
+        let mut args = BufferList::new(&self.args, &nulls);
+        let mut rets = BufferList::new(&self.rets, &nulls);
+        // SAFETY: the lists outlive the call; no data pointer is valid, as
+        // the instantiate stage expects.
         unsafe {
             self.run_stage(
                 handler,
                 abi::stage::INSTANTIATE,
                 &invoke,
-                empty_args(),
-                empty_args(),
+                args.as_args(),
+                rets.as_args(),
+                None,
             )
         }
+    }
+
+    /// Whether the handler has a prepare or an initialize stage (which a
+    /// CUDA run must give a [`RunStages`]).
+    pub fn has_run_stages(&self) -> bool {
+        self.handlers.prepare.is_some() || self.handlers.initialize.is_some()
     }
 
     /// Calls `handler` for `stage` with these arguments and results, this
@@ -190,11 +216,13 @@ impl FfiCall {
         invoke: &InvokeContext,
         args: abi::Args,
         rets: abi::Args,
+        run: Option<&RunStages>,
     ) -> Result<(), String> {
         let cx = CallContext {
             invoke,
             stage,
             state: &self.state,
+            run,
         };
         let mut frame = CallFrame {
             struct_size: abi::CALL_FRAME_STRUCT_SIZE,
@@ -222,7 +250,9 @@ impl FfiCall {
 
     /// Calls the handler's execute stage on `buffers`: operand leaves then
     /// result leaves, as the CUDA convention orders them (a token leaf's
-    /// entry is passed on as the token's data).
+    /// entry is passed on as the token's data). With `run` (a CUDA run),
+    /// the prepare and initialize stages run first if this run has not run
+    /// them yet; prepare gets no stream.
     ///
     /// # Safety
     /// As [`FfiCall::call`].
@@ -230,6 +260,7 @@ impl FfiCall {
         &self,
         buffers: &[*mut c_void],
         ctx: &InvokeContext,
+        run: Option<&mut RunStages>,
     ) -> Result<(), String> {
         if buffers.len() != self.args.len() + self.rets.len() {
             return Err(format!(
@@ -240,10 +271,11 @@ impl FfiCall {
             ));
         }
         let (args, rets) = buffers.split_at(self.args.len());
-        unsafe { self.call(args, rets, ctx) }
+        unsafe { self.call_in(args, rets, ctx, run) }
     }
 
-    /// Calls the handler's execute stage on these buffers.
+    /// Calls the handler's execute stage on these buffers (on the Host: no
+    /// prepare or initialize stage runs).
     ///
     /// # Safety
     /// `args[i]` and `rets[i]` point to buffers of the prepared types and
@@ -253,6 +285,18 @@ impl FfiCall {
         args: &[*mut c_void],
         rets: &[*mut c_void],
         ctx: &InvokeContext,
+    ) -> Result<(), String> {
+        unsafe { self.call_in(args, rets, ctx, None) }
+    }
+
+    /// # Safety
+    /// As [`FfiCall::call`].
+    unsafe fn call_in(
+        &self,
+        args: &[*mut c_void],
+        rets: &[*mut c_void],
+        ctx: &InvokeContext,
+        run: Option<&mut RunStages>,
     ) -> Result<(), String> {
         if args.len() != self.args.len() || rets.len() != self.rets.len() {
             return Err(format!(
@@ -265,14 +309,54 @@ impl FfiCall {
         }
         let mut args = BufferList::new(&self.args, args);
         let mut rets = BufferList::new(&self.rets, rets);
+        let run: Option<&RunStages> = match run {
+            None => None,
+            Some(run) => {
+                if let (Some(h), false) = (self.handlers.prepare, run.prepared) {
+                    run.prepared = true;
+                    // XLA's prepare stage has no stream (and no user data).
+                    let mut no_stream = ctx.same_device();
+                    no_stream.stream = std::ptr::null_mut();
+                    // SAFETY: the lists (and the buffers) outlive the call.
+                    unsafe {
+                        self.run_stage(
+                            h,
+                            abi::stage::PREPARE,
+                            &no_stream,
+                            args.as_args(),
+                            rets.as_args(),
+                            Some(&*run),
+                        )
+                    }
+                    .map_err(|m| format!("its prepare stage failed: {m}"))?;
+                }
+                if let (Some(h), false) = (self.handlers.initialize, run.initialized) {
+                    run.initialized = true;
+                    // SAFETY: as above.
+                    unsafe {
+                        self.run_stage(
+                            h,
+                            abi::stage::INITIALIZE,
+                            ctx,
+                            args.as_args(),
+                            rets.as_args(),
+                            Some(&*run),
+                        )
+                    }
+                    .map_err(|m| format!("its initialize stage failed: {m}"))?;
+                }
+                Some(&*run)
+            }
+        };
         // SAFETY: the lists (and the buffers) outlive the call.
         unsafe {
             self.run_stage(
-                self.handler,
+                self.handlers.execute,
                 abi::stage::EXECUTE,
                 ctx,
                 args.as_args(),
                 rets.as_args(),
+                run,
             )
         }
     }

@@ -30,5 +30,7 @@ pub use api::{
     XLA_FFI_GetApi,
 };
 pub use attrs::{parse_attrs, AttrError, AttrValue, EncodedAttrs};
-pub use call::{ffi_dtype, handler_metadata, status_text, FfiCall, FfiHandlers, HandlerMetadata};
+pub use call::{
+    ffi_dtype, handler_metadata, status_text, FfiCall, FfiHandlers, HandlerMetadata, RunStages,
+};
 pub use frame::{run_rust_handler, BufferView, FfiElement, Frame};
