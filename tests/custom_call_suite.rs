@@ -650,8 +650,8 @@ ENTRY main {
     }
 }
 
-/// A Rust typed-FFI handler registered with the macro, next to XLA's
-/// other conventions.
+/// Rust typed-FFI handlers registered with the macro, next to XLA's
+/// other conventions: a plain function, and a handler with state.
 pub fn typed_ffi_rust_handler_registered_by_macro(e: &dyn Engine) {
     let r = static_targets();
     let x: Vec<f32> = (0..256).map(|i| i as f32).collect();
@@ -679,6 +679,40 @@ pub fn typed_ffi_rust_handler_registered_by_macro(e: &dyn Engine) {
     let m = seed_module("axpby_ffi", STATUS);
     let err = e.prepare(&m, &r).err().expect("mismatch");
     assert!(err.contains("API_VERSION_TYPED_FFI"), "{err}");
+
+    // A Rust handler with state (StatefulHandler): one state per
+    // instruction, made by its instantiate stage, kept across runs,
+    // dropped with the prepared module.
+    let live = hlox_targets::rust_counters_live();
+    let m = module(
+        r#"HloModule rust_counters
+
+ENTRY main {
+  a = s64[2]{0} custom-call(), custom_call_target="rust_counter", api_version=API_VERSION_TYPED_FFI, backend_config={start = 4 : i64}
+  b = s64[2]{0} custom-call(), custom_call_target="rust_counter", api_version=API_VERSION_TYPED_FFI, backend_config={start = 9 : i64}
+  ROOT t = (s64[2]{0}, s64[2]{0}) tuple(a, b)
+}
+"#,
+    );
+    let p = e.prepare(&m, &r).unwrap();
+    for n in 1..=3i64 {
+        let got = p.run(&[]).unwrap().into_leaves();
+        assert_eq!(got[0].to_vec::<i64>().unwrap(), [4, n], "run {n}");
+        assert_eq!(got[1].to_vec::<i64>().unwrap(), [9, n], "run {n}");
+    }
+    assert_eq!(hlox_targets::rust_counters_live(), live + 2);
+    drop(p);
+    assert_eq!(
+        hlox_targets::rust_counters_live(),
+        live,
+        "dropped with the module"
+    );
+    let bad = one_call("rust_counter", "", "", "s64[2]{0}", "{start = -2 : i64}");
+    let err = run_once(e, &bad, &r, &[]).unwrap_err();
+    assert!(
+        err.contains("instantiate stage failed") && err.contains("start must be >= 0"),
+        "{err}"
+    );
 }
 
 #[macro_export]

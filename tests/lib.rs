@@ -2,6 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
+/// The example targets (targets/rust), for test binaries that do not depend
+/// on them directly.
+pub use hlox_targets;
+
 /// The workspace root (`HLOX_WORKSPACE_ROOT` when set: a test binary run
 /// on another machine, e.g. the CUDA tests on a GPU host, finds the corpus
 /// in a copy of the repository there).

@@ -3047,6 +3047,34 @@ ENTRY main {
         assert_eq!(got, [i32::from(!b.is_gpu())], "{}", b.name());
     }
 
+    // A Rust handler with state (StatefulHandler), registered for CUDA:
+    // its instantiate stage runs at compile time, its state lives with the
+    // executable. It writes its result from the host: emulation only.
+    let r = Arc::new(Registry::new());
+    let counter = hlox_tests::hlox_targets::RustCounter;
+    r.register_fn("rust_counter", Platform::Cuda, counter)
+        .unwrap();
+    let m = hlox_tests::custom_call_suite::module(
+        r#"HloModule rust_counter
+
+ENTRY main {
+  ROOT c = s64[2]{0} custom-call(), custom_call_target="rust_counter", api_version=API_VERSION_TYPED_FFI, backend_config={start = 6 : i64}
+}
+"#,
+    );
+    let live = hlox_tests::hlox_targets::rust_counters_live();
+    let o = CudaCompileOptions {
+        registry: Some(r),
+        ..Default::default()
+    };
+    let exe = Backend::Emulation.build(&m, &o).unwrap();
+    for n in 1..=2i64 {
+        assert_eq!(exe.execute(&[]).unwrap().to_vec::<i64>().unwrap(), [6, n]);
+    }
+    assert_eq!(hlox_tests::hlox_targets::rust_counters_live(), live + 1);
+    drop(exe);
+    assert_eq!(hlox_tests::hlox_targets::rust_counters_live(), live);
+
     // C++ handlers (targets/cpp, written against XLA's ffi.h), emulation.
     let plugin = hlox_tests::custom_call_suite::cpp_ffi_plugin();
     let o = CudaCompileOptions {

@@ -428,6 +428,28 @@ zst_signature!(
     |f, a| f(a.stream, a.buffers, a.opaque, a.opaque_len, a.status)
 );
 
+/// Rust typed-FFI handlers with state ([`crate::xla_ffi::StatefulHandler`]):
+/// an instantiate and an execute stage.
+#[doc(hidden)]
+pub struct StatefulMarker;
+
+impl<H: crate::xla_ffi::StatefulHandler> RustTargetFn<StatefulMarker> for H {
+    const TARGET: RustTarget = RustTarget {
+        signature: Signature {
+            platform: Platform::Host,
+            api_version: CustomCallApiVersion::TypedFfi,
+        },
+        func: TargetFn::Ffi(crate::xla_ffi::FfiHandlers {
+            instantiate: Some(crate::xla_ffi::frame::tramp_instantiate::<H>),
+            prepare: None,
+            initialize: None,
+            execute: crate::xla_ffi::frame::tramp_execute::<H>,
+        }),
+        identity: type_identity::<H>,
+        catches_panics: true,
+    };
+}
+
 /// Rust typed-FFI handlers: `fn(&mut Frame) -> Result<(), String>`. The
 /// signature's platform is a placeholder: a typed-FFI function serves either
 /// platform and takes the one it is registered for.

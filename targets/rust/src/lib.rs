@@ -253,3 +253,55 @@ pub fn axpby_ffi(f: &mut hlox_ffi::xla_ffi::Frame) -> Result<(), String> {
     Ok(())
 }
 register_custom_call_target!(axpby_ffi, "Host");
+
+/// A typed-FFI handler with state, in Rust: its instantiate stage makes a
+/// counter from the `start` attribute (once per compiled call; it checks
+/// the result's shape, which that stage already sees), and every execute
+/// call writes `[start, calls so far]` to its s64[2] result.
+#[derive(Clone, Copy)]
+pub struct RustCounter;
+
+/// [`RustCounter`]'s state.
+pub struct RustCounterState {
+    start: i64,
+    calls: std::sync::atomic::AtomicI64,
+}
+
+static RUST_COUNTERS_LIVE: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+
+/// How many [`RustCounter`] states exist (the runtime must drop them).
+pub fn rust_counters_live() -> i64 {
+    RUST_COUNTERS_LIVE.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+impl Drop for RustCounterState {
+    fn drop(&mut self) {
+        RUST_COUNTERS_LIVE.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl hlox_ffi::xla_ffi::StatefulHandler for RustCounter {
+    type State = RustCounterState;
+    fn instantiate(f: &hlox_ffi::xla_ffi::Frame) -> Result<RustCounterState, String> {
+        let start: i64 = f.attr("start")?;
+        if start < 0 {
+            return Err("rust counter: start must be >= 0".into());
+        }
+        let out = f.ret(0)?;
+        if out.dims() != [2] || !out.data().is_null() {
+            return Err("rust counter: expected the s64[2] result's shape, without data".into());
+        }
+        RUST_COUNTERS_LIVE.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(RustCounterState {
+            start,
+            calls: std::sync::atomic::AtomicI64::new(0),
+        })
+    }
+    fn execute(f: &mut hlox_ffi::xla_ffi::Frame, s: &RustCounterState) -> Result<(), String> {
+        let n = s.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let out = f.ret(0)?.slice_mut::<i64>()?;
+        out.copy_from_slice(&[s.start, n]);
+        Ok(())
+    }
+}
+register_custom_call_target!(RustCounter, "rust_counter", "Host");

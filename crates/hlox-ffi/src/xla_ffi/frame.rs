@@ -170,7 +170,7 @@ impl<'a> Frame<'a> {
     /// for CUDA queues its work here. Null in the CUDA backend's host
     /// emulation (its buffers are host memory there); an error on the Host.
     pub fn stream(&self) -> Result<*mut c_void, String> {
-        let api = unsafe { self.raw.api.as_ref() }.ok_or("the call frame has no API table")?;
+        let api = self.api()?;
         let mut a = abi::StreamGetArgs {
             struct_size: std::mem::size_of::<abi::StreamGetArgs>(),
             extension_start: std::ptr::null_mut(),
@@ -178,33 +178,97 @@ impl<'a> Frame<'a> {
             stream: std::ptr::null_mut(),
         };
         let e = unsafe { (api.stream_get)(&mut a) };
-        if !e.is_null() {
-            // Through the caller's table: the error is the caller's.
-            let mut d = abi::ErrorGetDetailsArgs {
-                struct_size: std::mem::size_of::<abi::ErrorGetDetailsArgs>(),
-                extension_start: std::ptr::null_mut(),
-                error: e,
-                message: std::ptr::null(),
-                errc: 0,
-            };
-            unsafe { (api.error_get_details)(&mut d) };
-            let msg = if d.message.is_null() {
-                "XLA_FFI_Stream_Get failed".to_string()
-            } else {
-                unsafe { std::ffi::CStr::from_ptr(d.message) }
-                    .to_string_lossy()
-                    .into_owned()
-            };
-            let mut x = abi::ErrorDestroyArgs {
-                struct_size: std::mem::size_of::<abi::ErrorDestroyArgs>(),
-                extension_start: std::ptr::null_mut(),
-                error: e,
-            };
-            unsafe { (api.error_destroy)(&mut x) };
-            return Err(msg);
-        }
+        take_error(api, e, "XLA_FFI_Stream_Get")?;
         Ok(a.stream)
     }
+
+    fn api(&self) -> Result<&'a abi::Api, String> {
+        unsafe { self.raw.api.as_ref() }.ok_or_else(|| "the call frame has no API table".into())
+    }
+
+    /// The caller's type id for state type `S` (registered through the
+    /// caller's API table on first use, with a deleter that drops it).
+    fn state_type_id<S: Send + Sync + 'static>(&self) -> Result<i64, String> {
+        use std::any::TypeId;
+        use std::sync::Mutex;
+        static IDS: Mutex<Vec<(usize, TypeId, i64)>> = Mutex::new(Vec::new());
+        let api = self.api()?;
+        let key = (api as *const abi::Api as usize, TypeId::of::<S>());
+        let mut ids = IDS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&(_, _, id)) = ids.iter().find(|(a, t, _)| (*a, *t) == key) {
+            return Ok(id);
+        }
+        unsafe extern "C" fn drop_boxed<S>(p: *mut c_void) {
+            // SAFETY: states of this type are `Box<S>`s handed over by
+            // `set_state`.
+            drop(unsafe { Box::from_raw(p as *mut S) });
+        }
+        let name = format!("hlox.rust_state.{}", std::any::type_name::<S>());
+        let info = abi::TypeInfo {
+            struct_size: std::mem::size_of::<abi::TypeInfo>(),
+            extension_start: std::ptr::null_mut(),
+            deleter: Some(drop_boxed::<S>),
+        };
+        let mut id = abi::TypeId { type_id: 0 };
+        let mut a = abi::TypeRegisterArgs {
+            struct_size: std::mem::size_of::<abi::TypeRegisterArgs>(),
+            extension_start: std::ptr::null_mut(),
+            name: abi::ByteSpan {
+                ptr: name.as_ptr() as *const std::ffi::c_char,
+                len: name.len(),
+            },
+            type_id: &mut id,
+            type_info: &info,
+        };
+        let e = unsafe { (api.type_register)(&mut a) };
+        take_error(api, e, "XLA_FFI_Type_Register")?;
+        ids.push((key.0, key.1, id.type_id));
+        Ok(id.type_id)
+    }
+
+    /// Hands `state` to the caller as this call's instantiate-stage state.
+    fn set_state<S: Send + Sync + 'static>(&self, state: S) -> Result<(), String> {
+        let api = self.api()?;
+        let mut id = abi::TypeId {
+            type_id: self.state_type_id::<S>()?,
+        };
+        let p = Box::into_raw(Box::new(state));
+        let mut a = abi::StateArgs {
+            struct_size: std::mem::size_of::<abi::StateArgs>(),
+            extension_start: std::ptr::null_mut(),
+            ctx: self.raw.ctx,
+            stage: abi::stage::INSTANTIATE,
+            type_id: &mut id,
+            state: p as *mut c_void,
+        };
+        let e = unsafe { (api.state_set)(&mut a) };
+        take_error(api, e, "XLA_FFI_State_Set").inspect_err(|_| {
+            // SAFETY: refused, so still ours.
+            drop(unsafe { Box::from_raw(p) });
+        })
+    }
+
+    /// This call's instantiate-stage state, of type `S`.
+    fn state<S: Send + Sync + 'static>(&self) -> Result<&'a S, String> {
+        let api = self.api()?;
+        let mut id = abi::TypeId {
+            type_id: self.state_type_id::<S>()?,
+        };
+        let mut a = abi::StateArgs {
+            struct_size: std::mem::size_of::<abi::StateArgs>(),
+            extension_start: std::ptr::null_mut(),
+            ctx: self.raw.ctx,
+            stage: abi::stage::INSTANTIATE,
+            type_id: &mut id,
+            state: std::ptr::null_mut(),
+        };
+        let e = unsafe { (api.state_get)(&mut a) };
+        take_error(api, e, "XLA_FFI_State_Get")?;
+        // SAFETY: the caller checked the type id; the state was a `Box<S>`
+        // and lives as long as the prepared call, beyond this frame.
+        unsafe { (a.state as *const S).as_ref() }.ok_or_else(|| "the state is null".into())
+    }
+
     /// Argument buffer `i` (operand leaves in order).
     pub fn arg(&self, i: usize) -> Result<BufferView<'a>, String> {
         self.buffer(&self.raw.args, i, "argument")
@@ -283,6 +347,36 @@ impl<'a> Frame<'a> {
     }
 }
 
+/// `Ok` for a null error; else the error's message (through the caller's
+/// table: the error is the caller's), the error destroyed.
+fn take_error(api: &abi::Api, e: *mut Error, what: &str) -> Result<(), String> {
+    if e.is_null() {
+        return Ok(());
+    }
+    let mut d = abi::ErrorGetDetailsArgs {
+        struct_size: std::mem::size_of::<abi::ErrorGetDetailsArgs>(),
+        extension_start: std::ptr::null_mut(),
+        error: e,
+        message: std::ptr::null(),
+        errc: 0,
+    };
+    unsafe { (api.error_get_details)(&mut d) };
+    let msg = if d.message.is_null() {
+        format!("{what} failed")
+    } else {
+        unsafe { std::ffi::CStr::from_ptr(d.message) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let mut x = abi::ErrorDestroyArgs {
+        struct_size: std::mem::size_of::<abi::ErrorDestroyArgs>(),
+        extension_start: std::ptr::null_mut(),
+        error: e,
+    };
+    unsafe { (api.error_destroy)(&mut x) };
+    Err(msg)
+}
+
 fn error_through(frame: &CallFrame, code: i32, msg: &str) -> *mut Error {
     let msg = std::ffi::CString::new(msg.replace('\0', " ")).unwrap_or_default();
     match unsafe { frame.api.as_ref() } {
@@ -308,6 +402,20 @@ pub unsafe fn run_rust_handler(
     frame: *mut CallFrame,
     f: impl FnOnce(&mut Frame) -> Result<(), String>,
 ) -> *mut Error {
+    unsafe { run_rust_stage(frame, abi::stage::EXECUTE, f) }
+}
+
+/// [`run_rust_handler`] for the handler of stage `stage`: it answers the
+/// metadata query, refuses other stages, catches panics and turns an `Err`
+/// into an error made through the caller's API table.
+///
+/// # Safety
+/// As [`run_rust_handler`].
+pub(crate) unsafe fn run_rust_stage(
+    frame: *mut CallFrame,
+    stage: i32,
+    f: impl FnOnce(&mut Frame) -> Result<(), String>,
+) -> *mut Error {
     let Some(raw) = (unsafe { frame.as_mut() }) else {
         return super::api::new_error(abi::code::INVALID_ARGUMENT, "null call frame");
     };
@@ -328,12 +436,12 @@ pub unsafe fn run_rust_handler(
             return std::ptr::null_mut();
         }
     }
-    if raw.stage != abi::stage::EXECUTE {
+    if raw.stage != stage {
         return error_through(
             raw,
             abi::code::INVALID_ARGUMENT,
             &format!(
-                "Wrong execution stage: expected `3` but got `{}`",
+                "Wrong execution stage: expected `{stage}` but got `{}`",
                 raw.stage
             ),
         );
@@ -350,5 +458,56 @@ pub unsafe fn run_rust_handler(
                 crate::target::panic_message(p)
             ),
         ),
+    }
+}
+
+/// A Rust typed-FFI handler with state, as an `XLA_FFI_Handler_Bundle`
+/// with an instantiate and an execute stage: `instantiate` runs once per
+/// prepared call (when a module is compiled; the buffers' types and
+/// dimensions are there, their data is not) and makes the state every
+/// `execute` of that call gets. The state is handed to the caller through
+/// `XLA_FFI_State_Set` (its type registered with a deleter that drops it),
+/// so the handler keeps working under XLA too.
+///
+/// ```ignore
+/// #[derive(Clone, Copy)]
+/// struct Counter;
+/// impl StatefulHandler for Counter {
+///     type State = (i64, AtomicI64);
+///     fn instantiate(f: &Frame) -> Result<Self::State, String> {
+///         Ok((f.attr("start")?, AtomicI64::new(0)))
+///     }
+///     fn execute(f: &mut Frame, s: &Self::State) -> Result<(), String> { ... }
+/// }
+/// register_custom_call_target!(Counter, "counter", "Host");
+/// ```
+pub trait StatefulHandler: Copy + 'static {
+    /// Shared by the execute calls of one prepared call, which may run on
+    /// several threads at once.
+    type State: Send + Sync + 'static;
+    fn instantiate(frame: &Frame) -> Result<Self::State, String>;
+    fn execute(frame: &mut Frame, state: &Self::State) -> Result<(), String>;
+}
+
+/// The two stages' trampolines.
+pub(crate) unsafe extern "C" fn tramp_instantiate<H: StatefulHandler>(
+    frame: *mut CallFrame,
+) -> *mut Error {
+    unsafe {
+        run_rust_stage(frame, abi::stage::INSTANTIATE, |f| {
+            let s = H::instantiate(f)?;
+            f.set_state(s)
+        })
+    }
+}
+
+pub(crate) unsafe extern "C" fn tramp_execute<H: StatefulHandler>(
+    frame: *mut CallFrame,
+) -> *mut Error {
+    unsafe {
+        run_rust_stage(frame, abi::stage::EXECUTE, |f| {
+            let s = f.state::<H::State>()?;
+            H::execute(f, s)
+        })
     }
 }

@@ -33,4 +33,4 @@ pub use attrs::{parse_attrs, AttrError, AttrValue, EncodedAttrs};
 pub use call::{
     ffi_dtype, handler_metadata, status_text, FfiCall, FfiHandlers, HandlerMetadata, RunStages,
 };
-pub use frame::{run_rust_handler, BufferView, FfiElement, Frame};
+pub use frame::{run_rust_handler, BufferView, FfiElement, Frame, StatefulHandler};
