@@ -570,9 +570,10 @@ ENTRY main {
         "states are destroyed with their module"
     );
 
-    // The instantiate stage's error names the stage.
+    // The instantiate stage's error names the stage, and comes when the
+    // module is prepared (compiled), before any run.
     let bad = one_call("cpp_counter", "", "", "s64[2]{0}", "{start = -1 : i64}");
-    let err = run_once(e, &bad, &r, &[]).unwrap_err();
+    let err = e.prepare(&bad, &r).err().expect("instantiate fails");
     assert!(err.contains("cc") && err.contains("cpp_counter"), "{err}");
     assert!(err.contains("instantiate stage failed"), "{err}");
     assert!(err.contains("start must be >= 0"), "{err}");
@@ -708,7 +709,7 @@ ENTRY main {
         "dropped with the module"
     );
     let bad = one_call("rust_counter", "", "", "s64[2]{0}", "{start = -2 : i64}");
-    let err = run_once(e, &bad, &r, &[]).unwrap_err();
+    let err = e.prepare(&bad, &r).err().expect("instantiate fails");
     assert!(
         err.contains("instantiate stage failed") && err.contains("start must be >= 0"),
         "{err}"

@@ -33,9 +33,11 @@ impl Engine for Evaluator {
         let bound = registry
             .bind(module, Platform::Host)
             .map_err(|e| e.to_string())?;
+        let calls = HostCustomCalls::for_module(module, bound)
+            .map_err(|(i, t, m)| format!("instruction {i}: custom call to \"{t}\": {m}"))?;
         Ok(Box::new(Bound {
             module: module.clone(),
-            calls: HostCustomCalls::new(bound),
+            calls,
         }))
     }
 }

@@ -148,7 +148,8 @@ pub fn evaluate(
 /// Evaluate computation `comp` of `module` on `args`. Arguments may use any
 /// layout; the result uses the layouts the root's shape declares.
 /// Binds every custom-call target of `module` for the Host platform in
-/// `registry` (all problems reported before anything runs), then evaluates
+/// `registry` (all problems reported before anything runs) and prepares its
+/// typed-FFI calls (their instantiate stages run here), then evaluates
 /// the entry computation, calling the targets with XLA's Host conventions on
 /// real buffers.
 pub fn evaluate_with_registry(
@@ -157,7 +158,20 @@ pub fn evaluate_with_registry(
     registry: &hlox_ffi::Registry,
 ) -> Result<Literal, EvalError> {
     let bound = registry.bind(module, hlox_ffi::Platform::Host)?;
-    evaluate(module, args, &hlox_ffi::HostCustomCalls::new(bound))
+    let calls = hlox_ffi::HostCustomCalls::for_module(module, bound).map_err(
+        |(instruction, target, message)| EvalError::CustomCall {
+            computation: module
+                .computations
+                .values()
+                .find(|c| c.instructions.values().any(|i| i.name == instruction))
+                .map(|c| c.name.clone())
+                .unwrap_or_default(),
+            instruction,
+            target,
+            message,
+        },
+    )?;
+    evaluate(module, args, &calls)
 }
 
 /// Host custom calls through the registry: the evaluator's bridge to XLA's

@@ -556,9 +556,11 @@ fn invoke_host_ffi(
 /// Host custom calls of one module: the evaluator's custom-call handler.
 /// `hlox_eval::CustomCallHandler::call` is exactly [`HostCustomCalls::call`].
 ///
-/// Each typed-FFI instruction's call is prepared on its first run and kept
-/// (with the state its handler's instantiate stage made) for later runs,
-/// as a compiled executable keeps it; clones share them.
+/// Each typed-FFI instruction's call is prepared once and kept (with the
+/// state its handler's instantiate stage made) for later runs, as a
+/// compiled executable keeps it; clones share them. [`HostCustomCalls::for_module`]
+/// prepares them all up front (so an instantiate error comes before any
+/// run, as from the compilers); [`HostCustomCalls::new`] on each one's first run.
 #[derive(Clone, Debug)]
 pub struct HostCustomCalls {
     bound: BoundTargets,
@@ -571,6 +573,43 @@ impl HostCustomCalls {
             bound,
             ffi_calls: Arc::default(),
         }
+    }
+    /// [`HostCustomCalls::new`] with every typed-FFI custom call of
+    /// `module` prepared now: their instantiate stages run here, and the
+    /// first failure is returned as (instruction, target, message).
+    pub fn for_module(
+        module: &hlox_hlo::Module,
+        bound: BoundTargets,
+    ) -> Result<HostCustomCalls, (String, String, String)> {
+        let calls = HostCustomCalls::new(bound);
+        for comp in module.computations.values() {
+            for inst in comp.instructions.values() {
+                let hlox_hlo::Op::CustomCall(call) = &inst.op else {
+                    continue;
+                };
+                if call.api_version != hlox_hlo::CustomCallApiVersion::TypedFfi {
+                    continue;
+                }
+                let Some(t) = calls.bound.get(&call.target) else {
+                    continue;
+                };
+                let fail = |m: String| (inst.name.clone(), call.target.clone(), m);
+                let shapes: Vec<Shape> = inst
+                    .operands
+                    .iter()
+                    .map(|&o| default_layout(&comp.inst(o).shape))
+                    .collect();
+                let refs: Vec<&Shape> = shapes.iter().collect();
+                let prepared = FfiCall::new(t, &call.opaque, &refs, &default_layout(&inst.shape))
+                    .map_err(fail)?;
+                calls
+                    .ffi_calls
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(inst.name.clone(), Arc::new(prepared));
+            }
+        }
+        Ok(calls)
     }
     pub fn bound(&self) -> &BoundTargets {
         &self.bound

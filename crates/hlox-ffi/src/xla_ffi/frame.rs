@@ -226,47 +226,51 @@ impl<'a> Frame<'a> {
         Ok(id.type_id)
     }
 
-    /// Hands `state` to the caller as this call's instantiate-stage state.
-    fn set_state<S: Send + Sync + 'static>(&self, state: S) -> Result<(), String> {
+    /// Calls `XLA_FFI_State_Set` (`set`) or `XLA_FFI_State_Get` for the
+    /// instantiate stage's state of type `S`; returns the state pointer.
+    fn state_call<S: Send + Sync + 'static>(
+        &self,
+        set: bool,
+        state: *mut c_void,
+    ) -> Result<*mut c_void, String> {
         let api = self.api()?;
         let mut id = abi::TypeId {
             type_id: self.state_type_id::<S>()?,
         };
-        let p = Box::into_raw(Box::new(state));
         let mut a = abi::StateArgs {
             struct_size: std::mem::size_of::<abi::StateArgs>(),
             extension_start: std::ptr::null_mut(),
             ctx: self.raw.ctx,
             stage: abi::stage::INSTANTIATE,
             type_id: &mut id,
-            state: p as *mut c_void,
+            state,
         };
-        let e = unsafe { (api.state_set)(&mut a) };
-        take_error(api, e, "XLA_FFI_State_Set").inspect_err(|_| {
-            // SAFETY: refused, so still ours.
-            drop(unsafe { Box::from_raw(p) });
-        })
+        let (f, what) = if set {
+            (api.state_set, "XLA_FFI_State_Set")
+        } else {
+            (api.state_get, "XLA_FFI_State_Get")
+        };
+        take_error(api, unsafe { f(&mut a) }, what)?;
+        Ok(a.state)
+    }
+
+    /// Hands `state` to the caller as this call's instantiate-stage state.
+    fn set_state<S: Send + Sync + 'static>(&self, state: S) -> Result<(), String> {
+        let p = Box::into_raw(Box::new(state));
+        self.state_call::<S>(true, p as *mut c_void)
+            .map(|_| ())
+            .inspect_err(|_| {
+                // SAFETY: refused, so still ours.
+                drop(unsafe { Box::from_raw(p) });
+            })
     }
 
     /// This call's instantiate-stage state, of type `S`.
     fn state<S: Send + Sync + 'static>(&self) -> Result<&'a S, String> {
-        let api = self.api()?;
-        let mut id = abi::TypeId {
-            type_id: self.state_type_id::<S>()?,
-        };
-        let mut a = abi::StateArgs {
-            struct_size: std::mem::size_of::<abi::StateArgs>(),
-            extension_start: std::ptr::null_mut(),
-            ctx: self.raw.ctx,
-            stage: abi::stage::INSTANTIATE,
-            type_id: &mut id,
-            state: std::ptr::null_mut(),
-        };
-        let e = unsafe { (api.state_get)(&mut a) };
-        take_error(api, e, "XLA_FFI_State_Get")?;
+        let p = self.state_call::<S>(false, std::ptr::null_mut())?;
         // SAFETY: the caller checked the type id; the state was a `Box<S>`
         // and lives as long as the prepared call, beyond this frame.
-        unsafe { (a.state as *const S).as_ref() }.ok_or_else(|| "the state is null".into())
+        unsafe { (p as *const S).as_ref() }.ok_or_else(|| "the state is null".into())
     }
 
     /// Argument buffer `i` (operand leaves in order).
