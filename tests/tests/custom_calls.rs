@@ -33,8 +33,7 @@ impl Engine for Evaluator {
         let bound = registry
             .bind(module, Platform::Host)
             .map_err(|e| e.to_string())?;
-        let calls = HostCustomCalls::for_module(module, bound)
-            .map_err(|(i, t, m)| format!("instruction {i}: custom call to \"{t}\": {m}"))?;
+        let calls = HostCustomCalls::for_module(module, bound).map_err(|e| e.to_string())?;
         Ok(Box::new(Bound {
             module: module.clone(),
             calls,

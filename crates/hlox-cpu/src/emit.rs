@@ -14,7 +14,7 @@
 use crate::buffers::{const_name, Assignment, Loc};
 use crate::runtime::{self, CallSite};
 use crate::CompileError;
-use hlox_codegen::elemental::{const_global, is_elemental, leaf_count, ElementalCtx, Leaf};
+use hlox_codegen::elemental::{const_global, is_elemental, ElementalCtx, Leaf};
 use hlox_codegen::loops::{outer_extent, shape_loop_hoisting, LoopPoint};
 use hlox_codegen::Cg;
 use hlox_ffi::{BoundTargets, Platform};
@@ -412,6 +412,38 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     /// Return non-zero from the current function when `rc != 0`.
+    /// The parameter types of a call into Rust or C with these arguments:
+    /// i64 for integers, pointers otherwise.
+    fn param_types(
+        &self,
+        args: &[BasicMetadataValueEnum<'ctx>],
+    ) -> Vec<inkwell::types::BasicMetadataTypeEnum<'ctx>> {
+        args.iter()
+            .map(|v| match v {
+                BasicMetadataValueEnum::IntValue(_) => self.cg.i64().into(),
+                _ => self.cg.ptr().into(),
+            })
+            .collect()
+    }
+
+    /// Calls the runtime helper at `addr` (an `extern "C" fn(...) -> i32`
+    /// taking these pointer and i64 arguments) and checks its status.
+    fn call_runtime(
+        &self,
+        fr: &Frame<'ctx>,
+        name: &str,
+        addr: usize,
+        args: &[BasicMetadataValueEnum<'ctx>],
+    ) -> R<()> {
+        let cg = &self.cg;
+        let rc = cg
+            .call_addr(addr, cg.i32().fn_type(&self.param_types(args), false), args)
+            .map_err(e(name))?
+            .ok_or_else(|| CompileError::Internal(format!("{name}: runtime call returned void")))?
+            .into_int_value();
+        self.check(fr, rc)
+    }
+
     fn check(&self, fr: &Frame<'ctx>, rc: IntValue<'ctx>) -> R<()> {
         let cg = &self.cg;
         let f = cg.current_fn().map_err(e("check"))?;
@@ -1567,26 +1599,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 target: call.target.clone(),
                 ffi: Some(std::sync::Arc::new(prepared)),
             });
-            let cg = &self.cg;
-            let p = cg.ptr();
-            let fty = cg
-                .i32()
-                .fn_type(&[p.into(), cg.i64().into(), p.into(), p.into()], false);
-            let rc = cg
-                .call_addr(
-                    runtime::hlox_rt_ffi_call as *const () as usize,
-                    fty,
-                    &[
-                        fr.ctx.into(),
-                        cg.i64c(site as i64).into(),
-                        args_t.into(),
-                        rets_t.into(),
-                    ],
-                )
-                .map_err(e(name))?
-                .ok_or_else(|| CompileError::Internal("ffi call returned void".into()))?
-                .into_int_value();
-            return self.check(fr, rc);
+            let site = self.cg.i64c(site as i64);
+            return self.call_runtime(
+                fr,
+                name,
+                runtime::hlox_rt_ffi_call as *const () as usize,
+                &[fr.ctx.into(), site.into(), args_t.into(), rets_t.into()],
+            );
         }
         let mut ins = Vec::new();
         for (k, &o) in inst.operands.iter().enumerate() {
@@ -1607,7 +1626,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let mut opaque = call.opaque.clone();
         opaque.push(0);
         let g = const_global(cg, &format!("opaque.{}.{}", comp.name, name), &opaque);
-        let p = cg.ptr();
         let void = cg.ctx.void_type();
         let args: Vec<BasicMetadataValueEnum> = match call.api_version {
             CustomCallApiVersion::Original => vec![out_p.into(), ins_t.into()],
@@ -1631,14 +1649,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 })
             }
         };
-        let tys: Vec<inkwell::types::BasicMetadataTypeEnum> = args
-            .iter()
-            .map(|v| match v {
-                BasicMetadataValueEnum::IntValue(_) => cg.i64().into(),
-                _ => p.into(),
-            })
-            .collect();
-        let fty = void.fn_type(&tys, false);
+        let fty = void.fn_type(&self.param_types(&args), false);
         cg.call_addr(func.addr(), fty, &args).map_err(e(name))?;
         let site = self.call_sites.len();
         self.call_sites.push(CallSite {
@@ -1646,20 +1657,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             target: call.target.clone(),
             ffi: None,
         });
-        let cg = &self.cg;
-        let cfty = cg
-            .i32()
-            .fn_type(&[p.into(), p.into(), cg.i64().into()], false);
-        let rc = cg
-            .call_addr(
-                runtime::hlox_rt_cc_check as *const () as usize,
-                cfty,
-                &[fr.ctx.into(), status.into(), cg.i64c(site as i64).into()],
-            )
-            .map_err(e(name))?
-            .ok_or_else(|| CompileError::Internal("status check returned void".into()))?
-            .into_int_value();
-        self.check(fr, rc)
+        let site = self.cg.i64c(site as i64);
+        self.call_runtime(
+            fr,
+            name,
+            runtime::hlox_rt_cc_check as *const () as usize,
+            &[fr.ctx.into(), status.into(), site.into()],
+        )
     }
 
     /// Compile scalar computation `c` into `void f(ptr args, ptr outs)`
@@ -1748,37 +1752,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let outs: Vec<PointerValue> = out.iter().map(|(p, _)| *p).collect();
         let it = self.table(&ins)?;
         let ot = self.table(&outs)?;
-        let cg = &self.cg;
-        let p = cg.ptr();
-        let i64t = cg.i64();
-        let fty = cg.i32().fn_type(
+        let i = |v: usize| self.cg.i64c(v as i64).into();
+        self.call_runtime(
+            fr,
+            name,
+            runtime::hlox_rt_kernel as *const () as usize,
             &[
-                p.into(),
-                i64t.into(),
-                p.into(),
-                i64t.into(),
-                p.into(),
-                i64t.into(),
+                fr.ctx.into(),
+                i(k),
+                it.into(),
+                i(ins.len()),
+                ot.into(),
+                i(outs.len()),
             ],
-            false,
-        );
-        let rc = cg
-            .call_addr(
-                runtime::hlox_rt_kernel as *const () as usize,
-                fty,
-                &[
-                    fr.ctx.into(),
-                    cg.i64c(k as i64).into(),
-                    it.into(),
-                    cg.i64c(ins.len() as i64).into(),
-                    ot.into(),
-                    cg.i64c(outs.len() as i64).into(),
-                ],
-            )
-            .map_err(e(name))?
-            .ok_or_else(|| CompileError::Internal("kernel call returned void".into()))?
-            .into_int_value();
-        let _ = leaf_count;
-        self.check(fr, rc)
+        )
     }
 }

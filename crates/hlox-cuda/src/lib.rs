@@ -214,33 +214,13 @@ pub fn compile(
 /// Prepared typed-FFI calls by instruction name.
 type FfiCalls = HashMap<String, Arc<hlox_ffi::xla_ffi::FfiCall>>;
 
-/// Prepares every typed-FFI custom call of `m` (runs instantiate stages).
+/// Prepares every typed-FFI custom call of `m` (runs instantiate stages);
+/// CUDA handlers get the buffers as declared, so they must be row-major.
 fn prepare_ffi_calls(m: &Module, bound: &BoundTargets) -> Result<FfiCalls, CompileError> {
-    let mut out = HashMap::new();
-    for comp in m.computations.values() {
-        for inst in comp.instructions.values() {
-            let hlox_hlo::Op::CustomCall(call) = &inst.op else {
-                continue;
-            };
-            if call.api_version != hlox_hlo::CustomCallApiVersion::TypedFfi {
-                continue;
-            }
-            let unsupported = |message: String| CompileError::Unsupported {
-                inst: inst.name.clone(),
-                message: format!("custom-call target \"{}\": {message}", call.target),
-            };
-            let target = bound
-                .get(&call.target)
-                .ok_or_else(|| unsupported("not bound".into()))?;
-            let shapes: Vec<&hlox_hlo::Shape> =
-                inst.operands.iter().map(|&o| &comp.inst(o).shape).collect();
-            let prepared =
-                hlox_ffi::xla_ffi::FfiCall::new(target, &call.opaque, &shapes, &inst.shape)
-                    .map_err(unsupported)?;
-            out.insert(inst.name.clone(), Arc::new(prepared));
-        }
-    }
-    Ok(out)
+    hlox_ffi::prepare_ffi_calls(m, bound, false).map_err(|e| CompileError::Unsupported {
+        inst: e.instruction,
+        message: format!("custom-call target \"{}\": {}", e.target, e.message),
+    })
 }
 
 /// The PTX of every kernel of `module` (what `hlox compile --platform cuda

@@ -158,19 +158,19 @@ pub fn evaluate_with_registry(
     registry: &hlox_ffi::Registry,
 ) -> Result<Literal, EvalError> {
     let bound = registry.bind(module, hlox_ffi::Platform::Host)?;
-    let calls = hlox_ffi::HostCustomCalls::for_module(module, bound).map_err(
-        |(instruction, target, message)| EvalError::CustomCall {
+    let calls = hlox_ffi::HostCustomCalls::for_module(module, bound).map_err(|e| {
+        EvalError::CustomCall {
             computation: module
                 .computations
                 .values()
-                .find(|c| c.instructions.values().any(|i| i.name == instruction))
+                .find(|c| c.instructions.values().any(|i| i.name == e.instruction))
                 .map(|c| c.name.clone())
                 .unwrap_or_default(),
-            instruction,
-            target,
-            message,
-        },
-    )?;
+            instruction: e.instruction,
+            target: e.target,
+            message: e.message,
+        }
+    })?;
     evaluate(module, args, &calls)
 }
 

@@ -553,6 +553,74 @@ fn invoke_host_ffi(
         .map_err(|_| invalid("internal: result relayout".into()))
 }
 
+/// A typed-FFI call that could not be prepared (its instantiate stage
+/// failed, or its buffers cannot be described).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FfiPrepareError {
+    pub instruction: String,
+    pub target: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for FfiPrepareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "instruction {}: custom call to \"{}\": {}",
+            self.instruction, self.target, self.message
+        )
+    }
+}
+
+/// Prepares every typed-FFI custom call of `module` whose target is bound
+/// (running its instantiate stage), by instruction name. With
+/// `host_layouts` the calls are prepared for row-major copies of their
+/// buffers (the Host relays buffers out around a call); without, the
+/// declared shapes are the buffers' and must be row-major (CUDA).
+pub fn prepare_ffi_calls(
+    module: &hlox_hlo::Module,
+    bound: &BoundTargets,
+    host_layouts: bool,
+) -> Result<std::collections::HashMap<String, Arc<FfiCall>>, FfiPrepareError> {
+    let layout = |s: &Shape| {
+        if host_layouts {
+            default_layout(s)
+        } else {
+            s.clone()
+        }
+    };
+    let mut out = std::collections::HashMap::new();
+    for comp in module.computations.values() {
+        for inst in comp.instructions.values() {
+            let hlox_hlo::Op::CustomCall(call) = &inst.op else {
+                continue;
+            };
+            if call.api_version != CustomCallApiVersion::TypedFfi {
+                continue;
+            }
+            let Some(t) = bound.get(&call.target) else {
+                continue;
+            };
+            let shapes: Vec<Shape> = inst
+                .operands
+                .iter()
+                .map(|&o| layout(&comp.inst(o).shape))
+                .collect();
+            let refs: Vec<&Shape> = shapes.iter().collect();
+            let prepared =
+                FfiCall::new(t, &call.opaque, &refs, &layout(&inst.shape)).map_err(|message| {
+                    FfiPrepareError {
+                        instruction: inst.name.clone(),
+                        target: call.target.clone(),
+                        message,
+                    }
+                })?;
+            out.insert(inst.name.clone(), Arc::new(prepared));
+        }
+    }
+    Ok(out)
+}
+
 /// Host custom calls of one module: the evaluator's custom-call handler.
 /// `hlox_eval::CustomCallHandler::call` is exactly [`HostCustomCalls::call`].
 ///
@@ -575,41 +643,17 @@ impl HostCustomCalls {
         }
     }
     /// [`HostCustomCalls::new`] with every typed-FFI custom call of
-    /// `module` prepared now: their instantiate stages run here, and the
-    /// first failure is returned as (instruction, target, message).
+    /// `module` prepared now ([`prepare_ffi_calls`]): their instantiate
+    /// stages run here.
     pub fn for_module(
         module: &hlox_hlo::Module,
         bound: BoundTargets,
-    ) -> Result<HostCustomCalls, (String, String, String)> {
-        let calls = HostCustomCalls::new(bound);
-        for comp in module.computations.values() {
-            for inst in comp.instructions.values() {
-                let hlox_hlo::Op::CustomCall(call) = &inst.op else {
-                    continue;
-                };
-                if call.api_version != hlox_hlo::CustomCallApiVersion::TypedFfi {
-                    continue;
-                }
-                let Some(t) = calls.bound.get(&call.target) else {
-                    continue;
-                };
-                let fail = |m: String| (inst.name.clone(), call.target.clone(), m);
-                let shapes: Vec<Shape> = inst
-                    .operands
-                    .iter()
-                    .map(|&o| default_layout(&comp.inst(o).shape))
-                    .collect();
-                let refs: Vec<&Shape> = shapes.iter().collect();
-                let prepared = FfiCall::new(t, &call.opaque, &refs, &default_layout(&inst.shape))
-                    .map_err(fail)?;
-                calls
-                    .ffi_calls
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(inst.name.clone(), Arc::new(prepared));
-            }
-        }
-        Ok(calls)
+    ) -> Result<HostCustomCalls, FfiPrepareError> {
+        let calls = prepare_ffi_calls(module, &bound, true)?;
+        Ok(HostCustomCalls {
+            bound,
+            ffi_calls: Arc::new(std::sync::Mutex::new(calls)),
+        })
     }
     pub fn bound(&self) -> &BoundTargets {
         &self.bound

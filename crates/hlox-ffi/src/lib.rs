@@ -25,8 +25,8 @@ pub mod target;
 pub mod xla_ffi;
 
 pub use invoke::{
-    cuda_buffer_order, invoke_cuda, invoke_cuda_ffi, invoke_host, BufferRole, CudaBuffer,
-    HostCustomCalls, InvokeError, BUFFER_ALIGNMENT,
+    cuda_buffer_order, invoke_cuda, invoke_cuda_ffi, invoke_host, prepare_ffi_calls, BufferRole,
+    CudaBuffer, FfiPrepareError, HostCustomCalls, InvokeError, BUFFER_ALIGNMENT,
 };
 pub use opaque::{decode_opaque, encode_opaque, opaque_bytes, OpaqueError};
 pub use platform::{Platform, Signature};

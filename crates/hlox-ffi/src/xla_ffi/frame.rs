@@ -298,14 +298,19 @@ impl<'a> Frame<'a> {
             })
             .collect()
     }
+    /// Attribute `name`, which must be of kind `kind` (`what` in errors).
+    fn attr_of(&self, name: &str, kind: i32, what: &str) -> Result<*mut c_void, String> {
+        let (t, p) = find_attr(&self.raw.attrs, name)
+            .ok_or_else(|| format!("the call has no attribute `{name}`"))?;
+        if t != kind {
+            return Err(format!("attribute `{name}` is not {what}"));
+        }
+        Ok(p)
+    }
     /// Scalar attribute `name` of type `T` (exactly: an `f32` attribute is
     /// not read as `f64`).
     pub fn attr<T: FfiElement>(&self, name: &str) -> Result<T, String> {
-        let (t, p) = find_attr(&self.raw.attrs, name)
-            .ok_or_else(|| format!("the call has no attribute `{name}`"))?;
-        if t != attr_type::SCALAR {
-            return Err(format!("attribute `{name}` is not a scalar"));
-        }
+        let p = self.attr_of(name, attr_type::SCALAR, "a scalar")?;
         let s = unsafe { &*(p as *const abi::Scalar) };
         if s.dtype != T::DTYPE {
             return Err(format!(
@@ -318,11 +323,7 @@ impl<'a> Frame<'a> {
     }
     /// String attribute `name` (its bytes).
     pub fn attr_bytes(&self, name: &str) -> Result<&'a [u8], String> {
-        let (t, p) = find_attr(&self.raw.attrs, name)
-            .ok_or_else(|| format!("the call has no attribute `{name}`"))?;
-        if t != attr_type::STRING {
-            return Err(format!("attribute `{name}` is not a string"));
-        }
+        let p = self.attr_of(name, attr_type::STRING, "a string")?;
         let s = unsafe { &*(p as *const abi::ByteSpan) };
         if s.len == 0 {
             return Ok(&[]);
@@ -331,11 +332,7 @@ impl<'a> Frame<'a> {
     }
     /// Array attribute `name` with elements `T`.
     pub fn attr_array<T: FfiElement>(&self, name: &str) -> Result<&'a [T], String> {
-        let (t, p) = find_attr(&self.raw.attrs, name)
-            .ok_or_else(|| format!("the call has no attribute `{name}`"))?;
-        if t != attr_type::ARRAY {
-            return Err(format!("attribute `{name}` is not an array"));
-        }
+        let p = self.attr_of(name, attr_type::ARRAY, "an array")?;
         let a = unsafe { &*(p as *const abi::Array) };
         if a.dtype != T::DTYPE {
             return Err(format!(
