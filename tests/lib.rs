@@ -255,6 +255,8 @@ pub mod corpus_targets {
 pub fn registry_for(case: &CorpusCase) -> hlox_ffi::Registry {
     use hlox_ffi::{Platform, Registry};
     let r = Registry::new();
+    // jaxlib's LAPACK targets, for JAX's linear algebra (the linalg_* cases).
+    hlox_jaxlib::register(&r).expect("registering jaxlib's targets");
     let host = Platform::Host;
     match case.name.as_str() {
         "cc_do_custom_call_v1" => {

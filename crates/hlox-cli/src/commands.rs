@@ -272,7 +272,11 @@ fn compile_host(
     Ok(hlox_cpu::compile(m, &options)?)
 }
 
+/// The static targets (jaxlib's `lapack_*_ffi` among them, from
+/// `hlox_jaxlib`), then each plugin's.
 fn registry_with(plugins: &[std::path::PathBuf]) -> Result<hlox_ffi::Registry> {
+    // Naming the crate links it, and with it its registrations.
+    debug_assert!(!hlox_jaxlib::TARGETS.is_empty());
     let registry = hlox_ffi::Registry::with_static_targets()?;
     for p in plugins {
         registry.load_library(p)?;

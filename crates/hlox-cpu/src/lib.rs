@@ -297,7 +297,16 @@ fn compile_impl(
         optimized = m;
         &optimized
     } else {
-        module
+        // Without the pipeline, still the one pass code generation needs.
+        let mut m = module.clone();
+        if hlox_passes::Pass::run(&hlox_passes::CustomCallLayouts, &mut m)
+            .map_err(|e| CompileError::Passes(e.to_string()))?
+        {
+            optimized = m;
+            &optimized
+        } else {
+            module
+        }
     };
 
     let t = Instant::now();

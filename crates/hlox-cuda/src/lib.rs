@@ -186,6 +186,10 @@ pub fn compile(
             "module.optimized.hlo",
             &hlox_hlo::text::print_module(&m),
         )?;
+    } else {
+        // Without the pipeline, still the one pass code generation needs.
+        hlox_passes::Pass::run(&hlox_passes::CustomCallLayouts, &mut m)
+            .map_err(|e| CompileError::Passes(e.to_string()))?;
     }
     let registry: &Registry = match &options.registry {
         Some(r) => r,
@@ -215,9 +219,9 @@ pub fn compile(
 type FfiCalls = HashMap<String, Arc<hlox_ffi::xla_ffi::FfiCall>>;
 
 /// Prepares every typed-FFI custom call of `m` (runs instantiate stages);
-/// CUDA handlers get the buffers as declared, so they must be row-major.
+/// CUDA handlers get the buffers as declared (after `CustomCallLayouts`).
 fn prepare_ffi_calls(m: &Module, bound: &BoundTargets) -> Result<FfiCalls, CompileError> {
-    hlox_ffi::prepare_ffi_calls(m, bound, false).map_err(|e| CompileError::Unsupported {
+    hlox_ffi::prepare_ffi_calls(m, bound).map_err(|e| CompileError::Unsupported {
         inst: e.instruction,
         message: format!("custom-call target \"{}\": {}", e.target, e.message),
     })

@@ -413,15 +413,12 @@ fn invoke_host_with(
         });
     };
 
-    // Operands, relaid out to operand_layout_constraints when given.
-    let operand_lits: Vec<Literal> = match &call.operand_layout_constraints {
-        Some(c) if c.len() == operands.len() => operands
-            .iter()
-            .zip(c)
-            .enumerate()
-            .map(|(i, (l, s))| relayout_to(l, s, name, i))
-            .collect::<Result<_, _>>()?,
-        Some(c) => {
+    // Operands in the layouts the target is promised (XLA's rule,
+    // `CustomCall::buffer_shapes`): operand_layout_constraints when given,
+    // else the default layout; the result likewise, relaid out to the
+    // declared shape after the call.
+    if let Some(c) = &call.operand_layout_constraints {
+        if c.len() != operands.len() {
             return Err(InvokeError::Invalid {
                 target: name.into(),
                 message: format!(
@@ -429,13 +426,29 @@ fn invoke_host_with(
                     c.len(),
                     operands.len()
                 ),
-            })
+            });
         }
-        None => operands.iter().map(|l| (*l).clone()).collect(),
+    }
+    let shapes: Vec<Shape> = operands.iter().map(|l| l.shape()).collect();
+    let refs: Vec<&Shape> = shapes.iter().collect();
+    let (want_ops, call_shape) = call.buffer_shapes(&refs, result_shape);
+    let operand_lits: Vec<Literal> = operands
+        .iter()
+        .zip(&want_ops)
+        .enumerate()
+        .map(|(i, (l, s))| relayout_to(l, s, name, i))
+        .collect::<Result<_, _>>()?;
+    let relaid = |lit: Literal| {
+        relayout_to(&lit, result_shape, name, 0).map_err(|_| InvokeError::Invalid {
+            target: name.into(),
+            message: "internal: result relayout".into(),
+        })
     };
+    let result_shape = &call_shape;
 
     if let TargetFn::Ffi(_) = func {
-        return invoke_host_ffi(target, call, &operand_lits, result_shape, ffi_cache);
+        return invoke_host_ffi(target, call, &operand_lits, result_shape, ffi_cache)
+            .and_then(relaid);
     }
 
     let (mut b, op_nodes, res_node) = Buffers::for_call(&operand_lits, call, result_shape)?;
@@ -480,24 +493,17 @@ fn invoke_host_with(
             message,
         });
     }
-    read_result(result_shape, &res_node, &b).map_err(|message| InvokeError::Invalid {
-        target: name.into(),
-        message,
-    })
-}
-
-/// A shape with every array in the default (row-major) layout.
-fn default_layout(shape: &Shape) -> Shape {
-    match shape {
-        Shape::Array(a) => Shape::Array(ArrayShape::new(a.ty, a.dims.clone())),
-        Shape::Tuple(t) => Shape::Tuple(t.iter().map(default_layout).collect()),
-        Shape::Token => Shape::Token,
-    }
+    read_result(result_shape, &res_node, &b)
+        .map_err(|message| InvokeError::Invalid {
+            target: name.into(),
+            message,
+        })
+        .and_then(relaid)
 }
 
 /// A typed-FFI call on the Host: operand leaves are the arguments, result
-/// leaves the results, all row-major (operands are relaid out first, results
-/// relaid out to the result's layouts after).
+/// leaves the results, in the layouts of `operand_lits` and `result_shape`
+/// (the caller has put them in the layouts the target is promised).
 fn invoke_host_ffi(
     target: &Target,
     call: &CustomCall,
@@ -510,17 +516,9 @@ fn invoke_host_ffi(
         target: name.into(),
         message,
     };
-    let op_shapes: Vec<Shape> = operand_lits
-        .iter()
-        .map(|l| default_layout(&l.shape()))
-        .collect();
-    let lits: Vec<Literal> = operand_lits
-        .iter()
-        .zip(&op_shapes)
-        .enumerate()
-        .map(|(i, (l, s))| relayout_to(l, s, name, i))
-        .collect::<Result<_, _>>()?;
-    let res_shape = default_layout(result_shape);
+    let op_shapes: Vec<Shape> = operand_lits.iter().map(|l| l.shape()).collect();
+    let lits = operand_lits;
+    let res_shape = result_shape.clone();
     let refs: Vec<&Shape> = op_shapes.iter().collect();
     let prepare = || FfiCall::new(target, &call.opaque, &refs, &res_shape).map_err(invalid);
     let prepared = match cache {
@@ -537,20 +535,18 @@ fn invoke_host_ffi(
             }
         }
     };
-    let (b, op_nodes, res_node) = Buffers::for_call(&lits, call, &res_shape)?;
+    let (b, op_nodes, res_node) = Buffers::for_call(lits, call, &res_shape)?;
     let (mut args, mut rets) = (Vec::new(), Vec::new());
     op_nodes.iter().for_each(|n| b.leaf_pointers(n, &mut args));
     b.leaf_pointers(&res_node, &mut rets);
     let ctx = crate::xla_ffi::InvokeContext::host_next();
-    // SAFETY: the buffers have the prepared shapes, row-major, and live
-    // until the call returns.
+    // SAFETY: the buffers have the prepared shapes and live until the call
+    // returns.
     unsafe { prepared.call(&args, &rets, &ctx) }.map_err(|message| InvokeError::Failed {
         target: name.into(),
         message,
     })?;
-    let lit = read_result(&res_shape, &res_node, &b).map_err(invalid)?;
-    relayout_to(&lit, result_shape, name, 0)
-        .map_err(|_| invalid("internal: result relayout".into()))
+    read_result(&res_shape, &res_node, &b).map_err(invalid)
 }
 
 /// A typed-FFI call that could not be prepared (its instantiate stage
@@ -573,22 +569,14 @@ impl std::fmt::Display for FfiPrepareError {
 }
 
 /// Prepares every typed-FFI custom call of `module` whose target is bound
-/// (running its instantiate stage), by instruction name. With
-/// `host_layouts` the calls are prepared for row-major copies of their
-/// buffers (the Host relays buffers out around a call); without, the
-/// declared shapes are the buffers' and must be row-major (CUDA).
+/// (running its instantiate stage), by instruction name, for buffers in
+/// the layouts `CustomCall::buffer_shapes` promises (what the evaluator
+/// passes, and what the compilers' modules hold after
+/// `hlox_passes::CustomCallLayouts`).
 pub fn prepare_ffi_calls(
     module: &hlox_hlo::Module,
     bound: &BoundTargets,
-    host_layouts: bool,
 ) -> Result<std::collections::HashMap<String, Arc<FfiCall>>, FfiPrepareError> {
-    let layout = |s: &Shape| {
-        if host_layouts {
-            default_layout(s)
-        } else {
-            s.clone()
-        }
-    };
     let mut out = std::collections::HashMap::new();
     for comp in module.computations.values() {
         for inst in comp.instructions.values() {
@@ -601,14 +589,12 @@ pub fn prepare_ffi_calls(
             let Some(t) = bound.get(&call.target) else {
                 continue;
             };
-            let shapes: Vec<Shape> = inst
-                .operands
-                .iter()
-                .map(|&o| layout(&comp.inst(o).shape))
-                .collect();
+            let operands: Vec<&Shape> =
+                inst.operands.iter().map(|&o| &comp.inst(o).shape).collect();
+            let (shapes, result) = call.buffer_shapes(&operands, &inst.shape);
             let refs: Vec<&Shape> = shapes.iter().collect();
             let prepared =
-                FfiCall::new(t, &call.opaque, &refs, &layout(&inst.shape)).map_err(|message| {
+                FfiCall::new(t, &call.opaque, &refs, &result).map_err(|message| {
                     FfiPrepareError {
                         instruction: inst.name.clone(),
                         target: call.target.clone(),
@@ -649,7 +635,7 @@ impl HostCustomCalls {
         module: &hlox_hlo::Module,
         bound: BoundTargets,
     ) -> Result<HostCustomCalls, FfiPrepareError> {
-        let calls = prepare_ffi_calls(module, &bound, true)?;
+        let calls = prepare_ffi_calls(module, &bound)?;
         Ok(HostCustomCalls {
             bound,
             ffi_calls: Arc::new(std::sync::Mutex::new(calls)),

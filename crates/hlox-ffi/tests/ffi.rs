@@ -581,13 +581,16 @@ fn aliasing_into_tuple_elements() {
 
 #[test]
 fn operand_layout_constraints_relayout_operands() {
-    // A column-major f32[2,3] operand is handed over row-major when the call
-    // constrains it so; opaque_echo is not needed: axpby reads flat buffers.
+    // XLA's rule (CustomCall::buffer_shapes): a constrained call gets its
+    // operands in the constrained layouts and its result in its shape's
+    // layout; an unconstrained one gets every buffer in the default layout.
+    // axpby copies flat buffers, so its output bytes are what it was given.
     let reg = statics();
     let x = Literal::r2(&[&[1.0f32, 2.0, 3.0], &[4.0, 5.0, 6.0]]).unwrap();
-    let col = Literal::Array(x.as_array().unwrap().relayout(hlox_hlo::Layout {
+    let col_major = hlox_hlo::Layout {
         minor_to_major: vec![0, 1],
-    }));
+    };
+    let col = Literal::Array(x.as_array().unwrap().relayout(col_major.clone()));
     let zero = Literal::r2(&[&[0.0f32; 3], &[0.0; 3]]).unwrap();
     let opaque = encode_opaque(&AxpbyOpaque {
         alpha: 1.0,
@@ -595,26 +598,33 @@ fn operand_layout_constraints_relayout_operands() {
         n: 6,
     })
     .unwrap();
-    let shape = Shape::array(ElementType::F32, vec![2, 3]);
+    let row_shape = Shape::array(ElementType::F32, vec![2, 3]);
+    let mut col_shape = row_shape.clone();
+    col_shape.as_array_mut().unwrap().layout = col_major;
+    // Constrained to row-major: the column-major operand is relaid out.
     let mut call = cc("axpby", StatusReturningUnified, &opaque);
-    call.operand_layout_constraints = Some(vec![shape.clone(), shape.clone()]);
-    let out = run(&reg, call, &[col.clone(), zero.clone()], shape.clone()).unwrap();
-    assert_eq!(
-        out.as_array().unwrap().bytes(),
-        x.as_array().unwrap().bytes()
-    );
-    // Without the constraint the target sees the column-major bytes.
+    call.operand_layout_constraints = Some(vec![row_shape.clone(), row_shape.clone()]);
+    let out = run(&reg, call, &[col.clone(), zero.clone()], row_shape.clone()).unwrap();
+    assert_eq!(out.as_array().unwrap().bytes(), x.as_array().unwrap().bytes());
+    // Constrained to column-major (as JAX's LAPACK calls are): the target
+    // sees column-major bytes, and its column-major result is kept.
+    let mut call = cc("axpby", StatusReturningUnified, &opaque);
+    call.operand_layout_constraints = Some(vec![col_shape.clone(), col_shape.clone()]);
+    let out = run(&reg, call, &[x.clone(), zero.clone()], col_shape.clone()).unwrap();
+    assert_eq!(out.shape(), col_shape);
+    assert_eq!(out.as_array().unwrap().bytes(), col.as_array().unwrap().bytes());
+    // Unconstrained: every buffer in the default layout, whatever the
+    // operand's and the declared result's layouts; the result is relaid
+    // out to the declared layout after the call.
     let out = run(
         &reg,
         cc("axpby", StatusReturningUnified, &opaque),
         &[col.clone(), zero],
-        shape,
+        col_shape.clone(),
     )
     .unwrap();
-    assert_eq!(
-        out.as_array().unwrap().bytes(),
-        col.as_array().unwrap().bytes()
-    );
+    assert_eq!(out.shape(), col_shape);
+    assert_eq!(out.as_array().unwrap().bytes(), col.as_array().unwrap().bytes());
 }
 
 // ---- CUDA conventions (recorded and bound; called here with host pointers) ----

@@ -461,6 +461,27 @@ pub struct CustomCall {
     pub operand_layout_constraints: Option<Vec<Shape>>,
 }
 
+impl CustomCall {
+    /// The shapes, with layouts, of the buffers a target is called with,
+    /// given the call's operand shapes and result shape. This is XLA's
+    /// layout assignment for custom calls: a call with
+    /// `operand_layout_constraints` gets its operands in those layouts and
+    /// its result in the layout of its own shape (JAX's LAPACK targets
+    /// rely on this for column-major matrices); a call without gets every
+    /// buffer in the default layout. The compilers insert the copies
+    /// (`hlox_passes::CustomCallLayouts`); the evaluator relays out around
+    /// the call.
+    pub fn buffer_shapes(&self, operands: &[&Shape], result: &Shape) -> (Vec<Shape>, Shape) {
+        match &self.operand_layout_constraints {
+            Some(c) if c.len() == operands.len() => (c.clone(), result.clone()),
+            _ => (
+                operands.iter().map(|s| s.with_default_layout()).collect(),
+                result.with_default_layout(),
+            ),
+        }
+    }
+}
+
 /// `kind=` of a fusion instruction.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum FusionKind {

@@ -262,6 +262,14 @@ impl Shape {
             _ => None,
         }
     }
+    /// This shape with every array in the default (major-to-minor) layout.
+    pub fn with_default_layout(&self) -> Shape {
+        match self {
+            Shape::Array(a) => Shape::Array(ArrayShape::new(a.ty, a.dims.clone())),
+            Shape::Tuple(t) => Shape::Tuple(t.iter().map(Shape::with_default_layout).collect()),
+            Shape::Token => Shape::Token,
+        }
+    }
     /// The subshape at `index`, if the path exists.
     pub fn subshape(&self, index: &[i64]) -> Option<&Shape> {
         let mut s = self;

@@ -12,6 +12,8 @@
 //! - [`CallInliner`]: `call` replaced by the body of its computation.
 //! - [`Fusion`]: elementwise chains into loop fusions, reduce with its
 //!   producers into input fusions.
+//! - [`CustomCallLayouts`]: copies that put custom-call buffers in the
+//!   layouts their targets are promised (required before code generation).
 //!
 //! [`default_pipeline`] is what the backends run; see docs/passes.md.
 
@@ -21,6 +23,7 @@ mod dce;
 mod folding;
 mod fusion;
 mod inline;
+mod layouts;
 mod util;
 
 pub use algsimp::AlgebraicSimplifier;
@@ -29,6 +32,7 @@ pub use dce::Dce;
 pub use folding::ConstantFolding;
 pub use fusion::Fusion;
 pub use inline::CallInliner;
+pub use layouts::CustomCallLayouts;
 
 use hlox_hlo::verifier::{verify_module, VerifyError};
 use hlox_hlo::Module;
@@ -251,12 +255,13 @@ impl RunState<'_> {
     }
 }
 
-/// The pipeline the Host and CUDA backends run: inline calls; then
-/// algebraic simplification, constant folding, CSE and DCE to a fixed point;
-/// then fusion (when [`PipelineOptions::fusion`]); then DCE.
+/// The pipeline the Host and CUDA backends run: inline calls; custom-call
+/// layouts; then algebraic simplification, constant folding, CSE and DCE to
+/// a fixed point; then fusion (when [`PipelineOptions::fusion`]); then DCE.
 pub fn default_pipeline() -> PassManager {
     let mut pm = PassManager::new();
     pm.add(CallInliner);
+    pm.add(CustomCallLayouts);
     pm.add_fixed_point(vec![
         Box::new(AlgebraicSimplifier::default()),
         Box::new(ConstantFolding::default()),
@@ -278,6 +283,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         "constant-folding" => Box::new(ConstantFolding::default()),
         "inline" => Box::new(CallInliner),
         "fusion" => Box::new(Fusion::default()),
+        "custom-call-layouts" => Box::new(CustomCallLayouts),
         _ => return None,
     })
 }

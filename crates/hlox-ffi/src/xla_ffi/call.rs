@@ -5,7 +5,8 @@
 //! Buffers follow XLA: every array leaf of every operand is one argument,
 //! in order (a tuple operand contributes its leaves in pre-order); every
 //! array leaf of the result is one result. Dimensions are the logical ones;
-//! the data is in the default (row-major) layout.
+//! the data is in the buffer's layout, which `CustomCall::buffer_shapes`
+//! fixes (row-major unless `operand_layout_constraints` say otherwise).
 
 use super::abi::{self, dtype, Buffer, CallFrame, Handler};
 use super::api::{self, take_error, CallContext, ExecutionState, InvokeContext};
@@ -111,17 +112,13 @@ pub struct FfiCall {
     _library: Option<Arc<LoadedLibrary>>,
 }
 
-fn leaves(shape: &Shape, what: &str, out: &mut Vec<BufferDesc>) -> Result<(), String> {
-    for (index, leaf) in shape.leaves() {
+/// The buffer descriptions of `shape`'s leaves, in pre-order. Layouts are
+/// not described (XLA's buffers carry dimensions only): the data is in the
+/// leaf's layout.
+fn leaves(shape: &Shape, out: &mut Vec<BufferDesc>) {
+    for (_, leaf) in shape.leaves() {
         match leaf {
             Shape::Array(a) => {
-                if !a.layout.is_default() {
-                    return Err(format!(
-                        "{what} at {{{}}} is {}, not in the default layout: typed-FFI handlers get row-major buffers (add a copy to the default layout before the call)",
-                        index.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(","),
-                        hlox_hlo::text::shape_to_string(&Shape::Array(a.clone())),
-                    ));
-                }
                 out.push(BufferDesc {
                     dtype: ffi_dtype(a.ty),
                     dims: a.dims.clone(),
@@ -134,7 +131,6 @@ fn leaves(shape: &Shape, what: &str, out: &mut Vec<BufferDesc>) -> Result<(), St
             Shape::Tuple(_) => {}
         }
     }
-    Ok(())
 }
 
 impl FfiCall {
@@ -156,11 +152,11 @@ impl FfiCall {
         };
         let attrs = parse_attrs(backend_config).map_err(|e| e.to_string())?;
         let mut args = Vec::new();
-        for (k, s) in operand_shapes.iter().enumerate() {
-            leaves(s, &format!("operand {k}"), &mut args)?;
+        for s in operand_shapes {
+            leaves(s, &mut args);
         }
         let mut rets = Vec::new();
-        leaves(result_shape, "the result", &mut rets)?;
+        leaves(result_shape, &mut rets);
         let call = FfiCall {
             handlers,
             args,

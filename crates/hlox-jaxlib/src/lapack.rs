@@ -1,0 +1,359 @@
+//! The `lapack_?xxx_ffi` handlers: the typed-FFI interface of jaxlib's CPU
+//! LAPACK kernels (arguments, results and attributes in jaxlib's order),
+//! with [`crate::linalg`] doing the math.
+//!
+//! Conventions, all jaxlib's: every matrix operand is `[batch..., rows,
+//! cols]` with a column-major layout for the last two dimensions (JAX puts
+//! that in `operand_layout_constraints` and the result shapes), so each
+//! batch entry is one contiguous LAPACK matrix; results alias operands
+//! (`output_to_operand_aliasing`), and the input is copied over when they
+//! do not; pivots are 1-based; every batch entry gets an `info` (s32), which
+//! JAX turns into NaNs or errors itself. Attributes are u8 characters
+//! (`uplo = 76 : ui8` is `'L'`).
+
+use crate::linalg::{self, SvdJob, Triangular};
+use hlox_ffi::xla_ffi::{FfiElement, Frame};
+use num_traits::Float;
+
+/// The element types the real LAPACK routines (`s`, `d`) run on.
+pub trait Real: Float + FfiElement {}
+impl Real for f32 {}
+impl Real for f64 {}
+
+/// `[batch..., rows, cols]` of buffer `dims` (named `what` in errors).
+fn split_batch(dims: &[i64], what: &str) -> Result<(usize, usize, usize), String> {
+    if dims.len() < 2 {
+        return Err(format!(
+            "{what} must have at least 2 dimensions (a matrix), has shape {dims:?}"
+        ));
+    }
+    let d = |x: i64| x.max(0) as usize;
+    let batch = dims[..dims.len() - 2].iter().map(|&x| d(x)).product();
+    Ok((batch, d(dims[dims.len() - 2]), d(dims[dims.len() - 1])))
+}
+
+/// Result `ret` holding argument `arg`'s value: the input is copied over
+/// unless the two are one buffer (`output_to_operand_aliasing`). Only the
+/// result is then used, so nothing reads the argument through a second
+/// reference.
+fn arg_into_ret<'a, T: Real>(f: &Frame<'a>, arg: usize, ret: usize) -> Result<&'a mut [T], String> {
+    let (a, r) = (f.arg(arg)?, f.ret(ret)?);
+    if a.dtype() != T::DTYPE {
+        return Err(format!(
+            "argument {arg} has element type code {}, not {}",
+            a.dtype(),
+            T::NAME
+        ));
+    }
+    if a.dims() != r.dims() {
+        return Err(format!(
+            "argument {arg} has shape {:?} but result {ret} has shape {:?}",
+            a.dims(),
+            r.dims()
+        ));
+    }
+    let out = r.slice_mut::<T>()?;
+    if !out.is_empty() && a.data() as *const T != out.as_ptr() {
+        if a.data().is_null() {
+            return Err(format!("argument {arg} has no data"));
+        }
+        // SAFETY: `a` holds `out.len()` elements of T (same type and
+        // dimensions); `copy` allows the (unexpected) partial overlap.
+        unsafe { std::ptr::copy(a.data() as *const T, out.as_mut_ptr(), out.len()) };
+    }
+    Ok(out)
+}
+
+/// Result `i` as `T`, checking its element count.
+fn ret_of<'a, T: FfiElement>(f: &Frame<'a>, i: usize, len: usize, what: &str) -> Result<&'a mut [T], String> {
+    let r = f.ret(i)?.slice_mut::<T>()?;
+    if r.len() != len {
+        return Err(format!(
+            "result {i} ({what}) has {} elements, expected {len}",
+            r.len()
+        ));
+    }
+    Ok(r)
+}
+
+/// A u8-character attribute (`uplo`, `side`, ...), as jaxlib encodes them.
+fn char_attr(f: &Frame, name: &str, allowed: &[u8]) -> Result<u8, String> {
+    let c: u8 = f.attr(name)?;
+    if !allowed.contains(&c) {
+        let list: Vec<String> = allowed.iter().map(|&a| format!("'{}'", a as char)).collect();
+        return Err(format!(
+            "attribute `{name}` is '{}' ({c}); expected one of {}",
+            (c as char).escape_default(),
+            list.join(", ")
+        ));
+    }
+    Ok(c)
+}
+
+/// The `info` result of a batch: s32 with one entry per matrix.
+fn info_ret<'a>(f: &Frame<'a>, i: usize, batch: usize) -> Result<&'a mut [i32], String> {
+    ret_of::<i32>(f, i, batch, "info")
+}
+
+/// `lapack_?trsm_ffi(a, b[, alpha]) -> x`, attributes `side`, `uplo`,
+/// `trans_x`, `diag`: `op(a) x = alpha b` or `x op(a) = alpha b`. Newer JAX
+/// passes no `alpha` (it is 1); older passes a scalar third argument.
+pub fn trsm<T: Real>(f: &mut Frame) -> Result<(), String> {
+    let p = Triangular {
+        left: char_attr(f, "side", b"LR")? == b'L',
+        lower: char_attr(f, "uplo", b"LU")? == b'L',
+        transpose: char_attr(f, "trans_x", b"NTC")? != b'N',
+        unit: char_attr(f, "diag", b"NU")? == b'U',
+    };
+    let (batch, m, n) = split_batch(f.arg(1)?.dims(), "b")?;
+    let k = if p.left { m } else { n };
+    let a_view = f.arg(0)?;
+    let (abatch, ar, ac) = split_batch(a_view.dims(), "a")?;
+    if (ar, ac) != (k, k) || abatch != batch {
+        return Err(format!(
+            "a has shape {:?}; for b of shape {:?} solving from the {} it must be [{batch} batch, {k}, {k}]",
+            a_view.dims(),
+            f.arg(1)?.dims(),
+            if p.left { "left" } else { "right" }
+        ));
+    }
+    let alpha = if f.arg_count() > 2 {
+        let s = f.arg(2)?.slice::<T>()?;
+        *s.first().ok_or("alpha is empty")?
+    } else {
+        T::one()
+    };
+    let a = a_view.slice::<T>()?;
+    let b = arg_into_ret::<T>(f, 1, 0)?;
+    // `a` and `b` are distinct operands, so the result never aliases `a`.
+    if !a.is_empty() && a.as_ptr() == b.as_ptr() as *const T {
+        return Err("the result aliases `a`; only `b` may be updated in place".into());
+    }
+    for i in 0..batch {
+        let bi = &mut b[i * m * n..(i + 1) * m * n];
+        if alpha != T::one() {
+            bi.iter_mut().for_each(|v| *v = *v * alpha);
+        }
+        linalg::trsm(p, m, n, &a[i * k * k..(i + 1) * k * k], bi);
+    }
+    Ok(())
+}
+
+/// `lapack_?getrf_ffi(a) -> (lu, ipiv, info)`.
+pub fn getrf<T: Real>(f: &mut Frame) -> Result<(), String> {
+    let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
+    let a = arg_into_ret::<T>(f, 0, 0)?;
+    let k = m.min(n);
+    let ipiv = ret_of::<i32>(f, 1, batch * k, "ipiv")?;
+    let info = info_ret(f, 2, batch)?;
+    for i in 0..batch {
+        info[i] = linalg::getrf(
+            m,
+            n,
+            &mut a[i * m * n..(i + 1) * m * n],
+            &mut ipiv[i * k..(i + 1) * k],
+        );
+    }
+    Ok(())
+}
+
+/// `lapack_?potrf_ffi(a) -> (l, info)`, attribute `uplo`.
+pub fn potrf<T: Real>(f: &mut Frame) -> Result<(), String> {
+    let lower = char_attr(f, "uplo", b"LU")? == b'L';
+    let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
+    if m != n {
+        return Err(format!("a must be square, is {m} x {n}"));
+    }
+    let a = arg_into_ret::<T>(f, 0, 0)?;
+    let info = info_ret(f, 1, batch)?;
+    for i in 0..batch {
+        info[i] = linalg::potrf(lower, n, &mut a[i * n * n..(i + 1) * n * n]);
+    }
+    Ok(())
+}
+
+/// `lapack_?geqrf_ffi(a) -> (qr, tau)`.
+pub fn geqrf<T: Real>(f: &mut Frame) -> Result<(), String> {
+    let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
+    let a = arg_into_ret::<T>(f, 0, 0)?;
+    let k = m.min(n);
+    let tau = ret_of::<T>(f, 1, batch * k, "tau")?;
+    for i in 0..batch {
+        linalg::geqrf(m, n, &mut a[i * m * n..(i + 1) * m * n], &mut tau[i * k..(i + 1) * k]);
+    }
+    Ok(())
+}
+
+/// `lapack_?geqp3_ffi(a, jpvt) -> (qr, jpvt, tau)`.
+pub fn geqp3<T: Real>(f: &mut Frame) -> Result<(), String> {
+    let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
+    let a = arg_into_ret::<T>(f, 0, 0)?;
+    let jpvt_in = f.arg(1)?;
+    if jpvt_in.element_count() != batch * n {
+        return Err(format!(
+            "jpvt has shape {:?}, expected {batch} x {n} entries",
+            jpvt_in.dims()
+        ));
+    }
+    let jpvt = {
+        let r = f.ret(1)?;
+        let out = r.slice_mut::<i32>()?;
+        if out.len() != batch * n {
+            return Err(format!("result 1 (jpvt) has {} elements, expected {}", out.len(), batch * n));
+        }
+        if jpvt_in.dtype() != i32::DTYPE {
+            return Err("jpvt must be s32".into());
+        }
+        if !out.is_empty() && jpvt_in.data() as *const i32 != out.as_ptr() {
+            // SAFETY: same element type and count, checked above.
+            unsafe { std::ptr::copy(jpvt_in.data() as *const i32, out.as_mut_ptr(), out.len()) };
+        }
+        out
+    };
+    let k = m.min(n);
+    let tau = ret_of::<T>(f, 2, batch * k, "tau")?;
+    for i in 0..batch {
+        linalg::geqp3(
+            m,
+            n,
+            &mut a[i * m * n..(i + 1) * m * n],
+            &mut jpvt[i * n..(i + 1) * n],
+            &mut tau[i * k..(i + 1) * k],
+        );
+    }
+    Ok(())
+}
+
+/// `lapack_?orgqr_ffi(a, tau) -> q` (JAX's `householder_product`).
+pub fn orgqr<T: Real>(f: &mut Frame) -> Result<(), String> {
+    let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
+    let tau_view = f.arg(1)?;
+    let k = tau_view.dims().last().map_or(0, |&d| d.max(0) as usize);
+    if tau_view.element_count() != batch * k || k > n || n > m {
+        return Err(format!(
+            "a has shape {:?} and tau {:?}: need tau [batch, k] with k <= cols <= rows",
+            f.arg(0)?.dims(),
+            tau_view.dims()
+        ));
+    }
+    let tau = tau_view.slice::<T>()?;
+    let a = arg_into_ret::<T>(f, 0, 0)?;
+    for i in 0..batch {
+        linalg::orgqr(m, n, k, &mut a[i * m * n..(i + 1) * m * n], &tau[i * k..(i + 1) * k]);
+    }
+    Ok(())
+}
+
+/// `lapack_?syevd_ffi(a) -> (v, w, info)`, attributes `uplo` and `mode`
+/// (`'V'` for vectors, `'N'` for values only).
+pub fn syevd<T: Real>(f: &mut Frame) -> Result<(), String> {
+    let lower = char_attr(f, "uplo", b"LU")? == b'L';
+    let vectors = char_attr(f, "mode", b"VN")? == b'V';
+    let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
+    if m != n {
+        return Err(format!("a must be square, is {m} x {n}"));
+    }
+    let a = arg_into_ret::<T>(f, 0, 0)?;
+    let w = ret_of::<T>(f, 1, batch * n, "eigenvalues")?;
+    let info = info_ret(f, 2, batch)?;
+    for i in 0..batch {
+        info[i] = linalg::syevd(
+            lower,
+            vectors,
+            n,
+            &mut a[i * n * n..(i + 1) * n * n],
+            &mut w[i * n..(i + 1) * n],
+        );
+    }
+    Ok(())
+}
+
+/// `lapack_?gesdd_ffi` and `lapack_?gesvd_ffi(a) -> (a, s, u, vt, info)`,
+/// attribute `mode` (`'A'` full, `'S'` thin, `'N'` values only). `u` and
+/// `vt` are zero for `'N'`; `a` keeps the input (LAPACK leaves scratch
+/// there, and JAX does not read it).
+pub fn gesvd<T: Real>(f: &mut Frame) -> Result<(), String> {
+    let job = match char_attr(f, "mode", b"ASNO")? {
+        b'A' => SvdJob::Full,
+        b'S' => SvdJob::Thin,
+        b'N' => SvdJob::None,
+        _ => return Err("mode 'O' (U written over a) is not supported by hlox; JAX does not emit it".into()),
+    };
+    let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
+    let a = arg_into_ret::<T>(f, 0, 0)?;
+    let k = m.min(n);
+    let s = ret_of::<T>(f, 1, batch * k, "s")?;
+    let (u_view, vt_view) = (f.ret(2)?, f.ret(3)?);
+    let (_, ur, uc) = split_batch(u_view.dims(), "u")?;
+    let (_, vr, vc) = split_batch(vt_view.dims(), "vt")?;
+    let (want_u, want_vt) = match job {
+        SvdJob::Full => ((m, m), (n, n)),
+        _ => ((m, k), (k, n)),
+    };
+    if job != SvdJob::None && ((ur, uc) != want_u || (vr, vc) != want_vt) {
+        return Err(format!(
+            "u is {ur} x {uc} and vt {vr} x {vc}; mode '{}' needs {} x {} and {} x {}",
+            if job == SvdJob::Full { 'A' } else { 'S' },
+            want_u.0,
+            want_u.1,
+            want_vt.0,
+            want_vt.1
+        ));
+    }
+    let (usz, vsz) = (ur * uc, vr * vc);
+    let u = ret_of::<T>(f, 2, batch * usz, "u")?;
+    let vt = ret_of::<T>(f, 3, batch * vsz, "vt")?;
+    let info = info_ret(f, 4, batch)?;
+    if job == SvdJob::None {
+        u.iter_mut().chain(vt.iter_mut()).for_each(|v| *v = T::zero());
+    }
+    for i in 0..batch {
+        let (ui, vti) = if job == SvdJob::None {
+            (&mut [][..], &mut [][..])
+        } else {
+            (&mut u[i * usz..(i + 1) * usz], &mut vt[i * vsz..(i + 1) * vsz])
+        };
+        info[i] = linalg::gesvd(
+            job,
+            m,
+            n,
+            &a[i * m * n..(i + 1) * m * n],
+            &mut s[i * k..(i + 1) * k],
+            ui,
+            vti,
+        );
+    }
+    Ok(())
+}
+
+/// `lapack_?gtsv_ffi(dl, d, du, b) -> (dl, d, du, x, info)`: `dl[0]` and
+/// `du[n-1]` are ignored (JAX's convention); the first three results keep
+/// the inputs (LAPACK leaves its factorization there, which JAX discards).
+pub fn gtsv<T: Real>(f: &mut Frame) -> Result<(), String> {
+    let (batch, n, nrhs) = split_batch(f.arg(3)?.dims(), "b")?;
+    let diag = |i: usize, what: &str| -> Result<&[T], String> {
+        let v = f.arg(i)?;
+        if v.element_count() != batch * n {
+            return Err(format!("{what} has shape {:?}, expected {batch} x {n} entries", v.dims()));
+        }
+        v.slice::<T>()
+    };
+    // Copies: results 0..3 may alias the inputs, and the solve scribbles.
+    let (dl, d, du) = (diag(0, "dl")?.to_vec(), diag(1, "d")?.to_vec(), diag(2, "du")?.to_vec());
+    for (i, v) in [(0, &dl), (1, &d), (2, &du)] {
+        ret_of::<T>(f, i, batch * n, "a diagonal")?.copy_from_slice(v);
+    }
+    let b = arg_into_ret::<T>(f, 3, 3)?;
+    let info = info_ret(f, 4, batch)?;
+    for i in 0..batch {
+        let r = i * n..(i + 1) * n;
+        let (mut l, mut dd, mut u) = (dl[r.clone()].to_vec(), d[r.clone()].to_vec(), du[r].to_vec());
+        let (sub, sup) = if n > 0 {
+            (&mut l[1..], &mut u[..n - 1])
+        } else {
+            (&mut l[..], &mut u[..])
+        };
+        info[i] = linalg::gtsv(n, nrhs, sub, &mut dd, sup, &mut b[i * n * nrhs..(i + 1) * n * nrhs]);
+    }
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! jaxlib's CPU custom-call targets, for hlox.
+//!
+//! On the CPU, JAX lowers `jnp.linalg` and `jax.scipy.linalg` to typed-FFI
+//! custom calls (`api_version=API_VERSION_TYPED_FFI`) named
+//! `lapack_<t><routine>_ffi`, which jaxlib registers with XLA when JAX is
+//! imported. A module JAX printed therefore needs those targets to run
+//! anywhere else. This crate provides them for the real types (`s` = f32,
+//! `d` = f64) with jaxlib's exact interface: the same arguments, results,
+//! attributes, batching, 1-based pivots and per-matrix `info`, so JAX's own
+//! post-processing (NaNs for failed factorizations, pivot permutations)
+//! works unchanged.
+//!
+//! Linking this crate registers every target in [`TARGETS`] for the Host
+//! with [`hlox_ffi::register_custom_call_target!`]; the `hlox` CLI and the
+//! `hlox` facade crate link it. [`register`] adds them to a registry of
+//! your own instead.
+//!
+//! Not provided: the complex variants (`c`, `z`: hlox has no complex
+//! types), and `geev`, `gees`, `gehrd`, `sytrd` (nonsymmetric eigen, Schur,
+//! Hessenberg and tridiagonal reductions). A module that uses them fails at
+//! compile time naming the target.
+
+pub mod lapack;
+pub mod linalg;
+
+use hlox_ffi::{Platform, Registry, RegistryError};
+
+macro_rules! targets {
+    ($($name:literal => $f:path),* $(,)?) => {
+        $( hlox_ffi::register_custom_call_target!($f, $name, "Host"); )*
+
+        /// The names of the targets this crate provides (all for the Host).
+        pub const TARGETS: &[&str] = &[$($name),*];
+
+        /// Registers every target of [`TARGETS`] for the Host in `r` (a
+        /// registry that does not already hold them, such as
+        /// `Registry::new()`; [`Registry::global`] has them already).
+        pub fn register(r: &Registry) -> Result<(), RegistryError> {
+            $( r.register_fn($name, Platform::Host, $f)?; )*
+            Ok(())
+        }
+    };
+}
+
+targets! {
+    "lapack_strsm_ffi" => lapack::trsm::<f32>,
+    "lapack_dtrsm_ffi" => lapack::trsm::<f64>,
+    "lapack_sgetrf_ffi" => lapack::getrf::<f32>,
+    "lapack_dgetrf_ffi" => lapack::getrf::<f64>,
+    "lapack_spotrf_ffi" => lapack::potrf::<f32>,
+    "lapack_dpotrf_ffi" => lapack::potrf::<f64>,
+    "lapack_sgeqrf_ffi" => lapack::geqrf::<f32>,
+    "lapack_dgeqrf_ffi" => lapack::geqrf::<f64>,
+    "lapack_sgeqp3_ffi" => lapack::geqp3::<f32>,
+    "lapack_dgeqp3_ffi" => lapack::geqp3::<f64>,
+    "lapack_sorgqr_ffi" => lapack::orgqr::<f32>,
+    "lapack_dorgqr_ffi" => lapack::orgqr::<f64>,
+    "lapack_ssyevd_ffi" => lapack::syevd::<f32>,
+    "lapack_dsyevd_ffi" => lapack::syevd::<f64>,
+    "lapack_sgesdd_ffi" => lapack::gesvd::<f32>,
+    "lapack_dgesdd_ffi" => lapack::gesvd::<f64>,
+    "lapack_sgesvd_ffi" => lapack::gesvd::<f32>,
+    "lapack_dgesvd_ffi" => lapack::gesvd::<f64>,
+    "lapack_sgtsv_ffi" => lapack::gtsv::<f32>,
+    "lapack_dgtsv_ffi" => lapack::gtsv::<f64>,
+}

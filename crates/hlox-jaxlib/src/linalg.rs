@@ -1,0 +1,935 @@
+//! Dense linear algebra on column-major matrices, with LAPACK's conventions
+//! (what each routine overwrites, 1-based pivots, `info` codes), so that
+//! the handlers in [`crate::lapack`] can hand JAX exactly what its LAPACK
+//! kernels would.
+//!
+//! Every matrix here is column-major: element `(i, j)` of an `m x n` matrix
+//! is at `a[i + j * m]`. The algorithms are the classical unblocked ones
+//! (LAPACK's `*2` routines for LU, Cholesky and Householder QR; cyclic
+//! Jacobi for the symmetric eigenproblem and one-sided Jacobi for the SVD),
+//! written for correctness first: they are O(n^3) with contiguous inner
+//! loops where the algorithm allows, but not blocked for cache.
+
+use num_traits::Float;
+
+fn two<T: Float>() -> T {
+    T::one() + T::one()
+}
+
+/// Euclidean norm, scaled so that it neither overflows nor underflows.
+fn nrm2<T: Float>(x: &[T]) -> T {
+    let scale = x.iter().fold(T::zero(), |m, v| m.max(v.abs()));
+    if scale == T::zero() || !scale.is_finite() {
+        return scale;
+    }
+    let ss = x
+        .iter()
+        .fold(T::zero(), |s, &v| s + (v / scale) * (v / scale));
+    scale * ss.sqrt()
+}
+
+fn dot<T: Float>(x: &[T], y: &[T]) -> T {
+    x.iter().zip(y).fold(T::zero(), |s, (&a, &b)| s + a * b)
+}
+
+/// `y -= t * x`.
+fn axpy_sub<T: Float>(y: &mut [T], x: &[T], t: T) {
+    for (v, &u) in y.iter_mut().zip(x) {
+        *v = *v - u * t;
+    }
+}
+
+/// Columns `j` (read) and `c` (written) of a column-major matrix with
+/// `ld` rows, `j < c`.
+fn col_pair<T>(a: &mut [T], ld: usize, j: usize, c: usize) -> (&[T], &mut [T]) {
+    debug_assert!(j < c);
+    let (left, right) = a.split_at_mut(c * ld);
+    (&left[j * ld..(j + 1) * ld], &mut right[..ld])
+}
+
+// ---- LU ------------------------------------------------------------------
+
+/// LU factorization with partial pivoting (LAPACK `getrf`). `a` (`m x n`)
+/// is overwritten by `L` (unit diagonal, not stored) and `U`; `ipiv[j]` is
+/// the 1-based row that row `j` was swapped with. Returns `info`: 0, or
+/// `j + 1` for the first exactly zero pivot `U[j, j]` (the factorization is
+/// still completed, as LAPACK does).
+pub fn getrf<T: Float>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
+    let mut info = 0;
+    for j in 0..m.min(n) {
+        let col = j * m;
+        // The first entry of largest magnitude (LAPACK's i?amax).
+        let mut p = j;
+        let mut best = a[col + j].abs();
+        for i in j + 1..m {
+            let v = a[col + i].abs();
+            if v > best {
+                best = v;
+                p = i;
+            }
+        }
+        ipiv[j] = (p + 1) as i32;
+        if a[col + p] != T::zero() {
+            if p != j {
+                for c in 0..n {
+                    a.swap(c * m + j, c * m + p);
+                }
+            }
+            let piv = a[col + j];
+            if piv.abs() >= T::min_positive_value() {
+                let r = T::one() / piv;
+                a[col + j + 1..col + m].iter_mut().for_each(|v| *v = *v * r);
+            } else {
+                a[col + j + 1..col + m].iter_mut().for_each(|v| *v = *v / piv);
+            }
+        } else if info == 0 {
+            info = (j + 1) as i32;
+        }
+        for c in j + 1..n {
+            let t = a[c * m + j];
+            if t != T::zero() {
+                let (lj, cc) = col_pair(a, m, j, c);
+                axpy_sub(&mut cc[j + 1..], &lj[j + 1..], t);
+            }
+        }
+    }
+    info
+}
+
+// ---- Cholesky ------------------------------------------------------------
+
+/// Cholesky factorization (LAPACK `potrf`) of the symmetric `n x n` matrix
+/// whose `lower` (or upper) triangle `a` holds; that triangle is
+/// overwritten by `L` (or `U`), the other is not touched. Returns `info`:
+/// 0, or `j + 1` when the leading minor of order `j + 1` is not positive
+/// definite (the factorization stops there).
+pub fn potrf<T: Float>(lower: bool, n: usize, a: &mut [T]) -> i32 {
+    for j in 0..n {
+        let cj = j * n;
+        if lower {
+            // Left-looking: column j of L from the columns before it.
+            for k in 0..j {
+                let t = a[k * n + j];
+                if t != T::zero() {
+                    let (lk, lj) = col_pair(a, n, k, j);
+                    axpy_sub(&mut lj[j..], &lk[j..], t);
+                }
+            }
+            let d = a[cj + j];
+            if !(d > T::zero()) {
+                return (j + 1) as i32;
+            }
+            let s = d.sqrt();
+            a[cj + j] = s;
+            let r = T::one() / s;
+            a[cj + j + 1..cj + n].iter_mut().for_each(|v| *v = *v * r);
+        } else {
+            let d = a[cj + j] - dot(&a[cj..cj + j], &a[cj..cj + j]);
+            if !(d > T::zero()) {
+                a[cj + j] = d;
+                return (j + 1) as i32;
+            }
+            let s = d.sqrt();
+            a[cj + j] = s;
+            let r = T::one() / s;
+            for c in j + 1..n {
+                let (uj, uc) = col_pair(a, n, j, c);
+                let v = uc[j] - dot(&uj[..j], &uc[..j]);
+                uc[j] = v * r;
+            }
+        }
+    }
+    0
+}
+
+// ---- Triangular solve ----------------------------------------------------
+
+/// What [`trsm`] solves: LAPACK's `side`, `uplo`, `transa` and `diag`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Triangular {
+    /// `op(A) X = B` (else `X op(A) = B`).
+    pub left: bool,
+    /// `A` is lower triangular (only that triangle is read).
+    pub lower: bool,
+    /// `op(A) = A^T` (else `A`).
+    pub transpose: bool,
+    /// `A` has a unit diagonal (not read).
+    pub unit: bool,
+}
+
+/// Solves `op(A) X = B` or `X op(A) = B` (LAPACK/BLAS `trsm` with
+/// `alpha = 1`), overwriting `b` (`m x n`) with `X`. `a` is `k x k`, `k = m`
+/// when solving from the left and `n` from the right.
+pub fn trsm<T: Float>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
+    let k = if p.left { m } else { n };
+    // op(A)(i, j)
+    let op = |i: usize, j: usize| {
+        if p.transpose {
+            a[j + i * k]
+        } else {
+            a[i + j * k]
+        }
+    };
+    let op_lower = p.lower != p.transpose;
+    let diag = |i: usize, s: T| if p.unit { s } else { s / op(i, i) };
+    if p.left {
+        // Each column x of X: op(A) x = b.
+        for c in 0..n {
+            let x = &mut b[c * m..(c + 1) * m];
+            if op_lower {
+                for i in 0..m {
+                    let s = (0..i).fold(x[i], |s, j| s - op(i, j) * x[j]);
+                    x[i] = diag(i, s);
+                }
+            } else {
+                for i in (0..m).rev() {
+                    let s = (i + 1..m).fold(x[i], |s, j| s - op(i, j) * x[j]);
+                    x[i] = diag(i, s);
+                }
+            }
+        }
+    } else {
+        // Each row x of X: sum_i x_i op(A)(i, j) = b_j.
+        for r in 0..m {
+            let at = |j: usize| r + j * m;
+            if op_lower {
+                for j in (0..n).rev() {
+                    let s = (j + 1..n).fold(b[at(j)], |s, i| s - b[at(i)] * op(i, j));
+                    b[at(j)] = diag(j, s);
+                }
+            } else {
+                for j in 0..n {
+                    let s = (0..j).fold(b[at(j)], |s, i| s - b[at(i)] * op(i, j));
+                    b[at(j)] = diag(j, s);
+                }
+            }
+        }
+    }
+}
+
+// ---- Householder QR ------------------------------------------------------
+
+/// Generates an elementary reflector (LAPACK `larfg`): given `alpha` and
+/// `x`, finds `beta` and `tau` with `H [alpha; x] = [beta; 0]` for
+/// `H = I - tau [1; v] [1; v]^T`; `x` is overwritten by `v`, and
+/// `(beta, tau)` returned.
+fn larfg<T: Float>(alpha: T, x: &mut [T]) -> (T, T) {
+    let xnorm = nrm2(x);
+    if xnorm == T::zero() {
+        return (alpha, T::zero());
+    }
+    let beta = -alpha.hypot(xnorm).copysign(alpha);
+    let tau = (beta - alpha) / beta;
+    let r = T::one() / (alpha - beta);
+    x.iter_mut().for_each(|v| *v = *v * r);
+    (beta, tau)
+}
+
+/// Applies `H = I - tau v v^T` (`v = a[j..m, j]` with an implicit 1 first)
+/// from the left to columns `cols` of the `m`-row matrix `a`, rows `j..m`.
+fn apply_reflector<T: Float>(
+    a: &mut [T],
+    m: usize,
+    j: usize,
+    tau: T,
+    cols: std::ops::Range<usize>,
+) {
+    if tau == T::zero() {
+        return;
+    }
+    for c in cols {
+        let (vj, cc) = col_pair(a, m, j, c);
+        let w = cc[j] + dot(&vj[j + 1..], &cc[j + 1..]);
+        let t = tau * w;
+        cc[j] = cc[j] - t;
+        axpy_sub(&mut cc[j + 1..], &vj[j + 1..], t);
+    }
+}
+
+/// One Householder step on column `j` of `a` (`m x n`): reflector into
+/// `a[j.., j]` and `tau[j]`, applied to the columns after `j`.
+fn householder_step<T: Float>(m: usize, n: usize, a: &mut [T], tau: &mut [T], j: usize) {
+    let col = j * m;
+    let (beta, t) = if j + 1 < m {
+        let alpha = a[col + j];
+        larfg(alpha, &mut a[col + j + 1..col + m])
+    } else {
+        (a[col + j], T::zero())
+    };
+    a[col + j] = beta;
+    tau[j] = t;
+    let keep = a[col + j];
+    a[col + j] = T::one();
+    apply_reflector(a, m, j, t, j + 1..n);
+    a[col + j] = keep;
+}
+
+/// Householder QR (LAPACK `geqrf`): `a` (`m x n`) is overwritten by `R`
+/// (upper triangle) and the reflectors' vectors (below it); `tau` gets the
+/// `min(m, n)` scalar factors.
+pub fn geqrf<T: Float>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
+    for j in 0..m.min(n) {
+        householder_step(m, n, a, tau, j);
+    }
+}
+
+/// Householder QR with column pivoting (LAPACK `geqp3`). On entry a
+/// nonzero `jpvt[j]` moves column `j` to the front (kept there, in order);
+/// on exit `jpvt[j]` is the 1-based original index of column `j` of `A P`.
+/// The other columns are chosen greedily by largest remaining norm.
+pub fn geqp3<T: Float>(m: usize, n: usize, a: &mut [T], jpvt: &mut [i32], tau: &mut [T]) {
+    let swap_cols = |a: &mut [T], x: usize, y: usize| {
+        if x != y {
+            for i in 0..m {
+                a.swap(x * m + i, y * m + i);
+            }
+        }
+    };
+    let mut perm: Vec<i32> = (1..=n as i32).collect();
+    let mut fixed = 0;
+    for j in 0..n {
+        if jpvt[j] != 0 {
+            swap_cols(a, j, fixed);
+            perm.swap(j, fixed);
+            fixed += 1;
+        }
+    }
+    for j in 0..m.min(n) {
+        if j >= fixed {
+            let norm = |c: usize| nrm2(&a[c * m + j..c * m + m]);
+            let mut p = j;
+            let mut best = norm(j);
+            for c in j + 1..n {
+                let v = norm(c);
+                if v > best {
+                    best = v;
+                    p = c;
+                }
+            }
+            swap_cols(a, j, p);
+            perm.swap(j, p);
+        }
+        householder_step(m, n, a, tau, j);
+    }
+    jpvt.copy_from_slice(&perm);
+}
+
+/// The first `n` columns of `Q = H(0) H(1) ... H(k-1)` (LAPACK `orgqr`):
+/// on entry column `j < k` of `a` (`m x n`, `n <= m`) holds reflector `j`
+/// below its diagonal, as [`geqrf`] leaves it; on exit `a` is `Q`.
+pub fn orgqr<T: Float>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
+    for j in k..n {
+        let c = &mut a[j * m..(j + 1) * m];
+        c.iter_mut().for_each(|v| *v = T::zero());
+        if j < m {
+            c[j] = T::one();
+        }
+    }
+    for i in (0..k.min(n)).rev() {
+        let col = i * m;
+        if i + 1 < n {
+            a[col + i] = T::one();
+            apply_reflector(a, m, i, tau[i], i + 1..n);
+        }
+        let t = tau[i];
+        a[col + i + 1..col + m].iter_mut().for_each(|v| *v = -t * *v);
+        a[col + i] = T::one() - t;
+        a[col..col + i].iter_mut().for_each(|v| *v = T::zero());
+    }
+}
+
+// ---- Symmetric eigenproblem ----------------------------------------------
+
+/// Jacobi sweeps allowed before giving up (`info > 0`); convergence is
+/// quadratic, so real inputs need well under 20.
+const MAX_SWEEPS: usize = 100;
+
+/// A plane rotation `(c, s)` that annihilates the off-diagonal entry of
+/// the symmetric 2x2 `[[app, apq], [apq, aqq]]` (Golub and Van Loan's
+/// `sym.schur2`).
+fn jacobi_rotation<T: Float>(app: T, apq: T, aqq: T) -> (T, T) {
+    let tau = (aqq - app) / (two::<T>() * apq);
+    let t = if tau >= T::zero() {
+        T::one() / (tau + T::one().hypot(tau))
+    } else {
+        -T::one() / (-tau + T::one().hypot(tau))
+    };
+    let c = T::one() / T::one().hypot(t);
+    (c, t * c)
+}
+
+/// Rotates columns `p` and `q` of the column-major matrix `a` (`rows`
+/// rows): `col_p <- c col_p - s col_q`, `col_q <- s col_p + c col_q`.
+fn rotate_cols<T: Float>(a: &mut [T], rows: usize, p: usize, q: usize, c: T, s: T) {
+    let (cp, cq) = {
+        let (l, r) = a.split_at_mut(q * rows);
+        (&mut l[p * rows..(p + 1) * rows], &mut r[..rows])
+    };
+    for (x, y) in cp.iter_mut().zip(cq.iter_mut()) {
+        let (u, v) = (*x, *y);
+        *x = c * u - s * v;
+        *y = s * u + c * v;
+    }
+}
+
+/// Eigenvalues (ascending, into `w`) and, with `vectors`, orthonormal
+/// eigenvectors (column `j` of `a` for `w[j]`) of the symmetric `n x n`
+/// matrix whose `lower` (or upper) triangle `a` holds (LAPACK `syevd`;
+/// computed by cyclic Jacobi, which is accurate to high relative
+/// precision). Without `vectors`, `a` is left as scratch. Returns `info`:
+/// 0, or 1 if the iteration did not converge.
+pub fn syevd<T: Float>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mut [T]) -> i32 {
+    let mut s = vec![T::zero(); n * n];
+    for j in 0..n {
+        for i in 0..n {
+            let (r, c) = if (i >= j) == lower { (i, j) } else { (j, i) };
+            s[i + j * n] = a[r + c * n];
+        }
+    }
+    let mut v = vec![T::zero(); n * n];
+    (0..n).for_each(|i| v[i + i * n] = T::one());
+    let eps = T::epsilon();
+    let mut converged = n < 2;
+    for _ in 0..MAX_SWEEPS {
+        if converged {
+            break;
+        }
+        let mut rotated = false;
+        for p in 0..n {
+            for q in p + 1..n {
+                let apq = s[p + q * n];
+                let (app, aqq) = (s[p + p * n], s[q + q * n]);
+                if apq.abs() <= eps * (app.abs() * aqq.abs()).sqrt()
+                    || apq.abs() < T::min_positive_value()
+                {
+                    continue;
+                }
+                rotated = true;
+                let (c, sn) = jacobi_rotation(app, apq, aqq);
+                rotate_cols(&mut s, n, p, q, c, sn);
+                // The same rotation of rows p and q.
+                for k in 0..n {
+                    let (u, x) = (s[p + k * n], s[q + k * n]);
+                    s[p + k * n] = c * u - sn * x;
+                    s[q + k * n] = sn * u + c * x;
+                }
+                s[p + q * n] = T::zero();
+                s[q + p * n] = T::zero();
+                rotate_cols(&mut v, n, p, q, c, sn);
+            }
+        }
+        converged = !rotated;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&x, &y| {
+        s[x + x * n]
+            .partial_cmp(&s[y + y * n])
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    for (j, &o) in order.iter().enumerate() {
+        w[j] = s[o + o * n];
+        if vectors {
+            a[j * n..(j + 1) * n].copy_from_slice(&v[o * n..(o + 1) * n]);
+        }
+    }
+    if converged {
+        0
+    } else {
+        1
+    }
+}
+
+// ---- Singular value decomposition ---------------------------------------
+
+/// Which singular vectors [`gesvd`] computes (LAPACK's `jobz`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SvdJob {
+    /// Singular values only (`N`).
+    None,
+    /// `U` is `m x k`, `V^T` is `k x n`, `k = min(m, n)` (`S`).
+    Thin,
+    /// `U` is `m x m`, `V^T` is `n x n` (`A`).
+    Full,
+}
+
+/// Fills the columns of `q` (`rows x cols`, column-major) that `valid`
+/// marks false so that all columns are orthonormal, given that the valid
+/// ones are: Gram-Schmidt (twice) of unit vectors against the columns so
+/// far.
+fn complete_basis<T: Float>(q: &mut [T], rows: usize, cols: usize, valid: &mut [bool]) {
+    let mut next = 0;
+    for j in 0..cols {
+        if valid[j] {
+            continue;
+        }
+        while next < rows {
+            let mut x = vec![T::zero(); rows];
+            x[next] = T::one();
+            next += 1;
+            for _ in 0..2 {
+                for c in 0..cols {
+                    if valid[c] {
+                        let qc = &q[c * rows..(c + 1) * rows];
+                        let t = dot(qc, &x);
+                        axpy_sub(&mut x, qc, t);
+                    }
+                }
+            }
+            let nx = nrm2(&x);
+            if nx > T::from(0.25).unwrap_or_else(T::one) {
+                x.iter_mut().for_each(|v| *v = *v / nx);
+                q[j * rows..(j + 1) * rows].copy_from_slice(&x);
+                valid[j] = true;
+                break;
+            }
+        }
+    }
+}
+
+/// One-sided Jacobi SVD of a tall `m x n` matrix (`m >= n`), column-major:
+/// `(s, u, v, converged)` with `s` descending, `u` `m x ucols` (`ucols` is
+/// `n`, or `m` for a full basis) and `v` `n x n`.
+fn jacobi_svd_tall<T: Float>(
+    m: usize,
+    n: usize,
+    a: &[T],
+    full: bool,
+) -> (Vec<T>, Vec<T>, Vec<T>, bool) {
+    let mut w = a[..m * n].to_vec();
+    let mut v = vec![T::zero(); n * n];
+    (0..n).for_each(|i| v[i + i * n] = T::one());
+    let eps = T::epsilon();
+    let mut converged = n < 2;
+    for _ in 0..MAX_SWEEPS {
+        if converged {
+            break;
+        }
+        let mut rotated = false;
+        for p in 0..n {
+            for q in p + 1..n {
+                let (wp, wq) = (&w[p * m..(p + 1) * m], &w[q * m..(q + 1) * m]);
+                let (alpha, beta, gamma) = (dot(wp, wp), dot(wq, wq), dot(wp, wq));
+                if gamma.abs() <= eps * (alpha * beta).sqrt()
+                    || gamma.abs() < T::min_positive_value()
+                {
+                    continue;
+                }
+                rotated = true;
+                let (c, s) = jacobi_rotation(alpha, gamma, beta);
+                rotate_cols(&mut w, m, p, q, c, s);
+                rotate_cols(&mut v, n, p, q, c, s);
+            }
+        }
+        converged = !rotated;
+    }
+    let norms: Vec<T> = (0..n).map(|j| nrm2(&w[j * m..(j + 1) * m])).collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&x, &y| {
+        norms[y]
+            .partial_cmp(&norms[x])
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let smax = order.first().map_or(T::zero(), |&o| norms[o]);
+    let tiny = smax * eps * T::from(m.max(1)).unwrap_or_else(T::one);
+    let ucols = if full { m } else { n };
+    let mut u = vec![T::zero(); m * ucols];
+    let mut valid = vec![false; ucols];
+    let mut vs = vec![T::zero(); n * n];
+    let mut s = vec![T::zero(); n];
+    for (j, &o) in order.iter().enumerate() {
+        s[j] = norms[o];
+        vs[j * n..(j + 1) * n].copy_from_slice(&v[o * n..(o + 1) * n]);
+        if norms[o] > tiny && norms[o] > T::zero() {
+            let r = T::one() / norms[o];
+            for i in 0..m {
+                u[i + j * m] = w[i + o * m] * r;
+            }
+            valid[j] = true;
+        }
+    }
+    complete_basis(&mut u, m, ucols, &mut valid);
+    (s, u, vs, converged)
+}
+
+/// Singular value decomposition `A = U diag(s) V^T` (LAPACK `gesdd` and
+/// `gesvd`) of `a` (`m x n`, not modified), by one-sided Jacobi: `s` gets
+/// the `min(m, n)` singular values, descending; `u` and `vt` the vectors
+/// as `job` asks (column-major; untouched for [`SvdJob::None`]). Returns
+/// `info`: 0, or 1 if the iteration did not converge.
+pub fn gesvd<T: Float>(
+    job: SvdJob,
+    m: usize,
+    n: usize,
+    a: &[T],
+    s: &mut [T],
+    u: &mut [T],
+    vt: &mut [T],
+) -> i32 {
+    let full = job == SvdJob::Full;
+    let k = m.min(n);
+    let converged = if m >= n {
+        let (sv, uu, v, ok) = jacobi_svd_tall(m, n, a, full);
+        s[..k].copy_from_slice(&sv);
+        if job != SvdJob::None {
+            u[..uu.len()].copy_from_slice(&uu);
+            // vt (n x n) = V^T
+            for i in 0..n {
+                for j in 0..n {
+                    vt[i + j * n] = v[j + i * n];
+                }
+            }
+        }
+        ok
+    } else {
+        // A^T = U' S V'^T, so A = V' S U'^T: U = V' (m x m), V^T = U'^T.
+        let mut at = vec![T::zero(); m * n];
+        for i in 0..m {
+            for j in 0..n {
+                at[j + i * n] = a[i + j * m];
+            }
+        }
+        let (sv, up, vp, ok) = jacobi_svd_tall(n, m, &at, full);
+        s[..k].copy_from_slice(&sv);
+        if job != SvdJob::None {
+            u[..m * m].copy_from_slice(&vp);
+            let rows = if full { n } else { m }; // rows of V^T
+            for i in 0..rows {
+                for j in 0..n {
+                    vt[i + j * rows] = up[j + i * n];
+                }
+            }
+        }
+        ok
+    };
+    if converged {
+        0
+    } else {
+        1
+    }
+}
+
+// ---- Tridiagonal solve ---------------------------------------------------
+
+/// Solves the tridiagonal system `T X = B` by Gaussian elimination with
+/// partial pivoting (LAPACK `gtsv`): `dl` (`n - 1` sub-diagonal entries,
+/// `dl[i] = T[i + 1, i]`), `d` (`n`), `du` (`n - 1`, `du[i] = T[i, i + 1]`),
+/// `b` (`n x nrhs`, overwritten by `X`). `dl`, `d` and `du` are overwritten
+/// by the factorization. Returns `info`: 0, or `i + 1` when `U[i, i]` is
+/// exactly zero (no solution is computed).
+pub fn gtsv<T: Float>(
+    n: usize,
+    nrhs: usize,
+    dl: &mut [T],
+    d: &mut [T],
+    du: &mut [T],
+    b: &mut [T],
+) -> i32 {
+    if n == 0 {
+        return 0;
+    }
+    // Fill-in of the second super-diagonal from row interchanges.
+    let mut du2 = vec![T::zero(); n.saturating_sub(2)];
+    for i in 0..n - 1 {
+        let sub = dl[i];
+        if d[i].abs() >= sub.abs() {
+            if d[i] == T::zero() {
+                return (i + 1) as i32;
+            }
+            let f = sub / d[i];
+            d[i + 1] = d[i + 1] - f * du[i];
+            for c in 0..nrhs {
+                b[i + 1 + c * n] = b[i + 1 + c * n] - f * b[i + c * n];
+            }
+            dl[i] = T::zero();
+        } else {
+            // Swap rows i and i + 1.
+            let f = d[i] / sub;
+            d[i] = sub;
+            let t = d[i + 1];
+            d[i + 1] = du[i] - f * t;
+            if i + 2 < n {
+                du2[i] = du[i + 1];
+                du[i + 1] = -f * du2[i];
+            }
+            du[i] = t;
+            for c in 0..nrhs {
+                let (x, y) = (b[i + c * n], b[i + 1 + c * n]);
+                b[i + c * n] = y;
+                b[i + 1 + c * n] = x - f * y;
+            }
+            dl[i] = f;
+        }
+    }
+    if d[n - 1] == T::zero() {
+        return n as i32;
+    }
+    for c in 0..nrhs {
+        let x = &mut b[c * n..(c + 1) * n];
+        x[n - 1] = x[n - 1] / d[n - 1];
+        if n > 1 {
+            x[n - 2] = (x[n - 2] - du[n - 2] * x[n - 1]) / d[n - 2];
+        }
+        for i in (0..n.saturating_sub(2)).rev() {
+            x[i] = (x[i] - du[i] * x[i + 1] - du2[i] * x[i + 2]) / d[i];
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Column-major `m x n` from row-major rows.
+    fn cm(rows: &[&[f64]]) -> Vec<f64> {
+        let (m, n) = (rows.len(), rows[0].len());
+        (0..m * n).map(|x| rows[x % m][x / m]).collect()
+    }
+
+    fn matmul(m: usize, k: usize, n: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
+        let mut c = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                c[i + j * m] = (0..k).map(|l| a[i + l * m] * b[l + j * k]).sum();
+            }
+        }
+        c
+    }
+
+    fn close(a: &[f64], b: &[f64], tol: f64) {
+        assert_eq!(a.len(), b.len());
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            assert!((x - y).abs() <= tol, "element {i}: {x} vs {y}\n{a:?}\n{b:?}");
+        }
+    }
+
+    fn lcg(n: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn getrf_pivots_like_lapack_and_reconstructs() {
+        // Known LAPACK output for this matrix (pivots 1-based).
+        let a0 = cm(&[&[1.0, 2.0], &[3.0, 4.0]]);
+        let mut a = a0.clone();
+        let mut ipiv = [0; 2];
+        assert_eq!(getrf(2, 2, &mut a, &mut ipiv), 0);
+        assert_eq!(ipiv, [2, 2]);
+        close(&a, &cm(&[&[3.0, 4.0], &[1.0 / 3.0, 2.0 - 4.0 / 3.0]]), 1e-15);
+        // Singular: info names the first zero pivot.
+        let mut z = cm(&[&[1.0, 2.0], &[2.0, 4.0]]);
+        assert_eq!(getrf(2, 2, &mut z, &mut ipiv), 2);
+    }
+
+    #[test]
+    fn potrf_both_triangles_and_not_positive_definite() {
+        let a = cm(&[&[4.0, 2.0], &[2.0, 3.0]]);
+        let mut l = a.clone();
+        assert_eq!(potrf(true, 2, &mut l), 0);
+        close(&l, &cm(&[&[2.0, 2.0], &[1.0, 2f64.sqrt()]]), 1e-15); // upper untouched
+        let mut u = a.clone();
+        assert_eq!(potrf(false, 2, &mut u), 0);
+        close(&u, &cm(&[&[2.0, 1.0], &[2.0, 2f64.sqrt()]]), 1e-15);
+        let mut bad = cm(&[&[1.0, 2.0], &[2.0, 1.0]]);
+        assert_eq!(potrf(true, 2, &mut bad), 2);
+    }
+
+    #[test]
+    fn trsm_every_variant_solves() {
+        let n = 4;
+        let a: Vec<f64> = lcg(n * n, 3)
+            .iter()
+            .enumerate()
+            .map(|(x, v)| if x % (n + 1) == 0 { v + 4.0 } else { *v })
+            .collect();
+        for bits in 0..16 {
+            let p = Triangular {
+                left: bits & 1 != 0,
+                lower: bits & 2 != 0,
+                transpose: bits & 4 != 0,
+                unit: bits & 8 != 0,
+            };
+            // The triangle trsm reads, as a full matrix, then op().
+            let mut t = vec![0.0; n * n];
+            for i in 0..n {
+                for j in 0..n {
+                    let inside = if p.lower { i >= j } else { i <= j };
+                    t[i + j * n] = if i == j && p.unit {
+                        1.0
+                    } else if inside {
+                        a[i + j * n]
+                    } else {
+                        0.0
+                    };
+                }
+            }
+            let opt: Vec<f64> = if p.transpose {
+                (0..n * n).map(|x| t[x / n + (x % n) * n]).collect()
+            } else {
+                t.clone()
+            };
+            let (m, nn) = if p.left { (n, 3) } else { (3, n) };
+            let x = lcg(m * nn, 7 + bits as u64);
+            let b = if p.left {
+                matmul(n, n, nn, &opt, &x)
+            } else {
+                matmul(m, n, n, &x, &opt)
+            };
+            let mut got = b.clone();
+            trsm(p, m, nn, &a, &mut got);
+            close(&got, &x, 1e-12);
+        }
+    }
+
+    #[test]
+    fn qr_and_orgqr_reconstruct_with_lapack_signs() {
+        for &(m, n) in &[(5, 3), (3, 5), (4, 4)] {
+            let a0 = lcg(m * n, (m * 10 + n) as u64);
+            let mut a = a0.clone();
+            let k = m.min(n);
+            let mut tau = vec![0.0; k];
+            geqrf(m, n, &mut a, &mut tau);
+            // R: upper triangle of the first k rows.
+            let r: Vec<f64> = (0..k * n)
+                .map(|x| {
+                    let (i, j) = (x % k, x / k);
+                    if i <= j {
+                        a[i + j * m]
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            // Q: m x k from the first k columns.
+            let mut q = a[..m * k].to_vec();
+            orgqr(m, k, k, &mut q, &tau);
+            close(&matmul(m, k, n, &q, &r), &a0, 1e-12);
+            close(&matmul(k, m, k, &transpose(m, k, &q), &q), &eye(k), 1e-12);
+            // LAPACK's sign convention: beta = -sign(alpha) * norm.
+            let first = a0[0];
+            assert!(r[0] * first <= 0.0, "R[0,0] = {} for a[0,0] = {first}", r[0]);
+        }
+    }
+
+    fn transpose(m: usize, n: usize, a: &[f64]) -> Vec<f64> {
+        (0..m * n).map(|x| a[x / n + (x % n) * m]).collect()
+    }
+
+    fn eye(n: usize) -> Vec<f64> {
+        (0..n * n).map(|x| if x % (n + 1) == 0 { 1.0 } else { 0.0 }).collect()
+    }
+
+    #[test]
+    fn orgqr_full_q_from_fewer_reflectors() {
+        let (m, n) = (5, 2);
+        let mut a = lcg(m * n, 11);
+        let mut tau = vec![0.0; 2];
+        geqrf(m, n, &mut a, &mut tau);
+        let mut q = vec![0.0; m * m];
+        q[..m * n].copy_from_slice(&a);
+        orgqr(m, m, n, &mut q, &tau);
+        close(&matmul(m, m, m, &transpose(m, m, &q), &q), &eye(m), 1e-12);
+    }
+
+    #[test]
+    fn geqp3_pivots_by_column_norm() {
+        let (m, n) = (4, 3);
+        let mut a = cm(&[
+            &[1.0, 10.0, 0.0],
+            &[0.0, 10.0, 1.0],
+            &[1.0, 0.0, 0.0],
+            &[0.0, 0.0, 1.0],
+        ]);
+        let a0 = a.clone();
+        let mut jpvt = [0; 3];
+        let mut tau = [0.0; 3];
+        geqp3(m, n, &mut a, &mut jpvt, &mut tau);
+        assert_eq!(jpvt[0], 2);
+        let mut q = a.clone();
+        orgqr(m, n, n, &mut q, &tau);
+        let r: Vec<f64> = (0..n * n)
+            .map(|x| if x % n <= x / n { a[x % n + (x / n) * m] } else { 0.0 })
+            .collect();
+        let ap: Vec<f64> = (0..m * n)
+            .map(|x| a0[x % m + (jpvt[x / m] as usize - 1) * m])
+            .collect();
+        close(&matmul(m, n, n, &q, &r), &ap, 1e-12);
+    }
+
+    #[test]
+    fn syevd_ascending_orthonormal_and_reads_one_triangle() {
+        let n = 6;
+        let r = lcg(n * n, 5);
+        let sym: Vec<f64> = (0..n * n).map(|x| r[x] + r[x / n + (x % n) * n]).collect();
+        for lower in [true, false] {
+            // Garbage in the triangle that must not be read.
+            let mut a: Vec<f64> = (0..n * n)
+                .map(|x| {
+                    let (i, j) = (x % n, x / n);
+                    if (i >= j) == lower || i == j {
+                        sym[x]
+                    } else {
+                        f64::NAN
+                    }
+                })
+                .collect();
+            let mut w = vec![0.0; n];
+            assert_eq!(syevd(lower, true, n, &mut a, &mut w), 0);
+            assert!(w.windows(2).all(|p| p[0] <= p[1]), "{w:?}");
+            close(&matmul(n, n, n, &transpose(n, n, &a), &a), &eye(n), 1e-12);
+            let d: Vec<f64> = (0..n * n).map(|x| if x % (n + 1) == 0 { w[x / n] } else { 0.0 }).collect();
+            let back = matmul(n, n, n, &matmul(n, n, n, &a, &d), &transpose(n, n, &a));
+            close(&back, &sym, 1e-12);
+        }
+    }
+
+    #[test]
+    fn svd_every_shape_and_job_reconstructs() {
+        for &(m, n) in &[(5, 3), (3, 5), (4, 4), (1, 3), (3, 1)] {
+            let mut a = lcg(m * n, (m * 7 + n) as u64);
+            if m == 4 {
+                // Rank deficient: the last column repeats the first.
+                let c0 = a[..m].to_vec();
+                a[3 * m..4 * m].copy_from_slice(&c0);
+            }
+            let k = m.min(n);
+            for job in [SvdJob::Thin, SvdJob::Full] {
+                let (uc, vr) = if job == SvdJob::Full { (m, n) } else { (k, k) };
+                let (mut s, mut u, mut vt) = (vec![0.0; k], vec![0.0; m * uc], vec![0.0; vr * n]);
+                assert_eq!(gesvd(job, m, n, &a, &mut s, &mut u, &mut vt), 0);
+                assert!(s.windows(2).all(|p| p[0] >= p[1]) && s.iter().all(|&x| x >= 0.0));
+                close(&matmul(uc, m, uc, &transpose(m, uc, &u), &u), &eye(uc), 1e-12);
+                close(&matmul(vr, n, vr, &vt, &transpose(vr, n, &vt)), &eye(vr), 1e-12);
+                let us: Vec<f64> = (0..m * k).map(|x| u[x] * s[x / m]).collect();
+                close(&matmul(m, k, n, &us, &vt_rows(&vt, vr, n, k)), &a, 1e-12);
+            }
+            let mut s2 = vec![0.0; k];
+            assert_eq!(gesvd(SvdJob::None, m, n, &a, &mut s2, &mut [], &mut []), 0);
+        }
+    }
+
+    /// The first k rows of a column-major `rows x n` matrix.
+    fn vt_rows(vt: &[f64], rows: usize, n: usize, k: usize) -> Vec<f64> {
+        (0..k * n).map(|x| vt[x % k + (x / k) * rows]).collect()
+    }
+
+    #[test]
+    fn gtsv_with_and_without_pivoting() {
+        // [[1, 4, 0], [5, 2, 6], [0, 7, 3]] needs row interchanges.
+        let (mut dl, mut d, mut du) = (vec![5.0, 7.0], vec![1.0, 2.0, 3.0], vec![4.0, 6.0]);
+        let t = cm(&[&[1.0, 4.0, 0.0], &[5.0, 2.0, 6.0], &[0.0, 7.0, 3.0]]);
+        let x = lcg(6, 9);
+        let mut b = matmul(3, 3, 2, &t, &x);
+        assert_eq!(gtsv(3, 2, &mut dl, &mut d, &mut du, &mut b), 0);
+        close(&b, &x, 1e-12);
+        let (mut dl, mut d, mut du) = (vec![1.0], vec![0.0, 0.0], vec![0.0]);
+        let mut b = vec![1.0, 1.0];
+        assert_eq!(gtsv(2, 1, &mut dl, &mut d, &mut du, &mut b), 2);
+    }
+}
