@@ -1325,6 +1325,154 @@ def _(rng):
     return f, [a, b, k]
 
 
+# ==========================================================================
+# Linear algebra: JAX lowers it to jaxlib's LAPACK custom calls
+# (lapack_*_ffi), which hlox provides (crates/hlox-jaxlib). Eigenvectors and
+# singular vectors are unique only up to sign, so those cases return
+# sign-invariant functions of them (reconstructions, V^T V, |v|).
+# ==========================================================================
+
+LINALG_TOL = {"f32": (2e-4, 2e-4), "f64": (1e-9, 1e-9)}
+
+
+def _spd(rng, n, batch=(), dtype=np.float32):
+    a = rng.standard_normal(batch + (n, n))
+    return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
+
+
+def _well_conditioned(rng, n, batch=(), dtype=np.float32):
+    return (rng.standard_normal(batch + (n, n)) + 3 * np.eye(n)).astype(dtype)
+
+
+@case("linalg_lu_solve", "LU (getrf) and what JAX builds on it: lu, solve, inv, det, slogdet, batched",
+      tol=LINALG_TOL, custom_call_targets=["lapack_sgetrf_ffi", "lapack_strsm_ffi"])
+def _(rng):
+    a = _well_conditioned(rng, 4, (2,))
+    b = normal(rng, 2, 4, 3)
+    wide = normal(rng, 3, 5)
+
+    def f(a, b, wide):
+        lu, piv, perm = lax.linalg.lu(a)
+        lw, pw, _ = lax.linalg.lu(wide)
+        sign, logdet = jnp.linalg.slogdet(a)
+        return lu, piv, perm, lw, pw, jnp.linalg.solve(a, b), jnp.linalg.inv(a), jnp.linalg.det(a), sign, logdet
+
+    return f, [a, b, wide]
+
+
+@case("linalg_cholesky_triangular", "Cholesky (potrf, both triangles), cho_solve, a non-positive-definite input (NaNs), every triangular_solve variant (trsm)",
+      tol=LINALG_TOL, custom_call_targets=["lapack_spotrf_ffi", "lapack_strsm_ffi"])
+def _(rng):
+    spd = _spd(rng, 5, (2,))
+    bad = np.array([[1.0, 2.0], [2.0, 1.0]], np.float32)
+    b = normal(rng, 2, 5, 2)
+    t = _well_conditioned(rng, 4)
+    bl = normal(rng, 4, 3)
+    br = normal(rng, 3, 4)
+
+    def f(spd, bad, b, t, bl, br):
+        outs = [jnp.linalg.cholesky(spd), jnp.linalg.cholesky(spd, upper=True),
+                jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(spd), b), jnp.linalg.cholesky(bad)]
+        for left in (True, False):
+            for lower in (True, False):
+                for transpose_a in (False, True):
+                    for unit in (False, True):
+                        outs.append(lax.linalg.triangular_solve(
+                            t, bl if left else br, left_side=left, lower=lower,
+                            transpose_a=transpose_a, unit_diagonal=unit))
+        return outs
+
+    return f, [spd, bad, b, t, bl, br]
+
+
+@case("linalg_qr", "Householder QR (geqrf + orgqr): reduced and complete, tall, wide and batched; QR with column pivoting (geqp3)",
+      tol=LINALG_TOL, custom_call_targets=["lapack_sgeqp3_ffi", "lapack_sgeqrf_ffi", "lapack_sorgqr_ffi"])
+def _(rng):
+    tall = normal(rng, 2, 6, 4)
+    wide = normal(rng, 3, 5)
+    piv = normal(rng, 5, 4)
+
+    def f(tall, wide, piv):
+        q, r = jnp.linalg.qr(tall)
+        qc, rc = jnp.linalg.qr(tall, mode="complete")
+        qw, rw = jnp.linalg.qr(wide)
+        qp, rp, p = jax.scipy.linalg.qr(piv, pivoting=True)
+        return q, r, qc, rc, qw, rw, qp, rp, p
+
+    return f, [tall, wide, piv]
+
+
+@case("linalg_eigh", "symmetric eigendecomposition (syevd): eigenvalues, reconstruction and |V| (sign-free), both triangles, eigvalsh, batched",
+      tol=LINALG_TOL, custom_call_targets=["lapack_ssyevd_ffi"])
+def _(rng):
+    a = normal(rng, 2, 5, 5)
+    a = a + np.swapaxes(a, -1, -2)
+
+    def f(a):
+        w, v = jnp.linalg.eigh(a)
+        wu, vu = jnp.linalg.eigh(a, UPLO="U")
+        back = (v * w[..., None, :]) @ jnp.swapaxes(v, -1, -2)
+        return w, back, jnp.abs(v), wu, jnp.abs(vu), jnp.linalg.eigvalsh(a), jnp.swapaxes(v, -1, -2) @ v
+
+    return f, [a]
+
+
+@case("linalg_svd", "singular value decomposition (gesdd, gesvd): values, reconstructions and |U|, |V^T| (sign-free), full and thin, tall, wide and batched; pinv, lstsq, matrix_rank, 2-norm",
+      tol=LINALG_TOL, custom_call_targets=["lapack_sgesdd_ffi", "lapack_sgesvd_ffi"])
+def _(rng):
+    tall = normal(rng, 2, 6, 4)
+    wide = normal(rng, 3, 5)
+    b = normal(rng, 6)
+
+    def f(tall, wide, b):
+        u, s, vt = jnp.linalg.svd(tall, full_matrices=False)
+        uf, sf, vtf = jnp.linalg.svd(tall, full_matrices=True)
+        uw, sw, vtw = jnp.linalg.svd(wide, full_matrices=True)
+        uq, sq, vtq = lax.linalg.svd(wide, full_matrices=False, algorithm=lax.linalg.SvdAlgorithm.QR)
+        recon = (u * s[..., None, :]) @ vt
+        reconw = (uw[:, :3] * sw) @ vtw[:3]
+        eye_u = jnp.swapaxes(uf, -1, -2) @ uf
+        eye_v = vtw @ vtw.T
+        return (s, recon, jnp.abs(u), jnp.abs(vt), sf, eye_u, sw, reconw, eye_v, sq, (uq * sq) @ vtq,
+                jnp.linalg.svd(wide, compute_uv=False), jnp.linalg.pinv(tall[0]),
+                jnp.linalg.lstsq(tall[0], b)[0], jnp.linalg.matrix_rank(tall[0]), jnp.linalg.norm(wide, ord=2))
+
+    return f, [tall, wide, b]
+
+
+@case("linalg_tridiagonal_solve", "tridiagonal solve (gtsv), with and without row interchanges",
+      tol=LINALG_TOL, custom_call_targets=["lapack_sgtsv_ffi"])
+def _(rng):
+    n = 6
+    dl = np.concatenate([[0.0], rng.standard_normal(n - 1) * 3]).astype(np.float32)
+    d = rng.standard_normal(n).astype(np.float32)
+    du = np.concatenate([rng.standard_normal(n - 1), [0.0]]).astype(np.float32)
+    b = normal(rng, n, 2)
+
+    def f(dl, d, du, b):
+        return lax.linalg.tridiagonal_solve(dl, d, du, b)
+
+    return f, [dl, d, du, b]
+
+
+@case("linalg_x64", "f64 linear algebra: solve, Cholesky, QR, eigh and SVD through the d-variants (x64)", x64=True,
+      tol=LINALG_TOL, custom_call_targets=["lapack_dgesdd_ffi", "lapack_dgeqrf_ffi", "lapack_dgetrf_ffi", "lapack_dorgqr_ffi",
+                                           "lapack_dpotrf_ffi", "lapack_dsyevd_ffi", "lapack_dtrsm_ffi"])
+def _(rng):
+    a = _well_conditioned(rng, 5, dtype=np.float64)
+    spd = _spd(rng, 5, dtype=np.float64)
+    b = rng.standard_normal(5)
+
+    def f(a, spd, b):
+        q, r = jnp.linalg.qr(a)
+        w, v = jnp.linalg.eigh(spd)
+        u, s, vt = jnp.linalg.svd(a)
+        return (jnp.linalg.solve(a, b), jnp.linalg.cholesky(spd), q, r, w, (v * w) @ v.T, s, (u * s) @ vt,
+                jnp.linalg.det(a))
+
+    return f, [a, spd, b]
+
+
 @case("convert_x64", "converts involving s64/u64/f64 (x64)", x64=True)
 def _(rng):
     d = np.array([1e300, -1e-300, 3.141592653589793, -2.5, 2.5, 9.007199254740993e15, np.nan, np.inf, 1e19, -1e19], np.float64)

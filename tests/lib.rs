@@ -73,6 +73,14 @@ impl CorpusCase {
         }
         Ok(())
     }
+    /// Whether the case calls jaxlib's LAPACK targets (`lapack_*_ffi`),
+    /// which exist for the Host only: under XLA too, a JAX module for the
+    /// GPU calls cuSOLVER targets instead. The CUDA tests skip these cases.
+    pub fn needs_host_only_targets(&self) -> bool {
+        self.custom_call_targets()
+            .iter()
+            .any(|t| hlox_jaxlib::TARGETS.contains(&t.as_str()))
+    }
     pub fn custom_call_targets(&self) -> Vec<String> {
         self.meta["needs_custom_call_targets"]
             .as_array()

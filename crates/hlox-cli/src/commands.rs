@@ -834,17 +834,26 @@ fn origin_short(o: &hlox_ffi::Origin) -> String {
     }
 }
 
-pub fn targets(plugins: &[std::path::PathBuf]) -> Result<()> {
+pub fn targets(plugins: &[std::path::PathBuf], all: bool) -> Result<()> {
     use hlox_ffi::Platform;
     let registry = registry_with(plugins)?;
     let mut out = std::io::stdout().lock();
     let mut n = 0;
+    let mut builtin = 0;
     let mut registering = std::collections::HashSet::new();
     for platform in [Platform::Host, Platform::Cuda] {
         for name in registry.names(platform) {
             let Some(t) = registry.lookup(&name, platform) else {
                 continue;
             };
+            let is_builtin = matches!(t.origin, hlox_ffi::Origin::Macro { .. })
+                && hlox_jaxlib::TARGETS.contains(&name.as_str());
+            if is_builtin {
+                builtin += 1;
+                if !all {
+                    continue;
+                }
+            }
             if n == 0 {
                 writeln!(
                     out,
@@ -891,10 +900,16 @@ pub fn targets(plugins: &[std::path::PathBuf]) -> Result<()> {
             )?;
         }
     }
-    if n == 0 && registry.libraries().is_empty() {
+    if n == builtin && registry.libraries().is_empty() {
         writeln!(
             out,
             "# no targets registered; pass --plugin LIB.so to load some"
+        )?;
+    }
+    if builtin > 0 && !all {
+        writeln!(
+            out,
+            "# built in: {builtin} of jaxlib's LAPACK targets for the Host (lapack_*_ffi, what JAX's linear algebra calls on the CPU); --all lists them"
         )?;
     }
     Ok(())

@@ -146,6 +146,10 @@ enum Command {
         /// A shared library with custom-call targets (repeatable).
         #[arg(short, long = "plugin", value_name = "LIB.so")]
         plugins: Vec<PathBuf>,
+        /// Also list the built-in targets one by one (jaxlib's LAPACK
+        /// targets; by default they are summed up in one line).
+        #[arg(long)]
+        all: bool,
     },
     /// Compile once, run many times, and print timings as one JSON line.
     ///
@@ -242,7 +246,7 @@ fn run(cli: Cli) -> Result<()> {
             dump_dir.as_deref(),
         ),
         Command::Dot { file, optimized } => commands::dot(&file, optimized),
-        Command::Targets { plugins } => commands::targets(&plugins),
+        Command::Targets { plugins, all } => commands::targets(&plugins, all),
         Command::Bench {
             file,
             inputs,

@@ -269,7 +269,12 @@ fn corpus_kernels_assemble_with_ptxas() {
     let mut failures = Vec::new();
     let (mut assembled, mut kernels, mut gaps) = (0, 0, Vec::new());
     let mut split = 0;
+    let mut host_only = 0;
     for case in &cases {
+        if case.needs_host_only_targets() {
+            host_only += 1;
+            continue;
+        }
         let m = parse_module(&case.hlo_text()).expect("corpus parses");
         for sm in ["sm_80", "sm_90"] {
             match compile(&m, &opts(sm, &case.name)) {
@@ -310,8 +315,8 @@ fn corpus_kernels_assemble_with_ptxas() {
     }
     eprintln!(
         "corpus on CUDA: {assembled} of {} cases compiled ({kernels} kernels, {split} split \
-         reductions, assembled for sm_80 and sm_90: {}; the {} typed-FFI cases included), {} \
-         documented gaps:\n  {}",
+         reductions, assembled for sm_80 and sm_90: {}; the {} typed-FFI cases included; \
+         {host_only} cases call jaxlib's Host-only LAPACK targets), {} documented gaps:\n  {}",
         cases.len(),
         ptxas.is_some(),
         hlox_tests::TYPED_FFI_CASES.len(),
@@ -326,9 +331,9 @@ fn corpus_kernels_assemble_with_ptxas() {
     );
     assert!(assembled >= 55, "only {assembled} corpus cases compiled");
     assert_eq!(
-        assembled + gaps.len(),
+        assembled + gaps.len() + host_only,
         cases.len(),
-        "every case compiles or is a documented gap"
+        "every case compiles, is a documented gap, or calls Host-only targets"
     );
 }
 
@@ -1018,6 +1023,7 @@ fn corpus_runs_on_the_gpu() {
     let mut graphs = 0;
     for (case, hlo_passes) in hlox_tests::corpus_cases()
         .into_iter()
+        .filter(|c| !c.needs_host_only_targets())
         .flat_map(|c| [(c.clone(), true), (c, false)])
     {
         let r = (|| -> Result<bool, String> {
@@ -1356,6 +1362,9 @@ fn corpus_runs_in_host_emulation() {
     let mut ran = 0;
     let mut replayed = 0;
     for case in hlox_tests::corpus_cases() {
+        if case.needs_host_only_targets() {
+            continue;
+        }
         for hlo_passes in [true, false] {
             let r = (|| -> Result<bool, String> {
                 let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
