@@ -900,7 +900,8 @@ pub fn targets(plugins: &[std::path::PathBuf], all: bool) -> Result<()> {
             )?;
         }
     }
-    if n == builtin && registry.libraries().is_empty() {
+    let user_targets = if all { n - builtin } else { n };
+    if user_targets == 0 && registry.libraries().is_empty() {
         writeln!(
             out,
             "# no targets registered; pass --plugin LIB.so to load some"

@@ -204,6 +204,54 @@ fn run_interpret_jax_module_matches_jax_outputs() {
 }
 
 #[test]
+fn run_jax_linear_algebra_without_plugins() {
+    // jnp.linalg on the CPU calls jaxlib's lapack_*_ffi targets; the CLI has
+    // them built in, so JAX's module runs as printed, compiled and
+    // interpreted, and matches JAX (solve is output 5, inv output 6).
+    for (mode, extra) in [("compiled", None), ("interpreted", Some("--interpret"))] {
+        let dir = tmp(&format!("run_linalg_{mode}"));
+        let (m, a, b, w) = (
+            corpus("linalg_lu_solve", "module.hlo"),
+            corpus("linalg_lu_solve", "in0.npy"),
+            corpus("linalg_lu_solve", "in1.npy"),
+            corpus("linalg_lu_solve", "in2.npy"),
+        );
+        let mut args = vec![
+            "run",
+            m.to_str().unwrap(),
+            "-i",
+            a.to_str().unwrap(),
+            "-i",
+            b.to_str().unwrap(),
+            "-i",
+            w.to_str().unwrap(),
+            "-o",
+            dir.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let o = hlox(&args);
+        assert!(o.status.success(), "{mode}: {}", stderr(&o));
+        for k in [5, 6] {
+            let read = |p: PathBuf| {
+                hlox_hlo::npy::read_npy_file(p)
+                    .unwrap()
+                    .to_vec::<f32>()
+                    .unwrap()
+            };
+            let got = read(dir.join(format!("out{k}.npy")));
+            let want = read(corpus("linalg_lu_solve", &format!("out{k}.npy")));
+            assert_eq!(got.len(), want.len());
+            for (g, w) in got.iter().zip(&want) {
+                assert!(
+                    (g - w).abs() <= 2e-4 + 2e-4 * w.abs(),
+                    "{mode} out{k}: {g} vs {w}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn run_errors_are_clear_and_exit_1() {
     let (hlo, b, c, _) = seed_files("do_custom_cal");
     let args = |extra: &[&str]| {

@@ -299,7 +299,7 @@ fn compile_impl(
     } else {
         // Without the pipeline, still the one pass code generation needs.
         let mut m = module.clone();
-        if hlox_passes::Pass::run(&hlox_passes::CustomCallLayouts, &mut m)
+        if hlox_passes::Pass::run(&hlox_passes::BoundaryLayouts, &mut m)
             .map_err(|e| CompileError::Passes(e.to_string()))?
         {
             optimized = m;

@@ -188,7 +188,7 @@ pub fn compile(
         )?;
     } else {
         // Without the pipeline, still the one pass code generation needs.
-        hlox_passes::Pass::run(&hlox_passes::CustomCallLayouts, &mut m)
+        hlox_passes::Pass::run(&hlox_passes::BoundaryLayouts, &mut m)
             .map_err(|e| CompileError::Passes(e.to_string()))?;
     }
     let registry: &Registry = match &options.registry {
@@ -219,7 +219,7 @@ pub fn compile(
 type FfiCalls = HashMap<String, Arc<hlox_ffi::xla_ffi::FfiCall>>;
 
 /// Prepares every typed-FFI custom call of `m` (runs instantiate stages);
-/// CUDA handlers get the buffers as declared (after `CustomCallLayouts`).
+/// CUDA handlers get the buffers as declared (after `BoundaryLayouts`).
 fn prepare_ffi_calls(m: &Module, bound: &BoundTargets) -> Result<FfiCalls, CompileError> {
     hlox_ffi::prepare_ffi_calls(m, bound).map_err(|e| CompileError::Unsupported {
         inst: e.instruction,

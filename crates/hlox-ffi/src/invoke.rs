@@ -572,7 +572,7 @@ impl std::fmt::Display for FfiPrepareError {
 /// (running its instantiate stage), by instruction name, for buffers in
 /// the layouts `CustomCall::buffer_shapes` promises (what the evaluator
 /// passes, and what the compilers' modules hold after
-/// `hlox_passes::CustomCallLayouts`).
+/// `hlox_passes::BoundaryLayouts`).
 pub fn prepare_ffi_calls(
     module: &hlox_hlo::Module,
     bound: &BoundTargets,
@@ -593,14 +593,13 @@ pub fn prepare_ffi_calls(
                 inst.operands.iter().map(|&o| &comp.inst(o).shape).collect();
             let (shapes, result) = call.buffer_shapes(&operands, &inst.shape);
             let refs: Vec<&Shape> = shapes.iter().collect();
-            let prepared =
-                FfiCall::new(t, &call.opaque, &refs, &result).map_err(|message| {
-                    FfiPrepareError {
-                        instruction: inst.name.clone(),
-                        target: call.target.clone(),
-                        message,
-                    }
-                })?;
+            let prepared = FfiCall::new(t, &call.opaque, &refs, &result).map_err(|message| {
+                FfiPrepareError {
+                    instruction: inst.name.clone(),
+                    target: call.target.clone(),
+                    message,
+                }
+            })?;
             out.insert(inst.name.clone(), Arc::new(prepared));
         }
     }

@@ -605,14 +605,20 @@ fn operand_layout_constraints_relayout_operands() {
     let mut call = cc("axpby", StatusReturningUnified, &opaque);
     call.operand_layout_constraints = Some(vec![row_shape.clone(), row_shape.clone()]);
     let out = run(&reg, call, &[col.clone(), zero.clone()], row_shape.clone()).unwrap();
-    assert_eq!(out.as_array().unwrap().bytes(), x.as_array().unwrap().bytes());
+    assert_eq!(
+        out.as_array().unwrap().bytes(),
+        x.as_array().unwrap().bytes()
+    );
     // Constrained to column-major (as JAX's LAPACK calls are): the target
     // sees column-major bytes, and its column-major result is kept.
     let mut call = cc("axpby", StatusReturningUnified, &opaque);
     call.operand_layout_constraints = Some(vec![col_shape.clone(), col_shape.clone()]);
     let out = run(&reg, call, &[x.clone(), zero.clone()], col_shape.clone()).unwrap();
     assert_eq!(out.shape(), col_shape);
-    assert_eq!(out.as_array().unwrap().bytes(), col.as_array().unwrap().bytes());
+    assert_eq!(
+        out.as_array().unwrap().bytes(),
+        col.as_array().unwrap().bytes()
+    );
     // Unconstrained: every buffer in the default layout, whatever the
     // operand's and the declared result's layouts; the result is relaid
     // out to the declared layout after the call.
@@ -624,7 +630,10 @@ fn operand_layout_constraints_relayout_operands() {
     )
     .unwrap();
     assert_eq!(out.shape(), col_shape);
-    assert_eq!(out.as_array().unwrap().bytes(), col.as_array().unwrap().bytes());
+    assert_eq!(
+        out.as_array().unwrap().bytes(),
+        col.as_array().unwrap().bytes()
+    );
 }
 
 // ---- CUDA conventions (recorded and bound; called here with host pointers) ----

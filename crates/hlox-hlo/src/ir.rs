@@ -469,7 +469,7 @@ impl CustomCall {
     /// its result in the layout of its own shape (JAX's LAPACK targets
     /// rely on this for column-major matrices); a call without gets every
     /// buffer in the default layout. The compilers insert the copies
-    /// (`hlox_passes::CustomCallLayouts`); the evaluator relays out around
+    /// (`hlox_passes::BoundaryLayouts`); the evaluator relays out around
     /// the call.
     pub fn buffer_shapes(&self, operands: &[&Shape], result: &Shape) -> (Vec<Shape>, Shape) {
         match &self.operand_layout_constraints {

@@ -65,7 +65,12 @@ fn arg_into_ret<'a, T: Real>(f: &Frame<'a>, arg: usize, ret: usize) -> Result<&'
 }
 
 /// Result `i` as `T`, checking its element count.
-fn ret_of<'a, T: FfiElement>(f: &Frame<'a>, i: usize, len: usize, what: &str) -> Result<&'a mut [T], String> {
+fn ret_of<'a, T: FfiElement>(
+    f: &Frame<'a>,
+    i: usize,
+    len: usize,
+    what: &str,
+) -> Result<&'a mut [T], String> {
     let r = f.ret(i)?.slice_mut::<T>()?;
     if r.len() != len {
         return Err(format!(
@@ -80,7 +85,10 @@ fn ret_of<'a, T: FfiElement>(f: &Frame<'a>, i: usize, len: usize, what: &str) ->
 fn char_attr(f: &Frame, name: &str, allowed: &[u8]) -> Result<u8, String> {
     let c: u8 = f.attr(name)?;
     if !allowed.contains(&c) {
-        let list: Vec<String> = allowed.iter().map(|&a| format!("'{}'", a as char)).collect();
+        let list: Vec<String> = allowed
+            .iter()
+            .map(|&a| format!("'{}'", a as char))
+            .collect();
         return Err(format!(
             "attribute `{name}` is '{}' ({c}); expected one of {}",
             (c as char).escape_default(),
@@ -179,7 +187,12 @@ pub fn geqrf<T: Real>(f: &mut Frame) -> Result<(), String> {
     let k = m.min(n);
     let tau = ret_of::<T>(f, 1, batch * k, "tau")?;
     for i in 0..batch {
-        linalg::geqrf(m, n, &mut a[i * m * n..(i + 1) * m * n], &mut tau[i * k..(i + 1) * k]);
+        linalg::geqrf(
+            m,
+            n,
+            &mut a[i * m * n..(i + 1) * m * n],
+            &mut tau[i * k..(i + 1) * k],
+        );
     }
     Ok(())
 }
@@ -199,7 +212,11 @@ pub fn geqp3<T: Real>(f: &mut Frame) -> Result<(), String> {
         let r = f.ret(1)?;
         let out = r.slice_mut::<i32>()?;
         if out.len() != batch * n {
-            return Err(format!("result 1 (jpvt) has {} elements, expected {}", out.len(), batch * n));
+            return Err(format!(
+                "result 1 (jpvt) has {} elements, expected {}",
+                out.len(),
+                batch * n
+            ));
         }
         if jpvt_in.dtype() != i32::DTYPE {
             return Err("jpvt must be s32".into());
@@ -239,7 +256,13 @@ pub fn orgqr<T: Real>(f: &mut Frame) -> Result<(), String> {
     let tau = tau_view.slice::<T>()?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     for i in 0..batch {
-        linalg::orgqr(m, n, k, &mut a[i * m * n..(i + 1) * m * n], &tau[i * k..(i + 1) * k]);
+        linalg::orgqr(
+            m,
+            n,
+            k,
+            &mut a[i * m * n..(i + 1) * m * n],
+            &tau[i * k..(i + 1) * k],
+        );
     }
     Ok(())
 }
@@ -277,7 +300,11 @@ pub fn gesvd<T: Real>(f: &mut Frame) -> Result<(), String> {
         b'A' => SvdJob::Full,
         b'S' => SvdJob::Thin,
         b'N' => SvdJob::None,
-        _ => return Err("mode 'O' (U written over a) is not supported by hlox; JAX does not emit it".into()),
+        _ => {
+            return Err(
+                "mode 'O' (U written over a) is not supported by hlox; JAX does not emit it".into(),
+            )
+        }
     };
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
@@ -305,13 +332,18 @@ pub fn gesvd<T: Real>(f: &mut Frame) -> Result<(), String> {
     let vt = ret_of::<T>(f, 3, batch * vsz, "vt")?;
     let info = info_ret(f, 4, batch)?;
     if job == SvdJob::None {
-        u.iter_mut().chain(vt.iter_mut()).for_each(|v| *v = T::zero());
+        u.iter_mut()
+            .chain(vt.iter_mut())
+            .for_each(|v| *v = T::zero());
     }
     for i in 0..batch {
         let (ui, vti) = if job == SvdJob::None {
             (&mut [][..], &mut [][..])
         } else {
-            (&mut u[i * usz..(i + 1) * usz], &mut vt[i * vsz..(i + 1) * vsz])
+            (
+                &mut u[i * usz..(i + 1) * usz],
+                &mut vt[i * vsz..(i + 1) * vsz],
+            )
         };
         info[i] = linalg::gesvd(
             job,
@@ -334,12 +366,19 @@ pub fn gtsv<T: Real>(f: &mut Frame) -> Result<(), String> {
     let diag = |i: usize, what: &str| -> Result<&[T], String> {
         let v = f.arg(i)?;
         if v.element_count() != batch * n {
-            return Err(format!("{what} has shape {:?}, expected {batch} x {n} entries", v.dims()));
+            return Err(format!(
+                "{what} has shape {:?}, expected {batch} x {n} entries",
+                v.dims()
+            ));
         }
         v.slice::<T>()
     };
     // Copies: results 0..3 may alias the inputs, and the solve scribbles.
-    let (dl, d, du) = (diag(0, "dl")?.to_vec(), diag(1, "d")?.to_vec(), diag(2, "du")?.to_vec());
+    let (dl, d, du) = (
+        diag(0, "dl")?.to_vec(),
+        diag(1, "d")?.to_vec(),
+        diag(2, "du")?.to_vec(),
+    );
     for (i, v) in [(0, &dl), (1, &d), (2, &du)] {
         ret_of::<T>(f, i, batch * n, "a diagonal")?.copy_from_slice(v);
     }
@@ -347,13 +386,24 @@ pub fn gtsv<T: Real>(f: &mut Frame) -> Result<(), String> {
     let info = info_ret(f, 4, batch)?;
     for i in 0..batch {
         let r = i * n..(i + 1) * n;
-        let (mut l, mut dd, mut u) = (dl[r.clone()].to_vec(), d[r.clone()].to_vec(), du[r].to_vec());
+        let (mut l, mut dd, mut u) = (
+            dl[r.clone()].to_vec(),
+            d[r.clone()].to_vec(),
+            du[r].to_vec(),
+        );
         let (sub, sup) = if n > 0 {
             (&mut l[1..], &mut u[..n - 1])
         } else {
             (&mut l[..], &mut u[..])
         };
-        info[i] = linalg::gtsv(n, nrhs, sub, &mut dd, sup, &mut b[i * n * nrhs..(i + 1) * n * nrhs]);
+        info[i] = linalg::gtsv(
+            n,
+            nrhs,
+            sub,
+            &mut dd,
+            sup,
+            &mut b[i * n * nrhs..(i + 1) * n * nrhs],
+        );
     }
     Ok(())
 }

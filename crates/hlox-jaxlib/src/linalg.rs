@@ -80,7 +80,9 @@ pub fn getrf<T: Float>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32
                 let r = T::one() / piv;
                 a[col + j + 1..col + m].iter_mut().for_each(|v| *v = *v * r);
             } else {
-                a[col + j + 1..col + m].iter_mut().for_each(|v| *v = *v / piv);
+                a[col + j + 1..col + m]
+                    .iter_mut()
+                    .for_each(|v| *v = *v / piv);
             }
         } else if info == 0 {
             info = (j + 1) as i32;
@@ -332,7 +334,9 @@ pub fn orgqr<T: Float>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
             apply_reflector(a, m, i, tau[i], i + 1..n);
         }
         let t = tau[i];
-        a[col + i + 1..col + m].iter_mut().for_each(|v| *v = -t * *v);
+        a[col + i + 1..col + m]
+            .iter_mut()
+            .for_each(|v| *v = -t * *v);
         a[col + i] = T::one() - t;
         a[col..col + i].iter_mut().for_each(|v| *v = T::zero());
     }
@@ -699,7 +703,10 @@ mod tests {
     fn close(a: &[f64], b: &[f64], tol: f64) {
         assert_eq!(a.len(), b.len());
         for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            assert!((x - y).abs() <= tol, "element {i}: {x} vs {y}\n{a:?}\n{b:?}");
+            assert!(
+                (x - y).abs() <= tol,
+                "element {i}: {x} vs {y}\n{a:?}\n{b:?}"
+            );
         }
     }
 
@@ -707,7 +714,9 @@ mod tests {
         let mut s = seed;
         (0..n)
             .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
             })
             .collect()
@@ -721,7 +730,11 @@ mod tests {
         let mut ipiv = [0; 2];
         assert_eq!(getrf(2, 2, &mut a, &mut ipiv), 0);
         assert_eq!(ipiv, [2, 2]);
-        close(&a, &cm(&[&[3.0, 4.0], &[1.0 / 3.0, 2.0 - 4.0 / 3.0]]), 1e-15);
+        close(
+            &a,
+            &cm(&[&[3.0, 4.0], &[1.0 / 3.0, 2.0 - 4.0 / 3.0]]),
+            1e-15,
+        );
         // Singular: info names the first zero pivot.
         let mut z = cm(&[&[1.0, 2.0], &[2.0, 4.0]]);
         assert_eq!(getrf(2, 2, &mut z, &mut ipiv), 2);
@@ -813,7 +826,11 @@ mod tests {
             close(&matmul(k, m, k, &transpose(m, k, &q), &q), &eye(k), 1e-12);
             // LAPACK's sign convention: beta = -sign(alpha) * norm.
             let first = a0[0];
-            assert!(r[0] * first <= 0.0, "R[0,0] = {} for a[0,0] = {first}", r[0]);
+            assert!(
+                r[0] * first <= 0.0,
+                "R[0,0] = {} for a[0,0] = {first}",
+                r[0]
+            );
         }
     }
 
@@ -822,7 +839,9 @@ mod tests {
     }
 
     fn eye(n: usize) -> Vec<f64> {
-        (0..n * n).map(|x| if x % (n + 1) == 0 { 1.0 } else { 0.0 }).collect()
+        (0..n * n)
+            .map(|x| if x % (n + 1) == 0 { 1.0 } else { 0.0 })
+            .collect()
     }
 
     #[test]
@@ -854,7 +873,13 @@ mod tests {
         let mut q = a.clone();
         orgqr(m, n, n, &mut q, &tau);
         let r: Vec<f64> = (0..n * n)
-            .map(|x| if x % n <= x / n { a[x % n + (x / n) * m] } else { 0.0 })
+            .map(|x| {
+                if x % n <= x / n {
+                    a[x % n + (x / n) * m]
+                } else {
+                    0.0
+                }
+            })
             .collect();
         let ap: Vec<f64> = (0..m * n)
             .map(|x| a0[x % m + (jpvt[x / m] as usize - 1) * m])
@@ -883,7 +908,9 @@ mod tests {
             assert_eq!(syevd(lower, true, n, &mut a, &mut w), 0);
             assert!(w.windows(2).all(|p| p[0] <= p[1]), "{w:?}");
             close(&matmul(n, n, n, &transpose(n, n, &a), &a), &eye(n), 1e-12);
-            let d: Vec<f64> = (0..n * n).map(|x| if x % (n + 1) == 0 { w[x / n] } else { 0.0 }).collect();
+            let d: Vec<f64> = (0..n * n)
+                .map(|x| if x % (n + 1) == 0 { w[x / n] } else { 0.0 })
+                .collect();
             let back = matmul(n, n, n, &matmul(n, n, n, &a, &d), &transpose(n, n, &a));
             close(&back, &sym, 1e-12);
         }
@@ -904,8 +931,16 @@ mod tests {
                 let (mut s, mut u, mut vt) = (vec![0.0; k], vec![0.0; m * uc], vec![0.0; vr * n]);
                 assert_eq!(gesvd(job, m, n, &a, &mut s, &mut u, &mut vt), 0);
                 assert!(s.windows(2).all(|p| p[0] >= p[1]) && s.iter().all(|&x| x >= 0.0));
-                close(&matmul(uc, m, uc, &transpose(m, uc, &u), &u), &eye(uc), 1e-12);
-                close(&matmul(vr, n, vr, &vt, &transpose(vr, n, &vt)), &eye(vr), 1e-12);
+                close(
+                    &matmul(uc, m, uc, &transpose(m, uc, &u), &u),
+                    &eye(uc),
+                    1e-12,
+                );
+                close(
+                    &matmul(vr, n, vr, &vt, &transpose(vr, n, &vt)),
+                    &eye(vr),
+                    1e-12,
+                );
                 let us: Vec<f64> = (0..m * k).map(|x| u[x] * s[x / m]).collect();
                 close(&matmul(m, k, n, &us, &vt_rows(&vt, vr, n, k)), &a, 1e-12);
             }

@@ -1,6 +1,7 @@
-//! Custom-call layouts: copies that put each custom call's buffers in the
+//! Layouts at boundaries: copies that put each custom call's buffers in the
 //! layouts its target is promised (XLA's layout assignment for custom
-//! calls, [`hlox_hlo::CustomCall::buffer_shapes`]).
+//! calls, [`hlox_hlo::CustomCall::buffer_shapes`]), and each `call`'s
+//! arguments and result in the layouts of the called computation.
 
 use crate::util::{NameUniquer, Rebuild};
 use crate::{Pass, PassError};
@@ -14,28 +15,48 @@ use hlox_hlo::{CompId, Computation, EntityRef, InstId, Instruction, Module, Op, 
 /// - an unconstrained call whose result is not in the default layout gets
 ///   the default layout, and a `copy` after it restores the declared one.
 ///
+/// - a `call` argument whose layout differs from the called computation's
+///   parameter is copied to that layout, and a called computation whose
+///   root layout differs from the `call`'s shape gets a `copy` after the
+///   call (JAX's modules pass, say, a transpose laid out `{1,2,0}` to a
+///   computation whose parameter is `{2,1,0}`; inlining makes this moot,
+///   but the compilers also run without it).
+///
 /// Tuples are taken apart with `get-tuple-element`, copied leaf by leaf and
 /// put together again. Both compilers run this pass even without the
 /// optimizing pipeline: their emitters rely on it.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct CustomCallLayouts;
+pub struct BoundaryLayouts;
 
-impl Pass for CustomCallLayouts {
+impl Pass for BoundaryLayouts {
     fn name(&self) -> &'static str {
-        "custom-call-layouts"
+        "boundary-layouts"
     }
 
     fn run(&self, m: &mut Module) -> Result<bool, PassError> {
         crate::util::check_structure(m, self.name())?;
         let mut names = NameUniquer::instructions(m);
+        // What each computation expects and gives: (parameters, root).
+        let sigs: Sigs = m
+            .computations
+            .iter()
+            .map(|(id, c)| {
+                let params = c.params.iter().map(|&p| c.inst(p).shape.clone()).collect();
+                (id, (params, c.inst(c.root).shape.clone()))
+            })
+            .collect();
         let mut changed = false;
         let ids: Vec<CompId> = m.computations.keys().collect();
         for cid in ids {
             let c = &m.computations[cid];
-            if !c.instructions.values().any(|i| needs_copies(c, i)) {
+            if !c
+                .instructions
+                .values()
+                .any(|i| wanted(c, i, &sigs).is_some())
+            {
                 continue;
             }
-            let new = relayout_computation(c, &mut names)?;
+            let new = relayout_computation(c, &mut names, &sigs)?;
             m.computations[cid] = new;
             changed = true;
         }
@@ -43,19 +64,38 @@ impl Pass for CustomCallLayouts {
     }
 }
 
-/// Whether custom call `inst` of `c` has a buffer in the wrong layout.
-fn needs_copies(c: &Computation, inst: &Instruction) -> bool {
-    let Op::CustomCall(cc) = &inst.op else {
-        return false;
+type Sigs = std::collections::HashMap<CompId, (Vec<Shape>, Shape)>;
+
+/// The operand shapes and result shape `inst` must have, when they differ
+/// from what it has: a custom call's buffer layouts, a `call`'s callee's.
+fn wanted_shapes(ops: &[&Shape], inst: &Instruction, sigs: &Sigs) -> Option<(Vec<Shape>, Shape)> {
+    let (want_ops, want_res) = match &inst.op {
+        Op::CustomCall(cc) => cc.buffer_shapes(ops, &inst.shape),
+        Op::Call => {
+            let (params, root) = sigs.get(inst.called.first()?)?;
+            if params.len() != ops.len() {
+                return None; // the verifier's business
+            }
+            (params.clone(), root.clone())
+        }
+        _ => return None,
     };
-    let ops: Vec<&Shape> = inst.operands.iter().map(|&o| &c.inst(o).shape).collect();
-    let (want_ops, want_res) = cc.buffer_shapes(&ops, &inst.shape);
-    want_res != inst.shape || ops.iter().zip(&want_ops).any(|(s, w)| *s != w)
+    let same = want_res == inst.shape && ops.iter().zip(&want_ops).all(|(s, w)| *s == w);
+    (!same).then_some((want_ops, want_res))
 }
 
-fn relayout_computation(c: &Computation, names: &mut NameUniquer) -> Result<Computation, PassError> {
+fn wanted(c: &Computation, inst: &Instruction, sigs: &Sigs) -> Option<(Vec<Shape>, Shape)> {
+    let ops: Vec<&Shape> = inst.operands.iter().map(|&o| &c.inst(o).shape).collect();
+    wanted_shapes(&ops, inst, sigs)
+}
+
+fn relayout_computation(
+    c: &Computation,
+    names: &mut NameUniquer,
+    sigs: &Sigs,
+) -> Result<Computation, PassError> {
     let err = |instruction: &str, message: String| PassError::Instruction {
-        pass: "custom-call-layouts",
+        pass: "boundary-layouts",
         computation: c.name.clone(),
         instruction: instruction.to_string(),
         message,
@@ -66,10 +106,13 @@ fn relayout_computation(c: &Computation, names: &mut NameUniquer) -> Result<Comp
             .remapped(id)
             .ok_or_else(|| err(&old.name, "an operand is not defined before its use".into()))?;
         let mut restore = None;
-        if let Op::CustomCall(cc) = &inst.op {
-            let ops: Vec<Shape> = inst.operands.iter().map(|&o| rb.new[o].shape.clone()).collect();
-            let refs: Vec<&Shape> = ops.iter().collect();
-            let (want_ops, want_res) = cc.buffer_shapes(&refs, &inst.shape);
+        let ops: Vec<Shape> = inst
+            .operands
+            .iter()
+            .map(|&o| rb.new[o].shape.clone())
+            .collect();
+        let refs: Vec<&Shape> = ops.iter().collect();
+        if let Some((want_ops, want_res)) = wanted_shapes(&refs, &inst, sigs) {
             for (k, want) in want_ops.iter().enumerate() {
                 if ops[k] != *want {
                     let base = format!("{}.operand{k}.relayout", old.name);
@@ -124,8 +167,18 @@ fn relayout(
                 ));
                 elems.push(relayout(rb, names, gte, t, base)?);
             }
-            Ok(rb.push(Instruction::new(names.fresh(base), Op::Tuple, to.clone(), elems)))
+            Ok(rb.push(Instruction::new(
+                names.fresh(base),
+                Op::Tuple,
+                to.clone(),
+                elems,
+            )))
         }
-        _ => Ok(rb.push(Instruction::new(names.fresh(base), Op::Copy, to.clone(), vec![value]))),
+        _ => Ok(rb.push(Instruction::new(
+            names.fresh(base),
+            Op::Copy,
+            to.clone(),
+            vec![value],
+        ))),
     }
 }

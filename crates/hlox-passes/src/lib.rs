@@ -12,7 +12,7 @@
 //! - [`CallInliner`]: `call` replaced by the body of its computation.
 //! - [`Fusion`]: elementwise chains into loop fusions, reduce with its
 //!   producers into input fusions.
-//! - [`CustomCallLayouts`]: copies that put custom-call buffers in the
+//! - [`BoundaryLayouts`]: copies that put custom-call buffers in the
 //!   layouts their targets are promised (required before code generation).
 //!
 //! [`default_pipeline`] is what the backends run; see docs/passes.md.
@@ -32,7 +32,7 @@ pub use dce::Dce;
 pub use folding::ConstantFolding;
 pub use fusion::Fusion;
 pub use inline::CallInliner;
-pub use layouts::CustomCallLayouts;
+pub use layouts::BoundaryLayouts;
 
 use hlox_hlo::verifier::{verify_module, VerifyError};
 use hlox_hlo::Module;
@@ -261,7 +261,7 @@ impl RunState<'_> {
 pub fn default_pipeline() -> PassManager {
     let mut pm = PassManager::new();
     pm.add(CallInliner);
-    pm.add(CustomCallLayouts);
+    pm.add(BoundaryLayouts);
     pm.add_fixed_point(vec![
         Box::new(AlgebraicSimplifier::default()),
         Box::new(ConstantFolding::default()),
@@ -283,7 +283,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         "constant-folding" => Box::new(ConstantFolding::default()),
         "inline" => Box::new(CallInliner),
         "fusion" => Box::new(Fusion::default()),
-        "custom-call-layouts" => Box::new(CustomCallLayouts),
+        "boundary-layouts" => Box::new(BoundaryLayouts),
         _ => return None,
     })
 }

@@ -18,10 +18,10 @@ pub use hlox_eval as eval;
 pub use hlox_ffi as ffi;
 pub use hlox_ffi::{register_custom_call_target, Platform, Registry};
 pub use hlox_hlo as hlo;
+pub use hlox_hlo::{ElementType, Literal, Module, Shape};
 /// jaxlib's CPU custom-call targets (`lapack_*_ffi`), registered for the
 /// Host in [`Registry::global`] by linking this crate.
 pub use hlox_jaxlib as jaxlib;
-pub use hlox_hlo::{ElementType, Literal, Module, Shape};
 use std::sync::Arc;
 
 /// The Host backend's executable.
