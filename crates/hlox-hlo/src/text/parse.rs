@@ -2110,7 +2110,12 @@ fn frontend_attrs_value(c: &mut Cursor) -> PResult<Vec<(String, String)>> {
     c.expect(b'{', "to open frontend_attributes")?;
     let mut v = Vec::new();
     while !c.eat(b'}')? {
-        let (k, _) = c.ident("a frontend attribute name")?;
+        // A plain name, or a quoted string (how hlox prints other keys).
+        let k = if c.peek()? == Some(b'"') {
+            c.utf8_string("a frontend attribute name")?
+        } else {
+            c.ident("a frontend attribute name")?.0.to_string()
+        };
         c.expect(b'=', &format!("after frontend attribute '{k}'"))?;
         let val = if c.peek()? == Some(b'{') {
             let (s, e) = c.scan_json_dict()?;
@@ -2118,7 +2123,7 @@ fn frontend_attrs_value(c: &mut Cursor) -> PResult<Vec<(String, String)>> {
         } else {
             c.utf8_string("a frontend attribute value")?
         };
-        v.push((k.to_string(), val));
+        v.push((k, val));
         if !c.eat(b',')? {
             c.expect(b'}', "to close frontend_attributes")?;
             break;

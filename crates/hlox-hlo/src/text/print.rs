@@ -1,7 +1,7 @@
 //! The HLO text printer. Its output is the canonical form: the short form
 //! that JAX and XLA print today (`name = shape opcode(operands), attrs`).
 
-use super::lexer::{c_escape, is_json_dict, utf8_safe_escape};
+use super::lexer::{c_escape, is_ident_char, is_json_dict, utf8_safe_escape};
 use crate::ir::*;
 use crate::literal::{ArrayLiteral, Literal};
 use crate::types::{ElementType, ProgramShape, Shape};
@@ -559,6 +559,18 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
             .frontend_attributes
             .iter()
             .map(|(k, v)| {
+                // A key that is not a plain name (a proto can carry any
+                // string) is quoted, so the text parses back.
+                let plain = k
+                    .bytes()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+                    && k.bytes().all(is_ident_char);
+                let k = if plain {
+                    k.clone()
+                } else {
+                    format!("\"{}\"", utf8_safe_escape(k))
+                };
                 if is_json_dict(v.as_bytes()) {
                     format!("{k}={v}")
                 } else {
