@@ -134,7 +134,7 @@ pub fn trsm<T: Real>(f: &mut Frame) -> Result<(), String> {
     let a = a_view.slice::<T>()?;
     let b = arg_into_ret::<T>(f, 1, 0)?;
     // `a` and `b` are distinct operands, so the result never aliases `a`.
-    if !a.is_empty() && a.as_ptr() == b.as_ptr() as *const T {
+    if !a.is_empty() && std::ptr::eq(a.as_ptr(), b.as_ptr()) {
         return Err("the result aliases `a`; only `b` may be updated in place".into());
     }
     for i in 0..batch {

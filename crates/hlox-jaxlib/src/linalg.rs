@@ -105,6 +105,8 @@ pub fn getrf<T: Float>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32
 /// overwritten by `L` (or `U`), the other is not touched. Returns `info`:
 /// 0, or `j + 1` when the leading minor of order `j + 1` is not positive
 /// definite (the factorization stops there).
+// `!(d > 0)` on purpose: a NaN pivot is not positive definite either.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 pub fn potrf<T: Float>(lower: bool, n: usize, a: &mut [T]) -> i32 {
     for j in 0..n {
         let cj = j * n;
@@ -289,8 +291,8 @@ pub fn geqp3<T: Float>(m: usize, n: usize, a: &mut [T], jpvt: &mut [i32], tau: &
     };
     let mut perm: Vec<i32> = (1..=n as i32).collect();
     let mut fixed = 0;
-    for j in 0..n {
-        if jpvt[j] != 0 {
+    for (j, &fix) in jpvt.iter().enumerate() {
+        if fix != 0 {
             swap_cols(a, j, fixed);
             perm.swap(j, fixed);
             fixed += 1;
