@@ -467,6 +467,21 @@ fn targets_lists_plugin_targets_with_api_versions() {
         "{}",
         stdout(&o)
     );
+    // jaxlib's built-in targets: one summary line, or listed with --all.
+    assert!(
+        stdout(&o).contains("# built in: 20 of jaxlib's LAPACK targets"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!stdout(&o).contains("lapack_sgetrf_ffi"), "{}", stdout(&o));
+    let o = hlox(&["targets", "--all"]);
+    let out = stdout(&o);
+    assert!(
+        out.lines().any(|l| l.starts_with("lapack_sgetrf_ffi ")
+            && l.contains(" API_VERSION_TYPED_FFI ")
+            && l.contains("macro at ")),
+        "{out}"
+    );
 }
 
 #[test]

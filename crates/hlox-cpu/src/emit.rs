@@ -1532,7 +1532,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 if *s != comp.inst(o).shape {
                     return Err(CompileError::Unsupported {
                         inst: name.into(),
-                        message: format!("operand {k}'s layout differs from operand_layout_constraints; relayout it before the call"),
+                        message: format!("internal: operand {k}'s layout differs from operand_layout_constraints (the boundary-layouts pass copies it to that layout before code generation)"),
                     });
                 }
             }

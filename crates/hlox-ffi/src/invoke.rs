@@ -444,14 +444,12 @@ fn invoke_host_with(
             message: "internal: result relayout".into(),
         })
     };
-    let result_shape = &call_shape;
-
     if let TargetFn::Ffi(_) = func {
-        return invoke_host_ffi(target, call, &operand_lits, result_shape, ffi_cache)
+        return invoke_host_ffi(target, call, &operand_lits, &call_shape, ffi_cache)
             .and_then(relaid);
     }
 
-    let (mut b, op_nodes, res_node) = Buffers::for_call(&operand_lits, call, result_shape)?;
+    let (mut b, op_nodes, res_node) = Buffers::for_call(&operand_lits, call, &call_shape)?;
     let ins: Vec<*const c_void> = op_nodes
         .iter()
         .map(|n| b.pointer(n) as *const c_void)
@@ -493,7 +491,7 @@ fn invoke_host_with(
             message,
         });
     }
-    read_result(result_shape, &res_node, &b)
+    read_result(&call_shape, &res_node, &b)
         .map_err(|message| InvokeError::Invalid {
             target: name.into(),
             message,

@@ -36,7 +36,11 @@ fn split_batch(dims: &[i64], what: &str) -> Result<(usize, usize, usize), String
 /// unless the two are one buffer (`output_to_operand_aliasing`). Only the
 /// result is then used, so nothing reads the argument through a second
 /// reference.
-fn arg_into_ret<'a, T: Real>(f: &Frame<'a>, arg: usize, ret: usize) -> Result<&'a mut [T], String> {
+fn arg_into_ret<'a, T: FfiElement>(
+    f: &Frame<'a>,
+    arg: usize,
+    ret: usize,
+) -> Result<&'a mut [T], String> {
     let (a, r) = (f.arg(arg)?, f.ret(ret)?);
     if a.dtype() != T::DTYPE {
         return Err(format!(
@@ -201,32 +205,13 @@ pub fn geqrf<T: Real>(f: &mut Frame) -> Result<(), String> {
 pub fn geqp3<T: Real>(f: &mut Frame) -> Result<(), String> {
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
-    let jpvt_in = f.arg(1)?;
-    if jpvt_in.element_count() != batch * n {
+    let jpvt = arg_into_ret::<i32>(f, 1, 1)?;
+    if jpvt.len() != batch * n {
         return Err(format!(
             "jpvt has shape {:?}, expected {batch} x {n} entries",
-            jpvt_in.dims()
+            f.arg(1)?.dims()
         ));
     }
-    let jpvt = {
-        let r = f.ret(1)?;
-        let out = r.slice_mut::<i32>()?;
-        if out.len() != batch * n {
-            return Err(format!(
-                "result 1 (jpvt) has {} elements, expected {}",
-                out.len(),
-                batch * n
-            ));
-        }
-        if jpvt_in.dtype() != i32::DTYPE {
-            return Err("jpvt must be s32".into());
-        }
-        if !out.is_empty() && jpvt_in.data() as *const i32 != out.as_ptr() {
-            // SAFETY: same element type and count, checked above.
-            unsafe { std::ptr::copy(jpvt_in.data() as *const i32, out.as_mut_ptr(), out.len()) };
-        }
-        out
-    };
     let k = m.min(n);
     let tau = ret_of::<T>(f, 2, batch * k, "tau")?;
     for i in 0..batch {

@@ -378,6 +378,49 @@ fn rotate_cols<T: Float>(a: &mut [T], rows: usize, p: usize, q: usize, c: T, s: 
     }
 }
 
+/// The `n x n` identity, column-major.
+fn identity<T: Float>(n: usize) -> Vec<T> {
+    let mut v = vec![T::zero(); n * n];
+    (0..n).for_each(|i| v[i + i * n] = T::one());
+    v
+}
+
+/// Cyclic Jacobi sweeps over the index pairs `p < q` of `0..n`, until a
+/// sweep rotates nothing (`true`) or [`MAX_SWEEPS`] run out (`false`).
+/// `pair` gives the symmetric 2x2 `(app, apq, aqq)` of a pair; one whose
+/// `apq` is negligible next to the diagonal is skipped, the others are
+/// annihilated by `rotate(state, p, q, c, s)`.
+fn cyclic_jacobi<T: Float, S>(
+    n: usize,
+    state: &mut S,
+    pair: impl Fn(&S, usize, usize) -> (T, T, T),
+    rotate: impl Fn(&mut S, usize, usize, T, T),
+) -> bool {
+    if n < 2 {
+        return true;
+    }
+    for _ in 0..MAX_SWEEPS {
+        let mut rotated = false;
+        for p in 0..n {
+            for q in p + 1..n {
+                let (app, apq, aqq) = pair(state, p, q);
+                if apq.abs() <= T::epsilon() * (app.abs() * aqq.abs()).sqrt()
+                    || apq.abs() < T::min_positive_value()
+                {
+                    continue;
+                }
+                rotated = true;
+                let (c, s) = jacobi_rotation(app, apq, aqq);
+                rotate(state, p, q, c, s);
+            }
+        }
+        if !rotated {
+            return true;
+        }
+    }
+    false
+}
+
 /// Eigenvalues (ascending, into `w`) and, with `vectors`, orthonormal
 /// eigenvectors (column `j` of `a` for `w[j]`) of the symmetric `n x n`
 /// matrix whose `lower` (or upper) triangle `a` holds (LAPACK `syevd`;
@@ -392,40 +435,26 @@ pub fn syevd<T: Float>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mu
             s[i + j * n] = a[r + c * n];
         }
     }
-    let mut v = vec![T::zero(); n * n];
-    (0..n).for_each(|i| v[i + i * n] = T::one());
-    let eps = T::epsilon();
-    let mut converged = n < 2;
-    for _ in 0..MAX_SWEEPS {
-        if converged {
-            break;
-        }
-        let mut rotated = false;
-        for p in 0..n {
-            for q in p + 1..n {
-                let apq = s[p + q * n];
-                let (app, aqq) = (s[p + p * n], s[q + q * n]);
-                if apq.abs() <= eps * (app.abs() * aqq.abs()).sqrt()
-                    || apq.abs() < T::min_positive_value()
-                {
-                    continue;
-                }
-                rotated = true;
-                let (c, sn) = jacobi_rotation(app, apq, aqq);
-                rotate_cols(&mut s, n, p, q, c, sn);
-                // The same rotation of rows p and q.
-                for k in 0..n {
-                    let (u, x) = (s[p + k * n], s[q + k * n]);
-                    s[p + k * n] = c * u - sn * x;
-                    s[q + k * n] = sn * u + c * x;
-                }
-                s[p + q * n] = T::zero();
-                s[q + p * n] = T::zero();
-                rotate_cols(&mut v, n, p, q, c, sn);
+    // (S, V): S rotated to diagonal, V accumulating the rotations.
+    let mut sv = (s, identity::<T>(n));
+    let converged = cyclic_jacobi(
+        n,
+        &mut sv,
+        |(s, _), p, q| (s[p + p * n], s[p + q * n], s[q + q * n]),
+        |(s, v), p, q, c, sn| {
+            rotate_cols(s, n, p, q, c, sn);
+            // The same rotation of rows p and q.
+            for k in 0..n {
+                let (u, x) = (s[p + k * n], s[q + k * n]);
+                s[p + k * n] = c * u - sn * x;
+                s[q + k * n] = sn * u + c * x;
             }
-        }
-        converged = !rotated;
-    }
+            s[p + q * n] = T::zero();
+            s[q + p * n] = T::zero();
+            rotate_cols(v, n, p, q, c, sn);
+        },
+    );
+    let (s, v) = sv;
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&x, &y| {
         s[x + x * n]
@@ -501,33 +530,22 @@ fn jacobi_svd_tall<T: Float>(
     a: &[T],
     full: bool,
 ) -> (Vec<T>, Vec<T>, Vec<T>, bool) {
-    let mut w = a[..m * n].to_vec();
-    let mut v = vec![T::zero(); n * n];
-    (0..n).for_each(|i| v[i + i * n] = T::one());
-    let eps = T::epsilon();
-    let mut converged = n < 2;
-    for _ in 0..MAX_SWEEPS {
-        if converged {
-            break;
-        }
-        let mut rotated = false;
-        for p in 0..n {
-            for q in p + 1..n {
-                let (wp, wq) = (&w[p * m..(p + 1) * m], &w[q * m..(q + 1) * m]);
-                let (alpha, beta, gamma) = (dot(wp, wp), dot(wq, wq), dot(wp, wq));
-                if gamma.abs() <= eps * (alpha * beta).sqrt()
-                    || gamma.abs() < T::min_positive_value()
-                {
-                    continue;
-                }
-                rotated = true;
-                let (c, s) = jacobi_rotation(alpha, gamma, beta);
-                rotate_cols(&mut w, m, p, q, c, s);
-                rotate_cols(&mut v, n, p, q, c, s);
-            }
-        }
-        converged = !rotated;
-    }
+    // (W, V): W's columns rotated to orthogonality, V accumulating the
+    // rotations. A pair's 2x2 is the Gram matrix of the two columns.
+    let mut wv = (a[..m * n].to_vec(), identity::<T>(n));
+    let converged = cyclic_jacobi(
+        n,
+        &mut wv,
+        |(w, _), p, q| {
+            let (wp, wq) = (&w[p * m..(p + 1) * m], &w[q * m..(q + 1) * m]);
+            (dot(wp, wp), dot(wp, wq), dot(wq, wq))
+        },
+        |(w, v), p, q, c, s| {
+            rotate_cols(w, m, p, q, c, s);
+            rotate_cols(v, n, p, q, c, s);
+        },
+    );
+    let (w, v) = wv;
     let norms: Vec<T> = (0..n).map(|j| nrm2(&w[j * m..(j + 1) * m])).collect();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&x, &y| {
@@ -536,7 +554,7 @@ fn jacobi_svd_tall<T: Float>(
             .unwrap_or(std::cmp::Ordering::Equal)
     });
     let smax = order.first().map_or(T::zero(), |&o| norms[o]);
-    let tiny = smax * eps * T::from(m.max(1)).unwrap_or_else(T::one);
+    let tiny = smax * T::epsilon() * T::from(m.max(1)).unwrap_or_else(T::one);
     let ucols = if full { m } else { n };
     let mut u = vec![T::zero(); m * ucols];
     let mut valid = vec![false; ucols];
