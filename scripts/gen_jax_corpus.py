@@ -1473,6 +1473,32 @@ def _(rng):
     return f, [a, spd, b]
 
 
+@case("collectives_one_device", "shard_map over a one-device mesh: psum/pmax/pmin/pmean (all-reduce), all_gather, "
+      "psum_scatter (reduce-scatter), ppermute (collective-permute, also to nobody: zeros), axis_index (partition-id)")
+def _(rng):
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:1]), ("i",))
+    x = f32(rng, 4, 2)
+    n = ints(rng, np.int32, 3, lo=-50, hi=50)
+
+    def g(b, n):
+        s, sn = lax.psum((b, n), "i")
+        gathered = lax.all_gather(b, "i", tiled=True) + lax.all_gather(b, "i")[0]
+        scattered = lax.psum_scatter(b, "i", tiled=True)
+        moved = lax.ppermute(b, "i", [(0, 0)])
+        nobody = lax.ppermute(b, "i", [])
+        idx = lax.axis_index("i")
+        return (s + lax.pmax(b, "i") * 2.0 + idx, sn, lax.pmin(n, "i") - idx, gathered, scattered, moved, nobody,
+                lax.pmean(b, "i"))
+
+    def f(x, n):
+        specs = (P("i"), P(), P("i"), P("i"), P("i"), P("i"), P("i"), P("i"))
+        return jax.shard_map(g, mesh=mesh, in_specs=(P("i"), P()), out_specs=specs)(x, n)
+
+    return f, [x, n]
+
+
 @case("convert_x64", "converts involving s64/u64/f64 (x64)", x64=True)
 def _(rng):
     d = np.array([1e300, -1e-300, 3.141592653589793, -2.5, 2.5, 9.007199254740993e15, np.nan, np.inf, 1e19, -1e19], np.float64)

@@ -170,6 +170,13 @@ fn malformed_hlo_text() {
         (entry("  ROOT c = f32[4]{0} custom-call(p), custom_call_target=\"t\", output_to_operand_aliasing={{}: (0}"), "unbalanced '}' (opened by '(')"),
         (entry("  ROOT c = pred[4]{0} compare(p, p), direction=LESS"), "unknown comparison direction 'LESS'"),
         (entry("  ROOT c = f32[4]{0} map(p), to_apply=nowhere"), "unknown computation 'nowhere'"),
+        // Collectives.
+        (entry("  ROOT c = f32[4]{0} collective-permute(p), source_target_pairs={{0,0,1}}"), "a source-target pair has two devices, got 3"),
+        (entry("  ROOT c = f32[4]{0} all-gather(p), replica_groups=[1]<=[1], dimensions={0}"), "expected ',' between the number of groups and their size, found ']'"),
+        (entry("  ROOT c = f32[4]{0} all-gather(p), replica_groups={{0}}"), "'all-gather' needs the attribute 'dimensions='"),
+        (entry("  ROOT c = f32[4]{0} all-to-all(p), dimensions={0,1}"), "'all-to-all' takes at most one split dimension in dimensions=, got 2"),
+        (entry("  ROOT c = f32[4]{0} all-reduce(p), replica_groups={}"), "'all-reduce' needs to_apply="),
+        (entry("  s = (f32[4]{0}, u32[]) all-reduce-start(p), replica_groups={}\n  ROOT d = f32[4]{0} all-reduce-done(s)"), "hlox reads collectives before XLA's scheduling splits them into -start/-done pairs"),
     ];
     run_cases("text", &cases, |s| check_text(s));
 }
@@ -203,6 +210,19 @@ fn ill_typed_modules_fail_verification() {
             "e/r: reduce: to_apply has signature (f32[]) -> f32[] but must be (f32[], f32[]) -> f32[]",
         ),
         (entry("  ROOT s = f32[2]{0} slice(p), slice={[0:2:0]}"), "e/s: slice: stride 0 of dimension 0 must be positive"),
+        // Collectives: hlox runs a module on one device.
+        (with_add("  ROOT r = f32[4,4]{1,0} all-reduce(p), replica_groups={{0,1}}, to_apply=add"), "e/r: all-reduce: replica_groups names device 1, but hlox runs a module on one device (one replica, one partition; its id is 0): the module needs at least 2 devices"),
+        (with_add("  ROOT r = f32[4,4]{1,0} all-reduce(p), replica_groups={{0},{0}}, to_apply=add"), "e/r: all-reduce: replica_groups {{0},{0}} names a device in more than one group"),
+        (with_add("  ROOT r = f32[4,4]{1,0} all-reduce(p), replica_groups={{0,0}}, to_apply=add"), "e/r: all-reduce: replica_groups {{0,0}} names a device twice"),
+        (with_add("  ROOT r = f32[4,4]{1,0} all-reduce(p), replica_groups=[1,2]<=[3], to_apply=add"), "e/r: all-reduce: replica_groups [1,2]<=[3] is inconsistent"),
+        (entry("  ROOT c = f32[4]{0} collective-permute(p), source_target_pairs={{3,0}}"), "e/c: collective-permute: source_target_pairs names device 3, but hlox runs a module on one device (one replica, one partition; its id is 0): the module needs at least 4 devices"),
+        (entry("  ROOT c = f32[8]{0} all-gather(p), replica_groups={}, dimensions={0}"), "e/c: all-gather: declared shape f32[8] does not match the inferred shape f32[4]"),
+        (entry("  ROOT c = f32[4]{0} all-gather(p), replica_groups={}, dimensions={1}"), "e/c: all-gather: dimensions {1} has dimension 1 out of range [0, 1)"),
+        (entry("  ROOT c = s32[]{} replica-id()"), "e/c: replica-id: declared shape s32[] does not match the inferred shape u32[]"),
+        (
+            "HloModule m\n\nmax {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n  ROOT m = s32[] maximum(a, b)\n}\n\nENTRY e {\n  p = f32[4]{0} parameter(0)\n  ROOT r = f32[4]{0} all-reduce(p), replica_groups={}, to_apply=max\n}\n".into(),
+            "e/r: all-reduce: to_apply has signature (s32[], s32[]) -> s32[] but must be (f32[], f32[]) -> f32[]",
+        ),
         (entry("  ROOT c = f32[4]{0} convert(p)"), "verified-never"),
     ];
     // The last case is a well-typed module: it must verify (the helper

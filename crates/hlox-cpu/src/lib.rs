@@ -297,9 +297,9 @@ fn compile_impl(
         optimized = m;
         &optimized
     } else {
-        // Without the pipeline, still the one pass code generation needs.
+        // Without the pipeline, still the passes code generation needs.
         let mut m = module.clone();
-        if hlox_passes::Pass::run(&hlox_passes::BoundaryLayouts, &mut m)
+        if hlox_passes::run_codegen_prerequisites(&mut m)
             .map_err(|e| CompileError::Passes(e.to_string()))?
         {
             optimized = m;

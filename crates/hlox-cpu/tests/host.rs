@@ -1417,3 +1417,80 @@ fn facade_cuda_client_without_a_driver_is_an_error_naming_libcuda() {
     let msg = e.to_string();
     assert!(msg.contains("no CUDA driver found (libcuda.so)"), "{msg}");
 }
+
+/// Collectives built with the builder, compiled with and without the
+/// pipeline (both run `single-device-collectives`) and evaluated: on one
+/// device each has a single participant.
+#[test]
+fn collectives_on_one_device_build_compile_and_run() {
+    use hlox_hlo::builder::XlaBuilder;
+    use hlox_hlo::{ElementType, Shape};
+    let add = {
+        let b = XlaBuilder::new("add");
+        let x = b
+            .parameter(0, &Shape::scalar(ElementType::F32), "x")
+            .unwrap();
+        let y = b
+            .parameter(1, &Shape::scalar(ElementType::F32), "y")
+            .unwrap();
+        let s = b.add(x, y).unwrap();
+        b.build(s).unwrap()
+    };
+    let b = XlaBuilder::new("collectives");
+    let x = b
+        .parameter(0, &Shape::array(ElementType::F32, vec![4, 2]), "x")
+        .unwrap();
+    let y = b
+        .parameter(1, &Shape::array(ElementType::F32, vec![3]), "y")
+        .unwrap();
+    let one = vec![vec![0i64]];
+    let ar = b.all_reduce(&[x], &add, &one).unwrap();
+    let ar2 = b.all_reduce(&[x, y], &add, &[]).unwrap();
+    let ag = b.all_gather(x, 1, &one).unwrap();
+    let rs = b.reduce_scatter(x, &add, 0, &one).unwrap();
+    let a2a = b.all_to_all(x, 0, &[]).unwrap();
+    let cp = b.collective_permute(x, &[(0, 0)]).unwrap();
+    let nobody = b.collective_permute(x, &[]).unwrap();
+    let r = b.replica_id().unwrap();
+    let p = b.partition_id().unwrap();
+    let root = b.tuple(&[ar, ar2, ag, rs, a2a, cp, nobody, r, p]).unwrap();
+    let m = b.build_module(root).unwrap();
+    // Two devices are refused where the op is built.
+    let two = b
+        .all_reduce(&[x], &add, &[vec![0, 1]])
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(two.contains("the module needs at least 2 devices"), "{two}");
+
+    let xs: Vec<f32> = (0..8).map(|i| i as f32 * 1.5 - 2.0).collect();
+    let args = [
+        Literal::from_vec(&[4, 2], &xs).unwrap(),
+        Literal::r1(&[7f32, -1., 0.5]),
+    ];
+    let want_x = args[0].clone();
+    for hlo_passes in [true, false] {
+        let exe = compile(
+            &m,
+            &CompileOptions {
+                hlo_passes,
+                ..opts()
+            },
+        )
+        .unwrap_or_else(|e| panic!("hlo_passes={hlo_passes}: {e}"));
+        let got = exe.execute(&args.iter().collect::<Vec<_>>()).unwrap();
+        let leaves = got.into_leaves();
+        let evaluated = hlox_eval::evaluate(&m, &args, &hlox_eval::NoCustomCalls)
+            .unwrap()
+            .into_leaves();
+        assert_eq!(leaves, evaluated, "hlo_passes={hlo_passes}");
+        // ar, ar2.0, ar2.1, ag, rs, a2a, cp: the operands themselves.
+        for i in [0, 1, 3, 4, 5, 6] {
+            assert_eq!(leaves[i], want_x, "leaf {i}, hlo_passes={hlo_passes}");
+        }
+        assert_eq!(leaves[2], args[1]);
+        assert_eq!(leaves[7].to_vec::<f32>().unwrap(), vec![0f32; 8]);
+        assert_eq!(leaves[8].to_vec::<u32>().unwrap(), vec![0]);
+        assert_eq!(leaves[9].to_vec::<u32>().unwrap(), vec![0]);
+    }
+}

@@ -187,8 +187,8 @@ pub fn compile(
             &hlox_hlo::text::print_module(&m),
         )?;
     } else {
-        // Without the pipeline, still the one pass code generation needs.
-        hlox_passes::Pass::run(&hlox_passes::BoundaryLayouts, &mut m)
+        // Without the pipeline, still the passes code generation needs.
+        hlox_passes::run_codegen_prerequisites(&mut m)
             .map_err(|e| CompileError::Passes(e.to_string()))?;
     }
     let registry: &Registry = match &options.registry {

@@ -689,6 +689,41 @@ impl<'a> Interp<'a> {
                 Ok(ops[0].clone())
             }
             Op::AfterAll => Ok(Literal::Token),
+            // One device: each collective has a single participant (shape
+            // inference rejects groups and pairs that name another device).
+            Op::AllReduce(_) => Ok(match ops {
+                [one] => (*one).clone(),
+                _ => Literal::Tuple(ops.iter().map(|&l| l.clone()).collect()),
+            }),
+            Op::AllGather { .. }
+            | Op::ReduceScatter { .. }
+            | Op::CollectiveBroadcast(_)
+            | Op::AllToAll {
+                split_dimension: Some(_),
+                ..
+            } => {
+                nops(1)?;
+                Ok(ops[0].clone())
+            }
+            Op::AllToAll {
+                split_dimension: None,
+                ..
+            } => Ok(Literal::Tuple(ops.iter().map(|&l| l.clone()).collect())),
+            Op::CollectivePermute {
+                source_target_pairs,
+                ..
+            } => {
+                nops(1)?;
+                if source_target_pairs.iter().any(|&(_, t)| t == 0) {
+                    Ok(ops[0].clone())
+                } else {
+                    Ok(Literal::Array(
+                        ArrayLiteral::zeros(out()?.clone())
+                            .map_err(|e| Fail::Msg(e.to_string()))?,
+                    ))
+                }
+            }
+            Op::ReplicaId | Op::PartitionId => Ok(Literal::r0(0u32)),
             Op::RngBitGenerator { algorithm } => {
                 nops(1)?;
                 let shapes = inst

@@ -10,10 +10,11 @@
 
 use crate::entity::{EntityRef, PrimaryMap};
 use crate::ir::{
-    BinaryOp, CompId, ComparisonDirection, ComparisonType, Computation, ConvDimensionNumbers,
-    CustomCall, CustomCallApiVersion, CustomCallSchedule, DotDimensionNumbers,
-    GatherDimensionNumbers, InstId, Instruction, Module, Op, OpMetadata, OutputOperandAlias,
-    PadDim, Precision, RngAlgorithm, ScatterDimensionNumbers, SliceDim, UnaryOp, Window, WindowDim,
+    BinaryOp, Collective, CompId, ComparisonDirection, ComparisonType, Computation,
+    ConvDimensionNumbers, CustomCall, CustomCallApiVersion, CustomCallSchedule,
+    DotDimensionNumbers, GatherDimensionNumbers, InstId, Instruction, Module, Op, OpMetadata,
+    OutputOperandAlias, PadDim, Precision, ReplicaGroups, RngAlgorithm, ScatterDimensionNumbers,
+    SliceDim, UnaryOp, Window, WindowDim,
 };
 use crate::literal::{Literal, NativeType};
 use crate::shape_inference::{check_shape, infer_shape, short, validate_shape, ShapeError};
@@ -1092,6 +1093,104 @@ impl XlaBuilder {
         self.add_op(Op::AfterAll, &[], &[], None)
     }
 
+    // ---- collectives (one device: see `Op::AllReduce`) ----
+
+    /// `all-reduce` of `operands` (a tuple when there are several) with the
+    /// scalar reducer `computation`, over `replica_groups` (empty: every
+    /// device).
+    pub fn all_reduce(
+        &self,
+        operands: &[XlaOp],
+        computation: &XlaComputation,
+        replica_groups: &[Vec<i64>],
+    ) -> Result<XlaOp, BuildError> {
+        self.add_op(
+            Op::AllReduce(collective(replica_groups)),
+            operands,
+            &[computation],
+            None,
+        )
+    }
+    /// `all-gather`: every participant's operand, concatenated along
+    /// `dimension`.
+    pub fn all_gather(
+        &self,
+        operand: XlaOp,
+        dimension: i64,
+        replica_groups: &[Vec<i64>],
+    ) -> Result<XlaOp, BuildError> {
+        self.add_op(
+            Op::AllGather {
+                collective: collective(replica_groups),
+                dimension,
+            },
+            &[operand],
+            &[],
+            None,
+        )
+    }
+    /// `reduce-scatter`: all-reduce, then this participant's slice of
+    /// `dimension`.
+    pub fn reduce_scatter(
+        &self,
+        operand: XlaOp,
+        computation: &XlaComputation,
+        dimension: i64,
+        replica_groups: &[Vec<i64>],
+    ) -> Result<XlaOp, BuildError> {
+        self.add_op(
+            Op::ReduceScatter {
+                collective: collective(replica_groups),
+                dimension,
+            },
+            &[operand],
+            &[computation],
+            None,
+        )
+    }
+    /// `all-to-all` of one array split along `split_dimension`.
+    pub fn all_to_all(
+        &self,
+        operand: XlaOp,
+        split_dimension: i64,
+        replica_groups: &[Vec<i64>],
+    ) -> Result<XlaOp, BuildError> {
+        self.add_op(
+            Op::AllToAll {
+                collective: collective(replica_groups),
+                split_dimension: Some(split_dimension),
+            },
+            &[operand],
+            &[],
+            None,
+        )
+    }
+    /// `collective-permute`: `operand` goes from each pair's source device
+    /// to its target; a device no pair targets gets zeros.
+    pub fn collective_permute(
+        &self,
+        operand: XlaOp,
+        source_target_pairs: &[(i64, i64)],
+    ) -> Result<XlaOp, BuildError> {
+        self.add_op(
+            Op::CollectivePermute {
+                channel_id: None,
+                source_target_pairs: source_target_pairs.to_vec(),
+            },
+            &[operand],
+            &[],
+            None,
+        )
+    }
+    /// `u32[]`: this device's replica number.
+    pub fn replica_id(&self) -> Result<XlaOp, BuildError> {
+        self.add_op(Op::ReplicaId, &[], &[], None)
+    }
+    /// `u32[]`: this device's partition number.
+    pub fn partition_id(&self) -> Result<XlaOp, BuildError> {
+        self.add_op(Op::PartitionId, &[], &[], None)
+    }
+
     // ---- building ----
 
     /// Builds the computation rooted at `root` (with every computation it
@@ -1144,5 +1243,12 @@ impl XlaBuilder {
     /// Builds and returns the module (entry = this computation).
     pub fn build_module(&self, root: XlaOp) -> Result<Module, BuildError> {
         Ok(self.build(root)?.into_module())
+    }
+}
+
+fn collective(replica_groups: &[Vec<i64>]) -> Collective {
+    Collective {
+        replica_groups: ReplicaGroups::List(replica_groups.to_vec()),
+        ..Default::default()
     }
 }

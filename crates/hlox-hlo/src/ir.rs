@@ -503,6 +503,119 @@ impl FusionKind {
     }
 }
 
+/// Which devices take part in a collective (`replica_groups=`). hlox runs a
+/// module on one device, so the only id a group may name is 0; shape
+/// inference rejects any other with the number of devices it would need.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ReplicaGroups {
+    /// `{{0,1},{2,3}}`; empty (`{}`) means one group of every device.
+    List(Vec<Vec<i64>>),
+    /// `[groups,size]<=[reshape_dims]T(perm)`: the ids `0..groups*size`
+    /// reshaped to `reshape_dims`, transposed by `perm` (when given), and
+    /// read row-major into `groups` groups of `size`.
+    Iota {
+        groups: i64,
+        size: i64,
+        reshape_dims: Vec<i64>,
+        perm: Vec<i64>,
+    },
+}
+
+impl Default for ReplicaGroups {
+    fn default() -> Self {
+        ReplicaGroups::List(Vec::new())
+    }
+}
+
+impl ReplicaGroups {
+    /// The groups as lists of device ids (an iota form expanded). Empty
+    /// means every device forms one group. `None` when the iota form is
+    /// inconsistent (its dimensions do not multiply to `groups*size`, or
+    /// `perm` is not a permutation of them) or would list more than 2^20 ids.
+    pub fn expand(&self) -> Option<Vec<Vec<i64>>> {
+        match self {
+            ReplicaGroups::List(g) => Some(g.clone()),
+            ReplicaGroups::Iota {
+                groups,
+                size,
+                reshape_dims,
+                perm,
+            } => {
+                let n = groups.checked_mul(*size)?;
+                if *groups < 0 || *size < 0 || n > 1 << 20 || *groups > 1 << 20 {
+                    return None;
+                }
+                let dims_n = reshape_dims.iter().try_fold(1i64, |a, &d| {
+                    if d < 0 {
+                        None
+                    } else {
+                        a.checked_mul(d)
+                    }
+                })?;
+                if dims_n != n {
+                    return None;
+                }
+                let rank = reshape_dims.len();
+                let perm: Vec<usize> = if perm.is_empty() {
+                    (0..rank).collect()
+                } else {
+                    let p: Vec<usize> = perm.iter().map(|&x| x as usize).collect();
+                    let mut seen = vec![false; rank];
+                    for &x in &p {
+                        if x >= rank || std::mem::replace(&mut seen[x], true) {
+                            return None;
+                        }
+                    }
+                    if p.len() != rank {
+                        return None;
+                    }
+                    p
+                };
+                // Row-major strides of the reshaped iota, read in the
+                // transposed order.
+                let mut strides = vec![1i64; rank];
+                for d in (0..rank.saturating_sub(1)).rev() {
+                    strides[d] = strides[d + 1] * reshape_dims[d + 1];
+                }
+                let tdims: Vec<i64> = perm.iter().map(|&p| reshape_dims[p]).collect();
+                let mut ids = Vec::with_capacity(n as usize);
+                let mut idx = vec![0i64; rank];
+                for _ in 0..n {
+                    ids.push(
+                        idx.iter()
+                            .zip(&perm)
+                            .map(|(&i, &p)| i * strides[p])
+                            .sum::<i64>(),
+                    );
+                    for d in (0..rank).rev() {
+                        idx[d] += 1;
+                        if idx[d] < tdims[d] {
+                            break;
+                        }
+                        idx[d] = 0;
+                    }
+                }
+                if *size == 0 {
+                    return Some(vec![Vec::new(); *groups as usize]);
+                }
+                Some(ids.chunks(*size as usize).map(|c| c.to_vec()).collect())
+            }
+        }
+    }
+}
+
+/// Attributes every collective over replica groups shares.
+#[derive(Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct Collective {
+    pub replica_groups: ReplicaGroups,
+    /// `channel_id=`: set for cross-partition collectives.
+    pub channel_id: Option<i64>,
+    /// `use_global_device_ids=true`: group entries are global device ids.
+    pub use_global_device_ids: bool,
+    /// `constrain_layout=true`: the layouts given must be kept.
+    pub constrain_layout: bool,
+}
+
 /// An opcode together with its opcode-specific attributes.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Op {
@@ -626,6 +739,42 @@ pub enum Op {
     Fusion {
         kind: FusionKind,
     },
+    // Collectives. hlox runs a module on one device (one replica, one
+    // partition), where each of them has a single participant: the
+    // `single-device-collectives` pass rewrites them to copies and
+    // constants before code generation, and the evaluator computes them
+    // directly.
+    /// called: [to_apply]. Variadic: N operands give an N-tuple.
+    AllReduce(Collective),
+    /// Concatenates each participant's operand along `dimension`.
+    AllGather {
+        collective: Collective,
+        dimension: i64,
+    },
+    /// called: [to_apply]. All-reduce, then each participant keeps its
+    /// slice of `dimension`.
+    ReduceScatter {
+        collective: Collective,
+        dimension: i64,
+    },
+    /// With `split_dimension`, one array split among the participants;
+    /// without it, N operands (one per participant) and an N-tuple.
+    AllToAll {
+        collective: Collective,
+        split_dimension: Option<i64>,
+    },
+    /// Sends the operand from `source` to `target` for each pair; a device
+    /// that no pair targets gets zeros.
+    CollectivePermute {
+        channel_id: Option<i64>,
+        source_target_pairs: Vec<(i64, i64)>,
+    },
+    /// The first participant's operand, to every participant of its group.
+    CollectiveBroadcast(Collective),
+    /// `u32[]`: this device's replica number (0 here).
+    ReplicaId,
+    /// `u32[]`: this device's partition number (0 here).
+    PartitionId,
 }
 
 /// How a called computation is used, for printing and verifying.
@@ -695,6 +844,14 @@ impl Op {
             Op::OptimizationBarrier => "opt-barrier",
             Op::AfterAll => "after-all",
             Op::Fusion { .. } => "fusion",
+            Op::AllReduce(_) => "all-reduce",
+            Op::AllGather { .. } => "all-gather",
+            Op::ReduceScatter { .. } => "reduce-scatter",
+            Op::AllToAll { .. } => "all-to-all",
+            Op::CollectivePermute { .. } => "collective-permute",
+            Op::CollectiveBroadcast(_) => "collective-broadcast",
+            Op::ReplicaId => "replica-id",
+            Op::PartitionId => "partition-id",
         }
     }
 
@@ -707,7 +864,9 @@ impl Op {
             | Op::Scatter { .. }
             | Op::Sort { .. }
             | Op::Call
-            | Op::Map { .. } => &[CalledRole::ToApply],
+            | Op::Map { .. }
+            | Op::AllReduce(_)
+            | Op::ReduceScatter { .. } => &[CalledRole::ToApply],
             Op::While => &[CalledRole::Condition, CalledRole::Body],
             Op::SelectAndScatter { .. } => &[CalledRole::Select, CalledRole::Scatter],
             Op::Conditional => &[CalledRole::Branches],
@@ -729,6 +888,21 @@ impl Op {
                 | Op::Clamp
                 | Op::Convert
                 | Op::ReducePrecision { .. }
+        )
+    }
+
+    /// True for the collective opcodes (see [`Op::AllReduce`]).
+    pub fn is_collective(&self) -> bool {
+        matches!(
+            self,
+            Op::AllReduce(_)
+                | Op::AllGather { .. }
+                | Op::ReduceScatter { .. }
+                | Op::AllToAll { .. }
+                | Op::CollectivePermute { .. }
+                | Op::CollectiveBroadcast(_)
+                | Op::ReplicaId
+                | Op::PartitionId
         )
     }
 

@@ -1146,8 +1146,108 @@ fn instruction_to_proto(
             } as i32
         }
         Op::Fusion { kind } => p.fusion_kind = kind.name().to_string(),
+        Op::AllReduce(c) | Op::CollectiveBroadcast(c) => collective_to_proto(&mut p, c),
+        Op::AllGather {
+            collective,
+            dimension,
+        }
+        | Op::ReduceScatter {
+            collective,
+            dimension,
+        } => {
+            collective_to_proto(&mut p, collective);
+            p.dimensions = vec![*dimension];
+        }
+        Op::AllToAll {
+            collective,
+            split_dimension,
+        } => {
+            collective_to_proto(&mut p, collective);
+            p.dimensions = split_dimension.iter().copied().collect();
+        }
+        Op::CollectivePermute {
+            channel_id,
+            source_target_pairs,
+        } => {
+            p.channel_id = channel_id.unwrap_or(0);
+            p.source_target_pairs = source_target_pairs
+                .iter()
+                .map(|&(source, target)| xla::SourceTarget { source, target })
+                .collect();
+        }
+        Op::ReplicaId | Op::PartitionId => {}
     }
     p
+}
+
+/// Replica groups go to `collective_device_list` as explicit groups, as
+/// recent XLA writes them (an iota form is expanded; one too large to
+/// expand keeps its iota form).
+fn collective_to_proto(p: &mut xla::HloInstructionProto, c: &Collective) {
+    p.channel_id = c.channel_id.unwrap_or(0);
+    p.use_global_device_ids = c.use_global_device_ids;
+    p.constrain_layout = c.constrain_layout;
+    let list = match (&c.replica_groups, c.replica_groups.expand()) {
+        (_, Some(groups)) => xla::CollectiveDeviceListProto {
+            replica_groups: groups
+                .into_iter()
+                .map(|replica_ids| xla::ReplicaGroup { replica_ids })
+                .collect(),
+            iota_replica_group_list: None,
+        },
+        (
+            ReplicaGroups::Iota {
+                groups,
+                size,
+                reshape_dims,
+                perm,
+            },
+            None,
+        ) => xla::CollectiveDeviceListProto {
+            replica_groups: Vec::new(),
+            iota_replica_group_list: Some(xla::IotaReplicaGroupListProto {
+                num_replica_groups: *groups,
+                num_devices_per_group: *size,
+                iota_reshape_dims: reshape_dims.clone(),
+                iota_transpose_perm: perm.iter().map(|&x| x as i32).collect(),
+            }),
+        },
+        (ReplicaGroups::List(_), None) => xla::CollectiveDeviceListProto::default(),
+    };
+    p.collective_device_list = Some(list);
+}
+
+/// The collective attributes of `p`: replica groups from
+/// `collective_device_list` (recent XLA) or `replica_groups` (older).
+fn collective_from_proto(p: &xla::HloInstructionProto) -> Collective {
+    let replica_groups = match &p.collective_device_list {
+        Some(l) => match &l.iota_replica_group_list {
+            Some(i) if l.replica_groups.is_empty() => ReplicaGroups::Iota {
+                groups: i.num_replica_groups,
+                size: i.num_devices_per_group,
+                reshape_dims: i.iota_reshape_dims.clone(),
+                perm: i.iota_transpose_perm.iter().map(|&x| x as i64).collect(),
+            },
+            _ => ReplicaGroups::List(
+                l.replica_groups
+                    .iter()
+                    .map(|g| g.replica_ids.clone())
+                    .collect(),
+            ),
+        },
+        None => ReplicaGroups::List(
+            p.replica_groups
+                .iter()
+                .map(|g| g.replica_ids.clone())
+                .collect(),
+        ),
+    };
+    Collective {
+        replica_groups,
+        channel_id: (p.channel_id != 0).then_some(p.channel_id),
+        use_global_device_ids: p.use_global_device_ids,
+        constrain_layout: p.constrain_layout,
+    }
 }
 
 /// Serializes a module as a binary `HloModuleProto`.
@@ -1833,6 +1933,41 @@ fn instruction_from_proto(
             },
             "opt-barrier" => Op::OptimizationBarrier,
             "after-all" => Op::AfterAll,
+            "all-reduce" => Op::AllReduce(collective_from_proto(p)),
+            "all-gather" => Op::AllGather {
+                collective: collective_from_proto(p),
+                dimension: expect_dims1(p, ctx)?,
+            },
+            "reduce-scatter" => Op::ReduceScatter {
+                collective: collective_from_proto(p),
+                dimension: expect_dims1(p, ctx)?,
+            },
+            "all-to-all" => Op::AllToAll {
+                collective: collective_from_proto(p),
+                split_dimension: match p.dimensions.as_slice() {
+                    [] => None,
+                    [d] => Some(*d),
+                    other => {
+                        return Err(ctx.err(
+                            "dimensions",
+                            format!(
+                                "all-to-all takes at most one split dimension, found {other:?}"
+                            ),
+                        ))
+                    }
+                },
+            },
+            "collective-permute" => Op::CollectivePermute {
+                channel_id: (p.channel_id != 0).then_some(p.channel_id),
+                source_target_pairs: p
+                    .source_target_pairs
+                    .iter()
+                    .map(|st| (st.source, st.target))
+                    .collect(),
+            },
+            "collective-broadcast" => Op::CollectiveBroadcast(collective_from_proto(p)),
+            "replica-id" => Op::ReplicaId,
+            "partition-id" => Op::PartitionId,
             "fusion" => Op::Fusion {
                 kind: fusion_kind_from_name(&p.fusion_kind).ok_or_else(|| {
                     ctx.err(

@@ -16,7 +16,7 @@
 
 use crate::ir::{
     BinaryOp, ComparisonType, ConvDimensionNumbers, CustomCall, DotDimensionNumbers,
-    GatherDimensionNumbers, Op, ScatterDimensionNumbers, UnaryOp, Window, WindowDim,
+    GatherDimensionNumbers, Op, ReplicaGroups, ScatterDimensionNumbers, UnaryOp, Window, WindowDim,
 };
 use crate::types::{ArrayShape, ElementType, ProgramShape, Shape};
 
@@ -407,6 +407,8 @@ impl<'a> Cx<'a> {
                 | Op::Map { .. }
                 | Op::CustomCall(_)
                 | Op::Fusion { .. }
+                | Op::AllReduce(_)
+                | Op::ReduceScatter { .. }
         ) {
             self.no_called()?;
         }
@@ -919,7 +921,187 @@ impl<'a> Cx<'a> {
                 }
                 Ok(Shape::Token)
             }
+            Op::AllReduce(c) => {
+                self.group_size(&c.replica_groups)?;
+                self.ncalled(1)?;
+                if self.operands.is_empty() {
+                    return Err(self.err("expects at least one operand"));
+                }
+                let mut out = Vec::with_capacity(self.operands.len());
+                for i in 0..self.operands.len() {
+                    let a = self.arr(i)?;
+                    self.reducer("to_apply", &self.called[0], &[a.ty])?;
+                    out.push(Shape::Array(a.clone()));
+                }
+                Ok(self.variadic_result(out))
+            }
+            Op::AllGather {
+                collective,
+                dimension,
+            } => {
+                let n = self.group_size(&collective.replica_groups)?;
+                self.nops(1)?;
+                let a = self.arr(0)?;
+                self.dim_list("dimensions", &[*dimension], a.rank(), false)?;
+                let mut dims = a.dims.clone();
+                let d = *dimension as usize;
+                dims[d] = dims[d]
+                    .checked_mul(n)
+                    .ok_or_else(|| self.err("result dimension overflows"))?;
+                Ok(arr_shape(a.ty, dims))
+            }
+            Op::ReduceScatter {
+                collective,
+                dimension,
+            } => {
+                let n = self.group_size(&collective.replica_groups)?;
+                self.nops(1)?;
+                self.ncalled(1)?;
+                let a = self.arr(0)?;
+                self.reducer("to_apply", &self.called[0], &[a.ty])?;
+                self.dim_list("dimensions", &[*dimension], a.rank(), false)?;
+                let d = *dimension as usize;
+                if a.dims[d] % n != 0 {
+                    return Err(self.err(format!(
+                        "dimension {d} of {} does not split evenly among the {n} participants",
+                        short_array(a)
+                    )));
+                }
+                let mut dims = a.dims.clone();
+                dims[d] /= n;
+                Ok(arr_shape(a.ty, dims))
+            }
+            Op::AllToAll {
+                collective,
+                split_dimension,
+            } => {
+                let n = self.group_size(&collective.replica_groups)?;
+                match split_dimension {
+                    Some(d) => {
+                        self.nops(1)?;
+                        let a = self.arr(0)?;
+                        self.dim_list("dimensions", &[*d], a.rank(), false)?;
+                        if a.dims[*d as usize] % n != 0 {
+                            return Err(self.err(format!(
+                                "dimension {d} of {} does not split evenly among the {n} participants",
+                                short_array(a)
+                            )));
+                        }
+                        Ok(Shape::Array(a.clone()))
+                    }
+                    None => {
+                        if self.operands.len() as i64 != n {
+                            return Err(self.err(format!(
+                                "without dimensions=, all-to-all takes one operand per participant ({n}), got {}",
+                                self.operands.len()
+                            )));
+                        }
+                        let first = self.arr(0)?;
+                        for i in 0..self.operands.len() {
+                            let a = self.arr(i)?;
+                            if a.ty != first.ty || a.dims != first.dims {
+                                return Err(self.err(format!(
+                                    "operands must all have one shape, got {} and {}",
+                                    short_array(first),
+                                    short_array(a)
+                                )));
+                            }
+                        }
+                        Ok(Shape::Tuple(
+                            self.operands.iter().map(|s| (*s).clone()).collect(),
+                        ))
+                    }
+                }
+            }
+            Op::CollectivePermute {
+                source_target_pairs,
+                ..
+            } => {
+                self.nops(1)?;
+                let a = self.arr(0)?;
+                let mut targets = Vec::new();
+                for &(src, dst) in source_target_pairs {
+                    for id in [src, dst] {
+                        self.device_id(id, "source_target_pairs")?;
+                    }
+                    if targets.contains(&dst) {
+                        return Err(
+                            self.err(format!("source_target_pairs sends to device {dst} twice"))
+                        );
+                    }
+                    targets.push(dst);
+                }
+                Ok(Shape::Array(a.clone()))
+            }
+            Op::CollectiveBroadcast(c) => {
+                self.group_size(&c.replica_groups)?;
+                self.nops(1)?;
+                Ok(Shape::Array(self.arr(0)?.clone()))
+            }
+            Op::ReplicaId | Op::PartitionId => {
+                self.nops(0)?;
+                Ok(arr_shape(ElementType::U32, vec![]))
+            }
         }
+    }
+
+    /// hlox runs a module on one device: device id 0.
+    fn device_id(&self, id: i64, what: &str) -> R<()> {
+        if id != 0 {
+            let need = if id < 0 {
+                "a negative id is not a device".to_string()
+            } else {
+                format!("the module needs at least {} devices", id + 1)
+            };
+            return Err(self.err(format!(
+                "{what} names device {id}, but hlox runs a module on one device \
+                 (one replica, one partition; its id is 0): {need}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The number of participants per group: every group the same size,
+    /// each naming only device 0 (see [`Self::device_id`]).
+    fn group_size(&self, groups: &ReplicaGroups) -> R<i64> {
+        let g = groups.expand().ok_or_else(|| {
+            self.err(format!(
+                "replica_groups {} is inconsistent: its dimensions must multiply to groups*size \
+                 and T(...) must permute them",
+                crate::text::replica_groups_text(groups)
+            ))
+        })?;
+        let Some(first) = g.first() else {
+            return Ok(1);
+        };
+        for grp in &g {
+            if grp.len() != first.len() || grp.is_empty() {
+                return Err(self.err(format!(
+                    "replica_groups {} must have groups of one non-zero size",
+                    crate::text::replica_groups_text(groups)
+                )));
+            }
+            for &id in grp {
+                self.device_id(id, "replica_groups")?;
+            }
+            let mut seen = grp.clone();
+            seen.sort_unstable();
+            seen.dedup();
+            if seen.len() != grp.len() {
+                return Err(self.err(format!(
+                    "replica_groups {} names a device twice",
+                    crate::text::replica_groups_text(groups)
+                )));
+            }
+        }
+        if g.len() > 1 {
+            // Groups of device 0 only, so two groups name it twice.
+            return Err(self.err(format!(
+                "replica_groups {} names a device in more than one group",
+                crate::text::replica_groups_text(groups)
+            )));
+        }
+        Ok(first.len() as i64)
     }
 
     /// Operands `from..from+n` must be integral scalars of one type.
@@ -1896,6 +2078,34 @@ mod tests {
     use super::*;
     use crate::ir::{PadDim, SliceDim};
 
+    #[test]
+    fn iota_replica_groups_expand_like_xla() {
+        let iota = |groups, size, reshape_dims: &[i64], perm: &[i64]| {
+            ReplicaGroups::Iota {
+                groups,
+                size,
+                reshape_dims: reshape_dims.to_vec(),
+                perm: perm.to_vec(),
+            }
+            .expand()
+        };
+        assert_eq!(iota(2, 2, &[4], &[]), Some(vec![vec![0, 1], vec![2, 3]]));
+        assert_eq!(
+            iota(2, 2, &[2, 2], &[1, 0]),
+            Some(vec![vec![0, 2], vec![1, 3]])
+        );
+        // iota(8).reshape(2,2,2).transpose(2,0,1): element [i,j,k] is
+        // 4j + 2k + i.
+        assert_eq!(
+            iota(2, 4, &[2, 2, 2], &[2, 0, 1]),
+            Some(vec![vec![0, 2, 4, 6], vec![1, 3, 5, 7]])
+        );
+        assert_eq!(iota(1, 1, &[1], &[]), Some(vec![vec![0]]));
+        assert_eq!(iota(2, 2, &[3], &[]), None, "dimensions must multiply to 4");
+        assert_eq!(iota(2, 2, &[2, 2], &[0, 0]), None, "not a permutation");
+        assert_eq!(iota(i64::MAX, 0, &[0], &[]), None, "too many groups");
+    }
+
     fn f32s(d: &[i64]) -> Shape {
         Shape::array(ElementType::F32, d.to_vec())
     }
@@ -2142,6 +2352,45 @@ mod tests {
             Op::Fusion {
                 kind: FusionKind::Loop,
             },
+            Op::AllReduce(Collective::default()),
+            Op::AllGather {
+                collective: Collective {
+                    replica_groups: ReplicaGroups::Iota {
+                        groups: 1,
+                        size: 1,
+                        reshape_dims: vec![1, 1],
+                        perm: vec![1, 0],
+                    },
+                    ..Default::default()
+                },
+                dimension: 1,
+            },
+            Op::ReduceScatter {
+                collective: Collective {
+                    replica_groups: ReplicaGroups::List(vec![vec![0, 1]]),
+                    ..Default::default()
+                },
+                dimension: 0,
+            },
+            Op::AllToAll {
+                collective: Collective {
+                    replica_groups: ReplicaGroups::Iota {
+                        groups: i64::MAX,
+                        size: 0,
+                        reshape_dims: vec![0],
+                        perm: vec![],
+                    },
+                    ..Default::default()
+                },
+                split_dimension: None,
+            },
+            Op::CollectivePermute {
+                channel_id: Some(1),
+                source_target_pairs: vec![(0, 0)],
+            },
+            Op::CollectiveBroadcast(Collective::default()),
+            Op::ReplicaId,
+            Op::PartitionId,
         ];
         let shape = prop_oneof![
             (

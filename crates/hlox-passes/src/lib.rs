@@ -14,10 +14,13 @@
 //!   producers into input fusions.
 //! - [`BoundaryLayouts`]: copies that put custom-call buffers in the
 //!   layouts their targets are promised (required before code generation).
+//! - [`SingleDeviceCollectives`]: collectives to the copies and constants
+//!   they mean on one device (required before code generation).
 //!
 //! [`default_pipeline`] is what the backends run; see docs/passes.md.
 
 mod algsimp;
+mod collectives;
 mod cse;
 mod dce;
 mod folding;
@@ -27,6 +30,7 @@ mod layouts;
 mod util;
 
 pub use algsimp::AlgebraicSimplifier;
+pub use collectives::SingleDeviceCollectives;
 pub use cse::Cse;
 pub use dce::Dce;
 pub use folding::ConstantFolding;
@@ -255,12 +259,14 @@ impl RunState<'_> {
     }
 }
 
-/// The pipeline the Host and CUDA backends run: inline calls; custom-call
-/// layouts; then algebraic simplification, constant folding, CSE and DCE to
-/// a fixed point; then fusion (when [`PipelineOptions::fusion`]); then DCE.
+/// The pipeline the Host and CUDA backends run: inline calls; collectives
+/// to copies; custom-call layouts; then algebraic simplification, constant
+/// folding, CSE and DCE to a fixed point; then fusion (when
+/// [`PipelineOptions::fusion`]); then DCE.
 pub fn default_pipeline() -> PassManager {
     let mut pm = PassManager::new();
     pm.add(CallInliner);
+    pm.add(SingleDeviceCollectives);
     pm.add(BoundaryLayouts);
     pm.add_fixed_point(vec![
         Box::new(AlgebraicSimplifier::default()),
@@ -271,6 +277,15 @@ pub fn default_pipeline() -> PassManager {
     pm.add(Fusion::default());
     pm.add(Dce);
     pm
+}
+
+/// The passes code generation relies on, for a compiler that skips
+/// [`default_pipeline`] (which includes them): collectives to copies, then
+/// boundary layouts. True when the module changed.
+pub fn run_codegen_prerequisites(m: &mut Module) -> Result<bool, PassError> {
+    let a = SingleDeviceCollectives.run(m)?;
+    let b = BoundaryLayouts.run(m)?;
+    Ok(a || b)
 }
 
 /// The pass called `name` with default settings (`dce`, `cse`, `algsimp`,
@@ -284,6 +299,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         "inline" => Box::new(CallInliner),
         "fusion" => Box::new(Fusion::default()),
         "boundary-layouts" => Box::new(BoundaryLayouts),
+        "single-device-collectives" => Box::new(SingleDeviceCollectives),
         _ => return None,
     })
 }

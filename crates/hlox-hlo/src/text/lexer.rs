@@ -375,6 +375,13 @@ impl<'a> Cursor<'a> {
                         Some(o) if o == open => {
                             if stack.is_empty() {
                                 p += 1;
+                                // An iota device list goes on after its
+                                // brackets: `[2,2]<=[4]T(1,0)`.
+                                let rest = &b[p..self.end];
+                                if c == b']' && (rest.starts_with(b"<=") || rest.starts_with(b"T("))
+                                {
+                                    continue;
+                                }
                                 break;
                             }
                         }

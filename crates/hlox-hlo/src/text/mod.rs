@@ -14,7 +14,7 @@ pub use lexer::{c_escape, c_unescape, ParseError};
 pub use parse::{parse_literal, parse_module, parse_shape};
 pub use print::{
     literal_to_string, print_computation, print_instruction, print_module, program_shape_to_string,
-    shape_to_string,
+    replica_groups_text, shape_to_string,
 };
 
 #[cfg(test)]

@@ -1313,6 +1313,43 @@ impl<'a> Parser<'a> {
                 dimensions: attrs.opt_ints("dimensions")?.unwrap_or_default(),
             },
             "copy" => Op::Copy,
+            "all-reduce" => Op::AllReduce(collective_attrs(&mut attrs)?),
+            "all-gather" => Op::AllGather {
+                collective: collective_attrs(&mut attrs)?,
+                dimension: attrs.req_single_dim("dimensions", opcode)?,
+            },
+            "reduce-scatter" => Op::ReduceScatter {
+                collective: collective_attrs(&mut attrs)?,
+                dimension: attrs.req_single_dim("dimensions", opcode)?,
+            },
+            "all-to-all" => {
+                let collective = collective_attrs(&mut attrs)?;
+                let split_dimension = match attrs.opt_ints("dimensions")? {
+                    None => None,
+                    Some(v) if v.len() == 1 => Some(v[0]),
+                    Some(v) => {
+                        return Err(at(format!(
+                            "'all-to-all' takes at most one split dimension in dimensions=, got {}",
+                            v.len()
+                        )))
+                    }
+                };
+                Op::AllToAll {
+                    collective,
+                    split_dimension,
+                }
+            }
+            "collective-permute" => Op::CollectivePermute {
+                channel_id: attrs.opt_int("channel_id")?,
+                source_target_pairs: attrs.req_with(
+                    "source_target_pairs",
+                    opcode,
+                    source_target_pairs_value,
+                )?,
+            },
+            "collective-broadcast" => Op::CollectiveBroadcast(collective_attrs(&mut attrs)?),
+            "replica-id" => Op::ReplicaId,
+            "partition-id" => Op::PartitionId,
             "custom-call" => {
                 let target = attrs.req_with("custom_call_target", opcode, |c| {
                     let s = c.utf8_string("custom_call_target")?;
@@ -1407,6 +1444,17 @@ impl<'a> Parser<'a> {
                     Op::Unary(*u)
                 } else if let Some(b) = BinaryOp::ALL.iter().find(|b| b.name() == other) {
                     Op::Binary(*b)
+                } else if let Some(sync) = other
+                    .strip_suffix("-start")
+                    .or_else(|| other.strip_suffix("-done"))
+                    .filter(|s| matches!(*s, "all-reduce" | "all-gather" | "collective-permute"))
+                {
+                    return Err(at(format!(
+                        "unsupported opcode '{other}': hlox reads collectives before XLA's \
+                         scheduling splits them into -start/-done pairs; give it the module \
+                         before optimization (JAX: .lower(...).as_text(dialect=\"hlo\")), \
+                         where this is a plain '{sync}'"
+                    )));
                 } else {
                     return Err(at(format!(
                         "unsupported opcode '{other}' (hlox does not implement it)"
@@ -1422,7 +1470,9 @@ impl<'a> Parser<'a> {
             | Op::Scatter { .. }
             | Op::Sort { .. }
             | Op::Call
-            | Op::Map { .. } => &["to_apply"],
+            | Op::Map { .. }
+            | Op::AllReduce(_)
+            | Op::ReduceScatter { .. } => &["to_apply"],
             Op::While => &["condition", "body"],
             Op::SelectAndScatter { .. } => &["select", "scatter"],
             Op::Conditional => &[
@@ -1498,6 +1548,8 @@ impl<'a> Parser<'a> {
                 | Op::Sort { .. }
                 | Op::Call
                 | Op::Map { .. }
+                | Op::AllReduce(_)
+                | Op::ReduceScatter { .. }
                     if !has("to_apply") =>
                 {
                     return Err(missing("to_apply="))
@@ -1732,6 +1784,78 @@ fn braced_list<'a, T>(
         }
         c.expect(b',', sep)?;
     }
+}
+
+/// The attributes every collective over replica groups shares.
+fn collective_attrs(attrs: &mut Attrs) -> PResult<Collective> {
+    Ok(Collective {
+        replica_groups: attrs
+            .opt_with("replica_groups", replica_groups_value)?
+            .unwrap_or_default(),
+        channel_id: attrs.opt_int("channel_id")?,
+        use_global_device_ids: attrs.opt_bool("use_global_device_ids")?.unwrap_or(false),
+        constrain_layout: attrs.opt_bool("constrain_layout")?.unwrap_or(false),
+    })
+}
+
+/// `{{0,1},{2,3}}`, `{}`, or the iota form `[2,2]<=[4]` /
+/// `[2,2]<=[2,2]T(1,0)`.
+fn replica_groups_value(c: &mut Cursor) -> PResult<ReplicaGroups> {
+    if c.peek()? == Some(b'[') {
+        c.expect(b'[', "to open the iota replica groups' [groups,size]")?;
+        let groups = c.i64("the number of replica groups")?;
+        c.expect(b',', "between the number of groups and their size")?;
+        let size = c.i64("the size of each replica group")?;
+        c.expect(b']', "to close the iota replica groups' [groups,size]")?;
+        if !c.eat_str("<=")? {
+            return c.err(
+                c.pos,
+                "expected '<=' after the iota replica groups' [groups,size]",
+            );
+        }
+        c.expect(b'[', "to open the iota replica groups' reshape dimensions")?;
+        let mut reshape_dims = vec![c.i64("a reshape dimension")?];
+        while c.eat(b',')? {
+            reshape_dims.push(c.i64("a reshape dimension")?);
+        }
+        c.expect(b']', "to close the iota replica groups' reshape dimensions")?;
+        let mut perm = Vec::new();
+        if c.eat(b'T')? {
+            c.expect(b'(', "to open the iota replica groups' transpose")?;
+            perm.push(c.i64("a transpose dimension")?);
+            while c.eat(b',')? {
+                perm.push(c.i64("a transpose dimension")?);
+            }
+            c.expect(b')', "to close the iota replica groups' transpose")?;
+        }
+        return Ok(ReplicaGroups::Iota {
+            groups,
+            size,
+            reshape_dims,
+            perm,
+        });
+    }
+    Ok(ReplicaGroups::List(braced_list(
+        c,
+        "to open the replica groups",
+        "between replica groups",
+        int_list,
+    )?))
+}
+
+/// `{{0,1},{1,0}}`: (source, target) device pairs.
+fn source_target_pairs_value(c: &mut Cursor) -> PResult<Vec<(i64, i64)>> {
+    braced_list(c, "to open source_target_pairs", "between pairs", |c| {
+        let pos = c.pos;
+        let v = int_list(c)?;
+        match v[..] {
+            [s, t] => Ok((s, t)),
+            _ => c.err(
+                pos,
+                format!("a source-target pair has two devices, got {}", v.len()),
+            ),
+        }
+    })
 }
 
 /// `{1,2,3}` or `{}`.

@@ -245,6 +245,45 @@ fn precision_attr(attrs: &mut Vec<String>, p: &[Precision]) {
     }
 }
 
+/// `{{0,1},{2,3}}`, or the iota form `[2,2]<=[4]` / `[2,2]<=[2,2]T(1,0)`.
+pub fn replica_groups_text(g: &ReplicaGroups) -> String {
+    match g {
+        ReplicaGroups::List(groups) => {
+            let parts: Vec<String> = groups
+                .iter()
+                .map(|grp| format!("{{{}}}", join(grp, ",")))
+                .collect();
+            format!("{{{}}}", parts.join(","))
+        }
+        ReplicaGroups::Iota {
+            groups,
+            size,
+            reshape_dims,
+            perm,
+        } => {
+            let mut s = format!("[{groups},{size}]<=[{}]", join(reshape_dims, ","));
+            if !perm.is_empty() {
+                let _ = write!(s, "T({})", join(perm, ","));
+            }
+            s
+        }
+    }
+}
+
+/// `channel_id=`, `replica_groups=` and `constrain_layout=`, in XLA's order.
+fn collective_attrs(attrs: &mut Vec<String>, c: &Collective) {
+    if let Some(id) = c.channel_id {
+        attrs.push(format!("channel_id={id}"));
+    }
+    attrs.push(format!(
+        "replica_groups={}",
+        replica_groups_text(&c.replica_groups)
+    ));
+    if c.constrain_layout {
+        attrs.push("constrain_layout=true".into());
+    }
+}
+
 fn dims_attr(name: &str, v: &[i64]) -> String {
     format!("{name}={{{}}}", join(v, ","))
 }
@@ -455,6 +494,54 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
         Op::TopK { k, largest } => {
             attrs.push(format!("k={k}"));
             attrs.push(format!("largest={largest}"));
+        }
+        Op::AllReduce(c) | Op::CollectiveBroadcast(c) => {
+            collective_attrs(&mut attrs, c);
+            if c.use_global_device_ids {
+                attrs.push("use_global_device_ids=true".into());
+            }
+        }
+        Op::AllGather {
+            collective,
+            dimension,
+        } => {
+            collective_attrs(&mut attrs, collective);
+            attrs.push(format!("dimensions={{{dimension}}}"));
+            if collective.use_global_device_ids {
+                attrs.push("use_global_device_ids=true".into());
+            }
+        }
+        Op::ReduceScatter {
+            collective,
+            dimension,
+        } => {
+            collective_attrs(&mut attrs, collective);
+            if collective.use_global_device_ids {
+                attrs.push("use_global_device_ids=true".into());
+            }
+            attrs.push(format!("dimensions={{{dimension}}}"));
+        }
+        Op::AllToAll {
+            collective,
+            split_dimension,
+        } => {
+            collective_attrs(&mut attrs, collective);
+            if let Some(d) = split_dimension {
+                attrs.push(format!("dimensions={{{d}}}"));
+            }
+        }
+        Op::CollectivePermute {
+            channel_id,
+            source_target_pairs,
+        } => {
+            if let Some(id) = channel_id {
+                attrs.push(format!("channel_id={id}"));
+            }
+            let pairs: Vec<String> = source_target_pairs
+                .iter()
+                .map(|(s, t)| format!("{{{s},{t}}}"))
+                .collect();
+            attrs.push(format!("source_target_pairs={{{}}}", pairs.join(",")));
         }
         Op::GetTupleElement { index } => attrs.push(format!("index={index}")),
         Op::RngBitGenerator { algorithm } => attrs.push(format!("algorithm={}", algorithm.name())),
