@@ -1494,3 +1494,31 @@ fn collectives_on_one_device_build_compile_and_run() {
         assert_eq!(leaves[9].to_vec::<u32>().unwrap(), vec![0]);
     }
 }
+
+/// `while` and `conditional` boundaries in other layouts than their
+/// computations' (tests/filetests/passes/boundary_layouts_loops.hlo):
+/// compiled with and without the pipeline, both branches, equal to the
+/// evaluator.
+#[test]
+fn loop_and_branch_boundaries_in_other_layouts_match_the_evaluator() {
+    let path =
+        hlox_tests::workspace_root().join("tests/filetests/passes/boundary_layouts_loops.hlo");
+    let m = parse_module(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let xs: Vec<f32> = (0..6).map(|i| i as f32 - 1.5).collect();
+    for pred in [true, false] {
+        let args = [Literal::from_vec(&[2, 3], &xs).unwrap(), Literal::r0(pred)];
+        let want = hlox_eval::evaluate(&m, &args, &hlox_eval::NoCustomCalls).unwrap();
+        for hlo_passes in [true, false] {
+            let exe = compile(
+                &m,
+                &CompileOptions {
+                    hlo_passes,
+                    ..opts()
+                },
+            )
+            .unwrap();
+            let got = exe.execute(&args.iter().collect::<Vec<_>>()).unwrap();
+            assert_eq!(got, want, "pred={pred} hlo_passes={hlo_passes}");
+        }
+    }
+}
