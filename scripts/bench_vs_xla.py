@@ -26,8 +26,8 @@ hlox's device time (CUDA events around the run's device work,
 "device_median_ms") and, for the element-wise benchmarks, the bandwidth
 that device time gives (bytes read + written / time) as a fraction of the
 device's copy bandwidth (a device-to-device copy of 256 MiB timed with
-PyTorch's CUDA events, when PyTorch is installed). The custom-call
-benchmark is Host-only.
+PyTorch's CUDA events, when PyTorch is installed). The custom-call and
+linear-algebra benchmarks are Host-only (HOST_ONLY).
 
 The seed custom call (`A[i] = B[i % 128] + C[i]`, lowered with
 jax.ffi.ffi_call and custom_call_api_version=1) uses targets/c/targets.c,
@@ -90,6 +90,33 @@ def jax_benchmarks():
         h = jax.nn.relu(h @ w2 + b2)
         return h @ w3 + b3
 
+    # jnp.linalg on the CPU: jaxlib's LAPACK targets under XLA, hlox's
+    # built-in replacements (crates/hlox-jaxlib) under hlox. Outputs that
+    # do not depend on the algorithm's sign choices: the solution, the
+    # Cholesky factor, Q and R (Householder, LAPACK's signs), eigenvalues,
+    # singular values.
+    def well_conditioned(k):
+        return f32(k, k) / np.float32(np.sqrt(k)) + 3.0 * np.eye(k, dtype=np.float32)
+
+    def spd(k):
+        a = f32(k, k) / np.float32(np.sqrt(k))
+        return (a @ a.T + np.eye(k, dtype=np.float32)).astype(np.float32)
+
+    def solve(a, b):
+        return jnp.linalg.solve(a, b)
+
+    def cholesky(a):
+        return jnp.linalg.cholesky(a)
+
+    def qr(a):
+        return jnp.linalg.qr(a)
+
+    def eigvalsh(a):
+        return jnp.linalg.eigvalsh(a)
+
+    def svdvals(a):
+        return jnp.linalg.svd(a, compute_uv=False)
+
     def seed_custom_call(b, c):
         out = jax.ShapeDtypeStruct((2048,), jnp.float32)
         return jax.ffi.ffi_call("do_custom_call", out, custom_call_api_version=1)(b, c)
@@ -104,7 +131,17 @@ def jax_benchmarks():
         ("matmul_1024", matmul, [f32(1024, 1024), f32(1024, 1024)]),
         ("mlp_256x1024", mlp, [f32(256, 1024), f32(1024, 1024), f32(1024), f32(1024, 1024), f32(1024), f32(1024, 256), f32(256)]),
         ("seed_custom_call", seed_custom_call, [f32(128), f32(2048)]),
+        ("lu_solve_512", solve, [well_conditioned(512), f32(512, 16)]),
+        ("cholesky_512", cholesky, [spd(512)]),
+        ("qr_256", qr, [well_conditioned(256)]),
+        ("eigvalsh_128", eigvalsh, [spd(128)]),
+        ("svdvals_128", svdvals, [well_conditioned(128)]),
     ]
+
+
+# Not run with --platform cuda: the seed target is a Host target, and on a
+# GPU JAX lowers jnp.linalg to cuSOLVER targets that hlox does not provide.
+HOST_ONLY = {"seed_custom_call", "lu_solve_512", "cholesky_512", "qr_256", "eigvalsh_128", "svdvals_128"}
 
 
 def build_seed_plugin(tmp):
@@ -292,7 +329,7 @@ def main_cuda(a):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, f, args in jax_benchmarks():
-            if name == "seed_custom_call" or (a.only and name not in a.only):
+            if name in HOST_ONLY or (a.only and name not in a.only):
                 continue
             # On Ampere and later XLA runs default-precision f32 dots in
             # TF32; 'highest' keeps them f32, as hlox computes them.
