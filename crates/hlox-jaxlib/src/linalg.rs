@@ -435,8 +435,16 @@ pub fn syevd<T: Float>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mu
             s[i + j * n] = a[r + c * n];
         }
     }
-    // (S, V): S rotated to diagonal, V accumulating the rotations.
-    let mut sv = (s, identity::<T>(n));
+    // (S, V): S rotated to diagonal, V accumulating the rotations (empty,
+    // and not accumulated, when only the values are asked for).
+    let mut sv = (
+        s,
+        if vectors {
+            identity::<T>(n)
+        } else {
+            Vec::new()
+        },
+    );
     let converged = cyclic_jacobi(
         n,
         &mut sv,
@@ -451,7 +459,9 @@ pub fn syevd<T: Float>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mu
             }
             s[p + q * n] = T::zero();
             s[q + p * n] = T::zero();
-            rotate_cols(v, n, p, q, c, sn);
+            if !v.is_empty() {
+                rotate_cols(v, n, p, q, c, sn);
+            }
         },
     );
     let (s, v) = sv;
@@ -523,16 +533,23 @@ fn complete_basis<T: Float>(q: &mut [T], rows: usize, cols: usize, valid: &mut [
 
 /// One-sided Jacobi SVD of a tall `m x n` matrix (`m >= n`), column-major:
 /// `(s, u, v, converged)` with `s` descending, `u` `m x ucols` (`ucols` is
-/// `n`, or `m` for a full basis) and `v` `n x n`.
+/// `n`, or `m` for a full basis) and `v` `n x n`; `u` and `v` are empty
+/// (and the rotations not accumulated) without `vectors`.
 fn jacobi_svd_tall<T: Float>(
     m: usize,
     n: usize,
     a: &[T],
     full: bool,
+    vectors: bool,
 ) -> (Vec<T>, Vec<T>, Vec<T>, bool) {
     // (W, V): W's columns rotated to orthogonality, V accumulating the
     // rotations. A pair's 2x2 is the Gram matrix of the two columns.
-    let mut wv = (a[..m * n].to_vec(), identity::<T>(n));
+    let v0 = if vectors {
+        identity::<T>(n)
+    } else {
+        Vec::new()
+    };
+    let mut wv = (a[..m * n].to_vec(), v0);
     let converged = cyclic_jacobi(
         n,
         &mut wv,
@@ -542,7 +559,9 @@ fn jacobi_svd_tall<T: Float>(
         },
         |(w, v), p, q, c, s| {
             rotate_cols(w, m, p, q, c, s);
-            rotate_cols(v, n, p, q, c, s);
+            if !v.is_empty() {
+                rotate_cols(v, n, p, q, c, s);
+            }
         },
     );
     let (w, v) = wv;
@@ -553,6 +572,10 @@ fn jacobi_svd_tall<T: Float>(
             .partial_cmp(&norms[x])
             .unwrap_or(std::cmp::Ordering::Equal)
     });
+    if !vectors {
+        let s = order.iter().map(|&o| norms[o]).collect();
+        return (s, Vec::new(), Vec::new(), converged);
+    }
     let smax = order.first().map_or(T::zero(), |&o| norms[o]);
     let tiny = smax * T::epsilon() * T::from(m.max(1)).unwrap_or_else(T::one);
     let ucols = if full { m } else { n };
@@ -592,7 +615,7 @@ pub fn gesvd<T: Float>(
     let full = job == SvdJob::Full;
     let k = m.min(n);
     let converged = if m >= n {
-        let (sv, uu, v, ok) = jacobi_svd_tall(m, n, a, full);
+        let (sv, uu, v, ok) = jacobi_svd_tall(m, n, a, full, job != SvdJob::None);
         s[..k].copy_from_slice(&sv);
         if job != SvdJob::None {
             u[..uu.len()].copy_from_slice(&uu);
@@ -612,7 +635,7 @@ pub fn gesvd<T: Float>(
                 at[j + i * n] = a[i + j * m];
             }
         }
-        let (sv, up, vp, ok) = jacobi_svd_tall(n, m, &at, full);
+        let (sv, up, vp, ok) = jacobi_svd_tall(n, m, &at, full, job != SvdJob::None);
         s[..k].copy_from_slice(&sv);
         if job != SvdJob::None {
             u[..m * m].copy_from_slice(&vp);
@@ -924,9 +947,14 @@ mod tests {
                     }
                 })
                 .collect();
+            // Values only (mode 'N'): the same eigenvalues, no vectors.
+            let mut values_only = a.clone();
+            let mut wn = vec![0.0; n];
+            assert_eq!(syevd(lower, false, n, &mut values_only, &mut wn), 0);
             let mut w = vec![0.0; n];
             assert_eq!(syevd(lower, true, n, &mut a, &mut w), 0);
             assert!(w.windows(2).all(|p| p[0] <= p[1]), "{w:?}");
+            close(&wn, &w, 1e-13);
             close(&matmul(n, n, n, &transpose(n, n, &a), &a), &eye(n), 1e-12);
             let d: Vec<f64> = (0..n * n)
                 .map(|x| if x % (n + 1) == 0 { w[x / n] } else { 0.0 })
