@@ -1418,6 +1418,18 @@ fn facade_cuda_client_without_a_driver_is_an_error_naming_libcuda() {
     assert!(msg.contains("no CUDA driver found (libcuda.so)"), "{msg}");
 }
 
+/// `m` compiled for the Host with or without the pass pipeline, run on `args`.
+fn compile_and_run(m: &Module, args: &[Literal], hlo_passes: bool) -> Literal {
+    let o = CompileOptions {
+        hlo_passes,
+        ..opts()
+    };
+    compile(m, &o)
+        .unwrap_or_else(|e| panic!("hlo_passes={hlo_passes}: compile: {e}"))
+        .execute(&args.iter().collect::<Vec<_>>())
+        .unwrap_or_else(|e| panic!("hlo_passes={hlo_passes}: execute: {e}"))
+}
+
 /// Collectives built with the builder, compiled with and without the
 /// pipeline (both run `single-device-collectives`) and evaluated: on one
 /// device each has a single participant.
@@ -1470,16 +1482,7 @@ fn collectives_on_one_device_build_compile_and_run() {
     ];
     let want_x = args[0].clone();
     for hlo_passes in [true, false] {
-        let exe = compile(
-            &m,
-            &CompileOptions {
-                hlo_passes,
-                ..opts()
-            },
-        )
-        .unwrap_or_else(|e| panic!("hlo_passes={hlo_passes}: {e}"));
-        let got = exe.execute(&args.iter().collect::<Vec<_>>()).unwrap();
-        let leaves = got.into_leaves();
+        let leaves = compile_and_run(&m, &args, hlo_passes).into_leaves();
         let evaluated = hlox_eval::evaluate(&m, &args, &hlox_eval::NoCustomCalls)
             .unwrap()
             .into_leaves();
@@ -1509,15 +1512,7 @@ fn loop_and_branch_boundaries_in_other_layouts_match_the_evaluator() {
         let args = [Literal::from_vec(&[2, 3], &xs).unwrap(), Literal::r0(pred)];
         let want = hlox_eval::evaluate(&m, &args, &hlox_eval::NoCustomCalls).unwrap();
         for hlo_passes in [true, false] {
-            let exe = compile(
-                &m,
-                &CompileOptions {
-                    hlo_passes,
-                    ..opts()
-                },
-            )
-            .unwrap();
-            let got = exe.execute(&args.iter().collect::<Vec<_>>()).unwrap();
+            let got = compile_and_run(&m, &args, hlo_passes);
             assert_eq!(got, want, "pred={pred} hlo_passes={hlo_passes}");
         }
     }

@@ -59,79 +59,68 @@ fn rewrite(c: &Computation, names: &mut NameUniquer) -> Result<Computation, Pass
             .ok_or_else(|| err(&old.name, "an operand is not defined before its use".into()))?;
         if inst.op.is_collective() {
             inst.called.clear();
-            let kind = match &inst.op {
-                Op::ReplicaId | Op::PartitionId => Lowered::Zero,
+            let zero = match &inst.op {
+                Op::ReplicaId | Op::PartitionId => true,
                 Op::CollectivePermute {
                     source_target_pairs,
                     ..
-                } if !source_target_pairs.iter().any(|&(_, t)| t == 0) => Lowered::Zero,
-                _ if inst.shape.is_tuple() => Lowered::TupleOfCopies,
-                _ => Lowered::Copy,
+                } => !source_target_pairs.iter().any(|&(_, t)| t == 0),
+                _ => false,
             };
-            match kind {
-                Lowered::Copy => {
-                    if inst.operands.len() != 1 {
-                        return Err(err(
-                            &old.name,
-                            format!("expected one operand, found {}", inst.operands.len()),
-                        ));
-                    }
-                    inst.op = Op::Copy;
+            if zero {
+                let Shape::Array(a) = &inst.shape else {
+                    return Err(err(&old.name, "expected an array result".into()));
+                };
+                let scalar = Shape::scalar(a.ty);
+                let literal = Literal::zeros(&scalar)
+                    .map_err(|e| err(&old.name, format!("zero of {}: {e}", a.ty)))?;
+                inst.operands.clear();
+                if a.dims.is_empty() {
+                    inst.op = Op::Constant { literal };
+                } else {
+                    let k = rb.push(Instruction::new(
+                        names.fresh(&format!("{}.zero", old.name)),
+                        Op::Constant { literal },
+                        scalar,
+                        vec![],
+                    ));
+                    inst.op = Op::Broadcast { dimensions: vec![] };
+                    inst.operands = vec![k];
                 }
-                Lowered::TupleOfCopies => {
-                    let leaves = inst.shape.tuple_elements().unwrap_or_default().to_vec();
-                    if leaves.len() != inst.operands.len() {
-                        return Err(err(
-                            &old.name,
-                            format!(
-                                "{} operands for a {}-element result",
-                                inst.operands.len(),
-                                leaves.len()
-                            ),
-                        ));
-                    }
-                    for (k, leaf) in leaves.into_iter().enumerate() {
-                        let copy = Instruction::new(
-                            names.fresh(&format!("{}.{k}", old.name)),
-                            Op::Copy,
-                            leaf,
-                            vec![inst.operands[k]],
-                        );
-                        inst.operands[k] = rb.push(copy);
-                    }
-                    inst.op = Op::Tuple;
+            } else if let Some(leaves) = inst.shape.tuple_elements() {
+                // Variadic forms: a copy per operand, then the tuple.
+                if leaves.len() != inst.operands.len() {
+                    return Err(err(
+                        &old.name,
+                        format!(
+                            "{} operands for a {}-element result",
+                            inst.operands.len(),
+                            leaves.len()
+                        ),
+                    ));
                 }
-                Lowered::Zero => {
-                    let Shape::Array(a) = &inst.shape else {
-                        return Err(err(&old.name, "expected an array result".into()));
-                    };
-                    let scalar = Shape::scalar(a.ty);
-                    let zero = Literal::zeros(&scalar)
-                        .map_err(|e| err(&old.name, format!("zero of {}: {e}", a.ty)))?;
-                    inst.operands.clear();
-                    if a.dims.is_empty() {
-                        inst.op = Op::Constant { literal: zero };
-                    } else {
-                        let k = rb.push(Instruction::new(
-                            names.fresh(&format!("{}.zero", old.name)),
-                            Op::Constant { literal: zero },
-                            scalar,
-                            vec![],
-                        ));
-                        inst.op = Op::Broadcast { dimensions: vec![] };
-                        inst.operands = vec![k];
-                    }
+                for (k, leaf) in leaves.iter().cloned().enumerate() {
+                    let copy = Instruction::new(
+                        names.fresh(&format!("{}.{k}", old.name)),
+                        Op::Copy,
+                        leaf,
+                        vec![inst.operands[k]],
+                    );
+                    inst.operands[k] = rb.push(copy);
                 }
+                inst.op = Op::Tuple;
+            } else {
+                if inst.operands.len() != 1 {
+                    return Err(err(
+                        &old.name,
+                        format!("expected one operand, found {}", inst.operands.len()),
+                    ));
+                }
+                inst.op = Op::Copy;
             }
         }
         let n = rb.push(inst);
         rb.map[id.index()] = Some(n);
     }
     rb.finish().map_err(|m| err("", m))
-}
-
-enum Lowered {
-    Copy,
-    TupleOfCopies,
-    Zero,
 }

@@ -430,39 +430,8 @@ impl Pass for Fusion {
         if !changed {
             return Ok(false);
         }
-        // New order: each fused computation just before its caller.
-        let total = ncomp + fused.len();
-        let mut remap: Vec<CompId> = vec![CompId::new(0); total];
-        let mut order: Vec<usize> = Vec::with_capacity(total);
-        for c in 0..ncomp {
-            for (k, (owner, _)) in fused.iter().enumerate() {
-                if owner.index() == c {
-                    order.push(ncomp + k);
-                }
-            }
-            order.push(c);
-        }
-        for (pos, &x) in order.iter().enumerate() {
-            remap[x] = CompId::new(pos);
-        }
-        let mut old = std::mem::take(&mut m.computations);
-        let mut fused: Vec<Option<Computation>> = fused.into_iter().map(|(_, c)| Some(c)).collect();
-        for &x in &order {
-            let mut comp = if x < ncomp {
-                std::mem::replace(&mut old[CompId::new(x)], crate::util::empty_computation())
-            } else {
-                fused[x - ncomp]
-                    .take()
-                    .expect("each fused computation is placed once")
-            };
-            for inst in comp.instructions.values_mut() {
-                for callee in inst.called.iter_mut() {
-                    *callee = remap[callee.index()];
-                }
-            }
-            m.computations.push(comp);
-        }
-        m.entry = remap[m.entry.index()];
+        // Each fused computation goes just before its caller.
+        crate::util::insert_before_callers(m, fused);
         Ok(true)
     }
 }

@@ -289,42 +289,13 @@ fn specialize_loops_and_branches(
     if made.is_empty() {
         return Ok(false);
     }
-    // New order: each specialized computation right before its caller.
     let n = m.computations.len();
-    let mut order: Vec<usize> = Vec::with_capacity(n + made.len());
-    for c in 0..n {
-        for (j, (caller, ..)) in made.iter().enumerate() {
-            if caller.index() == c {
-                order.push(n + j);
-            }
-        }
-        order.push(c);
+    let mut extra = Vec::with_capacity(made.len());
+    for (j, (caller, iid, k, comp)) in made.into_iter().enumerate() {
+        m.computations[caller].instructions[iid].called[k] = CompId::new(n + j);
+        extra.push((caller, comp));
     }
-    let mut remap = vec![CompId::new(0); n + made.len()];
-    for (pos, &x) in order.iter().enumerate() {
-        remap[x] = CompId::new(pos);
-    }
-    for (j, (caller, iid, k, _)) in made.iter().enumerate() {
-        m.computations[*caller].instructions[*iid].called[*k] = CompId::new(n + j);
-    }
-    let mut old = std::mem::take(&mut m.computations);
-    let mut extra: Vec<Option<Computation>> = made.into_iter().map(|(.., c)| Some(c)).collect();
-    for &x in &order {
-        let mut comp = if x < n {
-            std::mem::replace(&mut old[CompId::new(x)], crate::util::empty_computation())
-        } else {
-            extra[x - n]
-                .take()
-                .unwrap_or_else(crate::util::empty_computation)
-        };
-        for inst in comp.instructions.values_mut() {
-            for callee in inst.called.iter_mut() {
-                *callee = remap[callee.index()];
-            }
-        }
-        m.computations.push(comp);
-    }
-    m.entry = remap[m.entry.index()];
+    crate::util::insert_before_callers(m, extra);
     Ok(true)
 }
 

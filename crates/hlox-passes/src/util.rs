@@ -177,6 +177,44 @@ pub(crate) fn retain_computations(m: &mut Module, keep: &[bool]) {
     }
 }
 
+/// Adds `extra` computations to `m`, each placed right before the
+/// computation that calls it (`extra[k].0`), which keeps callees before
+/// callers. Until then, instructions refer to `extra[k]` by the placeholder
+/// id `CompId::new(n + k)`, `n` being the number of computations `m` has;
+/// every `called` id and the entry are remapped to the new order.
+pub(crate) fn insert_before_callers(m: &mut Module, extra: Vec<(CompId, Computation)>) {
+    let n = m.computations.len();
+    let mut order: Vec<usize> = Vec::with_capacity(n + extra.len());
+    for c in 0..n {
+        for (k, (caller, _)) in extra.iter().enumerate() {
+            if caller.index() == c {
+                order.push(n + k);
+            }
+        }
+        order.push(c);
+    }
+    let mut remap = vec![CompId::new(0); n + extra.len()];
+    for (pos, &x) in order.iter().enumerate() {
+        remap[x] = CompId::new(pos);
+    }
+    let mut old = std::mem::take(&mut m.computations);
+    let mut extra: Vec<Option<Computation>> = extra.into_iter().map(|(_, c)| Some(c)).collect();
+    for &x in &order {
+        let mut comp = if x < n {
+            std::mem::replace(&mut old[CompId::new(x)], empty_computation())
+        } else {
+            extra[x - n].take().unwrap_or_else(empty_computation)
+        };
+        for inst in comp.instructions.values_mut() {
+            for callee in inst.called.iter_mut() {
+                *callee = remap[callee.index()];
+            }
+        }
+        m.computations.push(comp);
+    }
+    m.entry = remap[m.entry.index()];
+}
+
 /// A placeholder computation (no instructions) used while moving computations.
 pub(crate) fn empty_computation() -> Computation {
     Computation {
