@@ -17,6 +17,7 @@ use crate::ir::{
     SliceDim, UnaryOp, Window, WindowDim,
 };
 use crate::literal::{Literal, NativeType};
+use crate::opcode::Opcode;
 use crate::shape_inference::{check_shape, infer_shape, short, validate_shape, ShapeError};
 use crate::types::{ArrayShape, ElementType, ProgramShape, Shape};
 use crate::verifier::{verify_module, VerifyError};
@@ -335,7 +336,7 @@ impl XlaBuilder {
             let inner = self.inner.borrow();
             if let Some(&prev) = inner.params.get(&number) {
                 return Err(invalid(
-                    "parameter",
+                    Opcode::Parameter.name(),
                     format!(
                         "parameter number {number} is already used by '{}'",
                         inner.instructions[prev].name
@@ -455,13 +456,13 @@ impl XlaBuilder {
     }
     /// `convert` to element type `ty`.
     pub fn convert(&self, x: XlaOp, ty: ElementType) -> Result<XlaOp, BuildError> {
-        let a = self.array_of("convert", x)?;
+        let a = self.array_of(Opcode::Convert.name(), x)?;
         self.add_op(Op::Convert, &[x], &[], Some(Shape::array(ty, a.dims)))
     }
     /// `bitcast-convert` to element type `ty` (adding or removing a minor
     /// dimension when the bit widths differ).
     pub fn bitcast_convert(&self, x: XlaOp, ty: ElementType) -> Result<XlaOp, BuildError> {
-        let a = self.array_of("bitcast-convert", x)?;
+        let a = self.array_of(Opcode::BitcastConvert.name(), x)?;
         let (wi, wo) = (a.ty.bit_width() as i64, ty.bit_width() as i64);
         let mut dims = a.dims.clone();
         if wi > wo {
@@ -492,7 +493,7 @@ impl XlaBuilder {
 
     /// Broadcast adding new leading dimensions of sizes `sizes`.
     pub fn broadcast(&self, x: XlaOp, sizes: &[i64]) -> Result<XlaOp, BuildError> {
-        let a = self.array_of("broadcast", x)?;
+        let a = self.array_of(Opcode::Broadcast.name(), x)?;
         let mut dims = sizes.to_vec();
         dims.extend(&a.dims);
         let bd: Vec<i64> = (sizes.len() as i64..dims.len() as i64).collect();
@@ -512,10 +513,10 @@ impl XlaBuilder {
         out_dims: &[i64],
         broadcast_dimensions: &[i64],
     ) -> Result<XlaOp, BuildError> {
-        let a = self.array_of("broadcast", x)?;
+        let a = self.array_of(Opcode::Broadcast.name(), x)?;
         if broadcast_dimensions.len() != a.rank() {
             return Err(invalid(
-                "broadcast",
+                Opcode::Broadcast.name(),
                 format!(
                     "broadcast_dimensions has {} entries but the operand {} has rank {}",
                     broadcast_dimensions.len(),
@@ -552,7 +553,7 @@ impl XlaBuilder {
         )
     }
     pub fn reshape(&self, x: XlaOp, new_sizes: &[i64]) -> Result<XlaOp, BuildError> {
-        let a = self.array_of("reshape", x)?;
+        let a = self.array_of(Opcode::Reshape.name(), x)?;
         self.add_op(
             Op::Reshape,
             &[x],
@@ -593,7 +594,7 @@ impl XlaBuilder {
     ) -> Result<XlaOp, BuildError> {
         if start.len() != limit.len() || start.len() != strides.len() {
             return Err(invalid(
-                "slice",
+                Opcode::Slice.name(),
                 format!(
                     "start ({}), limit ({}) and strides ({}) must have the same length",
                     start.len(),
@@ -620,13 +621,13 @@ impl XlaBuilder {
         stride: i64,
         dim: i64,
     ) -> Result<XlaOp, BuildError> {
-        let a = self.array_of("slice", x)?;
+        let a = self.array_of(Opcode::Slice.name(), x)?;
         let d = usize::try_from(dim)
             .ok()
             .filter(|&d| d < a.rank())
             .ok_or_else(|| {
                 invalid(
-                    "slice",
+                    Opcode::Slice.name(),
                     format!("dimension {dim} is out of range for rank {}", a.rank()),
                 )
             })?;
@@ -689,10 +690,10 @@ impl XlaBuilder {
     /// XLA's `Dot`: vector/matrix products contracting the last dimension of
     /// `lhs` with the first of `rhs`.
     pub fn dot(&self, lhs: XlaOp, rhs: XlaOp) -> Result<XlaOp, BuildError> {
-        let l = self.array_of("dot", lhs)?;
+        let l = self.array_of(Opcode::Dot.name(), lhs)?;
         if l.rank() == 0 || l.rank() > 2 {
             return Err(invalid(
-                "dot",
+                Opcode::Dot.name(),
                 format!(
                     "lhs {} must have rank 1 or 2 (use dot_general)",
                     short(&Shape::Array(l))
@@ -765,7 +766,7 @@ impl XlaBuilder {
         batch_group_count: i64,
         precision: &[Precision],
     ) -> Result<XlaOp, BuildError> {
-        let r = self.array_of("convolution", rhs)?;
+        let r = self.array_of(Opcode::Convolution.name(), rhs)?;
         let ns = dnums.kernel_spatial_dimensions.len();
         let mut dims = Vec::with_capacity(ns);
         for i in 0..ns {
@@ -776,7 +777,7 @@ impl XlaBuilder {
                 .copied()
                 .ok_or_else(|| {
                     invalid(
-                        "convolution",
+                        Opcode::Convolution.name(),
                         format!(
                             "kernel spatial dimension {kd} is out of range for rhs rank {}",
                             r.rank()
@@ -789,7 +790,7 @@ impl XlaBuilder {
                 } else {
                     v.get(i).copied().ok_or_else(|| {
                         invalid(
-                            "convolution",
+                            Opcode::Convolution.name(),
                             format!("{what} has {} entries, expected {ns}", v.len()),
                         )
                     })
@@ -800,7 +801,7 @@ impl XlaBuilder {
             } else {
                 *padding.get(i).ok_or_else(|| {
                     invalid(
-                        "convolution",
+                        Opcode::Convolution.name(),
                         format!("padding has {} entries, expected {ns}", padding.len()),
                     )
                 })?

@@ -6,7 +6,10 @@
 //!   prints in arena order.
 //! - Inside a module, every computation comes after the computations it calls
 //!   (XLA's post-order), so the entry computation is usually last.
-//! - Opcode-specific attributes live in [`Op`]; called computations live in
+//! - Opcode-specific attributes live in [`Op`]; names, arity, called roles
+//!   and properties of each opcode live in the opcode table
+//!   ([`crate::opcode`]), reached through [`Op::opcode`].
+//! - Called computations live in
 //!   [`Instruction::called`], in the order of [`Op::called_roles`] (for
 //!   `while` that is [condition, body]; XLA's proto stores [body, condition]
 //!   and `proto.rs` swaps them).
@@ -18,153 +21,7 @@ use crate::types::{ElementType, ProgramShape, Shape, ShapeIndex};
 crate::entity_impl!(InstId, "inst");
 crate::entity_impl!(CompId, "comp");
 
-/// Element-wise unary operations.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum UnaryOp {
-    Negate,
-    Abs,
-    Sign,
-    Not,
-    Exp,
-    Expm1,
-    Log,
-    Log1p,
-    Sqrt,
-    Rsqrt,
-    Cbrt,
-    Tanh,
-    Logistic,
-    Sin,
-    Cos,
-    Tan,
-    Floor,
-    Ceil,
-    RoundNearestAfz,
-    RoundNearestEven,
-    IsFinite,
-    Erf,
-    PopulationCount,
-    CountLeadingZeros,
-}
-
-impl UnaryOp {
-    pub const ALL: [UnaryOp; 24] = [
-        UnaryOp::Negate,
-        UnaryOp::Abs,
-        UnaryOp::Sign,
-        UnaryOp::Not,
-        UnaryOp::Exp,
-        UnaryOp::Expm1,
-        UnaryOp::Log,
-        UnaryOp::Log1p,
-        UnaryOp::Sqrt,
-        UnaryOp::Rsqrt,
-        UnaryOp::Cbrt,
-        UnaryOp::Tanh,
-        UnaryOp::Logistic,
-        UnaryOp::Sin,
-        UnaryOp::Cos,
-        UnaryOp::Tan,
-        UnaryOp::Floor,
-        UnaryOp::Ceil,
-        UnaryOp::RoundNearestAfz,
-        UnaryOp::RoundNearestEven,
-        UnaryOp::IsFinite,
-        UnaryOp::Erf,
-        UnaryOp::PopulationCount,
-        UnaryOp::CountLeadingZeros,
-    ];
-    /// XLA's opcode name (`exponential-minus-one`).
-    pub fn name(self) -> &'static str {
-        use UnaryOp::*;
-        match self {
-            Negate => "negate",
-            Abs => "abs",
-            Sign => "sign",
-            Not => "not",
-            Exp => "exponential",
-            Expm1 => "exponential-minus-one",
-            Log => "log",
-            Log1p => "log-plus-one",
-            Sqrt => "sqrt",
-            Rsqrt => "rsqrt",
-            Cbrt => "cbrt",
-            Tanh => "tanh",
-            Logistic => "logistic",
-            Sin => "sine",
-            Cos => "cosine",
-            Tan => "tan",
-            Floor => "floor",
-            Ceil => "ceil",
-            RoundNearestAfz => "round-nearest-afz",
-            RoundNearestEven => "round-nearest-even",
-            IsFinite => "is-finite",
-            Erf => "erf",
-            PopulationCount => "popcnt",
-            CountLeadingZeros => "count-leading-zeros",
-        }
-    }
-}
-
-/// Element-wise binary operations.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum BinaryOp {
-    Add,
-    Subtract,
-    Multiply,
-    Divide,
-    Remainder,
-    Power,
-    Maximum,
-    Minimum,
-    And,
-    Or,
-    Xor,
-    ShiftLeft,
-    ShiftRightLogical,
-    ShiftRightArithmetic,
-    Atan2,
-}
-
-impl BinaryOp {
-    pub const ALL: [BinaryOp; 15] = [
-        BinaryOp::Add,
-        BinaryOp::Subtract,
-        BinaryOp::Multiply,
-        BinaryOp::Divide,
-        BinaryOp::Remainder,
-        BinaryOp::Power,
-        BinaryOp::Maximum,
-        BinaryOp::Minimum,
-        BinaryOp::And,
-        BinaryOp::Or,
-        BinaryOp::Xor,
-        BinaryOp::ShiftLeft,
-        BinaryOp::ShiftRightLogical,
-        BinaryOp::ShiftRightArithmetic,
-        BinaryOp::Atan2,
-    ];
-    pub fn name(self) -> &'static str {
-        use BinaryOp::*;
-        match self {
-            Add => "add",
-            Subtract => "subtract",
-            Multiply => "multiply",
-            Divide => "divide",
-            Remainder => "remainder",
-            Power => "power",
-            Maximum => "maximum",
-            Minimum => "minimum",
-            And => "and",
-            Or => "or",
-            Xor => "xor",
-            ShiftLeft => "shift-left",
-            ShiftRightLogical => "shift-right-logical",
-            ShiftRightArithmetic => "shift-right-arithmetic",
-            Atan2 => "atan2",
-        }
-    }
-}
+pub use crate::opcode::{BinaryOp, CalledRole, UnaryOp};
 
 /// `direction=` of a compare.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -236,7 +93,48 @@ impl ComparisonType {
             ComparisonType::Signed
         }
     }
+    /// The `type=` a compare stores for `given` over operands of element
+    /// type `operand`: `None` when it is the default for that type, which is
+    /// how XLA's text leaves it out. The one place that rule is written: the
+    /// parser, the printer and proto decoding all normalize through it, so a
+    /// module reads the same from text and from a proto.
+    pub fn canonical(
+        given: Option<ComparisonType>,
+        operand: Option<ElementType>,
+    ) -> Option<ComparisonType> {
+        match (given, operand) {
+            (Some(t), Some(ty)) if t == ComparisonType::default_for(ty) => None,
+            _ => given,
+        }
+    }
+    /// The comparison a compare performs: `given`, or the default for the
+    /// operand element type when none is stored.
+    pub fn resolve(given: Option<ComparisonType>, operand: ElementType) -> ComparisonType {
+        given.unwrap_or_else(|| ComparisonType::default_for(operand))
+    }
 }
+
+/// `from_name` for the attribute enums that have `ALL` and `name()`: the
+/// inverse of `name()`, so each spelling is written once.
+macro_rules! from_name {
+    ($($t:ty),*) => {$(
+        impl $t {
+            /// The value whose [`name`](Self::name) is `s`.
+            pub fn from_name(s: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|x| x.name() == s)
+            }
+        }
+    )*};
+}
+from_name!(
+    ComparisonDirection,
+    ComparisonType,
+    Precision,
+    RngAlgorithm,
+    CustomCallApiVersion,
+    CustomCallSchedule,
+    FusionKind
+);
 
 /// One dimension of a slice: `[start:limit:stride]`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -296,6 +194,7 @@ pub enum Precision {
 }
 
 impl Precision {
+    pub const ALL: [Precision; 3] = [Precision::Default, Precision::High, Precision::Highest];
     /// Text spelling (`default`, `high`, `highest`).
     pub fn name(self) -> &'static str {
         match self {
@@ -360,6 +259,11 @@ pub enum RngAlgorithm {
 }
 
 impl RngAlgorithm {
+    pub const ALL: [RngAlgorithm; 3] = [
+        RngAlgorithm::Default,
+        RngAlgorithm::ThreeFry,
+        RngAlgorithm::Philox,
+    ];
     /// `rng_default`, `rng_three_fry`, `rng_philox`.
     pub fn name(self) -> &'static str {
         match self {
@@ -385,6 +289,12 @@ pub enum CustomCallApiVersion {
 }
 
 impl CustomCallApiVersion {
+    pub const ALL: [CustomCallApiVersion; 4] = [
+        CustomCallApiVersion::Original,
+        CustomCallApiVersion::StatusReturning,
+        CustomCallApiVersion::StatusReturningUnified,
+        CustomCallApiVersion::TypedFfi,
+    ];
     /// `API_VERSION_ORIGINAL`, ...
     pub fn name(self) -> &'static str {
         match self {
@@ -424,6 +334,11 @@ pub enum CustomCallSchedule {
 }
 
 impl CustomCallSchedule {
+    pub const ALL: [CustomCallSchedule; 3] = [
+        CustomCallSchedule::None,
+        CustomCallSchedule::Latest,
+        CustomCallSchedule::Earliest,
+    ];
     /// `SCHEDULE_NONE`, `SCHEDULE_LATEST`, `SCHEDULE_EARLIEST`.
     pub fn name(self) -> &'static str {
         match self {
@@ -492,6 +407,12 @@ pub enum FusionKind {
 }
 
 impl FusionKind {
+    pub const ALL: [FusionKind; 4] = [
+        FusionKind::Loop,
+        FusionKind::Input,
+        FusionKind::Output,
+        FusionKind::Custom,
+    ];
     /// `kLoop`, `kInput`, `kOutput`, `kCustom`.
     pub fn name(self) -> &'static str {
         match self {
@@ -777,135 +698,7 @@ pub enum Op {
     PartitionId,
 }
 
-/// How a called computation is used, for printing and verifying.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum CalledRole {
-    /// `to_apply=`
-    ToApply,
-    /// `condition=`
-    Condition,
-    /// `body=`
-    Body,
-    /// `select=`
-    Select,
-    /// `scatter=`
-    Scatter,
-    /// `branch_computations={...}` (or `true_computation=`/`false_computation=`)
-    Branches,
-    /// `calls=`
-    Calls,
-    /// `called_computations={...}`
-    CalledComputations,
-}
-
 impl Op {
-    /// XLA's opcode name as printed in HLO text.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Op::Parameter { .. } => "parameter",
-            Op::Constant { .. } => "constant",
-            Op::Iota { .. } => "iota",
-            Op::Unary(u) => u.name(),
-            Op::Binary(b) => b.name(),
-            Op::Compare { .. } => "compare",
-            Op::Select => "select",
-            Op::Clamp => "clamp",
-            Op::Convert => "convert",
-            Op::BitcastConvert => "bitcast-convert",
-            Op::ReducePrecision { .. } => "reduce-precision",
-            Op::Broadcast { .. } => "broadcast",
-            Op::Reshape => "reshape",
-            Op::Bitcast => "bitcast",
-            Op::Transpose { .. } => "transpose",
-            Op::Reverse { .. } => "reverse",
-            Op::Slice { .. } => "slice",
-            Op::DynamicSlice { .. } => "dynamic-slice",
-            Op::DynamicUpdateSlice => "dynamic-update-slice",
-            Op::Concatenate { .. } => "concatenate",
-            Op::Pad { .. } => "pad",
-            Op::Dot { .. } => "dot",
-            Op::Reduce { .. } => "reduce",
-            Op::ReduceWindow { .. } => "reduce-window",
-            Op::SelectAndScatter { .. } => "select-and-scatter",
-            Op::Convolution { .. } => "convolution",
-            Op::Gather { .. } => "gather",
-            Op::Scatter { .. } => "scatter",
-            Op::Sort { .. } => "sort",
-            Op::TopK { .. } => "topk",
-            Op::Tuple => "tuple",
-            Op::GetTupleElement { .. } => "get-tuple-element",
-            Op::Call => "call",
-            Op::While => "while",
-            Op::Conditional => "conditional",
-            Op::Map { .. } => "map",
-            Op::Copy => "copy",
-            Op::CustomCall(_) => "custom-call",
-            Op::RngBitGenerator { .. } => "rng-bit-generator",
-            Op::OptimizationBarrier => "opt-barrier",
-            Op::AfterAll => "after-all",
-            Op::Fusion { .. } => "fusion",
-            Op::AllReduce(_) => "all-reduce",
-            Op::AllGather { .. } => "all-gather",
-            Op::ReduceScatter { .. } => "reduce-scatter",
-            Op::AllToAll { .. } => "all-to-all",
-            Op::CollectivePermute { .. } => "collective-permute",
-            Op::CollectiveBroadcast(_) => "collective-broadcast",
-            Op::ReplicaId => "replica-id",
-            Op::PartitionId => "partition-id",
-        }
-    }
-
-    /// The role of each entry of [`Instruction::called`] for this opcode.
-    /// `Branches` and `CalledComputations` cover all remaining entries.
-    pub fn called_roles(&self) -> &'static [CalledRole] {
-        match self {
-            Op::Reduce { .. }
-            | Op::ReduceWindow { .. }
-            | Op::Scatter { .. }
-            | Op::Sort { .. }
-            | Op::Call
-            | Op::Map { .. }
-            | Op::AllReduce(_)
-            | Op::ReduceScatter { .. } => &[CalledRole::ToApply],
-            Op::While => &[CalledRole::Condition, CalledRole::Body],
-            Op::SelectAndScatter { .. } => &[CalledRole::Select, CalledRole::Scatter],
-            Op::Conditional => &[CalledRole::Branches],
-            Op::Fusion { .. } => &[CalledRole::Calls],
-            Op::CustomCall(_) => &[CalledRole::CalledComputations],
-            _ => &[],
-        }
-    }
-
-    /// True for ops whose per-element result depends only on the same element
-    /// of each operand (unary, binary, compare, select, clamp, convert, ...).
-    pub fn is_elementwise(&self) -> bool {
-        matches!(
-            self,
-            Op::Unary(_)
-                | Op::Binary(_)
-                | Op::Compare { .. }
-                | Op::Select
-                | Op::Clamp
-                | Op::Convert
-                | Op::ReducePrecision { .. }
-        )
-    }
-
-    /// True for the collective opcodes (see [`Op::AllReduce`]).
-    pub fn is_collective(&self) -> bool {
-        matches!(
-            self,
-            Op::AllReduce(_)
-                | Op::AllGather { .. }
-                | Op::ReduceScatter { .. }
-                | Op::AllToAll { .. }
-                | Op::CollectivePermute { .. }
-                | Op::CollectiveBroadcast(_)
-                | Op::ReplicaId
-                | Op::PartitionId
-        )
-    }
-
     pub fn as_custom_call(&self) -> Option<&CustomCall> {
         match self {
             Op::CustomCall(c) => Some(c),

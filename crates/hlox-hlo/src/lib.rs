@@ -2,7 +2,10 @@
 //!
 //! - [`types`]: element types, layouts, shapes.
 //! - [`literal`]: host values of any shape.
+//! - [`opcode`]: the opcode table: every opcode's name, arity, called roles and
+//!   properties, written once.
 //! - [`ir`]: modules, computations, instructions, opcodes and their attributes.
+//! - [`graph`]: the module's graphs (instruction dependences, call graph) on petgraph.
 //! - [`shape_inference`]: each opcode's result shape, written once.
 //! - [`verifier`]: checks a module and collects every problem with its location.
 //! - [`builder`]: an `XlaBuilder`-style API.
@@ -13,10 +16,12 @@
 
 pub mod builder;
 pub mod entity;
+pub mod graph;
 pub mod ir;
 pub mod literal;
 pub mod load;
 pub mod npy;
+pub mod opcode;
 pub mod proto;
 pub mod shape_inference;
 pub mod text;
@@ -26,4 +31,5 @@ pub mod verifier;
 pub use entity::{EntityRef, PrimaryMap};
 pub use ir::*;
 pub use literal::{ArrayLiteral, Literal, LiteralError, NativeType};
+pub use opcode::{Arity, Opcode};
 pub use types::{ArrayShape, ElementType, Layout, ProgramShape, Shape, ShapeIndex};

@@ -26,8 +26,10 @@
 //! module-level frontend attributes, metadata beyond op type/name/source
 //! file/line, buffer donors) are dropped on decode.
 
+use crate::graph::DepGraph;
 use crate::ir::*;
 use crate::literal::{ArrayLiteral, Literal};
+use crate::opcode::Opcode;
 use crate::types::{ArrayShape, ElementType, Layout, ProgramShape, Shape};
 use hlox_proto::xla;
 use prost::Message;
@@ -384,47 +386,31 @@ fn literal_from_proto_at(p: &xla::LiteralProto, loc: &str) -> Result<Literal, Pr
                     .flat_map(|c| u16::from_le_bytes([c[0], c[1]]).to_ne_bytes())
                     .collect())
             };
+            // A repeated fixed-width field: its count checked, then its values as
+            // native-endian bytes (the literal's physical order).
+            macro_rules! words {
+                ($f:ident) => {{
+                    check(&p.$f, n, stringify!($f), &count_err)?;
+                    p.$f.iter().flat_map(|v| v.to_ne_bytes()).collect()
+                }};
+            }
             let bytes: Vec<u8> = match a.ty {
                 ElementType::Pred => {
                     check(&p.preds, n, "preds", &count_err)?;
                     p.preds.iter().map(|&b| b as u8).collect()
                 }
-                ElementType::S8 => {
-                    check(&p.s8s, n, "s8s", &count_err)?;
-                    p.s8s.clone()
-                }
-                ElementType::U8 => {
-                    check(&p.u8s, n, "u8s", &count_err)?;
-                    p.u8s.clone()
-                }
+                ElementType::S8 => words!(s8s),
+                ElementType::U8 => words!(u8s),
                 ElementType::S16 => from_le16(&p.s16s, "s16s")?,
                 ElementType::U16 => from_le16(&p.u16s, "u16s")?,
                 ElementType::F16 => from_le16(&p.f16s, "f16s")?,
                 ElementType::Bf16 => from_le16(&p.bf16s, "bf16s")?,
-                ElementType::S32 => {
-                    check(&p.s32s, n, "s32s", &count_err)?;
-                    p.s32s.iter().flat_map(|v| v.to_ne_bytes()).collect()
-                }
-                ElementType::U32 => {
-                    check(&p.u32s, n, "u32s", &count_err)?;
-                    p.u32s.iter().flat_map(|v| v.to_ne_bytes()).collect()
-                }
-                ElementType::F32 => {
-                    check(&p.f32s, n, "f32s", &count_err)?;
-                    p.f32s.iter().flat_map(|v| v.to_ne_bytes()).collect()
-                }
-                ElementType::S64 => {
-                    check(&p.s64s, n, "s64s", &count_err)?;
-                    p.s64s.iter().flat_map(|v| v.to_ne_bytes()).collect()
-                }
-                ElementType::U64 => {
-                    check(&p.u64s, n, "u64s", &count_err)?;
-                    p.u64s.iter().flat_map(|v| v.to_ne_bytes()).collect()
-                }
-                ElementType::F64 => {
-                    check(&p.f64s, n, "f64s", &count_err)?;
-                    p.f64s.iter().flat_map(|v| v.to_ne_bytes()).collect()
-                }
+                ElementType::S32 => words!(s32s),
+                ElementType::U32 => words!(u32s),
+                ElementType::F32 => words!(f32s),
+                ElementType::S64 => words!(s64s),
+                ElementType::U64 => words!(u64s),
+                ElementType::F64 => words!(f64s),
             };
             let lit =
                 ArrayLiteral::from_bytes(a, bytes).map_err(|e| invalid(loc, e.to_string()))?;
@@ -487,18 +473,50 @@ fn window_from_proto(w: &xla::Window) -> Window {
     }
 }
 
+/// One mapping between an IR attribute enum and its proto enum, written
+/// once and used both ways (encode: `$to`, decode: `$from`, `None` for a
+/// value the proto enum does not have).
+macro_rules! proto_enum {
+    ($to:ident, $from:ident, $ours:ident, $theirs:ty { $($a:ident = $b:ident),* $(,)? }) => {
+        fn $to(v: $ours) -> i32 {
+            type T = $theirs;
+            match v {
+                $($ours::$a => T::$b as i32,)*
+            }
+        }
+        fn $from(v: i32) -> Option<$ours> {
+            type T = $theirs;
+            match T::try_from(v) {
+                $(Ok(T::$b) => Some($ours::$a),)*
+                #[allow(unreachable_patterns)]
+                _ => None,
+            }
+        }
+    };
+}
+
+proto_enum!(precision_to_i32, precision_from_i32, Precision, xla::precision_config::Precision {
+    Default = Default,
+    High = High,
+    Highest = Highest,
+});
+proto_enum!(schedule_to_i32, schedule_from_i32, CustomCallSchedule, xla::CustomCallSchedule {
+    None = ScheduleNone,
+    Latest = ScheduleLatest,
+    Earliest = ScheduleEarliest,
+});
+proto_enum!(rng_algorithm_to_i32, rng_algorithm_from_i32, RngAlgorithm, xla::RandomAlgorithm {
+    Default = RngDefault,
+    ThreeFry = RngThreeFry,
+    Philox = RngPhilox,
+});
+
 fn precision_to_proto(p: &[Precision], operands: usize) -> xla::PrecisionConfig {
     use xla::precision_config::Precision as P;
     let list: Vec<i32> = if p.is_empty() {
         vec![P::Default as i32; operands]
     } else {
-        p.iter()
-            .map(|p| match p {
-                Precision::Default => P::Default as i32,
-                Precision::High => P::High as i32,
-                Precision::Highest => P::Highest as i32,
-            })
-            .collect()
+        p.iter().map(|&p| precision_to_i32(p)).collect()
     };
     xla::PrecisionConfig {
         operand_precision: list,
@@ -535,7 +553,6 @@ fn precision_from_proto(
     p: &Option<xla::PrecisionConfig>,
     ctx: &Ctx,
 ) -> Result<Vec<Precision>, ProtoError> {
-    use xla::precision_config::Precision as P;
     let Some(p) = p else { return Ok(Vec::new()) };
     if p.algorithm != 0 {
         return Err(ctx.err(
@@ -550,14 +567,13 @@ fn precision_from_proto(
     let list = p
         .operand_precision
         .iter()
-        .map(|&v| match P::try_from(v) {
-            Ok(P::Default) => Ok(Precision::Default),
-            Ok(P::High) => Ok(Precision::High),
-            Ok(P::Highest) => Ok(Precision::Highest),
-            Err(_) => Err(ctx.err(
-                "precision_config.operand_precision",
-                format!("unknown precision value {v}"),
-            )),
+        .map(|&v| {
+            precision_from_i32(v).ok_or_else(|| {
+                ctx.err(
+                    "precision_config.operand_precision",
+                    format!("unknown precision value {v}"),
+                )
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     if list.iter().all(|&p| p == Precision::Default) {
@@ -567,33 +583,56 @@ fn precision_from_proto(
     }
 }
 
-fn comparison_type_from_name(s: &str) -> Option<ComparisonType> {
-    ComparisonType::ALL.iter().copied().find(|t| t.name() == s)
-}
-
-fn fusion_kind_from_name(s: &str) -> Option<FusionKind> {
-    [
-        FusionKind::Loop,
-        FusionKind::Input,
-        FusionKind::Output,
-        FusionKind::Custom,
-    ]
-    .into_iter()
-    .find(|k| k.name() == s)
-}
-
 // ---------------------------------------------------------------------------
 // Sharding: OpSharding <-> XLA's HloSharding text
 // ---------------------------------------------------------------------------
 
+/// Why a sharding could not be converted between `OpSharding` and XLA's
+/// sharding text. hlox runs on one device and keeps shardings only to write
+/// them back, so the variants say which construct was not understood.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardingError {
+    #[error("a maximal sharding needs exactly one device, found {0:?}")]
+    MaximalDevices(Vec<i64>),
+    #[error("unsupported last_tile_dims entry {0}")]
+    LastTileDimValue(i32),
+    #[error("unknown sharding type {0}")]
+    UnknownType(i32),
+    #[error("sharding `{0}` is not enclosed in braces")]
+    NotBraced(String),
+    #[error("sharding `{text}`: {source}")]
+    In {
+        text: String,
+        #[source]
+        source: Box<ShardingError>,
+    },
+    #[error("`{0}` is not an integer")]
+    NotAnInteger(String),
+    #[error("bad device `{0}`")]
+    BadDevice(String),
+    #[error("missing {0}")]
+    Missing(&'static str),
+    #[error("unexpected `{0}` after the iota tile assignment")]
+    AfterIota(String),
+    #[error("unknown last_tile_dims entry `{0}`")]
+    LastTileDimName(String),
+    #[error("unsupported sharding attribute `{0}`")]
+    Attribute(String),
+    #[error(
+        "unsupported sharding `{{{0}}}` (hlox understands replicated, manual, unknown, maximal, \
+         devices=[...] and tuples)"
+    )]
+    Unsupported(String),
+}
+
 /// `OpSharding` as XLA's sharding text (`{replicated}`, `{maximal device=1}`,
 /// `{devices=[2,1]0,1}`, `{{replicated}, {manual}}`, ...), which is what
 /// [`Instruction::sharding`] keeps.
-pub fn sharding_to_text(s: &xla::OpSharding) -> Result<String, String> {
+pub fn sharding_to_text(s: &xla::OpSharding) -> Result<String, ShardingError> {
     Ok(format!("{{{}}}", sharding_body(s)?))
 }
 
-fn sharding_body(s: &xla::OpSharding) -> Result<String, String> {
+fn sharding_body(s: &xla::OpSharding) -> Result<String, ShardingError> {
     use xla::op_sharding::Type as T;
     let join = |v: &[i64]| {
         v.iter()
@@ -608,9 +647,7 @@ fn sharding_body(s: &xla::OpSharding) -> Result<String, String> {
         Ok(T::Unreduced) => Ok("unreduced".into()),
         Ok(T::Maximal) => match s.tile_assignment_devices.as_slice() {
             [d] => Ok(format!("maximal device={d}")),
-            other => Err(format!(
-                "a maximal sharding needs exactly one device, found {other:?}"
-            )),
+            other => Err(ShardingError::MaximalDevices(other.to_vec())),
         },
         Ok(T::Tuple) => {
             let parts = s
@@ -647,26 +684,29 @@ fn sharding_body(s: &xla::OpSharding) -> Result<String, String> {
                         Ok(T::Replicated) => Ok("replicated"),
                         Ok(T::Manual) => Ok("manual"),
                         Ok(T::Unreduced) => Ok("unreduced"),
-                        _ => Err(format!("unsupported last_tile_dims entry {t}")),
+                        _ => Err(ShardingError::LastTileDimValue(t)),
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 out.push_str(&format!(" last_tile_dims={{{}}}", names.join(", ")));
             }
             Ok(out)
         }
-        Err(_) => Err(format!("unknown sharding type {}", s.r#type)),
+        Err(_) => Err(ShardingError::UnknownType(s.r#type)),
     }
 }
 
 /// XLA's sharding text (as [`sharding_to_text`] writes it) as `OpSharding`.
-pub fn sharding_from_text(text: &str) -> Result<xla::OpSharding, String> {
+pub fn sharding_from_text(text: &str) -> Result<xla::OpSharding, ShardingError> {
     let t = text.trim();
     let inner = t
         .strip_prefix('{')
         .and_then(|r| r.strip_suffix('}'))
-        .ok_or_else(|| format!("sharding `{text}` is not enclosed in braces"))?
+        .ok_or_else(|| ShardingError::NotBraced(text.to_string()))?
         .trim();
-    sharding_from_body(inner).map_err(|e| format!("sharding `{text}`: {e}"))
+    sharding_from_body(inner).map_err(|e| ShardingError::In {
+        text: text.to_string(),
+        source: Box::new(e),
+    })
 }
 
 /// Splits `a, {b, c}, d` at top-level commas.
@@ -690,7 +730,7 @@ fn split_top(s: &str) -> Vec<&str> {
     out
 }
 
-fn parse_ints(s: &str) -> Result<Vec<i64>, String> {
+fn parse_ints(s: &str) -> Result<Vec<i64>, ShardingError> {
     if s.trim().is_empty() {
         return Ok(Vec::new());
     }
@@ -698,12 +738,12 @@ fn parse_ints(s: &str) -> Result<Vec<i64>, String> {
         .map(|x| {
             x.trim()
                 .parse::<i64>()
-                .map_err(|_| format!("`{x}` is not an integer"))
+                .map_err(|_| ShardingError::NotAnInteger(x.trim().to_string()))
         })
         .collect()
 }
 
-fn sharding_from_body(inner: &str) -> Result<xla::OpSharding, String> {
+fn sharding_from_body(inner: &str) -> Result<xla::OpSharding, ShardingError> {
     use xla::op_sharding::Type as T;
     let mk = |t: T| xla::OpSharding {
         r#type: t as i32,
@@ -732,7 +772,7 @@ fn sharding_from_body(inner: &str) -> Result<xla::OpSharding, String> {
         let d = rest
             .trim()
             .parse::<i64>()
-            .map_err(|_| format!("bad device `{rest}`"))?;
+            .map_err(|_| ShardingError::BadDevice(rest.to_string()))?;
         return Ok(xla::OpSharding {
             r#type: T::Maximal as i32,
             tile_assignment_dimensions: vec![1],
@@ -741,7 +781,9 @@ fn sharding_from_body(inner: &str) -> Result<xla::OpSharding, String> {
         });
     }
     if let Some(rest) = inner.strip_prefix("devices=[") {
-        let close = rest.find(']').ok_or("missing `]` after devices=[")?;
+        let close = rest
+            .find(']')
+            .ok_or(ShardingError::Missing("`]` after devices=["))?;
         let mut s = xla::OpSharding {
             r#type: T::Other as i32,
             tile_assignment_dimensions: parse_ints(&rest[..close])?,
@@ -753,7 +795,9 @@ fn sharding_from_body(inner: &str) -> Result<xla::OpSharding, String> {
             None => (rest, ""),
         };
         if let Some(iota) = assign.strip_prefix("<=[") {
-            let close = iota.find(']').ok_or("missing `]` after <=[")?;
+            let close = iota
+                .find(']')
+                .ok_or(ShardingError::Missing("`]` after <=["))?;
             s.iota_reshape_dims = parse_ints(&iota[..close])?;
             let tail = &iota[close + 1..];
             if let Some(perm) = tail.strip_prefix("T(").and_then(|p| p.strip_suffix(')')) {
@@ -761,9 +805,7 @@ fn sharding_from_body(inner: &str) -> Result<xla::OpSharding, String> {
             } else if tail.is_empty() {
                 s.iota_transpose_perm = (0..s.iota_reshape_dims.len() as i32).collect();
             } else {
-                return Err(format!(
-                    "unexpected `{tail}` after the iota tile assignment"
-                ));
+                return Err(ShardingError::AfterIota(tail.to_string()));
             }
         } else {
             s.tile_assignment_devices = parse_ints(assign)?;
@@ -772,23 +814,25 @@ fn sharding_from_body(inner: &str) -> Result<xla::OpSharding, String> {
             if attr == "last_tile_dim_replicate" {
                 s.replicate_on_last_tile_dim = true;
             } else if let Some(l) = attr.strip_prefix("last_tile_dims={") {
-                let l = l.strip_suffix('}').ok_or("missing `}` in last_tile_dims")?;
+                let l = l
+                    .strip_suffix('}')
+                    .ok_or(ShardingError::Missing("`}` in last_tile_dims"))?;
                 for name in l.split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     let t = match name {
                         "replicated" => T::Replicated,
                         "manual" => T::Manual,
                         "unreduced" => T::Unreduced,
-                        other => return Err(format!("unknown last_tile_dims entry `{other}`")),
+                        other => return Err(ShardingError::LastTileDimName(other.to_string())),
                     };
                     s.last_tile_dims.push(t as i32);
                 }
             } else {
-                return Err(format!("unsupported sharding attribute `{attr}`"));
+                return Err(ShardingError::Attribute(attr.to_string()));
             }
         }
         return Ok(s);
     }
-    Err(format!("unsupported sharding `{{{inner}}}` (hlox understands replicated, manual, unknown, maximal, devices=[...] and tuples)"))
+    Err(ShardingError::Unsupported(inner.to_string()))
 }
 
 // ---------------------------------------------------------------------------
@@ -994,7 +1038,10 @@ fn instruction_to_proto(
             cmp_type,
         } => {
             p.comparison_direction = direction.name().to_string();
-            let t = cmp_type.or_else(|| operand_elem_ty(0).map(ComparisonType::default_for));
+            let t = match operand_elem_ty(0) {
+                Some(ty) => Some(ComparisonType::resolve(*cmp_type, ty)),
+                None => *cmp_type,
+            };
             if let Some(t) = t {
                 p.comparison_type = t.name().to_string();
             }
@@ -1127,24 +1174,14 @@ fn instruction_to_proto(
                     operand_shape_index: a.operand_index.clone(),
                 })
                 .collect();
-            p.custom_call_schedule = match cc.schedule {
-                CustomCallSchedule::None => xla::CustomCallSchedule::ScheduleNone,
-                CustomCallSchedule::Latest => xla::CustomCallSchedule::ScheduleLatest,
-                CustomCallSchedule::Earliest => xla::CustomCallSchedule::ScheduleEarliest,
-            } as i32;
+            p.custom_call_schedule = schedule_to_i32(cc.schedule);
             p.custom_call_api_version = cc.api_version.proto_value();
             if let Some(shapes) = &cc.operand_layout_constraints {
                 p.constrain_layout = true;
                 p.operand_shapes_with_layout = shapes.iter().map(shape_to_proto).collect();
             }
         }
-        Op::RngBitGenerator { algorithm } => {
-            p.rng_algorithm = match algorithm {
-                RngAlgorithm::Default => xla::RandomAlgorithm::RngDefault,
-                RngAlgorithm::ThreeFry => xla::RandomAlgorithm::RngThreeFry,
-                RngAlgorithm::Philox => xla::RandomAlgorithm::RngPhilox,
-            } as i32
-        }
+        Op::RngBitGenerator { algorithm } => p.rng_algorithm = rng_algorithm_to_i32(*algorithm),
         Op::Fusion { kind } => p.fusion_kind = kind.name().to_string(),
         Op::AllReduce(c) | Op::CollectiveBroadcast(c) => collective_to_proto(&mut p, c),
         Op::AllGather {
@@ -1269,43 +1306,6 @@ pub fn decode_module(bytes: &[u8]) -> Result<Module, ProtoError> {
     module_from_proto(&p)
 }
 
-/// Orders `n` nodes so that every node comes after its `deps`, keeping the
-/// given order where it already is one. Returns the node whose dependencies
-/// form a cycle on failure.
-fn stable_topo_order(n: usize, deps: impl Fn(usize) -> Vec<usize>) -> Result<Vec<usize>, usize> {
-    // 0 = unvisited, 1 = on the stack, 2 = done.
-    let mut state = vec![0u8; n];
-    let mut order = Vec::with_capacity(n);
-    for start in 0..n {
-        if state[start] != 0 {
-            continue;
-        }
-        // Iterative DFS: (node, its deps, next dep position).
-        let mut stack: Vec<(usize, Vec<usize>, usize)> = vec![(start, deps(start), 0)];
-        state[start] = 1;
-        while let Some((node, ds, pos)) = stack.last_mut() {
-            if *pos < ds.len() {
-                let d = ds[*pos];
-                *pos += 1;
-                match state[d] {
-                    0 => {
-                        state[d] = 1;
-                        let dd = deps(d);
-                        stack.push((d, dd, 0));
-                    }
-                    1 => return Err(d),
-                    _ => {}
-                }
-            } else {
-                state[*node] = 2;
-                order.push(*node);
-                stack.pop();
-            }
-        }
-    }
-    Ok(order)
-}
-
 /// Names must be HLO identifiers (`[A-Za-z_][A-Za-z0-9_.-]*`, as XLA's
 /// name uniquer makes them): anything else could not be printed as HLO
 /// text that parses back.
@@ -1379,12 +1379,20 @@ pub fn module_from_proto(p: &xla::HloModuleProto) -> Result<Module, ProtoError> 
         }
         callees.push(cs);
     }
-    let order = stable_topo_order(p.computations.len(), |i| callees[i].clone()).map_err(|i| {
-        invalid(
-            format!("{mloc}, computation `{}`", p.computations[i].name),
-            "computations call each other in a cycle",
-        )
-    })?;
+    let order = DepGraph::from_deps(p.computations.len(), |i| callees[i].clone())
+        .order()
+        .map_err(|cycle| {
+            invalid(
+                format!(
+                    "{mloc}, computation `{}`",
+                    p.computations[cycle.first()].name
+                ),
+                format!(
+                    "computations call each other in a cycle: {}",
+                    cycle.describe(|i| p.computations[i].name.as_str())
+                ),
+            )
+        })?;
     // Proto index -> our CompId.
     let mut comp_map: HashMap<usize, CompId> = HashMap::new();
     let mut computations: crate::entity::PrimaryMap<CompId, Computation> =
@@ -1495,12 +1503,20 @@ fn computation_from_proto(
         deps.push(d);
         operand_idx.push(ops);
     }
-    let order = stable_topo_order(c.instructions.len(), |i| deps[i].clone()).map_err(|i| {
-        invalid(
-            format!("{cloc}, instruction `{}`", c.instructions[i].name),
-            "operands (or control predecessors) form a cycle",
-        )
-    })?;
+    let order = DepGraph::from_deps(c.instructions.len(), |i| deps[i].clone())
+        .order()
+        .map_err(|cycle| {
+            invalid(
+                format!(
+                    "{cloc}, instruction `{}`",
+                    c.instructions[cycle.first()].name
+                ),
+                format!(
+                    "operands (or control predecessors) form a cycle: {}",
+                    cycle.describe(|i| c.instructions[i].name.as_str())
+                ),
+            )
+        })?;
     let mut new_id: Vec<Option<InstId>> = vec![None; c.instructions.len()];
     let mut instructions: crate::entity::PrimaryMap<InstId, Instruction> =
         crate::entity::PrimaryMap::new();
@@ -1637,13 +1653,23 @@ fn instruction_from_proto(
         Ok(p.window.as_ref().map(window_from_proto).unwrap_or_default())
     };
     let opcode = p.opcode.as_str();
-    let op = if let Some(u) = UnaryOp::ALL.iter().find(|u| u.name() == opcode) {
-        Op::Unary(*u)
-    } else if let Some(b) = BinaryOp::ALL.iter().find(|b| b.name() == opcode) {
-        Op::Binary(*b)
+    let code = match Opcode::from_name(opcode) {
+        Some(code) => code,
+        None if opcode.is_empty() => return Err(ctx.err("opcode", "the instruction has no opcode")),
+        None => {
+            return Err(ctx.err(
+                "opcode",
+                format!("opcode `{opcode}` is not supported by hlox (or is not an XLA opcode)"),
+            ))
+        }
+    };
+    let op = if let Some(u) = code.as_unary() {
+        Op::Unary(u)
+    } else if let Some(b) = code.as_binary() {
+        Op::Binary(b)
     } else {
-        match opcode {
-            "parameter" => {
+        match code {
+            Opcode::Parameter => {
                 if p.parameter_number < 0 {
                     return Err(ctx.err(
                         "parameter_number",
@@ -1654,7 +1680,7 @@ fn instruction_from_proto(
                     number: p.parameter_number as u64,
                 }
             }
-            "constant" => {
+            Opcode::Constant => {
                 let l = p
                     .literal
                     .as_ref()
@@ -1665,14 +1691,11 @@ fn instruction_from_proto(
                 })?;
                 Op::Constant { literal }
             }
-            "iota" => Op::Iota {
+            Opcode::Iota => Op::Iota {
                 dimension: expect_dims1(p, ctx)?,
             },
-            "compare" => {
-                let direction = ComparisonDirection::ALL
-                    .iter()
-                    .copied()
-                    .find(|d| d.name() == p.comparison_direction)
+            Opcode::Compare => {
+                let direction = ComparisonDirection::from_name(&p.comparison_direction)
                     .ok_or_else(|| {
                         ctx.err(
                             "comparison_direction",
@@ -1685,7 +1708,7 @@ fn instruction_from_proto(
                 let cmp_type = if p.comparison_type.is_empty() {
                     None
                 } else {
-                    let t = comparison_type_from_name(&p.comparison_type).ok_or_else(|| {
+                    let t = ComparisonType::from_name(&p.comparison_type).ok_or_else(|| {
                         ctx.err(
                             "comparison_type",
                             format!(
@@ -1694,42 +1717,37 @@ fn instruction_from_proto(
                             ),
                         )
                     })?;
-                    let default = operands
+                    let operand = operands
                         .first()
                         .and_then(|o| built.get(*o))
-                        .and_then(|o| o.shape.element_type())
-                        .map(ComparisonType::default_for);
-                    if default == Some(t) {
-                        None
-                    } else {
-                        Some(t)
-                    }
+                        .and_then(|o| o.shape.element_type());
+                    ComparisonType::canonical(Some(t), operand)
                 };
                 Op::Compare {
                     direction,
                     cmp_type,
                 }
             }
-            "select" => Op::Select,
-            "clamp" => Op::Clamp,
-            "convert" => Op::Convert,
-            "bitcast-convert" => Op::BitcastConvert,
-            "reduce-precision" => Op::ReducePrecision {
+            Opcode::Select => Op::Select,
+            Opcode::Clamp => Op::Clamp,
+            Opcode::Convert => Op::Convert,
+            Opcode::BitcastConvert => Op::BitcastConvert,
+            Opcode::ReducePrecision => Op::ReducePrecision {
                 exponent_bits: p.exponent_bits,
                 mantissa_bits: p.mantissa_bits,
             },
-            "broadcast" => Op::Broadcast {
+            Opcode::Broadcast => Op::Broadcast {
                 dimensions: p.dimensions.clone(),
             },
-            "reshape" => Op::Reshape,
-            "bitcast" => Op::Bitcast,
-            "transpose" => Op::Transpose {
+            Opcode::Reshape => Op::Reshape,
+            Opcode::Bitcast => Op::Bitcast,
+            Opcode::Transpose => Op::Transpose {
                 dimensions: p.dimensions.clone(),
             },
-            "reverse" => Op::Reverse {
+            Opcode::Reverse => Op::Reverse {
                 dimensions: p.dimensions.clone(),
             },
-            "slice" => Op::Slice {
+            Opcode::Slice => Op::Slice {
                 dims: p
                     .slice_dimensions
                     .iter()
@@ -1740,14 +1758,14 @@ fn instruction_from_proto(
                     })
                     .collect(),
             },
-            "dynamic-slice" => Op::DynamicSlice {
+            Opcode::DynamicSlice => Op::DynamicSlice {
                 sizes: p.dynamic_slice_sizes.clone(),
             },
-            "dynamic-update-slice" => Op::DynamicUpdateSlice,
-            "concatenate" => Op::Concatenate {
+            Opcode::DynamicUpdateSlice => Op::DynamicUpdateSlice,
+            Opcode::Concatenate => Op::Concatenate {
                 dimension: expect_dims1(p, ctx)?,
             },
-            "pad" => {
+            Opcode::Pad => {
                 req("padding_config", p.padding_config.is_some())?;
                 Op::Pad {
                     dims: p
@@ -1762,7 +1780,7 @@ fn instruction_from_proto(
                         .collect(),
                 }
             }
-            "dot" => {
+            Opcode::Dot => {
                 req("dot_dimension_numbers", p.dot_dimension_numbers.is_some())?;
                 let d = p.dot_dimension_numbers.clone().unwrap_or_default();
                 Op::Dot {
@@ -1775,12 +1793,12 @@ fn instruction_from_proto(
                     precision: precision_from_proto(&p.precision_config, ctx)?,
                 }
             }
-            "reduce" => Op::Reduce {
+            Opcode::Reduce => Op::Reduce {
                 dimensions: p.dimensions.clone(),
             },
-            "reduce-window" => Op::ReduceWindow { window: window(p)? },
-            "select-and-scatter" => Op::SelectAndScatter { window: window(p)? },
-            "convolution" => {
+            Opcode::ReduceWindow => Op::ReduceWindow { window: window(p)? },
+            Opcode::SelectAndScatter => Op::SelectAndScatter { window: window(p)? },
+            Opcode::Convolution => {
                 req(
                     "convolution_dimension_numbers",
                     p.convolution_dimension_numbers.is_some(),
@@ -1805,7 +1823,7 @@ fn instruction_from_proto(
                     precision: precision_from_proto(&p.precision_config, ctx)?,
                 }
             }
-            "gather" => {
+            Opcode::Gather => {
                 req(
                     "gather_dimension_numbers",
                     p.gather_dimension_numbers.is_some(),
@@ -1824,7 +1842,7 @@ fn instruction_from_proto(
                     indices_are_sorted: p.indices_are_sorted,
                 }
             }
-            "scatter" => {
+            Opcode::Scatter => {
                 req(
                     "scatter_dimension_numbers",
                     p.scatter_dimension_numbers.is_some(),
@@ -1843,37 +1861,32 @@ fn instruction_from_proto(
                     unique_indices: p.unique_indices,
                 }
             }
-            "sort" => Op::Sort {
+            Opcode::Sort => Op::Sort {
                 dimension: expect_dims1(p, ctx)?,
                 is_stable: p.is_stable,
             },
-            "topk" => Op::TopK {
+            Opcode::TopK => Op::TopK {
                 k: p.k,
                 largest: p.largest,
             },
-            "tuple" => Op::Tuple,
-            "get-tuple-element" => Op::GetTupleElement {
+            Opcode::Tuple => Op::Tuple,
+            Opcode::GetTupleElement => Op::GetTupleElement {
                 index: p.tuple_index,
             },
-            "call" => Op::Call,
-            "while" => Op::While,
-            "conditional" => Op::Conditional,
-            "map" => Op::Map {
+            Opcode::Call => Op::Call,
+            Opcode::While => Op::While,
+            Opcode::Conditional => Op::Conditional,
+            Opcode::Map => Op::Map {
                 dimensions: p.dimensions.clone(),
             },
-            "copy" => Op::Copy,
-            "custom-call" => {
-                let schedule = match xla::CustomCallSchedule::try_from(p.custom_call_schedule) {
-                    Ok(xla::CustomCallSchedule::ScheduleNone) => CustomCallSchedule::None,
-                    Ok(xla::CustomCallSchedule::ScheduleLatest) => CustomCallSchedule::Latest,
-                    Ok(xla::CustomCallSchedule::ScheduleEarliest) => CustomCallSchedule::Earliest,
-                    Err(_) => {
-                        return Err(ctx.err(
-                            "custom_call_schedule",
-                            format!("unknown schedule value {}", p.custom_call_schedule),
-                        ))
-                    }
-                };
+            Opcode::Copy => Op::Copy,
+            Opcode::CustomCall => {
+                let schedule = schedule_from_i32(p.custom_call_schedule).ok_or_else(|| {
+                    ctx.err(
+                        "custom_call_schedule",
+                        format!("unknown schedule value {}", p.custom_call_schedule),
+                    )
+                })?;
                 let api_version = CustomCallApiVersion::from_proto_value(p.custom_call_api_version)
                     .ok_or_else(|| {
                         ctx.err(
@@ -1918,31 +1931,26 @@ fn instruction_from_proto(
                     operand_layout_constraints,
                 }))
             }
-            "rng-bit-generator" => Op::RngBitGenerator {
-                algorithm: match xla::RandomAlgorithm::try_from(p.rng_algorithm) {
-                    Ok(xla::RandomAlgorithm::RngDefault) => RngAlgorithm::Default,
-                    Ok(xla::RandomAlgorithm::RngThreeFry) => RngAlgorithm::ThreeFry,
-                    Ok(xla::RandomAlgorithm::RngPhilox) => RngAlgorithm::Philox,
-                    Err(_) => {
-                        return Err(ctx.err(
-                            "rng_algorithm",
-                            format!("unknown algorithm {}", p.rng_algorithm),
-                        ))
-                    }
-                },
+            Opcode::RngBitGenerator => Op::RngBitGenerator {
+                algorithm: rng_algorithm_from_i32(p.rng_algorithm).ok_or_else(|| {
+                    ctx.err(
+                        "rng_algorithm",
+                        format!("unknown algorithm {}", p.rng_algorithm),
+                    )
+                })?,
             },
-            "opt-barrier" => Op::OptimizationBarrier,
-            "after-all" => Op::AfterAll,
-            "all-reduce" => Op::AllReduce(collective_from_proto(p)),
-            "all-gather" => Op::AllGather {
+            Opcode::OptimizationBarrier => Op::OptimizationBarrier,
+            Opcode::AfterAll => Op::AfterAll,
+            Opcode::AllReduce => Op::AllReduce(collective_from_proto(p)),
+            Opcode::AllGather => Op::AllGather {
                 collective: collective_from_proto(p),
                 dimension: expect_dims1(p, ctx)?,
             },
-            "reduce-scatter" => Op::ReduceScatter {
+            Opcode::ReduceScatter => Op::ReduceScatter {
                 collective: collective_from_proto(p),
                 dimension: expect_dims1(p, ctx)?,
             },
-            "all-to-all" => Op::AllToAll {
+            Opcode::AllToAll => Op::AllToAll {
                 collective: collective_from_proto(p),
                 split_dimension: match p.dimensions.as_slice() {
                     [] => None,
@@ -1957,7 +1965,7 @@ fn instruction_from_proto(
                     }
                 },
             },
-            "collective-permute" => Op::CollectivePermute {
+            Opcode::CollectivePermute => Op::CollectivePermute {
                 channel_id: (p.channel_id != 0).then_some(p.channel_id),
                 source_target_pairs: p
                     .source_target_pairs
@@ -1965,11 +1973,11 @@ fn instruction_from_proto(
                     .map(|st| (st.source, st.target))
                     .collect(),
             },
-            "collective-broadcast" => Op::CollectiveBroadcast(collective_from_proto(p)),
-            "replica-id" => Op::ReplicaId,
-            "partition-id" => Op::PartitionId,
-            "fusion" => Op::Fusion {
-                kind: fusion_kind_from_name(&p.fusion_kind).ok_or_else(|| {
+            Opcode::CollectiveBroadcast => Op::CollectiveBroadcast(collective_from_proto(p)),
+            Opcode::ReplicaId => Op::ReplicaId,
+            Opcode::PartitionId => Op::PartitionId,
+            Opcode::Fusion => Op::Fusion {
+                kind: FusionKind::from_name(&p.fusion_kind).ok_or_else(|| {
                     ctx.err(
                         "fusion_kind",
                         format!(
@@ -1979,11 +1987,14 @@ fn instruction_from_proto(
                     )
                 })?,
             },
-            "" => return Err(ctx.err("opcode", "the instruction has no opcode")),
-            other => {
+            // The element-wise families were handled above.
+            code => {
                 return Err(ctx.err(
                     "opcode",
-                    format!("opcode `{other}` is not supported by hlox (or is not an XLA opcode)"),
+                    format!(
+                        "internal error: opcode `{code}` is in the opcode table but proto \
+                         decoding builds no instruction for it"
+                    ),
                 ))
             }
         }

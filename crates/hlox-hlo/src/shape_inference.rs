@@ -18,6 +18,7 @@ use crate::ir::{
     BinaryOp, ComparisonType, ConvDimensionNumbers, CustomCall, DotDimensionNumbers,
     GatherDimensionNumbers, Op, ReplicaGroups, ScatterDimensionNumbers, UnaryOp, Window, WindowDim,
 };
+use crate::opcode::CalledRole::{Body, Condition, Scatter, ToApply};
 use crate::types::{ArrayShape, ElementType, ProgramShape, Shape};
 
 /// A shape error: the opcode and what is wrong, naming the shapes involved.
@@ -104,20 +105,10 @@ pub fn validate_shape(s: &Shape) -> Result<(), String> {
 
 /// True when the result shape of `op` is not determined by its operands and
 /// attributes alone, so the instruction's declared shape is required
-/// ([`check_shape`]); [`infer_shape`] fails for these opcodes.
+/// ([`check_shape`]); [`infer_shape`] fails for these opcodes. The opcode
+/// table's `DECLARED_SHAPE` property.
 pub fn needs_declared_shape(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Parameter { .. }
-            | Op::Iota { .. }
-            | Op::Convert
-            | Op::BitcastConvert
-            | Op::Broadcast { .. }
-            | Op::Reshape
-            | Op::Bitcast
-            | Op::CustomCall(_)
-            | Op::RngBitGenerator { .. }
-    )
+    op.opcode().needs_declared_shape()
 }
 
 /// The result shape of `op` applied to `operands`, with `called` the
@@ -134,6 +125,11 @@ pub fn infer_shape(
         called,
         declared: None,
     };
+    if needs_declared_shape(op) {
+        return Err(cx.err(
+            "the result shape cannot be inferred from the operands; it must be declared (use check_shape)",
+        ));
+    }
     cx.infer()
 }
 
@@ -394,23 +390,13 @@ impl<'a> Cx<'a> {
     }
 
     fn infer(&self) -> R<Shape> {
-        if !matches!(
-            self.op,
-            Op::Reduce { .. }
-                | Op::ReduceWindow { .. }
-                | Op::SelectAndScatter { .. }
-                | Op::Scatter { .. }
-                | Op::Sort { .. }
-                | Op::Call
-                | Op::While
-                | Op::Conditional
-                | Op::Map { .. }
-                | Op::CustomCall(_)
-                | Op::Fusion { .. }
-                | Op::AllReduce(_)
-                | Op::ReduceScatter { .. }
-        ) {
+        // Called computations: as many as the opcode table's roles say (a
+        // list role takes any number; its shape rule checks the count).
+        let roles = self.op.called_roles();
+        if roles.is_empty() {
             self.no_called()?;
+        } else if roles.iter().all(|r| !r.is_list()) {
+            self.ncalled(roles.len())?;
         }
         match self.op {
             Op::Parameter { .. } => {
@@ -849,7 +835,7 @@ impl<'a> Cx<'a> {
             Op::Call | Op::Fusion { .. } => {
                 self.ncalled(1)?;
                 let role = if matches!(self.op, Op::Call) {
-                    "to_apply"
+                    ToApply.key()
                 } else {
                     "fused computation"
                 };
@@ -861,14 +847,14 @@ impl<'a> Cx<'a> {
                 self.ncalled(2)?;
                 let init = self.operands[0];
                 let (cond, body) = (&self.called[0], &self.called[1]);
-                self.params_match("condition", cond, &[init])?;
+                self.params_match(Condition.key(), cond, &[init])?;
                 if !is_scalar_of(&cond.result, ElementType::Pred) {
                     return Err(self.err(format!(
                         "condition must return pred[], got {}",
                         short(&cond.result)
                     )));
                 }
-                self.params_match("body", body, &[init])?;
+                self.params_match(Body.key(), body, &[init])?;
                 if !body.result.compatible(init) {
                     return Err(self.err(format!(
                         "body returns {} but the loop state is {}",
@@ -930,7 +916,7 @@ impl<'a> Cx<'a> {
                 let mut out = Vec::with_capacity(self.operands.len());
                 for i in 0..self.operands.len() {
                     let a = self.arr(i)?;
-                    self.reducer("to_apply", &self.called[0], &[a.ty])?;
+                    self.reducer(ToApply.key(), &self.called[0], &[a.ty])?;
                     out.push(Shape::Array(a.clone()));
                 }
                 Ok(self.variadic_result(out))
@@ -958,7 +944,7 @@ impl<'a> Cx<'a> {
                 self.nops(1)?;
                 self.ncalled(1)?;
                 let a = self.arr(0)?;
-                self.reducer("to_apply", &self.called[0], &[a.ty])?;
+                self.reducer(ToApply.key(), &self.called[0], &[a.ty])?;
                 self.dim_list("dimensions", &[*dimension], a.rank(), false)?;
                 let d = *dimension as usize;
                 if a.dims[d] % n != 0 {
@@ -1308,7 +1294,7 @@ impl<'a> Cx<'a> {
             tys.push(init.ty);
         }
         self.dim_list("dimensions", dimensions, first.rank(), false)?;
-        self.reducer("to_apply", &self.called[0], &tys)?;
+        self.reducer(ToApply.key(), &self.called[0], &tys)?;
         let kept: Vec<i64> = (0..first.rank())
             .filter(|d| !dimensions.contains(&(*d as i64)))
             .map(|d| first.dims[d])
@@ -1367,7 +1353,7 @@ impl<'a> Cx<'a> {
             tys.push(a.ty);
         }
         let out = self.window_dims(first, window)?;
-        self.reducer("to_apply", &self.called[0], &tys)?;
+        self.reducer(ToApply.key(), &self.called[0], &tys)?;
         Ok(self.variadic_result(tys.iter().map(|&t| arr_shape(t, out.clone())).collect()))
     }
 
@@ -1405,7 +1391,7 @@ impl<'a> Cx<'a> {
                 t = a.ty
             )));
         }
-        self.reducer("scatter", &self.called[1], &[a.ty])?;
+        self.reducer(Scatter.key(), &self.called[1], &[a.ty])?;
         Ok(Shape::Array(a.clone()))
     }
 
@@ -1853,7 +1839,7 @@ impl<'a> Cx<'a> {
                 )));
             }
         }
-        self.reducer("to_apply", &self.called[0], &tys)?;
+        self.reducer(ToApply.key(), &self.called[0], &tys)?;
         Ok(self.variadic_result((0..n).map(|i| self.operands[i].clone()).collect()))
     }
 
@@ -1993,7 +1979,7 @@ impl<'a> Cx<'a> {
         }
         let refs: Vec<&Shape> = scalars.iter().collect();
         let f = &self.called[0];
-        self.params_match("to_apply", f, &refs)?;
+        self.params_match(ToApply.key(), f, &refs)?;
         match &f.result {
             Shape::Array(r) if r.rank() == 0 => Ok(arr_shape(r.ty, first.dims.clone())),
             s => Err(self.err(format!(

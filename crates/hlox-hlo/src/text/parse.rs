@@ -8,11 +8,13 @@
 
 use super::lexer::{Cursor, PResult, ParseError};
 use crate::entity::{EntityRef, PrimaryMap};
+use crate::graph::{Cycle, DepGraph};
 use crate::ir::*;
 use crate::literal::{ArrayLiteral, Literal};
+use crate::opcode::{CalledRole, KeyKind, Opcode};
 use crate::types::{ArrayShape, ElementType, Layout, Shape, ShapeIndex};
 use half::{bf16, f16};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 
 /// Parse a whole HLO module. Definitions may appear in any order; the
 /// verifier is not run.
@@ -714,8 +716,8 @@ impl<'a> Parser<'a> {
             literal: None,
             attrs: Vec::new(),
         };
-        match opcode {
-            "parameter" => {
+        match Opcode::from_name(opcode) {
+            Some(Opcode::Parameter) => {
                 let (v, vpos) = c.int("the parameter number")?;
                 inst.param_number = Some(
                     u64::try_from(v)
@@ -723,7 +725,7 @@ impl<'a> Parser<'a> {
                 );
                 c.expect(b')', "after the parameter number")?;
             }
-            "constant" => {
+            Some(Opcode::Constant) => {
                 inst.literal = Some(literal(c, &inst.shape)?);
                 c.expect(b')', "after the constant's value")?;
             }
@@ -817,27 +819,25 @@ impl<'a> Parser<'a> {
 
         // Order computations callees-first, keeping text order where possible.
         let n = raw.comps.len();
-        let mut deps: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+        let mut deps = DepGraph::new(n);
         for (i, per_inst) in called.iter().enumerate() {
-            for v in per_inst {
-                for &k in v {
-                    if k == i {
-                        return Err(err(
-                            raw.comps[i].pos,
-                            format!("computation '{}' calls itself", raw.comps[i].name),
-                        ));
-                    }
-                    deps[i].insert(k);
+            for &k in per_inst.iter().flatten() {
+                if k == i {
+                    return Err(err(
+                        raw.comps[i].pos,
+                        format!("computation '{}' calls itself", raw.comps[i].name),
+                    ));
                 }
+                deps.add_dep(i, k);
             }
         }
-        let comp_order = topo_order(&deps).map_err(|i| {
-            err(
-                raw.comps[i].pos,
-                format!(
-                    "computation '{}' is part of a call cycle",
-                    raw.comps[i].name
-                ),
+        let comp_order = deps.order().map_err(|cycle| {
+            cycle_error(
+                src,
+                &cycle,
+                |i| (&raw.comps[i].name, raw.comps[i].pos),
+                "computation",
+                "a call cycle",
             )
         })?;
         let mut comp_id = vec![CompId::new(0); n];
@@ -945,14 +945,13 @@ impl<'a> Parser<'a> {
     /// Computation names an attribute refers to.
     fn comp_refs(&self, a: &RawAttr) -> PResult<Vec<(String, usize)>> {
         let mut c = self.c.sub(a.start, a.end);
-        match a.name.as_str() {
-            "to_apply" | "condition" | "body" | "select" | "scatter" | "true_computation"
-            | "false_computation" | "calls" => {
+        match CalledRole::key_kind(&a.name) {
+            Some(KeyKind::Single) => {
                 let (n, pos) = c.name("a computation name")?;
                 end_of_value(&mut c)?;
                 Ok(vec![(n.to_string(), pos)])
             }
-            "branch_computations" | "called_computations" => {
+            Some(KeyKind::List) => {
                 let mut v = Vec::new();
                 c.expect(b'{', "to open the computation list")?;
                 if !c.eat(b'}')? {
@@ -968,7 +967,7 @@ impl<'a> Parser<'a> {
                 end_of_value(&mut c)?;
                 Ok(v)
             }
-            _ => Ok(Vec::new()),
+            None => Ok(Vec::new()),
         }
     }
 
@@ -987,7 +986,7 @@ impl<'a> Parser<'a> {
         }
         let n = rc.insts.len();
         let mut operand_idx: Vec<Vec<usize>> = Vec::with_capacity(n);
-        let mut deps: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+        let mut deps = DepGraph::new(n);
         for (i, ri) in rc.insts.iter().enumerate() {
             let mut v = Vec::new();
             for (name, pos) in &ri.operands {
@@ -1006,18 +1005,18 @@ impl<'a> Parser<'a> {
                         format!("instruction '{}' uses itself as an operand", ri.name),
                     ));
                 }
-                deps[i].insert(k);
+                deps.add_dep(i, k);
                 v.push(k);
             }
             operand_idx.push(v);
         }
-        let order = topo_order(&deps).map_err(|i| {
-            err(
-                rc.insts[i].pos,
-                format!(
-                    "instruction '{}' is part of a dependency cycle",
-                    rc.insts[i].name
-                ),
+        let order = deps.order().map_err(|cycle| {
+            cycle_error(
+                src,
+                &cycle,
+                |i| (&rc.insts[i].name, rc.insts[i].pos),
+                "instruction",
+                "a dependency cycle",
             )
         })?;
         let mut new_id = vec![InstId::new(0); n];
@@ -1095,39 +1094,21 @@ impl<'a> Parser<'a> {
             }
             slots[i] = Some(inst);
         }
-        // `type=` equal to the default for the operand type is the same as none.
-        for i in 0..n {
-            let ty = match &slots[i] {
-                Some(Instruction {
-                    op:
-                        Op::Compare {
-                            cmp_type: Some(_), ..
-                        },
-                    operands,
-                    ..
-                }) => operands
-                    .first()
-                    .and_then(|o| order.get(o.index()))
-                    .and_then(|&old| slots[old].as_ref())
-                    .and_then(|x| x.shape.element_type()),
-                _ => None,
-            };
-            if let (
-                Some(ty),
-                Some(Instruction {
-                    op: Op::Compare { cmp_type, .. },
-                    ..
-                }),
-            ) = (ty, slots[i].as_mut())
-            {
-                if *cmp_type == Some(ComparisonType::default_for(ty)) {
-                    *cmp_type = None;
-                }
-            }
-        }
-        let mut instructions = PrimaryMap::new();
+        let mut instructions: PrimaryMap<InstId, Instruction> = PrimaryMap::new();
         for &old in &order {
             instructions.push(slots[old].take().expect("each instruction once"));
+        }
+        // `type=` equal to the default for the operand type is the same as none.
+        let ids: Vec<InstId> = instructions.keys().collect();
+        for id in ids {
+            let ty = instructions[id]
+                .operands
+                .first()
+                .and_then(|o| instructions.get(*o))
+                .and_then(|x| x.shape.element_type());
+            if let Op::Compare { cmp_type, .. } = &mut instructions[id].op {
+                *cmp_type = ComparisonType::canonical(*cmp_type, ty);
+            }
         }
         Ok(Computation {
             name: rc.name,
@@ -1152,85 +1133,63 @@ impl<'a> Parser<'a> {
         };
         let opcode = ri.opcode.as_str();
         let at = |msg: String| ParseError::at(self.c.src, ri.opcode_pos, msg);
-        let op = match opcode {
-            "parameter" => Op::Parameter {
+        let Some(code) = Opcode::from_name(opcode) else {
+            return Err(at(unsupported_opcode(opcode)));
+        };
+        let op = match code {
+            Opcode::Parameter => Op::Parameter {
                 number: ri.param_number.unwrap_or(0),
             },
-            "constant" => Op::Constant {
+            Opcode::Constant => Op::Constant {
                 literal: ri
                     .literal
                     .ok_or_else(|| at("constant without a value".into()))?,
             },
-            "iota" => Op::Iota {
+            Opcode::Iota => Op::Iota {
                 dimension: attrs.req_int("iota_dimension", opcode)?,
             },
-            "compare" => {
-                let (d, dpos) = attrs.req_ident("direction", opcode)?;
-                let direction = ComparisonDirection::ALL
-                    .iter()
-                    .copied()
-                    .find(|x| x.name() == d)
-                    .ok_or_else(|| {
-                        ParseError::at(
-                            self.c.src,
-                            dpos,
-                            format!("unknown comparison direction '{d}'"),
-                        )
-                    })?;
-                let cmp_type = match attrs.opt_ident("type")? {
-                    None => None,
-                    Some((t, tpos)) => Some(
-                        ComparisonType::ALL
-                            .iter()
-                            .copied()
-                            .find(|x| x.name() == t)
-                            .ok_or_else(|| {
-                                ParseError::at(
-                                    self.c.src,
-                                    tpos,
-                                    format!("unknown comparison type '{t}'"),
-                                )
-                            })?,
-                    ),
-                };
-                Op::Compare {
-                    direction,
-                    cmp_type,
-                }
-            }
-            "select" => Op::Select,
-            "clamp" => Op::Clamp,
-            "convert" => Op::Convert,
-            "bitcast-convert" => Op::BitcastConvert,
-            "reduce-precision" => Op::ReducePrecision {
+            Opcode::Compare => Op::Compare {
+                direction: attrs.req_enum(
+                    "direction",
+                    opcode,
+                    "comparison direction",
+                    ComparisonDirection::from_name,
+                )?,
+                cmp_type: attrs.opt_enum("type", "comparison type", ComparisonType::from_name)?,
+            },
+            Opcode::Select => Op::Select,
+            Opcode::Clamp => Op::Clamp,
+            Opcode::Convert => Op::Convert,
+            Opcode::BitcastConvert => Op::BitcastConvert,
+            Opcode::ReducePrecision => Op::ReducePrecision {
                 exponent_bits: attrs.req_i32("exponent_bits", opcode)?,
                 mantissa_bits: attrs.req_i32("mantissa_bits", opcode)?,
             },
-            "broadcast" => Op::Broadcast {
+            Opcode::Broadcast => Op::Broadcast {
                 dimensions: attrs.req_ints("dimensions", opcode)?,
             },
-            "reshape" => Op::Reshape,
-            "bitcast" => Op::Bitcast,
-            "transpose" => Op::Transpose {
+            Opcode::Reshape => Op::Reshape,
+            Opcode::Bitcast => Op::Bitcast,
+            Opcode::Transpose => Op::Transpose {
                 dimensions: attrs.req_ints("dimensions", opcode)?,
             },
-            "reverse" => Op::Reverse {
+            Opcode::Reverse => Op::Reverse {
                 dimensions: attrs.req_ints("dimensions", opcode)?,
             },
-            "slice" => Op::Slice {
+            Opcode::Slice => Op::Slice {
                 dims: attrs.req_with("slice", opcode, slice_value)?,
             },
-            "dynamic-slice" => Op::DynamicSlice {
+            Opcode::DynamicSlice => Op::DynamicSlice {
                 sizes: attrs.req_ints("dynamic_slice_sizes", opcode)?,
             },
-            "dynamic-update-slice" => Op::DynamicUpdateSlice,
-            "concatenate" => Op::Concatenate {
+            Opcode::DynamicUpdateSlice => Op::DynamicUpdateSlice,
+            Opcode::Concatenate => Op::Concatenate {
                 dimension: attrs.req_single_dim("dimensions", opcode)?,
             },
-            "pad" => Op::Pad {
+            Opcode::Pad => Op::Pad {
                 dims: attrs.req_with("padding", opcode, padding_value)?,
             },
-            "dot" => Op::Dot {
+            Opcode::Dot => Op::Dot {
                 dnums: DotDimensionNumbers {
                     lhs_batch_dims: attrs.opt_ints("lhs_batch_dims")?.unwrap_or_default(),
                     rhs_batch_dims: attrs.opt_ints("rhs_batch_dims")?.unwrap_or_default(),
@@ -1245,16 +1204,16 @@ impl<'a> Parser<'a> {
                     .opt_with("operand_precision", precision_value)?
                     .unwrap_or_default(),
             },
-            "reduce" => Op::Reduce {
+            Opcode::Reduce => Op::Reduce {
                 dimensions: attrs.req_ints("dimensions", opcode)?,
             },
-            "reduce-window" => Op::ReduceWindow {
+            Opcode::ReduceWindow => Op::ReduceWindow {
                 window: attrs.opt_with("window", window_value)?.unwrap_or_default(),
             },
-            "select-and-scatter" => Op::SelectAndScatter {
+            Opcode::SelectAndScatter => Op::SelectAndScatter {
                 window: attrs.opt_with("window", window_value)?.unwrap_or_default(),
             },
-            "convolution" => Op::Convolution {
+            Opcode::Convolution => Op::Convolution {
                 window: attrs.opt_with("window", window_value)?.unwrap_or_default(),
                 dnums: attrs.req_with("dim_labels", opcode, dim_labels_value)?,
                 feature_group_count: attrs.opt_int("feature_group_count")?.unwrap_or(1),
@@ -1263,7 +1222,7 @@ impl<'a> Parser<'a> {
                     .opt_with("operand_precision", precision_value)?
                     .unwrap_or_default(),
             },
-            "gather" => Op::Gather {
+            Opcode::Gather => Op::Gather {
                 dnums: GatherDimensionNumbers {
                     offset_dims: attrs.req_ints("offset_dims", opcode)?,
                     collapsed_slice_dims: attrs.req_ints("collapsed_slice_dims", opcode)?,
@@ -1279,7 +1238,7 @@ impl<'a> Parser<'a> {
                 slice_sizes: attrs.req_ints("slice_sizes", opcode)?,
                 indices_are_sorted: attrs.opt_bool("indices_are_sorted")?.unwrap_or(false),
             },
-            "scatter" => Op::Scatter {
+            Opcode::Scatter => Op::Scatter {
                 dnums: ScatterDimensionNumbers {
                     update_window_dims: attrs.req_ints("update_window_dims", opcode)?,
                     inserted_window_dims: attrs.req_ints("inserted_window_dims", opcode)?,
@@ -1294,35 +1253,35 @@ impl<'a> Parser<'a> {
                 indices_are_sorted: attrs.opt_bool("indices_are_sorted")?.unwrap_or(false),
                 unique_indices: attrs.opt_bool("unique_indices")?.unwrap_or(false),
             },
-            "sort" => Op::Sort {
+            Opcode::Sort => Op::Sort {
                 dimension: attrs.req_single_dim("dimensions", opcode)?,
                 is_stable: attrs.opt_bool("is_stable")?.unwrap_or(false),
             },
-            "topk" => Op::TopK {
+            Opcode::TopK => Op::TopK {
                 k: attrs.req_int("k", opcode)?,
                 largest: attrs.opt_bool("largest")?.unwrap_or(true),
             },
-            "tuple" => Op::Tuple,
-            "get-tuple-element" => Op::GetTupleElement {
+            Opcode::Tuple => Op::Tuple,
+            Opcode::GetTupleElement => Op::GetTupleElement {
                 index: attrs.req_int("index", opcode)?,
             },
-            "call" => Op::Call,
-            "while" => Op::While,
-            "conditional" => Op::Conditional,
-            "map" => Op::Map {
+            Opcode::Call => Op::Call,
+            Opcode::While => Op::While,
+            Opcode::Conditional => Op::Conditional,
+            Opcode::Map => Op::Map {
                 dimensions: attrs.opt_ints("dimensions")?.unwrap_or_default(),
             },
-            "copy" => Op::Copy,
-            "all-reduce" => Op::AllReduce(collective_attrs(&mut attrs)?),
-            "all-gather" => Op::AllGather {
+            Opcode::Copy => Op::Copy,
+            Opcode::AllReduce => Op::AllReduce(collective_attrs(&mut attrs)?),
+            Opcode::AllGather => Op::AllGather {
                 collective: collective_attrs(&mut attrs)?,
                 dimension: attrs.req_single_dim("dimensions", opcode)?,
             },
-            "reduce-scatter" => Op::ReduceScatter {
+            Opcode::ReduceScatter => Op::ReduceScatter {
                 collective: collective_attrs(&mut attrs)?,
                 dimension: attrs.req_single_dim("dimensions", opcode)?,
             },
-            "all-to-all" => {
+            Opcode::AllToAll => {
                 let collective = collective_attrs(&mut attrs)?;
                 let split_dimension = match attrs.opt_ints("dimensions")? {
                     None => None,
@@ -1339,7 +1298,7 @@ impl<'a> Parser<'a> {
                     split_dimension,
                 }
             }
-            "collective-permute" => Op::CollectivePermute {
+            Opcode::CollectivePermute => Op::CollectivePermute {
                 channel_id: attrs.opt_int("channel_id")?,
                 source_target_pairs: attrs.req_with(
                     "source_target_pairs",
@@ -1347,10 +1306,10 @@ impl<'a> Parser<'a> {
                     source_target_pairs_value,
                 )?,
             },
-            "collective-broadcast" => Op::CollectiveBroadcast(collective_attrs(&mut attrs)?),
-            "replica-id" => Op::ReplicaId,
-            "partition-id" => Op::PartitionId,
-            "custom-call" => {
+            Opcode::CollectiveBroadcast => Op::CollectiveBroadcast(collective_attrs(&mut attrs)?),
+            Opcode::ReplicaId => Op::ReplicaId,
+            Opcode::PartitionId => Op::PartitionId,
+            Opcode::CustomCall => {
                 let target = attrs.req_with("custom_call_target", opcode, |c| {
                     let s = c.utf8_string("custom_call_target")?;
                     Ok(s)
@@ -1358,41 +1317,20 @@ impl<'a> Parser<'a> {
                 let opaque = attrs
                     .opt_with("backend_config", bytes_or_dict)?
                     .unwrap_or_default();
-                let schedule = match attrs.opt_ident("schedule")? {
-                    None => CustomCallSchedule::None,
-                    Some((s, spos)) => [
-                        CustomCallSchedule::None,
-                        CustomCallSchedule::Latest,
-                        CustomCallSchedule::Earliest,
-                    ]
-                    .into_iter()
-                    .find(|x| x.name() == s)
-                    .ok_or_else(|| {
-                        ParseError::at(
-                            self.c.src,
-                            spos,
-                            format!("unknown custom-call schedule '{s}'"),
-                        )
-                    })?,
-                };
-                let api_version = match attrs.opt_ident("api_version")? {
-                    None => CustomCallApiVersion::Original,
-                    Some((s, spos)) => [
-                        CustomCallApiVersion::Original,
-                        CustomCallApiVersion::StatusReturning,
-                        CustomCallApiVersion::StatusReturningUnified,
-                        CustomCallApiVersion::TypedFfi,
-                    ]
-                    .into_iter()
-                    .find(|x| x.name() == s)
-                    .ok_or_else(|| {
-                        ParseError::at(
-                            self.c.src,
-                            spos,
-                            format!("unknown custom-call api_version '{s}'"),
-                        )
-                    })?,
-                };
+                let schedule = attrs
+                    .opt_enum(
+                        "schedule",
+                        "custom-call schedule",
+                        CustomCallSchedule::from_name,
+                    )?
+                    .unwrap_or_default();
+                let api_version = attrs
+                    .opt_enum(
+                        "api_version",
+                        "custom-call api_version",
+                        CustomCallApiVersion::from_name,
+                    )?
+                    .unwrap_or_default();
                 Op::CustomCall(Box::new(CustomCall {
                     target,
                     opaque,
@@ -1408,163 +1346,34 @@ impl<'a> Parser<'a> {
                         .opt_with("operand_layout_constraints", shape_list_value)?,
                 }))
             }
-            "rng-bit-generator" => {
-                let (a, apos) = attrs.req_ident("algorithm", opcode)?;
-                let algorithm = [
-                    RngAlgorithm::Default,
-                    RngAlgorithm::ThreeFry,
-                    RngAlgorithm::Philox,
-                ]
-                .into_iter()
-                .find(|x| x.name() == a)
-                .ok_or_else(|| {
-                    ParseError::at(self.c.src, apos, format!("unknown rng algorithm '{a}'"))
-                })?;
-                Op::RngBitGenerator { algorithm }
-            }
-            "opt-barrier" => Op::OptimizationBarrier,
-            "after-all" => Op::AfterAll,
-            "fusion" => {
-                let (k, kpos) = attrs.req_ident("kind", opcode)?;
-                let kind = [
-                    FusionKind::Loop,
-                    FusionKind::Input,
-                    FusionKind::Output,
-                    FusionKind::Custom,
-                ]
-                .into_iter()
-                .find(|x| x.name() == k)
-                .ok_or_else(|| {
-                    ParseError::at(self.c.src, kpos, format!("unknown fusion kind '{k}'"))
-                })?;
-                Op::Fusion { kind }
-            }
-            other => {
-                if let Some(u) = UnaryOp::ALL.iter().find(|u| u.name() == other) {
-                    Op::Unary(*u)
-                } else if let Some(b) = BinaryOp::ALL.iter().find(|b| b.name() == other) {
-                    Op::Binary(*b)
-                } else if let Some(sync) = other
-                    .strip_suffix("-start")
-                    .or_else(|| other.strip_suffix("-done"))
-                    .filter(|s| matches!(*s, "all-reduce" | "all-gather" | "collective-permute"))
-                {
+            Opcode::RngBitGenerator => Op::RngBitGenerator {
+                algorithm: attrs.req_enum(
+                    "algorithm",
+                    opcode,
+                    "rng algorithm",
+                    RngAlgorithm::from_name,
+                )?,
+            },
+            Opcode::OptimizationBarrier => Op::OptimizationBarrier,
+            Opcode::AfterAll => Op::AfterAll,
+            Opcode::Fusion => Op::Fusion {
+                kind: attrs.req_enum("kind", opcode, "fusion kind", FusionKind::from_name)?,
+            },
+            code => match (code.as_unary(), code.as_binary()) {
+                (Some(u), _) => Op::Unary(u),
+                (_, Some(b)) => Op::Binary(b),
+                // Every other opcode has its own arm above.
+                _ => {
                     return Err(at(format!(
-                        "unsupported opcode '{other}': hlox reads collectives before XLA's \
-                         scheduling splits them into -start/-done pairs; give it the module \
-                         before optimization (JAX: .lower(...).as_text(dialect=\"hlo\")), \
-                         where this is a plain '{sync}'"
-                    )));
-                } else {
-                    return Err(at(format!(
-                        "unsupported opcode '{other}' (hlox does not implement it)"
-                    )));
+                        "internal error: opcode '{opcode}' is in the opcode table but the text \
+                         parser builds no instruction for it"
+                    )))
                 }
-            }
+            },
         };
 
-        // Called computations: which attributes each opcode takes.
-        let roles: &[&str] = match &op {
-            Op::Reduce { .. }
-            | Op::ReduceWindow { .. }
-            | Op::Scatter { .. }
-            | Op::Sort { .. }
-            | Op::Call
-            | Op::Map { .. }
-            | Op::AllReduce(_)
-            | Op::ReduceScatter { .. } => &["to_apply"],
-            Op::While => &["condition", "body"],
-            Op::SelectAndScatter { .. } => &["select", "scatter"],
-            Op::Conditional => &[
-                "branch_computations",
-                "true_computation",
-                "false_computation",
-            ],
-            Op::Fusion { .. } => &["calls"],
-            Op::CustomCall(_) => &["called_computations", "to_apply"],
-            _ => &[],
-        };
-        // The called list was collected in attribute order; reorder it by role.
-        let mut ordered: Vec<CompId> = Vec::new();
-        {
-            let mut by_attr: Vec<(String, usize, Vec<CompId>)> = Vec::new();
-            let mut it = called.into_iter();
-            for a in attrs.list.iter().flatten() {
-                let k = self.comp_refs(a)?.len();
-                if k > 0 {
-                    by_attr.push((a.name.clone(), a.pos, it.by_ref().take(k).collect()));
-                }
-            }
-            for (name, pos, _) in &by_attr {
-                if !roles.contains(&name.as_str()) {
-                    return Err(ParseError::at(
-                        self.c.src,
-                        *pos,
-                        format!("attribute '{name}' is not valid for opcode '{opcode}'"),
-                    ));
-                }
-            }
-            for role in roles {
-                if let Some((_, _, ids)) = by_attr.iter().find(|(n, _, _)| n == role) {
-                    ordered.extend_from_slice(ids);
-                }
-            }
-            let has = |n: &str| by_attr.iter().any(|(x, _, _)| x == n);
-            let missing = |what: &str| at(format!("'{opcode}' needs {what}"));
-            match &op {
-                Op::While if !(has("condition") && has("body")) => {
-                    return Err(missing("condition= and body="))
-                }
-                Op::SelectAndScatter { .. } if !(has("select") && has("scatter")) => {
-                    return Err(missing("select= and scatter="))
-                }
-                Op::Conditional => {
-                    let tf = has("true_computation") || has("false_computation");
-                    if tf && !(has("true_computation") && has("false_computation")) {
-                        return Err(missing("both true_computation= and false_computation="));
-                    }
-                    if tf && has("branch_computations") {
-                        return Err(at("give either branch_computations= or true_computation=/false_computation=, not both".into()));
-                    }
-                    if !tf && !has("branch_computations") {
-                        return Err(missing(
-                            "branch_computations= (or true_computation= and false_computation=)",
-                        ));
-                    }
-                    if tf {
-                        // true first, false second regardless of attribute order.
-                        ordered.clear();
-                        for role in ["true_computation", "false_computation"] {
-                            if let Some((_, _, ids)) = by_attr.iter().find(|(n, _, _)| n == role) {
-                                ordered.extend_from_slice(ids);
-                            }
-                        }
-                    }
-                }
-                Op::Fusion { .. } if !has("calls") => return Err(missing("calls=")),
-                Op::Reduce { .. }
-                | Op::ReduceWindow { .. }
-                | Op::Scatter { .. }
-                | Op::Sort { .. }
-                | Op::Call
-                | Op::Map { .. }
-                | Op::AllReduce(_)
-                | Op::ReduceScatter { .. }
-                    if !has("to_apply") =>
-                {
-                    return Err(missing("to_apply="))
-                }
-                Op::CustomCall(_) if has("to_apply") && has("called_computations") => {
-                    return Err(at(
-                        "give either to_apply= or called_computations=, not both".into(),
-                    ))
-                }
-                _ => {}
-            }
-            for (name, _, _) in &by_attr {
-                attrs.take(name);
-            }
-        }
+        // Called computations, by the roles the opcode table gives.
+        let ordered = self.called_by_role(&mut attrs, code, called, &at)?;
 
         let metadata = attrs.opt_with_debug("metadata")?.unwrap_or_default();
         let frontend_attributes = attrs
@@ -1608,36 +1417,100 @@ impl<'a> Parser<'a> {
             backend_config,
         })
     }
-}
 
-/// Kahn's algorithm: every node after its dependencies, ties broken by the
-/// smallest index (so an already valid order is kept). `Err(i)` names a
-/// node on a cycle.
-fn topo_order(deps: &[BTreeSet<usize>]) -> Result<Vec<usize>, usize> {
-    let n = deps.len();
-    let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut pending: Vec<usize> = vec![0; n];
-    for (i, d) in deps.iter().enumerate() {
-        pending[i] = d.len();
-        for &k in d {
-            users[k].push(i);
-        }
-    }
-    let mut ready: BTreeSet<usize> = (0..n).filter(|&i| pending[i] == 0).collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(i) = ready.pop_first() {
-        order.push(i);
-        for &u in &users[i] {
-            pending[u] -= 1;
-            if pending[u] == 0 {
-                ready.insert(u);
+    /// The called computations of an instruction in the order of its
+    /// opcode's [`CalledRole`]s. `called` holds them in attribute order (as
+    /// `comp_refs` resolved them); every called-computation attribute must
+    /// belong to one of the opcode's roles, every single role must be given,
+    /// and a list role is given either as its list or as its alternative keys.
+    fn called_by_role(
+        &self,
+        attrs: &mut Attrs,
+        code: Opcode,
+        called: Vec<CompId>,
+        at: &dyn Fn(String) -> ParseError,
+    ) -> PResult<Vec<CompId>> {
+        let opcode = code.name();
+        let roles = code.called_roles();
+        let mut by_attr: Vec<(String, usize, Vec<CompId>)> = Vec::new();
+        let mut it = called.into_iter();
+        for a in attrs.list.iter().flatten() {
+            let k = self.comp_refs(a)?.len();
+            if k > 0 {
+                by_attr.push((a.name.clone(), a.pos, it.by_ref().take(k).collect()));
             }
         }
+        for (name, pos, _) in &by_attr {
+            let valid = roles
+                .iter()
+                .any(|r| r.key() == name || r.alternative_keys().contains(&name.as_str()));
+            if !valid {
+                return Err(ParseError::at(
+                    self.c.src,
+                    *pos,
+                    format!("attribute '{name}' is not valid for opcode '{opcode}'"),
+                ));
+            }
+        }
+        let given = |key: &str| {
+            by_attr
+                .iter()
+                .find(|(n, _, _)| n == key)
+                .map(|(_, _, ids)| ids)
+        };
+        let keys = |ks: &[&str], sep: &str| {
+            ks.iter()
+                .map(|k| format!("{k}="))
+                .collect::<Vec<_>>()
+                .join(sep)
+        };
+        let missing = |what: String| at(format!("'{opcode}' needs {what}"));
+        let singles: Vec<&str> = code.single_roles().map(|r| r.key()).collect();
+        if singles.iter().any(|k| given(k).is_none()) {
+            return Err(missing(keys(&singles, " and ")));
+        }
+        let mut ordered = Vec::new();
+        for role in roles {
+            if !role.is_list() {
+                ordered.extend(given(role.key()).into_iter().flatten().copied());
+                continue;
+            }
+            let alts = role.alternative_keys();
+            let n_alts = alts.iter().filter(|k| given(k).is_some()).count();
+            match (given(role.key()), n_alts) {
+                (Some(_), 1..) => {
+                    return Err(at(format!(
+                        "give either {}= or {}, not both",
+                        role.key(),
+                        keys(alts, "/")
+                    )))
+                }
+                (Some(ids), 0) => ordered.extend_from_slice(ids),
+                (None, 0) if role == &CalledRole::Branches => {
+                    return Err(missing(format!(
+                        "{}= (or {})",
+                        role.key(),
+                        keys(alts, " and ")
+                    )))
+                }
+                (None, 0) => {}
+                (None, n) if n < alts.len() && alts.len() > 1 => {
+                    return Err(missing(format!("both {}", keys(alts, " and "))))
+                }
+                // The alternatives, in their order (true before false),
+                // whatever the order of the attributes.
+                (None, _) => {
+                    for k in alts {
+                        ordered.extend(given(k).into_iter().flatten().copied());
+                    }
+                }
+            }
+        }
+        for (name, _, _) in &by_attr {
+            attrs.take(name);
+        }
+        Ok(ordered)
     }
-    if order.len() != n {
-        return Err((0..n).find(|&i| pending[i] > 0).unwrap_or(0));
-    }
-    Ok(order)
 }
 
 // ---------------------------------------------------------------------------
@@ -1732,12 +1605,29 @@ impl<'a> Attrs<'a, '_> {
             Ok(v[0])
         })
     }
-    fn opt_ident(&mut self, name: &str) -> PResult<Option<(String, usize)>> {
-        self.opt_with(name, |c| c.ident(name).map(|(s, p)| (s.to_string(), p)))
+    /// An attribute whose value is one of an enum's names (`what` says which
+    /// enum in the error, e.g. "comparison direction").
+    fn opt_enum<T>(
+        &mut self,
+        name: &str,
+        what: &str,
+        from_name: fn(&str) -> Option<T>,
+    ) -> PResult<Option<T>> {
+        self.opt_with(name, |c| {
+            let (s, pos) = c.ident(name)?;
+            from_name(s).ok_or_else(|| c.error(pos, format!("unknown {what} '{s}'")))
+        })
     }
-    fn req_ident(&mut self, name: &str, opcode: &str) -> PResult<(String, usize)> {
+    fn req_enum<T>(
+        &mut self,
+        name: &str,
+        opcode: &str,
+        what: &str,
+        from_name: fn(&str) -> Option<T>,
+    ) -> PResult<T> {
         self.req_with(name, opcode, |c| {
-            c.ident(name).map(|(s, p)| (s.to_string(), p))
+            let (s, pos) = c.ident(name)?;
+            from_name(s).ok_or_else(|| c.error(pos, format!("unknown {what} '{s}'")))
         })
     }
     fn opt_with_debug(&mut self, name: &str) -> PResult<Option<OpMetadata>> {
@@ -2096,16 +1986,11 @@ fn dim_labels_value(c: &mut Cursor) -> PResult<ConvDimensionNumbers> {
 fn precision_value(c: &mut Cursor) -> PResult<Vec<Precision>> {
     braced_list(c, "to open operand_precision", "between precisions", |c| {
         let (s, pos) = c.ident("a precision")?;
-        Ok(match s.to_ascii_lowercase().as_str() {
-            "default" => Precision::Default,
-            "high" => Precision::High,
-            "highest" => Precision::Highest,
-            _ => {
-                return c.err(
-                    pos,
-                    format!("unknown precision '{s}' (expected default, high or highest)"),
-                )
-            }
+        Precision::from_name(&s.to_ascii_lowercase()).ok_or_else(|| {
+            c.error(
+                pos,
+                format!("unknown precision '{s}' (expected default, high or highest)"),
+            )
         })
     })
 }
@@ -2254,4 +2139,45 @@ fn frontend_attrs_value(c: &mut Cursor) -> PResult<Vec<(String, String)>> {
         }
     }
     Ok(v)
+}
+
+/// The error for an opcode name the table does not have. XLA's scheduled
+/// modules split some collectives into `-start`/`-done` pairs (the table's
+/// `ASYNC_PAIR` property); for those the message says where to get the
+/// module before that split.
+fn unsupported_opcode(name: &str) -> String {
+    let split = name
+        .strip_suffix("-start")
+        .or_else(|| name.strip_suffix("-done"))
+        .and_then(Opcode::from_name)
+        .filter(|o| o.has_async_pair());
+    match split {
+        Some(sync) => format!(
+            "unsupported opcode '{name}': hlox reads collectives before XLA's \
+             scheduling splits them into -start/-done pairs; give it the module \
+             before optimization (JAX: .lower(...).as_text(dialect=\"hlo\")), \
+             where this is a plain '{sync}'"
+        ),
+        None => format!("unsupported opcode '{name}' (hlox does not implement it)"),
+    }
+}
+
+/// `{what} 'a' is part of {cycle}: a -> b -> a`, at the first node's
+/// definition; `node` gives each node's name and position.
+fn cycle_error<'n>(
+    src: &str,
+    cycle: &Cycle,
+    node: impl Fn(usize) -> (&'n String, usize),
+    what: &str,
+    kind: &str,
+) -> ParseError {
+    let (name, pos) = node(cycle.first());
+    ParseError::at(
+        src,
+        pos,
+        format!(
+            "{what} '{name}' is part of {kind}: {}",
+            cycle.describe(|i| node(i).0.as_str())
+        ),
+    )
 }

@@ -333,10 +333,8 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
                 .first()
                 .and_then(|&o| c.instructions.get(o))
                 .and_then(|o| o.shape.element_type());
-            if let Some(t) = cmp_type {
-                if operand_ty.is_none_or(|ty| ComparisonType::default_for(ty) != *t) {
-                    attrs.push(format!("type={}", t.name()));
-                }
+            if let Some(t) = ComparisonType::canonical(*cmp_type, operand_ty) {
+                attrs.push(format!("type={}", t.name()));
             }
         }
         Op::ReducePrecision {
@@ -593,49 +591,42 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
         _ => {}
     }
 
-    // Called computations.
+    // Called computations, by the roles of the opcode table.
     let called: Vec<&str> = inst.called.iter().map(|&k| comp_name(m, k)).collect();
-    match &inst.op {
-        Op::While => {
-            if called.len() == 2 {
-                attrs.push(format!("condition={}", called[0]));
-                attrs.push(format!("body={}", called[1]));
+    let pred_selector = inst
+        .operands
+        .first()
+        .and_then(|&o| c.instructions.get(o))
+        .is_some_and(|o| o.shape.element_type() == Some(ElementType::Pred));
+    let mut rest = called.as_slice();
+    for &role in inst.op.called_roles() {
+        if !role.is_list() {
+            if let Some((first, tail)) = rest.split_first() {
+                attrs.push(format!("{}={first}", role.key()));
+                rest = tail;
             }
+            continue;
         }
-        Op::SelectAndScatter { .. } => {
-            if called.len() == 2 {
-                attrs.push(format!("select={}", called[0]));
-                attrs.push(format!("scatter={}", called[1]));
+        // XLA prints a pred-selected conditional's two branches as
+        // true_computation=/false_computation=.
+        let alts = role.alternative_keys();
+        if role == CalledRole::Branches && pred_selector && rest.len() == alts.len() {
+            for (k, name) in alts.iter().zip(rest) {
+                attrs.push(format!("{k}={name}"));
             }
+        } else if !rest.is_empty() || role == CalledRole::Branches {
+            attrs.push(format!("{}={{{}}}", role.key(), rest.join(", ")));
         }
-        Op::Conditional => {
-            let pred_selector = inst
-                .operands
-                .first()
-                .and_then(|&o| c.instructions.get(o))
-                .is_some_and(|o| o.shape.element_type() == Some(ElementType::Pred));
-            if pred_selector && called.len() == 2 {
-                attrs.push(format!("true_computation={}", called[0]));
-                attrs.push(format!("false_computation={}", called[1]));
-            } else {
-                attrs.push(format!("branch_computations={{{}}}", called.join(", ")));
-            }
-        }
-        Op::Fusion { .. } => {
-            if let Some(f) = called.first() {
-                attrs.push(format!("calls={f}"));
-            }
-        }
-        Op::CustomCall(_) => {
-            if !called.is_empty() {
-                attrs.push(format!("called_computations={{{}}}", called.join(", ")));
-            }
-        }
-        _ => {
-            if let Some(f) = called.first() {
-                attrs.push(format!("to_apply={f}"));
-            }
-        }
+        rest = &[];
+    }
+    if !rest.is_empty() {
+        // More computations than the opcode's roles take (a module the
+        // verifier rejects): print them rather than hide them.
+        attrs.push(format!(
+            "{}={{{}}}",
+            CalledRole::CalledComputations.key(),
+            rest.join(", ")
+        ));
     }
 
     if let Some(s) = &inst.sharding {

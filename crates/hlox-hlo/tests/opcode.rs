@@ -1,0 +1,322 @@
+//! The opcode table walked as a whole: names both ways, arity and called
+//! roles against what shape inference accepts, and the properties the rest
+//! of hlox relies on.
+
+use hlox_hlo::ir::*;
+use hlox_hlo::literal::Literal;
+use hlox_hlo::opcode::{Arity, CalledRole, KeyKind, Opcode};
+use hlox_hlo::shape_inference::{check_shape, infer_shape, needs_declared_shape};
+use hlox_hlo::types::{ElementType, ProgramShape, Shape};
+use std::collections::HashSet;
+
+/// An `Op` of each opcode, with plausible attributes. The match is
+/// exhaustive, so a new opcode fails to compile here until it has one.
+fn sample(code: Opcode) -> Op {
+    if let Some(u) = code.as_unary() {
+        return Op::Unary(u);
+    }
+    if let Some(b) = code.as_binary() {
+        return Op::Binary(b);
+    }
+    match code {
+        Opcode::Parameter => Op::Parameter { number: 0 },
+        Opcode::Constant => Op::Constant {
+            literal: Literal::r0(0.0f32),
+        },
+        Opcode::Iota => Op::Iota { dimension: 0 },
+        Opcode::Compare => Op::Compare {
+            direction: ComparisonDirection::Lt,
+            cmp_type: None,
+        },
+        Opcode::Select => Op::Select,
+        Opcode::Clamp => Op::Clamp,
+        Opcode::Convert => Op::Convert,
+        Opcode::BitcastConvert => Op::BitcastConvert,
+        Opcode::ReducePrecision => Op::ReducePrecision {
+            exponent_bits: 5,
+            mantissa_bits: 10,
+        },
+        Opcode::Broadcast => Op::Broadcast {
+            dimensions: vec![0],
+        },
+        Opcode::Reshape => Op::Reshape,
+        Opcode::Bitcast => Op::Bitcast,
+        Opcode::Transpose => Op::Transpose {
+            dimensions: vec![0],
+        },
+        Opcode::Reverse => Op::Reverse {
+            dimensions: vec![0],
+        },
+        Opcode::Slice => Op::Slice {
+            dims: vec![SliceDim {
+                start: 0,
+                limit: 1,
+                stride: 1,
+            }],
+        },
+        Opcode::DynamicSlice => Op::DynamicSlice { sizes: vec![1] },
+        Opcode::DynamicUpdateSlice => Op::DynamicUpdateSlice,
+        Opcode::Concatenate => Op::Concatenate { dimension: 0 },
+        Opcode::Pad => Op::Pad {
+            dims: vec![PadDim::default()],
+        },
+        Opcode::Dot => Op::Dot {
+            dnums: DotDimensionNumbers::default(),
+            precision: vec![],
+        },
+        Opcode::Reduce => Op::Reduce {
+            dimensions: vec![0],
+        },
+        Opcode::ReduceWindow => Op::ReduceWindow {
+            window: Window {
+                dims: vec![WindowDim::new(1)],
+            },
+        },
+        Opcode::SelectAndScatter => Op::SelectAndScatter {
+            window: Window {
+                dims: vec![WindowDim::new(1)],
+            },
+        },
+        Opcode::Convolution => Op::Convolution {
+            window: Window::default(),
+            dnums: ConvDimensionNumbers::default(),
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: vec![],
+        },
+        Opcode::Gather => Op::Gather {
+            dnums: GatherDimensionNumbers::default(),
+            slice_sizes: vec![1],
+            indices_are_sorted: false,
+        },
+        Opcode::Scatter => Op::Scatter {
+            dnums: ScatterDimensionNumbers::default(),
+            indices_are_sorted: false,
+            unique_indices: false,
+        },
+        Opcode::Sort => Op::Sort {
+            dimension: 0,
+            is_stable: false,
+        },
+        Opcode::TopK => Op::TopK {
+            k: 1,
+            largest: true,
+        },
+        Opcode::Tuple => Op::Tuple,
+        Opcode::GetTupleElement => Op::GetTupleElement { index: 0 },
+        Opcode::Call => Op::Call,
+        Opcode::While => Op::While,
+        Opcode::Conditional => Op::Conditional,
+        Opcode::Map => Op::Map {
+            dimensions: vec![0],
+        },
+        Opcode::Copy => Op::Copy,
+        Opcode::CustomCall => Op::CustomCall(Box::new(CustomCall {
+            target: "t".into(),
+            ..Default::default()
+        })),
+        Opcode::RngBitGenerator => Op::RngBitGenerator {
+            algorithm: RngAlgorithm::Default,
+        },
+        Opcode::OptimizationBarrier => Op::OptimizationBarrier,
+        Opcode::AfterAll => Op::AfterAll,
+        Opcode::Fusion => Op::Fusion {
+            kind: FusionKind::Loop,
+        },
+        Opcode::AllReduce => Op::AllReduce(Collective::default()),
+        Opcode::AllGather => Op::AllGather {
+            collective: Collective::default(),
+            dimension: 0,
+        },
+        Opcode::ReduceScatter => Op::ReduceScatter {
+            collective: Collective::default(),
+            dimension: 0,
+        },
+        Opcode::AllToAll => Op::AllToAll {
+            collective: Collective::default(),
+            split_dimension: Some(0),
+        },
+        Opcode::CollectivePermute => Op::CollectivePermute {
+            channel_id: None,
+            source_target_pairs: vec![(0, 0)],
+        },
+        Opcode::CollectiveBroadcast => Op::CollectiveBroadcast(Collective::default()),
+        Opcode::ReplicaId => Op::ReplicaId,
+        Opcode::PartitionId => Op::PartitionId,
+        // The element-wise families returned above.
+        other => panic!("{other} is neither unary nor binary and has no sample"),
+    }
+}
+
+fn f32s(d: &[i64]) -> Shape {
+    Shape::array(ElementType::F32, d.to_vec())
+}
+
+fn scalar_sig(n: usize) -> ProgramShape {
+    ProgramShape {
+        parameters: vec![f32s(&[]); n],
+        parameter_names: vec![],
+        result: f32s(&[]),
+    }
+}
+
+#[test]
+fn names_round_trip_and_are_unique() {
+    let mut seen = HashSet::new();
+    for &code in Opcode::ALL {
+        let name = code.name();
+        assert!(seen.insert(name), "{name} appears twice in the table");
+        assert_eq!(Opcode::from_name(name), Some(code), "{name}");
+        assert_eq!(code.to_string(), name);
+        assert_eq!(sample(code).opcode(), code, "{name}");
+        assert_eq!(sample(code).name(), name);
+    }
+    assert_eq!(Opcode::from_name("frobnicate"), None);
+    assert_eq!(Opcode::from_name(""), None);
+    assert_eq!(
+        Opcode::ALL.len(),
+        seen.len(),
+        "Opcode::ALL lists each opcode once"
+    );
+}
+
+#[test]
+fn element_wise_families_are_table_entries() {
+    // (opcode, the family member it maps back to, its name) for each member.
+    let unary = UnaryOp::ALL
+        .iter()
+        .map(|u| (u.opcode(), u.opcode().as_unary() == Some(*u), u.name(), 1));
+    let binary = BinaryOp::ALL
+        .iter()
+        .map(|b| (b.opcode(), b.opcode().as_binary() == Some(*b), b.name(), 2));
+    for (code, maps_back, name, arity) in unary.chain(binary) {
+        assert!(maps_back, "{code}");
+        assert_eq!(name, code.name());
+        assert_eq!(code.arity(), Arity::Fixed(arity), "{code}");
+        assert!(code.is_elementwise() && code.called_roles().is_empty());
+    }
+    let families = UnaryOp::ALL.len() + BinaryOp::ALL.len();
+    let in_table = Opcode::ALL
+        .iter()
+        .filter(|c| c.as_unary().is_some() || c.as_binary().is_some())
+        .count();
+    assert_eq!(families, in_table);
+}
+
+/// The called computations an opcode's roles want: one per single role,
+/// one for a list role.
+fn sigs_for(code: Opcode, extra: usize) -> Vec<ProgramShape> {
+    let n = code.called_roles().len() + extra;
+    (0..n).map(|_| scalar_sig(2)).collect()
+}
+
+#[test]
+fn arity_agrees_with_shape_inference() {
+    let declared = f32s(&[2]);
+    for &code in Opcode::ALL {
+        let op = sample(code);
+        let called = sigs_for(code, 0);
+        let arity = code.arity();
+        // Too many operands for a fixed arity.
+        if let Arity::Fixed(n) = arity {
+            let shapes = vec![f32s(&[2]); n + 1];
+            let refs: Vec<&Shape> = shapes.iter().collect();
+            let e = check_shape(&op, &refs, &called, &declared)
+                .expect_err(&format!("{code} accepted {} operands", n + 1));
+            assert!(
+                e.message.contains("operand"),
+                "{code} with {} operands: {e}",
+                n + 1
+            );
+        }
+        // Too few operands for any arity with a minimum.
+        if arity.min() > 0 {
+            let shapes = vec![f32s(&[2]); arity.min() - 1];
+            let refs: Vec<&Shape> = shapes.iter().collect();
+            assert!(
+                check_shape(&op, &refs, &called, &declared).is_err(),
+                "{code} accepted {} operands",
+                arity.min() - 1
+            );
+        }
+    }
+}
+
+#[test]
+fn called_roles_agree_with_shape_inference() {
+    let declared = f32s(&[2]);
+    for &code in Opcode::ALL {
+        let op = sample(code);
+        let roles = code.called_roles();
+        let shapes = vec![f32s(&[2]); code.arity().min()];
+        let refs: Vec<&Shape> = shapes.iter().collect();
+        if roles.is_empty() {
+            let e = check_shape(&op, &refs, &[scalar_sig(1)], &declared)
+                .expect_err(&format!("{code} accepted a called computation"));
+            assert!(e.message.contains("no called computations"), "{code}: {e}");
+        } else if roles.iter().all(|r| !r.is_list()) {
+            let e = check_shape(&op, &refs, &sigs_for(code, 1), &declared)
+                .expect_err(&format!("{code} accepted one computation too many"));
+            assert!(e.message.contains("called computation"), "{code}: {e}");
+        }
+        // At most one list role, and it comes last (it takes the rest).
+        let lists = roles.iter().filter(|r| r.is_list()).count();
+        assert!(lists <= 1, "{code}");
+        if lists == 1 {
+            assert!(roles.last().is_some_and(|r| r.is_list()), "{code}");
+        }
+    }
+}
+
+#[test]
+fn role_keys_are_distinct_and_classified() {
+    let mut keys = HashSet::new();
+    for r in CalledRole::ALL {
+        assert!(keys.insert(r.key()), "{}", r.key());
+        let kind = if r.is_list() {
+            KeyKind::List
+        } else {
+            KeyKind::Single
+        };
+        assert_eq!(CalledRole::key_kind(r.key()), Some(kind));
+        for k in r.alternative_keys() {
+            assert!(r.is_list(), "only a list role has alternatives");
+            assert_eq!(CalledRole::key_kind(k), Some(KeyKind::Single));
+        }
+    }
+    assert_eq!(CalledRole::key_kind("dimensions"), None);
+}
+
+#[test]
+fn declared_shape_property_matches_inference() {
+    for &code in Opcode::ALL {
+        let op = sample(code);
+        assert_eq!(needs_declared_shape(&op), code.needs_declared_shape());
+        if code.needs_declared_shape() {
+            let shapes = vec![f32s(&[2]); code.arity().min()];
+            let refs: Vec<&Shape> = shapes.iter().collect();
+            let e = infer_shape(&op, &refs, &sigs_for(code, 0))
+                .expect_err(&format!("{code} inferred a shape"));
+            assert!(e.message.contains("must be declared"), "{code}: {e}");
+        }
+    }
+}
+
+#[test]
+fn properties_match_the_ops() {
+    for &code in Opcode::ALL {
+        let op = sample(code);
+        assert_eq!(op.is_elementwise(), code.is_elementwise());
+        assert_eq!(op.is_collective(), code.is_collective());
+        if code.has_async_pair() {
+            assert!(code.is_collective(), "{code}");
+        }
+    }
+    let side_effecting = Op::CustomCall(Box::new(CustomCall {
+        has_side_effect: true,
+        ..Default::default()
+    }));
+    assert!(side_effecting.has_side_effect());
+    assert!(!sample(Opcode::CustomCall).has_side_effect());
+    assert!(!sample(Opcode::Add).has_side_effect());
+}
