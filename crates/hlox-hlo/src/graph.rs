@@ -99,8 +99,8 @@ impl DepGraph {
     /// Every node after the nodes it depends on, and among the nodes that
     /// are ready the smallest index first: the lexicographically smallest
     /// topological order. An index order that already is one is kept
-    /// unchanged, and an out-of-order text keeps as much of its order as it
-    /// can (callees and operands move up only as far as needed). A [`Cycle`]
+    /// unchanged, and in an out-of-order text a definition waits for its
+    /// dependences while the rest keeps its order. A [`Cycle`]
     /// when there is no such order.
     ///
     /// (petgraph's `toposort` is a depth-first order: valid, but it would

@@ -8,7 +8,7 @@
 
 use super::lexer::{Cursor, PResult, ParseError};
 use crate::entity::{EntityRef, PrimaryMap};
-use crate::graph::{Cycle, DepGraph};
+use crate::graph::DepGraph;
 use crate::ir::*;
 use crate::literal::{ArrayLiteral, Literal};
 use crate::opcode::{CalledRole, KeyKind, Opcode};
@@ -831,19 +831,13 @@ impl<'a> Parser<'a> {
                 deps.add_dep(i, k);
             }
         }
-        let comp_order = deps.order().map_err(|cycle| {
-            cycle_error(
-                src,
-                &cycle,
-                |i| (&raw.comps[i].name, raw.comps[i].pos),
-                "computation",
-                "a call cycle",
-            )
-        })?;
-        let mut comp_id = vec![CompId::new(0); n];
-        for (new, &old) in comp_order.iter().enumerate() {
-            comp_id[old] = CompId::new(new);
-        }
+        let (comp_order, comp_id) = ordered::<CompId>(
+            &deps,
+            src,
+            |i| (&raw.comps[i].name, raw.comps[i].pos),
+            "computation",
+            "a call cycle",
+        )?;
 
         // Instruction names are unique in a computation; a name reused in a
         // later computation is renamed `name.N`, as XLA's parser does.
@@ -1010,19 +1004,13 @@ impl<'a> Parser<'a> {
             }
             operand_idx.push(v);
         }
-        let order = deps.order().map_err(|cycle| {
-            cycle_error(
-                src,
-                &cycle,
-                |i| (&rc.insts[i].name, rc.insts[i].pos),
-                "instruction",
-                "a dependency cycle",
-            )
-        })?;
-        let mut new_id = vec![InstId::new(0); n];
-        for (new, &old) in order.iter().enumerate() {
-            new_id[old] = InstId::new(new);
-        }
+        let (order, new_id) = ordered::<InstId>(
+            &deps,
+            src,
+            |i| (&rc.insts[i].name, rc.insts[i].pos),
+            "instruction",
+            "a dependency cycle",
+        )?;
 
         // Root.
         let roots: Vec<usize> = rc
@@ -2162,22 +2150,31 @@ fn unsupported_opcode(name: &str) -> String {
     }
 }
 
-/// `{what} 'a' is part of {cycle}: a -> b -> a`, at the first node's
-/// definition; `node` gives each node's name and position.
-fn cycle_error<'n>(
+/// The order to build definitions in ([`DepGraph::order`]) and the id each
+/// definition (by text index) gets in it; on a cycle, the error
+/// `{what} 'a' is part of {kind}: a -> b -> a` at the first node's
+/// definition. `node` gives each definition's name and position.
+fn ordered<'n, K: EntityRef>(
+    deps: &DepGraph,
     src: &str,
-    cycle: &Cycle,
     node: impl Fn(usize) -> (&'n String, usize),
     what: &str,
     kind: &str,
-) -> ParseError {
-    let (name, pos) = node(cycle.first());
-    ParseError::at(
-        src,
-        pos,
-        format!(
-            "{what} '{name}' is part of {kind}: {}",
-            cycle.describe(|i| node(i).0.as_str())
-        ),
-    )
+) -> PResult<(Vec<usize>, Vec<K>)> {
+    let order = deps.order().map_err(|cycle| {
+        let (name, pos) = node(cycle.first());
+        ParseError::at(
+            src,
+            pos,
+            format!(
+                "{what} '{name}' is part of {kind}: {}",
+                cycle.describe(|i| node(i).0.as_str())
+            ),
+        )
+    })?;
+    let mut id = vec![K::new(0); order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        id[old] = K::new(new);
+    }
+    Ok((order, id))
 }

@@ -351,33 +351,23 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
         | Op::Map { dimensions } => attrs.push(dims_attr("dimensions", dimensions)),
         Op::Concatenate { dimension } => attrs.push(format!("dimensions={{{dimension}}}")),
         Op::Slice { dims } => {
+            // The stride is written for every dimension or for none.
             let strided = dims.iter().any(|d| d.stride != 1);
-            let parts: Vec<String> = dims
-                .iter()
-                .map(|d| {
-                    if strided {
-                        format!("[{}:{}:{}]", d.start, d.limit, d.stride)
-                    } else {
-                        format!("[{}:{}]", d.start, d.limit)
-                    }
-                })
-                .collect();
-            attrs.push(format!("slice={{{}}}", parts.join(", ")));
+            let parts = joined(dims, ", ", |d| match strided {
+                true => format!("[{}:{}:{}]", d.start, d.limit, d.stride),
+                false => format!("[{}:{}]", d.start, d.limit),
+            });
+            attrs.push(format!("slice={{{parts}}}"));
         }
         Op::DynamicSlice { sizes } => attrs.push(dims_attr("dynamic_slice_sizes", sizes)),
         Op::Pad { dims } => {
+            // Interior padding is written for every dimension or for none.
             let interior = dims.iter().any(|d| d.interior != 0);
-            let parts: Vec<String> = dims
-                .iter()
-                .map(|d| {
-                    if interior {
-                        format!("{}_{}_{}", d.lo, d.hi, d.interior)
-                    } else {
-                        format!("{}_{}", d.lo, d.hi)
-                    }
-                })
-                .collect();
-            attrs.push(format!("padding={}", parts.join("x")));
+            let parts = joined(dims, "x", |d| match interior {
+                true => format!("{}_{}_{}", d.lo, d.hi, d.interior),
+                false => format!("{}_{}", d.lo, d.hi),
+            });
+            attrs.push(format!("padding={parts}"));
         }
         Op::Dot { dnums, precision } => {
             if !dnums.lhs_batch_dims.is_empty() {
@@ -914,6 +904,11 @@ fn strip_zeros(s: &str) -> &str {
     } else {
         s
     }
+}
+
+/// `items` printed with `f` and joined by `sep`.
+fn joined<T>(items: &[T], sep: &str, f: impl Fn(&T) -> String) -> String {
+    items.iter().map(f).collect::<Vec<_>>().join(sep)
 }
 
 #[cfg(test)]
