@@ -7,6 +7,7 @@ use hlox_hlo::literal::Literal;
 use hlox_hlo::opcode::{Arity, CalledRole, KeyKind, Opcode};
 use hlox_hlo::shape_inference::{check_shape, infer_shape, needs_declared_shape};
 use hlox_hlo::types::{ElementType, ProgramShape, Shape};
+use hlox_hlo::Module;
 use std::collections::HashSet;
 
 /// An `Op` of each opcode, with plausible attributes. The match is
@@ -319,4 +320,58 @@ fn properties_match_the_ops() {
     assert!(side_effecting.has_side_effect());
     assert!(!sample(Opcode::CustomCall).has_side_effect());
     assert!(!sample(Opcode::Add).has_side_effect());
+}
+
+/// Every `.hlo` file under `tests/filetests` (any depth) that parses.
+fn filetest_modules() -> Vec<(std::path::PathBuf, Module)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/filetests");
+    let mut dirs = vec![root];
+    let mut out = Vec::new();
+    while let Some(d) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "hlo") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                if let Ok(m) = hlox_hlo::text::parse_module(&text) {
+                    out.push((p, m));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The text filetests cover the whole table: each opcode is parsed from
+/// and printed to HLO text by at least one of them, and prints back to
+/// the same module. A new opcode needs a filetest line.
+#[test]
+fn every_opcode_round_trips_through_a_text_filetest() {
+    let modules = filetest_modules();
+    assert!(!modules.is_empty(), "no filetests found");
+    let mut seen = HashSet::new();
+    for (path, m) in &modules {
+        for c in m.computations.values() {
+            for inst in c.instructions.values() {
+                seen.insert(inst.op.opcode());
+            }
+        }
+        let printed = hlox_hlo::text::print_module(m);
+        let back = hlox_hlo::text::parse_module(&printed)
+            .unwrap_or_else(|e| panic!("{}: printed text does not parse: {e}", path.display()));
+        assert_eq!(&back, m, "{}: print/parse round trip", path.display());
+    }
+    let missing: Vec<&str> = Opcode::ALL
+        .iter()
+        .filter(|c| !seen.contains(c))
+        .map(|c| c.name())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "opcodes no text filetest uses: {missing:?}"
+    );
 }
