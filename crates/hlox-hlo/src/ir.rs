@@ -23,66 +23,58 @@ crate::entity_impl!(CompId, "comp");
 
 pub use crate::opcode::{BinaryOp, CalledRole, UnaryOp};
 
-/// `direction=` of a compare.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum ComparisonDirection {
-    Eq,
-    Ne,
-    Ge,
-    Gt,
-    Le,
-    Lt,
-}
-
-impl ComparisonDirection {
-    pub const ALL: [ComparisonDirection; 6] = [
-        ComparisonDirection::Eq,
-        ComparisonDirection::Ne,
-        ComparisonDirection::Ge,
-        ComparisonDirection::Gt,
-        ComparisonDirection::Le,
-        ComparisonDirection::Lt,
-    ];
-    /// `EQ`, `NE`, ...
-    pub fn name(self) -> &'static str {
-        use ComparisonDirection::*;
-        match self {
-            Eq => "EQ",
-            Ne => "NE",
-            Ge => "GE",
-            Gt => "GT",
-            Le => "LE",
-            Lt => "LT",
+/// An attribute enum with its spellings: the enum, `ALL`, `name()` and
+/// `from_name()` (its inverse), generated from one line per value so each
+/// spelling is written once.
+macro_rules! attr_enum {
+    (
+        $(#[$m:meta])*
+        $name:ident { $( $(#[$vm:meta])* $v:ident = $s:literal ),* $(,)? }
+    ) => {
+        $(#[$m])*
+        pub enum $name {
+            $( $(#[$vm])* $v, )*
         }
-    }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: [$name; [$($s),*].len()] = [$($name::$v),*];
+            /// The spelling in HLO text.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$v => $s,)*
+                }
+            }
+            /// The value spelled `s` in HLO text.
+            pub fn from_name(s: &str) -> Option<Self> {
+                match s {
+                    $($s => Some($name::$v),)*
+                    _ => None,
+                }
+            }
+        }
+    };
 }
 
-/// `type=` of a compare. `None` in [`Op::Compare`] means XLA's default for
-/// the operand element type (FLOAT for floats, SIGNED/UNSIGNED for integers).
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum ComparisonType {
-    Float,
-    TotalOrder,
-    Signed,
-    Unsigned,
+attr_enum! {
+    /// `direction=` of a compare.
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    ComparisonDirection { Eq = "EQ", Ne = "NE", Ge = "GE", Gt = "GT", Le = "LE", Lt = "LT" }
+}
+
+attr_enum! {
+    /// `type=` of a compare. `None` in [`Op::Compare`] means XLA's default for
+    /// the operand element type (FLOAT for floats, SIGNED/UNSIGNED for integers).
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    ComparisonType {
+        Float = "FLOAT",
+        TotalOrder = "TOTALORDER",
+        Signed = "SIGNED",
+        Unsigned = "UNSIGNED",
+    }
 }
 
 impl ComparisonType {
-    pub const ALL: [ComparisonType; 4] = [
-        ComparisonType::Float,
-        ComparisonType::TotalOrder,
-        ComparisonType::Signed,
-        ComparisonType::Unsigned,
-    ];
-    /// `FLOAT`, `TOTALORDER`, `SIGNED`, `UNSIGNED`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ComparisonType::Float => "FLOAT",
-            ComparisonType::TotalOrder => "TOTALORDER",
-            ComparisonType::Signed => "SIGNED",
-            ComparisonType::Unsigned => "UNSIGNED",
-        }
-    }
     /// XLA's default comparison type for an element type.
     pub fn default_for(ty: ElementType) -> ComparisonType {
         if ty.is_float() {
@@ -113,28 +105,6 @@ impl ComparisonType {
         given.unwrap_or_else(|| ComparisonType::default_for(operand))
     }
 }
-
-/// `from_name` for the attribute enums that have `ALL` and `name()`: the
-/// inverse of `name()`, so each spelling is written once.
-macro_rules! from_name {
-    ($($t:ty),*) => {$(
-        impl $t {
-            /// The value whose [`name`](Self::name) is `s`.
-            pub fn from_name(s: &str) -> Option<Self> {
-                Self::ALL.iter().copied().find(|x| x.name() == s)
-            }
-        }
-    )*};
-}
-from_name!(
-    ComparisonDirection,
-    ComparisonType,
-    Precision,
-    RngAlgorithm,
-    CustomCallApiVersion,
-    CustomCallSchedule,
-    FusionKind
-);
 
 /// One dimension of a slice: `[start:limit:stride]`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -185,24 +155,10 @@ pub struct Window {
     pub dims: Vec<WindowDim>,
 }
 
-/// Operand precision config of dot and convolution.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum Precision {
-    Default,
-    High,
-    Highest,
-}
-
-impl Precision {
-    pub const ALL: [Precision; 3] = [Precision::Default, Precision::High, Precision::Highest];
-    /// Text spelling (`default`, `high`, `highest`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Precision::Default => "default",
-            Precision::High => "high",
-            Precision::Highest => "highest",
-        }
-    }
+attr_enum! {
+    /// Operand precision config of dot and convolution (`operand_precision=`).
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    Precision { Default = "default", High = "high", Highest = "highest" }
 }
 
 /// XLA's `DotDimensionNumbers`.
@@ -250,60 +206,33 @@ pub struct ScatterDimensionNumbers {
     pub scatter_indices_batching_dims: Vec<i64>,
 }
 
-/// `algorithm=` of rng-bit-generator.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum RngAlgorithm {
-    Default,
-    ThreeFry,
-    Philox,
-}
-
-impl RngAlgorithm {
-    pub const ALL: [RngAlgorithm; 3] = [
-        RngAlgorithm::Default,
-        RngAlgorithm::ThreeFry,
-        RngAlgorithm::Philox,
-    ];
-    /// `rng_default`, `rng_three_fry`, `rng_philox`.
-    pub fn name(self) -> &'static str {
-        match self {
-            RngAlgorithm::Default => "rng_default",
-            RngAlgorithm::ThreeFry => "rng_three_fry",
-            RngAlgorithm::Philox => "rng_philox",
-        }
+attr_enum! {
+    /// `algorithm=` of rng-bit-generator.
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    RngAlgorithm {
+        Default = "rng_default",
+        ThreeFry = "rng_three_fry",
+        Philox = "rng_philox",
     }
 }
 
-/// XLA's `CustomCallApiVersion`.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-pub enum CustomCallApiVersion {
-    /// `void f(void* out, const void** in)`
-    #[default]
-    Original,
-    /// `void f(void* out, const void** in, XlaCustomCallStatus* status)`
-    StatusReturning,
-    /// `void f(void* out, const void** in, const char* opaque, size_t len, XlaCustomCallStatus*)`
-    StatusReturningUnified,
-    /// XLA FFI (typed). Parsed and printed; not callable through the C conventions.
-    TypedFfi,
+attr_enum! {
+    /// XLA's `CustomCallApiVersion` (`api_version=`).
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+    CustomCallApiVersion {
+        /// `void f(void* out, const void** in)`
+        #[default]
+        Original = "API_VERSION_ORIGINAL",
+        /// `void f(void* out, const void** in, XlaCustomCallStatus* status)`
+        StatusReturning = "API_VERSION_STATUS_RETURNING",
+        /// `void f(void* out, const void** in, const char* opaque, size_t len, XlaCustomCallStatus*)`
+        StatusReturningUnified = "API_VERSION_STATUS_RETURNING_UNIFIED",
+        /// XLA FFI (typed). Parsed and printed; not callable through the C conventions.
+        TypedFfi = "API_VERSION_TYPED_FFI",
+    }
 }
 
 impl CustomCallApiVersion {
-    pub const ALL: [CustomCallApiVersion; 4] = [
-        CustomCallApiVersion::Original,
-        CustomCallApiVersion::StatusReturning,
-        CustomCallApiVersion::StatusReturningUnified,
-        CustomCallApiVersion::TypedFfi,
-    ];
-    /// `API_VERSION_ORIGINAL`, ...
-    pub fn name(self) -> &'static str {
-        match self {
-            CustomCallApiVersion::Original => "API_VERSION_ORIGINAL",
-            CustomCallApiVersion::StatusReturning => "API_VERSION_STATUS_RETURNING",
-            CustomCallApiVersion::StatusReturningUnified => "API_VERSION_STATUS_RETURNING_UNIFIED",
-            CustomCallApiVersion::TypedFfi => "API_VERSION_TYPED_FFI",
-        }
-    }
     /// The enum value in `xla_data.proto`.
     pub fn proto_value(self) -> i32 {
         match self {
@@ -324,28 +253,14 @@ impl CustomCallApiVersion {
     }
 }
 
-/// XLA's `CustomCallSchedule`.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-pub enum CustomCallSchedule {
-    #[default]
-    None,
-    Latest,
-    Earliest,
-}
-
-impl CustomCallSchedule {
-    pub const ALL: [CustomCallSchedule; 3] = [
-        CustomCallSchedule::None,
-        CustomCallSchedule::Latest,
-        CustomCallSchedule::Earliest,
-    ];
-    /// `SCHEDULE_NONE`, `SCHEDULE_LATEST`, `SCHEDULE_EARLIEST`.
-    pub fn name(self) -> &'static str {
-        match self {
-            CustomCallSchedule::None => "SCHEDULE_NONE",
-            CustomCallSchedule::Latest => "SCHEDULE_LATEST",
-            CustomCallSchedule::Earliest => "SCHEDULE_EARLIEST",
-        }
+attr_enum! {
+    /// XLA's `CustomCallSchedule` (`schedule=`).
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+    CustomCallSchedule {
+        #[default]
+        None = "SCHEDULE_NONE",
+        Latest = "SCHEDULE_LATEST",
+        Earliest = "SCHEDULE_EARLIEST",
     }
 }
 
@@ -397,31 +312,10 @@ impl CustomCall {
     }
 }
 
-/// `kind=` of a fusion instruction.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum FusionKind {
-    Loop,
-    Input,
-    Output,
-    Custom,
-}
-
-impl FusionKind {
-    pub const ALL: [FusionKind; 4] = [
-        FusionKind::Loop,
-        FusionKind::Input,
-        FusionKind::Output,
-        FusionKind::Custom,
-    ];
-    /// `kLoop`, `kInput`, `kOutput`, `kCustom`.
-    pub fn name(self) -> &'static str {
-        match self {
-            FusionKind::Loop => "kLoop",
-            FusionKind::Input => "kInput",
-            FusionKind::Output => "kOutput",
-            FusionKind::Custom => "kCustom",
-        }
-    }
+attr_enum! {
+    /// `kind=` of a fusion instruction.
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    FusionKind { Loop = "kLoop", Input = "kInput", Output = "kOutput", Custom = "kCustom" }
 }
 
 /// Which devices take part in a collective (`replica_groups=`). hlox runs a
