@@ -9,12 +9,14 @@
 //! - [`shape_inference`]: each opcode's result shape, written once.
 //! - [`verifier`]: checks a module and collects every problem with its location.
 //! - [`builder`]: an `XlaBuilder`-style API.
+//! - [`edit`]: the mutation API passes rewrite computations with.
 //! - [`text`]: HLO text in XLA's syntax (parser and printer).
 //! - [`proto`]: HloModuleProto / ShapeProto / LiteralProto conversion.
 //! - [`npy`]: `.npy` reading and writing of array literals.
 //! - [`load`]: loading and saving module files (text or proto), verified.
 
 pub mod builder;
+pub mod edit;
 pub mod entity;
 pub mod graph;
 pub mod ir;
@@ -28,7 +30,7 @@ pub mod text;
 pub mod types;
 pub mod verifier;
 
-pub use entity::{EntityRef, PrimaryMap};
+pub use entity::{EntityRef, EntitySet, PrimaryMap, SecondaryMap};
 pub use ir::*;
 pub use literal::{ArrayLiteral, Literal, LiteralError, NativeType};
 pub use opcode::{Arity, Opcode};

@@ -1,10 +1,12 @@
 //! Algebraic simplification: local rewrites that are exact under XLA's
 //! semantics (conservative about floats).
 
-use crate::util::{neg_zero_bytes, small_int_bytes, splat_literal, Rebuild};
+use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::util::{neg_zero_bytes, small_int_bytes, splat_literal};
 use crate::{Pass, PassError};
+use hlox_hlo::edit::Editor;
 use hlox_hlo::{
-    BinaryOp, CompId, Computation, EntityRef, InstId, Instruction, Module, Op, PrimaryMap, UnaryOp,
+    BinaryOp, CompId, Computation, EntitySet, InstId, Instruction, Module, Op, UnaryOp,
 };
 
 /// Local rewrites, each keeping the result bit for bit (up to XLA:CPU's
@@ -39,33 +41,30 @@ impl Default for AlgebraicSimplifier {
     }
 }
 
+/// What an instruction simplifies to.
 enum Simp {
+    /// An existing value of exactly the instruction's shape.
     Use(InstId),
-    New(Box<Instruction>),
+    /// The instruction with another opcode and operands (same name, same
+    /// shape).
+    Rewrite(Op, Vec<InstId>),
 }
 
-struct Cx<'a> {
-    new: &'a PrimaryMap<InstId, Instruction>,
+struct Cx<'a, 'e> {
+    ed: &'a Editor<'e>,
     root_like: bool,
     limit: usize,
 }
 
-impl Cx<'_> {
+impl Cx<'_, '_> {
     fn inst(&self, id: InstId) -> &Instruction {
-        &self.new[id]
+        self.ed.inst(id)
     }
     fn splat(&self, id: InstId) -> Option<Vec<u8>> {
         let i = self.inst(id);
         match &i.op {
-            Op::Constant { .. } => splat_of(self.new, id),
-            Op::Broadcast { .. } => {
-                let o = *i.operands.first()?;
-                if matches!(self.inst(o).op, Op::Constant { .. }) {
-                    splat_of(self.new, o)
-                } else {
-                    None
-                }
-            }
+            Op::Constant { .. } => splat_of(i),
+            Op::Broadcast { .. } => splat_of(self.inst(*i.operands.first()?)),
             _ => None,
         }
     }
@@ -75,8 +74,9 @@ impl Cx<'_> {
     }
 }
 
-fn splat_of(arena: &PrimaryMap<InstId, Instruction>, id: InstId) -> Option<Vec<u8>> {
-    match &arena.get(id)?.op {
+/// The element of a constant whose elements are all equal.
+fn splat_of(inst: &Instruction) -> Option<Vec<u8>> {
+    match &inst.op {
         Op::Constant { literal } => {
             let a = literal.as_array().ok()?;
             let sz = a.ty().byte_size();
@@ -163,9 +163,7 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
                 if let Some(s) = cx.use_if_same(inst, y) {
                     return Some(s);
                 }
-                let mut n = inst.clone();
-                n.operands = vec![y];
-                return Some(Simp::New(Box::new(n)));
+                return Some(Simp::Rewrite(Op::Reshape, vec![y]));
             }
             None
         }
@@ -182,11 +180,8 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
             if rank == 0 && out.element_count() <= cx.limit {
                 if let Op::Constant { literal } = &cx.inst(x).op {
                     let bytes = literal.as_array().ok()?.bytes().to_vec();
-                    let lit = splat_literal(&inst.shape, &bytes)?;
-                    let mut n = inst.clone();
-                    n.op = Op::Constant { literal: lit };
-                    n.operands = vec![];
-                    return Some(Simp::New(Box::new(n)));
+                    let literal = splat_literal(&inst.shape, &bytes)?;
+                    return Some(Simp::Rewrite(Op::Constant { literal }, vec![]));
                 }
             }
             None
@@ -211,12 +206,10 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
                         return Some(s);
                     }
                 }
-                let mut n = inst.clone();
-                n.op = Op::Transpose {
+                let op = Op::Transpose {
                     dimensions: composed,
                 };
-                n.operands = vec![y];
-                return Some(Simp::New(Box::new(n)));
+                return Some(Simp::Rewrite(op, vec![y]));
             }
             None
         }
@@ -276,19 +269,47 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
 }
 
 /// Instructions that are the root or an element of a root tuple.
-fn root_like(c: &Computation) -> Vec<bool> {
-    let mut v = vec![false; c.instructions.len()];
+fn root_like(c: &Computation) -> EntitySet<InstId> {
+    let mut v = EntitySet::new();
     if let Some(r) = c.instructions.get(c.root) {
-        v[c.root.index()] = true;
+        v.insert(c.root);
         if matches!(r.op, Op::Tuple) {
-            for &o in &r.operands {
-                if o.index() < v.len() {
-                    v[o.index()] = true;
-                }
-            }
+            v.extend(r.operands.iter().copied());
         }
     }
     v
+}
+
+impl LocalRewrite for AlgebraicSimplifier {
+    /// The instructions that are the root or in the root tuple.
+    type State = EntitySet<InstId>;
+
+    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<EntitySet<InstId>> {
+        Some(root_like(c))
+    }
+
+    fn rewrite(
+        &mut self,
+        _: &Module,
+        root_like: &mut EntitySet<InstId>,
+        ed: &mut Editor,
+        id: InstId,
+    ) -> Result<(), RewriteError> {
+        let cx = Cx {
+            ed,
+            root_like: root_like.contains(id),
+            limit: self.broadcast_constant_limit,
+        };
+        match simplify(&cx, ed.inst(id)) {
+            Some(Simp::Use(x)) => {
+                ed.replace_all_uses(id, x)?;
+                ed.remove(id)?;
+            }
+            Some(Simp::Rewrite(op, operands)) => ed.rewrite(id, op, operands, vec![])?,
+            None => {}
+        }
+        Ok(())
+    }
 }
 
 impl Pass for AlgebraicSimplifier {
@@ -297,52 +318,6 @@ impl Pass for AlgebraicSimplifier {
     }
 
     fn run(&self, m: &mut Module) -> Result<bool, PassError> {
-        crate::util::check_structure(m, self.name())?;
-        let mut changed = false;
-        let ids: Vec<CompId> = m.computations.keys().collect();
-        for cid in ids {
-            let c = &m.computations[cid];
-            let rl = root_like(c);
-            let mut rb = Rebuild::new(c);
-            let mut any = false;
-            for (id, old) in c.instructions.iter() {
-                let inst = rb.remapped(id).ok_or_else(|| PassError::Instruction {
-                    pass: "algsimp",
-                    computation: c.name.clone(),
-                    instruction: old.name.clone(),
-                    message: "an operand is not defined before its use".into(),
-                })?;
-                let cx = Cx {
-                    new: &rb.new,
-                    root_like: rl[id.index()],
-                    limit: self.broadcast_constant_limit,
-                };
-                let n = match simplify(&cx, &inst) {
-                    Some(Simp::Use(x)) => {
-                        any = true;
-                        x
-                    }
-                    Some(Simp::New(n)) => {
-                        any = true;
-                        rb.push(*n)
-                    }
-                    None => rb.push(inst),
-                };
-                rb.map[id.index()] = Some(n);
-            }
-            if !any {
-                continue;
-            }
-            let name = c.name.clone();
-            let new = rb.finish().map_err(|message| PassError::Instruction {
-                pass: "algsimp",
-                computation: name,
-                instruction: String::new(),
-                message,
-            })?;
-            m.computations[cid] = new;
-            changed = true;
-        }
-        Ok(changed)
+        rewrite_module(self.name(), m, &mut self.clone())
     }
 }

@@ -3,9 +3,11 @@
 //! a copy or a constant. Shape inference has already rejected replica
 //! groups and source-target pairs that name any other device.
 
-use crate::util::{NameUniquer, Rebuild};
+use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::util::NameUniquer;
 use crate::{Pass, PassError};
-use hlox_hlo::{CompId, Computation, EntityRef, Instruction, Literal, Module, Op, Shape};
+use hlox_hlo::edit::{Cursor, Editor, NewInst};
+use hlox_hlo::{CompId, Computation, InstId, Literal, Module, Op, Shape};
 
 /// Rewrites each collective to what it computes on one device:
 ///
@@ -30,97 +32,102 @@ impl Pass for SingleDeviceCollectives {
 
     fn run(&self, m: &mut Module) -> Result<bool, PassError> {
         crate::util::check_structure(m, self.name())?;
-        let mut names = NameUniquer::instructions(m);
-        let mut changed = false;
-        let ids: Vec<CompId> = m.computations.keys().collect();
-        for cid in ids {
-            let c = &m.computations[cid];
-            if !c.instructions.values().any(|i| i.op.is_collective()) {
-                continue;
-            }
-            m.computations[cid] = rewrite(c, &mut names)?;
-            changed = true;
-        }
-        Ok(changed)
+        let mut rw = ToCopies {
+            names: NameUniquer::instructions(m),
+        };
+        rewrite_module(self.name(), m, &mut rw)
     }
 }
 
-fn rewrite(c: &Computation, names: &mut NameUniquer) -> Result<Computation, PassError> {
-    let err = |instruction: &str, message: String| PassError::Instruction {
-        pass: "single-device-collectives",
-        computation: c.name.clone(),
-        instruction: instruction.to_string(),
-        message,
-    };
-    let mut rb = Rebuild::new(c);
-    for (id, old) in c.instructions.iter() {
-        let mut inst = rb
-            .remapped(id)
-            .ok_or_else(|| err(&old.name, "an operand is not defined before its use".into()))?;
-        if inst.op.is_collective() {
-            inst.called.clear();
-            let zero = match &inst.op {
-                Op::ReplicaId | Op::PartitionId => true,
-                Op::CollectivePermute {
-                    source_target_pairs,
-                    ..
-                } => !source_target_pairs.iter().any(|&(_, t)| t == 0),
-                _ => false,
-            };
-            if zero {
-                let Shape::Array(a) = &inst.shape else {
-                    return Err(err(&old.name, "expected an array result".into()));
-                };
-                let scalar = Shape::scalar(a.ty);
-                let literal = Literal::zeros(&scalar)
-                    .map_err(|e| err(&old.name, format!("zero of {}: {e}", a.ty)))?;
-                inst.operands.clear();
-                if a.dims.is_empty() {
-                    inst.op = Op::Constant { literal };
-                } else {
-                    let k = rb.push(Instruction::new(
-                        names.fresh(&format!("{}.zero", old.name)),
-                        Op::Constant { literal },
-                        scalar,
-                        vec![],
-                    ));
-                    inst.op = Op::Broadcast { dimensions: vec![] };
-                    inst.operands = vec![k];
-                }
-            } else if let Some(leaves) = inst.shape.tuple_elements() {
-                // Variadic forms: a copy per operand, then the tuple.
-                if leaves.len() != inst.operands.len() {
-                    return Err(err(
-                        &old.name,
-                        format!(
-                            "{} operands for a {}-element result",
-                            inst.operands.len(),
-                            leaves.len()
-                        ),
-                    ));
-                }
-                for (k, leaf) in leaves.iter().cloned().enumerate() {
-                    let copy = Instruction::new(
-                        names.fresh(&format!("{}.{k}", old.name)),
-                        Op::Copy,
-                        leaf,
-                        vec![inst.operands[k]],
-                    );
-                    inst.operands[k] = rb.push(copy);
-                }
-                inst.op = Op::Tuple;
-            } else {
-                if inst.operands.len() != 1 {
-                    return Err(err(
-                        &old.name,
-                        format!("expected one operand, found {}", inst.operands.len()),
-                    ));
-                }
-                inst.op = Op::Copy;
-            }
-        }
-        let n = rb.push(inst);
-        rb.map[id.index()] = Some(n);
+/// The local rewrite: a collective becomes a copy, a tuple of copies, a
+/// constant or a broadcast zero.
+struct ToCopies {
+    names: NameUniquer,
+}
+
+impl LocalRewrite for ToCopies {
+    type State = ();
+
+    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
+        c.instructions
+            .values()
+            .any(|i| i.op.is_collective())
+            .then_some(())
     }
-    rb.finish().map_err(|m| err("", m))
+
+    fn rewrite(
+        &mut self,
+        _: &Module,
+        _: &mut (),
+        ed: &mut Editor,
+        id: InstId,
+    ) -> Result<(), RewriteError> {
+        let inst = ed.inst(id);
+        if !inst.op.is_collective() {
+            return Ok(());
+        }
+        let name = inst.name.clone();
+        let operands = inst.operands.clone();
+        let zero = match &inst.op {
+            Op::ReplicaId | Op::PartitionId => true,
+            Op::CollectivePermute {
+                source_target_pairs,
+                ..
+            } => !source_target_pairs.iter().any(|&(_, t)| t == 0),
+            _ => false,
+        };
+        if zero {
+            let Shape::Array(a) = &inst.shape else {
+                return Err(RewriteError::at(&name, "expected an array result"));
+            };
+            let rank = a.rank();
+            let literal = Literal::zeros(&Shape::scalar(a.ty))
+                .map_err(|e| RewriteError::at(&name, format!("zero of {}: {e}", a.ty)))?;
+            if rank == 0 {
+                ed.rewrite(id, Op::Constant { literal }, vec![], vec![])?;
+            } else {
+                let zero = NewInst::new(
+                    self.names.fresh(&format!("{name}.zero")),
+                    Op::Constant { literal },
+                    vec![],
+                );
+                let k = ed.insert(Cursor::Before(id), zero)?;
+                ed.rewrite(id, Op::Broadcast { dimensions: vec![] }, vec![k], vec![])?;
+            }
+        } else if let Some(leaves) = inst.shape.tuple_elements() {
+            // Variadic forms: a copy per operand, then the tuple.
+            if leaves.len() != operands.len() {
+                return Err(RewriteError::at(
+                    &name,
+                    format!(
+                        "{} operands for a {}-element result",
+                        operands.len(),
+                        leaves.len()
+                    ),
+                ));
+            }
+            let leaves = leaves.to_vec();
+            let mut copies = Vec::with_capacity(leaves.len());
+            for (k, leaf) in leaves.iter().enumerate() {
+                let copy = NewInst::new(
+                    self.names.fresh(&format!("{name}.{k}")),
+                    Op::Copy,
+                    vec![operands[k]],
+                );
+                let copy = ed.insert(Cursor::Before(id), copy)?;
+                ed.set_layout(copy, leaf)?;
+                copies.push(copy);
+            }
+            ed.rewrite(id, Op::Tuple, copies, vec![])?;
+        } else {
+            if operands.len() != 1 {
+                return Err(RewriteError::at(
+                    &name,
+                    format!("expected one operand, found {}", operands.len()),
+                ));
+            }
+            ed.rewrite(id, Op::Copy, operands, vec![])?;
+        }
+        Ok(())
+    }
 }

@@ -1,8 +1,10 @@
 //! Common subexpression elimination.
 
-use crate::util::{has_side_effect, Rebuild};
+use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::util::has_side_effect;
 use crate::{Pass, PassError};
-use hlox_hlo::{CompId, EntityRef, InstId, Instruction, Module, Op};
+use hlox_hlo::edit::Editor;
+use hlox_hlo::{CompId, Computation, EntityRef, InstId, Instruction, Module, Op, SecondaryMap};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -32,47 +34,47 @@ fn mergeable(inst: &Instruction) -> bool {
 /// structure: the same parameters, instructions (opcode, attributes,
 /// shapes, operands by position, called computations by structure) and
 /// root; names and metadata do not count.
-pub(crate) fn canonical_computations(m: &Module) -> Vec<CompId> {
-    let n = m.computations.len();
-    let mut canon: Vec<Option<CompId>> = vec![None; n];
-    fn resolve(m: &Module, c: CompId, canon: &mut Vec<Option<CompId>>, depth: usize) -> CompId {
-        if let Some(k) = canon.get(c.index()).copied().flatten() {
+pub(crate) fn canonical_computations(m: &Module) -> Canon {
+    fn resolve(m: &Module, c: CompId, canon: &mut Canon, depth: usize) -> CompId {
+        if let Some(k) = canon.0[c] {
             return k;
         }
         // Callees first (bounded depth: a malformed cyclic module stays as is).
         if depth < 64 {
             for inst in m.computations[c].instructions.values() {
                 for &callee in &inst.called {
-                    if callee.index() < canon.len() && callee != c {
+                    if m.computations.is_valid(callee) && callee != c {
                         resolve(m, callee, canon, depth + 1);
                     }
                 }
             }
         }
-        let mut found = c;
-        for k in 0..c.index() {
-            let kid = CompId::new(k);
-            if canon[k] == Some(kid) && same_structure(m, kid, c, canon) {
-                found = kid;
-                break;
-            }
-        }
-        canon[c.index()] = Some(found);
+        let found = (0..c.index())
+            .map(CompId::new)
+            .find(|&k| canon.0[k] == Some(k) && same_structure(m, k, c, canon))
+            .unwrap_or(c);
+        canon.0[c] = Some(found);
         found
     }
+    let mut canon = Canon(SecondaryMap::new());
     for c in m.computations.keys() {
         resolve(m, c, &mut canon, 0);
     }
     canon
-        .into_iter()
-        .enumerate()
-        .map(|(i, k)| k.unwrap_or(CompId::new(i)))
-        .collect()
 }
 
-fn same_structure(m: &Module, a: CompId, b: CompId, canon: &[Option<CompId>]) -> bool {
+/// Each computation's first structurally equal computation (itself when
+/// none is, or not yet known).
+pub(crate) struct Canon(SecondaryMap<CompId, Option<CompId>>);
+
+impl Canon {
+    fn of(&self, c: CompId) -> CompId {
+        self.0[c].unwrap_or(c)
+    }
+}
+
+fn same_structure(m: &Module, a: CompId, b: CompId, canon: &Canon) -> bool {
     let (ca, cb) = (&m.computations[a], &m.computations[b]);
-    let callee = |c: CompId| canon.get(c.index()).copied().flatten().unwrap_or(c);
     ca.instructions.len() == cb.instructions.len()
         && ca.params == cb.params
         && ca.root == cb.root
@@ -81,28 +83,16 @@ fn same_structure(m: &Module, a: CompId, b: CompId, canon: &[Option<CompId>]) ->
             .instructions
             .values()
             .zip(cb.instructions.values())
-            .all(|(x, y)| {
-                x.op == y.op
-                    && x.shape == y.shape
-                    && x.operands == y.operands
-                    && x.called.len() == y.called.len()
-                    && x.called
-                        .iter()
-                        .zip(&y.called)
-                        .all(|(&p, &q)| callee(p) == callee(q))
-                    && x.sharding == y.sharding
-                    && x.frontend_attributes == y.frontend_attributes
-                    && x.backend_config == y.backend_config
-            })
+            .all(|(x, y)| same(x, y, canon))
 }
 
-fn key(inst: &Instruction, canon: &[CompId]) -> u64 {
+fn key(inst: &Instruction, canon: &Canon) -> u64 {
     let mut h = DefaultHasher::new();
     inst.op.name().hash(&mut h);
     inst.shape.hash(&mut h);
     inst.operands.hash(&mut h);
-    for c in &inst.called {
-        canon.get(c.index()).unwrap_or(c).hash(&mut h);
+    for &c in &inst.called {
+        canon.of(c).hash(&mut h);
     }
     if let Op::Constant { literal } = &inst.op {
         if let Ok(a) = literal.as_array() {
@@ -112,8 +102,9 @@ fn key(inst: &Instruction, canon: &[CompId]) -> u64 {
     h.finish()
 }
 
-fn same(a: &Instruction, b: &Instruction, canon: &[CompId]) -> bool {
-    let callee = |c: &CompId| *canon.get(c.index()).unwrap_or(c);
+/// Equal opcode and attributes, shape, operands, called computations (by
+/// structure), sharding, frontend attributes and backend config.
+fn same(a: &Instruction, b: &Instruction, canon: &Canon) -> bool {
     a.op == b.op
         && a.shape == b.shape
         && a.operands == b.operands
@@ -121,10 +112,52 @@ fn same(a: &Instruction, b: &Instruction, canon: &[CompId]) -> bool {
         && a.called
             .iter()
             .zip(&b.called)
-            .all(|(p, q)| callee(p) == callee(q))
+            .all(|(&p, &q)| canon.of(p) == canon.of(q))
         && a.sharding == b.sharding
         && a.frontend_attributes == b.frontend_attributes
         && a.backend_config == b.backend_config
+}
+
+/// The local rewrite: an instruction equal to an earlier one is replaced
+/// by it.
+struct MergeDuplicates {
+    /// [`canonical_computations`] of the module.
+    canon: Canon,
+}
+
+impl LocalRewrite for MergeDuplicates {
+    /// The instructions seen so far, by [`key`].
+    type State = HashMap<u64, Vec<InstId>>;
+
+    fn begin(&mut self, _: &Module, _: CompId, _: &Computation) -> Option<Self::State> {
+        Some(HashMap::new())
+    }
+
+    fn rewrite(
+        &mut self,
+        _: &Module,
+        table: &mut Self::State,
+        ed: &mut Editor,
+        id: InstId,
+    ) -> Result<(), RewriteError> {
+        let inst = ed.inst(id);
+        if !mergeable(inst) {
+            return Ok(());
+        }
+        let k = key(inst, &self.canon);
+        let prev = table
+            .get(&k)
+            .and_then(|v| v.iter().find(|&&p| same(ed.inst(p), inst, &self.canon)))
+            .copied();
+        match prev {
+            Some(prev) => {
+                ed.replace_all_uses(id, prev)?;
+                ed.remove(id)?;
+            }
+            None => table.entry(k).or_default().push(id),
+        }
+        Ok(())
+    }
 }
 
 impl Pass for Cse {
@@ -134,52 +167,7 @@ impl Pass for Cse {
 
     fn run(&self, m: &mut Module) -> Result<bool, PassError> {
         crate::util::check_structure(m, self.name())?;
-        let mut changed = false;
         let canon = canonical_computations(m);
-        let ids: Vec<CompId> = m.computations.keys().collect();
-        for cid in ids {
-            let c = &m.computations[cid];
-            let mut rb = Rebuild::new(c);
-            let mut table: HashMap<u64, Vec<InstId>> = HashMap::new();
-            let mut merged = false;
-            for (id, old) in c.instructions.iter() {
-                let inst = rb.remapped(id).ok_or_else(|| PassError::Instruction {
-                    pass: "cse",
-                    computation: c.name.clone(),
-                    instruction: old.name.clone(),
-                    message: "an operand is not defined before its use".into(),
-                })?;
-                if mergeable(&inst) {
-                    let k = key(&inst, &canon);
-                    if let Some(prev) = table
-                        .get(&k)
-                        .and_then(|v| v.iter().find(|&&p| same(&rb.new[p], &inst, &canon)))
-                    {
-                        rb.map[id.index()] = Some(*prev);
-                        merged = true;
-                        continue;
-                    }
-                    let n = rb.push(inst);
-                    table.entry(k).or_default().push(n);
-                    rb.map[id.index()] = Some(n);
-                } else {
-                    let n = rb.push(inst);
-                    rb.map[id.index()] = Some(n);
-                }
-            }
-            if !merged {
-                continue;
-            }
-            let name = c.name.clone();
-            let new = rb.finish().map_err(|message| PassError::Instruction {
-                pass: "cse",
-                computation: name,
-                instruction: String::new(),
-                message,
-            })?;
-            m.computations[cid] = new;
-            changed = true;
-        }
-        Ok(changed)
+        rewrite_module(self.name(), m, &mut MergeDuplicates { canon })
     }
 }

@@ -1,8 +1,12 @@
 //! Constant folding with the reference evaluator.
 
-use crate::util::Rebuild;
+use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
 use crate::{Pass, PassError};
-use hlox_hlo::{CompId, Computation, EntityRef, InstId, Instruction, Module, Op, PrimaryMap};
+use hlox_hlo::edit::Editor;
+use hlox_hlo::{
+    CompId, Computation, EntityRef, EntitySet, InstId, Instruction, Module, Op, PrimaryMap,
+    SecondaryMap,
+};
 
 /// Replaces an instruction whose operands are all constants by the constant
 /// the evaluator (`hlox_eval`) computes for it, when the result is an array
@@ -39,26 +43,21 @@ fn foldable(inst: &Instruction) -> bool {
     ) && inst.shape.is_array()
 }
 
-/// Evaluates `inst` (operands already in `arena`, all constants) in a
+/// Evaluates `inst` (its operands, in `ed`, all constants) in a
 /// one-instruction module holding copies of the computations it calls.
-fn evaluate(
-    m: &Module,
-    arena: &PrimaryMap<InstId, Instruction>,
-    inst: &Instruction,
-) -> Option<hlox_hlo::Literal> {
+fn evaluate(m: &Module, ed: &Editor, inst: &Instruction) -> Option<hlox_hlo::Literal> {
     // Computations transitively called, in module (post) order.
-    let mut need = vec![false; m.computations.len()];
+    let mut need: EntitySet<CompId> = EntitySet::new();
     let mut stack: Vec<CompId> = inst.called.clone();
     while let Some(c) = stack.pop() {
-        if c.index() >= need.len() || need[c.index()] {
+        if !m.computations.is_valid(c) || !need.insert(c) {
             continue;
         }
-        need[c.index()] = true;
         for i in m.computations[c].instructions.values() {
             stack.extend(i.called.iter().copied());
         }
     }
-    let mut remap: Vec<Option<CompId>> = vec![None; need.len()];
+    let mut remap: SecondaryMap<CompId, Option<CompId>> = SecondaryMap::new();
     let mut mini = Module {
         name: "fold".into(),
         computations: PrimaryMap::new(),
@@ -66,17 +65,14 @@ fn evaluate(
         input_output_alias: vec![],
         is_scheduled: false,
     };
-    for (id, c) in m.computations.iter() {
-        if !need[id.index()] {
-            continue;
-        }
-        let mut c = c.clone();
+    for id in need.iter() {
+        let mut c = m.computations[id].clone();
         for i in c.instructions.values_mut() {
             for callee in i.called.iter_mut() {
-                *callee = remap[callee.index()]?;
+                *callee = remap[*callee]?;
             }
         }
-        remap[id.index()] = Some(mini.computations.push(c));
+        remap[id] = Some(mini.computations.push(c));
     }
     let mut body: PrimaryMap<InstId, Instruction> = PrimaryMap::new();
     let mut omap: Vec<(InstId, InstId)> = Vec::new();
@@ -85,7 +81,7 @@ fn evaluate(
         let n = match omap.iter().find(|(a, _)| a == o) {
             Some(&(_, n)) => n,
             None => {
-                let n = body.push(arena[*o].clone());
+                let n = body.push(ed.inst(*o).clone());
                 omap.push((*o, n));
                 n
             }
@@ -93,7 +89,7 @@ fn evaluate(
         *o = n;
     }
     for callee in top.called.iter_mut() {
-        *callee = remap[callee.index()]?;
+        *callee = remap[*callee]?;
     }
     let root = body.push(top);
     mini.entry = mini.computations.push(Computation {
@@ -107,66 +103,47 @@ fn evaluate(
     (lit.shape() == inst.shape).then_some(lit)
 }
 
+/// The local rewrite: an instruction of constants becomes a constant.
+impl LocalRewrite for ConstantFolding {
+    type State = ();
+
+    fn begin(&mut self, _: &Module, _: CompId, _: &Computation) -> Option<()> {
+        Some(())
+    }
+
+    fn rewrite(
+        &mut self,
+        m: &Module,
+        _: &mut (),
+        ed: &mut Editor,
+        id: InstId,
+    ) -> Result<(), RewriteError> {
+        let inst = ed.inst(id);
+        let small = inst
+            .shape
+            .as_array()
+            .is_some_and(|a| a.element_count() <= self.max_elements);
+        let all_const = inst
+            .operands
+            .iter()
+            .all(|&o| matches!(ed.inst(o).op, Op::Constant { .. }));
+        if !(small && all_const && foldable(inst)) {
+            return Ok(());
+        }
+        if let Some(literal) = evaluate(m, ed, inst) {
+            ed.rewrite(id, Op::Constant { literal }, vec![], vec![])?;
+            ed.set_backend_config(id, None)?;
+        }
+        Ok(())
+    }
+}
+
 impl Pass for ConstantFolding {
     fn name(&self) -> &'static str {
         "constant-folding"
     }
 
     fn run(&self, m: &mut Module) -> Result<bool, PassError> {
-        crate::util::check_structure(m, self.name())?;
-        let mut changed = false;
-        let ids: Vec<CompId> = m.computations.keys().collect();
-        for cid in ids {
-            let c = &m.computations[cid];
-            let mut rb = Rebuild::new(c);
-            let mut any = false;
-            for (id, old) in c.instructions.iter() {
-                let inst = rb.remapped(id).ok_or_else(|| PassError::Instruction {
-                    pass: "constant-folding",
-                    computation: c.name.clone(),
-                    instruction: old.name.clone(),
-                    message: "an operand is not defined before its use".into(),
-                })?;
-                let small = inst
-                    .shape
-                    .as_array()
-                    .is_some_and(|a| a.element_count() <= self.max_elements);
-                let all_const = inst
-                    .operands
-                    .iter()
-                    .all(|&o| matches!(rb.new[o].op, Op::Constant { .. }));
-                let folded = if small && all_const && foldable(&inst) {
-                    evaluate(m, &rb.new, &inst)
-                } else {
-                    None
-                };
-                let n = match folded {
-                    Some(literal) => {
-                        any = true;
-                        let mut k = inst;
-                        k.op = Op::Constant { literal };
-                        k.operands.clear();
-                        k.called.clear();
-                        k.backend_config = None;
-                        rb.push(k)
-                    }
-                    None => rb.push(inst),
-                };
-                rb.map[id.index()] = Some(n);
-            }
-            if !any {
-                continue;
-            }
-            let name = c.name.clone();
-            let new = rb.finish().map_err(|message| PassError::Instruction {
-                pass: "constant-folding",
-                computation: name,
-                instruction: String::new(),
-                message,
-            })?;
-            m.computations[cid] = new;
-            changed = true;
-        }
-        Ok(changed)
+        rewrite_module(self.name(), m, &mut self.clone())
     }
 }

@@ -1,11 +1,15 @@
 //! Loop and input fusion.
 
-use crate::util::{NameUniquer, Rebuild};
+use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::util::NameUniquer;
 use crate::{Pass, PassError};
+use hlox_hlo::edit::{use_lists, Cursor, Editor, NewInst};
 use hlox_hlo::{
-    BinaryOp, CompId, Computation, EntityRef, FusionKind, InstId, Instruction, Module, Op,
-    PrimaryMap, UnaryOp,
+    BinaryOp, CompId, Computation, EntityRef, EntitySet, FusionKind, InstId, Instruction, Module,
+    Op, PrimaryMap, SecondaryMap, UnaryOp,
 };
+
+type Users = SecondaryMap<InstId, Vec<InstId>>;
 
 /// Fuses chains of elementwise ops (and broadcast, reshape, transpose,
 /// slice, iota, constants of at most 16 elements, convert, reverse, concatenate, pad,
@@ -111,14 +115,13 @@ fn fusible_member(inst: &Instruction) -> bool {
 
 /// Computations where fusion runs: the entry and what it reaches through
 /// while, conditional and call.
-fn fusible_computations(m: &Module) -> Vec<bool> {
-    let mut f = vec![false; m.computations.len()];
+fn fusible_computations(m: &Module) -> EntitySet<CompId> {
+    let mut f = EntitySet::new();
     let mut stack = vec![m.entry];
     while let Some(c) = stack.pop() {
-        if c.index() >= f.len() || f[c.index()] {
+        if !m.computations.is_valid(c) || !f.insert(c) {
             continue;
         }
-        f[c.index()] = true;
         for inst in m.computations[c].instructions.values() {
             if matches!(inst.op, Op::While | Op::Conditional | Op::Call) {
                 stack.extend(inst.called.iter().copied());
@@ -128,36 +131,37 @@ fn fusible_computations(m: &Module) -> Vec<bool> {
     f
 }
 
+/// Which instructions become fusions, and of what.
 struct Plan {
-    materialized: Vec<bool>,
-    /// Group root -> members (ascending, root last).
-    group_of: Vec<Option<usize>>,
+    /// Computed outside any fusion (its value is used there).
+    materialized: EntitySet<InstId>,
+    /// The group an instruction is the root of.
+    group_of: SecondaryMap<InstId, Option<usize>>,
+    /// Group members, ascending (the group's root last).
     groups: Vec<Vec<InstId>>,
     /// Number of places (groups + outside) an instruction is computed in.
-    copies: Vec<usize>,
+    copies: SecondaryMap<InstId, usize>,
 }
 
 fn plan(c: &Computation, fuse_reductions: bool) -> Plan {
     let n = c.instructions.len();
-    let users = c.users();
-    let mut materialized = vec![false; n];
-    let mut group_of: Vec<Option<usize>> = vec![None; n];
-    let mut member_of: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let users = use_lists(c);
+    let mut materialized = EntitySet::new();
+    let mut group_of: SecondaryMap<InstId, Option<usize>> = SecondaryMap::with_capacity(n);
+    let mut member_of: SecondaryMap<InstId, Vec<usize>> = SecondaryMap::with_capacity(n);
     let mut groups: Vec<Vec<InstId>> = Vec::new();
-    let mut copies = vec![0usize; n];
-    for i in (0..n).rev() {
-        let id = InstId::new(i);
-        let inst = &c.instructions[id];
+    let mut copies: SecondaryMap<InstId, usize> = SecondaryMap::with_capacity(n);
+    for (id, inst) in c.instructions.iter().rev() {
         let mut cand: Vec<usize> = Vec::new();
         let mut external = id == c.root;
         for &u in &users[id] {
-            if materialized[u.index()] {
-                match group_of[u.index()] {
+            if materialized.contains(u) {
+                match group_of[u] {
                     Some(g) => cand.push(g),
                     None => external = true,
                 }
             }
-            cand.extend(member_of[u.index()].iter().copied());
+            cand.extend(member_of[u].iter().copied());
         }
         cand.sort_unstable();
         cand.dedup();
@@ -171,25 +175,26 @@ fn plan(c: &Computation, fuse_reductions: bool) -> Plan {
             || (fusible_member(inst)
                 && !cand.is_empty()
                 && !(is_expensive(&inst.op) && cand.len() + usize::from(external) > 1));
-        if fuse {
+        let outside = if fuse {
             for &g in &cand {
                 groups[g].push(id);
             }
-            member_of[i] = cand.clone();
-            materialized[i] = external;
-            copies[i] = cand.len() + usize::from(external);
+            copies[id] = cand.len() + usize::from(external);
+            member_of[id] = cand;
+            external
         } else {
-            materialized[i] = true;
-            copies[i] = 1;
-        }
-        if materialized[i] {
+            copies[id] = 1;
+            true
+        };
+        if outside {
+            materialized.insert(id);
             let root_ok = fusible_member(inst)
                 || (fuse_reductions
                     && matches!(inst.op, Op::Reduce { .. })
                     && inst.operands.len() == 2
                     && inst.shape.is_array());
             if root_ok && !matches!(inst.op, Op::Constant { .. } | Op::Iota { .. }) {
-                group_of[i] = Some(groups.len());
+                group_of[id] = Some(groups.len());
                 groups.push(vec![id]);
             }
         }
@@ -219,10 +224,10 @@ fn plan(c: &Computation, fuse_reductions: bool) -> Plan {
 /// each of them reads anyway.
 fn row_fusible_reduce(
     c: &Computation,
-    users: &PrimaryMap<InstId, Vec<InstId>>,
+    users: &Users,
     r: InstId,
     group: &[InstId],
-    member_of: &[Vec<usize>],
+    member_of: &SecondaryMap<InstId, Vec<usize>>,
     g: usize,
 ) -> bool {
     let inst = &c.instructions[r];
@@ -251,7 +256,7 @@ fn row_fusible_reduce(
     }
     let kept: Vec<i64> = (0..rs.rank() as i64).filter(|&d| d != minor).collect();
     let count = out.element_count();
-    let in_group = |u: InstId| member_of[u.index()].contains(&g) || u == root;
+    let in_group = |u: InstId| member_of[u].contains(&g) || u == root;
     // Walk the uses of `r` up to the broadcasts.
     let mut stack = vec![r];
     let mut seen = Vec::new();
@@ -307,131 +312,152 @@ impl Pass for Fusion {
 
     fn run(&self, m: &mut Module) -> Result<bool, PassError> {
         crate::util::check_structure(m, self.name())?;
-        let fusible = fusible_computations(m);
-        let mut inames = NameUniquer::instructions(m);
-        let mut cnames = NameUniquer::computations(m);
-        let ncomp = m.computations.len();
-        // New fused computations, each with the computation it belongs to.
-        let mut fused: Vec<(CompId, Computation)> = Vec::new();
-        let mut changed = false;
-        for cid in m.computations.keys().collect::<Vec<_>>() {
-            if !fusible[cid.index()] {
-                continue;
-            }
-            let c = &m.computations[cid];
-            let p = plan(c, self.fuse_reductions);
-            if !p.groups.iter().any(|g| g.len() > 1) {
-                continue;
-            }
-            let err = |inst: &str, message: &str| PassError::Instruction {
-                pass: "fusion",
-                computation: c.name.clone(),
-                instruction: inst.to_string(),
-                message: message.to_string(),
-            };
-            let mut rb = Rebuild::new(c);
-            for (id, old) in c.instructions.iter() {
-                if !p.materialized[id.index()] {
-                    continue;
-                }
-                let group = p.group_of[id.index()]
-                    .map(|g| &p.groups[g])
-                    .filter(|g| g.len() > 1);
-                let Some(members) = group else {
-                    let inst = rb.remapped(id).ok_or_else(|| {
-                        err(
-                            &old.name,
-                            "an operand is not materialized (internal fusion error)",
-                        )
-                    })?;
-                    let n = rb.push(inst);
-                    rb.map[id.index()] = Some(n);
-                    continue;
-                };
-                // Build the fused computation.
-                let mut body: PrimaryMap<InstId, Instruction> = PrimaryMap::new();
-                let mut inner: Vec<Option<InstId>> = vec![None; c.instructions.len()];
-                let mut outer_operands: Vec<InstId> = Vec::new();
-                let mut params: Vec<InstId> = Vec::new();
-                let in_group = |x: InstId| members.binary_search(&x).is_ok();
-                // Parameters first (in order of first use), then the members.
-                for &mem in members {
-                    for &o in &c.instructions[mem].operands {
-                        if in_group(o) || inner[o.index()].is_some() {
-                            continue;
-                        }
-                        let outer = rb.mapped(o).ok_or_else(|| {
-                            err(
-                                &old.name,
-                                "a fusion operand is not materialized (internal fusion error)",
-                            )
-                        })?;
-                        let k = params.len();
-                        let pi = Instruction::new(
-                            inames.fresh(&format!("param_{k}")),
-                            Op::Parameter { number: k as u64 },
-                            c.instructions[o].shape.clone(),
-                            vec![],
-                        );
-                        let pid = body.push(pi);
-                        params.push(pid);
-                        inner[o.index()] = Some(pid);
-                        outer_operands.push(outer);
-                    }
-                }
-                for &mem in members {
-                    let mut cl = c.instructions[mem].clone();
-                    for o in cl.operands.iter_mut() {
-                        *o = inner[o.index()]
-                            .ok_or_else(|| err(&old.name, "fused operand missing"))?;
-                    }
-                    if p.copies[mem.index()] > 1 {
-                        cl.name = inames.fresh(&cl.name);
-                    }
-                    inner[mem.index()] = Some(body.push(cl));
-                }
-                let root_inner =
-                    inner[id.index()].ok_or_else(|| err(&old.name, "fusion root missing"))?;
-                let kind = if matches!(old.op, Op::Reduce { .. }) {
-                    FusionKind::Input
-                } else {
-                    FusionKind::Loop
-                };
-                let comp = Computation {
-                    name: cnames.fresh("fused_computation"),
-                    instructions: body,
-                    params,
-                    root: root_inner,
-                    execution_thread: None,
-                };
-                let placeholder = CompId::new(ncomp + fused.len());
-                fused.push((cid, comp));
-                let mut f = Instruction::new(
-                    inames.fresh("fusion"),
-                    Op::Fusion { kind },
-                    old.shape.clone(),
-                    outer_operands,
-                );
-                f.called = vec![placeholder];
-                f.metadata = old.metadata.clone();
-                let n = rb.push(f);
-                rb.map[id.index()] = Some(n);
-            }
-            let name = c.name.clone();
-            let new = rb.finish().map_err(|message| PassError::Instruction {
-                pass: "fusion",
-                computation: name,
-                instruction: String::new(),
-                message,
-            })?;
-            m.computations[cid] = new;
-            changed = true;
-        }
-        if !changed {
+        let mut rw = Fuse {
+            fuse_reductions: self.fuse_reductions,
+            fusible: fusible_computations(m),
+            inames: NameUniquer::instructions(m),
+            cnames: NameUniquer::computations(m),
+            ncomp: m.computations.len(),
+            fused: Vec::new(),
+        };
+        if !rewrite_module(self.name(), m, &mut rw)? {
             return Ok(false);
         }
         // Each fused computation goes just before its caller.
-        crate::util::insert_before_callers(m, fused);
+        crate::util::insert_before_callers(m, rw.fused);
         Ok(true)
+    }
+}
+
+/// The local rewrite: the root of a planned group becomes a `fusion`
+/// calling a new computation made of the group's members; members not
+/// used outside fusions go.
+struct Fuse {
+    fuse_reductions: bool,
+    fusible: EntitySet<CompId>,
+    inames: NameUniquer,
+    cnames: NameUniquer,
+    /// Computations in the module before the pass (placeholder ids of the
+    /// fused computations count from here).
+    ncomp: usize,
+    /// New fused computations, each with the computation it belongs to.
+    fused: Vec<(CompId, Computation)>,
+}
+
+/// One computation's walk.
+struct FuseState {
+    plan: Plan,
+    /// The computation as planned: members are cloned from here, not from
+    /// the editor (where an earlier fusion may already read them).
+    original: Computation,
+    cid: CompId,
+    /// The fusion that replaced a group root.
+    fusion_of: SecondaryMap<InstId, Option<InstId>>,
+}
+
+impl LocalRewrite for Fuse {
+    type State = FuseState;
+
+    fn begin(&mut self, _: &Module, cid: CompId, c: &Computation) -> Option<FuseState> {
+        if !self.fusible.contains(cid) {
+            return None;
+        }
+        let plan = plan(c, self.fuse_reductions);
+        plan.groups.iter().any(|g| g.len() > 1).then(|| FuseState {
+            plan,
+            original: c.clone(),
+            cid,
+            fusion_of: SecondaryMap::new(),
+        })
+    }
+
+    fn rewrite(
+        &mut self,
+        _: &Module,
+        st: &mut FuseState,
+        ed: &mut Editor,
+        id: InstId,
+    ) -> Result<(), RewriteError> {
+        let p = &st.plan;
+        if !p.materialized.contains(id) {
+            // Computed only inside fusions (its users go too).
+            ed.remove(id)?;
+            return Ok(());
+        }
+        let Some(members) = p.group_of[id].map(|g| &p.groups[g]).filter(|g| g.len() > 1) else {
+            return Ok(());
+        };
+        let c = &st.original;
+        let old = c.inst(id);
+        let err = |message: &str| RewriteError::at(&old.name, message);
+        // Build the fused computation: parameters first (in order of first
+        // use), then the members.
+        let mut body: PrimaryMap<InstId, Instruction> = PrimaryMap::new();
+        let mut inner: SecondaryMap<InstId, Option<InstId>> = SecondaryMap::new();
+        let mut outer_operands: Vec<InstId> = Vec::new();
+        let mut params: Vec<InstId> = Vec::new();
+        let in_group = |x: InstId| members.binary_search(&x).is_ok();
+        for &mem in members {
+            for &o in &c.inst(mem).operands {
+                if in_group(o) || inner[o].is_some() {
+                    continue;
+                }
+                let outer = st.fusion_of[o].unwrap_or(o);
+                if ed.is_removed(outer) {
+                    return Err(err(
+                        "a fusion operand is not materialized (internal fusion error)",
+                    ));
+                }
+                let k = params.len();
+                let param = Instruction::new(
+                    self.inames.fresh(&format!("param_{k}")),
+                    Op::Parameter { number: k as u64 },
+                    c.inst(o).shape.clone(),
+                    vec![],
+                );
+                let pid = body.push(param);
+                params.push(pid);
+                inner[o] = Some(pid);
+                outer_operands.push(outer);
+            }
+        }
+        for &mem in members {
+            let mut cl = c.inst(mem).clone();
+            for o in cl.operands.iter_mut() {
+                *o = inner[*o].ok_or_else(|| err("fused operand missing"))?;
+            }
+            if p.copies[mem] > 1 {
+                cl.name = self.inames.fresh(&cl.name);
+            }
+            inner[mem] = Some(body.push(cl));
+        }
+        let root = inner[id].ok_or_else(|| err("fusion root missing"))?;
+        let kind = if matches!(old.op, Op::Reduce { .. }) {
+            FusionKind::Input
+        } else {
+            FusionKind::Loop
+        };
+        let comp = Computation {
+            name: self.cnames.fresh("fused_computation"),
+            instructions: body,
+            params,
+            root,
+            execution_thread: None,
+        };
+        let placeholder = CompId::new(self.ncomp + self.fused.len());
+        ed.declare_callee(placeholder, comp.program_shape());
+        self.fused.push((st.cid, comp));
+        let fusion = NewInst::new(
+            self.inames.fresh("fusion"),
+            Op::Fusion { kind },
+            outer_operands,
+        )
+        .with_called(vec![placeholder])
+        .with_metadata(old.metadata.clone());
+        let f = ed.insert_declared(Cursor::Before(id), fusion, old.shape.clone())?;
+        ed.replace_all_uses(id, f)?;
+        ed.remove(id)?;
+        st.fusion_of[id] = Some(f);
+        Ok(())
     }
 }

@@ -5,8 +5,10 @@
 //! `while` and `conditional` consistent with its loop and branch
 //! computations.
 
-use crate::util::{NameUniquer, Rebuild};
+use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::util::NameUniquer;
 use crate::{Pass, PassError};
+use hlox_hlo::edit::{Cursor, EditError, Editor, NewInst, Signatures};
 use hlox_hlo::{CompId, Computation, EntityRef, InstId, Instruction, Module, Op, Shape};
 
 /// Relays out custom-call operands and results:
@@ -58,20 +60,11 @@ impl Pass for BoundaryLayouts {
                 (id, (params, c.inst(c.root).shape.clone()))
             })
             .collect();
-        let ids: Vec<CompId> = m.computations.keys().collect();
-        for cid in ids {
-            let c = &m.computations[cid];
-            if !c
-                .instructions
-                .values()
-                .any(|i| wanted(c, i, &sigs).is_some())
-            {
-                continue;
-            }
-            let new = relayout_computation(c, &mut names, &sigs)?;
-            m.computations[cid] = new;
-            changed = true;
-        }
+        let mut rw = Relayout {
+            names: &mut names,
+            sigs,
+        };
+        changed |= rewrite_module(self.name(), m, &mut rw)?;
         Ok(changed)
     }
 }
@@ -125,98 +118,112 @@ fn wanted(c: &Computation, inst: &Instruction, sigs: &Sigs) -> Option<(Vec<Shape
     wanted_shapes(&ops, inst, sigs)
 }
 
-fn relayout_computation(
-    c: &Computation,
-    names: &mut NameUniquer,
-    sigs: &Sigs,
-) -> Result<Computation, PassError> {
-    let err = |instruction: &str, message: String| PassError::Instruction {
-        pass: "boundary-layouts",
-        computation: c.name.clone(),
-        instruction: instruction.to_string(),
-        message,
-    };
-    let mut rb = Rebuild::new(c);
-    for (id, old) in c.instructions.iter() {
-        let mut inst = rb
-            .remapped(id)
-            .ok_or_else(|| err(&old.name, "an operand is not defined before its use".into()))?;
-        let mut restore = None;
-        let ops: Vec<Shape> = inst
-            .operands
-            .iter()
-            .map(|&o| rb.new[o].shape.clone())
-            .collect();
-        let refs: Vec<&Shape> = ops.iter().collect();
-        if let Some((want_ops, want_res)) = wanted_shapes(&refs, &inst, sigs) {
-            for (k, want) in want_ops.iter().enumerate() {
-                if ops[k] != *want {
-                    let base = format!("{}.operand{k}.relayout", old.name);
-                    inst.operands[k] = relayout(&mut rb, names, inst.operands[k], want, &base)
-                        .map_err(|m| err(&old.name, format!("operand {k}: {m}")))?;
-                }
-            }
-            if want_res != inst.shape {
-                restore = Some(std::mem::replace(&mut inst.shape, want_res));
-            }
-        }
-        let mut n = rb.push(inst);
-        if let Some(declared) = restore {
-            let base = format!("{}.relayout", old.name);
-            n = relayout(&mut rb, names, n, &declared, &base)
-                .map_err(|m| err(&old.name, format!("result: {m}")))?;
-        }
-        rb.map[id.index()] = Some(n);
-    }
-    rb.finish().map_err(|m| err("", m))
+/// The local rewrite: copies around an instruction whose operands or
+/// result are not in the layouts its callee or target wants.
+struct Relayout<'n> {
+    names: &'n mut NameUniquer,
+    sigs: Sigs,
 }
 
-/// `value` in shape `to` (same dimensions, other layouts): a `copy` per
-/// array leaf whose layout differs.
+impl LocalRewrite for Relayout<'_> {
+    type State = ();
+
+    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
+        c.instructions
+            .values()
+            .any(|i| wanted(c, i, &self.sigs).is_some())
+            .then_some(())
+    }
+
+    fn rewrite(
+        &mut self,
+        _: &Module,
+        _: &mut (),
+        ed: &mut Editor,
+        id: InstId,
+    ) -> Result<(), RewriteError> {
+        let inst = ed.inst(id);
+        let ops: Vec<&Shape> = inst.operands.iter().map(|&o| &ed.inst(o).shape).collect();
+        let Some((want_ops, want_res)) = wanted_shapes(&ops, inst, &self.sigs) else {
+            return Ok(());
+        };
+        let name = inst.name.clone();
+        let declared = inst.shape.clone();
+        let operands = inst.operands.clone();
+        for (k, want) in want_ops.iter().enumerate() {
+            let Some(&operand) = operands.get(k) else {
+                continue;
+            };
+            if ed.inst(operand).shape != *want {
+                let base = format!("{name}.operand{k}.relayout");
+                let at = Cursor::Before(id);
+                let (copy, _) = relayout(ed, self.names, at, operand, want, &base)?;
+                ed.set_operand(id, k, copy)?;
+            }
+        }
+        if want_res != declared {
+            ed.set_layout(id, &want_res)?;
+            let base = format!("{name}.relayout");
+            let (copy, chain) = relayout(ed, self.names, Cursor::After(id), id, &declared, &base)?;
+            ed.replace_uses_if(id, copy, |u| !chain.contains(&u))?;
+        }
+        Ok(())
+    }
+}
+
+/// `value` in shape `to` (same dimensions, other layouts), inserted at
+/// `at`: a `copy` per array leaf whose layout differs (tuples through
+/// `get-tuple-element` and `tuple`). Returns the value and the
+/// instructions made (they read `value`).
 fn relayout(
-    rb: &mut Rebuild,
+    ed: &mut Editor,
     names: &mut NameUniquer,
+    at: Cursor,
     value: InstId,
     to: &Shape,
     base: &str,
-) -> Result<InstId, String> {
-    let from = rb.new[value].shape.clone();
+) -> Result<(InstId, Vec<InstId>), EditError> {
+    let mut made = Vec::new();
+    let v = relayout_into(ed, names, at, value, to, base, &mut made)?;
+    Ok((v, made))
+}
+
+fn relayout_into(
+    ed: &mut Editor,
+    names: &mut NameUniquer,
+    at: Cursor,
+    value: InstId,
+    to: &Shape,
+    base: &str,
+    made: &mut Vec<InstId>,
+) -> Result<InstId, EditError> {
+    let from = ed.inst(value).shape.clone();
     if from == *to {
         return Ok(value);
     }
-    if !from.compatible(to) {
-        return Err(format!(
-            "shape {} cannot be relaid out to {}",
-            hlox_hlo::text::shape_to_string(&from),
-            hlox_hlo::text::shape_to_string(to)
-        ));
-    }
-    match (&from, to) {
-        (Shape::Tuple(fe), Shape::Tuple(te)) => {
+    let id = match (&from, to) {
+        (Shape::Tuple(fe), Shape::Tuple(te)) if fe.len() == te.len() => {
             let mut elems = Vec::with_capacity(te.len());
-            for (i, (f, t)) in fe.iter().zip(te).enumerate() {
-                let gte = rb.push(Instruction::new(
+            for (i, t) in te.iter().enumerate() {
+                let gte = NewInst::new(
                     names.fresh(&format!("{base}.gte{i}")),
                     Op::GetTupleElement { index: i as i64 },
-                    f.clone(),
                     vec![value],
-                ));
-                elems.push(relayout(rb, names, gte, t, base)?);
+                );
+                let gte = ed.insert(at, gte)?;
+                made.push(gte);
+                elems.push(relayout_into(ed, names, at, gte, t, base, made)?);
             }
-            Ok(rb.push(Instruction::new(
-                names.fresh(base),
-                Op::Tuple,
-                to.clone(),
-                elems,
-            )))
+            ed.insert(at, NewInst::new(names.fresh(base), Op::Tuple, elems))?
         }
-        _ => Ok(rb.push(Instruction::new(
-            names.fresh(base),
-            Op::Copy,
-            to.clone(),
-            vec![value],
-        ))),
-    }
+        _ => {
+            let copy = NewInst::new(names.fresh(base), Op::Copy, vec![value]);
+            ed.insert(at, copy)?
+        }
+    };
+    made.push(id);
+    ed.set_layout(id, to)?;
+    Ok(id)
 }
 
 /// Gives each `while` a body whose root is in its parameter's layout and a
@@ -309,45 +316,31 @@ fn with_signature(
     root: &Shape,
     name: String,
     names: &mut NameUniquer,
-) -> Result<Computation, String> {
-    let mut rb = Rebuild::new(c);
-    let mut new_params = vec![None; c.params.len()];
-    for (id, old) in c.instructions.iter() {
-        let mut inst = rb
-            .remapped(id)
-            .ok_or_else(|| format!("`{}`: an operand is not defined before its use", old.name))?;
-        inst.name = names.fresh(&old.name);
-        let mut n;
-        if let Op::Parameter { number } = inst.op {
-            let want = params
-                .get(number as usize)
-                .ok_or_else(|| format!("parameter {number} is out of range"))?;
-            inst.shape = want.clone();
-            n = rb.push(inst);
-            if let Some(slot) = new_params.get_mut(number as usize) {
-                *slot = Some(n);
-            }
-            let base = format!("{}.relayout", old.name);
-            n = relayout(&mut rb, names, n, &old.shape, &base)?;
-        } else {
-            n = rb.push(inst);
+) -> Result<Computation, EditError> {
+    // Only copies, tuples and get-tuple-elements are made: no callee
+    // signatures are needed.
+    let sigs = Signatures::default();
+    let mut ed = Editor::new(c.clone(), &sigs);
+    for id in ed.original_ids() {
+        let old = ed.inst(id);
+        let (old_name, declared) = (old.name.clone(), old.shape.clone());
+        let number = match old.op {
+            Op::Parameter { number } => Some(number as usize),
+            _ => None,
+        };
+        ed.set_name(id, names.fresh(&old_name))?;
+        if let Some(want) = number.and_then(|k| params.get(k)) {
+            ed.set_layout(id, want)?;
+            let base = format!("{old_name}.relayout");
+            let (copy, chain) = relayout(&mut ed, names, Cursor::After(id), id, &declared, &base)?;
+            ed.replace_uses_if(id, copy, |u| !chain.contains(&u))?;
         }
-        rb.map[id.index()] = Some(n);
     }
-    let old_root = rb
-        .mapped(c.root)
-        .ok_or_else(|| "the root was dropped".to_string())?;
     let base = format!("{}.relayout", c.inst(c.root).name);
-    let new_root = relayout(&mut rb, names, old_root, root, &base)?;
-    let params = new_params
-        .into_iter()
-        .map(|p| p.ok_or_else(|| "a parameter is missing".to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Computation {
-        name,
-        instructions: rb.new,
-        params,
-        root: new_root,
-        execution_thread: c.execution_thread.clone(),
-    })
+    let old_root = ed.root();
+    let (new_root, _) = relayout(&mut ed, names, Cursor::End, old_root, root, &base)?;
+    ed.set_root(new_root)?;
+    let mut out = ed.finish()?;
+    out.name = name;
+    Ok(out)
 }

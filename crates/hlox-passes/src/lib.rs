@@ -27,6 +27,7 @@ mod folding;
 mod fusion;
 mod inline;
 mod layouts;
+mod rewrite;
 mod util;
 
 pub use algsimp::AlgebraicSimplifier;
@@ -63,6 +64,14 @@ pub enum PassError {
         computation: String,
         instruction: String,
         message: String,
+    },
+    /// A pass made an edit the mutation API refused (a wrongly shaped
+    /// instruction, a removed value still in use): a bug in that pass.
+    #[error("pass `{pass}`, computation `{computation}`: {source} (a bug in pass `{pass}`)")]
+    Edit {
+        pass: &'static str,
+        computation: String,
+        source: hlox_hlo::edit::EditError,
     },
     /// Writing a dump file failed.
     #[error(

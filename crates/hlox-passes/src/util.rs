@@ -1,8 +1,9 @@
-//! Shared machinery: unique names, computation rebuilding, constant inspection.
+//! Shared machinery: unique names, liveness, moving computations, constant
+//! inspection.
 
 use hlox_hlo::{
-    ArrayLiteral, CompId, Computation, ElementType, EntityRef, InstId, Instruction, Literal,
-    Module, Op, PrimaryMap, Shape,
+    ArrayLiteral, CompId, Computation, ElementType, EntityRef, EntitySet, InstId, Instruction,
+    Literal, Module, Op, PrimaryMap, SecondaryMap, Shape,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -54,63 +55,6 @@ impl NameUniquer {
     }
 }
 
-/// Builds a new arena for a computation from an old one, instruction by
-/// instruction, in topological order.
-pub(crate) struct Rebuild<'a> {
-    pub old: &'a Computation,
-    pub new: PrimaryMap<InstId, Instruction>,
-    /// old id -> new id.
-    pub map: Vec<Option<InstId>>,
-}
-
-impl<'a> Rebuild<'a> {
-    pub fn new(old: &'a Computation) -> Rebuild<'a> {
-        Rebuild {
-            old,
-            new: PrimaryMap::new(),
-            map: vec![None; old.instructions.len()],
-        }
-    }
-    /// The new id of an old instruction's operand (already emitted or mapped).
-    pub fn mapped(&self, old: InstId) -> Option<InstId> {
-        self.map.get(old.index()).copied().flatten()
-    }
-    /// A copy of old instruction `id` with its operands mapped to new ids
-    /// (not yet pushed). `None` when some operand has not been mapped.
-    pub fn remapped(&self, id: InstId) -> Option<Instruction> {
-        let mut inst = self.old.instructions[id].clone();
-        for o in inst.operands.iter_mut() {
-            *o = self.mapped(*o)?;
-        }
-        Some(inst)
-    }
-    pub fn push(&mut self, inst: Instruction) -> InstId {
-        self.new.push(inst)
-    }
-    /// Finishes the computation: root and params mapped.
-    pub fn finish(self) -> Result<Computation, String> {
-        let root = self
-            .mapped(self.old.root)
-            .ok_or_else(|| "the root was dropped".to_string())?;
-        let params = self
-            .old
-            .params
-            .iter()
-            .map(|&p| {
-                self.mapped(p)
-                    .ok_or_else(|| format!("parameter {} was dropped", self.old.inst(p).name))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Computation {
-            name: self.old.name.clone(),
-            instructions: self.new,
-            params,
-            root,
-            execution_thread: self.old.execution_thread.clone(),
-        })
-    }
-}
-
 /// True when an instruction must never be removed or merged: a custom call
 /// with `has_side_effect`.
 pub(crate) fn has_side_effect(inst: &Instruction) -> bool {
@@ -119,9 +63,9 @@ pub(crate) fn has_side_effect(inst: &Instruction) -> bool {
 
 /// Liveness: reachable from the root, plus parameters and side-effecting
 /// instructions (and their operands).
-pub(crate) fn live_set(c: &Computation) -> Vec<bool> {
+pub(crate) fn live_set(c: &Computation) -> EntitySet<InstId> {
     let n = c.instructions.len();
-    let mut live = vec![false; n];
+    let mut live = EntitySet::new();
     let mut stack: Vec<InstId> = Vec::new();
     if c.instructions.is_valid(c.root) {
         stack.push(c.root);
@@ -132,12 +76,11 @@ pub(crate) fn live_set(c: &Computation) -> Vec<bool> {
         }
     }
     while let Some(id) = stack.pop() {
-        if live[id.index()] {
+        if !live.insert(id) {
             continue;
         }
-        live[id.index()] = true;
         for &o in &c.instructions[id].operands {
-            if o.index() < n && !live[o.index()] {
+            if o.index() < n && !live.contains(o) {
                 stack.push(o);
             }
         }
@@ -145,35 +88,31 @@ pub(crate) fn live_set(c: &Computation) -> Vec<bool> {
     live
 }
 
-/// Rebuilds the module's computation list keeping those with `keep[i]`, in
+/// Rebuilds the module's computation list keeping those in `keep`, in
 /// the same order, remapping every `called` id and the entry.
-pub(crate) fn retain_computations(m: &mut Module, keep: &[bool]) {
+pub(crate) fn retain_computations(m: &mut Module, keep: &EntitySet<CompId>) {
     let mut old = std::mem::take(&mut m.computations);
-    let mut remap: Vec<Option<CompId>> = vec![None; old.len()];
-    let mut next = 0usize;
-    for (i, k) in keep.iter().enumerate() {
-        if *k {
-            remap[i] = Some(CompId::new(next));
-            next += 1;
-        }
+    let mut remap: SecondaryMap<CompId, Option<CompId>> = SecondaryMap::new();
+    for (next, id) in keep.iter().enumerate() {
+        remap[id] = Some(CompId::new(next));
     }
     let ids: Vec<CompId> = old.keys().collect();
     for id in ids {
-        if !keep.get(id.index()).copied().unwrap_or(false) {
+        if !keep.contains(id) || !old.is_valid(id) {
             continue;
         }
         let mut c = std::mem::replace(&mut old[id], empty_computation());
         for inst in c.instructions.values_mut() {
             for callee in inst.called.iter_mut() {
-                if let Some(Some(n)) = remap.get(callee.index()) {
-                    *callee = *n;
+                if let Some(n) = remap[*callee] {
+                    *callee = n;
                 }
             }
         }
         m.computations.push(c);
     }
-    if let Some(Some(e)) = remap.get(m.entry.index()) {
-        m.entry = *e;
+    if let Some(e) = remap[m.entry] {
+        m.entry = e;
     }
 }
 
@@ -193,9 +132,9 @@ pub(crate) fn insert_before_callers(m: &mut Module, extra: Vec<(CompId, Computat
         }
         order.push(c);
     }
-    let mut remap = vec![CompId::new(0); n + extra.len()];
+    let mut remap: SecondaryMap<CompId, Option<CompId>> = SecondaryMap::new();
     for (pos, &x) in order.iter().enumerate() {
-        remap[x] = CompId::new(pos);
+        remap[CompId::new(x)] = Some(CompId::new(pos));
     }
     let mut old = std::mem::take(&mut m.computations);
     let mut extra: Vec<Option<Computation>> = extra.into_iter().map(|(_, c)| Some(c)).collect();
@@ -207,12 +146,12 @@ pub(crate) fn insert_before_callers(m: &mut Module, extra: Vec<(CompId, Computat
         };
         for inst in comp.instructions.values_mut() {
             for callee in inst.called.iter_mut() {
-                *callee = remap[callee.index()];
+                *callee = remap[*callee].unwrap_or(*callee);
             }
         }
         m.computations.push(comp);
     }
-    m.entry = remap[m.entry.index()];
+    m.entry = remap[m.entry].unwrap_or(m.entry);
 }
 
 /// A placeholder computation (no instructions) used while moving computations.
