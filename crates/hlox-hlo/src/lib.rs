@@ -4,6 +4,7 @@
 //! - [`literal`]: host values of any shape.
 //! - [`ir`]: modules, computations, instructions, opcodes and their attributes.
 //! - [`shape_inference`]: each opcode's result shape, written once.
+//! - [`semantics`]: index maps, window rules, sort and the RNGs, shared by every engine.
 //! - [`verifier`]: checks a module and collects every problem with its location.
 //! - [`builder`]: an `XlaBuilder`-style API.
 //! - [`text`]: HLO text in XLA's syntax (parser and printer).
@@ -18,6 +19,7 @@ pub mod literal;
 pub mod load;
 pub mod npy;
 pub mod proto;
+pub mod semantics;
 pub mod shape_inference;
 pub mod text;
 pub mod types;
