@@ -87,6 +87,22 @@ pub fn is_elemental(module: &Module, comp: &Computation, id: InstId) -> bool {
     }
 }
 
+/// True when the fused computation `fused` can be generated element by
+/// element (every instruction elemental, every result leaf an array): both
+/// backends then emit the fusion as one loop nest (Host) or one
+/// one-thread-per-element kernel (CUDA).
+pub fn fusion_is_elemental(module: &Module, fused: CompId) -> bool {
+    let Some(c) = module.computations.get(fused) else {
+        return false;
+    };
+    c.root_inst()
+        .shape
+        .leaves()
+        .iter()
+        .all(|(_, s)| s.is_array())
+        && c.instructions.keys().all(|id| is_elemental(module, c, id))
+}
+
 /// True when every instruction of `comp` can be emitted as scalar code.
 pub fn is_scalar_computation(module: &Module, comp: CompId) -> bool {
     let Some(c) = module.computations.get(comp) else {

@@ -5,7 +5,7 @@
 
 use crate::elem::SendPtr;
 use crate::matmul::{Dom, Loader};
-use crate::{check_counts, Ctx, Geom, HostKernel, KernelError};
+use crate::{check_counts, Ctx, Geom, HostKernel, KernelError, RunError};
 use hlox_hlo::{ConvDimensionNumbers, ElementType, Window};
 use rayon::prelude::*;
 
@@ -269,7 +269,7 @@ impl ConvKernel {
 }
 
 impl HostKernel for ConvKernel {
-    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String> {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
         check_counts(&self.name, operands, outputs, 2, 1)?;
         let (l, r, o) = (operands[0], operands[1], outputs[0]);
         if self.out.count() == 0 {

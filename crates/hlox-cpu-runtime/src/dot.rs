@@ -4,7 +4,7 @@
 //! `gemm`; everything else is packed (converted) first.
 
 use crate::matmul::{gemm_strided, pack, store_all, Dom};
-use crate::{check_counts, Ctx, Geom, HostKernel, KernelError};
+use crate::{check_counts, Ctx, Geom, HostKernel, KernelError, RunError};
 use hlox_hlo::{DotDimensionNumbers, ElementType};
 use rayon::prelude::*;
 
@@ -173,7 +173,7 @@ impl DotKernel {
 }
 
 impl HostKernel for DotKernel {
-    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String> {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
         check_counts(&self.name, operands, outputs, 2, 1)?;
         let (l, r, o) = (operands[0], operands[1], outputs[0]);
         if self.b * self.m * self.n == 0 {

@@ -6,12 +6,13 @@
 use crate::elem::{
     rd, read_index, recognize_combiner, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr,
 };
-use crate::{check_counts, copy_relayout, Ctx, Geom, HostKernel, KernelError, ScalarFn};
+use crate::{check_counts, copy_relayout, Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
+use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
 use hlox_hlo::{GatherDimensionNumbers, ScatterDimensionNumbers};
 use rayon::prelude::*;
 
-fn udims(v: &[i64]) -> Vec<usize> {
-    v.iter().map(|&d| d as usize).collect()
+fn idims(g: &Geom) -> Vec<i64> {
+    g.dims.iter().map(|&d| d as i64).collect()
 }
 
 pub(crate) struct GatherKernel {
@@ -19,16 +20,7 @@ pub(crate) struct GatherKernel {
     operand: Geom,
     indices: Geom,
     out: Geom,
-    ivd: usize,
-    /// (operand dim, position in the index vector)
-    start_map: Vec<usize>,
-    slice_sizes: Vec<usize>,
-    offset_dims: Vec<usize>,
-    window_operand_dims: Vec<usize>,
-    batch_out_dims: Vec<usize>,
-    idx_batch_dims: Vec<usize>,
-    /// (operand batching dim, position among the index batch dims)
-    obatch: Vec<(usize, usize)>,
+    plan: GatherPlan,
 }
 
 impl GatherKernel {
@@ -43,47 +35,26 @@ impl GatherKernel {
         if !indices.ty.is_integral() {
             return Err(cx.err("start indices must be integers"));
         }
-        let orank = operand.dims.len();
-        let ivd = dn.index_vector_dim as usize;
-        let mut elided = udims(&dn.collapsed_slice_dims);
-        elided.extend(udims(&dn.operand_batching_dims));
-        let window_operand_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
-        let offset_dims = udims(&dn.offset_dims);
-        let batch_out_dims: Vec<usize> = (0..out.dims.len())
-            .filter(|d| !offset_dims.contains(d))
-            .collect();
-        let idx_batch_dims: Vec<usize> = (0..indices.dims.len()).filter(|&d| d != ivd).collect();
-        if offset_dims.len() != window_operand_dims.len()
-            || batch_out_dims.len() != idx_batch_dims.len()
-            || slice_sizes.len() != orank
-        {
-            return Err(cx.err("dimension numbers do not fit the shapes"));
-        }
-        let mut obatch = Vec::new();
-        for (i, &od) in dn.operand_batching_dims.iter().enumerate() {
-            let sd = dn.start_indices_batching_dims[i] as usize;
-            let pos = idx_batch_dims.iter().position(|&d| d == sd).unwrap_or(0);
-            obatch.push((od as usize, pos));
-        }
+        let plan = GatherPlan::new(
+            dn,
+            slice_sizes,
+            &idims(&operand),
+            &idims(&indices),
+            &idims(&out),
+        )
+        .map_err(|e| cx.plan_err(e))?;
         Ok(GatherKernel {
             name: cx.inst.name.clone(),
-            start_map: udims(&dn.start_index_map),
-            slice_sizes: slice_sizes.iter().map(|&s| s.max(0) as usize).collect(),
             operand,
             indices,
             out,
-            ivd,
-            offset_dims,
-            window_operand_dims,
-            batch_out_dims,
-            idx_batch_dims,
-            obatch,
+            plan,
         })
     }
 }
 
 impl HostKernel for GatherKernel {
-    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String> {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
         check_counts(&self.name, operands, outputs, 2, 1)?;
         if self.out.count() == 0 {
             return Ok(());
@@ -94,24 +65,16 @@ impl HostKernel for GatherKernel {
             SendPtr(outputs[0]),
         );
         let esz = self.operand.ty.byte_size();
-        let orank = self.operand.dims.len();
-        let batch_sizes: Vec<usize> = self
-            .batch_out_dims
-            .iter()
-            .map(|&d| self.out.dims[d])
-            .collect();
+        let p = &self.plan;
+        let batch_sizes: Vec<usize> = p.batch_out_dims.iter().map(|&d| self.out.dims[d]).collect();
         let nbatch: usize = batch_sizes.iter().product();
-        let win_sizes: Vec<usize> = self.offset_dims.iter().map(|&d| self.out.dims[d]).collect();
-        let win_ostr: Vec<usize> = self
+        let win_sizes: Vec<usize> = p.offset_dims.iter().map(|&d| self.out.dims[d]).collect();
+        let win_ostr: Vec<usize> = p
             .window_operand_dims
             .iter()
             .map(|&d| self.operand.strides[d])
             .collect();
-        let win_outstr: Vec<usize> = self
-            .offset_dims
-            .iter()
-            .map(|&d| self.out.strides[d])
-            .collect();
+        let win_outstr: Vec<usize> = p.offset_dims.iter().map(|&d| self.out.strides[d]).collect();
         // Pair (operand offset, output offset) for every window element.
         let mut win: Vec<(usize, usize)> = Vec::new();
         {
@@ -123,8 +86,6 @@ impl HostKernel for GatherKernel {
                 i += 1;
             });
         }
-        let idims = &self.indices.dims;
-        let vec_in_dim = self.ivd < idims.len();
         let batch = |bi: usize| {
             let (op, ip, outp) = (op, ip, outp);
             // Unravel the batch index.
@@ -134,27 +95,23 @@ impl HostKernel for GatherKernel {
                 bidx[d] = rem % batch_sizes[d];
                 rem /= batch_sizes[d];
             }
-            let mut ioff = 0usize;
-            let mut obase = 0usize;
-            for (k, &v) in bidx.iter().enumerate() {
-                ioff += v * self.indices.strides[self.idx_batch_dims[k]];
-                obase += v * self.out.strides[self.batch_out_dims[k]];
-            }
-            let mut start = vec![0usize; orank];
-            for (k, &od) in self.start_map.iter().enumerate() {
-                let e = if vec_in_dim {
-                    ioff + k * self.indices.strides[self.ivd]
-                } else {
-                    ioff
-                };
-                let v = read_index(self.indices.ty, ip.0, e);
-                let hi = (self.operand.dims[od] as i64 - self.slice_sizes[od] as i64).max(0);
-                start[od] = v.clamp(0, hi) as usize;
-            }
-            for &(od, pos) in &self.obatch {
-                start[od] = bidx[pos];
-            }
-            let sbase: usize = (0..orank).map(|d| start[d] * self.operand.strides[d]).sum();
+            let obase: usize = bidx
+                .iter()
+                .zip(&p.batch_out_dims)
+                .map(|(&v, &d)| v * self.out.strides[d])
+                .sum();
+            let (first, step) = p.vector_offsets(&bidx, &self.indices.strides);
+            let mut start = vec![0i64; self.operand.dims.len()];
+            p.start(
+                &bidx,
+                |k| read_index(self.indices.ty, ip.0, first + k * step),
+                &mut start,
+            );
+            let sbase: usize = start
+                .iter()
+                .zip(&self.operand.strides)
+                .map(|(&s, &st)| s as usize * st)
+                .sum();
             for &(so, oo) in &win {
                 std::ptr::copy_nonoverlapping(
                     op.0.add((sbase + so) * esz),
@@ -179,14 +136,7 @@ pub(crate) struct ScatterKernel {
     indices: Geom,
     updates: Vec<Geom>,
     outs: Vec<Geom>,
-    ivd: usize,
-    sdod: Vec<usize>,
-    window_operand_dims: Vec<usize>,
-    uwd: Vec<usize>,
-    scatter_upd_dims: Vec<usize>,
-    idx_batch_dims: Vec<usize>,
-    batch_pos: Vec<(usize, usize)>,
-    wsize: Vec<usize>,
+    plan: ScatterPlan,
     fast: Option<Combiner>,
     callee: ScalarFn,
 }
@@ -213,29 +163,13 @@ impl ScatterKernel {
         if !indices.ty.is_integral() {
             return Err(cx.err("scatter indices must be integers"));
         }
-        let orank = operands[0].dims.len();
-        let ivd = dn.index_vector_dim as usize;
-        let mut elided = udims(&dn.inserted_window_dims);
-        elided.extend(udims(&dn.input_batching_dims));
-        let window_operand_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
-        let uwd = udims(&dn.update_window_dims);
-        let urank = updates[0].dims.len();
-        let scatter_upd_dims: Vec<usize> = (0..urank).filter(|d| !uwd.contains(d)).collect();
-        let idx_batch_dims: Vec<usize> = (0..indices.dims.len()).filter(|&d| d != ivd).collect();
-        if uwd.len() != window_operand_dims.len() || scatter_upd_dims.len() != idx_batch_dims.len()
-        {
-            return Err(cx.err("dimension numbers do not fit the shapes"));
-        }
-        let mut wsize = vec![1usize; orank];
-        for (k, &ud) in uwd.iter().enumerate() {
-            wsize[window_operand_dims[k]] = updates[0].dims[ud];
-        }
-        let mut batch_pos = Vec::new();
-        for (i, &od) in dn.input_batching_dims.iter().enumerate() {
-            let sd = dn.scatter_indices_batching_dims[i] as usize;
-            let pos = idx_batch_dims.iter().position(|&d| d == sd).unwrap_or(0);
-            batch_pos.push((od as usize, pos));
-        }
+        let plan = ScatterPlan::new(
+            dn,
+            &idims(&operands[0]),
+            &idims(&indices),
+            &idims(&updates[0]),
+        )
+        .map_err(|e| cx.plan_err(e))?;
         let (callee, comp) = cx.callee(0)?;
         let fast = if n == 1 {
             recognize_combiner(cx.module, comp, operands[0].ty)
@@ -245,63 +179,44 @@ impl ScatterKernel {
         Ok(ScatterKernel {
             name: cx.inst.name.clone(),
             n,
-            sdod: udims(&dn.scatter_dims_to_operand_dims),
             operands,
             indices,
             updates,
             outs,
-            ivd,
-            window_operand_dims,
-            uwd,
-            scatter_upd_dims,
-            idx_batch_dims,
-            batch_pos,
-            wsize,
+            plan,
             fast,
             callee,
         })
     }
 
-    /// Calls `f(update offset, output offset)` (element offsets in the
-    /// updates' and outputs' own layouts; all updates/outputs share them only
-    /// when their layouts agree, so offsets are given per leaf 0 and the
-    /// caller maps them) in XLA's order.
+    /// Calls `f(update offsets, output offsets)` (element offsets per leaf,
+    /// in each leaf's own layout) for every update element whose window
+    /// fits, in XLA's order.
     unsafe fn for_each_pair(&self, ip: *const u8, mut f: impl FnMut(&[usize], &[usize])) {
-        let orank = self.operands[0].dims.len();
-        let u0 = &self.updates[0];
-        let scatter_sizes: Vec<usize> = self.scatter_upd_dims.iter().map(|&d| u0.dims[d]).collect();
-        let win_sizes: Vec<usize> = self.uwd.iter().map(|&d| u0.dims[d]).collect();
-        let odims = &self.operands[0].dims;
-        let vec_in_dim = self.ivd < self.indices.dims.len();
+        let p = &self.plan;
+        let scatter_sizes: Vec<usize> = p.scatter_sizes().iter().map(|&d| d as usize).collect();
+        let win_sizes: Vec<usize> = p.window_extent().iter().map(|&d| d as usize).collect();
+        let offsets = |g: &Geom, dims: &[usize]| {
+            let st: Vec<usize> = dims.iter().map(|&d| g.strides[d]).collect();
+            let mut v = Vec::new();
+            crate::for_each_offset(&win_sizes, &st, |o| v.push(o));
+            v
+        };
         // Window offsets per update leaf and per output leaf.
         let win_u: Vec<Vec<usize>> = self
             .updates
             .iter()
-            .map(|g| {
-                let st: Vec<usize> = self.uwd.iter().map(|&d| g.strides[d]).collect();
-                let mut v = Vec::new();
-                crate::for_each_offset(&win_sizes, &st, |o| v.push(o));
-                v
-            })
+            .map(|g| offsets(g, &p.update_window_dims))
             .collect();
         let win_o: Vec<Vec<usize>> = self
             .outs
             .iter()
-            .map(|g| {
-                let st: Vec<usize> = self
-                    .window_operand_dims
-                    .iter()
-                    .map(|&d| g.strides[d])
-                    .collect();
-                let mut v = Vec::new();
-                crate::for_each_offset(&win_sizes, &st, |o| v.push(o));
-                v
-            })
+            .map(|g| offsets(g, &p.window_operand_dims))
             .collect();
         let nwin = win_u[0].len();
         let nscatter: usize = scatter_sizes.iter().product();
         let mut sidx = vec![0usize; scatter_sizes.len()];
-        let mut start = vec![0i64; orank];
+        let mut start = vec![0i64; p.operand_dims.len()];
         let mut uo = vec![0usize; self.n];
         let mut oo = vec![0usize; self.n];
         for si in 0..nscatter {
@@ -310,24 +225,13 @@ impl ScatterKernel {
                 sidx[d] = rem % scatter_sizes[d];
                 rem /= scatter_sizes[d];
             }
-            let mut ioff = 0usize;
-            for (k, &v) in sidx.iter().enumerate() {
-                ioff += v * self.indices.strides[self.idx_batch_dims[k]];
-            }
-            start.iter_mut().for_each(|x| *x = 0);
-            for (k, &od) in self.sdod.iter().enumerate() {
-                let e = if vec_in_dim {
-                    ioff + k * self.indices.strides[self.ivd]
-                } else {
-                    ioff
-                };
-                start[od] = read_index(self.indices.ty, ip, e);
-            }
-            for &(od, pos) in &self.batch_pos {
-                start[od] = sidx[pos] as i64;
-            }
-            if (0..orank).any(|d| start[d] < 0 || start[d] > odims[d] as i64 - self.wsize[d] as i64)
-            {
+            let (first, step) = p.vector_offsets(&sidx, &self.indices.strides);
+            let fits = p.start(
+                &sidx,
+                |k| read_index(self.indices.ty, ip, first + k * step),
+                &mut start,
+            );
+            if !fits {
                 continue;
             }
             let ub: Vec<usize> = self
@@ -335,15 +239,21 @@ impl ScatterKernel {
                 .iter()
                 .map(|g| {
                     sidx.iter()
-                        .enumerate()
-                        .map(|(k, &v)| v * g.strides[self.scatter_upd_dims[k]])
+                        .zip(&p.update_scatter_dims)
+                        .map(|(&v, &d)| v * g.strides[d])
                         .sum()
                 })
                 .collect();
             let ob: Vec<usize> = self
                 .outs
                 .iter()
-                .map(|g| (0..orank).map(|d| start[d] as usize * g.strides[d]).sum())
+                .map(|g| {
+                    start
+                        .iter()
+                        .zip(&g.strides)
+                        .map(|(&s, &st)| s as usize * st)
+                        .sum()
+                })
                 .collect();
             for w in 0..nwin {
                 for k in 0..self.n {
@@ -364,7 +274,7 @@ impl ScatterKernel {
 }
 
 impl HostKernel for ScatterKernel {
-    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String> {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
         let n = self.n;
         check_counts(&self.name, operands, outputs, 2 * n + 1, n)?;
         for k in 0..n {

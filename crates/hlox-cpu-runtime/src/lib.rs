@@ -20,6 +20,9 @@ mod rng;
 mod sort;
 mod window;
 
+use hlox_hlo::semantics::gather::DimensionNumbersError;
+use hlox_hlo::semantics::rng::RngError;
+use hlox_hlo::semantics::window::WindowError;
 use hlox_hlo::shape_inference::{check_shape, validate_shape};
 use hlox_hlo::{
     ArrayShape, CompId, Computation, ElementType, InstId, Instruction, Module, Op, Shape,
@@ -41,7 +44,35 @@ pub trait HostKernel: Send + Sync {
     /// # Safety
     /// Every pointer must point at a buffer of its shape's byte size (valid for reads, or for
     /// writes for outputs); outputs must not overlap inputs or each other.
-    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String>;
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError>;
+}
+
+/// Why a kernel refused to run (the generated code passed buffers that do
+/// not match the instruction it was built for).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RunError {
+    #[error("{kernel}: expected {expected_in} operand and {expected_out} output buffers, got {got_in} and {got_out}")]
+    BufferCount {
+        kernel: String,
+        expected_in: usize,
+        expected_out: usize,
+        got_in: usize,
+        got_out: usize,
+    },
+    #[error("{kernel}: a buffer pointer is null")]
+    NullBuffer { kernel: String },
+}
+
+/// Why an instruction's index map, window or generator could not be planned
+/// (`hlox_hlo::semantics`).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PlanError {
+    #[error(transparent)]
+    DimensionNumbers(#[from] DimensionNumbersError),
+    #[error(transparent)]
+    Window(#[from] WindowError),
+    #[error(transparent)]
+    Rng(#[from] RngError),
 }
 
 /// Why a kernel could not be built.
@@ -54,6 +85,16 @@ pub enum KernelError {
         opcode: &'static str,
         computation: String,
         message: String,
+    },
+    /// The instruction's dimension numbers, window or generator do not
+    /// fit its shapes.
+    #[error("instruction `{inst}` ({opcode}) in computation `{computation}`: {source}")]
+    Plan {
+        inst: String,
+        opcode: &'static str,
+        computation: String,
+        #[source]
+        source: PlanError,
     },
     /// The instruction id does not belong to the computation.
     #[error("instruction id {id} is not in computation `{computation}`")]
@@ -92,6 +133,15 @@ impl Ctx<'_> {
             opcode: self.inst.op.name(),
             computation: self.comp.name.clone(),
             message: message.into(),
+        }
+    }
+    /// A planning error of this instruction.
+    pub(crate) fn plan_err(&self, source: impl Into<PlanError>) -> KernelError {
+        KernelError::Plan {
+            inst: self.inst.name.clone(),
+            opcode: self.inst.op.name(),
+            computation: self.comp.name.clone(),
+            source: source.into(),
         }
     }
     /// Operand `i` as an array shape.
@@ -185,12 +235,16 @@ pub fn make_kernel(
     }
     for (i, s) in operands.iter().enumerate() {
         if let Shape::Array(a) = s {
-            check_addressable(a).map_err(|e| cx.err(format!("operand {i}: {e}")))?;
+            if !addressable(a) {
+                return Err(cx.err(format!("operand {i}: is too large to address")));
+            }
         }
     }
     for (_, s) in instr.shape.leaves() {
         if let Shape::Array(a) = s {
-            check_addressable(a).map_err(|e| cx.err(format!("result: {e}")))?;
+            if !addressable(a) {
+                return Err(cx.err("result: is too large to address"));
+            }
         }
     }
     cx.operands = operands;
@@ -225,17 +279,12 @@ pub fn make_kernel(
     Ok(Some(k))
 }
 
-/// Every element offset of `a` must fit in isize bytes.
-fn check_addressable(a: &ArrayShape) -> Result<(), String> {
-    let n = a
-        .checked_element_count()
+/// Whether every element offset of `a` fits in isize bytes.
+fn addressable(a: &ArrayShape) -> bool {
+    a.checked_element_count()
         .and_then(|n| usize::try_from(n).ok())
         .and_then(|n| n.checked_mul(a.ty.byte_size()))
-        .filter(|&b| b <= isize::MAX as usize);
-    if n.is_none() {
-        return Err("is too large to address".into());
-    }
-    Ok(())
+        .is_some_and(|b| b <= isize::MAX as usize)
 }
 
 /// An array buffer's geometry: element type, logical dims and element strides.
@@ -314,16 +363,20 @@ pub(crate) fn check_counts(
     outputs: &[*mut u8],
     n_in: usize,
     n_out: usize,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     if operands.len() != n_in || outputs.len() != n_out {
-        return Err(format!(
-            "{what}: expected {n_in} operand and {n_out} output buffers, got {} and {}",
-            operands.len(),
-            outputs.len()
-        ));
+        return Err(RunError::BufferCount {
+            kernel: what.to_string(),
+            expected_in: n_in,
+            expected_out: n_out,
+            got_in: operands.len(),
+            got_out: outputs.len(),
+        });
     }
     if operands.iter().any(|p| p.is_null()) || outputs.iter().any(|p| p.is_null()) {
-        return Err(format!("{what}: a buffer pointer is null"));
+        return Err(RunError::NullBuffer {
+            kernel: what.to_string(),
+        });
     }
     Ok(())
 }

@@ -8,60 +8,18 @@
 //! evaluator, so the results match it exactly.
 
 use crate::elem::{rd, with_elem, Elem, SendConstPtr, SendPtr};
-use crate::{check_counts, Ctx, Geom, HostKernel, KernelError, ScalarFn};
-use hlox_hlo::{ComparisonDirection, ComparisonType, ElementType, Op, Shape};
+use crate::{check_counts, Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
+use hlox_hlo::semantics::sort::{self, direction_holds, CompareComparator};
+use hlox_hlo::{ComparisonDirection, ComparisonType, ElementType};
 use rayon::prelude::*;
 use std::cmp::Ordering;
+use std::convert::Infallible;
 
-/// Stable bottom-up merge sort with an arbitrary "less" (the evaluator's algorithm).
-fn merge_sort(v: &mut Vec<usize>, less: &mut dyn FnMut(usize, usize) -> bool) {
-    let n = v.len();
-    let mut buf = v.clone();
-    let mut width = 1;
-    while width < n {
-        let mut i = 0;
-        while i < n {
-            let mid = (i + width).min(n);
-            let end = (i + 2 * width).min(n);
-            let (mut a, mut b, mut k) = (i, mid, i);
-            while a < mid && b < end {
-                if less(v[b], v[a]) {
-                    buf[k] = v[b];
-                    b += 1;
-                } else {
-                    buf[k] = v[a];
-                    a += 1;
-                }
-                k += 1;
-            }
-            while a < mid {
-                buf[k] = v[a];
-                a += 1;
-                k += 1;
-            }
-            while b < end {
-                buf[k] = v[b];
-                b += 1;
-                k += 1;
-            }
-            i += 2 * width;
-        }
-        std::mem::swap(v, &mut buf);
-        width *= 2;
-    }
-}
-
-fn dir_result(dir: ComparisonDirection, o: Option<Ordering>) -> bool {
-    use ComparisonDirection::*;
-    match (dir, o) {
-        (Ne, None) => true,
-        (_, None) => false,
-        (Eq, Some(o)) => o == Ordering::Equal,
-        (Ne, Some(o)) => o != Ordering::Equal,
-        (Ge, Some(o)) => o != Ordering::Less,
-        (Gt, Some(o)) => o == Ordering::Greater,
-        (Le, Some(o)) => o != Ordering::Greater,
-        (Lt, Some(o)) => o == Ordering::Less,
+/// The shared merge sort (`hlox_hlo::semantics::sort`) with an infallible "less".
+fn merge_sort(v: &mut Vec<usize>, mut less: impl FnMut(usize, usize) -> bool) {
+    let r: Result<(), Infallible> = sort::merge_sort(v, |a, b| Ok(less(a, b)));
+    if let Err(e) = r {
+        match e {}
     }
 }
 
@@ -134,49 +92,20 @@ pub(crate) struct SortKernel {
     callee: ScalarFn,
 }
 
+/// The comparator as a native comparison, when it is one (the shared
+/// recognition) on keys this kernel loads natively.
 fn recognize(cx: &Ctx, comp: hlox_hlo::CompId, tys: &[ElementType]) -> Option<FastCmp> {
-    let c = cx.module.computations.get(comp)?;
-    if c.params.len() != 2 * tys.len() {
-        return None;
-    }
-    for (i, &p) in c.params.iter().enumerate() {
-        if !c
-            .instructions
-            .get(p)?
-            .shape
-            .compatible(&Shape::scalar(tys[i / 2]))
-        {
-            return None;
-        }
-    }
-    let root = c.instructions.get(c.root)?;
-    let Op::Compare {
-        direction,
-        cmp_type,
-    } = &root.op
-    else {
-        return None;
-    };
-    if root.operands.len() != 2 {
-        return None;
-    }
-    let a = c.params.iter().position(|&p| p == root.operands[0])?;
-    let b = c.params.iter().position(|&p| p == root.operands[1])?;
-    if a / 2 != b / 2 || a == b {
-        return None;
-    }
-    let key = a / 2;
-    let ty = tys[key];
-    let ct = cmp_type.unwrap_or_else(|| ComparisonType::default_for(ty));
-    let ok = match ct {
+    let c = CompareComparator::recognize(cx.module.computations.get(comp)?, tys)?;
+    let ty = tys[c.key];
+    let ok = match c.cmp_type {
         ComparisonType::Float | ComparisonType::TotalOrder => ty.is_float(),
         ComparisonType::Signed | ComparisonType::Unsigned => !ty.is_float(),
     };
     ok.then_some(FastCmp {
-        key,
-        dir: *direction,
-        ct,
-        swap: a % 2 == 1,
+        key: c.key,
+        dir: c.direction,
+        ct: c.cmp_type,
+        swap: c.swapped,
     })
 }
 
@@ -252,9 +181,9 @@ impl SortKernel {
                         perm.sort_by(|&a, &b| k[b].partial_cmp(&k[a]).unwrap_or(Ordering::Equal));
                     }
                 } else {
-                    merge_sort(&mut perm, &mut |a, b| {
+                    merge_sort(&mut perm, |a, b| {
                         let (x, y) = if f.swap { (b, a) } else { (a, b) };
-                        dir_result(f.dir, k[x].partial_cmp(&k[y]))
+                        direction_holds(f.dir, k[x].partial_cmp(&k[y]))
                     });
                 }
             }};
@@ -273,7 +202,7 @@ impl SortKernel {
         let mut args: Vec<*const u8> = vec![std::ptr::null(); 2 * n];
         let mut res = 0u8;
         let outs = [&mut res as *mut u8];
-        merge_sort(&mut perm, &mut |a, b| {
+        merge_sort(&mut perm, |a, b| {
             for (k, g) in self.ins.iter().enumerate() {
                 let esz = g.ty.byte_size();
                 let st = g.strides[self.dim];
@@ -288,7 +217,7 @@ impl SortKernel {
 }
 
 impl HostKernel for SortKernel {
-    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String> {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
         let n = self.ins.len();
         check_counts(&self.name, operands, outputs, n, n)?;
         let len = self.ins[0].dims[self.dim];
@@ -409,7 +338,7 @@ impl TopKKernel {
 }
 
 impl HostKernel for TopKKernel {
-    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String> {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
         check_counts(&self.name, operands, outputs, 1, 2)?;
         if self.vals.count() == 0 {
             return Ok(());

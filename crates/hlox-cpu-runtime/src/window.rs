@@ -4,87 +4,23 @@
 //! function; select always calls its compiled function.
 
 use crate::elem::{rd, recognize_combiner, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr};
-use crate::{check_counts, Ctx, Geom, HostKernel, KernelError, ScalarFn};
+use crate::{check_counts, Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
+use hlox_hlo::semantics::window::WindowTable;
 use hlox_hlo::Window;
 use rayon::prelude::*;
 
-/// Input positions of a window: per dim d, `tab[d][o_d * wsize_d + k_d]` is the
-/// input index, or -1 for padding and base-dilation holes.
-struct WinTab {
-    wsizes: Vec<usize>,
-    tab: Vec<Vec<i64>>,
-}
-
-impl WinTab {
-    fn new(in_dims: &[usize], out_dims: &[usize], w: &Window) -> WinTab {
-        let mut tab = Vec::new();
-        for (d, wd) in w.dims.iter().enumerate() {
-            let mut t = Vec::with_capacity(out_dims[d] * wd.size.max(0) as usize);
-            for o in 0..out_dims[d] as i64 {
-                for k in 0..wd.size.max(0) {
-                    let p = o * wd.stride - wd.pad_lo + k * wd.window_dilation;
-                    let v = if p.rem_euclid(wd.base_dilation) != 0 {
-                        -1
-                    } else {
-                        let i = p.div_euclid(wd.base_dilation);
-                        if i < 0 || i >= in_dims[d] as i64 {
-                            -1
-                        } else {
-                            i
-                        }
-                    };
-                    t.push(v);
-                }
-            }
-            tab.push(t);
-        }
-        WinTab {
-            wsizes: w.dims.iter().map(|d| d.size.max(0) as usize).collect(),
-            tab,
-        }
+/// The window table of `w` over an operand of geometry `base`, checked to
+/// produce `out` (the result, or select-and-scatter's source).
+fn window_table(cx: &Ctx, base: &Geom, out: &Geom, w: &Window) -> Result<WindowTable, KernelError> {
+    let dims: Vec<i64> = base.dims.iter().map(|&d| d as i64).collect();
+    let tab = WindowTable::new(&dims, w).map_err(|e| cx.plan_err(e))?;
+    if tab.out_dims != out.dims {
+        return Err(cx.err(format!(
+            "the window gives dimensions {:?}, the kernel's output has {:?}",
+            tab.out_dims, out.dims
+        )));
     }
-
-    /// Calls `f(input index)` for each valid window element at output `o`,
-    /// in window row-major order.
-    fn for_each(
-        &self,
-        o: &[usize],
-        kidx: &mut [usize],
-        ii: &mut [usize],
-        mut f: impl FnMut(&[usize]),
-    ) {
-        let rank = o.len();
-        if self.wsizes.contains(&0) {
-            return;
-        }
-        kidx.iter_mut().for_each(|k| *k = 0);
-        loop {
-            let mut valid = true;
-            for d in 0..rank {
-                let v = self.tab[d][o[d] * self.wsizes[d] + kidx[d]];
-                if v < 0 {
-                    valid = false;
-                    break;
-                }
-                ii[d] = v as usize;
-            }
-            if valid {
-                f(ii);
-            }
-            let mut d = rank;
-            loop {
-                if d == 0 {
-                    return;
-                }
-                d -= 1;
-                kidx[d] += 1;
-                if kidx[d] < self.wsizes[d] {
-                    break;
-                }
-                kidx[d] = 0;
-            }
-        }
-    }
+    Ok(tab)
 }
 
 fn offset(idx: &[usize], strides: &[usize]) -> usize {
@@ -103,7 +39,7 @@ pub(crate) struct ReduceWindowKernel {
     n: usize,
     ins: Vec<Geom>,
     outs: Vec<Geom>,
-    tab: WinTab,
+    tab: WindowTable,
     fast: Option<Combiner>,
     callee: ScalarFn,
 }
@@ -130,7 +66,7 @@ impl ReduceWindowKernel {
         Ok(ReduceWindowKernel {
             name: cx.inst.name.clone(),
             n,
-            tab: WinTab::new(&ins[0].dims, &outs[0].dims, w),
+            tab: window_table(cx, &ins[0], &outs[0], w)?,
             ins,
             outs,
             fast,
@@ -155,11 +91,7 @@ impl ReduceWindowKernel {
                 wr(op.0, offset(&o, &self.outs[0].strides), acc);
             }
         };
-        par_chunks(
-            self.outs[0].count(),
-            self.tab.wsizes.iter().product(),
-            chunk,
-        );
+        par_chunks(self.outs[0].count(), self.tab.sizes.iter().product(), chunk);
     }
 
     unsafe fn run_general(&self, operands: &[*const u8], outputs: &[*mut u8]) {
@@ -198,11 +130,7 @@ impl ReduceWindowKernel {
                 }
             }
         };
-        par_chunks(
-            self.outs[0].count(),
-            self.tab.wsizes.iter().product(),
-            chunk,
-        );
+        par_chunks(self.outs[0].count(), self.tab.sizes.iter().product(), chunk);
     }
 }
 
@@ -220,7 +148,7 @@ fn par_chunks(count: usize, per: usize, f: impl Fn(usize, usize) + Sync) {
 }
 
 impl HostKernel for ReduceWindowKernel {
-    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String> {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
         let n = self.n;
         check_counts(&self.name, operands, outputs, 2 * n, n)?;
         if self.outs[0].count() == 0 {
@@ -241,7 +169,7 @@ pub(crate) struct SelectAndScatterKernel {
     operand: Geom,
     source: Geom,
     out: Geom,
-    tab: WinTab,
+    tab: WindowTable,
     select: ScalarFn,
     scatter: ScalarFn,
     fast: Option<Combiner>,
@@ -259,7 +187,7 @@ impl SelectAndScatterKernel {
         let (scatter, comp) = cx.callee(1)?;
         Ok(SelectAndScatterKernel {
             name: cx.inst.name.clone(),
-            tab: WinTab::new(&operand.dims, &source.dims, w),
+            tab: window_table(cx, &operand, &source, w)?,
             fast: recognize_combiner(cx.module, comp, source.ty),
             operand,
             source,
@@ -271,7 +199,7 @@ impl SelectAndScatterKernel {
 }
 
 impl HostKernel for SelectAndScatterKernel {
-    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), String> {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
         check_counts(&self.name, operands, outputs, 3, 1)?;
         let (op, sp, ip, out) = (operands[0], operands[1], operands[2], outputs[0]);
         let ssz = self.source.ty.byte_size();

@@ -645,5 +645,5 @@ fn errors_name_the_instruction() {
     let k = make_kernel(&m, c, c.root, &[]).unwrap().unwrap();
     let buf = [0f32; 4];
     let e = unsafe { k.run(&[buf.as_ptr() as *const u8], &[]) }.unwrap_err();
-    assert!(e.contains('d'), "{e}");
+    assert!(e.to_string().contains('d'), "{e}");
 }

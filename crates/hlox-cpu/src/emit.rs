@@ -14,7 +14,9 @@
 use crate::buffers::{const_name, Assignment, Loc};
 use crate::runtime::{self, CallSite};
 use crate::CompileError;
-use hlox_codegen::elemental::{const_global, is_elemental, ElementalCtx, Leaf};
+use hlox_codegen::elemental::{
+    const_global, fusion_is_elemental, is_elemental, ElementalCtx, Leaf,
+};
 use hlox_codegen::loops::{outer_extent, shape_loop_hoisting, LoopPoint};
 use hlox_codegen::Cg;
 use hlox_ffi::{BoundTargets, Platform};
@@ -78,19 +80,6 @@ fn e<E: std::fmt::Display>(inst: &str) -> impl Fn(E) -> CompileError + '_ {
         inst: inst.to_string(),
         message: err.to_string(),
     }
-}
-
-/// Fusions whose fused computation is entirely elemental become one loop nest.
-pub(crate) fn fusion_is_elemental(module: &Module, fused: CompId) -> bool {
-    let Some(c) = module.computations.get(fused) else {
-        return false;
-    };
-    c.root_inst()
-        .shape
-        .leaves()
-        .iter()
-        .all(|(_, s)| s.is_array())
-        && c.instructions.keys().all(|id| is_elemental(module, c, id))
 }
 
 /// The largest number of input elements per output element of a reduce
@@ -544,7 +533,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         inst: name.into(),
                         message: "fusion without a fused computation".into(),
                     })?;
-                if super::emit::fusion_is_elemental(module, fused) {
+                if fusion_is_elemental(module, fused) {
                     let fc = module.comp(fused);
                     let mut sources = Vec::new();
                     for (k, &o) in inst.operands.iter().enumerate() {

@@ -21,7 +21,7 @@
 //! computations are not scalar fail with "not yet supported on CUDA: <op>".
 
 use crate::CompileError;
-use hlox_codegen::elemental::is_elemental;
+use hlox_codegen::elemental::{fusion_is_elemental, is_elemental};
 use hlox_hlo::{CompId, Computation, InstId, Module, Op, Shape};
 use std::collections::HashMap;
 
@@ -497,19 +497,6 @@ pub struct CompPlan {
 pub struct Program {
     pub comps: HashMap<CompId, CompPlan>,
     pub kernels: Vec<KernelInfo>,
-}
-
-/// True when `fused` can be generated element by element.
-pub fn fusion_is_elemental(module: &Module, fused: CompId) -> bool {
-    let Some(c) = module.computations.get(fused) else {
-        return false;
-    };
-    c.root_inst()
-        .shape
-        .leaves()
-        .iter()
-        .all(|(_, s)| s.is_array())
-        && c.instructions.keys().all(|id| is_elemental(module, c, id))
 }
 
 fn sanitize(s: &str) -> String {

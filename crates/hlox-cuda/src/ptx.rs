@@ -14,6 +14,7 @@ use crate::CompileError;
 use hlox_codegen::elemental::{leaf_count, ElementalCtx, Lanes, Leaf, Split};
 use hlox_codegen::loops::{for_range, for_range_step};
 use hlox_codegen::{scalar, Cg, CodegenError};
+use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
 use hlox_hlo::{ArrayShape, ElementType, InstId, Module, Op, Shape};
 use inkwell::context::Context;
 use inkwell::module::Module as LlModule;
@@ -1322,48 +1323,22 @@ fn emit_gather<'ctx>(
     if count == 0 {
         return Ok(());
     }
-    let orank = os.rank();
-    let irank = is.rank();
-    let ivd = dn.index_vector_dim as usize;
-    if ivd > irank || slice_sizes.len() != orank {
-        return Err(bad(
-            "index_vector_dim or slice_sizes do not match the shapes",
-        ));
-    }
-    let mut elided: Vec<usize> = dn
-        .collapsed_slice_dims
-        .iter()
-        .map(|&d| d as usize)
-        .collect();
-    elided.extend(dn.operand_batching_dims.iter().map(|&d| d as usize));
-    let window_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
-    let offset_dims: Vec<usize> = dn.offset_dims.iter().map(|&d| d as usize).collect();
-    let batch_out: Vec<usize> = (0..oshape.rank())
-        .filter(|d| !offset_dims.contains(d))
-        .collect();
-    let idx_batch: Vec<usize> = (0..irank).filter(|&d| d != ivd).collect();
-    if offset_dims.len() != window_dims.len()
-        || batch_out.len() != idx_batch.len()
-        || offset_dims.iter().any(|&d| d >= oshape.rank())
-        || elided.iter().any(|&d| d >= orank)
-    {
-        return Err(bad("dimension numbers do not match the shapes"));
-    }
+    // The index map is the evaluator's and the Host runtime's
+    // (`hlox_hlo::semantics::gather::GatherPlan`); this emits it per thread.
+    let p = GatherPlan::new(dn, slice_sizes, &os.dims, &is.dims, &oshape.dims)
+        .map_err(|e| bad(&e.to_string()))?;
+    let (orank, irank) = (os.rank(), is.rank());
     let ity = is.ty;
     let b = cg.b;
     in_range(cg, tid, count, |cg| {
         let o = delinearize(cg, &oshape, tid)?;
         let mut iidx = vec![cg.i64c(0); irank];
-        for (k, &od) in batch_out.iter().enumerate() {
-            iidx[idx_batch[k]] = o[od];
+        for (&od, &id) in p.batch_out_dims.iter().zip(&p.index_batch_dims) {
+            iidx[id] = o[od];
         }
         let mut start = vec![cg.i64c(0); orank];
-        for (k, &sd) in dn.start_index_map.iter().enumerate() {
-            let sd = sd as usize;
-            if sd >= orank {
-                return Err(bad("start_index_map entry out of range"));
-            }
-            if ivd < irank {
+        for (k, &sd) in p.start_index_map.iter().enumerate() {
+            if let Some(ivd) = p.index_vector_dim {
                 iidx[ivd] = cg.i64c(k as i64);
             }
             let v = ctx.gen(cg, indices, &iidx)?[0].into_int_value();
@@ -1374,24 +1349,18 @@ fn emit_gather<'ctx>(
             } else {
                 b.build_int_z_extend(v, cg.i64(), "")?
             };
-            let hi = cg.i64c((os.dims[sd] - slice_sizes[sd]).max(0));
+            let hi = cg.i64c(p.max_start(sd));
             let lt0 = b.build_int_compare(IntPredicate::SLT, v, cg.i64c(0), "")?;
             let v = b.build_select(lt0, cg.i64c(0), v, "")?.into_int_value();
             let gt = b.build_int_compare(IntPredicate::SGT, v, hi, "")?;
             start[sd] = b.build_select(gt, hi, v, "")?.into_int_value();
         }
-        for (i, &od) in dn.operand_batching_dims.iter().enumerate() {
-            let sd =
-                *dn.start_indices_batching_dims
-                    .get(i)
-                    .ok_or_else(|| bad("batching dims differ in length"))? as usize;
-            let pos = idx_batch.iter().position(|&d| d == sd).unwrap_or(0);
-            start[od as usize] = o[batch_out[pos]];
+        for &(od, pos) in &p.operand_batching {
+            start[od] = o[p.batch_out_dims[pos]];
         }
         let mut oi = start;
-        for (k, &od) in offset_dims.iter().enumerate() {
-            let d = window_dims[k];
-            oi[d] = b.build_int_add(oi[d], o[od], "")?;
+        for (&od, &wd) in p.offset_dims.iter().zip(&p.window_operand_dims) {
+            oi[wd] = b.build_int_add(oi[wd], o[od], "")?;
         }
         let v = ctx.gen(cg, operand, &oi)?[0];
         let ep = cg.element_ptr(optr, &oshape, &o)?;
@@ -1709,50 +1678,17 @@ fn emit_scatter<'ctx>(
             .ok_or_else(|| bad("operands must be arrays"))
     };
     let (os, is, us) = (outs[0].1.clone(), arr(indices)?, arr(updates[0])?);
-    let (orank, irank) = (os.rank(), is.rank());
-    let ivd = dn.index_vector_dim as usize;
-    if ivd > irank {
-        return Err(bad("index_vector_dim out of range"));
-    }
-    let mut elided: Vec<usize> = dn
-        .inserted_window_dims
-        .iter()
-        .map(|&d| d as usize)
-        .collect();
-    elided.extend(dn.input_batching_dims.iter().map(|&d| d as usize));
-    let window_operand_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
-    let uwd: Vec<usize> = dn.update_window_dims.iter().map(|&d| d as usize).collect();
-    let scatter_upd_dims: Vec<usize> = (0..us.rank()).filter(|d| !uwd.contains(d)).collect();
-    let idx_batch: Vec<usize> = (0..irank).filter(|&d| d != ivd).collect();
-    if uwd.len() != window_operand_dims.len()
-        || scatter_upd_dims.len() != idx_batch.len()
-        || uwd.iter().any(|&d| d >= us.rank())
-        || elided.iter().any(|&d| d >= orank)
-        || dn
-            .scatter_dims_to_operand_dims
-            .iter()
-            .any(|&d| d as usize >= orank)
-    {
-        return Err(bad("dimension numbers do not match the shapes"));
-    }
-    let mut wsize = vec![1i64; orank];
-    for (k, &ud) in uwd.iter().enumerate() {
-        wsize[window_operand_dims[k]] = us.dims[ud];
-    }
+    // The index map is the evaluator's and the Host runtime's
+    // (`hlox_hlo::semantics::gather::ScatterPlan`); this emits it.
+    let plan =
+        ScatterPlan::new(dn, &os.dims, &is.dims, &us.dims).map_err(|e| bad(&e.to_string()))?;
     let b = cg.b;
     let total = os.element_count() as i64;
     let sc = ScatterGeo {
-        dn,
+        plan: &plan,
         indices,
         ity: is.ty,
-        irank,
-        ivd,
-        idx_batch: &idx_batch,
-        scatter_upd_dims: &scatter_upd_dims,
-        uwd: &uwd,
-        window_operand_dims: &window_operand_dims,
-        wsize: &wsize,
-        os: &os,
+        irank: is.rank(),
         us: &us,
         updates: &updates,
         outs: &outs,
@@ -1777,7 +1713,8 @@ fn emit_scatter<'ctx>(
             // then an atomic read-combine-write of its output element.
             return in_range(cg, tid, us.element_count() as i64, |cg| {
                 let ui = delinearize(cg, &us, tid)?;
-                let s_idx: Vec<IntValue> = scatter_upd_dims.iter().map(|&d| ui[d]).collect();
+                let s_idx: Vec<IntValue> =
+                    plan.update_scatter_dims.iter().map(|&d| ui[d]).collect();
                 let (start, fits) = scatter_start(cg, ctx, &sc, &s_idx)?;
                 let f = cg.current_fn()?;
                 let body = cg.ctx.append_basic_block(f, "sc.in");
@@ -1785,8 +1722,11 @@ fn emit_scatter<'ctx>(
                 b.build_conditional_branch(fits, body, join)?;
                 b.position_at_end(body);
                 let mut oi = start;
-                for (k, &ud) in uwd.iter().enumerate() {
-                    let od = window_operand_dims[k];
+                for (&ud, &od) in plan
+                    .update_window_dims
+                    .iter()
+                    .zip(&plan.window_operand_dims)
+                {
                     oi[od] = b.build_int_add(oi[od], ui[ud], "")?;
                 }
                 let (p, sh) = &outs[0];
@@ -1811,7 +1751,7 @@ fn emit_scatter<'ctx>(
             }
             Ok(())
         })?;
-        let mut s_idx = vec![cg.i64c(0); scatter_upd_dims.len()];
+        let mut s_idx = vec![cg.i64c(0); plan.update_scatter_dims.len()];
         scatter_loops(cg, ctx, &sc, 0, &mut s_idx)?;
         Ok(())
     })
@@ -1883,17 +1823,10 @@ fn atomic_combine<'ctx>(
 }
 
 struct ScatterGeo<'a, 'ctx> {
-    dn: &'a hlox_hlo::ScatterDimensionNumbers,
+    plan: &'a ScatterPlan,
     indices: InstId,
     ity: ElementType,
     irank: usize,
-    ivd: usize,
-    idx_batch: &'a [usize],
-    scatter_upd_dims: &'a [usize],
-    uwd: &'a [usize],
-    window_operand_dims: &'a [usize],
-    wsize: &'a [i64],
-    os: &'a ArrayShape,
     us: &'a ArrayShape,
     updates: &'a [InstId],
     outs: &'a [(PointerValue<'ctx>, ArrayShape)],
@@ -1908,8 +1841,8 @@ fn scatter_loops<'ctx>(
     s: &mut Vec<IntValue<'ctx>>,
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level < g.scatter_upd_dims.len() {
-        let n = g.us.dims[g.scatter_upd_dims[level]];
+    if level < g.plan.update_scatter_dims.len() {
+        let n = g.us.dims[g.plan.update_scatter_dims[level]];
         return for_range(cg, cg.i64c(0), cg.i64c(n), &format!("s{level}"), &mut |i| {
             s[level] = i;
             scatter_loops(cg, ctx, g, level + 1, s)
@@ -1921,7 +1854,7 @@ fn scatter_loops<'ctx>(
     let join = cg.ctx.append_basic_block(f, "sc.next");
     b.build_conditional_branch(fits, body, join)?;
     b.position_at_end(body);
-    let mut w = vec![cg.i64c(0); g.uwd.len()];
+    let mut w = vec![cg.i64c(0); g.plan.update_window_dims.len()];
     window_loops(cg, ctx, g, &start, s, 0, &mut w)?;
     b.build_unconditional_branch(join)?;
     b.position_at_end(join);
@@ -1938,18 +1871,18 @@ fn scatter_start<'ctx>(
     s: &[IntValue<'ctx>],
 ) -> Result<(Vec<IntValue<'ctx>>, IntValue<'ctx>), CodegenError> {
     let b = cg.b;
-    let orank = g.os.rank();
+    let p = g.plan;
     let mut iidx = vec![cg.i64c(0); g.irank];
-    for (k, &v) in s.iter().enumerate() {
-        iidx[g.idx_batch[k]] = v;
+    for (&v, &d) in s.iter().zip(&p.index_batch_dims) {
+        iidx[d] = v;
     }
-    let mut start = vec![cg.i64c(0); orank];
-    for (k, &od) in g.dn.scatter_dims_to_operand_dims.iter().enumerate() {
-        if g.ivd < g.irank {
-            iidx[g.ivd] = cg.i64c(k as i64);
+    let mut start = vec![cg.i64c(0); p.operand_dims.len()];
+    for (k, &od) in p.scatter_dims_to_operand_dims.iter().enumerate() {
+        if let Some(ivd) = p.index_vector_dim {
+            iidx[ivd] = cg.i64c(k as i64);
         }
         let v = ctx.gen(cg, g.indices, &iidx)?[0].into_int_value();
-        start[od as usize] = if v.get_type().get_bit_width() == 64 {
+        start[od] = if v.get_type().get_bit_width() == 64 {
             v
         } else if g.ity.is_signed_int() {
             b.build_int_s_extend(v, cg.i64(), "")?
@@ -1957,15 +1890,9 @@ fn scatter_start<'ctx>(
             b.build_int_z_extend(v, cg.i64(), "")?
         };
     }
-    for (i, &od) in g.dn.input_batching_dims.iter().enumerate() {
-        let sd =
-            g.dn.scatter_indices_batching_dims
-                .get(i)
-                .copied()
-                .unwrap_or(0) as usize;
-        let pos = g.idx_batch.iter().position(|&d| d == sd).unwrap_or(0);
+    for &(od, pos) in &p.input_batching {
         if let Some(&v) = s.get(pos) {
-            start[od as usize] = v;
+            start[od] = v;
         }
     }
     let mut fits = cg.i1().const_int(1, false);
@@ -1974,7 +1901,7 @@ fn scatter_start<'ctx>(
         let le = b.build_int_compare(
             IntPredicate::SLE,
             sd,
-            cg.i64c(g.os.dims[d] - g.wsize[d]),
+            cg.i64c(p.operand_dims[d] - p.window_sizes[d]),
             "",
         )?;
         fits = b.build_and(fits, b.build_and(ge, le, "")?, "")?;
@@ -1992,8 +1919,8 @@ fn window_loops<'ctx>(
     w: &mut Vec<IntValue<'ctx>>,
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level < g.uwd.len() {
-        let n = g.us.dims[g.uwd[level]];
+    if level < g.plan.update_window_dims.len() {
+        let n = g.us.dims[g.plan.update_window_dims[level]];
         return for_range(
             cg,
             cg.i64c(0),
@@ -2007,12 +1934,12 @@ fn window_loops<'ctx>(
     }
     let mut oi = start.to_vec();
     let mut ui = vec![cg.i64c(0); g.us.rank()];
-    for (k, &v) in s.iter().enumerate() {
-        ui[g.scatter_upd_dims[k]] = v;
+    for (&v, &d) in s.iter().zip(&g.plan.update_scatter_dims) {
+        ui[d] = v;
     }
     for (k, &v) in w.iter().enumerate() {
-        ui[g.uwd[k]] = v;
-        let od = g.window_operand_dims[k];
+        ui[g.plan.update_window_dims[k]] = v;
+        let od = g.plan.window_operand_dims[k];
         oi[od] = b.build_int_add(oi[od], v, "")?;
     }
     let mut args = Vec::new();
@@ -2455,13 +2382,12 @@ impl<'ctx> U32<'_, '_, 'ctx> {
         x: [IntValue<'ctx>; 2],
         key: [IntValue<'ctx>; 2],
     ) -> Result<[IntValue<'ctx>; 2], CodegenError> {
-        const ROT: [u32; 8] = [13, 15, 26, 6, 17, 29, 16, 24];
-        let k2 = self.xor(self.xor(self.c(0x1BD1_1BDA), key[0])?, key[1])?;
+        use hlox_hlo::semantics::rng::{threefry_rotations, THREEFRY_GROUPS, THREEFRY_PARITY};
+        let k2 = self.xor(self.xor(self.c(THREEFRY_PARITY as u64), key[0])?, key[1])?;
         let ks = [key[0], key[1], k2];
         let mut x = [self.add(x[0], ks[0])?, self.add(x[1], ks[1])?];
-        for i in 0..5usize {
-            let rots = if i % 2 == 0 { &ROT[0..4] } else { &ROT[4..8] };
-            for &r in rots {
+        for i in 0..THREEFRY_GROUPS {
+            for &r in threefry_rotations(i) {
                 x[0] = self.add(x[0], x[1])?;
                 x[1] = self.rotl(x[1], r)?;
                 x[1] = self.xor(x[1], x[0])?;
@@ -2485,9 +2411,10 @@ impl<'ctx> U32<'_, '_, 'ctx> {
             let p = b.build_int_mul(a, i64t.const_int(m, false), "")?;
             self.split(p)
         };
-        for _ in 0..10 {
-            let [p0l, p0h] = mulw(s[0], 0xD251_1F53)?;
-            let [p1l, p1h] = mulw(s[2], 0xCD9E_8D57)?;
+        use hlox_hlo::semantics::rng::{PHILOX_M, PHILOX_ROUNDS, PHILOX_W};
+        for _ in 0..PHILOX_ROUNDS {
+            let [p0l, p0h] = mulw(s[0], PHILOX_M[0])?;
+            let [p1l, p1h] = mulw(s[2], PHILOX_M[1])?;
             s = [
                 self.xor(self.xor(p1h, s[1])?, key[0])?,
                 p1l,
@@ -2495,8 +2422,8 @@ impl<'ctx> U32<'_, '_, 'ctx> {
                 p0l,
             ];
             key = [
-                self.add(key[0], self.c(0x9E37_79B9))?,
-                self.add(key[1], self.c(0xBB67_AE85))?,
+                self.add(key[0], self.c(PHILOX_W[0] as u64))?,
+                self.add(key[1], self.c(PHILOX_W[1] as u64))?,
             ];
         }
         Ok(s)
@@ -2518,7 +2445,7 @@ fn emit_rng<'ctx>(
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
     tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
-    use hlox_hlo::RngAlgorithm;
+    use hlox_hlo::semantics::rng::{Generator, RngPlan};
     let inst = comp.inst(id);
     let Op::RngBitGenerator { algorithm } = &inst.op else {
         return Err(CodegenError::Other("not a rng-bit-generator".into()));
@@ -2528,44 +2455,19 @@ fn emit_rng<'ctx>(
     let [(sp, Some(ss)), (vp, Some(vs))] = outs else {
         return Err(bad("results must be (state, values)"));
     };
+    // The counter schedule is the evaluator's and the Host runtime's
+    // (`hlox_hlo::semantics::rng::RngPlan`); this emits it per thread.
+    let plan = RngPlan::new(*algorithm, ss, vs).map_err(|e| bad(&e.to_string()))?;
     let m = ss.element_count() as i64;
-    if ss.ty != ElementType::U64 || ss.rank() != 1 || m < 2 {
-        return Err(bad("state must be u64[n] with n >= 2"));
-    }
-    if vs.ty == ElementType::Pred {
-        return Err(bad("cannot produce pred"));
-    }
     let n = vs.element_count() as i64;
-    let bits = vs.ty.bit_width();
+    let bits = plan.bits;
     let u = U32 { cg };
     let b = cg.b;
-    // Static split for ThreeFry with narrow elements.
     let dims = &vs.dims;
-    let split_dim = if dims.is_empty() {
-        None
-    } else {
-        Some(dims.iter().position(|&d| d % 2 == 0).unwrap_or_else(|| {
-            let mut best = 0;
-            for i in 0..dims.len() {
-                if dims[i] > dims[best] {
-                    best = i;
-                }
-            }
-            best
-        }))
-    };
-    let mut half = dims.clone();
-    match split_dim {
-        Some(s) => half[s] = (half[s] + 1) / 2,
-        None => half = vec![1],
-    }
-    let half_count: i64 = half.iter().product();
-    let philox = matches!(algorithm, RngAlgorithm::Default | RngAlgorithm::Philox);
-    let blocks = if bits == 64 {
-        (2 * n + 3) / 4
-    } else {
-        (n + 3) / 4
-    };
+    let split_dim = plan.threefry_split;
+    let half = &plan.threefry_half;
+    let philox = plan.generator == Generator::Philox;
+    let advance = plan.counter_advance() as i64;
     let f = cg.current_fn()?;
     // State words.
     let sblk = cg.ctx.append_basic_block(f, "rng.state");
@@ -2581,7 +2483,7 @@ fn emit_rng<'ctx>(
             } else {
                 (rng_word(cg, ctx, state, 1)?, rng_word(cg, ctx, state, 0)?)
             };
-            let nl = b.build_int_add(lo, cg.i64c(blocks), "")?;
+            let nl = b.build_int_add(lo, cg.i64c(advance), "")?;
             let carry = b.build_int_compare(IntPredicate::ULT, nl, lo, "")?;
             let nh = b.build_int_add(hi, b.build_int_z_extend(carry, cg.i64(), "")?, "")?;
             let is1 = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(1), "")?;
@@ -2593,8 +2495,7 @@ fn emit_rng<'ctx>(
                 v
             }
         } else {
-            let adv = if bits == 64 { n } else { half_count };
-            let nc = b.build_int_add(rng_word(cg, ctx, state, 1)?, cg.i64c(adv), "")?;
+            let nc = b.build_int_add(rng_word(cg, ctx, state, 1)?, cg.i64c(advance), "")?;
             let is1 = b.build_int_compare(IntPredicate::EQ, tid, cg.i64c(1), "")?;
             b.build_select(is1, nc, cur, "")?.into_int_value()
         };
@@ -2625,7 +2526,7 @@ fn emit_rng<'ctx>(
         } else {
             (rng_word(cg, ctx, state, 1)?, rng_word(cg, ctx, state, 0)?)
         };
-        let per = if bits == 64 { 2 } else { 4 };
+        let per = plan.philox_per_block() as i64;
         let blk = b.build_int_unsigned_div(j, cg.i64c(per), "")?;
         let word = b.build_int_unsigned_rem(j, cg.i64c(per), "")?;
         let l = b.build_int_add(lo, blk, "")?;

@@ -5,10 +5,13 @@
 use crate::elementwise::{bin_f, bin_s, bin_u, compare_vals};
 use crate::value::{
     arr, ashape_str, checked_count, decode, elem_count, encode, index_values, int_width,
-    row_major_strides, strided_copy, to_domain, try_for_each_index, Vals,
+    row_major_strides, strided_copy, to_domain, Vals,
 };
 use crate::Fail;
 use half::{bf16, f16};
+use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
+use hlox_hlo::semantics::sort::{direction_holds, merge_sort, CompareComparator};
+use hlox_hlo::semantics::window::{window_output_size, WindowError, WindowTable};
 use hlox_hlo::{
     ArrayLiteral, ArrayShape, BinaryOp, ComparisonDirection, ComparisonType, Computation,
     ConvDimensionNumbers, DotDimensionNumbers, ElementType, GatherDimensionNumbers, Literal, Op,
@@ -50,7 +53,7 @@ impl Func<'_> {
         }
         let mut out = Vec::with_capacity(n_out);
         for (l, &t) in leaves.iter().zip(out_tys) {
-            let a = l.as_array().map_err(|e| e.to_string())?;
+            let a = l.as_array()?;
             if a.ty() != t || a.element_count() != 1 {
                 return Err(format!(
                     "computation `{}` returned {}, expected a {t} scalar",
@@ -538,11 +541,6 @@ pub(crate) fn convolution(
     exp[dn.output_feature_dimension as usize] = k_out;
     for s in 0..nsp {
         let w = &window.dims[s];
-        if w.stride < 1 || w.base_dilation < 1 || w.window_dilation < 1 {
-            return Err(
-                format!("window dimension {s} has a non-positive stride or dilation").into(),
-            );
-        }
         let ksz = rd[dn.kernel_spatial_dimensions[s] as usize];
         if w.size != ksz {
             return Err(format!(
@@ -552,22 +550,11 @@ pub(crate) fn convolution(
             .into());
         }
         let isz = ld[dn.input_spatial_dimensions[s] as usize];
-        let dil_in = if isz == 0 {
-            0
-        } else {
-            (isz - 1) * w.base_dilation + 1
-        };
-        let padded = dil_in + w.pad_lo + w.pad_hi;
-        let dil_k = if ksz == 0 {
-            0
-        } else {
-            (ksz - 1) * w.window_dilation + 1
-        };
-        exp[dn.output_spatial_dimensions[s] as usize] = if padded < dil_k {
-            0
-        } else {
-            (padded - dil_k) / w.stride + 1
-        };
+        exp[dn.output_spatial_dimensions[s] as usize] =
+            window_output_size(isz, w).map_err(|e| WindowError::Dim {
+                dim: s,
+                source: Box::new(e),
+            })?;
     }
     if exp != out.dims {
         return Err(format!(
@@ -716,71 +703,34 @@ pub(crate) fn reduce(
 
 // ---------------------------------------------------------------- reduce-window
 
-/// Output dims of a window over `in_dims` (with base dilation and padding).
-fn window_out_dims(in_dims: &[i64], w: &Window) -> FR<Vec<i64>> {
-    if w.dims.len() != in_dims.len() {
-        return Err(format!(
-            "window has {} dimensions, operand rank is {}",
-            w.dims.len(),
-            in_dims.len()
-        )
-        .into());
-    }
-    let mut out = Vec::new();
-    for (d, wd) in w.dims.iter().enumerate() {
-        if wd.stride < 1 || wd.base_dilation < 1 || wd.window_dilation < 1 || wd.size < 0 {
-            return Err(format!(
-                "window dimension {d} has a non-positive size, stride or dilation"
-            )
-            .into());
-        }
-        let n = in_dims[d];
-        let dil_in = if n == 0 {
-            0
-        } else {
-            (n - 1) * wd.base_dilation + 1
-        };
-        let padded = dil_in + wd.pad_lo + wd.pad_hi;
-        let dil_w = if wd.size == 0 {
-            0
-        } else {
-            (wd.size - 1) * wd.window_dilation + 1
-        };
-        out.push(if padded < dil_w {
-            0
-        } else {
-            (padded - dil_w) / wd.stride + 1
-        });
-    }
-    Ok(out)
-}
-
-/// Linear input indices inside the window at output position `o`, in window row-major order.
-fn window_elems(
-    o: &[i64],
-    w: &Window,
+/// Calls `f(output index, input index)` (row-major linear indices) for
+/// every window element that reads the input, outputs in row-major order
+/// and each window in row-major order (the order XLA accumulates in).
+fn for_each_window_elem(
+    tab: &WindowTable,
     in_dims: &[i64],
-    in_str: &[usize],
-    wsizes: &[i64],
-    out: &mut Vec<usize>,
-) {
-    out.clear();
-    crate::value::for_each_index(wsizes, |k| {
-        let mut off = 0usize;
-        for d in 0..o.len() {
-            let wd = &w.dims[d];
-            let p = o[d] * wd.stride - wd.pad_lo + k[d] * wd.window_dilation;
-            if p.rem_euclid(wd.base_dilation) != 0 {
-                return;
-            }
-            let i = p.div_euclid(wd.base_dilation);
-            if i < 0 || i >= in_dims[d] {
-                return;
-            }
-            off += i as usize * in_str[d];
+    mut f: impl FnMut(usize, usize) -> FR<()>,
+) -> FR<()> {
+    let in_str = row_major_strides(in_dims);
+    let rank = in_dims.len();
+    let n_out: usize = tab.out_dims.iter().product();
+    let (mut o, mut k, mut b) = (vec![0usize; rank], vec![0usize; rank], vec![0usize; rank]);
+    let mut res = Ok(());
+    for lin in 0..n_out {
+        let mut rem = lin;
+        for d in (0..rank).rev() {
+            o[d] = rem % tab.out_dims[d];
+            rem /= tab.out_dims[d];
         }
-        out.push(off);
-    });
+        tab.for_each(&o, &mut k, &mut b, |bi| {
+            if res.is_ok() {
+                let off = bi.iter().zip(&in_str).map(|(i, s)| i * s).sum();
+                res = f(lin, off);
+            }
+        });
+        std::mem::replace(&mut res, Ok(()))?;
+    }
+    Ok(())
 }
 
 pub(crate) fn reduce_window(
@@ -791,12 +741,10 @@ pub(crate) fn reduce_window(
 ) -> FR<Vec<ArrayLiteral>> {
     check_variadic(inputs, inits)?;
     let in_dims = inputs[0].dims().to_vec();
-    let out_dims = window_out_dims(&in_dims, w)?;
+    let tab = WindowTable::new(&in_dims, w)?;
+    let out_dims: Vec<i64> = tab.out_dims.iter().map(|&d| d as i64).collect();
     let n_out = checked_count(&out_dims)?;
-    let in_str = row_major_strides(&in_dims);
-    let wsizes: Vec<i64> = w.dims.iter().map(|d| d.size).collect();
     let tys: Vec<ElementType> = inputs.iter().map(|a| a.ty()).collect();
-    let mut elems = Vec::new();
     if inputs.len() == 1 {
         if let Some(fast) = f.fast_binary(tys[0]) {
             let init = decode(inits[0]);
@@ -807,53 +755,30 @@ pub(crate) fn reduce_window(
                 Vals::D(v) => Vals::D(vec![v[0]; n_out]),
             };
             let x = decode(inputs[0]);
-            let mut o_lin = 0usize;
-            let mut res = Ok(());
-            crate::value::for_each_index(&out_dims, |o| {
-                window_elems(o, w, &in_dims, &in_str, &wsizes, &mut elems);
-                if res.is_ok() {
-                    let cur = o_lin;
-                    res = fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
-                        for &i in elems.iter() {
-                            g(i, cur)
-                        }
-                    });
-                }
-                o_lin += 1;
-            });
-            res?;
+            fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
+                let _ = for_each_window_elem(&tab, &in_dims, |o, i| {
+                    g(i, o);
+                    Ok(())
+                });
+            })?;
             return Ok(vec![encode(&acc, tys[0], &out_dims)]);
         }
     }
     let mut acc: Vec<Vec<u8>> = inits.iter().map(|v| v.bytes().repeat(n_out)).collect();
-    let mut o_lin = 0usize;
-    try_for_each_index(&out_dims, |o| {
-        window_elems(o, w, &in_dims, &in_str, &wsizes, &mut elems);
-        for &i in elems.iter() {
-            let xs: Vec<&[u8]> = inputs
-                .iter()
-                .map(|a| {
-                    let esz = a.ty().byte_size();
-                    &a.bytes()[i * esz..(i + 1) * esz]
-                })
-                .collect();
-            general_step(f, &tys, &mut acc, o_lin, &xs).map_err(fail_to_string)?;
-        }
-        o_lin += 1;
-        Ok(())
-    })
-    .map_err(Fail::Msg)?;
+    for_each_window_elem(&tab, &in_dims, |o, i| {
+        let xs: Vec<&[u8]> = inputs
+            .iter()
+            .map(|a| {
+                let esz = a.ty().byte_size();
+                &a.bytes()[i * esz..(i + 1) * esz]
+            })
+            .collect();
+        general_step(f, &tys, &mut acc, o, &xs)
+    })?;
     acc.into_iter()
         .zip(&tys)
         .map(|(b, &t)| arr(t, &out_dims, b).map_err(Fail::from))
         .collect()
-}
-
-fn fail_to_string(f: Fail) -> String {
-    match f {
-        Fail::Msg(m) => m,
-        Fail::Eval(e) => e.to_string(),
-    }
 }
 
 // ---------------------------------------------------------------- select-and-scatter
@@ -871,7 +796,8 @@ pub(crate) fn select_and_scatter(
         return Err(format!("init value must be a {} scalar", source.ty()).into());
     }
     let in_dims = operand.dims().to_vec();
-    let out_dims = window_out_dims(&in_dims, w)?;
+    let tab = WindowTable::new(&in_dims, w)?;
+    let out_dims: Vec<i64> = tab.out_dims.iter().map(|&d| d as i64).collect();
     if out_dims != source.dims() {
         return Err(format!(
             "source has dimensions {:?}, the window gives {out_dims:?}",
@@ -879,47 +805,45 @@ pub(crate) fn select_and_scatter(
         )
         .into());
     }
-    let in_str = row_major_strides(&in_dims);
-    let wsizes: Vec<i64> = w.dims.iter().map(|d| d.size).collect();
     let n = operand.element_count();
     let sty = source.ty();
     let ssz = sty.byte_size();
     let esz = ty.byte_size();
     let mut result: Vec<Vec<u8>> = vec![init.bytes().repeat(n)];
-    let mut elems = Vec::new();
-    let mut s_lin = 0usize;
     let ob = operand.bytes();
-    try_for_each_index(&out_dims, |o| {
-        window_elems(o, w, &in_dims, &in_str, &wsizes, &mut elems);
-        let mut selected: Option<usize> = None;
-        for &i in elems.iter() {
-            match selected {
-                None => selected = Some(i),
-                Some(s) => {
-                    let r = select
-                        .apply_bytes(
-                            &[
-                                (ty, &ob[s * esz..(s + 1) * esz]),
-                                (ty, &ob[i * esz..(i + 1) * esz]),
-                            ],
-                            1,
-                            &[ElementType::Pred],
-                        )
-                        .map_err(fail_to_string)?;
-                    if r[0][0] == 0 {
-                        selected = Some(i);
-                    }
+    // The selected input of the window being walked (windows come one
+    // after the other, so a change of output index closes the previous).
+    let mut current: Option<(usize, usize)> = None;
+    let finish = |sel: Option<(usize, usize)>, result: &mut Vec<Vec<u8>>| -> FR<()> {
+        if let Some((s_lin, s)) = sel {
+            let src = &source.bytes()[s_lin * ssz..(s_lin + 1) * ssz];
+            general_step(scatter, &[sty], result, s, &[src])?;
+        }
+        Ok(())
+    };
+    for_each_window_elem(&tab, &in_dims, |o, i| {
+        match current {
+            Some((so, s)) if so == o => {
+                let r = select.apply_bytes(
+                    &[
+                        (ty, &ob[s * esz..(s + 1) * esz]),
+                        (ty, &ob[i * esz..(i + 1) * esz]),
+                    ],
+                    1,
+                    &[ElementType::Pred],
+                )?;
+                if r[0][0] == 0 {
+                    current = Some((o, i));
                 }
             }
+            prev => {
+                finish(prev, &mut result)?;
+                current = Some((o, i));
+            }
         }
-        if let Some(s) = selected {
-            let src = &source.bytes()[s_lin * ssz..(s_lin + 1) * ssz];
-            general_step(scatter, &[sty], &mut result, s, &[src]).map_err(fail_to_string)?;
-        }
-        s_lin += 1;
         Ok(())
-    })
-    .map_err(Fail::Msg)?;
+    })?;
+    finish(current, &mut result)?;
     Ok(arr(sty, &in_dims, result.pop().unwrap_or_default())?)
 }
 
@@ -932,156 +856,29 @@ pub(crate) fn gather(
     slice_sizes: &[i64],
     out: &ArrayShape,
 ) -> FR<ArrayLiteral> {
-    let odims = operand.dims();
-    let orank = odims.len();
-    let idims = indices.dims();
-    let ivd = dn.index_vector_dim;
-    if ivd < 0 || ivd as usize > idims.len() {
-        return Err(format!(
-            "index_vector_dim {ivd} is out of range for indices of rank {}",
-            idims.len()
-        )
-        .into());
-    }
-    let ivd = ivd as usize;
-    let vec_len = if ivd == idims.len() {
-        1
-    } else {
-        idims[ivd] as usize
-    };
-    if dn.start_index_map.len() != vec_len {
-        return Err(format!(
-            "start_index_map has {} entries, index vectors have {vec_len}",
-            dn.start_index_map.len()
-        )
-        .into());
-    }
-    if slice_sizes.len() != orank {
-        return Err(format!(
-            "slice_sizes has {} entries for an operand of rank {orank}",
-            slice_sizes.len()
-        )
-        .into());
-    }
-    for (d, &s) in slice_sizes.iter().enumerate() {
-        if s < 0 || s > odims[d] {
-            return Err(format!(
-                "slice size {s} does not fit operand dimension {d} of size {}",
-                odims[d]
-            )
-            .into());
-        }
-    }
-    let sim = check_dims_unique(&dn.start_index_map, orank, "start_index_map")?;
-    let mut elided: Vec<i64> = dn.collapsed_slice_dims.clone();
-    elided.extend(&dn.operand_batching_dims);
-    let elided = check_dims_unique(
-        &elided,
-        orank,
-        "collapsed_slice_dims + operand_batching_dims",
-    )?;
-    for &d in &elided {
-        if slice_sizes[d] > 1 {
-            return Err(
-                format!("collapsed/batching dimension {d} must have slice size <= 1").into(),
-            );
-        }
-    }
-    let obd = &dn.operand_batching_dims;
-    let sbd = &dn.start_indices_batching_dims;
-    if obd.len() != sbd.len() {
-        return Err(
-            "operand_batching_dims and start_indices_batching_dims differ in length"
-                .to_string()
-                .into(),
-        );
-    }
-    let window_operand_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
-    let out_rank = out.rank();
-    let offset_dims = check_dims_unique(&dn.offset_dims, out_rank, "offset_dims")?;
-    if offset_dims.len() != window_operand_dims.len() {
-        return Err(format!(
-            "offset_dims has {} entries but {} operand dimensions are not collapsed",
-            offset_dims.len(),
-            window_operand_dims.len()
-        )
-        .into());
-    }
-    let batch_out_dims: Vec<usize> = (0..out_rank).filter(|d| !offset_dims.contains(d)).collect();
-    let idx_batch_dims: Vec<usize> = (0..idims.len()).filter(|&d| d != ivd).collect();
-    if batch_out_dims.len() != idx_batch_dims.len() {
-        return Err(format!(
-            "result has {} batch dimensions, indices have {}",
-            batch_out_dims.len(),
-            idx_batch_dims.len()
-        )
-        .into());
-    }
-    // Expected result dims.
-    for (k, &od) in batch_out_dims.iter().enumerate() {
-        if out.dims[od] != idims[idx_batch_dims[k]] {
-            return Err(format!(
-                "result {} does not match the gather batch dimensions of indices {:?}",
-                ashape_str(out),
-                idims
-            )
-            .into());
-        }
-    }
-    for (k, &od) in offset_dims.iter().enumerate() {
-        if out.dims[od] != slice_sizes[window_operand_dims[k]] {
-            return Err(format!(
-                "result {} does not match slice_sizes {slice_sizes:?}",
-                ashape_str(out)
-            )
-            .into());
-        }
-    }
-    // Operand batching dim -> position among the index batch dims.
-    let mut obatch_pos = Vec::new();
-    for (i, &od) in obd.iter().enumerate() {
-        let sd = sbd[i];
-        if sd < 0 || sd as usize >= idims.len() || sd as usize == ivd {
-            return Err(format!("start_indices_batching_dims entry {sd} is invalid").into());
-        }
-        let pos = idx_batch_dims
-            .iter()
-            .position(|&d| d == sd as usize)
-            .unwrap_or(0);
-        obatch_pos.push((od as usize, pos));
-    }
+    let plan = GatherPlan::new(dn, slice_sizes, operand.dims(), indices.dims(), &out.dims)?;
     let iv = index_values(indices)?;
-    let istr = row_major_strides(idims);
-    let ostr = row_major_strides(odims);
+    let istr = row_major_strides(indices.dims());
+    let ostr = row_major_strides(operand.dims());
     let esz = operand.ty().byte_size();
     let n = checked_count(&out.dims)?;
     let mut bytes = Vec::with_capacity(n * esz);
     let ob = operand.bytes();
-    let mut start = vec![0i64; orank];
+    let mut start = vec![0i64; ostr.len()];
+    let mut batch = vec![0usize; plan.batch_out_dims.len()];
     crate::value::for_each_index(&out.dims, |o| {
-        // Batch index into the index array.
-        let mut ioff = 0usize;
-        for (k, &od) in batch_out_dims.iter().enumerate() {
-            ioff += o[od] as usize * istr[idx_batch_dims[k]];
+        for (b, &od) in batch.iter_mut().zip(&plan.batch_out_dims) {
+            *b = o[od] as usize;
         }
-        start.iter_mut().for_each(|s| *s = 0);
-        for (k, &od) in sim.iter().enumerate() {
-            let v = if ivd == idims.len() {
-                iv[ioff]
-            } else {
-                iv[ioff + k * istr[ivd]]
-            };
-            start[od] = v.clamp(0, odims[od] - slice_sizes[od]);
-        }
-        for &(od, pos) in &obatch_pos {
-            start[od] = o[batch_out_dims[pos]];
-        }
-        let mut off = 0usize;
-        for d in 0..orank {
-            off += start[d] as usize * ostr[d];
-        }
-        for (k, &od) in offset_dims.iter().enumerate() {
-            off += o[od] as usize * ostr[window_operand_dims[k]];
+        let (first, step) = plan.vector_offsets(&batch, &istr);
+        plan.start(&batch, |k| iv[first + k * step], &mut start);
+        let mut off: usize = start
+            .iter()
+            .zip(&ostr)
+            .map(|(&s, &st)| s as usize * st)
+            .sum();
+        for (&od, &wd) in plan.offset_dims.iter().zip(&plan.window_operand_dims) {
+            off += o[od] as usize * ostr[wd];
         }
         bytes.extend_from_slice(&ob[off * esz..(off + 1) * esz]);
     });
@@ -1112,101 +909,11 @@ pub(crate) fn scatter(
             return Err(format!("operand/update {k} shapes are inconsistent").into());
         }
     }
-    let orank = odims.len();
-    let idims = indices.dims();
-    let ivd = dn.index_vector_dim;
-    if ivd < 0 || ivd as usize > idims.len() {
-        return Err(format!(
-            "index_vector_dim {ivd} is out of range for indices of rank {}",
-            idims.len()
-        )
-        .into());
-    }
-    let ivd = ivd as usize;
-    let vec_len = if ivd == idims.len() {
-        1
-    } else {
-        idims[ivd] as usize
-    };
-    if dn.scatter_dims_to_operand_dims.len() != vec_len {
-        return Err(
-            "scatter_dims_to_operand_dims length differs from the index vector length"
-                .to_string()
-                .into(),
-        );
-    }
-    let sdod = check_dims_unique(
-        &dn.scatter_dims_to_operand_dims,
-        orank,
-        "scatter_dims_to_operand_dims",
-    )?;
-    let mut elided: Vec<i64> = dn.inserted_window_dims.clone();
-    elided.extend(&dn.input_batching_dims);
-    let elided = check_dims_unique(&elided, orank, "inserted_window_dims + input_batching_dims")?;
-    let window_operand_dims: Vec<usize> = (0..orank).filter(|d| !elided.contains(d)).collect();
-    let uwd = check_dims_unique(&dn.update_window_dims, udims.len(), "update_window_dims")?;
-    if uwd.len() != window_operand_dims.len() {
-        return Err(
-            "update_window_dims does not match the operand's window dimensions"
-                .to_string()
-                .into(),
-        );
-    }
-    let scatter_upd_dims: Vec<usize> = (0..udims.len()).filter(|d| !uwd.contains(d)).collect();
-    let idx_batch_dims: Vec<usize> = (0..idims.len()).filter(|&d| d != ivd).collect();
-    if scatter_upd_dims.len() != idx_batch_dims.len() {
-        return Err("updates scatter dimensions do not match the indices"
-            .to_string()
-            .into());
-    }
-    for (k, &ud) in scatter_upd_dims.iter().enumerate() {
-        if udims[ud] != idims[idx_batch_dims[k]] {
-            return Err(format!(
-                "updates dimension {ud} (size {}) does not match indices dimension {}",
-                udims[ud], idx_batch_dims[k]
-            )
-            .into());
-        }
-    }
-    // Window size per operand dim.
-    let mut wsize = vec![1i64; orank];
-    for (k, &ud) in uwd.iter().enumerate() {
-        let od = window_operand_dims[k];
-        wsize[od] = udims[ud];
-        if udims[ud] > odims[od] {
-            return Err(format!(
-                "update window dimension {ud} is larger than operand dimension {od}"
-            )
-            .into());
-        }
-    }
-    let ibd = &dn.input_batching_dims;
-    let sibd = &dn.scatter_indices_batching_dims;
-    if ibd.len() != sibd.len() {
-        return Err(
-            "input_batching_dims and scatter_indices_batching_dims differ in length"
-                .to_string()
-                .into(),
-        );
-    }
-    let mut batch_pos = Vec::new();
-    for (i, &od) in ibd.iter().enumerate() {
-        let sd = sibd[i];
-        if sd < 0 || sd as usize >= idims.len() || sd as usize == ivd {
-            return Err(format!("scatter_indices_batching_dims entry {sd} is invalid").into());
-        }
-        let pos = idx_batch_dims
-            .iter()
-            .position(|&d| d == sd as usize)
-            .unwrap_or(0);
-        batch_pos.push((od as usize, pos));
-    }
+    let plan = ScatterPlan::new(dn, &odims, indices.dims(), &udims)?;
     let iv = index_values(indices)?;
-    let istr = row_major_strides(idims);
+    let istr = row_major_strides(indices.dims());
     let ostr = row_major_strides(&odims);
     let ustr = row_major_strides(&udims);
-    let scatter_dims: Vec<i64> = scatter_upd_dims.iter().map(|&d| udims[d]).collect();
-    let window_dims: Vec<i64> = uwd.iter().map(|&d| udims[d]).collect();
     let tys: Vec<ElementType> = operands.iter().map(|o| o.ty()).collect();
     let mut result: Vec<Vec<u8>> = operands.iter().map(|o| o.bytes().to_vec()).collect();
     let fast = if operands.len() == 1 {
@@ -1216,45 +923,33 @@ pub(crate) fn scatter(
     };
     // (update linear index, operand linear index) pairs, in XLA's order.
     let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let mut start = vec![0i64; orank];
-    crate::value::for_each_index(&scatter_dims, |s| {
-        let mut ioff = 0usize;
-        for (k, &v) in s.iter().enumerate() {
-            ioff += v as usize * istr[idx_batch_dims[k]];
+    let mut start = vec![0i64; odims.len()];
+    let mut sidx = vec![0usize; plan.update_scatter_dims.len()];
+    let window_dims = plan.window_extent();
+    crate::value::for_each_index(&plan.scatter_sizes(), |s| {
+        for (x, &v) in sidx.iter_mut().zip(s) {
+            *x = v as usize;
         }
-        start.iter_mut().for_each(|x| *x = 0);
-        for (k, &od) in sdod.iter().enumerate() {
-            start[od] = if ivd == idims.len() {
-                iv[ioff]
-            } else {
-                iv[ioff + k * istr[ivd]]
-            };
+        let (first, step) = plan.vector_offsets(&sidx, &istr);
+        if !plan.start(&sidx, |k| iv[first + k * step], &mut start) {
+            return;
         }
-        for &(od, pos) in &batch_pos {
-            start[od] = s[pos];
-        }
-        // Skip the whole window when it does not fit.
-        for d in 0..orank {
-            if start[d] < 0 || start[d] > odims[d] - wsize[d] {
-                return;
-            }
-        }
-        let base_u: usize = s
+        let base_u: usize = sidx
             .iter()
-            .enumerate()
-            .map(|(k, &v)| v as usize * ustr[scatter_upd_dims[k]])
+            .zip(&plan.update_scatter_dims)
+            .map(|(&v, &d)| v * ustr[d])
             .sum();
         let base_o: usize = start
             .iter()
-            .enumerate()
-            .map(|(d, &v)| v as usize * ostr[d])
+            .zip(&ostr)
+            .map(|(&v, &st)| v as usize * st)
             .sum();
         crate::value::for_each_index(&window_dims, |wi| {
             let mut uo = base_u;
             let mut oo = base_o;
             for (k, &v) in wi.iter().enumerate() {
-                uo += v as usize * ustr[uwd[k]];
-                oo += v as usize * ostr[window_operand_dims[k]];
+                uo += v as usize * ustr[plan.update_window_dims[k]];
+                oo += v as usize * ostr[plan.window_operand_dims[k]];
             }
             pairs.push((uo, oo));
         });
@@ -1288,49 +983,9 @@ pub(crate) fn scatter(
 
 // ---------------------------------------------------------------- sort
 
-/// Stable merge sort with a fallible strict-weak "less"; never panics on an
-/// inconsistent comparator.
-fn merge_sort(v: &mut Vec<usize>, less: &mut dyn FnMut(usize, usize) -> FR<bool>) -> FR<()> {
-    let n = v.len();
-    let mut buf = v.clone();
-    let mut width = 1;
-    while width < n {
-        let mut i = 0;
-        while i < n {
-            let mid = (i + width).min(n);
-            let end = (i + 2 * width).min(n);
-            let (mut a, mut b, mut k) = (i, mid, i);
-            while a < mid && b < end {
-                if less(v[b], v[a])? {
-                    buf[k] = v[b];
-                    b += 1;
-                } else {
-                    buf[k] = v[a];
-                    a += 1;
-                }
-                k += 1;
-            }
-            while a < mid {
-                buf[k] = v[a];
-                a += 1;
-                k += 1;
-            }
-            while b < end {
-                buf[k] = v[b];
-                b += 1;
-                k += 1;
-            }
-            i += 2 * width;
-        }
-        std::mem::swap(v, &mut buf);
-        width *= 2;
-    }
-    Ok(())
-}
-
 pub(crate) fn sort(ops: &[&ArrayLiteral], dim: i64, f: &Func) -> FR<Vec<ArrayLiteral>> {
     if ops.is_empty() {
-        return Err("sort needs at least one operand".to_string().into());
+        return Err("sort needs at least one operand".into());
     }
     let dims = ops[0].dims().to_vec();
     for (k, o) in ops.iter().enumerate() {
@@ -1353,9 +1008,7 @@ pub(crate) fn sort(ops: &[&ArrayLiteral], dim: i64, f: &Func) -> FR<Vec<ArrayLit
     outer[d] = 1;
     let tys: Vec<ElementType> = ops.iter().map(|o| o.ty()).collect();
     // Fast comparator: root = compare(p[2k], p[2k+1]) (or swapped).
-    let fast = fast_comparator(f.comp, &tys);
-    let keyvals: Option<(usize, Vals, ComparisonDirection, ComparisonType, bool)> =
-        fast.map(|(k, dir, ct, swap)| (k, decode(ops[k]), dir, ct, swap));
+    let keyvals = CompareComparator::recognize(f.comp, &tys).map(|c| (c, decode(ops[c.key])));
     let mut results: Vec<Vec<u8>> = ops.iter().map(|o| o.bytes().to_vec()).collect();
     let mut err: FR<()> = Ok(());
     crate::value::for_each_index(&outer, |o| {
@@ -1365,18 +1018,18 @@ pub(crate) fn sort(ops: &[&ArrayLiteral], dim: i64, f: &Func) -> FR<Vec<ArrayLit
         let base: usize = o.iter().zip(&strides).map(|(&i, &s)| i as usize * s).sum();
         let pos: Vec<usize> = (0..len).map(|i| base + i * strides[d]).collect();
         let mut perm: Vec<usize> = (0..len).collect();
-        let r = if let Some((k, kv, dir, ct, swap)) = &keyvals {
-            let ty = tys[*k];
-            merge_sort(&mut perm, &mut |a, b| {
-                let (x, y) = if *swap {
+        let r = if let Some((c, kv)) = &keyvals {
+            let ty = tys[c.key];
+            merge_sort(&mut perm, |a, b| {
+                let (x, y) = if c.swapped {
                     (pos[b], pos[a])
                 } else {
                     (pos[a], pos[b])
                 };
-                compare_one(*dir, *ct, kv, x, y, ty)
+                compare_one(c.direction, c.cmp_type, kv, x, y, ty)
             })
         } else {
-            merge_sort(&mut perm, &mut |a, b| {
+            merge_sort(&mut perm, |a, b| {
                 let mut args: Vec<(ElementType, &[u8])> = Vec::with_capacity(2 * ops.len());
                 for (k, op) in ops.iter().enumerate() {
                     let esz = tys[k].byte_size();
@@ -1417,20 +1070,6 @@ fn compare_one(
     y: usize,
     ty: ElementType,
 ) -> FR<bool> {
-    use std::cmp::Ordering;
-    use ComparisonDirection::*;
-    fn res(dir: ComparisonDirection, o: Option<Ordering>) -> bool {
-        match (dir, o) {
-            (Ne, None) => true,
-            (_, None) => false,
-            (Eq, Some(o)) => o == Ordering::Equal,
-            (Ne, Some(o)) => o != Ordering::Equal,
-            (Ge, Some(o)) => o != Ordering::Less,
-            (Gt, Some(o)) => o == Ordering::Greater,
-            (Le, Some(o)) => o != Ordering::Greater,
-            (Lt, Some(o)) => o == Ordering::Less,
-        }
-    }
     use crate::elementwise::Fp;
     let w = int_width(ty);
     let o = match v {
@@ -1453,40 +1092,7 @@ fn compare_one(
         }
         Vals::D(a) => a[x].partial_cmp(&a[y]),
     };
-    Ok(res(dir, o))
-}
-
-fn fast_comparator(
-    c: &Computation,
-    tys: &[ElementType],
-) -> Option<(usize, ComparisonDirection, ComparisonType, bool)> {
-    if c.params.len() != 2 * tys.len() {
-        return None;
-    }
-    for (i, &p) in c.params.iter().enumerate() {
-        if !c.inst(p).shape.compatible(&Shape::scalar(tys[i / 2])) {
-            return None;
-        }
-    }
-    let root = c.root_inst();
-    if let Op::Compare {
-        direction,
-        cmp_type,
-    } = &root.op
-    {
-        if root.operands.len() != 2 {
-            return None;
-        }
-        let a = c.params.iter().position(|&p| p == root.operands[0])?;
-        let b = c.params.iter().position(|&p| p == root.operands[1])?;
-        if a / 2 != b / 2 || a == b {
-            return None;
-        }
-        let k = a / 2;
-        let ct = cmp_type.unwrap_or_else(|| ComparisonType::default_for(tys[k]));
-        return Some((k, *direction, ct, a % 2 == 1));
-    }
-    None
+    Ok(direction_holds(dir, o))
 }
 
 // ---------------------------------------------------------------- map
@@ -1559,8 +1165,7 @@ pub(crate) fn top_k(x: &ArrayLiteral, k: i64, largest: bool) -> FR<(ArrayLiteral
     let values = ArrayLiteral::from_bytes(
         hlox_hlo::ArrayShape::new(x.ty(), out_dims.clone()),
         out_vals,
-    )
-    .map_err(|e| e.to_string())?;
-    let indices = ArrayLiteral::from_vec(&out_dims, &out_idx).map_err(|e| e.to_string())?;
+    )?;
+    let indices = ArrayLiteral::from_vec(&out_dims, &out_idx)?;
     Ok((values, indices))
 }

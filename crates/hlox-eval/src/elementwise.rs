@@ -4,7 +4,7 @@
 //! to the element width when written; F16/BF16 are computed in f32 and
 //! rounded after every op, as XLA's CPU backend does.
 
-use crate::value::{daz, decode, encode, int_width, Vals, R};
+use crate::value::{daz, decode, encode, int_width, OpError, Vals, R};
 use hlox_hlo::{ArrayLiteral, BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
 
 /// Float operations shared by f32 and f64.
@@ -110,11 +110,7 @@ pub(crate) fn unary(op: UnaryOp, a: &ArrayLiteral, out_ty: ElementType) -> R<Arr
         let r: Vec<u64> = match &v {
             Vals::F(v) => v.iter().map(|x| x.is_finite() as u64).collect(),
             Vals::D(v) => v.iter().map(|x| x.is_finite() as u64).collect(),
-            _ => {
-                return Err(format!(
-                    "is-finite needs a floating-point operand, got {ty}"
-                ))
-            }
+            _ => return Err(format!("is-finite needs a floating-point operand, got {ty}").into()),
         };
         return Ok(encode(&Vals::U(r), out_ty, &dims));
     }
@@ -142,8 +138,8 @@ pub(crate) fn unary(op: UnaryOp, a: &ArrayLiteral, out_ty: ElementType) -> R<Arr
     Ok(encode(&daz(r), out_ty, &dims))
 }
 
-fn unsupported(op: &str, ty: ElementType) -> String {
-    format!("{op} is not defined for element type {ty}")
+fn unsupported(op: &'static str, ty: ElementType) -> OpError {
+    OpError::Unsupported { op, ty }
 }
 
 fn float_unary<T: Fp>(op: UnaryOp, v: &[T], ty: ElementType) -> R<Vec<T>> {
@@ -394,14 +390,16 @@ pub(crate) fn binary(
             "operands have different element types {} and {}",
             a.ty(),
             b.ty()
-        ));
+        )
+        .into());
     }
     if a.dims() != b.dims() {
         return Err(format!(
             "operands have different dimensions {:?} and {:?}",
             a.dims(),
             b.dims()
-        ));
+        )
+        .into());
     }
     let ty = a.ty();
     let dims = a.dims().to_vec();
@@ -488,14 +486,16 @@ pub(crate) fn compare(
             "operands have different element types {} and {}",
             a.ty(),
             b.ty()
-        ));
+        )
+        .into());
     }
     if a.dims() != b.dims() {
         return Err(format!(
             "operands have different dimensions {:?} and {:?}",
             a.dims(),
             b.dims()
-        ));
+        )
+        .into());
     }
     let ty = a.ty();
     let ct = cmp_type.unwrap_or_else(|| ComparisonType::default_for(ty));
@@ -584,14 +584,16 @@ pub(crate) fn clamp(
             return Err(format!(
                 "clamp {n} has element type {} but the operand is {ty}",
                 o.ty()
-            ));
+            )
+            .into());
         }
         if !o.dims().is_empty() && o.dims() != x.dims() {
             return Err(format!(
                 "clamp {n} has dimensions {:?}, operand {:?}",
                 o.dims(),
                 x.dims()
-            ));
+            )
+            .into());
         }
     }
     let n = x.element_count();
@@ -650,14 +652,15 @@ fn fclamp<T: Fp>(lo: T, x: T, hi: T) -> T {
 /// select(pred, on_true, on_false); `pred` is a scalar or has the operands' dims.
 pub(crate) fn select(p: &ArrayLiteral, t: &ArrayLiteral, f: &ArrayLiteral) -> R<ArrayLiteral> {
     if p.ty() != ElementType::Pred {
-        return Err(format!("select predicate must be pred, got {}", p.ty()));
+        return Err(format!("select predicate must be pred, got {}", p.ty()).into());
     }
     if t.shape().ty != f.shape().ty || t.dims() != f.dims() {
         return Err(format!(
             "select branches differ: {} vs {}",
             crate::value::ashape_str(t.shape()),
             crate::value::ashape_str(f.shape())
-        ));
+        )
+        .into());
     }
     if p.dims().is_empty() {
         return Ok(if p.bytes()[0] != 0 {
@@ -671,7 +674,8 @@ pub(crate) fn select(p: &ArrayLiteral, t: &ArrayLiteral, f: &ArrayLiteral) -> R<
             "select predicate dims {:?} differ from operand dims {:?}",
             p.dims(),
             t.dims()
-        ));
+        )
+        .into());
     }
     let esz = t.ty().byte_size();
     let mut out = f.bytes().to_vec();
@@ -686,7 +690,7 @@ pub(crate) fn select(p: &ArrayLiteral, t: &ArrayLiteral, f: &ArrayLiteral) -> R<
 /// reduce-precision on F16/BF16/F32 (via f32 bits) and F64.
 pub(crate) fn reduce_precision(a: &ArrayLiteral, exp_bits: i32, man_bits: i32) -> R<ArrayLiteral> {
     if exp_bits < 1 || man_bits < 0 {
-        return Err(format!("reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0, got {exp_bits} and {man_bits}"));
+        return Err(format!("reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0, got {exp_bits} and {man_bits}").into());
     }
     let dims = a.dims().to_vec();
     let r = match decode(a) {
@@ -722,7 +726,8 @@ pub(crate) fn reduce_precision(a: &ArrayLiteral, exp_bits: i32, man_bits: i32) -
             return Err(format!(
                 "reduce-precision needs a floating-point operand, got {}",
                 a.ty()
-            ))
+            )
+            .into())
         }
     };
     Ok(encode(&r, a.ty(), &dims))

@@ -33,6 +33,7 @@ use hlox_hlo::{
     Literal, Module, Op, Shape,
 };
 use std::cell::Cell;
+pub use value::OpError;
 use value::{apply_layout, normalize, shape_str};
 
 /// Runs custom calls for the evaluator.
@@ -61,7 +62,7 @@ impl CustomCallHandler for NoCustomCalls {
         Err(format!(
             "no custom-call handler: cannot run target {}; evaluate with a CustomCallHandler that registers it",
             call.target
-        ))
+        ).into())
     }
 }
 
@@ -84,12 +85,13 @@ pub enum EvalError {
         expected: String,
         actual: String,
     },
-    #[error("in computation `{computation}`, instruction `{instruction}` ({opcode}): {message}")]
+    #[error("in computation `{computation}`, instruction `{instruction}` ({opcode}): {source}")]
     Instruction {
         computation: String,
         instruction: String,
         opcode: &'static str,
-        message: String,
+        #[source]
+        source: OpError,
     },
     #[error("in computation `{computation}`, custom-call `{instruction}` to target `{target}` failed: {message}")]
     CustomCall {
@@ -108,17 +110,29 @@ pub enum EvalError {
     TooDeep(String, usize),
 }
 
-/// Internal failure: a message to be attributed to the current instruction,
+/// Internal failure: an error of the current instruction (to be located),
 /// or an already-located error from a called computation.
 #[derive(Debug)]
 pub(crate) enum Fail {
-    Msg(String),
+    Op(OpError),
     Eval(Box<EvalError>),
+}
+
+impl From<OpError> for Fail {
+    fn from(e: OpError) -> Fail {
+        Fail::Op(e)
+    }
 }
 
 impl From<String> for Fail {
     fn from(s: String) -> Fail {
-        Fail::Msg(s)
+        Fail::Op(OpError::Invalid(s))
+    }
+}
+
+impl From<&str> for Fail {
+    fn from(s: &str) -> Fail {
+        Fail::Op(OpError::Invalid(s.to_string()))
     }
 }
 
@@ -130,7 +144,19 @@ impl From<EvalError> for Fail {
 
 impl From<hlox_hlo::LiteralError> for Fail {
     fn from(e: hlox_hlo::LiteralError) -> Fail {
-        Fail::Msg(e.to_string())
+        Fail::Op(e.into())
+    }
+}
+
+impl From<hlox_hlo::semantics::gather::DimensionNumbersError> for Fail {
+    fn from(e: hlox_hlo::semantics::gather::DimensionNumbersError) -> Fail {
+        Fail::Op(e.into())
+    }
+}
+
+impl From<hlox_hlo::semantics::window::WindowError> for Fail {
+    fn from(e: hlox_hlo::semantics::window::WindowError) -> Fail {
+        Fail::Op(e.into())
     }
 }
 
@@ -278,26 +304,22 @@ impl<'a> Interp<'a> {
                 computation: c.name.clone(),
                 instruction: c.root.to_string(),
                 opcode: "root",
-                message: "root instruction does not exist".into(),
+                source: OpError::Invalid("root instruction does not exist".into()),
             });
         }
         for (id, inst) in c.instructions.iter() {
-            let located = |message: String| EvalError::Instruction {
+            let located = |source: OpError| EvalError::Instruction {
                 computation: c.name.clone(),
                 instruction: inst.name.clone(),
                 opcode: inst.op.name(),
-                message,
+                source,
             };
             // Operands must be evaluated already (topological order).
             let mut ops: Vec<&Literal> = Vec::with_capacity(inst.operands.len());
             for &o in &inst.operands {
                 match vals.get(o.index()).and_then(|v| v.as_ref()) {
                     Some(v) => ops.push(v),
-                    None => {
-                        return Err(located(format!(
-                            "operand {o} is not evaluated before this instruction (instructions must be in topological order)"
-                        )))
-                    }
+                    None => return Err(located(OpError::OperandOrder(o.to_string()))),
                 }
             }
             // A result too large for memory is an error here, not an abort
@@ -310,7 +332,7 @@ impl<'a> Interp<'a> {
             }));
             let v = match res {
                 Ok(Ok(v)) => v,
-                Ok(Err(Fail::Msg(m))) => return Err(located(m)),
+                Ok(Err(Fail::Op(m))) => return Err(located(m)),
                 Ok(Err(Fail::Eval(e))) => return Err(*e),
                 Err(p) => {
                     let msg = p
@@ -318,17 +340,14 @@ impl<'a> Interp<'a> {
                         .cloned()
                         .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
                         .unwrap_or_default();
-                    return Err(located(format!(
-                        "internal evaluator error (please report): {msg}"
-                    )));
+                    return Err(located(OpError::Internal(msg)));
                 }
             };
             if !v.shape().compatible(&inst.shape) {
-                return Err(located(format!(
-                    "evaluates to shape {} but the instruction declares {}",
-                    shape_str(&v.shape()),
-                    shape_str(&inst.shape)
-                )));
+                return Err(located(OpError::ResultShape {
+                    actual: shape_str(&v.shape()),
+                    declared: shape_str(&inst.shape),
+                }));
             }
             drop(ops);
             for &o in &inst.operands {
@@ -356,7 +375,7 @@ impl<'a> Interp<'a> {
         let id = *inst
             .called
             .get(i)
-            .ok_or_else(|| format!("missing called computation #{i}"))?;
+            .ok_or_else(|| Fail::from(format!("missing called computation #{i}")))?;
         Ok(Func {
             call,
             comp: self.comp(id)?,
@@ -367,7 +386,7 @@ impl<'a> Interp<'a> {
         let id = *inst
             .called
             .get(i)
-            .ok_or_else(|| format!("missing called computation #{i}"))?;
+            .ok_or_else(|| Fail::from(format!("missing called computation #{i}")))?;
         self.comp(id)?;
         Ok(id)
     }
@@ -388,9 +407,9 @@ impl<'a> Interp<'a> {
         };
         let a = |i: usize| -> Result<&ArrayLiteral, Fail> {
             ops.get(i)
-                .ok_or_else(|| format!("missing operand {i}"))?
+                .ok_or_else(|| Fail::from(format!("missing operand {i}")))?
                 .as_array()
-                .map_err(|e| Fail::Msg(format!("operand {i}: {e}")))
+                .map_err(|e| Fail::from(format!("operand {i}: {e}")))
         };
         let out = || -> Result<&ArrayShape, Fail> {
             inst.shape.as_array().ok_or_else(|| {
@@ -400,9 +419,9 @@ impl<'a> Interp<'a> {
         let lit = |x: ArrayLiteral| -> Result<Literal, Fail> { Ok(Literal::Array(x)) };
         match &inst.op {
             Op::Parameter { number } => {
-                let slot = args
-                    .get_mut(*number as usize)
-                    .ok_or_else(|| format!("parameter number {number} is out of range"))?;
+                let slot = args.get_mut(*number as usize).ok_or_else(|| {
+                    Fail::from(format!("parameter number {number} is out of range"))
+                })?;
                 slot.take()
                     .ok_or_else(|| format!("parameter {number} is defined twice").into())
             }
@@ -617,7 +636,7 @@ impl<'a> Interp<'a> {
             Op::Tuple => Ok(Literal::Tuple(ops.iter().map(|&l| l.clone()).collect())),
             Op::GetTupleElement { index } => {
                 nops(1)?;
-                let t = ops[0].tuple_elements().map_err(|e| e.to_string())?;
+                let t = ops[0].tuple_elements()?;
                 let e = usize::try_from(*index).ok().and_then(|i| t.get(i));
                 e.cloned().ok_or_else(|| {
                     format!(
@@ -718,8 +737,7 @@ impl<'a> Interp<'a> {
                     Ok(ops[0].clone())
                 } else {
                     Ok(Literal::Array(
-                        ArrayLiteral::zeros(out()?.clone())
-                            .map_err(|e| Fail::Msg(e.to_string()))?,
+                        ArrayLiteral::zeros(out()?.clone()).map_err(Fail::from)?,
                     ))
                 }
             }
@@ -811,7 +829,7 @@ fn pred_value(l: &Literal) -> Result<bool, Fail> {
 /// Errors when the leaves of `shape` cannot be allocated twice over (the
 /// result plus the scratch copy some ops make). Only sizes above 256 MiB are
 /// probed, so ordinary values cost nothing.
-fn check_allocatable(shape: &Shape) -> Result<(), String> {
+fn check_allocatable(shape: &Shape) -> Result<(), OpError> {
     let bytes: usize = shape
         .leaves()
         .iter()
@@ -824,5 +842,5 @@ fn check_allocatable(shape: &Shape) -> Result<(), String> {
     let mut probe: Vec<u8> = Vec::new();
     probe
         .try_reserve_exact(bytes.saturating_mul(2))
-        .map_err(|_| hlox_hlo::LiteralError::OutOfMemory { bytes }.to_string())
+        .map_err(|_| hlox_hlo::LiteralError::OutOfMemory { bytes }.into())
 }

@@ -9,16 +9,14 @@ use hlox_hlo::{ArrayLiteral, ArrayShape, Layout, PadDim, SliceDim};
 
 fn check_rank(what: &str, n: usize, rank: usize) -> R<()> {
     if n != rank {
-        return Err(format!(
-            "{what} has {n} entries but the operand has rank {rank}"
-        ));
+        return Err(format!("{what} has {n} entries but the operand has rank {rank}").into());
     }
     Ok(())
 }
 
 fn check_dim(d: i64, rank: usize, what: &str) -> R<usize> {
     if d < 0 || d as usize >= rank {
-        return Err(format!("{what} {d} is out of range for rank {rank}"));
+        return Err(format!("{what} {d} is out of range for rank {rank}").into());
     }
     Ok(d as usize)
 }
@@ -35,11 +33,7 @@ pub(crate) fn iota(out: &ArrayShape, dimension: i64) -> R<ArrayLiteral> {
 pub(crate) fn broadcast(a: &ArrayLiteral, out: &ArrayShape, dims: &[i64]) -> R<ArrayLiteral> {
     check_rank("broadcast dimensions", dims.len(), a.shape().rank())?;
     if a.ty() != out.ty {
-        return Err(format!(
-            "broadcast changes element type {} to {}",
-            a.ty(),
-            out.ty
-        ));
+        return Err(format!("broadcast changes element type {} to {}", a.ty(), out.ty).into());
     }
     let src_strides = row_major_strides(a.dims());
     let mut strides = vec![0i64; out.rank()];
@@ -50,7 +44,8 @@ pub(crate) fn broadcast(a: &ArrayLiteral, out: &ArrayShape, dims: &[i64]) -> R<A
                 "operand dimension {i} (size {}) does not match result dimension {od} (size {})",
                 a.dims()[i],
                 out.dims[od]
-            ));
+            )
+            .into());
         }
         if a.dims()[i] != 1 {
             strides[od] = src_strides[i] as i64;
@@ -73,7 +68,8 @@ pub(crate) fn reshape(a: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral> {
             "cannot reshape {} to {}",
             ashape_str(a.shape()),
             ashape_str(out)
-        ));
+        )
+        .into());
     }
     arr(out.ty, &out.dims, a.bytes().to_vec())
 }
@@ -87,9 +83,7 @@ pub(crate) fn transpose(a: &ArrayLiteral, out: &ArrayShape, perm: &[i64]) -> R<A
     for (i, &p) in perm.iter().enumerate() {
         let p = check_dim(p, rank, "transpose dimension")?;
         if seen[p] {
-            return Err(format!(
-                "transpose dimensions {perm:?} are not a permutation"
-            ));
+            return Err(format!("transpose dimensions {perm:?} are not a permutation").into());
         }
         seen[p] = true;
         if out.dims.get(i) != Some(&a.dims()[p]) {
@@ -97,7 +91,8 @@ pub(crate) fn transpose(a: &ArrayLiteral, out: &ArrayShape, perm: &[i64]) -> R<A
                 "result {} does not match transposed operand {}",
                 ashape_str(out),
                 ashape_str(a.shape())
-            ));
+            )
+            .into());
         }
         strides.push(src[p] as i64);
     }
@@ -148,7 +143,8 @@ pub(crate) fn slice(a: &ArrayLiteral, out: &ArrayShape, sl: &[SliceDim]) -> R<Ar
                 s.limit,
                 s.stride,
                 a.dims()[d]
-            ));
+            )
+            .into());
         }
         dims.push((s.limit - s.start + s.stride - 1) / s.stride);
         base += s.start * src[d] as i64;
@@ -159,7 +155,8 @@ pub(crate) fn slice(a: &ArrayLiteral, out: &ArrayShape, sl: &[SliceDim]) -> R<Ar
             "slice of {} gives dimensions {dims:?}, not {}",
             ashape_str(a.shape()),
             ashape_str(out)
-        ));
+        )
+        .into());
     }
     arr(
         out.ty,
@@ -177,7 +174,8 @@ fn clamped_starts(idx: &[&ArrayLiteral], dims: &[i64], sizes: &[i64]) -> R<Vec<i
             return Err(format!(
                 "size {} does not fit dimension {d} of size {}",
                 sizes[d], dims[d]
-            ));
+            )
+            .into());
         }
         let s = scalar_index(i)?;
         starts.push(s.clamp(0, dims[d] - sizes[d]));
@@ -196,7 +194,8 @@ pub(crate) fn dynamic_slice(
         return Err(format!(
             "dynamic_slice_sizes {sizes:?} differ from result {}",
             ashape_str(out)
-        ));
+        )
+        .into());
     }
     let starts = clamped_starts(idx, a.dims(), sizes)?;
     let src = row_major_strides(a.dims());
@@ -219,7 +218,8 @@ pub(crate) fn dynamic_update_slice(
             "update {} does not match operand {}",
             ashape_str(upd.shape()),
             ashape_str(a.shape())
-        ));
+        )
+        .into());
     }
     let starts = clamped_starts(idx, a.dims(), upd.dims())?;
     let esz = a.ty().byte_size();
@@ -250,7 +250,8 @@ pub(crate) fn concatenate(ops: &[&ArrayLiteral], dim: i64, out: &ArrayShape) -> 
                 "operand {} cannot be concatenated into {}",
                 ashape_str(o.shape()),
                 ashape_str(out)
-            ));
+            )
+            .into());
         }
         for k in 0..rank {
             if k != d && o.dims()[k] != out.dims[k] {
@@ -258,7 +259,8 @@ pub(crate) fn concatenate(ops: &[&ArrayLiteral], dim: i64, out: &ArrayShape) -> 
                     "operand {} does not match result {} outside dimension {d}",
                     ashape_str(o.shape()),
                     ashape_str(out)
-                ));
+                )
+                .into());
             }
         }
         total += o.dims()[d];
@@ -267,7 +269,8 @@ pub(crate) fn concatenate(ops: &[&ArrayLiteral], dim: i64, out: &ArrayShape) -> 
         return Err(format!(
             "operands sum to {total} along dimension {d}, result has {}",
             out.dims[d]
-        ));
+        )
+        .into());
     }
     let esz = out.ty.byte_size();
     // outer = product of dims before d; each operand contributes a contiguous chunk per outer index.
@@ -292,20 +295,19 @@ pub(crate) fn pad(
     let rank = a.shape().rank();
     check_rank("padding", pads.len(), rank)?;
     if pv.ty() != a.ty() || pv.element_count() != 1 {
-        return Err(format!("padding value must be a {} scalar", a.ty()));
+        return Err(format!("padding value must be a {} scalar", a.ty()).into());
     }
     let mut dims = Vec::with_capacity(rank);
     for (d, p) in pads.iter().enumerate() {
         if p.interior < 0 {
-            return Err(format!(
-                "negative interior padding {} in dimension {d}",
-                p.interior
-            ));
+            return Err(
+                format!("negative interior padding {} in dimension {d}", p.interior).into(),
+            );
         }
         let n = a.dims()[d];
         let size = p.lo + p.hi + n + (n - 1).max(0) * p.interior;
         if size < 0 {
-            return Err(format!("padding makes dimension {d} negative ({size})"));
+            return Err(format!("padding makes dimension {d} negative ({size})").into());
         }
         dims.push(size);
     }
@@ -314,7 +316,8 @@ pub(crate) fn pad(
             "pad of {} gives dimensions {dims:?}, not {}",
             ashape_str(a.shape()),
             ashape_str(out)
-        ));
+        )
+        .into());
     }
     let esz = a.ty().byte_size();
     let n_out = checked_count(&dims)?;
@@ -350,21 +353,18 @@ pub(crate) fn bitcast(a: &ArrayLiteral, in_layout: &Layout, out: &ArrayShape) ->
             "bitcast from {} to {} changes the byte size",
             ashape_str(a.shape()),
             ashape_str(out)
-        ));
+        )
+        .into());
     }
     if !out.layout.is_valid_for_rank(out.rank()) {
-        return Err(format!(
-            "result layout {:?} is invalid",
-            out.layout.minor_to_major
-        ));
+        return Err(format!("result layout {:?} is invalid", out.layout.minor_to_major).into());
     }
     let physical = if in_layout.is_valid_for_rank(a.shape().rank()) {
         a.relayout(in_layout.clone())
     } else {
         a.clone()
     };
-    let lit =
-        ArrayLiteral::from_bytes(out.clone(), physical.into_bytes()).map_err(|e| e.to_string())?;
+    let lit = ArrayLiteral::from_bytes(out.clone(), physical.into_bytes())?;
     Ok(lit.relayout(Layout::default_for_rank(out.rank())))
 }
 
@@ -388,7 +388,8 @@ pub(crate) fn bitcast_convert(a: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLite
             "cannot bitcast-convert {} to {}",
             ashape_str(a.shape()),
             ashape_str(out)
-        ));
+        )
+        .into());
     }
     arr(out.ty, &out.dims, a.bytes().to_vec())
 }

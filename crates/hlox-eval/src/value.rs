@@ -9,7 +9,49 @@
 use half::{bf16, f16};
 use hlox_hlo::{ArrayLiteral, ArrayShape, ElementType, Layout, Literal, Shape};
 
-pub(crate) type R<T> = Result<T, String>;
+/// Why one instruction could not be evaluated. The interpreter attributes
+/// it to the instruction ([`crate::EvalError::Instruction`]).
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    /// Operands or attributes that do not fit the op (a module the
+    /// verifier rejects); the message names the operand or attribute.
+    #[error("{0}")]
+    Invalid(String),
+    /// The op has no meaning for the element type.
+    #[error("{op} is not defined for element type {ty}")]
+    Unsupported { op: &'static str, ty: ElementType },
+    /// An operand is computed after this instruction.
+    #[error("operand {0} is not evaluated before this instruction (instructions must be in topological order)")]
+    OperandOrder(String),
+    /// The value computed does not have the declared shape.
+    #[error("evaluates to shape {actual} but the instruction declares {declared}")]
+    ResultShape { actual: String, declared: String },
+    /// A bug in the evaluator (a panic caught at the instruction).
+    #[error("internal evaluator error (please report): {0}")]
+    Internal(String),
+    #[error(transparent)]
+    DimensionNumbers(#[from] hlox_hlo::semantics::gather::DimensionNumbersError),
+    #[error(transparent)]
+    Window(#[from] hlox_hlo::semantics::window::WindowError),
+    #[error(transparent)]
+    Rng(#[from] hlox_hlo::semantics::rng::RngError),
+    #[error(transparent)]
+    Literal(#[from] hlox_hlo::LiteralError),
+}
+
+impl From<String> for OpError {
+    fn from(m: String) -> OpError {
+        OpError::Invalid(m)
+    }
+}
+
+impl From<&str> for OpError {
+    fn from(m: &str) -> OpError {
+        OpError::Invalid(m.to_string())
+    }
+}
+
+pub(crate) type R<T> = Result<T, OpError>;
 
 /// Typed element values, widened to a computation domain:
 /// signed integers sign-extended to i64, unsigned integers and PRED
@@ -297,11 +339,11 @@ pub(crate) fn checked_count(dims: &[i64]) -> R<usize> {
     let mut n: usize = 1;
     for &d in dims {
         if d < 0 {
-            return Err(format!("negative dimension size {d} in {dims:?}"));
+            return Err(format!("negative dimension size {d} in {dims:?}").into());
         }
         n = n
             .checked_mul(d as usize)
-            .ok_or_else(|| format!("dimensions {dims:?} overflow"))?;
+            .ok_or_else(|| OpError::Invalid(format!("dimensions {dims:?} overflow")))?;
     }
     Ok(n)
 }
@@ -318,29 +360,6 @@ pub(crate) fn for_each_index(dims: &[i64], mut f: impl FnMut(&[i64])) {
         loop {
             if d == 0 {
                 return;
-            }
-            d -= 1;
-            idx[d] += 1;
-            if idx[d] < dims[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-}
-
-/// Fallible version of [`for_each_index`].
-pub(crate) fn try_for_each_index(dims: &[i64], mut f: impl FnMut(&[i64]) -> R<()>) -> R<()> {
-    if dims.iter().any(|&d| d <= 0) {
-        return Ok(());
-    }
-    let mut idx = vec![0i64; dims.len()];
-    loop {
-        f(&idx)?;
-        let mut d = dims.len();
-        loop {
-            if d == 0 {
-                return Ok(());
             }
             d -= 1;
             idx[d] += 1;
@@ -390,22 +409,22 @@ pub(crate) fn strided_copy(
 
 /// A default-layout array from bytes.
 pub(crate) fn arr(ty: ElementType, dims: &[i64], bytes: Vec<u8>) -> R<ArrayLiteral> {
-    ArrayLiteral::from_bytes(ArrayShape::new(ty, dims.to_vec()), bytes).map_err(|e| e.to_string())
+    Ok(ArrayLiteral::from_bytes(
+        ArrayShape::new(ty, dims.to_vec()),
+        bytes,
+    )?)
 }
 
 /// Read an integer scalar (any integer type or PRED) as i64; unsigned u64
 /// values above i64::MAX saturate.
 pub(crate) fn scalar_index(a: &ArrayLiteral) -> R<i64> {
     if a.element_count() != 1 {
-        return Err(format!(
-            "expected a scalar index, got {}",
-            ashape_str(a.shape())
-        ));
+        return Err(format!("expected a scalar index, got {}", ashape_str(a.shape())).into());
     }
     match decode(a) {
         Vals::S(v) => Ok(v[0]),
         Vals::U(v) => Ok(v[0].min(i64::MAX as u64) as i64),
-        _ => Err(format!("index must be an integer, got {}", a.ty())),
+        _ => Err(format!("index must be an integer, got {}", a.ty()).into()),
     }
 }
 
@@ -417,7 +436,7 @@ pub(crate) fn index_values(a: &ArrayLiteral) -> R<Vec<i64>> {
             .into_iter()
             .map(|x| x.min(i64::MAX as u64) as i64)
             .collect()),
-        _ => Err(format!("indices must be integers, got {}", a.ty())),
+        _ => Err(format!("indices must be integers, got {}", a.ty()).into()),
     }
 }
 

@@ -7,6 +7,7 @@
 //! - [`ir`]: modules, computations, instructions, opcodes and their attributes.
 //! - [`graph`]: the module's graphs (instruction dependences, call graph) on petgraph.
 //! - [`shape_inference`]: each opcode's result shape, written once.
+//! - [`semantics`]: index maps, window rules, sort and the RNGs, shared by every engine.
 //! - [`verifier`]: checks a module and collects every problem with its location.
 //! - [`builder`]: an `XlaBuilder`-style API.
 //! - [`edit`]: the mutation API passes rewrite computations with.
@@ -25,6 +26,7 @@ pub mod load;
 pub mod npy;
 pub mod opcode;
 pub mod proto;
+pub mod semantics;
 pub mod shape_inference;
 pub mod text;
 pub mod types;

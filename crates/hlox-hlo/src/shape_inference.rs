@@ -16,7 +16,7 @@
 
 use crate::ir::{
     BinaryOp, ComparisonType, ConvDimensionNumbers, CustomCall, DotDimensionNumbers,
-    GatherDimensionNumbers, Op, ReplicaGroups, ScatterDimensionNumbers, UnaryOp, Window, WindowDim,
+    GatherDimensionNumbers, Op, ReplicaGroups, ScatterDimensionNumbers, UnaryOp, Window,
 };
 use crate::opcode::CalledRole::{Body, Condition, Scatter, ToApply};
 use crate::types::{ArrayShape, ElementType, ProgramShape, Shape};
@@ -160,48 +160,7 @@ pub fn check_shape(
     Ok(())
 }
 
-/// The size of one output dimension of a window applied to a base dimension
-/// of size `base` (XLA's `window_util` semantics), or an error message.
-pub fn window_output_size(base: i64, w: &WindowDim) -> Result<i64, String> {
-    if w.size <= 0 {
-        return Err(format!("window size must be positive, got {}", w.size));
-    }
-    if w.stride <= 0 {
-        return Err(format!("window stride must be positive, got {}", w.stride));
-    }
-    if w.window_dilation <= 0 {
-        return Err(format!(
-            "window dilation must be positive, got {}",
-            w.window_dilation
-        ));
-    }
-    if w.base_dilation <= 0 {
-        return Err(format!(
-            "base dilation must be positive, got {}",
-            w.base_dilation
-        ));
-    }
-    let base = base as i128;
-    let dilated_base = if base == 0 {
-        0
-    } else {
-        (base - 1) * w.base_dilation as i128 + 1
-    };
-    let padded = dilated_base + w.pad_lo as i128 + w.pad_hi as i128;
-    if padded < 0 {
-        return Err(format!(
-            "padding ({}, {}) makes the padded base size {padded} negative",
-            w.pad_lo, w.pad_hi
-        ));
-    }
-    let dilated_window = (w.size as i128 - 1) * w.window_dilation as i128 + 1;
-    let out = if dilated_window > padded {
-        0
-    } else {
-        (padded - dilated_window) / w.stride as i128 + 1
-    };
-    i64::try_from(out).map_err(|_| "window output size overflows".to_string())
-}
+pub use crate::semantics::window::{window_output_size, WindowError};
 
 struct Cx<'a> {
     op: &'a Op,
@@ -2108,20 +2067,6 @@ mod tests {
             e.to_string(),
             "add: operand shapes f32[2,3] and f32[3] differ"
         );
-    }
-
-    #[test]
-    fn window_sizes() {
-        let mut w = WindowDim::new(3);
-        assert_eq!(window_output_size(10, &w), Ok(8));
-        w.stride = 2;
-        w.pad_lo = 1;
-        w.pad_hi = 1;
-        assert_eq!(window_output_size(10, &w), Ok(5));
-        w.size = 0;
-        assert!(window_output_size(10, &w)
-            .unwrap_err()
-            .contains("window size"));
     }
 
     #[test]

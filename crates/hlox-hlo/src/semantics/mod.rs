@@ -1,0 +1,21 @@
+//! Each op's semantics that more than one engine needs, written once and
+//! free of LLVM: index maps and plans computed from an instruction's
+//! attributes and shapes, and the bit-exact algorithms.
+//!
+//! - [`gather`]: [`GatherPlan`](gather::GatherPlan) and
+//!   [`ScatterPlan`](gather::ScatterPlan), the index maps of gather and
+//!   scatter (clamping, skipped windows, batching dimensions).
+//! - [`window`]: the window output size rule (shape inference uses it) and
+//!   the base position each window element reads (padding, dilation).
+//! - [`sort`]: the stable merge sort and comparator recognition.
+//! - [`rng`]: Philox-4x32-10 and ThreeFry-2x32-20, their constants, and the
+//!   counter schedule of rng-bit-generator ([`RngPlan`](rng::RngPlan)).
+//!
+//! The evaluator (`hlox-eval`) and the Host runtime (`hlox-cpu-runtime`)
+//! call these directly; the CUDA emitter generates LLVM IR from the same
+//! plans and constants. Result shapes stay in [`crate::shape_inference`].
+
+pub mod gather;
+pub mod rng;
+pub mod sort;
+pub mod window;
