@@ -19,10 +19,8 @@ use crate::{CompileError, CompiledModule};
 use hlox_codegen::Cg;
 use hlox_hlo::{Literal, Module};
 use inkwell::context::Context;
-use inkwell::execution_engine::ExecutionEngine;
 use inkwell::targets::{InitializationConfig, Target, TargetMachine};
 use inkwell::OptimizationLevel;
-use std::mem::ManuallyDrop;
 
 type HostKernel = unsafe extern "C" fn(i64, i64, *const u64);
 
@@ -50,21 +48,6 @@ impl HostBuf {
         HostBuf {
             ptr: Box::into_raw(b) as *mut u64,
             words,
-        }
-    }
-}
-
-struct Jit {
-    ee: ManuallyDrop<ExecutionEngine<'static>>,
-    ctx: ManuallyDrop<Box<Context>>,
-}
-
-impl Drop for Jit {
-    fn drop(&mut self) {
-        // The engine before the context it lives in.
-        unsafe {
-            ManuallyDrop::drop(&mut self.ee);
-            ManuallyDrop::drop(&mut self.ctx);
         }
     }
 }
@@ -104,7 +87,7 @@ impl Drop for FlushDenormals {
 pub(crate) struct HostDevice {
     /// Trampolines `void t(i64 lo, i64 hi, const u64* ptrs)` per kernel.
     kernels: Vec<HostKernel>,
-    _jit: Jit,
+    _jit: hlox_codegen::Jit,
 }
 
 impl Device for HostDevice {
@@ -197,8 +180,12 @@ impl EmulatedExecutable {
     }
 
     /// Run as [`crate::CudaExecutable::execute`] does on a GPU.
-    pub fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
-        self.runner.execute(args)
+    pub fn execute<L: std::borrow::Borrow<Literal>>(
+        &self,
+        args: &[L],
+    ) -> Result<Literal, RuntimeError> {
+        let args: Vec<&Literal> = args.iter().map(std::borrow::Borrow::borrow).collect();
+        self.runner.execute(&args)
     }
 
     /// As [`crate::CudaExecutable::graph_status`]; a recorded run replays
@@ -217,7 +204,7 @@ fn host_kernels(module: &Module, program: &Program) -> Result<HostDevice, Compil
     Target::initialize_native(&InitializationConfig::default()).map_err(CompileError::Llvm)?;
     let triple = TargetMachine::get_default_triple();
     let ctx_box = Box::new(Context::create());
-    // SAFETY: the context outlives the module and engine (see `Jit::drop`).
+    // SAFETY: the context outlives the module and engine (`hlox_codegen::Jit`).
     let ctx: &'static Context = unsafe { &*(ctx_box.as_ref() as *const Context) };
     let llmod = ctx.create_module(&format!("{}.emulated", module.name));
     llmod.set_triple(&triple);
@@ -280,9 +267,7 @@ fn host_kernels(module: &Module, program: &Program) -> Result<HostDevice, Compil
     }
     Ok(HostDevice {
         kernels,
-        _jit: Jit {
-            ee: ManuallyDrop::new(ee),
-            ctx: ManuallyDrop::new(ctx_box),
-        },
+        // SAFETY: `ee` was made from `llmod`, created in `ctx_box`.
+        _jit: unsafe { hlox_codegen::Jit::new(ctx_box, ee) },
     })
 }

@@ -12,12 +12,13 @@
 
 use crate::graph::{Cmd, GraphStatus, Recording, Slot, Tape};
 use crate::plan::{CompPlan, Step};
-use crate::{compile, CompileError, CompiledModule, CudaCompileOptions};
+use crate::{compile, CompileError, CompileOptions, CompiledModule};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
     PushKernelArg,
 };
 use hlox_hlo::{ArrayLiteral, ArrayShape, CompId, InstId, Literal, Module, Op, Shape};
+use std::borrow::{Borrow, Cow};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,7 +31,7 @@ pub enum RuntimeError {
     NoDriver(String),
     #[error("CUDA driver: {0}")]
     Driver(String),
-    #[error(transparent)]
+    #[error("{0}")]
     Compile(#[from] CompileError),
     #[error("the computation takes {expected} arguments but was given {actual}")]
     ArgumentCount { expected: usize, actual: usize },
@@ -129,7 +130,7 @@ impl CudaClient {
     pub fn compile(
         &self,
         module: &Module,
-        options: &CudaCompileOptions,
+        options: &CompileOptions,
     ) -> Result<CudaExecutable, RuntimeError> {
         let mut o = options.clone();
         o.sm = target_sm(&self.sm()?);
@@ -271,11 +272,16 @@ fn rebuild<B>(s: &Shape, it: &mut impl Iterator<Item = Option<Arc<DevBuf<B>>>>) 
 }
 
 /// The array leaves of argument `a` for a parameter of shape `s`, pre-order
-/// (`None` for tokens), in the parameter's layout; an error saying how
-/// they differ.
-fn arg_leaves(a: &Literal, s: &Shape) -> Result<Vec<Option<ArrayLiteral>>, String> {
+/// (`None` for tokens), in the parameter's layout: borrowed where the
+/// argument already is in it (no copy), relaid out otherwise; an error
+/// saying how they differ.
+fn arg_leaves<'a>(a: &'a Literal, s: &Shape) -> Result<Vec<Option<Cow<'a, ArrayLiteral>>>, String> {
     let mut out = Vec::new();
-    fn walk(a: &Literal, s: &Shape, out: &mut Vec<Option<ArrayLiteral>>) -> Result<(), String> {
+    fn walk<'a>(
+        a: &'a Literal,
+        s: &Shape,
+        out: &mut Vec<Option<Cow<'a, ArrayLiteral>>>,
+    ) -> Result<(), String> {
         match (a, s) {
             (Literal::Array(l), Shape::Array(want)) => {
                 if l.shape().ty != want.ty || l.shape().dims != want.dims {
@@ -288,9 +294,9 @@ fn arg_leaves(a: &Literal, s: &Shape) -> Result<Vec<Option<ArrayLiteral>>, Strin
                     ));
                 }
                 out.push(Some(if l.shape().layout != want.layout {
-                    l.relayout(want.layout.clone())
+                    Cow::Owned(l.relayout(want.layout.clone()))
                 } else {
-                    l.clone()
+                    Cow::Borrowed(l)
                 }));
                 Ok(())
             }
@@ -400,7 +406,7 @@ impl<D: Device> Runner<D> {
 
     /// Run with host arguments; returns the result on the host. Runs that
     /// can be graphs are recorded the first time and replayed after.
-    pub(crate) fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
+    pub(crate) fn execute(&self, args: &[&Literal]) -> Result<Literal, RuntimeError> {
         let m = &self.compiled.module;
         let entry = m.entry_computation();
         if args.len() != entry.params.len() {
@@ -463,7 +469,7 @@ impl<D: Device> Runner<D> {
     #[allow(clippy::type_complexity)]
     fn interpret(
         &self,
-        args: &[Literal],
+        args: &[&Literal],
     ) -> Result<(Literal, Vec<Val<D::Buf>>, Val<D::Buf>), RuntimeError> {
         let m = &self.compiled.module;
         let entry = m.entry_computation();
@@ -508,7 +514,7 @@ impl<D: Device> Runner<D> {
     fn replay_run(
         &self,
         rec: &mut Recording<D::Buf, D::Graph>,
-        args: &[Literal],
+        args: &[&Literal],
     ) -> Result<Literal, RuntimeError> {
         let entry = self.compiled.module.entry_computation();
         for (i, ((a, &p), val)) in args.iter().zip(&entry.params).zip(&rec.params).enumerate() {
@@ -1299,9 +1305,14 @@ impl CudaExecutable {
     /// Run with host arguments (one per entry parameter); returns the
     /// result on the host. A failing custom call stops the run with
     /// "<instruction>: CustomCall failed: target \"<name>\": <message>".
-    pub fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
+    ///
+    /// Takes `&[Literal]` or `&[&Literal]`; the arguments are uploaded from
+    /// where they are (a copy only for a leaf in another layout than the
+    /// parameter's).
+    pub fn execute<L: Borrow<Literal>>(&self, args: &[L]) -> Result<Literal, RuntimeError> {
         self.ctx.bind_to_thread().map_err(drv)?;
-        self.runner.execute(args)
+        let args: Vec<&Literal> = args.iter().map(Borrow::borrow).collect();
+        self.runner.execute(&args)
     }
 
     /// Whether runs replay a CUDA graph (and why not).
