@@ -14,7 +14,7 @@
 
 use crate::plan::Program;
 use crate::ptx::{emit_kernel, Flavor};
-use crate::runtime::{Device, Runner, RuntimeError};
+use crate::runtime::{Device, DeviceError, DeviceOp, Runner, RuntimeError};
 use crate::{CompileError, CompiledModule};
 use hlox_codegen::Cg;
 use hlox_hlo::{Literal, Module};
@@ -92,18 +92,21 @@ pub(crate) struct HostDevice {
 
 impl Device for HostDevice {
     type Buf = HostBuf;
-    fn alloc(&self, bytes: usize) -> Result<HostBuf, String> {
+    fn alloc(&self, bytes: usize) -> Result<HostBuf, DeviceError> {
         Ok(HostBuf::new(bytes))
     }
-    fn upload(&self, bytes: &[u8]) -> Result<HostBuf, String> {
+    fn upload(&self, bytes: &[u8]) -> Result<HostBuf, DeviceError> {
         let b = HostBuf::new(bytes.len());
         // SAFETY: the buffer holds at least bytes.len() bytes.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.ptr as *mut u8, bytes.len()) };
         Ok(b)
     }
-    fn download(&self, b: &HostBuf, out: &mut [u8]) -> Result<(), String> {
+    fn download(&self, b: &HostBuf, out: &mut [u8]) -> Result<(), DeviceError> {
         if out.len() > b.words * 8 {
-            return Err("read past the end of a buffer".into());
+            return Err(DeviceOp::Download(out.len()).failed(format_args!(
+                "past the end of a buffer of {} bytes",
+                b.words * 8
+            )));
         }
         // SAFETY: bounds checked above.
         unsafe { std::ptr::copy_nonoverlapping(b.ptr as *const u8, out.as_mut_ptr(), out.len()) };
@@ -112,23 +115,28 @@ impl Device for HostDevice {
     fn ptr(&self, b: &HostBuf) -> u64 {
         b.ptr as u64
     }
-    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), String> {
-        let f = self.kernels.get(k).ok_or("no such kernel")?;
+    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), DeviceError> {
+        let f = self.kernels.get(k).ok_or_else(|| {
+            DeviceOp::Launch(threads).failed(format_args!("no kernel {k} in the emulated module"))
+        })?;
         // Denormals flushed (FTZ/DAZ), as the GPU kernels' f32 arithmetic.
         let _ftz = FlushDenormals::new();
         // SAFETY: the trampoline unpacks exactly the kernel's pointers.
         unsafe { f(0, threads as i64, ptrs.as_ptr()) };
         Ok(())
     }
-    fn write(&self, b: &HostBuf, bytes: &[u8]) -> Result<(), String> {
+    fn write(&self, b: &HostBuf, bytes: &[u8]) -> Result<(), DeviceError> {
         if bytes.len() > b.words * 8 {
-            return Err("write past the end of a buffer".into());
+            return Err(DeviceOp::Upload(bytes.len()).failed(format_args!(
+                "past the end of a buffer of {} bytes",
+                b.words * 8
+            )));
         }
         // SAFETY: bounds checked above.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.ptr as *mut u8, bytes.len()) };
         Ok(())
     }
-    fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), String> {
+    fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), DeviceError> {
         // SAFETY: the runner copies between distinct live buffers of n
         // bytes or more.
         unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, n) };
@@ -141,7 +149,7 @@ impl Device for HostDevice {
     fn ffi_context(&self) -> hlox_ffi::xla_ffi::InvokeContext {
         hlox_ffi::xla_ffi::InvokeContext::cuda_next(0, std::ptr::null_mut(), None)
     }
-    fn sync(&self) -> Result<(), String> {
+    fn sync(&self) -> Result<(), DeviceError> {
         Ok(())
     }
     /// No graphs here: the runner replays the recorded commands.
@@ -152,7 +160,7 @@ impl Device for HostDevice {
     ) -> Result<Option<Self::Graph>, RuntimeError> {
         Ok(None)
     }
-    fn launch_graph(&self, g: &Self::Graph) -> Result<(), String> {
+    fn launch_graph(&self, g: &Self::Graph) -> Result<(), DeviceError> {
         match *g {}
     }
     fn timed(

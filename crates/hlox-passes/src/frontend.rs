@@ -304,3 +304,124 @@ fn front_then_back<C: Compiler + ?Sized>(
     lowered.report.total += verify;
     compiler.compile_lowered(lowered, options)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    /// A back half that reports what it was given: the entry's instruction
+    /// count and the bound targets' platform.
+    struct Probe;
+
+    impl Compiler for Probe {
+        type Output = (usize, Platform, FrontendReport);
+        const PLATFORM: Platform = Platform::Host;
+        fn check_options(&self, options: &CompileOptions) -> Result<(), CompileError> {
+            if options.opt_level > 3 {
+                return Err(CompileError::Options(format!(
+                    "opt_level {} is not in 0..=3",
+                    options.opt_level
+                )));
+            }
+            Ok(())
+        }
+        fn compile_lowered(
+            &self,
+            lowered: Lowered,
+            _options: &CompileOptions,
+        ) -> Result<Self::Output, CompileError> {
+            let n = lowered.module.entry_computation().instructions.len();
+            Ok((n, lowered.bound.platform(), lowered.report))
+        }
+    }
+
+    /// `d` is dead: DCE removes it.
+    const ADD: &str = "HloModule m\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  d = f32[4]{0} negate(a)\n  ROOT r = f32[4]{0} add(a, a)\n}\n";
+
+    fn module(text: &str) -> Module {
+        hlox_hlo::text::parse_module(text).expect("test module parses")
+    }
+
+    #[test]
+    fn the_back_half_gets_the_optimized_verified_module_bound_for_its_platform() {
+        let (n, platform, report) = Probe
+            .compile(&module(ADD), &CompileOptions::default())
+            .expect("compiles");
+        // DCE dropped `d`.
+        assert_eq!(n, 2);
+        assert_eq!(platform, Platform::Host);
+        assert!(!report.passes.is_empty());
+        assert!(report.total >= report.bind);
+        // Without the pipeline, only the prerequisites run.
+        let off = CompileOptions {
+            hlo_passes: false,
+            ..Default::default()
+        };
+        let (n, _, report) = Probe.compile(&module(ADD), &off).expect("compiles");
+        assert_eq!(n, 3);
+        assert!(report.passes.is_empty());
+    }
+
+    #[test]
+    fn errors_say_what_failed_and_chain_to_their_cause() {
+        // A root whose declared shape is not its inferred one.
+        let mut m = module(ADD);
+        let entry = m.entry;
+        let root = m.comp(entry).root;
+        m.computations[entry].instructions[root].shape =
+            hlox_hlo::Shape::array(hlox_hlo::ElementType::F32, vec![7]);
+        let e = Probe
+            .compile(&m, &CompileOptions::default())
+            .expect_err("does not verify");
+        assert!(matches!(e, CompileError::Verify(_)), "{e}");
+        assert!(e.to_string().starts_with("module does not verify: "), "{e}");
+        let source = e.source().expect("a source");
+        assert!(source.downcast_ref::<VerifyError>().is_some(), "{source}");
+        assert!(!e.is_internal());
+
+        // An unknown custom-call target, bound from an empty registry.
+        let call = module("HloModule m\nENTRY e {\n  a = f32[4]{0} parameter(0)\n  ROOT c = f32[4]{0} custom-call(a), custom_call_target=\"no_such_target\"\n}\n");
+        let o = CompileOptions {
+            registry: Some(Arc::new(Registry::new())),
+            ..Default::default()
+        };
+        let e = Probe.compile(&call, &o).expect_err("unbound");
+        assert!(matches!(e, CompileError::Bind(_)), "{e}");
+        assert!(e.to_string().contains("no_such_target"), "{e}");
+
+        // Options the backend refuses, before any work.
+        let bad = CompileOptions {
+            opt_level: 9,
+            ..Default::default()
+        };
+        let e = Probe.compile(&module(ADD), &bad).expect_err("bad options");
+        assert!(matches!(e, CompileError::Options(_)), "{e}");
+    }
+
+    #[test]
+    fn dumps_the_module_before_and_after_the_passes() {
+        let dir = std::env::temp_dir().join(format!("hlox-frontend-{}", std::process::id()));
+        let o = CompileOptions {
+            dump_dir: Some(dir.clone()),
+            ..Default::default()
+        };
+        Probe.compile(&module(ADD), &o).expect("compiles");
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+        assert!(read("module.hlo").contains("negate("));
+        let optimized = read("module.optimized.hlo");
+        assert!(optimized.contains("ENTRY") && !optimized.contains("negate("));
+        let _ = std::fs::remove_dir_all(&dir);
+        // An unwritable dump directory is an I/O error with its path.
+        let file = std::env::temp_dir().join(format!("hlox-frontend-file-{}", std::process::id()));
+        std::fs::write(&file, b"").expect("temp file");
+        let o = CompileOptions {
+            dump_dir: Some(file.join("sub")),
+            ..Default::default()
+        };
+        let e = Probe.compile(&module(ADD), &o).expect_err("unwritable");
+        assert!(matches!(e, CompileError::Dump { .. }), "{e}");
+        assert!(e.source().is_some_and(|s| s.is::<std::io::Error>()));
+        let _ = std::fs::remove_file(&file);
+    }
+}
