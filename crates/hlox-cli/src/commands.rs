@@ -5,6 +5,7 @@ use crate::Platform;
 use anyhow::Result;
 use hlox_hlo::load::{load_module, save_module};
 use hlox_jaxlib as _;
+use hlox_passes::frontend::CompileOptions;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -53,6 +54,16 @@ fn bar(len: u64) -> ProgressBar {
     pb
 }
 
+/// The options every subcommand compiles with (the same type for both
+/// platforms): its registry and dump directory, defaults otherwise.
+fn compile_options(registry: hlox_ffi::Registry, dump_dir: Option<&Path>) -> CompileOptions {
+    CompileOptions {
+        dump_dir: dump_dir.map(Path::to_path_buf),
+        registry: Some(std::sync::Arc::new(registry)),
+        ..Default::default()
+    }
+}
+
 /// A module compiled for one platform, ready to run.
 enum Exe {
     Host(hlox_cpu::Executable),
@@ -85,11 +96,9 @@ fn compile_for(
                      --platform host; `hlox compile --platform cuda --emit ptx` needs no GPU"
                 )
             })?;
-            let options = hlox_cuda::CudaCompileOptions {
-                dump_dir: dump_dir.map(Path::to_path_buf),
-                registry: Some(std::sync::Arc::new(registry)),
+            let options = CompileOptions {
                 cuda_graphs,
-                ..Default::default()
+                ..compile_options(registry, dump_dir)
             };
             Ok(Exe::Cuda(client.compile(m, &options)?))
         }
@@ -266,12 +275,7 @@ fn compile_host(
     registry: hlox_ffi::Registry,
     dump_dir: Option<&Path>,
 ) -> Result<hlox_cpu::Executable> {
-    let options = hlox_cpu::CompileOptions {
-        dump_dir: dump_dir.map(Path::to_path_buf),
-        registry: Some(std::sync::Arc::new(registry)),
-        ..Default::default()
-    };
-    Ok(hlox_cpu::compile(m, &options)?)
+    Ok(hlox_cpu::compile(m, &compile_options(registry, dump_dir))?)
 }
 
 /// The static targets (jaxlib's `lapack_*_ffi` among them, from
@@ -600,11 +604,7 @@ pub fn compile(
     let bytes: Vec<u8> = if let Emit::Hlo = emit {
         hlox_hlo::text::print_module(&m).into_bytes()
     } else if let Emit::Obj = emit {
-        let options = hlox_cpu::CompileOptions {
-            registry: Some(std::sync::Arc::new(registry)),
-            dump_dir: dump_dir.map(Path::to_path_buf),
-            ..Default::default()
-        };
+        let options = compile_options(registry, dump_dir);
         let pb = spinner(format!("compiling {}", file.display()));
         let obj = hlox_cpu::compile_to_object(&m, &options);
         pb.finish_and_clear();
@@ -685,11 +685,7 @@ fn compile_cuda(
     let m = load_module(file)?;
     let registry = registry_with(plugins)?;
     let dir = stage_dir(dump_dir, "hlox-compile-cuda");
-    let options = hlox_cuda::CudaCompileOptions {
-        dump_dir: Some(dir.clone()),
-        registry: Some(std::sync::Arc::new(registry)),
-        ..Default::default()
-    };
+    let options = compile_options(registry, Some(&dir));
     let pb = spinner(format!("compiling {} for CUDA", file.display()));
     let result = hlox_cuda::compile(&m, &options)
         .map_err(anyhow::Error::from)

@@ -11,6 +11,7 @@
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use hlox_passes::frontend::CompileError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -318,8 +319,8 @@ fn hints(e: &anyhow::Error) -> String {
     use hlox_ffi::BindProblem;
     let mut out = String::new();
     for cause in e.chain() {
-        let b = match cause.downcast_ref::<hlox_cpu::CompileError>() {
-            Some(hlox_cpu::CompileError::Bind(b)) => b,
+        let b = match cause.downcast_ref::<CompileError>() {
+            Some(CompileError::Bind(b)) => b,
             _ => match cause.downcast_ref::<hlox_ffi::BindError>() {
                 Some(b) => b,
                 None => continue,
@@ -348,13 +349,12 @@ fn hints(e: &anyhow::Error) -> String {
     out
 }
 
-/// Whether an error is hlox's fault rather than the user's (exit code 2).
+/// Whether an error is hlox's fault rather than the user's (exit code 2):
+/// an internal compile error on either platform (one error type).
 fn is_internal(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        matches!(
-            c.downcast_ref::<hlox_cpu::CompileError>(),
-            Some(hlox_cpu::CompileError::Internal(_) | hlox_cpu::CompileError::Llvm(_))
-        )
+        c.downcast_ref::<CompileError>()
+            .is_some_and(CompileError::is_internal)
     })
 }
 

@@ -29,6 +29,52 @@ use inkwell::values::{BasicValue, BasicValueEnum, FunctionValue, IntValue, Point
 use inkwell::AddressSpace;
 
 pub use elemental::{ElementalCtx, Leaf};
+
+/// Code JIT-compiled by LLVM, kept alive: the execution engine and the
+/// context its module lives in, dropped in that order. Both JITs of hlox
+/// hold one (the Host executable, the CUDA emulation's kernels).
+pub struct Jit {
+    ee: std::mem::ManuallyDrop<inkwell::execution_engine::ExecutionEngine<'static>>,
+    ctx: std::mem::ManuallyDrop<Box<Context>>,
+}
+
+impl Jit {
+    /// Keeps `ee` and `ctx` alive together.
+    ///
+    /// # Safety
+    /// `ee` was made from a module created in `ctx` (through a `'static`
+    /// reference to the boxed context, which must not outlive this `Jit`).
+    pub unsafe fn new(
+        ctx: Box<Context>,
+        ee: inkwell::execution_engine::ExecutionEngine<'static>,
+    ) -> Jit {
+        Jit {
+            ee: std::mem::ManuallyDrop::new(ee),
+            ctx: std::mem::ManuallyDrop::new(ctx),
+        }
+    }
+
+    /// The engine (function addresses).
+    pub fn engine(&self) -> &inkwell::execution_engine::ExecutionEngine<'static> {
+        &self.ee
+    }
+}
+
+impl Drop for Jit {
+    fn drop(&mut self) {
+        // SAFETY: dropped once each, the engine (and its module) before the
+        // context they live in.
+        unsafe {
+            std::mem::ManuallyDrop::drop(&mut self.ee);
+            std::mem::ManuallyDrop::drop(&mut self.ctx);
+        }
+    }
+}
+
+// SAFETY: after compilation the engine is only kept alive (its code is
+// immutable and called through plain function pointers) and dropped once.
+unsafe impl Send for Jit {}
+unsafe impl Sync for Jit {}
 pub use math::{HostMath, MathFn, MathLib};
 
 /// Errors of IR generation.

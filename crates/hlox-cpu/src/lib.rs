@@ -1,8 +1,11 @@
 //! hlox's Host backend: HLO compiled through LLVM 19 to native code.
 //!
 //! Pipeline of [`compile`] (XLA:CPU's design):
-//! 1. verify the module and bind every custom-call target for the Host
-//!    platform (a compile error names every problem);
+//! 1. the front half every backend shares ([`hlox_passes::frontend`]):
+//!    verify, HLO passes, verify again, bind every custom-call target for
+//!    the Host platform (a compile error names every problem); this
+//!    crate's [`HostCompiler`] is the back half, steps 2-5, and takes the
+//!    front half's [`VerifiedModule`];
 //! 2. buffer assignment per sequentially executed computation
 //!    ([`buffers`]): parameters are read in place and never written, tuples
 //!    are pointer tables, temporaries share one arena per run by liveness,
@@ -25,40 +28,23 @@ mod emit;
 pub mod kernels;
 mod runtime;
 
-use hlox_ffi::{BindError, BoundTargets, Platform, Registry};
+use hlox_ffi::{BoundTargets, Platform};
+use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::{ArrayLiteral, ArrayShape, CompId, Literal, Module, Shape};
+use hlox_passes::frontend::{dump, Lowered};
 use inkwell::context::Context;
-use inkwell::execution_engine::ExecutionEngine;
 use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
 };
 use inkwell::OptimizationLevel;
 use std::collections::HashMap;
-use std::mem::ManuallyDrop;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Errors of [`compile`].
-#[derive(Debug, thiserror::Error)]
-pub enum CompileError {
-    #[error("module does not verify: {0}")]
-    Verify(String),
-    #[error(transparent)]
-    Bind(#[from] BindError),
-    #[error("{inst}: {message}")]
-    Unsupported { inst: String, message: String },
-    #[error("code generation failed at {inst}: {message}")]
-    Codegen { inst: String, message: String },
-    #[error("HLO pass pipeline: {0}")]
-    Passes(String),
-    #[error("LLVM: {0}")]
-    Llvm(String),
-    #[error("internal compiler error: {0}")]
-    Internal(String),
-    #[error("cannot write dump file {path}: {message}")]
-    Dump { path: String, message: String },
-}
+/// Every backend's options and errors (one type each, shared with
+/// `hlox-cuda`); the Host reads `parallel_threshold` and ignores the
+/// CUDA-only fields.
+pub use hlox_passes::frontend::{CompileError, CompileOptions, Compiler};
 
 /// Errors of [`Executable::execute`] and [`Executable::execute_into`].
 #[derive(Debug, thiserror::Error)]
@@ -75,48 +61,13 @@ pub enum ExecError {
     Output(String),
     #[error("execution failed: {0}")]
     Runtime(String),
-}
-
-/// Options of [`compile`].
-#[derive(Clone)]
-pub struct CompileOptions {
-    /// Write the HLO, buffer assignment, LLVM IR (before/after optimization)
-    /// and assembly here.
-    pub dump_dir: Option<PathBuf>,
-    /// LLVM optimization level, 0..=3.
-    pub opt_level: u8,
-    /// Custom-call registry (default: [`Registry::global`]).
-    pub registry: Option<Arc<Registry>>,
-    /// Loops with at least this many elements run in parallel.
-    pub parallel_threshold: usize,
-    /// Run the HLO pass pipeline (`hlox_passes::default_pipeline`: inlining,
-    /// simplification, constant folding, CSE, DCE, fusion) before code
-    /// generation.
-    pub hlo_passes: bool,
-}
-
-impl Default for CompileOptions {
-    fn default() -> Self {
-        CompileOptions {
-            dump_dir: None,
-            opt_level: 3,
-            registry: None,
-            parallel_threshold: 1 << 16,
-            hlo_passes: true,
-        }
-    }
-}
-
-impl std::fmt::Debug for CompileOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CompileOptions")
-            .field("dump_dir", &self.dump_dir)
-            .field("opt_level", &self.opt_level)
-            .field("registry", &self.registry.as_ref().map(|_| "custom"))
-            .field("parallel_threshold", &self.parallel_threshold)
-            .field("hlo_passes", &self.hlo_passes)
-            .finish()
-    }
+    /// A result leaf the generated code filled does not make a literal of
+    /// the result's shape (a bug in hlox).
+    #[error("execution failed: result of `{module}`: {source}")]
+    Result {
+        module: String,
+        source: hlox_hlo::literal::LiteralError,
+    },
 }
 
 /// Per-phase compile timings.
@@ -151,26 +102,6 @@ pub struct CompileReport {
 
 type EntryFn = unsafe extern "C" fn(*const u8, *const *const u8, *const *mut u8, *mut u8) -> i32;
 
-struct Jit {
-    ee: ManuallyDrop<ExecutionEngine<'static>>,
-    _ctx: ManuallyDrop<Box<Context>>,
-}
-
-impl Drop for Jit {
-    fn drop(&mut self) {
-        // The engine (and its module) before the context they live in.
-        unsafe {
-            ManuallyDrop::drop(&mut self.ee);
-            ManuallyDrop::drop(&mut self._ctx);
-        }
-    }
-}
-
-// SAFETY: after compilation the engine is only kept alive (its code is
-// immutable and called through a plain function pointer) and dropped once.
-unsafe impl Send for Jit {}
-unsafe impl Sync for Jit {}
-
 /// A compiled module, runnable from many threads at once.
 pub struct Executable {
     entry: EntryFn,
@@ -186,22 +117,7 @@ pub struct Executable {
     /// fresh memory each time); one is taken per concurrent run.
     arenas: Mutex<Vec<Vec<u8>>>,
     _bound: BoundTargets,
-    _jit: Jit,
-}
-
-fn dump(dir: &Option<PathBuf>, file: &str, text: &str) -> Result<(), CompileError> {
-    if let Some(d) = dir {
-        std::fs::create_dir_all(d).map_err(|e| CompileError::Dump {
-            path: d.display().to_string(),
-            message: e.to_string(),
-        })?;
-        let p = d.join(file);
-        std::fs::write(&p, text).map_err(|e| CompileError::Dump {
-            path: p.display().to_string(),
-            message: e.to_string(),
-        })?;
-    }
-    Ok(())
+    _jit: hlox_codegen::Jit,
 }
 
 /// A relocatable object file of a module's optimized LLVM code (see
@@ -217,18 +133,67 @@ pub struct ObjectCode {
     pub arena_bytes: usize,
 }
 
-/// What [`compile_impl`] builds.
-enum Built {
+/// The Host back half: buffer assignment, LLVM IR, optimization, and a JIT
+/// [`Executable`] (or, with `object`, an [`ObjectCode`]).
+///
+/// ```no_run
+/// use hlox_cpu::{Compiler, HostCompiler};
+/// # let module: hlox_hlo::Module = todo!();
+/// let exe = HostCompiler::default()
+///     .compile(&module, &hlox_cpu::CompileOptions::default())?
+///     .into_executable()?;
+/// # Ok::<(), hlox_cpu::CompileError>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HostCompiler {
+    /// Stop after LLVM optimization and write an object file instead of
+    /// loading the code in-process (see [`compile_to_object`]).
+    pub object: bool,
+}
+
+/// What [`HostCompiler`] builds.
+pub enum HostOutput {
     Executable(Box<Executable>),
     Object(ObjectCode),
 }
 
-/// Compile `module` for the host.
-pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, CompileError> {
-    match compile_impl(module, options, false)? {
-        Built::Executable(e) => Ok(*e),
-        Built::Object(_) => Err(CompileError::Internal("asked for an executable".into())),
+impl HostOutput {
+    /// The executable ([`HostCompiler::object`] off).
+    pub fn into_executable(self) -> Result<Executable, CompileError> {
+        match self {
+            HostOutput::Executable(e) => Ok(*e),
+            HostOutput::Object(_) => Err(CompileError::Internal("asked for an executable".into())),
+        }
     }
+
+    /// The object file ([`HostCompiler::object`] on).
+    pub fn into_object(self) -> Result<ObjectCode, CompileError> {
+        match self {
+            HostOutput::Object(o) => Ok(o),
+            HostOutput::Executable(_) => {
+                Err(CompileError::Internal("asked for an object file".into()))
+            }
+        }
+    }
+}
+
+impl Compiler for HostCompiler {
+    type Output = HostOutput;
+    const PLATFORM: Platform = Platform::Host;
+    fn compile_lowered(
+        &self,
+        lowered: Lowered,
+        options: &CompileOptions,
+    ) -> Result<HostOutput, CompileError> {
+        back_half(lowered, options, self.object)
+    }
+}
+
+/// Compile `module` for the host ([`HostCompiler`]).
+pub fn compile(module: &Module, options: &CompileOptions) -> Result<Executable, CompileError> {
+    HostCompiler::default()
+        .compile(module, options)?
+        .into_executable()
 }
 
 /// Compiles `module` for the host like [`compile`] (same passes, buffer
@@ -245,10 +210,9 @@ pub fn compile_to_object(
     module: &Module,
     options: &CompileOptions,
 ) -> Result<ObjectCode, CompileError> {
-    match compile_impl(module, options, true)? {
-        Built::Object(o) => Ok(o),
-        Built::Executable(_) => Err(CompileError::Internal("asked for an object file".into())),
-    }
+    HostCompiler { object: true }
+        .compile(module, options)?
+        .into_object()
 }
 
 /// Milliseconds, to the microsecond (for log lines).
@@ -256,68 +220,26 @@ fn ms(d: Duration) -> f64 {
     d.as_micros() as f64 / 1e3
 }
 
-fn compile_impl(
-    module: &Module,
+fn back_half(
+    lowered: Lowered,
     options: &CompileOptions,
     object: bool,
-) -> Result<Built, CompileError> {
-    let _span = tracing::info_span!("compile", module = %module.name).entered();
+) -> Result<HostOutput, CompileError> {
     let t0 = Instant::now();
-    let mut report = CompileReport::default();
-    hlox_hlo::verifier::verify_module(module).map_err(|e| CompileError::Verify(e.to_string()))?;
-    report.verify = t0.elapsed();
-    tracing::debug!(ms = ms(report.verify), "verified");
-    dump(
-        &options.dump_dir,
-        "module.hlo",
-        &hlox_hlo::text::print_module(module),
-    )?;
-    let optimized;
-    let module = if options.hlo_passes {
-        let mut m = module.clone();
-        let popts = hlox_passes::PipelineOptions {
-            dump_dir: options.dump_dir.clone(),
-            ..Default::default()
-        };
-        let r = hlox_passes::default_pipeline()
-            .run(&mut m, &popts)
-            .map_err(|e| CompileError::Passes(e.to_string()))?;
-        tracing::debug!(
-            ms = ms(r.timings.iter().map(|(_, d)| *d).sum()),
-            passes = r.timings.len(),
-            changed = ?r.changed,
-            "HLO pass pipeline"
-        );
-        report.passes = r.timings;
-        dump(
-            &options.dump_dir,
-            "module.optimized.hlo",
-            &hlox_hlo::text::print_module(&m),
-        )?;
-        optimized = m;
-        &optimized
-    } else {
-        // Without the pipeline, still the passes code generation needs.
-        let mut m = module.clone();
-        if hlox_passes::run_codegen_prerequisites(&mut m)
-            .map_err(|e| CompileError::Passes(e.to_string()))?
-        {
-            optimized = m;
-            &optimized
-        } else {
-            module
-        }
+    let Lowered {
+        module: verified,
+        bound,
+        report: front,
+    } = lowered;
+    let front_total = front.total;
+    let module: &VerifiedModule = &verified;
+    let mut report = CompileReport {
+        verify: front.verify,
+        passes: front.passes,
+        bind: front.bind,
+        ..Default::default()
     };
-
-    let t = Instant::now();
-    let registry: &Registry = match &options.registry {
-        Some(r) => r,
-        None => Registry::global(),
-    };
-    let bound = registry.bind(module, Platform::Host)?;
-    report.bind = t.elapsed();
-    tracing::debug!(ms = ms(report.bind), "bound custom-call targets");
-
+    let dump_dir = options.dump_dir.as_deref();
     let t = Instant::now();
     let comps = emit::sequential_computations(module);
     let mut assignments: HashMap<CompId, buffers::Assignment> = HashMap::new();
@@ -338,7 +260,7 @@ fn compile_impl(
         arena_bytes = base,
         "buffer assignment"
     );
-    dump(&options.dump_dir, "buffer-assignment.txt", &listing)?;
+    dump(dump_dir, "buffer-assignment.txt", &listing)?;
 
     // LLVM module generation.
     let t = Instant::now();
@@ -364,7 +286,7 @@ fn compile_impl(
         )
         .ok_or_else(|| CompileError::Llvm("cannot create a target machine for the host".into()))?;
     let ctx_box = Box::new(Context::create());
-    // SAFETY: the context outlives the module and engine (see `Jit::drop`).
+    // SAFETY: the context outlives the module and engine (`hlox_codegen::Jit`).
     let ctx: &'static Context = unsafe { &*(ctx_box.as_ref() as *const Context) };
     let llmod = ctx.create_module(&module.name);
     llmod.set_triple(&triple);
@@ -416,11 +338,7 @@ fn compile_impl(
         "LLVM IR generation"
     );
     if options.dump_dir.is_some() {
-        dump(
-            &options.dump_dir,
-            "module.ll",
-            &llmod.print_to_string().to_string(),
-        )?;
+        dump(dump_dir, "module.ll", &llmod.print_to_string().to_string())?;
     }
     llmod
         .verify()
@@ -439,7 +357,7 @@ fn compile_impl(
     );
     if options.dump_dir.is_some() {
         dump(
-            &options.dump_dir,
+            dump_dir,
             "module.opt.ll",
             &llmod.print_to_string().to_string(),
         )?;
@@ -447,7 +365,7 @@ fn compile_impl(
             .write_to_memory_buffer(&llmod, FileType::Assembly)
             .map_err(|e| CompileError::Llvm(e.to_string()))?;
         dump(
-            &options.dump_dir,
+            dump_dir,
             "module.s",
             &String::from_utf8_lossy(asm.as_slice()),
         )?;
@@ -474,7 +392,7 @@ fn compile_impl(
             .map_err(|e| CompileError::Llvm(e.to_string()))?;
         let bytes = buf.as_slice().to_vec();
         tracing::debug!(ms = ms(t.elapsed()), bytes = bytes.len(), "object file");
-        return Ok(Built::Object(ObjectCode {
+        return Ok(HostOutput::Object(ObjectCode {
             bytes,
             entry_symbol: entry_name,
             arena_bytes: base,
@@ -512,7 +430,7 @@ fn compile_impl(
         kernels.push((name, k));
     }
     report.jit = t.elapsed();
-    report.total = t0.elapsed();
+    report.total = front_total + t0.elapsed();
     tracing::debug!(ms = ms(report.jit), kernels = kernels.len(), "JIT");
     tracing::info!(
         ms = ms(report.total),
@@ -521,7 +439,7 @@ fn compile_impl(
     );
     let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(addr) };
     let ps = module.entry_computation().program_shape();
-    Ok(Built::Executable(Box::new(Executable {
+    Ok(HostOutput::Executable(Box::new(Executable {
         entry,
         arena_size: base,
         params: ps.parameters,
@@ -533,10 +451,8 @@ fn compile_impl(
         name: module.name.clone(),
         arenas: Mutex::new(Vec::new()),
         _bound: bound,
-        _jit: Jit {
-            ee: ManuallyDrop::new(ee),
-            _ctx: ManuallyDrop::new(ctx_box),
-        },
+        // SAFETY: `ee` was made from `llmod`, created in `ctx_box`.
+        _jit: unsafe { hlox_codegen::Jit::new(ctx_box, ee) },
     })))
 }
 
@@ -647,7 +563,10 @@ impl Executable {
         let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|v| v.as_mut_ptr()).collect();
         unsafe { self.run(&borrowed, &out_ptrs)? };
         let mut it = outs.into_iter();
-        build_literal(&self.result, &mut it).map_err(ExecError::Runtime)
+        build_literal(&self.result, &mut it).map_err(|source| ExecError::Result {
+            module: self.name.clone(),
+            source,
+        })
     }
 
     /// Run on caller-provided buffers without copies: `args` holds every
@@ -722,11 +641,16 @@ fn shape_str(s: &Shape) -> String {
     }
 }
 
-fn build_literal(s: &Shape, it: &mut std::vec::IntoIter<Vec<u8>>) -> Result<Literal, String> {
+/// The result literal of shape `s` from its leaves' buffers, in pre-order
+/// (one per leaf, tokens included: `leaf_arrays` made them).
+fn build_literal(
+    s: &Shape,
+    it: &mut std::vec::IntoIter<Vec<u8>>,
+) -> Result<Literal, hlox_hlo::literal::LiteralError> {
     Ok(match s {
         Shape::Array(a) => {
-            let b = it.next().ok_or("missing output leaf")?;
-            Literal::Array(ArrayLiteral::from_bytes(a.clone(), b).map_err(|e| e.to_string())?)
+            let b = it.next().unwrap_or_default();
+            Literal::Array(ArrayLiteral::from_bytes(a.clone(), b)?)
         }
         Shape::Tuple(t) => Literal::Tuple(
             t.iter()

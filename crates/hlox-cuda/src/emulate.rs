@@ -14,15 +14,13 @@
 
 use crate::plan::Program;
 use crate::ptx::{emit_kernel, Flavor};
-use crate::runtime::{Device, Runner, RuntimeError};
+use crate::runtime::{Device, DeviceError, DeviceOp, Runner, RuntimeError};
 use crate::{CompileError, CompiledModule};
 use hlox_codegen::Cg;
 use hlox_hlo::{Literal, Module};
 use inkwell::context::Context;
-use inkwell::execution_engine::ExecutionEngine;
 use inkwell::targets::{InitializationConfig, Target, TargetMachine};
 use inkwell::OptimizationLevel;
-use std::mem::ManuallyDrop;
 
 type HostKernel = unsafe extern "C" fn(i64, i64, *const u64);
 
@@ -50,21 +48,6 @@ impl HostBuf {
         HostBuf {
             ptr: Box::into_raw(b) as *mut u64,
             words,
-        }
-    }
-}
-
-struct Jit {
-    ee: ManuallyDrop<ExecutionEngine<'static>>,
-    ctx: ManuallyDrop<Box<Context>>,
-}
-
-impl Drop for Jit {
-    fn drop(&mut self) {
-        // The engine before the context it lives in.
-        unsafe {
-            ManuallyDrop::drop(&mut self.ee);
-            ManuallyDrop::drop(&mut self.ctx);
         }
     }
 }
@@ -104,23 +87,26 @@ impl Drop for FlushDenormals {
 pub(crate) struct HostDevice {
     /// Trampolines `void t(i64 lo, i64 hi, const u64* ptrs)` per kernel.
     kernels: Vec<HostKernel>,
-    _jit: Jit,
+    _jit: hlox_codegen::Jit,
 }
 
 impl Device for HostDevice {
     type Buf = HostBuf;
-    fn alloc(&self, bytes: usize) -> Result<HostBuf, String> {
+    fn alloc(&self, bytes: usize) -> Result<HostBuf, DeviceError> {
         Ok(HostBuf::new(bytes))
     }
-    fn upload(&self, bytes: &[u8]) -> Result<HostBuf, String> {
+    fn upload(&self, bytes: &[u8]) -> Result<HostBuf, DeviceError> {
         let b = HostBuf::new(bytes.len());
         // SAFETY: the buffer holds at least bytes.len() bytes.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.ptr as *mut u8, bytes.len()) };
         Ok(b)
     }
-    fn download(&self, b: &HostBuf, out: &mut [u8]) -> Result<(), String> {
+    fn download(&self, b: &HostBuf, out: &mut [u8]) -> Result<(), DeviceError> {
         if out.len() > b.words * 8 {
-            return Err("read past the end of a buffer".into());
+            return Err(DeviceOp::Download(out.len()).failed(format_args!(
+                "past the end of a buffer of {} bytes",
+                b.words * 8
+            )));
         }
         // SAFETY: bounds checked above.
         unsafe { std::ptr::copy_nonoverlapping(b.ptr as *const u8, out.as_mut_ptr(), out.len()) };
@@ -129,23 +115,28 @@ impl Device for HostDevice {
     fn ptr(&self, b: &HostBuf) -> u64 {
         b.ptr as u64
     }
-    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), String> {
-        let f = self.kernels.get(k).ok_or("no such kernel")?;
+    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), DeviceError> {
+        let f = self.kernels.get(k).ok_or_else(|| {
+            DeviceOp::Launch(threads).failed(format_args!("no kernel {k} in the emulated module"))
+        })?;
         // Denormals flushed (FTZ/DAZ), as the GPU kernels' f32 arithmetic.
         let _ftz = FlushDenormals::new();
         // SAFETY: the trampoline unpacks exactly the kernel's pointers.
         unsafe { f(0, threads as i64, ptrs.as_ptr()) };
         Ok(())
     }
-    fn write(&self, b: &HostBuf, bytes: &[u8]) -> Result<(), String> {
+    fn write(&self, b: &HostBuf, bytes: &[u8]) -> Result<(), DeviceError> {
         if bytes.len() > b.words * 8 {
-            return Err("write past the end of a buffer".into());
+            return Err(DeviceOp::Upload(bytes.len()).failed(format_args!(
+                "past the end of a buffer of {} bytes",
+                b.words * 8
+            )));
         }
         // SAFETY: bounds checked above.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.ptr as *mut u8, bytes.len()) };
         Ok(())
     }
-    fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), String> {
+    fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), DeviceError> {
         // SAFETY: the runner copies between distinct live buffers of n
         // bytes or more.
         unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, n) };
@@ -158,7 +149,7 @@ impl Device for HostDevice {
     fn ffi_context(&self) -> hlox_ffi::xla_ffi::InvokeContext {
         hlox_ffi::xla_ffi::InvokeContext::cuda_next(0, std::ptr::null_mut(), None)
     }
-    fn sync(&self) -> Result<(), String> {
+    fn sync(&self) -> Result<(), DeviceError> {
         Ok(())
     }
     /// No graphs here: the runner replays the recorded commands.
@@ -169,7 +160,7 @@ impl Device for HostDevice {
     ) -> Result<Option<Self::Graph>, RuntimeError> {
         Ok(None)
     }
-    fn launch_graph(&self, g: &Self::Graph) -> Result<(), String> {
+    fn launch_graph(&self, g: &Self::Graph) -> Result<(), DeviceError> {
         match *g {}
     }
     fn timed(
@@ -197,8 +188,12 @@ impl EmulatedExecutable {
     }
 
     /// Run as [`crate::CudaExecutable::execute`] does on a GPU.
-    pub fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
-        self.runner.execute(args)
+    pub fn execute<L: std::borrow::Borrow<Literal>>(
+        &self,
+        args: &[L],
+    ) -> Result<Literal, RuntimeError> {
+        let args: Vec<&Literal> = args.iter().map(std::borrow::Borrow::borrow).collect();
+        self.runner.execute(&args)
     }
 
     /// As [`crate::CudaExecutable::graph_status`]; a recorded run replays
@@ -217,7 +212,7 @@ fn host_kernels(module: &Module, program: &Program) -> Result<HostDevice, Compil
     Target::initialize_native(&InitializationConfig::default()).map_err(CompileError::Llvm)?;
     let triple = TargetMachine::get_default_triple();
     let ctx_box = Box::new(Context::create());
-    // SAFETY: the context outlives the module and engine (see `Jit::drop`).
+    // SAFETY: the context outlives the module and engine (`hlox_codegen::Jit`).
     let ctx: &'static Context = unsafe { &*(ctx_box.as_ref() as *const Context) };
     let llmod = ctx.create_module(&format!("{}.emulated", module.name));
     llmod.set_triple(&triple);
@@ -280,9 +275,7 @@ fn host_kernels(module: &Module, program: &Program) -> Result<HostDevice, Compil
     }
     Ok(HostDevice {
         kernels,
-        _jit: Jit {
-            ee: ManuallyDrop::new(ee),
-            ctx: ManuallyDrop::new(ctx_box),
-        },
+        // SAFETY: `ee` was made from `llmod`, created in `ctx_box`.
+        _jit: unsafe { hlox_codegen::Jit::new(ctx_box, ee) },
     })
 }

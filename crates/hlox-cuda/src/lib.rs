@@ -2,8 +2,10 @@
 //! and run with the CUDA driver (through `cudarc`, loaded at run time).
 //!
 //! Pipeline of [`compile`]:
-//! 1. verify, run the HLO pass pipeline (the Host backend's), bind every
-//!    custom-call target for the CUDA platform;
+//! 1. the front half every backend shares ([`hlox_passes::frontend`]):
+//!    verify, HLO passes, verify again, bind every custom-call target for
+//!    the CUDA platform; [`CudaCompiler`] is the back half, steps 2-3, and
+//!    takes the front half's [`VerifiedModule`];
 //! 2. plan the host-side program ([`plan`]): kernels, host control flow,
 //!    custom calls, buffer lifetimes;
 //! 3. generate one LLVM module with every kernel from the shared elemental
@@ -23,103 +25,32 @@ pub mod ptx;
 pub mod runtime;
 pub mod targets;
 
-use hlox_ffi::{BindError, BoundTargets, Platform, Registry};
+use hlox_ffi::{BoundTargets, Platform};
+use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::Module;
+use hlox_passes::frontend::{dump, Lowered};
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use graph::GraphStatus;
+/// Every backend's options and errors (one type each, shared with
+/// `hlox-cpu`); CUDA reads `sm`, `block_size`, `use_cublas` and
+/// `cuda_graphs` and ignores the Host-only fields.
+pub use hlox_passes::frontend::{CompileError, CompileOptions, Compiler};
 pub use runtime::{CudaClient, CudaExecutable};
 
-/// Errors of compilation (no GPU involved).
-#[derive(Debug, thiserror::Error)]
-pub enum CompileError {
-    #[error("module does not verify: {0}")]
-    Verify(String),
-    #[error(transparent)]
-    Bind(#[from] BindError),
-    #[error("{inst}: {message}")]
-    Unsupported { inst: String, message: String },
-    #[error("code generation failed at {inst}: {message}")]
-    Codegen { inst: String, message: String },
-    #[error("HLO pass pipeline: {0}")]
-    Passes(String),
-    #[error("LLVM: {0}")]
-    Llvm(String),
-    #[error("invalid CUDA compile options: {0}")]
-    Options(String),
-    #[error("internal compiler error: {0}")]
-    Internal(String),
-    #[error("cannot write dump file {path}: {message}")]
-    Dump { path: String, message: String },
-}
-
-/// Options of [`compile`] and [`compile_to_ptx`].
-#[derive(Clone)]
-pub struct CudaCompileOptions {
-    /// GPU architecture, "sm_80" (default), "sm_90", ...
-    pub sm: String,
-    /// LLVM optimization level, 0..=3.
-    pub opt_level: u8,
-    /// Write the HLO, the program plan, the LLVM IR of every kernel
-    /// (before and after optimization) and the PTX here.
-    pub dump_dir: Option<PathBuf>,
-    /// Custom-call registry (default: [`Registry::global`]).
-    pub registry: Option<Arc<Registry>>,
-    /// Run `hlox_passes::default_pipeline` first.
-    pub hlo_passes: bool,
-    /// Threads per block of every kernel launch: a multiple of 32 (whole
-    /// warps; row reductions give each row a warp), at most 1024.
-    pub block_size: u32,
-    /// At run time, compute F32, F64, F16 and BF16 row-major dots (see
-    /// [`plan::gemm_of`]) with cuBLAS where libcublas can be loaded (the
-    /// dot kernel otherwise).
-    pub use_cublas: bool,
-    /// Record the first run and replay later runs as one CUDA graph, where
-    /// every run does the same device work (no while or conditional, every
-    /// custom call's target graph-compatible): see [`graph`].
-    pub cuda_graphs: bool,
-}
-
-impl Default for CudaCompileOptions {
-    fn default() -> Self {
-        CudaCompileOptions {
-            sm: "sm_80".into(),
-            opt_level: 3,
-            dump_dir: None,
-            registry: None,
-            hlo_passes: true,
-            block_size: 256,
-            use_cublas: true,
-            cuda_graphs: true,
-        }
-    }
-}
-
-impl std::fmt::Debug for CudaCompileOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CudaCompileOptions")
-            .field("sm", &self.sm)
-            .field("opt_level", &self.opt_level)
-            .field("dump_dir", &self.dump_dir)
-            .field("registry", &self.registry.as_ref().map(|_| "custom"))
-            .field("hlo_passes", &self.hlo_passes)
-            .field("block_size", &self.block_size)
-            .field("use_cublas", &self.use_cublas)
-            .field("cuda_graphs", &self.cuda_graphs)
-            .finish()
-    }
-}
+/// The name the CUDA options had before every backend shared
+/// [`CompileOptions`].
+pub type CudaCompileOptions = CompileOptions;
 
 /// A module compiled for CUDA, not yet loaded on a device.
 pub struct CompiledModule {
     /// The module after the HLO passes.
-    pub module: Module,
+    pub module: VerifiedModule,
     pub program: plan::Program,
     /// PTX of every kernel (one PTX module).
     pub ptx: String,
-    pub options: CudaCompileOptions,
+    pub options: CompileOptions,
     pub(crate) bound: BoundTargets,
     /// Typed-FFI custom calls by instruction name, prepared (and their
     /// instantiate stages run) at compile time, as XLA does when it makes
@@ -137,82 +68,60 @@ impl std::fmt::Debug for CompiledModule {
     }
 }
 
-fn dump(dir: &Option<PathBuf>, file: &str, text: &str) -> Result<(), CompileError> {
-    if let Some(d) = dir {
-        let err = |p: &std::path::Path, e: std::io::Error| CompileError::Dump {
-            path: p.display().to_string(),
-            message: e.to_string(),
-        };
-        std::fs::create_dir_all(d).map_err(|e| err(d, e))?;
-        let p = d.join(file);
-        std::fs::write(&p, text).map_err(|e| err(&p, e))?;
+/// The CUDA back half: typed-FFI calls prepared, the program planned, its
+/// kernels generated as PTX ([`CompiledModule`]; no GPU needed).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CudaCompiler;
+
+impl Compiler for CudaCompiler {
+    type Output = CompiledModule;
+    const PLATFORM: Platform = Platform::Cuda;
+
+    fn check_options(&self, options: &CompileOptions) -> Result<(), CompileError> {
+        ptx::target_machine(&options.sm, options.opt_level)?;
+        if options.block_size == 0
+            || options.block_size > 1024
+            || !options.block_size.is_multiple_of(32)
+        {
+            return Err(CompileError::Options(format!(
+                "CUDA block_size {} is not a multiple of 32 (the warp size) in 32..=1024",
+                options.block_size
+            )));
+        }
+        Ok(())
     }
-    Ok(())
+
+    fn compile_lowered(
+        &self,
+        lowered: Lowered,
+        options: &CompileOptions,
+    ) -> Result<CompiledModule, CompileError> {
+        let Lowered { module, bound, .. } = lowered;
+        let dir = options.dump_dir.as_deref();
+        let ffi_calls = prepare_ffi_calls(&module, &bound)?;
+        let program = plan::plan(&module)?;
+        if dir.is_some() {
+            dump(dir, "program.txt", &describe(&module, &program))?;
+        }
+        let out = ptx::generate(&module, &program, &options.sm, options.opt_level)?;
+        dump(dir, "kernels.ll", &out.llvm_ir)?;
+        dump(dir, "kernels.opt.ll", &out.llvm_ir_opt)?;
+        dump(dir, "kernels.ptx", &out.ptx)?;
+        Ok(CompiledModule {
+            module,
+            program,
+            ptx: out.ptx,
+            options: options.clone(),
+            bound,
+            ffi_calls: Arc::new(ffi_calls),
+        })
+    }
 }
 
-/// Compile `module` for CUDA: HLO passes, custom-call binding, program
-/// plan, PTX. Needs no GPU.
-pub fn compile(
-    module: &Module,
-    options: &CudaCompileOptions,
-) -> Result<CompiledModule, CompileError> {
-    hlox_hlo::verifier::verify_module(module).map_err(|e| CompileError::Verify(e.to_string()))?;
-    ptx::target_machine(&options.sm, options.opt_level)?;
-    if options.block_size == 0
-        || options.block_size > 1024
-        || !options.block_size.is_multiple_of(32)
-    {
-        return Err(CompileError::Options(format!(
-            "block_size {} is not a multiple of 32 (the warp size) in 32..=1024",
-            options.block_size
-        )));
-    }
-    dump(
-        &options.dump_dir,
-        "module.hlo",
-        &hlox_hlo::text::print_module(module),
-    )?;
-    let mut m = module.clone();
-    if options.hlo_passes {
-        let popts = hlox_passes::PipelineOptions {
-            dump_dir: options.dump_dir.clone(),
-            ..Default::default()
-        };
-        hlox_passes::default_pipeline()
-            .run(&mut m, &popts)
-            .map_err(|e| CompileError::Passes(e.to_string()))?;
-        dump(
-            &options.dump_dir,
-            "module.optimized.hlo",
-            &hlox_hlo::text::print_module(&m),
-        )?;
-    } else {
-        // Without the pipeline, still the passes code generation needs.
-        hlox_passes::run_codegen_prerequisites(&mut m)
-            .map_err(|e| CompileError::Passes(e.to_string()))?;
-    }
-    let registry: &Registry = match &options.registry {
-        Some(r) => r,
-        None => Registry::global(),
-    };
-    let bound = registry.bind(&m, Platform::Cuda)?;
-    let ffi_calls = prepare_ffi_calls(&m, &bound)?;
-    let program = plan::plan(&m)?;
-    if options.dump_dir.is_some() {
-        dump(&options.dump_dir, "program.txt", &describe(&m, &program))?;
-    }
-    let out = ptx::generate(&m, &program, &options.sm, options.opt_level)?;
-    dump(&options.dump_dir, "kernels.ll", &out.llvm_ir)?;
-    dump(&options.dump_dir, "kernels.opt.ll", &out.llvm_ir_opt)?;
-    dump(&options.dump_dir, "kernels.ptx", &out.ptx)?;
-    Ok(CompiledModule {
-        module: m,
-        program,
-        ptx: out.ptx,
-        options: options.clone(),
-        bound,
-        ffi_calls: Arc::new(ffi_calls),
-    })
+/// Compile `module` for CUDA ([`CudaCompiler`]): HLO passes, custom-call
+/// binding, program plan, PTX. Needs no GPU.
+pub fn compile(module: &Module, options: &CompileOptions) -> Result<CompiledModule, CompileError> {
+    CudaCompiler.compile(module, options)
 }
 
 /// Prepared typed-FFI calls by instruction name.
@@ -229,10 +138,7 @@ fn prepare_ffi_calls(m: &Module, bound: &BoundTargets) -> Result<FfiCalls, Compi
 
 /// The PTX of every kernel of `module` (what `hlox compile --platform cuda
 /// --emit ptx` writes). Needs no GPU.
-pub fn compile_to_ptx(
-    module: &Module,
-    options: &CudaCompileOptions,
-) -> Result<String, CompileError> {
+pub fn compile_to_ptx(module: &Module, options: &CompileOptions) -> Result<String, CompileError> {
     Ok(compile(module, options)?.ptx)
 }
 

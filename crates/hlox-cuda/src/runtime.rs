@@ -12,12 +12,13 @@
 
 use crate::graph::{Cmd, GraphStatus, Recording, Slot, Tape};
 use crate::plan::{CompPlan, Step};
-use crate::{compile, CompileError, CompiledModule, CudaCompileOptions};
+use crate::{compile, CompileError, CompileOptions, CompiledModule};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
     PushKernelArg,
 };
 use hlox_hlo::{ArrayLiteral, ArrayShape, CompId, InstId, Literal, Module, Op, Shape};
+use std::borrow::{Borrow, Cow};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,7 +31,7 @@ pub enum RuntimeError {
     NoDriver(String),
     #[error("CUDA driver: {0}")]
     Driver(String),
-    #[error(transparent)]
+    #[error("{0}")]
     Compile(#[from] CompileError),
     #[error("the computation takes {expected} arguments but was given {actual}")]
     ArgumentCount { expected: usize, actual: usize },
@@ -44,6 +45,81 @@ pub enum RuntimeError {
     CustomCall { inst: String, message: String },
     #[error("execution failed at {inst}: {message}")]
     Exec { inst: String, message: String },
+    /// A device operation failed while running instruction `inst`.
+    #[error("execution failed at {inst}: {source}")]
+    Device { inst: String, source: DeviceError },
+    /// Kernel `kernel` of instruction `inst` could not be launched.
+    #[error("execution failed at {inst}: kernel {kernel}: {source}")]
+    Kernel {
+        inst: String,
+        kernel: String,
+        source: DeviceError,
+    },
+    /// A device operation of the run failed outside any instruction
+    /// (arguments in, results out, waiting for the stream, the graph).
+    #[error("execution failed: {0}")]
+    Run(#[from] DeviceError),
+    /// A result that does not fit its shape (a bug in hlox).
+    #[error("execution failed: result of shape {shape}: {source}")]
+    Result {
+        shape: String,
+        source: hlox_hlo::literal::LiteralError,
+    },
+}
+
+/// A device operation that failed: which one, and the CUDA driver's (or
+/// the emulation's) reason.
+#[derive(Debug, thiserror::Error)]
+#[error("{op}: {reason}")]
+pub struct DeviceError {
+    pub op: DeviceOp,
+    pub reason: String,
+}
+
+/// A device operation (what [`DeviceError`] says failed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceOp {
+    /// Allocating this many bytes.
+    Alloc(usize),
+    /// Copying this many bytes from the host.
+    Upload(usize),
+    /// Copying this many bytes to the host.
+    Download(usize),
+    /// Launching a kernel over this many threads.
+    Launch(u64),
+    /// A dot by cuBLAS.
+    Gemm,
+    /// Copying this many bytes between device buffers.
+    Copy(usize),
+    /// Waiting for the stream.
+    Sync,
+    /// Launching the run's CUDA graph.
+    Graph,
+}
+
+impl DeviceOp {
+    /// This operation failed for `reason`.
+    pub fn failed(self, reason: impl std::fmt::Display) -> DeviceError {
+        DeviceError {
+            op: self,
+            reason: reason.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for DeviceOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DeviceOp::Alloc(n) => write!(f, "allocating {n} bytes of device memory"),
+            DeviceOp::Upload(n) => write!(f, "copying {n} bytes to the device"),
+            DeviceOp::Download(n) => write!(f, "copying {n} bytes from the device"),
+            DeviceOp::Launch(n) => write!(f, "launching {n} threads"),
+            DeviceOp::Gemm => write!(f, "cuBLAS GEMM"),
+            DeviceOp::Copy(n) => write!(f, "copying {n} bytes between device buffers"),
+            DeviceOp::Sync => write!(f, "waiting for the stream"),
+            DeviceOp::Graph => write!(f, "launching the run's CUDA graph"),
+        }
+    }
 }
 
 fn drv(e: impl std::fmt::Display) -> RuntimeError {
@@ -129,7 +205,7 @@ impl CudaClient {
     pub fn compile(
         &self,
         module: &Module,
-        options: &CudaCompileOptions,
+        options: &CompileOptions,
     ) -> Result<CudaExecutable, RuntimeError> {
         let mut o = options.clone();
         o.sm = target_sm(&self.sm()?);
@@ -186,23 +262,23 @@ impl CudaClient {
 pub(crate) trait Device {
     type Buf;
     /// An uninitialized buffer of at least `bytes` bytes (at least 1).
-    fn alloc(&self, bytes: usize) -> Result<Self::Buf, String>;
-    fn upload(&self, bytes: &[u8]) -> Result<Self::Buf, String>;
-    fn download(&self, b: &Self::Buf, out: &mut [u8]) -> Result<(), String>;
+    fn alloc(&self, bytes: usize) -> Result<Self::Buf, DeviceError>;
+    fn upload(&self, bytes: &[u8]) -> Result<Self::Buf, DeviceError>;
+    fn download(&self, b: &Self::Buf, out: &mut [u8]) -> Result<(), DeviceError>;
     fn ptr(&self, b: &Self::Buf) -> u64;
     /// Overwrite the start of `b` with `bytes`, in stream order.
-    fn write(&self, b: &Self::Buf, bytes: &[u8]) -> Result<(), String>;
+    fn write(&self, b: &Self::Buf, bytes: &[u8]) -> Result<(), DeviceError>;
     /// Run kernel `k` over `threads` threads with these pointer arguments.
-    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), String>;
+    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), DeviceError>;
     /// Copy `n` bytes from device address `src` to `dst`.
-    fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), String>;
+    fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), DeviceError>;
     /// The stream custom calls are given (null off the GPU).
     fn stream(&self) -> hlox_ffi::CUstream;
     /// The context of one typed-FFI call: the stream, the device ordinal
     /// and where scratch memory comes from.
     fn ffi_context(&self) -> hlox_ffi::xla_ffi::InvokeContext;
     /// Wait for all queued work.
-    fn sync(&self) -> Result<(), String>;
+    fn sync(&self) -> Result<(), DeviceError>;
     /// A device graph.
     type Graph: Send;
     /// The graph of the work `issue` queues on the stream (captured, not
@@ -212,7 +288,7 @@ pub(crate) trait Device {
         issue: &dyn Fn() -> Result<(), RuntimeError>,
     ) -> Result<Option<Self::Graph>, RuntimeError>;
     /// Queue a graph [`Device::capture`] made.
-    fn launch_graph(&self, g: &Self::Graph) -> Result<(), String>;
+    fn launch_graph(&self, g: &Self::Graph) -> Result<(), DeviceError>;
     /// Run `queue` (which queues device work), wait for that work, and
     /// return how long the device took from its first command to its last,
     /// in milliseconds (CUDA events; wall time in emulation).
@@ -270,41 +346,60 @@ fn rebuild<B>(s: &Shape, it: &mut impl Iterator<Item = Option<Arc<DevBuf<B>>>>) 
     }
 }
 
-/// The array leaves of argument `a` for a parameter of shape `s`, pre-order
-/// (`None` for tokens), in the parameter's layout; an error saying how
-/// they differ.
-fn arg_leaves(a: &Literal, s: &Shape) -> Result<Vec<Option<ArrayLiteral>>, String> {
+/// The array leaves of argument `index`, `a`, for parameter `name` of shape
+/// `s`, pre-order (`None` for tokens), in the parameter's layout: borrowed
+/// where the argument already is in it (no copy), relaid out otherwise; an
+/// error saying how they differ.
+fn arg_leaves<'a>(
+    index: usize,
+    name: &str,
+    a: &'a Literal,
+    s: &Shape,
+) -> Result<Vec<Option<Cow<'a, ArrayLiteral>>>, RuntimeError> {
+    let mismatch = |message: String| RuntimeError::Argument {
+        index,
+        name: name.to_string(),
+        message,
+    };
     let mut out = Vec::new();
-    fn walk(a: &Literal, s: &Shape, out: &mut Vec<Option<ArrayLiteral>>) -> Result<(), String> {
+    fn walk<'a>(
+        a: &'a Literal,
+        s: &Shape,
+        out: &mut Vec<Option<Cow<'a, ArrayLiteral>>>,
+        mismatch: &dyn Fn(String) -> RuntimeError,
+    ) -> Result<(), RuntimeError> {
         match (a, s) {
             (Literal::Array(l), Shape::Array(want)) => {
                 if l.shape().ty != want.ty || l.shape().dims != want.dims {
-                    return Err(format!(
+                    return Err(mismatch(format!(
                         "expected {}{:?}, got {}{:?}",
                         want.ty,
                         want.dims,
                         l.shape().ty,
                         l.shape().dims
-                    ));
+                    )));
                 }
                 out.push(Some(if l.shape().layout != want.layout {
-                    l.relayout(want.layout.clone())
+                    Cow::Owned(l.relayout(want.layout.clone()))
                 } else {
-                    l.clone()
+                    Cow::Borrowed(l)
                 }));
                 Ok(())
             }
-            (Literal::Tuple(t), Shape::Tuple(ts)) if t.len() == ts.len() => {
-                t.iter().zip(ts).try_for_each(|(l, s)| walk(l, s, out))
-            }
+            (Literal::Tuple(t), Shape::Tuple(ts)) if t.len() == ts.len() => t
+                .iter()
+                .zip(ts)
+                .try_for_each(|(l, s)| walk(l, s, out, mismatch)),
             (Literal::Token, Shape::Token) => {
                 out.push(None);
                 Ok(())
             }
-            _ => Err("literal does not match the parameter's shape".into()),
+            _ => Err(mismatch(
+                "literal does not match the parameter's shape".into(),
+            )),
         }
     }
-    walk(a, s, &mut out)?;
+    walk(a, s, &mut out, &mismatch)?;
     Ok(out)
 }
 
@@ -331,6 +426,14 @@ fn exec(inst: &str, message: impl Into<String>) -> RuntimeError {
     RuntimeError::Exec {
         inst: inst.to_string(),
         message: message.into(),
+    }
+}
+
+/// A device failure while running instruction `inst`.
+fn at(inst: &str) -> impl FnOnce(DeviceError) -> RuntimeError + '_ {
+    move |source| RuntimeError::Device {
+        inst: inst.to_string(),
+        source,
     }
 }
 
@@ -374,7 +477,7 @@ impl<D: Device> Runner<D> {
                 if let (Step::Constant, Op::Constant { literal }) = (step, &comp.inst(*id).op) {
                     let v = r
                         .upload_literal(literal)
-                        .map_err(|m| exec(&comp.inst(*id).name, m))?;
+                        .map_err(at(&comp.inst(*id).name))?;
                     constants.insert((cid, *id), v);
                 }
             }
@@ -383,7 +486,7 @@ impl<D: Device> Runner<D> {
         Ok(r)
     }
 
-    fn upload_literal(&self, l: &Literal) -> Result<Val<D::Buf>, String> {
+    fn upload_literal(&self, l: &Literal) -> Result<Val<D::Buf>, DeviceError> {
         Ok(match l {
             Literal::Array(a) => Val::Buf(Arc::new(DevBuf {
                 buf: Arc::new(self.dev.upload(a.bytes())?),
@@ -400,7 +503,7 @@ impl<D: Device> Runner<D> {
 
     /// Run with host arguments; returns the result on the host. Runs that
     /// can be graphs are recorded the first time and replayed after.
-    pub(crate) fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
+    pub(crate) fn execute(&self, args: &[&Literal]) -> Result<Literal, RuntimeError> {
         let m = &self.compiled.module;
         let entry = m.entry_computation();
         if args.len() != entry.params.len() {
@@ -463,31 +566,24 @@ impl<D: Device> Runner<D> {
     #[allow(clippy::type_complexity)]
     fn interpret(
         &self,
-        args: &[Literal],
+        args: &[&Literal],
     ) -> Result<(Literal, Vec<Val<D::Buf>>, Val<D::Buf>), RuntimeError> {
         let m = &self.compiled.module;
         let entry = m.entry_computation();
         let mut dargs = Vec::new();
         for (i, (a, &p)) in args.iter().zip(&entry.params).enumerate() {
             let pinst = entry.inst(p);
-            let arg = arg_leaves(a, &pinst.shape).and_then(|leaves| {
-                let mut bufs = Vec::new();
-                for l in leaves {
-                    bufs.push(match l {
-                        Some(l) => Some(Arc::new(DevBuf {
-                            buf: Arc::new(self.dev.upload(l.bytes())?),
-                            shape: l.shape().clone(),
-                        })),
-                        None => None,
-                    });
-                }
-                Ok(rebuild(&pinst.shape, &mut bufs.into_iter()))
-            });
-            dargs.push(arg.map_err(|message| RuntimeError::Argument {
-                index: i,
-                name: pinst.name.clone(),
-                message,
-            })?);
+            let mut bufs = Vec::new();
+            for l in arg_leaves(i, &pinst.name, a, &pinst.shape)? {
+                bufs.push(match l {
+                    Some(l) => Some(Arc::new(DevBuf {
+                        buf: Arc::new(self.dev.upload(l.bytes()).map_err(at(&pinst.name))?),
+                        shape: l.shape().clone(),
+                    })),
+                    None => None,
+                });
+            }
+            dargs.push(rebuild(&pinst.shape, &mut bufs.into_iter()));
         }
         let mut r = None;
         let scope = RunScope::new();
@@ -498,7 +594,7 @@ impl<D: Device> Runner<D> {
         *lock(&self.last_ms) = Some(ms);
         let r = r.ok_or_else(|| exec(&entry.name, "the run left no result"))?;
         let out = self.download(&r)?;
-        self.dev.sync().map_err(RuntimeError::Driver)?;
+        self.dev.sync()?;
         drop(scope);
         Ok((out, dargs, r))
     }
@@ -508,40 +604,29 @@ impl<D: Device> Runner<D> {
     fn replay_run(
         &self,
         rec: &mut Recording<D::Buf, D::Graph>,
-        args: &[Literal],
+        args: &[&Literal],
     ) -> Result<Literal, RuntimeError> {
         let entry = self.compiled.module.entry_computation();
         for (i, ((a, &p), val)) in args.iter().zip(&entry.params).zip(&rec.params).enumerate() {
             let pinst = entry.inst(p);
             let mut bufs = Vec::new();
             val.leaves(&mut bufs);
-            arg_leaves(a, &pinst.shape)
-                .and_then(|leaves| {
-                    for (l, b) in leaves.iter().zip(&bufs) {
-                        if let (Some(l), Some(b)) = (l, b) {
-                            if !l.bytes().is_empty() {
-                                self.dev.write(&b.buf, l.bytes())?;
-                            }
-                        }
+            let leaves = arg_leaves(i, &pinst.name, a, &pinst.shape)?;
+            for (l, b) in leaves.iter().zip(&bufs) {
+                if let (Some(l), Some(b)) = (l, b) {
+                    if !l.bytes().is_empty() {
+                        self.dev.write(&b.buf, l.bytes()).map_err(at(&pinst.name))?;
                     }
-                    Ok(())
-                })
-                .map_err(|message| RuntimeError::Argument {
-                    index: i,
-                    name: pinst.name.clone(),
-                    message,
-                })?;
+                }
+            }
         }
         let ms = self.dev.timed(&mut || match &rec.graph {
-            Some(g) => self
-                .dev
-                .launch_graph(g)
-                .map_err(|e| RuntimeError::Driver(format!("launching the run's CUDA graph: {e}"))),
+            Some(g) => Ok(self.dev.launch_graph(g)?),
             None => self.replay(&rec.cmds, &RunScope::new()),
         })?;
         *lock(&self.last_ms) = Some(ms);
         let out = self.download(&rec.result)?;
-        self.dev.sync().map_err(RuntimeError::Driver)?;
+        self.dev.sync()?;
         rec.replays += 1;
         Ok(out)
     }
@@ -559,10 +644,7 @@ impl<D: Device> Runner<D> {
                     dst,
                     src,
                     bytes,
-                } => self
-                    .dev
-                    .copy(*dst, *src, *bytes)
-                    .map_err(|e| exec(inst, e))?,
+                } => self.dev.copy(*dst, *src, *bytes).map_err(at(inst))?,
                 Cmd::Call {
                     comp,
                     inst,
@@ -585,7 +667,7 @@ impl<D: Device> Runner<D> {
 
     /// A new device array of shape `a`. While a run is recorded its memory
     /// is a block of the tape: one a dead array left, where one fits.
-    fn new_buf(&self, a: &ArrayShape) -> Result<Arc<DevBuf<D::Buf>>, String> {
+    fn new_buf(&self, a: &ArrayShape) -> Result<Arc<DevBuf<D::Buf>>, DeviceError> {
         let bytes = a.byte_size().max(1);
         let fresh = |mem: Arc<D::Buf>| {
             Arc::new(DevBuf {
@@ -627,7 +709,7 @@ impl<D: Device> Runner<D> {
             src,
             bytes: n,
         });
-        self.dev.copy(dst, src, n).map_err(|e| exec(inst, e))
+        self.dev.copy(dst, src, n).map_err(at(inst))
     }
 
     fn download(&self, v: &Val<D::Buf>) -> Result<Literal, RuntimeError> {
@@ -636,11 +718,15 @@ impl<D: Device> Runner<D> {
                 let n = b.shape.byte_size();
                 let mut bytes = vec![0u8; n];
                 if n > 0 {
-                    self.dev
-                        .download(&b.buf, &mut bytes)
-                        .map_err(RuntimeError::Driver)?;
+                    self.dev.download(&b.buf, &mut bytes)?;
                 }
-                Literal::Array(ArrayLiteral::from_bytes(b.shape.clone(), bytes).map_err(drv)?)
+                let shape = b.shape.clone();
+                Literal::Array(ArrayLiteral::from_bytes(shape, bytes).map_err(|source| {
+                    RuntimeError::Result {
+                        shape: Shape::Array(b.shape.clone()).to_string(),
+                        source,
+                    }
+                })?)
             }
             Val::Tuple(t) => Literal::Tuple(
                 t.iter()
@@ -651,7 +737,7 @@ impl<D: Device> Runner<D> {
         })
     }
 
-    fn alloc(&self, s: &Shape) -> Result<Val<D::Buf>, String> {
+    fn alloc(&self, s: &Shape) -> Result<Val<D::Buf>, DeviceError> {
         Ok(match s {
             Shape::Array(a) => Val::Buf(self.new_buf(a)?),
             Shape::Tuple(t) => {
@@ -717,7 +803,7 @@ impl<D: Device> Runner<D> {
                 Step::Alias => operand(0)?,
                 Step::Token => Val::Token,
                 Step::ByteCopy => {
-                    let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
+                    let out = self.alloc(&inst.shape).map_err(at(name))?;
                     if let (Val::Buf(src), Val::Buf(dst)) = (operand(0)?, &out) {
                         self.copy(name, dst, &src, src.shape.byte_size())?;
                     }
@@ -735,8 +821,8 @@ impl<D: Device> Runner<D> {
                             hlox_hlo::ElementType::U8,
                             vec![*scratch_bytes as i64],
                         ))
-                        .map_err(|e| exec(name, e))?;
-                    let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
+                        .map_err(at(name))?;
+                    let out = self.alloc(&inst.shape).map_err(at(name))?;
                     let mut leaves = Vec::new();
                     for o in operands()? {
                         o.leaves(&mut leaves);
@@ -755,9 +841,9 @@ impl<D: Device> Runner<D> {
                     out
                 }
                 Step::SortMerge { passes } => {
-                    let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
+                    let out = self.alloc(&inst.shape).map_err(at(name))?;
                     let scratch = if passes.len() > 1 {
-                        Some(self.alloc(&inst.shape).map_err(|e| exec(name, e))?)
+                        Some(self.alloc(&inst.shape).map_err(at(name))?)
                     } else {
                         None
                     };
@@ -843,7 +929,7 @@ impl<D: Device> Runner<D> {
         operands: Vec<Val<D::Buf>>,
     ) -> Result<Val<D::Buf>, RuntimeError> {
         let name = inst.name.as_str();
-        let out = self.alloc(&inst.shape).map_err(|e| exec(name, e))?;
+        let out = self.alloc(&inst.shape).map_err(at(name))?;
         let mut leaves = Vec::new();
         for o in operands {
             o.leaves(&mut leaves);
@@ -869,7 +955,11 @@ impl<D: Device> Runner<D> {
         });
         self.dev
             .launch(k, args, info.threads)
-            .map_err(|e| exec(name, format!("kernel {}: {e}", info.name)))
+            .map_err(|source| RuntimeError::Kernel {
+                inst: name.to_string(),
+                kernel: info.name.clone(),
+                source,
+            })
     }
 
     fn read_scalar(&self, v: &Val<D::Buf>, name: &str, n: usize) -> Result<Vec<u8>, RuntimeError> {
@@ -877,9 +967,7 @@ impl<D: Device> Runner<D> {
             return Err(exec(name, "predicate is not an array"));
         };
         let mut bytes = vec![0u8; n];
-        self.dev
-            .download(&b.buf, &mut bytes)
-            .map_err(|e| exec(name, e))?;
+        self.dev.download(&b.buf, &mut bytes).map_err(at(name))?;
         Ok(bytes)
     }
 
@@ -921,7 +1009,7 @@ impl<D: Device> Runner<D> {
                 .find(|al| index.starts_with(&al.output_index));
             let Some(al) = alias else {
                 out_leaves.push(match s {
-                    Shape::Array(a) => Some(self.new_buf(a).map_err(|e| exec(name, e))?),
+                    Shape::Array(a) => Some(self.new_buf(a).map_err(at(name))?),
                     _ => None,
                 });
                 continue;
@@ -969,7 +1057,7 @@ impl<D: Device> Runner<D> {
             let dst = if sole {
                 src.clone()
             } else {
-                let d = self.new_buf(&src.shape).map_err(|e| exec(name, e))?;
+                let d = self.new_buf(&src.shape).map_err(at(name))?;
                 self.copy(name, &d, &src, a.byte_size())?;
                 d
             };
@@ -1084,10 +1172,13 @@ impl CudaDevice {
         blas: &cudarc::cublas::CudaBlas,
         g: &crate::plan::Gemm,
         ptrs: &[u64],
-    ) -> Result<(), String> {
+    ) -> Result<(), DeviceError> {
         use cudarc::cublas::{result, sys};
         let [lhs, rhs, out] = ptrs else {
-            return Err("a dot takes two operands and one result".into());
+            return Err(DeviceOp::Gemm.failed(format_args!(
+                "a dot takes two operands and one result, got {} buffers",
+                ptrs.len()
+            )));
         };
         let a = g.cublas_args();
         let op = |t: bool| {
@@ -1105,7 +1196,7 @@ impl CudaDevice {
             T::Bf16 => Ok(sys::cudaDataType_t::CUDA_R_16BF),
             T::F32 => Ok(sys::cudaDataType_t::CUDA_R_32F),
             T::F64 => Ok(sys::cudaDataType_t::CUDA_R_64F),
-            t => Err(format!("no cuBLAS GEMM for {t:?}")),
+            t => Err(DeviceOp::Gemm.failed(format_args!("no cuBLAS GEMM for {t:?}"))),
         };
         let (ti, to) = (dt(g.input)?, dt(g.output)?);
         // F64 in f64; F32, F16 and BF16 accumulated in f32 (full f32: no
@@ -1155,53 +1246,65 @@ impl CudaDevice {
                 sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
             )
         }
-        .map_err(|e| format!("cuBLAS GEMM: {e}"))
+        .map_err(|e| DeviceOp::Gemm.failed(e))
     }
 }
 
 impl Device for CudaDevice {
     type Buf = CudaSlice<u8>;
-    fn alloc(&self, bytes: usize) -> Result<CudaSlice<u8>, String> {
+    fn alloc(&self, bytes: usize) -> Result<CudaSlice<u8>, DeviceError> {
         // SAFETY: every element is written by the producing step before use.
-        unsafe { self.stream.alloc::<u8>(bytes.max(1)) }.map_err(|e| e.to_string())
+        unsafe { self.stream.alloc::<u8>(bytes.max(1)) }
+            .map_err(|e| DeviceOp::Alloc(bytes).failed(e))
     }
-    fn upload(&self, bytes: &[u8]) -> Result<CudaSlice<u8>, String> {
+    fn upload(&self, bytes: &[u8]) -> Result<CudaSlice<u8>, DeviceError> {
         let data: &[u8] = if bytes.is_empty() { &[0u8] } else { bytes };
-        self.stream.clone_htod(data).map_err(|e| e.to_string())
-    }
-    fn download(&self, b: &CudaSlice<u8>, out: &mut [u8]) -> Result<(), String> {
         self.stream
-            .memcpy_dtoh(&b.slice(0..out.len()), out)
-            .map_err(|e| e.to_string())
+            .clone_htod(data)
+            .map_err(|e| DeviceOp::Upload(bytes.len()).failed(e))
+    }
+    fn download(&self, b: &CudaSlice<u8>, out: &mut [u8]) -> Result<(), DeviceError> {
+        let bytes = out.len();
+        self.stream
+            .memcpy_dtoh(&b.slice(0..bytes), out)
+            .map_err(|e| DeviceOp::Download(bytes).failed(e))
     }
     fn ptr(&self, b: &CudaSlice<u8>) -> u64 {
         let (p, _sync) = b.device_ptr(&self.stream);
         p
     }
-    fn write(&self, b: &CudaSlice<u8>, bytes: &[u8]) -> Result<(), String> {
+    fn write(&self, b: &CudaSlice<u8>, bytes: &[u8]) -> Result<(), DeviceError> {
+        let upload = DeviceOp::Upload(bytes.len());
         if bytes.len() > b.len() {
-            return Err("write past the end of a buffer".into());
+            return Err(upload.failed(format_args!(
+                "past the end of a buffer of {} bytes",
+                b.len()
+            )));
         }
         // SAFETY: the buffer holds at least bytes.len() bytes; a copy from
         // pageable memory has read `bytes` when the call returns.
         unsafe {
             cudarc::driver::result::memcpy_htod_async(self.ptr(b), bytes, self.stream.cu_stream())
         }
-        .map_err(|e| e.to_string())
+        .map_err(|e| upload.failed(e))
     }
-    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), String> {
+    fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), DeviceError> {
         if let (Some(blas), Some(Some(g))) = (&self.blas, self.gemms.get(k)) {
             return self.gemm(blas, g, ptrs);
         }
+        let launch = DeviceOp::Launch(threads);
         let bs = self.block_size as u64;
         let grid = u32::try_from(threads.div_ceil(bs))
-            .map_err(|_| format!("{threads} threads exceed one grid"))?;
+            .map_err(|_| launch.failed(format_args!("more than one grid of blocks of {bs}")))?;
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (bs as u32, 1, 1),
             shared_mem_bytes: 0,
         };
-        let f = self.funcs.get(k).ok_or("no such kernel")?;
+        let f = self
+            .funcs
+            .get(k)
+            .ok_or_else(|| launch.failed(format_args!("no kernel {k} in the PTX module")))?;
         let mut b = self.stream.launch_builder(f);
         for p in ptrs {
             b.arg(p);
@@ -1210,12 +1313,12 @@ impl Device for CudaDevice {
         // then result leaves) and writes only inside the result buffers.
         unsafe { b.launch(cfg) }
             .map(|_| ())
-            .map_err(|e| e.to_string())
+            .map_err(|e| launch.failed(e))
     }
-    fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), String> {
+    fn copy(&self, dst: u64, src: u64, n: usize) -> Result<(), DeviceError> {
         // SAFETY: the runner copies between live buffers of n bytes or more.
         unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, n, self.stream.cu_stream()) }
-            .map_err(|e| e.to_string())
+            .map_err(|e| DeviceOp::Copy(n).failed(e))
     }
     fn stream(&self) -> hlox_ffi::CUstream {
         self.stream.cu_stream() as hlox_ffi::CUstream
@@ -1227,8 +1330,10 @@ impl Device for CudaDevice {
             Some(self.scratch.clone()),
         )
     }
-    fn sync(&self) -> Result<(), String> {
-        self.stream.synchronize().map_err(|e| e.to_string())
+    fn sync(&self) -> Result<(), DeviceError> {
+        self.stream
+            .synchronize()
+            .map_err(|e| DeviceOp::Sync.failed(e))
     }
     type Graph = DeviceGraph;
     fn capture(
@@ -1253,8 +1358,8 @@ impl Device for CudaDevice {
         }
         Ok(graph.map(DeviceGraph))
     }
-    fn launch_graph(&self, g: &DeviceGraph) -> Result<(), String> {
-        g.0.launch().map_err(|e| e.to_string())
+    fn launch_graph(&self, g: &DeviceGraph) -> Result<(), DeviceError> {
+        g.0.launch().map_err(|e| DeviceOp::Graph.failed(e))
     }
     fn timed(
         &self,
@@ -1299,9 +1404,14 @@ impl CudaExecutable {
     /// Run with host arguments (one per entry parameter); returns the
     /// result on the host. A failing custom call stops the run with
     /// "<instruction>: CustomCall failed: target \"<name>\": <message>".
-    pub fn execute(&self, args: &[Literal]) -> Result<Literal, RuntimeError> {
+    ///
+    /// Takes `&[Literal]` or `&[&Literal]`; the arguments are uploaded from
+    /// where they are (a copy only for a leaf in another layout than the
+    /// parameter's).
+    pub fn execute<L: Borrow<Literal>>(&self, args: &[L]) -> Result<Literal, RuntimeError> {
         self.ctx.bind_to_thread().map_err(drv)?;
-        self.runner.execute(args)
+        let args: Vec<&Literal> = args.iter().map(Borrow::borrow).collect();
+        self.runner.execute(&args)
     }
 
     /// Whether runs replay a CUDA graph (and why not).

@@ -23,6 +23,30 @@ use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CString};
 use std::sync::{Mutex, OnceLock};
 
+/// Why an example target could not run (reported through the call's
+/// status, or its panic message for API_VERSION_ORIGINAL).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    #[error("NVRTC (libnvrtc.so) not found: install the CUDA toolkit's NVRTC")]
+    NoNvrtc,
+    #[error("NVRTC: {0}")]
+    Nvrtc(String),
+    #[error("no CUDA driver found (libcuda.so)")]
+    NoDriver,
+    #[error("loading the targets' PTX: {0}")]
+    Load(String),
+    #[error("kernel {kernel}: {message}")]
+    Kernel { kernel: String, message: String },
+    #[error("launching {kernel}: {message}")]
+    Launch { kernel: String, message: String },
+    #[error("opaque is not UTF-8")]
+    OpaqueNotUtf8,
+    #[error("opaque `{0}` is not an element count")]
+    OpaqueNotCount(String),
+    #[error("the opaque must give the element count")]
+    MissingCount,
+}
+
 /// The CUDA C source of the targets.
 pub const SOURCE: &str = include_str!("../../../targets/cuda/kernels.cu");
 
@@ -56,50 +80,52 @@ pub fn register(r: &Registry) -> Result<(), hlox_ffi::RegistryError> {
 }
 
 /// PTX of [`SOURCE`] from NVRTC (needs libnvrtc at run time).
-pub fn compile_source() -> Result<String, String> {
+pub fn compile_source() -> Result<String, TargetError> {
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        return Err("NVRTC (libnvrtc.so) not found: install the CUDA toolkit's NVRTC".into());
+        return Err(TargetError::NoNvrtc);
     }
     cudarc::nvrtc::compile_ptx(SOURCE)
         .map(|p| p.to_src())
-        .map_err(|e| format!("NVRTC: {e}"))
+        .map_err(|e| TargetError::Nvrtc(e.to_string()))
 }
 
 /// Loaded kernels by name (CUfunction as usize), for the current context.
-fn kernel(name: &str) -> Result<cudarc::driver::sys::CUfunction, String> {
+fn kernel(name: &str) -> Result<cudarc::driver::sys::CUfunction, TargetError> {
     static CACHE: OnceLock<Mutex<HashMap<String, usize>>> = OnceLock::new();
     if !crate::runtime::driver_present() {
-        return Err("no CUDA driver found (libcuda.so)".into());
+        return Err(TargetError::NoDriver);
     }
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut c = cache
-        .lock()
-        .map_err(|_| "kernel cache poisoned".to_string())?;
+    // A poisoned cache holds only complete entries (inserted one by one).
+    let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
     if c.is_empty() {
         let ptx = compile_source()?;
-        let image = CString::new(ptx).map_err(|e| e.to_string())?;
+        let image = CString::new(ptx).map_err(|e| TargetError::Load(e.to_string()))?;
         // SAFETY: a NUL-terminated PTX image; the caller's context is current.
         let module =
             unsafe { cudarc::driver::result::module::load_data(image.as_ptr() as *const c_void) }
-                .map_err(|e| format!("loading the targets' PTX: {e}"))?;
+                .map_err(|e| TargetError::Load(e.to_string()))?;
         for k in KERNELS {
-            let f = unsafe {
-                cudarc::driver::result::module::get_function(
-                    module,
-                    CString::new(*k).map_err(|e| e.to_string())?,
-                )
-            }
-            .map_err(|e| format!("kernel {k}: {e}"))?;
+            let failed = |message: String| TargetError::Kernel {
+                kernel: k.to_string(),
+                message,
+            };
+            let cname = CString::new(*k).map_err(|e| failed(e.to_string()))?;
+            let f = unsafe { cudarc::driver::result::module::get_function(module, cname) }
+                .map_err(|e| failed(e.to_string()))?;
             c.insert(k.to_string(), f as usize);
         }
     }
     c.get(name)
         .map(|&f| f as cudarc::driver::sys::CUfunction)
-        .ok_or_else(|| format!("no kernel {name}"))
+        .ok_or_else(|| TargetError::Kernel {
+            kernel: name.to_string(),
+            message: format!("not among the targets' kernels ({})", KERNELS.join(", ")),
+        })
 }
 
 /// Launch `name` over `n` threads on `stream` with pointer arguments then `n`.
-fn launch(stream: CUstream, name: &str, ptrs: &[*mut c_void], n: u32) -> Result<(), String> {
+fn launch(stream: CUstream, name: &str, ptrs: &[*mut c_void], n: u32) -> Result<(), TargetError> {
     let f = kernel(name)?;
     let mut vals: Vec<*mut c_void> = ptrs.to_vec();
     let mut n = n;
@@ -120,19 +146,22 @@ fn launch(stream: CUstream, name: &str, ptrs: &[*mut c_void], n: u32) -> Result<
             &mut params,
         )
     }
-    .map_err(|e| format!("launching {name}: {e}"))
+    .map_err(|e| TargetError::Launch {
+        kernel: name.to_string(),
+        message: e.to_string(),
+    })
 }
 
 /// The element count in the opaque (decimal text), or `default` when empty.
-pub fn opaque_count(opaque: *const c_char, len: usize, default: u32) -> Result<u32, String> {
+pub fn opaque_count(opaque: *const c_char, len: usize, default: u32) -> Result<u32, TargetError> {
     if opaque.is_null() || len == 0 {
         return Ok(default);
     }
     let bytes = unsafe { std::slice::from_raw_parts(opaque as *const u8, len) };
-    let s = std::str::from_utf8(bytes).map_err(|_| "opaque is not UTF-8".to_string())?;
+    let s = std::str::from_utf8(bytes).map_err(|_| TargetError::OpaqueNotUtf8)?;
     s.trim()
         .parse::<u32>()
-        .map_err(|_| format!("opaque `{s}` is not an element count"))
+        .map_err(|_| TargetError::OpaqueNotCount(s.to_string()))
 }
 
 fn bufs(buffers: *mut *mut c_void, n: usize) -> Vec<*mut c_void> {
@@ -143,14 +172,19 @@ fn bufs(buffers: *mut *mut c_void, n: usize) -> Vec<*mut c_void> {
     unsafe { std::slice::from_raw_parts(buffers, n).to_vec() }
 }
 
-fn report(status: *mut XlaCustomCallStatus, r: Result<(), String>) {
-    if let (Err(m), false) = (r, status.is_null()) {
+/// Sets `status` to the failure, if any, prefixed with `target` if given.
+fn report(status: *mut XlaCustomCallStatus, target: Option<&str>, r: Result<(), TargetError>) {
+    if let (Err(e), false) = (r, status.is_null()) {
+        let m = match target {
+            Some(t) => format!("{t}: {e}"),
+            None => e.to_string(),
+        };
         // SAFETY: a non-null status from the caller, valid for the call.
         unsafe { (*status).set_failure(m.as_bytes()) };
     }
 }
 
-fn seed(stream: CUstream, buffers: *mut *mut c_void) -> Result<(), String> {
+fn seed(stream: CUstream, buffers: *mut *mut c_void) -> Result<(), TargetError> {
     launch(stream, "hlox_seed", &bufs(buffers, 3), 2048)
 }
 
@@ -170,7 +204,7 @@ pub fn do_custom_call_status(
     _l: usize,
     status: *mut XlaCustomCallStatus,
 ) {
-    report(status, seed(stream, buffers));
+    report(status, None, seed(stream, buffers));
 }
 
 /// axpby: z = alpha x + beta y.
@@ -183,7 +217,7 @@ pub fn axpby(
 ) {
     let r = opaque_count(opaque, len, 256)
         .and_then(|n| launch(stream, "hlox_axpby", &bufs(buffers, 5), n));
-    report(status, r.map_err(|m| format!("axpby: {m}")));
+    report(status, Some("axpby"), r);
 }
 
 /// tuple_fma: (x*y + z, x*y - z).
@@ -196,9 +230,9 @@ pub fn tuple_fma(
 ) {
     let r = opaque_count(opaque, len, 0).and_then(|n| {
         if n == 0 {
-            return Err("the opaque must give the element count".into());
+            return Err(TargetError::MissingCount);
         }
         launch(stream, "hlox_tuple_fma", &bufs(buffers, 5), n)
     });
-    report(status, r.map_err(|m| format!("tuple_fma: {m}")));
+    report(status, Some("tuple_fma"), r);
 }

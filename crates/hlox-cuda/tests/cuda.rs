@@ -1202,6 +1202,7 @@ fn target_opaque_counts() {
     let bad = b"lots";
     assert!(targets::opaque_count(bad.as_ptr() as _, 4, 0)
         .unwrap_err()
+        .to_string()
         .contains("not an element count"));
 }
 
@@ -1265,7 +1266,8 @@ mod test_targets {
         let b = buffers(b, 5);
         report(st, unsafe {
             (|| {
-                let n = hlox_cuda::targets::opaque_count(o, l, 256)? as usize;
+                let n = hlox_cuda::targets::opaque_count(o, l, 256).map_err(|e| e.to_string())?
+                    as usize;
                 let x: Vec<f32> = mem::read(s, b[0], n)?;
                 let y: Vec<f32> = mem::read(s, b[1], n)?;
                 let al: Vec<f32> = mem::read(s, b[2], 1)?;

@@ -62,6 +62,63 @@ impl fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
+/// A module the verifier accepted, and nothing else: the only way to get one
+/// is [`VerifiedModule::new`] or [`VerifiedModule::verify`], which run
+/// [`verify_module`], and there is no mutable access (a changed module must
+/// be verified again: [`VerifiedModule::into_inner`], change it, `new`).
+///
+/// What holding one guarantees, so that code taking it need not check again:
+/// - every `InstId` and `CompId` it mentions exists, the instruction arena
+///   is a topological order and callees come before callers (no cycles);
+/// - every instruction has the operand count, called-computation count and
+///   attributes its opcode requires, and its shape is the one
+///   [`crate::shape_inference`] gives for its operands (so an engine may
+///   index `operands[k]`/`called[k]` for the arity of the opcode);
+/// - names are unique, parameters are numbered `0..n` once each and the
+///   entry computation exists.
+///
+/// The compilers take this type after their shared front half
+/// (`hlox_passes::frontend`); `Deref` gives the [`Module`] to read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerifiedModule(Module);
+
+impl VerifiedModule {
+    /// Verifies `module` and wraps it; every problem otherwise.
+    pub fn new(module: Module) -> Result<VerifiedModule, VerifyError> {
+        verify_module(&module)?;
+        Ok(VerifiedModule(module))
+    }
+
+    /// Verifies `module` and wraps a copy of it.
+    pub fn verify(module: &Module) -> Result<VerifiedModule, VerifyError> {
+        verify_module(module)?;
+        Ok(VerifiedModule(module.clone()))
+    }
+
+    /// The module, to change it (which gives up the guarantee).
+    pub fn into_inner(self) -> Module {
+        self.0
+    }
+
+    /// The module.
+    pub fn module(&self) -> &Module {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for VerifiedModule {
+    type Target = Module;
+    fn deref(&self) -> &Module {
+        &self.0
+    }
+}
+
+impl AsRef<Module> for VerifiedModule {
+    fn as_ref(&self) -> &Module {
+        &self.0
+    }
+}
+
 struct Sink {
     diags: Vec<Diagnostic>,
 }

@@ -24,6 +24,7 @@ mod collectives;
 mod cse;
 mod dce;
 mod folding;
+pub mod frontend;
 mod fusion;
 mod inline;
 mod layouts;

@@ -12,7 +12,9 @@
 //! # Ok(()) }
 //! ```
 
-pub use hlox_cpu::{CompileError, CompileOptions, CompileReport, ExecError};
+/// One options type and one compile error type for every platform (the
+/// compilers' shared front half, `hlox_passes::frontend`, defines them).
+pub use hlox_cpu::{CompileError, CompileOptions, CompileReport, Compiler, ExecError};
 pub use hlox_cuda as cuda;
 pub use hlox_eval as eval;
 pub use hlox_ffi as ffi;
@@ -27,19 +29,60 @@ use std::sync::Arc;
 /// The Host backend's executable.
 pub type HostExecutable = hlox_cpu::Executable;
 
-/// Errors of the client API.
+/// A platform's own error, as the source of [`Error::Device`] and
+/// [`Error::Execute`] (downcast to `hlox::ExecError` on the Host,
+/// `hlox::cuda::runtime::RuntimeError` on CUDA).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Errors of the client API, the same on every platform: the variant says
+/// what failed (compiling, the device, a run), and
+/// [`std::error::Error::source`] leads down to the cause.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error(transparent)]
+    /// Compiling failed (on either platform: one error type, whose variant
+    /// says which stage: verification, passes, binding, code generation).
+    #[error("{0}")]
     Compile(#[from] CompileError),
-    #[error(transparent)]
-    Exec(#[from] ExecError),
-    /// CUDA: no driver, compile errors, launch and custom-call failures.
-    #[error(transparent)]
-    Cuda(#[from] hlox_cuda::runtime::RuntimeError),
+    /// The platform's device could not be opened, or compiled code not
+    /// loaded on it (no CUDA driver, no such device, ...).
+    #[error("{platform}: {source}")]
+    Device {
+        platform: Platform,
+        source: BoxError,
+    },
+    /// A run of `module` failed: arguments that do not match its entry
+    /// signature, or a failure while running (a custom call's error, the
+    /// device's).
+    #[error("{source}")]
+    Execute {
+        platform: Platform,
+        module: String,
+        source: BoxError,
+    },
+}
+
+impl Error {
+    /// The platform the error happened on (`None` for compile errors,
+    /// which are the same on every platform).
+    pub fn platform(&self) -> Option<Platform> {
+        match self {
+            Error::Compile(_) => None,
+            Error::Device { platform, .. } | Error::Execute { platform, .. } => Some(*platform),
+        }
+    }
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+fn cuda_device(e: hlox_cuda::runtime::RuntimeError) -> Error {
+    match e {
+        hlox_cuda::runtime::RuntimeError::Compile(e) => Error::Compile(e),
+        e => Error::Device {
+            platform: Platform::Cuda,
+            source: Box::new(e),
+        },
+    }
+}
 
 #[derive(Clone)]
 enum Backend {
@@ -74,7 +117,9 @@ impl Client {
     /// a driver (no libcuda.so) this is an error saying so, never a panic.
     pub fn cuda(ordinal: usize) -> Result<Client> {
         Ok(Client {
-            backend: Backend::Cuda(Arc::new(hlox_cuda::CudaClient::new(ordinal)?)),
+            backend: Backend::Cuda(Arc::new(
+                hlox_cuda::CudaClient::new(ordinal).map_err(cuda_device)?,
+            )),
         })
     }
 
@@ -87,20 +132,24 @@ impl Client {
 
     /// Compile `module`; custom-call targets come from `options.registry`
     /// (default: the global registry) and are bound for this client's
-    /// platform. On CUDA, `dump_dir`, `opt_level`, `registry` and
-    /// `hlo_passes` apply; the GPU architecture is the device's.
+    /// platform. The options are the same type on every platform (each
+    /// backend reads its own fields); on CUDA the GPU architecture (`sm`)
+    /// is the device's.
     pub fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Executable> {
         Ok(match &self.backend {
-            Backend::Host => Executable::Host(hlox_cpu::compile(module, options)?),
+            Backend::Host => Executable::Host(
+                hlox_cpu::HostCompiler::default()
+                    .compile(module, options)?
+                    .into_executable()?,
+            ),
             Backend::Cuda(c) => {
-                let o = hlox_cuda::CudaCompileOptions {
-                    opt_level: options.opt_level,
-                    dump_dir: options.dump_dir.clone(),
-                    registry: options.registry.clone(),
-                    hlo_passes: options.hlo_passes,
-                    ..Default::default()
+                let sm = c.sm().map_err(cuda_device)?;
+                let o = CompileOptions {
+                    sm: hlox_cuda::runtime::target_sm(&sm),
+                    ..options.clone()
                 };
-                Executable::Cuda(c.compile(module, &o)?)
+                let compiled = hlox_cuda::CudaCompiler.compile(module, &o)?;
+                Executable::Cuda(c.load(compiled).map_err(cuda_device)?)
             }
         })
     }
@@ -114,13 +163,25 @@ pub enum Executable {
 
 impl Executable {
     /// Run on `args` (one literal per entry parameter); the result literal.
+    /// The arguments are read where they are on both platforms (no copies
+    /// but relayouts of leaves in another layout than the parameter's).
     pub fn execute(&self, args: &[&Literal]) -> Result<Literal> {
+        let failed = |source: BoxError| Error::Execute {
+            platform: self.platform(),
+            module: self.name().to_string(),
+            source,
+        };
         match self {
-            Executable::Host(e) => Ok(e.execute(args)?),
-            Executable::Cuda(e) => {
-                let owned: Vec<Literal> = args.iter().map(|a| (*a).clone()).collect();
-                Ok(e.execute(&owned)?)
-            }
+            Executable::Host(e) => e.execute(args).map_err(|e| failed(Box::new(e))),
+            Executable::Cuda(e) => e.execute(args).map_err(|e| failed(Box::new(e))),
+        }
+    }
+
+    /// The module's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Executable::Host(e) => e.name(),
+            Executable::Cuda(e) => &e.compiled().module.name,
         }
     }
 
