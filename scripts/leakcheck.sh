@@ -18,7 +18,8 @@ test_bin() {
     $CARGO test -q -p hlox-tests --test "$1" --no-run --message-format=json 2>/dev/null |
         sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1
 }
-failures=$(test_bin failures)
+# The failure tests are the `failures` module of the filetests binary.
+failures=$(test_bin filetests)
 plugin=$(ls target/debug/build/hlox-targets-*/out/libhlox_c_targets_reg.so | head -1)
 vg=(valgrind --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite
     --error-exitcode=99 --num-callers=30)
@@ -45,7 +46,7 @@ inputs=()
 for f in tests/corpus/cc_do_custom_call_v1/in*.npy; do inputs+=(--input "$f"); done
 run "hlox-run-cc-plugin" target/debug/hlox run tests/corpus/cc_do_custom_call_v1/module.hlo \
     "${inputs[@]}" --plugin "$plugin" --out-dir "$out/cc"
-run "test-failures-host" "$failures" --test-threads=1 host_
-run "test-failures-eval" "$failures" --test-threads=1 evaluator_
-run "test-load" "$failures" --test-threads=1 load::
+run "test-failures-host" "$failures" --test-threads=1 failures::host_
+run "test-failures-eval" "$failures" --test-threads=1 failures::evaluator_
+run "test-load" "$failures" --test-threads=1 failures::load::
 exit $status

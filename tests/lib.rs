@@ -297,3 +297,57 @@ pub const TYPED_FFI_CASES: &[&str] = &["cc_axpby_ffi", "cc_do_custom_call_v4", "
 
 #[path = "custom_call_suite.rs"]
 pub mod custom_call_suite;
+
+/// Deterministic pseudo-random contents for `shape` (an xorshift stream
+/// from `seed`): floats in [-10, 10) with three decimals (f16/bf16 with
+/// two), integers in [-8, 8] (wrapped for unsigned types), pred 0/1; a
+/// tuple's element `i` uses `seed + 7919 i`. The `args: random(SEED)`
+/// filetest directive and the Host tests use it.
+pub fn random_literal(shape: &hlox_hlo::Shape, seed: u64) -> hlox_hlo::Literal {
+    use hlox_hlo::{ArrayLiteral, ElementType, Literal, Shape};
+    match shape {
+        Shape::Array(a) => {
+            let mut x = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mut next = || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let n = a.element_count();
+            let mut bytes = Vec::with_capacity(a.byte_size());
+            for _ in 0..n {
+                let r = next();
+                match a.ty {
+                    ElementType::Pred => bytes.push((r & 1) as u8),
+                    ElementType::F16 => bytes.extend(
+                        half::f16::from_f32(((r % 2000) as f32 - 1000.0) / 100.0).to_le_bytes(),
+                    ),
+                    ElementType::Bf16 => bytes.extend(
+                        half::bf16::from_f32(((r % 2000) as f32 - 1000.0) / 100.0).to_le_bytes(),
+                    ),
+                    ElementType::F32 => {
+                        bytes.extend((((r % 20000) as f32 - 10000.0) / 1000.0).to_le_bytes())
+                    }
+                    ElementType::F64 => {
+                        bytes.extend((((r % 20000) as f64 - 10000.0) / 1000.0).to_le_bytes())
+                    }
+                    t => bytes.extend(&((r % 17) as i64 - 8).to_le_bytes()[..t.byte_size()]),
+                }
+            }
+            match ArrayLiteral::from_bytes(a.clone(), bytes) {
+                Ok(l) => Literal::Array(l),
+                Err(e) => panic!("random_literal: {e}"),
+            }
+        }
+        Shape::Tuple(t) => Literal::Tuple(
+            t.iter()
+                .enumerate()
+                .map(|(i, s)| random_literal(s, seed + i as u64 * 7919))
+                .collect(),
+        ),
+        Shape::Token => Literal::Token,
+    }
+}

@@ -1,5 +1,10 @@
-//! HLO text filetests, in the spirit of Cranelift's.
+//! Filetests, in the spirit of Cranelift's: tests as data.
 //!
+//! - `tests/filetests/{eval,verify,host,cuda}/**.hlo`: directive filetests
+//!   (see `filetest/directives.rs` and docs/testing.md): each file's
+//!   comment lines say what to run (`verify`, `passes=`, `run interpret`,
+//!   `run host`, `run cuda-emulate`, `emit llvm-ir|ptx|hlo` with `check:`
+//!   lines) and what to expect (`expect:`, `error:`).
 //! - `tests/filetests/text/NAME.hlo`: parsed and printed; the print must equal
 //!   `NAME.hlo.expected` and be a fixed point (printing the reparsed print
 //!   gives the same text). Files named `jax_*.hlo` are real JAX output and
@@ -8,7 +13,17 @@
 //!   `Display` (with the file name `NAME.hlo`) must equal `NAME.hlo.expected`.
 //!
 //! `BLESS=1 cargo test -p hlox-tests --test filetests` rewrites the
-//! `.expected` files from the current output.
+//! `.expected` files and the `expect:`/`error:` directives from the current
+//! output.
+//!
+//! This is the one test binary of `hlox-tests` that links LLVM: the
+//! failure tests (`failures.rs`, with the load and fuzz modules) live in it.
+
+// Targets follow XLA's C convention (raw pointers in, by design).
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
+mod failures;
+mod filetest;
 
 use hlox_hlo::text::{parse_module, print_module};
 use std::path::{Path, PathBuf};
@@ -179,4 +194,29 @@ fn truncated_inputs_never_panic() {
         }
     }
     assert!(checked > 1000, "only {checked} prefixes checked");
+}
+
+// ---------------------------------------------------------------- directives
+
+fn directive_suite(sub: &str) {
+    filetest::run_dir(&dir(sub));
+}
+
+/// The evaluator on every opcode, with hand-computed expectations.
+#[test]
+fn eval_filetests() {
+    directive_suite("eval");
+}
+
+/// The Host backend against the interpreter: data movement, reductions,
+/// control flow, fusions.
+#[test]
+fn host_filetests() {
+    directive_suite("host");
+}
+
+/// The verifier's diagnostics, each with its full message.
+#[test]
+fn verify_filetests() {
+    directive_suite("verify");
 }
