@@ -1993,6 +1993,17 @@ fn bytes_or_dict(c: &mut Cursor) -> PResult<Vec<u8>> {
     }
 }
 
+/// `{out}: (n, {index}`: the head of an entry of both aliasing lists,
+/// where `n` numbers an operand or a parameter (`what`).
+fn alias_head(c: &mut Cursor, what: &str) -> PResult<(ShapeIndex, i64, ShapeIndex)> {
+    let output_index = shape_index(c)?;
+    c.expect(b':', "after the output shape index")?;
+    c.expect(b'(', &format!("to open the aliased {what}"))?;
+    let n = c.i64(&format!("the {what} number"))?;
+    c.expect(b',', &format!("after the {what} number"))?;
+    Ok((output_index, n, shape_index(c)?))
+}
+
 /// `{{0}: (1, {}), {1}: (0, {0})}`
 fn operand_aliasing_value(c: &mut Cursor) -> PResult<Vec<OutputOperandAlias>> {
     braced_list(
@@ -2000,12 +2011,7 @@ fn operand_aliasing_value(c: &mut Cursor) -> PResult<Vec<OutputOperandAlias>> {
         "to open output_to_operand_aliasing",
         "between aliasing entries",
         |c| {
-            let output_index = shape_index(c)?;
-            c.expect(b':', "after the output shape index")?;
-            c.expect(b'(', "to open the aliased operand")?;
-            let operand = c.i64("the operand number")?;
-            c.expect(b',', "after the operand number")?;
-            let operand_index = shape_index(c)?;
+            let (output_index, operand, operand_index) = alias_head(c, "operand")?;
             c.expect(b')', "to close the aliased operand")?;
             Ok(OutputOperandAlias {
                 output_index,
@@ -2023,12 +2029,7 @@ fn io_alias(c: &mut Cursor) -> PResult<Vec<InputOutputAlias>> {
         "to open input_output_alias",
         "between aliasing entries",
         |c| {
-            let output_index = shape_index(c)?;
-            c.expect(b':', "after the output shape index")?;
-            c.expect(b'(', "to open the aliased parameter")?;
-            let parameter_number = c.i64("the parameter number")?;
-            c.expect(b',', "after the parameter number")?;
-            let parameter_index = shape_index(c)?;
+            let (output_index, parameter_number, parameter_index) = alias_head(c, "parameter")?;
             let mut kind = AliasKind::MayAlias;
             if c.eat(b',')? {
                 let (k, kpos) = c.ident("may-alias or must-alias")?;

@@ -284,6 +284,14 @@ fn collective_attrs(attrs: &mut Vec<String>, c: &Collective) {
     }
 }
 
+/// `use_global_device_ids=true` when set (its place among a collective's
+/// attributes differs by opcode, as XLA prints them).
+fn global_device_ids(attrs: &mut Vec<String>, c: &Collective) {
+    if c.use_global_device_ids {
+        attrs.push("use_global_device_ids=true".into());
+    }
+}
+
 fn dims_attr(name: &str, v: &[i64]) -> String {
     format!("{name}={{{}}}", join(v, ","))
 }
@@ -485,9 +493,7 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
         }
         Op::AllReduce(c) | Op::CollectiveBroadcast(c) => {
             collective_attrs(&mut attrs, c);
-            if c.use_global_device_ids {
-                attrs.push("use_global_device_ids=true".into());
-            }
+            global_device_ids(&mut attrs, c);
         }
         Op::AllGather {
             collective,
@@ -495,18 +501,14 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
         } => {
             collective_attrs(&mut attrs, collective);
             attrs.push(format!("dimensions={{{dimension}}}"));
-            if collective.use_global_device_ids {
-                attrs.push("use_global_device_ids=true".into());
-            }
+            global_device_ids(&mut attrs, collective);
         }
         Op::ReduceScatter {
             collective,
             dimension,
         } => {
             collective_attrs(&mut attrs, collective);
-            if collective.use_global_device_ids {
-                attrs.push("use_global_device_ids=true".into());
-            }
+            global_device_ids(&mut attrs, collective);
             attrs.push(format!("dimensions={{{dimension}}}"));
         }
         Op::AllToAll {
