@@ -23,6 +23,22 @@ fn tmp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// Asserts that the f32 `.npy` file `got` holds `want`'s values within
+/// `|g - w| <= tol + tol * |w|`; `what` names the comparison in a failure.
+fn assert_npy_close(got: &Path, want: &Path, tol: f32, what: &str) {
+    let read = |p: &Path| {
+        hlox_hlo::npy::read_npy_file(p)
+            .unwrap_or_else(|e| panic!("{what}: {}: {e}", p.display()))
+            .to_vec::<f32>()
+            .unwrap_or_else(|e| panic!("{what}: {}: {e}", p.display()))
+    };
+    let (got, want) = (read(got), read(want));
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= tol + tol * w.abs(), "{what}: {g} vs {w}");
+    }
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -189,18 +205,12 @@ fn run_interpret_jax_module_matches_jax_outputs() {
         "--interpret",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let got = hlox_hlo::npy::read_npy_file(dir.join("out0.npy"))
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
-    let want = hlox_hlo::npy::read_npy_file(corpus("softmax", "out0.npy"))
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
-    assert_eq!(got.len(), want.len());
-    for (g, w) in got.iter().zip(&want) {
-        assert!((g - w).abs() <= 1e-5 + 1e-5 * w.abs(), "{g} vs {w}");
-    }
+    assert_npy_close(
+        &dir.join("out0.npy"),
+        &corpus("softmax", "out0.npy"),
+        1e-5,
+        "softmax",
+    );
 }
 
 #[test]
@@ -232,21 +242,12 @@ fn run_jax_linear_algebra_without_plugins() {
         let o = hlox(&args);
         assert!(o.status.success(), "{mode}: {}", stderr(&o));
         for k in [5, 6] {
-            let read = |p: PathBuf| {
-                hlox_hlo::npy::read_npy_file(p)
-                    .unwrap()
-                    .to_vec::<f32>()
-                    .unwrap()
-            };
-            let got = read(dir.join(format!("out{k}.npy")));
-            let want = read(corpus("linalg_lu_solve", &format!("out{k}.npy")));
-            assert_eq!(got.len(), want.len());
-            for (g, w) in got.iter().zip(&want) {
-                assert!(
-                    (g - w).abs() <= 2e-4 + 2e-4 * w.abs(),
-                    "{mode} out{k}: {g} vs {w}"
-                );
-            }
+            assert_npy_close(
+                &dir.join(format!("out{k}.npy")),
+                &corpus("linalg_lu_solve", &format!("out{k}.npy")),
+                2e-4,
+                &format!("{mode} out{k}"),
+            );
         }
     }
 }
@@ -409,18 +410,12 @@ fn bench_prints_one_json_line_last_and_writes_outputs() {
         assert!(v[k].as_f64().unwrap() > 0.0, "{k} in {last}");
     }
     assert!(v["min_ms"].as_f64() <= v["median_ms"].as_f64());
-    let got = hlox_hlo::npy::read_npy_file(dir.join("out0.npy"))
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
-    let want = hlox_hlo::npy::read_npy_file(corpus("layernorm", "out0.npy"))
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
-    assert_eq!(got.len(), want.len());
-    for (g, w) in got.iter().zip(&want) {
-        assert!((g - w).abs() <= 1e-4 + 1e-4 * w.abs(), "{g} vs {w}");
-    }
+    assert_npy_close(
+        &dir.join("out0.npy"),
+        &corpus("layernorm", "out0.npy"),
+        1e-4,
+        "layernorm",
+    );
 }
 
 #[test]
