@@ -220,3 +220,54 @@ fn host_filetests() {
 fn verify_filetests() {
     directive_suite("verify");
 }
+
+/// The runner itself: each kind of failure is reported, naming the file and
+/// line of the directive that failed.
+#[test]
+fn runner_reports_the_failing_directive() {
+    let dir = std::env::temp_dir().join(format!("hlox-filetest-runner-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join("bad.hlo");
+    let module = |root: &str| {
+        format!(
+            "HloModule m\nENTRY e {{\n  a = s32[2] parameter(0)\n  ROOT b = {root} add(a, a)\n}}\n"
+        )
+    };
+    let text = [
+        // Lines 1-8: a wrong expectation.
+        format!("// run interpret\n// arg: s32[2] {{1, 2}}\n// expect: s32[2] {{2, 5}}\n{}", module("s32[2]")),
+        // Lines 10-19: a check-not that matches.
+        format!("// passes=dce\n// emit hlo\n// check: ENTRY\n// check-not: parameter\n// check: ROOT\n{}", module("s32[2]")),
+        // Lines 21-27: the wrong error message.
+        format!("// verify\n// error: nothing\n{}", module("s32[3]")),
+    ]
+    .join("// -----\n");
+    std::fs::write(&p, text).expect("write");
+    let (cases, failures) = filetest::run_file(&p);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(cases, 3);
+    assert_eq!(failures.len(), 3, "{failures:#?}");
+    assert!(
+        failures[0].contains("bad.hlo:1: `run interpret` result differs from `expect`")
+            && failures[0].contains("element 1 differs"),
+        "{}",
+        failures[0]
+    );
+    assert!(
+        failures[1].contains("bad.hlo:13: check-not `parameter` matched"),
+        "{}",
+        failures[1]
+    );
+    assert!(
+        failures[2].contains("bad.hlo:22: wrong error")
+            && failures[2].contains("declared shape s32[3] does not match"),
+        "{}",
+        failures[2]
+    );
+}
+
+/// Every engine on one program, and the emitted PTX and LLVM IR.
+#[test]
+fn cuda_filetests() {
+    directive_suite("cuda");
+}

@@ -23,6 +23,29 @@ fn tmp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// Asserts that the f32 `.npy` file `got` holds `want`'s values within
+/// `|g - w| <= tol + tol * |w|`; `what` names the comparison in a failure.
+fn assert_npy_close(got: &Path, want: &Path, tol: f32, what: &str) {
+    let read = |p: &Path| {
+        hlox_hlo::npy::read_npy_file(p)
+            .unwrap_or_else(|e| panic!("{what}: {}: {e}", p.display()))
+            .to_vec::<f32>()
+            .unwrap_or_else(|e| panic!("{what}: {}: {e}", p.display()))
+    };
+    let (got, want) = (read(got), read(want));
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= tol + tol * w.abs(), "{what}: {g} vs {w}");
+    }
+}
+
+/// `tmp(name)` holding `text`.
+fn tmp_file(name: &str, text: &str) -> PathBuf {
+    let p = tmp(name);
+    std::fs::write(&p, text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    p
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -71,12 +94,10 @@ fn convert_text_to_proto_and_back() {
 
 #[test]
 fn parse_error_has_file_line_col_and_caret_and_exit_code_1() {
-    let bad = tmp("bad.hlo");
-    std::fs::write(
-        &bad,
+    let bad = tmp_file(
+        "bad.hlo",
         "HloModule m\n\nENTRY e {\n  ROOT x = f32[] negate(y)\n}\n",
-    )
-    .unwrap();
+    );
     let o = hlox(&["fmt", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
@@ -90,12 +111,7 @@ fn parse_error_has_file_line_col_and_caret_and_exit_code_1() {
 
 #[test]
 fn verify_error_names_the_instruction() {
-    let bad = tmp("badshape.hlo");
-    std::fs::write(
-        &bad,
-        "HloModule m\n\nENTRY e {\n  a = f32[2] parameter(0)\n  b = f32[3] parameter(1)\n  ROOT s = f32[2] add(a, b)\n}\n",
-    )
-    .unwrap();
+    let bad = tmp_file("badshape.hlo", "HloModule m\n\nENTRY e {\n  a = f32[2] parameter(0)\n  b = f32[3] parameter(1)\n  ROOT s = f32[2] add(a, b)\n}\n");
     let o = hlox(&["fmt", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
@@ -189,18 +205,12 @@ fn run_interpret_jax_module_matches_jax_outputs() {
         "--interpret",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let got = hlox_hlo::npy::read_npy_file(dir.join("out0.npy"))
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
-    let want = hlox_hlo::npy::read_npy_file(corpus("softmax", "out0.npy"))
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
-    assert_eq!(got.len(), want.len());
-    for (g, w) in got.iter().zip(&want) {
-        assert!((g - w).abs() <= 1e-5 + 1e-5 * w.abs(), "{g} vs {w}");
-    }
+    assert_npy_close(
+        &dir.join("out0.npy"),
+        &corpus("softmax", "out0.npy"),
+        1e-5,
+        "softmax",
+    );
 }
 
 #[test]
@@ -232,21 +242,12 @@ fn run_jax_linear_algebra_without_plugins() {
         let o = hlox(&args);
         assert!(o.status.success(), "{mode}: {}", stderr(&o));
         for k in [5, 6] {
-            let read = |p: PathBuf| {
-                hlox_hlo::npy::read_npy_file(p)
-                    .unwrap()
-                    .to_vec::<f32>()
-                    .unwrap()
-            };
-            let got = read(dir.join(format!("out{k}.npy")));
-            let want = read(corpus("linalg_lu_solve", &format!("out{k}.npy")));
-            assert_eq!(got.len(), want.len());
-            for (g, w) in got.iter().zip(&want) {
-                assert!(
-                    (g - w).abs() <= 2e-4 + 2e-4 * w.abs(),
-                    "{mode} out{k}: {g} vs {w}"
-                );
-            }
+            assert_npy_close(
+                &dir.join(format!("out{k}.npy")),
+                &corpus("linalg_lu_solve", &format!("out{k}.npy")),
+                2e-4,
+                &format!("{mode} out{k}"),
+            );
         }
     }
 }
@@ -316,12 +317,7 @@ fn run_errors_are_clear_and_exit_1() {
 
 #[test]
 fn run_target_failure_message_reaches_stderr() {
-    let hlo = tmp("fails.hlo");
-    std::fs::write(
-        &hlo,
-        "HloModule f\n\nENTRY main {\n  x = f32[4]{0} parameter(0)\n  ROOT boom = f32[4]{0} custom-call(x), custom_call_target=\"always_fails\", api_version=API_VERSION_STATUS_RETURNING\n}\n",
-    )
-    .unwrap();
+    let hlo = tmp_file("fails.hlo", "HloModule f\n\nENTRY main {\n  x = f32[4]{0} parameter(0)\n  ROOT boom = f32[4]{0} custom-call(x), custom_call_target=\"always_fails\", api_version=API_VERSION_STATUS_RETURNING\n}\n");
     let x = write_npy("fails_x.npy", &hlox_hlo::Literal::r1(&[1f32; 4]));
     let o = hlox(&[
         "run",
@@ -409,18 +405,12 @@ fn bench_prints_one_json_line_last_and_writes_outputs() {
         assert!(v[k].as_f64().unwrap() > 0.0, "{k} in {last}");
     }
     assert!(v["min_ms"].as_f64() <= v["median_ms"].as_f64());
-    let got = hlox_hlo::npy::read_npy_file(dir.join("out0.npy"))
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
-    let want = hlox_hlo::npy::read_npy_file(corpus("layernorm", "out0.npy"))
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
-    assert_eq!(got.len(), want.len());
-    for (g, w) in got.iter().zip(&want) {
-        assert!((g - w).abs() <= 1e-4 + 1e-4 * w.abs(), "{g} vs {w}");
-    }
+    assert_npy_close(
+        &dir.join("out0.npy"),
+        &corpus("layernorm", "out0.npy"),
+        1e-4,
+        "layernorm",
+    );
 }
 
 #[test]
@@ -579,12 +569,7 @@ fn dot_draws_computations_fusions_and_custom_calls() {
 
 #[test]
 fn a_value_too_large_for_memory_is_an_error_not_an_abort() {
-    let hlo = tmp("huge.hlo");
-    std::fs::write(
-        &hlo,
-        "HloModule huge\n\nENTRY main {\n  x = f32[] parameter(0)\n  ROOT b = f32[100000,100000,100]{2,1,0} broadcast(x), dimensions={}\n}\n",
-    )
-    .unwrap();
+    let hlo = tmp_file("huge.hlo", "HloModule huge\n\nENTRY main {\n  x = f32[] parameter(0)\n  ROOT b = f32[100000,100000,100]{2,1,0} broadcast(x), dimensions={}\n}\n");
     for extra in [None, Some("--interpret")] {
         let mut args = vec!["run", hlo.to_str().unwrap(), "--random"];
         args.extend(extra);
@@ -904,12 +889,7 @@ fn bench_on_a_terminal_draws_progress() {
 
 #[test]
 fn run_summary_counts_nan_and_inf_and_prints_values_in_their_type() {
-    let hlo = tmp("nan.hlo");
-    std::fs::write(
-        &hlo,
-        "HloModule nan\n\nENTRY main {\n  x = f32[5]{0} parameter(0)\n  z = f32[] constant(0)\n  zb = f32[5]{0} broadcast(z), dimensions={}\n  d = f32[5]{0} divide(x, zb)\n  big = s64[] constant(9007199254740993)\n  ROOT t = (f32[5]{0}, f32[5]{0}, s64[]) tuple(d, x, big)\n}\n",
-    )
-    .unwrap();
+    let hlo = tmp_file("nan.hlo", "HloModule nan\n\nENTRY main {\n  x = f32[5]{0} parameter(0)\n  z = f32[] constant(0)\n  zb = f32[5]{0} broadcast(z), dimensions={}\n  d = f32[5]{0} divide(x, zb)\n  big = s64[] constant(9007199254740993)\n  ROOT t = (f32[5]{0}, f32[5]{0}, s64[]) tuple(d, x, big)\n}\n");
     let x = write_npy(
         "nan_x.npy",
         &hlox_hlo::Literal::r1(&[1f32, -1.0, 0.0, 2.0, 0.1]),

@@ -267,9 +267,7 @@ fn parse_case(
 
 /// `key: rest`, `key=rest` or `key rest` (the first word is the key).
 fn split_key(d: &str) -> (&str, &str) {
-    let end = d
-        .find(|c: char| c == ':' || c == '=' || c == ' ')
-        .unwrap_or(d.len());
+    let end = d.find([':', '=', ' ']).unwrap_or(d.len());
     let key = &d[..end];
     let mut rest = &d[end..];
     if let Some(r) = rest.strip_prefix(':').or_else(|| rest.strip_prefix('=')) {
