@@ -168,3 +168,50 @@ fn rewrite_module<R: LocalRewrite>(
     }
     Ok(changed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hlox_hlo::Op;
+
+    /// A deliberately wrong rewrite: turns `negate` into a one-element tuple,
+    /// which its declared array shape does not fit.
+    struct WrongShape;
+    struct WrongShapePass;
+
+    impl LocalRewrite for WrongShape {
+        const NAME: &'static str = "wrong-shape-for-test";
+        type Pass = WrongShapePass;
+        type State = ();
+
+        fn start(_: &WrongShapePass, _: &mut Module) -> Result<WrongShape, PassError> {
+            Ok(WrongShape)
+        }
+        fn begin(&mut self, _: &Module, _: CompId, _: &Computation) -> Option<()> {
+            Some(())
+        }
+        fn rewrite(&mut self, site: Site<'_, '_, ()>, id: InstId) -> Rewritten {
+            let inst = site.ed.inst(id);
+            if matches!(inst.op, Op::Unary(_)) {
+                let operands = inst.operands.clone();
+                site.ed.rewrite(id, Op::Tuple, operands, vec![])?;
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_wrongly_shaped_edit_is_an_error_naming_pass_computation_and_instruction() {
+        let src =
+            "HloModule m\n\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\n";
+        let mut m = hlox_hlo::text::parse_module(src).unwrap();
+        let err = run::<WrongShape>(&WrongShapePass, &mut m).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            matches!(&err, PassError::Edit { pass: "wrong-shape-for-test", computation, .. } if computation == "e"),
+            "{msg}"
+        );
+        assert!(msg.contains("instruction `n`"), "{msg}");
+        assert!(msg.contains("declared shape"), "{msg}");
+    }
+}
