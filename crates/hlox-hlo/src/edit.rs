@@ -504,6 +504,8 @@ impl<'s> Editor<'s> {
     }
 
     fn check_compatible(&self, old: InstId, new: InstId) -> Result<(), EditError> {
+        self.check_id(old)?;
+        self.check_id(new)?;
         let (a, b) = (&self.comp.instructions[old], &self.comp.instructions[new]);
         if a.shape.compatible(&b.shape) {
             Ok(())
@@ -656,6 +658,7 @@ impl<'s> Editor<'s> {
                 if k < ops.len() {
                     top.1 += 1;
                     let o = ops[k];
+                    self.check_id(o)?;
                     if self.removed.contains(o) {
                         return Err(EditError::RemovedInUse {
                             instruction: name_of(o),

@@ -1,9 +1,9 @@
 //! Algebraic simplification: local rewrites that are exact under XLA's
 //! semantics (conservative about floats).
 
-use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::rewrite::{local_rewrite_pass, LocalRewrite, Rewritten, Site};
 use crate::util::{neg_zero_bytes, small_int_bytes, splat_literal};
-use crate::{Pass, PassError};
+use crate::PassError;
 use hlox_hlo::edit::Editor;
 use hlox_hlo::{
     BinaryOp, CompId, Computation, EntitySet, InstId, Instruction, Module, Op, UnaryOp,
@@ -47,7 +47,7 @@ enum Simp {
     Use(InstId),
     /// The instruction with another opcode and operands (same name, same
     /// shape).
-    Rewrite(Op, Vec<InstId>),
+    Rewrite(Box<Op>, Vec<InstId>),
 }
 
 struct Cx<'a, 'e> {
@@ -101,49 +101,30 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
             let zero = small_int_bytes(ty, 0);
             let one = small_int_bytes(ty, 1);
             let is = |id: InstId, v: &[u8]| cx.splat(id).is_some_and(|s| s == v);
+            let numeric = ty.is_integral() || ty.is_float();
+            // `x op v` and `v op x` are `x` (v the unit of op): `Some` when
+            // either side is v, with the rewrite if the shapes allow it.
+            let unit = |v: &[u8]| {
+                if is(y, v) {
+                    Some(cx.use_if_same(inst, x))
+                } else {
+                    is(x, v).then(|| cx.use_if_same(inst, y))
+                }
+            };
             match b {
-                BinaryOp::Add if ty.is_integral() => {
-                    if is(y, &zero) {
-                        return cx.use_if_same(inst, x);
-                    }
-                    if is(x, &zero) {
-                        return cx.use_if_same(inst, y);
-                    }
-                }
-                BinaryOp::Add if ty.is_float() => {
-                    let nz = neg_zero_bytes(ty);
-                    if is(y, &nz) {
-                        return cx.use_if_same(inst, x);
-                    }
-                    if is(x, &nz) {
-                        return cx.use_if_same(inst, y);
-                    }
-                }
-                BinaryOp::Subtract if (ty.is_integral() || ty.is_float()) && is(y, &zero) => {
-                    return cx.use_if_same(inst, x);
-                }
-                BinaryOp::Multiply if ty.is_integral() || ty.is_float() => {
-                    if is(y, &one) {
-                        return cx.use_if_same(inst, x);
-                    }
-                    if is(x, &one) {
-                        return cx.use_if_same(inst, y);
-                    }
-                    if ty.is_integral() {
-                        if is(y, &zero) {
-                            return cx.use_if_same(inst, y);
-                        }
-                        if is(x, &zero) {
-                            return cx.use_if_same(inst, x);
-                        }
-                    }
-                }
-                BinaryOp::Divide if (ty.is_integral() || ty.is_float()) && is(y, &one) => {
-                    return cx.use_if_same(inst, x);
-                }
-                _ => {}
+                BinaryOp::Add if ty.is_integral() => unit(&zero).flatten(),
+                BinaryOp::Add if ty.is_float() => unit(&neg_zero_bytes(ty)).flatten(),
+                BinaryOp::Subtract if numeric && is(y, &zero) => cx.use_if_same(inst, x),
+                BinaryOp::Multiply if numeric => match unit(&one) {
+                    Some(r) => r,
+                    // `x*0` and `0*x` are the zero (integers only).
+                    None if ty.is_integral() && is(y, &zero) => cx.use_if_same(inst, y),
+                    None if ty.is_integral() && is(x, &zero) => cx.use_if_same(inst, x),
+                    None => None,
+                },
+                BinaryOp::Divide if numeric && is(y, &one) => cx.use_if_same(inst, x),
+                _ => None,
             }
-            None
         }
         Op::Unary(UnaryOp::Negate) => {
             let x = cx.inst(*ops.first()?);
@@ -163,7 +144,7 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
                 if let Some(s) = cx.use_if_same(inst, y) {
                     return Some(s);
                 }
-                return Some(Simp::Rewrite(Op::Reshape, vec![y]));
+                return Some(Simp::Rewrite(Box::new(Op::Reshape), vec![y]));
             }
             None
         }
@@ -181,7 +162,7 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
                 if let Op::Constant { literal } = &cx.inst(x).op {
                     let bytes = literal.as_array().ok()?.bytes().to_vec();
                     let literal = splat_literal(&inst.shape, &bytes)?;
-                    return Some(Simp::Rewrite(Op::Constant { literal }, vec![]));
+                    return Some(Simp::Rewrite(Box::new(Op::Constant { literal }), vec![]));
                 }
             }
             None
@@ -209,7 +190,7 @@ fn simplify(cx: &Cx, inst: &Instruction) -> Option<Simp> {
                 let op = Op::Transpose {
                     dimensions: composed,
                 };
-                return Some(Simp::Rewrite(op, vec![y]));
+                return Some(Simp::Rewrite(Box::new(op), vec![y]));
             }
             None
         }
@@ -281,20 +262,25 @@ fn root_like(c: &Computation) -> EntitySet<InstId> {
 }
 
 impl LocalRewrite for AlgebraicSimplifier {
+    const NAME: &'static str = "algsimp";
+    type Pass = AlgebraicSimplifier;
     /// The instructions that are the root or in the root tuple.
     type State = EntitySet<InstId>;
+
+    fn start(pass: &AlgebraicSimplifier, _: &mut Module) -> Result<AlgebraicSimplifier, PassError> {
+        Ok(*pass)
+    }
 
     fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<EntitySet<InstId>> {
         Some(root_like(c))
     }
 
-    fn rewrite(
-        &mut self,
-        _: &Module,
-        root_like: &mut EntitySet<InstId>,
-        ed: &mut Editor,
-        id: InstId,
-    ) -> Result<(), RewriteError> {
+    fn rewrite(&mut self, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten {
+        let Site {
+            state: root_like,
+            ed,
+            ..
+        } = site;
         let cx = Cx {
             ed,
             root_like: root_like.contains(id),
@@ -305,19 +291,11 @@ impl LocalRewrite for AlgebraicSimplifier {
                 ed.replace_all_uses(id, x)?;
                 ed.remove(id)?;
             }
-            Some(Simp::Rewrite(op, operands)) => ed.rewrite(id, op, operands, vec![])?,
+            Some(Simp::Rewrite(op, operands)) => ed.rewrite(id, *op, operands, vec![])?,
             None => {}
         }
         Ok(())
     }
 }
 
-impl Pass for AlgebraicSimplifier {
-    fn name(&self) -> &'static str {
-        "algsimp"
-    }
-
-    fn run(&self, m: &mut Module) -> Result<bool, PassError> {
-        rewrite_module(self.name(), m, &mut self.clone())
-    }
-}
+local_rewrite_pass!(AlgebraicSimplifier => AlgebraicSimplifier);

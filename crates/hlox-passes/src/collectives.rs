@@ -3,10 +3,12 @@
 //! a copy or a constant. Shape inference has already rejected replica
 //! groups and source-target pairs that name any other device.
 
-use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::rewrite::{
+    any_instruction, local_rewrite_pass, LocalRewrite, RewriteError, Rewritten, Site,
+};
 use crate::util::NameUniquer;
-use crate::{Pass, PassError};
-use hlox_hlo::edit::{Cursor, Editor, NewInst};
+use crate::PassError;
+use hlox_hlo::edit::{Cursor, NewInst};
 use hlox_hlo::{CompId, Computation, InstId, Literal, Module, Op, Shape};
 
 /// Rewrites each collective to what it computes on one device:
@@ -25,43 +27,27 @@ use hlox_hlo::{CompId, Computation, InstId, Literal, Module, Op, Shape};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SingleDeviceCollectives;
 
-impl Pass for SingleDeviceCollectives {
-    fn name(&self) -> &'static str {
-        "single-device-collectives"
-    }
-
-    fn run(&self, m: &mut Module) -> Result<bool, PassError> {
-        crate::util::check_structure(m, self.name())?;
-        let mut rw = ToCopies {
-            names: NameUniquer::instructions(m),
-        };
-        rewrite_module(self.name(), m, &mut rw)
-    }
-}
+local_rewrite_pass!(SingleDeviceCollectives => ToCopies);
 
 /// The local rewrite: a collective becomes a copy, a tuple of copies, a
-/// constant or a broadcast zero.
-struct ToCopies {
-    names: NameUniquer,
-}
+/// constant or a broadcast zero (fresh names from the uniquer).
+struct ToCopies(NameUniquer);
 
 impl LocalRewrite for ToCopies {
+    const NAME: &'static str = "single-device-collectives";
+    type Pass = SingleDeviceCollectives;
     type State = ();
 
-    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
-        c.instructions
-            .values()
-            .any(|i| i.op.is_collective())
-            .then_some(())
+    fn start(_: &SingleDeviceCollectives, m: &mut Module) -> Result<ToCopies, PassError> {
+        Ok(ToCopies(NameUniquer::instructions(m)))
     }
 
-    fn rewrite(
-        &mut self,
-        _: &Module,
-        _: &mut (),
-        ed: &mut Editor,
-        id: InstId,
-    ) -> Result<(), RewriteError> {
+    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
+        any_instruction(c, |i| i.op.is_collective())
+    }
+
+    fn rewrite(&mut self, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten {
+        let Site { ed, .. } = site;
         let inst = ed.inst(id);
         if !inst.op.is_collective() {
             return Ok(());
@@ -87,7 +73,7 @@ impl LocalRewrite for ToCopies {
                 ed.rewrite(id, Op::Constant { literal }, vec![], vec![])?;
             } else {
                 let zero = NewInst::new(
-                    self.names.fresh(&format!("{name}.zero")),
+                    self.0.fresh(&format!("{name}.zero")),
                     Op::Constant { literal },
                     vec![],
                 );
@@ -110,7 +96,7 @@ impl LocalRewrite for ToCopies {
             let mut copies = Vec::with_capacity(leaves.len());
             for (k, leaf) in leaves.iter().enumerate() {
                 let copy = NewInst::new(
-                    self.names.fresh(&format!("{name}.{k}")),
+                    self.0.fresh(&format!("{name}.{k}")),
                     Op::Copy,
                     vec![operands[k]],
                 );

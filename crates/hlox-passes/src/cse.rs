@@ -1,9 +1,8 @@
 //! Common subexpression elimination.
 
-use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::rewrite::{local_rewrite_pass, LocalRewrite, Rewritten, Site};
 use crate::util::has_side_effect;
-use crate::{Pass, PassError};
-use hlox_hlo::edit::Editor;
+use crate::PassError;
 use hlox_hlo::{CompId, Computation, EntityRef, InstId, Instruction, Module, Op, SecondaryMap};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
@@ -126,20 +125,24 @@ struct MergeDuplicates {
 }
 
 impl LocalRewrite for MergeDuplicates {
+    const NAME: &'static str = "cse";
+    type Pass = Cse;
     /// The instructions seen so far, by [`key`].
     type State = HashMap<u64, Vec<InstId>>;
+
+    fn start(_: &Cse, m: &mut Module) -> Result<MergeDuplicates, PassError> {
+        let canon = canonical_computations(m);
+        Ok(MergeDuplicates { canon })
+    }
 
     fn begin(&mut self, _: &Module, _: CompId, _: &Computation) -> Option<Self::State> {
         Some(HashMap::new())
     }
 
-    fn rewrite(
-        &mut self,
-        _: &Module,
-        table: &mut Self::State,
-        ed: &mut Editor,
-        id: InstId,
-    ) -> Result<(), RewriteError> {
+    fn rewrite(&mut self, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten {
+        let Site {
+            state: table, ed, ..
+        } = site;
         let inst = ed.inst(id);
         if !mergeable(inst) {
             return Ok(());
@@ -160,14 +163,4 @@ impl LocalRewrite for MergeDuplicates {
     }
 }
 
-impl Pass for Cse {
-    fn name(&self) -> &'static str {
-        "cse"
-    }
-
-    fn run(&self, m: &mut Module) -> Result<bool, PassError> {
-        crate::util::check_structure(m, self.name())?;
-        let canon = canonical_computations(m);
-        rewrite_module(self.name(), m, &mut MergeDuplicates { canon })
-    }
-}
+local_rewrite_pass!(Cse => MergeDuplicates);

@@ -1,9 +1,8 @@
 //! Dead code elimination.
 
-use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::rewrite::{local_rewrite_pass, LocalRewrite, Rewritten, Site};
 use crate::util::{live_set, retain_computations};
-use crate::{Pass, PassError};
-use hlox_hlo::edit::Editor;
+use crate::PassError;
 use hlox_hlo::{CompId, Computation, EntitySet, InstId, Module};
 
 /// Removes instructions not reachable from their computation's root and
@@ -13,39 +12,36 @@ use hlox_hlo::{CompId, Computation, EntitySet, InstId, Module};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Dce;
 
-/// The local rewrite: a dead instruction goes.
+/// The local rewrite: a dead instruction goes; then the computations the
+/// entry no longer reaches.
 struct RemoveDead;
 
 impl LocalRewrite for RemoveDead {
+    const NAME: &'static str = "dce";
+    type Pass = Dce;
     /// The live instructions.
     type State = EntitySet<InstId>;
+
+    fn start(_: &Dce, _: &mut Module) -> Result<RemoveDead, PassError> {
+        Ok(RemoveDead)
+    }
 
     fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<EntitySet<InstId>> {
         let live = live_set(c);
         (live.len() < c.instructions.len()).then_some(live)
     }
 
-    fn rewrite(
-        &mut self,
-        _: &Module,
-        live: &mut EntitySet<InstId>,
-        ed: &mut Editor,
-        id: InstId,
-    ) -> Result<(), RewriteError> {
+    fn rewrite(&mut self, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten {
+        let Site {
+            state: live, ed, ..
+        } = site;
         if !live.contains(id) {
             ed.remove(id)?;
         }
         Ok(())
     }
-}
 
-impl Pass for Dce {
-    fn name(&self) -> &'static str {
-        "dce"
-    }
-
-    fn run(&self, m: &mut Module) -> Result<bool, PassError> {
-        let mut changed = rewrite_module(self.name(), m, &mut RemoveDead)?;
+    fn end(self, m: &mut Module, mut changed: bool) -> Result<bool, PassError> {
         // Computations reachable from the entry.
         let mut reach: EntitySet<CompId> = EntitySet::new();
         let mut stack = vec![m.entry];
@@ -64,3 +60,5 @@ impl Pass for Dce {
         Ok(changed)
     }
 }
+
+local_rewrite_pass!(Dce => RemoveDead);

@@ -1,7 +1,7 @@
 //! Constant folding with the reference evaluator.
 
-use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
-use crate::{Pass, PassError};
+use crate::rewrite::{local_rewrite_pass, LocalRewrite, Rewritten, Site};
+use crate::PassError;
 use hlox_hlo::edit::Editor;
 use hlox_hlo::{
     CompId, Computation, EntityRef, EntitySet, InstId, Instruction, Module, Op, PrimaryMap,
@@ -105,19 +105,20 @@ fn evaluate(m: &Module, ed: &Editor, inst: &Instruction) -> Option<hlox_hlo::Lit
 
 /// The local rewrite: an instruction of constants becomes a constant.
 impl LocalRewrite for ConstantFolding {
+    const NAME: &'static str = "constant-folding";
+    type Pass = ConstantFolding;
     type State = ();
+
+    fn start(pass: &ConstantFolding, _: &mut Module) -> Result<ConstantFolding, PassError> {
+        Ok(*pass)
+    }
 
     fn begin(&mut self, _: &Module, _: CompId, _: &Computation) -> Option<()> {
         Some(())
     }
 
-    fn rewrite(
-        &mut self,
-        m: &Module,
-        _: &mut (),
-        ed: &mut Editor,
-        id: InstId,
-    ) -> Result<(), RewriteError> {
+    fn rewrite(&mut self, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten {
+        let Site { module: m, ed, .. } = site;
         let inst = ed.inst(id);
         let small = inst
             .shape
@@ -138,12 +139,4 @@ impl LocalRewrite for ConstantFolding {
     }
 }
 
-impl Pass for ConstantFolding {
-    fn name(&self) -> &'static str {
-        "constant-folding"
-    }
-
-    fn run(&self, m: &mut Module) -> Result<bool, PassError> {
-        rewrite_module(self.name(), m, &mut self.clone())
-    }
-}
+local_rewrite_pass!(ConstantFolding => ConstantFolding);

@@ -1,9 +1,9 @@
 //! Loop and input fusion.
 
-use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::rewrite::{local_rewrite_pass, LocalRewrite, RewriteError, Rewritten, Site};
 use crate::util::NameUniquer;
-use crate::{Pass, PassError};
-use hlox_hlo::edit::{use_lists, Cursor, Editor, NewInst};
+use crate::PassError;
+use hlox_hlo::edit::{use_lists, Cursor, NewInst};
 use hlox_hlo::{
     BinaryOp, CompId, Computation, EntityRef, EntitySet, FusionKind, InstId, Instruction, Module,
     Op, PrimaryMap, SecondaryMap, UnaryOp,
@@ -305,29 +305,7 @@ fn degenerate_reshape(c: &Computation, x: InstId, u: InstId) -> bool {
     matches!((nz(x), nz(u)), (Some(a), Some(b)) if a == b)
 }
 
-impl Pass for Fusion {
-    fn name(&self) -> &'static str {
-        "fusion"
-    }
-
-    fn run(&self, m: &mut Module) -> Result<bool, PassError> {
-        crate::util::check_structure(m, self.name())?;
-        let mut rw = Fuse {
-            fuse_reductions: self.fuse_reductions,
-            fusible: fusible_computations(m),
-            inames: NameUniquer::instructions(m),
-            cnames: NameUniquer::computations(m),
-            ncomp: m.computations.len(),
-            fused: Vec::new(),
-        };
-        if !rewrite_module(self.name(), m, &mut rw)? {
-            return Ok(false);
-        }
-        // Each fused computation goes just before its caller.
-        crate::util::insert_before_callers(m, rw.fused);
-        Ok(true)
-    }
-}
+local_rewrite_pass!(Fusion => Fuse);
 
 /// The local rewrite: the root of a planned group becomes a `fusion`
 /// calling a new computation made of the group's members; members not
@@ -356,7 +334,28 @@ struct FuseState {
 }
 
 impl LocalRewrite for Fuse {
+    const NAME: &'static str = "fusion";
+    type Pass = Fusion;
     type State = FuseState;
+
+    fn start(pass: &Fusion, m: &mut Module) -> Result<Fuse, PassError> {
+        Ok(Fuse {
+            fuse_reductions: pass.fuse_reductions,
+            fusible: fusible_computations(m),
+            inames: NameUniquer::instructions(m),
+            cnames: NameUniquer::computations(m),
+            ncomp: m.computations.len(),
+            fused: Vec::new(),
+        })
+    }
+
+    fn end(self, m: &mut Module, changed: bool) -> Result<bool, PassError> {
+        // Each fused computation goes just before its caller.
+        if changed {
+            crate::util::insert_before_callers(m, self.fused);
+        }
+        Ok(changed)
+    }
 
     fn begin(&mut self, _: &Module, cid: CompId, c: &Computation) -> Option<FuseState> {
         if !self.fusible.contains(cid) {
@@ -371,13 +370,8 @@ impl LocalRewrite for Fuse {
         })
     }
 
-    fn rewrite(
-        &mut self,
-        _: &Module,
-        st: &mut FuseState,
-        ed: &mut Editor,
-        id: InstId,
-    ) -> Result<(), RewriteError> {
+    fn rewrite(&mut self, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten {
+        let Site { state: st, ed, .. } = site;
         let p = &st.plan;
         if !p.materialized.contains(id) {
             // Computed only inside fusions (its users go too).

@@ -1,9 +1,11 @@
 //! Call inlining.
 
-use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::rewrite::{
+    any_instruction, local_rewrite_pass, LocalRewrite, RewriteError, Rewritten, Site,
+};
 use crate::util::NameUniquer;
-use crate::{Pass, PassError};
-use hlox_hlo::edit::{Cursor, Editor, NewInst};
+use crate::PassError;
+use hlox_hlo::edit::{Cursor, NewInst};
 use hlox_hlo::{CompId, Computation, InstId, Module, Op, SecondaryMap};
 
 /// Replaces every `call` by a copy of the called computation's body. The
@@ -13,42 +15,27 @@ use hlox_hlo::{CompId, Computation, InstId, Module, Op, SecondaryMap};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CallInliner;
 
-impl Pass for CallInliner {
-    fn name(&self) -> &'static str {
-        "inline"
-    }
+local_rewrite_pass!(CallInliner => Inline);
 
-    fn run(&self, m: &mut Module) -> Result<bool, PassError> {
-        crate::util::check_structure(m, self.name())?;
-        let mut rw = Inline {
-            names: NameUniquer::instructions(m),
-        };
-        rewrite_module(self.name(), m, &mut rw)
-    }
-}
-
-/// The local rewrite: a `call` becomes the callee's body.
-struct Inline {
-    names: NameUniquer,
-}
+/// The local rewrite: a `call` becomes the callee's body (fresh names
+/// from the uniquer).
+struct Inline(NameUniquer);
 
 impl LocalRewrite for Inline {
+    const NAME: &'static str = "inline";
+    type Pass = CallInliner;
     type State = ();
 
-    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
-        c.instructions
-            .values()
-            .any(|i| matches!(i.op, Op::Call))
-            .then_some(())
+    fn start(_: &CallInliner, m: &mut Module) -> Result<Inline, PassError> {
+        Ok(Inline(NameUniquer::instructions(m)))
     }
 
-    fn rewrite(
-        &mut self,
-        m: &Module,
-        _: &mut (),
-        ed: &mut Editor,
-        id: InstId,
-    ) -> Result<(), RewriteError> {
+    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
+        any_instruction(c, |i| matches!(i.op, Op::Call))
+    }
+
+    fn rewrite(&mut self, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten {
+        let Site { module: m, ed, .. } = site;
         let call = ed.inst(id);
         if !matches!(call.op, Op::Call) {
             return Ok(());
@@ -101,7 +88,7 @@ impl LocalRewrite for Inline {
                 cl.name = name.clone();
                 cl.shape = shape.clone();
             } else {
-                cl.name = self.names.fresh(&b.name);
+                cl.name = self.0.fresh(&b.name);
             }
             cmap[bid] = Some(ed.insert_clone(Cursor::Before(id), cl)?);
         }

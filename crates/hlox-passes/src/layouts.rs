@@ -5,9 +5,9 @@
 //! `while` and `conditional` consistent with its loop and branch
 //! computations.
 
-use crate::rewrite::{rewrite_module, LocalRewrite, RewriteError};
+use crate::rewrite::{any_instruction, local_rewrite_pass, LocalRewrite, Rewritten, Site};
 use crate::util::NameUniquer;
-use crate::{Pass, PassError};
+use crate::PassError;
 use hlox_hlo::edit::{Cursor, EditError, Editor, NewInst, Signatures};
 use hlox_hlo::{CompId, Computation, EntityRef, InstId, Instruction, Module, Op, Shape};
 
@@ -39,35 +39,7 @@ use hlox_hlo::{CompId, Computation, EntityRef, InstId, Instruction, Module, Op, 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BoundaryLayouts;
 
-impl Pass for BoundaryLayouts {
-    fn name(&self) -> &'static str {
-        "boundary-layouts"
-    }
-
-    fn run(&self, m: &mut Module) -> Result<bool, PassError> {
-        crate::util::check_structure(m, self.name())?;
-        let mut names = NameUniquer::instructions(m);
-        // Loop and branch computations whose own layouts disagree get
-        // specialized copies first; then every boundary is fixed from the
-        // caller's side.
-        let mut changed = specialize_loops_and_branches(m, &mut names)?;
-        // What each computation expects and gives: (parameters, root).
-        let sigs: Sigs = m
-            .computations
-            .iter()
-            .map(|(id, c)| {
-                let params = c.params.iter().map(|&p| c.inst(p).shape.clone()).collect();
-                (id, (params, c.inst(c.root).shape.clone()))
-            })
-            .collect();
-        let mut rw = Relayout {
-            names: &mut names,
-            sigs,
-        };
-        changed |= rewrite_module(self.name(), m, &mut rw)?;
-        Ok(changed)
-    }
-}
+local_rewrite_pass!(BoundaryLayouts => Relayout);
 
 type Sigs = std::collections::HashMap<CompId, (Vec<Shape>, Shape)>;
 
@@ -120,28 +92,50 @@ fn wanted(c: &Computation, inst: &Instruction, sigs: &Sigs) -> Option<(Vec<Shape
 
 /// The local rewrite: copies around an instruction whose operands or
 /// result are not in the layouts its callee or target wants.
-struct Relayout<'n> {
-    names: &'n mut NameUniquer,
+struct Relayout {
+    names: NameUniquer,
+    /// What each computation expects and gives: (parameters, root).
     sigs: Sigs,
+    /// Whether loops or branches were specialized.
+    specialized: bool,
 }
 
-impl LocalRewrite for Relayout<'_> {
+impl LocalRewrite for Relayout {
+    const NAME: &'static str = "boundary-layouts";
+    type Pass = BoundaryLayouts;
     type State = ();
 
-    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
-        c.instructions
-            .values()
-            .any(|i| wanted(c, i, &self.sigs).is_some())
-            .then_some(())
+    fn start(_: &BoundaryLayouts, m: &mut Module) -> Result<Relayout, PassError> {
+        let mut names = NameUniquer::instructions(m);
+        // Loop and branch computations whose own layouts disagree get
+        // specialized copies first; then every boundary is fixed from the
+        // caller's side.
+        let specialized = specialize_loops_and_branches(m, &mut names)?;
+        let sigs: Sigs = m
+            .computations
+            .iter()
+            .map(|(id, c)| {
+                let params = c.params.iter().map(|&p| c.inst(p).shape.clone()).collect();
+                (id, (params, c.inst(c.root).shape.clone()))
+            })
+            .collect();
+        Ok(Relayout {
+            names,
+            sigs,
+            specialized,
+        })
     }
 
-    fn rewrite(
-        &mut self,
-        _: &Module,
-        _: &mut (),
-        ed: &mut Editor,
-        id: InstId,
-    ) -> Result<(), RewriteError> {
+    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
+        any_instruction(c, |i| wanted(c, i, &self.sigs).is_some())
+    }
+
+    fn end(self, _: &mut Module, changed: bool) -> Result<bool, PassError> {
+        Ok(changed || self.specialized)
+    }
+
+    fn rewrite(&mut self, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten {
+        let Site { ed, .. } = site;
         let inst = ed.inst(id);
         let ops: Vec<&Shape> = inst.operands.iter().map(|&o| &ed.inst(o).shape).collect();
         let Some((want_ops, want_res)) = wanted_shapes(&ops, inst, &self.sigs) else {
@@ -157,14 +151,16 @@ impl LocalRewrite for Relayout<'_> {
             if ed.inst(operand).shape != *want {
                 let base = format!("{name}.operand{k}.relayout");
                 let at = Cursor::Before(id);
-                let (copy, _) = relayout(ed, self.names, at, operand, want, &base)?;
+                let copy = relayout(ed, &mut self.names, at, operand, want, &base, &mut vec![])?;
                 ed.set_operand(id, k, copy)?;
             }
         }
         if want_res != declared {
             ed.set_layout(id, &want_res)?;
             let base = format!("{name}.relayout");
-            let (copy, chain) = relayout(ed, self.names, Cursor::After(id), id, &declared, &base)?;
+            let mut chain = vec![];
+            let at = Cursor::After(id);
+            let copy = relayout(ed, &mut self.names, at, id, &declared, &base, &mut chain)?;
             ed.replace_uses_if(id, copy, |u| !chain.contains(&u))?;
         }
         Ok(())
@@ -173,22 +169,9 @@ impl LocalRewrite for Relayout<'_> {
 
 /// `value` in shape `to` (same dimensions, other layouts), inserted at
 /// `at`: a `copy` per array leaf whose layout differs (tuples through
-/// `get-tuple-element` and `tuple`). Returns the value and the
-/// instructions made (they read `value`).
+/// `get-tuple-element` and `tuple`). The instructions made (they read
+/// `value`) are added to `made`.
 fn relayout(
-    ed: &mut Editor,
-    names: &mut NameUniquer,
-    at: Cursor,
-    value: InstId,
-    to: &Shape,
-    base: &str,
-) -> Result<(InstId, Vec<InstId>), EditError> {
-    let mut made = Vec::new();
-    let v = relayout_into(ed, names, at, value, to, base, &mut made)?;
-    Ok((v, made))
-}
-
-fn relayout_into(
     ed: &mut Editor,
     names: &mut NameUniquer,
     at: Cursor,
@@ -212,7 +195,7 @@ fn relayout_into(
                 );
                 let gte = ed.insert(at, gte)?;
                 made.push(gte);
-                elems.push(relayout_into(ed, names, at, gte, t, base, made)?);
+                elems.push(relayout(ed, names, at, gte, t, base, made)?);
             }
             ed.insert(at, NewInst::new(names.fresh(base), Op::Tuple, elems))?
         }
@@ -332,13 +315,23 @@ fn with_signature(
         if let Some(want) = number.and_then(|k| params.get(k)) {
             ed.set_layout(id, want)?;
             let base = format!("{old_name}.relayout");
-            let (copy, chain) = relayout(&mut ed, names, Cursor::After(id), id, &declared, &base)?;
+            let mut chain = vec![];
+            let at = Cursor::After(id);
+            let copy = relayout(&mut ed, names, at, id, &declared, &base, &mut chain)?;
             ed.replace_uses_if(id, copy, |u| !chain.contains(&u))?;
         }
     }
     let base = format!("{}.relayout", c.inst(c.root).name);
     let old_root = ed.root();
-    let (new_root, _) = relayout(&mut ed, names, Cursor::End, old_root, root, &base)?;
+    let new_root = relayout(
+        &mut ed,
+        names,
+        Cursor::End,
+        old_root,
+        root,
+        &base,
+        &mut vec![],
+    )?;
     ed.set_root(new_root)?;
     let mut out = ed.finish()?;
     out.name = name;

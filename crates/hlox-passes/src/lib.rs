@@ -2,8 +2,15 @@
 //!
 //! Every pass keeps the IR invariants of [`hlox_hlo::ir`]: arena order is a
 //! topological order, callees come before callers, names are unique in the
-//! module. Passes rebuild arenas (no holes) and keep the names of
-//! instructions that survive.
+//! module. Passes keep the names of instructions that survive.
+//!
+//! Each pass is a local rewrite (`rewrite::LocalRewrite`): it states what
+//! to do with one instruction through the mutation API of
+//! [`hlox_hlo::edit`], whose [`Editor`](hlox_hlo::edit::Editor) gives new
+//! and changed instructions shapes from shape inference and lays the
+//! computation out again in topological order; one driver owns the walk
+//! over computations and instructions and the error context
+//! ([`PassError::Edit`] names the pass, computation and instruction).
 //!
 //! - [`Dce`]: dead instructions and uncalled computations.
 //! - [`Cse`]: identical instructions merged.
@@ -72,7 +79,7 @@ pub enum PassError {
     Edit {
         pass: &'static str,
         computation: String,
-        source: hlox_hlo::edit::EditError,
+        source: Box<hlox_hlo::edit::EditError>,
     },
     /// Writing a dump file failed.
     #[error(
@@ -291,11 +298,14 @@ pub fn default_pipeline() -> PassManager {
 
 /// The passes code generation relies on, for a compiler that skips
 /// [`default_pipeline`] (which includes them): collectives to copies, then
-/// boundary layouts. True when the module changed.
+/// boundary layouts, run by a [`PassManager`] with the default options (so
+/// verified after each pass in debug builds). True when the module changed.
 pub fn run_codegen_prerequisites(m: &mut Module) -> Result<bool, PassError> {
-    let a = SingleDeviceCollectives.run(m)?;
-    let b = BoundaryLayouts.run(m)?;
-    Ok(a || b)
+    let mut pm = PassManager::new();
+    pm.add(SingleDeviceCollectives);
+    pm.add(BoundaryLayouts);
+    let report = pm.run(m, &PipelineOptions::default())?;
+    Ok(!report.changed.is_empty())
 }
 
 /// The pass called `name` with default settings (`dce`, `cse`, `algsimp`,
