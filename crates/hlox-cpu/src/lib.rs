@@ -260,7 +260,7 @@ fn back_half(
         arena_bytes = base,
         "buffer assignment"
     );
-    dump(dump_dir, "buffer-assignment.txt", &listing)?;
+    dump(dump_dir, "buffer-assignment.txt", || &listing)?;
 
     // LLVM module generation.
     let t = Instant::now();
@@ -337,9 +337,9 @@ fn back_half(
         cpu = %cpu,
         "LLVM IR generation"
     );
-    if options.dump_dir.is_some() {
-        dump(dump_dir, "module.ll", &llmod.print_to_string().to_string())?;
-    }
+    // The module's text, for the dumps before and after optimization.
+    let llvm_ir = || llmod.print_to_string().to_string();
+    dump(dump_dir, "module.ll", llvm_ir)?;
     llmod
         .verify()
         .map_err(|e| CompileError::Internal(format!("generated LLVM IR does not verify: {e}")))?;
@@ -355,20 +355,14 @@ fn back_half(
         passes = %passes,
         "LLVM optimization"
     );
-    if options.dump_dir.is_some() {
-        dump(
-            dump_dir,
-            "module.opt.ll",
-            &llmod.print_to_string().to_string(),
-        )?;
+    dump(dump_dir, "module.opt.ll", llvm_ir)?;
+    if dump_dir.is_some() {
         let asm = tm
             .write_to_memory_buffer(&llmod, FileType::Assembly)
             .map_err(|e| CompileError::Llvm(e.to_string()))?;
-        dump(
-            dump_dir,
-            "module.s",
-            &String::from_utf8_lossy(asm.as_slice()),
-        )?;
+        dump(dump_dir, "module.s", || {
+            String::from_utf8_lossy(asm.as_slice())
+        })?;
     }
     report.llvm_functions = llmod.get_functions().count();
     if object {

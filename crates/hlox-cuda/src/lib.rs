@@ -100,13 +100,11 @@ impl Compiler for CudaCompiler {
         let dir = options.dump_dir.as_deref();
         let ffi_calls = prepare_ffi_calls(&module, &bound)?;
         let program = plan::plan(&module)?;
-        if dir.is_some() {
-            dump(dir, "program.txt", &describe(&module, &program))?;
-        }
+        dump(dir, "program.txt", || describe(&module, &program))?;
         let out = ptx::generate(&module, &program, &options.sm, options.opt_level)?;
-        dump(dir, "kernels.ll", &out.llvm_ir)?;
-        dump(dir, "kernels.opt.ll", &out.llvm_ir_opt)?;
-        dump(dir, "kernels.ptx", &out.ptx)?;
+        dump(dir, "kernels.ll", || &out.llvm_ir)?;
+        dump(dir, "kernels.opt.ll", || &out.llvm_ir_opt)?;
+        dump(dir, "kernels.ptx", || &out.ptx)?;
         Ok(CompiledModule {
             module,
             program,

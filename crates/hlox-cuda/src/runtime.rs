@@ -1135,15 +1135,14 @@ struct CudaScratch {
 }
 
 impl hlox_ffi::xla_ffi::DeviceScratch for CudaScratch {
-    fn alloc(&self, bytes: usize) -> Result<*mut std::ffi::c_void, String> {
-        self.stream
-            .context()
-            .bind_to_thread()
-            .map_err(|e| e.to_string())?;
+    fn alloc(
+        &self,
+        bytes: usize,
+    ) -> Result<*mut std::ffi::c_void, Box<dyn std::error::Error + Send + Sync>> {
+        self.stream.context().bind_to_thread()?;
         // SAFETY: the stream is live; the memory is freed by `free`.
-        unsafe { cudarc::driver::result::malloc_async(self.stream.cu_stream(), bytes) }
-            .map(|p| p as usize as *mut std::ffi::c_void)
-            .map_err(|e| e.to_string())
+        let p = unsafe { cudarc::driver::result::malloc_async(self.stream.cu_stream(), bytes) }?;
+        Ok(p as usize as *mut std::ffi::c_void)
     }
     fn free(&self, p: *mut std::ffi::c_void) {
         // SAFETY: allocated by `alloc` on this stream; freed after the

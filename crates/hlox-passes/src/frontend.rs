@@ -148,15 +148,20 @@ impl CompileError {
     }
 }
 
-/// Writes `text` to `dir/file` when a dump directory is set.
-pub fn dump(dir: Option<&Path>, file: &str, text: &str) -> Result<(), CompileError> {
+/// Writes `text()` to `dir/file` when a dump directory is set (without
+/// one, `text` is not called: printing a module or LLVM IR costs time).
+pub fn dump<T: AsRef<str>>(
+    dir: Option<&Path>,
+    file: &str,
+    text: impl FnOnce() -> T,
+) -> Result<(), CompileError> {
     let Some(d) = dir else { return Ok(()) };
     std::fs::create_dir_all(d).map_err(|source| CompileError::Dump {
         path: d.to_path_buf(),
         source,
     })?;
     let path = d.join(file);
-    std::fs::write(&path, text).map_err(|source| CompileError::Dump { path, source })
+    std::fs::write(&path, text().as_ref()).map_err(|source| CompileError::Dump { path, source })
 }
 
 /// Per-phase timings of the front half.
@@ -194,7 +199,7 @@ pub fn run_frontend(
     let t0 = Instant::now();
     let mut report = FrontendReport::default();
     let dir = options.dump_dir.as_deref();
-    dump(dir, "module.hlo", &hlox_hlo::text::print_module(&module))?;
+    dump(dir, "module.hlo", || hlox_hlo::text::print_module(&module))?;
     let mut m = module.into_inner();
     if options.hlo_passes {
         let popts = crate::PipelineOptions {
@@ -209,11 +214,9 @@ pub fn run_frontend(
             "HLO pass pipeline"
         );
         report.passes = r.timings;
-        dump(
-            dir,
-            "module.optimized.hlo",
-            &hlox_hlo::text::print_module(&m),
-        )?;
+        dump(dir, "module.optimized.hlo", || {
+            hlox_hlo::text::print_module(&m)
+        })?;
     } else {
         crate::run_codegen_prerequisites(&mut m)?;
     }

@@ -319,8 +319,9 @@ impl std::fmt::Debug for ExecutionState {
 /// allocated and freed in the order of the call's stream, so memory freed
 /// after the handler returned stays valid for the work it queued.
 pub trait DeviceScratch: Send + Sync {
-    /// `bytes` bytes of device memory (at least 256-byte aligned).
-    fn alloc(&self, bytes: usize) -> Result<*mut c_void, String>;
+    /// `bytes` bytes of device memory (at least 256-byte aligned), or the
+    /// device's error (the handler sees it in its `XLA_FFI_Error`).
+    fn alloc(&self, bytes: usize) -> Result<*mut c_void, Box<dyn std::error::Error + Send + Sync>>;
     /// Frees `p` once the work queued on the stream so far is done.
     fn free(&self, p: *mut c_void);
 }
