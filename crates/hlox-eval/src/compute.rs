@@ -618,6 +618,16 @@ fn check_variadic(inputs: &[&ArrayLiteral], inits: &[&ArrayLiteral]) -> FR<()> {
     Ok(())
 }
 
+/// `n` copies of the scalar `init`, decoded.
+fn splat(init: &ArrayLiteral, n: usize) -> Vals {
+    match decode(init) {
+        Vals::S(v) => Vals::S(vec![v[0]; n]),
+        Vals::U(v) => Vals::U(vec![v[0]; n]),
+        Vals::F(v) => Vals::F(vec![v[0]; n]),
+        Vals::D(v) => Vals::D(vec![v[0]; n]),
+    }
+}
+
 /// General accumulation: acc[k][o] = f(acc..., x...) via the computation.
 fn general_step(
     f: &Func,
@@ -668,13 +678,7 @@ pub(crate) fn reduce(
     let tys: Vec<ElementType> = inputs.iter().map(|a| a.ty()).collect();
     if inputs.len() == 1 {
         if let Some(fast) = f.fast_binary(tys[0]) {
-            let init = decode(inits[0]);
-            let mut acc = match init {
-                Vals::S(v) => Vals::S(vec![v[0]; n_out]),
-                Vals::U(v) => Vals::U(vec![v[0]; n_out]),
-                Vals::F(v) => Vals::F(vec![v[0]; n_out]),
-                Vals::D(v) => Vals::D(vec![v[0]; n_out]),
-            };
+            let mut acc = splat(inits[0], n_out);
             let x = decode(inputs[0]);
             fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
                 for_each_offset(&in_dims, &strides, &mut *g)
@@ -747,13 +751,7 @@ pub(crate) fn reduce_window(
     let tys: Vec<ElementType> = inputs.iter().map(|a| a.ty()).collect();
     if inputs.len() == 1 {
         if let Some(fast) = f.fast_binary(tys[0]) {
-            let init = decode(inits[0]);
-            let mut acc = match init {
-                Vals::S(v) => Vals::S(vec![v[0]; n_out]),
-                Vals::U(v) => Vals::U(vec![v[0]; n_out]),
-                Vals::F(v) => Vals::F(vec![v[0]; n_out]),
-                Vals::D(v) => Vals::D(vec![v[0]; n_out]),
-            };
+            let mut acc = splat(inits[0], n_out);
             let x = decode(inputs[0]);
             fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
                 let _ = for_each_window_elem(&tab, &in_dims, |o, i| {
