@@ -62,7 +62,7 @@ impl CustomCallHandler for NoCustomCalls {
         Err(format!(
             "no custom-call handler: cannot run target {}; evaluate with a CustomCallHandler that registers it",
             call.target
-        ).into())
+        ))
     }
 }
 
@@ -91,7 +91,7 @@ pub enum EvalError {
         instruction: String,
         opcode: &'static str,
         #[source]
-        source: OpError,
+        source: Box<OpError>,
     },
     #[error("in computation `{computation}`, custom-call `{instruction}` to target `{target}` failed: {message}")]
     CustomCall {
@@ -304,7 +304,7 @@ impl<'a> Interp<'a> {
                 computation: c.name.clone(),
                 instruction: c.root.to_string(),
                 opcode: "root",
-                source: OpError::Invalid("root instruction does not exist".into()),
+                source: Box::new(OpError::Invalid("root instruction does not exist".into())),
             });
         }
         for (id, inst) in c.instructions.iter() {
@@ -312,7 +312,7 @@ impl<'a> Interp<'a> {
                 computation: c.name.clone(),
                 instruction: inst.name.clone(),
                 opcode: inst.op.name(),
-                source,
+                source: Box::new(source),
             };
             // Operands must be evaluated already (topological order).
             let mut ops: Vec<&Literal> = Vec::with_capacity(inst.operands.len());

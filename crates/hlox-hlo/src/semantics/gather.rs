@@ -151,6 +151,7 @@ fn batching(
 /// Offsets into an index array (element strides `strides`) of the index
 /// vector at batch position `batch`: (first component, step between
 /// components).
+#[inline]
 fn vector_offsets(
     ivd: Option<usize>,
     index_batch_dims: &[usize],
@@ -297,12 +298,14 @@ impl GatherPlan {
 
     /// The largest start along operand dimension `d` (starts clamp into
     /// `0..=max_start(d)` so that the slice fits).
+    #[inline]
     pub fn max_start(&self, d: usize) -> i64 {
         (self.operand_dims[d] - self.slice_sizes[d]).max(0)
     }
 
     /// Offsets into an index array with element strides `strides` of the
     /// index vector at batch position `batch`: (first component, step).
+    #[inline]
     pub fn vector_offsets(&self, batch: &[usize], strides: &[usize]) -> (usize, usize) {
         vector_offsets(
             self.index_vector_dim,
@@ -315,6 +318,7 @@ impl GatherPlan {
     /// The slice start in the operand at batch position `batch` (one index
     /// per `batch_out_dims` entry); `component(k)` reads component `k` of
     /// that batch position's index vector.
+    #[inline]
     pub fn start(
         &self,
         batch: &[usize],
@@ -465,6 +469,7 @@ impl ScatterPlan {
 
     /// Offsets into an index array with element strides `strides` of the
     /// index vector at scatter position `scatter`: (first component, step).
+    #[inline]
     pub fn vector_offsets(&self, scatter: &[usize], strides: &[usize]) -> (usize, usize) {
         vector_offsets(
             self.index_vector_dim,
@@ -477,6 +482,7 @@ impl ScatterPlan {
     /// The window start in the operand at scatter position `scatter` (one
     /// index per `update_scatter_dims` entry; `component(k)` reads
     /// component `k` of its index vector), and whether the window fits.
+    #[inline]
     pub fn start(
         &self,
         scatter: &[usize],
@@ -494,6 +500,7 @@ impl ScatterPlan {
     }
 
     /// Whether the window starting at `start` lies inside the operand.
+    #[inline]
     pub fn fits(&self, start: &[i64]) -> bool {
         start
             .iter()
