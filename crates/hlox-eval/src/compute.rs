@@ -618,6 +618,17 @@ fn check_variadic(inputs: &[&ArrayLiteral], inits: &[&ArrayLiteral]) -> FR<()> {
     Ok(())
 }
 
+/// The bytes of element `i` of each array.
+fn elements<'a>(arrays: &[&'a ArrayLiteral], i: usize) -> Vec<&'a [u8]> {
+    arrays
+        .iter()
+        .map(|a| {
+            let esz = a.ty().byte_size();
+            &a.bytes()[i * esz..(i + 1) * esz]
+        })
+        .collect()
+}
+
 /// `n` copies of the scalar `init`, decoded.
 fn splat(init: &ArrayLiteral, n: usize) -> Vals {
     match decode(init) {
@@ -690,13 +701,7 @@ pub(crate) fn reduce(
     let mut pairs = Vec::new();
     for_each_offset(&in_dims, &strides, |i, o| pairs.push((i, o)));
     for (i, o) in pairs {
-        let xs: Vec<&[u8]> = inputs
-            .iter()
-            .map(|a| {
-                let esz = a.ty().byte_size();
-                &a.bytes()[i * esz..(i + 1) * esz]
-            })
-            .collect();
+        let xs = elements(inputs, i);
         general_step(f, &tys, &mut acc, o, &xs)?;
     }
     acc.into_iter()
@@ -764,13 +769,7 @@ pub(crate) fn reduce_window(
     }
     let mut acc: Vec<Vec<u8>> = inits.iter().map(|v| v.bytes().repeat(n_out)).collect();
     for_each_window_elem(&tab, &in_dims, |o, i| {
-        let xs: Vec<&[u8]> = inputs
-            .iter()
-            .map(|a| {
-                let esz = a.ty().byte_size();
-                &a.bytes()[i * esz..(i + 1) * esz]
-            })
-            .collect();
+        let xs = elements(inputs, i);
         general_step(f, &tys, &mut acc, o, &xs)
     })?;
     acc.into_iter()
@@ -963,13 +962,7 @@ pub(crate) fn scatter(
         return Ok(vec![encode(&acc, tys[0], &odims)]);
     }
     for (u, o) in pairs {
-        let xs: Vec<&[u8]> = updates
-            .iter()
-            .map(|a| {
-                let esz = a.ty().byte_size();
-                &a.bytes()[u * esz..(u + 1) * esz]
-            })
-            .collect();
+        let xs = elements(updates, u);
         general_step(f, &tys, &mut result, o, &xs)?;
     }
     result

@@ -517,13 +517,9 @@ mod tests {
     #[test]
     fn gather_rows_with_clamping() {
         // operand f32[5,3], indices s32[2] (rows 1 and 9), slices of one row.
-        let dn = GatherDimensionNumbers {
-            offset_dims: vec![1],
-            collapsed_slice_dims: vec![0],
-            start_index_map: vec![0],
-            index_vector_dim: 1,
-            ..Default::default()
-        };
+        let mut dn = GatherDimensionNumbers::default();
+        (dn.offset_dims, dn.collapsed_slice_dims) = (vec![1], vec![0]);
+        (dn.start_index_map, dn.index_vector_dim) = (vec![0], 1);
         let p = GatherPlan::new(&dn, &[1, 3], &[5, 3], &[2], &[2, 3]).unwrap();
         assert_eq!(p.index_vector_dim, None);
         assert_eq!(p.window_operand_dims, vec![1]);
