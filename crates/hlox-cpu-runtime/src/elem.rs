@@ -16,9 +16,13 @@ pub(crate) trait Elem: Copy + Send + Sync + 'static {
     fn e_mul(self, o: Self) -> Self;
     fn e_max(self, o: Self) -> Self;
     fn e_min(self, o: Self) -> Self;
-    /// Bitwise and/or for integers and PRED; `None` for floats.
-    fn e_and(self, o: Self) -> Option<Self>;
-    fn e_or(self, o: Self) -> Option<Self>;
+    /// Bitwise and/or for integers and PRED; `None` (the default) for floats.
+    fn e_and(self, _o: Self) -> Option<Self> {
+        None
+    }
+    fn e_or(self, _o: Self) -> Option<Self> {
+        None
+    }
     /// Integers: natural order; floats: IEEE total order.
     fn e_cmp(&self, o: &Self) -> Ordering;
 }
@@ -104,12 +108,6 @@ macro_rules! float_elem {
             fn e_min(self, o: Self) -> Self {
                 fmin(self, o, self.is_nan(), o.is_nan())
             }
-            fn e_and(self, _: Self) -> Option<Self> {
-                None
-            }
-            fn e_or(self, _: Self) -> Option<Self> {
-                None
-            }
             #[inline]
             fn e_cmp(&self, o: &Self) -> Ordering {
                 <$t>::total_cmp(self, o)
@@ -140,12 +138,6 @@ macro_rules! half_elem {
             fn e_min(self, o: Self) -> Self {
                 let (a, b) = (self.to_f32(), o.to_f32());
                 <$t>::from_f32(fmin(a, b, a.is_nan(), b.is_nan()))
-            }
-            fn e_and(self, _: Self) -> Option<Self> {
-                None
-            }
-            fn e_or(self, _: Self) -> Option<Self> {
-                None
             }
             #[inline]
             fn e_cmp(&self, o: &Self) -> Ordering {

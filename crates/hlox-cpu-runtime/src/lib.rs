@@ -94,7 +94,7 @@ pub enum KernelError {
         opcode: &'static str,
         computation: String,
         #[source]
-        source: PlanError,
+        source: Box<PlanError>,
     },
     /// The instruction id does not belong to the computation.
     #[error("instruction id {id} is not in computation `{computation}`")]
@@ -141,7 +141,7 @@ impl Ctx<'_> {
             inst: self.inst.name.clone(),
             opcode: self.inst.op.name(),
             computation: self.comp.name.clone(),
-            source: source.into(),
+            source: Box::new(source.into()),
         }
     }
     /// Operand `i` as an array shape.

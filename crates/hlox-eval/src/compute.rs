@@ -618,6 +618,27 @@ fn check_variadic(inputs: &[&ArrayLiteral], inits: &[&ArrayLiteral]) -> FR<()> {
     Ok(())
 }
 
+/// The bytes of element `i` of each array.
+fn elements<'a>(arrays: &[&'a ArrayLiteral], i: usize) -> Vec<&'a [u8]> {
+    arrays
+        .iter()
+        .map(|a| {
+            let esz = a.ty().byte_size();
+            &a.bytes()[i * esz..(i + 1) * esz]
+        })
+        .collect()
+}
+
+/// `n` copies of the scalar `init`, decoded.
+fn splat(init: &ArrayLiteral, n: usize) -> Vals {
+    match decode(init) {
+        Vals::S(v) => Vals::S(vec![v[0]; n]),
+        Vals::U(v) => Vals::U(vec![v[0]; n]),
+        Vals::F(v) => Vals::F(vec![v[0]; n]),
+        Vals::D(v) => Vals::D(vec![v[0]; n]),
+    }
+}
+
 /// General accumulation: acc[k][o] = f(acc..., x...) via the computation.
 fn general_step(
     f: &Func,
@@ -668,13 +689,7 @@ pub(crate) fn reduce(
     let tys: Vec<ElementType> = inputs.iter().map(|a| a.ty()).collect();
     if inputs.len() == 1 {
         if let Some(fast) = f.fast_binary(tys[0]) {
-            let init = decode(inits[0]);
-            let mut acc = match init {
-                Vals::S(v) => Vals::S(vec![v[0]; n_out]),
-                Vals::U(v) => Vals::U(vec![v[0]; n_out]),
-                Vals::F(v) => Vals::F(vec![v[0]; n_out]),
-                Vals::D(v) => Vals::D(vec![v[0]; n_out]),
-            };
+            let mut acc = splat(inits[0], n_out);
             let x = decode(inputs[0]);
             fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
                 for_each_offset(&in_dims, &strides, &mut *g)
@@ -686,13 +701,7 @@ pub(crate) fn reduce(
     let mut pairs = Vec::new();
     for_each_offset(&in_dims, &strides, |i, o| pairs.push((i, o)));
     for (i, o) in pairs {
-        let xs: Vec<&[u8]> = inputs
-            .iter()
-            .map(|a| {
-                let esz = a.ty().byte_size();
-                &a.bytes()[i * esz..(i + 1) * esz]
-            })
-            .collect();
+        let xs = elements(inputs, i);
         general_step(f, &tys, &mut acc, o, &xs)?;
     }
     acc.into_iter()
@@ -747,13 +756,7 @@ pub(crate) fn reduce_window(
     let tys: Vec<ElementType> = inputs.iter().map(|a| a.ty()).collect();
     if inputs.len() == 1 {
         if let Some(fast) = f.fast_binary(tys[0]) {
-            let init = decode(inits[0]);
-            let mut acc = match init {
-                Vals::S(v) => Vals::S(vec![v[0]; n_out]),
-                Vals::U(v) => Vals::U(vec![v[0]; n_out]),
-                Vals::F(v) => Vals::F(vec![v[0]; n_out]),
-                Vals::D(v) => Vals::D(vec![v[0]; n_out]),
-            };
+            let mut acc = splat(inits[0], n_out);
             let x = decode(inputs[0]);
             fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
                 let _ = for_each_window_elem(&tab, &in_dims, |o, i| {
@@ -766,13 +769,7 @@ pub(crate) fn reduce_window(
     }
     let mut acc: Vec<Vec<u8>> = inits.iter().map(|v| v.bytes().repeat(n_out)).collect();
     for_each_window_elem(&tab, &in_dims, |o, i| {
-        let xs: Vec<&[u8]> = inputs
-            .iter()
-            .map(|a| {
-                let esz = a.ty().byte_size();
-                &a.bytes()[i * esz..(i + 1) * esz]
-            })
-            .collect();
+        let xs = elements(inputs, i);
         general_step(f, &tys, &mut acc, o, &xs)
     })?;
     acc.into_iter()
@@ -965,13 +962,7 @@ pub(crate) fn scatter(
         return Ok(vec![encode(&acc, tys[0], &odims)]);
     }
     for (u, o) in pairs {
-        let xs: Vec<&[u8]> = updates
-            .iter()
-            .map(|a| {
-                let esz = a.ty().byte_size();
-                &a.bytes()[u * esz..(u + 1) * esz]
-            })
-            .collect();
+        let xs = elements(updates, u);
         general_step(f, &tys, &mut result, o, &xs)?;
     }
     result

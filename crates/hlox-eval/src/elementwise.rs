@@ -379,12 +379,8 @@ pub(crate) fn bin_f<T: Fp>(op: BinaryOp, a: T, b: T) -> Option<T> {
     })
 }
 
-pub(crate) fn binary(
-    op: BinaryOp,
-    a: &ArrayLiteral,
-    b: &ArrayLiteral,
-    out_ty: ElementType,
-) -> R<ArrayLiteral> {
+/// Binary elementwise ops take operands of one element type and shape.
+fn same_shape(a: &ArrayLiteral, b: &ArrayLiteral) -> R<()> {
     if a.ty() != b.ty() {
         return Err(format!(
             "operands have different element types {} and {}",
@@ -401,6 +397,16 @@ pub(crate) fn binary(
         )
         .into());
     }
+    Ok(())
+}
+
+pub(crate) fn binary(
+    op: BinaryOp,
+    a: &ArrayLiteral,
+    b: &ArrayLiteral,
+    out_ty: ElementType,
+) -> R<ArrayLiteral> {
+    same_shape(a, b)?;
     let ty = a.ty();
     let dims = a.dims().to_vec();
     let r = binary_vals(op, decode(a), decode(b), ty)?;
@@ -481,22 +487,7 @@ pub(crate) fn compare(
     b: &ArrayLiteral,
     out_ty: ElementType,
 ) -> R<ArrayLiteral> {
-    if a.ty() != b.ty() {
-        return Err(format!(
-            "operands have different element types {} and {}",
-            a.ty(),
-            b.ty()
-        )
-        .into());
-    }
-    if a.dims() != b.dims() {
-        return Err(format!(
-            "operands have different dimensions {:?} and {:?}",
-            a.dims(),
-            b.dims()
-        )
-        .into());
-    }
+    same_shape(a, b)?;
     let ty = a.ty();
     let ct = cmp_type.unwrap_or_else(|| ComparisonType::default_for(ty));
     let r = compare_vals(dir, ct, decode(a), decode(b), ty)?;

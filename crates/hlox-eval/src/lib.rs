@@ -62,7 +62,7 @@ impl CustomCallHandler for NoCustomCalls {
         Err(format!(
             "no custom-call handler: cannot run target {}; evaluate with a CustomCallHandler that registers it",
             call.target
-        ).into())
+        ))
     }
 }
 
@@ -91,7 +91,7 @@ pub enum EvalError {
         instruction: String,
         opcode: &'static str,
         #[source]
-        source: OpError,
+        source: Box<OpError>,
     },
     #[error("in computation `{computation}`, custom-call `{instruction}` to target `{target}` failed: {message}")]
     CustomCall {
@@ -304,7 +304,7 @@ impl<'a> Interp<'a> {
                 computation: c.name.clone(),
                 instruction: c.root.to_string(),
                 opcode: "root",
-                source: OpError::Invalid("root instruction does not exist".into()),
+                source: Box::new(OpError::Invalid("root instruction does not exist".into())),
             });
         }
         for (id, inst) in c.instructions.iter() {
@@ -312,7 +312,7 @@ impl<'a> Interp<'a> {
                 computation: c.name.clone(),
                 instruction: inst.name.clone(),
                 opcode: inst.op.name(),
-                source,
+                source: Box::new(source),
             };
             // Operands must be evaluated already (topological order).
             let mut ops: Vec<&Literal> = Vec::with_capacity(inst.operands.len());
@@ -540,7 +540,7 @@ impl<'a> Interp<'a> {
                     out()?,
                 )?)
             }
-            Op::Reduce { dimensions } => {
+            Op::Reduce { .. } | Op::ReduceWindow { .. } => {
                 let n = ops.len() / 2;
                 if ops.len() & 1 == 1 || n == 0 {
                     return Err(format!(
@@ -554,24 +554,13 @@ impl<'a> Interp<'a> {
                 let callee = self.called(inst, 0)?;
                 let call = |xs: Vec<Literal>| self.run(callee, xs).map_err(Fail::from);
                 let f = self.func(inst, 0, &call)?;
-                let r = compute::reduce(&inputs, &inits, dimensions, &f)?;
-                Ok(tuple_if_many(r))
-            }
-            Op::ReduceWindow { window } => {
-                let n = ops.len() / 2;
-                if ops.len() & 1 == 1 || n == 0 {
-                    return Err(format!(
-                        "expects N inputs and N init values, has {} operands",
-                        ops.len()
-                    )
-                    .into());
-                }
-                let inputs = (0..n).map(a).collect::<Result<Vec<_>, _>>()?;
-                let inits = (n..2 * n).map(a).collect::<Result<Vec<_>, _>>()?;
-                let callee = self.called(inst, 0)?;
-                let call = |xs: Vec<Literal>| self.run(callee, xs).map_err(Fail::from);
-                let f = self.func(inst, 0, &call)?;
-                let r = compute::reduce_window(&inputs, &inits, window, &f)?;
+                let r = match &inst.op {
+                    Op::ReduceWindow { window } => {
+                        compute::reduce_window(&inputs, &inits, window, &f)?
+                    }
+                    Op::Reduce { dimensions } => compute::reduce(&inputs, &inits, dimensions, &f)?,
+                    _ => return Err("not a reduce".into()),
+                };
                 Ok(tuple_if_many(r))
             }
             Op::SelectAndScatter { window } => {

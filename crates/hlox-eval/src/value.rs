@@ -137,20 +137,10 @@ fn f64_to_int(v: f64, ty: ElementType) -> Scalar {
     }
 }
 
+/// As [`f64_to_int`] (every f32 is exactly an f64, and the saturating
+/// conversion depends only on the value).
 fn f32_to_int(v: f32, ty: ElementType) -> Scalar {
-    use ElementType::*;
-    match ty {
-        Pred => Scalar::U((v != 0.0) as u64),
-        S8 => Scalar::S((v as i8) as i64),
-        S16 => Scalar::S((v as i16) as i64),
-        S32 => Scalar::S((v as i32) as i64),
-        S64 => Scalar::S(v as i64),
-        U8 => Scalar::U((v as u8) as u64),
-        U16 => Scalar::U((v as u16) as u64),
-        U32 => Scalar::U((v as u32) as u64),
-        U64 => Scalar::U(v as u64),
-        _ => unreachable!(),
-    }
+    f64_to_int(v as f64, ty)
 }
 
 #[derive(Copy, Clone)]

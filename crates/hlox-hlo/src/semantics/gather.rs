@@ -151,6 +151,7 @@ fn batching(
 /// Offsets into an index array (element strides `strides`) of the index
 /// vector at batch position `batch`: (first component, step between
 /// components).
+#[inline]
 fn vector_offsets(
     ivd: Option<usize>,
     index_batch_dims: &[usize],
@@ -297,12 +298,14 @@ impl GatherPlan {
 
     /// The largest start along operand dimension `d` (starts clamp into
     /// `0..=max_start(d)` so that the slice fits).
+    #[inline]
     pub fn max_start(&self, d: usize) -> i64 {
         (self.operand_dims[d] - self.slice_sizes[d]).max(0)
     }
 
     /// Offsets into an index array with element strides `strides` of the
     /// index vector at batch position `batch`: (first component, step).
+    #[inline]
     pub fn vector_offsets(&self, batch: &[usize], strides: &[usize]) -> (usize, usize) {
         vector_offsets(
             self.index_vector_dim,
@@ -315,6 +318,7 @@ impl GatherPlan {
     /// The slice start in the operand at batch position `batch` (one index
     /// per `batch_out_dims` entry); `component(k)` reads component `k` of
     /// that batch position's index vector.
+    #[inline]
     pub fn start(
         &self,
         batch: &[usize],
@@ -465,6 +469,7 @@ impl ScatterPlan {
 
     /// Offsets into an index array with element strides `strides` of the
     /// index vector at scatter position `scatter`: (first component, step).
+    #[inline]
     pub fn vector_offsets(&self, scatter: &[usize], strides: &[usize]) -> (usize, usize) {
         vector_offsets(
             self.index_vector_dim,
@@ -477,6 +482,7 @@ impl ScatterPlan {
     /// The window start in the operand at scatter position `scatter` (one
     /// index per `update_scatter_dims` entry; `component(k)` reads
     /// component `k` of its index vector), and whether the window fits.
+    #[inline]
     pub fn start(
         &self,
         scatter: &[usize],
@@ -494,6 +500,7 @@ impl ScatterPlan {
     }
 
     /// Whether the window starting at `start` lies inside the operand.
+    #[inline]
     pub fn fits(&self, start: &[i64]) -> bool {
         start
             .iter()
@@ -510,13 +517,9 @@ mod tests {
     #[test]
     fn gather_rows_with_clamping() {
         // operand f32[5,3], indices s32[2] (rows 1 and 9), slices of one row.
-        let dn = GatherDimensionNumbers {
-            offset_dims: vec![1],
-            collapsed_slice_dims: vec![0],
-            start_index_map: vec![0],
-            index_vector_dim: 1,
-            ..Default::default()
-        };
+        let mut dn = GatherDimensionNumbers::default();
+        (dn.offset_dims, dn.collapsed_slice_dims) = (vec![1], vec![0]);
+        (dn.start_index_map, dn.index_vector_dim) = (vec![0], 1);
         let p = GatherPlan::new(&dn, &[1, 3], &[5, 3], &[2], &[2, 3]).unwrap();
         assert_eq!(p.index_vector_dim, None);
         assert_eq!(p.window_operand_dims, vec![1]);

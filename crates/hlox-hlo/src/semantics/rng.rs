@@ -42,7 +42,7 @@ pub fn threefry2x32(x: [u32; 2], key: [u32; 2]) -> [u32; 2] {
 
 /// The four rotation distances of ThreeFry round group `i`.
 pub fn threefry_rotations(i: usize) -> &'static [u32] {
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         &THREEFRY_ROTATIONS[0..4]
     } else {
         &THREEFRY_ROTATIONS[4..8]

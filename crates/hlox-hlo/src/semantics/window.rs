@@ -143,6 +143,7 @@ impl WindowTable {
     /// Calls `f(base index)` for each window element of output position
     /// `o` that reads the base (not padding), in window row-major order.
     /// `k` and `base` are scratch of the rank's length.
+    #[inline]
     pub fn for_each(
         &self,
         o: &[usize],
