@@ -1580,6 +1580,51 @@ fn run_on_every_backend(
     runs
 }
 
+/// With the HLO passes off, a row reduce and the broadcast of its result
+/// are separate kernels: the reduce a warp per row, the broadcast and the
+/// divide one thread per element reading the reduce's buffer. (They were
+/// once planned as row fusions of the whole entry computation, and both the
+/// NVPTX and the emulation kernels failed to compile with "x: parameter 0
+/// has no value in this context".) The values are checked by
+/// tests/filetests/cuda/unfused_row_reduce_broadcast.hlo.
+#[test]
+fn unfused_row_reduce_then_broadcast_is_not_a_row_fusion() {
+    use hlox_cuda::plan::KernelKind;
+    let m = parse_module(
+        r#"HloModule reduce_broadcast_divide
+add_r {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4,70] parameter(0)
+  zero = f32[] constant(0)
+  sm = f32[4] reduce(x, zero), dimensions={1}, to_apply=add_r
+  sb = f32[4,70] broadcast(sm), dimensions={0}
+  ROOT out = f32[4,70] divide(x, sb)
+}"#,
+    )
+    .expect("parse");
+    let o = CudaCompileOptions {
+        hlo_passes: false,
+        ..Default::default()
+    };
+    let c = compile(&m, &o).expect("compiles with the passes off");
+    assert_eq!(
+        count_kernels(&c, |k| matches!(k, KernelKind::RowFusion { .. })),
+        0
+    );
+    assert_eq!(
+        count_kernels(&c, |k| matches!(k, KernelKind::ReduceRows { outputs: 4 })),
+        1
+    );
+    assert_eq!(count_kernels(&c, |k| *k == KernelKind::Elemental), 2);
+    if let Some(px) = ptxas() {
+        assemble(&px, &c.ptx, "sm_80", "unfused_row_reduce").expect("ptxas");
+    }
+}
+
 /// Reductions with few outputs and many elements each run as two kernels
 /// (parts over many threads, then an in-order combine): they give the
 /// evaluator's results (integers, max/min and predicates exactly, float
