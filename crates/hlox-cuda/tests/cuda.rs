@@ -1104,8 +1104,10 @@ fn dump_dir_holds_hlo_plan_llvm_ir_and_ptx() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Options the backend cannot honour are compile errors. (Opcodes it does
+/// not compile are too: tests/filetests/cuda/unsupported.hlo.)
 #[test]
-fn bad_options_and_unsupported_ops_are_compile_errors() {
+fn bad_options_are_compile_errors() {
     let m = parse_module(
         "HloModule m\n\nENTRY e {\n  x = f32[4]{0} parameter(0)\n  ROOT y = f32[4]{0} negate(x)\n}\n",
     )
@@ -1116,24 +1118,6 @@ fn bad_options_and_unsupported_ops_are_compile_errors() {
     };
     let e = compile(&m, &o).expect_err("bad sm");
     assert!(e.to_string().contains("sm_<number>"), "{e}");
-    // A map whose computation is not scalar (it loops).
-    let m = parse_module(
-        "HloModule w\n\ncond {\n  p = f32[] parameter(0)\n  ROOT c = pred[] compare(p, p), direction=LT\n}\n\n\
-         body {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n\n\
-         f {\n  x = f32[] parameter(0)\n  ROOT w = f32[] while(x), condition=cond, body=body\n}\n\n\
-         ENTRY e {\n  x = f32[4]{0} parameter(0)\n  ROOT m = f32[4]{0} map(x), dimensions={0}, to_apply=f\n}\n",
-    )
-    .expect("parse");
-    let o = CudaCompileOptions {
-        hlo_passes: false,
-        ..Default::default()
-    };
-    let e = compile(&m, &o).expect_err("map of a loop");
-    assert!(
-        e.to_string()
-            .starts_with("m: not yet supported on CUDA: map "),
-        "{e}"
-    );
 }
 
 // ---------------------------------------------------------------------------
@@ -1550,15 +1534,22 @@ fn count_kernels(
 
 /// `m` compiled with each of `fusions` (`hlo_passes`): every compiled
 /// program given to `check_plan` (with its fusion) and its PTX assembled
-/// for sm_80 when ptxas is present; then run with `args` on every backend.
+/// for sm_80 when ptxas is present; then run with `args` on each of `bes`,
+/// output `k` of every run compared with the evaluator's within `tol(k)`
+/// (`(rtol, atol)`; `None`: the caller checks that output itself).
 /// Returns what ran ("<backend> fused <f>") and its result leaves.
-fn run_on_every_backend(
+fn assert_matches_evaluator(
     test: &str,
     m: &hlox_hlo::Module,
     args: &[hlox_hlo::Literal],
+    bes: &[Backend],
     fusions: &[bool],
     check_plan: impl Fn(&hlox_cuda::CompiledModule, bool),
+    tol: impl Fn(usize) -> Option<(f64, f64)>,
 ) -> Vec<(String, Vec<hlox_hlo::Literal>)> {
+    let want = hlox_eval::evaluate_with_registry(m, args, &Registry::new())
+        .expect("evaluator")
+        .into_leaves();
     let ptxas = ptxas();
     let mut runs = Vec::new();
     for &fused in fusions {
@@ -1571,13 +1562,49 @@ fn run_on_every_backend(
         if let Some(px) = &ptxas {
             assemble(px, &c.ptx, "sm_80", &format!("{test}{fused}")).expect("ptxas");
         }
-        for be in backends(test) {
+        for be in bes {
             let exe = be.build(m, &o).expect("builds");
             let got = exe.execute(args).expect("runs").into_leaves();
-            runs.push((format!("{} fused {fused}", be.name()), got));
+            let what = format!("{} fused {fused}", be.name());
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                if let Some((rtol, atol)) = tol(k) {
+                    hlox_tests::compare_literals(g, w, rtol, atol)
+                        .unwrap_or_else(|e| panic!("{test}: {what}: output {k}: {e}"));
+                }
+            }
+            runs.push((what, got));
         }
     }
     runs
+}
+
+/// The module of the one-case filetest `tests/filetests/cuda/NAME` and its
+/// `args: random(seed)` arguments (as the filetest runner makes them). The
+/// file holds the program and runs it in emulation against the
+/// interpreter; the Rust test beside it checks what a file cannot say:
+/// kernel plans, ptxas, the GPU.
+fn filetest_module(name: &str, seed: u64) -> (hlox_hlo::Module, Vec<hlox_hlo::Literal>) {
+    let path = hlox_tests::workspace_root()
+        .join("tests/filetests/cuda")
+        .join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let m = parse_module(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let args = m
+        .entry_computation()
+        .program_shape()
+        .parameters
+        .iter()
+        .enumerate()
+        .map(|(i, s)| hlox_tests::random_literal(s, seed + i as u64))
+        .collect();
+    (m, args)
+}
+
+/// The GPU backend alone (none without a GPU): for the tests whose
+/// emulation runs are filetests.
+fn gpu_backends(test: &str) -> Vec<Backend> {
+    gpu(test).map(Backend::Gpu).into_iter().collect()
 }
 
 /// With the HLO passes off, a row reduce and the broadcast of its result
@@ -1694,13 +1721,12 @@ ENTRY e {
         random_literal("pred", &[4096, 4], 5),
         random_literal("f32", &[8192, 64], 6),
     ];
-    let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
-        .expect("evaluator")
-        .into_leaves();
-    let runs = run_on_every_backend(
-        "split_reductions_match_the_evaluator",
+    let test = "split_reductions_match_the_evaluator";
+    let runs = assert_matches_evaluator(
+        test,
         &m,
         &args,
+        &backends(test),
         &[false, true],
         |c, fused| {
             let splits = c
@@ -1725,6 +1751,12 @@ ENTRY e {
             });
             assert_eq!(warp_combines, 5, "fused {fused}");
         },
+        // Outputs 0, 1 and 7 below; `small` (6) within rounding.
+        |k| match k {
+            0 | 1 | 7 => None,
+            6 => Some((1e-6, 1e-6)),
+            _ => Some((0.0, 0.0)),
+        },
     );
     for (what, got) in runs {
         // The float sums of 2^20 elements: against the exact (f64) sums
@@ -1741,34 +1773,26 @@ ENTRY e {
                 "{what}: output {k}: {g} vs exact {e}"
             );
         }
-        for (k, (g, w)) in got.iter().zip(&want).enumerate().skip(2) {
-            if k == 7 {
-                // Column sums of 8192 values in [-1, 1] (2048 parts of 4,
-                // a warp combining them): against the exact sums, the
-                // evaluator's in-order sums being the less accurate.
-                let zs = args[5].to_vec::<f32>().expect("f32");
-                let g = g.to_vec::<f32>().expect("f32");
-                for (col, &gv) in g.iter().enumerate() {
-                    let e: f64 = zs.iter().skip(col).step_by(64).map(|&v| v as f64).sum();
-                    // Rounding scales with the partial sums, not the
-                    // (cancelled) total: about 4e-5 here; one element
-                    // dropped or counted twice would be ~0.5.
-                    let abs: f64 = zs
-                        .iter()
-                        .skip(col)
-                        .step_by(64)
-                        .map(|&v| v.abs() as f64)
-                        .sum();
-                    assert!(
-                        (gv as f64 - e).abs() <= 1e-8 * abs + 1e-6 * e.abs(),
-                        "{what}: column {col}: {gv} vs exact {e}"
-                    );
-                }
-                continue;
-            }
-            let (rtol, atol) = if k == 6 { (1e-6, 1e-6) } else { (0.0, 0.0) };
-            hlox_tests::compare_literals(g, w, rtol, atol)
-                .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
+        // Column sums of 8192 values in [-1, 1] (2048 parts of 4,
+        // a warp combining them): against the exact sums, the
+        // evaluator's in-order sums being the less accurate.
+        let zs = args[5].to_vec::<f32>().expect("f32");
+        let g = got[7].to_vec::<f32>().expect("f32");
+        for (col, &gv) in g.iter().enumerate() {
+            let e: f64 = zs.iter().skip(col).step_by(64).map(|&v| v as f64).sum();
+            // Rounding scales with the partial sums, not the
+            // (cancelled) total: about 4e-5 here; one element
+            // dropped or counted twice would be ~0.5.
+            let abs: f64 = zs
+                .iter()
+                .skip(col)
+                .step_by(64)
+                .map(|&v| v.abs() as f64)
+                .sum();
+            assert!(
+                (gv as f64 - e).abs() <= 1e-8 * abs + 1e-6 * e.abs(),
+                "{what}: column {col}: {gv} vs exact {e}"
+            );
         }
     }
 }
@@ -1930,14 +1954,13 @@ ENTRY e {
         random_literal("s64", &[100, 2048], 14),
         random_literal("u16", &[400, 2048], 15),
     ];
-    let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
-        .expect("evaluator")
-        .into_leaves();
+    let test = "row_reductions_run_a_warp_per_row_and_match_the_evaluator";
     let checked = std::cell::Cell::new(0);
-    let runs = run_on_every_backend(
-        "row_reductions_run_a_warp_per_row_and_match_the_evaluator",
+    assert_matches_evaluator(
+        test,
         &m,
         &args,
+        &backends(test),
         &[false, true],
         |c, fused| {
             use hlox_cuda::plan::KernelKind;
@@ -1962,23 +1985,17 @@ ENTRY e {
             );
             checked.set(checked.get() + 1);
         },
+        // Float sums and products in another order: within rounding (the
+        // sums of thousands of values in [-1, 1] cancel to about 1, so
+        // their rounding is absolute: the evaluator's in-order sum is the
+        // less accurate one).
+        |k| match k {
+            1 | 3 | 9 => Some((1e-5, 1e-5)),
+            7 | 8 => Some((1e-5, 1e-4)),
+            _ => Some((0.0, 0.0)),
+        },
     );
     assert_eq!(checked.get(), 2);
-    for (what, got) in runs {
-        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-            // Float sums and products in another order: within rounding
-            // (the sums of thousands of values in [-1, 1] cancel to about
-            // 1, so their rounding is absolute: the evaluator's in-order
-            // sum is the less accurate one).
-            let (rtol, atol) = match k {
-                1 | 3 | 9 => (1e-5, 1e-5),
-                7 | 8 => (1e-5, 1e-4),
-                _ => (0.0, 0.0),
-            };
-            hlox_tests::compare_literals(g, w, rtol, atol)
-                .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
-        }
-    }
     // Whole warps per block, or the lanes of a row would straddle blocks.
     let odd = CudaCompileOptions {
         block_size: 100,
@@ -1993,96 +2010,19 @@ ENTRY e {
 /// that computes the row's reductions once, then the row's elements; a
 /// loop fusion whose reduction is not per row (here reversed before it is
 /// broadcast) keeps one thread per element. Unfused, the reductions run a
-/// warp per row on their own. The evaluator's results within float
-/// rounding, on every backend.
+/// warp per row on their own. The program and its emulated runs against
+/// the interpreter are the filetest `tests/filetests/cuda/row_fusions.hlo`;
+/// here the plans, ptxas, and the evaluator's results within float
+/// rounding on the GPU when there is one.
 #[test]
 fn row_fusions_reduce_each_row_once_and_match_the_evaluator() {
-    let m = parse_module(
-        r#"HloModule row_fusions
-
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT r = f32[] add(a, b)
-}
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT r = f32[] maximum(a, b)
-}
-fused_rev {
-  p = f32[64,128]{1,0} parameter(0)
-  z = f32[] constant(0)
-  r = f32[64]{0} reduce(p, z), dimensions={1}, to_apply=add_f32
-  rv = f32[64]{0} reverse(r), dimensions={0}
-  b = f32[64,128]{1,0} broadcast(rv), dimensions={0}
-  ROOT o = f32[64,128]{1,0} subtract(p, b)
-}
-
-ENTRY e {
-  x = f32[300,1000]{1,0} parameter(0)
-  g = f32[1000]{0} parameter(1)
-  h = f32[1000]{0} parameter(2)
-  t = f32[4,300,50]{1,2,0} parameter(3)
-  q = f32[64,128]{1,0} parameter(4)
-  ninf = f32[] constant(-inf)
-  zf = f32[] constant(0)
-  mx = f32[300]{0} reduce(x, ninf), dimensions={1}, to_apply=max_f32
-  mb = f32[300,1000]{1,0} broadcast(mx), dimensions={0}
-  d = f32[300,1000]{1,0} subtract(x, mb)
-  ex = f32[300,1000]{1,0} exponential(d)
-  sm = f32[300]{0} reduce(ex, zf), dimensions={1}, to_apply=add_f32
-  sb = f32[300,1000]{1,0} broadcast(sm), dimensions={0}
-  softmax = f32[300,1000]{1,0} divide(ex, sb)
-  lsm = f32[300]{0} log(sm)
-  lb = f32[300,1000]{1,0} broadcast(lsm), dimensions={0}
-  logsoftmax = f32[300,1000]{1,0} subtract(d, lb)
-  k = f32[] constant(1000)
-  n = f32[300]{0} broadcast(k), dimensions={}
-  s1 = f32[300]{0} reduce(x, zf), dimensions={1}, to_apply=add_f32
-  mean = f32[300]{0} divide(s1, n)
-  meanb = f32[300,1000]{1,0} broadcast(mean), dimensions={0}
-  c = f32[300,1000]{1,0} subtract(x, meanb)
-  c2 = f32[300,1000]{1,0} multiply(c, c)
-  s2 = f32[300]{0} reduce(c2, zf), dimensions={1}, to_apply=add_f32
-  var = f32[300]{0} divide(s2, n)
-  e5 = f32[] constant(1e-5)
-  eps = f32[300]{0} broadcast(e5), dimensions={}
-  ve = f32[300]{0} add(var, eps)
-  rs = f32[300]{0} rsqrt(ve)
-  rb = f32[300,1000]{1,0} broadcast(rs), dimensions={0}
-  y = f32[300,1000]{1,0} multiply(c, rb)
-  gb = f32[300,1000]{1,0} broadcast(g), dimensions={1}
-  hb = f32[300,1000]{1,0} broadcast(h), dimensions={1}
-  yg = f32[300,1000]{1,0} multiply(y, gb)
-  layernorm = f32[300,1000]{1,0} add(yg, hb)
-  tm = f32[4,50]{1,0} reduce(t, ninf), dimensions={1}, to_apply=max_f32
-  tb = f32[4,300,50]{1,2,0} broadcast(tm), dimensions={0,2}
-  td = f32[4,300,50]{1,2,0} subtract(t, tb)
-  te = f32[4,300,50]{1,2,0} exponential(td)
-  ts = f32[4,50]{1,0} reduce(te, zf), dimensions={1}, to_apply=add_f32
-  tsb = f32[4,300,50]{1,2,0} broadcast(ts), dimensions={0,2}
-  tsoft = f32[4,300,50]{1,2,0} divide(te, tsb)
-  rev = f32[64,128]{1,0} fusion(q), kind=kLoop, calls=fused_rev
-  ROOT r = (f32[300,1000]{1,0}, f32[300,1000]{1,0}, f32[300,1000]{1,0}, f32[4,300,50]{1,2,0}, f32[64,128]{1,0}) tuple(softmax, logsoftmax, layernorm, tsoft, rev)
-}
-"#,
-    )
-    .expect("parse");
-    let args = vec![
-        random_literal("f32", &[300, 1000], 11),
-        random_literal("f32", &[1000], 12),
-        random_literal("f32", &[1000], 13),
-        random_literal("f32", &[4, 300, 50], 14),
-        random_literal("f32", &[64, 128], 15),
-    ];
-    let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
-        .expect("evaluator")
-        .into_leaves();
-    let runs = run_on_every_backend(
-        "row_fusions_reduce_each_row_once_and_match_the_evaluator",
+    let test = "row_fusions_reduce_each_row_once_and_match_the_evaluator";
+    let (m, args) = filetest_module("row_fusions.hlo", 11);
+    assert_matches_evaluator(
+        test,
         &m,
         &args,
+        &gpu_backends(test),
         &[false, true],
         |c, fused| {
             use hlox_cuda::plan::KernelKind;
@@ -2107,13 +2047,8 @@ ENTRY e {
                 .expect("a kernel for rev");
             assert_eq!(rev.kind, KernelKind::Elemental, "{plan}");
         },
+        |_| Some((1e-5, 1e-5)),
     );
-    for (what, got) in runs {
-        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-            hlox_tests::compare_literals(g, w, 1e-5, 1e-5)
-                .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
-        }
-    }
 }
 
 /// Long rows are sorted by merge passes (every element in parallel, a
@@ -2180,13 +2115,12 @@ ENTRY e {
         random_literal("f32", &[128], 10),
         random_literal("f32", &[4, 100], 11),
     ];
-    let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
-        .expect("evaluator")
-        .into_leaves();
-    let runs = run_on_every_backend(
-        "long_sorts_merge_in_parallel_and_match_the_evaluator",
+    let test = "long_sorts_merge_in_parallel_and_match_the_evaluator";
+    let runs = assert_matches_evaluator(
+        test,
         &m,
         &args,
+        &backends(test),
         &[false, true],
         |c, fused| {
             let mut merges: Vec<usize> = c
@@ -2204,12 +2138,9 @@ ENTRY e {
             // with one thread each.
             assert_eq!(merges, vec![7, 8, 10, 10], "fused {fused}");
         },
+        |_| Some((0.0, 0.0)),
     );
-    for (what, got) in runs {
-        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-            hlox_tests::compare_literals(g, w, 0.0, 0.0)
-                .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
-        }
+    for (_, got) in runs {
         // Stable: equal keys keep their original (iota) order.
         let (keys, vals) = (
             got[0].to_vec::<f32>().unwrap(),
@@ -2306,13 +2237,12 @@ ENTRY e {
         random_literal("f64", &[300, 8], 27),
         random_literal("f64", &[5000, 8], 28),
     ];
-    let want = hlox_eval::evaluate_with_registry(&m, &args, &Registry::new())
-        .expect("evaluator")
-        .into_leaves();
-    let runs = run_on_every_backend(
-        "large_scatters_combine_atomically_and_match_the_evaluator",
+    let test = "large_scatters_combine_atomically_and_match_the_evaluator";
+    assert_matches_evaluator(
+        test,
         &m,
         &args,
+        &backends(test),
         &[true],
         |c, _| {
             let atomic = c
@@ -2324,18 +2254,12 @@ ENTRY e {
             assert_eq!(atomic, 4, "{}", hlox_cuda::describe(&c.module, &c.program));
             assert!(c.ptx.contains("atom.global.cas.b32") || c.ptx.contains("atom.cas.b32"));
         },
+        |k| match k {
+            0 => Some((1e-5, 1e-5)),
+            3 => Some((1e-12, 1e-12)),
+            _ => Some((0.0, 0.0)),
+        },
     );
-    for (what, got) in runs {
-        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (rtol, atol) = match k {
-                0 => (1e-5, 1e-5),
-                3 => (1e-12, 1e-12),
-                _ => (0.0, 0.0),
-            };
-            hlox_tests::compare_literals(g, w, rtol, atol)
-                .unwrap_or_else(|e| panic!("{what}: output {k}: {e}"));
-        }
-    }
 }
 
 /// Random operands of `ty[4,8]`: floats in [-8, 8] with specials, integers
