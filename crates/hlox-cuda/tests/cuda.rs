@@ -348,10 +348,33 @@ mod math_on_host {
     use inkwell::targets::{InitializationConfig, Target};
     use inkwell::OptimizationLevel;
 
-    type F64x1 = unsafe extern "C" fn(f64) -> f64;
-    type F64x2 = unsafe extern "C" fn(f64, f64) -> f64;
-    type F32x1 = unsafe extern "C" fn(f32) -> f32;
-    type F32x2 = unsafe extern "C" fn(f32, f32) -> f32;
+    use inkwell::execution_engine::{ExecutionEngine, UnsafeFunctionPointer};
+
+    /// The JIT-compiled `t_{name}_{bits}` called with `x`, and with `y` too
+    /// when it takes `n == 2` arguments.
+    ///
+    /// # Safety
+    /// The function has that signature over `T`.
+    unsafe fn call<T>(ee: &ExecutionEngine<'_>, name: &str, bits: u32, n: usize, x: T, y: T) -> T
+    where
+        unsafe extern "C" fn(T) -> T: UnsafeFunctionPointer,
+        unsafe extern "C" fn(T, T) -> T: UnsafeFunctionPointer,
+    {
+        let sym = format!("t_{name}_{bits}");
+        unsafe {
+            if n == 2 {
+                let f = ee
+                    .get_function::<unsafe extern "C" fn(T, T) -> T>(&sym)
+                    .expect("fn");
+                f.call(x, y)
+            } else {
+                let f = ee
+                    .get_function::<unsafe extern "C" fn(T) -> T>(&sym)
+                    .expect("fn");
+                f.call(x)
+            }
+        }
+    }
 
     const FNS: &[(MathFn, &str, usize)] = &[
         (MathFn::Exp, "exp", 1),
@@ -571,19 +594,8 @@ mod math_on_host {
                         (x, y)
                     };
                     let want = reference(name, x, y);
-                    let got = unsafe {
-                        if n == 2 {
-                            let f = ee
-                                .get_function::<F64x2>(&format!("t_{name}_64"))
-                                .expect("fn");
-                            f.call(x, y)
-                        } else {
-                            let f = ee
-                                .get_function::<F64x1>(&format!("t_{name}_64"))
-                                .expect("fn");
-                            f.call(x)
-                        }
-                    };
+                    // SAFETY: t_{name}_64 takes n f64s and returns one.
+                    let got = unsafe { call(&ee, name, 64, n, x, y) };
                     // Relative bound near results that underflow (denormals).
                     let d = if want != 0.0 && want.abs() < f64::MIN_POSITIVE * 4.0 {
                         if (got - want).abs() <= 1e-300 {
@@ -605,19 +617,8 @@ mod math_on_host {
                         continue; // denormal f32 inputs are flushed before math calls
                     }
                     let want32 = reference(name, xf as f64, yf as f64) as f32;
-                    let got32 = unsafe {
-                        if n == 2 {
-                            let f = ee
-                                .get_function::<F32x2>(&format!("t_{name}_32"))
-                                .expect("fn");
-                            f.call(xf, yf)
-                        } else {
-                            let f = ee
-                                .get_function::<F32x1>(&format!("t_{name}_32"))
-                                .expect("fn");
-                            f.call(xf)
-                        }
-                    };
+                    // SAFETY: t_{name}_32 takes n f32s and returns one.
+                    let got32 = unsafe { call(&ee, name, 32, n, xf, yf) };
                     if want32 != 0.0 && want32.abs() < f32::MIN_POSITIVE {
                         continue; // denormal f32 results are flushed afterwards
                     }
@@ -1578,18 +1579,28 @@ fn assert_matches_evaluator(
     runs
 }
 
-/// The module of the one-case filetest `tests/filetests/cuda/NAME` and its
-/// `args: random(seed)` arguments (as the filetest runner makes them). The
-/// file holds the program and runs it in emulation against the
-/// interpreter; the Rust test beside it checks what a file cannot say:
-/// kernel plans, ptxas, the GPU.
-fn filetest_module(name: &str, seed: u64) -> (hlox_hlo::Module, Vec<hlox_hlo::Literal>) {
+/// Case `case` (0-based; cases are separated by `// -----` lines) of the
+/// filetest `tests/filetests/cuda/NAME`. The file holds the program as
+/// documentation (and runs it where a file can say how); the Rust test
+/// that reads it checks what a file cannot say: kernel plans, ptxas, made
+/// inputs and oracles, the GPU.
+fn filetest_case(name: &str, case: usize) -> hlox_hlo::Module {
     let path = hlox_tests::workspace_root()
         .join("tests/filetests/cuda")
         .join(name);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let m = parse_module(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let cases: Vec<&str> = text.split("\n// -----\n").collect();
+    let text = cases
+        .get(case)
+        .unwrap_or_else(|| panic!("{} has {} cases", path.display(), cases.len()));
+    parse_module(text).unwrap_or_else(|e| panic!("{} case {case}: {e}", path.display()))
+}
+
+/// The module of the one-case filetest `tests/filetests/cuda/NAME` and its
+/// `args: random(seed)` arguments (as the filetest runner makes them).
+fn filetest_module(name: &str, seed: u64) -> (hlox_hlo::Module, Vec<hlox_hlo::Literal>) {
+    let m = filetest_case(name, 0);
     let args = m
         .entry_computation()
         .program_shape()
@@ -1612,27 +1623,12 @@ fn gpu_backends(test: &str) -> Vec<Backend> {
 /// divide one thread per element reading the reduce's buffer. (They were
 /// once planned as row fusions of the whole entry computation, and both the
 /// NVPTX and the emulation kernels failed to compile with "x: parameter 0
-/// has no value in this context".) The values are checked by
+/// has no value in this context".) The program and its values are
 /// tests/filetests/cuda/unfused_row_reduce_broadcast.hlo.
 #[test]
 fn unfused_row_reduce_then_broadcast_is_not_a_row_fusion() {
     use hlox_cuda::plan::KernelKind;
-    let m = parse_module(
-        r#"HloModule reduce_broadcast_divide
-add_r {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[4,70] parameter(0)
-  zero = f32[] constant(0)
-  sm = f32[4] reduce(x, zero), dimensions={1}, to_apply=add_r
-  sb = f32[4,70] broadcast(sm), dimensions={0}
-  ROOT out = f32[4,70] divide(x, sb)
-}"#,
-    )
-    .expect("parse");
+    let m = filetest_case("unfused_row_reduce_broadcast.hlo", 0);
     let o = CudaCompileOptions {
         hlo_passes: false,
         ..Default::default()
@@ -1658,61 +1654,7 @@ ENTRY e {
 /// sums within rounding), fused and unfused, and their PTX assembles.
 #[test]
 fn split_reductions_match_the_evaluator() {
-    let m = parse_module(
-        r#"HloModule split
-
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT r = f32[] add(a, b)
-}
-add_s32 {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT r = s32[] add(a, b)
-}
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT r = f32[] maximum(a, b)
-}
-min_f64 {
-  a = f64[] parameter(0)
-  b = f64[] parameter(1)
-  ROOT r = f64[] minimum(a, b)
-}
-or_pred {
-  a = pred[] parameter(0)
-  b = pred[] parameter(1)
-  ROOT r = pred[] or(a, b)
-}
-
-ENTRY e {
-  x = f32[1048576]{0} parameter(0)
-  y = s32[4,8192,16]{2,1,0} parameter(1)
-  z = f32[8192,8]{1,0} parameter(2)
-  w = f64[3,50000]{0,1} parameter(3)
-  p = pred[4096,4]{1,0} parameter(4)
-  zc = f32[8192,64]{1,0} parameter(5)
-  zf = f32[] constant(0)
-  zi = s32[] constant(7)
-  ninf = f32[] constant(-inf)
-  big = f64[] constant(inf)
-  no = pred[] constant(false)
-  sum = f32[] reduce(x, zf), dimensions={0}, to_apply=add_f32
-  xx = f32[1048576]{0} multiply(x, x)
-  sumsq = f32[] reduce(xx, zf), dimensions={0}, to_apply=add_f32
-  rows = s32[4,16]{1,0} reduce(y, zi), dimensions={1}, to_apply=add_s32
-  cols = f32[8]{0} reduce(z, ninf), dimensions={0}, to_apply=max_f32
-  mins = f64[3]{0} reduce(w, big), dimensions={1}, to_apply=min_f64
-  any = pred[4]{0} reduce(p, no), dimensions={0}, to_apply=or_pred
-  small = f32[8192]{0} reduce(z, zf), dimensions={1}, to_apply=add_f32
-  colsum = f32[64]{0} reduce(zc, zf), dimensions={0}, to_apply=add_f32
-  ROOT t = (f32[], f32[], s32[4,16]{1,0}, f32[8]{0}, f64[3]{0}, pred[4]{0}, f32[8192]{0}, f32[64]{0}) tuple(sum, sumsq, rows, cols, mins, any, small, colsum)
-}
-"#,
-    )
-    .expect("parse");
+    let m = filetest_case("split_reductions.hlo", 0);
     let args = vec![
         random_literal("f32", &[1048576], 1),
         random_literal("s32", &[4, 8192, 16], 2),
@@ -1807,130 +1749,7 @@ ENTRY e {
 /// fused and unfused; the PTX shuffles and assembles.
 #[test]
 fn row_reductions_run_a_warp_per_row_and_match_the_evaluator() {
-    let m = parse_module(
-        r#"HloModule rows
-
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT r = f32[] add(a, b)
-}
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT r = f32[] maximum(a, b)
-}
-add_s32 {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT r = s32[] add(a, b)
-}
-mul_f64 {
-  a = f64[] parameter(0)
-  b = f64[] parameter(1)
-  ROOT r = f64[] multiply(a, b)
-}
-and_pred {
-  a = pred[] parameter(0)
-  b = pred[] parameter(1)
-  ROOT r = pred[] and(a, b)
-}
-max_s8 {
-  a = s8[] parameter(0)
-  b = s8[] parameter(1)
-  ROOT r = s8[] maximum(a, b)
-}
-min_u64 {
-  a = u64[] parameter(0)
-  b = u64[] parameter(1)
-  ROOT r = u64[] minimum(a, b)
-}
-min_s8 {
-  a = s8[] parameter(0)
-  b = s8[] parameter(1)
-  ROOT r = s8[] minimum(a, b)
-}
-or_pred {
-  a = pred[] parameter(0)
-  b = pred[] parameter(1)
-  ROOT r = pred[] or(a, b)
-}
-max_u32 {
-  a = u32[] parameter(0)
-  b = u32[] parameter(1)
-  ROOT r = u32[] maximum(a, b)
-}
-mul_s64 {
-  a = s64[] parameter(0)
-  b = s64[] parameter(1)
-  ROOT r = s64[] multiply(a, b)
-}
-and_u16 {
-  a = u16[] parameter(0)
-  b = u16[] parameter(1)
-  ROOT r = u16[] and(a, b)
-}
-
-ENTRY e {
-  x = f32[300,1000]{1,0} parameter(0)
-  i = s32[2000,100]{1,0} parameter(1)
-  w = f64[64,67]{1,0} parameter(2)
-  p = pred[50,200]{1,0} parameter(3)
-  b = s8[128,96]{1,0} parameter(4)
-  u = u64[100,130]{1,0} parameter(5)
-  t = f32[16,20,300]{2,1,0} parameter(6)
-  l = f32[8,4096]{1,0} parameter(7)
-  c = f32[500,70]{0,1} parameter(8)
-  s8s = s8[512,2048]{1,0} parameter(9)
-  ps = pred[300,2100]{1,0} parameter(10)
-  fs = f32[600,2048]{1,0} parameter(11)
-  u32s = u32[200,2100]{1,0} parameter(12)
-  s64s = s64[100,2048]{1,0} parameter(13)
-  u16s = u16[400,2048]{1,0} parameter(14)
-  s8max = s8[] constant(100)
-  no = pred[] constant(false)
-  u32z = u32[] constant(5)
-  s64one = s64[] constant(1)
-  u16ones = u16[] constant(65535)
-  zf = f32[] constant(0)
-  ninf = f32[] constant(-inf)
-  zi = s32[] constant(3)
-  one = f64[] constant(1)
-  h = f64[] constant(1.5)
-  half = f64[64,67]{1,0} broadcast(h), dimensions={}
-  yes = pred[] constant(true)
-  lo = s8[] constant(-128)
-  hi = u64[] constant(18446744073709551615)
-  mx = f32[300]{0} reduce(x, ninf), dimensions={1}, to_apply=max_f32
-  mb = f32[300,1000]{1,0} broadcast(mx), dimensions={0}
-  d = f32[300,1000]{1,0} subtract(x, mb)
-  ex = f32[300,1000]{1,0} exponential(d)
-  sm = f32[300]{0} reduce(ex, zf), dimensions={1}, to_apply=add_f32
-  si = s32[2000]{0} reduce(i, zi), dimensions={1}, to_apply=add_s32
-  ws = f64[64,67]{1,0} add(w, half)
-  pw = f64[64]{0} reduce(ws, one), dimensions={1}, to_apply=mul_f64
-  all = pred[50]{0} reduce(p, yes), dimensions={1}, to_apply=and_pred
-  mb8 = s8[128]{0} reduce(b, lo), dimensions={1}, to_apply=max_s8
-  mu = u64[100]{0} reduce(u, hi), dimensions={1}, to_apply=min_u64
-  st = f32[20]{0} reduce(t, zf), dimensions={0,2}, to_apply=add_f32
-  sl = f32[8]{0} reduce(l, zf), dimensions={1}, to_apply=add_f32
-  sc = f32[70]{0} reduce(c, zf), dimensions={0}, to_apply=add_f32
-  r1 = s8[512]{0} reduce(s8s, s8max), dimensions={1}, to_apply=min_s8
-  r2 = pred[300]{0} reduce(ps, no), dimensions={1}, to_apply=or_pred
-  r3 = f32[600]{0} reduce(fs, ninf), dimensions={1}, to_apply=max_f32
-  r4 = u32[200]{0} reduce(u32s, u32z), dimensions={1}, to_apply=max_u32
-  odd = s64[100,2048]{1,0} broadcast(s64one), dimensions={}
-  s64o = s64[100,2048]{1,0} or(s64s, odd)
-  r5 = s64[100]{0} reduce(s64o, s64one), dimensions={1}, to_apply=mul_s64
-  f0 = u16[] constant(61680)
-  f0s = u16[400,2048]{1,0} broadcast(f0), dimensions={}
-  u16f = u16[400,2048]{1,0} or(u16s, f0s)
-  r6 = u16[400]{0} reduce(u16f, u16ones), dimensions={1}, to_apply=and_u16
-  ROOT r = (f32[300]{0}, f32[300]{0}, s32[2000]{0}, f64[64]{0}, pred[50]{0}, s8[128]{0}, u64[100]{0}, f32[20]{0}, f32[8]{0}, f32[70]{0}, s8[512]{0}, pred[300]{0}, f32[600]{0}, u32[200]{0}, s64[100]{0}, u16[400]{0}) tuple(mx, sm, si, pw, all, mb8, mu, st, sl, sc, r1, r2, r3, r4, r5, r6)
-}
-"#,
-    )
-    .expect("parse");
+    let m = filetest_case("row_reductions.hlo", 0);
     // Mostly-true predicates, so that "and" is not always false.
     let mostly_true = map_bytes(random_literal("pred", &[50, 200], 4), |_, b| (b == 0) as u8);
     let args = vec![
@@ -2057,46 +1876,7 @@ fn row_fusions_reduce_each_row_once_and_match_the_evaluator() {
 /// not powers of two; exactly the evaluator's results; the PTX assembles.
 #[test]
 fn long_sorts_merge_in_parallel_and_match_the_evaluator() {
-    let m = parse_module(
-        r#"HloModule sorts
-
-lt_key {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  c = s32[] parameter(2)
-  d = s32[] parameter(3)
-  ROOT lt = pred[] compare(a, b), direction=LT
-}
-gt_s32 {
-  a = s32[] parameter(0)
-  b = s32[] parameter(1)
-  ROOT gt = pred[] compare(a, b), direction=GT
-}
-lt_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT lt = pred[] compare(a, b), direction=LT
-}
-
-ENTRY e {
-  k = f32[3,1000]{1,0} parameter(0)
-  c = s32[700,3]{0,1} parameter(1)
-  x = f32[129]{0} parameter(2)
-  y = f32[128]{0} parameter(3)
-  z = f32[4,100]{1,0} parameter(4)
-  v = s32[3,1000]{1,0} iota(), iota_dimension=1
-  s = (f32[3,1000]{1,0}, s32[3,1000]{1,0}) sort(k, v), dimensions={1}, is_stable=true, to_apply=lt_key
-  sk = f32[3,1000]{1,0} get-tuple-element(s), index=0
-  sv = s32[3,1000]{1,0} get-tuple-element(s), index=1
-  d = s32[700,3]{0,1} sort(c), dimensions={0}, to_apply=gt_s32
-  sx = f32[129]{0} sort(x), dimensions={0}, to_apply=lt_f32
-  sy = f32[128]{0} sort(y), dimensions={0}, to_apply=lt_f32
-  sz = f32[4,100]{1,0} sort(z), dimensions={1}, to_apply=lt_f32
-  ROOT t = (f32[3,1000]{1,0}, s32[3,1000]{1,0}, s32[700,3]{0,1}, f32[129]{0}, f32[128]{0}, f32[4,100]{1,0}) tuple(sk, sv, d, sx, sy, sz)
-}
-"#,
-    )
-    .expect("parse");
+    let m = filetest_case("long_sorts.hlo", 0);
     // Keys with many ties (stability shows), integers with ties.
     let ties = |l: hlox_hlo::Literal| {
         let v: Vec<f32> = l
@@ -2165,50 +1945,7 @@ ENTRY e {
 /// rounding, since the order of the adds differs, as on XLA:GPU).
 #[test]
 fn large_scatters_combine_atomically_and_match_the_evaluator() {
-    let m = parse_module(
-        r#"HloModule scatters
-
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT r = f32[] add(a, b)
-}
-set_s32 {
-  a = s32[] parameter(0)
-  ROOT b = s32[] parameter(1)
-}
-max_s64 {
-  a = s64[] parameter(0)
-  b = s64[] parameter(1)
-  ROOT r = s64[] maximum(a, b)
-}
-add_f64 {
-  a = f64[] parameter(0)
-  b = f64[] parameter(1)
-  ROOT r = f64[] add(a, b)
-}
-
-ENTRY e {
-  op = f32[1000,16]{1,0} parameter(0)
-  idx = s32[5000,1]{1,0} parameter(1)
-  upd = f32[5000,16]{1,0} parameter(2)
-  op2 = s32[4096]{0} parameter(3)
-  idx2 = s32[2048]{0} parameter(4)
-  upd2 = s32[2048]{0} parameter(5)
-  op3 = s64[64]{0} parameter(6)
-  idx3 = s32[3000]{0} parameter(7)
-  upd3 = s64[3000]{0} parameter(8)
-  op4 = f64[300,8]{0,1} parameter(9)
-  upd4 = f64[5000,8]{1,0} parameter(10)
-  sa = f32[1000,16]{1,0} scatter(op, idx, upd), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f32
-  ss = s32[4096]{0} scatter(op2, idx2, upd2), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=set_s32
-  sm = s64[64]{0} scatter(op3, idx3, upd3), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=max_s64
-  sd = f64[300,8]{0,1} scatter(op4, idx, upd4), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add_f64
-  ROOT t = (f32[1000,16]{1,0}, s32[4096]{0}, s64[64]{0}, f64[300,8]{0,1}) tuple(sa, ss, sm, sd)
-}
-"#,
-    )
-    .expect("parse");
+    let m = filetest_case("large_scatters.hlo", 0);
     let mut r = 12345u64;
     let mut next = |n: i64| {
         r ^= r << 13;
