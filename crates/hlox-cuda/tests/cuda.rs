@@ -1401,6 +1401,29 @@ fn corpus_runs_in_host_emulation() {
     assert!(replayed >= 80, "only {replayed} replayed");
 }
 
+/// `m` with the custom-call targets of `registry`, built on every backend
+/// and run twice (the second run may replay the first) on
+/// `x = f32[4] {1, 2, 3, 4}`; each run's result given to `check` with the
+/// backend's name.
+fn run_twice_with_targets(
+    test: &str,
+    m: &hlox_hlo::Module,
+    registry: Registry,
+    check: impl Fn(&str, Result<hlox_hlo::Literal, hlox_cuda::runtime::RuntimeError>),
+) {
+    let o = CudaCompileOptions {
+        registry: Some(Arc::new(registry)),
+        ..Default::default()
+    };
+    let x = hlox_hlo::Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
+    for be in backends(test) {
+        let exe = be.build(m, &o).expect("builds");
+        for _ in 0..2 {
+            check(be.name(), exe.execute(std::slice::from_ref(&x)));
+        }
+    }
+}
+
 #[test]
 fn failing_custom_call_stops_the_run_with_its_message() {
     let m = parse_module(
@@ -1412,26 +1435,14 @@ fn failing_custom_call_stops_the_run_with_its_message() {
     let r = Registry::new();
     r.register_fn("fails", Platform::Cuda, test_targets::fails)
         .expect("register");
-    let o = CudaCompileOptions {
-        registry: Some(Arc::new(r)),
-        ..Default::default()
-    };
-    for be in backends("failing_custom_call_stops_the_run_with_its_message") {
-        let exe = be.build(&m, &o).expect("builds");
-        let x = hlox_hlo::Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
-        for _ in 0..2 {
-            let e = exe
-                .execute(std::slice::from_ref(&x))
-                .expect_err("the target fails");
-            let e = e.to_string();
-            assert!(
-                e.starts_with("c: CustomCall failed: target \"fails\"")
-                    && e.contains("out of cheese"),
-                "{}: {e}",
-                be.name()
-            );
-        }
-    }
+    let test = "failing_custom_call_stops_the_run_with_its_message";
+    run_twice_with_targets(test, &m, r, |be, run| {
+        let e = run.expect_err("the target fails").to_string();
+        assert!(
+            e.starts_with("c: CustomCall failed: target \"fails\"") && e.contains("out of cheese"),
+            "{be}: {e}"
+        );
+    });
 }
 
 #[test]
@@ -1458,33 +1469,24 @@ fn aliased_custom_call_results_share_the_operand_buffer() {
         .expect("register");
     r.register_fn("bump_pair", Platform::Cuda, test_targets::bump_pair)
         .expect("register");
-    let o = CudaCompileOptions {
-        registry: Some(Arc::new(r)),
-        ..Default::default()
-    };
-    for be in backends("aliased_custom_call_results_share_the_operand_buffer") {
-        let exe = be.build(&m, &o).expect("builds");
-        let x = hlox_hlo::Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]);
-        for _ in 0..2 {
-            let out = exe.execute(std::slice::from_ref(&x)).expect("runs");
-            let hlox_hlo::Literal::Tuple(t) = out else {
-                panic!("a tuple")
-            };
-            let got: Vec<Vec<f32>> = t.iter().map(|l| l.to_vec::<f32>().unwrap()).collect();
-            assert_eq!(
-                got,
-                vec![
-                    vec![9.0, -2.0, -3.0, -4.0],
-                    vec![11.0, 2.0, 3.0, 4.0],
-                    vec![11.0, 102.0, 3.0, 4.0],
-                    vec![9.0, -2.0, 997.0, -4.0],
-                    vec![1.0, 2.0, 3.0, 4.0],
-                ],
-                "{}",
-                be.name()
-            );
-        }
-    }
+    let test = "aliased_custom_call_results_share_the_operand_buffer";
+    run_twice_with_targets(test, &m, r, |be, run| {
+        let hlox_hlo::Literal::Tuple(t) = run.expect("runs") else {
+            panic!("a tuple")
+        };
+        let got: Vec<Vec<f32>> = t.iter().map(|l| l.to_vec::<f32>().unwrap()).collect();
+        assert_eq!(
+            got,
+            vec![
+                vec![9.0, -2.0, -3.0, -4.0],
+                vec![11.0, 2.0, 3.0, 4.0],
+                vec![11.0, 102.0, 3.0, 4.0],
+                vec![9.0, -2.0, 997.0, -4.0],
+                vec![1.0, 2.0, 3.0, 4.0],
+            ],
+            "{be}"
+        );
+    });
 }
 
 /// A random literal of `ty` and `dims` (default layout): floats in [-1, 1),
@@ -1509,6 +1511,20 @@ fn random_literal(ty: &str, dims: &[i64], seed: u64) -> hlox_hlo::Literal {
         }
     }
     hlox_hlo::Literal::Array(ArrayLiteral::from_bytes(shape, bytes).expect("bytes"))
+}
+
+/// A [`random_literal`] for every (array) parameter of `m`, of its type and
+/// dimensions in the default layout, parameter `i` with seed `seed + i`.
+fn random_args(m: &hlox_hlo::Module, seed: u64) -> Vec<hlox_hlo::Literal> {
+    let params = m.entry_computation().program_shape().parameters;
+    params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let a = p.as_array().expect("array parameters");
+            random_literal(a.ty.name(), &a.dims, seed + i as u64)
+        })
+        .collect()
 }
 
 /// `l` with byte `i` (of its element bytes) replaced by `f(i, byte)`.
@@ -1655,14 +1671,7 @@ fn unfused_row_reduce_then_broadcast_is_not_a_row_fusion() {
 #[test]
 fn split_reductions_match_the_evaluator() {
     let m = filetest_case("split_reductions.hlo", 0);
-    let args = vec![
-        random_literal("f32", &[1048576], 1),
-        random_literal("s32", &[4, 8192, 16], 2),
-        random_literal("f32", &[8192, 8], 3),
-        random_literal("f64", &[3, 50000], 4),
-        random_literal("pred", &[4096, 4], 5),
-        random_literal("f32", &[8192, 64], 6),
-    ];
+    let args = random_args(&m, 1);
     let test = "split_reductions_match_the_evaluator";
     let runs = assert_matches_evaluator(
         test,
@@ -1750,29 +1759,12 @@ fn split_reductions_match_the_evaluator() {
 #[test]
 fn row_reductions_run_a_warp_per_row_and_match_the_evaluator() {
     let m = filetest_case("row_reductions.hlo", 0);
-    // Mostly-true predicates, so that "and" is not always false.
-    let mostly_true = map_bytes(random_literal("pred", &[50, 200], 4), |_, b| (b == 0) as u8);
-    let args = vec![
-        random_literal("f32", &[300, 1000], 1),
-        random_literal("s32", &[2000, 100], 2),
-        random_literal("f64", &[64, 67], 3),
-        mostly_true,
-        random_literal("s8", &[128, 96], 5),
-        random_literal("u64", &[100, 130], 6),
-        random_literal("f32", &[16, 20, 300], 7),
-        random_literal("f32", &[8, 4096], 8),
-        random_literal("f32", &[500, 70], 9),
-        random_literal("s8", &[512, 2048], 10),
-        // Mostly false, most rows all false (an identity other than false
-        // would show).
-        map_bytes(random_literal("pred", &[300, 2100], 11), |i, b| {
-            (b != 0 && i % 1500 == 0) as u8
-        }),
-        random_literal("f32", &[600, 2048], 12),
-        random_literal("u32", &[200, 2100], 13),
-        random_literal("s64", &[100, 2048], 14),
-        random_literal("u16", &[400, 2048], 15),
-    ];
+    let mut args = random_args(&m, 1);
+    // `p`: mostly-true predicates, so that "and" is not always false.
+    args[3] = map_bytes(args[3].clone(), |_, b| (b == 0) as u8);
+    // `ps`: mostly false, most rows all false (an identity other than
+    // false would show).
+    args[10] = map_bytes(args[10].clone(), |i, b| (b != 0 && i % 1500 == 0) as u8);
     let test = "row_reductions_run_a_warp_per_row_and_match_the_evaluator";
     let checked = std::cell::Cell::new(0);
     assert_matches_evaluator(
@@ -1888,13 +1880,8 @@ fn long_sorts_merge_in_parallel_and_match_the_evaluator() {
         let dims = l.shape().as_array().unwrap().dims.clone();
         hlox_hlo::Literal::from_vec(&dims, &v).unwrap()
     };
-    let args = vec![
-        ties(random_literal("f32", &[3, 1000], 7)),
-        random_literal("s32", &[700, 3], 8),
-        random_literal("f32", &[129], 9),
-        random_literal("f32", &[128], 10),
-        random_literal("f32", &[4, 100], 11),
-    ];
+    let mut args = random_args(&m, 7);
+    args[0] = ties(args[0].clone());
     let test = "long_sorts_merge_in_parallel_and_match_the_evaluator";
     let runs = assert_matches_evaluator(
         test,
