@@ -1014,59 +1014,72 @@ fn client_reports_a_missing_driver_clearly() {
     );
 }
 
+/// `run` on every corpus case that needs no Host-only target, fused then
+/// unfused (`hlo_passes`), given the parsed module: `Ok(true)` when it ran
+/// and matched JAX's outputs, `Ok(false)` for a documented gap. Returns how
+/// many ran and every failure, named.
+fn for_each_corpus_run(
+    mut run: impl FnMut(&hlox_tests::CorpusCase, &hlox_hlo::Module, bool) -> Result<bool, String>,
+) -> (usize, Vec<String>) {
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for case in hlox_tests::corpus_cases() {
+        if case.needs_host_only_targets() {
+            continue;
+        }
+        for hlo_passes in [true, false] {
+            let r = parse_module(&case.hlo_text())
+                .map_err(|e| format!("parse: {e}"))
+                .and_then(|m| run(&case, &m, hlo_passes));
+            match r {
+                Ok(true) => ran += 1,
+                Ok(false) => {}
+                Err(e) => failures.push(format!("{} (hlo_passes={hlo_passes}): {e}", case.name)),
+            }
+        }
+    }
+    (ran, failures)
+}
+
 #[test]
 fn corpus_runs_on_the_gpu() {
     let Some(client) = gpu("corpus_runs_on_the_gpu") else {
         return;
     };
-    let mut failures = Vec::new();
-    let mut ran = 0;
     let mut graphs = 0;
-    for (case, hlo_passes) in hlox_tests::corpus_cases()
-        .into_iter()
-        .filter(|c| !c.needs_host_only_targets())
-        .flat_map(|c| [(c.clone(), true), (c, false)])
-    {
-        let r = (|| -> Result<bool, String> {
-            let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
-            let o = CudaCompileOptions {
-                hlo_passes,
-                ..opts("sm_80", &case.name)
-            };
-            let exe = match client.compile(&m, &o) {
-                Ok(e) => e,
-                Err(hlox_cuda::runtime::RuntimeError::Compile(e)) if documented_gap(&e) => {
-                    return Ok(false)
-                }
-                Err(e) => return Err(format!("compile: {e}")),
-            };
-            let args = case.inputs()?;
-            // Twice: the first run is recorded, the second replays it as a
-            // CUDA graph where it can.
-            for run in 0..2 {
-                let got = exe
-                    .execute(&args)
-                    .map_err(|e| format!("run {run}: execute: {e}"))?;
-                case.check_outputs(got)
-                    .map_err(|e| format!("run {run}: {e}"))?;
+    let (ran, failures) = for_each_corpus_run(|case, m, hlo_passes| {
+        let o = CudaCompileOptions {
+            hlo_passes,
+            ..opts("sm_80", &case.name)
+        };
+        let exe = match client.compile(m, &o) {
+            Ok(e) => e,
+            Err(hlox_cuda::runtime::RuntimeError::Compile(e)) if documented_gap(&e) => {
+                return Ok(false)
             }
-            match exe.graph_status() {
-                hlox_cuda::GraphStatus::Ready {
-                    device_graph: true,
-                    replays: 1,
-                    ..
-                } => graphs += 1,
-                hlox_cuda::GraphStatus::Off(_) => {}
-                s => return Err(format!("graph status after two runs: {s:?}")),
-            }
-            Ok(true)
-        })();
-        match r {
-            Ok(true) => ran += 1,
-            Ok(false) => {}
-            Err(e) => failures.push(format!("{} (hlo_passes={hlo_passes}): {e}", case.name)),
+            Err(e) => return Err(format!("compile: {e}")),
+        };
+        let args = case.inputs()?;
+        // Twice: the first run is recorded, the second replays it as a
+        // CUDA graph where it can.
+        for run in 0..2 {
+            let got = exe
+                .execute(&args)
+                .map_err(|e| format!("run {run}: execute: {e}"))?;
+            case.check_outputs(got)
+                .map_err(|e| format!("run {run}: {e}"))?;
         }
-    }
+        match exe.graph_status() {
+            hlox_cuda::GraphStatus::Ready {
+                device_graph: true,
+                replays: 1,
+                ..
+            } => graphs += 1,
+            hlox_cuda::GraphStatus::Off(_) => {}
+            s => return Err(format!("graph status after two runs: {s:?}")),
+        }
+        Ok(true)
+    });
     eprintln!(
         "corpus on the GPU: {ran} runs (fused + unfused) matched JAX's outputs twice, \
          {graphs} of them the second time as a CUDA graph"
@@ -1345,48 +1358,33 @@ fn emulation_registry(case: &str) -> Registry {
 
 #[test]
 fn corpus_runs_in_host_emulation() {
-    let mut failures = Vec::new();
-    let mut ran = 0;
     let mut replayed = 0;
-    for case in hlox_tests::corpus_cases() {
-        if case.needs_host_only_targets() {
-            continue;
+    let (ran, failures) = for_each_corpus_run(|case, m, hlo_passes| {
+        let o = CudaCompileOptions {
+            registry: Some(Arc::new(emulation_registry(&case.name))),
+            hlo_passes,
+            ..Default::default()
+        };
+        let c = match compile(m, &o) {
+            Ok(c) => c,
+            Err(e) if documented_gap(&e) => return Ok(false),
+            Err(e) => return Err(format!("compile: {e}")),
+        };
+        let exe = hlox_cuda::emulate::EmulatedExecutable::new(c)
+            .map_err(|e| format!("emulation: {e}"))?;
+        let args = case.inputs()?;
+        // Twice: the second run replays the first where it can.
+        let first = exe.execute(&args).map_err(|e| format!("execute: {e}"))?;
+        let got = exe.execute(&args).map_err(|e| format!("second run: {e}"))?;
+        if got != first {
+            return Err("the second run differs from the first".into());
         }
-        for hlo_passes in [true, false] {
-            let r = (|| -> Result<bool, String> {
-                let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
-                let o = CudaCompileOptions {
-                    registry: Some(Arc::new(emulation_registry(&case.name))),
-                    hlo_passes,
-                    ..Default::default()
-                };
-                let c = match compile(&m, &o) {
-                    Ok(c) => c,
-                    Err(e) if documented_gap(&e) => return Ok(false),
-                    Err(e) => return Err(format!("compile: {e}")),
-                };
-                let exe = hlox_cuda::emulate::EmulatedExecutable::new(c)
-                    .map_err(|e| format!("emulation: {e}"))?;
-                let args = case.inputs()?;
-                // Twice: the second run replays the first where it can.
-                let first = exe.execute(&args).map_err(|e| format!("execute: {e}"))?;
-                let got = exe.execute(&args).map_err(|e| format!("second run: {e}"))?;
-                if got != first {
-                    return Err("the second run differs from the first".into());
-                }
-                if let hlox_cuda::GraphStatus::Ready { replays: 1, .. } = exe.graph_status() {
-                    replayed += 1;
-                }
-                case.check_outputs(got)?;
-                Ok(true)
-            })();
-            match r {
-                Ok(true) => ran += 1,
-                Ok(false) => {}
-                Err(e) => failures.push(format!("{} (hlo_passes={hlo_passes}): {e}", case.name)),
-            }
+        if let hlox_cuda::GraphStatus::Ready { replays: 1, .. } = exe.graph_status() {
+            replayed += 1;
         }
-    }
+        case.check_outputs(got)?;
+        Ok(true)
+    });
     eprintln!(
         "corpus in host emulation: {ran} runs (fused + unfused) matched JAX's outputs, \
          {replayed} of them replaying a recorded first run"
