@@ -411,14 +411,20 @@ mod math_on_host {
         }
     }
 
+    /// The distance of NaNs and infinities: 0 for two NaNs, "infinitely
+    /// far" for one NaN or unequal values one of which is infinite, None
+    /// when both are finite or equal (an f32 converts exactly).
+    fn special_ulps(a: f64, b: f64) -> Option<u64> {
+        if a.is_nan() && b.is_nan() {
+            return Some(0);
+        }
+        let far = a.is_nan() || b.is_nan() || (a.is_infinite() || b.is_infinite()) && a != b;
+        far.then_some(u64::MAX)
+    }
+
     /// Distance in units of the last place (NaN == NaN, inf == inf exactly).
     fn ulps64(a: f64, b: f64) -> u64 {
-        if a.is_nan() && b.is_nan() {
-            return 0;
-        }
-        if a.is_nan() || b.is_nan() || (a.is_infinite() || b.is_infinite()) && a != b {
-            return u64::MAX;
-        }
+        // Bits as a monotonic integer line through -0 == +0.
         let k = |v: f64| {
             let i = v.to_bits() as i64;
             if i < 0 {
@@ -427,16 +433,10 @@ mod math_on_host {
                 i
             }
         };
-        k(a).abs_diff(k(b))
+        special_ulps(a, b).unwrap_or_else(|| k(a).abs_diff(k(b)))
     }
 
     fn ulps32(a: f32, b: f32) -> u64 {
-        if a.is_nan() && b.is_nan() {
-            return 0;
-        }
-        if a.is_nan() || b.is_nan() || (a.is_infinite() || b.is_infinite()) && a != b {
-            return u64::MAX;
-        }
         let k = |v: f32| {
             let i = v.to_bits() as i32 as i64;
             if i < 0 {
@@ -445,7 +445,7 @@ mod math_on_host {
                 i
             }
         };
-        k(a).abs_diff(k(b))
+        special_ulps(a as f64, b as f64).unwrap_or_else(|| k(a).abs_diff(k(b)))
     }
 
     /// Inputs: specials, then a log-uniform sweep of both signs.
