@@ -665,42 +665,16 @@ fn opcode_module(ty: &str) -> String {
         body.push(line);
         outs.push(name);
     };
-    let unary: &[&str] = if float {
-        &[
-            "negate",
-            "abs",
-            "sign",
-            "exponential",
-            "exponential-minus-one",
-            "log",
-            "log-plus-one",
-            "sqrt",
-            "rsqrt",
-            "cbrt",
-            "tanh",
-            "logistic",
-            "sine",
-            "cosine",
-            "tan",
-            "floor",
-            "ceil",
-            "round-nearest-afz",
-            "round-nearest-even",
-            "erf",
-        ]
+    // Opcode names, space-separated.
+    let unary = if float {
+        "negate abs sign exponential exponential-minus-one log log-plus-one sqrt rsqrt \
+         cbrt tanh logistic sine cosine tan floor ceil round-nearest-afz round-nearest-even erf"
     } else if pred {
-        &["not"]
+        "not"
     } else {
-        &[
-            "negate",
-            "abs",
-            "sign",
-            "not",
-            "popcnt",
-            "count-leading-zeros",
-        ]
+        "negate abs sign not popcnt count-leading-zeros"
     };
-    for (k, op) in unary.iter().enumerate() {
+    for (k, op) in unary.split_whitespace().enumerate() {
         add(format!("  u{k} = {sh} {op}(x)"), format!("u{k}"));
     }
     if float {
@@ -713,39 +687,15 @@ fn opcode_module(ty: &str) -> String {
             "rp".into(),
         );
     }
-    let binary: &[&str] = if float {
-        &[
-            "add",
-            "subtract",
-            "multiply",
-            "divide",
-            "remainder",
-            "power",
-            "maximum",
-            "minimum",
-            "atan2",
-        ]
+    let binary = if float {
+        "add subtract multiply divide remainder power maximum minimum atan2"
     } else if pred {
-        &["and", "or", "xor"]
+        "and or xor"
     } else {
-        &[
-            "add",
-            "subtract",
-            "multiply",
-            "divide",
-            "remainder",
-            "power",
-            "maximum",
-            "minimum",
-            "and",
-            "or",
-            "xor",
-            "shift-left",
-            "shift-right-logical",
-            "shift-right-arithmetic",
-        ]
+        "add subtract multiply divide remainder power maximum minimum and or xor shift-left \
+         shift-right-logical shift-right-arithmetic"
     };
-    for (k, op) in binary.iter().enumerate() {
+    for (k, op) in binary.split_whitespace().enumerate() {
         add(format!("  b{k} = {sh} {op}(x, y)"), format!("b{k}"));
     }
     for (k, dir) in ["EQ", "NE", "LT", "LE", "GT", "GE"].iter().enumerate() {
