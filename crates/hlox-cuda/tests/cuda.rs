@@ -1497,6 +1497,15 @@ fn count_kernels(
     c.program.kernels.iter().filter(|k| f(&k.kind)).count()
 }
 
+/// The host steps of every computation of `c`'s program.
+fn steps(c: &hlox_cuda::CompiledModule) -> impl Iterator<Item = &hlox_cuda::plan::Step> {
+    c.program
+        .comps
+        .values()
+        .flat_map(|p| &p.steps)
+        .map(|(_, s, _)| s)
+}
+
 /// `m` compiled with each of `fusions` (`hlo_passes`): every compiled
 /// program given to `check_plan` (with its fusion) and its PTX assembled
 /// for sm_80 when ptxas is present; then run with `args` on each of `bes`,
@@ -1628,12 +1637,8 @@ fn split_reductions_match_the_evaluator() {
         &backends(test),
         &[false, true],
         |c, fused| {
-            let splits = c
-                .program
-                .comps
-                .values()
-                .flat_map(|p| &p.steps)
-                .filter(|(_, s, _)| matches!(s, hlox_cuda::plan::Step::SplitReduce { .. }))
+            let splits = steps(c)
+                .filter(|s| matches!(s, hlox_cuda::plan::Step::SplitReduce { .. }))
                 .count();
             // Every reduction but `small` (8192 outputs of 8 elements).
             assert_eq!(
@@ -1838,12 +1843,8 @@ fn long_sorts_merge_in_parallel_and_match_the_evaluator() {
         &backends(test),
         &[false, true],
         |c, fused| {
-            let mut merges: Vec<usize> = c
-                .program
-                .comps
-                .values()
-                .flat_map(|p| &p.steps)
-                .filter_map(|(_, s, _)| match s {
+            let mut merges: Vec<usize> = steps(c)
+                .filter_map(|s| match s {
                     hlox_cuda::plan::Step::SortMerge { passes } => Some(passes.len()),
                     _ => None,
                 })
@@ -1917,12 +1918,7 @@ fn large_scatters_combine_atomically_and_match_the_evaluator() {
         &backends(test),
         &[true],
         |c, _| {
-            let atomic = c
-                .program
-                .kernels
-                .iter()
-                .filter(|k| k.kind == hlox_cuda::plan::KernelKind::ScatterAtomic)
-                .count();
+            let atomic = count_kernels(c, |k| *k == hlox_cuda::plan::KernelKind::ScatterAtomic);
             assert_eq!(atomic, 4, "{}", hlox_cuda::describe(&c.module, &c.program));
             assert!(c.ptx.contains("atom.global.cas.b32") || c.ptx.contains("atom.cas.b32"));
         },
