@@ -952,16 +952,7 @@ fn client_reports_a_missing_driver_clearly() {
         s.starts_with("no CUDA driver found (libcuda.so): "),
         "unexpected error: {s}"
     );
-    // Compilation needs no driver.
-    let m = parse_module(
-        "HloModule m\n\nENTRY e {\n  x = f32[4]{0} parameter(0)\n  ROOT y = f32[4]{0} exponential(x)\n}\n",
-    )
-    .expect("parse");
-    let ptx = hlox_cuda::compile_to_ptx(&m, &CudaCompileOptions::default()).expect("PTX");
-    assert!(
-        ptx.contains(".target sm_80") && ptx.contains(".entry "),
-        "{ptx}"
-    );
+    // Compilation needs no driver: tests/filetests/cuda/emit.hlo.
 }
 
 /// `run` on every corpus case that needs no Host-only target, fused then
