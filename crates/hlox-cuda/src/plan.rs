@@ -817,7 +817,16 @@ fn elemental_kernel(
     inst: &str,
     shape: &Shape,
 ) -> Step {
-    if let Some((rows, len)) = row_fusion_of(module, ecomp, root) {
+    // A lone instruction (`ecomp` is its own computation) computes itself
+    // from its operands' buffers: the reduces elsewhere in that computation
+    // are other kernels' values, not part of this one, so it is never a row
+    // fusion (taking it for one read the computation's parameters, which a
+    // kernel has no value for).
+    let lone = std::ptr::eq(module.comp(comp), ecomp);
+    if let Some((rows, len)) = (!lone)
+        .then(|| row_fusion_of(module, ecomp, root))
+        .flatten()
+    {
         let k = push_kernel(
             p,
             comp,
