@@ -445,7 +445,7 @@ fn kernel_body<'ctx>(
         }
         KernelKind::SelectAndScatter => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            let out = array_out(&outs, "select-and-scatter")?;
+            let out = array_out(&outs, inst.op.name())?;
             emit_select_and_scatter(cg, &mut ctx, comp, k.id, out, tid)?;
         }
         KernelKind::RngBitGenerator => {
@@ -462,12 +462,12 @@ fn kernel_body<'ctx>(
         }
         KernelKind::Gather => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            let out = array_out(&outs, "gather")?;
+            let out = array_out(&outs, inst.op.name())?;
             emit_gather(cg, &mut ctx, comp, k.id, out, tid)?;
         }
         KernelKind::Convolution => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            let out = array_out(&outs, "convolution")?;
+            let out = array_out(&outs, inst.op.name())?;
             emit_conv(cg, &mut ctx, comp, k.id, out, tid)?;
         }
         KernelKind::Dot => {
@@ -476,7 +476,7 @@ fn kernel_body<'ctx>(
             };
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             let (lhs, rhs) = (inst.operands[0], inst.operands[1]);
-            let out = array_out(&outs, "dot")?;
+            let out = array_out(&outs, inst.op.name())?;
             emit_dot(cg, &mut ctx, comp, lhs, rhs, dnums, out, tid)?;
         }
     }

@@ -442,7 +442,7 @@ impl LocalRewrite for Fuse {
         ed.declare_callee(placeholder, comp.program_shape());
         self.fused.push((st.cid, comp));
         let fusion = NewInst::new(
-            self.inames.fresh("fusion"),
+            self.inames.fresh(hlox_hlo::Opcode::Fusion.name()),
             Op::Fusion { kind },
             outer_operands,
         )
