@@ -338,12 +338,21 @@ fn result_node(
     }
 }
 
-fn read_result(shape: &Shape, node: &Node, b: &Buffers) -> Result<Literal, String> {
+/// Why a call's result buffers do not make its result literal.
+#[derive(Debug, thiserror::Error)]
+enum ReadResultError {
+    #[error(transparent)]
+    Literal(#[from] hlox_hlo::LiteralError),
+    #[error("internal: result tree does not match its shape")]
+    TreeMismatch,
+}
+
+fn read_result(shape: &Shape, node: &Node, b: &Buffers) -> Result<Literal, ReadResultError> {
     match (shape, node) {
-        (Shape::Array(a), Node::Leaf(Some(i))) => Ok(Literal::Array(
-            ArrayLiteral::from_bytes(a.clone(), b.bufs[*i].bytes().to_vec())
-                .map_err(|e| e.to_string())?,
-        )),
+        (Shape::Array(a), Node::Leaf(Some(i))) => Ok(Literal::Array(ArrayLiteral::from_bytes(
+            a.clone(),
+            b.bufs[*i].bytes().to_vec(),
+        )?)),
         (Shape::Tuple(t), Node::Tuple(n)) => Ok(Literal::Tuple(
             t.iter()
                 .zip(n)
@@ -351,7 +360,7 @@ fn read_result(shape: &Shape, node: &Node, b: &Buffers) -> Result<Literal, Strin
                 .collect::<Result<_, _>>()?,
         )),
         (Shape::Token, _) => Ok(Literal::Token),
-        _ => Err("internal: result tree does not match its shape".into()),
+        _ => Err(ReadResultError::TreeMismatch),
     }
 }
 
@@ -492,9 +501,9 @@ fn invoke_host_with(
         });
     }
     read_result(&call_shape, &res_node, &b)
-        .map_err(|message| InvokeError::Invalid {
+        .map_err(|e| InvokeError::Invalid {
             target: name.into(),
-            message,
+            message: e.to_string(),
         })
         .and_then(relaid)
 }
@@ -518,7 +527,9 @@ fn invoke_host_ffi(
     let lits = operand_lits;
     let res_shape = result_shape.clone();
     let refs: Vec<&Shape> = op_shapes.iter().collect();
-    let prepare = || FfiCall::new(target, &call.opaque, &refs, &res_shape).map_err(invalid);
+    let prepare = || {
+        FfiCall::new(target, &call.opaque, &refs, &res_shape).map_err(|e| invalid(e.to_string()))
+    };
     let prepared = match cache {
         None => Arc::new(prepare()?),
         Some((calls, inst)) => {
@@ -540,11 +551,11 @@ fn invoke_host_ffi(
     let ctx = crate::xla_ffi::InvokeContext::host_next();
     // SAFETY: the buffers have the prepared shapes and live until the call
     // returns.
-    unsafe { prepared.call(&args, &rets, &ctx) }.map_err(|message| InvokeError::Failed {
+    unsafe { prepared.call(&args, &rets, &ctx) }.map_err(|e| InvokeError::Failed {
         target: name.into(),
-        message,
+        message: e.to_string(),
     })?;
-    read_result(&res_shape, &res_node, &b).map_err(invalid)
+    read_result(&res_shape, &res_node, &b).map_err(|e| invalid(e.to_string()))
 }
 
 /// A typed-FFI call that could not be prepared (its instantiate stage
@@ -591,13 +602,12 @@ pub fn prepare_ffi_calls(
                 inst.operands.iter().map(|&o| &comp.inst(o).shape).collect();
             let (shapes, result) = call.buffer_shapes(&operands, &inst.shape);
             let refs: Vec<&Shape> = shapes.iter().collect();
-            let prepared = FfiCall::new(t, &call.opaque, &refs, &result).map_err(|message| {
-                FfiPrepareError {
+            let prepared =
+                FfiCall::new(t, &call.opaque, &refs, &result).map_err(|e| FfiPrepareError {
                     instruction: inst.name.clone(),
                     target: call.target.clone(),
-                    message,
-                }
-            })?;
+                    message: e.to_string(),
+                })?;
             out.insert(inst.name.clone(), Arc::new(prepared));
         }
     }
@@ -647,19 +657,18 @@ impl HostCustomCalls {
         inst: &Instruction,
         call: &CustomCall,
         operands: &[&Literal],
-    ) -> Result<Literal, String> {
+    ) -> Result<Literal, HostCallError> {
         if self.bound.platform() != Platform::Host {
-            return Err(format!(
-                "instruction {}: custom-call targets were bound for {}, not Host",
-                inst.name,
-                self.bound.platform()
-            ));
+            return Err(HostCallError::NotHost {
+                instruction: inst.name.clone(),
+                platform: self.bound.platform(),
+            });
         }
         let Some(t) = self.bound.get(&call.target) else {
-            return Err(format!(
-                "instruction {}: custom-call target \"{}\" was not bound (bind the module with Registry::bind first)",
-                inst.name, call.target
-            ));
+            return Err(HostCallError::Unbound {
+                instruction: inst.name.clone(),
+                target: call.target.clone(),
+            });
         };
         // The caller (the evaluator, a compiled executable) already names the
         // instruction and the target: return what the target said.
@@ -670,8 +679,25 @@ impl HostCustomCalls {
             &inst.shape,
             Some((&self.ffi_calls, &inst.name)),
         )
-        .map_err(|e| e.detail())
+        .map_err(HostCallError::Target)
     }
+}
+
+/// Why [`HostCustomCalls::call`] gave no result.
+#[derive(Debug, thiserror::Error)]
+pub enum HostCallError {
+    #[error("instruction {instruction}: custom-call targets were bound for {platform}, not Host")]
+    NotHost {
+        instruction: String,
+        platform: Platform,
+    },
+    #[error("instruction {instruction}: custom-call target \"{target}\" was not bound (bind the module with Registry::bind first)")]
+    Unbound { instruction: String, target: String },
+    /// The target failed. The caller (the evaluator, a compiled executable)
+    /// already names the instruction and the target, so this prints what
+    /// the target said ([`InvokeError::detail`]).
+    #[error("{}", .0.detail())]
+    Target(InvokeError),
 }
 
 /// Which value a CUDA `buffers[]` entry belongs to.
@@ -814,10 +840,8 @@ pub unsafe fn invoke_cuda_ffi(
     ctx: &crate::xla_ffi::InvokeContext,
     run: &mut crate::xla_ffi::RunStages,
 ) -> Result<(), InvokeError> {
-    unsafe { prepared.call_buffers(buffers, ctx, Some(run)) }.map_err(|message| {
-        InvokeError::Failed {
-            target: target.into(),
-            message,
-        }
+    unsafe { prepared.call_buffers(buffers, ctx, Some(run)) }.map_err(|e| InvokeError::Failed {
+        target: target.into(),
+        message: e.to_string(),
     })
 }

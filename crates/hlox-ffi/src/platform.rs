@@ -99,15 +99,25 @@ impl Signature {
 }
 
 /// Parses a proto `api_version` number as given to the C registrar (1 to 4).
-pub fn api_version_from_c(v: i32) -> Result<CustomCallApiVersion, String> {
+pub fn api_version_from_c(v: i32) -> Result<CustomCallApiVersion, ApiVersionError> {
     match v {
         1 => Ok(CustomCallApiVersion::Original),
         2 => Ok(CustomCallApiVersion::StatusReturning),
         3 => Ok(CustomCallApiVersion::StatusReturningUnified),
-        0 => Err("api_version 0 (API_VERSION_UNSPECIFIED) is not accepted: pass HLOX_API_VERSION_ORIGINAL (1), \
-                  HLOX_API_VERSION_STATUS_RETURNING (2) or HLOX_API_VERSION_STATUS_RETURNING_UNIFIED (3)"
-            .into()),
+        0 => Err(ApiVersionError::Unspecified),
         4 => Ok(CustomCallApiVersion::TypedFfi),
-        v => Err(format!("unknown api_version {v}: expected 1 (ORIGINAL), 2 (STATUS_RETURNING), 3 (STATUS_RETURNING_UNIFIED) or 4 (TYPED_FFI)")),
+        v => Err(ApiVersionError::Unknown(v)),
     }
+}
+
+/// An `api_version` number the C registrar does not accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ApiVersionError {
+    #[error(
+        "api_version 0 (API_VERSION_UNSPECIFIED) is not accepted: pass HLOX_API_VERSION_ORIGINAL (1), \
+         HLOX_API_VERSION_STATUS_RETURNING (2) or HLOX_API_VERSION_STATUS_RETURNING_UNIFIED (3)"
+    )]
+    Unspecified,
+    #[error("unknown api_version {0}: expected 1 (ORIGINAL), 2 (STATUS_RETURNING), 3 (STATUS_RETURNING_UNIFIED) or 4 (TYPED_FFI)")]
+    Unknown(i32),
 }

@@ -209,8 +209,11 @@ pub trait Invoke: 'static {
     unsafe fn invoke(a: &Args);
 }
 
-fn guard<I: Invoke>(a: &Args) -> Result<(), String> {
-    catch_unwind(AssertUnwindSafe(|| unsafe { I::invoke(a) })).map_err(panic_message)
+/// Calls the target; the panic's message if it panicked.
+fn guard<I: Invoke>(a: &Args) -> Option<String> {
+    catch_unwind(AssertUnwindSafe(|| unsafe { I::invoke(a) }))
+        .err()
+        .map(panic_message)
 }
 
 fn fail_status(status: *mut XlaCustomCallStatus, msg: String) {
@@ -222,7 +225,7 @@ fn fail_status(status: *mut XlaCustomCallStatus, msg: String) {
 }
 
 unsafe extern "C" fn tramp_host_original<I: Invoke>(out: *mut c_void, ins: *const *const c_void) {
-    if let Err(m) = guard::<I>(&Args {
+    if let Some(m) = guard::<I>(&Args {
         out,
         ins,
         ..Args::NULL
@@ -235,7 +238,7 @@ unsafe extern "C" fn tramp_host_status<I: Invoke>(
     ins: *const *const c_void,
     status: *mut XlaCustomCallStatus,
 ) {
-    if let Err(m) = guard::<I>(&Args {
+    if let Some(m) = guard::<I>(&Args {
         out,
         ins,
         status,
@@ -251,7 +254,7 @@ unsafe extern "C" fn tramp_host_unified<I: Invoke>(
     opaque_len: usize,
     status: *mut XlaCustomCallStatus,
 ) {
-    if let Err(m) = guard::<I>(&Args {
+    if let Some(m) = guard::<I>(&Args {
         out,
         ins,
         opaque,
@@ -268,7 +271,7 @@ unsafe extern "C" fn tramp_cuda_original<I: Invoke>(
     opaque: *const c_char,
     opaque_len: usize,
 ) {
-    if let Err(m) = guard::<I>(&Args {
+    if let Some(m) = guard::<I>(&Args {
         stream,
         buffers,
         opaque,
@@ -285,7 +288,7 @@ unsafe extern "C" fn tramp_cuda_status<I: Invoke>(
     opaque_len: usize,
     status: *mut XlaCustomCallStatus,
 ) {
-    if let Err(m) = guard::<I>(&Args {
+    if let Some(m) = guard::<I>(&Args {
         stream,
         buffers,
         opaque,
@@ -450,32 +453,36 @@ impl<H: crate::xla_ffi::StatefulHandler> RustTargetFn<StatefulMarker> for H {
     };
 }
 
-/// Rust typed-FFI handlers: `fn(&mut Frame) -> Result<(), String>`. The
-/// signature's platform is a placeholder: a typed-FFI function serves either
-/// platform and takes the one it is registered for.
+/// Rust typed-FFI handlers: `fn(&mut Frame) -> Result<(), E>` for any
+/// `E: Into<FfiError>` (normally [`FfiError`](crate::xla_ffi::FfiError)
+/// itself; a `String` still works). The signature's platform is a
+/// placeholder: a typed-FFI function serves either platform and takes the
+/// one it is registered for.
 #[doc(hidden)]
 pub struct FfiMarker;
 
-unsafe extern "C" fn tramp_ffi<F>(
+unsafe extern "C" fn tramp_ffi<F, E>(
     frame: *mut crate::xla_ffi::abi::CallFrame,
 ) -> *mut crate::xla_ffi::abi::Error
 where
-    F: Fn(&mut crate::xla_ffi::Frame) -> Result<(), String> + Copy + 'static,
+    F: Fn(&mut crate::xla_ffi::Frame) -> Result<(), E> + Copy + 'static,
+    E: Into<crate::xla_ffi::FfiError>,
 {
     let f: F = unsafe { conjure::<F>() };
-    unsafe { crate::xla_ffi::run_rust_handler(frame, f) }
+    unsafe { crate::xla_ffi::run_rust_handler(frame, |fr| f(fr).map_err(Into::into)) }
 }
 
-impl<F> RustTargetFn<FfiMarker> for F
+impl<F, E> RustTargetFn<FfiMarker> for F
 where
-    F: Fn(&mut crate::xla_ffi::Frame) -> Result<(), String> + Copy + 'static,
+    F: Fn(&mut crate::xla_ffi::Frame) -> Result<(), E> + Copy + 'static,
+    E: Into<crate::xla_ffi::FfiError>,
 {
     const TARGET: RustTarget = RustTarget {
         signature: Signature {
             platform: Platform::Host,
             api_version: CustomCallApiVersion::TypedFfi,
         },
-        func: TargetFn::Ffi(crate::xla_ffi::FfiHandlers::execute_only(tramp_ffi::<F>)),
+        func: TargetFn::Ffi(crate::xla_ffi::FfiHandlers::execute_only(tramp_ffi::<F, E>)),
         identity: type_identity::<F>,
         catches_panics: true,
     };

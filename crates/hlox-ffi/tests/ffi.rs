@@ -81,6 +81,7 @@ fn run(
     let inst = comp.root_inst();
     let ops: Vec<&Literal> = operands.iter().collect();
     h.call(inst, inst.op.as_custom_call().unwrap(), &ops)
+        .map_err(|e| e.to_string())
 }
 
 fn statics() -> Registry {
@@ -758,6 +759,7 @@ fn cuda_targets_register_bind_and_flatten_buffers_in_pre_order() {
     assert!(e
         .call(inst, inst.op.as_custom_call().unwrap(), &[])
         .unwrap_err()
+        .to_string()
         .contains("bound for CUDA"));
 }
 

@@ -214,7 +214,7 @@ pub struct TypeInfo {
 /// the handler returns, possibly on another thread after). Whichever of the
 /// two lets go last frees it.
 pub struct Future {
-    pub state: std::sync::Mutex<Option<Result<(), String>>>,
+    pub state: std::sync::Mutex<Option<Result<(), super::api::FutureError>>>,
     pub ready: std::sync::Condvar,
     pub owners: std::sync::atomic::AtomicUsize,
 }

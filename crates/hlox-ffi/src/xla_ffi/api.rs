@@ -716,7 +716,15 @@ unsafe fn release_future(f: *mut Future) {
     }
 }
 
-fn complete(f: *mut Future, r: Result<(), String>) -> *mut Error {
+/// The error a handler completed its future with (`XLA_FFI_Future_SetError`):
+/// the error's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct FutureError {
+    pub message: String,
+}
+
+fn complete(f: *mut Future, r: Result<(), FutureError>) -> *mut Error {
     let Some(fut) = (unsafe { f.as_ref() }) else {
         return new_error(code::INVALID_ARGUMENT, "XLA_FFI_Future: null future");
     };
@@ -758,7 +766,7 @@ unsafe extern "C" fn future_set_error(args: *mut abi::FutureSetErrorArgs) -> *mu
     } else {
         unsafe { take_error(a.error) }.1
     };
-    complete(a.future, Err(msg))
+    complete(a.future, Err(FutureError { message: msg }))
 }
 
 /// Waits for a future a handler returned, then lets go of the runtime's
@@ -767,7 +775,7 @@ unsafe extern "C" fn future_set_error(args: *mut abi::FutureSetErrorArgs) -> *mu
 /// # Safety
 /// `f` came from `XLA_FFI_Future_Create`, was returned by a handler, and is
 /// waited for once.
-pub unsafe fn wait_future(f: *mut Future) -> Result<(), String> {
+pub unsafe fn wait_future(f: *mut Future) -> Result<(), FutureError> {
     let r = {
         let fut = unsafe { &*f };
         let mut s = fut.state.lock().unwrap_or_else(|e| e.into_inner());
