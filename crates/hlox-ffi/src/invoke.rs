@@ -388,6 +388,31 @@ pub fn invoke_host(
 /// Prepared typed-FFI calls of one module's instructions, by name.
 type FfiCalls = std::sync::Mutex<std::collections::HashMap<String, Arc<FfiCall>>>;
 
+/// That `target` is for `platform` (else it cannot be called `context`) and
+/// that its signature accepts the call's `api_version`.
+fn check_callable(
+    target: &Target,
+    call: &CustomCall,
+    platform: Platform,
+    context: &'static str,
+) -> Result<(), InvokeError> {
+    if target.platform != platform {
+        return Err(InvokeError::Platform {
+            target: call.target.clone(),
+            platform: target.platform,
+            context,
+        });
+    }
+    match target.signature {
+        Some(sig) if !sig.accepts(call.api_version) => Err(InvokeError::ApiMismatch {
+            target: call.target.clone(),
+            registered: sig.api_version.name(),
+            requested: call.api_version.name(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 fn invoke_host_with(
     target: &Target,
     call: &CustomCall,
@@ -396,22 +421,7 @@ fn invoke_host_with(
     ffi_cache: Option<(&FfiCalls, &str)>,
 ) -> Result<Literal, InvokeError> {
     let name = call.target.as_str();
-    if target.platform != Platform::Host {
-        return Err(InvokeError::Platform {
-            target: name.into(),
-            platform: target.platform,
-            context: "on the host",
-        });
-    }
-    if let Some(sig) = target.signature {
-        if !sig.accepts(call.api_version) {
-            return Err(InvokeError::ApiMismatch {
-                target: name.into(),
-                registered: sig.api_version.name(),
-                requested: call.api_version.name(),
-            });
-        }
-    }
+    check_callable(target, call, Platform::Host, "on the host")?;
     let Some(func) = target.func.for_call(Platform::Host, call.api_version) else {
         return Err(InvokeError::Invalid {
             target: name.into(),
@@ -754,22 +764,7 @@ pub unsafe fn invoke_cuda(
     buffers: &mut [*mut c_void],
 ) -> Result<(), InvokeError> {
     let name = call.target.as_str();
-    if target.platform != Platform::Cuda {
-        return Err(InvokeError::Platform {
-            target: name.into(),
-            platform: target.platform,
-            context: "on CUDA",
-        });
-    }
-    if let Some(sig) = target.signature {
-        if !sig.accepts(call.api_version) {
-            return Err(InvokeError::ApiMismatch {
-                target: name.into(),
-                registered: sig.api_version.name(),
-                requested: call.api_version.name(),
-            });
-        }
-    }
+    check_callable(target, call, Platform::Cuda, "on CUDA")?;
     let func = target
         .func
         .for_call(Platform::Cuda, call.api_version)

@@ -66,26 +66,22 @@ pub struct Signature {
 }
 
 impl Signature {
-    pub const HOST_ORIGINAL: Signature = Signature {
-        platform: Platform::Host,
-        api_version: CustomCallApiVersion::Original,
-    };
-    pub const HOST_STATUS_RETURNING: Signature = Signature {
-        platform: Platform::Host,
-        api_version: CustomCallApiVersion::StatusReturning,
-    };
-    pub const HOST_STATUS_RETURNING_UNIFIED: Signature = Signature {
-        platform: Platform::Host,
-        api_version: CustomCallApiVersion::StatusReturningUnified,
-    };
-    pub const CUDA_ORIGINAL: Signature = Signature {
-        platform: Platform::Cuda,
-        api_version: CustomCallApiVersion::Original,
-    };
-    pub const CUDA_STATUS_RETURNING: Signature = Signature {
-        platform: Platform::Cuda,
-        api_version: CustomCallApiVersion::StatusReturning,
-    };
+    pub const fn new(platform: Platform, api_version: CustomCallApiVersion) -> Signature {
+        Signature {
+            platform,
+            api_version,
+        }
+    }
+    pub const HOST_ORIGINAL: Signature =
+        Signature::new(Platform::Host, CustomCallApiVersion::Original);
+    pub const HOST_STATUS_RETURNING: Signature =
+        Signature::new(Platform::Host, CustomCallApiVersion::StatusReturning);
+    pub const HOST_STATUS_RETURNING_UNIFIED: Signature =
+        Signature::new(Platform::Host, CustomCallApiVersion::StatusReturningUnified);
+    pub const CUDA_ORIGINAL: Signature =
+        Signature::new(Platform::Cuda, CustomCallApiVersion::Original);
+    pub const CUDA_STATUS_RETURNING: Signature =
+        Signature::new(Platform::Cuda, CustomCallApiVersion::StatusReturning);
 
     /// Whether a custom call with `api_version` may call a function of this signature.
     pub fn accepts(self, api_version: CustomCallApiVersion) -> bool {

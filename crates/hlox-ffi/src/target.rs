@@ -209,15 +209,15 @@ pub trait Invoke: 'static {
     unsafe fn invoke(a: &Args);
 }
 
-/// Calls the target; the panic's message if it panicked.
-fn guard<I: Invoke>(a: &Args) -> Option<String> {
-    catch_unwind(AssertUnwindSafe(|| unsafe { I::invoke(a) }))
-        .err()
-        .map(panic_message)
-}
-
-fn fail_status(status: *mut XlaCustomCallStatus, msg: String) {
-    if let Some(s) = unsafe { status.as_mut() } {
+/// Calls the target, catching a panic: it becomes the failure of the
+/// call's status, or, for a convention without one (`a.status` null), the
+/// recorded panic [`take_panic`] returns.
+fn guard<I: Invoke>(a: Args) {
+    let Err(p) = catch_unwind(AssertUnwindSafe(|| unsafe { I::invoke(&a) })) else {
+        return;
+    };
+    let msg = panic_message(p);
+    if let Some(s) = unsafe { a.status.as_mut() } {
         s.set_failure(format!("custom-call target panicked: {msg}").as_bytes());
     } else {
         record_panic(msg);
@@ -225,27 +225,23 @@ fn fail_status(status: *mut XlaCustomCallStatus, msg: String) {
 }
 
 unsafe extern "C" fn tramp_host_original<I: Invoke>(out: *mut c_void, ins: *const *const c_void) {
-    if let Some(m) = guard::<I>(&Args {
+    guard::<I>(Args {
         out,
         ins,
         ..Args::NULL
-    }) {
-        record_panic(m);
-    }
+    });
 }
 unsafe extern "C" fn tramp_host_status<I: Invoke>(
     out: *mut c_void,
     ins: *const *const c_void,
     status: *mut XlaCustomCallStatus,
 ) {
-    if let Some(m) = guard::<I>(&Args {
+    guard::<I>(Args {
         out,
         ins,
         status,
         ..Args::NULL
-    }) {
-        fail_status(status, m);
-    }
+    });
 }
 unsafe extern "C" fn tramp_host_unified<I: Invoke>(
     out: *mut c_void,
@@ -254,16 +250,14 @@ unsafe extern "C" fn tramp_host_unified<I: Invoke>(
     opaque_len: usize,
     status: *mut XlaCustomCallStatus,
 ) {
-    if let Some(m) = guard::<I>(&Args {
+    guard::<I>(Args {
         out,
         ins,
         opaque,
         opaque_len,
         status,
         ..Args::NULL
-    }) {
-        fail_status(status, m);
-    }
+    });
 }
 unsafe extern "C" fn tramp_cuda_original<I: Invoke>(
     stream: CUstream,
@@ -271,15 +265,13 @@ unsafe extern "C" fn tramp_cuda_original<I: Invoke>(
     opaque: *const c_char,
     opaque_len: usize,
 ) {
-    if let Some(m) = guard::<I>(&Args {
+    guard::<I>(Args {
         stream,
         buffers,
         opaque,
         opaque_len,
         ..Args::NULL
-    }) {
-        record_panic(m);
-    }
+    });
 }
 unsafe extern "C" fn tramp_cuda_status<I: Invoke>(
     stream: CUstream,
@@ -288,16 +280,14 @@ unsafe extern "C" fn tramp_cuda_status<I: Invoke>(
     opaque_len: usize,
     status: *mut XlaCustomCallStatus,
 ) {
-    if let Some(m) = guard::<I>(&Args {
+    guard::<I>(Args {
         stream,
         buffers,
         opaque,
         opaque_len,
         status,
         ..Args::NULL
-    }) {
-        fail_status(status, m);
-    }
+    });
 }
 
 const fn trampoline_for<I: Invoke>(sig: Signature) -> TargetFn {

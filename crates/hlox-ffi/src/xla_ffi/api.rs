@@ -668,16 +668,14 @@ unsafe extern "C" fn memory_free(args: *mut abi::MemoryFreeArgs) -> *mut Error {
 /// future) sees it done, in order.
 unsafe extern "C" fn thread_pool_schedule(args: *mut abi::ScheduleArgs) -> *mut Error {
     with_ctx!(args, "XLA_FFI_ThreadPool_Schedule", |a, _c| {
-        match a.task {
-            Some(t) => {
-                unsafe { t(a.data) };
-                std::ptr::null_mut()
-            }
-            None => new_error(
+        let Some(t) = a.task else {
+            return new_error(
                 code::INVALID_ARGUMENT,
                 "XLA_FFI_ThreadPool_Schedule: null task",
-            ),
-        }
+            );
+        };
+        unsafe { t(a.data) };
+        std::ptr::null_mut()
     })
 }
 

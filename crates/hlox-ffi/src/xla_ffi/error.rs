@@ -56,17 +56,15 @@ pub enum FrameError {
         name: String,
         expected: &'static str,
     },
-    /// A scalar attribute of another type.
-    #[error("attribute `{name}` has type {found}, not {expected}")]
+    /// A scalar attribute of another type, or an array attribute
+    /// (`elements`) with elements of another type.
+    #[error(
+        "attribute `{name}` has {}type {found}, not {expected}",
+        if *.elements { "elements of " } else { "" }
+    )]
     AttributeType {
         name: String,
-        found: String,
-        expected: &'static str,
-    },
-    /// An array attribute with elements of another type.
-    #[error("attribute `{name}` has elements of type {found}, not {expected}")]
-    AttributeElementType {
-        name: String,
+        elements: bool,
         found: String,
         expected: &'static str,
     },
@@ -107,7 +105,7 @@ impl From<String> for FfiError {
 
 impl From<&str> for FfiError {
     fn from(m: &str) -> Self {
-        FfiError::Message(m.to_string())
+        FfiError::msg(m)
     }
 }
 
@@ -115,13 +113,6 @@ impl From<&str> for FfiError {
 /// accessor keeps working there, with the same message.
 impl From<FrameError> for String {
     fn from(e: FrameError) -> Self {
-        e.to_string()
-    }
-}
-
-/// As `From<FrameError> for String`.
-impl From<FfiError> for String {
-    fn from(e: FfiError) -> Self {
         e.to_string()
     }
 }

@@ -96,10 +96,7 @@ impl<'a> BufferView<'a> {
     /// The elements, row-major.
     pub fn slice<T: FfiElement>(&self) -> Result<&'a [T], FrameError> {
         self.check::<T>()?;
-        if self.element_count() == 0 {
-            return Ok(&[]);
-        }
-        Ok(unsafe { std::slice::from_raw_parts(self.raw.data as *const T, self.element_count()) })
+        Ok(unsafe { raw_slice(self.raw.data as *const T, self.element_count()) })
     }
     /// The elements, writable (results; an argument aliased to a result).
     #[allow(clippy::mut_from_ref)]
@@ -328,40 +325,50 @@ impl<'a> Frame<'a> {
     pub fn attr<T: FfiElement>(&self, name: &str) -> Result<T, FrameError> {
         let p = self.attr_of(name, attr_type::SCALAR, "a scalar")?;
         let s = unsafe { &*(p as *const abi::Scalar) };
-        if s.dtype != T::DTYPE {
-            return Err(FrameError::AttributeType {
-                name: name.to_string(),
-                found: dtype_name(s.dtype),
-                expected: T::NAME,
-            });
-        }
+        check_attr_dtype::<T>(name, s.dtype, false)?;
         Ok(unsafe { std::ptr::read_unaligned(s.value as *const T) })
     }
     /// String attribute `name` (its bytes).
     pub fn attr_bytes(&self, name: &str) -> Result<&'a [u8], FrameError> {
         let p = self.attr_of(name, attr_type::STRING, "a string")?;
         let s = unsafe { &*(p as *const abi::ByteSpan) };
-        if s.len == 0 {
-            return Ok(&[]);
-        }
-        Ok(unsafe { std::slice::from_raw_parts(s.ptr as *const u8, s.len) })
+        Ok(unsafe { raw_slice(s.ptr as *const u8, s.len) })
     }
     /// Array attribute `name` with elements `T`.
     pub fn attr_array<T: FfiElement>(&self, name: &str) -> Result<&'a [T], FrameError> {
         let p = self.attr_of(name, attr_type::ARRAY, "an array")?;
         let a = unsafe { &*(p as *const abi::Array) };
-        if a.dtype != T::DTYPE {
-            return Err(FrameError::AttributeElementType {
-                name: name.to_string(),
-                found: dtype_name(a.dtype),
-                expected: T::NAME,
-            });
-        }
-        if a.size == 0 {
-            return Ok(&[]);
-        }
-        Ok(unsafe { std::slice::from_raw_parts(a.data as *const T, a.size) })
+        check_attr_dtype::<T>(name, a.dtype, true)?;
+        Ok(unsafe { raw_slice(a.data as *const T, a.size) })
     }
+}
+
+/// That attribute `name` (an array's `elements`) has type `T`.
+fn check_attr_dtype<T: FfiElement>(
+    name: &str,
+    dtype: i32,
+    elements: bool,
+) -> Result<(), FrameError> {
+    if dtype == T::DTYPE {
+        return Ok(());
+    }
+    Err(FrameError::AttributeType {
+        name: name.to_string(),
+        elements,
+        found: dtype_name(dtype),
+        expected: T::NAME,
+    })
+}
+
+/// `n` elements at `p`; empty (and `p` unread, it may be null) for `n == 0`.
+///
+/// # Safety
+/// For `n > 0`, `p` points to `n` initialized `T`s that live for `'a`.
+unsafe fn raw_slice<'a, T>(p: *const T, n: usize) -> &'a [T] {
+    if n == 0 {
+        return &[];
+    }
+    unsafe { std::slice::from_raw_parts(p, n) }
 }
 
 /// `Ok` for a null error; else the error's message (through the caller's
