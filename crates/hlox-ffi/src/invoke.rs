@@ -474,42 +474,28 @@ fn invoke_host_with(
         .map(|n| b.pointer(n) as *const c_void)
         .collect();
     let out = b.pointer(&res_node);
-    let mut opaque = call.opaque.clone();
-    opaque.push(0);
-    let (op_ptr, op_len) = (opaque.as_ptr() as *const c_char, call.opaque.len());
-
-    let mut status = XlaCustomCallStatus::new();
-    take_panic();
-    // SAFETY: the pointers follow XLA's layout for the target's convention and
-    // stay valid for the call; the function type was checked against the call.
-    unsafe {
-        match func {
-            TargetFn::HostOriginal(f) => f(out, ins.as_ptr()),
-            TargetFn::HostStatusReturning(f) => f(out, ins.as_ptr(), &mut status),
-            TargetFn::HostStatusReturningUnified(f) => {
-                f(out, ins.as_ptr(), op_ptr, op_len, &mut status)
-            }
-            _ => {
-                return Err(InvokeError::Platform {
-                    target: name.into(),
-                    platform: Platform::Cuda,
-                    context: "on the host",
-                })
+    call_c_target(call, true, |op_ptr, op_len, status| {
+        // SAFETY: the pointers follow XLA's layout for the target's
+        // convention and stay valid for the call; the function type was
+        // checked against the call.
+        unsafe {
+            match func {
+                TargetFn::HostOriginal(f) => f(out, ins.as_ptr()),
+                TargetFn::HostStatusReturning(f) => f(out, ins.as_ptr(), status),
+                TargetFn::HostStatusReturningUnified(f) => {
+                    f(out, ins.as_ptr(), op_ptr, op_len, status)
+                }
+                _ => {
+                    return Err(InvokeError::Platform {
+                        target: name.into(),
+                        platform: Platform::Cuda,
+                        context: "on the host",
+                    })
+                }
             }
         }
-    }
-    if let Some(p) = take_panic() {
-        return Err(InvokeError::Panicked {
-            target: name.into(),
-            message: p,
-        });
-    }
-    if let Some(message) = status.failure() {
-        return Err(InvokeError::Failed {
-            target: name.into(),
-            message,
-        });
-    }
+        Ok(())
+    })?;
     read_result(&call_shape, &res_node, &b)
         .map_err(|e| InvokeError::Invalid {
             target: name.into(),
@@ -775,43 +761,64 @@ pub unsafe fn invoke_cuda(
                 call.api_version.name()
             ),
         })?;
-    let mut opaque = call.opaque.clone();
-    opaque.push(0);
-    let (op_ptr, op_len) = (opaque.as_ptr() as *const c_char, call.opaque.len());
-    let mut status = XlaCustomCallStatus::new();
-    take_panic();
-    unsafe {
-        match func {
-            TargetFn::CudaOriginal(f) => f(stream, buffers.as_mut_ptr(), op_ptr, op_len),
-            TargetFn::CudaStatusReturning(f) => {
-                f(stream, buffers.as_mut_ptr(), op_ptr, op_len, &mut status)
-            }
-            TargetFn::Ffi(_) => return Err(InvokeError::Invalid {
-                target: name.into(),
-                message:
-                    "internal: a typed-FFI call runs through its prepared FfiCall (invoke_cuda_ffi)"
-                        .into(),
-            }),
-            _ => {
-                return Err(InvokeError::Platform {
+    let original = call.api_version == CustomCallApiVersion::Original;
+    call_c_target(call, original, |op_ptr, op_len, status| {
+        // SAFETY: as the caller promises; the function type was checked
+        // against the call.
+        unsafe {
+            match func {
+                TargetFn::CudaOriginal(f) => f(stream, buffers.as_mut_ptr(), op_ptr, op_len),
+                TargetFn::CudaStatusReturning(f) => {
+                    f(stream, buffers.as_mut_ptr(), op_ptr, op_len, status)
+                }
+                TargetFn::Ffi(_) => return Err(InvokeError::Invalid {
                     target: name.into(),
-                    platform: Platform::Host,
-                    context: "on CUDA",
-                })
+                    message:
+                        "internal: a typed-FFI call runs through its prepared FfiCall (invoke_cuda_ffi)"
+                            .into(),
+                }),
+                _ => {
+                    return Err(InvokeError::Platform {
+                        target: name.into(),
+                        platform: Platform::Host,
+                        context: "on CUDA",
+                    })
+                }
             }
         }
-    }
-    if call.api_version == CustomCallApiVersion::Original {
-        if let Some(p) = take_panic() {
+        Ok(())
+    })
+}
+
+/// Calls a C-convention target through `f`, which gets the call's opaque
+/// (NUL-terminated, and its length without the NUL) and a fresh status;
+/// then reports a panic the trampoline recorded (when `check_panic`: the
+/// conventions without a status) and a failed status, as [`InvokeError`]s.
+fn call_c_target(
+    call: &CustomCall,
+    check_panic: bool,
+    f: impl FnOnce(*const c_char, usize, &mut XlaCustomCallStatus) -> Result<(), InvokeError>,
+) -> Result<(), InvokeError> {
+    let mut opaque = call.opaque.clone();
+    opaque.push(0);
+    let mut status = XlaCustomCallStatus::new();
+    take_panic();
+    f(
+        opaque.as_ptr() as *const c_char,
+        call.opaque.len(),
+        &mut status,
+    )?;
+    if check_panic {
+        if let Some(message) = take_panic() {
             return Err(InvokeError::Panicked {
-                target: name.into(),
-                message: p,
+                target: call.target.clone(),
+                message,
             });
         }
     }
     if let Some(message) = status.failure() {
         return Err(InvokeError::Failed {
-            target: name.into(),
+            target: call.target.clone(),
             message,
         });
     }

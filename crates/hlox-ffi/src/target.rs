@@ -224,70 +224,42 @@ fn guard<I: Invoke>(a: Args) {
     }
 }
 
-unsafe extern "C" fn tramp_host_original<I: Invoke>(out: *mut c_void, ins: *const *const c_void) {
-    guard::<I>(Args {
-        out,
-        ins,
-        ..Args::NULL
-    });
+/// One trampoline per C convention: its parameters, named as the fields of
+/// [`Args`] they fill, go to [`guard`].
+macro_rules! trampolines {
+    ($($name:ident($($p:ident: $t:ty),*);)*) => {$(
+        unsafe extern "C" fn $name<I: Invoke>($($p: $t),*) {
+            guard::<I>(Args {
+                $($p,)*
+                ..Args::NULL
+            });
+        }
+    )*};
 }
-unsafe extern "C" fn tramp_host_status<I: Invoke>(
-    out: *mut c_void,
-    ins: *const *const c_void,
-    status: *mut XlaCustomCallStatus,
-) {
-    guard::<I>(Args {
-        out,
-        ins,
-        status,
-        ..Args::NULL
-    });
-}
-unsafe extern "C" fn tramp_host_unified<I: Invoke>(
-    out: *mut c_void,
-    ins: *const *const c_void,
-    opaque: *const c_char,
-    opaque_len: usize,
-    status: *mut XlaCustomCallStatus,
-) {
-    guard::<I>(Args {
-        out,
-        ins,
-        opaque,
-        opaque_len,
-        status,
-        ..Args::NULL
-    });
-}
-unsafe extern "C" fn tramp_cuda_original<I: Invoke>(
-    stream: CUstream,
-    buffers: *mut *mut c_void,
-    opaque: *const c_char,
-    opaque_len: usize,
-) {
-    guard::<I>(Args {
-        stream,
-        buffers,
-        opaque,
-        opaque_len,
-        ..Args::NULL
-    });
-}
-unsafe extern "C" fn tramp_cuda_status<I: Invoke>(
-    stream: CUstream,
-    buffers: *mut *mut c_void,
-    opaque: *const c_char,
-    opaque_len: usize,
-    status: *mut XlaCustomCallStatus,
-) {
-    guard::<I>(Args {
-        stream,
-        buffers,
-        opaque,
-        opaque_len,
-        status,
-        ..Args::NULL
-    });
+
+trampolines! {
+    tramp_host_original(out: *mut c_void, ins: *const *const c_void);
+    tramp_host_status(out: *mut c_void, ins: *const *const c_void, status: *mut XlaCustomCallStatus);
+    tramp_host_unified(
+        out: *mut c_void,
+        ins: *const *const c_void,
+        opaque: *const c_char,
+        opaque_len: usize,
+        status: *mut XlaCustomCallStatus
+    );
+    tramp_cuda_original(
+        stream: CUstream,
+        buffers: *mut *mut c_void,
+        opaque: *const c_char,
+        opaque_len: usize
+    );
+    tramp_cuda_status(
+        stream: CUstream,
+        buffers: *mut *mut c_void,
+        opaque: *const c_char,
+        opaque_len: usize,
+        status: *mut XlaCustomCallStatus
+    );
 }
 
 const fn trampoline_for<I: Invoke>(sig: Signature) -> TargetFn {
