@@ -696,6 +696,20 @@ pub static STATIC_TARGETS: [StaticTarget];
 /// ```
 #[macro_export]
 macro_rules! register_custom_call_target {
+    // The entry in `STATIC_TARGETS` (internal: both forms below end here).
+    (@static $target:expr, $name:expr, $platform:expr, $traits:expr) => {
+        #[$crate::__private::linkme::distributed_slice($crate::__private::STATIC_TARGETS)]
+        #[linkme(crate = $crate::__private::linkme)]
+        static __HLOX_CUSTOM_CALL_TARGET: $crate::__private::StaticTarget =
+            $crate::__private::StaticTarget::new(
+                $name,
+                $platform,
+                $target,
+                ::core::file!(),
+                ::core::line!(),
+            )
+            .with_traits($traits);
+    };
     ($f:path as $ty:ty, $name:expr, $platform:expr, $traits:expr $(,)?) => {
         const _: () = {
             struct __HloxHolder;
@@ -703,32 +717,14 @@ macro_rules! register_custom_call_target {
                 type Ptr = $ty;
                 const PTR: $ty = $f as $ty;
             }
-            #[$crate::__private::linkme::distributed_slice($crate::__private::STATIC_TARGETS)]
-            #[linkme(crate = $crate::__private::linkme)]
-            static __HLOX_CUSTOM_CALL_TARGET: $crate::__private::StaticTarget =
-                $crate::__private::StaticTarget::new(
-                    $name,
-                    $platform,
-                    $crate::__private::ptr_target::<__HloxHolder>(),
-                    ::core::file!(),
-                    ::core::line!(),
-                )
-                .with_traits($traits);
+    $crate::register_custom_call_target!(@static
+                $crate::__private::ptr_target::<__HloxHolder>(), $name, $platform, $traits);
         };
     };
     ($f:path, $name:expr, $platform:expr, $traits:expr $(,)?) => {
         const _: () = {
-            #[$crate::__private::linkme::distributed_slice($crate::__private::STATIC_TARGETS)]
-            #[linkme(crate = $crate::__private::linkme)]
-            static __HLOX_CUSTOM_CALL_TARGET: $crate::__private::StaticTarget =
-                $crate::__private::StaticTarget::new(
-                    $name,
-                    $platform,
-                    $crate::__private::rust_target(&$f),
-                    ::core::file!(),
-                    ::core::line!(),
-                )
-                .with_traits($traits);
+    $crate::register_custom_call_target!(@static
+                $crate::__private::rust_target(&$f), $name, $platform, $traits);
         };
     };
     ($f:ident as $ty:ty, $platform:expr $(,)?) => {

@@ -161,6 +161,13 @@ fn global_registry_holds_macro_registrations() {
         .expect("registered by the macro");
     assert_eq!(t.signature, Some(Signature::HOST_ORIGINAL));
     assert!(matches!(t.origin, Origin::Macro { .. }));
+    // The origin names the line of the macro's invocation.
+    if let Origin::Macro { file, line } = t.origin {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let text = std::fs::read_to_string(root.join(file)).expect("the origin's file");
+        let at = text.lines().nth(line as usize - 1).unwrap_or_default();
+        assert!(at.contains("register_custom_call_target!"), "{file}:{line}: {at}");
+    }
     assert_eq!(
         Registry::global()
             .lookup("panics_unwind", Platform::Host)
