@@ -166,7 +166,10 @@ fn global_registry_holds_macro_registrations() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let text = std::fs::read_to_string(root.join(file)).expect("the origin's file");
         let at = text.lines().nth(line as usize - 1).unwrap_or_default();
-        assert!(at.contains("register_custom_call_target!"), "{file}:{line}: {at}");
+        assert!(
+            at.contains("register_custom_call_target!"),
+            "{file}:{line}: {at}"
+        );
     }
     assert_eq!(
         Registry::global()
