@@ -1128,14 +1128,8 @@ fn typed_ffi_handlers_registered_by_the_process_reach_the_static_registries_only
     let mut args = HandlerRegisterArgs {
         struct_size: std::mem::size_of::<HandlerRegisterArgs>(),
         extension_start: std::ptr::null_mut(),
-        name: ByteSpan {
-            ptr: name.as_ptr() as *const c_char,
-            len: name.len(),
-        },
-        platform: ByteSpan {
-            ptr: platform.as_ptr() as *const c_char,
-            len: platform.len(),
-        },
+        name: ByteSpan::of(name.as_bytes()),
+        platform: ByteSpan::of(platform.as_bytes()),
         bundle: HandlerBundle {
             instantiate: None,
             prepare: None,
@@ -1175,10 +1169,7 @@ fn typed_ffi_type_registration_assigns_ids_and_refuses_conflicts() {
         let mut args = TypeRegisterArgs {
             struct_size: std::mem::size_of::<TypeRegisterArgs>(),
             extension_start: std::ptr::null_mut(),
-            name: ByteSpan {
-                ptr: name.as_ptr() as *const c_char,
-                len: name.len(),
-            },
+            name: ByteSpan::of(name.as_bytes()),
             type_id: id,
             type_info: std::ptr::null(),
         };

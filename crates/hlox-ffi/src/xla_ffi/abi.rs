@@ -181,6 +181,16 @@ pub struct ByteSpan {
     pub len: usize,
 }
 
+impl ByteSpan {
+    /// A span over `bytes` (borrowed: it must outlive the span's use).
+    pub fn of(bytes: &[u8]) -> ByteSpan {
+        ByteSpan {
+            ptr: bytes.as_ptr() as *const c_char,
+            len: bytes.len(),
+        }
+    }
+}
+
 #[repr(C)]
 pub struct Scalar {
     pub dtype: i32,

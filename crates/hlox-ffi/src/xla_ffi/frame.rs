@@ -217,10 +217,7 @@ impl<'a> Frame<'a> {
         let mut a = abi::TypeRegisterArgs {
             struct_size: std::mem::size_of::<abi::TypeRegisterArgs>(),
             extension_start: std::ptr::null_mut(),
-            name: abi::ByteSpan {
-                ptr: name.as_ptr() as *const std::ffi::c_char,
-                len: name.len(),
-            },
+            name: abi::ByteSpan::of(name.as_bytes()),
             type_id: &mut id,
             type_info: &info,
         };
