@@ -51,6 +51,19 @@ pub enum InvokeError {
     },
     #[error("custom call to \"{target}\": {message}")]
     Invalid { target: String, message: String },
+    /// A typed-FFI call could not be prepared (its `backend_config`, its
+    /// instantiate stage).
+    #[error("custom call to \"{target}\": {source}")]
+    FfiPrepare {
+        target: String,
+        source: crate::xla_ffi::FfiCallError,
+    },
+    /// A typed-FFI handler returned an error (or a stage before it did).
+    #[error("custom-call target \"{target}\" failed: {source}")]
+    FfiFailed {
+        target: String,
+        source: crate::xla_ffi::FfiCallError,
+    },
 }
 
 impl InvokeError {
@@ -60,6 +73,7 @@ impl InvokeError {
     pub fn detail(&self) -> String {
         match self {
             InvokeError::Failed { message, .. } => message.clone(),
+            InvokeError::FfiFailed { source, .. } => source.to_string(),
             InvokeError::Panicked { message, .. } => format!("panicked: {message}"),
             other => other.to_string(),
         }
@@ -524,7 +538,12 @@ fn invoke_host_ffi(
     let res_shape = result_shape.clone();
     let refs: Vec<&Shape> = op_shapes.iter().collect();
     let prepare = || {
-        FfiCall::new(target, &call.opaque, &refs, &res_shape).map_err(|e| invalid(e.to_string()))
+        FfiCall::new(target, &call.opaque, &refs, &res_shape).map_err(|source| {
+            InvokeError::FfiPrepare {
+                target: name.into(),
+                source,
+            }
+        })
     };
     let prepared = match cache {
         None => Arc::new(prepare()?),
@@ -547,9 +566,9 @@ fn invoke_host_ffi(
     let ctx = crate::xla_ffi::InvokeContext::host_next();
     // SAFETY: the buffers have the prepared shapes and live until the call
     // returns.
-    unsafe { prepared.call(&args, &rets, &ctx) }.map_err(|e| InvokeError::Failed {
+    unsafe { prepared.call(&args, &rets, &ctx) }.map_err(|source| InvokeError::FfiFailed {
         target: name.into(),
-        message: e.to_string(),
+        source,
     })?;
     read_result(&res_shape, &res_node, &b).map_err(|e| invalid(e.to_string()))
 }
@@ -842,8 +861,10 @@ pub unsafe fn invoke_cuda_ffi(
     ctx: &crate::xla_ffi::InvokeContext,
     run: &mut crate::xla_ffi::RunStages,
 ) -> Result<(), InvokeError> {
-    unsafe { prepared.call_buffers(buffers, ctx, Some(run)) }.map_err(|e| InvokeError::Failed {
-        target: target.into(),
-        message: e.to_string(),
+    unsafe { prepared.call_buffers(buffers, ctx, Some(run)) }.map_err(|source| {
+        InvokeError::FfiFailed {
+            target: target.into(),
+            source,
+        }
     })
 }
