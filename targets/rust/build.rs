@@ -5,10 +5,72 @@
 //! fails they are empty and HLOX_C_TARGETS_ERROR says why (tests then fail
 //! with that message; building the Rust targets does not).
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn compile(cc: &str, root: &Path, out: &Path, sources: &[&str]) -> Result<(), String> {
+/// Why a plugin library was not built (the tests that need it report it).
+#[derive(Debug)]
+enum BuildError {
+    /// XLA's FFI headers are not installed.
+    NoHeaders,
+    /// The compiler `tool` (`C`, `C++`) named `program` did not start.
+    Spawn {
+        tool: &'static str,
+        program: String,
+        source: std::io::Error,
+        hint: &'static str,
+    },
+    /// The compiler ran and failed.
+    Failed { command: String, stderr: String },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::NoHeaders => f.write_str(
+                "XLA's FFI headers (xla/ffi/api/ffi.h) not found: run `bash scripts/setup_xla_ffi_headers.sh` \
+                 (make test does) or set HLOX_XLA_FFI_INCLUDE to jax.ffi.include_dir()",
+            ),
+            BuildError::Spawn {
+                tool,
+                program,
+                source,
+                hint,
+            } => write!(f, "cannot run {tool} compiler `{program}`: {source}{hint}"),
+            BuildError::Failed { command, stderr } => write!(f, "`{command}` failed:\n{stderr}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::Spawn { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Runs the compiler command `cmd` (`tool` in errors, with `hint` after a
+/// failure to start it).
+fn run(mut cmd: Command, tool: &'static str, hint: &'static str) -> Result<(), BuildError> {
+    let o = cmd.output().map_err(|source| BuildError::Spawn {
+        tool,
+        program: cmd.get_program().to_string_lossy().into_owned(),
+        source,
+        hint,
+    })?;
+    if !o.status.success() {
+        return Err(BuildError::Failed {
+            command: format!("{cmd:?}"),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        });
+    }
+    Ok(())
+}
+
+fn compile(cc: &str, root: &Path, out: &Path, sources: &[&str]) -> Result<(), BuildError> {
     let mut cmd = Command::new(cc);
     cmd.args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-std=c11"]);
     cmd.arg("-I").arg(root.join("targets/include"));
@@ -16,16 +78,7 @@ fn compile(cc: &str, root: &Path, out: &Path, sources: &[&str]) -> Result<(), St
         cmd.arg(root.join("targets/c").join(s));
     }
     cmd.arg("-o").arg(out);
-    let o = cmd
-        .output()
-        .map_err(|e| format!("cannot run C compiler `{cc}`: {e}"))?;
-    if !o.status.success() {
-        return Err(format!(
-            "`{cmd:?}` failed:\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        ));
-    }
-    Ok(())
+    run(cmd, "C", "")
 }
 
 /// Finds XLA's FFI headers: HLOX_XLA_FFI_INCLUDE, else .xla-ffi/include
@@ -44,28 +97,15 @@ fn xla_ffi_include(root: &Path) -> Option<PathBuf> {
 
 /// Builds targets/cpp (typed-FFI handlers written against XLA's own
 /// headers) into a shared library that leaves XLA_FFI_GetApi to the process.
-fn compile_cpp(root: &Path, out: &Path) -> Result<(), String> {
-    let include = xla_ffi_include(root).ok_or_else(|| {
-        "XLA's FFI headers (xla/ffi/api/ffi.h) not found: run `bash scripts/setup_xla_ffi_headers.sh` \
-         (make test does) or set HLOX_XLA_FFI_INCLUDE to jax.ffi.include_dir()"
-            .to_string()
-    })?;
+fn compile_cpp(root: &Path, out: &Path) -> Result<(), BuildError> {
+    let include = xla_ffi_include(root).ok_or(BuildError::NoHeaders)?;
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
     let mut cmd = Command::new(&cxx);
     cmd.args(["-shared", "-fPIC", "-O2", "-std=c++17", "-Wall", "-Wextra"]);
     cmd.arg("-isystem").arg(&include);
     cmd.arg(root.join("targets/cpp/xla_ffi_targets.cc"));
     cmd.arg("-o").arg(out);
-    let o = cmd
-        .output()
-        .map_err(|e| format!("cannot run C++ compiler `{cxx}`: {e} (install g++)"))?;
-    if !o.status.success() {
-        return Err(format!(
-            "`{cmd:?}` failed:\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        ));
-    }
-    Ok(())
+    run(cmd, "C++", " (install g++)")
 }
 
 fn main() {
@@ -101,6 +141,7 @@ fn main() {
             println!("cargo:rustc-env=HLOX_CPP_FFI_ERROR=");
         }
         Err(e) => {
+            let e = e.to_string();
             println!(
                 "cargo:warning=hlox-targets: {}",
                 e.lines().next().unwrap_or("")
@@ -137,7 +178,7 @@ fn main() {
             Err(e) => {
                 println!("cargo:warning=hlox-targets: {e}");
                 println!("cargo:rustc-env={var}=");
-                errors.push(e);
+                errors.push(e.to_string());
             }
         }
     }

@@ -209,7 +209,7 @@ impl CustomCallHandler for hlox_ffi::HostCustomCalls {
         call: &CustomCall,
         operands: &[&Literal],
     ) -> Result<Literal, String> {
-        hlox_ffi::HostCustomCalls::call(self, inst, call, operands)
+        hlox_ffi::HostCustomCalls::call(self, inst, call, operands).map_err(|e| e.to_string())
     }
 }
 

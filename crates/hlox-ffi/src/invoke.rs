@@ -51,6 +51,19 @@ pub enum InvokeError {
     },
     #[error("custom call to \"{target}\": {message}")]
     Invalid { target: String, message: String },
+    /// A typed-FFI call could not be prepared (its `backend_config`, its
+    /// instantiate stage).
+    #[error("custom call to \"{target}\": {source}")]
+    FfiPrepare {
+        target: String,
+        source: crate::xla_ffi::FfiCallError,
+    },
+    /// A typed-FFI handler returned an error (or a stage before it did).
+    #[error("custom-call target \"{target}\" failed: {source}")]
+    FfiFailed {
+        target: String,
+        source: crate::xla_ffi::FfiCallError,
+    },
 }
 
 impl InvokeError {
@@ -60,6 +73,7 @@ impl InvokeError {
     pub fn detail(&self) -> String {
         match self {
             InvokeError::Failed { message, .. } => message.clone(),
+            InvokeError::FfiFailed { source, .. } => source.to_string(),
             InvokeError::Panicked { message, .. } => format!("panicked: {message}"),
             other => other.to_string(),
         }
@@ -338,12 +352,21 @@ fn result_node(
     }
 }
 
-fn read_result(shape: &Shape, node: &Node, b: &Buffers) -> Result<Literal, String> {
+/// Why a call's result buffers do not make its result literal.
+#[derive(Debug, thiserror::Error)]
+enum ReadResultError {
+    #[error(transparent)]
+    Literal(#[from] hlox_hlo::LiteralError),
+    #[error("internal: result tree does not match its shape")]
+    TreeMismatch,
+}
+
+fn read_result(shape: &Shape, node: &Node, b: &Buffers) -> Result<Literal, ReadResultError> {
     match (shape, node) {
-        (Shape::Array(a), Node::Leaf(Some(i))) => Ok(Literal::Array(
-            ArrayLiteral::from_bytes(a.clone(), b.bufs[*i].bytes().to_vec())
-                .map_err(|e| e.to_string())?,
-        )),
+        (Shape::Array(a), Node::Leaf(Some(i))) => Ok(Literal::Array(ArrayLiteral::from_bytes(
+            a.clone(),
+            b.bufs[*i].bytes().to_vec(),
+        )?)),
         (Shape::Tuple(t), Node::Tuple(n)) => Ok(Literal::Tuple(
             t.iter()
                 .zip(n)
@@ -351,7 +374,7 @@ fn read_result(shape: &Shape, node: &Node, b: &Buffers) -> Result<Literal, Strin
                 .collect::<Result<_, _>>()?,
         )),
         (Shape::Token, _) => Ok(Literal::Token),
-        _ => Err("internal: result tree does not match its shape".into()),
+        _ => Err(ReadResultError::TreeMismatch),
     }
 }
 
@@ -379,6 +402,31 @@ pub fn invoke_host(
 /// Prepared typed-FFI calls of one module's instructions, by name.
 type FfiCalls = std::sync::Mutex<std::collections::HashMap<String, Arc<FfiCall>>>;
 
+/// That `target` is for `platform` (else it cannot be called `context`) and
+/// that its signature accepts the call's `api_version`.
+fn check_callable(
+    target: &Target,
+    call: &CustomCall,
+    platform: Platform,
+    context: &'static str,
+) -> Result<(), InvokeError> {
+    if target.platform != platform {
+        return Err(InvokeError::Platform {
+            target: call.target.clone(),
+            platform: target.platform,
+            context,
+        });
+    }
+    match target.signature {
+        Some(sig) if !sig.accepts(call.api_version) => Err(InvokeError::ApiMismatch {
+            target: call.target.clone(),
+            registered: sig.api_version.name(),
+            requested: call.api_version.name(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 fn invoke_host_with(
     target: &Target,
     call: &CustomCall,
@@ -387,22 +435,7 @@ fn invoke_host_with(
     ffi_cache: Option<(&FfiCalls, &str)>,
 ) -> Result<Literal, InvokeError> {
     let name = call.target.as_str();
-    if target.platform != Platform::Host {
-        return Err(InvokeError::Platform {
-            target: name.into(),
-            platform: target.platform,
-            context: "on the host",
-        });
-    }
-    if let Some(sig) = target.signature {
-        if !sig.accepts(call.api_version) {
-            return Err(InvokeError::ApiMismatch {
-                target: name.into(),
-                registered: sig.api_version.name(),
-                requested: call.api_version.name(),
-            });
-        }
-    }
+    check_callable(target, call, Platform::Host, "on the host")?;
     let Some(func) = target.func.for_call(Platform::Host, call.api_version) else {
         return Err(InvokeError::Invalid {
             target: name.into(),
@@ -455,46 +488,32 @@ fn invoke_host_with(
         .map(|n| b.pointer(n) as *const c_void)
         .collect();
     let out = b.pointer(&res_node);
-    let mut opaque = call.opaque.clone();
-    opaque.push(0);
-    let (op_ptr, op_len) = (opaque.as_ptr() as *const c_char, call.opaque.len());
-
-    let mut status = XlaCustomCallStatus::new();
-    take_panic();
-    // SAFETY: the pointers follow XLA's layout for the target's convention and
-    // stay valid for the call; the function type was checked against the call.
-    unsafe {
-        match func {
-            TargetFn::HostOriginal(f) => f(out, ins.as_ptr()),
-            TargetFn::HostStatusReturning(f) => f(out, ins.as_ptr(), &mut status),
-            TargetFn::HostStatusReturningUnified(f) => {
-                f(out, ins.as_ptr(), op_ptr, op_len, &mut status)
-            }
-            _ => {
-                return Err(InvokeError::Platform {
-                    target: name.into(),
-                    platform: Platform::Cuda,
-                    context: "on the host",
-                })
+    call_c_target(call, true, |op_ptr, op_len, status| {
+        // SAFETY: the pointers follow XLA's layout for the target's
+        // convention and stay valid for the call; the function type was
+        // checked against the call.
+        unsafe {
+            match func {
+                TargetFn::HostOriginal(f) => f(out, ins.as_ptr()),
+                TargetFn::HostStatusReturning(f) => f(out, ins.as_ptr(), status),
+                TargetFn::HostStatusReturningUnified(f) => {
+                    f(out, ins.as_ptr(), op_ptr, op_len, status)
+                }
+                _ => {
+                    return Err(InvokeError::Platform {
+                        target: name.into(),
+                        platform: Platform::Cuda,
+                        context: "on the host",
+                    })
+                }
             }
         }
-    }
-    if let Some(p) = take_panic() {
-        return Err(InvokeError::Panicked {
-            target: name.into(),
-            message: p,
-        });
-    }
-    if let Some(message) = status.failure() {
-        return Err(InvokeError::Failed {
-            target: name.into(),
-            message,
-        });
-    }
+        Ok(())
+    })?;
     read_result(&call_shape, &res_node, &b)
-        .map_err(|message| InvokeError::Invalid {
+        .map_err(|e| InvokeError::Invalid {
             target: name.into(),
-            message,
+            message: e.to_string(),
         })
         .and_then(relaid)
 }
@@ -518,7 +537,14 @@ fn invoke_host_ffi(
     let lits = operand_lits;
     let res_shape = result_shape.clone();
     let refs: Vec<&Shape> = op_shapes.iter().collect();
-    let prepare = || FfiCall::new(target, &call.opaque, &refs, &res_shape).map_err(invalid);
+    let prepare = || {
+        FfiCall::new(target, &call.opaque, &refs, &res_shape).map_err(|source| {
+            InvokeError::FfiPrepare {
+                target: name.into(),
+                source,
+            }
+        })
+    };
     let prepared = match cache {
         None => Arc::new(prepare()?),
         Some((calls, inst)) => {
@@ -540,11 +566,11 @@ fn invoke_host_ffi(
     let ctx = crate::xla_ffi::InvokeContext::host_next();
     // SAFETY: the buffers have the prepared shapes and live until the call
     // returns.
-    unsafe { prepared.call(&args, &rets, &ctx) }.map_err(|message| InvokeError::Failed {
+    unsafe { prepared.call(&args, &rets, &ctx) }.map_err(|source| InvokeError::FfiFailed {
         target: name.into(),
-        message,
+        source,
     })?;
-    read_result(&res_shape, &res_node, &b).map_err(invalid)
+    read_result(&res_shape, &res_node, &b).map_err(|e| invalid(e.to_string()))
 }
 
 /// A typed-FFI call that could not be prepared (its instantiate stage
@@ -591,13 +617,12 @@ pub fn prepare_ffi_calls(
                 inst.operands.iter().map(|&o| &comp.inst(o).shape).collect();
             let (shapes, result) = call.buffer_shapes(&operands, &inst.shape);
             let refs: Vec<&Shape> = shapes.iter().collect();
-            let prepared = FfiCall::new(t, &call.opaque, &refs, &result).map_err(|message| {
-                FfiPrepareError {
+            let prepared =
+                FfiCall::new(t, &call.opaque, &refs, &result).map_err(|e| FfiPrepareError {
                     instruction: inst.name.clone(),
                     target: call.target.clone(),
-                    message,
-                }
-            })?;
+                    message: e.to_string(),
+                })?;
             out.insert(inst.name.clone(), Arc::new(prepared));
         }
     }
@@ -647,19 +672,18 @@ impl HostCustomCalls {
         inst: &Instruction,
         call: &CustomCall,
         operands: &[&Literal],
-    ) -> Result<Literal, String> {
+    ) -> Result<Literal, HostCallError> {
         if self.bound.platform() != Platform::Host {
-            return Err(format!(
-                "instruction {}: custom-call targets were bound for {}, not Host",
-                inst.name,
-                self.bound.platform()
-            ));
+            return Err(HostCallError::NotHost {
+                instruction: inst.name.clone(),
+                platform: self.bound.platform(),
+            });
         }
         let Some(t) = self.bound.get(&call.target) else {
-            return Err(format!(
-                "instruction {}: custom-call target \"{}\" was not bound (bind the module with Registry::bind first)",
-                inst.name, call.target
-            ));
+            return Err(HostCallError::Unbound {
+                instruction: inst.name.clone(),
+                target: call.target.clone(),
+            });
         };
         // The caller (the evaluator, a compiled executable) already names the
         // instruction and the target: return what the target said.
@@ -670,8 +694,25 @@ impl HostCustomCalls {
             &inst.shape,
             Some((&self.ffi_calls, &inst.name)),
         )
-        .map_err(|e| e.detail())
+        .map_err(HostCallError::Target)
     }
+}
+
+/// Why [`HostCustomCalls::call`] gave no result.
+#[derive(Debug, thiserror::Error)]
+pub enum HostCallError {
+    #[error("instruction {instruction}: custom-call targets were bound for {platform}, not Host")]
+    NotHost {
+        instruction: String,
+        platform: Platform,
+    },
+    #[error("instruction {instruction}: custom-call target \"{target}\" was not bound (bind the module with Registry::bind first)")]
+    Unbound { instruction: String, target: String },
+    /// The target failed. The caller (the evaluator, a compiled executable)
+    /// already names the instruction and the target, so this prints what
+    /// the target said ([`InvokeError::detail`]).
+    #[error("{}", .0.detail())]
+    Target(InvokeError),
 }
 
 /// Which value a CUDA `buffers[]` entry belongs to.
@@ -728,22 +769,7 @@ pub unsafe fn invoke_cuda(
     buffers: &mut [*mut c_void],
 ) -> Result<(), InvokeError> {
     let name = call.target.as_str();
-    if target.platform != Platform::Cuda {
-        return Err(InvokeError::Platform {
-            target: name.into(),
-            platform: target.platform,
-            context: "on CUDA",
-        });
-    }
-    if let Some(sig) = target.signature {
-        if !sig.accepts(call.api_version) {
-            return Err(InvokeError::ApiMismatch {
-                target: name.into(),
-                registered: sig.api_version.name(),
-                requested: call.api_version.name(),
-            });
-        }
-    }
+    check_callable(target, call, Platform::Cuda, "on CUDA")?;
     let func = target
         .func
         .for_call(Platform::Cuda, call.api_version)
@@ -754,43 +780,64 @@ pub unsafe fn invoke_cuda(
                 call.api_version.name()
             ),
         })?;
-    let mut opaque = call.opaque.clone();
-    opaque.push(0);
-    let (op_ptr, op_len) = (opaque.as_ptr() as *const c_char, call.opaque.len());
-    let mut status = XlaCustomCallStatus::new();
-    take_panic();
-    unsafe {
-        match func {
-            TargetFn::CudaOriginal(f) => f(stream, buffers.as_mut_ptr(), op_ptr, op_len),
-            TargetFn::CudaStatusReturning(f) => {
-                f(stream, buffers.as_mut_ptr(), op_ptr, op_len, &mut status)
-            }
-            TargetFn::Ffi(_) => return Err(InvokeError::Invalid {
-                target: name.into(),
-                message:
-                    "internal: a typed-FFI call runs through its prepared FfiCall (invoke_cuda_ffi)"
-                        .into(),
-            }),
-            _ => {
-                return Err(InvokeError::Platform {
+    let original = call.api_version == CustomCallApiVersion::Original;
+    call_c_target(call, original, |op_ptr, op_len, status| {
+        // SAFETY: as the caller promises; the function type was checked
+        // against the call.
+        unsafe {
+            match func {
+                TargetFn::CudaOriginal(f) => f(stream, buffers.as_mut_ptr(), op_ptr, op_len),
+                TargetFn::CudaStatusReturning(f) => {
+                    f(stream, buffers.as_mut_ptr(), op_ptr, op_len, status)
+                }
+                TargetFn::Ffi(_) => return Err(InvokeError::Invalid {
                     target: name.into(),
-                    platform: Platform::Host,
-                    context: "on CUDA",
-                })
+                    message:
+                        "internal: a typed-FFI call runs through its prepared FfiCall (invoke_cuda_ffi)"
+                            .into(),
+                }),
+                _ => {
+                    return Err(InvokeError::Platform {
+                        target: name.into(),
+                        platform: Platform::Host,
+                        context: "on CUDA",
+                    })
+                }
             }
         }
-    }
-    if call.api_version == CustomCallApiVersion::Original {
-        if let Some(p) = take_panic() {
+        Ok(())
+    })
+}
+
+/// Calls a C-convention target through `f`, which gets the call's opaque
+/// (NUL-terminated, and its length without the NUL) and a fresh status;
+/// then reports a panic the trampoline recorded (when `check_panic`: the
+/// conventions without a status) and a failed status, as [`InvokeError`]s.
+fn call_c_target(
+    call: &CustomCall,
+    check_panic: bool,
+    f: impl FnOnce(*const c_char, usize, &mut XlaCustomCallStatus) -> Result<(), InvokeError>,
+) -> Result<(), InvokeError> {
+    let mut opaque = call.opaque.clone();
+    opaque.push(0);
+    let mut status = XlaCustomCallStatus::new();
+    take_panic();
+    f(
+        opaque.as_ptr() as *const c_char,
+        call.opaque.len(),
+        &mut status,
+    )?;
+    if check_panic {
+        if let Some(message) = take_panic() {
             return Err(InvokeError::Panicked {
-                target: name.into(),
-                message: p,
+                target: call.target.clone(),
+                message,
             });
         }
     }
     if let Some(message) = status.failure() {
         return Err(InvokeError::Failed {
-            target: name.into(),
+            target: call.target.clone(),
             message,
         });
     }
@@ -814,10 +861,10 @@ pub unsafe fn invoke_cuda_ffi(
     ctx: &crate::xla_ffi::InvokeContext,
     run: &mut crate::xla_ffi::RunStages,
 ) -> Result<(), InvokeError> {
-    unsafe { prepared.call_buffers(buffers, ctx, Some(run)) }.map_err(|message| {
-        InvokeError::Failed {
+    unsafe { prepared.call_buffers(buffers, ctx, Some(run)) }.map_err(|source| {
+        InvokeError::FfiFailed {
             target: target.into(),
-            message,
+            source,
         }
     })
 }

@@ -26,7 +26,7 @@ pub mod xla_ffi;
 
 pub use invoke::{
     cuda_buffer_order, invoke_cuda, invoke_cuda_ffi, invoke_host, prepare_ffi_calls, BufferRole,
-    CudaBuffer, FfiPrepareError, HostCustomCalls, InvokeError, BUFFER_ALIGNMENT,
+    CudaBuffer, FfiPrepareError, HostCallError, HostCustomCalls, InvokeError, BUFFER_ALIGNMENT,
 };
 pub use opaque::{decode_opaque, encode_opaque, opaque_bytes, OpaqueError};
 pub use platform::{Platform, Signature};

@@ -66,26 +66,22 @@ pub struct Signature {
 }
 
 impl Signature {
-    pub const HOST_ORIGINAL: Signature = Signature {
-        platform: Platform::Host,
-        api_version: CustomCallApiVersion::Original,
-    };
-    pub const HOST_STATUS_RETURNING: Signature = Signature {
-        platform: Platform::Host,
-        api_version: CustomCallApiVersion::StatusReturning,
-    };
-    pub const HOST_STATUS_RETURNING_UNIFIED: Signature = Signature {
-        platform: Platform::Host,
-        api_version: CustomCallApiVersion::StatusReturningUnified,
-    };
-    pub const CUDA_ORIGINAL: Signature = Signature {
-        platform: Platform::Cuda,
-        api_version: CustomCallApiVersion::Original,
-    };
-    pub const CUDA_STATUS_RETURNING: Signature = Signature {
-        platform: Platform::Cuda,
-        api_version: CustomCallApiVersion::StatusReturning,
-    };
+    pub const fn new(platform: Platform, api_version: CustomCallApiVersion) -> Signature {
+        Signature {
+            platform,
+            api_version,
+        }
+    }
+    pub const HOST_ORIGINAL: Signature =
+        Signature::new(Platform::Host, CustomCallApiVersion::Original);
+    pub const HOST_STATUS_RETURNING: Signature =
+        Signature::new(Platform::Host, CustomCallApiVersion::StatusReturning);
+    pub const HOST_STATUS_RETURNING_UNIFIED: Signature =
+        Signature::new(Platform::Host, CustomCallApiVersion::StatusReturningUnified);
+    pub const CUDA_ORIGINAL: Signature =
+        Signature::new(Platform::Cuda, CustomCallApiVersion::Original);
+    pub const CUDA_STATUS_RETURNING: Signature =
+        Signature::new(Platform::Cuda, CustomCallApiVersion::StatusReturning);
 
     /// Whether a custom call with `api_version` may call a function of this signature.
     pub fn accepts(self, api_version: CustomCallApiVersion) -> bool {
@@ -99,15 +95,25 @@ impl Signature {
 }
 
 /// Parses a proto `api_version` number as given to the C registrar (1 to 4).
-pub fn api_version_from_c(v: i32) -> Result<CustomCallApiVersion, String> {
+pub fn api_version_from_c(v: i32) -> Result<CustomCallApiVersion, ApiVersionError> {
     match v {
         1 => Ok(CustomCallApiVersion::Original),
         2 => Ok(CustomCallApiVersion::StatusReturning),
         3 => Ok(CustomCallApiVersion::StatusReturningUnified),
-        0 => Err("api_version 0 (API_VERSION_UNSPECIFIED) is not accepted: pass HLOX_API_VERSION_ORIGINAL (1), \
-                  HLOX_API_VERSION_STATUS_RETURNING (2) or HLOX_API_VERSION_STATUS_RETURNING_UNIFIED (3)"
-            .into()),
+        0 => Err(ApiVersionError::Unspecified),
         4 => Ok(CustomCallApiVersion::TypedFfi),
-        v => Err(format!("unknown api_version {v}: expected 1 (ORIGINAL), 2 (STATUS_RETURNING), 3 (STATUS_RETURNING_UNIFIED) or 4 (TYPED_FFI)")),
+        v => Err(ApiVersionError::Unknown(v)),
     }
+}
+
+/// An `api_version` number the C registrar does not accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ApiVersionError {
+    #[error(
+        "api_version 0 (API_VERSION_UNSPECIFIED) is not accepted: pass HLOX_API_VERSION_ORIGINAL (1), \
+         HLOX_API_VERSION_STATUS_RETURNING (2) or HLOX_API_VERSION_STATUS_RETURNING_UNIFIED (3)"
+    )]
+    Unspecified,
+    #[error("unknown api_version {0}: expected 1 (ORIGINAL), 2 (STATUS_RETURNING), 3 (STATUS_RETURNING_UNIFIED) or 4 (TYPED_FFI)")]
+    Unknown(i32),
 }

@@ -581,7 +581,7 @@ impl Registry {
         for r in regs {
             match ffi_entry(r, Origin::XlaFfi(Some(path.to_path_buf())), library.clone()) {
                 Ok(t) => pending.push(t),
-                Err(e) => problems.push(e),
+                Err(e) => problems.push(e.to_string()),
             }
         }
         let mut inner = self.write();
@@ -716,11 +716,11 @@ impl Registry {
                 if call.api_version == CustomCallApiVersion::TypedFfi
                     && !targets.contains_key(&target)
                 {
-                    if let Err(message) = resolve_ffi(&mut t, platform) {
+                    if let Err(e) = resolve_ffi(&mut t, platform) {
                         problems.push(BindProblem::Handler {
                             instruction,
                             target,
-                            message,
+                            message: e.to_string(),
                         });
                         continue;
                     }
@@ -811,16 +811,17 @@ fn ffi_entry(
     r: &crate::xla_ffi::FfiRegistration,
     origin: Origin,
     library: Option<Arc<LoadedLibrary>>,
-) -> Result<Target, String> {
+) -> Result<Target, FfiHandlerError> {
     let name = &r.name;
-    let platform = r.platform.ok_or_else(|| {
-        format!(
-            "handler \"{name}\" is registered for platform \"{}\"; hlox knows \"Host\" (\"cpu\") and \"CUDA\" (\"gpu\")",
-            r.platform_name
-        )
+    let platform = r.platform.ok_or_else(|| FfiHandlerError::UnknownPlatform {
+        name: name.clone(),
+        platform: r.platform_name.clone(),
     })?;
     let h = r.handlers.execute;
-    let md = crate::xla_ffi::handler_metadata(h).map_err(|m| format!("handler \"{name}\": {m}"))?;
+    let md = crate::xla_ffi::handler_metadata(h).map_err(|source| FfiHandlerError::Metadata {
+        name: name.clone(),
+        source,
+    })?;
     let mut traits = Traits::NONE;
     if (md.traits | r.traits) & crate::xla_ffi::abi::TRAIT_COMMAND_BUFFER_COMPATIBLE != 0 {
         traits = Traits::GRAPH_COMPATIBLE;
@@ -841,16 +842,39 @@ fn ffi_entry(
     })
 }
 
+/// Why a handler registered through `XLA_FFI_Handler_Register` is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum FfiHandlerError {
+    #[error("handler \"{name}\" is registered for platform \"{platform}\"; hlox knows \"Host\" (\"cpu\") and \"CUDA\" (\"gpu\")")]
+    UnknownPlatform { name: String, platform: String },
+    #[error("handler \"{name}\": {source}")]
+    Metadata {
+        name: String,
+        source: crate::xla_ffi::MetadataError,
+    },
+}
+
+/// Why a symbol bound as a typed-FFI handler is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum ResolveError {
+    #[error("the symbol is null")]
+    NullSymbol,
+    #[error("internal: not a handler")]
+    NotAHandler,
+    #[error(transparent)]
+    Metadata(#[from] crate::xla_ffi::MetadataError),
+}
+
 /// A typed-FFI target found by symbol name: typed as a handler, asked for
 /// its metadata (API version, traits) as XLA asks at registration.
-fn resolve_ffi(t: &mut Target, platform: Platform) -> Result<(), String> {
+fn resolve_ffi(t: &mut Target, platform: Platform) -> Result<(), ResolveError> {
     if let TargetFn::Untyped(_) = t.func {
         t.func = t
             .func
             .for_call(platform, CustomCallApiVersion::TypedFfi)
-            .ok_or("the symbol is null")?;
+            .ok_or(ResolveError::NullSymbol)?;
         let TargetFn::Ffi(h) = t.func else {
-            return Err("internal: not a handler".into());
+            return Err(ResolveError::NotAHandler);
         };
         let md = crate::xla_ffi::handler_metadata(h.execute)?;
         if md.traits & crate::xla_ffi::abi::TRAIT_COMMAND_BUFFER_COMPATIBLE != 0 {
@@ -936,12 +960,11 @@ unsafe fn c_entry(
     };
     let mut traits = Traits::NONE;
     if let TargetFn::Ffi(h) = f {
-        let md = crate::xla_ffi::handler_metadata(h.execute).map_err(|message| {
-            RegistryError::Invalid {
+        let md =
+            crate::xla_ffi::handler_metadata(h.execute).map_err(|e| RegistryError::Invalid {
                 name: name.into(),
-                message,
-            }
-        })?;
+                message: e.to_string(),
+            })?;
         if md.traits & crate::xla_ffi::abi::TRAIT_COMMAND_BUFFER_COMPATIBLE != 0 {
             traits = Traits::GRAPH_COMPATIBLE;
         }
@@ -966,15 +989,39 @@ struct RegistrationCtx {
     problems: Vec<String>,
 }
 
-fn c_str(p: *const c_char, what: &str) -> Result<String, String> {
+/// What a plugin passed to the registrar's callbacks that they refuse.
+#[derive(Debug, thiserror::Error)]
+enum RegistrarError {
+    #[error("{what} is null")]
+    Null { what: &'static str },
+    #[error("{what} is not UTF-8")]
+    NotUtf8 { what: &'static str },
+    #[error("unknown platform \"{platform}\" (use \"Host\" or \"CUDA\")")]
+    UnknownPlatform { platform: String },
+    #[error(transparent)]
+    ApiVersion(#[from] crate::platform::ApiVersionError),
+    /// The target is refused (an invalid one says just why).
+    #[error("{}", match .0 { RegistryError::Invalid { message, .. } => message.clone(), other => other.to_string() })]
+    Target(RegistryError),
+    #[error(
+        "set_traits for \"{name}\": unknown platform \"{platform}\" (use \"Host\" or \"CUDA\")"
+    )]
+    TraitsPlatform { name: String, platform: String },
+    #[error("set_traits for \"{name}\": unknown trait bits {bits:#x} (known: HLOX_TRAIT_GRAPH_COMPATIBLE = 1)")]
+    TraitBits { name: String, bits: c_uint },
+    #[error("set_traits for \"{name}\" on {platform}: the plugin has not registered that target (call register_target first)")]
+    TraitsUnregistered { name: String, platform: Platform },
+}
+
+fn c_str(p: *const c_char, what: &'static str) -> Result<String, RegistrarError> {
     if p.is_null() {
-        return Err(format!("{what} is null"));
+        return Err(RegistrarError::Null { what });
     }
     // SAFETY: the plugin passes NUL-terminated strings (header contract).
     let s = unsafe { CStr::from_ptr(p) };
     s.to_str()
         .map(str::to_string)
-        .map_err(|_| format!("{what} is not UTF-8"))
+        .map_err(|_| RegistrarError::NotUtf8 { what })
 }
 
 unsafe extern "C" fn register_target_callback(
@@ -992,23 +1039,18 @@ unsafe extern "C" fn register_target_callback(
         let name = match c_str(name, "target name") {
             Ok(n) => n,
             Err(e) => {
-                ctx.problems.push(e);
+                ctx.problems.push(e.to_string());
                 return 1;
             }
         };
         let result = (|| {
             let pname = c_str(platform, "platform")?;
-            let platform = Platform::parse(&pname).ok_or_else(|| {
-                format!("unknown platform \"{pname}\" (use \"Host\" or \"CUDA\")")
-            })?;
+            let platform = Platform::parse(&pname)
+                .ok_or(RegistrarError::UnknownPlatform { platform: pname })?;
             let api = api_version_from_c(api_version)?;
             let origin = Origin::Plugin(ctx.path.clone());
-            unsafe { c_entry(&name, platform, api, fn_ptr, origin, ctx.library.clone()) }.map_err(
-                |e| match e {
-                    RegistryError::Invalid { message, .. } => message,
-                    other => other.to_string(),
-                },
-            )
+            unsafe { c_entry(&name, platform, api, fn_ptr, origin, ctx.library.clone()) }
+                .map_err(RegistrarError::Target)
         })();
         match result {
             Ok(t) => {
@@ -1040,28 +1082,29 @@ unsafe extern "C" fn set_traits_callback(
         let result = (|| {
             let name = c_str(name, "target name")?;
             let pname = c_str(platform, "platform")?;
-            let platform = Platform::parse(&pname).ok_or_else(|| {
-                format!("set_traits for \"{name}\": unknown platform \"{pname}\" (use \"Host\" or \"CUDA\")")
-            })?;
-            let t = Traits::from_bits(traits).ok_or_else(|| {
-                format!("set_traits for \"{name}\": unknown trait bits {traits:#x} (known: HLOX_TRAIT_GRAPH_COMPATIBLE = 1)")
-            })?;
-            let target = ctx
+            let Some(platform) = Platform::parse(&pname) else {
+                return Err(RegistrarError::TraitsPlatform {
+                    name,
+                    platform: pname,
+                });
+            };
+            let Some(t) = Traits::from_bits(traits) else {
+                return Err(RegistrarError::TraitBits { name, bits: traits });
+            };
+            let Some(target) = ctx
                 .pending
                 .iter_mut()
                 .find(|p| p.name == name && p.platform == platform)
-                .ok_or_else(|| {
-                    format!(
-                        "set_traits for \"{name}\" on {platform}: the plugin has not registered that target (call register_target first)"
-                    )
-                })?;
+            else {
+                return Err(RegistrarError::TraitsUnregistered { name, platform });
+            };
             target.traits = t;
-            Ok::<(), String>(())
+            Ok(())
         })();
         match result {
             Ok(()) => 0,
             Err(e) => {
-                ctx.problems.push(e);
+                ctx.problems.push(e.to_string());
                 1
             }
         }

@@ -209,92 +209,57 @@ pub trait Invoke: 'static {
     unsafe fn invoke(a: &Args);
 }
 
-fn guard<I: Invoke>(a: &Args) -> Result<(), String> {
-    catch_unwind(AssertUnwindSafe(|| unsafe { I::invoke(a) })).map_err(panic_message)
-}
-
-fn fail_status(status: *mut XlaCustomCallStatus, msg: String) {
-    if let Some(s) = unsafe { status.as_mut() } {
+/// Calls the target, catching a panic: it becomes the failure of the
+/// call's status, or, for a convention without one (`a.status` null), the
+/// recorded panic [`take_panic`] returns.
+fn guard<I: Invoke>(a: Args) {
+    let Err(p) = catch_unwind(AssertUnwindSafe(|| unsafe { I::invoke(&a) })) else {
+        return;
+    };
+    let msg = panic_message(p);
+    if let Some(s) = unsafe { a.status.as_mut() } {
         s.set_failure(format!("custom-call target panicked: {msg}").as_bytes());
     } else {
         record_panic(msg);
     }
 }
 
-unsafe extern "C" fn tramp_host_original<I: Invoke>(out: *mut c_void, ins: *const *const c_void) {
-    if let Err(m) = guard::<I>(&Args {
-        out,
-        ins,
-        ..Args::NULL
-    }) {
-        record_panic(m);
-    }
+/// One trampoline per C convention: its parameters, named as the fields of
+/// [`Args`] they fill, go to [`guard`].
+macro_rules! trampolines {
+    ($($name:ident($($p:ident: $t:ty),*);)*) => {$(
+        unsafe extern "C" fn $name<I: Invoke>($($p: $t),*) {
+            guard::<I>(Args {
+                $($p,)*
+                ..Args::NULL
+            });
+        }
+    )*};
 }
-unsafe extern "C" fn tramp_host_status<I: Invoke>(
-    out: *mut c_void,
-    ins: *const *const c_void,
-    status: *mut XlaCustomCallStatus,
-) {
-    if let Err(m) = guard::<I>(&Args {
-        out,
-        ins,
-        status,
-        ..Args::NULL
-    }) {
-        fail_status(status, m);
-    }
-}
-unsafe extern "C" fn tramp_host_unified<I: Invoke>(
-    out: *mut c_void,
-    ins: *const *const c_void,
-    opaque: *const c_char,
-    opaque_len: usize,
-    status: *mut XlaCustomCallStatus,
-) {
-    if let Err(m) = guard::<I>(&Args {
-        out,
-        ins,
-        opaque,
-        opaque_len,
-        status,
-        ..Args::NULL
-    }) {
-        fail_status(status, m);
-    }
-}
-unsafe extern "C" fn tramp_cuda_original<I: Invoke>(
-    stream: CUstream,
-    buffers: *mut *mut c_void,
-    opaque: *const c_char,
-    opaque_len: usize,
-) {
-    if let Err(m) = guard::<I>(&Args {
-        stream,
-        buffers,
-        opaque,
-        opaque_len,
-        ..Args::NULL
-    }) {
-        record_panic(m);
-    }
-}
-unsafe extern "C" fn tramp_cuda_status<I: Invoke>(
-    stream: CUstream,
-    buffers: *mut *mut c_void,
-    opaque: *const c_char,
-    opaque_len: usize,
-    status: *mut XlaCustomCallStatus,
-) {
-    if let Err(m) = guard::<I>(&Args {
-        stream,
-        buffers,
-        opaque,
-        opaque_len,
-        status,
-        ..Args::NULL
-    }) {
-        fail_status(status, m);
-    }
+
+trampolines! {
+    tramp_host_original(out: *mut c_void, ins: *const *const c_void);
+    tramp_host_status(out: *mut c_void, ins: *const *const c_void, status: *mut XlaCustomCallStatus);
+    tramp_host_unified(
+        out: *mut c_void,
+        ins: *const *const c_void,
+        opaque: *const c_char,
+        opaque_len: usize,
+        status: *mut XlaCustomCallStatus
+    );
+    tramp_cuda_original(
+        stream: CUstream,
+        buffers: *mut *mut c_void,
+        opaque: *const c_char,
+        opaque_len: usize
+    );
+    tramp_cuda_status(
+        stream: CUstream,
+        buffers: *mut *mut c_void,
+        opaque: *const c_char,
+        opaque_len: usize,
+        status: *mut XlaCustomCallStatus
+    );
 }
 
 const fn trampoline_for<I: Invoke>(sig: Signature) -> TargetFn {
@@ -450,32 +415,36 @@ impl<H: crate::xla_ffi::StatefulHandler> RustTargetFn<StatefulMarker> for H {
     };
 }
 
-/// Rust typed-FFI handlers: `fn(&mut Frame) -> Result<(), String>`. The
-/// signature's platform is a placeholder: a typed-FFI function serves either
-/// platform and takes the one it is registered for.
+/// Rust typed-FFI handlers: `fn(&mut Frame) -> Result<(), E>` for any
+/// `E: Into<FfiError>` (normally [`FfiError`](crate::xla_ffi::FfiError)
+/// itself; a `String` still works). The signature's platform is a
+/// placeholder: a typed-FFI function serves either platform and takes the
+/// one it is registered for.
 #[doc(hidden)]
 pub struct FfiMarker;
 
-unsafe extern "C" fn tramp_ffi<F>(
+unsafe extern "C" fn tramp_ffi<F, E>(
     frame: *mut crate::xla_ffi::abi::CallFrame,
 ) -> *mut crate::xla_ffi::abi::Error
 where
-    F: Fn(&mut crate::xla_ffi::Frame) -> Result<(), String> + Copy + 'static,
+    F: Fn(&mut crate::xla_ffi::Frame) -> Result<(), E> + Copy + 'static,
+    E: Into<crate::xla_ffi::FfiError>,
 {
     let f: F = unsafe { conjure::<F>() };
-    unsafe { crate::xla_ffi::run_rust_handler(frame, f) }
+    unsafe { crate::xla_ffi::run_rust_handler(frame, |fr| f(fr).map_err(Into::into)) }
 }
 
-impl<F> RustTargetFn<FfiMarker> for F
+impl<F, E> RustTargetFn<FfiMarker> for F
 where
-    F: Fn(&mut crate::xla_ffi::Frame) -> Result<(), String> + Copy + 'static,
+    F: Fn(&mut crate::xla_ffi::Frame) -> Result<(), E> + Copy + 'static,
+    E: Into<crate::xla_ffi::FfiError>,
 {
     const TARGET: RustTarget = RustTarget {
         signature: Signature {
             platform: Platform::Host,
             api_version: CustomCallApiVersion::TypedFfi,
         },
-        func: TargetFn::Ffi(crate::xla_ffi::FfiHandlers::execute_only(tramp_ffi::<F>)),
+        func: TargetFn::Ffi(crate::xla_ffi::FfiHandlers::execute_only(tramp_ffi::<F, E>)),
         identity: type_identity::<F>,
         catches_panics: true,
     };
@@ -727,6 +696,20 @@ pub static STATIC_TARGETS: [StaticTarget];
 /// ```
 #[macro_export]
 macro_rules! register_custom_call_target {
+    // The entry in `STATIC_TARGETS` (internal: both forms below end here).
+    (@static $target:expr, $name:expr, $platform:expr, $traits:expr) => {
+        #[$crate::__private::linkme::distributed_slice($crate::__private::STATIC_TARGETS)]
+        #[linkme(crate = $crate::__private::linkme)]
+        static __HLOX_CUSTOM_CALL_TARGET: $crate::__private::StaticTarget =
+            $crate::__private::StaticTarget::new(
+                $name,
+                $platform,
+                $target,
+                ::core::file!(),
+                ::core::line!(),
+            )
+            .with_traits($traits);
+    };
     ($f:path as $ty:ty, $name:expr, $platform:expr, $traits:expr $(,)?) => {
         const _: () = {
             struct __HloxHolder;
@@ -734,32 +717,14 @@ macro_rules! register_custom_call_target {
                 type Ptr = $ty;
                 const PTR: $ty = $f as $ty;
             }
-            #[$crate::__private::linkme::distributed_slice($crate::__private::STATIC_TARGETS)]
-            #[linkme(crate = $crate::__private::linkme)]
-            static __HLOX_CUSTOM_CALL_TARGET: $crate::__private::StaticTarget =
-                $crate::__private::StaticTarget::new(
-                    $name,
-                    $platform,
-                    $crate::__private::ptr_target::<__HloxHolder>(),
-                    ::core::file!(),
-                    ::core::line!(),
-                )
-                .with_traits($traits);
+    $crate::register_custom_call_target!(@static
+                $crate::__private::ptr_target::<__HloxHolder>(), $name, $platform, $traits);
         };
     };
     ($f:path, $name:expr, $platform:expr, $traits:expr $(,)?) => {
         const _: () = {
-            #[$crate::__private::linkme::distributed_slice($crate::__private::STATIC_TARGETS)]
-            #[linkme(crate = $crate::__private::linkme)]
-            static __HLOX_CUSTOM_CALL_TARGET: $crate::__private::StaticTarget =
-                $crate::__private::StaticTarget::new(
-                    $name,
-                    $platform,
-                    $crate::__private::rust_target(&$f),
-                    ::core::file!(),
-                    ::core::line!(),
-                )
-                .with_traits($traits);
+    $crate::register_custom_call_target!(@static
+                $crate::__private::rust_target(&$f), $name, $platform, $traits);
         };
     };
     ($f:ident as $ty:ty, $platform:expr $(,)?) => {

@@ -81,6 +81,7 @@ fn run(
     let inst = comp.root_inst();
     let ops: Vec<&Literal> = operands.iter().collect();
     h.call(inst, inst.op.as_custom_call().unwrap(), &ops)
+        .map_err(|e| e.to_string())
 }
 
 fn statics() -> Registry {
@@ -160,6 +161,16 @@ fn global_registry_holds_macro_registrations() {
         .expect("registered by the macro");
     assert_eq!(t.signature, Some(Signature::HOST_ORIGINAL));
     assert!(matches!(t.origin, Origin::Macro { .. }));
+    // The origin names the line of the macro's invocation.
+    if let Origin::Macro { file, line } = t.origin {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let text = std::fs::read_to_string(root.join(file)).expect("the origin's file");
+        let at = text.lines().nth(line as usize - 1).unwrap_or_default();
+        assert!(
+            at.contains("register_custom_call_target!"),
+            "{file}:{line}: {at}"
+        );
+    }
     assert_eq!(
         Registry::global()
             .lookup("panics_unwind", Platform::Host)
@@ -758,6 +769,7 @@ fn cuda_targets_register_bind_and_flatten_buffers_in_pre_order() {
     assert!(e
         .call(inst, inst.op.as_custom_call().unwrap(), &[])
         .unwrap_err()
+        .to_string()
         .contains("bound for CUDA"));
 }
 
@@ -1116,14 +1128,8 @@ fn typed_ffi_handlers_registered_by_the_process_reach_the_static_registries_only
     let mut args = HandlerRegisterArgs {
         struct_size: std::mem::size_of::<HandlerRegisterArgs>(),
         extension_start: std::ptr::null_mut(),
-        name: ByteSpan {
-            ptr: name.as_ptr() as *const c_char,
-            len: name.len(),
-        },
-        platform: ByteSpan {
-            ptr: platform.as_ptr() as *const c_char,
-            len: platform.len(),
-        },
+        name: ByteSpan::of(name.as_bytes()),
+        platform: ByteSpan::of(platform.as_bytes()),
         bundle: HandlerBundle {
             instantiate: None,
             prepare: None,
@@ -1163,10 +1169,7 @@ fn typed_ffi_type_registration_assigns_ids_and_refuses_conflicts() {
         let mut args = TypeRegisterArgs {
             struct_size: std::mem::size_of::<TypeRegisterArgs>(),
             extension_start: std::ptr::null_mut(),
-            name: ByteSpan {
-                ptr: name.as_ptr() as *const c_char,
-                len: name.len(),
-            },
+            name: ByteSpan::of(name.as_bytes()),
             type_id: id,
             type_info: std::ptr::null(),
         };

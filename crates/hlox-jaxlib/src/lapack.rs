@@ -12,8 +12,111 @@
 //! (`uplo = 76 : ui8` is `'L'`).
 
 use crate::linalg::{self, SvdJob, Triangular};
-use hlox_ffi::xla_ffi::{FfiElement, Frame};
+use hlox_ffi::xla_ffi::{FfiElement, FfiError, Frame, FrameError};
 use num_traits::Float;
+use thiserror::Error;
+
+/// Why a LAPACK handler refused its call frame (it becomes the
+/// `XLA_FFI_Error` message, through [`FfiError`]).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LapackError {
+    /// A buffer, attribute or API call of the frame.
+    #[error(transparent)]
+    Frame(#[from] FrameError),
+    #[error("{what} must have at least 2 dimensions (a matrix), has shape {dims:?}")]
+    NotAMatrix { what: &'static str, dims: Vec<i64> },
+    #[error("argument {arg} has element type code {code}, not {expected}")]
+    ArgumentType {
+        arg: usize,
+        code: i32,
+        expected: &'static str,
+    },
+    #[error("argument {arg} has shape {arg_dims:?} but result {ret} has shape {ret_dims:?}")]
+    AliasShape {
+        arg: usize,
+        arg_dims: Vec<i64>,
+        ret: usize,
+        ret_dims: Vec<i64>,
+    },
+    #[error("argument {arg} has no data")]
+    NoData { arg: usize },
+    #[error("result {index} ({what}) has {found} elements, expected {expected}")]
+    ResultLength {
+        index: usize,
+        what: &'static str,
+        found: usize,
+        expected: usize,
+    },
+    #[error(
+        "attribute `{name}` is '{}' ({value}); expected one of {}",
+        (*.value as char).escape_default(),
+        char_list(.allowed)
+    )]
+    Character {
+        name: String,
+        value: u8,
+        allowed: Vec<u8>,
+    },
+    #[error(
+        "a has shape {a:?}; for b of shape {b:?} solving from the {} it must be [{batch} batch, {k}, {k}]",
+        if *.left { "left" } else { "right" }
+    )]
+    TrsmShape {
+        a: Vec<i64>,
+        b: Vec<i64>,
+        left: bool,
+        batch: usize,
+        k: usize,
+    },
+    #[error("alpha is empty")]
+    EmptyAlpha,
+    #[error("the result aliases `a`; only `b` may be updated in place")]
+    ResultAliasesA,
+    #[error("a must be square, is {m} x {n}")]
+    NotSquare { m: usize, n: usize },
+    /// `jpvt` or a `gtsv` diagonal without one entry per column and matrix.
+    #[error("{what} has shape {dims:?}, expected {batch} x {n} entries")]
+    EntryCount {
+        what: &'static str,
+        dims: Vec<i64>,
+        batch: usize,
+        n: usize,
+    },
+    #[error("a has shape {a:?} and tau {tau:?}: need tau [batch, k] with k <= cols <= rows")]
+    OrgqrShape { a: Vec<i64>, tau: Vec<i64> },
+    #[error("mode 'O' (U written over a) is not supported by hlox; JAX does not emit it")]
+    SvdModeO,
+    #[error(
+        "u is {} x {} and vt {} x {}; mode '{mode}' needs {} x {} and {} x {}",
+        .u.0, .u.1, .vt.0, .vt.1, .want_u.0, .want_u.1, .want_vt.0, .want_vt.1
+    )]
+    SvdShapes {
+        u: (usize, usize),
+        vt: (usize, usize),
+        mode: char,
+        want_u: (usize, usize),
+        want_vt: (usize, usize),
+    },
+}
+
+fn char_list(allowed: &[u8]) -> String {
+    let list: Vec<String> = allowed
+        .iter()
+        .map(|&a| format!("'{}'", a as char))
+        .collect();
+    list.join(", ")
+}
+
+impl From<LapackError> for FfiError {
+    fn from(e: LapackError) -> Self {
+        match e {
+            LapackError::Frame(f) => FfiError::Frame(f),
+            e => FfiError::other(e),
+        }
+    }
+}
+
+type Result<T, E = LapackError> = std::result::Result<T, E>;
 
 /// The element types the real LAPACK routines (`s`, `d`) run on.
 pub trait Real: Float + FfiElement {}
@@ -21,11 +124,12 @@ impl Real for f32 {}
 impl Real for f64 {}
 
 /// `[batch..., rows, cols]` of buffer `dims` (named `what` in errors).
-fn split_batch(dims: &[i64], what: &str) -> Result<(usize, usize, usize), String> {
+fn split_batch(dims: &[i64], what: &'static str) -> Result<(usize, usize, usize), LapackError> {
     if dims.len() < 2 {
-        return Err(format!(
-            "{what} must have at least 2 dimensions (a matrix), has shape {dims:?}"
-        ));
+        return Err(LapackError::NotAMatrix {
+            what,
+            dims: dims.to_vec(),
+        });
     }
     let d = |x: i64| x.max(0) as usize;
     let batch = dims[..dims.len() - 2].iter().map(|&x| d(x)).product();
@@ -40,26 +144,27 @@ fn arg_into_ret<'a, T: FfiElement>(
     f: &Frame<'a>,
     arg: usize,
     ret: usize,
-) -> Result<&'a mut [T], String> {
+) -> Result<&'a mut [T], LapackError> {
     let (a, r) = (f.arg(arg)?, f.ret(ret)?);
     if a.dtype() != T::DTYPE {
-        return Err(format!(
-            "argument {arg} has element type code {}, not {}",
-            a.dtype(),
-            T::NAME
-        ));
+        return Err(LapackError::ArgumentType {
+            arg,
+            code: a.dtype(),
+            expected: T::NAME,
+        });
     }
     if a.dims() != r.dims() {
-        return Err(format!(
-            "argument {arg} has shape {:?} but result {ret} has shape {:?}",
-            a.dims(),
-            r.dims()
-        ));
+        return Err(LapackError::AliasShape {
+            arg,
+            arg_dims: a.dims().to_vec(),
+            ret,
+            ret_dims: r.dims().to_vec(),
+        });
     }
     let out = r.slice_mut::<T>()?;
     if !out.is_empty() && a.data() as *const T != out.as_ptr() {
         if a.data().is_null() {
-            return Err(format!("argument {arg} has no data"));
+            return Err(LapackError::NoData { arg });
         }
         // SAFETY: `a` holds `out.len()` elements of T (same type and
         // dimensions); `copy` allows the (unexpected) partial overlap.
@@ -73,44 +178,42 @@ fn ret_of<'a, T: FfiElement>(
     f: &Frame<'a>,
     i: usize,
     len: usize,
-    what: &str,
-) -> Result<&'a mut [T], String> {
+    what: &'static str,
+) -> Result<&'a mut [T], LapackError> {
     let r = f.ret(i)?.slice_mut::<T>()?;
     if r.len() != len {
-        return Err(format!(
-            "result {i} ({what}) has {} elements, expected {len}",
-            r.len()
-        ));
+        return Err(LapackError::ResultLength {
+            index: i,
+            what,
+            found: r.len(),
+            expected: len,
+        });
     }
     Ok(r)
 }
 
 /// A u8-character attribute (`uplo`, `side`, ...), as jaxlib encodes them.
-fn char_attr(f: &Frame, name: &str, allowed: &[u8]) -> Result<u8, String> {
+fn char_attr(f: &Frame, name: &str, allowed: &[u8]) -> Result<u8, LapackError> {
     let c: u8 = f.attr(name)?;
     if !allowed.contains(&c) {
-        let list: Vec<String> = allowed
-            .iter()
-            .map(|&a| format!("'{}'", a as char))
-            .collect();
-        return Err(format!(
-            "attribute `{name}` is '{}' ({c}); expected one of {}",
-            (c as char).escape_default(),
-            list.join(", ")
-        ));
+        return Err(LapackError::Character {
+            name: name.to_string(),
+            value: c,
+            allowed: allowed.to_vec(),
+        });
     }
     Ok(c)
 }
 
 /// The `info` result of a batch: s32 with one entry per matrix.
-fn info_ret<'a>(f: &Frame<'a>, i: usize, batch: usize) -> Result<&'a mut [i32], String> {
+fn info_ret<'a>(f: &Frame<'a>, i: usize, batch: usize) -> Result<&'a mut [i32], LapackError> {
     ret_of::<i32>(f, i, batch, "info")
 }
 
 /// `lapack_?trsm_ffi(a, b[, alpha]) -> x`, attributes `side`, `uplo`,
 /// `trans_x`, `diag`: `op(a) x = alpha b` or `x op(a) = alpha b`. Newer JAX
 /// passes no `alpha` (it is 1); older passes a scalar third argument.
-pub fn trsm<T: Real>(f: &mut Frame) -> Result<(), String> {
+pub fn trsm<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let p = Triangular {
         left: char_attr(f, "side", b"LR")? == b'L',
         lower: char_attr(f, "uplo", b"LU")? == b'L',
@@ -122,16 +225,17 @@ pub fn trsm<T: Real>(f: &mut Frame) -> Result<(), String> {
     let a_view = f.arg(0)?;
     let (abatch, ar, ac) = split_batch(a_view.dims(), "a")?;
     if (ar, ac) != (k, k) || abatch != batch {
-        return Err(format!(
-            "a has shape {:?}; for b of shape {:?} solving from the {} it must be [{batch} batch, {k}, {k}]",
-            a_view.dims(),
-            f.arg(1)?.dims(),
-            if p.left { "left" } else { "right" }
-        ));
+        return Err(LapackError::TrsmShape {
+            a: a_view.dims().to_vec(),
+            b: f.arg(1)?.dims().to_vec(),
+            left: p.left,
+            batch,
+            k,
+        });
     }
     let alpha = if f.arg_count() > 2 {
         let s = f.arg(2)?.slice::<T>()?;
-        *s.first().ok_or("alpha is empty")?
+        *s.first().ok_or(LapackError::EmptyAlpha)?
     } else {
         T::one()
     };
@@ -139,7 +243,7 @@ pub fn trsm<T: Real>(f: &mut Frame) -> Result<(), String> {
     let b = arg_into_ret::<T>(f, 1, 0)?;
     // `a` and `b` are distinct operands, so the result never aliases `a`.
     if !a.is_empty() && std::ptr::eq(a.as_ptr(), b.as_ptr()) {
-        return Err("the result aliases `a`; only `b` may be updated in place".into());
+        return Err(LapackError::ResultAliasesA);
     }
     for i in 0..batch {
         let bi = &mut b[i * m * n..(i + 1) * m * n];
@@ -152,7 +256,7 @@ pub fn trsm<T: Real>(f: &mut Frame) -> Result<(), String> {
 }
 
 /// `lapack_?getrf_ffi(a) -> (lu, ipiv, info)`.
-pub fn getrf<T: Real>(f: &mut Frame) -> Result<(), String> {
+pub fn getrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let k = m.min(n);
@@ -170,11 +274,11 @@ pub fn getrf<T: Real>(f: &mut Frame) -> Result<(), String> {
 }
 
 /// `lapack_?potrf_ffi(a) -> (l, info)`, attribute `uplo`.
-pub fn potrf<T: Real>(f: &mut Frame) -> Result<(), String> {
+pub fn potrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let lower = char_attr(f, "uplo", b"LU")? == b'L';
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     if m != n {
-        return Err(format!("a must be square, is {m} x {n}"));
+        return Err(LapackError::NotSquare { m, n });
     }
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let info = info_ret(f, 1, batch)?;
@@ -185,7 +289,7 @@ pub fn potrf<T: Real>(f: &mut Frame) -> Result<(), String> {
 }
 
 /// `lapack_?geqrf_ffi(a) -> (qr, tau)`.
-pub fn geqrf<T: Real>(f: &mut Frame) -> Result<(), String> {
+pub fn geqrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let k = m.min(n);
@@ -202,15 +306,17 @@ pub fn geqrf<T: Real>(f: &mut Frame) -> Result<(), String> {
 }
 
 /// `lapack_?geqp3_ffi(a, jpvt) -> (qr, jpvt, tau)`.
-pub fn geqp3<T: Real>(f: &mut Frame) -> Result<(), String> {
+pub fn geqp3<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let jpvt = arg_into_ret::<i32>(f, 1, 1)?;
     if jpvt.len() != batch * n {
-        return Err(format!(
-            "jpvt has shape {:?}, expected {batch} x {n} entries",
-            f.arg(1)?.dims()
-        ));
+        return Err(LapackError::EntryCount {
+            what: "jpvt",
+            dims: f.arg(1)?.dims().to_vec(),
+            batch,
+            n,
+        });
     }
     let k = m.min(n);
     let tau = ret_of::<T>(f, 2, batch * k, "tau")?;
@@ -227,16 +333,15 @@ pub fn geqp3<T: Real>(f: &mut Frame) -> Result<(), String> {
 }
 
 /// `lapack_?orgqr_ffi(a, tau) -> q` (JAX's `householder_product`).
-pub fn orgqr<T: Real>(f: &mut Frame) -> Result<(), String> {
+pub fn orgqr<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let tau_view = f.arg(1)?;
     let k = tau_view.dims().last().map_or(0, |&d| d.max(0) as usize);
     if tau_view.element_count() != batch * k || k > n || n > m {
-        return Err(format!(
-            "a has shape {:?} and tau {:?}: need tau [batch, k] with k <= cols <= rows",
-            f.arg(0)?.dims(),
-            tau_view.dims()
-        ));
+        return Err(LapackError::OrgqrShape {
+            a: f.arg(0)?.dims().to_vec(),
+            tau: tau_view.dims().to_vec(),
+        });
     }
     let tau = tau_view.slice::<T>()?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
@@ -254,12 +359,12 @@ pub fn orgqr<T: Real>(f: &mut Frame) -> Result<(), String> {
 
 /// `lapack_?syevd_ffi(a) -> (v, w, info)`, attributes `uplo` and `mode`
 /// (`'V'` for vectors, `'N'` for values only).
-pub fn syevd<T: Real>(f: &mut Frame) -> Result<(), String> {
+pub fn syevd<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let lower = char_attr(f, "uplo", b"LU")? == b'L';
     let vectors = char_attr(f, "mode", b"VN")? == b'V';
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     if m != n {
-        return Err(format!("a must be square, is {m} x {n}"));
+        return Err(LapackError::NotSquare { m, n });
     }
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let w = ret_of::<T>(f, 1, batch * n, "eigenvalues")?;
@@ -280,16 +385,12 @@ pub fn syevd<T: Real>(f: &mut Frame) -> Result<(), String> {
 /// attribute `mode` (`'A'` full, `'S'` thin, `'N'` values only). `u` and
 /// `vt` are zero for `'N'`; `a` keeps the input (LAPACK leaves scratch
 /// there, and JAX does not read it).
-pub fn gesvd<T: Real>(f: &mut Frame) -> Result<(), String> {
+pub fn gesvd<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let job = match char_attr(f, "mode", b"ASNO")? {
         b'A' => SvdJob::Full,
         b'S' => SvdJob::Thin,
         b'N' => SvdJob::None,
-        _ => {
-            return Err(
-                "mode 'O' (U written over a) is not supported by hlox; JAX does not emit it".into(),
-            )
-        }
+        _ => return Err(LapackError::SvdModeO),
     };
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
@@ -303,14 +404,13 @@ pub fn gesvd<T: Real>(f: &mut Frame) -> Result<(), String> {
         _ => ((m, k), (k, n)),
     };
     if job != SvdJob::None && ((ur, uc) != want_u || (vr, vc) != want_vt) {
-        return Err(format!(
-            "u is {ur} x {uc} and vt {vr} x {vc}; mode '{}' needs {} x {} and {} x {}",
-            if job == SvdJob::Full { 'A' } else { 'S' },
-            want_u.0,
-            want_u.1,
-            want_vt.0,
-            want_vt.1
-        ));
+        return Err(LapackError::SvdShapes {
+            u: (ur, uc),
+            vt: (vr, vc),
+            mode: if job == SvdJob::Full { 'A' } else { 'S' },
+            want_u,
+            want_vt,
+        });
     }
     let (usz, vsz) = (ur * uc, vr * vc);
     let u = ret_of::<T>(f, 2, batch * usz, "u")?;
@@ -346,17 +446,19 @@ pub fn gesvd<T: Real>(f: &mut Frame) -> Result<(), String> {
 /// `lapack_?gtsv_ffi(dl, d, du, b) -> (dl, d, du, x, info)`: `dl[0]` and
 /// `du[n-1]` are ignored (JAX's convention); the first three results keep
 /// the inputs (LAPACK leaves its factorization there, which JAX discards).
-pub fn gtsv<T: Real>(f: &mut Frame) -> Result<(), String> {
+pub fn gtsv<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let (batch, n, nrhs) = split_batch(f.arg(3)?.dims(), "b")?;
-    let diag = |i: usize, what: &str| -> Result<&[T], String> {
+    let diag = |i: usize, what: &'static str| -> Result<&[T], LapackError> {
         let v = f.arg(i)?;
         if v.element_count() != batch * n {
-            return Err(format!(
-                "{what} has shape {:?}, expected {batch} x {n} entries",
-                v.dims()
-            ));
+            return Err(LapackError::EntryCount {
+                what,
+                dims: v.dims().to_vec(),
+                batch,
+                n,
+            });
         }
-        v.slice::<T>()
+        Ok(v.slice::<T>()?)
     };
     // Copies: results 0..3 may alias the inputs, and the solve scribbles.
     let (dl, d, du) = (

@@ -235,17 +235,17 @@ register_custom_call_target!(inplace_add_one as sig::HostStatusC, "Host");
 
 /// `z = alpha * x + beta * y` as a typed-FFI handler: `alpha` and `beta`
 /// are f32 attributes of the call's `backend_config` dictionary.
-pub fn axpby_ffi(f: &mut hlox_ffi::xla_ffi::Frame) -> Result<(), String> {
+pub fn axpby_ffi(f: &mut hlox_ffi::xla_ffi::Frame) -> Result<(), hlox_ffi::xla_ffi::FfiError> {
     let (alpha, beta): (f32, f32) = (f.attr("alpha")?, f.attr("beta")?);
     let (x, y) = (f.arg(0)?.slice::<f32>()?, f.arg(1)?.slice::<f32>()?);
     let z = f.ret(0)?.slice_mut::<f32>()?;
     if x.len() != z.len() || y.len() != z.len() {
-        return Err(format!(
+        return Err(hlox_ffi::xla_ffi::FfiError::msg(format!(
             "x, y and z differ in length ({}, {}, {})",
             x.len(),
             y.len(),
             z.len()
-        ));
+        )));
     }
     for i in 0..z.len() {
         z[i] = alpha * x[i] + beta * y[i];
@@ -282,7 +282,9 @@ impl Drop for RustCounterState {
 
 impl hlox_ffi::xla_ffi::StatefulHandler for RustCounter {
     type State = RustCounterState;
-    fn instantiate(f: &hlox_ffi::xla_ffi::Frame) -> Result<RustCounterState, String> {
+    fn instantiate(
+        f: &hlox_ffi::xla_ffi::Frame,
+    ) -> Result<RustCounterState, hlox_ffi::xla_ffi::FfiError> {
         let start: i64 = f.attr("start")?;
         if start < 0 {
             return Err("rust counter: start must be >= 0".into());
@@ -297,7 +299,10 @@ impl hlox_ffi::xla_ffi::StatefulHandler for RustCounter {
             calls: std::sync::atomic::AtomicI64::new(0),
         })
     }
-    fn execute(f: &mut hlox_ffi::xla_ffi::Frame, s: &RustCounterState) -> Result<(), String> {
+    fn execute(
+        f: &mut hlox_ffi::xla_ffi::Frame,
+        s: &RustCounterState,
+    ) -> Result<(), hlox_ffi::xla_ffi::FfiError> {
         let n = s.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         let out = f.ret(0)?.slice_mut::<i64>()?;
         out.copy_from_slice(&[s.start, n]);

@@ -181,6 +181,16 @@ pub struct ByteSpan {
     pub len: usize,
 }
 
+impl ByteSpan {
+    /// A span over `bytes` (borrowed: it must outlive the span's use).
+    pub fn of(bytes: &[u8]) -> ByteSpan {
+        ByteSpan {
+            ptr: bytes.as_ptr() as *const c_char,
+            len: bytes.len(),
+        }
+    }
+}
+
 #[repr(C)]
 pub struct Scalar {
     pub dtype: i32,
@@ -214,7 +224,7 @@ pub struct TypeInfo {
 /// the handler returns, possibly on another thread after). Whichever of the
 /// two lets go last frees it.
 pub struct Future {
-    pub state: std::sync::Mutex<Option<Result<(), String>>>,
+    pub state: std::sync::Mutex<Option<Result<(), super::api::FutureError>>>,
     pub ready: std::sync::Condvar,
     pub owners: std::sync::atomic::AtomicUsize,
 }

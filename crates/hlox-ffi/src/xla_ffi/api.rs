@@ -36,13 +36,19 @@ pub unsafe fn take_error(e: *mut Error) -> (i32, String) {
     (e.code, e.message.to_string_lossy().into_owned())
 }
 
-unsafe extern "C" fn error_create(args: *mut abi::ErrorCreateArgs) -> *mut Error {
-    let Some(a) = (unsafe { args.as_ref() }) else {
-        return new_error(
-            code::INVALID_ARGUMENT,
-            "XLA_FFI_Error_Create: null arguments",
-        );
+/// The arguments behind an API function's `args` pointer, or a return of
+/// the INVALID_ARGUMENT error `<function>: null arguments`.
+macro_rules! args_or_return {
+    ($args:ident, $what:expr) => {
+        match unsafe { $args.as_mut() } {
+            Some(a) => a,
+            None => return new_error(code::INVALID_ARGUMENT, concat!($what, ": null arguments")),
+        }
     };
+}
+
+unsafe extern "C" fn error_create(args: *mut abi::ErrorCreateArgs) -> *mut Error {
+    let a = args_or_return!(args, "XLA_FFI_Error_Create");
     let msg = if a.message.is_null() {
         String::new()
     } else {
@@ -135,12 +141,7 @@ pub fn process_registrations() -> Vec<FfiRegistration> {
 }
 
 unsafe extern "C" fn handler_register(args: *mut abi::HandlerRegisterArgs) -> *mut Error {
-    let Some(a) = (unsafe { args.as_ref() }) else {
-        return new_error(
-            code::INVALID_ARGUMENT,
-            "XLA_FFI_Handler_Register: null arguments",
-        );
-    };
+    let a = args_or_return!(args, "XLA_FFI_Handler_Register");
     let name = span(&a.name);
     let platform_name = span(&a.platform);
     // API 0.3's bundle has no `record` stage, so `traits` sits where 0.4's
@@ -223,12 +224,7 @@ fn type_name(id: i64) -> String {
 }
 
 unsafe extern "C" fn type_register(args: *mut abi::TypeRegisterArgs) -> *mut Error {
-    let Some(a) = (unsafe { args.as_ref() }) else {
-        return new_error(
-            code::INVALID_ARGUMENT,
-            "XLA_FFI_Type_Register: null arguments",
-        );
-    };
+    let a = args_or_return!(args, "XLA_FFI_Type_Register");
     let Some(id) = (unsafe { a.type_id.as_mut() }) else {
         return new_error(
             code::INVALID_ARGUMENT,
@@ -440,9 +436,7 @@ unsafe fn ctx<'a>(p: *mut c_void, what: &str) -> Result<&'a CallContext<'a>, *mu
 
 macro_rules! with_ctx {
     ($args:ident, $what:expr, |$a:ident, $c:ident| $body:expr) => {{
-        let Some($a) = (unsafe { $args.as_mut() }) else {
-            return new_error(code::INVALID_ARGUMENT, concat!($what, ": null arguments"));
-        };
+        let $a = args_or_return!($args, $what);
         let $c = match unsafe { ctx($a.ctx, $what) } {
             Ok(c) => c,
             Err(e) => return e,
@@ -668,16 +662,14 @@ unsafe extern "C" fn memory_free(args: *mut abi::MemoryFreeArgs) -> *mut Error {
 /// future) sees it done, in order.
 unsafe extern "C" fn thread_pool_schedule(args: *mut abi::ScheduleArgs) -> *mut Error {
     with_ctx!(args, "XLA_FFI_ThreadPool_Schedule", |a, _c| {
-        match a.task {
-            Some(t) => {
-                unsafe { t(a.data) };
-                std::ptr::null_mut()
-            }
-            None => new_error(
+        let Some(t) = a.task else {
+            return new_error(
                 code::INVALID_ARGUMENT,
                 "XLA_FFI_ThreadPool_Schedule: null task",
-            ),
-        }
+            );
+        };
+        unsafe { t(a.data) };
+        std::ptr::null_mut()
     })
 }
 
@@ -691,12 +683,7 @@ unsafe extern "C" fn thread_pool_num_threads(args: *mut abi::NumThreadsArgs) -> 
 }
 
 unsafe extern "C" fn future_create(args: *mut abi::FutureCreateArgs) -> *mut Error {
-    let Some(a) = (unsafe { args.as_mut() }) else {
-        return new_error(
-            code::INVALID_ARGUMENT,
-            "XLA_FFI_Future_Create: null arguments",
-        );
-    };
+    let a = args_or_return!(args, "XLA_FFI_Future_Create");
     a.future = Box::into_raw(Box::new(Future {
         state: Mutex::new(None),
         ready: std::sync::Condvar::new(),
@@ -716,7 +703,15 @@ unsafe fn release_future(f: *mut Future) {
     }
 }
 
-fn complete(f: *mut Future, r: Result<(), String>) -> *mut Error {
+/// The error a handler completed its future with (`XLA_FFI_Future_SetError`):
+/// the error's message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct FutureError {
+    pub message: String,
+}
+
+fn complete(f: *mut Future, r: Result<(), FutureError>) -> *mut Error {
     let Some(fut) = (unsafe { f.as_ref() }) else {
         return new_error(code::INVALID_ARGUMENT, "XLA_FFI_Future: null future");
     };
@@ -737,28 +732,18 @@ fn complete(f: *mut Future, r: Result<(), String>) -> *mut Error {
 }
 
 unsafe extern "C" fn future_set_available(args: *mut abi::FutureSetAvailableArgs) -> *mut Error {
-    let Some(a) = (unsafe { args.as_ref() }) else {
-        return new_error(
-            code::INVALID_ARGUMENT,
-            "XLA_FFI_Future_SetAvailable: null arguments",
-        );
-    };
+    let a = args_or_return!(args, "XLA_FFI_Future_SetAvailable");
     complete(a.future, Ok(()))
 }
 
 unsafe extern "C" fn future_set_error(args: *mut abi::FutureSetErrorArgs) -> *mut Error {
-    let Some(a) = (unsafe { args.as_ref() }) else {
-        return new_error(
-            code::INVALID_ARGUMENT,
-            "XLA_FFI_Future_SetError: null arguments",
-        );
-    };
+    let a = args_or_return!(args, "XLA_FFI_Future_SetError");
     let msg = if a.error.is_null() {
         "(no error given)".to_string()
     } else {
         unsafe { take_error(a.error) }.1
     };
-    complete(a.future, Err(msg))
+    complete(a.future, Err(FutureError { message: msg }))
 }
 
 /// Waits for a future a handler returned, then lets go of the runtime's
@@ -767,7 +752,7 @@ unsafe extern "C" fn future_set_error(args: *mut abi::FutureSetErrorArgs) -> *mu
 /// # Safety
 /// `f` came from `XLA_FFI_Future_Create`, was returned by a handler, and is
 /// waited for once.
-pub unsafe fn wait_future(f: *mut Future) -> Result<(), String> {
+pub unsafe fn wait_future(f: *mut Future) -> Result<(), FutureError> {
     let r = {
         let fut = unsafe { &*f };
         let mut s = fut.state.lock().unwrap_or_else(|e| e.into_inner());

@@ -143,14 +143,14 @@ impl FfiCall {
         backend_config: &[u8],
         operand_shapes: &[&Shape],
         result_shape: &Shape,
-    ) -> Result<FfiCall, String> {
+    ) -> Result<FfiCall, FfiCallError> {
         let func = target
             .func
             .for_call(target.platform, CustomCallApiVersion::TypedFfi);
         let Some(TargetFn::Ffi(handlers)) = func else {
-            return Err("the target is not a typed-FFI handler".into());
+            return Err(FfiCallError::NotAHandler);
         };
-        let attrs = parse_attrs(backend_config).map_err(|e| e.to_string())?;
+        let attrs = parse_attrs(backend_config)?;
         let mut args = Vec::new();
         for s in operand_shapes {
             leaves(s, &mut args);
@@ -167,14 +167,14 @@ impl FfiCall {
         };
         if let Some(instantiate) = handlers.instantiate {
             call.instantiate(instantiate, target.platform)
-                .map_err(|m| format!("its instantiate stage failed: {m}"))?;
+                .map_err(|e| FfiCallError::stage("instantiate", e))?;
         }
         Ok(call)
     }
 
     /// Runs the instantiate stage: the attributes, and the buffers' types
     /// and dimensions with null data (as XLA's call frame prototype).
-    fn instantiate(&self, handler: Handler, platform: crate::Platform) -> Result<(), String> {
+    fn instantiate(&self, handler: Handler, platform: crate::Platform) -> Result<(), FfiCallError> {
         let mut invoke = InvokeContext::host(0);
         invoke.platform = platform;
         let nulls = vec![std::ptr::null_mut(); self.args.len().max(self.rets.len())];
@@ -213,7 +213,7 @@ impl FfiCall {
         args: abi::Args,
         rets: abi::Args,
         run: Option<&RunStages>,
-    ) -> Result<(), String> {
+    ) -> Result<(), FfiCallError> {
         let cx = CallContext {
             invoke,
             stage,
@@ -257,14 +257,13 @@ impl FfiCall {
         buffers: &[*mut c_void],
         ctx: &InvokeContext,
         run: Option<&mut RunStages>,
-    ) -> Result<(), String> {
+    ) -> Result<(), FfiCallError> {
         if buffers.len() != self.args.len() + self.rets.len() {
-            return Err(format!(
-                "internal: {} buffers for a call prepared with {} arguments and {} results",
-                buffers.len(),
-                self.args.len(),
-                self.rets.len()
-            ));
+            return Err(FfiCallError::BufferCount {
+                given: buffers.len(),
+                args: self.args.len(),
+                rets: self.rets.len(),
+            });
         }
         let (args, rets) = buffers.split_at(self.args.len());
         unsafe { self.call_in(args, rets, ctx, run) }
@@ -281,7 +280,7 @@ impl FfiCall {
         args: &[*mut c_void],
         rets: &[*mut c_void],
         ctx: &InvokeContext,
-    ) -> Result<(), String> {
+    ) -> Result<(), FfiCallError> {
         unsafe { self.call_in(args, rets, ctx, None) }
     }
 
@@ -293,15 +292,14 @@ impl FfiCall {
         rets: &[*mut c_void],
         ctx: &InvokeContext,
         run: Option<&mut RunStages>,
-    ) -> Result<(), String> {
+    ) -> Result<(), FfiCallError> {
         if args.len() != self.args.len() || rets.len() != self.rets.len() {
-            return Err(format!(
-                "internal: {} argument and {} result buffers for a call prepared with {} and {}",
-                args.len(),
-                rets.len(),
-                self.args.len(),
-                self.rets.len()
-            ));
+            return Err(FfiCallError::BufferLists {
+                given_args: args.len(),
+                given_rets: rets.len(),
+                args: self.args.len(),
+                rets: self.rets.len(),
+            });
         }
         let mut args = BufferList::new(&self.args, args);
         let mut rets = BufferList::new(&self.rets, rets);
@@ -324,7 +322,7 @@ impl FfiCall {
                             Some(&*run),
                         )
                     }
-                    .map_err(|m| format!("its prepare stage failed: {m}"))?;
+                    .map_err(|e| FfiCallError::stage("prepare", e))?;
                 }
                 if let (Some(h), false) = (self.handlers.initialize, run.initialized) {
                     run.initialized = true;
@@ -339,7 +337,7 @@ impl FfiCall {
                             Some(&*run),
                         )
                     }
-                    .map_err(|m| format!("its initialize stage failed: {m}"))?;
+                    .map_err(|e| FfiCallError::stage("initialize", e))?;
                 }
                 Some(&*run)
             }
@@ -408,10 +406,10 @@ impl BufferList {
 ///
 /// # Safety
 /// `err` and `frame.future` come from the handler that was just called.
-unsafe fn finish(err: *mut abi::Error, frame: &CallFrame) -> Result<(), String> {
+unsafe fn finish(err: *mut abi::Error, frame: &CallFrame) -> Result<(), FfiCallError> {
     if !err.is_null() {
-        let (c, m) = unsafe { take_error(err) };
-        return Err(status_text(c, &m));
+        let (code, message) = unsafe { take_error(err) };
+        return Err(FfiCallError::Handler { code, message });
     }
     if !frame.future.is_null() {
         unsafe { api::wait_future(frame.future) }?;
@@ -438,6 +436,69 @@ pub fn status_text(code: i32, message: &str) -> String {
     }
 }
 
+/// Why a typed-FFI call could not be prepared or run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FfiCallError {
+    #[error("the target is not a typed-FFI handler")]
+    NotAHandler,
+    /// The `backend_config` dictionary does not parse.
+    #[error(transparent)]
+    Attributes(#[from] super::AttrError),
+    /// The handler's instantiate stage (when the call is prepared), or
+    /// its prepare or initialize stage (before a CUDA run's first execute),
+    /// failed.
+    #[error("its {stage} stage failed: {source}")]
+    Stage {
+        stage: &'static str,
+        source: Box<FfiCallError>,
+    },
+    #[error(
+        "internal: {given} buffers for a call prepared with {args} arguments and {rets} results"
+    )]
+    BufferCount {
+        given: usize,
+        args: usize,
+        rets: usize,
+    },
+    #[error("internal: {given_args} argument and {given_rets} result buffers for a call prepared with {args} and {rets}")]
+    BufferLists {
+        given_args: usize,
+        given_rets: usize,
+        args: usize,
+        rets: usize,
+    },
+    /// The handler returned an error (`code` is its `XLA_FFI_Error_Code`).
+    #[error("{}", status_text(*.code, .message))]
+    Handler { code: i32, message: String },
+    /// The handler's future completed with an error.
+    #[error(transparent)]
+    Future(#[from] super::api::FutureError),
+}
+
+impl FfiCallError {
+    fn stage(stage: &'static str, e: FfiCallError) -> Self {
+        FfiCallError::Stage {
+            stage,
+            source: Box::new(e),
+        }
+    }
+}
+
+/// Why a handler's metadata query (XLA asks it at registration) failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetadataError {
+    #[error("the handler failed its metadata query: {}", status_text(*.code, .message))]
+    Failed { code: i32, message: String },
+    #[error("the handler did not answer its metadata query (is it an XLA FFI handler, built with xla/ffi/api/ffi.h?)")]
+    NoAnswer,
+    #[error(
+        "the handler was built for XLA FFI API {major}.{minor}; hlox implements {}.{} (rebuild it against headers of that version or older)",
+        abi::API_MAJOR,
+        abi::API_MINOR
+    )]
+    Version { major: i32, minor: i32 },
+}
+
 /// What a handler says about itself (XLA asks every handler at registration).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HandlerMetadata {
@@ -449,7 +510,7 @@ pub struct HandlerMetadata {
 
 /// Calls `handler` with the metadata extension and checks its API version
 /// against hlox's.
-pub fn handler_metadata(handler: Handler) -> Result<HandlerMetadata, String> {
+pub fn handler_metadata(handler: Handler) -> Result<HandlerMetadata, MetadataError> {
     let mut md = abi::Metadata {
         struct_size: abi::METADATA_STRUCT_SIZE,
         api_version: abi::ApiVersion {
@@ -489,22 +550,15 @@ pub fn handler_metadata(handler: Handler) -> Result<HandlerMetadata, String> {
     };
     let err = unsafe { handler(&mut frame) };
     if !err.is_null() {
-        let (c, m) = unsafe { take_error(err) };
-        return Err(format!(
-            "the handler failed its metadata query: {}",
-            status_text(c, &m)
-        ));
+        let (code, message) = unsafe { take_error(err) };
+        return Err(MetadataError::Failed { code, message });
     }
     let (major, minor) = (md.api_version.major_version, md.api_version.minor_version);
     if major == -1 {
-        return Err("the handler did not answer its metadata query (is it an XLA FFI handler, built with xla/ffi/api/ffi.h?)".into());
+        return Err(MetadataError::NoAnswer);
     }
     if major != abi::API_MAJOR || minor > abi::API_MINOR {
-        return Err(format!(
-            "the handler was built for XLA FFI API {major}.{minor}; hlox implements {}.{} (rebuild it against headers of that version or older)",
-            abi::API_MAJOR,
-            abi::API_MINOR
-        ));
+        return Err(MetadataError::Version { major, minor });
     }
     Ok(HandlerMetadata {
         api_major: major,

@@ -1,7 +1,7 @@
 //! Writing typed-FFI handlers in Rust: a checked view of the call frame.
 //!
 //! ```ignore
-//! fn axpby(f: &mut Frame) -> Result<(), String> {
+//! fn axpby(f: &mut Frame) -> Result<(), FfiError> {
 //!     let (alpha, beta): (f32, f32) = (f.attr("alpha")?, f.attr("beta")?);
 //!     let (x, y) = (f.arg(0)?.slice::<f32>()?, f.arg(1)?.slice::<f32>()?);
 //!     let z = f.ret(0)?.slice_mut::<f32>()?;
@@ -16,6 +16,7 @@
 //! an `Err` into an `XLA_FFI_Error` made through the caller's API table.
 
 use super::abi::{self, attr_type, dtype, Buffer, CallFrame, Error};
+use super::error::{FfiError, FrameError};
 use hlox_hlo::ElementType;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -77,31 +78,29 @@ impl<'a> BufferView<'a> {
     pub fn data(&self) -> *mut c_void {
         self.raw.data
     }
-    fn check<T: FfiElement>(&self) -> Result<(), String> {
+    fn check<T: FfiElement>(&self) -> Result<(), FrameError> {
         if self.raw.dtype != T::DTYPE {
-            return Err(format!(
-                "{} has element type {}, not {}",
-                self.what,
-                dtype_name(self.raw.dtype),
-                T::NAME
-            ));
+            return Err(FrameError::ElementType {
+                buffer: self.what.clone(),
+                found: dtype_name(self.raw.dtype),
+                expected: T::NAME,
+            });
         }
         if self.raw.data.is_null() && self.element_count() > 0 {
-            return Err(format!("{} has no data", self.what));
+            return Err(FrameError::NoData {
+                buffer: self.what.clone(),
+            });
         }
         Ok(())
     }
     /// The elements, row-major.
-    pub fn slice<T: FfiElement>(&self) -> Result<&'a [T], String> {
+    pub fn slice<T: FfiElement>(&self) -> Result<&'a [T], FrameError> {
         self.check::<T>()?;
-        if self.element_count() == 0 {
-            return Ok(&[]);
-        }
-        Ok(unsafe { std::slice::from_raw_parts(self.raw.data as *const T, self.element_count()) })
+        Ok(unsafe { raw_slice(self.raw.data as *const T, self.element_count()) })
     }
     /// The elements, writable (results; an argument aliased to a result).
     #[allow(clippy::mut_from_ref)]
-    pub fn slice_mut<T: FfiElement>(&self) -> Result<&'a mut [T], String> {
+    pub fn slice_mut<T: FfiElement>(&self) -> Result<&'a mut [T], FrameError> {
         self.check::<T>()?;
         if self.element_count() == 0 {
             return Ok(&mut []);
@@ -151,16 +150,21 @@ impl<'a> Frame<'a> {
     pub fn ret_count(&self) -> usize {
         entries(&self.raw.rets, self.raw.rets.size).len()
     }
-    fn buffer(&self, list: &'a abi::Args, i: usize, kind: &str) -> Result<BufferView<'a>, String> {
+    fn buffer(
+        &self,
+        list: &'a abi::Args,
+        index: usize,
+        kind: &'static str,
+    ) -> Result<BufferView<'a>, FrameError> {
         let e = entries(list, list.size);
-        let p = e.get(i).ok_or_else(|| {
-            format!(
-                "the handler asks for {kind} {i} but the call has {}",
-                e.len()
-            )
+        let p = e.get(index).ok_or(FrameError::MissingBuffer {
+            kind,
+            index,
+            count: e.len(),
         })?;
         let raw = unsafe { (*p as *const Buffer).as_ref() }
-            .ok_or_else(|| format!("{kind} {i} is null"))?;
+            .ok_or(FrameError::NullBuffer { kind, index })?;
+        let i = index;
         Ok(BufferView {
             raw,
             what: format!("{kind} {i}"),
@@ -169,7 +173,7 @@ impl<'a> Frame<'a> {
     /// The call's `CUstream` (`XLA_FFI_Stream_Get`): a handler registered
     /// for CUDA queues its work here. Null in the CUDA backend's host
     /// emulation (its buffers are host memory there); an error on the Host.
-    pub fn stream(&self) -> Result<*mut c_void, String> {
+    pub fn stream(&self) -> Result<*mut c_void, FrameError> {
         let api = self.api()?;
         let mut a = abi::StreamGetArgs {
             struct_size: std::mem::size_of::<abi::StreamGetArgs>(),
@@ -182,13 +186,13 @@ impl<'a> Frame<'a> {
         Ok(a.stream)
     }
 
-    fn api(&self) -> Result<&'a abi::Api, String> {
-        unsafe { self.raw.api.as_ref() }.ok_or_else(|| "the call frame has no API table".into())
+    fn api(&self) -> Result<&'a abi::Api, FrameError> {
+        unsafe { self.raw.api.as_ref() }.ok_or(FrameError::NoApi)
     }
 
     /// The caller's type id for state type `S` (registered through the
     /// caller's API table on first use, with a deleter that drops it).
-    fn state_type_id<S: Send + Sync + 'static>(&self) -> Result<i64, String> {
+    fn state_type_id<S: Send + Sync + 'static>(&self) -> Result<i64, FrameError> {
         use std::any::TypeId;
         use std::sync::Mutex;
         static IDS: Mutex<Vec<(usize, TypeId, i64)>> = Mutex::new(Vec::new());
@@ -213,10 +217,7 @@ impl<'a> Frame<'a> {
         let mut a = abi::TypeRegisterArgs {
             struct_size: std::mem::size_of::<abi::TypeRegisterArgs>(),
             extension_start: std::ptr::null_mut(),
-            name: abi::ByteSpan {
-                ptr: name.as_ptr() as *const std::ffi::c_char,
-                len: name.len(),
-            },
+            name: abi::ByteSpan::of(name.as_bytes()),
             type_id: &mut id,
             type_info: &info,
         };
@@ -232,7 +233,7 @@ impl<'a> Frame<'a> {
         &self,
         set: bool,
         state: *mut c_void,
-    ) -> Result<*mut c_void, String> {
+    ) -> Result<*mut c_void, FrameError> {
         let api = self.api()?;
         let mut id = abi::TypeId {
             type_id: self.state_type_id::<S>()?,
@@ -255,7 +256,7 @@ impl<'a> Frame<'a> {
     }
 
     /// Hands `state` to the caller as this call's instantiate-stage state.
-    fn set_state<S: Send + Sync + 'static>(&self, state: S) -> Result<(), String> {
+    fn set_state<S: Send + Sync + 'static>(&self, state: S) -> Result<(), FrameError> {
         let p = Box::into_raw(Box::new(state));
         self.state_call::<S>(true, p as *mut c_void)
             .map(|_| ())
@@ -266,19 +267,19 @@ impl<'a> Frame<'a> {
     }
 
     /// This call's instantiate-stage state, of type `S`.
-    fn state<S: Send + Sync + 'static>(&self) -> Result<&'a S, String> {
+    fn state<S: Send + Sync + 'static>(&self) -> Result<&'a S, FrameError> {
         let p = self.state_call::<S>(false, std::ptr::null_mut())?;
         // SAFETY: the caller checked the type id; the state was a `Box<S>`
         // and lives as long as the prepared call, beyond this frame.
-        unsafe { (p as *const S).as_ref() }.ok_or_else(|| "the state is null".into())
+        unsafe { (p as *const S).as_ref() }.ok_or(FrameError::NullState)
     }
 
     /// Argument buffer `i` (operand leaves in order).
-    pub fn arg(&self, i: usize) -> Result<BufferView<'a>, String> {
+    pub fn arg(&self, i: usize) -> Result<BufferView<'a>, FrameError> {
         self.buffer(&self.raw.args, i, "argument")
     }
     /// Result buffer `i`.
-    pub fn ret(&self, i: usize) -> Result<BufferView<'a>, String> {
+    pub fn ret(&self, i: usize) -> Result<BufferView<'a>, FrameError> {
         self.buffer(&self.raw.rets, i, "result")
     }
     /// The names of the call's attributes, sorted.
@@ -299,58 +300,77 @@ impl<'a> Frame<'a> {
             .collect()
     }
     /// Attribute `name`, which must be of kind `kind` (`what` in errors).
-    fn attr_of(&self, name: &str, kind: i32, what: &str) -> Result<*mut c_void, String> {
-        let (t, p) = find_attr(&self.raw.attrs, name)
-            .ok_or_else(|| format!("the call has no attribute `{name}`"))?;
+    fn attr_of(
+        &self,
+        name: &str,
+        kind: i32,
+        what: &'static str,
+    ) -> Result<*mut c_void, FrameError> {
+        let (t, p) = find_attr(&self.raw.attrs, name).ok_or_else(|| FrameError::NoAttribute {
+            name: name.to_string(),
+        })?;
         if t != kind {
-            return Err(format!("attribute `{name}` is not {what}"));
+            return Err(FrameError::AttributeKind {
+                name: name.to_string(),
+                expected: what,
+            });
         }
         Ok(p)
     }
     /// Scalar attribute `name` of type `T` (exactly: an `f32` attribute is
     /// not read as `f64`).
-    pub fn attr<T: FfiElement>(&self, name: &str) -> Result<T, String> {
+    pub fn attr<T: FfiElement>(&self, name: &str) -> Result<T, FrameError> {
         let p = self.attr_of(name, attr_type::SCALAR, "a scalar")?;
         let s = unsafe { &*(p as *const abi::Scalar) };
-        if s.dtype != T::DTYPE {
-            return Err(format!(
-                "attribute `{name}` has type {}, not {}",
-                dtype_name(s.dtype),
-                T::NAME
-            ));
-        }
+        check_attr_dtype::<T>(name, s.dtype, false)?;
         Ok(unsafe { std::ptr::read_unaligned(s.value as *const T) })
     }
     /// String attribute `name` (its bytes).
-    pub fn attr_bytes(&self, name: &str) -> Result<&'a [u8], String> {
+    pub fn attr_bytes(&self, name: &str) -> Result<&'a [u8], FrameError> {
         let p = self.attr_of(name, attr_type::STRING, "a string")?;
         let s = unsafe { &*(p as *const abi::ByteSpan) };
-        if s.len == 0 {
-            return Ok(&[]);
-        }
-        Ok(unsafe { std::slice::from_raw_parts(s.ptr as *const u8, s.len) })
+        Ok(unsafe { raw_slice(s.ptr as *const u8, s.len) })
     }
     /// Array attribute `name` with elements `T`.
-    pub fn attr_array<T: FfiElement>(&self, name: &str) -> Result<&'a [T], String> {
+    pub fn attr_array<T: FfiElement>(&self, name: &str) -> Result<&'a [T], FrameError> {
         let p = self.attr_of(name, attr_type::ARRAY, "an array")?;
         let a = unsafe { &*(p as *const abi::Array) };
-        if a.dtype != T::DTYPE {
-            return Err(format!(
-                "attribute `{name}` has elements of type {}, not {}",
-                dtype_name(a.dtype),
-                T::NAME
-            ));
-        }
-        if a.size == 0 {
-            return Ok(&[]);
-        }
-        Ok(unsafe { std::slice::from_raw_parts(a.data as *const T, a.size) })
+        check_attr_dtype::<T>(name, a.dtype, true)?;
+        Ok(unsafe { raw_slice(a.data as *const T, a.size) })
     }
+}
+
+/// That attribute `name` (an array's `elements`) has type `T`.
+fn check_attr_dtype<T: FfiElement>(
+    name: &str,
+    dtype: i32,
+    elements: bool,
+) -> Result<(), FrameError> {
+    if dtype == T::DTYPE {
+        return Ok(());
+    }
+    Err(FrameError::AttributeType {
+        name: name.to_string(),
+        elements,
+        found: dtype_name(dtype),
+        expected: T::NAME,
+    })
+}
+
+/// `n` elements at `p`; empty (and `p` unread, it may be null) for `n == 0`.
+///
+/// # Safety
+/// For `n > 0`, `p` points to `n` initialized `T`s that live for `'a`.
+unsafe fn raw_slice<'a, T>(p: *const T, n: usize) -> &'a [T] {
+    if n == 0 {
+        return &[];
+    }
+    unsafe { std::slice::from_raw_parts(p, n) }
 }
 
 /// `Ok` for a null error; else the error's message (through the caller's
 /// table: the error is the caller's), the error destroyed.
-fn take_error(api: &abi::Api, e: *mut Error, what: &str) -> Result<(), String> {
+fn take_error(api: &abi::Api, e: *mut Error, what: &'static str) -> Result<(), FrameError> {
     if e.is_null() {
         return Ok(());
     }
@@ -375,7 +395,10 @@ fn take_error(api: &abi::Api, e: *mut Error, what: &str) -> Result<(), String> {
         error: e,
     };
     unsafe { (api.error_destroy)(&mut x) };
-    Err(msg)
+    Err(FrameError::Api {
+        call: what,
+        message: msg,
+    })
 }
 
 fn error_through(frame: &CallFrame, code: i32, msg: &str) -> *mut Error {
@@ -401,7 +424,7 @@ fn error_through(frame: &CallFrame, code: i32, msg: &str) -> *mut Error {
 /// `frame` is a call frame from an XLA FFI caller (hlox or XLA).
 pub unsafe fn run_rust_handler(
     frame: *mut CallFrame,
-    f: impl FnOnce(&mut Frame) -> Result<(), String>,
+    f: impl FnOnce(&mut Frame) -> Result<(), FfiError>,
 ) -> *mut Error {
     unsafe { run_rust_stage(frame, abi::stage::EXECUTE, f) }
 }
@@ -415,7 +438,7 @@ pub unsafe fn run_rust_handler(
 pub(crate) unsafe fn run_rust_stage(
     frame: *mut CallFrame,
     stage: i32,
-    f: impl FnOnce(&mut Frame) -> Result<(), String>,
+    f: impl FnOnce(&mut Frame) -> Result<(), FfiError>,
 ) -> *mut Error {
     let Some(raw) = (unsafe { frame.as_mut() }) else {
         return super::api::new_error(abi::code::INVALID_ARGUMENT, "null call frame");
@@ -450,7 +473,7 @@ pub(crate) unsafe fn run_rust_stage(
     let mut view = Frame { raw };
     match catch_unwind(AssertUnwindSafe(|| f(&mut view))) {
         Ok(Ok(())) => std::ptr::null_mut(),
-        Ok(Err(m)) => error_through(raw, abi::code::UNKNOWN, &m),
+        Ok(Err(e)) => error_through(raw, abi::code::UNKNOWN, &e.to_string()),
         Err(p) => error_through(
             raw,
             abi::code::INTERNAL,
@@ -475,10 +498,10 @@ pub(crate) unsafe fn run_rust_stage(
 /// struct Counter;
 /// impl StatefulHandler for Counter {
 ///     type State = (i64, AtomicI64);
-///     fn instantiate(f: &Frame) -> Result<Self::State, String> {
+///     fn instantiate(f: &Frame) -> Result<Self::State, FfiError> {
 ///         Ok((f.attr("start")?, AtomicI64::new(0)))
 ///     }
-///     fn execute(f: &mut Frame, s: &Self::State) -> Result<(), String> { ... }
+///     fn execute(f: &mut Frame, s: &Self::State) -> Result<(), FfiError> { ... }
 /// }
 /// register_custom_call_target!(Counter, "counter", "Host");
 /// ```
@@ -486,8 +509,8 @@ pub trait StatefulHandler: Copy + 'static {
     /// Shared by the execute calls of one prepared call, which may run on
     /// several threads at once.
     type State: Send + Sync + 'static;
-    fn instantiate(frame: &Frame) -> Result<Self::State, String>;
-    fn execute(frame: &mut Frame, state: &Self::State) -> Result<(), String>;
+    fn instantiate(frame: &Frame) -> Result<Self::State, FfiError>;
+    fn execute(frame: &mut Frame, state: &Self::State) -> Result<(), FfiError>;
 }
 
 /// The two stages' trampolines.
@@ -497,7 +520,7 @@ pub(crate) unsafe extern "C" fn tramp_instantiate<H: StatefulHandler>(
     unsafe {
         run_rust_stage(frame, abi::stage::INSTANTIATE, |f| {
             let s = H::instantiate(f)?;
-            f.set_state(s)
+            Ok(f.set_state(s)?)
         })
     }
 }

@@ -9,7 +9,7 @@
 //!   `XLA_FFI_REGISTER_HANDLER`.
 //! - [`attrs`]: the `backend_config` dictionary, parsed and encoded.
 //! - [`call`]: a prepared call ([`FfiCall`]) and the metadata query.
-//! - [`frame`]: Rust handlers.
+//! - [`frame`]: Rust handlers; [`error`]: their errors.
 //!
 //! On the Host hlox runs the stages XLA:CPU runs: instantiate once per
 //! prepared call (its state, `XLA_FFI_State_Set`, is kept by the
@@ -23,14 +23,17 @@ pub mod abi;
 pub mod api;
 pub mod attrs;
 pub mod call;
+pub mod error;
 pub mod frame;
 
 pub use api::{
-    api, process_registrations, DeviceScratch, ExecutionState, FfiRegistration, InvokeContext,
-    XLA_FFI_GetApi,
+    api, process_registrations, DeviceScratch, ExecutionState, FfiRegistration, FutureError,
+    InvokeContext, XLA_FFI_GetApi,
 };
 pub use attrs::{parse_attrs, AttrError, AttrValue, EncodedAttrs};
 pub use call::{
-    ffi_dtype, handler_metadata, status_text, FfiCall, FfiHandlers, HandlerMetadata, RunStages,
+    ffi_dtype, handler_metadata, status_text, FfiCall, FfiCallError, FfiHandlers, HandlerMetadata,
+    MetadataError, RunStages,
 };
+pub use error::{FfiError, FrameError};
 pub use frame::{run_rust_handler, BufferView, FfiElement, Frame, StatefulHandler};
