@@ -188,63 +188,28 @@ impl<D: Dom> Loader<D> {
     }
 }
 
-fn take_f(v: Scal) -> f32 {
-    match v {
-        Scal::F(x) => x,
-        Scal::D(x) => x as f32,
-        Scal::S(x) => x as f32,
-        Scal::U(x) => x as f32,
-    }
-}
-fn take_d(v: Scal) -> f64 {
-    match v {
-        Scal::D(x) => x,
-        Scal::F(x) => x as f64,
-        Scal::S(x) => x as f64,
-        Scal::U(x) => x as f64,
-    }
-}
-fn take_s(v: Scal) -> i64 {
-    match v {
-        Scal::S(x) => x,
-        Scal::U(x) => x as i64,
-        Scal::F(x) => x as i64,
-        Scal::D(x) => x as i64,
-    }
-}
-fn take_u(v: Scal) -> u64 {
-    match v {
-        Scal::U(x) => x,
-        Scal::S(x) => x as u64,
-        Scal::F(x) => x as u64,
-        Scal::D(x) => x as u64,
-    }
-}
-
-/// The `take` function of each domain.
+/// The `take` function of each domain: any scalar converted to the domain
+/// by Rust's `as` rules (floats to integers saturate).
 pub(crate) trait Take: Sized {
     fn take() -> fn(Scal) -> Self;
 }
-impl Take for f32 {
-    fn take() -> fn(Scal) -> Self {
-        take_f
-    }
+
+macro_rules! impl_take {
+    ($($t:ty),*) => {$(
+        impl Take for $t {
+            #[allow(clippy::unnecessary_cast)]
+            fn take() -> fn(Scal) -> Self {
+                |v| match v {
+                    Scal::F(x) => x as $t,
+                    Scal::D(x) => x as $t,
+                    Scal::S(x) => x as $t,
+                    Scal::U(x) => x as $t,
+                }
+            }
+        }
+    )*};
 }
-impl Take for f64 {
-    fn take() -> fn(Scal) -> Self {
-        take_d
-    }
-}
-impl Take for i64 {
-    fn take() -> fn(Scal) -> Self {
-        take_s
-    }
-}
-impl Take for u64 {
-    fn take() -> fn(Scal) -> Self {
-        take_u
-    }
-}
+impl_take!(f32, f64, i64, u64);
 
 /// Which loads need no conversion: (source, output) pairs in the same domain.
 fn direct_ok(src: ElementType, out: ElementType) -> bool {

@@ -80,27 +80,19 @@ fn check_exact(text: &str, args: &[Literal], callees: &[ScalarFn]) -> Literal {
 }
 
 fn as_f64(a: &ArrayLiteral) -> Vec<f64> {
+    fn widen<T: NativeType + Into<f64>>(a: &ArrayLiteral) -> Vec<f64> {
+        a.to_vec::<T>()
+            .unwrap()
+            .into_iter()
+            .map(Into::into)
+            .collect()
+    }
     use hlox_hlo::ElementType::*;
     match a.ty() {
-        F16 => a
-            .to_vec::<f16>()
-            .unwrap()
-            .iter()
-            .map(|x| x.to_f64())
-            .collect(),
-        Bf16 => a
-            .to_vec::<bf16>()
-            .unwrap()
-            .iter()
-            .map(|x| x.to_f64())
-            .collect(),
-        F32 => a
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|&x| x as f64)
-            .collect(),
-        F64 => a.to_vec::<f64>().unwrap(),
+        F16 => widen::<f16>(a),
+        Bf16 => widen::<bf16>(a),
+        F32 => widen::<f32>(a),
+        F64 => widen::<f64>(a),
         t => panic!("not a float type {t}"),
     }
 }
@@ -611,24 +603,24 @@ fn rng_philox_and_threefry() {
     }
 }
 
+/// The error `make_kernel` gives for the root of module text `t`.
+fn kernel_error(t: &str) -> String {
+    let m = parse_module(t).unwrap();
+    let c = m.entry_computation();
+    make_kernel(&m, c, c.root, &[])
+        .err()
+        .expect("must fail")
+        .to_string()
+}
+
 #[test]
 fn errors_name_the_instruction() {
     let t = module("m", &[], "  a = f32[2,3]{1,0} parameter(0)\n  b = f32[3,4]{1,0} parameter(1)\n  ROOT bad_dot = f32[2,5]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}");
-    let m = parse_module(&t).unwrap();
-    let c = m.entry_computation();
-    let e = make_kernel(&m, c, c.root, &[])
-        .err()
-        .expect("must fail")
-        .to_string();
+    let e = kernel_error(&t);
     assert!(e.contains("bad_dot"), "{e}");
     // A sort without its compiled comparator.
     let t = module("m", &[LT_F32], "  x = f32[4]{0} parameter(0)\n  ROOT srt = f32[4]{0} sort(x), dimensions={0}, to_apply=lt_f32");
-    let m = parse_module(&t).unwrap();
-    let c = m.entry_computation();
-    let e = make_kernel(&m, c, c.root, &[])
-        .err()
-        .expect("must fail")
-        .to_string();
+    let e = kernel_error(&t);
     assert!(e.contains("srt"), "{e}");
     // Non-kernel opcodes are left to the codegen; wrong buffer counts are errors.
     let t = module(

@@ -170,20 +170,12 @@ pub(crate) extern "C" fn hlox_rt_f64_to_bf16(x: f64) -> u16 {
 /// libm's pow, with the denormal modes off when an input is denormal
 /// (libm reads its inputs' bits; XLA:CPU's pow sees denormals).
 pub(crate) extern "C" fn hlox_rt_powf(x: f32, y: f32) -> f32 {
-    if x.is_subnormal() || y.is_subnormal() {
-        let _g = FpEnv::exact();
-        x.powf(y)
-    } else {
-        x.powf(y)
-    }
+    let _g = (x.is_subnormal() || y.is_subnormal()).then(FpEnv::exact);
+    x.powf(y)
 }
 pub(crate) extern "C" fn hlox_rt_pow(x: f64, y: f64) -> f64 {
-    if x.is_subnormal() || y.is_subnormal() {
-        let _g = FpEnv::exact();
-        x.powf(y)
-    } else {
-        x.powf(y)
-    }
+    let _g = (x.is_subnormal() || y.is_subnormal()).then(FpEnv::exact);
+    x.powf(y)
 }
 pub(crate) extern "C" fn hlox_rt_erff(x: f32) -> f32 {
     libm::erff(x)
@@ -202,32 +194,22 @@ pub(crate) struct FpEnv {
 impl FpEnv {
     /// Denormal modes off until drop.
     pub fn exact() -> FpEnv {
-        #[cfg(target_arch = "x86_64")]
-        unsafe {
-            let mut csr: u32 = 0;
-            std::arch::asm!("stmxcsr [{}]", in(reg) &mut csr as *mut u32, options(nostack));
-            let new = csr & !((1 << 15) | (1 << 6));
-            std::arch::asm!("ldmxcsr [{}]", in(reg) &new as *const u32, options(nostack));
-            FpEnv { saved: csr as u64 }
-        }
-        #[cfg(target_arch = "aarch64")]
-        unsafe {
-            let fpcr: u64;
-            std::arch::asm!("mrs {}, fpcr", out(reg) fpcr);
-            let new = fpcr & !(1 << 24);
-            std::arch::asm!("msr fpcr, {}", in(reg) new);
-            FpEnv { saved: fpcr }
-        }
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-        FpEnv { saved: 0 }
+        FpEnv::flush_denormals(false)
     }
 
     pub fn enter() -> FpEnv {
+        FpEnv::flush_denormals(true)
+    }
+
+    /// Sets (`on`) or clears the flush-denormals modes (x86_64 MXCSR FTZ and
+    /// DAZ, aarch64 FPCR.FZ), keeping the previous state for drop.
+    fn flush_denormals(on: bool) -> FpEnv {
         #[cfg(target_arch = "x86_64")]
         unsafe {
             let mut csr: u32 = 0;
             std::arch::asm!("stmxcsr [{}]", in(reg) &mut csr as *mut u32, options(nostack));
-            let new = csr | (1 << 15) | (1 << 6);
+            let bits = (1 << 15) | (1 << 6);
+            let new = if on { csr | bits } else { csr & !bits };
             std::arch::asm!("ldmxcsr [{}]", in(reg) &new as *const u32, options(nostack));
             FpEnv { saved: csr as u64 }
         }
@@ -235,12 +217,19 @@ impl FpEnv {
         unsafe {
             let fpcr: u64;
             std::arch::asm!("mrs {}, fpcr", out(reg) fpcr);
-            let new = fpcr | (1 << 24);
+            let new = if on {
+                fpcr | (1 << 24)
+            } else {
+                fpcr & !(1 << 24)
+            };
             std::arch::asm!("msr fpcr, {}", in(reg) new);
             FpEnv { saved: fpcr }
         }
         #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-        FpEnv { saved: 0 }
+        {
+            let _ = on;
+            FpEnv { saved: 0 }
+        }
     }
 }
 

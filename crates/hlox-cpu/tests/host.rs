@@ -101,21 +101,20 @@ fn corpus_compiles_to_jax_outputs() {
 
 use hlox_hlo::{ArrayLiteral, ArrayShape, BinaryOp, ComparisonDirection, ElementType, UnaryOp};
 
-const TYPES: [ElementType; 13] = [
-    ElementType::Pred,
-    ElementType::S8,
-    ElementType::S16,
-    ElementType::S32,
-    ElementType::S64,
-    ElementType::U8,
-    ElementType::U16,
-    ElementType::U32,
-    ElementType::U64,
-    ElementType::F16,
-    ElementType::Bf16,
-    ElementType::F32,
-    ElementType::F64,
-];
+const TYPES: [ElementType; 13] = ElementType::ALL;
+
+/// Module `name` whose entry has the parameter lines `params`, the
+/// instruction `lines`, and returns the tuple of `roots` (name, shape).
+fn tuple_module(name: &str, params: &str, lines: &[String], roots: &[(String, String)]) -> String {
+    let shapes: Vec<&str> = roots.iter().map(|r| r.1.as_str()).collect();
+    let names: Vec<&str> = roots.iter().map(|r| r.0.as_str()).collect();
+    format!(
+        "HloModule {name}\nENTRY e {{\n{params}\n{}\n  ROOT x = ({}) tuple({})\n}}\n",
+        lines.join("\n"),
+        shapes.join(", "),
+        names.join(", ")
+    )
+}
 
 /// Interesting values of `ty` as raw little-endian elements.
 fn special_values(ty: ElementType) -> Vec<Vec<u8>> {
@@ -150,35 +149,11 @@ fn special_values(ty: ElementType) -> Vec<Vec<u8>> {
         i64::MIN as i128,
         u64::MAX as i128,
     ];
+    #[rustfmt::skip]
     let floats: Vec<f64> = vec![
-        0.0,
-        -0.0,
-        1.0,
-        -1.0,
-        0.5,
-        -0.5,
-        1.5,
-        2.5,
-        -2.5,
-        3.7,
-        -3.7,
-        10.0,
-        100.25,
-        -1e3,
-        65504.0,
-        1e10,
-        -3e38,
-        1e-40,
-        -1e-40,
-        1e-310,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::NAN,
-        0.1,
-        2.0,
-        3.0,
-        1e-5,
-        0.75,
+        0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.7, -3.7, 10.0, 100.25, -1e3,
+        65504.0, 1e10, -3e38, 1e-40, -1e-40, 1e-310, f64::INFINITY, f64::NEG_INFINITY,
+        f64::NAN, 0.1, 2.0, 3.0, 1e-5, 0.75,
     ];
     match ty {
         Pred => vec![vec![0], vec![1]],
@@ -276,12 +251,8 @@ fn elementwise_suite(ops: &[(&str, String, bool)], tol: f64) {
         if roots.is_empty() {
             continue;
         }
-        let text = format!(
-            "HloModule all\nENTRY e {{\n  a = {t} parameter(0)\n  b = {t} parameter(1)\n{}\n  ROOT x = ({}) tuple({})\n}}\n",
-            lines.join("\n"),
-            roots.iter().map(|r| r.1.clone()).collect::<Vec<_>>().join(", "),
-            roots.iter().map(|r| r.0.clone()).collect::<Vec<_>>().join(", ")
-        );
+        let params = format!("  a = {t} parameter(0)\n  b = {t} parameter(1)");
+        let text = tuple_module("all", &params, &lines, &roots);
         let m = parse_module(&text).unwrap();
         let t2 = if matches!(ty, ElementType::F16 | ElementType::Bf16) {
             tol * 1e3
@@ -405,12 +376,7 @@ fn convert_and_bitcast_convert_between_every_pair_of_types() {
                 roots.push((format!("p{e}_{mbits}"), t.clone()));
             }
         }
-        let text = format!(
-            "HloModule conv\nENTRY e {{\n  a = {t} parameter(0)\n{}\n  ROOT x = ({}) tuple({})\n}}\n",
-            lines.join("\n"),
-            roots.iter().map(|r| r.1.clone()).collect::<Vec<_>>().join(", "),
-            roots.iter().map(|r| r.0.clone()).collect::<Vec<_>>().join(", ")
-        );
+        let text = tuple_module("conv", &format!("  a = {t} parameter(0)"), &lines, &roots);
         let m = parse_module(&text).unwrap();
         if let Err(e) = check_module(&m, &[a], 0.0) {
             failures.push(format!("from {}: {e}", from.name()));
@@ -432,15 +398,18 @@ fn check_text(text: &str) -> Result<(), String> {
 fn check_text_tol(text: &str, tol: f64) -> Result<(), String> {
     let m = parse_module(text).map_err(|e| format!("parse: {e}"))?;
     hlox_hlo::verifier::verify_module(&m).map_err(|e| format!("verify: {e}"))?;
-    let args: Vec<Literal> = m
-        .entry_computation()
+    check_module(&m, &random_args(&m, 17), tol)
+}
+
+/// Random arguments for `m`'s entry, parameter `i` seeded with `seed + i`.
+fn random_args(m: &Module, seed: u64) -> Vec<Literal> {
+    m.entry_computation()
         .program_shape()
         .parameters
         .iter()
         .enumerate()
-        .map(|(i, s)| random_literal(s, 17 + i as u64))
-        .collect();
-    check_module(&m, &args, tol)
+        .map(|(i, s)| random_literal(s, seed + i as u64))
+        .collect()
 }
 
 fn check_all(cases: &[(&str, &str)]) {
@@ -468,14 +437,7 @@ mod random_programs {
         #[test]
         fn random_programs_compile_to_the_evaluators_results(m in hlox_tests::programs::program()) {
             let r = Arc::new(program_targets());
-            let args: Vec<Literal> = m
-                .entry_computation()
-                .program_shape()
-                .parameters
-                .iter()
-                .enumerate()
-                .map(|(i, s)| random_literal(s, 3 + i as u64))
-                .collect();
+            let args = random_args(&m, 3);
             let want = hlox_eval::evaluate_with_registry(&m, &args, &r);
             let exe = compile(&m, &CompileOptions { registry: Some(r.clone()), ..opts() });
             match (want, exe) {
@@ -917,114 +879,27 @@ mod fast_paths {
 
     #[test]
     fn integer_row_and_empty_reductions_match_the_evaluator() {
+        #[rustfmt::skip]
         let cases = [
             ("s32 add", "s32", "add", "0", "[4099]", "{0}", "[]"),
-            (
-                "s64 multiply",
-                "s64",
-                "multiply",
-                "1",
-                "[37,300]",
-                "{1}",
-                "[37]",
-            ),
-            (
-                "u8 maximum",
-                "u8",
-                "maximum",
-                "0",
-                "[64,513]",
-                "{0,1}",
-                "[]",
-            ),
-            (
-                "s16 minimum",
-                "s16",
-                "minimum",
-                "32767",
-                "[5000]",
-                "{0}",
-                "[]",
-            ),
-            (
-                "u32 and",
-                "u32",
-                "and",
-                "4294967295",
-                "[300,70]",
-                "{0}",
-                "[70]",
-            ),
+            ("s64 multiply", "s64", "multiply", "1", "[37,300]", "{1}", "[37]"),
+            ("u8 maximum", "u8", "maximum", "0", "[64,513]", "{0,1}", "[]"),
+            ("s16 minimum", "s16", "minimum", "32767", "[5000]", "{0}", "[]"),
+            ("u32 and", "u32", "and", "4294967295", "[300,70]", "{0}", "[70]"),
             ("s32 or", "s32", "or", "0", "[300,70]", "{1}", "[300]"),
             ("pred or", "pred", "or", "false", "[1000]", "{0}", "[]"),
-            (
-                "f32 row sum",
-                "f32",
-                "add",
-                "0",
-                "[256,1024]",
-                "{1}",
-                "[256]",
-            ),
-            (
-                "f32 row max",
-                "f32",
-                "maximum",
-                "-inf",
-                "[256,1024]",
-                "{1}",
-                "[256]",
-            ),
-            (
-                "f32 column sum",
-                "f32",
-                "add",
-                "0",
-                "[1024,64]",
-                "{0}",
-                "[64]",
-            ),
+            ("f32 row sum", "f32", "add", "0", "[256,1024]", "{1}", "[256]"),
+            ("f32 row max", "f32", "maximum", "-inf", "[256,1024]", "{1}", "[256]"),
+            ("f32 column sum", "f32", "add", "0", "[1024,64]", "{0}", "[64]"),
             ("f64 sum 2d", "f64", "add", "0", "[300,700]", "{0,1}", "[]"),
             ("f32 empty", "f32", "add", "1.5", "[7,0]", "{1}", "[7]"),
             // Large reductions to one element run split across threads
             // (init used once for add/multiply, identity in the other parts).
             ("s32 add split", "s32", "add", "5", "[200000]", "{0}", "[]"),
-            (
-                "s64 multiply split",
-                "s64",
-                "multiply",
-                "3",
-                "[100000]",
-                "{0}",
-                "[]",
-            ),
-            (
-                "u8 minimum split",
-                "u8",
-                "minimum",
-                "7",
-                "[70000]",
-                "{0}",
-                "[]",
-            ),
-            (
-                "f32 maximum split",
-                "f32",
-                "maximum",
-                "-inf",
-                "[300,1000]",
-                "{0,1}",
-                "[]",
-            ),
-            (
-                "f32 add split 3d",
-                "f32",
-                "add",
-                "0.25",
-                "[1,40,50,60]",
-                "{1,2,3}",
-                "[1]",
-            ),
+            ("s64 multiply split", "s64", "multiply", "3", "[100000]", "{0}", "[]"),
+            ("u8 minimum split", "u8", "minimum", "7", "[70000]", "{0}", "[]"),
+            ("f32 maximum split", "f32", "maximum", "-inf", "[300,1000]", "{0,1}", "[]"),
+            ("f32 add split 3d", "f32", "add", "0.25", "[1,40,50,60]", "{1,2,3}", "[1]"),
             ("s32 empty", "s32", "maximum", "-5", "[0,3]", "{0}", "[3]"),
         ];
         for (name, ty, op, init, dims, red, out) in cases {

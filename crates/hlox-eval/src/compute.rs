@@ -588,15 +588,21 @@ pub(crate) fn convolution(
 
 // ---------------------------------------------------------------- reduce
 
-fn check_variadic(inputs: &[&ArrayLiteral], inits: &[&ArrayLiteral]) -> FR<()> {
-    if inputs.is_empty() || inputs.len() != inits.len() {
-        return Err(format!(
-            "expected N inputs and N init values, got {} and {}",
-            inputs.len(),
-            inits.len()
-        )
-        .into());
+/// Variadic ops take N >= 1 arrays of one kind and N of another
+/// (`expected` says which, for the error).
+fn n_and_n(expected: &str, n: usize, m: usize) -> FR<()> {
+    if n == 0 || n != m {
+        return Err(format!("{expected}, got {n} and {m}").into());
     }
+    Ok(())
+}
+
+fn check_variadic(inputs: &[&ArrayLiteral], inits: &[&ArrayLiteral]) -> FR<()> {
+    n_and_n(
+        "expected N inputs and N init values",
+        inputs.len(),
+        inits.len(),
+    )?;
     for (i, (a, v)) in inputs.iter().zip(inits).enumerate() {
         if a.dims() != inputs[0].dims() {
             return Err(format!(
@@ -686,27 +692,42 @@ pub(crate) fn reduce(
     for (k, &d) in keep.iter().enumerate() {
         strides[d] = ostr[k];
     }
+    accumulate(inputs, inits, f, &out_dims, n_out, &mut |g| {
+        for_each_offset(&in_dims, &strides, &mut *g)
+    })
+}
+
+/// Reduce and reduce-window: input element `i` folds into accumulator `o`
+/// for each (i, o) pair `pairs` produces, in that order; one input through
+/// the reducer's fast binary op where it has one, else the general reducer.
+fn accumulate(
+    inputs: &[&ArrayLiteral],
+    inits: &[&ArrayLiteral],
+    f: &Func,
+    out_dims: &[i64],
+    n_out: usize,
+    pairs: &mut PairSource,
+) -> FR<Vec<ArrayLiteral>> {
     let tys: Vec<ElementType> = inputs.iter().map(|a| a.ty()).collect();
     if inputs.len() == 1 {
         if let Some(fast) = f.fast_binary(tys[0]) {
             let mut acc = splat(inits[0], n_out);
             let x = decode(inputs[0]);
-            fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
-                for_each_offset(&in_dims, &strides, &mut *g)
-            })?;
-            return Ok(vec![encode(&acc, tys[0], &out_dims)]);
+            fast_accumulate(fast, tys[0], &mut acc, &x, pairs)?;
+            return Ok(vec![encode(&acc, tys[0], out_dims)]);
         }
     }
     let mut acc: Vec<Vec<u8>> = inits.iter().map(|v| v.bytes().repeat(n_out)).collect();
-    let mut pairs = Vec::new();
-    for_each_offset(&in_dims, &strides, |i, o| pairs.push((i, o)));
-    for (i, o) in pairs {
-        let xs = elements(inputs, i);
-        general_step(f, &tys, &mut acc, o, &xs)?;
-    }
+    let mut res = Ok(());
+    pairs(&mut |i, o| {
+        if res.is_ok() {
+            res = general_step(f, &tys, &mut acc, o, &elements(inputs, i));
+        }
+    });
+    res?;
     acc.into_iter()
         .zip(&tys)
-        .map(|(b, &t)| arr(t, &out_dims, b).map_err(Fail::from))
+        .map(|(b, &t)| arr(t, out_dims, b).map_err(Fail::from))
         .collect()
 }
 
@@ -753,29 +774,13 @@ pub(crate) fn reduce_window(
     let tab = WindowTable::new(&in_dims, w)?;
     let out_dims: Vec<i64> = tab.out_dims.iter().map(|&d| d as i64).collect();
     let n_out = checked_count(&out_dims)?;
-    let tys: Vec<ElementType> = inputs.iter().map(|a| a.ty()).collect();
-    if inputs.len() == 1 {
-        if let Some(fast) = f.fast_binary(tys[0]) {
-            let mut acc = splat(inits[0], n_out);
-            let x = decode(inputs[0]);
-            fast_accumulate(fast, tys[0], &mut acc, &x, &mut |g| {
-                let _ = for_each_window_elem(&tab, &in_dims, |o, i| {
-                    g(i, o);
-                    Ok(())
-                });
-            })?;
-            return Ok(vec![encode(&acc, tys[0], &out_dims)]);
-        }
-    }
-    let mut acc: Vec<Vec<u8>> = inits.iter().map(|v| v.bytes().repeat(n_out)).collect();
-    for_each_window_elem(&tab, &in_dims, |o, i| {
-        let xs = elements(inputs, i);
-        general_step(f, &tys, &mut acc, o, &xs)
-    })?;
-    acc.into_iter()
-        .zip(&tys)
-        .map(|(b, &t)| arr(t, &out_dims, b).map_err(Fail::from))
-        .collect()
+    accumulate(inputs, inits, f, &out_dims, n_out, &mut |g| {
+        // The visitor cannot fail, so neither can the walk.
+        let _ = for_each_window_elem(&tab, &in_dims, |o, i| {
+            g(i, o);
+            Ok(())
+        });
+    })
 }
 
 // ---------------------------------------------------------------- select-and-scatter
@@ -891,14 +896,11 @@ pub(crate) fn scatter(
     dn: &ScatterDimensionNumbers,
     f: &Func,
 ) -> FR<Vec<ArrayLiteral>> {
-    if operands.is_empty() || operands.len() != updates.len() {
-        return Err(format!(
-            "scatter needs N operands and N updates, got {} and {}",
-            operands.len(),
-            updates.len()
-        )
-        .into());
-    }
+    n_and_n(
+        "scatter needs N operands and N updates",
+        operands.len(),
+        updates.len(),
+    )?;
     let odims = operands[0].dims().to_vec();
     let udims = updates[0].dims().to_vec();
     for (k, (o, u)) in operands.iter().zip(updates).enumerate() {

@@ -9,7 +9,9 @@ use hlox_hlo::{ArrayLiteral, BinaryOp, ComparisonDirection, ComparisonType, Elem
 
 /// Float operations shared by f32 and f64.
 pub(crate) trait Fp: Copy + PartialOrd + std::ops::Neg<Output = Self> + 'static {
+    const ZERO: Self;
     const ONE: Self;
+    const NAN: Self;
     fn is_nan(self) -> bool;
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
@@ -26,7 +28,9 @@ pub(crate) trait Fp: Copy + PartialOrd + std::ops::Neg<Output = Self> + 'static 
 macro_rules! impl_fp {
     ($t:ty, $bits:ty, $sbits:ty, $erf:path) => {
         impl Fp for $t {
+            const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
+            const NAN: Self = <$t>::NAN;
             fn is_nan(self) -> bool {
                 <$t>::is_nan(self)
             }
@@ -441,30 +445,22 @@ fn binary_vals_exact(op: BinaryOp, a: Vals, b: Vals, ty: ElementType) -> R<Vals>
             }
             Vals::U(r)
         }
-        (Vals::F(a), Vals::F(b)) => {
-            if bin_f(op, 0f32, 0f32).is_none() {
-                return Err(err());
-            }
-            Vals::F(
-                a.into_iter()
-                    .zip(b)
-                    .map(|(x, y)| bin_f(op, x, y).unwrap_or(f32::NAN))
-                    .collect(),
-            )
-        }
-        (Vals::D(a), Vals::D(b)) => {
-            if bin_f(op, 0f64, 0f64).is_none() {
-                return Err(err());
-            }
-            Vals::D(
-                a.into_iter()
-                    .zip(b)
-                    .map(|(x, y)| bin_f(op, x, y).unwrap_or(f64::NAN))
-                    .collect(),
-            )
-        }
+        (Vals::F(a), Vals::F(b)) => Vals::F(bin_f_vals(op, a, b).ok_or_else(err)?),
+        (Vals::D(a), Vals::D(b)) => Vals::D(bin_f_vals(op, a, b).ok_or_else(err)?),
         _ => return Err("operand domains differ".into()),
     })
+}
+
+/// `op` over two float arrays; `None` when floats lack `op` (asked once, on
+/// zeros), NaN for an element the op leaves undefined.
+fn bin_f_vals<T: Fp>(op: BinaryOp, a: Vec<T>, b: Vec<T>) -> Option<Vec<T>> {
+    bin_f(op, T::ZERO, T::ZERO)?;
+    Some(
+        a.into_iter()
+            .zip(b)
+            .map(|(x, y)| bin_f(op, x, y).unwrap_or(T::NAN))
+            .collect(),
+    )
 }
 
 /// One comparison. `Some(ordering)`-style: returns the boolean result.

@@ -180,6 +180,22 @@ fn is_scalar_of(s: &Shape, ty: ElementType) -> bool {
     matches!(s, Shape::Array(a) if a.rank() == 0 && a.ty == ty)
 }
 
+/// Gather's and scatter's index dimension lists under their own names:
+/// XLA's two ops index the operand the same way, so one set of checks serves
+/// both and each error names the op's own fields.
+struct IndexDims<'a> {
+    /// How errors name the indices operand ("start indices", "scatter indices").
+    indices: &'static str,
+    /// Field name, "a/an ... dim" noun, dims: operand dims the window drops.
+    window: (&'static str, &'static str, &'a [i64]),
+    /// Field name, noun, dims: operand batching dims.
+    batching: (&'static str, &'static str, &'a [i64]),
+    /// Field name, dims: operand dim each index vector element addresses.
+    index_map: (&'static str, &'a [i64]),
+    /// Field name, dims: the indices' batching dims.
+    indices_batching: (&'static str, &'a [i64]),
+}
+
 impl<'a> Cx<'a> {
     fn err(&self, message: impl Into<String>) -> ShapeError {
         ShapeError::new(self.name, message)
@@ -246,6 +262,127 @@ impl<'a> Cx<'a> {
             seen[d as usize] = true;
             if sorted && i > 0 && dims[i - 1] > d {
                 return Err(self.err(format!("{what} {} must be sorted", list(dims))));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that `indices` is integral and `index_vector_dim` is in `0..=rank`;
+    /// returns that dimension and the indices' dimensions with the implicit
+    /// trailing 1 added when it equals the rank (gather and scatter alike).
+    fn index_vector(
+        &self,
+        idx: &ArrayShape,
+        index_vector_dim: i64,
+        indices: &str,
+    ) -> R<(usize, Vec<i64>)> {
+        if !idx.ty.is_integral() {
+            return Err(self.err(format!("{indices} {} must be integral", short_array(idx))));
+        }
+        let ivd = index_vector_dim;
+        if ivd < 0 || ivd as usize > idx.rank() {
+            return Err(self.err(format!(
+                "index_vector_dim {ivd} is out of range [0, {}] for {indices} {}",
+                idx.rank(),
+                short_array(idx)
+            )));
+        }
+        let ivd = ivd as usize;
+        let mut expanded = idx.dims.clone();
+        if ivd == idx.rank() {
+            expanded.push(1);
+        }
+        Ok((ivd, expanded))
+    }
+
+    /// The checks gather and scatter share on their index dimension lists:
+    /// each list is valid, window and index-map dims are not batching dims,
+    /// the index vector dim is not a batching dim, the two batching lists
+    /// pair up, and the index map has one entry per index vector element
+    /// (`index_vector_len`).
+    fn index_dims(
+        &self,
+        a: &ArrayShape,
+        idx: &ArrayShape,
+        ivd: usize,
+        index_vector_len: i64,
+        dims: &IndexDims<'_>,
+    ) -> R<()> {
+        let (window_name, window_noun, window) = dims.window;
+        let (batching_name, batching_noun, batching) = dims.batching;
+        let (map_name, map) = dims.index_map;
+        let (idx_batching_name, idx_batching) = dims.indices_batching;
+        self.dim_list(window_name, window, a.rank(), true)?;
+        self.dim_list(batching_name, batching, a.rank(), true)?;
+        self.dim_list(map_name, map, a.rank(), false)?;
+        self.dim_list(idx_batching_name, idx_batching, idx.rank(), false)?;
+        if let Some(d) = window.iter().find(|d| batching.contains(d)) {
+            return Err(self.err(format!(
+                "dimension {d} is both {window_noun} dim and an {batching_noun} dim"
+            )));
+        }
+        if let Some(d) = map.iter().find(|d| batching.contains(d)) {
+            return Err(self.err(format!(
+                "dimension {d} is both in {map_name} and an {batching_noun} dim"
+            )));
+        }
+        if idx_batching.contains(&(ivd as i64)) {
+            return Err(self.err(format!(
+                "{idx_batching_name} must not contain index_vector_dim {ivd}"
+            )));
+        }
+        if idx_batching.len() != batching.len() {
+            return Err(self.err(format!(
+                "{batching_name} {} and {idx_batching_name} {} must have the same length",
+                list(batching),
+                list(idx_batching)
+            )));
+        }
+        if map.len() as i64 != index_vector_len {
+            return Err(self.err(format!(
+                "{map_name} {} must have one entry per index vector element ({index_vector_len} in {} {})",
+                list(map),
+                dims.indices,
+                short_array(idx)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Each operand batching dimension has the size of its paired indices
+    /// batching dimension.
+    fn batching_sizes(&self, a: &ArrayShape, idx: &ArrayShape, dims: &IndexDims<'_>) -> R<()> {
+        let (_, batching_noun, batching) = dims.batching;
+        for (&od, &id) in batching.iter().zip(dims.indices_batching.1) {
+            if a.dims[od as usize] != idx.dims[id as usize] {
+                return Err(self.err(format!(
+                    "{batching_noun} dimension {od} of {} and {} batching dimension {id} of {} differ in size",
+                    short_array(a),
+                    dims.indices,
+                    short_array(idx)
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Dynamic-slice and gather sizes: one per operand dimension, each in
+    /// `0..=` that dimension's size.
+    fn slice_sizes(&self, what: &str, sizes: &[i64], a: &ArrayShape) -> R<()> {
+        if sizes.len() != a.rank() {
+            return Err(self.err(format!(
+                "{what} {} must have one entry per dimension of operand {}",
+                list(sizes),
+                short_array(a)
+            )));
+        }
+        for (i, &s) in sizes.iter().enumerate() {
+            if s < 0 || s > a.dims[i] {
+                return Err(self.err(format!(
+                    "slice size {s} of dimension {i} is out of range [0, {}] for operand {}",
+                    a.dims[i],
+                    short_array(a)
+                )));
             }
         }
         Ok(())
@@ -647,22 +784,7 @@ impl<'a> Cx<'a> {
                 let a = self.arr(0)?;
                 self.nops(1 + a.rank())?;
                 self.index_scalars(1, a.rank())?;
-                if sizes.len() != a.rank() {
-                    return Err(self.err(format!(
-                        "slice sizes {} must have one entry per dimension of {}",
-                        list(sizes),
-                        short_array(a)
-                    )));
-                }
-                for (i, &s) in sizes.iter().enumerate() {
-                    if s < 0 || s > a.dims[i] {
-                        return Err(self.err(format!(
-                            "slice size {s} of dimension {i} is out of range [0, {}] for operand {}",
-                            a.dims[i],
-                            short_array(a)
-                        )));
-                    }
-                }
+                self.slice_sizes("slice sizes", sizes, a)?;
                 Ok(arr_shape(a.ty, sizes.clone()))
             }
             Op::DynamicUpdateSlice => {
@@ -1221,7 +1343,10 @@ impl<'a> Cx<'a> {
         Ok(arr_shape(ty, dims))
     }
 
-    fn reduce(&self, dimensions: &[i64]) -> R<Shape> {
+    /// Reduce and reduce-window take N inputs of one shape and N scalar init
+    /// values of the inputs' element types, and one reducer; returns the first
+    /// input and the element types.
+    fn reduce_inputs(&self) -> R<(&'a ArrayShape, Vec<ElementType>)> {
         let n = self.operands.len() / 2;
         if self.operands.len() < 2 || self.operands.len() % 2 != 0 {
             return Err(self.err(format!(
@@ -1244,14 +1369,18 @@ impl<'a> Cx<'a> {
             let init = self.arr(n + i)?;
             if init.rank() != 0 || init.ty != a.ty {
                 return Err(self.err(format!(
-                    "init value {} must be a scalar of input {}'s element type ({})",
+                    "init value {} must be a scalar of input {i}'s element type ({})",
                     short_array(init),
-                    i,
                     short_array(a)
                 )));
             }
-            tys.push(init.ty);
+            tys.push(a.ty);
         }
+        Ok((first, tys))
+    }
+
+    fn reduce(&self, dimensions: &[i64]) -> R<Shape> {
+        let (first, tys) = self.reduce_inputs()?;
         self.dim_list("dimensions", dimensions, first.rank(), false)?;
         self.reducer(ToApply.key(), &self.called[0], &tys)?;
         let kept: Vec<i64> = (0..first.rank())
@@ -1282,35 +1411,7 @@ impl<'a> Cx<'a> {
     }
 
     fn reduce_window(&self, window: &Window) -> R<Shape> {
-        let n = self.operands.len() / 2;
-        if self.operands.len() < 2 || self.operands.len() % 2 != 0 {
-            return Err(self.err(format!(
-                "expects N inputs followed by N init values (an even number >= 2 of operands), got {}",
-                self.operands.len()
-            )));
-        }
-        self.ncalled(1)?;
-        let first = self.arr(0)?;
-        let mut tys = Vec::with_capacity(n);
-        for i in 0..n {
-            let a = self.arr(i)?;
-            if a.dims != first.dims {
-                return Err(self.err(format!(
-                    "inputs {} and {} must have the same dimensions",
-                    short_array(first),
-                    short_array(a)
-                )));
-            }
-            let init = self.arr(n + i)?;
-            if init.rank() != 0 || init.ty != a.ty {
-                return Err(self.err(format!(
-                    "init value {} must be a scalar of input {i}'s element type ({})",
-                    short_array(init),
-                    short_array(a)
-                )));
-            }
-            tys.push(a.ty);
-        }
+        let (first, tys) = self.reduce_inputs()?;
         let out = self.window_dims(first, window)?;
         self.reducer(ToApply.key(), &self.called[0], &tys)?;
         Ok(self.variadic_result(tys.iter().map(|&t| arr_shape(t, out.clone())).collect()))
@@ -1463,25 +1564,25 @@ impl<'a> Cx<'a> {
     fn gather(&self, dn: &GatherDimensionNumbers, slice_sizes: &[i64]) -> R<Shape> {
         self.nops(2)?;
         let (a, idx) = (self.arr(0)?, self.arr(1)?);
-        if !idx.ty.is_integral() {
-            return Err(self.err(format!(
-                "start indices {} must be integral",
-                short_array(idx)
-            )));
-        }
-        let ivd = dn.index_vector_dim;
-        if ivd < 0 || ivd as usize > idx.rank() {
-            return Err(self.err(format!(
-                "index_vector_dim {ivd} is out of range [0, {}] for start indices {}",
-                idx.rank(),
-                short_array(idx)
-            )));
-        }
-        let ivd = ivd as usize;
-        let mut expanded = idx.dims.clone();
-        if ivd == idx.rank() {
-            expanded.push(1);
-        }
+        let index_dims = IndexDims {
+            indices: "start indices",
+            window: (
+                "collapsed_slice_dims",
+                "a collapsed slice",
+                &dn.collapsed_slice_dims,
+            ),
+            batching: (
+                "operand_batching_dims",
+                "operand batching",
+                &dn.operand_batching_dims,
+            ),
+            index_map: ("start_index_map", &dn.start_index_map),
+            indices_batching: (
+                "start_indices_batching_dims",
+                &dn.start_indices_batching_dims,
+            ),
+        };
+        let (ivd, expanded) = self.index_vector(idx, dn.index_vector_dim, index_dims.indices)?;
         let batch_dims: Vec<i64> = expanded
             .iter()
             .enumerate()
@@ -1490,79 +1591,8 @@ impl<'a> Cx<'a> {
             .collect();
         let out_rank = dn.offset_dims.len() + batch_dims.len();
         self.dim_list("offset_dims", &dn.offset_dims, out_rank, true)?;
-        self.dim_list(
-            "collapsed_slice_dims",
-            &dn.collapsed_slice_dims,
-            a.rank(),
-            true,
-        )?;
-        self.dim_list(
-            "operand_batching_dims",
-            &dn.operand_batching_dims,
-            a.rank(),
-            true,
-        )?;
-        self.dim_list("start_index_map", &dn.start_index_map, a.rank(), false)?;
-        self.dim_list(
-            "start_indices_batching_dims",
-            &dn.start_indices_batching_dims,
-            idx.rank(),
-            false,
-        )?;
-        if let Some(d) = dn
-            .collapsed_slice_dims
-            .iter()
-            .find(|d| dn.operand_batching_dims.contains(d))
-        {
-            return Err(self.err(format!(
-                "dimension {d} is both a collapsed slice dim and an operand batching dim"
-            )));
-        }
-        if let Some(d) = dn
-            .start_index_map
-            .iter()
-            .find(|d| dn.operand_batching_dims.contains(d))
-        {
-            return Err(self.err(format!(
-                "dimension {d} is both in start_index_map and an operand batching dim"
-            )));
-        }
-        if dn.start_indices_batching_dims.contains(&(ivd as i64)) {
-            return Err(self.err(format!(
-                "start_indices_batching_dims must not contain index_vector_dim {ivd}"
-            )));
-        }
-        if dn.start_indices_batching_dims.len() != dn.operand_batching_dims.len() {
-            return Err(self.err(format!(
-                "operand_batching_dims {} and start_indices_batching_dims {} must have the same length",
-                list(&dn.operand_batching_dims),
-                list(&dn.start_indices_batching_dims)
-            )));
-        }
-        if dn.start_index_map.len() as i64 != expanded[ivd] {
-            return Err(self.err(format!(
-                "start_index_map {} must have one entry per index vector element ({} in start indices {})",
-                list(&dn.start_index_map),
-                expanded[ivd],
-                short_array(idx)
-            )));
-        }
-        if slice_sizes.len() != a.rank() {
-            return Err(self.err(format!(
-                "slice_sizes {} must have one entry per dimension of operand {}",
-                list(slice_sizes),
-                short_array(a)
-            )));
-        }
-        for (i, &s) in slice_sizes.iter().enumerate() {
-            if s < 0 || s > a.dims[i] {
-                return Err(self.err(format!(
-                    "slice size {s} of dimension {i} is out of range [0, {}] for operand {}",
-                    a.dims[i],
-                    short_array(a)
-                )));
-            }
-        }
+        self.index_dims(a, idx, ivd, expanded[ivd], &index_dims)?;
+        self.slice_sizes("slice_sizes", slice_sizes, a)?;
         for &d in dn
             .collapsed_slice_dims
             .iter()
@@ -1575,19 +1605,7 @@ impl<'a> Cx<'a> {
                 )));
             }
         }
-        for (&od, &id) in dn
-            .operand_batching_dims
-            .iter()
-            .zip(&dn.start_indices_batching_dims)
-        {
-            if a.dims[od as usize] != idx.dims[id as usize] {
-                return Err(self.err(format!(
-                    "operand batching dimension {od} of {} and start indices batching dimension {id} of {} differ in size",
-                    short_array(a),
-                    short_array(idx)
-                )));
-            }
-        }
+        self.batching_sizes(a, idx, &index_dims)?;
         let offset_sizes: Vec<i64> = (0..a.rank() as i64)
             .filter(|d| {
                 !dn.collapsed_slice_dims.contains(d) && !dn.operand_batching_dims.contains(d)
@@ -1641,93 +1659,35 @@ impl<'a> Cx<'a> {
             }
             tys.push(o.ty);
         }
-        if !idx.ty.is_integral() {
-            return Err(self.err(format!(
-                "scatter indices {} must be integral",
-                short_array(idx)
-            )));
-        }
-        let ivd = dn.index_vector_dim;
-        if ivd < 0 || ivd as usize > idx.rank() {
-            return Err(self.err(format!(
-                "index_vector_dim {ivd} is out of range [0, {}] for scatter indices {}",
-                idx.rank(),
-                short_array(idx)
-            )));
-        }
-        let ivd = ivd as usize;
-        let mut expanded = idx.dims.clone();
-        if ivd == idx.rank() {
-            expanded.push(1);
-        }
+        let index_dims = IndexDims {
+            indices: "scatter indices",
+            window: (
+                "inserted_window_dims",
+                "an inserted window",
+                &dn.inserted_window_dims,
+            ),
+            batching: (
+                "input_batching_dims",
+                "input batching",
+                &dn.input_batching_dims,
+            ),
+            index_map: (
+                "scatter_dims_to_operand_dims",
+                &dn.scatter_dims_to_operand_dims,
+            ),
+            indices_batching: (
+                "scatter_indices_batching_dims",
+                &dn.scatter_indices_batching_dims,
+            ),
+        };
+        let (ivd, expanded) = self.index_vector(idx, dn.index_vector_dim, index_dims.indices)?;
         self.dim_list(
             "update_window_dims",
             &dn.update_window_dims,
             u0.rank(),
             true,
         )?;
-        self.dim_list(
-            "inserted_window_dims",
-            &dn.inserted_window_dims,
-            a.rank(),
-            true,
-        )?;
-        self.dim_list(
-            "input_batching_dims",
-            &dn.input_batching_dims,
-            a.rank(),
-            true,
-        )?;
-        self.dim_list(
-            "scatter_dims_to_operand_dims",
-            &dn.scatter_dims_to_operand_dims,
-            a.rank(),
-            false,
-        )?;
-        self.dim_list(
-            "scatter_indices_batching_dims",
-            &dn.scatter_indices_batching_dims,
-            idx.rank(),
-            false,
-        )?;
-        if let Some(d) = dn
-            .inserted_window_dims
-            .iter()
-            .find(|d| dn.input_batching_dims.contains(d))
-        {
-            return Err(self.err(format!(
-                "dimension {d} is both an inserted window dim and an input batching dim"
-            )));
-        }
-        if let Some(d) = dn
-            .scatter_dims_to_operand_dims
-            .iter()
-            .find(|d| dn.input_batching_dims.contains(d))
-        {
-            return Err(self.err(format!(
-                "dimension {d} is both in scatter_dims_to_operand_dims and an input batching dim"
-            )));
-        }
-        if dn.scatter_indices_batching_dims.contains(&(ivd as i64)) {
-            return Err(self.err(format!(
-                "scatter_indices_batching_dims must not contain index_vector_dim {ivd}"
-            )));
-        }
-        if dn.scatter_indices_batching_dims.len() != dn.input_batching_dims.len() {
-            return Err(self.err(format!(
-                "input_batching_dims {} and scatter_indices_batching_dims {} must have the same length",
-                list(&dn.input_batching_dims),
-                list(&dn.scatter_indices_batching_dims)
-            )));
-        }
-        if dn.scatter_dims_to_operand_dims.len() as i64 != expanded[ivd] {
-            return Err(self.err(format!(
-                "scatter_dims_to_operand_dims {} must have one entry per index vector element ({} in scatter indices {})",
-                list(&dn.scatter_dims_to_operand_dims),
-                expanded[ivd],
-                short_array(idx)
-            )));
-        }
+        self.index_dims(a, idx, ivd, expanded[ivd], &index_dims)?;
         let window_operand_dims: Vec<usize> = (0..a.rank())
             .filter(|d| {
                 !dn.inserted_window_dims.contains(&(*d as i64))
@@ -1785,19 +1745,7 @@ impl<'a> Cx<'a> {
                 si += 1;
             }
         }
-        for (&od, &id) in dn
-            .input_batching_dims
-            .iter()
-            .zip(&dn.scatter_indices_batching_dims)
-        {
-            if a.dims[od as usize] != idx.dims[id as usize] {
-                return Err(self.err(format!(
-                    "input batching dimension {od} of {} and scatter indices batching dimension {id} of {} differ in size",
-                    short_array(a),
-                    short_array(idx)
-                )));
-            }
-        }
+        self.batching_sizes(a, idx, &index_dims)?;
         self.reducer(ToApply.key(), &self.called[0], &tys)?;
         Ok(self.variadic_result((0..n).map(|i| self.operands[i].clone()).collect()))
     }

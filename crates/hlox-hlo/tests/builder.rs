@@ -894,13 +894,15 @@ fn seed_custom_calls_build_and_verify() {
     let b = XlaBuilder::new("cc_alias");
     let p = b.parameter(0, &arg, "p").unwrap();
     let q = b.parameter(1, &f32s(&[512]), "q").unwrap();
-    let alias = [OutputOperandAlias {
-        output_index: vec![0],
-        operand: 1,
-        operand_index: vec![],
-    }];
-    let cc = b
-        .custom_call(
+    // A call `t(p, q) -> out` whose output `output_index` aliases operand
+    // `operand`'s `operand_index`.
+    let aliased = |output_index: i64, operand: i64, operand_index: Vec<i64>| {
+        let alias = [OutputOperandAlias {
+            output_index: vec![output_index],
+            operand,
+            operand_index,
+        }];
+        b.custom_call(
             "t",
             &[p, q],
             &out,
@@ -910,60 +912,19 @@ fn seed_custom_calls_build_and_verify() {
             CustomCallSchedule::None,
             CustomCallApiVersion::Original,
         )
-        .unwrap();
+    };
+    let cc = aliased(0, 1, vec![]).unwrap();
     assert_eq!(shape_of(&b, cc), "(f32[512], f32[1024])");
-    let bad = [OutputOperandAlias {
-        output_index: vec![1],
-        operand: 1,
-        operand_index: vec![],
-    }];
     assert_err(
-        b.custom_call(
-            "t",
-            &[p, q],
-            &out,
-            b"",
-            false,
-            &bad,
-            CustomCallSchedule::None,
-            CustomCallApiVersion::Original,
-        ),
+        aliased(1, 1, vec![]),
         &["custom-call", "f32[1024]", "f32[512]"],
     );
-    let bad = [OutputOperandAlias {
-        output_index: vec![0],
-        operand: 0,
-        operand_index: vec![1, 5],
-    }];
     assert_err(
-        b.custom_call(
-            "t",
-            &[p, q],
-            &out,
-            b"",
-            false,
-            &bad,
-            CustomCallSchedule::None,
-            CustomCallApiVersion::Original,
-        ),
+        aliased(0, 0, vec![1, 5]),
         &["custom-call", "operand index {1,5}"],
     );
-    let bad = [OutputOperandAlias {
-        output_index: vec![0],
-        operand: 2,
-        operand_index: vec![],
-    }];
     assert_err(
-        b.custom_call(
-            "t",
-            &[p, q],
-            &out,
-            b"",
-            false,
-            &bad,
-            CustomCallSchedule::None,
-            CustomCallApiVersion::Original,
-        ),
+        aliased(0, 2, vec![]),
         &["custom-call", "operand 2 is out of range"],
     );
     let mut col = hlox_hlo::ArrayShape::new(T::F32, vec![512]);

@@ -5,6 +5,8 @@ use half::{bf16, f16};
 use hlox_hlo::npy::*;
 use hlox_hlo::*;
 
+mod common;
+
 fn npy(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/data/npy/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -92,33 +94,15 @@ fn unsupported_and_broken_files_are_errors() {
 
 #[test]
 fn every_element_type_roundtrips() {
-    let lits = vec![
-        Literal::r1(&[true, false, true]),
+    // Every type, then shapes of other ranks.
+    let mut lits = common::every_type_literals();
+    lits.extend([
         Literal::from_vec(&[2, 2], &[-128i8, 0, 1, 127]).unwrap(),
-        Literal::r1(&[-32768i16, 1, 32767]),
-        Literal::r1(&[i32::MIN, -1, i32::MAX]),
-        Literal::r1(&[i64::MIN, 0, i64::MAX]),
-        Literal::r1(&[0u8, 7, 255]),
-        Literal::r1(&[0u16, 258, 65535]),
-        Literal::r1(&[0u32, 1, u32::MAX]),
-        Literal::r1(&[0u64, 1, u64::MAX]),
-        Literal::r1(&[f16::from_f32(1.0), f16::from_f32(-2.5), f16::INFINITY]),
-        Literal::r1(&[
-            bf16::from_f32(1.0),
-            bf16::from_f32(-2.5),
-            bf16::NEG_INFINITY,
-        ]),
         Literal::from_vec(&[1, 3, 1], &[1.5f32, f32::MIN_POSITIVE, -0.0]).unwrap(),
-        Literal::r1(&[1.5f64, f64::MAX, -1e-300]),
         Literal::r0(2.5f32),
         Literal::r0(true),
         Literal::from_vec::<f32>(&[0, 3], &[]).unwrap(),
-    ];
-    let tys: std::collections::HashSet<ElementType> = lits
-        .iter()
-        .map(|l| l.shape().element_type().unwrap())
-        .collect();
-    assert_eq!(tys.len(), ElementType::ALL.len());
+    ]);
     // Also left in target/tmp/npy-for-numpy for a manual `np.load` check.
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("npy-for-numpy");
     std::fs::create_dir_all(&dir).unwrap();

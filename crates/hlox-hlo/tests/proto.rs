@@ -7,6 +7,8 @@ use hlox_hlo::proto::*;
 use hlox_hlo::*;
 use hlox_proto::xla;
 
+mod common;
+
 fn data(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -1262,38 +1264,9 @@ fn bad_shapes_are_errors() {
 // Literals
 // ---------------------------------------------------------------------------
 
-fn every_type_literals() -> Vec<Literal> {
-    vec![
-        Literal::r1(&[true, false, true]),
-        Literal::r1(&[-128i8, 0, 127]),
-        Literal::r1(&[-32768i16, 1, 32767]),
-        Literal::r1(&[i32::MIN, -1, i32::MAX]),
-        Literal::r1(&[i64::MIN, 0, i64::MAX]),
-        Literal::r1(&[0u8, 7, 255]),
-        Literal::r1(&[0u16, 258, 65535]),
-        Literal::r1(&[0u32, 1, u32::MAX]),
-        Literal::r1(&[0u64, 1, u64::MAX]),
-        Literal::r1(&[f16::from_f32(1.0), f16::from_f32(-2.5), f16::INFINITY]),
-        Literal::r1(&[
-            bf16::from_f32(1.0),
-            bf16::from_f32(-2.5),
-            bf16::NEG_INFINITY,
-        ]),
-        Literal::r1(&[1.5f32, f32::MIN_POSITIVE, -0.0]),
-        Literal::r1(&[1.5f64, f64::MAX, -1e-300]),
-        Literal::r0(42i32),
-        Literal::from_vec::<f32>(&[2, 0], &[]).unwrap(),
-    ]
-}
-
 #[test]
 fn literals_roundtrip_for_every_element_type() {
-    let lits = every_type_literals();
-    let tys: std::collections::HashSet<ElementType> = lits
-        .iter()
-        .map(|l| l.shape().element_type().unwrap())
-        .collect();
-    assert_eq!(tys.len(), ElementType::ALL.len());
+    let lits = common::every_type_literals();
     for l in &lits {
         assert_eq!(&literal_from_proto(&literal_to_proto(l)).unwrap(), l);
         assert_eq!(&decode_literal(&encode_literal(l)).unwrap(), l);
