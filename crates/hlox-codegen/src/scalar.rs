@@ -737,7 +737,7 @@ pub fn reduce_precision<'ctx>(
     man_bits: i32,
 ) -> Result<V<'ctx>> {
     if !ty.is_float() {
-        return err("reduce-precision", ty);
+        return err(hlox_hlo::Opcode::ReducePrecision.name(), ty);
     }
     if exp_bits < 1 || man_bits < 0 {
         return Err(CodegenError::Other(format!(

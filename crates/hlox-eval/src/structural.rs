@@ -130,7 +130,7 @@ pub(crate) fn reverse(a: &ArrayLiteral, dims: &[i64]) -> R<ArrayLiteral> {
 
 pub(crate) fn slice(a: &ArrayLiteral, out: &ArrayShape, sl: &[SliceDim]) -> R<ArrayLiteral> {
     let rank = a.shape().rank();
-    check_rank("slice", sl.len(), rank)?;
+    check_rank(hlox_hlo::Opcode::Slice.name(), sl.len(), rank)?;
     let src = row_major_strides(a.dims());
     let mut base = 0i64;
     let mut strides = Vec::with_capacity(rank);
