@@ -264,6 +264,34 @@ fn runner_reports_the_failing_directive() {
         "{}",
         failures[2]
     );
+
+    // A misspelled directive fails instead of checking nothing, and a run
+    // compared with nothing fails too.
+    for (text, want) in [
+        (
+            format!(
+                "// run interpret\n// arg: s32[2] {{1, 2}}\n// expected: s32[2] {{2, 4}}\n{}",
+                module("s32[2]")
+            ),
+            "bad.hlo:3: `expected:` is not a directive; did you mean `expect:`?",
+        ),
+        (
+            format!(
+                "// run interpret\n// arg: s32[2] {{1, 2}}\n{}",
+                module("s32[2]")
+            ),
+            "bad.hlo:1: nothing is compared",
+        ),
+    ] {
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(&p, text).expect("write");
+        let (_, failures) = filetest::run_file(&p);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            failures.len() == 1 && failures[0].contains(want),
+            "{failures:#?}"
+        );
+    }
 }
 
 /// Every engine on one program, and the emitted PTX and LLVM IR.

@@ -196,9 +196,11 @@ pub fn verify_module(m: &Module) -> Result<(), VerifyError> {
         }
     }
     if !order_ok {
-        if let Some(cycle) = find_cycle(m) {
+        if let Some(cycle) = crate::graph::call_cycle(m) {
+            // `[a, b]` means a calls b and b calls a: print `a -> b -> a`.
             let names: Vec<&str> = cycle
                 .iter()
+                .chain(cycle.first())
                 .map(|&c| m.computations[c].name.as_str())
                 .collect();
             s.comp(
@@ -274,54 +276,6 @@ fn program_shape_checked(c: &Computation) -> Option<ProgramShape> {
         return None;
     }
     Some(c.program_shape())
-}
-
-fn find_cycle(m: &Module) -> Option<Vec<CompId>> {
-    // 0 = unvisited, 1 = on stack, 2 = done.
-    let n = m.computations.len();
-    let mut state = vec![0u8; n];
-    let mut stack: Vec<CompId> = Vec::new();
-    fn dfs(
-        m: &Module,
-        c: CompId,
-        state: &mut [u8],
-        stack: &mut Vec<CompId>,
-    ) -> Option<Vec<CompId>> {
-        state[c.index()] = 1;
-        stack.push(c);
-        for inst in m.computations[c].instructions.values() {
-            for &callee in &inst.called {
-                if !m.computations.is_valid(callee) {
-                    continue;
-                }
-                match state[callee.index()] {
-                    1 => {
-                        let pos = stack.iter().position(|&x| x == callee).unwrap_or(0);
-                        let mut cyc = stack[pos..].to_vec();
-                        cyc.push(callee);
-                        return Some(cyc);
-                    }
-                    0 => {
-                        if let Some(cy) = dfs(m, callee, state, stack) {
-                            return Some(cy);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        stack.pop();
-        state[c.index()] = 2;
-        None
-    }
-    for c in m.computations.keys() {
-        if state[c.index()] == 0 {
-            if let Some(cy) = dfs(m, c, &mut state, &mut stack) {
-                return Some(cy);
-            }
-        }
-    }
-    None
 }
 
 fn verify_computation_into(c: &Computation, sigs: &[Option<ProgramShape>], s: &mut Sink) {

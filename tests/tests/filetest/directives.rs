@@ -113,7 +113,6 @@ pub struct Case {
     pub source: String,
     /// 1-based line where the case starts.
     pub first_line: usize,
-    pub verify: bool,
     pub passes: Option<(Vec<String>, Loc)>,
     pub runs: Vec<Run>,
     pub args: Vec<(Value, Loc)>,
@@ -170,7 +169,6 @@ fn parse_case(
     let mut case = Case {
         source,
         first_line: start + 1,
-        verify: false,
         passes: None,
         runs: Vec::new(),
         args: Vec::new(),
@@ -196,7 +194,8 @@ fn parse_case(
         };
         let (key, rest) = split_key(d);
         match key {
-            "verify" => case.verify = true,
+            // Every case is verified; the directive names the stage.
+            "verify" => {}
             "passes" => {
                 let names = rest
                     .split(',')
@@ -259,10 +258,48 @@ fn parse_case(
                 }
                 prev_error_line = Some(i);
             }
+            other if d[other.len()..].starts_with(':') && near_miss(other).is_some() => {
+                // Prose is fine; a misspelled directive is not (it would
+                // silently check nothing): `expected:`, `check-nxt:`, `CHECK:`.
+                let want = near_miss(other).unwrap_or_default();
+                return Err(bad(format!(
+                    "`{other}:` is not a directive; did you mean `{want}:`?"
+                )));
+            }
             _ => {}
         }
     }
     Ok(case)
+}
+
+/// The directive a `word:` comment probably meant, when it is not one:
+/// a directive in other letter case (`CHECK:`), or a word that starts
+/// with a checking directive's name (`expected:`, `check-nxt:`).
+fn near_miss(word: &str) -> Option<&'static str> {
+    const DIRECTIVES: &[&str] = &[
+        "verify",
+        "passes",
+        "run",
+        "arg",
+        "args",
+        "expect",
+        "tolerance",
+        "emit",
+        "check",
+        "check-next",
+        "check-not",
+        "error",
+    ];
+    let lower = word.to_ascii_lowercase();
+    if DIRECTIVES.contains(&word) {
+        return None;
+    }
+    if let Some(d) = DIRECTIVES.iter().find(|d| **d == lower) {
+        return Some(d);
+    }
+    ["expect", "check", "tolerance"]
+        .into_iter()
+        .find(|d| lower.starts_with(d))
 }
 
 /// `key: rest`, `key=rest` or `key rest` (the first word is the key).

@@ -188,12 +188,13 @@ impl Cx<'_> {
             loc: first.clone(),
             message: e.with_file(&name).to_string(),
         })?;
-        if case.verify {
-            hlox_hlo::verifier::verify_module(&m).map_err(|e| StageError {
-                loc: first.clone(),
-                message: e.to_string(),
-            })?;
-        }
+        // Every module is verified before anything looks at it (the
+        // architecture's invariant); `// verify` names the stage for cases
+        // that do nothing else.
+        hlox_hlo::verifier::verify_module(&m).map_err(|e| StageError {
+            loc: first.clone(),
+            message: e.to_string(),
+        })?;
         if let Some((names, loc)) = &case.passes {
             run_passes(&mut m, names).map_err(|message| StageError {
                 loc: loc.clone(),
@@ -292,6 +293,15 @@ impl Cx<'_> {
                         "nothing to compare with: add `// expect:` or `// run interpret` before it",
                     ),
                 },
+            }
+        }
+        if expect.is_none() && case.runs.len() < 2 {
+            if let Some(run) = case.runs.first() {
+                let loc = run.loc.clone();
+                self.fail(
+                    &loc,
+                    "nothing is compared: add `// expect:` or another `// run` for the result to be checked",
+                );
             }
         }
         Ok(())
