@@ -351,3 +351,15 @@ pub fn random_literal(shape: &hlox_hlo::Shape, seed: u64) -> hlox_hlo::Literal {
         Shape::Token => Literal::Token,
     }
 }
+
+/// A [`random_literal`] for every entry parameter of `m`, parameter `i`
+/// with seed `seed + i`: what the `args: random(SEED)` directive gives.
+pub fn random_args(m: &hlox_hlo::Module, seed: u64) -> Vec<hlox_hlo::Literal> {
+    m.entry_computation()
+        .program_shape()
+        .parameters
+        .iter()
+        .enumerate()
+        .map(|(i, s)| random_literal(s, seed + i as u64))
+        .collect()
+}

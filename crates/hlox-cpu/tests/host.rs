@@ -389,7 +389,7 @@ fn convert_and_bitcast_convert_between_every_pair_of_types() {
 // Text programs vs the evaluator. The data-movement, reduction, control-flow
 // and fusion programs are filetests: tests/filetests/host/.
 
-use hlox_tests::random_literal;
+use hlox_tests::random_args;
 
 fn check_text(text: &str) -> Result<(), String> {
     check_text_tol(text, 0.0)
@@ -399,17 +399,6 @@ fn check_text_tol(text: &str, tol: f64) -> Result<(), String> {
     let m = parse_module(text).map_err(|e| format!("parse: {e}"))?;
     hlox_hlo::verifier::verify_module(&m).map_err(|e| format!("verify: {e}"))?;
     check_module(&m, &random_args(&m, 17), tol)
-}
-
-/// Random arguments for `m`'s entry, parameter `i` seeded with `seed + i`.
-fn random_args(m: &Module, seed: u64) -> Vec<Literal> {
-    m.entry_computation()
-        .program_shape()
-        .parameters
-        .iter()
-        .enumerate()
-        .map(|(i, s)| random_literal(s, seed + i as u64))
-        .collect()
 }
 
 fn check_all(cases: &[(&str, &str)]) {

@@ -1565,14 +1565,7 @@ fn filetest_case(name: &str, case: usize) -> hlox_hlo::Module {
 /// `args: random(seed)` arguments (as the filetest runner makes them).
 fn filetest_module(name: &str, seed: u64) -> (hlox_hlo::Module, Vec<hlox_hlo::Literal>) {
     let m = filetest_case(name, 0);
-    let args = m
-        .entry_computation()
-        .program_shape()
-        .parameters
-        .iter()
-        .enumerate()
-        .map(|(i, s)| hlox_tests::random_literal(s, seed + i as u64))
-        .collect();
+    let args = hlox_tests::random_args(&m, seed);
     (m, args)
 }
 

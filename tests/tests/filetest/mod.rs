@@ -229,14 +229,7 @@ impl Cx<'_> {
                     message: "`args: random(..)` and `arg:` lines in one case".into(),
                 });
             }
-            return Ok(m
-                .entry_computation()
-                .program_shape()
-                .parameters
-                .iter()
-                .enumerate()
-                .map(|(i, s)| hlox_tests::random_literal(s, seed + i as u64))
-                .collect());
+            return Ok(hlox_tests::random_args(m, *seed));
         }
         case.args
             .iter()
