@@ -53,10 +53,89 @@ pub enum LoadError {
         path: PathBuf,
         error: crate::verifier::VerifyError,
     },
+    /// The file is MLIR (what `jax.jit(f).lower(x).as_text()` writes by
+    /// default), which hlox does not read.
+    #[error("{path}: this is StableHLO ({form}), not HLO; {STABLEHLO_HINT}")]
+    StableHlo { path: PathBuf, form: MlirForm },
+}
+
+/// What to do with a StableHLO file: how JAX writes the HLO hlox reads.
+pub const STABLEHLO_HINT: &str =
+    "write HLO text with `jax.jit(f).lower(*args).as_text(dialect='hlo')`, \
+     or an HloModuleProto (.pb) with \
+     `jax.jit(f).lower(*args).compiler_ir('hlo').as_serialized_hlo_module_proto()`";
+
+/// The two forms of an MLIR file.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum MlirForm {
+    /// Textual MLIR: `module @jit_f attributes {...} {`, `func.func`, `stablehlo.add`, ...
+    Text,
+    /// MLIR bytecode (starts with the magic `ML\xefR`), as `jax.export` serializes.
+    Bytecode,
+}
+
+impl std::fmt::Display for MlirForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            MlirForm::Text => "MLIR text",
+            MlirForm::Bytecode => "MLIR bytecode",
+        })
+    }
+}
+
+/// Whether `bytes` are MLIR rather than HLO: bytecode by its magic number,
+/// text by its first token after blank lines and `//` comments (`module`,
+/// `func.func`, a `stablehlo.`/`mhlo.` operation, a `#loc` alias, or a
+/// generic `"builtin.module"`). HLO text starts with `HloModule` and a
+/// serialized HloModuleProto with a protobuf tag byte, so neither is taken
+/// for MLIR.
+pub fn detect_mlir(bytes: &[u8]) -> Option<MlirForm> {
+    mlir_start(bytes).map(|(form, _)| form)
+}
+
+/// [`detect_mlir`], with the byte offset of the first MLIR token.
+pub(crate) fn mlir_start(bytes: &[u8]) -> Option<(MlirForm, usize)> {
+    if bytes.starts_with(b"ML\xefR") {
+        return Some((MlirForm::Bytecode, 0));
+    }
+    let head = &bytes[..bytes.len().min(4096)];
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+    };
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_start();
+        let at = offset + (line.len() - body.len());
+        offset += line.len();
+        let first = body.trim_end();
+        if first.is_empty() || first.starts_with("//") {
+            continue;
+        }
+        let word_is = |w: &str| {
+            first.strip_prefix(w).is_some_and(|rest| {
+                rest.is_empty() || rest.starts_with([' ', '\t', '@', '{', '(', '<'])
+            })
+        };
+        let mlir = word_is("module")
+            || word_is("func.func")
+            || word_is("\"builtin.module\"")
+            || first.starts_with("stablehlo.")
+            || first.starts_with("mhlo.")
+            || first.starts_with("#loc");
+        return mlir.then_some((MlirForm::Text, at));
+    }
+    None
 }
 
 /// Parses HLO text and verifies it.
 pub fn parse_and_verify(src: &str, path: &Path) -> Result<Module, LoadError> {
+    if let Some(form) = detect_mlir(src.as_bytes()) {
+        return Err(LoadError::StableHlo {
+            path: path.to_owned(),
+            form,
+        });
+    }
     let m = crate::text::parse_module(src).map_err(|error| LoadError::Parse {
         path: path.to_owned(),
         error: error.with_file(path.display().to_string()),
@@ -66,6 +145,12 @@ pub fn parse_and_verify(src: &str, path: &Path) -> Result<Module, LoadError> {
 
 /// Decodes a serialized HloModuleProto and verifies it.
 pub fn decode_and_verify(bytes: &[u8], path: &Path) -> Result<Module, LoadError> {
+    if let Some(form) = detect_mlir(bytes) {
+        return Err(LoadError::StableHlo {
+            path: path.to_owned(),
+            form,
+        });
+    }
     let m = crate::proto::decode_module(bytes).map_err(|error| LoadError::Proto {
         path: path.to_owned(),
         error,
@@ -91,6 +176,12 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, LoadError> {
     match ModuleFormat::from_path(path) {
         ModuleFormat::Proto => decode_and_verify(&bytes, path),
         ModuleFormat::Text => {
+            if let Some(form) = detect_mlir(&bytes) {
+                return Err(LoadError::StableHlo {
+                    path: path.to_owned(),
+                    form,
+                });
+            }
             let src = String::from_utf8_lossy(&bytes);
             parse_and_verify(&src, path)
         }
@@ -108,4 +199,101 @@ pub fn save_module(m: &Module, path: impl AsRef<Path>) -> Result<(), LoadError> 
         path: path.to_owned(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The head of what JAX 0.10.2 writes for `jax.jit(lambda x: jnp.sin(x) * 2)`:
+    /// `lower(x).as_text()` and the MLIR bytecode of `compiler_ir('stablehlo')`.
+    const MLIR_TEXT: &str = "module @jit__lambda attributes {mhlo.num_partitions = 1 : i32} {\n  \
+        func.func public @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>) {\n    \
+        %0 = stablehlo.sine %arg0 : tensor<4xf32>\n    return %0 : tensor<4xf32>\n  }\n}\n";
+    const MLIR_BYTECODE: &[u8] = b"ML\xefR\rMLIR19.1.0\x00";
+
+    #[test]
+    fn stablehlo_is_told_apart_from_hlo() {
+        assert_eq!(detect_mlir(MLIR_TEXT.as_bytes()), Some(MlirForm::Text));
+        assert_eq!(detect_mlir(MLIR_BYTECODE), Some(MlirForm::Bytecode));
+        // Leading comments and blank lines are skipped; each MLIR opening counts.
+        for text in [
+            "// comment\n\n  func.func @f() {\n",
+            "#loc = loc(unknown)\nmodule {\n",
+            "\"builtin.module\"() ({\n",
+            "stablehlo.add %a, %b : tensor<f32>\n",
+            "module\n",
+        ] {
+            assert_eq!(detect_mlir(text.as_bytes()), Some(MlirForm::Text), "{text}");
+        }
+        // HLO text, a serialized HloModuleProto and words that merely start
+        // like MLIR's are not MLIR.
+        for bytes in [
+            &b"HloModule m\n\nENTRY e {\n  ROOT c = f32[] constant(1)\n}\n"[..],
+            b"// module m\nHloModule m\n",
+            b"modules_are_not_mlir\n",
+            b"\n\x0ajit_f\x12\x00",
+            b"",
+            b"\xff\xfe",
+        ] {
+            assert_eq!(
+                detect_mlir(bytes),
+                None,
+                "{}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
+
+    #[test]
+    fn loading_stablehlo_says_how_to_write_hlo() {
+        let dir = std::env::temp_dir().join(format!("hlox-load-mlir-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = dir.join("f.mlir");
+        std::fs::write(&text, MLIR_TEXT).unwrap();
+        let e = load_module(&text).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                LoadError::StableHlo {
+                    form: MlirForm::Text,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with(&format!(
+                "{}: this is StableHLO (MLIR text), not HLO; ",
+                text.display()
+            )),
+            "{msg}"
+        );
+        assert!(msg.contains("as_text(dialect='hlo')"), "{msg}");
+        assert!(msg.contains("as_serialized_hlo_module_proto()"), "{msg}");
+        // Bytecode, whether named .pb or anything else.
+        for name in ["f.pb", "f.mlirbc"] {
+            let p = dir.join(name);
+            std::fs::write(&p, MLIR_BYTECODE).unwrap();
+            let e = load_module(&p).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    LoadError::StableHlo {
+                        form: MlirForm::Bytecode,
+                        ..
+                    }
+                ),
+                "{name}: {e:?}"
+            );
+            assert!(e.to_string().contains("(MLIR bytecode)"), "{e}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        // The text parser alone says the same at the first MLIR token.
+        let src = format!("// exported by JAX\n{MLIR_TEXT}");
+        let e = crate::text::parse_module(&src).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 1), "{e}");
+        assert!(e.message.starts_with("this is StableHLO (MLIR text), not HLO; write HLO text with `jax.jit(f).lower(*args).as_text(dialect='hlo')`"), "{e}");
+    }
 }

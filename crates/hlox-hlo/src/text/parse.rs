@@ -18,7 +18,21 @@ use std::collections::{HashMap, HashSet};
 
 /// Parse a whole HLO module. Definitions may appear in any order; the
 /// verifier is not run.
+///
+/// MLIR (StableHLO, what JAX's `as_text()` writes by default) is refused at
+/// its first token with the way to get HLO instead
+/// ([`crate::load::STABLEHLO_HINT`]).
 pub fn parse_module(src: &str) -> Result<Module, ParseError> {
+    if let Some((form, at)) = crate::load::mlir_start(src.as_bytes()) {
+        return Err(ParseError::at(
+            src,
+            at,
+            format!(
+                "this is StableHLO ({form}), not HLO; {}",
+                crate::load::STABLEHLO_HINT
+            ),
+        ));
+    }
     let mut p = Parser {
         c: Cursor::new(src),
         debug: DebugInfo::default(),
