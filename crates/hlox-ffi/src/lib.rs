@@ -5,6 +5,7 @@
 //! - [`target`]: XLA's function types, panic-catching trampolines,
 //!   [`register_custom_call_target!`].
 //! - [`registry`]: [`Registry`] keyed by (name, [`Platform`]), plugin loading,
+//!   names bound to plugin symbols ([`Registry::bind_symbol`]),
 //!   [`Registry::bind`].
 //! - [`invoke`]: calling Host targets on [`hlox_hlo::Literal`]s
 //!   ([`invoke_host`], [`HostCustomCalls`]) and the CUDA buffer order.
@@ -13,8 +14,12 @@
 //!   table, call frames, attributes, Rust handlers.
 //!
 //! Executables that load plain C plugins must export the two status
-//! functions dynamically (see `.cargo/config.toml` and docs/custom-calls.md).
+//! functions (and `XLA_FFI_GetApi`, [`PROCESS_SYMBOLS`]) dynamically (see
+//! `.cargo/config.toml` and docs/custom-calls.md);
+//! [`Registry::load_library`] refuses a plugin that needs one the program
+//! does not export, with that fix.
 
+mod elf;
 pub mod invoke;
 pub mod opaque;
 pub mod platform;
@@ -24,6 +29,7 @@ pub mod status;
 pub mod target;
 pub mod xla_ffi;
 
+pub use elf::PROCESS_SYMBOLS;
 pub use invoke::{
     cuda_buffer_order, invoke_cuda, invoke_cuda_ffi, invoke_host, prepare_ffi_calls, BufferRole,
     CudaBuffer, FfiPrepareError, HostCallError, HostCustomCalls, InvokeError, BUFFER_ALIGNMENT,
@@ -33,7 +39,7 @@ pub use platform::{Platform, Signature};
 pub use plugin::{HloxCustomCallRegistrar, RegisterTargetsFn, REGISTER_SYMBOL};
 pub use registry::{
     closest_names, BindError, BindProblem, BoundTargets, LoadedLibrary, Origin, PluginError,
-    Registry, RegistryError, Target, Traits,
+    Registry, RegistryError, SymbolBindError, SymbolBinding, SymbolBindingError, Target, Traits,
 };
 pub use status::{
     XlaCustomCallStatus, XlaCustomCallStatusSetFailure, XlaCustomCallStatusSetSuccess,

@@ -17,6 +17,9 @@ pub struct LoadedLibrary {
     lib: libloading::Library,
     /// True when it registered its targets through `hlox_register_custom_call_targets`.
     registration: bool,
+    /// The functions its dynamic symbol table exports, sorted (empty when
+    /// the file is not an ELF shared library hlox can read).
+    exports: Vec<String>,
 }
 
 impl LoadedLibrary {
@@ -26,6 +29,12 @@ impl LoadedLibrary {
     /// Whether it exported `hlox_register_custom_call_targets`.
     pub fn has_registration_function(&self) -> bool {
         self.registration
+    }
+    /// The functions it exports (its dynamic symbol table), sorted: the
+    /// symbols [`Registry::bind_symbol`] can bind, and what a missing
+    /// target's error suggests.
+    pub fn exported_functions(&self) -> &[String] {
+        &self.exports
     }
 }
 
@@ -54,6 +63,10 @@ pub enum Origin {
     /// `XLA_FFI_Handler_Register` (`XLA_FFI_REGISTER_HANDLER`) while the
     /// plugin was loaded, or by code already in the process (`None`).
     XlaFfi(Option<PathBuf>),
+    /// [`Registry::bind_symbol`] (`hlox --target NAME=SYMBOL`): the name
+    /// bound to an exported symbol of a loaded library, as JAX's
+    /// `register_ffi_target(name, pycapsule(lib.symbol))` does.
+    Bound { symbol: String, library: PathBuf },
 }
 
 impl fmt::Display for Origin {
@@ -70,6 +83,9 @@ impl fmt::Display for Origin {
                 write!(f, "XLA_FFI_Handler_Register in plugin {}", p.display())
             }
             Origin::XlaFfi(None) => f.write_str("XLA_FFI_Handler_Register by code in the process"),
+            Origin::Bound { symbol, library } => {
+                write!(f, "a binding to symbol {symbol} of {}", library.display())
+            }
         }
     }
 }
@@ -194,6 +210,144 @@ pub enum PluginError {
         symbol: &'static str,
         code: i32,
     },
+    /// The library calls functions of XLA's C API that it expects the
+    /// loading program to export, and this program does not: its first call
+    /// would end the process with "symbol lookup error". Refused before it
+    /// is loaded.
+    #[error(
+        "custom-call library {}: it calls {} from the program that loads it, and this program does not export {}, \
+         so the first call would kill the process (\"symbol lookup error\"); not loaded. Fix: link the program with \
+         {} (hlox's .cargo/config.toml has the lines to copy; see docs/custom-calls.md), or -rdynamic; when \
+         hlox is inside a shared library (a Python extension), load that library with RTLD_GLOBAL",
+        path.display(),
+        symbols.join(" and "),
+        if symbols.len() == 1 { "it" } else { "them" },
+        symbols.iter().map(|s| format!("-C link-arg=-Wl,--export-dynamic-symbol={s}")).collect::<Vec<_>>().join(" ")
+    )]
+    ProcessSymbols {
+        path: PathBuf,
+        symbols: Vec<&'static str>,
+    },
+}
+
+/// `NAME=SYMBOL` or `NAME=SYMBOL:API`: a target name bound to a symbol a
+/// loaded library exports ([`Registry::bind_symbol`]); what
+/// `hlox --target` takes. `API` is an `api_version`, 1 to 4 or its name
+/// (`API_VERSION_TYPED_FFI`, `typed_ffi`); without it the binding follows
+/// the rule of targets found by symbol name (the custom call's
+/// `api_version` is trusted; a typed-FFI symbol is asked for its metadata).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolBinding {
+    pub name: String,
+    pub symbol: String,
+    pub api_version: Option<CustomCallApiVersion>,
+}
+
+/// A [`SymbolBinding`] that does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "target binding \"{spec}\": {problem}; the form is NAME=SYMBOL or NAME=SYMBOL:API, with API an \
+     api_version 1-4 (or API_VERSION_ORIGINAL, ..._STATUS_RETURNING, ..._STATUS_RETURNING_UNIFIED, \
+     ..._TYPED_FFI), e.g. leaky_relu=LeakyReluFfi:4"
+)]
+pub struct SymbolBindingError {
+    pub spec: String,
+    pub problem: String,
+}
+
+impl std::str::FromStr for SymbolBinding {
+    type Err = SymbolBindingError;
+    fn from_str(spec: &str) -> Result<SymbolBinding, SymbolBindingError> {
+        let err = |problem: &str| SymbolBindingError {
+            spec: spec.to_string(),
+            problem: problem.to_string(),
+        };
+        let (name, rest) = spec.split_once('=').ok_or_else(|| err("no '='"))?;
+        let (symbol, api) = match rest.split_once(':') {
+            Some((sym, api)) => (sym, Some(api)),
+            None => (rest, None),
+        };
+        let ident = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.$@-".contains(c))
+        };
+        if name.is_empty() {
+            return Err(err("the target name (before '=') is empty"));
+        }
+        if name.contains(char::is_whitespace) || name.contains('\0') {
+            return Err(err("the target name contains a space or NUL"));
+        }
+        if symbol.is_empty() {
+            return Err(err("the symbol (after '=') is empty"));
+        }
+        if !ident(symbol) {
+            return Err(err(
+                "the symbol is not a C identifier (letters, digits, '_', '.', '$', '@', '-')",
+            ));
+        }
+        let api_version = match api {
+            None => None,
+            Some(a) => Some(
+                parse_api_version(a).ok_or_else(|| err(&format!("unknown api_version \"{a}\"")))?,
+            ),
+        };
+        Ok(SymbolBinding {
+            name: name.to_string(),
+            symbol: symbol.to_string(),
+            api_version,
+        })
+    }
+}
+
+impl fmt::Display for SymbolBinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.name, self.symbol)?;
+        if let Some(api) = self.api_version {
+            write!(f, ":{}", api.proto_value())?;
+        }
+        Ok(())
+    }
+}
+
+/// `1`..`4`, `API_VERSION_TYPED_FFI` or `typed_ffi` (any case).
+fn parse_api_version(s: &str) -> Option<CustomCallApiVersion> {
+    if let Ok(v) = s.parse::<i32>() {
+        return match v {
+            0 => None,
+            v => CustomCallApiVersion::from_proto_value(v),
+        };
+    }
+    let upper = s.to_ascii_uppercase();
+    CustomCallApiVersion::from_name(&upper)
+        .or_else(|| CustomCallApiVersion::from_name(&format!("API_VERSION_{upper}")))
+}
+
+/// Why [`Registry::bind_symbol`] did not bind.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SymbolBindError {
+    #[error(
+        "cannot bind custom-call target \"{name}\" to symbol \"{symbol}\": no library is loaded; load the one \
+         that exports it first (--plugin LIB.so)"
+    )]
+    NoLibrary { name: String, symbol: String },
+    #[error(
+        "cannot bind custom-call target \"{name}\" to symbol \"{symbol}\": no loaded library exports it (searched {}){}",
+        libraries.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+        if closest.is_empty() { String::new() } else {
+            format!("; closest exported: {}", closest.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", "))
+        }
+    )]
+    NotFound {
+        name: String,
+        symbol: String,
+        libraries: Vec<PathBuf>,
+        closest: Vec<String>,
+    },
+    /// The name is taken by another function, or the function is refused
+    /// (a typed-FFI symbol that fails its metadata query, say).
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
 }
 
 #[derive(Default)]
@@ -445,16 +599,115 @@ impl Registry {
         self.insert(t)
     }
 
+    /// Binds the target name `name` on `platform` to the function `symbol`
+    /// that a loaded library exports (the first library, in load order,
+    /// where `dlsym` finds it), as JAX's
+    /// `register_ffi_target(name, pycapsule(lib.symbol))` does. With
+    /// `api_version` the function is registered with that convention (a
+    /// typed-FFI one is asked for its metadata now); without it the binding
+    /// follows the rule of targets found by symbol name: each custom call's
+    /// `api_version` is trusted, and a typed-FFI call asks the handler for
+    /// its metadata when the module is bound. Binding a name again to the
+    /// same function is a no-op; to another one, an error.
+    ///
+    /// # Safety
+    /// The symbol is a function with the C parameter list of the
+    /// `api_version` it is registered or called with (as for
+    /// [`Registry::register_c`]); the library stays loaded as long as the
+    /// target (the target holds it).
+    pub unsafe fn bind_symbol(
+        &self,
+        name: &str,
+        platform: Platform,
+        symbol: &str,
+        api_version: Option<CustomCallApiVersion>,
+    ) -> Result<Target, SymbolBindError> {
+        let libraries = self.libraries();
+        if libraries.is_empty() {
+            return Err(SymbolBindError::NoLibrary {
+                name: name.to_string(),
+                symbol: symbol.to_string(),
+            });
+        }
+        let found = libraries.iter().find_map(|lib| {
+            if symbol.is_empty() || symbol.contains('\0') {
+                return None;
+            }
+            // SAFETY: only the address is read here.
+            let sym = unsafe { lib.lib.get::<*mut c_void>(symbol.as_bytes()) }.ok()?;
+            let addr = *sym;
+            (!addr.is_null()).then(|| (lib.clone(), addr))
+        });
+        let Some((lib, addr)) = found else {
+            let exports: Vec<String> = libraries
+                .iter()
+                .flat_map(|l| l.exports.iter().cloned())
+                .collect();
+            return Err(SymbolBindError::NotFound {
+                name: name.to_string(),
+                symbol: symbol.to_string(),
+                libraries: libraries.iter().map(|l| l.path.clone()).collect(),
+                closest: crate::elf::closest_symbols(symbol, &exports, 3),
+            });
+        };
+        let origin = Origin::Bound {
+            symbol: symbol.to_string(),
+            library: lib.path.clone(),
+        };
+        let t = match api_version {
+            // SAFETY: the caller's contract.
+            Some(api) => unsafe { c_entry(name, platform, api, addr, origin, Some(lib))? },
+            None => Target {
+                name: name.to_string(),
+                platform,
+                signature: None,
+                func: TargetFn::Untyped(addr as usize),
+                identity: Identity::Addr(addr as usize),
+                origin,
+                catches_panics: false,
+                traits: Traits::NONE,
+                library: Some(lib),
+            },
+        };
+        self.insert(t.clone())?;
+        Ok(t)
+    }
+
     /// Loads a shared library. If it exports `hlox_register_custom_call_targets`,
     /// that function registers its targets (all or nothing: on any rejected
     /// registration nothing from the library is kept). Otherwise its targets are
-    /// found later by symbol name ([`Registry::lookup`]).
+    /// found later by symbol name ([`Registry::lookup`]) or bound to names
+    /// ([`Registry::bind_symbol`]).
+    ///
+    /// A library that calls XLA's status functions or `XLA_FFI_GetApi` in
+    /// the loading program is refused before it is loaded when this program
+    /// does not export them ([`PluginError::ProcessSymbols`], with the
+    /// linker flags that fix it) instead of killing the process at its
+    /// first call.
     pub fn load_library(&self, path: impl AsRef<Path>) -> Result<Arc<LoadedLibrary>, PluginError> {
-        let path = path.as_ref().to_path_buf();
+        self.load_library_with(path.as_ref(), &crate::elf::process_exports)
+    }
+
+    /// [`Registry::load_library`] with `process_has` saying which symbols
+    /// the program exports (tests stand in for a program without them).
+    pub(crate) fn load_library_with(
+        &self,
+        path: &Path,
+        process_has: &dyn Fn(&str) -> bool,
+    ) -> Result<Arc<LoadedLibrary>, PluginError> {
+        let path = path.to_path_buf();
         if !path.exists() {
             return Err(PluginError::Open {
                 path,
                 message: "no such file".into(),
+            });
+        }
+        let info = crate::elf::read(&path).unwrap_or_default();
+        let (unresolved, _deps) = crate::elf::unresolved_imports(&info, process_has);
+        if !unresolved.is_empty() {
+            return Err(PluginError::ProcessSymbols {
+                path,
+                symbols: unresolved,
             });
         }
         // SAFETY: loading a library runs its initialisers; that is what a plugin is for.
@@ -491,6 +744,7 @@ impl Registry {
             path: path.clone(),
             lib,
             registration: register.is_some(),
+            exports: info.exports,
         });
         if !ffi_regs.is_empty() {
             self.add_ffi_registrations(&path, &ffi_regs, Some(loaded.clone()))?;
@@ -774,6 +1028,17 @@ impl Registry {
             .filter(|l| !l.registration)
             .map(|l| l.path.clone())
             .collect();
+        let symbols = inner
+            .libraries
+            .iter()
+            .map(|l| {
+                (
+                    l.path.clone(),
+                    crate::elf::closest_symbols(&target, &l.exports, 3),
+                )
+            })
+            .filter(|(_, names)| !names.is_empty())
+            .collect();
         BindProblem::Missing {
             instruction,
             target,
@@ -781,6 +1046,7 @@ impl Registry {
             suggestions,
             other_platform,
             searched,
+            symbols,
         }
     }
 }
@@ -912,7 +1178,7 @@ pub fn closest_names(name: &str, names: &[&str]) -> Vec<String> {
         .collect()
 }
 
-fn levenshtein(a: &str, b: &str) -> usize {
+pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
@@ -1150,6 +1416,9 @@ pub enum BindProblem {
         other_platform: Option<Platform>,
         /// Libraries searched by symbol name.
         searched: Vec<PathBuf>,
+        /// Per loaded library, its exported functions closest to the name
+        /// (bind one with [`Registry::bind_symbol`], `--target NAME=SYMBOL`).
+        symbols: Vec<(PathBuf, Vec<String>)>,
     },
     ApiMismatch {
         instruction: String,
@@ -1180,7 +1449,7 @@ pub enum BindProblem {
 impl fmt::Display for BindProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BindProblem::Missing { instruction, target, platform, suggestions, other_platform, searched } => {
+            BindProblem::Missing { instruction, target, platform, suggestions, other_platform, searched, symbols } => {
                 write!(f, "instruction {instruction}: custom-call target \"{target}\" is not registered for platform {platform}")?;
                 if let Some(o) = other_platform {
                     write!(f, " (it is registered for {o})")?;
@@ -1192,6 +1461,15 @@ impl fmt::Display for BindProblem {
                 if !suggestions.is_empty() {
                     let s: Vec<String> = suggestions.iter().map(|s| format!("\"{s}\"")).collect();
                     write!(f, "; did you mean {}?", s.join(" or "))?;
+                }
+                for (lib, names) in symbols {
+                    let file = lib.file_name().map_or_else(|| lib.display().to_string(), |f| f.to_string_lossy().into_owned());
+                    let s: Vec<String> = names.iter().map(|s| format!("\"{s}\"")).collect();
+                    write!(f, "; plugin {file} exports {}", s.join(", "))?;
+                }
+                if let Some((_, names)) = symbols.first() {
+                    let one = if symbols.len() == 1 && names.len() == 1 { "it" } else { "one" };
+                    return write!(f, ": bind {one} to this name with --target {target}={}", names[0]);
                 }
                 write!(
                     f,
@@ -1241,5 +1519,281 @@ impl fmt::Display for BindError {
             write!(f, "\n  - {p}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// A fresh directory for this test's files.
+    fn scratch(test: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("hlox-ffi-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// Compiles C `source` into the shared library `dir/lib{name}.so` with
+    /// `cc -shared -fPIC` and `extra` arguments.
+    fn c_library(dir: &Path, name: &str, source: &str, extra: &[&str]) -> PathBuf {
+        let src = dir.join(format!("{name}.c"));
+        std::fs::write(&src, source).unwrap();
+        let out = dir.join(format!("lib{name}.so"));
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let o = Command::new(&cc)
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .args(extra)
+            .current_dir(dir)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
+        assert!(
+            o.status.success(),
+            "{cc} failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        out
+    }
+
+    /// A plugin of plain C symbols (no registration function) that calls
+    /// XLA's two status functions in the loading program, built once per
+    /// test into `dir`: `libsyms.so`.
+    fn sym_plugin(test: &str) -> PathBuf {
+        c_library(
+            &scratch(test),
+            "syms",
+            "#include <stddef.h>\n\
+             typedef struct XlaCustomCallStatus_ XlaCustomCallStatus;\n\
+             void XlaCustomCallStatusSetSuccess(XlaCustomCallStatus*);\n\
+             void XlaCustomCallStatusSetFailure(XlaCustomCallStatus*, const char*, size_t);\n\
+             void do_custom_call(void* out, const void** in) { *(float*)out = *(const float*)in[0]; }\n\
+             void inplace_add_one(void* out, const void** in, XlaCustomCallStatus* s) { (void)out; (void)in; XlaCustomCallStatusSetSuccess(s); }\n\
+             void always_fails(void* out, const void** in, XlaCustomCallStatus* s) { (void)out; (void)in; XlaCustomCallStatusSetFailure(s, \"no\", 2); }\n",
+            &[],
+        )
+    }
+
+    #[test]
+    fn a_plugin_needing_status_functions_the_program_lacks_is_refused_before_loading() {
+        // targets/c calls XlaCustomCallStatusSetSuccess/Failure in the
+        // loading program. A program that does not export them (built
+        // without .cargo/config.toml's flags) stands in here.
+        let plugin = sym_plugin("refused");
+        let r = Registry::new();
+        let e = r.load_library_with(&plugin, &|_| false).unwrap_err();
+        let PluginError::ProcessSymbols { symbols, .. } = &e else {
+            panic!("{e}");
+        };
+        assert_eq!(
+            symbols,
+            &[
+                "XlaCustomCallStatusSetSuccess",
+                "XlaCustomCallStatusSetFailure"
+            ]
+        );
+        let msg = e.to_string();
+        for part in [
+            "calls XlaCustomCallStatusSetSuccess and XlaCustomCallStatusSetFailure from the program",
+            "symbol lookup error",
+            "-C link-arg=-Wl,--export-dynamic-symbol=XlaCustomCallStatusSetFailure",
+            ".cargo/config.toml",
+            "RTLD_GLOBAL",
+        ] {
+            assert!(msg.contains(part), "{part}: {msg}");
+        }
+        assert!(r.libraries().is_empty());
+        // Only the missing one is named.
+        let e = r
+            .load_library_with(&plugin, &|s| s == "XlaCustomCallStatusSetSuccess")
+            .unwrap_err();
+        assert!(
+            matches!(&e, PluginError::ProcessSymbols { symbols, .. } if symbols == &["XlaCustomCallStatusSetFailure"]),
+            "{e}"
+        );
+        // This test binary is linked with the flags: the real check passes.
+        assert!(crate::elf::process_exports("XlaCustomCallStatusSetFailure"));
+        assert!(crate::elf::process_exports("XLA_FFI_GetApi"));
+        assert!(!crate::elf::process_exports("hlox_no_program_exports_this"));
+        r.load_library(&plugin).unwrap();
+        assert_eq!(r.libraries().len(), 1);
+    }
+
+    #[test]
+    fn status_functions_from_the_plugins_own_dependency_are_enough() {
+        // libuser calls the status function; libprovider, a dependency found
+        // through $ORIGIN, defines it. The program exporting nothing is then fine.
+        let dir = scratch("deps");
+        c_library(
+            &dir,
+            "provider",
+            "typedef struct S S;\nvoid XlaCustomCallStatusSetFailure(S* s, const char* m, unsigned long n) { (void)s; (void)m; (void)n; }\n",
+            &[],
+        );
+        let user = c_library(
+            &dir,
+            "user",
+            "typedef struct S S;\nvoid XlaCustomCallStatusSetFailure(S*, const char*, unsigned long);\n\
+             void fails(void* out, const void** in, S* status) { (void)out; (void)in; XlaCustomCallStatusSetFailure(status, \"no\", 2); }\n",
+            &["-L.", "-lprovider", "-Wl,-rpath,$ORIGIN"],
+        );
+        let info = crate::elf::read(&user).unwrap();
+        assert_eq!(info.imports, ["XlaCustomCallStatusSetFailure"]);
+        assert!(
+            info.needed.iter().any(|n| n == "libprovider.so"),
+            "{info:?}"
+        );
+        assert_eq!(info.exports, ["fails"]);
+        let r = Registry::new();
+        r.load_library_with(&user, &|_| false).unwrap();
+        // A dependency that does not define it does not count.
+        c_library(
+            &dir,
+            "other",
+            "int other_function(void) { return 1; }\n",
+            &[],
+        );
+        let user2 = c_library(
+            &dir,
+            "user2",
+            "typedef struct S S;\nvoid XlaCustomCallStatusSetFailure(S*, const char*, unsigned long);\n\
+             void fails2(void* out, const void** in, S* status) { (void)out; (void)in; XlaCustomCallStatusSetFailure(status, \"no\", 2); }\n",
+            &["-L.", "-lother", "-Wl,-rpath,$ORIGIN"],
+        );
+        let e = r.load_library_with(&user2, &|_| false).unwrap_err();
+        assert!(matches!(e, PluginError::ProcessSymbols { .. }), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn symbol_binding_specs_parse_or_say_the_form() {
+        let b: SymbolBinding = "leaky_relu=LeakyReluFfi".parse().unwrap();
+        assert_eq!(
+            b,
+            SymbolBinding {
+                name: "leaky_relu".into(),
+                symbol: "LeakyReluFfi".into(),
+                api_version: None
+            }
+        );
+        assert_eq!(b.to_string(), "leaky_relu=LeakyReluFfi");
+        for (spec, api) in [
+            ("a=b:1", CustomCallApiVersion::Original),
+            ("a=b:2", CustomCallApiVersion::StatusReturning),
+            ("a=b:3", CustomCallApiVersion::StatusReturningUnified),
+            ("a=b:4", CustomCallApiVersion::TypedFfi),
+            ("a=b:API_VERSION_TYPED_FFI", CustomCallApiVersion::TypedFfi),
+            ("a=b:typed_ffi", CustomCallApiVersion::TypedFfi),
+            (
+                "a=b:status_returning",
+                CustomCallApiVersion::StatusReturning,
+            ),
+        ] {
+            let b: SymbolBinding = spec.parse().unwrap_or_else(|e| panic!("{spec}: {e}"));
+            assert_eq!(b.api_version, Some(api), "{spec}");
+        }
+        assert_eq!(
+            "a=b:4".parse::<SymbolBinding>().unwrap().to_string(),
+            "a=b:4"
+        );
+        for (spec, problem) in [
+            ("leaky_relu", "no '='"),
+            ("=Sym", "the target name (before '=') is empty"),
+            ("name=", "the symbol (after '=') is empty"),
+            ("name=:4", "the symbol (after '=') is empty"),
+            ("name=a b", "the symbol is not a C identifier"),
+            ("name=Sym:0", "unknown api_version \"0\""),
+            ("name=Sym:5", "unknown api_version \"5\""),
+            ("name=Sym:typed", "unknown api_version \"typed\""),
+        ] {
+            let e = spec.parse::<SymbolBinding>().unwrap_err();
+            let msg = e.to_string();
+            assert!(msg.contains(problem), "{spec}: {msg}");
+            assert!(
+                msg.contains("the form is NAME=SYMBOL or NAME=SYMBOL:API"),
+                "{msg}"
+            );
+        }
+    }
+
+    #[test]
+    fn bind_symbol_names_a_plugin_function_and_says_what_went_wrong() {
+        let r = Registry::new();
+        let e =
+            unsafe { r.bind_symbol("seed", Platform::Host, "do_custom_call", None) }.unwrap_err();
+        assert!(matches!(e, SymbolBindError::NoLibrary { .. }), "{e}");
+        assert!(e.to_string().contains("--plugin"), "{e}");
+        let plugin = sym_plugin("bind_symbol");
+        r.load_library(&plugin).unwrap();
+        let t = unsafe { r.bind_symbol("seed", Platform::Host, "do_custom_call", None) }.unwrap();
+        assert_eq!(
+            t.origin,
+            Origin::Bound {
+                symbol: "do_custom_call".into(),
+                library: plugin.clone()
+            }
+        );
+        assert_eq!(t.signature, None);
+        assert!(t.library().is_some());
+        let found = r.lookup("seed", Platform::Host).unwrap();
+        assert_eq!(found.func.addr(), t.func.addr());
+        assert!(found
+            .origin
+            .to_string()
+            .contains("symbol do_custom_call of"));
+        // Again to the same function: fine. To another: the name is taken.
+        unsafe { r.bind_symbol("seed", Platform::Host, "do_custom_call", None) }.unwrap();
+        let e = unsafe { r.bind_symbol("seed", Platform::Host, "always_fails", None) }.unwrap_err();
+        assert!(
+            matches!(
+                e,
+                SymbolBindError::Registry(RegistryError::Duplicate { .. })
+            ),
+            "{e}"
+        );
+        // With an api_version the function is registered with that signature.
+        let t = unsafe {
+            r.bind_symbol(
+                "seed_status",
+                Platform::Host,
+                "inplace_add_one",
+                Some(CustomCallApiVersion::StatusReturning),
+            )
+        }
+        .unwrap();
+        assert_eq!(t.signature, Some(Signature::HOST_STATUS_RETURNING));
+        // A symbol no library exports: the closest that are exported.
+        let e = unsafe { r.bind_symbol("x", Platform::Host, "DoCustomCall", None) }.unwrap_err();
+        let SymbolBindError::NotFound { closest, .. } = &e else {
+            panic!("{e}");
+        };
+        assert_eq!(closest[0], "do_custom_call", "{e}");
+        assert!(
+            e.to_string()
+                .contains("closest exported: \"do_custom_call\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_missing_target_suggests_the_plugins_exported_symbols() {
+        let r = Registry::new();
+        r.load_library(sym_plugin("suggest")).unwrap();
+        let m = hlox_hlo::text::parse_module(
+            "HloModule m\n\nENTRY e {\n  x = f32[4] parameter(0)\n  ROOT cc = f32[4] custom-call(x), custom_call_target=\"InplaceAddOne\"\n}\n",
+        )
+        .unwrap();
+        let e = r.bind(&m, Platform::Host).unwrap_err();
+        let BindProblem::Missing { symbols, .. } = &e.problems[0] else {
+            panic!("{e}");
+        };
+        assert_eq!(symbols[0].1, ["inplace_add_one"]);
+        let msg = e.to_string();
+        assert!(
+            msg.contains("; plugin libsyms.so exports \"inplace_add_one\": bind it to this name with --target InplaceAddOne=inplace_add_one"),
+            "{msg}"
+        );
     }
 }
