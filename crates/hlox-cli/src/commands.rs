@@ -123,7 +123,7 @@ pub fn run(
     platform: Platform,
     file: &Path,
     inputs: &[std::path::PathBuf],
-    plugins: &[std::path::PathBuf],
+    plugins: &Plugins,
     out_dir: Option<&Path>,
     interpret: bool,
     random: Option<u64>,
@@ -137,7 +137,7 @@ pub fn run(
         );
     }
     let m = load_module(file)?;
-    let registry = registry_with(plugins)?;
+    let registry = plugins.registry(platform)?;
     let args = match random {
         Some(seed) if inputs.is_empty() => random_inputs(&m, seed)?,
         Some(_) => anyhow::bail!("--random fills every parameter; do not also pass --input"),
@@ -169,7 +169,7 @@ pub fn bench(
     platform: Platform,
     file: &Path,
     inputs: &[std::path::PathBuf],
-    plugins: &[std::path::PathBuf],
+    plugins: &Plugins,
     iters: usize,
     warmup: usize,
     out_dir: Option<&Path>,
@@ -182,7 +182,7 @@ pub fn bench(
         "--iters must be at least 1 (the number of timed runs)"
     );
     let m = load_module(file)?;
-    let registry = registry_with(plugins)?;
+    let registry = plugins.registry(platform)?;
     let args = read_inputs(file, &m, inputs)?;
     let pb = spinner(format!("compiling {}", file.display()));
     let t = Instant::now();
@@ -278,14 +278,44 @@ fn compile_host(
     Ok(hlox_cpu::compile(m, &compile_options(registry, dump_dir))?)
 }
 
-/// The static targets (jaxlib's `lapack_*_ffi` among them, from
-/// `hlox_jaxlib`, linked by the `use` above), then each plugin's.
-fn registry_with(plugins: &[std::path::PathBuf]) -> Result<hlox_ffi::Registry> {
-    let registry = hlox_ffi::Registry::with_static_targets()?;
-    for p in plugins {
-        registry.load_library(p)?;
+/// `--plugin` libraries and `--target` bindings: where a command's
+/// custom-call targets come from.
+pub struct Plugins<'a> {
+    pub libraries: &'a [std::path::PathBuf],
+    pub bindings: &'a [hlox_ffi::SymbolBinding],
+}
+
+impl<'a> Plugins<'a> {
+    pub fn new(
+        libraries: &'a [std::path::PathBuf],
+        bindings: &'a [hlox_ffi::SymbolBinding],
+    ) -> Plugins<'a> {
+        Plugins {
+            libraries,
+            bindings,
+        }
     }
-    Ok(registry)
+
+    /// The static targets (jaxlib's `lapack_*_ffi` among them, from
+    /// `hlox_jaxlib`, linked by the `use` above), then each plugin's, then
+    /// each `--target` binding, for `platform`.
+    fn registry(&self, platform: Platform) -> Result<hlox_ffi::Registry> {
+        let registry = hlox_ffi::Registry::with_static_targets()?;
+        for p in self.libraries {
+            registry.load_library(p)?;
+        }
+        let platform = match platform {
+            Platform::Host => hlox_ffi::Platform::Host,
+            Platform::Cuda => hlox_ffi::Platform::Cuda,
+        };
+        for b in self.bindings {
+            // SAFETY: the user names the symbol and its convention, as with
+            // a registration in C (the module's api_version is trusted
+            // without `:API`, as for a symbol found by its own name).
+            unsafe { registry.bind_symbol(&b.name, platform, &b.symbol, b.api_version) }?;
+        }
+        Ok(registry)
+    }
 }
 
 fn read_inputs(
@@ -574,7 +604,7 @@ pub fn compile(
     emit: crate::Emit,
     platform: Platform,
     output: Option<&Path>,
-    plugins: &[std::path::PathBuf],
+    plugins: &Plugins,
     dump_dir: Option<&Path>,
 ) -> Result<()> {
     use crate::Emit;
@@ -600,7 +630,7 @@ pub fn compile(
         }
     }
     let m = load_module(file)?;
-    let registry = registry_with(plugins)?;
+    let registry = plugins.registry(platform)?;
     let bytes: Vec<u8> = if let Emit::Hlo = emit {
         hlox_hlo::text::print_module(&m).into_bytes()
     } else if let Emit::Obj = emit {
@@ -666,7 +696,7 @@ fn compile_cuda(
     file: &Path,
     emit: crate::Emit,
     output: Option<&Path>,
-    plugins: &[std::path::PathBuf],
+    plugins: &Plugins,
     dump_dir: Option<&Path>,
 ) -> Result<()> {
     use crate::Emit;
@@ -683,7 +713,7 @@ fn compile_cuda(
         ),
     };
     let m = load_module(file)?;
-    let registry = registry_with(plugins)?;
+    let registry = plugins.registry(Platform::Cuda)?;
     let dir = stage_dir(dump_dir, "hlox-compile-cuda");
     let options = compile_options(registry, Some(&dir));
     let pb = spinner(format!("compiling {} for CUDA", file.display()));
@@ -827,12 +857,14 @@ fn origin_short(o: &hlox_ffi::Origin) -> String {
         Origin::Symbol(p) => format!("symbol in {}", file(p)),
         Origin::XlaFfi(Some(p)) => format!("XLA_FFI_REGISTER_HANDLER in {}", file(p)),
         Origin::XlaFfi(None) => "XLA_FFI_REGISTER_HANDLER in the process".into(),
+        Origin::Bound { symbol, library } => format!("--target to {symbol} in {}", file(library)),
     }
 }
 
-pub fn targets(plugins: &[std::path::PathBuf], all: bool) -> Result<()> {
+/// `hlox targets`; `--target` bindings are made for the Host.
+pub fn targets(plugins: &Plugins, all: bool) -> Result<()> {
+    let registry = plugins.registry(crate::Platform::Host)?;
     use hlox_ffi::Platform;
-    let registry = registry_with(plugins)?;
     let mut out = std::io::stdout().lock();
     let mut n = 0;
     let mut builtin = 0;

@@ -17,6 +17,8 @@ use std::process::ExitCode;
 
 mod commands;
 
+use commands::Plugins;
+
 #[derive(Parser)]
 #[command(
     name = "hlox",
@@ -78,6 +80,12 @@ enum Command {
         /// A shared library with custom-call targets (repeatable).
         #[arg(short, long = "plugin", value_name = "LIB.so")]
         plugins: Vec<PathBuf>,
+        /// Bind custom-call target NAME to the function SYMBOL that a
+        /// --plugin library exports, as JAX's register_ffi_target does
+        /// (repeatable). API (1-4 or API_VERSION_*) fixes the api_version;
+        /// without it each call's api_version is trusted.
+        #[arg(long = "target", value_name = "NAME=SYMBOL[:API]")]
+        targets: Vec<hlox_ffi::SymbolBinding>,
         /// Write out0.npy, out1.npy, ... into this directory.
         #[arg(short, long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
@@ -124,6 +132,12 @@ enum Command {
         /// A shared library with custom-call targets (repeatable).
         #[arg(short, long = "plugin", value_name = "LIB.so")]
         plugins: Vec<PathBuf>,
+        /// Bind custom-call target NAME to the function SYMBOL that a
+        /// --plugin library exports, as JAX's register_ffi_target does
+        /// (repeatable). API (1-4 or API_VERSION_*) fixes the api_version;
+        /// without it each call's api_version is trusted.
+        #[arg(long = "target", value_name = "NAME=SYMBOL[:API]")]
+        targets: Vec<hlox_ffi::SymbolBinding>,
         /// Also keep every stage here: the HLO before and after every pass,
         /// LLVM IR before and after optimization, and the assembly (Host)
         /// or the program and PTX (CUDA).
@@ -147,6 +161,12 @@ enum Command {
         /// A shared library with custom-call targets (repeatable).
         #[arg(short, long = "plugin", value_name = "LIB.so")]
         plugins: Vec<PathBuf>,
+        /// Bind custom-call target NAME to the function SYMBOL that a
+        /// --plugin library exports, as JAX's register_ffi_target does
+        /// (repeatable). API (1-4 or API_VERSION_*) fixes the api_version;
+        /// without it each call's api_version is trusted.
+        #[arg(long = "target", value_name = "NAME=SYMBOL[:API]")]
+        targets: Vec<hlox_ffi::SymbolBinding>,
         /// Also list the built-in targets one by one (jaxlib's LAPACK
         /// targets; by default they are summed up in one line).
         #[arg(long)]
@@ -166,6 +186,12 @@ enum Command {
         /// A shared library with custom-call targets (repeatable).
         #[arg(short, long = "plugin", value_name = "LIB.so")]
         plugins: Vec<PathBuf>,
+        /// Bind custom-call target NAME to the function SYMBOL that a
+        /// --plugin library exports, as JAX's register_ffi_target does
+        /// (repeatable). API (1-4 or API_VERSION_*) fixes the api_version;
+        /// without it each call's api_version is trusted.
+        #[arg(long = "target", value_name = "NAME=SYMBOL[:API]")]
+        targets: Vec<hlox_ffi::SymbolBinding>,
         /// Timed runs.
         #[arg(long, default_value_t = 20)]
         iters: usize,
@@ -214,6 +240,7 @@ fn run(cli: Cli) -> Result<()> {
             file,
             inputs,
             plugins,
+            targets,
             out_dir,
             interpret,
             random,
@@ -224,7 +251,7 @@ fn run(cli: Cli) -> Result<()> {
             platform,
             &file,
             &inputs,
-            &plugins,
+            &Plugins::new(&plugins, &targets),
             out_dir.as_deref(),
             interpret,
             random,
@@ -237,21 +264,27 @@ fn run(cli: Cli) -> Result<()> {
             platform,
             output,
             plugins,
+            targets,
             dump_dir,
         } => commands::compile(
             &file,
             emit,
             platform,
             output.as_deref(),
-            &plugins,
+            &Plugins::new(&plugins, &targets),
             dump_dir.as_deref(),
         ),
         Command::Dot { file, optimized } => commands::dot(&file, optimized),
-        Command::Targets { plugins, all } => commands::targets(&plugins, all),
+        Command::Targets {
+            plugins,
+            targets,
+            all,
+        } => commands::targets(&Plugins::new(&plugins, &targets), all),
         Command::Bench {
             file,
             inputs,
             plugins,
+            targets,
             iters,
             warmup,
             out_dir,
@@ -261,7 +294,7 @@ fn run(cli: Cli) -> Result<()> {
             platform,
             &file,
             &inputs,
-            &plugins,
+            &Plugins::new(&plugins, &targets),
             iters,
             warmup,
             out_dir.as_deref(),

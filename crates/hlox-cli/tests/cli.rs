@@ -916,3 +916,219 @@ fn run_summary_counts_nan_and_inf_and_prints_values_in_their_type() {
         );
     }
 }
+
+/// `--target NAME=SYMBOL` binds a target name to a plugin symbol of another
+/// name, as JAX's `register_ffi_target("axpby", pycapsule(lib.AxpbyFfi))`.
+#[test]
+fn target_binds_a_name_to_a_plugin_symbol_of_another_name() {
+    // The seed example under another name: target "seed_add", C symbol
+    // do_custom_call (API_VERSION_ORIGINAL), compiled and interpreted.
+    let (hlo, b, c, want) = seed_files("seed_add");
+    for (mode, extra) in [
+        ("compiled", vec![]),
+        ("interpreted", vec!["--interpret"]),
+        ("api given", vec!["--interpret"]),
+    ] {
+        let dir = tmp(&format!("target_seed_{}", mode.replace(' ', "_")));
+        let binding = if mode == "api given" {
+            "seed_add=do_custom_call:1"
+        } else {
+            "seed_add=do_custom_call"
+        };
+        let mut args = vec![
+            "run",
+            hlo.to_str().unwrap(),
+            "-i",
+            b.to_str().unwrap(),
+            "-i",
+            c.to_str().unwrap(),
+            "--plugin",
+            hlox_targets::C_PLUGIN_SYMBOLS_ONLY,
+            "--target",
+            binding,
+            "-o",
+            dir.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let o = hlox(&args);
+        assert!(o.status.success(), "{mode}: {}", stderr(&o));
+        let got = hlox_hlo::npy::read_npy_file(dir.join("out0.npy")).unwrap();
+        assert_eq!(got.to_vec::<f32>().unwrap(), want, "{mode}");
+    }
+    // JAX's typed-FFI module (target "axpby") with the C++ handler symbol
+    // AxpbyFfi, its api_version from the call and the handler's metadata;
+    // compared with the outputs recorded for it.
+    assert!(
+        !hlox_targets::CPP_FFI_PLUGIN.is_empty(),
+        "{}",
+        hlox_targets::CPP_FFI_ERROR
+    );
+    for extra in [None, Some("--interpret")] {
+        let dir = tmp(&format!("target_axpby_{}", extra.is_some()));
+        let mut args: Vec<String> = vec![
+            "run".into(),
+            corpus("cc_axpby_ffi", "module.hlo")
+                .to_str()
+                .unwrap()
+                .to_string(),
+            "-i".into(),
+            corpus("cc_axpby_ffi", "in0.npy").to_str().unwrap().into(),
+            "-i".into(),
+            corpus("cc_axpby_ffi", "in1.npy").to_str().unwrap().into(),
+            "--plugin".into(),
+            hlox_targets::CPP_FFI_PLUGIN.into(),
+            "--target".into(),
+            "axpby=AxpbyFfi".into(),
+            "-o".into(),
+            dir.to_str().unwrap().into(),
+        ];
+        args.extend(extra.map(String::from));
+        let o = hlox(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        assert_npy_close(
+            &dir.join("out0.npy"),
+            &corpus("cc_axpby_ffi", "out0.npy"),
+            1e-6,
+            "axpby via --target",
+        );
+    }
+    // bench and compile take it too; targets lists the binding.
+    let o = hlox(&[
+        "bench",
+        hlo.to_str().unwrap(),
+        "-i",
+        b.to_str().unwrap(),
+        "-i",
+        c.to_str().unwrap(),
+        "--plugin",
+        hlox_targets::C_PLUGIN_SYMBOLS_ONLY,
+        "--target",
+        "seed_add=do_custom_call",
+        "--iters",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = hlox(&[
+        "compile",
+        hlo.to_str().unwrap(),
+        "--emit",
+        "llvm-ir",
+        "--plugin",
+        hlox_targets::C_PLUGIN_SYMBOLS_ONLY,
+        "--target",
+        "seed_add=do_custom_call",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = hlox(&[
+        "targets",
+        "--plugin",
+        hlox_targets::C_PLUGIN_SYMBOLS_ONLY,
+        "--target",
+        "seed_add=do_custom_call:API_VERSION_ORIGINAL",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = stdout(&o)
+        .lines()
+        .find(|l| l.starts_with("seed_add "))
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("{}", stdout(&o)));
+    assert!(
+        line.contains("API_VERSION_ORIGINAL")
+            && line.contains("--target to do_custom_call in libhlox_c_targets_sym.so"),
+        "{line}"
+    );
+}
+
+#[test]
+fn target_errors_say_what_to_write() {
+    let (hlo, b, c, _) = seed_files("seed_add_errors");
+    let run = |extra: &[&str]| {
+        let mut v = vec![
+            "run",
+            hlo.to_str().unwrap(),
+            "-i",
+            b.to_str().unwrap(),
+            "-i",
+            c.to_str().unwrap(),
+            "--interpret",
+            "--plugin",
+            hlox_targets::C_PLUGIN_SYMBOLS_ONLY,
+        ];
+        v.extend_from_slice(extra);
+        hlox(&v)
+    };
+    // Malformed: the expected form.
+    let o = run(&["--target", "seed_add"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no '='; the form is NAME=SYMBOL or NAME=SYMBOL:API"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["--target", "seed_add=do_custom_call:9"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("unknown api_version \"9\""),
+        "{}",
+        stderr(&o)
+    );
+    // A symbol no plugin exports: the closest ones.
+    let o = run(&["--target", "seed_add=DoCustomCall"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("no loaded library exports it")
+            && stderr(&o).contains("closest exported: \"do_custom_call\""),
+        "{}",
+        stderr(&o)
+    );
+    // A name that is taken (jaxlib's LAPACK targets are built in).
+    let o = run(&["--target", "lapack_sgetrf_ffi=do_custom_call"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("\"lapack_sgetrf_ffi\" is already registered"),
+        "{}",
+        stderr(&o)
+    );
+    // No --target at all: the missing target names the plugin's closest
+    // exports and the binding that would work.
+    let (hlo, b, c, _) = seed_files("DoCustomCall");
+    let o = hlox(&[
+        "run",
+        hlo.to_str().unwrap(),
+        "-i",
+        b.to_str().unwrap(),
+        "-i",
+        c.to_str().unwrap(),
+        "--plugin",
+        hlox_targets::C_PLUGIN_SYMBOLS_ONLY,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(
+            "plugin libhlox_c_targets_sym.so exports \"do_custom_call\", \"do_custom_call_status\", \
+             \"do_custom_call_unified\": bind one to this name with --target DoCustomCall=do_custom_call"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn stablehlo_input_says_how_to_export_hlo() {
+    let mlir = tmp_file(
+        "jax_stablehlo.mlir",
+        "module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n  func.func public @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>) {\n    %0 = stablehlo.sine %arg0 : tensor<4xf32>\n    return %0 : tensor<4xf32>\n  }\n}\n",
+    );
+    let bytecode = tmp("jax_stablehlo.pb");
+    std::fs::write(&bytecode, b"ML\xefR\rMLIR19.1.0\x00").unwrap();
+    for (p, form) in [(&mlir, "MLIR text"), (&bytecode, "MLIR bytecode")] {
+        let o = hlox(&["run", p.to_str().unwrap(), "--random"]);
+        assert_eq!(o.status.code(), Some(1));
+        let e = stderr(&o);
+        assert!(
+            e.contains(&format!("this is StableHLO ({form}), not HLO"))
+                && e.contains("jax.jit(f).lower(*args).as_text(dialect='hlo')"),
+            "{e}"
+        );
+    }
+}
