@@ -138,11 +138,7 @@ pub fn run(
     }
     let m = load_module(file)?;
     let registry = plugins.registry(platform)?;
-    let args = match random {
-        Some(seed) if inputs.is_empty() => random_inputs(&m, seed)?,
-        Some(_) => anyhow::bail!("--random fills every parameter; do not also pass --input"),
-        None => read_inputs(file, &m, inputs)?,
-    };
+    let args = inputs_or_random(file, &m, inputs, random)?;
     let result = if interpret {
         let pb = spinner(format!("interpreting {}", file.display()));
         let r = hlox_eval::evaluate_with_registry(&m, &args, &registry);
@@ -172,6 +168,7 @@ pub fn bench(
     plugins: &Plugins,
     iters: usize,
     warmup: usize,
+    random: Option<u64>,
     out_dir: Option<&Path>,
     cuda_graphs: bool,
 ) -> Result<()> {
@@ -183,7 +180,7 @@ pub fn bench(
     );
     let m = load_module(file)?;
     let registry = plugins.registry(platform)?;
-    let args = read_inputs(file, &m, inputs)?;
+    let args = inputs_or_random(file, &m, inputs, random)?;
     let pb = spinner(format!("compiling {}", file.display()));
     let t = Instant::now();
     let exe = compile_for(platform, &m, registry, None, cuda_graphs);
@@ -315,6 +312,21 @@ impl<'a> Plugins<'a> {
             unsafe { registry.bind_symbol(&b.name, platform, &b.symbol, b.api_version) }?;
         }
         Ok(registry)
+    }
+}
+
+/// The `--input` files, or with `--random SEED` seeded random data for
+/// every parameter.
+fn inputs_or_random(
+    file: &Path,
+    m: &hlox_hlo::Module,
+    inputs: &[std::path::PathBuf],
+    random: Option<u64>,
+) -> Result<Vec<hlox_hlo::Literal>> {
+    match random {
+        Some(seed) if inputs.is_empty() => random_inputs(m, seed),
+        Some(_) => anyhow::bail!("--random fills every parameter; do not also pass --input"),
+        None => read_inputs(file, m, inputs),
     }
 }
 

@@ -177,6 +177,7 @@ enum Command {
     /// The last line of output is
     /// {"compile_ms": ..., "median_ms": ..., "min_ms": ..., "iters": N}.
     /// Example: hlox bench model.pb -i x.npy --iters 100 --warmup 10
+    /// Example: hlox bench model.pb --random --iters 100
     Bench {
         /// The module: HLO text, or a binary HloModuleProto (.pb).
         file: PathBuf,
@@ -198,6 +199,9 @@ enum Command {
         /// Untimed runs before the timed ones.
         #[arg(long, default_value_t = 3)]
         warmup: usize,
+        /// Fill every parameter with seeded random data of its shape instead of --input files.
+        #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "0")]
+        random: Option<u64>,
         /// Also write the last run's outputs as out0.npy, ... here.
         #[arg(short, long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
@@ -287,6 +291,7 @@ fn run(cli: Cli) -> Result<()> {
             targets,
             iters,
             warmup,
+            random,
             out_dir,
             platform,
             no_cuda_graphs,
@@ -297,6 +302,7 @@ fn run(cli: Cli) -> Result<()> {
             &Plugins::new(&plugins, &targets),
             iters,
             warmup,
+            random,
             out_dir.as_deref(),
             !no_cuda_graphs,
         ),

@@ -1132,3 +1132,48 @@ fn stablehlo_input_says_how_to_export_hlo() {
         );
     }
 }
+
+#[test]
+fn bench_random_times_seeded_inputs_that_run_random_also_gives() {
+    let m = corpus("layernorm", "module.pb");
+    let (b, r) = (tmp("bench_random_out"), tmp("run_random_out"));
+    let o = hlox(&[
+        "bench",
+        m.to_str().unwrap(),
+        "--random",
+        "7",
+        "--iters",
+        "3",
+        "-o",
+        b.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let last = stdout(&o).lines().last().unwrap_or_default().to_string();
+    let json: serde_json::Value =
+        serde_json::from_str(&last).unwrap_or_else(|e| panic!("{e}: {last}"));
+    assert_eq!(json["iters"], 3, "{last}");
+    let o = hlox(&[
+        "run",
+        m.to_str().unwrap(),
+        "--random",
+        "7",
+        "-o",
+        r.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let read = |p: PathBuf| hlox_hlo::npy::read_npy_file(p).unwrap();
+    assert_eq!(read(b.join("out0.npy")), read(r.join("out0.npy")));
+    let o = hlox(&[
+        "bench",
+        m.to_str().unwrap(),
+        "--random",
+        "-i",
+        corpus("layernorm", "in0.npy").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("do not also pass --input"),
+        "{}",
+        stderr(&o)
+    );
+}
