@@ -1028,13 +1028,21 @@ impl Registry {
             .filter(|l| !l.registration)
             .map(|l| l.path.clone())
             .collect();
+        // A function registered under its own name is suggested above
+        // already; the registration function is no target.
         let symbols = inner
             .libraries
             .iter()
             .map(|l| {
+                let unregistered: Vec<String> = l
+                    .exports
+                    .iter()
+                    .filter(|e| !names.contains(&e.as_str()) && e.as_str() != REGISTER_SYMBOL)
+                    .cloned()
+                    .collect();
                 (
                     l.path.clone(),
-                    crate::elf::closest_symbols(&target, &l.exports, 3),
+                    crate::elf::closest_symbols(&target, &unregistered, 3),
                 )
             })
             .filter(|(_, names)| !names.is_empty())
