@@ -599,80 +599,6 @@ impl Registry {
         self.insert(t)
     }
 
-    /// Binds the target name `name` on `platform` to the function `symbol`
-    /// that a loaded library exports (the first library, in load order,
-    /// where `dlsym` finds it), as JAX's
-    /// `register_ffi_target(name, pycapsule(lib.symbol))` does. With
-    /// `api_version` the function is registered with that convention (a
-    /// typed-FFI one is asked for its metadata now); without it the binding
-    /// follows the rule of targets found by symbol name: each custom call's
-    /// `api_version` is trusted, and a typed-FFI call asks the handler for
-    /// its metadata when the module is bound. Binding a name again to the
-    /// same function is a no-op; to another one, an error.
-    ///
-    /// # Safety
-    /// The symbol is a function with the C parameter list of the
-    /// `api_version` it is registered or called with (as for
-    /// [`Registry::register_c`]); the library stays loaded as long as the
-    /// target (the target holds it).
-    pub unsafe fn bind_symbol(
-        &self,
-        name: &str,
-        platform: Platform,
-        symbol: &str,
-        api_version: Option<CustomCallApiVersion>,
-    ) -> Result<Target, SymbolBindError> {
-        let libraries = self.libraries();
-        if libraries.is_empty() {
-            return Err(SymbolBindError::NoLibrary {
-                name: name.to_string(),
-                symbol: symbol.to_string(),
-            });
-        }
-        let found = libraries.iter().find_map(|lib| {
-            if symbol.is_empty() || symbol.contains('\0') {
-                return None;
-            }
-            // SAFETY: only the address is read here.
-            let sym = unsafe { lib.lib.get::<*mut c_void>(symbol.as_bytes()) }.ok()?;
-            let addr = *sym;
-            (!addr.is_null()).then(|| (lib.clone(), addr))
-        });
-        let Some((lib, addr)) = found else {
-            let exports: Vec<String> = libraries
-                .iter()
-                .flat_map(|l| l.exports.iter().cloned())
-                .collect();
-            return Err(SymbolBindError::NotFound {
-                name: name.to_string(),
-                symbol: symbol.to_string(),
-                libraries: libraries.iter().map(|l| l.path.clone()).collect(),
-                closest: crate::elf::closest_symbols(symbol, &exports, 3),
-            });
-        };
-        let origin = Origin::Bound {
-            symbol: symbol.to_string(),
-            library: lib.path.clone(),
-        };
-        let t = match api_version {
-            // SAFETY: the caller's contract.
-            Some(api) => unsafe { c_entry(name, platform, api, addr, origin, Some(lib))? },
-            None => Target {
-                name: name.to_string(),
-                platform,
-                signature: None,
-                func: TargetFn::Untyped(addr as usize),
-                identity: Identity::Addr(addr as usize),
-                origin,
-                catches_panics: false,
-                traits: Traits::NONE,
-                library: Some(lib),
-            },
-        };
-        self.insert(t.clone())?;
-        Ok(t)
-    }
-
     /// Loads a shared library. If it exports `hlox_register_custom_call_targets`,
     /// that function registers its targets (all or nothing: on any rejected
     /// registration nothing from the library is kept). Otherwise its targets are
@@ -854,6 +780,80 @@ impl Registry {
     /// The libraries loaded so far.
     pub fn libraries(&self) -> Vec<Arc<LoadedLibrary>> {
         self.read().libraries.clone()
+    }
+
+    /// Binds the target name `name` on `platform` to the function `symbol`
+    /// that a loaded library exports (the first library, in load order,
+    /// where `dlsym` finds it), as JAX's
+    /// `register_ffi_target(name, pycapsule(lib.symbol))` does. With
+    /// `api_version` the function is registered with that convention (a
+    /// typed-FFI one is asked for its metadata now); without it the binding
+    /// follows the rule of targets found by symbol name: each custom call's
+    /// `api_version` is trusted, and a typed-FFI call asks the handler for
+    /// its metadata when the module is bound. Binding a name again to the
+    /// same function is a no-op; to another one, an error.
+    ///
+    /// # Safety
+    /// The symbol is a function with the C parameter list of the
+    /// `api_version` it is registered or called with (as for
+    /// [`Registry::register_c`]); the library stays loaded as long as the
+    /// target (the target holds it).
+    pub unsafe fn bind_symbol(
+        &self,
+        name: &str,
+        platform: Platform,
+        symbol: &str,
+        api_version: Option<CustomCallApiVersion>,
+    ) -> Result<Target, SymbolBindError> {
+        let libraries = self.libraries();
+        if libraries.is_empty() {
+            return Err(SymbolBindError::NoLibrary {
+                name: name.to_string(),
+                symbol: symbol.to_string(),
+            });
+        }
+        let found = libraries.iter().find_map(|lib| {
+            if symbol.is_empty() || symbol.contains('\0') {
+                return None;
+            }
+            // SAFETY: only the address is read here.
+            let sym = unsafe { lib.lib.get::<*mut c_void>(symbol.as_bytes()) }.ok()?;
+            let addr = *sym;
+            (!addr.is_null()).then(|| (lib.clone(), addr))
+        });
+        let Some((lib, addr)) = found else {
+            let exports: Vec<String> = libraries
+                .iter()
+                .flat_map(|l| l.exports.iter().cloned())
+                .collect();
+            return Err(SymbolBindError::NotFound {
+                name: name.to_string(),
+                symbol: symbol.to_string(),
+                libraries: libraries.iter().map(|l| l.path.clone()).collect(),
+                closest: crate::elf::closest_symbols(symbol, &exports, 3),
+            });
+        };
+        let origin = Origin::Bound {
+            symbol: symbol.to_string(),
+            library: lib.path.clone(),
+        };
+        let t = match api_version {
+            // SAFETY: the caller's contract.
+            Some(api) => unsafe { c_entry(name, platform, api, addr, origin, Some(lib))? },
+            None => Target {
+                name: name.to_string(),
+                platform,
+                signature: None,
+                func: TargetFn::Untyped(addr as usize),
+                identity: Identity::Addr(addr as usize),
+                origin,
+                catches_panics: false,
+                traits: Traits::NONE,
+                library: Some(lib),
+            },
+        };
+        self.insert(t.clone())?;
+        Ok(t)
     }
 
     /// The target registered as (`name`, `platform`); failing that, a symbol
