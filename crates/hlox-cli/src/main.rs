@@ -17,8 +17,6 @@ use std::process::ExitCode;
 
 mod commands;
 
-use commands::Plugins;
-
 #[derive(Parser)]
 #[command(
     name = "hlox",
@@ -255,7 +253,7 @@ fn run(cli: Cli) -> Result<()> {
             platform,
             &file,
             &inputs,
-            &Plugins::new(&plugins, &targets),
+            &commands::Plugins::new(&plugins, &targets),
             out_dir.as_deref(),
             interpret,
             random,
@@ -275,7 +273,7 @@ fn run(cli: Cli) -> Result<()> {
             emit,
             platform,
             output.as_deref(),
-            &Plugins::new(&plugins, &targets),
+            &commands::Plugins::new(&plugins, &targets),
             dump_dir.as_deref(),
         ),
         Command::Dot { file, optimized } => commands::dot(&file, optimized),
@@ -283,7 +281,7 @@ fn run(cli: Cli) -> Result<()> {
             plugins,
             targets,
             all,
-        } => commands::targets(&Plugins::new(&plugins, &targets), all),
+        } => commands::targets(&commands::Plugins::new(&plugins, &targets), all),
         Command::Bench {
             file,
             inputs,
@@ -299,7 +297,7 @@ fn run(cli: Cli) -> Result<()> {
             platform,
             &file,
             &inputs,
-            &Plugins::new(&plugins, &targets),
+            &commands::Plugins::new(&plugins, &targets),
             iters,
             warmup,
             random,

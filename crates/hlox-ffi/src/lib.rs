@@ -14,12 +14,8 @@
 //!   table, call frames, attributes, Rust handlers.
 //!
 //! Executables that load plain C plugins must export the two status
-//! functions (and `XLA_FFI_GetApi`, [`PROCESS_SYMBOLS`]) dynamically (see
-//! `.cargo/config.toml` and docs/custom-calls.md);
-//! [`Registry::load_library`] refuses a plugin that needs one the program
-//! does not export, with that fix.
+//! functions dynamically (see `.cargo/config.toml` and docs/custom-calls.md).
 
-mod elf;
 pub mod invoke;
 pub mod opaque;
 pub mod platform;
@@ -28,6 +24,12 @@ pub mod registry;
 pub mod status;
 pub mod target;
 pub mod xla_ffi;
+
+/// A plugin file's dynamic section, read before loading it: what it
+/// exports, and the [`PROCESS_SYMBOLS`] it needs from the program
+/// ([`Registry::load_library`] refuses it, with the linker flags, when the
+/// program does not export them).
+mod elf;
 
 pub use elf::PROCESS_SYMBOLS;
 pub use invoke::{
