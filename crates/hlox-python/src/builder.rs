@@ -102,9 +102,12 @@ fn literal(
         }
         None => np.getattr("asarray")?.call1((value,))?,
     };
+    // np.array(.., order="C") keeps 0-d arrays 0-d (ascontiguousarray does not).
+    let kw = pyo3::types::PyDict::new(py);
+    kw.set_item("order", "C")?;
     let arr = np
-        .getattr("ascontiguousarray")?
-        .call1((arr,))?
+        .getattr("array")?
+        .call((arr,), Some(&kw))?
         .cast_into::<PyUntypedArray>()?;
     let t = dtype::element_of(py, &arr.dtype())?.ok_or_else(|| {
         PyValueError::new_err(format!(

@@ -242,15 +242,10 @@ impl Executable {
             return Err(self.argument_error(
                 index,
                 format!(
-                    "expected {}[{}], got a {} array of shape {:?}",
-                    want.ty,
-                    want.dims
-                        .iter()
-                        .map(|d| d.to_string())
-                        .collect::<Vec<_>>()
-                        .join(","),
+                    "expected {}, got a {} array of shape {}",
+                    crate::module::fmt_shape(&Shape::Array(want.clone())),
                     arr.dtype(),
-                    arr.shape()
+                    arr.getattr("shape")?
                 ),
             ));
         }
@@ -289,14 +284,18 @@ impl Executable {
                 } else {
                     return Err(self.argument_error(
                         index,
-                        format!("the parameter is the tuple {shape}: pass a tuple of arrays"),
+                        format!(
+                            "the parameter is the tuple {}: pass a tuple of arrays",
+                            crate::module::fmt_shape(shape)
+                        ),
                     ));
                 };
                 if items.len() != elems.len() {
                     return Err(self.argument_error(
                         index,
                         format!(
-                            "the parameter is the tuple {shape} of {} elements; got {}",
+                            "the parameter is the tuple {} of {} elements; got {}",
+                            crate::module::fmt_shape(shape),
                             elems.len(),
                             items.len()
                         ),
@@ -548,13 +547,13 @@ impl Executable {
     }
 
     fn __repr__(&self) -> String {
-        let params: Vec<String> = self.params.iter().map(|s| s.to_string()).collect();
+        let params: Vec<String> = self.params.iter().map(crate::module::fmt_shape).collect();
         format!(
             "<hlox.Executable {} on {}: ({}) -> {}>",
             self.name,
             self.platform(),
             params.join(", "),
-            self.result
+            crate::module::fmt_shape(&self.result)
         )
     }
 }

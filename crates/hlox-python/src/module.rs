@@ -99,12 +99,12 @@ impl Module {
 
     fn __repr__(&self) -> String {
         let ps = self.inner.entry_computation_layout();
-        let params: Vec<String> = ps.parameters.iter().map(|s| s.to_string()).collect();
+        let params: Vec<String> = ps.parameters.iter().map(fmt_shape).collect();
         format!(
             "<hlox.Module {}: ({}) -> {}>",
             self.inner.name,
             params.join(", "),
-            ps.result
+            fmt_shape(&ps.result)
         )
     }
 }
@@ -192,11 +192,11 @@ impl Shape {
     }
 
     fn __repr__(&self) -> String {
-        format!("Shape({})", self.inner)
+        format!("Shape({})", fmt_shape(&self.inner))
     }
 
     fn __str__(&self) -> String {
-        self.inner.to_string()
+        fmt_shape(&self.inner)
     }
 
     fn __hash__(&self) -> u64 {
@@ -204,6 +204,32 @@ impl Shape {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         self.inner.to_string().hash(&mut h);
         h.finish()
+    }
+}
+
+/// A shape as HLO text, with layouts only where they are not the default
+/// (row-major) one: `f32[2,3]`, `(f32[4], s32[])`.
+pub fn fmt_shape(s: &HloShape) -> String {
+    match s {
+        HloShape::Array(a) => {
+            let dims: Vec<String> = a.dims.iter().map(|d| d.to_string()).collect();
+            let mut t = format!("{}[{}]", a.ty.name(), dims.join(","));
+            if !a.layout.is_default() {
+                let l: Vec<String> = a
+                    .layout
+                    .minor_to_major
+                    .iter()
+                    .map(|d| d.to_string())
+                    .collect();
+                t.push_str(&format!("{{{}}}", l.join(",")));
+            }
+            t
+        }
+        HloShape::Tuple(t) => format!(
+            "({})",
+            t.iter().map(fmt_shape).collect::<Vec<_>>().join(", ")
+        ),
+        HloShape::Token => "token[]".into(),
     }
 }
 

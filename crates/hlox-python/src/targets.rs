@@ -74,7 +74,15 @@ fn _targets(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let reg = Registry::global();
     let out = PyList::empty(py);
     for p in [Platform::Host, Platform::Cuda] {
-        for n in reg.names(p) {
+        let mut names = reg.names(p);
+        // Handlers registered through XLA_FFI_GetApi by code already in the
+        // process (a library opened with ctypes before load_plugin saw it).
+        for r in hlox_ffi::xla_ffi::process_registrations() {
+            if r.platform == Some(p) && !names.contains(&r.name) {
+                names.push(r.name);
+            }
+        }
+        for n in names {
             if let Some(t) = reg.lookup(&n, p) {
                 let api: Option<i32> = t.signature.map(|s| s.api_version.proto_value());
                 let plat = match p {
