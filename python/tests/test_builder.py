@@ -112,18 +112,15 @@ def test_builder_errors():
         b2.build(z)
 
 
-def test_do_custom_call_seed(c_targets):
-    """The XLA custom-call guide's do_custom_call, built and run from Python."""
-    import ctypes
-
-    lib = ctypes.CDLL(str(c_targets))
-    hlox.register_ffi_target("do_custom_call", lib.do_custom_call, platform="cpu", api_version=1)
+def test_do_custom_call_seed(c_lib):
+    """The XLA custom-call guide's do_custom_call (here on f32[128] twice),
+    built with the Builder and run from Python."""
+    hlox.register_ffi_target("do_custom_call", c_lib.do_custom_call, platform="cpu", api_version=1)
     b = hlox.Builder("do_it")
     s = hlox.Shape.array("f32", (128,))
     x = b.parameter(0, s, "x")
     y = b.parameter(1, s, "y")
-    b.custom_call("do_custom_call", [x, y], s)  # like the guide, unused: kept for its effect? no: DCE'd
-    r = b.custom_call("do_custom_call", [b.broadcast_in_dim(x, [128], [0]), y], s)
+    r = b.custom_call("do_custom_call", [x, y], s)
     exe = hlox.compile(b.build(r))
     xv = np.arange(128, dtype=np.float32)
     yv = np.ones(128, np.float32)
