@@ -38,7 +38,9 @@ class Jitted:
         self._flatten = jax.tree_util.tree_flatten
         self._unflatten = jax.tree_util.tree_unflatten
         self._jitted = jax.jit(fn, static_argnums=self._static, keep_unused=True)
-        self._cache: dict[Any, tuple[_hlox.Executable, Any]] = {}
+        self._cache: dict[Any, tuple[_hlox.Executable, Any, bool]] = {}
+        self._fast: dict[Any, tuple[_hlox.Executable, Any, bool]] = {}
+        self._leaf_tree = jax.tree_util.tree_structure(0)
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__name__ = getattr(fn, "__name__", "jitted")
@@ -70,12 +72,23 @@ class Jitted:
         proto = lowered.compiler_ir("hlo").as_serialized_hlo_module_proto()
         return _hlox.Module.from_proto(proto)
 
-    def _compile(self, args: tuple) -> tuple[_hlox.Executable, Any]:
+    def _compile(self, args: tuple) -> tuple[_hlox.Executable, Any, bool]:
         lowered = self._jitted.lower(*args)
         proto = lowered.compiler_ir("hlo").as_serialized_hlo_module_proto()
         module = _hlox.Module.from_proto(proto)
         exe = _hlox.compile(module, platform=self._platform)
-        return exe, lowered.out_tree
+        out_tree = lowered.out_tree
+        # A bare array out: no pytree to rebuild (the fast path returns it).
+        bare = out_tree == self._leaf_tree
+        return exe, out_tree, bare
+
+    def _finish(self, hit: tuple[_hlox.Executable, Any, bool], leaves: Sequence[Any]) -> Any:
+        exe, out_tree, bare = hit
+        out = exe(*leaves)
+        if bare:
+            return out
+        outs = list(out) if isinstance(out, tuple) else [out]
+        return self._unflatten(out_tree, outs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
@@ -83,26 +96,35 @@ class Jitted:
                 f"hlox.jit({self.__name__}): keyword arguments are not supported; pass them "
                 "positionally"
             )
+        # Fast path: positional numpy arrays only (no pytree to flatten).
+        if not self._static:
+            try:
+                key = tuple([(a.shape, a.dtype) for a in args if type(a) is np.ndarray])
+            except AttributeError:  # pragma: no cover - ndarray always has both
+                key = None
+            if key is not None and len(key) == len(args):
+                hit = self._fast.get(key)
+                if hit is not None:
+                    return self._finish(hit, args)
+                hit = self._compile(args)
+                self._fast[key] = hit
+                return self._finish(hit, args)
         static, dynamic = self._split(args)
         leaves, treedef = self._flatten(dynamic)
         leaves = [self._leaf(x) for x in leaves]
-        key = (static, treedef, tuple((x.shape, str(x.dtype)) for x in leaves))
+        key = (static, treedef, tuple((x.shape, x.dtype) for x in leaves))
         hit = self._cache.get(key)
         if hit is None:
             hit = self._compile(args)
             self._cache[key] = hit
-        exe, out_tree = hit
-        out = exe(*leaves)
-        if out_tree.num_leaves == 1 and not isinstance(out, tuple):
-            outs = [out]
-        elif isinstance(out, tuple):
-            outs = list(out)
-        else:
-            outs = [out]
-        return self._unflatten(out_tree, outs)
+        return self._finish(hit, leaves)
+
+    def cache_size(self) -> int:
+        """How many input signatures have been compiled."""
+        return len(self._cache) + len(self._fast)
 
     def __repr__(self) -> str:
-        return f"<hlox.jit {self.__name__}: {len(self._cache)} compiled signature(s)>"
+        return f"<hlox.jit {self.__name__}: {self.cache_size()} compiled signature(s)>"
 
 
 def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (), platform: str = "cpu") -> Any:
