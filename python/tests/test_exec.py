@@ -190,3 +190,73 @@ def test_cuda_compiles_without_gpu_and_says_so_when_run():
 def test_bad_platform():
     with pytest.raises(ValueError, match="cpu"):
         hlox.compile(hlox.Module.from_text(ADD), platform="tpu")
+
+
+def test_non_default_layouts_in_and_out():
+    # Column-major parameter and result: numpy arrays in row-major order go
+    # in and come out with the right values.
+    m = hlox.Module.from_text(
+        """HloModule cm, entry_computation_layout={(f32[2,3]{0,1})->f32[3,2]{0,1}}
+ENTRY main {
+  x = f32[2,3]{0,1} parameter(0)
+  ROOT t = f32[3,2]{0,1} transpose(x), dimensions={1,0}
+}
+"""
+    )
+    exe = hlox.compile(m)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(exe(x), x.T)
+
+
+def test_tuple_parameter_zero_size_and_bf16():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    m = hlox.Module.from_text(
+        """HloModule tp
+ENTRY main {
+  p = (f32[3], bf16[2]) parameter(0)
+  e = f32[0] parameter(1)
+  a = f32[3] get-tuple-element(p), index=0
+  b = bf16[2] get-tuple-element(p), index=1
+  b2 = bf16[2] add(b, b)
+  ROOT t = (f32[3], bf16[2], f32[0]) tuple(a, b2, e)
+}
+"""
+    )
+    exe = hlox.compile(m)
+    a = np.array([1, 2, 3], np.float32)
+    b = np.array([1.5, -2], ml_dtypes.bfloat16)
+    ra, rb, re = exe((a, b), np.zeros(0, np.float32))
+    np.testing.assert_array_equal(ra, a)
+    assert rb.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(rb.astype(np.float32), [3, -4])
+    assert re.shape == (0,)
+    with pytest.raises(hlox.ExecError, match="tuple"):
+        exe(a, np.zeros(0, np.float32))
+
+
+def test_inputs_are_read_in_place():
+    # A Python target sees the operand's buffer: the caller's own array.
+    seen = []
+
+    @hlox.custom_call_target("py_where_is_x")
+    def where(x, *, out):
+        seen.append(x.ctypes.data)
+        out[...] = x
+
+    b = hlox.Builder("inplace")
+    s = hlox.Shape.array("f32", (1024,))
+    x = b.parameter(0, s, "x")
+    exe = hlox.compile(b.build(b.custom_call("py_where_is_x", [x], s, api_version=4)))
+    a = np.arange(1024, dtype=np.float32)
+    np.testing.assert_array_equal(exe(a), a)
+    assert seen == [a.ctypes.data]
+    # A strided view is copied first: the target sees another buffer.
+    v = np.arange(2048, dtype=np.float32)[::2]
+    np.testing.assert_array_equal(exe(v), v)
+    assert seen[1] != v.ctypes.data
+
+
+def test_torch_tensors_if_installed(add):
+    torch = pytest.importorskip("torch")
+    t = torch.arange(4, dtype=torch.float32)
+    np.testing.assert_array_equal(add(t, t), [0, 2, 4, 6])
