@@ -59,10 +59,17 @@ fn slots() -> &'static [Slot] {
     S.get_or_init(|| (0..SLOTS).map(|_| RwLock::new(None)).collect())
 }
 
-/// (registry address, name, platform) -> slot.
-fn assigned() -> &'static Mutex<(HashMap<(usize, String, Platform), usize>, usize)> {
-    static A: OnceLock<Mutex<(HashMap<(usize, String, Platform), usize>, usize)>> = OnceLock::new();
-    A.get_or_init(|| Mutex::new((HashMap::new(), 0)))
+/// Which slot each (registry address, name, platform) holds, and the next
+/// free slot.
+#[derive(Default)]
+struct Assignments {
+    slots: HashMap<(usize, String, Platform), usize>,
+    next: usize,
+}
+
+fn assigned() -> &'static Mutex<Assignments> {
+    static A: OnceLock<Mutex<Assignments>> = OnceLock::new();
+    A.get_or_init(|| Mutex::new(Assignments::default()))
 }
 
 /// Registers `handler` as the typed-FFI target `name` for `platform` in
@@ -80,11 +87,11 @@ pub fn register_dynamic(
         platform,
     );
     let mut a = assigned().lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(&slot) = a.0.get(&key) {
+    if let Some(&slot) = a.slots.get(&key) {
         *slots()[slot].write().unwrap_or_else(|e| e.into_inner()) = Some(handler);
         return Ok(());
     }
-    let slot = a.1;
+    let slot = a.next;
     if slot >= SLOTS {
         return Err(DynamicError::NoFreeSlot { name: name.into() });
     }
@@ -102,8 +109,8 @@ pub fn register_dynamic(
         *slots()[slot].write().unwrap_or_else(|e| e.into_inner()) = None;
         return Err(e.into());
     }
-    a.0.insert(key, slot);
-    a.1 += 1;
+    a.slots.insert(key, slot);
+    a.next += 1;
     Ok(())
 }
 

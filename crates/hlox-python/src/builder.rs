@@ -552,12 +552,12 @@ impl Builder {
     }
 
     /// Builds the computation rooted at `root` (verified) as a Module.
-    fn build(&self, py: Python<'_>, root: PyRef<'_, Op>) -> PyResult<Module> {
+    fn build(&self, root: PyRef<'_, Op>) -> PyResult<Module> {
         let m = self.inner.build_module(root.op).map_err(|e| match e {
             BuildError::Verify { .. } => errors::VerifyError::new_err(e.to_string()),
             e => build_err(e),
         })?;
-        Module::new(py, m)
+        Module::new(m)
     }
 
     fn __repr__(&self) -> String {

@@ -7,6 +7,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use pyo3::IntoPyObjectExt;
 
 create_exception!(hlox, Error, PyException, "Base class of every hlox error.");
 create_exception!(
@@ -54,6 +55,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// `v` as a Python object (None if it cannot be one).
+fn obj<'py, T: IntoPyObjectExt<'py>>(py: Python<'py>, v: T) -> Py<PyAny> {
+    v.into_py_any(py).unwrap_or_else(|_| py.None())
+}
+
 /// An exception of class `E` with message `msg` and attributes `attrs`.
 fn with_attrs<E: pyo3::type_object::PyTypeInfo>(
     py: Python<'_>,
@@ -74,22 +80,7 @@ pub fn parse_error(py: Python<'_>, e: &HloParseError) -> PyErr {
     with_attrs::<ParseError>(
         py,
         e.to_string(),
-        vec![
-            (
-                "line",
-                e.line
-                    .into_pyobject(py)
-                    .map(|x| x.into_any().unbind())
-                    .unwrap_or_else(|_| py.None()),
-            ),
-            (
-                "column",
-                e.column
-                    .into_pyobject(py)
-                    .map(|x| x.into_any().unbind())
-                    .unwrap_or_else(|_| py.None()),
-            ),
-        ],
+        vec![("line", obj(py, e.line)), ("column", obj(py, e.column))],
     )
 }
 
@@ -100,32 +91,14 @@ pub fn parse_error_nopos(py: Python<'_>, msg: String) -> PyErr {
 
 pub fn load_error(py: Python<'_>, e: LoadError) -> PyErr {
     match &e {
-        LoadError::Parse { error, .. } => {
-            let mut err = error.clone();
-            err.message = err.message.clone();
-            with_attrs::<ParseError>(
-                py,
-                e.to_string(),
-                vec![
-                    (
-                        "line",
-                        error
-                            .line
-                            .into_pyobject(py)
-                            .map(|x| x.into_any().unbind())
-                            .unwrap_or_else(|_| py.None()),
-                    ),
-                    (
-                        "column",
-                        error
-                            .column
-                            .into_pyobject(py)
-                            .map(|x| x.into_any().unbind())
-                            .unwrap_or_else(|_| py.None()),
-                    ),
-                ],
-            )
-        }
+        LoadError::Parse { error, .. } => with_attrs::<ParseError>(
+            py,
+            e.to_string(),
+            vec![
+                ("line", obj(py, error.line)),
+                ("column", obj(py, error.column)),
+            ],
+        ),
         LoadError::Proto { .. } => parse_error_nopos(py, e.to_string()),
         LoadError::Verify { .. } => VerifyError::new_err(e.to_string()),
         LoadError::Read { .. } | LoadError::Write { .. } => Error::new_err(e.to_string()),
@@ -177,22 +150,7 @@ pub fn exec_error(py: Python<'_>, module: &str, msg: String) -> PyErr {
                 return with_attrs::<CustomCallError>(
                     py,
                     format!("{module}: {body}"),
-                    vec![
-                        (
-                            "target",
-                            target
-                                .into_pyobject(py)
-                                .map(|x| x.into_any().unbind())
-                                .unwrap_or_else(|_| py.None()),
-                        ),
-                        (
-                            "message",
-                            message
-                                .into_pyobject(py)
-                                .map(|x| x.into_any().unbind())
-                                .unwrap_or_else(|_| py.None()),
-                        ),
-                    ],
+                    vec![("target", obj(py, target)), ("message", obj(py, message))],
                 );
             }
         }

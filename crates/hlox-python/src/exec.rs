@@ -17,8 +17,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyList, PyTuple};
-use std::ffi::c_void;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// A compiler that remembers the module its back half gets (the optimized
 /// HLO, for `Executable.hlo_text()`).
@@ -154,6 +153,10 @@ fn compile(
         hlo,
     })
 }
+
+/// A result leaf: the numpy array the code writes (in the layout's order)
+/// and the permutation back to logical order; `None` for a token.
+type OutLeaf<'py> = Option<(Bound<'py, PyUntypedArray>, Option<Vec<usize>>)>;
 
 /// Raw pointers handed to the thread that runs without the GIL.
 struct Buffers {
@@ -319,7 +322,7 @@ impl Executable {
         for (i, (a, s)) in args.iter().zip(&self.params).enumerate() {
             self.flatten(py, i, &a, s, &mut leaves)?;
         }
-        let mut outs: Vec<Option<(Bound<'py, PyUntypedArray>, Option<Vec<usize>>)>> = Vec::new();
+        let mut outs: Vec<OutLeaf<'py>> = Vec::new();
         for (_, l) in self.result.leaves() {
             match l.as_array() {
                 Some(a) => {
@@ -410,7 +413,7 @@ impl Executable {
             let mut leaves = Vec::new();
             self.flatten(py, i, &a, s, &mut leaves)?;
             let mut it = leaves.into_iter();
-            lits.push(self.literal(py, i, s, &mut it)?);
+            lits.push(self.literal(i, s, &mut it)?);
         }
         let out = py
             .detach(|| exe.execute(&lits))
@@ -450,7 +453,6 @@ impl Executable {
 
     fn literal<'py>(
         &self,
-        py: Python<'py>,
         index: usize,
         s: &Shape,
         it: &mut std::vec::IntoIter<Option<Bound<'py, PyUntypedArray>>>,
@@ -479,7 +481,7 @@ impl Executable {
             }
             Shape::Tuple(t) => hlox_hlo::Literal::Tuple(
                 t.iter()
-                    .map(|e| self.literal(py, index, e, it))
+                    .map(|e| self.literal(index, e, it))
                     .collect::<PyResult<_>>()?,
             ),
         })
@@ -564,10 +566,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-#[allow(dead_code)]
-fn _assert_send_sync() {
-    fn ok<T: Send + Sync>() {}
-    ok::<Executable>();
-    let _ = Arc::new(());
-    let _: *mut c_void = std::ptr::null_mut();
-}
+/// `Executable` is shared by Python threads (a frozen pyclass).
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Executable>()
+};

@@ -18,17 +18,16 @@ pub struct Module {
     pub inner: hlox_hlo::Module,
 }
 
-fn verify(py: Python<'_>, m: hlox_hlo::Module) -> PyResult<Module> {
+fn verify(m: hlox_hlo::Module) -> PyResult<Module> {
     hlox_hlo::verifier::verify_module(&m).map_err(|e| {
         errors::VerifyError::new_err(format!("module {} does not verify:\n{e}", m.name))
     })?;
-    let _ = py;
     Ok(Module { inner: m })
 }
 
 impl Module {
-    pub fn new(py: Python<'_>, m: hlox_hlo::Module) -> PyResult<Module> {
-        verify(py, m)
+    pub fn new(m: hlox_hlo::Module) -> PyResult<Module> {
+        verify(m)
     }
 }
 
@@ -47,7 +46,7 @@ impl Module {
             ));
         }
         let m = hlox_hlo::text::parse_module(text).map_err(|e| errors::parse_error(py, &e))?;
-        verify(py, m)
+        verify(m)
     }
 
     /// Decodes and verifies a serialized `HloModuleProto` (what
@@ -56,7 +55,7 @@ impl Module {
     fn from_proto(py: Python<'_>, data: &[u8]) -> PyResult<Module> {
         let m = hlox_hlo::proto::decode_module(data)
             .map_err(|e| errors::parse_error_nopos(py, e.to_string()))?;
-        verify(py, m)
+        verify(m)
     }
 
     /// The module as HLO text.
