@@ -64,7 +64,17 @@ pub struct Executable {
     params: Vec<Shape>,
     param_names: Vec<String>,
     result: Shape,
+    /// The result's leaves in pre-order: how to allocate each (None: a token).
+    outs: Vec<Option<OutPlan>>,
     hlo: String,
+}
+
+/// One array leaf of the result: element type, dimensions in the layout's
+/// order (most major first), the permutation from those to the logical ones.
+struct OutPlan {
+    ty: hlox_hlo::ElementType,
+    dims: Vec<i64>,
+    perm: Option<Vec<usize>>,
 }
 
 fn parse_platform(p: &str) -> PyResult<Platform> {
@@ -149,6 +159,21 @@ fn compile(
         name: m.inner.name.clone(),
         params: ps.parameters,
         param_names: ps.parameter_names,
+        outs: ps
+            .result
+            .leaves()
+            .into_iter()
+            .map(|(_, l)| {
+                l.as_array().map(|a| {
+                    let (dims, perm) = physical(a);
+                    OutPlan {
+                        ty: a.ty,
+                        dims,
+                        perm,
+                    }
+                })
+            })
+            .collect(),
         result: ps.result,
         hlo,
     })
@@ -240,8 +265,11 @@ impl Executable {
                 })?
                 .cast_into::<PyUntypedArray>()?,
         };
-        let got_dims: Vec<i64> = arr.shape().iter().map(|&d| d as i64).collect();
-        if !arr.dtype().is_equiv_to(&descr) || got_dims != want.dims {
+        let dims_match = {
+            let got = arr.shape();
+            got.len() == want.dims.len() && got.iter().zip(&want.dims).all(|(&g, &w)| g as i64 == w)
+        };
+        if !dims_match || !arr.dtype().is_equiv_to(&descr) {
             return Err(self.argument_error(
                 index,
                 format!(
@@ -252,12 +280,12 @@ impl Executable {
                 ),
             ));
         }
-        let (_, perm) = physical(want);
+        let row_major = want.layout.is_default() || want.dims.len() <= 1;
         let (_, flags) = dtype::raw_parts(&arr);
-        let in_place = perm.is_none() && flags & NPY_C_CONTIGUOUS != 0 && flags & NPY_ALIGNED != 0;
-        if in_place {
+        if row_major && flags & NPY_C_CONTIGUOUS != 0 && flags & NPY_ALIGNED != 0 {
             return Ok(arr);
         }
+        let (_, perm) = physical(want);
         let src = match perm {
             Some(p) => arr.call_method1("transpose", (p,))?,
             None => arr.into_any(),
@@ -322,17 +350,16 @@ impl Executable {
         for (i, (a, s)) in args.iter().zip(&self.params).enumerate() {
             self.flatten(py, i, &a, s, &mut leaves)?;
         }
-        let mut outs: Vec<OutLeaf<'py>> = Vec::new();
-        for (_, l) in self.result.leaves() {
-            match l.as_array() {
-                Some(a) => {
-                    let (dims, perm) = physical(a);
-                    let descr = dtype::descr_of(py, a.ty)?;
+        let mut outs: Vec<OutLeaf<'py>> = Vec::with_capacity(self.outs.len());
+        for o in &self.outs {
+            match o {
+                Some(o) => {
+                    let descr = dtype::descr_of(py, o.ty)?;
                     // SAFETY: null data: numpy allocates the buffer.
                     let arr = unsafe {
-                        dtype::array_over(py, &descr, &dims, std::ptr::null_mut(), true)?
+                        dtype::array_over(py, &descr, &o.dims, std::ptr::null_mut(), true)?
                     };
-                    outs.push(Some((arr, perm)));
+                    outs.push(Some((arr, o.perm.clone())));
                 }
                 None => outs.push(None),
             }
