@@ -105,3 +105,17 @@ def test_called_from_threads():
 def test_cuda_python_target_refused():
     with pytest.raises(ValueError, match="Host"):
         hlox.custom_call_target("py_gpu", platform="cuda")(lambda x, *, out: None)
+
+
+def test_views_kept_after_the_call_are_read_only():
+    kept = []
+
+    @hlox.custom_call_target("py_keeper")
+    def keeper(x, *, out):
+        out[...] = x
+        kept.append(out)
+
+    exe = typed_call("py_keeper", [S4], S4)
+    np.testing.assert_array_equal(exe(X), X)
+    with pytest.raises(ValueError, match="read-only"):
+        kept[0][0] = 1.0

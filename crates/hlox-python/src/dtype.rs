@@ -139,3 +139,10 @@ pub fn raw_parts(a: &Bound<'_, PyUntypedArray>) -> (*mut c_void, i32) {
 pub fn nbytes(a: &Bound<'_, PyUntypedArray>) -> usize {
     a.len() * a.dtype().itemsize()
 }
+
+/// Makes a numpy array read-only (its WRITEABLE flag cleared).
+pub fn clear_writeable(a: &Bound<'_, PyUntypedArray>) {
+    let p = a.as_array_ptr();
+    // SAFETY: `p` is a live array object; clearing WRITEABLE is always allowed.
+    unsafe { (*p).flags &= !NPY_WRITEABLE };
+}

@@ -201,10 +201,23 @@ impl PyHandler {
         for (k, v) in attrs {
             kwargs.set_item(k, attr_value(py, v)?)?;
         }
-        self.func
+        let views: Vec<Bound<'_, PyAny>> = args
+            .iter()
+            .cloned()
+            .chain(kwargs.get_item("out")?)
+            .collect();
+        let r = self
+            .func
             .bind(py)
-            .call(PyTuple::new(py, args)?, Some(&kwargs))?;
-        Ok(())
+            .call(PyTuple::new(py, args)?, Some(&kwargs));
+        // The buffers belong to this call: a view the function kept must not
+        // write into them afterwards.
+        for v in &views {
+            if let Ok(a) = v.cast::<numpy::PyUntypedArray>() {
+                dtype::clear_writeable(a);
+            }
+        }
+        r.map(|_| ())
     }
 }
 
