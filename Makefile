@@ -60,7 +60,7 @@ $(PY_VENV)/.deps:
 python-venv: $(PY_VENV)/.deps
 
 python-test: deps xla-ffi-headers python-venv
-	PATH="$(CURDIR)/$(PY_VENV)/bin:$$PATH" MATURIN_PEP517_ARGS="--profile dev" \
+	PATH="$(abspath $(PY_VENV))/bin:$$PATH" MATURIN_PEP517_ARGS="--profile dev" \
 		$(PY_VENV)/bin/pip install -q --no-build-isolation --no-deps --force-reinstall ./python
 	$(PY_VENV)/bin/python -m pytest -q python/tests
 	@set -e; for e in $(PY_EXAMPLES); do echo "== example $$e"; $(PY_VENV)/bin/python $$e >/dev/null; done
