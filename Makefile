@@ -8,7 +8,7 @@ CARGO ?= cargo
 # through inkwell).
 SYSTEM_DEPS := gcc g++ libc6-dev python3-venv llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev
 
-.PHONY: all deps build demo examples test fmt-check clippy corpus clean ptxas gpu-bundle xla-ffi-headers
+.PHONY: all deps build demo examples test fmt-check clippy corpus clean ptxas gpu-bundle xla-ffi-headers python-venv python-test
 
 all: build
 
@@ -40,6 +40,30 @@ xla-ffi-headers:
 test: deps ptxas xla-ffi-headers
 	$(CARGO) test --workspace --no-fail-fast
 	$(MAKE) --no-print-directory examples
+	$(MAKE) --no-print-directory python-test
+
+# The Python package (python/, docs/python.md): a venv in .venv-py with the
+# build and test dependencies (jax pinned to the corpus' version), the
+# extension built once by maturin in the dev profile (a release build of the
+# LLVM-linked crates costs many minutes; the compiled modules run at LLVM O3
+# either way), then pytest and the Python examples.
+PYTHON ?= python3
+PY_VENV := .venv-py
+PY_DEPS := maturin==1.16.0 numpy pytest jax==0.10.2 jaxlib==0.10.2
+PY_EXAMPLES := python/examples/do_custom_call.py python/examples/python_target_in_jax.py python/examples/axpby/run.py
+
+$(PY_VENV)/.deps:
+	$(PYTHON) -m venv $(PY_VENV)
+	$(PY_VENV)/bin/pip install -q $(PY_DEPS)
+	touch $@
+
+python-venv: $(PY_VENV)/.deps
+
+python-test: deps xla-ffi-headers python-venv
+	PATH="$(abspath $(PY_VENV))/bin:$$PATH" MATURIN_PEP517_ARGS="--profile dev" \
+		$(PY_VENV)/bin/pip install -q --no-build-isolation --no-deps --force-reinstall ./python
+	$(PY_VENV)/bin/python -m pytest -q python/tests
+	@set -e; for e in $(PY_EXAMPLES); do echo "== example $$e"; $(PY_VENV)/bin/python $$e >/dev/null; done
 
 # Release binaries for a GPU machine (no Rust there): stripped, xz'd into
 # .gpu/ for the device tool to carry; scripts/gpu_session.sh runs them there.

@@ -16,6 +16,7 @@
 //! Executables that load plain C plugins must export the two status
 //! functions dynamically (see `.cargo/config.toml` and docs/custom-calls.md).
 
+pub mod dynamic;
 pub mod invoke;
 pub mod opaque;
 pub mod platform;

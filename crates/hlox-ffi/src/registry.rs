@@ -599,6 +599,38 @@ impl Registry {
         self.insert(t)
     }
 
+    /// Registers a C function without a declared convention: each custom
+    /// call calls it with the convention of its own `api_version`, as XLA's
+    /// legacy registry does (JAX's `register_ffi_target(..., api_version=0)`).
+    ///
+    /// # Safety
+    /// `func` has the C parameter list of every custom call that names it,
+    /// and is valid as long as the registry.
+    pub unsafe fn register_c_untyped(
+        &self,
+        name: &str,
+        platform: Platform,
+        func: *const c_void,
+    ) -> Result<(), RegistryError> {
+        if func.is_null() {
+            return Err(RegistryError::Invalid {
+                name: name.into(),
+                message: "the function pointer is null".into(),
+            });
+        }
+        self.insert(Target {
+            name: name.to_string(),
+            platform,
+            signature: None,
+            func: TargetFn::Untyped(func as usize),
+            identity: Identity::Addr(func as usize),
+            origin: Origin::C,
+            catches_panics: false,
+            traits: Traits::NONE,
+            library: None,
+        })
+    }
+
     /// Loads a shared library. If it exports `hlox_register_custom_call_targets`,
     /// that function registers its targets (all or nothing: on any rejected
     /// registration nothing from the library is kept). Otherwise its targets are

@@ -1,0 +1,34 @@
+//! `hlox._hlox`: the native half of the `hlox` Python package (python/).
+//!
+//! The Python package (`python/hlox/__init__.py`) re-exports what is here
+//! and adds what is easier in Python (`hlox.jit`, the target decorator,
+//! turning PyCapsules and ctypes functions into addresses).
+//!
+//! - [`errors`]: the exception classes and the mapping from hlox's error
+//!   enums to them.
+//! - [`dtype`]: element types <-> numpy dtypes.
+//! - [`module`]: `Module`, `Shape`, `load`.
+//! - [`exec`]: `compile` and `Executable` (zero-copy calls, GIL released).
+//! - [`builder`]: `Builder` and `Op`.
+//! - [`targets`]: the registry from Python: C functions, plugins, Python
+//!   functions as typed-FFI targets.
+
+use pyo3::prelude::*;
+
+mod builder;
+mod dtype;
+mod errors;
+mod exec;
+mod module;
+mod targets;
+
+#[pymodule]
+fn _hlox(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    module::register(m)?;
+    exec::register(m)?;
+    builder::register(m)?;
+    targets::register(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
