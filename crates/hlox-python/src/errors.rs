@@ -99,7 +99,9 @@ pub fn load_error(py: Python<'_>, e: LoadError) -> PyErr {
                 ("column", obj(py, error.column)),
             ],
         ),
-        LoadError::Proto { .. } => parse_error_nopos(py, e.to_string()),
+        LoadError::Proto { .. } | LoadError::StableHlo { .. } => {
+            parse_error_nopos(py, e.to_string())
+        }
         LoadError::Verify { .. } => VerifyError::new_err(e.to_string()),
         LoadError::Read { .. } | LoadError::Write { .. } => Error::new_err(e.to_string()),
     }
