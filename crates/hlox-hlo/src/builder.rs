@@ -296,14 +296,14 @@ impl XlaBuilder {
                 .collect();
             match declared {
                 Some(d) => {
-                    validate_shape(&d).map_err(|m| invalid(opname, m))?;
+                    validate_shape(&d).map_err(|m| invalid(opname, m.to_string()))?;
                     check_shape(&op, &shapes, &sigs, &d)?;
                     d
                 }
                 None => infer_shape(&op, &shapes, &sigs)?,
             }
         };
-        validate_shape(&shape).map_err(|m| invalid(opname, m))?;
+        validate_shape(&shape).map_err(|m| invalid(opname, m.to_string()))?;
         let mut inner = self.inner.borrow_mut();
         let called_ids: Vec<CompId> = called.iter().map(|c| Self::embed(&mut inner, c)).collect();
         let name = match &op {

@@ -66,35 +66,49 @@ fn shapes_list(v: &[&Shape]) -> String {
     parts.join(", ")
 }
 
+/// Why a shape is malformed ([`validate_shape`]). Each variant names the
+/// shape (without layout) so the message stands on its own.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidShape {
+    #[error("shape {shape} has negative dimension size {dim}")]
+    NegativeDimension { shape: String, dim: i64 },
+    #[error(
+        "shape {shape} has layout {layout} which is not a permutation of its {rank} dimensions"
+    )]
+    LayoutNotPermutation {
+        shape: String,
+        layout: String,
+        rank: usize,
+    },
+    #[error("shape {shape} has too many elements (its byte size overflows)")]
+    TooLarge { shape: String },
+}
+
 /// Checks that a shape is well formed: non-negative dimensions, a layout that
 /// is a permutation of the dimensions, and an element count and byte size
-/// that do not overflow. Returns a message naming the problem.
-pub fn validate_shape(s: &Shape) -> Result<(), String> {
+/// that do not overflow. The first problem found is returned.
+pub fn validate_shape(s: &Shape) -> Result<(), InvalidShape> {
     match s {
         Shape::Array(a) => {
-            if let Some(d) = a.dims.iter().find(|&&d| d < 0) {
-                return Err(format!(
-                    "shape {} has negative dimension size {d}",
-                    short(s)
-                ));
+            if let Some(&dim) = a.dims.iter().find(|&&d| d < 0) {
+                return Err(InvalidShape::NegativeDimension {
+                    shape: short(s),
+                    dim,
+                });
             }
             if !a.layout.is_valid_for_rank(a.rank()) {
-                return Err(format!(
-                    "shape {} has layout {} which is not a permutation of its {} dimensions",
-                    short(s),
-                    list(&a.layout.minor_to_major),
-                    a.rank()
-                ));
+                return Err(InvalidShape::LayoutNotPermutation {
+                    shape: short(s),
+                    layout: list(&a.layout.minor_to_major),
+                    rank: a.rank(),
+                });
             }
             let ok = a
                 .checked_element_count()
                 .and_then(|n| n.checked_mul(a.ty.byte_size() as i64))
                 .is_some_and(|b| b <= isize::MAX as i64);
             if !ok {
-                return Err(format!(
-                    "shape {} has too many elements (its byte size overflows)",
-                    short(s)
-                ));
+                return Err(InvalidShape::TooLarge { shape: short(s) });
             }
             Ok(())
         }
@@ -2064,15 +2078,20 @@ mod tests {
     fn validate_shape_errors() {
         let mut a = ArrayShape::new(ElementType::F32, vec![2, 3]);
         a.layout.minor_to_major = vec![0, 0];
-        assert!(validate_shape(&Shape::Array(a))
-            .unwrap_err()
-            .contains("not a permutation"));
-        assert!(validate_shape(&f32s(&[-1]))
-            .unwrap_err()
-            .contains("negative"));
-        assert!(validate_shape(&f32s(&[i64::MAX, 4]))
-            .unwrap_err()
-            .contains("too many"));
+        let e = validate_shape(&Shape::Array(a)).unwrap_err();
+        assert!(matches!(
+            e,
+            InvalidShape::LayoutNotPermutation { rank: 2, .. }
+        ));
+        assert!(e.to_string().contains("not a permutation"), "{e}");
+        let e = validate_shape(&f32s(&[-1])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "shape f32[-1] has negative dimension size -1"
+        );
+        let e = validate_shape(&f32s(&[i64::MAX, 4])).unwrap_err();
+        assert!(matches!(e, InvalidShape::TooLarge { .. }));
+        assert!(e.to_string().contains("too many"), "{e}");
     }
 
     /// Every opcode, given arbitrary operands, called signatures and declared
