@@ -22,6 +22,7 @@
 
 use crate::CompileError;
 use hlox_codegen::elemental::{fusion_is_elemental, is_elemental};
+use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::{CompId, Computation, InstId, Module, Op, Shape};
 use std::collections::HashMap;
 
@@ -524,8 +525,10 @@ fn thread_count(shape: &Shape) -> u64 {
         .unwrap_or(0)
 }
 
-/// Plan the entry computation and everything it calls.
-pub fn plan(module: &Module) -> Result<Program, CompileError> {
+/// Plan the entry computation and everything it calls. The module is
+/// verified, so each instruction has the operands and called computations
+/// its opcode requires and the planner indexes them without checking.
+pub fn plan(module: &VerifiedModule) -> Result<Program, CompileError> {
     let mut p = Program::default();
     plan_comp(module, module.entry, &mut p)?;
     Ok(p)
@@ -544,12 +547,6 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
     let mut steps = Vec::new();
     for (id, inst) in comp.instructions.iter() {
         let name = inst.name.as_str();
-        let called = |k: usize| -> Result<CompId, CompileError> {
-            inst.called
-                .get(k)
-                .copied()
-                .ok_or_else(|| unsupported(name, format!("missing called computation {k}")))
-        };
         let step = match &inst.op {
             Op::Parameter { number } => Step::Param(*number as usize),
             Op::Constant { .. } => Step::Constant,
@@ -558,7 +555,7 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
             Op::OptimizationBarrier => Step::Alias,
             Op::AfterAll => Step::Token,
             Op::While => {
-                let (cond, body) = (called(0)?, called(1)?);
+                let (cond, body) = (inst.called[0], inst.called[1]);
                 plan_comp(module, cond, p)?;
                 plan_comp(module, body, p)?;
                 Step::While { cond, body }
@@ -570,13 +567,13 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 Step::Conditional(inst.called.clone())
             }
             Op::Call => {
-                let c = called(0)?;
+                let c = inst.called[0];
                 plan_comp(module, c, p)?;
                 Step::Call(c)
             }
             Op::CustomCall(_) => Step::CustomCall,
             Op::Fusion { .. } => {
-                let fused = called(0)?;
+                let fused = inst.called[0];
                 if fusion_is_elemental(module, fused) {
                     let fc = module.comp(fused);
                     elemental_kernel(p, module, fc, fc.root, cid, id, name, &inst.shape)
@@ -700,13 +697,50 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
             _ if is_elemental(module, comp, id) => {
                 elemental_kernel(p, module, comp, id, cid, id, name, &inst.shape)
             }
-            other => {
+            // Not supported on CUDA: reductions, sorts and scatters whose
+            // computation is not scalar element-wise code, a bit cast
+            // between widths, and the collectives. Each element-wise op
+            // reaches here only when `is_elemental` rejects it.
+            Op::Iota { .. }
+            | Op::Unary(_)
+            | Op::Binary(_)
+            | Op::Compare { .. }
+            | Op::Select
+            | Op::Clamp
+            | Op::Convert
+            | Op::BitcastConvert
+            | Op::ReducePrecision { .. }
+            | Op::Broadcast { .. }
+            | Op::Reshape
+            | Op::Bitcast
+            | Op::Transpose { .. }
+            | Op::Reverse { .. }
+            | Op::Slice { .. }
+            | Op::DynamicSlice { .. }
+            | Op::DynamicUpdateSlice
+            | Op::Concatenate { .. }
+            | Op::Pad { .. }
+            | Op::Copy
+            | Op::Reduce { .. }
+            | Op::Map { .. }
+            | Op::ReduceWindow { .. }
+            | Op::Sort { .. }
+            | Op::Scatter { .. }
+            | Op::SelectAndScatter { .. }
+            | Op::AllReduce(_)
+            | Op::AllGather { .. }
+            | Op::ReduceScatter { .. }
+            | Op::AllToAll { .. }
+            | Op::CollectivePermute { .. }
+            | Op::CollectiveBroadcast(_)
+            | Op::ReplicaId
+            | Op::PartitionId => {
                 return Err(unsupported(
                     name,
                     format!(
                         "not yet supported on CUDA: {} (the Host backend runs it: \
                          compile for the Host platform instead)",
-                        other.name()
+                        inst.op.name()
                     ),
                 ))
             }

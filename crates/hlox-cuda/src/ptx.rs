@@ -15,6 +15,7 @@ use hlox_codegen::elemental::{leaf_count, ElementalCtx, Lanes, Leaf, Split};
 use hlox_codegen::loops::{for_range, for_range_step};
 use hlox_codegen::{scalar, Cg, CodegenError};
 use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
+use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::{ArrayShape, ElementType, InstId, Module, Op, Shape};
 use inkwell::context::Context;
 use inkwell::module::Module as LlModule;
@@ -78,9 +79,11 @@ pub struct PtxOutput {
     pub ptx: String,
 }
 
-/// Emit, optimize and compile to PTX every kernel of `program`.
+/// Emit, optimize and compile to PTX every kernel of `program`. The module
+/// is verified: kernels index operands and called computations by the
+/// opcode's arity without checking.
 pub fn generate(
-    module: &Module,
+    module: &VerifiedModule,
     program: &Program,
     sm: &str,
     opt_level: u8,
@@ -1074,10 +1077,7 @@ fn emit_reduce_window<'ctx>(
     let inst = comp.inst(id);
     let n = inst.operands.len() / 2;
     let (inputs, inits) = inst.operands.split_at(n);
-    let to_apply = *inst
-        .called
-        .first()
-        .ok_or_else(|| CodegenError::Other("reduce-window without to_apply".into()))?;
+    let to_apply = inst.called[0];
     let in_shape = comp
         .inst(inputs[0])
         .shape
@@ -1088,11 +1088,6 @@ fn emit_reduce_window<'ctx>(
         .first()
         .and_then(|(_, s)| s.clone())
         .ok_or_else(|| CodegenError::Other("reduce-window without an array result".into()))?;
-    if window.dims.len() != in_shape.rank() || outs.len() != n {
-        return Err(CodegenError::Other(
-            "reduce-window window/arity mismatch".into(),
-        ));
-    }
     let count = oshape.element_count() as i64;
     if count == 0 {
         return Ok(());
@@ -1387,15 +1382,12 @@ fn emit_sort<'ctx>(
         return Err(CodegenError::Other("not a sort".into()));
     };
     let bad = |m: &str| CodegenError::Other(format!("sort: {m}"));
-    let cmp = *inst.called.first().ok_or_else(|| bad("no comparator"))?;
+    let cmp = inst.called[0];
     let outs: Vec<(PointerValue, ArrayShape)> = outs
         .iter()
         .map(|(p, s)| s.clone().map(|s| (*p, s)))
         .collect::<Option<_>>()
         .ok_or_else(|| bad("token result"))?;
-    if outs.len() != inst.operands.len() || outs.is_empty() {
-        return Err(bad("one result per operand expected"));
-    }
     let shape = outs[0].1.clone();
     let d = *dimension as usize;
     if d >= shape.rank() {
@@ -1506,14 +1498,16 @@ fn emit_sort_merge<'ctx>(
     let Op::Sort { dimension, .. } = &inst.op else {
         return Err(bad("not a sort"));
     };
-    let cmp = *inst.called.first().ok_or_else(|| bad("no comparator"))?;
+    let cmp = inst.called[0];
     let dst_shapes: Vec<ArrayShape> = leaves(&inst.shape)
         .into_iter()
         .collect::<Option<_>>()
         .ok_or_else(|| bad("token result"))?;
     let n = dst_shapes.len();
-    if n != inst.operands.len() || n == 0 || params.len() != 2 * n {
-        return Err(bad("one array result per operand expected"));
+    if params.len() != 2 * n {
+        return Err(bad(
+            "one source and one destination buffer per operand expected",
+        ));
     }
     let src_shapes: Vec<ArrayShape> = if first {
         inst.operands
@@ -1654,11 +1648,8 @@ fn emit_scatter<'ctx>(
         return Err(CodegenError::Other("not a scatter".into()));
     };
     let bad = |m: &str| CodegenError::Other(format!("scatter: {m}"));
-    let comb = *inst.called.first().ok_or_else(|| bad("no combiner"))?;
+    let comb = inst.called[0];
     let n = inst.operands.len() / 2;
-    if inst.operands.len() != 2 * n + 1 || n == 0 {
-        return Err(bad("operands must be N inputs, indices, N updates"));
-    }
     let inputs = inst.operands[..n].to_vec();
     let indices = inst.operands[n];
     let updates = inst.operands[n + 1..].to_vec();
@@ -1667,9 +1658,6 @@ fn emit_scatter<'ctx>(
         .map(|(p, s)| s.clone().map(|s| (*p, s)))
         .collect::<Option<_>>()
         .ok_or_else(|| bad("token result"))?;
-    if outs.len() != n {
-        return Err(bad("one result per input expected"));
-    }
     let arr = |i: InstId| {
         comp.inst(i)
             .shape
@@ -1977,14 +1965,8 @@ fn emit_select_and_scatter<'ctx>(
         return Err(CodegenError::Other("not a select-and-scatter".into()));
     };
     let bad = |m: &str| CodegenError::Other(format!("select-and-scatter: {m}"));
-    let (operand, source, init) = match inst.operands[..] {
-        [a, b, c] => (a, b, c),
-        _ => return Err(bad("three operands expected")),
-    };
-    let (select, scatter) = match inst.called[..] {
-        [a, b] => (a, b),
-        _ => return Err(bad("select and scatter computations expected")),
-    };
+    let (operand, source, init) = (inst.operands[0], inst.operands[1], inst.operands[2]);
+    let (select, scatter) = (inst.called[0], inst.called[1]);
     let (optr, oshape) = out;
     let ins = comp
         .inst(operand)
@@ -2243,7 +2225,7 @@ fn emit_topk<'ctx>(
         return Err(CodegenError::Other("not a topk".into()));
     };
     let bad = |m: &str| CodegenError::Other(format!("topk: {m}"));
-    let x = *inst.operands.first().ok_or_else(|| bad("no operand"))?;
+    let x = inst.operands[0];
     let xs = comp
         .inst(x)
         .shape
@@ -2451,7 +2433,7 @@ fn emit_rng<'ctx>(
         return Err(CodegenError::Other("not a rng-bit-generator".into()));
     };
     let bad = |m: &str| CodegenError::Other(format!("rng-bit-generator: {m}"));
-    let state = *inst.operands.first().ok_or_else(|| bad("no state"))?;
+    let state = inst.operands[0];
     let [(sp, Some(ss)), (vp, Some(vs))] = outs else {
         return Err(bad("results must be (state, values)"));
     };
