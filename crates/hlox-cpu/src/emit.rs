@@ -560,15 +560,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             Op::While => self.emit_while(fr, cid, id, &out_leaves),
             Op::Conditional => self.emit_conditional(fr, cid, id, &out_leaves),
             Op::CustomCall(_) => self.emit_custom_call(fr, cid, id, &out_leaves),
-            // Run by a kernel of hlox-cpu-runtime (`is_runtime_kernel`).
-            Op::Dot { .. }
-            | Op::Convolution { .. }
-            | Op::Sort { .. }
-            | Op::TopK { .. }
-            | Op::Gather { .. }
-            | Op::Scatter { .. }
-            | Op::ReduceWindow { .. }
-            | Op::SelectAndScatter { .. }
+            // Run by a kernel of hlox-cpu-runtime (`is_runtime_kernel`):
+            // index maps, sorting, linear algebra, windows, random bits.
+            #[rustfmt::skip]
+            Op::Gather { .. } | Op::Scatter { .. }
+            | Op::Sort { .. } | Op::TopK { .. }
+            | Op::Dot { .. } | Op::Convolution(_)
+            | Op::ReduceWindow { .. } | Op::SelectAndScatter { .. }
             | Op::RngBitGenerator { .. } => self.emit_kernel(fr, cid, id, &out_leaves),
             Op::Map { .. } | Op::Reduce { .. } => Err(CompileError::Unsupported {
                 inst: name.into(),
@@ -579,45 +577,25 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }),
             // Not supported by the Host backend: collectives run on one
             // device only (hlox has no multi-device Host runtime).
-            Op::AllReduce(_)
-            | Op::AllGather { .. }
-            | Op::ReduceScatter { .. }
-            | Op::AllToAll { .. }
-            | Op::CollectivePermute { .. }
-            | Op::CollectiveBroadcast(_)
-            | Op::ReplicaId
+            #[rustfmt::skip]
+            Op::AllReduce(_) | Op::AllGather { .. } | Op::ReduceScatter { .. } | Op::AllToAll { .. }
+            | Op::CollectivePermute { .. } | Op::CollectiveBroadcast(_) | Op::ReplicaId
             | Op::PartitionId => Err(CompileError::Unsupported {
                 inst: name.into(),
                 message: format!("{} is not supported by the Host backend", inst.op.name()),
             }),
             // Handled above: no code, or generated element by element
             // (`is_elemental` accepts each of these unconditionally; a
-            // non-elemental bitcast-convert is a byte copy).
-            Op::Parameter { .. }
-            | Op::Constant { .. }
-            | Op::Iota { .. }
-            | Op::Unary(_)
-            | Op::Binary(_)
-            | Op::Compare { .. }
-            | Op::Select
-            | Op::Clamp
-            | Op::Convert
-            | Op::BitcastConvert
-            | Op::ReducePrecision { .. }
-            | Op::Broadcast { .. }
-            | Op::Reshape
-            | Op::Bitcast
-            | Op::Transpose { .. }
-            | Op::Reverse { .. }
-            | Op::Slice { .. }
-            | Op::DynamicSlice { .. }
-            | Op::DynamicUpdateSlice
-            | Op::Concatenate { .. }
-            | Op::Pad { .. }
-            | Op::Copy
-            | Op::Tuple
-            | Op::GetTupleElement { .. }
-            | Op::OptimizationBarrier
+            // non-elemental bitcast-convert is a byte copy). Data movement,
+            // arithmetic, then the ops without code.
+            #[rustfmt::skip]
+            Op::Bitcast | Op::Broadcast { .. } | Op::Concatenate { .. } | Op::Copy
+            | Op::DynamicSlice { .. } | Op::DynamicUpdateSlice | Op::Pad { .. } | Op::Reshape
+            | Op::Reverse { .. } | Op::Slice { .. } | Op::Transpose { .. }
+            | Op::BitcastConvert | Op::Clamp | Op::Compare { .. } | Op::Convert | Op::Iota { .. }
+            | Op::ReducePrecision { .. } | Op::Select | Op::Unary(_) | Op::Binary(_)
+            | Op::Constant { .. } | Op::GetTupleElement { .. } | Op::OptimizationBarrier
+            | Op::Parameter { .. } | Op::Tuple
             | Op::AfterAll => Err(CompileError::Internal(format!(
                 "instruction `{name}`: {} is element-wise code but was not generated as such",
                 inst.op.name()
@@ -1538,7 +1516,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let inst = comp.inst(id);
         let name = inst.name.as_str();
         let Op::CustomCall(call) = &inst.op else {
-            unreachable!()
+            return Err(CompileError::Internal(format!(
+                "instruction `{name}` is not a custom call"
+            )));
         };
         let target = self
             .bound

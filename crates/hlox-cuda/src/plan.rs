@@ -22,6 +22,7 @@
 
 use crate::CompileError;
 use hlox_codegen::elemental::{fusion_is_elemental, is_elemental};
+use hlox_hlo::semantics::sort::merge_widths;
 use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::{CompId, Computation, InstId, Module, Op, Shape};
 use std::collections::HashMap;
@@ -588,7 +589,14 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                     hlox_codegen::elemental::is_scalar_computation(module, c)
                 }) =>
             {
-                kernel(p, cid, id, name, &inst.shape, KernelKind::ReduceWindow)
+                Step::Kernel(push_kernel(
+                    p,
+                    cid,
+                    id,
+                    name,
+                    &inst.shape,
+                    KernelKind::ReduceWindow,
+                ))
             }
             Op::Sort { .. }
                 if inst.called.first().is_some_and(|&c| {
@@ -603,8 +611,7 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 };
                 if len >= SORT_MERGE_MIN_LEN {
                     let mut passes = Vec::new();
-                    let mut width = 1;
-                    while width < len {
+                    for width in merge_widths(len) {
                         let kind = KernelKind::SortMerge {
                             width,
                             first: width == 1,
@@ -612,12 +619,11 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                         let k = push_kernel(p, cid, id, name, &inst.shape, kind);
                         p.kernels[k].name = format!("k{k}_{}_merge{width}", sanitize(name));
                         passes.push(k);
-                        width *= 2;
                     }
                     steps.push((id, Step::SortMerge { passes }));
                     continue;
                 }
-                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Sort);
+                let s = Step::Kernel(push_kernel(p, cid, id, name, &inst.shape, KernelKind::Sort));
                 // One thread per row.
                 if let (Some(k), Op::Sort { dimension, .. }, Some((_, Shape::Array(a)))) =
                     (p.kernels.last_mut(), &inst.op, inst.shape.leaves().first())
@@ -648,7 +654,14 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                     p.kernels[upd].threads = updates as u64;
                     Step::Kernels(vec![copy, upd])
                 } else {
-                    let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Scatter);
+                    let s = Step::Kernel(push_kernel(
+                        p,
+                        cid,
+                        id,
+                        name,
+                        &inst.shape,
+                        KernelKind::Scatter,
+                    ));
                     if let Some(k) = p.kernels.last_mut() {
                         k.threads = 1;
                     }
@@ -662,17 +675,29 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                         .iter()
                         .all(|&c| hlox_codegen::elemental::is_scalar_computation(module, c)) =>
             {
-                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::SelectAndScatter);
+                let s = Step::Kernel(push_kernel(
+                    p,
+                    cid,
+                    id,
+                    name,
+                    &inst.shape,
+                    KernelKind::SelectAndScatter,
+                ));
                 if let Some(k) = p.kernels.last_mut() {
                     k.threads = 1;
                 }
                 s
             }
-            Op::RngBitGenerator { .. } => {
-                kernel(p, cid, id, name, &inst.shape, KernelKind::RngBitGenerator)
-            }
+            Op::RngBitGenerator { .. } => Step::Kernel(push_kernel(
+                p,
+                cid,
+                id,
+                name,
+                &inst.shape,
+                KernelKind::RngBitGenerator,
+            )),
             Op::TopK { .. } => {
-                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::TopK);
+                let s = Step::Kernel(push_kernel(p, cid, id, name, &inst.shape, KernelKind::TopK));
                 // One thread per row of the operand.
                 if let (Some(k), Some(Shape::Array(a))) = (
                     p.kernels.last_mut(),
@@ -683,12 +708,24 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 }
                 s
             }
-            Op::Gather { .. } => kernel(p, cid, id, name, &inst.shape, KernelKind::Gather),
-            Op::Convolution { .. } => {
-                kernel(p, cid, id, name, &inst.shape, KernelKind::Convolution)
-            }
+            Op::Gather { .. } => Step::Kernel(push_kernel(
+                p,
+                cid,
+                id,
+                name,
+                &inst.shape,
+                KernelKind::Gather,
+            )),
+            Op::Convolution(_) => Step::Kernel(push_kernel(
+                p,
+                cid,
+                id,
+                name,
+                &inst.shape,
+                KernelKind::Convolution,
+            )),
             Op::Dot { .. } => {
-                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Dot);
+                let s = Step::Kernel(push_kernel(p, cid, id, name, &inst.shape, KernelKind::Dot));
                 if let Some(k) = p.kernels.last_mut() {
                     k.gemm = gemm_of(comp, id);
                 }
@@ -698,42 +735,19 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 elemental_kernel(p, module, comp, id, cid, id, name, &inst.shape)
             }
             // Not supported on CUDA: reductions, sorts and scatters whose
-            // computation is not scalar element-wise code, a bit cast
-            // between widths, and the collectives. Each element-wise op
-            // reaches here only when `is_elemental` rejects it.
-            Op::Iota { .. }
-            | Op::Unary(_)
-            | Op::Binary(_)
-            | Op::Compare { .. }
-            | Op::Select
-            | Op::Clamp
-            | Op::Convert
-            | Op::BitcastConvert
-            | Op::ReducePrecision { .. }
-            | Op::Broadcast { .. }
-            | Op::Reshape
-            | Op::Bitcast
-            | Op::Transpose { .. }
-            | Op::Reverse { .. }
-            | Op::Slice { .. }
-            | Op::DynamicSlice { .. }
-            | Op::DynamicUpdateSlice
-            | Op::Concatenate { .. }
-            | Op::Pad { .. }
-            | Op::Copy
-            | Op::Reduce { .. }
-            | Op::Map { .. }
-            | Op::ReduceWindow { .. }
-            | Op::Sort { .. }
-            | Op::Scatter { .. }
-            | Op::SelectAndScatter { .. }
-            | Op::AllReduce(_)
-            | Op::AllGather { .. }
-            | Op::ReduceScatter { .. }
-            | Op::AllToAll { .. }
-            | Op::CollectivePermute { .. }
-            | Op::CollectiveBroadcast(_)
-            | Op::ReplicaId
+            // computation is not scalar element-wise code, the collectives,
+            // and each element-wise op that `is_elemental` rejects (a bit
+            // cast between widths; the others only if it changes).
+            #[rustfmt::skip]
+            Op::Map { .. } | Op::Reduce { .. } | Op::ReduceWindow { .. }
+            | Op::Scatter { .. } | Op::SelectAndScatter { .. } | Op::Sort { .. }
+            | Op::AllReduce(_) | Op::AllGather { .. } | Op::AllToAll { .. } | Op::ReplicaId
+            | Op::CollectiveBroadcast(_) | Op::CollectivePermute { .. } | Op::ReduceScatter { .. }
+            | Op::Unary(_) | Op::Binary(_) | Op::Select | Op::ReducePrecision { .. }
+            | Op::Iota { .. } | Op::Convert | Op::Compare { .. } | Op::Clamp | Op::BitcastConvert
+            | Op::Transpose { .. } | Op::Slice { .. } | Op::Reverse { .. } | Op::Reshape
+            | Op::Pad { .. } | Op::DynamicUpdateSlice | Op::DynamicSlice { .. } | Op::Copy
+            | Op::Concatenate { .. } | Op::Broadcast { .. } | Op::Bitcast
             | Op::PartitionId => {
                 return Err(unsupported(
                     name,
@@ -743,7 +757,7 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                         inst.op.name()
                     ),
                 ))
-            }
+            },
         };
         steps.push((id, step));
     }
@@ -801,17 +815,6 @@ fn same_bytes(comp: &Computation, id: InstId) -> bool {
     let mut want = vec![r as i64];
     want.extend(wide.layout.minor_to_major.iter().copied());
     narrow.layout.minor_to_major == want
-}
-
-fn kernel(
-    p: &mut Program,
-    comp: CompId,
-    id: InstId,
-    inst: &str,
-    shape: &Shape,
-    kind: KernelKind,
-) -> Step {
-    Step::Kernel(push_kernel(p, comp, id, inst, shape, kind))
 }
 
 /// Adds a kernel for instruction `inst` to the program; returns its index.
@@ -873,7 +876,7 @@ fn elemental_kernel(
         return Step::Kernel(k);
     }
     let sr = match reduce_plan_of(module, ecomp, root) {
-        None => return kernel(p, comp, id, inst, shape, KernelKind::Elemental),
+        None => return Step::Kernel(push_kernel(p, comp, id, inst, shape, KernelKind::Elemental)),
         Some(ReducePlan::Rows { outputs }) => {
             let k = push_kernel(p, comp, id, inst, shape, KernelKind::ReduceRows { outputs });
             p.kernels[k].threads = (outputs * WARP) as u64;

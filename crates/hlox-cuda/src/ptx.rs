@@ -14,7 +14,10 @@ use crate::CompileError;
 use hlox_codegen::elemental::{leaf_count, ElementalCtx, Lanes, Leaf, Split};
 use hlox_codegen::loops::{for_range, for_range_step};
 use hlox_codegen::{scalar, Cg, CodegenError};
+use hlox_hlo::semantics::arith::IndexArith;
 use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
+use hlox_hlo::semantics::sort::MergeRuns;
+use hlox_hlo::semantics::window::window_position;
 use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::{ArrayShape, ElementType, InstId, Module, Op, Shape};
 use inkwell::context::Context;
@@ -1116,6 +1119,78 @@ fn emit_reduce_window<'ctx>(
     })
 }
 
+/// [`IndexArith`] as instructions at the builder's position: the CUDA
+/// kernels run the shared index rules of [`hlox_hlo::semantics`] on LLVM
+/// values (division and remainder are unsigned: the rules use them on
+/// non-negative positions only).
+struct LlvmArith<'c, 'a, 'ctx>(&'c Cg<'a, 'ctx>);
+
+impl<'ctx> IndexArith for LlvmArith<'_, '_, 'ctx> {
+    type Int = IntValue<'ctx>;
+    type Bool = IntValue<'ctx>;
+    type Error = CodegenError;
+    fn int(&self, v: i64) -> IntValue<'ctx> {
+        self.0.i64c(v)
+    }
+    fn add(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_add(a, b, "")?)
+    }
+    fn sub(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_sub(a, b, "")?)
+    }
+    fn mul(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_mul(a, b, "")?)
+    }
+    fn div(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_unsigned_div(a, b, "")?)
+    }
+    fn rem(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_unsigned_rem(a, b, "")?)
+    }
+    fn ge(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_compare(IntPredicate::SGE, a, b, "")?)
+    }
+    fn lt(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_compare(IntPredicate::SLT, a, b, "")?)
+    }
+    fn eq(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_compare(IntPredicate::EQ, a, b, "")?)
+    }
+    fn and(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_and(a, b, "")?)
+    }
+    fn select(
+        &self,
+        c: IntValue<'ctx>,
+        a: IntValue<'ctx>,
+        b: IntValue<'ctx>,
+    ) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_select(c, a, b, "")?.into_int_value())
+    }
+}
+
+/// The input index that window element `k` of output position `o` reads,
+/// and whether it reads one (not padding or a base-dilation hole): the
+/// shared [`window_position`] per dimension, over an input of dimensions
+/// `dims`.
+fn window_input_index<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    window: &hlox_hlo::Window,
+    dims: &[i64],
+    o: &[IntValue<'ctx>],
+    k: &[IntValue<'ctx>],
+) -> Result<(Vec<IntValue<'ctx>>, IntValue<'ctx>), CodegenError> {
+    let a = LlvmArith(cg);
+    let mut valid = cg.i1().const_int(1, false);
+    let mut idx = Vec::with_capacity(dims.len());
+    for (d, wd) in window.dims.iter().enumerate() {
+        let (i, v) = window_position(&a, wd, dims[d], o[d], k[d])?;
+        valid = a.and(valid, v)?;
+        idx.push(i);
+    }
+    Ok((idx, valid))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn rw_loops<'ctx>(
     cg: &Cg<'_, 'ctx>,
@@ -1131,28 +1206,7 @@ fn rw_loops<'ctx>(
 ) -> Result<(), CodegenError> {
     let b = cg.b;
     if level == window.dims.len() {
-        // Input index and validity.
-        let mut valid = cg.i1().const_int(1, false);
-        let mut idx = Vec::new();
-        for (d, wd) in window.dims.iter().enumerate() {
-            let p = b.build_int_mul(oidx[d], cg.i64c(wd.stride), "")?;
-            let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
-            let kw = b.build_int_mul(kidx[d], cg.i64c(wd.window_dilation), "")?;
-            let p = b.build_int_add(p, kw, "")?;
-            let ge0 = b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?;
-            valid = b.build_and(valid, ge0, "")?;
-            let i = if wd.base_dilation > 1 {
-                let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
-                let r0 = b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?;
-                valid = b.build_and(valid, r0, "")?;
-                b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
-            } else {
-                p
-            };
-            let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(in_shape.dims[d]), "")?;
-            valid = b.build_and(valid, lt, "")?;
-            idx.push(i);
-        }
+        let (idx, valid) = window_input_index(cg, window, &in_shape.dims, oidx, kidx)?;
         let f = cg.current_fn()?;
         let body = cg.ctx.append_basic_block(f, "rw.in");
         let join = cg.ctx.append_basic_block(f, "rw.next");
@@ -1211,16 +1265,12 @@ fn emit_conv<'ctx>(
     tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
     let inst = comp.inst(id);
-    let Op::Convolution {
-        window,
-        dnums: dn,
-        feature_group_count,
-        batch_group_count,
-        ..
-    } = &inst.op
-    else {
+    let Op::Convolution(conv) = &inst.op else {
         return Err(CodegenError::Other("not a convolution".into()));
     };
+    let (window, dn) = (&conv.window, &conv.dnums);
+    let (feature_group_count, batch_group_count) =
+        (&conv.feature_group_count, &conv.batch_group_count);
     let (optr, oshape) = out;
     let (lhs, rhs) = (inst.operands[0], inst.operands[1]);
     let (Some(ls), Some(rs)) = (
@@ -1552,20 +1602,9 @@ fn emit_sort_merge<'ctx>(
                 .collect()
         };
         let x = load(i)?;
-        let s = b.build_int_mul(
-            b.build_int_unsigned_div(i, cg.i64c(2 * width), "")?,
-            cg.i64c(2 * width),
-            "s",
-        )?;
-        let clamp = |v: IntValue<'ctx>| -> Result<IntValue<'ctx>, CodegenError> {
-            let over = b.build_int_compare(IntPredicate::SGT, v, cg.i64c(len), "")?;
-            Ok(b.build_select(over, cg.i64c(len), v, "")?.into_int_value())
-        };
-        let mid = clamp(b.build_int_add(s, cg.i64c(width), "")?)?;
-        let end = clamp(b.build_int_add(s, cg.i64c(2 * width), "")?)?;
-        let left = b.build_int_compare(IntPredicate::ULT, i, mid, "left")?;
-        let lo0 = b.build_select(left, mid, s, "")?.into_int_value();
-        let hi0 = b.build_select(left, end, mid, "")?.into_int_value();
+        let arith = LlvmArith(cg);
+        let runs = MergeRuns::new(&arith, i, width, len)?;
+        let (left, lo0, hi0) = (runs.left, runs.lo, runs.hi);
         // Binary search: the first position in [lo0, hi0) where `goes_before`
         // is false (it holds on a prefix of the sorted other run).
         let pre = b.get_insert_block().ok_or_else(|| bad("no block"))?;
@@ -1613,14 +1652,7 @@ fn emit_sort_merge<'ctx>(
         b.build_unconditional_branch(head)?;
         b.position_at_end(exit);
         let count = b.build_int_sub(lov, lo0, "count")?;
-        // left: i + count; right: s + (i - mid) + count.
-        let own = b.build_select(
-            left,
-            i,
-            b.build_int_add(s, b.build_int_sub(i, mid, "")?, "")?,
-            "",
-        )?;
-        let pos = b.build_int_add(own.into_int_value(), count, "pos")?;
+        let pos = runs.position(&arith, i, count)?;
         let idx = at(pos);
         for (q, v) in x.iter().enumerate() {
             let p = cg.element_ptr(params[n + q], &dst_shapes[q], &idx)?;
@@ -2104,36 +2136,7 @@ fn sas_window_loops<'ctx>(
             },
         );
     }
-    let mut valid = cg.i1().const_int(1, false);
-    let mut idx = Vec::new();
-    for (d, wd) in g.window.dims.iter().enumerate() {
-        let p = b.build_int_mul(o[d], cg.i64c(wd.stride), "")?;
-        let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
-        let p = b.build_int_add(
-            p,
-            b.build_int_mul(k[d], cg.i64c(wd.window_dilation), "")?,
-            "",
-        )?;
-        valid = b.build_and(
-            valid,
-            b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?,
-            "",
-        )?;
-        let i = if wd.base_dilation > 1 {
-            let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
-            valid = b.build_and(
-                valid,
-                b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?,
-                "",
-            )?;
-            b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
-        } else {
-            p
-        };
-        let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(g.ins.dims[d]), "")?;
-        valid = b.build_and(valid, lt, "")?;
-        idx.push(i);
-    }
+    let (idx, valid) = window_input_index(cg, g.window, &g.ins.dims, o, k)?;
     let f = cg.current_fn()?;
     let body = cg.ctx.append_basic_block(f, "sas.in");
     let take = cg.ctx.append_basic_block(f, "sas.take");

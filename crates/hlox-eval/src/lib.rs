@@ -120,7 +120,7 @@ pub enum EvalError {
         instruction: String,
         target: String,
         #[source]
-        source: CustomCallError,
+        source: Box<CustomCallError>,
     },
     /// The module's custom-call targets could not all be bound (missing
     /// target, api_version mismatch, ...): nothing ran.
@@ -216,7 +216,7 @@ pub fn evaluate_with_registry(
                 .unwrap_or_default(),
             instruction: e.instruction,
             target: e.target,
-            source: CustomCallError::Prepare { message: e.message },
+            source: Box::new(CustomCallError::Prepare { message: e.message }),
         }
     })?;
     evaluate(module, args, &calls)
@@ -544,21 +544,15 @@ impl<'a> Interp<'a> {
                 nops(2)?;
                 lit(compute::dot(a(0)?, a(1)?, dnums, out()?)?)
             }
-            Op::Convolution {
-                window,
-                dnums,
-                feature_group_count,
-                batch_group_count,
-                ..
-            } => {
+            Op::Convolution(c) => {
                 nops(2)?;
                 lit(compute::convolution(
                     a(0)?,
                     a(1)?,
-                    window,
-                    dnums,
-                    *feature_group_count,
-                    *batch_group_count,
+                    &c.window,
+                    &c.dnums,
+                    c.feature_group_count,
+                    c.batch_group_count,
                     out()?,
                 )?)
             }
@@ -792,17 +786,17 @@ impl<'a> Interp<'a> {
                             computation: comp.name.clone(),
                             instruction: inst.name.clone(),
                             target: cc.target.clone(),
-                            source,
+                            source: Box::new(source),
                         })?;
                 if !r.shape().compatible(&inst.shape) {
                     return Err(EvalError::CustomCall {
                         computation: comp.name.clone(),
                         instruction: inst.name.clone(),
                         target: cc.target.clone(),
-                        source: CustomCallError::WrongShape {
+                        source: Box::new(CustomCallError::WrongShape {
                             returned: shape_str(&r.shape()),
                             declared: shape_str(&inst.shape),
-                        },
+                        }),
                     }
                     .into());
                 }

@@ -11,7 +11,7 @@
 use crate::entity::{EntityRef, PrimaryMap};
 use crate::ir::{
     BinaryOp, Collective, CompId, ComparisonDirection, ComparisonType, Computation,
-    ConvDimensionNumbers, CustomCall, CustomCallApiVersion, CustomCallSchedule,
+    ConvDimensionNumbers, Convolution, CustomCall, CustomCallApiVersion, CustomCallSchedule,
     DotDimensionNumbers, GatherDimensionNumbers, InstId, Instruction, Module, Op, OpMetadata,
     OutputOperandAlias, PadDim, Precision, ReplicaGroups, RngAlgorithm, ScatterDimensionNumbers,
     SliceDim, UnaryOp, Window, WindowDim,
@@ -816,13 +816,13 @@ impl XlaBuilder {
                 reversal: false,
             });
         }
-        let op = Op::Convolution {
+        let op = Op::Convolution(Convolution {
             window: Window { dims },
             dnums: dnums.clone(),
             feature_group_count,
             batch_group_count,
             precision: precision.to_vec(),
-        };
+        });
         self.add_op(op, &[lhs, rhs], &[], None)
     }
 

@@ -15,8 +15,8 @@
 #![allow(clippy::manual_is_multiple_of)]
 
 use crate::ir::{
-    BinaryOp, ComparisonType, ConvDimensionNumbers, CustomCall, DotDimensionNumbers,
-    GatherDimensionNumbers, Op, ReplicaGroups, ScatterDimensionNumbers, UnaryOp, Window,
+    BinaryOp, ComparisonType, Convolution, CustomCall, DotDimensionNumbers, GatherDimensionNumbers,
+    Op, ReplicaGroups, ScatterDimensionNumbers, UnaryOp, Window,
 };
 use crate::opcode::CalledRole::{Body, Condition, Scatter, ToApply};
 use crate::types::{ArrayShape, ElementType, ProgramShape, Shape};
@@ -893,15 +893,9 @@ impl<'a> Cx<'a> {
             Op::Reduce { dimensions } => self.reduce(dimensions),
             Op::ReduceWindow { window } => self.reduce_window(window),
             Op::SelectAndScatter { window } => self.select_and_scatter(window),
-            Op::Convolution {
-                window,
-                dnums,
-                feature_group_count,
-                batch_group_count,
-                precision,
-            } => {
-                self.precision(precision)?;
-                self.convolution(window, dnums, *feature_group_count, *batch_group_count)
+            Op::Convolution(c) => {
+                self.precision(&c.precision)?;
+                self.convolution(c)
             }
             Op::Gather {
                 dnums, slice_sizes, ..
@@ -1469,13 +1463,13 @@ impl<'a> Cx<'a> {
         Ok(Shape::Array(a.clone()))
     }
 
-    fn convolution(
-        &self,
-        window: &Window,
-        dn: &ConvDimensionNumbers,
-        fgc: i64,
-        bgc: i64,
-    ) -> R<Shape> {
+    fn convolution(&self, c: &Convolution) -> R<Shape> {
+        let (window, dn, fgc, bgc) = (
+            &c.window,
+            &c.dnums,
+            c.feature_group_count,
+            c.batch_group_count,
+        );
         self.nops(2)?;
         let (l, r) = (self.arr(0)?, self.arr(1)?);
         let ty = match self.declared {
@@ -2182,7 +2176,7 @@ mod tests {
             },
             Op::ReduceWindow { window: w(2, 2) },
             Op::SelectAndScatter { window: w(2, 1) },
-            Op::Convolution {
+            Op::Convolution(Convolution {
                 window: w(0, 1),
                 dnums: ConvDimensionNumbers {
                     input_feature_dimension: 1,
@@ -2193,7 +2187,7 @@ mod tests {
                 feature_group_count: 1,
                 batch_group_count: 1,
                 precision: vec![],
-            },
+            }),
             Op::Gather {
                 dnums: GatherDimensionNumbers {
                     offset_dims: vec![1],
