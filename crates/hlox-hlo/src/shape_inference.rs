@@ -1363,26 +1363,16 @@ impl<'a> Cx<'a> {
             )));
         }
         self.ncalled(1)?;
-        let first = self.arr(0)?;
-        let mut tys = Vec::with_capacity(n);
-        for i in 0..n {
-            let a = self.arr(i)?;
-            if a.dims != first.dims {
-                return Err(self.err(format!(
-                    "inputs {} and {} must have the same dimensions",
-                    short_array(first),
-                    short_array(a)
-                )));
-            }
+        let (first, tys) = self.same_dims(n, "inputs")?;
+        for (i, &ty) in tys.iter().enumerate() {
             let init = self.arr(n + i)?;
-            if init.rank() != 0 || init.ty != a.ty {
+            if init.rank() != 0 || init.ty != ty {
                 return Err(self.err(format!(
                     "init value {} must be a scalar of input {i}'s element type ({})",
                     short_array(init),
-                    short_array(a)
+                    short_array(self.arr(i)?)
                 )));
             }
-            tys.push(a.ty);
         }
         Ok((first, tys))
     }
@@ -1781,24 +1771,37 @@ impl<'a> Cx<'a> {
         ]))
     }
 
-    fn sort(&self, dimension: i64) -> R<Shape> {
-        if self.operands.is_empty() {
-            return Err(self.err("expects at least 1 operand, got 0"));
-        }
-        self.ncalled(1)?;
+    /// Operands `0..n` as arrays of one set of dimensions (`what` names
+    /// them in the message): the first, and each one's element type.
+    fn same_dims(&self, n: usize, what: &str) -> R<(&'a ArrayShape, Vec<ElementType>)> {
         let first = self.arr(0)?;
-        let mut tys = Vec::new();
-        for i in 0..self.operands.len() {
+        let mut tys = Vec::with_capacity(n);
+        for i in 0..n {
             let a = self.arr(i)?;
             if a.dims != first.dims {
                 return Err(self.err(format!(
-                    "operands {} and {} must have the same dimensions",
+                    "{what} {} and {} must have the same dimensions",
                     short_array(first),
                     short_array(a)
                 )));
             }
             tys.push(a.ty);
         }
+        Ok((first, tys))
+    }
+
+    /// At least one operand, all arrays of one set of dimensions, and one
+    /// called computation (sort, map).
+    fn variadic_same_dims(&self) -> R<(&'a ArrayShape, Vec<ElementType>)> {
+        if self.operands.is_empty() {
+            return Err(self.err("expects at least 1 operand, got 0"));
+        }
+        self.ncalled(1)?;
+        self.same_dims(self.operands.len(), "operands")
+    }
+
+    fn sort(&self, dimension: i64) -> R<Shape> {
+        let (first, tys) = self.variadic_same_dims()?;
         self.dim_in_range("sort dimension", dimension, first.rank())?;
         let cmp = &self.called[0];
         let ok = cmp.parameters.len() == 2 * tys.len()
@@ -1867,23 +1870,8 @@ impl<'a> Cx<'a> {
     }
 
     fn map(&self, dimensions: &[i64]) -> R<Shape> {
-        if self.operands.is_empty() {
-            return Err(self.err("expects at least 1 operand, got 0"));
-        }
-        self.ncalled(1)?;
-        let first = self.arr(0)?;
-        let mut scalars = Vec::new();
-        for i in 0..self.operands.len() {
-            let a = self.arr(i)?;
-            if a.dims != first.dims {
-                return Err(self.err(format!(
-                    "operands {} and {} must have the same dimensions",
-                    short_array(first),
-                    short_array(a)
-                )));
-            }
-            scalars.push(arr_shape(a.ty, vec![]));
-        }
+        let (first, tys) = self.variadic_same_dims()?;
+        let scalars: Vec<Shape> = tys.iter().map(|&t| arr_shape(t, vec![])).collect();
         let identity: Vec<i64> = (0..first.rank() as i64).collect();
         if dimensions != identity.as_slice() {
             return Err(self.err(format!(
