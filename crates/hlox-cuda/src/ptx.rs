@@ -336,6 +336,12 @@ fn kernel_body<'ctx>(
         .enumerate()
         .map(|(i, s)| (params[pi + i], s))
         .collect();
+    let thread = Thread {
+        cg,
+        comp,
+        id: k.id,
+        tid,
+    };
     match k.kind {
         KernelKind::ReducePartials(sr) => {
             let (ecomp, root) = elemental_root(module, comp, k);
@@ -438,7 +444,7 @@ fn kernel_body<'ctx>(
                 return Err(CodegenError::Other("not a reduce-window".into()));
             };
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_reduce_window(cg, &mut ctx, comp, k.id, window, &outs, tid)?;
+            emit_reduce_window(thread, &mut ctx, window, &outs)?;
         }
         KernelKind::Scatter | KernelKind::ScatterCopy | KernelKind::ScatterAtomic => {
             let mode = match k.kind {
@@ -447,34 +453,34 @@ fn kernel_body<'ctx>(
                 _ => ScatterMode::Serial,
             };
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_scatter(cg, &mut ctx, comp, k.id, &outs, tid, mode)?;
+            emit_scatter(thread, &mut ctx, &outs, mode)?;
         }
         KernelKind::SelectAndScatter => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             let out = array_out(&outs, inst.op.name())?;
-            emit_select_and_scatter(cg, &mut ctx, comp, k.id, out, tid)?;
+            emit_select_and_scatter(thread, &mut ctx, out)?;
         }
         KernelKind::RngBitGenerator => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_rng(cg, &mut ctx, comp, k.id, &outs, tid)?;
+            emit_rng(thread, &mut ctx, &outs)?;
         }
         KernelKind::TopK => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_topk(cg, &mut ctx, comp, k.id, &outs, tid)?;
+            emit_topk(thread, &mut ctx, &outs)?;
         }
         KernelKind::Sort => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_sort(cg, &mut ctx, comp, k.id, &outs, tid)?;
+            emit_sort(thread, &mut ctx, &outs)?;
         }
         KernelKind::Gather => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             let out = array_out(&outs, inst.op.name())?;
-            emit_gather(cg, &mut ctx, comp, k.id, out, tid)?;
+            emit_gather(thread, &mut ctx, out)?;
         }
         KernelKind::Convolution => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             let out = array_out(&outs, inst.op.name())?;
-            emit_conv(cg, &mut ctx, comp, k.id, out, tid)?;
+            emit_conv(thread, &mut ctx, out)?;
         }
         KernelKind::Dot => {
             let Op::Dot { dnums, .. } = &inst.op else {
@@ -487,6 +493,75 @@ fn kernel_body<'ctx>(
         }
     }
     Ok(())
+}
+
+/// Nested loops `0..extents[0]`, `0..extents[1]`, ... (the first
+/// outermost), named `{name}{level}`; `body` gets the indices.
+fn loop_nest<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    extents: &[i64],
+    name: &str,
+    body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<(), CodegenError>,
+) -> Result<(), CodegenError> {
+    fn level<'ctx>(
+        cg: &Cg<'_, 'ctx>,
+        extents: &[i64],
+        name: &str,
+        idx: &mut Vec<IntValue<'ctx>>,
+        body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<(), CodegenError>,
+    ) -> Result<(), CodegenError> {
+        let l = idx.len();
+        let Some(&n) = extents.get(l) else {
+            return body(idx);
+        };
+        for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(n),
+            &format!("{name}{l}"),
+            &mut |i| {
+                idx.push(i);
+                let r = level(cg, extents, name, idx, body);
+                idx.pop();
+                r
+            },
+        )
+    }
+    level(
+        cg,
+        extents,
+        name,
+        &mut Vec::with_capacity(extents.len()),
+        body,
+    )
+}
+
+/// Stores element `idx` of each of `sources` into the same element of the
+/// output of the same position (sort and scatter start from copies of
+/// their operands).
+fn copy_elements<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    sources: &[InstId],
+    outs: &[(PointerValue<'ctx>, ArrayShape)],
+    idx: &[IntValue<'ctx>],
+) -> Result<(), CodegenError> {
+    for (&src, (p, s)) in sources.iter().zip(outs) {
+        let v = ctx.gen(cg, src, idx)?[0];
+        cg.store_elem(s.ty, cg.element_ptr(*p, s, idx)?, v)?;
+    }
+    Ok(())
+}
+
+/// One thread of a kernel that computes instruction `id` of `comp`, thread
+/// id `tid`: what every opcode's emitter takes besides its operands'
+/// generator and its outputs.
+#[derive(Clone, Copy)]
+struct Thread<'c, 'a, 'ctx> {
+    cg: &'c Cg<'a, 'ctx>,
+    comp: &'c hlox_hlo::Computation,
+    id: InstId,
+    tid: IntValue<'ctx>,
 }
 
 /// The computation and root an elemental kernel generates: the fused
@@ -1069,14 +1144,12 @@ fn emit_dot<'ctx>(
 /// dimension) where `p` is a multiple of the base dilation and `p / base`
 /// is inside the input, starting from the init values.
 fn emit_reduce_window<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     window: &hlox_hlo::Window,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let n = inst.operands.len() / 2;
     let (inputs, inits) = inst.operands.split_at(n);
@@ -1104,10 +1177,7 @@ fn emit_reduce_window<'ctx>(
             cg.b.build_store(a, v)?;
             accs.push((a, v.get_type()));
         }
-        let mut kidx = vec![cg.i64c(0); in_shape.rank()];
-        rw_loops(
-            cg, ctx, window, &in_shape, &oidx, inputs, &accs, to_apply, 0, &mut kidx,
-        )?;
+        rw_loops(cg, ctx, window, &in_shape, &oidx, inputs, &accs, to_apply)?;
         for ((p, s), (a, t)) in outs.iter().zip(&accs) {
             if let Some(s) = s {
                 let v = cg.b.build_load(*t, *a, "")?;
@@ -1191,6 +1261,8 @@ fn window_input_index<'ctx>(
     Ok((idx, valid))
 }
 
+/// The window loops of reduce-window output element `oidx`: each window
+/// element that reads the input (not padding) is combined into `accs`.
 #[allow(clippy::too_many_arguments)]
 fn rw_loops<'ctx>(
     cg: &Cg<'_, 'ctx>,
@@ -1201,11 +1273,10 @@ fn rw_loops<'ctx>(
     inputs: &[InstId],
     accs: &[(PointerValue<'ctx>, inkwell::types::BasicTypeEnum<'ctx>)],
     to_apply: hlox_hlo::CompId,
-    level: usize,
-    kidx: &mut Vec<IntValue<'ctx>>,
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level == window.dims.len() {
+    let sizes: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
+    loop_nest(cg, &sizes, "w", &mut |kidx| {
         let (idx, valid) = window_input_index(cg, window, &in_shape.dims, oidx, kidx)?;
         let f = cg.current_fn()?;
         let body = cg.ctx.append_basic_block(f, "rw.in");
@@ -1225,30 +1296,8 @@ fn rw_loops<'ctx>(
         }
         b.build_unconditional_branch(join)?;
         b.position_at_end(join);
-        return Ok(());
-    }
-    let size = window.dims[level].size;
-    for_range(
-        cg,
-        cg.i64c(0),
-        cg.i64c(size),
-        &format!("w{level}"),
-        &mut |k| {
-            kidx[level] = k;
-            rw_loops(
-                cg,
-                ctx,
-                window,
-                in_shape,
-                oidx,
-                inputs,
-                accs,
-                to_apply,
-                level + 1,
-                kidx,
-            )
-        },
-    )
+        Ok(())
+    })
 }
 
 /// Convolution (XLA's semantics, as the evaluator): output element `o`
@@ -1257,13 +1306,11 @@ fn rw_loops<'ctx>(
 /// reversal) and the input features of its feature group; batch groups
 /// pick the lhs batch.
 fn emit_conv<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     out: (PointerValue<'ctx>, ArrayShape),
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let Op::Convolution(conv) = &inst.op else {
         return Err(CodegenError::Other("not a convolution".into()));
@@ -1339,13 +1386,11 @@ fn emit_conv<'ctx>(
 /// that the slice fits, operand batching dimensions from the output's batch
 /// position, offsets from the offset dimensions.
 fn emit_gather<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     out: (PointerValue<'ctx>, ArrayShape),
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let Op::Gather {
         dnums: dn,
@@ -1420,13 +1465,11 @@ fn emit_gather<'ctx>(
 /// together, with the comparator inlined (`comp(a[j], a[j-1])` moves
 /// element j before j-1).
 fn emit_sort<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let Op::Sort { dimension, .. } = &inst.op else {
         return Err(CodegenError::Other("not a sort".into()));
@@ -1463,13 +1506,7 @@ fn emit_sort<'ctx>(
     for_range(cg, cg.i64c(0), cg.i64c(len), "copy", &mut |i| {
         let mut idx = base.clone();
         idx[d] = i;
-        for (k, &o) in operands.iter().enumerate() {
-            let v = ctx.gen(cg, o, &idx)?[0];
-            let (p, s) = &outs[k];
-            let ep = cg.element_ptr(*p, s, &idx)?;
-            cg.store_elem(s.ty, ep, v)?;
-        }
-        Ok(())
+        copy_elements(cg, ctx, &operands, &outs, &idx)
     })?;
     let at = |j: IntValue<'ctx>| -> Result<Vec<PointerValue<'ctx>>, CodegenError> {
         let mut idx = base.clone();
@@ -1667,14 +1704,12 @@ fn emit_sort_merge<'ctx>(
 /// whose whole window fits, every window element (row-major):
 /// `out[o] = combiner(out[o], update[u])`.
 fn emit_scatter<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
-    tid: IntValue<'ctx>,
     mode: ScatterMode,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let Op::Scatter { dnums: dn, .. } = &inst.op else {
         return Err(CodegenError::Other("not a scatter".into()));
@@ -1720,12 +1755,7 @@ fn emit_scatter<'ctx>(
             // Output element `tid` = the input's.
             return in_range(cg, tid, total, |cg| {
                 let idx = delinearize(cg, &os, tid)?;
-                for (k, &i) in inputs.iter().enumerate() {
-                    let v = ctx.gen(cg, i, &idx)?[0];
-                    let (p, s) = &outs[k];
-                    cg.store_elem(s.ty, cg.element_ptr(*p, s, &idx)?, v)?;
-                }
-                Ok(())
+                copy_elements(cg, ctx, &inputs, &outs, &idx)
             });
         }
         ScatterMode::Atomic => {
@@ -1763,13 +1793,7 @@ fn emit_scatter<'ctx>(
         // Copy the inputs.
         for_range(cg, cg.i64c(0), cg.i64c(total), "copy", &mut |lin| {
             let idx = delinearize(cg, &os, lin)?;
-            for (k, &i) in inputs.iter().enumerate() {
-                let v = ctx.gen(cg, i, &idx)?[0];
-                let (p, s) = &outs[k];
-                let ep = cg.element_ptr(*p, s, &idx)?;
-                cg.store_elem(s.ty, ep, v)?;
-            }
-            Ok(())
+            copy_elements(cg, ctx, &inputs, &outs, &idx)
         })?;
         let mut s_idx = vec![cg.i64c(0); plan.update_scatter_dims.len()];
         scatter_loops(cg, ctx, &sc, 0, &mut s_idx)?;
@@ -1985,13 +2009,11 @@ fn window_loops<'ctx>(
 /// `select(selected, e)` rejects; `out[selected] = scatter(out[selected],
 /// source[o])`.
 fn emit_select_and_scatter<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     out: (PointerValue<'ctx>, ArrayShape),
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let Op::SelectAndScatter { window } = &inst.op else {
         return Err(CodegenError::Other("not a select-and-scatter".into()));
@@ -2032,7 +2054,6 @@ fn emit_select_and_scatter<'ctx>(
         let g = SasGeo {
             window,
             ins: &ins,
-            ss: &ss,
             operand,
             source,
             select,
@@ -2044,16 +2065,15 @@ fn emit_select_and_scatter<'ctx>(
             sel_i: &sel_i,
             vt,
         };
-        let mut o = vec![cg.i64c(0); ss.rank()];
-        sas_source_loops(cg, ctx, &g, 0, &mut o)?;
-        Ok(())
+        loop_nest(cg, &ss.dims, "so", &mut |o| {
+            sas_source_element(cg, ctx, &g, o)
+        })
     })
 }
 
 struct SasGeo<'a, 'ctx> {
     window: &'a hlox_hlo::Window,
     ins: &'a ArrayShape,
-    ss: &'a ArrayShape,
     operand: InstId,
     source: InstId,
     select: hlox_hlo::CompId,
@@ -2066,31 +2086,21 @@ struct SasGeo<'a, 'ctx> {
     vt: inkwell::types::BasicTypeEnum<'ctx>,
 }
 
-fn sas_source_loops<'ctx>(
+/// For source element `o`: select among its window, then scatter.
+fn sas_source_element<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
     g: &SasGeo<'_, 'ctx>,
-    level: usize,
-    o: &mut Vec<IntValue<'ctx>>,
+    o: &[IntValue<'ctx>],
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level < g.ss.rank() {
-        return for_range(
-            cg,
-            cg.i64c(0),
-            cg.i64c(g.ss.dims[level]),
-            &format!("so{level}"),
-            &mut |i| {
-                o[level] = i;
-                sas_source_loops(cg, ctx, g, level + 1, o)
-            },
-        );
-    }
     b.build_store(g.sel_ok, cg.i1().const_zero())?;
     // A defined value (select sees it only with sel.ok false, ignored).
     b.build_store(g.sel_v, g.vt.const_zero())?;
-    let mut k = vec![cg.i64c(0); g.ins.rank()];
-    sas_window_loops(cg, ctx, g, o, 0, &mut k)?;
+    let sizes: Vec<i64> = g.window.dims.iter().map(|w| w.size).collect();
+    loop_nest(cg, &sizes, "sw", &mut |k| {
+        sas_window_element(cg, ctx, g, o, k)
+    })?;
     let ok = b.build_load(cg.i1(), g.sel_ok, "")?.into_int_value();
     let f = cg.current_fn()?;
     let body = cg.ctx.append_basic_block(f, "sas.sc");
@@ -2114,28 +2124,15 @@ fn sas_source_loops<'ctx>(
     Ok(())
 }
 
-fn sas_window_loops<'ctx>(
+/// Window element `k` of source element `o`: the selection step.
+fn sas_window_element<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
     g: &SasGeo<'_, 'ctx>,
     o: &[IntValue<'ctx>],
-    level: usize,
-    k: &mut Vec<IntValue<'ctx>>,
+    k: &[IntValue<'ctx>],
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level < g.window.dims.len() {
-        let n = g.window.dims[level].size;
-        return for_range(
-            cg,
-            cg.i64c(0),
-            cg.i64c(n),
-            &format!("sw{level}"),
-            &mut |i| {
-                k[level] = i;
-                sas_window_loops(cg, ctx, g, o, level + 1, k)
-            },
-        );
-    }
     let (idx, valid) = window_input_index(cg, g.window, &g.ins.dims, o, k)?;
     let f = cg.current_fn()?;
     let body = cg.ctx.append_basic_block(f, "sas.in");
@@ -2216,13 +2213,11 @@ fn topk_key<'ctx>(
 /// ordered after pass j-1's pick, in the order (key descending for
 /// largest, ascending otherwise; ties by index ascending).
 fn emit_topk<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let Op::TopK { k, largest } = &inst.op else {
         return Err(CodegenError::Other("not a topk".into()));
@@ -2423,13 +2418,11 @@ impl<'ctx> U32<'_, '_, 'ctx> {
 /// split along its first even dimension, else the largest), as the
 /// evaluator.
 fn emit_rng<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     use hlox_hlo::semantics::rng::{Generator, RngPlan};
     let inst = comp.inst(id);
     let Op::RngBitGenerator { algorithm } = &inst.op else {
