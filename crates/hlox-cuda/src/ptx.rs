@@ -1795,9 +1795,8 @@ fn emit_scatter<'ctx>(
             let idx = delinearize(cg, &os, lin)?;
             copy_elements(cg, ctx, &inputs, &outs, &idx)
         })?;
-        let mut s_idx = vec![cg.i64c(0); plan.update_scatter_dims.len()];
-        scatter_loops(cg, ctx, &sc, 0, &mut s_idx)?;
-        Ok(())
+        let extents = update_extents(&sc, &plan.update_scatter_dims);
+        loop_nest(cg, &extents, "s", &mut |s| scatter_index(cg, ctx, &sc, s))
     })
 }
 
@@ -1877,29 +1876,29 @@ struct ScatterGeo<'a, 'ctx> {
     comb: hlox_hlo::CompId,
 }
 
-fn scatter_loops<'ctx>(
+/// The extents of the update dimensions `dims` (scatter or window ones).
+fn update_extents(g: &ScatterGeo<'_, '_>, dims: &[usize]) -> Vec<i64> {
+    dims.iter().map(|&d| g.us.dims[d]).collect()
+}
+
+/// Scatter index `s`: when its window fits, every window element.
+fn scatter_index<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
     g: &ScatterGeo<'_, 'ctx>,
-    level: usize,
-    s: &mut Vec<IntValue<'ctx>>,
+    s: &[IntValue<'ctx>],
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level < g.plan.update_scatter_dims.len() {
-        let n = g.us.dims[g.plan.update_scatter_dims[level]];
-        return for_range(cg, cg.i64c(0), cg.i64c(n), &format!("s{level}"), &mut |i| {
-            s[level] = i;
-            scatter_loops(cg, ctx, g, level + 1, s)
-        });
-    }
     let (start, fits) = scatter_start(cg, ctx, g, s)?;
     let f = cg.current_fn()?;
     let body = cg.ctx.append_basic_block(f, "sc.in");
     let join = cg.ctx.append_basic_block(f, "sc.next");
     b.build_conditional_branch(fits, body, join)?;
     b.position_at_end(body);
-    let mut w = vec![cg.i64c(0); g.plan.update_window_dims.len()];
-    window_loops(cg, ctx, g, &start, s, 0, &mut w)?;
+    let extents = update_extents(g, &g.plan.update_window_dims);
+    loop_nest(cg, &extents, "sw", &mut |w| {
+        scatter_window_element(cg, ctx, g, &start, s, w)
+    })?;
     b.build_unconditional_branch(join)?;
     b.position_at_end(join);
     Ok(())
@@ -1953,29 +1952,17 @@ fn scatter_start<'ctx>(
     Ok((start, fits))
 }
 
-fn window_loops<'ctx>(
+/// Window element `w` of scatter index `s` (its window starts at `start`
+/// in the operand): `out[o] = combiner(out[o], update[u])`.
+fn scatter_window_element<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
     g: &ScatterGeo<'_, 'ctx>,
     start: &[IntValue<'ctx>],
     s: &[IntValue<'ctx>],
-    level: usize,
-    w: &mut Vec<IntValue<'ctx>>,
+    w: &[IntValue<'ctx>],
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level < g.plan.update_window_dims.len() {
-        let n = g.us.dims[g.plan.update_window_dims[level]];
-        return for_range(
-            cg,
-            cg.i64c(0),
-            cg.i64c(n),
-            &format!("sw{level}"),
-            &mut |i| {
-                w[level] = i;
-                window_loops(cg, ctx, g, start, s, level + 1, w)
-            },
-        );
-    }
     let mut oi = start.to_vec();
     let mut ui = vec![cg.i64c(0); g.us.rank()];
     for (&v, &d) in s.iter().zip(&g.plan.update_scatter_dims) {
@@ -2693,21 +2680,8 @@ fn conv_loops<'ctx>(
             cg.i64c(wd.size),
             &format!("cw{level}"),
             &mut |k| {
-                let p = b.build_int_mul(g.oidx[osd], cg.i64c(wd.stride), "")?;
-                let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
-                let p =
-                    b.build_int_add(p, b.build_int_mul(k, cg.i64c(wd.window_dilation), "")?, "")?;
-                let mut valid = b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?;
-                let i = if wd.base_dilation > 1 {
-                    let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
-                    let r0 = b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?;
-                    valid = b.build_and(valid, r0, "")?;
-                    b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
-                } else {
-                    p
-                };
-                let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(g.ls.dims[isd]), "")?;
-                valid = b.build_and(valid, lt, "")?;
+                let (i, valid) =
+                    window_position(&LlvmArith(cg), wd, g.ls.dims[isd], g.oidx[osd], k)?;
                 li[isd] = i;
                 ri[ksd] = if wd.reversal {
                     b.build_int_sub(cg.i64c(wd.size - 1), k, "")?
