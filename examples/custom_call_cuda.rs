@@ -38,7 +38,7 @@ fn main() -> Result<()> {
 
     // Targets registered for "CUDA" by name (hlox_cuda::targets).
     let registry = Arc::new(hlox::cuda::targets::registry());
-    let options = hlox::cuda::CudaCompileOptions {
+    let options = hlox::cuda::CompileOptions {
         registry: Some(registry.clone()),
         ..Default::default()
     };

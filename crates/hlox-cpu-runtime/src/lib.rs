@@ -106,7 +106,7 @@ pub fn is_runtime_kernel(op: &Op) -> bool {
     matches!(
         op,
         Op::Dot { .. }
-            | Op::Convolution { .. }
+            | Op::Convolution(_)
             | Op::Sort { .. }
             | Op::TopK { .. }
             | Op::Gather { .. }
@@ -250,18 +250,12 @@ pub fn make_kernel(
     cx.operands = operands;
     let k: Box<dyn HostKernel> = match &instr.op {
         Op::Dot { dnums, .. } => Box::new(dot::DotKernel::new(&cx, dnums)?),
-        Op::Convolution {
-            window,
-            dnums,
-            feature_group_count,
-            batch_group_count,
-            ..
-        } => Box::new(conv::ConvKernel::new(
+        Op::Convolution(c) => Box::new(conv::ConvKernel::new(
             &cx,
-            window,
-            dnums,
-            *feature_group_count,
-            *batch_group_count,
+            &c.window,
+            &c.dnums,
+            c.feature_group_count,
+            c.batch_group_count,
         )?),
         Op::Sort { dimension, .. } => Box::new(sort::SortKernel::new(&cx, *dimension)?),
         Op::TopK { k, largest } => Box::new(sort::TopKKernel::new(&cx, *k, *largest)?),

@@ -526,13 +526,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 self.memcpy(out_leaves[0].0, src[0].0, size)
             }
             Op::Fusion { .. } => {
-                let fused = *inst
-                    .called
-                    .first()
-                    .ok_or_else(|| CompileError::Unsupported {
-                        inst: name.into(),
-                        message: "fusion without a fused computation".into(),
-                    })?;
+                let fused = inst.called[0];
                 if fusion_is_elemental(module, fused) {
                     let fc = module.comp(fused);
                     let mut sources = Vec::new();
@@ -566,9 +560,14 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             Op::While => self.emit_while(fr, cid, id, &out_leaves),
             Op::Conditional => self.emit_conditional(fr, cid, id, &out_leaves),
             Op::CustomCall(_) => self.emit_custom_call(fr, cid, id, &out_leaves),
-            op if crate::kernels::is_runtime_kernel(op) => {
-                self.emit_kernel(fr, cid, id, &out_leaves)
-            }
+            // Run by a kernel of hlox-cpu-runtime (`is_runtime_kernel`):
+            // index maps, sorting, linear algebra, windows, random bits.
+            #[rustfmt::skip]
+            Op::Gather { .. } | Op::Scatter { .. }
+            | Op::Sort { .. } | Op::TopK { .. }
+            | Op::Dot { .. } | Op::Convolution(_)
+            | Op::ReduceWindow { .. } | Op::SelectAndScatter { .. }
+            | Op::RngBitGenerator { .. } => self.emit_kernel(fr, cid, id, &out_leaves),
             Op::Map { .. } | Op::Reduce { .. } => Err(CompileError::Unsupported {
                 inst: name.into(),
                 message: format!(
@@ -576,10 +575,31 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     inst.op.name()
                 ),
             }),
-            other => Err(CompileError::Unsupported {
+            // Not supported by the Host backend: collectives run on one
+            // device only (hlox has no multi-device Host runtime).
+            #[rustfmt::skip]
+            Op::AllReduce(_) | Op::AllGather { .. } | Op::ReduceScatter { .. } | Op::AllToAll { .. }
+            | Op::CollectivePermute { .. } | Op::CollectiveBroadcast(_) | Op::ReplicaId
+            | Op::PartitionId => Err(CompileError::Unsupported {
                 inst: name.into(),
-                message: format!("{} is not supported by the Host backend", other.name()),
+                message: format!("{} is not supported by the Host backend", inst.op.name()),
             }),
+            // Handled above: no code, or generated element by element
+            // (`is_elemental` accepts each of these unconditionally; a
+            // non-elemental bitcast-convert is a byte copy). Data movement,
+            // arithmetic, then the ops without code.
+            #[rustfmt::skip]
+            Op::Bitcast | Op::Broadcast { .. } | Op::Concatenate { .. } | Op::Copy
+            | Op::DynamicSlice { .. } | Op::DynamicUpdateSlice | Op::Pad { .. } | Op::Reshape
+            | Op::Reverse { .. } | Op::Slice { .. } | Op::Transpose { .. }
+            | Op::BitcastConvert | Op::Clamp | Op::Compare { .. } | Op::Convert | Op::Iota { .. }
+            | Op::ReducePrecision { .. } | Op::Select | Op::Unary(_) | Op::Binary(_)
+            | Op::Constant { .. } | Op::GetTupleElement { .. } | Op::OptimizationBarrier
+            | Op::Parameter { .. } | Op::Tuple
+            | Op::AfterAll => Err(CompileError::Internal(format!(
+                "instruction `{name}`: {} is element-wise code but was not generated as such",
+                inst.op.name()
+            ))),
         }
     }
 
@@ -1496,7 +1516,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let inst = comp.inst(id);
         let name = inst.name.as_str();
         let Op::CustomCall(call) = &inst.op else {
-            unreachable!()
+            return Err(CompileError::Internal(format!(
+                "instruction `{name}` is not a custom call"
+            )));
         };
         let target = self
             .bound

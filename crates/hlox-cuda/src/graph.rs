@@ -166,7 +166,7 @@ impl<B, G> Slot<B, G> {
 /// Why the runs of `c` cannot be graphs (none: they can).
 pub(crate) fn blocker(c: &CompiledModule) -> Option<String> {
     if !c.options.cuda_graphs {
-        return Some("CUDA graphs are off (CudaCompileOptions::cuda_graphs)".into());
+        return Some("CUDA graphs are off (CompileOptions::cuda_graphs)".into());
     }
     let mut comps: Vec<_> = c.program.comps.iter().collect();
     comps.sort_by_key(|(cid, _)| **cid);

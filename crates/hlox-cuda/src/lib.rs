@@ -39,10 +39,6 @@ pub use graph::GraphStatus;
 pub use hlox_passes::frontend::{CompileError, CompileOptions, Compiler};
 pub use runtime::{CudaClient, CudaExecutable};
 
-/// The name the CUDA options had before every backend shared
-/// [`CompileOptions`].
-pub type CudaCompileOptions = CompileOptions;
-
 /// A module compiled for CUDA, not yet loaded on a device.
 pub struct CompiledModule {
     /// The module after the HLO passes.

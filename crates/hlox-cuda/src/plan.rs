@@ -22,6 +22,8 @@
 
 use crate::CompileError;
 use hlox_codegen::elemental::{fusion_is_elemental, is_elemental};
+use hlox_hlo::semantics::sort::merge_widths;
+use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::{CompId, Computation, InstId, Module, Op, Shape};
 use std::collections::HashMap;
 
@@ -524,8 +526,10 @@ fn thread_count(shape: &Shape) -> u64 {
         .unwrap_or(0)
 }
 
-/// Plan the entry computation and everything it calls.
-pub fn plan(module: &Module) -> Result<Program, CompileError> {
+/// Plan the entry computation and everything it calls. The module is
+/// verified, so each instruction has the operands and called computations
+/// its opcode requires and the planner indexes them without checking.
+pub fn plan(module: &VerifiedModule) -> Result<Program, CompileError> {
     let mut p = Program::default();
     plan_comp(module, module.entry, &mut p)?;
     Ok(p)
@@ -544,12 +548,6 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
     let mut steps = Vec::new();
     for (id, inst) in comp.instructions.iter() {
         let name = inst.name.as_str();
-        let called = |k: usize| -> Result<CompId, CompileError> {
-            inst.called
-                .get(k)
-                .copied()
-                .ok_or_else(|| unsupported(name, format!("missing called computation {k}")))
-        };
         let step = match &inst.op {
             Op::Parameter { number } => Step::Param(*number as usize),
             Op::Constant { .. } => Step::Constant,
@@ -558,7 +556,7 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
             Op::OptimizationBarrier => Step::Alias,
             Op::AfterAll => Step::Token,
             Op::While => {
-                let (cond, body) = (called(0)?, called(1)?);
+                let (cond, body) = (inst.called[0], inst.called[1]);
                 plan_comp(module, cond, p)?;
                 plan_comp(module, body, p)?;
                 Step::While { cond, body }
@@ -570,13 +568,13 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 Step::Conditional(inst.called.clone())
             }
             Op::Call => {
-                let c = called(0)?;
+                let c = inst.called[0];
                 plan_comp(module, c, p)?;
                 Step::Call(c)
             }
             Op::CustomCall(_) => Step::CustomCall,
             Op::Fusion { .. } => {
-                let fused = called(0)?;
+                let fused = inst.called[0];
                 if fusion_is_elemental(module, fused) {
                     let fc = module.comp(fused);
                     elemental_kernel(p, module, fc, fc.root, cid, id, name, &inst.shape)
@@ -591,7 +589,14 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                     hlox_codegen::elemental::is_scalar_computation(module, c)
                 }) =>
             {
-                kernel(p, cid, id, name, &inst.shape, KernelKind::ReduceWindow)
+                Step::Kernel(push_kernel(
+                    p,
+                    cid,
+                    id,
+                    name,
+                    &inst.shape,
+                    KernelKind::ReduceWindow,
+                ))
             }
             Op::Sort { .. }
                 if inst.called.first().is_some_and(|&c| {
@@ -606,8 +611,7 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 };
                 if len >= SORT_MERGE_MIN_LEN {
                     let mut passes = Vec::new();
-                    let mut width = 1;
-                    while width < len {
+                    for width in merge_widths(len) {
                         let kind = KernelKind::SortMerge {
                             width,
                             first: width == 1,
@@ -615,12 +619,11 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                         let k = push_kernel(p, cid, id, name, &inst.shape, kind);
                         p.kernels[k].name = format!("k{k}_{}_merge{width}", sanitize(name));
                         passes.push(k);
-                        width *= 2;
                     }
                     steps.push((id, Step::SortMerge { passes }));
                     continue;
                 }
-                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Sort);
+                let s = Step::Kernel(push_kernel(p, cid, id, name, &inst.shape, KernelKind::Sort));
                 // One thread per row.
                 if let (Some(k), Op::Sort { dimension, .. }, Some((_, Shape::Array(a)))) =
                     (p.kernels.last_mut(), &inst.op, inst.shape.leaves().first())
@@ -651,7 +654,14 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                     p.kernels[upd].threads = updates as u64;
                     Step::Kernels(vec![copy, upd])
                 } else {
-                    let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Scatter);
+                    let s = Step::Kernel(push_kernel(
+                        p,
+                        cid,
+                        id,
+                        name,
+                        &inst.shape,
+                        KernelKind::Scatter,
+                    ));
                     if let Some(k) = p.kernels.last_mut() {
                         k.threads = 1;
                     }
@@ -665,17 +675,29 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                         .iter()
                         .all(|&c| hlox_codegen::elemental::is_scalar_computation(module, c)) =>
             {
-                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::SelectAndScatter);
+                let s = Step::Kernel(push_kernel(
+                    p,
+                    cid,
+                    id,
+                    name,
+                    &inst.shape,
+                    KernelKind::SelectAndScatter,
+                ));
                 if let Some(k) = p.kernels.last_mut() {
                     k.threads = 1;
                 }
                 s
             }
-            Op::RngBitGenerator { .. } => {
-                kernel(p, cid, id, name, &inst.shape, KernelKind::RngBitGenerator)
-            }
+            Op::RngBitGenerator { .. } => Step::Kernel(push_kernel(
+                p,
+                cid,
+                id,
+                name,
+                &inst.shape,
+                KernelKind::RngBitGenerator,
+            )),
             Op::TopK { .. } => {
-                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::TopK);
+                let s = Step::Kernel(push_kernel(p, cid, id, name, &inst.shape, KernelKind::TopK));
                 // One thread per row of the operand.
                 if let (Some(k), Some(Shape::Array(a))) = (
                     p.kernels.last_mut(),
@@ -686,12 +708,24 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 }
                 s
             }
-            Op::Gather { .. } => kernel(p, cid, id, name, &inst.shape, KernelKind::Gather),
-            Op::Convolution { .. } => {
-                kernel(p, cid, id, name, &inst.shape, KernelKind::Convolution)
-            }
+            Op::Gather { .. } => Step::Kernel(push_kernel(
+                p,
+                cid,
+                id,
+                name,
+                &inst.shape,
+                KernelKind::Gather,
+            )),
+            Op::Convolution(_) => Step::Kernel(push_kernel(
+                p,
+                cid,
+                id,
+                name,
+                &inst.shape,
+                KernelKind::Convolution,
+            )),
             Op::Dot { .. } => {
-                let s = kernel(p, cid, id, name, &inst.shape, KernelKind::Dot);
+                let s = Step::Kernel(push_kernel(p, cid, id, name, &inst.shape, KernelKind::Dot));
                 if let Some(k) = p.kernels.last_mut() {
                     k.gemm = gemm_of(comp, id);
                 }
@@ -700,16 +734,30 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
             _ if is_elemental(module, comp, id) => {
                 elemental_kernel(p, module, comp, id, cid, id, name, &inst.shape)
             }
-            other => {
+            // Not supported on CUDA: reductions, sorts and scatters whose
+            // computation is not scalar element-wise code, the collectives,
+            // and each element-wise op that `is_elemental` rejects (a bit
+            // cast between widths; the others only if it changes).
+            #[rustfmt::skip]
+            Op::Map { .. } | Op::Reduce { .. } | Op::ReduceWindow { .. }
+            | Op::Scatter { .. } | Op::SelectAndScatter { .. } | Op::Sort { .. }
+            | Op::AllReduce(_) | Op::AllGather { .. } | Op::AllToAll { .. } | Op::ReplicaId
+            | Op::CollectiveBroadcast(_) | Op::CollectivePermute { .. } | Op::ReduceScatter { .. }
+            | Op::Unary(_) | Op::Binary(_) | Op::Select | Op::ReducePrecision { .. }
+            | Op::Iota { .. } | Op::Convert | Op::Compare { .. } | Op::Clamp | Op::BitcastConvert
+            | Op::Transpose { .. } | Op::Slice { .. } | Op::Reverse { .. } | Op::Reshape
+            | Op::Pad { .. } | Op::DynamicUpdateSlice | Op::DynamicSlice { .. } | Op::Copy
+            | Op::Concatenate { .. } | Op::Broadcast { .. } | Op::Bitcast
+            | Op::PartitionId => {
                 return Err(unsupported(
                     name,
                     format!(
                         "not yet supported on CUDA: {} (the Host backend runs it: \
                          compile for the Host platform instead)",
-                        other.name()
+                        inst.op.name()
                     ),
                 ))
-            }
+            },
         };
         steps.push((id, step));
     }
@@ -767,17 +815,6 @@ fn same_bytes(comp: &Computation, id: InstId) -> bool {
     let mut want = vec![r as i64];
     want.extend(wide.layout.minor_to_major.iter().copied());
     narrow.layout.minor_to_major == want
-}
-
-fn kernel(
-    p: &mut Program,
-    comp: CompId,
-    id: InstId,
-    inst: &str,
-    shape: &Shape,
-    kind: KernelKind,
-) -> Step {
-    Step::Kernel(push_kernel(p, comp, id, inst, shape, kind))
 }
 
 /// Adds a kernel for instruction `inst` to the program; returns its index.
@@ -839,7 +876,7 @@ fn elemental_kernel(
         return Step::Kernel(k);
     }
     let sr = match reduce_plan_of(module, ecomp, root) {
-        None => return kernel(p, comp, id, inst, shape, KernelKind::Elemental),
+        None => return Step::Kernel(push_kernel(p, comp, id, inst, shape, KernelKind::Elemental)),
         Some(ReducePlan::Rows { outputs }) => {
             let k = push_kernel(p, comp, id, inst, shape, KernelKind::ReduceRows { outputs });
             p.kernels[k].threads = (outputs * WARP) as u64;

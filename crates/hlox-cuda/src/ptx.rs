@@ -14,7 +14,11 @@ use crate::CompileError;
 use hlox_codegen::elemental::{leaf_count, ElementalCtx, Lanes, Leaf, Split};
 use hlox_codegen::loops::{for_range, for_range_step};
 use hlox_codegen::{scalar, Cg, CodegenError};
+use hlox_hlo::semantics::arith::IndexArith;
 use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
+use hlox_hlo::semantics::sort::MergeRuns;
+use hlox_hlo::semantics::window::window_position;
+use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::{ArrayShape, ElementType, InstId, Module, Op, Shape};
 use inkwell::context::Context;
 use inkwell::module::Module as LlModule;
@@ -78,9 +82,11 @@ pub struct PtxOutput {
     pub ptx: String,
 }
 
-/// Emit, optimize and compile to PTX every kernel of `program`.
+/// Emit, optimize and compile to PTX every kernel of `program`. The module
+/// is verified: kernels index operands and called computations by the
+/// opcode's arity without checking.
 pub fn generate(
-    module: &Module,
+    module: &VerifiedModule,
     program: &Program,
     sm: &str,
     opt_level: u8,
@@ -330,6 +336,12 @@ fn kernel_body<'ctx>(
         .enumerate()
         .map(|(i, s)| (params[pi + i], s))
         .collect();
+    let thread = Thread {
+        cg,
+        comp,
+        id: k.id,
+        tid,
+    };
     match k.kind {
         KernelKind::ReducePartials(sr) => {
             let (ecomp, root) = elemental_root(module, comp, k);
@@ -432,7 +444,7 @@ fn kernel_body<'ctx>(
                 return Err(CodegenError::Other("not a reduce-window".into()));
             };
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_reduce_window(cg, &mut ctx, comp, k.id, window, &outs, tid)?;
+            emit_reduce_window(thread, &mut ctx, window, &outs)?;
         }
         KernelKind::Scatter | KernelKind::ScatterCopy | KernelKind::ScatterAtomic => {
             let mode = match k.kind {
@@ -441,34 +453,34 @@ fn kernel_body<'ctx>(
                 _ => ScatterMode::Serial,
             };
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_scatter(cg, &mut ctx, comp, k.id, &outs, tid, mode)?;
+            emit_scatter(thread, &mut ctx, &outs, mode)?;
         }
         KernelKind::SelectAndScatter => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             let out = array_out(&outs, inst.op.name())?;
-            emit_select_and_scatter(cg, &mut ctx, comp, k.id, out, tid)?;
+            emit_select_and_scatter(thread, &mut ctx, out)?;
         }
         KernelKind::RngBitGenerator => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_rng(cg, &mut ctx, comp, k.id, &outs, tid)?;
+            emit_rng(thread, &mut ctx, &outs)?;
         }
         KernelKind::TopK => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_topk(cg, &mut ctx, comp, k.id, &outs, tid)?;
+            emit_topk(thread, &mut ctx, &outs)?;
         }
         KernelKind::Sort => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_sort(cg, &mut ctx, comp, k.id, &outs, tid)?;
+            emit_sort(thread, &mut ctx, &outs)?;
         }
         KernelKind::Gather => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             let out = array_out(&outs, inst.op.name())?;
-            emit_gather(cg, &mut ctx, comp, k.id, out, tid)?;
+            emit_gather(thread, &mut ctx, out)?;
         }
         KernelKind::Convolution => {
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
             let out = array_out(&outs, inst.op.name())?;
-            emit_conv(cg, &mut ctx, comp, k.id, out, tid)?;
+            emit_conv(thread, &mut ctx, out)?;
         }
         KernelKind::Dot => {
             let Op::Dot { dnums, .. } = &inst.op else {
@@ -481,6 +493,75 @@ fn kernel_body<'ctx>(
         }
     }
     Ok(())
+}
+
+/// Nested loops `0..extents[0]`, `0..extents[1]`, ... (the first
+/// outermost), named `{name}{level}`; `body` gets the indices.
+fn loop_nest<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    extents: &[i64],
+    name: &str,
+    body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<(), CodegenError>,
+) -> Result<(), CodegenError> {
+    fn level<'ctx>(
+        cg: &Cg<'_, 'ctx>,
+        extents: &[i64],
+        name: &str,
+        idx: &mut Vec<IntValue<'ctx>>,
+        body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<(), CodegenError>,
+    ) -> Result<(), CodegenError> {
+        let l = idx.len();
+        let Some(&n) = extents.get(l) else {
+            return body(idx);
+        };
+        for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(n),
+            &format!("{name}{l}"),
+            &mut |i| {
+                idx.push(i);
+                let r = level(cg, extents, name, idx, body);
+                idx.pop();
+                r
+            },
+        )
+    }
+    level(
+        cg,
+        extents,
+        name,
+        &mut Vec::with_capacity(extents.len()),
+        body,
+    )
+}
+
+/// Stores element `idx` of each of `sources` into the same element of the
+/// output of the same position (sort and scatter start from copies of
+/// their operands).
+fn copy_elements<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &mut ElementalCtx<'_, 'ctx>,
+    sources: &[InstId],
+    outs: &[(PointerValue<'ctx>, ArrayShape)],
+    idx: &[IntValue<'ctx>],
+) -> Result<(), CodegenError> {
+    for (&src, (p, s)) in sources.iter().zip(outs) {
+        let v = ctx.gen(cg, src, idx)?[0];
+        cg.store_elem(s.ty, cg.element_ptr(*p, s, idx)?, v)?;
+    }
+    Ok(())
+}
+
+/// One thread of a kernel that computes instruction `id` of `comp`, thread
+/// id `tid`: what every opcode's emitter takes besides its operands'
+/// generator and its outputs.
+#[derive(Clone, Copy)]
+struct Thread<'c, 'a, 'ctx> {
+    cg: &'c Cg<'a, 'ctx>,
+    comp: &'c hlox_hlo::Computation,
+    id: InstId,
+    tid: IntValue<'ctx>,
 }
 
 /// The computation and root an elemental kernel generates: the fused
@@ -1063,21 +1144,16 @@ fn emit_dot<'ctx>(
 /// dimension) where `p` is a multiple of the base dilation and `p / base`
 /// is inside the input, starting from the init values.
 fn emit_reduce_window<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     window: &hlox_hlo::Window,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let n = inst.operands.len() / 2;
     let (inputs, inits) = inst.operands.split_at(n);
-    let to_apply = *inst
-        .called
-        .first()
-        .ok_or_else(|| CodegenError::Other("reduce-window without to_apply".into()))?;
+    let to_apply = inst.called[0];
     let in_shape = comp
         .inst(inputs[0])
         .shape
@@ -1088,11 +1164,6 @@ fn emit_reduce_window<'ctx>(
         .first()
         .and_then(|(_, s)| s.clone())
         .ok_or_else(|| CodegenError::Other("reduce-window without an array result".into()))?;
-    if window.dims.len() != in_shape.rank() || outs.len() != n {
-        return Err(CodegenError::Other(
-            "reduce-window window/arity mismatch".into(),
-        ));
-    }
     let count = oshape.element_count() as i64;
     if count == 0 {
         return Ok(());
@@ -1106,10 +1177,7 @@ fn emit_reduce_window<'ctx>(
             cg.b.build_store(a, v)?;
             accs.push((a, v.get_type()));
         }
-        let mut kidx = vec![cg.i64c(0); in_shape.rank()];
-        rw_loops(
-            cg, ctx, window, &in_shape, &oidx, inputs, &accs, to_apply, 0, &mut kidx,
-        )?;
+        rw_loops(cg, ctx, window, &in_shape, &oidx, inputs, &accs, to_apply)?;
         for ((p, s), (a, t)) in outs.iter().zip(&accs) {
             if let Some(s) = s {
                 let v = cg.b.build_load(*t, *a, "")?;
@@ -1121,6 +1189,80 @@ fn emit_reduce_window<'ctx>(
     })
 }
 
+/// [`IndexArith`] as instructions at the builder's position: the CUDA
+/// kernels run the shared index rules of [`hlox_hlo::semantics`] on LLVM
+/// values (division and remainder are unsigned: the rules use them on
+/// non-negative positions only).
+struct LlvmArith<'c, 'a, 'ctx>(&'c Cg<'a, 'ctx>);
+
+impl<'ctx> IndexArith for LlvmArith<'_, '_, 'ctx> {
+    type Int = IntValue<'ctx>;
+    type Bool = IntValue<'ctx>;
+    type Error = CodegenError;
+    fn int(&self, v: i64) -> IntValue<'ctx> {
+        self.0.i64c(v)
+    }
+    fn add(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_add(a, b, "")?)
+    }
+    fn sub(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_sub(a, b, "")?)
+    }
+    fn mul(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_mul(a, b, "")?)
+    }
+    fn div(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_unsigned_div(a, b, "")?)
+    }
+    fn rem(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_unsigned_rem(a, b, "")?)
+    }
+    fn ge(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_compare(IntPredicate::SGE, a, b, "")?)
+    }
+    fn lt(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_compare(IntPredicate::SLT, a, b, "")?)
+    }
+    fn eq(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_int_compare(IntPredicate::EQ, a, b, "")?)
+    }
+    fn and(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_and(a, b, "")?)
+    }
+    fn select(
+        &self,
+        c: IntValue<'ctx>,
+        a: IntValue<'ctx>,
+        b: IntValue<'ctx>,
+    ) -> Result<IntValue<'ctx>, CodegenError> {
+        Ok(self.0.b.build_select(c, a, b, "")?.into_int_value())
+    }
+}
+
+/// The input index that window element `k` of output position `o` reads,
+/// and whether it reads one (not padding or a base-dilation hole): the
+/// shared [`window_position`] per dimension, over an input of dimensions
+/// `dims`.
+fn window_input_index<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    window: &hlox_hlo::Window,
+    dims: &[i64],
+    o: &[IntValue<'ctx>],
+    k: &[IntValue<'ctx>],
+) -> Result<(Vec<IntValue<'ctx>>, IntValue<'ctx>), CodegenError> {
+    let a = LlvmArith(cg);
+    let mut valid = cg.i1().const_int(1, false);
+    let mut idx = Vec::with_capacity(dims.len());
+    for (d, wd) in window.dims.iter().enumerate() {
+        let (i, v) = window_position(&a, wd, dims[d], o[d], k[d])?;
+        valid = a.and(valid, v)?;
+        idx.push(i);
+    }
+    Ok((idx, valid))
+}
+
+/// The window loops of reduce-window output element `oidx`: each window
+/// element that reads the input (not padding) is combined into `accs`.
 #[allow(clippy::too_many_arguments)]
 fn rw_loops<'ctx>(
     cg: &Cg<'_, 'ctx>,
@@ -1131,33 +1273,11 @@ fn rw_loops<'ctx>(
     inputs: &[InstId],
     accs: &[(PointerValue<'ctx>, inkwell::types::BasicTypeEnum<'ctx>)],
     to_apply: hlox_hlo::CompId,
-    level: usize,
-    kidx: &mut Vec<IntValue<'ctx>>,
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level == window.dims.len() {
-        // Input index and validity.
-        let mut valid = cg.i1().const_int(1, false);
-        let mut idx = Vec::new();
-        for (d, wd) in window.dims.iter().enumerate() {
-            let p = b.build_int_mul(oidx[d], cg.i64c(wd.stride), "")?;
-            let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
-            let kw = b.build_int_mul(kidx[d], cg.i64c(wd.window_dilation), "")?;
-            let p = b.build_int_add(p, kw, "")?;
-            let ge0 = b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?;
-            valid = b.build_and(valid, ge0, "")?;
-            let i = if wd.base_dilation > 1 {
-                let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
-                let r0 = b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?;
-                valid = b.build_and(valid, r0, "")?;
-                b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
-            } else {
-                p
-            };
-            let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(in_shape.dims[d]), "")?;
-            valid = b.build_and(valid, lt, "")?;
-            idx.push(i);
-        }
+    let sizes: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
+    loop_nest(cg, &sizes, "w", &mut |kidx| {
+        let (idx, valid) = window_input_index(cg, window, &in_shape.dims, oidx, kidx)?;
         let f = cg.current_fn()?;
         let body = cg.ctx.append_basic_block(f, "rw.in");
         let join = cg.ctx.append_basic_block(f, "rw.next");
@@ -1176,30 +1296,8 @@ fn rw_loops<'ctx>(
         }
         b.build_unconditional_branch(join)?;
         b.position_at_end(join);
-        return Ok(());
-    }
-    let size = window.dims[level].size;
-    for_range(
-        cg,
-        cg.i64c(0),
-        cg.i64c(size),
-        &format!("w{level}"),
-        &mut |k| {
-            kidx[level] = k;
-            rw_loops(
-                cg,
-                ctx,
-                window,
-                in_shape,
-                oidx,
-                inputs,
-                accs,
-                to_apply,
-                level + 1,
-                kidx,
-            )
-        },
-    )
+        Ok(())
+    })
 }
 
 /// Convolution (XLA's semantics, as the evaluator): output element `o`
@@ -1208,24 +1306,18 @@ fn rw_loops<'ctx>(
 /// reversal) and the input features of its feature group; batch groups
 /// pick the lhs batch.
 fn emit_conv<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     out: (PointerValue<'ctx>, ArrayShape),
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
-    let Op::Convolution {
-        window,
-        dnums: dn,
-        feature_group_count,
-        batch_group_count,
-        ..
-    } = &inst.op
-    else {
+    let Op::Convolution(conv) = &inst.op else {
         return Err(CodegenError::Other("not a convolution".into()));
     };
+    let (window, dn) = (&conv.window, &conv.dnums);
+    let (feature_group_count, batch_group_count) =
+        (&conv.feature_group_count, &conv.batch_group_count);
     let (optr, oshape) = out;
     let (lhs, rhs) = (inst.operands[0], inst.operands[1]);
     let (Some(ls), Some(rs)) = (
@@ -1294,13 +1386,11 @@ fn emit_conv<'ctx>(
 /// that the slice fits, operand batching dimensions from the output's batch
 /// position, offsets from the offset dimensions.
 fn emit_gather<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     out: (PointerValue<'ctx>, ArrayShape),
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let Op::Gather {
         dnums: dn,
@@ -1375,27 +1465,22 @@ fn emit_gather<'ctx>(
 /// together, with the comparator inlined (`comp(a[j], a[j-1])` moves
 /// element j before j-1).
 fn emit_sort<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let Op::Sort { dimension, .. } = &inst.op else {
         return Err(CodegenError::Other("not a sort".into()));
     };
     let bad = |m: &str| CodegenError::Other(format!("sort: {m}"));
-    let cmp = *inst.called.first().ok_or_else(|| bad("no comparator"))?;
+    let cmp = inst.called[0];
     let outs: Vec<(PointerValue, ArrayShape)> = outs
         .iter()
         .map(|(p, s)| s.clone().map(|s| (*p, s)))
         .collect::<Option<_>>()
         .ok_or_else(|| bad("token result"))?;
-    if outs.len() != inst.operands.len() || outs.is_empty() {
-        return Err(bad("one result per operand expected"));
-    }
     let shape = outs[0].1.clone();
     let d = *dimension as usize;
     if d >= shape.rank() {
@@ -1421,13 +1506,7 @@ fn emit_sort<'ctx>(
     for_range(cg, cg.i64c(0), cg.i64c(len), "copy", &mut |i| {
         let mut idx = base.clone();
         idx[d] = i;
-        for (k, &o) in operands.iter().enumerate() {
-            let v = ctx.gen(cg, o, &idx)?[0];
-            let (p, s) = &outs[k];
-            let ep = cg.element_ptr(*p, s, &idx)?;
-            cg.store_elem(s.ty, ep, v)?;
-        }
-        Ok(())
+        copy_elements(cg, ctx, &operands, &outs, &idx)
     })?;
     let at = |j: IntValue<'ctx>| -> Result<Vec<PointerValue<'ctx>>, CodegenError> {
         let mut idx = base.clone();
@@ -1506,14 +1585,16 @@ fn emit_sort_merge<'ctx>(
     let Op::Sort { dimension, .. } = &inst.op else {
         return Err(bad("not a sort"));
     };
-    let cmp = *inst.called.first().ok_or_else(|| bad("no comparator"))?;
+    let cmp = inst.called[0];
     let dst_shapes: Vec<ArrayShape> = leaves(&inst.shape)
         .into_iter()
         .collect::<Option<_>>()
         .ok_or_else(|| bad("token result"))?;
     let n = dst_shapes.len();
-    if n != inst.operands.len() || n == 0 || params.len() != 2 * n {
-        return Err(bad("one array result per operand expected"));
+    if params.len() != 2 * n {
+        return Err(bad(
+            "one source and one destination buffer per operand expected",
+        ));
     }
     let src_shapes: Vec<ArrayShape> = if first {
         inst.operands
@@ -1558,20 +1639,9 @@ fn emit_sort_merge<'ctx>(
                 .collect()
         };
         let x = load(i)?;
-        let s = b.build_int_mul(
-            b.build_int_unsigned_div(i, cg.i64c(2 * width), "")?,
-            cg.i64c(2 * width),
-            "s",
-        )?;
-        let clamp = |v: IntValue<'ctx>| -> Result<IntValue<'ctx>, CodegenError> {
-            let over = b.build_int_compare(IntPredicate::SGT, v, cg.i64c(len), "")?;
-            Ok(b.build_select(over, cg.i64c(len), v, "")?.into_int_value())
-        };
-        let mid = clamp(b.build_int_add(s, cg.i64c(width), "")?)?;
-        let end = clamp(b.build_int_add(s, cg.i64c(2 * width), "")?)?;
-        let left = b.build_int_compare(IntPredicate::ULT, i, mid, "left")?;
-        let lo0 = b.build_select(left, mid, s, "")?.into_int_value();
-        let hi0 = b.build_select(left, end, mid, "")?.into_int_value();
+        let arith = LlvmArith(cg);
+        let runs = MergeRuns::new(&arith, i, width, len)?;
+        let (left, lo0, hi0) = (runs.left, runs.lo, runs.hi);
         // Binary search: the first position in [lo0, hi0) where `goes_before`
         // is false (it holds on a prefix of the sorted other run).
         let pre = b.get_insert_block().ok_or_else(|| bad("no block"))?;
@@ -1619,14 +1689,7 @@ fn emit_sort_merge<'ctx>(
         b.build_unconditional_branch(head)?;
         b.position_at_end(exit);
         let count = b.build_int_sub(lov, lo0, "count")?;
-        // left: i + count; right: s + (i - mid) + count.
-        let own = b.build_select(
-            left,
-            i,
-            b.build_int_add(s, b.build_int_sub(i, mid, "")?, "")?,
-            "",
-        )?;
-        let pos = b.build_int_add(own.into_int_value(), count, "pos")?;
+        let pos = runs.position(&arith, i, count)?;
         let idx = at(pos);
         for (q, v) in x.iter().enumerate() {
             let p = cg.element_ptr(params[n + q], &dst_shapes[q], &idx)?;
@@ -1641,24 +1704,19 @@ fn emit_sort_merge<'ctx>(
 /// whose whole window fits, every window element (row-major):
 /// `out[o] = combiner(out[o], update[u])`.
 fn emit_scatter<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
-    tid: IntValue<'ctx>,
     mode: ScatterMode,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let Op::Scatter { dnums: dn, .. } = &inst.op else {
         return Err(CodegenError::Other("not a scatter".into()));
     };
     let bad = |m: &str| CodegenError::Other(format!("scatter: {m}"));
-    let comb = *inst.called.first().ok_or_else(|| bad("no combiner"))?;
+    let comb = inst.called[0];
     let n = inst.operands.len() / 2;
-    if inst.operands.len() != 2 * n + 1 || n == 0 {
-        return Err(bad("operands must be N inputs, indices, N updates"));
-    }
     let inputs = inst.operands[..n].to_vec();
     let indices = inst.operands[n];
     let updates = inst.operands[n + 1..].to_vec();
@@ -1667,9 +1725,6 @@ fn emit_scatter<'ctx>(
         .map(|(p, s)| s.clone().map(|s| (*p, s)))
         .collect::<Option<_>>()
         .ok_or_else(|| bad("token result"))?;
-    if outs.len() != n {
-        return Err(bad("one result per input expected"));
-    }
     let arr = |i: InstId| {
         comp.inst(i)
             .shape
@@ -1700,12 +1755,7 @@ fn emit_scatter<'ctx>(
             // Output element `tid` = the input's.
             return in_range(cg, tid, total, |cg| {
                 let idx = delinearize(cg, &os, tid)?;
-                for (k, &i) in inputs.iter().enumerate() {
-                    let v = ctx.gen(cg, i, &idx)?[0];
-                    let (p, s) = &outs[k];
-                    cg.store_elem(s.ty, cg.element_ptr(*p, s, &idx)?, v)?;
-                }
-                Ok(())
+                copy_elements(cg, ctx, &inputs, &outs, &idx)
             });
         }
         ScatterMode::Atomic => {
@@ -1743,17 +1793,10 @@ fn emit_scatter<'ctx>(
         // Copy the inputs.
         for_range(cg, cg.i64c(0), cg.i64c(total), "copy", &mut |lin| {
             let idx = delinearize(cg, &os, lin)?;
-            for (k, &i) in inputs.iter().enumerate() {
-                let v = ctx.gen(cg, i, &idx)?[0];
-                let (p, s) = &outs[k];
-                let ep = cg.element_ptr(*p, s, &idx)?;
-                cg.store_elem(s.ty, ep, v)?;
-            }
-            Ok(())
+            copy_elements(cg, ctx, &inputs, &outs, &idx)
         })?;
-        let mut s_idx = vec![cg.i64c(0); plan.update_scatter_dims.len()];
-        scatter_loops(cg, ctx, &sc, 0, &mut s_idx)?;
-        Ok(())
+        let extents = update_extents(&sc, &plan.update_scatter_dims);
+        loop_nest(cg, &extents, "s", &mut |s| scatter_index(cg, ctx, &sc, s))
     })
 }
 
@@ -1833,29 +1876,29 @@ struct ScatterGeo<'a, 'ctx> {
     comb: hlox_hlo::CompId,
 }
 
-fn scatter_loops<'ctx>(
+/// The extents of the update dimensions `dims` (scatter or window ones).
+fn update_extents(g: &ScatterGeo<'_, '_>, dims: &[usize]) -> Vec<i64> {
+    dims.iter().map(|&d| g.us.dims[d]).collect()
+}
+
+/// Scatter index `s`: when its window fits, every window element.
+fn scatter_index<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
     g: &ScatterGeo<'_, 'ctx>,
-    level: usize,
-    s: &mut Vec<IntValue<'ctx>>,
+    s: &[IntValue<'ctx>],
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level < g.plan.update_scatter_dims.len() {
-        let n = g.us.dims[g.plan.update_scatter_dims[level]];
-        return for_range(cg, cg.i64c(0), cg.i64c(n), &format!("s{level}"), &mut |i| {
-            s[level] = i;
-            scatter_loops(cg, ctx, g, level + 1, s)
-        });
-    }
     let (start, fits) = scatter_start(cg, ctx, g, s)?;
     let f = cg.current_fn()?;
     let body = cg.ctx.append_basic_block(f, "sc.in");
     let join = cg.ctx.append_basic_block(f, "sc.next");
     b.build_conditional_branch(fits, body, join)?;
     b.position_at_end(body);
-    let mut w = vec![cg.i64c(0); g.plan.update_window_dims.len()];
-    window_loops(cg, ctx, g, &start, s, 0, &mut w)?;
+    let extents = update_extents(g, &g.plan.update_window_dims);
+    loop_nest(cg, &extents, "sw", &mut |w| {
+        scatter_window_element(cg, ctx, g, &start, s, w)
+    })?;
     b.build_unconditional_branch(join)?;
     b.position_at_end(join);
     Ok(())
@@ -1909,29 +1952,17 @@ fn scatter_start<'ctx>(
     Ok((start, fits))
 }
 
-fn window_loops<'ctx>(
+/// Window element `w` of scatter index `s` (its window starts at `start`
+/// in the operand): `out[o] = combiner(out[o], update[u])`.
+fn scatter_window_element<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
     g: &ScatterGeo<'_, 'ctx>,
     start: &[IntValue<'ctx>],
     s: &[IntValue<'ctx>],
-    level: usize,
-    w: &mut Vec<IntValue<'ctx>>,
+    w: &[IntValue<'ctx>],
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level < g.plan.update_window_dims.len() {
-        let n = g.us.dims[g.plan.update_window_dims[level]];
-        return for_range(
-            cg,
-            cg.i64c(0),
-            cg.i64c(n),
-            &format!("sw{level}"),
-            &mut |i| {
-                w[level] = i;
-                window_loops(cg, ctx, g, start, s, level + 1, w)
-            },
-        );
-    }
     let mut oi = start.to_vec();
     let mut ui = vec![cg.i64c(0); g.us.rank()];
     for (&v, &d) in s.iter().zip(&g.plan.update_scatter_dims) {
@@ -1965,26 +1996,18 @@ fn window_loops<'ctx>(
 /// `select(selected, e)` rejects; `out[selected] = scatter(out[selected],
 /// source[o])`.
 fn emit_select_and_scatter<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     out: (PointerValue<'ctx>, ArrayShape),
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let Op::SelectAndScatter { window } = &inst.op else {
         return Err(CodegenError::Other("not a select-and-scatter".into()));
     };
     let bad = |m: &str| CodegenError::Other(format!("select-and-scatter: {m}"));
-    let (operand, source, init) = match inst.operands[..] {
-        [a, b, c] => (a, b, c),
-        _ => return Err(bad("three operands expected")),
-    };
-    let (select, scatter) = match inst.called[..] {
-        [a, b] => (a, b),
-        _ => return Err(bad("select and scatter computations expected")),
-    };
+    let (operand, source, init) = (inst.operands[0], inst.operands[1], inst.operands[2]);
+    let (select, scatter) = (inst.called[0], inst.called[1]);
     let (optr, oshape) = out;
     let ins = comp
         .inst(operand)
@@ -2018,7 +2041,6 @@ fn emit_select_and_scatter<'ctx>(
         let g = SasGeo {
             window,
             ins: &ins,
-            ss: &ss,
             operand,
             source,
             select,
@@ -2030,16 +2052,15 @@ fn emit_select_and_scatter<'ctx>(
             sel_i: &sel_i,
             vt,
         };
-        let mut o = vec![cg.i64c(0); ss.rank()];
-        sas_source_loops(cg, ctx, &g, 0, &mut o)?;
-        Ok(())
+        loop_nest(cg, &ss.dims, "so", &mut |o| {
+            sas_source_element(cg, ctx, &g, o)
+        })
     })
 }
 
 struct SasGeo<'a, 'ctx> {
     window: &'a hlox_hlo::Window,
     ins: &'a ArrayShape,
-    ss: &'a ArrayShape,
     operand: InstId,
     source: InstId,
     select: hlox_hlo::CompId,
@@ -2052,31 +2073,21 @@ struct SasGeo<'a, 'ctx> {
     vt: inkwell::types::BasicTypeEnum<'ctx>,
 }
 
-fn sas_source_loops<'ctx>(
+/// For source element `o`: select among its window, then scatter.
+fn sas_source_element<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
     g: &SasGeo<'_, 'ctx>,
-    level: usize,
-    o: &mut Vec<IntValue<'ctx>>,
+    o: &[IntValue<'ctx>],
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level < g.ss.rank() {
-        return for_range(
-            cg,
-            cg.i64c(0),
-            cg.i64c(g.ss.dims[level]),
-            &format!("so{level}"),
-            &mut |i| {
-                o[level] = i;
-                sas_source_loops(cg, ctx, g, level + 1, o)
-            },
-        );
-    }
     b.build_store(g.sel_ok, cg.i1().const_zero())?;
     // A defined value (select sees it only with sel.ok false, ignored).
     b.build_store(g.sel_v, g.vt.const_zero())?;
-    let mut k = vec![cg.i64c(0); g.ins.rank()];
-    sas_window_loops(cg, ctx, g, o, 0, &mut k)?;
+    let sizes: Vec<i64> = g.window.dims.iter().map(|w| w.size).collect();
+    loop_nest(cg, &sizes, "sw", &mut |k| {
+        sas_window_element(cg, ctx, g, o, k)
+    })?;
     let ok = b.build_load(cg.i1(), g.sel_ok, "")?.into_int_value();
     let f = cg.current_fn()?;
     let body = cg.ctx.append_basic_block(f, "sas.sc");
@@ -2100,58 +2111,16 @@ fn sas_source_loops<'ctx>(
     Ok(())
 }
 
-fn sas_window_loops<'ctx>(
+/// Window element `k` of source element `o`: the selection step.
+fn sas_window_element<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
     g: &SasGeo<'_, 'ctx>,
     o: &[IntValue<'ctx>],
-    level: usize,
-    k: &mut Vec<IntValue<'ctx>>,
+    k: &[IntValue<'ctx>],
 ) -> Result<(), CodegenError> {
     let b = cg.b;
-    if level < g.window.dims.len() {
-        let n = g.window.dims[level].size;
-        return for_range(
-            cg,
-            cg.i64c(0),
-            cg.i64c(n),
-            &format!("sw{level}"),
-            &mut |i| {
-                k[level] = i;
-                sas_window_loops(cg, ctx, g, o, level + 1, k)
-            },
-        );
-    }
-    let mut valid = cg.i1().const_int(1, false);
-    let mut idx = Vec::new();
-    for (d, wd) in g.window.dims.iter().enumerate() {
-        let p = b.build_int_mul(o[d], cg.i64c(wd.stride), "")?;
-        let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
-        let p = b.build_int_add(
-            p,
-            b.build_int_mul(k[d], cg.i64c(wd.window_dilation), "")?,
-            "",
-        )?;
-        valid = b.build_and(
-            valid,
-            b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?,
-            "",
-        )?;
-        let i = if wd.base_dilation > 1 {
-            let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
-            valid = b.build_and(
-                valid,
-                b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?,
-                "",
-            )?;
-            b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
-        } else {
-            p
-        };
-        let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(g.ins.dims[d]), "")?;
-        valid = b.build_and(valid, lt, "")?;
-        idx.push(i);
-    }
+    let (idx, valid) = window_input_index(cg, g.window, &g.ins.dims, o, k)?;
     let f = cg.current_fn()?;
     let body = cg.ctx.append_basic_block(f, "sas.in");
     let take = cg.ctx.append_basic_block(f, "sas.take");
@@ -2231,19 +2200,17 @@ fn topk_key<'ctx>(
 /// ordered after pass j-1's pick, in the order (key descending for
 /// largest, ascending otherwise; ties by index ascending).
 fn emit_topk<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     let inst = comp.inst(id);
     let Op::TopK { k, largest } = &inst.op else {
         return Err(CodegenError::Other("not a topk".into()));
     };
     let bad = |m: &str| CodegenError::Other(format!("topk: {m}"));
-    let x = *inst.operands.first().ok_or_else(|| bad("no operand"))?;
+    let x = inst.operands[0];
     let xs = comp
         .inst(x)
         .shape
@@ -2438,20 +2405,18 @@ impl<'ctx> U32<'_, '_, 'ctx> {
 /// split along its first even dimension, else the largest), as the
 /// evaluator.
 fn emit_rng<'ctx>(
-    cg: &Cg<'_, 'ctx>,
+    t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    comp: &hlox_hlo::Computation,
-    id: InstId,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
-    tid: IntValue<'ctx>,
 ) -> Result<(), CodegenError> {
+    let Thread { cg, comp, id, tid } = t;
     use hlox_hlo::semantics::rng::{Generator, RngPlan};
     let inst = comp.inst(id);
     let Op::RngBitGenerator { algorithm } = &inst.op else {
         return Err(CodegenError::Other("not a rng-bit-generator".into()));
     };
     let bad = |m: &str| CodegenError::Other(format!("rng-bit-generator: {m}"));
-    let state = *inst.operands.first().ok_or_else(|| bad("no state"))?;
+    let state = inst.operands[0];
     let [(sp, Some(ss)), (vp, Some(vs))] = outs else {
         return Err(bad("results must be (state, values)"));
     };
@@ -2715,21 +2680,8 @@ fn conv_loops<'ctx>(
             cg.i64c(wd.size),
             &format!("cw{level}"),
             &mut |k| {
-                let p = b.build_int_mul(g.oidx[osd], cg.i64c(wd.stride), "")?;
-                let p = b.build_int_sub(p, cg.i64c(wd.pad_lo), "")?;
-                let p =
-                    b.build_int_add(p, b.build_int_mul(k, cg.i64c(wd.window_dilation), "")?, "")?;
-                let mut valid = b.build_int_compare(IntPredicate::SGE, p, cg.i64c(0), "")?;
-                let i = if wd.base_dilation > 1 {
-                    let r = b.build_int_unsigned_rem(p, cg.i64c(wd.base_dilation), "")?;
-                    let r0 = b.build_int_compare(IntPredicate::EQ, r, cg.i64c(0), "")?;
-                    valid = b.build_and(valid, r0, "")?;
-                    b.build_int_unsigned_div(p, cg.i64c(wd.base_dilation), "")?
-                } else {
-                    p
-                };
-                let lt = b.build_int_compare(IntPredicate::SLT, i, cg.i64c(g.ls.dims[isd]), "")?;
-                valid = b.build_and(valid, lt, "")?;
+                let (i, valid) =
+                    window_position(&LlvmArith(cg), wd, g.ls.dims[isd], g.oidx[osd], k)?;
                 li[isd] = i;
                 ri[ksd] = if wd.reversal {
                     b.build_int_sub(cg.i64c(wd.size - 1), k, "")?

@@ -5,7 +5,7 @@
 //! driver), the runtime tests run the corpus on it; without, they print
 //! SKIP.
 
-use hlox_cuda::{compile, targets, CompileError, CudaCompileOptions};
+use hlox_cuda::{compile, targets, CompileError, CompileOptions};
 use hlox_ffi::{Platform, Registry};
 use hlox_hlo::text::parse_module;
 use std::path::PathBuf;
@@ -86,8 +86,8 @@ fn registry_for(case: &str) -> Registry {
     r
 }
 
-fn opts(sm: &str, case: &str) -> CudaCompileOptions {
-    CudaCompileOptions {
+fn opts(sm: &str, case: &str) -> CompileOptions {
+    CompileOptions {
         sm: sm.into(),
         registry: Some(Arc::new(registry_for(case))),
         ..Default::default()
@@ -145,7 +145,7 @@ impl Backend {
     }
 
     /// Compile `m` with `o` and load it.
-    fn build(&self, m: &hlox_hlo::Module, o: &CudaCompileOptions) -> Result<Exe, String> {
+    fn build(&self, m: &hlox_hlo::Module, o: &CompileOptions) -> Result<Exe, String> {
         self.load(compile(m, o).map_err(|e| format!("compile: {e}"))?)
     }
 }
@@ -905,7 +905,7 @@ fn opcode_kernels_assemble_with_ptxas() {
             }
         };
         for (fused, sm) in [(false, "sm_80"), (false, "sm_90"), (true, "sm_80")] {
-            let o = CudaCompileOptions {
+            let o = CompileOptions {
                 sm: sm.into(),
                 hlo_passes: fused,
                 ..Default::default()
@@ -989,7 +989,7 @@ fn corpus_runs_on_the_gpu() {
     };
     let mut graphs = 0;
     let (ran, failures) = for_each_corpus_run(|case, m, hlo_passes| {
-        let o = CudaCompileOptions {
+        let o = CompileOptions {
             hlo_passes,
             ..opts("sm_80", &case.name)
         };
@@ -1038,7 +1038,7 @@ fn dump_dir_holds_hlo_plan_llvm_ir_and_ptx() {
          ROOT z = f32[64]{0} add(y, x)\n}\n",
     )
     .expect("parse");
-    let o = CudaCompileOptions {
+    let o = CompileOptions {
         dump_dir: Some(dir.clone()),
         ..Default::default()
     };
@@ -1067,7 +1067,7 @@ fn bad_options_are_compile_errors() {
         "HloModule m\n\nENTRY e {\n  x = f32[4]{0} parameter(0)\n  ROOT y = f32[4]{0} negate(x)\n}\n",
     )
     .expect("parse");
-    let o = CudaCompileOptions {
+    let o = CompileOptions {
         sm: "volta".into(),
         ..Default::default()
     };
@@ -1301,7 +1301,7 @@ fn emulation_registry(case: &str) -> Registry {
 fn corpus_runs_in_host_emulation() {
     let mut replayed = 0;
     let (ran, failures) = for_each_corpus_run(|case, m, hlo_passes| {
-        let o = CudaCompileOptions {
+        let o = CompileOptions {
             registry: Some(Arc::new(emulation_registry(&case.name))),
             hlo_passes,
             ..Default::default()
@@ -1350,7 +1350,7 @@ fn run_twice_with_targets(
     registry: Registry,
     check: impl Fn(&str, Result<hlox_hlo::Literal, hlox_cuda::runtime::RuntimeError>),
 ) {
-    let o = CudaCompileOptions {
+    let o = CompileOptions {
         registry: Some(Arc::new(registry)),
         ..Default::default()
     };
@@ -1518,7 +1518,7 @@ fn assert_matches_evaluator(
     let ptxas = ptxas();
     let mut runs = Vec::new();
     for &fused in fusions {
-        let o = CudaCompileOptions {
+        let o = CompileOptions {
             hlo_passes: fused,
             ..Default::default()
         };
@@ -1586,7 +1586,7 @@ fn gpu_backends(test: &str) -> Vec<Backend> {
 fn unfused_row_reduce_then_broadcast_is_not_a_row_fusion() {
     use hlox_cuda::plan::KernelKind;
     let m = filetest_case("unfused_row_reduce_broadcast.hlo", 0);
-    let o = CudaCompileOptions {
+    let o = CompileOptions {
         hlo_passes: false,
         ..Default::default()
     };
@@ -1745,7 +1745,7 @@ fn row_reductions_run_a_warp_per_row_and_match_the_evaluator() {
     );
     assert_eq!(checked.get(), 2);
     // Whole warps per block, or the lanes of a row would straddle blocks.
-    let odd = CudaCompileOptions {
+    let odd = CompileOptions {
         block_size: 100,
         ..Default::default()
     };
@@ -1983,7 +1983,7 @@ fn opcode_programs_match_the_evaluator() {
                 }
             };
             for (be, fused) in with_fusion(&backends) {
-                let o = CudaCompileOptions {
+                let o = CompileOptions {
                     hlo_passes: fused,
                     ..Default::default()
                 };
@@ -2341,7 +2341,7 @@ fn later_runs_replay_the_recorded_first_run() {
         .expect("register");
     for be in backends("later_runs_replay_the_recorded_first_run") {
         let what = be.name();
-        let o = CudaCompileOptions {
+        let o = CompileOptions {
             registry: Some(graph_registry(&be, true)),
             ..Default::default()
         };
@@ -2457,7 +2457,7 @@ ENTRY e {
 "#,
     )
     .expect("parse");
-    let o = CudaCompileOptions {
+    let o = CompileOptions {
         hlo_passes: false,
         ..Default::default()
     };
@@ -2505,11 +2505,11 @@ fn runs_that_read_back_or_call_unmarked_targets_are_not_graphs() {
 
 fn not_graphs_on(be: &Backend) {
     use hlox_cuda::GraphStatus;
-    let status = |text: &str, o: CudaCompileOptions| {
+    let status = |text: &str, o: CompileOptions| {
         let m = parse_module(text).expect("parse");
         be.build(&m, &o).expect("builds").graph_status()
     };
-    let unmarked = CudaCompileOptions {
+    let unmarked = CompileOptions {
         registry: Some(graph_registry(be, false)),
         ..Default::default()
     };
@@ -2521,14 +2521,14 @@ fn not_graphs_on(be: &Backend) {
                 .into()
         )
     );
-    let off = CudaCompileOptions {
+    let off = CompileOptions {
         registry: Some(graph_registry(be, true)),
         cuda_graphs: false,
         ..Default::default()
     };
     assert_eq!(
         status(GRAPH_MODULE, off),
-        GraphStatus::Off("CUDA graphs are off (CudaCompileOptions::cuda_graphs)".into())
+        GraphStatus::Off("CUDA graphs are off (CompileOptions::cuda_graphs)".into())
     );
     let looped = r#"HloModule w
 
@@ -2551,7 +2551,7 @@ ENTRY e {
     let exe = be
         .build(
             &m,
-            &CudaCompileOptions {
+            &CompileOptions {
                 hlo_passes: false,
                 ..Default::default()
             },
@@ -2670,7 +2670,7 @@ ENTRY main {
     r.register_fn("stream_probe", Platform::Cuda, ffi_targets::stream_probe)
         .unwrap();
     for b in backends("typed_ffi_on_cuda_stream_state_and_stages") {
-        let o = CudaCompileOptions {
+        let o = CompileOptions {
             registry: Some(r.clone()),
             ..Default::default()
         };
@@ -2695,7 +2695,7 @@ ENTRY main {
 "#,
     );
     let live = hlox_tests::hlox_targets::rust_counters_live();
-    let o = CudaCompileOptions {
+    let o = CompileOptions {
         registry: Some(r),
         ..Default::default()
     };
@@ -2709,7 +2709,7 @@ ENTRY main {
 
     // C++ handlers (targets/cpp, written against XLA's ffi.h), emulation.
     let plugin = hlox_tests::custom_call_suite::cpp_ffi_plugin();
-    let o = CudaCompileOptions {
+    let o = CompileOptions {
         registry: Some(plugin.clone()),
         ..Default::default()
     };

@@ -45,7 +45,29 @@ pub trait CustomCallHandler {
         inst: &Instruction,
         call: &CustomCall,
         operands: &[&Literal],
-    ) -> Result<Literal, String>;
+    ) -> Result<Literal, CustomCallError>;
+}
+
+/// Why a custom call gave no result in the evaluator. The evaluator wraps it
+/// in [`EvalError::CustomCall`], which names the computation, instruction and
+/// target.
+#[derive(Debug, thiserror::Error)]
+pub enum CustomCallError {
+    /// The handler does not know the target.
+    #[error("no custom-call handler: cannot run target {target}; evaluate with a CustomCallHandler that registers it")]
+    NoHandler { target: String },
+    /// The call through XLA's Host conventions failed.
+    #[error(transparent)]
+    Host(#[from] hlox_ffi::HostCallError),
+    /// A typed-FFI call could not be prepared (its instantiate stage failed).
+    #[error("{message}")]
+    Prepare { message: String },
+    /// The handler returned a value whose shape is not the declared one.
+    #[error("handler returned shape {returned}, the instruction declares {declared}")]
+    WrongShape { returned: String, declared: String },
+    /// A handler's own failure, for handlers written outside hlox.
+    #[error(transparent)]
+    Handler(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// A handler that knows no targets.
@@ -58,11 +80,10 @@ impl CustomCallHandler for NoCustomCalls {
         _inst: &Instruction,
         call: &CustomCall,
         _operands: &[&Literal],
-    ) -> Result<Literal, String> {
-        Err(format!(
-            "no custom-call handler: cannot run target {}; evaluate with a CustomCallHandler that registers it",
-            call.target
-        ))
+    ) -> Result<Literal, CustomCallError> {
+        Err(CustomCallError::NoHandler {
+            target: call.target.clone(),
+        })
     }
 }
 
@@ -93,12 +114,13 @@ pub enum EvalError {
         #[source]
         source: Box<OpError>,
     },
-    #[error("in computation `{computation}`, custom-call `{instruction}` to target `{target}` failed: {message}")]
+    #[error("in computation `{computation}`, custom-call `{instruction}` to target `{target}` failed: {source}")]
     CustomCall {
         computation: String,
         instruction: String,
         target: String,
-        message: String,
+        #[source]
+        source: Box<CustomCallError>,
     },
     /// The module's custom-call targets could not all be bound (missing
     /// target, api_version mismatch, ...): nothing ran.
@@ -194,7 +216,7 @@ pub fn evaluate_with_registry(
                 .unwrap_or_default(),
             instruction: e.instruction,
             target: e.target,
-            message: e.message,
+            source: Box::new(CustomCallError::Prepare { message: e.message }),
         }
     })?;
     evaluate(module, args, &calls)
@@ -208,8 +230,8 @@ impl CustomCallHandler for hlox_ffi::HostCustomCalls {
         inst: &Instruction,
         call: &CustomCall,
         operands: &[&Literal],
-    ) -> Result<Literal, String> {
-        hlox_ffi::HostCustomCalls::call(self, inst, call, operands).map_err(|e| e.to_string())
+    ) -> Result<Literal, CustomCallError> {
+        Ok(hlox_ffi::HostCustomCalls::call(self, inst, call, operands)?)
     }
 }
 
@@ -522,21 +544,15 @@ impl<'a> Interp<'a> {
                 nops(2)?;
                 lit(compute::dot(a(0)?, a(1)?, dnums, out()?)?)
             }
-            Op::Convolution {
-                window,
-                dnums,
-                feature_group_count,
-                batch_group_count,
-                ..
-            } => {
+            Op::Convolution(c) => {
                 nops(2)?;
                 lit(compute::convolution(
                     a(0)?,
                     a(1)?,
-                    window,
-                    dnums,
-                    *feature_group_count,
-                    *batch_group_count,
+                    &c.window,
+                    &c.dnums,
+                    c.feature_group_count,
+                    c.batch_group_count,
                     out()?,
                 )?)
             }
@@ -763,24 +779,24 @@ impl<'a> Interp<'a> {
                     .map(|(&l, s)| apply_layout(l.clone(), s))
                     .collect();
                 let refs: Vec<&Literal> = laid.iter().collect();
-                let r = self.handler.call(inst, cc, &refs).map_err(|message| {
-                    EvalError::CustomCall {
-                        computation: comp.name.clone(),
-                        instruction: inst.name.clone(),
-                        target: cc.target.clone(),
-                        message,
-                    }
-                })?;
+                let r =
+                    self.handler
+                        .call(inst, cc, &refs)
+                        .map_err(|source| EvalError::CustomCall {
+                            computation: comp.name.clone(),
+                            instruction: inst.name.clone(),
+                            target: cc.target.clone(),
+                            source: Box::new(source),
+                        })?;
                 if !r.shape().compatible(&inst.shape) {
                     return Err(EvalError::CustomCall {
                         computation: comp.name.clone(),
                         instruction: inst.name.clone(),
                         target: cc.target.clone(),
-                        message: format!(
-                            "handler returned shape {}, the instruction declares {}",
-                            shape_str(&r.shape()),
-                            shape_str(&inst.shape)
-                        ),
+                        source: Box::new(CustomCallError::WrongShape {
+                            returned: shape_str(&r.shape()),
+                            declared: shape_str(&inst.shape),
+                        }),
                     }
                     .into());
                 }

@@ -8,7 +8,7 @@
 #![allow(clippy::excessive_precision)]
 
 use half::{bf16, f16};
-use hlox_eval::{evaluate, CustomCallHandler, EvalError, NoCustomCalls};
+use hlox_eval::{evaluate, CustomCallError, CustomCallHandler, EvalError, NoCustomCalls};
 use hlox_hlo::*;
 
 // ------------------------------------------------------------------ helpers
@@ -131,11 +131,15 @@ impl CustomCallHandler for Doubler {
         inst: &Instruction,
         call: &CustomCall,
         operands: &[&Literal],
-    ) -> Result<Literal, String> {
+    ) -> Result<Literal, CustomCallError> {
         if call.target != "double" {
-            return Err(format!("unknown target {}", call.target));
+            return Err(CustomCallError::NoHandler {
+                target: call.target.clone(),
+            });
         }
-        let a = operands[0].as_array().map_err(|e| e.to_string())?;
+        let a = operands[0]
+            .as_array()
+            .map_err(|e| CustomCallError::Handler(e.into()))?;
         // The handler sees bytes in the operand's declared layout.
         let raw: Vec<f32> = a
             .bytes()
@@ -145,7 +149,8 @@ impl CustomCallHandler for Doubler {
         let bytes: Vec<u8> = raw.iter().flat_map(|x| x.to_ne_bytes()).collect();
         let shape = inst.shape.as_array().unwrap().clone();
         Ok(Literal::Array(
-            ArrayLiteral::from_bytes(shape, bytes).map_err(|e| e.to_string())?,
+            ArrayLiteral::from_bytes(shape, bytes)
+                .map_err(|e| CustomCallError::Handler(e.into()))?,
         ))
     }
 }
@@ -201,7 +206,15 @@ fn custom_call_errors_name_instruction_and_target() {
         "{msg}"
     );
     let err = evaluate(&custom_call_module("triple"), &[x], &Doubler).unwrap_err();
-    assert!(err.to_string().contains("unknown target triple"), "{err}");
+    assert!(
+        matches!(&err, EvalError::CustomCall { source, .. }
+            if matches!(&**source, CustomCallError::NoHandler { target } if target == "triple")),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("cannot run target triple"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -11,7 +11,7 @@
 use crate::entity::{EntityRef, PrimaryMap};
 use crate::ir::{
     BinaryOp, Collective, CompId, ComparisonDirection, ComparisonType, Computation,
-    ConvDimensionNumbers, CustomCall, CustomCallApiVersion, CustomCallSchedule,
+    ConvDimensionNumbers, Convolution, CustomCall, CustomCallApiVersion, CustomCallSchedule,
     DotDimensionNumbers, GatherDimensionNumbers, InstId, Instruction, Module, Op, OpMetadata,
     OutputOperandAlias, PadDim, Precision, ReplicaGroups, RngAlgorithm, ScatterDimensionNumbers,
     SliceDim, UnaryOp, Window, WindowDim,
@@ -296,14 +296,14 @@ impl XlaBuilder {
                 .collect();
             match declared {
                 Some(d) => {
-                    validate_shape(&d).map_err(|m| invalid(opname, m))?;
+                    validate_shape(&d).map_err(|m| invalid(opname, m.to_string()))?;
                     check_shape(&op, &shapes, &sigs, &d)?;
                     d
                 }
                 None => infer_shape(&op, &shapes, &sigs)?,
             }
         };
-        validate_shape(&shape).map_err(|m| invalid(opname, m))?;
+        validate_shape(&shape).map_err(|m| invalid(opname, m.to_string()))?;
         let mut inner = self.inner.borrow_mut();
         let called_ids: Vec<CompId> = called.iter().map(|c| Self::embed(&mut inner, c)).collect();
         let name = match &op {
@@ -816,13 +816,13 @@ impl XlaBuilder {
                 reversal: false,
             });
         }
-        let op = Op::Convolution {
+        let op = Op::Convolution(Convolution {
             window: Window { dims },
             dnums: dnums.clone(),
             feature_group_count,
             batch_group_count,
             precision: precision.to_vec(),
-        };
+        });
         self.add_op(op, &[lhs, rhs], &[], None)
     }
 

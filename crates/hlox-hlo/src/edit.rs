@@ -44,10 +44,11 @@ pub enum EditError {
         source: ShapeError,
     },
     /// A declared shape (or a layout) is malformed.
-    #[error("instruction `{instruction}`: {message}")]
+    #[error("instruction `{instruction}`: {source}")]
     InvalidShape {
         instruction: String,
-        message: String,
+        #[source]
+        source: crate::shape_inference::InvalidShape,
     },
     /// [`Editor::set_layout`] was asked to change more than the layout.
     #[error("instruction `{instruction}`: cannot change its shape {from} to {to}: only layouts may change this way")]
@@ -306,9 +307,9 @@ impl<'s> Editor<'s> {
         match declared {
             None => infer_shape(op, &shapes, &sigs).map_err(shape_err),
             Some(d) => {
-                validate_shape(d).map_err(|message| EditError::InvalidShape {
+                validate_shape(d).map_err(|source| EditError::InvalidShape {
                     instruction: name.to_string(),
-                    message,
+                    source,
                 })?;
                 check_shape(op, &shapes, &sigs, d).map_err(shape_err)?;
                 Ok(d.clone())
@@ -454,9 +455,9 @@ impl<'s> Editor<'s> {
                 to: short(shape),
             });
         }
-        validate_shape(shape).map_err(|message| EditError::InvalidShape {
+        validate_shape(shape).map_err(|source| EditError::InvalidShape {
             instruction: inst.name.clone(),
-            message,
+            source,
         })?;
         if inst.shape != *shape {
             self.comp.instructions[id].shape = shape.clone();

@@ -431,6 +431,19 @@ pub struct Collective {
     pub constrain_layout: bool,
 }
 
+/// A convolution's attributes: XLA's `window`, `dim_labels`,
+/// `feature_group_count`, `batch_group_count` and `operand_precision`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Convolution {
+    pub window: Window,
+    pub dnums: ConvDimensionNumbers,
+    /// Groups of input features (1: an ordinary convolution).
+    pub feature_group_count: i64,
+    /// Groups of the batch (1: an ordinary convolution).
+    pub batch_group_count: i64,
+    pub precision: Vec<Precision>,
+}
+
 /// An opcode together with its opcode-specific attributes.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Op {
@@ -497,13 +510,7 @@ pub enum Op {
     SelectAndScatter {
         window: Window,
     },
-    Convolution {
-        window: Window,
-        dnums: ConvDimensionNumbers,
-        feature_group_count: i64,
-        batch_group_count: i64,
-        precision: Vec<Precision>,
-    },
+    Convolution(Convolution),
     Gather {
         dnums: GatherDimensionNumbers,
         slice_sizes: Vec<i64>,

@@ -458,7 +458,7 @@ impl Op {
             Op::Reduce { .. } => Opcode::Reduce,
             Op::ReduceWindow { .. } => Opcode::ReduceWindow,
             Op::SelectAndScatter { .. } => Opcode::SelectAndScatter,
-            Op::Convolution { .. } => Opcode::Convolution,
+            Op::Convolution(_) => Opcode::Convolution,
             Op::Gather { .. } => Opcode::Gather,
             Op::Scatter { .. } => Opcode::Scatter,
             Op::Sort { .. } => Opcode::Sort,

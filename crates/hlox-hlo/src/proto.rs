@@ -1094,14 +1094,9 @@ fn instruction_to_proto(
         Op::ReduceWindow { window } | Op::SelectAndScatter { window } => {
             p.window = Some(window_to_proto(window))
         }
-        Op::Convolution {
-            window,
-            dnums,
-            feature_group_count,
-            batch_group_count,
-            precision,
-        } => {
-            p.window = Some(window_to_proto(window));
+        Op::Convolution(c) => {
+            let dnums = &c.dnums;
+            p.window = Some(window_to_proto(&c.window));
             p.convolution_dimension_numbers = Some(xla::ConvolutionDimensionNumbers {
                 input_batch_dimension: dnums.input_batch_dimension,
                 input_feature_dimension: dnums.input_feature_dimension,
@@ -1113,9 +1108,9 @@ fn instruction_to_proto(
                 output_feature_dimension: dnums.output_feature_dimension,
                 output_spatial_dimensions: dnums.output_spatial_dimensions.clone(),
             });
-            p.feature_group_count = *feature_group_count;
-            p.batch_group_count = *batch_group_count;
-            p.precision_config = Some(precision_to_proto(precision, inst.operands.len()));
+            p.feature_group_count = c.feature_group_count;
+            p.batch_group_count = c.batch_group_count;
+            p.precision_config = Some(precision_to_proto(&c.precision, inst.operands.len()));
         }
         Op::Gather {
             dnums,
@@ -1804,7 +1799,7 @@ fn instruction_from_proto(
                     p.convolution_dimension_numbers.is_some(),
                 )?;
                 let d = p.convolution_dimension_numbers.clone().unwrap_or_default();
-                Op::Convolution {
+                Op::Convolution(Convolution {
                     window: window(p)?,
                     dnums: ConvDimensionNumbers {
                         input_batch_dimension: d.input_batch_dimension,
@@ -1821,7 +1816,7 @@ fn instruction_from_proto(
                     feature_group_count: p.feature_group_count.max(1),
                     batch_group_count: p.batch_group_count.max(1),
                     precision: precision_from_proto(&p.precision_config, ctx)?,
-                }
+                })
             }
             Opcode::Gather => {
                 req(

@@ -15,8 +15,8 @@
 #![allow(clippy::manual_is_multiple_of)]
 
 use crate::ir::{
-    BinaryOp, ComparisonType, ConvDimensionNumbers, CustomCall, DotDimensionNumbers,
-    GatherDimensionNumbers, Op, ReplicaGroups, ScatterDimensionNumbers, UnaryOp, Window,
+    BinaryOp, ComparisonType, Convolution, CustomCall, DotDimensionNumbers, GatherDimensionNumbers,
+    Op, ReplicaGroups, ScatterDimensionNumbers, UnaryOp, Window,
 };
 use crate::opcode::CalledRole::{Body, Condition, Scatter, ToApply};
 use crate::types::{ArrayShape, ElementType, ProgramShape, Shape};
@@ -66,35 +66,49 @@ fn shapes_list(v: &[&Shape]) -> String {
     parts.join(", ")
 }
 
+/// Why a shape is malformed ([`validate_shape`]). Each variant names the
+/// shape (without layout) so the message stands on its own.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidShape {
+    #[error("shape {shape} has negative dimension size {dim}")]
+    NegativeDimension { shape: String, dim: i64 },
+    #[error(
+        "shape {shape} has layout {layout} which is not a permutation of its {rank} dimensions"
+    )]
+    LayoutNotPermutation {
+        shape: String,
+        layout: String,
+        rank: usize,
+    },
+    #[error("shape {shape} has too many elements (its byte size overflows)")]
+    TooLarge { shape: String },
+}
+
 /// Checks that a shape is well formed: non-negative dimensions, a layout that
 /// is a permutation of the dimensions, and an element count and byte size
-/// that do not overflow. Returns a message naming the problem.
-pub fn validate_shape(s: &Shape) -> Result<(), String> {
+/// that do not overflow. The first problem found is returned.
+pub fn validate_shape(s: &Shape) -> Result<(), InvalidShape> {
     match s {
         Shape::Array(a) => {
-            if let Some(d) = a.dims.iter().find(|&&d| d < 0) {
-                return Err(format!(
-                    "shape {} has negative dimension size {d}",
-                    short(s)
-                ));
+            if let Some(&dim) = a.dims.iter().find(|&&d| d < 0) {
+                return Err(InvalidShape::NegativeDimension {
+                    shape: short(s),
+                    dim,
+                });
             }
             if !a.layout.is_valid_for_rank(a.rank()) {
-                return Err(format!(
-                    "shape {} has layout {} which is not a permutation of its {} dimensions",
-                    short(s),
-                    list(&a.layout.minor_to_major),
-                    a.rank()
-                ));
+                return Err(InvalidShape::LayoutNotPermutation {
+                    shape: short(s),
+                    layout: list(&a.layout.minor_to_major),
+                    rank: a.rank(),
+                });
             }
             let ok = a
                 .checked_element_count()
                 .and_then(|n| n.checked_mul(a.ty.byte_size() as i64))
                 .is_some_and(|b| b <= isize::MAX as i64);
             if !ok {
-                return Err(format!(
-                    "shape {} has too many elements (its byte size overflows)",
-                    short(s)
-                ));
+                return Err(InvalidShape::TooLarge { shape: short(s) });
             }
             Ok(())
         }
@@ -879,15 +893,9 @@ impl<'a> Cx<'a> {
             Op::Reduce { dimensions } => self.reduce(dimensions),
             Op::ReduceWindow { window } => self.reduce_window(window),
             Op::SelectAndScatter { window } => self.select_and_scatter(window),
-            Op::Convolution {
-                window,
-                dnums,
-                feature_group_count,
-                batch_group_count,
-                precision,
-            } => {
-                self.precision(precision)?;
-                self.convolution(window, dnums, *feature_group_count, *batch_group_count)
+            Op::Convolution(c) => {
+                self.precision(&c.precision)?;
+                self.convolution(c)
             }
             Op::Gather {
                 dnums, slice_sizes, ..
@@ -1355,26 +1363,16 @@ impl<'a> Cx<'a> {
             )));
         }
         self.ncalled(1)?;
-        let first = self.arr(0)?;
-        let mut tys = Vec::with_capacity(n);
-        for i in 0..n {
-            let a = self.arr(i)?;
-            if a.dims != first.dims {
-                return Err(self.err(format!(
-                    "inputs {} and {} must have the same dimensions",
-                    short_array(first),
-                    short_array(a)
-                )));
-            }
+        let (first, tys) = self.same_dims(n, "inputs")?;
+        for (i, &ty) in tys.iter().enumerate() {
             let init = self.arr(n + i)?;
-            if init.rank() != 0 || init.ty != a.ty {
+            if init.rank() != 0 || init.ty != ty {
                 return Err(self.err(format!(
                     "init value {} must be a scalar of input {i}'s element type ({})",
                     short_array(init),
-                    short_array(a)
+                    short_array(self.arr(i)?)
                 )));
             }
-            tys.push(a.ty);
         }
         Ok((first, tys))
     }
@@ -1455,13 +1453,13 @@ impl<'a> Cx<'a> {
         Ok(Shape::Array(a.clone()))
     }
 
-    fn convolution(
-        &self,
-        window: &Window,
-        dn: &ConvDimensionNumbers,
-        fgc: i64,
-        bgc: i64,
-    ) -> R<Shape> {
+    fn convolution(&self, c: &Convolution) -> R<Shape> {
+        let (window, dn, fgc, bgc) = (
+            &c.window,
+            &c.dnums,
+            c.feature_group_count,
+            c.batch_group_count,
+        );
         self.nops(2)?;
         let (l, r) = (self.arr(0)?, self.arr(1)?);
         let ty = match self.declared {
@@ -1773,24 +1771,37 @@ impl<'a> Cx<'a> {
         ]))
     }
 
-    fn sort(&self, dimension: i64) -> R<Shape> {
-        if self.operands.is_empty() {
-            return Err(self.err("expects at least 1 operand, got 0"));
-        }
-        self.ncalled(1)?;
+    /// Operands `0..n` as arrays of one set of dimensions (`what` names
+    /// them in the message): the first, and each one's element type.
+    fn same_dims(&self, n: usize, what: &str) -> R<(&'a ArrayShape, Vec<ElementType>)> {
         let first = self.arr(0)?;
-        let mut tys = Vec::new();
-        for i in 0..self.operands.len() {
+        let mut tys = Vec::with_capacity(n);
+        for i in 0..n {
             let a = self.arr(i)?;
             if a.dims != first.dims {
                 return Err(self.err(format!(
-                    "operands {} and {} must have the same dimensions",
+                    "{what} {} and {} must have the same dimensions",
                     short_array(first),
                     short_array(a)
                 )));
             }
             tys.push(a.ty);
         }
+        Ok((first, tys))
+    }
+
+    /// At least one operand, all arrays of one set of dimensions, and one
+    /// called computation (sort, map).
+    fn variadic_same_dims(&self) -> R<(&'a ArrayShape, Vec<ElementType>)> {
+        if self.operands.is_empty() {
+            return Err(self.err("expects at least 1 operand, got 0"));
+        }
+        self.ncalled(1)?;
+        self.same_dims(self.operands.len(), "operands")
+    }
+
+    fn sort(&self, dimension: i64) -> R<Shape> {
+        let (first, tys) = self.variadic_same_dims()?;
         self.dim_in_range("sort dimension", dimension, first.rank())?;
         let cmp = &self.called[0];
         let ok = cmp.parameters.len() == 2 * tys.len()
@@ -1859,23 +1870,8 @@ impl<'a> Cx<'a> {
     }
 
     fn map(&self, dimensions: &[i64]) -> R<Shape> {
-        if self.operands.is_empty() {
-            return Err(self.err("expects at least 1 operand, got 0"));
-        }
-        self.ncalled(1)?;
-        let first = self.arr(0)?;
-        let mut scalars = Vec::new();
-        for i in 0..self.operands.len() {
-            let a = self.arr(i)?;
-            if a.dims != first.dims {
-                return Err(self.err(format!(
-                    "operands {} and {} must have the same dimensions",
-                    short_array(first),
-                    short_array(a)
-                )));
-            }
-            scalars.push(arr_shape(a.ty, vec![]));
-        }
+        let (first, tys) = self.variadic_same_dims()?;
+        let scalars: Vec<Shape> = tys.iter().map(|&t| arr_shape(t, vec![])).collect();
         let identity: Vec<i64> = (0..first.rank() as i64).collect();
         if dimensions != identity.as_slice() {
             return Err(self.err(format!(
@@ -2064,15 +2060,20 @@ mod tests {
     fn validate_shape_errors() {
         let mut a = ArrayShape::new(ElementType::F32, vec![2, 3]);
         a.layout.minor_to_major = vec![0, 0];
-        assert!(validate_shape(&Shape::Array(a))
-            .unwrap_err()
-            .contains("not a permutation"));
-        assert!(validate_shape(&f32s(&[-1]))
-            .unwrap_err()
-            .contains("negative"));
-        assert!(validate_shape(&f32s(&[i64::MAX, 4]))
-            .unwrap_err()
-            .contains("too many"));
+        let e = validate_shape(&Shape::Array(a)).unwrap_err();
+        assert!(matches!(
+            e,
+            InvalidShape::LayoutNotPermutation { rank: 2, .. }
+        ));
+        assert!(e.to_string().contains("not a permutation"), "{e}");
+        let e = validate_shape(&f32s(&[-1])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "shape f32[-1] has negative dimension size -1"
+        );
+        let e = validate_shape(&f32s(&[i64::MAX, 4])).unwrap_err();
+        assert!(matches!(e, InvalidShape::TooLarge { .. }));
+        assert!(e.to_string().contains("too many"), "{e}");
     }
 
     /// Every opcode, given arbitrary operands, called signatures and declared
@@ -2163,7 +2164,7 @@ mod tests {
             },
             Op::ReduceWindow { window: w(2, 2) },
             Op::SelectAndScatter { window: w(2, 1) },
-            Op::Convolution {
+            Op::Convolution(Convolution {
                 window: w(0, 1),
                 dnums: ConvDimensionNumbers {
                     input_feature_dimension: 1,
@@ -2174,7 +2175,7 @@ mod tests {
                 feature_group_count: 1,
                 batch_group_count: 1,
                 precision: vec![],
-            },
+            }),
             Op::Gather {
                 dnums: GatherDimensionNumbers {
                     offset_dims: vec![1],

@@ -356,7 +356,7 @@ fn verify_computation_into(c: &Computation, sigs: &[Option<ProgramShape>], s: &m
     for (id, inst) in c.instructions.iter() {
         let iname = inst.name.as_str();
         if let Err(msg) = validate_shape(&inst.shape) {
-            s.inst(cn, iname, msg);
+            s.inst(cn, iname, msg.to_string());
         }
         let mut operands_ok = true;
         for (k, &o) in inst.operands.iter().enumerate() {

@@ -78,13 +78,13 @@ fn sample(code: Opcode) -> Op {
                 dims: vec![WindowDim::new(1)],
             },
         },
-        Opcode::Convolution => Op::Convolution {
+        Opcode::Convolution => Op::Convolution(Convolution {
             window: Window::default(),
             dnums: ConvDimensionNumbers::default(),
             feature_group_count: 1,
             batch_group_count: 1,
             precision: vec![],
-        },
+        }),
         Opcode::Gather => Op::Gather {
             dnums: GatherDimensionNumbers::default(),
             slice_sizes: vec![1],

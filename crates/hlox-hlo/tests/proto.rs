@@ -804,7 +804,7 @@ fn kitchen_sink() -> Module {
     let x3 = e.op("x3", Op::Reshape, f32s(&[1, 4, 1]), vec![x]);
     e.op(
         "convolution",
-        Op::Convolution {
+        Op::Convolution(Convolution {
             window: Window {
                 dims: vec![WindowDim::new(1)],
             },
@@ -822,7 +822,7 @@ fn kitchen_sink() -> Module {
             feature_group_count: 1,
             batch_group_count: 1,
             precision: vec![],
-        },
+        }),
         f32s(&[1, 4, 1]),
         vec![x3, x3],
     );

@@ -200,8 +200,9 @@ impl hlox_eval::CustomCallHandler for PureHandler {
         inst: &Instruction,
         _c: &CustomCall,
         ops: &[&Literal],
-    ) -> Result<Literal, String> {
-        let mut out = Literal::zeros(&inst.shape).map_err(|e| e.to_string())?;
+    ) -> Result<Literal, hlox_eval::CustomCallError> {
+        let mut out = Literal::zeros(&inst.shape)
+            .map_err(|e| hlox_eval::CustomCallError::Handler(e.into()))?;
         let first = match &mut out {
             Literal::Tuple(t) => t.first_mut(),
             other => Some(other),
@@ -213,12 +214,14 @@ impl hlox_eval::CustomCallHandler for PureHandler {
                 && src.ty() == ElementType::F32
                 && dst.dims() == src.dims()
             {
-                let v: Vec<f32> = src.to_vec::<f32>().map_err(|e| e.to_string())?;
+                let v: Vec<f32> = src
+                    .to_vec::<f32>()
+                    .map_err(|e| hlox_eval::CustomCallError::Handler(e.into()))?;
                 let lit = hlox_hlo::ArrayLiteral::from_vec(
                     src.dims(),
                     &v.iter().map(|x| 2.0 * x + 1.0).collect::<Vec<_>>(),
                 )
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| hlox_eval::CustomCallError::Handler(e.into()))?;
                 *dst = lit.relayout(dst.shape().layout.clone());
             }
         }

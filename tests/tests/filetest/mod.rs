@@ -514,7 +514,7 @@ fn run_engine(run: &Run, m: &Module, args: &[Literal]) -> Result<Literal, String
                 .map_err(|e| e.to_string())
         }
         Engine::CudaEmulate => {
-            let o = hlox_cuda::CudaCompileOptions {
+            let o = hlox_cuda::CompileOptions {
                 opt_level: run.opt_level,
                 hlo_passes: run.hlo_passes,
                 ..Default::default()

@@ -8,13 +8,17 @@
 //! - [`window`]: the window output size rule (shape inference uses it) and
 //!   the base position each window element reads (padding, dilation).
 //! - [`sort`]: the stable merge sort and comparator recognition.
+//! - [`arith`]: the index arithmetic ([`IndexArith`](arith::IndexArith))
+//!   that window positions and sort merge passes are written against once,
+//!   run on `i64` values here and as LLVM instructions by the CUDA emitter.
 //! - [`rng`]: Philox-4x32-10 and ThreeFry-2x32-20, their constants, and the
 //!   counter schedule of rng-bit-generator ([`RngPlan`](rng::RngPlan)).
 //!
 //! The evaluator (`hlox-eval`) and the Host runtime (`hlox-cpu-runtime`)
 //! call these directly; the CUDA emitter generates LLVM IR from the same
-//! plans and constants. Result shapes stay in [`crate::shape_inference`].
+//! plans and constants, and runs the [`arith`] rules on LLVM values. Result shapes stay in [`crate::shape_inference`].
 
+pub mod arith;
 pub mod gather;
 pub mod rng;
 pub mod sort;

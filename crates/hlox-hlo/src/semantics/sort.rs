@@ -4,6 +4,7 @@
 //! the recognition of a comparator that is a plain `compare` of one
 //! operand's two parameters.
 
+use super::arith::IndexArith;
 use crate::{ComparisonDirection, ComparisonType, Computation, ElementType, Op, Shape};
 use std::cmp::Ordering;
 
@@ -42,6 +43,61 @@ pub fn merge_sort<E>(
         width *= 2;
     }
     Ok(())
+}
+
+/// The widths of the passes of a bottom-up merge sort of `len` elements:
+/// 1, 2, 4, ... below `len` (the passes [`merge_sort`] makes, and the
+/// kernels of the CUDA sort of a long row).
+pub fn merge_widths(len: i64) -> impl Iterator<Item = i64> {
+    std::iter::successors(Some(1i64), |w| w.checked_mul(2)).take_while(move |&w| w < len)
+}
+
+/// Element `i` of a row of `len` in the merge pass of width `width`, seen
+/// as the merge-path formulation that computes each element's destination
+/// independently (the CUDA sort's merge kernels): its pair of runs starts
+/// at `start`; the first run is `[start, mid)`, the second `[mid, end)`
+/// (clamped to `len`); `left` says `i` is in the first; the other run is
+/// `[lo, hi)`. The element goes to `position(count)` where `count` is the
+/// number of elements of the other run that go before it: from the first
+/// run those `b` with `less(b, x)`, from the second those `a` with
+/// `!less(x, a)`, so ties keep their order and the permutation is
+/// [`merge_sort`]'s.
+#[derive(Copy, Clone, Debug)]
+pub struct MergeRuns<A: IndexArith> {
+    pub start: A::Int,
+    pub mid: A::Int,
+    pub left: A::Bool,
+    pub lo: A::Int,
+    pub hi: A::Int,
+}
+
+impl<A: IndexArith> MergeRuns<A> {
+    pub fn new(a: &A, i: A::Int, width: i64, len: i64) -> Result<Self, A::Error> {
+        let pair = a.int(2 * width);
+        let start = a.mul(a.div(i, pair)?, pair)?;
+        let clamp = |v: A::Int| -> Result<A::Int, A::Error> {
+            let over = a.lt(a.int(len), v)?;
+            a.select(over, a.int(len), v)
+        };
+        let mid = clamp(a.add(start, a.int(width))?)?;
+        let end = clamp(a.add(start, pair)?)?;
+        let left = a.lt(i, mid)?;
+        Ok(MergeRuns {
+            start,
+            mid,
+            left,
+            lo: a.select(left, mid, start)?,
+            hi: a.select(left, end, mid)?,
+        })
+    }
+
+    /// Where element `i` goes when `count` elements of the other run go
+    /// before it: `i + count` from the first run, `start + (i - mid) +
+    /// count` from the second.
+    pub fn position(&self, a: &A, i: A::Int, count: A::Int) -> Result<A::Int, A::Error> {
+        let second = a.add(self.start, a.sub(i, self.mid)?)?;
+        a.add(a.select(self.left, i, second)?, count)
+    }
 }
 
 /// Whether `direction` holds for two values whose order is `o` (`None`:
@@ -134,6 +190,59 @@ mod tests {
         s.sort();
         assert_eq!(s, (0..7).collect::<Vec<_>>());
         assert_eq!(merge_sort(&mut v, |_, _| Err("stop")), Err("stop"));
+    }
+
+    /// The merge-path passes ([`MergeRuns`] with a binary search, as the
+    /// CUDA kernels run them) give [`merge_sort`]'s permutation, ties and
+    /// non-strict comparators included.
+    #[test]
+    fn merge_runs_give_merge_sorts_permutation() {
+        use crate::semantics::arith::{plain, Plain};
+        let mut seed = 7u64;
+        for len in [1usize, 2, 3, 5, 8, 13, 33] {
+            let keys: Vec<u64> = (0..len)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (seed >> 33) % 4
+                })
+                .collect();
+            for strict in [true, false] {
+                let less = |a: usize, b: usize| {
+                    if strict {
+                        keys[a] < keys[b]
+                    } else {
+                        keys[a] <= keys[b]
+                    }
+                };
+                let mut want: Vec<usize> = (0..len).collect();
+                merge_sort::<()>(&mut want, |a, b| Ok(less(a, b))).unwrap();
+                let mut v: Vec<usize> = (0..len).collect();
+                for width in merge_widths(len as i64) {
+                    let mut next = vec![usize::MAX; len];
+                    for i in 0..len {
+                        let r = plain(MergeRuns::new(&Plain, i as i64, width, len as i64));
+                        let x = v[i];
+                        let (mut lo, mut hi) = (r.lo, r.hi);
+                        while lo < hi {
+                            let m = (lo + hi) / 2;
+                            let y = v[m as usize];
+                            let before = if r.left { less(y, x) } else { !less(x, y) };
+                            if before {
+                                lo = m + 1;
+                            } else {
+                                hi = m;
+                            }
+                        }
+                        let pos = plain(r.position(&Plain, i as i64, lo - r.lo));
+                        next[pos as usize] = x;
+                    }
+                    v = next;
+                }
+                assert_eq!(v, want, "len {len}, strict {strict}");
+            }
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! engine, and the map from (output position, window position) to the base
 //! position it reads, with padding and base-dilation holes.
 
+use super::arith::{plain, IndexArith, Plain};
 use crate::{Window, WindowDim};
 
 /// Why a window does not apply to a base shape.
@@ -91,17 +92,39 @@ pub fn window_output_dims(base: &[i64], window: &Window) -> Result<Vec<i64>, Win
 }
 
 /// The base position that window element `k` of output position `o` reads
-/// along one dimension of size `base`, or None for padding and the holes of
-/// base dilation: `p = o * stride - pad_lo + k * window_dilation`, a base
-/// element where `p` is a multiple of the base dilation.
+/// along one dimension of size `base`, and whether it reads one (false for
+/// padding and the holes of base dilation): `p = o * stride - pad_lo + k *
+/// window_dilation`, a base element `p / base_dilation` where `p` is a
+/// non-negative multiple of the base dilation inside the dilated base.
+/// Written once over [`IndexArith`]: [`window_base_index`] runs it on
+/// values, the CUDA emitter as instructions.
+pub fn window_position<A: IndexArith>(
+    a: &A,
+    w: &WindowDim,
+    base: i64,
+    o: A::Int,
+    k: A::Int,
+) -> Result<(A::Int, A::Bool), A::Error> {
+    let p = a.mul(o, a.int(w.stride))?;
+    let p = a.sub(p, a.int(w.pad_lo))?;
+    let p = a.add(p, a.mul(k, a.int(w.window_dilation))?)?;
+    let mut valid = a.ge(p, a.int(0))?;
+    let i = if w.base_dilation > 1 {
+        let r = a.rem(p, a.int(w.base_dilation))?;
+        valid = a.and(valid, a.eq(r, a.int(0))?)?;
+        a.div(p, a.int(w.base_dilation))?
+    } else {
+        p
+    };
+    valid = a.and(valid, a.lt(i, a.int(base))?)?;
+    Ok((i, valid))
+}
+
+/// [`window_position`] on values: the base index, or None for padding and
+/// the holes of base dilation.
 pub fn window_base_index(w: &WindowDim, base: i64, o: i64, k: i64) -> Option<i64> {
-    let p = o * w.stride - w.pad_lo + k * w.window_dilation;
-    let bd = w.base_dilation.max(1);
-    if p.rem_euclid(bd) != 0 {
-        return None;
-    }
-    let i = p.div_euclid(bd);
-    (0..base).contains(&i).then_some(i)
+    let (i, valid) = plain(window_position(&Plain, w, base, o, k));
+    valid.then_some(i)
 }
 
 /// The base positions of every window of a window over `base`, tabulated

@@ -1215,7 +1215,7 @@ impl<'a> Parser<'a> {
             Opcode::SelectAndScatter => Op::SelectAndScatter {
                 window: attrs.opt_with("window", window_value)?.unwrap_or_default(),
             },
-            Opcode::Convolution => Op::Convolution {
+            Opcode::Convolution => Op::Convolution(Convolution {
                 window: attrs.opt_with("window", window_value)?.unwrap_or_default(),
                 dnums: attrs.req_with("dim_labels", opcode, dim_labels_value)?,
                 feature_group_count: attrs.opt_int("feature_group_count")?.unwrap_or(1),
@@ -1223,7 +1223,7 @@ impl<'a> Parser<'a> {
                 precision: attrs
                     .opt_with("operand_precision", precision_value)?
                     .unwrap_or_default(),
-            },
+            }),
             Opcode::Gather => Op::Gather {
                 dnums: GatherDimensionNumbers {
                     offset_dims: attrs.req_ints("offset_dims", opcode)?,

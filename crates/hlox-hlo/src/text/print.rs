@@ -399,24 +399,20 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
         {
             attrs.push(format!("window={}", window_to_string(window)));
         }
-        Op::Convolution {
-            window,
-            dnums,
-            feature_group_count,
-            batch_group_count,
-            precision,
-        } => {
-            if !window.dims.is_empty() {
-                attrs.push(format!("window={}", window_to_string(window)));
+        Op::Convolution(c) => {
+            if !c.window.dims.is_empty() {
+                attrs.push(format!("window={}", window_to_string(&c.window)));
             }
-            attrs.push(format!("dim_labels={}", dim_labels(dnums)));
-            if *feature_group_count != 1 {
-                attrs.push(format!("feature_group_count={feature_group_count}"));
+            attrs.push(format!("dim_labels={}", dim_labels(&c.dnums)));
+            for (key, count) in [
+                ("feature_group_count", c.feature_group_count),
+                ("batch_group_count", c.batch_group_count),
+            ] {
+                if count != 1 {
+                    attrs.push(format!("{key}={count}"));
+                }
             }
-            if *batch_group_count != 1 {
-                attrs.push(format!("batch_group_count={batch_group_count}"));
-            }
-            precision_attr(&mut attrs, precision);
+            precision_attr(&mut attrs, &c.precision);
         }
         Op::Gather {
             dnums,
