@@ -489,6 +489,9 @@ pub fn random_inputs(m: &hlox_hlo::Module, seed: u64) -> Result<Vec<hlox_hlo::Li
             }
             Shape::Token => Literal::Token,
             Shape::Array(a) => {
+                // The memory first, as a fallible allocation: a parameter too
+                // large for this machine is an error, not an abort.
+                drop(hlox_hlo::ArrayLiteral::zeros(a.clone())?);
                 let n = a.element_count();
                 let mut unit = || (next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
                 let dims = &a.dims;
@@ -564,7 +567,16 @@ pub fn random_inputs(m: &hlox_hlo::Module, seed: u64) -> Result<Vec<hlox_hlo::Li
     let comp = m.entry_computation();
     comp.params
         .iter()
-        .map(|&p| fill(&comp.inst(p).shape, &mut next))
+        .map(|&p| {
+            let inst = comp.inst(p);
+            fill(&inst.shape, &mut next).map_err(|e| {
+                e.context(format!(
+                    "--random: cannot make parameter `{}` ({})",
+                    inst.name,
+                    hlox_hlo::text::shape_to_string(&inst.shape)
+                ))
+            })
+        })
         .collect()
 }
 

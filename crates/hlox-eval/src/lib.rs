@@ -106,7 +106,12 @@ pub enum EvalError {
     Bind(#[from] hlox_ffi::BindError),
     #[error("computation id {0} does not exist in module `{1}`")]
     NoSuchComputation(String, String),
-    #[error("computation `{0}` is nested more than {1} calls deep (a call cycle?)")]
+    /// Calls nested deeper than the module has computations: the module
+    /// (which was not verified) has a call cycle.
+    #[error(
+        "computation `{0}` is nested more than {1} calls deep, deeper than the module has \
+         computations: the module has a call cycle (verify it to see the cycle)"
+    )]
     TooDeep(String, usize),
 }
 
@@ -160,7 +165,11 @@ impl From<hlox_hlo::semantics::window::WindowError> for Fail {
     }
 }
 
-const MAX_DEPTH: usize = 64;
+/// Stack left below which a call continues on a new stack segment, and the
+/// size of each segment (`stacker`): calls nest as deep as the module's call
+/// graph goes, on any thread, whatever its stack size.
+const STACK_RED_ZONE: usize = 512 << 10;
+const STACK_SEGMENT: usize = 8 << 20;
 
 /// Evaluate the module's entry computation on `args`.
 pub fn evaluate(
@@ -285,12 +294,16 @@ impl<'a> Interp<'a> {
                 });
             }
         }
+        // In an acyclic call graph no chain of calls is longer than the
+        // module has computations; a longer one is a cycle (an unverified
+        // module), which would otherwise recurse until memory ran out.
         let d = self.depth.get();
-        if d >= MAX_DEPTH {
-            return Err(EvalError::TooDeep(c.name.clone(), MAX_DEPTH));
+        let max = self.module.computations.len();
+        if d >= max {
+            return Err(EvalError::TooDeep(c.name.clone(), max));
         }
         self.depth.set(d + 1);
-        let r = self.run_inner(c, args);
+        let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.run_inner(c, args));
         self.depth.set(d);
         r
     }

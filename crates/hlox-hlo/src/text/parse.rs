@@ -12,7 +12,7 @@ use crate::graph::DepGraph;
 use crate::ir::*;
 use crate::literal::{ArrayLiteral, Literal};
 use crate::opcode::{CalledRole, KeyKind, Opcode};
-use crate::types::{ArrayShape, ElementType, Layout, Shape, ShapeIndex};
+use crate::types::{ArrayShape, ElementType, Layout, Shape, ShapeIndex, MAX_TUPLE_DEPTH};
 use half::{bf16, f16};
 use std::collections::{HashMap, HashSet};
 
@@ -99,11 +99,26 @@ fn at_shape(c: &mut Cursor) -> PResult<bool> {
 }
 
 pub(crate) fn shape(c: &mut Cursor) -> PResult<Shape> {
+    shape_nested(c, 0)
+}
+
+/// A shape inside `depth` tuples; deeper than [`MAX_TUPLE_DEPTH`] is an error
+/// (the recursion here and in every later walk over the shape is bounded).
+fn shape_nested(c: &mut Cursor, depth: usize) -> PResult<Shape> {
     if c.eat(b'(')? {
+        if depth == MAX_TUPLE_DEPTH {
+            return c.err(
+                c.pos - 1,
+                format!(
+                    "tuple shapes nest more than {MAX_TUPLE_DEPTH} levels deep (hlox's limit, \
+                     see docs/reliability.md); flatten the tuple"
+                ),
+            );
+        }
         let mut elems = Vec::new();
         if !c.eat(b')')? {
             loop {
-                elems.push(shape(c)?);
+                elems.push(shape_nested(c, depth + 1)?);
                 if c.eat(b')')? {
                     break;
                 }
@@ -848,6 +863,11 @@ impl<'a> Parser<'a> {
             }
         }
         let mut used: HashSet<String> = HashSet::new();
+        // The next suffix to try for each renamed name: the candidates below
+        // it were taken and stay taken (`used` only grows), so starting here
+        // gives the same names as starting from 1, in linear time (a call
+        // chain of 100,000 computations all naming `p` was quadratic).
+        let mut next_suffix: HashMap<String, usize> = HashMap::new();
         let mut renames: Vec<Vec<Option<String>>> = Vec::new();
         for rc in &raw.comps {
             let mut local: HashSet<&str> = HashSet::new();
@@ -863,13 +883,13 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 if used.contains(&ri.name) {
-                    let mut k = 1;
+                    let k = next_suffix.entry(ri.name.clone()).or_insert(1);
                     let new = loop {
                         let cand = format!("{}.{k}", ri.name);
+                        *k += 1;
                         if !all_names.contains(&cand) && !used.contains(&cand) {
                             break cand;
                         }
-                        k += 1;
                     };
                     used.insert(new.clone());
                     r.push(Some(new));
