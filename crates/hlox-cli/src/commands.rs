@@ -20,6 +20,63 @@ pub fn set_logging(on: bool) {
     LOGGING.store(on, Ordering::Relaxed);
 }
 
+/// `--timeout SECONDS` of `run` and `bench`: how long one execution may
+/// take before it is stopped (at a while loop's back-edge compiled, before
+/// an instruction interpreted).
+static TIMEOUT: std::sync::Mutex<Option<Duration>> = std::sync::Mutex::new(None);
+
+/// The exit code of a run stopped by `--timeout`.
+pub const EXIT_TIMEOUT: u8 = 3;
+
+/// Told by `main` the `--timeout` of `run` or `bench`, in seconds.
+pub fn set_timeout(seconds: Option<f64>) -> Result<()> {
+    let t = match seconds {
+        None => None,
+        Some(s) => Some(
+            Duration::try_from_secs_f64(s)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--timeout {s}: give a positive number of seconds, e.g. --timeout 10"
+                    )
+                })?,
+        ),
+    };
+    if let Ok(mut g) = TIMEOUT.lock() {
+        *g = t;
+    }
+    Ok(())
+}
+
+/// The stop options of every execution: the `--timeout`, if any.
+fn execute_options() -> hlox_hlo::ExecuteOptions {
+    hlox_hlo::ExecuteOptions {
+        cancel: None,
+        timeout: TIMEOUT.lock().ok().and_then(|g| *g),
+    }
+}
+
+/// Whether `e` is an execution stopped by `--timeout` (exit code [`EXIT_TIMEOUT`]).
+pub fn is_timeout(e: &anyhow::Error) -> bool {
+    use hlox_hlo::cancel::Stop;
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<hlox_cpu::ExecError>(),
+            Some(hlox_cpu::ExecError::Stopped {
+                stop: Stop::Deadline(_),
+                ..
+            })
+        ) || matches!(
+            c.downcast_ref::<hlox_eval::EvalError>(),
+            Some(hlox_eval::EvalError::Stopped {
+                stop: Stop::Deadline(_),
+                ..
+            })
+        )
+    })
+}
+
 /// Progress is drawn only on a terminal, and not under `HLOX_LOG`.
 fn progress_enabled() -> bool {
     !LOGGING.load(Ordering::Relaxed) && std::io::stderr().is_terminal()
@@ -73,8 +130,16 @@ enum Exe {
 impl Exe {
     fn execute(&self, args: &[hlox_hlo::Literal]) -> Result<hlox_hlo::Literal> {
         Ok(match self {
-            Exe::Host(e) => e.execute(&args.iter().collect::<Vec<_>>())?,
-            Exe::Cuda(e) => e.execute(args)?,
+            Exe::Host(e) => e.execute_with(&args.iter().collect::<Vec<_>>(), &execute_options())?,
+            Exe::Cuda(e) => {
+                if execute_options().timeout.is_some() {
+                    anyhow::bail!(
+                        "--timeout is not supported with --platform cuda yet (a CUDA run \
+                         cannot be stopped); drop --timeout or run on the host"
+                    );
+                }
+                e.execute(args)?
+            }
         })
     }
 }
@@ -145,7 +210,7 @@ pub fn run(
     };
     let result = if interpret {
         let pb = spinner(format!("interpreting {}", file.display()));
-        let r = hlox_eval::evaluate_with_registry(&m, &args, &registry);
+        let r = hlox_eval::evaluate_with_registry_options(&m, &args, &registry, &execute_options());
         pb.finish_and_clear();
         r.with_context(|| format!("running {}", file.display()))?
     } else {

@@ -97,6 +97,10 @@ enum Command {
         /// Where to compile and run.
         #[arg(long, value_enum, default_value = "host")]
         platform: Platform,
+        /// Stop an execution that runs longer than this many seconds
+        /// (each run, for bench), with exit code 3.
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
     },
     /// Compile a module and write one stage of the result.
     ///
@@ -182,6 +186,10 @@ enum Command {
         /// CUDA graph.
         #[arg(long)]
         no_cuda_graphs: bool,
+        /// Stop an execution that runs longer than this many seconds
+        /// (each run, for bench), with exit code 3.
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
     },
 }
 
@@ -207,6 +215,9 @@ pub enum Emit {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    if let Command::Run { timeout, .. } | Command::Bench { timeout, .. } = &cli.command {
+        commands::set_timeout(*timeout)?;
+    }
     match cli.command {
         Command::Fmt { file } => commands::fmt(&file),
         Command::Convert { input, output } => commands::convert(&input, &output),
@@ -220,6 +231,7 @@ fn run(cli: Cli) -> Result<()> {
             dump_dir,
             timings,
             platform,
+            timeout: _,
         } => commands::run(
             platform,
             &file,
@@ -257,6 +269,7 @@ fn run(cli: Cli) -> Result<()> {
             out_dir,
             platform,
             no_cuda_graphs,
+            timeout: _,
         } => commands::bench(
             platform,
             &file,
@@ -391,6 +404,14 @@ fn main() -> ExitCode {
             }) =>
         {
             ExitCode::SUCCESS
+        }
+        Ok(Err(e)) if commands::is_timeout(&e) => {
+            eprintln!(
+                "error: {}\nfix: raise --timeout, or check why the module runs this long \
+                 (a while loop whose condition never turns false?)",
+                paragraph(&e)
+            );
+            ExitCode::from(commands::EXIT_TIMEOUT)
         }
         Ok(Err(e)) if is_internal(&e) => {
             eprintln!(

@@ -28,11 +28,13 @@ mod structural;
 mod value;
 
 use compute::Func;
+pub use hlox_hlo::cancel::{CancelToken, ExecuteOptions, Stop};
 use hlox_hlo::{
     ArrayLiteral, ArrayShape, CompId, Computation, CustomCall, ElementType, EntityRef, Instruction,
     Literal, Module, Op, Shape,
 };
 use std::cell::Cell;
+use std::sync::atomic::Ordering;
 pub use value::OpError;
 use value::{apply_layout, normalize, shape_str};
 
@@ -113,6 +115,15 @@ pub enum EvalError {
          computations: the module has a call cycle (verify it to see the cycle)"
     )]
     TooDeep(String, usize),
+    /// The run was stopped through its [`ExecuteOptions`] (a cancelled
+    /// token or a passed timeout) before instruction `instruction`.
+    #[error("evaluation of module `{module}` {stop}, before `{instruction}` in computation `{computation}`")]
+    Stopped {
+        module: String,
+        computation: String,
+        instruction: String,
+        stop: hlox_hlo::cancel::Stop,
+    },
 }
 
 /// Internal failure: an error of the current instruction (to be located),
@@ -192,6 +203,16 @@ pub fn evaluate_with_registry(
     args: &[Literal],
     registry: &hlox_ffi::Registry,
 ) -> Result<Literal, EvalError> {
+    evaluate_with_registry_options(module, args, registry, &ExecuteOptions::default())
+}
+
+/// [`evaluate_with_registry`] that can be stopped (see [`evaluate_with`]).
+pub fn evaluate_with_registry_options(
+    module: &Module,
+    args: &[Literal],
+    registry: &hlox_ffi::Registry,
+    options: &ExecuteOptions,
+) -> Result<Literal, EvalError> {
     let bound = registry.bind(module, hlox_ffi::Platform::Host)?;
     let calls = hlox_ffi::HostCustomCalls::for_module(module, bound).map_err(|e| {
         EvalError::CustomCall {
@@ -206,7 +227,7 @@ pub fn evaluate_with_registry(
             message: e.message,
         }
     })?;
-    evaluate(module, args, &calls)
+    evaluate_with(module, args, &calls, options)
 }
 
 /// Host custom calls through the registry: the evaluator's bridge to XLA's
@@ -228,14 +249,40 @@ pub fn evaluate_computation(
     args: &[Literal],
     handler: &dyn CustomCallHandler,
 ) -> Result<Literal, EvalError> {
+    evaluate_computation_with(module, comp, args, handler, &ExecuteOptions::default())
+}
+
+/// [`evaluate`] that can be stopped: by `options.cancel` from another
+/// thread, or when `options.timeout` passes. The flag is checked before
+/// every instruction (so at every while-loop iteration); a stopped run is
+/// [`EvalError::Stopped`].
+pub fn evaluate_with(
+    module: &Module,
+    args: &[Literal],
+    handler: &dyn CustomCallHandler,
+    options: &ExecuteOptions,
+) -> Result<Literal, EvalError> {
+    evaluate_computation_with(module, module.entry, args, handler, options)
+}
+
+/// [`evaluate_computation`] with [`ExecuteOptions`] (see [`evaluate_with`]).
+pub fn evaluate_computation_with(
+    module: &Module,
+    comp: CompId,
+    args: &[Literal],
+    handler: &dyn CustomCallHandler,
+    options: &ExecuteOptions,
+) -> Result<Literal, EvalError> {
     let c = module
         .computations
         .get(comp)
         .ok_or_else(|| EvalError::NoSuchComputation(comp.to_string(), module.name.clone()))?;
+    let watch = options.start();
     let interp = Interp {
         module,
         handler,
         depth: Cell::new(0),
+        watch: &watch,
     };
     let normalized: Vec<Literal> = args.iter().cloned().map(normalize).collect();
     let r = interp.run(comp, normalized)?;
@@ -246,6 +293,7 @@ struct Interp<'a> {
     module: &'a Module,
     handler: &'a dyn CustomCallHandler,
     depth: Cell<usize>,
+    watch: &'a hlox_hlo::cancel::RunWatch,
 }
 
 fn count_uses(c: &Computation) -> Vec<usize> {
@@ -321,6 +369,16 @@ impl<'a> Interp<'a> {
             });
         }
         for (id, inst) in c.instructions.iter() {
+            if self.watch.flag().load(Ordering::Relaxed) != hlox_hlo::cancel::RUN {
+                if let Some(stop) = self.watch.stopped() {
+                    return Err(EvalError::Stopped {
+                        module: self.module.name.clone(),
+                        computation: c.name.clone(),
+                        instruction: inst.name.clone(),
+                        stop,
+                    });
+                }
+            }
             let located = |source: OpError| EvalError::Instruction {
                 computation: c.name.clone(),
                 instruction: inst.name.clone(),
