@@ -194,19 +194,25 @@ fn tuples_nest_up_to_the_limit_and_deeper_is_an_error_naming_it() {
 fn a_shape_of_100000_dimensions_parses_and_runs() {
     // XLA parses it; the Host backend overflowed its stack emitting one
     // loop per dimension.
+    // Its literal has 100,000 nested braces (the literal parser and printer
+    // overflowed their stacks on them).
     let dims = vec!["1"; 100_000].join(",");
+    let lit = format!("{}7{}", "{".repeat(100_000), "}".repeat(100_000));
     let t = format!(
-        "HloModule dims\nENTRY e {{\n  p = f32[{dims}] parameter(0)\n  ROOT n = f32[{dims}] negate(p)\n}}\n"
+        "HloModule dims\nENTRY e {{\n  p = f32[{dims}] parameter(0)\n  c = f32[{dims}] constant({lit})\n  \
+         s = f32[{dims}] add(p, c)\n  ROOT n = f32[{dims}] negate(s)\n}}\n"
     );
     on_small_stack(|| {
         let m = parse_module(&t).unwrap();
         verify_module(&m).unwrap();
+        let printed = print_module(&m);
+        assert_eq!(print_module(&parse_module(&printed).unwrap()), printed);
         let x = Literal::from_vec(&vec![1i64; 100_000], &[3.5f32]).unwrap();
         assert_eq!(
             f32s(&evaluate(&m, std::slice::from_ref(&x), &NoCustomCalls).unwrap()),
-            [-3.5]
+            [-10.5]
         );
-        assert_eq!(f32s(&compile(&m).execute(&[&x]).unwrap()), [-3.5]);
+        assert_eq!(f32s(&compile(&m).execute(&[&x]).unwrap()), [-10.5]);
     });
 }
 

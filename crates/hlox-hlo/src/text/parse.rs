@@ -308,41 +308,94 @@ fn array_literal(c: &mut Cursor, shape: &ArrayShape) -> PResult<ArrayLiteral> {
     Ok(lit.relayout(shape.layout.clone()))
 }
 
-fn nested(c: &mut Cursor, shape: &ArrayShape, d: usize, out: &mut Vec<u8>) -> PResult<()> {
-    let n = shape.dims[d];
-    let open = c.pos;
-    c.expect(
-        b'{',
-        &format!("to open dimension {d} (size {n}) of the literal"),
-    )?;
-    let mut count = 0i64;
-    if !c.eat(b'}')? {
-        loop {
-            if count >= n {
-                return c.err(
-                    c.pos,
-                    format!("too many elements in dimension {d}: the shape says {n}"),
-                );
+/// The nested braces of an array literal, one level per dimension. An
+/// explicit stack of open dimensions instead of recursion: a shape may have
+/// 100,000 dimensions (of size 1), and so may its literal's braces.
+fn nested(c: &mut Cursor, shape: &ArrayShape, d0: usize, out: &mut Vec<u8>) -> PResult<()> {
+    enum Step {
+        /// Just after a dimension's `{`.
+        Opened,
+        /// At the start of the next element of the innermost open dimension.
+        Element,
+        /// An element of the innermost open dimension was read.
+        Done,
+    }
+    let rank = shape.dims.len();
+    // (elements read, position of its `{`) per open dimension, outermost first.
+    let mut open: Vec<(i64, usize)> = Vec::new();
+    let open_dim = |c: &mut Cursor, d: usize, open: &mut Vec<(i64, usize)>| -> PResult<()> {
+        let at = c.pos;
+        c.expect(
+            b'{',
+            &format!(
+                "to open dimension {d} (size {}) of the literal",
+                shape.dims[d]
+            ),
+        )?;
+        open.push((0, at));
+        Ok(())
+    };
+    open_dim(c, d0, &mut open)?;
+    let mut step = Step::Opened;
+    loop {
+        let d = d0 + open.len() - 1;
+        let n = shape.dims[d];
+        match step {
+            Step::Opened if c.eat(b'}')? => {
+                let (_, at) = open.pop().unwrap_or((0, c.pos));
+                if n != 0 {
+                    return c.err(
+                        at,
+                        format!(
+                            "dimension {d} of the literal has 0 elements but the shape says {n}"
+                        ),
+                    );
+                }
+                if open.is_empty() {
+                    return Ok(());
+                }
+                step = Step::Done;
             }
-            if d + 1 == shape.dims.len() {
-                element(c, shape.ty, out)?;
-            } else {
-                nested(c, shape, d + 1, out)?;
+            Step::Opened | Step::Element => {
+                if open[open.len() - 1].0 >= n {
+                    return c.err(
+                        c.pos,
+                        format!("too many elements in dimension {d}: the shape says {n}"),
+                    );
+                }
+                if d + 1 == rank {
+                    element(c, shape.ty, out)?;
+                    step = Step::Done;
+                } else {
+                    open_dim(c, d + 1, &mut open)?;
+                    step = Step::Opened;
+                }
             }
-            count += 1;
-            if c.eat(b'}')? {
-                break;
+            Step::Done => {
+                let last = open.len() - 1;
+                open[last].0 += 1;
+                if c.eat(b'}')? {
+                    let (count, at) = open[last];
+                    if count != n {
+                        return c.err(
+                            at,
+                            format!(
+                                "dimension {d} of the literal has {count} elements but the shape says {n}"
+                            ),
+                        );
+                    }
+                    open.pop();
+                    if open.is_empty() {
+                        return Ok(());
+                    }
+                    step = Step::Done;
+                } else {
+                    c.expect(b',', "between literal elements")?;
+                    step = Step::Element;
+                }
             }
-            c.expect(b',', "between literal elements")?;
         }
     }
-    if count != n {
-        return c.err(
-            open,
-            format!("dimension {d} of the literal has {count} elements but the shape says {n}"),
-        );
-    }
-    Ok(())
 }
 
 /// Scan one number-like token: `-1.5e+3`, `inf`, `-nan(0x1)`, `true`.
