@@ -345,7 +345,7 @@ fn compile_host(
 
 /// The static targets (jaxlib's `lapack_*_ffi` among them, from
 /// `hlox_jaxlib`, linked by the `use` above), then each plugin's.
-fn registry_with(plugins: &[std::path::PathBuf]) -> Result<hlox_ffi::Registry> {
+pub(crate) fn registry_with(plugins: &[std::path::PathBuf]) -> Result<hlox_ffi::Registry> {
     let registry = hlox_ffi::Registry::with_static_targets()?;
     for p in plugins {
         registry.load_library(p)?;
@@ -889,7 +889,7 @@ pub fn module_to_dot(m: &hlox_hlo::Module) -> String {
 /// `hlox targets`: every registered target with its platform and api_version.
 /// Where a target came from, in a few words (libraries by file name; the
 /// full paths follow the table).
-fn origin_short(o: &hlox_ffi::Origin) -> String {
+pub(crate) fn origin_short(o: &hlox_ffi::Origin) -> String {
     use hlox_ffi::Origin;
     let file = |p: &std::path::Path| {
         p.file_name()

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod commands;
+mod doctor;
 
 #[derive(Parser)]
 #[command(
@@ -144,6 +145,24 @@ enum Command {
         #[arg(long)]
         optimized: bool,
     },
+    /// Check a module's custom calls before running it.
+    ///
+    /// For every custom call: which library and symbol serve it, its
+    /// api_version, how the binding was checked (registered signature,
+    /// typed-FFI metadata, or an unchecked plain symbol), and every problem
+    /// found. Nothing runs; exit code 1 when there is a problem.
+    ///
+    /// Example: hlox doctor model.hlo --plugin ./libtargets.so
+    Doctor {
+        /// The module: HLO text, or a binary HloModuleProto (.pb).
+        file: PathBuf,
+        /// A shared library with custom-call targets (repeatable).
+        #[arg(short, long = "plugin", value_name = "LIB.so")]
+        plugins: Vec<PathBuf>,
+        /// The platform whose targets to check.
+        #[arg(long, value_enum, default_value = "host")]
+        platform: Platform,
+    },
     /// List the registered custom-call targets with platform and api_version.
     ///
     /// Example: hlox targets --plugin ./libtargets.so
@@ -260,6 +279,11 @@ fn run(cli: Cli) -> Result<()> {
         ),
         Command::Dot { file, optimized } => commands::dot(&file, optimized),
         Command::Targets { plugins, all } => commands::targets(&plugins, all),
+        Command::Doctor {
+            file,
+            plugins,
+            platform,
+        } => doctor::doctor(&file, &plugins, platform),
         Command::Bench {
             file,
             inputs,
