@@ -317,7 +317,17 @@ pub fn random_literal(shape: &hlox_hlo::Shape, seed: u64) -> hlox_hlo::Literal {
                 x
             };
             let n = a.element_count();
-            let mut bytes = Vec::with_capacity(a.byte_size());
+            // A fallible reservation: a shape too large for memory fails
+            // this test with its size, not the whole test binary with an
+            // allocation abort.
+            let mut bytes = Vec::new();
+            if let Err(e) = bytes.try_reserve_exact(a.byte_size()) {
+                panic!(
+                    "random_literal: cannot allocate {} bytes for {}: {e}",
+                    a.byte_size(),
+                    hlox_hlo::text::shape_to_string(shape)
+                );
+            }
             for _ in 0..n {
                 let r = next();
                 match a.ty {

@@ -20,6 +20,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 // In this binary too, so that LLVM is linked once for all four.
+#[path = "deep_inputs.rs"]
+mod deep_inputs;
 #[path = "fuzz_regressions.rs"]
 mod fuzz_regressions;
 #[path = "fuzz_smoke.rs"]

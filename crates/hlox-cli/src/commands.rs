@@ -20,6 +20,63 @@ pub fn set_logging(on: bool) {
     LOGGING.store(on, Ordering::Relaxed);
 }
 
+/// `--timeout SECONDS` of `run` and `bench`: how long one execution may
+/// take before it is stopped (at a while loop's back-edge compiled, before
+/// an instruction interpreted).
+static TIMEOUT: std::sync::Mutex<Option<Duration>> = std::sync::Mutex::new(None);
+
+/// The exit code of a run stopped by `--timeout`.
+pub const EXIT_TIMEOUT: u8 = 3;
+
+/// Told by `main` the `--timeout` of `run` or `bench`, in seconds.
+pub fn set_timeout(seconds: Option<f64>) -> Result<()> {
+    let t = match seconds {
+        None => None,
+        Some(s) => Some(
+            Duration::try_from_secs_f64(s)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--timeout {s}: give a positive number of seconds, e.g. --timeout 10"
+                    )
+                })?,
+        ),
+    };
+    if let Ok(mut g) = TIMEOUT.lock() {
+        *g = t;
+    }
+    Ok(())
+}
+
+/// The stop options of every execution: the `--timeout`, if any.
+fn execute_options() -> hlox_hlo::ExecuteOptions {
+    hlox_hlo::ExecuteOptions {
+        cancel: None,
+        timeout: TIMEOUT.lock().ok().and_then(|g| *g),
+    }
+}
+
+/// Whether `e` is an execution stopped by `--timeout` (exit code [`EXIT_TIMEOUT`]).
+pub fn is_timeout(e: &anyhow::Error) -> bool {
+    use hlox_hlo::cancel::Stop;
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<hlox_cpu::ExecError>(),
+            Some(hlox_cpu::ExecError::Stopped {
+                stop: Stop::Deadline(_),
+                ..
+            })
+        ) || matches!(
+            c.downcast_ref::<hlox_eval::EvalError>(),
+            Some(hlox_eval::EvalError::Stopped {
+                stop: Stop::Deadline(_),
+                ..
+            })
+        )
+    })
+}
+
 /// Progress is drawn only on a terminal, and not under `HLOX_LOG`.
 fn progress_enabled() -> bool {
     !LOGGING.load(Ordering::Relaxed) && std::io::stderr().is_terminal()
@@ -73,8 +130,16 @@ enum Exe {
 impl Exe {
     fn execute(&self, args: &[hlox_hlo::Literal]) -> Result<hlox_hlo::Literal> {
         Ok(match self {
-            Exe::Host(e) => e.execute(&args.iter().collect::<Vec<_>>())?,
-            Exe::Cuda(e) => e.execute(args)?,
+            Exe::Host(e) => e.execute_with(&args.iter().collect::<Vec<_>>(), &execute_options())?,
+            Exe::Cuda(e) => {
+                if execute_options().timeout.is_some() {
+                    anyhow::bail!(
+                        "--timeout is not supported with --platform cuda yet (a CUDA run \
+                         cannot be stopped); drop --timeout or run on the host"
+                    );
+                }
+                e.execute(args)?
+            }
         })
     }
 }
@@ -141,7 +206,7 @@ pub fn run(
     let args = inputs_or_random(file, &m, inputs, random)?;
     let result = if interpret {
         let pb = spinner(format!("interpreting {}", file.display()));
-        let r = hlox_eval::evaluate_with_registry(&m, &args, &registry);
+        let r = hlox_eval::evaluate_with_registry_options(&m, &args, &registry, &execute_options());
         pb.finish_and_clear();
         r.with_context(|| format!("running {}", file.display()))?
     } else {
@@ -296,7 +361,7 @@ impl<'a> Plugins<'a> {
     /// The static targets (jaxlib's `lapack_*_ffi` among them, from
     /// `hlox_jaxlib`, linked by the `use` above), then each plugin's, then
     /// each `--target` binding, for `platform`.
-    fn registry(&self, platform: Platform) -> Result<hlox_ffi::Registry> {
+    pub(crate) fn registry(&self, platform: Platform) -> Result<hlox_ffi::Registry> {
         let registry = hlox_ffi::Registry::with_static_targets()?;
         for p in self.libraries {
             registry.load_library(p)?;
@@ -531,6 +596,9 @@ pub fn random_inputs(m: &hlox_hlo::Module, seed: u64) -> Result<Vec<hlox_hlo::Li
             }
             Shape::Token => Literal::Token,
             Shape::Array(a) => {
+                // The memory first, as a fallible allocation: a parameter too
+                // large for this machine is an error, not an abort.
+                drop(hlox_hlo::ArrayLiteral::zeros(a.clone())?);
                 let n = a.element_count();
                 let mut unit = || (next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
                 let dims = &a.dims;
@@ -606,7 +674,16 @@ pub fn random_inputs(m: &hlox_hlo::Module, seed: u64) -> Result<Vec<hlox_hlo::Li
     let comp = m.entry_computation();
     comp.params
         .iter()
-        .map(|&p| fill(&comp.inst(p).shape, &mut next))
+        .map(|&p| {
+            let inst = comp.inst(p);
+            fill(&inst.shape, &mut next).map_err(|e| {
+                e.context(format!(
+                    "--random: cannot make parameter `{}` ({})",
+                    inst.name,
+                    hlox_hlo::text::shape_to_string(&inst.shape)
+                ))
+            })
+        })
         .collect()
 }
 
@@ -854,7 +931,7 @@ pub fn module_to_dot(m: &hlox_hlo::Module) -> String {
 /// `hlox targets`: every registered target with its platform and api_version.
 /// Where a target came from, in a few words (libraries by file name; the
 /// full paths follow the table).
-fn origin_short(o: &hlox_ffi::Origin) -> String {
+pub(crate) fn origin_short(o: &hlox_ffi::Origin) -> String {
     use hlox_ffi::Origin;
     let file = |p: &std::path::Path| {
         p.file_name()

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod commands;
+mod doctor;
 
 #[derive(Parser)]
 #[command(
@@ -103,6 +104,10 @@ enum Command {
         /// Where to compile and run.
         #[arg(long, value_enum, default_value = "host")]
         platform: Platform,
+        /// Stop an execution that runs longer than this many seconds
+        /// (each run, for bench), with exit code 3.
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
     },
     /// Compile a module and write one stage of the result.
     ///
@@ -151,6 +156,28 @@ enum Command {
         /// Run the pass pipeline first, to see the fusions.
         #[arg(long)]
         optimized: bool,
+    },
+    /// Check a module's custom calls before running it.
+    ///
+    /// For every custom call: which library and symbol serve it, its
+    /// api_version, how the binding was checked (registered signature,
+    /// typed-FFI metadata, or an unchecked plain symbol), and every problem
+    /// found. Nothing runs; exit code 1 when there is a problem.
+    ///
+    /// Example: hlox doctor model.hlo --plugin ./libtargets.so
+    Doctor {
+        /// The module: HLO text, or a binary HloModuleProto (.pb).
+        file: PathBuf,
+        /// A shared library with custom-call targets (repeatable).
+        #[arg(short, long = "plugin", value_name = "LIB.so")]
+        plugins: Vec<PathBuf>,
+        /// Bind target NAME to SYMBOL, an exported function of a --plugin
+        /// library (repeatable), as `run --target` does.
+        #[arg(long = "target", value_name = "NAME=SYMBOL[:API]")]
+        targets: Vec<hlox_ffi::SymbolBinding>,
+        /// The platform whose targets to check.
+        #[arg(long, value_enum, default_value = "host")]
+        platform: Platform,
     },
     /// List the registered custom-call targets with platform and api_version.
     ///
@@ -210,6 +237,10 @@ enum Command {
         /// CUDA graph.
         #[arg(long)]
         no_cuda_graphs: bool,
+        /// Stop an execution that runs longer than this many seconds
+        /// (each run, for bench), with exit code 3.
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
     },
 }
 
@@ -235,6 +266,9 @@ pub enum Emit {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    if let Command::Run { timeout, .. } | Command::Bench { timeout, .. } = &cli.command {
+        commands::set_timeout(*timeout)?;
+    }
     match cli.command {
         Command::Fmt { file } => commands::fmt(&file),
         Command::Convert { input, output } => commands::convert(&input, &output),
@@ -249,6 +283,7 @@ fn run(cli: Cli) -> Result<()> {
             dump_dir,
             timings,
             platform,
+            timeout: _,
         } => commands::run(
             platform,
             &file,
@@ -282,6 +317,12 @@ fn run(cli: Cli) -> Result<()> {
             targets,
             all,
         } => commands::targets(&commands::Plugins::new(&plugins, &targets), all),
+        Command::Doctor {
+            file,
+            plugins,
+            targets,
+            platform,
+        } => doctor::doctor(&file, &commands::Plugins::new(&plugins, &targets), platform),
         Command::Bench {
             file,
             inputs,
@@ -293,6 +334,7 @@ fn run(cli: Cli) -> Result<()> {
             out_dir,
             platform,
             no_cuda_graphs,
+            timeout: _,
         } => commands::bench(
             platform,
             &file,
@@ -428,6 +470,14 @@ fn main() -> ExitCode {
             }) =>
         {
             ExitCode::SUCCESS
+        }
+        Ok(Err(e)) if commands::is_timeout(&e) => {
+            eprintln!(
+                "error: {}\nfix: raise --timeout, or check why the module runs this long \
+                 (a while loop whose condition never turns false?)",
+                paragraph(&e)
+            );
+            ExitCode::from(commands::EXIT_TIMEOUT)
         }
         Ok(Err(e)) if is_internal(&e) => {
             eprintln!(

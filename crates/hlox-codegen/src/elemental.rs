@@ -19,6 +19,12 @@ use inkwell::values::{AsValueRef, BasicValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use std::collections::HashMap;
 
+/// Stack left below which [`ElementalCtx::gen`] continues on a new segment,
+/// and each segment's size (one `gen_uncached` frame is a few KiB in a
+/// debug build; the LLVM calls under it need more).
+const ELEMENTAL_RED_ZONE: usize = 256 << 10;
+const ELEMENTAL_STACK_SEGMENT: usize = 4 << 20;
+
 type V<'ctx> = BasicValueEnum<'ctx>;
 /// Generated values by (instruction, index values).
 type Cache<'ctx> = HashMap<(InstId, Vec<usize>), Vec<V<'ctx>>>;
@@ -243,7 +249,14 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                 return Ok(v.clone());
             }
         }
-        let v = self.gen_uncached(cg, id, index)?;
+        // `gen_uncached` recurses into the operands, one frame per
+        // instruction of the chain: a fused chain of 10,000 elementwise ops
+        // is 10,000 frames. Past the red zone the recursion continues on a
+        // new stack segment on the heap, so any chain compiles on any thread
+        // (a library thread has 2 MiB).
+        let v = stacker::maybe_grow(ELEMENTAL_RED_ZONE, ELEMENTAL_STACK_SEGMENT, || {
+            self.gen_uncached(cg, id, index)
+        })?;
         if let Some(l) = self.cache.last_mut() {
             l.insert(key, v.clone());
         }

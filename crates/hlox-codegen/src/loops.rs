@@ -132,6 +132,13 @@ fn nest<'ctx>(
     index: &mut Vec<IntValue<'ctx>>,
     body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<()>,
 ) -> Result<()> {
+    // Dimensions of size 1 need no loop (their index is 0): a shape of
+    // 100,000 such dimensions is one element, not 100,000 nested loops.
+    let mut level = level;
+    while level < order.len() && shape.dims[order[level]] == 1 && (level > 0 || outer.is_none()) {
+        index[order[level]] = cg.i64c(0);
+        level += 1;
+    }
     if level == order.len() {
         return body(index);
     }
@@ -142,7 +149,11 @@ fn nest<'ctx>(
     };
     for_range(cg, s, e, &format!("d{d}"), &mut |i| {
         index[d] = i;
-        nest(cg, shape, order, level + 1, None, index, body)
+        // One frame per remaining dimension: grow the stack on the heap
+        // rather than overflow it (an empty shape may have any rank).
+        stacker::maybe_grow(64 << 10, 1 << 20, || {
+            nest(cg, shape, order, level + 1, None, index, body)
+        })
     })
 }
 

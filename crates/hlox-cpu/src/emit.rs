@@ -24,7 +24,7 @@ use hlox_hlo::{
     ArrayShape, CompId, Computation, CustomCallApiVersion, ElementType, EntityRef, InstId, Literal,
     Module, Op, Shape,
 };
-use inkwell::values::{BasicMetadataValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::values::{BasicMetadataValueEnum, BasicValue, FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use std::collections::HashMap;
 
@@ -1387,11 +1387,49 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 self.memcpy(*d, *src, arr.byte_size())?;
             }
         }
-        self.cg
-            .b
-            .build_unconditional_branch(head)
-            .map_err(e(&inst.name))?;
+        self.back_edge_stop_check(fr, head, &inst.name)?;
         self.cg.b.position_at_end(exit);
+        Ok(())
+    }
+
+    /// A while loop's back-edge: go on to `head` unless the run was stopped
+    /// (cancelled or past its timeout), which fails the run. One relaxed
+    /// load of the run's stop flag, whose address is the first word of the
+    /// run context (`runtime::RunCtx::stop`).
+    fn back_edge_stop_check(
+        &self,
+        fr: &Frame<'ctx>,
+        head: inkwell::basic_block::BasicBlock<'ctx>,
+        name: &str,
+    ) -> R<()> {
+        let cg = &self.cg;
+        let f = cg.current_fn().map_err(e(name))?;
+        let stop = cg.ctx.append_basic_block(f, "while.stopped");
+        let flag_ptr =
+            cg.b.build_load(cg.ptr(), fr.ctx, "stop.flag")
+                .map_err(e(name))?
+                .into_pointer_value();
+        let flag =
+            cg.b.build_load(cg.i32(), flag_ptr, "stop")
+                .map_err(e(name))?;
+        if let Some(i) = flag.as_instruction_value() {
+            i.set_atomic_ordering(inkwell::AtomicOrdering::Monotonic)
+                .map_err(|m| CompileError::Internal(format!("{name}: stop flag load: {m}")))?;
+            i.set_alignment(4)
+                .map_err(|m| CompileError::Internal(format!("{name}: stop flag load: {m}")))?;
+        }
+        let go =
+            cg.b.build_int_compare(
+                IntPredicate::EQ,
+                flag.into_int_value(),
+                cg.i32().const_zero(),
+                "",
+            )
+            .map_err(e(name))?;
+        cg.b.build_conditional_branch(go, head, stop)
+            .map_err(e(name))?;
+        cg.b.position_at_end(stop);
+        cg.b.build_unconditional_branch(fr.fail).map_err(e(name))?;
         Ok(())
     }
 

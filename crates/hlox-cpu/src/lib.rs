@@ -41,6 +41,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// How a run may be stopped (shared with the evaluator).
+pub use hlox_hlo::cancel::{CancelToken, ExecuteOptions, Stop};
 /// Every backend's options and errors (one type each, shared with
 /// `hlox-cuda`); the Host reads `parallel_threshold` and ignores the
 /// CUDA-only fields.
@@ -61,6 +63,13 @@ pub enum ExecError {
     Output(String),
     #[error("execution failed: {0}")]
     Runtime(String),
+    /// The run was stopped through its [`ExecuteOptions`] (a cancelled
+    /// token or a passed timeout).
+    #[error("execution of `{module}` {stop}")]
+    Stopped {
+        module: String,
+        stop: hlox_hlo::cancel::Stop,
+    },
     /// A result leaf the generated code filled does not make a literal of
     /// the result's shape (a bug in hlox).
     #[error("execution failed: result of `{module}`: {source}")]
@@ -128,6 +137,9 @@ pub struct ObjectCode {
     pub bytes: Vec<u8>,
     /// The symbol of the entry computation's function, with the C signature
     /// `i32 (const u8* run_options, const u8* const* params, u8* const* outputs, u8* arena)`.
+    /// `run_options` starts with a pointer to a 32-bit stop flag, read at
+    /// every while loop's back-edge: the run fails (returns 1) once it is
+    /// not 0.
     pub entry_symbol: String,
     /// Bytes of the temporary arena the entry function needs.
     pub arena_bytes: usize,
@@ -471,7 +483,13 @@ impl Executable {
         &self.result
     }
 
-    unsafe fn run(&self, params: &[*const u8], outs: &[*mut u8]) -> Result<(), ExecError> {
+    unsafe fn run(
+        &self,
+        params: &[*const u8],
+        outs: &[*mut u8],
+        options: &ExecuteOptions,
+    ) -> Result<(), ExecError> {
+        let watch = options.start();
         let pooled = self.arenas.lock().ok().and_then(|mut v| v.pop());
         let mut arena =
             match pooled {
@@ -483,6 +501,7 @@ impl Executable {
         let off = arena.as_ptr().align_offset(buffers::ALIGN);
         let base = arena.as_mut_ptr().add(off);
         let ctx = runtime::RunCtx {
+            stop: watch.flag(),
             call_sites: &self.call_sites,
             kernels: &self.kernels,
             error: Mutex::new(None),
@@ -502,19 +521,34 @@ impl Executable {
             }
         }
         if rc != 0 {
-            let msg = ctx
-                .error
-                .lock()
-                .ok()
-                .and_then(|mut e| e.take())
-                .unwrap_or_else(|| "unknown failure".into());
-            return Err(ExecError::Runtime(msg));
+            let msg = ctx.error.lock().ok().and_then(|mut e| e.take());
+            if let (None, Some(stop)) = (&msg, watch.stopped()) {
+                return Err(ExecError::Stopped {
+                    module: self.name.clone(),
+                    stop,
+                });
+            }
+            return Err(ExecError::Runtime(
+                msg.unwrap_or_else(|| "unknown failure".into()),
+            ));
         }
         Ok(())
     }
 
     /// Run on literals; returns the result literal.
     pub fn execute(&self, args: &[&Literal]) -> Result<Literal, ExecError> {
+        self.execute_with(args, &ExecuteOptions::default())
+    }
+
+    /// [`Executable::execute`] that can be stopped: by `options.cancel` from
+    /// another thread or when `options.timeout` passes, at the next while
+    /// loop back-edge ([`ExecError::Stopped`]). Code without while loops
+    /// always runs to its end.
+    pub fn execute_with(
+        &self,
+        args: &[&Literal],
+        options: &ExecuteOptions,
+    ) -> Result<Literal, ExecError> {
         if args.len() != self.params.len() {
             return Err(ExecError::ArgumentCount {
                 expected: self.params.len(),
@@ -555,7 +589,7 @@ impl Executable {
             .collect::<Result<_, _>>()
             .map_err(|e| ExecError::Runtime(format!("result buffers of {}: {e}", self.name)))?;
         let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|v| v.as_mut_ptr()).collect();
-        unsafe { self.run(&borrowed, &out_ptrs)? };
+        unsafe { self.run(&borrowed, &out_ptrs, options)? };
         let mut it = outs.into_iter();
         build_literal(&self.result, &mut it).map_err(|source| ExecError::Result {
             module: self.name.clone(),
@@ -569,6 +603,17 @@ impl Executable {
     /// layouts of the entry computation's signature. Outputs must not
     /// overlap the arguments.
     pub fn execute_into(&self, args: &[&[u8]], outputs: &mut [&mut [u8]]) -> Result<(), ExecError> {
+        self.execute_into_with(args, outputs, &ExecuteOptions::default())
+    }
+
+    /// [`Executable::execute_into`] that can be stopped (see
+    /// [`Executable::execute_with`]).
+    pub fn execute_into_with(
+        &self,
+        args: &[&[u8]],
+        outputs: &mut [&mut [u8]],
+        options: &ExecuteOptions,
+    ) -> Result<(), ExecError> {
         let mut want = Vec::new();
         let mut names = Vec::new();
         for (i, p) in self.params.iter().enumerate() {
@@ -612,7 +657,7 @@ impl Executable {
         }
         let ins: Vec<*const u8> = args.iter().map(|a| a.as_ptr()).collect();
         let outs: Vec<*mut u8> = outputs.iter_mut().map(|o| o.as_mut_ptr()).collect();
-        unsafe { self.run(&ins, &outs) }
+        unsafe { self.run(&ins, &outs, options) }
     }
 }
 

@@ -17,7 +17,12 @@ pub(crate) struct CallSite {
 }
 
 /// One run's context: the address generated code receives as its first argument.
+/// `repr(C)` with `stop` first: while loops read the stop flag through it.
+#[repr(C)]
 pub(crate) struct RunCtx<'a> {
+    /// The run's stop flag (`hlox_hlo::cancel::RUN` while it may go on),
+    /// loaded (relaxed) at every while loop's back-edge.
+    pub stop: *const std::sync::atomic::AtomicU32,
     pub call_sites: &'a [CallSite],
     pub kernels: &'a [(String, Box<dyn HostKernel>)],
     pub error: Mutex<Option<String>>,

@@ -28,11 +28,13 @@ mod structural;
 mod value;
 
 use compute::Func;
+pub use hlox_hlo::cancel::{CancelToken, ExecuteOptions, Stop};
 use hlox_hlo::{
     ArrayLiteral, ArrayShape, CompId, Computation, CustomCall, ElementType, EntityRef, Instruction,
     Literal, Module, Op, Shape,
 };
 use std::cell::Cell;
+use std::sync::atomic::Ordering;
 pub use value::OpError;
 use value::{apply_layout, normalize, shape_str};
 
@@ -128,8 +130,22 @@ pub enum EvalError {
     Bind(#[from] hlox_ffi::BindError),
     #[error("computation id {0} does not exist in module `{1}`")]
     NoSuchComputation(String, String),
-    #[error("computation `{0}` is nested more than {1} calls deep (a call cycle?)")]
+    /// Calls nested deeper than the module has computations: the module
+    /// (which was not verified) has a call cycle.
+    #[error(
+        "computation `{0}` is nested more than {1} calls deep, deeper than the module has \
+         computations: the module has a call cycle (verify it to see the cycle)"
+    )]
     TooDeep(String, usize),
+    /// The run was stopped through its [`ExecuteOptions`] (a cancelled
+    /// token or a passed timeout) before instruction `instruction`.
+    #[error("evaluation of module `{module}` {stop}, before `{instruction}` in computation `{computation}`")]
+    Stopped {
+        module: String,
+        computation: String,
+        instruction: String,
+        stop: hlox_hlo::cancel::Stop,
+    },
 }
 
 /// Internal failure: an error of the current instruction (to be located),
@@ -182,7 +198,11 @@ impl From<hlox_hlo::semantics::window::WindowError> for Fail {
     }
 }
 
-const MAX_DEPTH: usize = 64;
+/// Stack left below which a call continues on a new stack segment, and the
+/// size of each segment (`stacker`): calls nest as deep as the module's call
+/// graph goes, on any thread, whatever its stack size.
+const STACK_RED_ZONE: usize = 512 << 10;
+const STACK_SEGMENT: usize = 8 << 20;
 
 /// Evaluate the module's entry computation on `args`.
 pub fn evaluate(
@@ -205,6 +225,16 @@ pub fn evaluate_with_registry(
     args: &[Literal],
     registry: &hlox_ffi::Registry,
 ) -> Result<Literal, EvalError> {
+    evaluate_with_registry_options(module, args, registry, &ExecuteOptions::default())
+}
+
+/// [`evaluate_with_registry`] that can be stopped (see [`evaluate_with`]).
+pub fn evaluate_with_registry_options(
+    module: &Module,
+    args: &[Literal],
+    registry: &hlox_ffi::Registry,
+    options: &ExecuteOptions,
+) -> Result<Literal, EvalError> {
     let bound = registry.bind(module, hlox_ffi::Platform::Host)?;
     let calls = hlox_ffi::HostCustomCalls::for_module(module, bound).map_err(|e| {
         EvalError::CustomCall {
@@ -219,7 +249,7 @@ pub fn evaluate_with_registry(
             source: Box::new(CustomCallError::Prepare { message: e.message }),
         }
     })?;
-    evaluate(module, args, &calls)
+    evaluate_with(module, args, &calls, options)
 }
 
 /// Host custom calls through the registry: the evaluator's bridge to XLA's
@@ -241,14 +271,40 @@ pub fn evaluate_computation(
     args: &[Literal],
     handler: &dyn CustomCallHandler,
 ) -> Result<Literal, EvalError> {
+    evaluate_computation_with(module, comp, args, handler, &ExecuteOptions::default())
+}
+
+/// [`evaluate`] that can be stopped: by `options.cancel` from another
+/// thread, or when `options.timeout` passes. The flag is checked before
+/// every instruction (so at every while-loop iteration); a stopped run is
+/// [`EvalError::Stopped`].
+pub fn evaluate_with(
+    module: &Module,
+    args: &[Literal],
+    handler: &dyn CustomCallHandler,
+    options: &ExecuteOptions,
+) -> Result<Literal, EvalError> {
+    evaluate_computation_with(module, module.entry, args, handler, options)
+}
+
+/// [`evaluate_computation`] with [`ExecuteOptions`] (see [`evaluate_with`]).
+pub fn evaluate_computation_with(
+    module: &Module,
+    comp: CompId,
+    args: &[Literal],
+    handler: &dyn CustomCallHandler,
+    options: &ExecuteOptions,
+) -> Result<Literal, EvalError> {
     let c = module
         .computations
         .get(comp)
         .ok_or_else(|| EvalError::NoSuchComputation(comp.to_string(), module.name.clone()))?;
+    let watch = options.start();
     let interp = Interp {
         module,
         handler,
         depth: Cell::new(0),
+        watch: &watch,
     };
     let normalized: Vec<Literal> = args.iter().cloned().map(normalize).collect();
     let r = interp.run(comp, normalized)?;
@@ -259,6 +315,7 @@ struct Interp<'a> {
     module: &'a Module,
     handler: &'a dyn CustomCallHandler,
     depth: Cell<usize>,
+    watch: &'a hlox_hlo::cancel::RunWatch,
 }
 
 fn count_uses(c: &Computation) -> Vec<usize> {
@@ -307,12 +364,16 @@ impl<'a> Interp<'a> {
                 });
             }
         }
+        // In an acyclic call graph no chain of calls is longer than the
+        // module has computations; a longer one is a cycle (an unverified
+        // module), which would otherwise recurse until memory ran out.
         let d = self.depth.get();
-        if d >= MAX_DEPTH {
-            return Err(EvalError::TooDeep(c.name.clone(), MAX_DEPTH));
+        let max = self.module.computations.len();
+        if d >= max {
+            return Err(EvalError::TooDeep(c.name.clone(), max));
         }
         self.depth.set(d + 1);
-        let r = self.run_inner(c, args);
+        let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.run_inner(c, args));
         self.depth.set(d);
         r
     }
@@ -330,6 +391,16 @@ impl<'a> Interp<'a> {
             });
         }
         for (id, inst) in c.instructions.iter() {
+            if self.watch.flag().load(Ordering::Relaxed) != hlox_hlo::cancel::RUN {
+                if let Some(stop) = self.watch.stopped() {
+                    return Err(EvalError::Stopped {
+                        module: self.module.name.clone(),
+                        computation: c.name.clone(),
+                        instruction: inst.name.clone(),
+                        stop,
+                    });
+                }
+            }
             let located = |source: OpError| EvalError::Instruction {
                 computation: c.name.clone(),
                 instruction: inst.name.clone(),

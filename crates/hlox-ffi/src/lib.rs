@@ -39,7 +39,7 @@ pub use invoke::{
 };
 pub use opaque::{decode_opaque, encode_opaque, opaque_bytes, OpaqueError};
 pub use platform::{Platform, Signature};
-pub use plugin::{HloxCustomCallRegistrar, RegisterTargetsFn, REGISTER_SYMBOL};
+pub use plugin::{HloxCustomCallRegistrar, RegisterTargetsFn, REGISTER_SYMBOL, REGISTRAR_EXPIRED};
 pub use registry::{
     closest_names, BindError, BindProblem, BoundTargets, LoadedLibrary, Origin, PluginError,
     Registry, RegistryError, SymbolBindError, SymbolBinding, SymbolBindingError, Target, Traits,

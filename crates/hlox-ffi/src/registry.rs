@@ -753,8 +753,9 @@ impl Registry {
             register_target: register_target_callback,
             set_traits: set_traits_callback,
         };
-        // SAFETY: the caller's contract.
-        let code = unsafe { register(&registrar) };
+        // SAFETY: the caller's contract; the plugin sees a static registrar
+        // that forwards here only while `register` runs (see plugin.rs).
+        let code = unsafe { crate::plugin::call_with_registrar(register, &registrar) };
         let RegistrationCtx {
             pending,
             mut problems,

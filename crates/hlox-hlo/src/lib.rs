@@ -17,6 +17,7 @@
 //! - [`load`]: loading and saving module files (text or proto), verified.
 
 pub mod builder;
+pub mod cancel;
 pub mod edit;
 pub mod entity;
 pub mod graph;
@@ -32,6 +33,7 @@ pub mod text;
 pub mod types;
 pub mod verifier;
 
+pub use cancel::{CancelToken, ExecuteOptions};
 pub use entity::{EntityRef, EntitySet, PrimaryMap, SecondaryMap};
 pub use ir::*;
 pub use literal::{ArrayLiteral, Literal, LiteralError, NativeType};

@@ -1,5 +1,6 @@
-//! `.npy` reading and writing of array literals (NumPy's format, header
-//! parsed and written by the `npyz` crate).
+//! `.npy` reading and writing of array literals (NumPy's format: the
+//! header read by hand in linear time, type strings and writing by the
+//! `npyz` crate).
 //!
 //! - Every hlox element type: `|b1` (pred), `|i1 <i2 <i4 <i8`, `|u1 <u2 <u4
 //!   <u8`, `<f2 <f4 <f8`, either byte order on read.
@@ -93,25 +94,297 @@ pub fn npy_descr(ty: ElementType) -> &'static str {
     }
 }
 
+/// The largest `.npy` header hlox reads (NumPy's own reader refuses
+/// headers over 10,000 bytes unless told otherwise; a header is a one-line
+/// dict, so 1 MiB is far beyond any real file).
+pub const MAX_NPY_HEADER_BYTES: usize = 1 << 20;
+
+/// The most dimensions a `.npy` shape may have (NumPy's own limit is 64).
+pub const MAX_NPY_RANK: usize = 4096;
+
+/// A parsed `.npy` header: the three keys NumPy writes.
+struct Header<'a> {
+    descr: Descr<'a>,
+    fortran_order: bool,
+    shape: Vec<u64>,
+}
+
+enum Descr<'a> {
+    /// A type string such as `<f4`.
+    Plain(&'a str),
+    /// A structured dtype (a list), which hlox does not read; its text.
+    Structured(&'a str),
+}
+
+/// Splits a `.npy` file into its header dict's text and its data, checking
+/// the magic string, the version and the header length.
+fn split_npy(bytes: &[u8]) -> Result<(&str, &[u8]), NpyError> {
+    const MAGIC: &[u8] = b"\x93NUMPY";
+    let bad = |m: String| NpyError::Header(m);
+    if bytes.len() < MAGIC.len() + 2 || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(bad(
+            "the file does not start with the .npy magic string \\x93NUMPY (save it with numpy.save)"
+                .into(),
+        ));
+    }
+    let major = bytes[6];
+    let (len_bytes, utf8) = match major {
+        1 => (2, false),
+        2 => (4, false),
+        3 => (4, true),
+        v => {
+            return Err(bad(format!(
+                "unsupported .npy format version {v}.{} (hlox reads versions 1.0, 2.0 and 3.0)",
+                bytes[7]
+            )))
+        }
+    };
+    let start = 8 + len_bytes;
+    if bytes.len() < start {
+        return Err(bad("the file ends inside the header length".into()));
+    }
+    let mut len = 0usize;
+    for (i, b) in bytes[8..start].iter().enumerate() {
+        len |= (*b as usize) << (8 * i);
+    }
+    if len > MAX_NPY_HEADER_BYTES {
+        return Err(bad(format!(
+            "the header is {len} bytes long, more than the {MAX_NPY_HEADER_BYTES} bytes hlox reads"
+        )));
+    }
+    let end = start
+        .checked_add(len)
+        .filter(|&e| e <= bytes.len())
+        .ok_or_else(|| {
+            bad(format!(
+                "the header says it is {len} bytes long but the file ends after {} bytes of it",
+                bytes.len() - start
+            ))
+        })?;
+    let raw = &bytes[start..end];
+    let text = if utf8 {
+        std::str::from_utf8(raw).map_err(|e| bad(format!("the header is not UTF-8: {e}")))?
+    } else if raw.is_ascii() {
+        // ASCII is the same bytes as latin-1 for everything NumPy writes.
+        std::str::from_utf8(raw).map_err(|e| bad(format!("the header is not ASCII: {e}")))?
+    } else {
+        return Err(bad(
+            "the header is not ASCII (a version 1.0/2.0 header must be)".into(),
+        ));
+    };
+    Ok((text, &bytes[end..]))
+}
+
+/// A linear-time reader of the header dict, a small Python literal such as
+/// `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`. Every
+/// step consumes input, so no input makes it backtrack or recurse.
+struct HeaderParser<'a> {
+    s: &'a str,
+    pos: usize,
+}
+
+impl<'a> HeaderParser<'a> {
+    fn err(&self, what: impl std::fmt::Display) -> NpyError {
+        NpyError::Header(format!("header column {}: {what}", self.pos + 1))
+    }
+
+    fn skip_ws(&mut self) {
+        let rest = &self.s[self.pos..];
+        self.pos += rest.len() - rest.trim_start().len();
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.s.as_bytes().get(self.pos).copied()
+    }
+
+    fn expect(&mut self, c: u8) -> Result<(), NpyError> {
+        match self.peek() {
+            Some(b) if b == c => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(b) => Err(self.err(format_args!(
+                "expected `{}`, found `{}`",
+                c as char, b as char
+            ))),
+            None => Err(self.err(format_args!(
+                "expected `{}`, found the end of the header",
+                c as char
+            ))),
+        }
+    }
+
+    fn string(&mut self) -> Result<&'a str, NpyError> {
+        let q = match self.peek() {
+            Some(q @ (b'\'' | b'"')) => q,
+            _ => return Err(self.err("expected a quoted string")),
+        };
+        let start = self.pos + 1;
+        match self.s.as_bytes()[start..].iter().position(|&b| b == q) {
+            Some(n) => {
+                self.pos = start + n + 1;
+                let v = &self.s[start..start + n];
+                if v.contains('\\') {
+                    return Err(self.err("escapes are not supported in header strings"));
+                }
+                Ok(v)
+            }
+            None => Err(self.err("unclosed string")),
+        }
+    }
+
+    fn word(&mut self) -> &'a str {
+        self.skip_ws();
+        let rest = &self.s[self.pos..];
+        let n = rest
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .unwrap_or(rest.len());
+        self.pos += n;
+        &rest[..n]
+    }
+
+    /// A structured dtype's list, skipped by counting brackets (quote-aware).
+    fn bracketed(&mut self) -> Result<&'a str, NpyError> {
+        let start = self.pos;
+        let mut depth = 0usize;
+        let mut quote: Option<u8> = None;
+        for (i, &b) in self.s.as_bytes()[start..].iter().enumerate() {
+            match (quote, b) {
+                (Some(q), b) if b == q => quote = None,
+                (Some(_), _) => {}
+                (None, b'\'' | b'"') => quote = Some(b),
+                (None, b'[' | b'(') => depth += 1,
+                (None, b']' | b')') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.pos = start + i + 1;
+                        return Ok(&self.s[start..self.pos]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Err(self.err(format_args!(
+            "{depth} unclosed bracket(s) in the 'descr' value"
+        )))
+    }
+
+    fn shape(&mut self) -> Result<Vec<u64>, NpyError> {
+        self.expect(b'(')?;
+        let mut dims = Vec::new();
+        loop {
+            match self.peek() {
+                Some(b')') => {
+                    self.pos += 1;
+                    return Ok(dims);
+                }
+                Some(b'0'..=b'9') => {
+                    let w = self.word();
+                    let w = w.strip_suffix('L').unwrap_or(w);
+                    let d = w
+                        .parse::<u64>()
+                        .map_err(|_| self.err(format_args!("`{w}` is not a dimension size")))?;
+                    if dims.len() == MAX_NPY_RANK {
+                        return Err(self.err(format_args!(
+                            "the shape has more than {MAX_NPY_RANK} dimensions"
+                        )));
+                    }
+                    dims.push(d);
+                    match self.peek() {
+                        Some(b',') => self.pos += 1,
+                        Some(b')') => {}
+                        _ => return Err(self.err("expected `,` or `)` in the shape")),
+                    }
+                }
+                Some(b) => {
+                    return Err(self.err(format_args!(
+                        "expected a dimension size or `)` in the shape, found `{}`",
+                        b as char
+                    )))
+                }
+                None => return Err(self.err("the shape's `(` is not closed")),
+            }
+        }
+    }
+
+    fn header(mut self) -> Result<Header<'a>, NpyError> {
+        self.expect(b'{')?;
+        let (mut descr, mut fortran, mut shape) = (None, None, None);
+        loop {
+            if self.peek() == Some(b'}') {
+                self.pos += 1;
+                break;
+            }
+            let key = self.string()?;
+            self.expect(b':')?;
+            match key {
+                "descr" => {
+                    descr = Some(match self.peek() {
+                        Some(b'[') => Descr::Structured(self.bracketed()?),
+                        _ => Descr::Plain(self.string()?),
+                    })
+                }
+                "fortran_order" => {
+                    fortran = Some(match self.word() {
+                        "True" => true,
+                        "False" => false,
+                        w => {
+                            return Err(self.err(format_args!(
+                                "'fortran_order' must be True or False, not `{w}`"
+                            )))
+                        }
+                    })
+                }
+                "shape" => shape = Some(self.shape()?),
+                other => {
+                    return Err(self.err(format_args!(
+                        "unknown key '{other}' (a .npy header has 'descr', 'fortran_order' and 'shape')"
+                    )))
+                }
+            }
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {}
+                _ => return Err(self.err("expected `,` or `}` after a header value")),
+            }
+        }
+        if self.peek().is_some() {
+            return Err(self.err("unexpected text after the header dict"));
+        }
+        let missing = |k: &str| NpyError::Header(format!("the header has no '{k}' key"));
+        Ok(Header {
+            descr: descr.ok_or_else(|| missing("descr"))?,
+            fortran_order: fortran.ok_or_else(|| missing("fortran_order"))?,
+            shape: shape.ok_or_else(|| missing("shape"))?,
+        })
+    }
+}
+
 /// Reads a `.npy` file's bytes as an array literal (default layout).
+///
+/// The header is read by hand in linear time with limits
+/// ([`MAX_NPY_HEADER_BYTES`], [`MAX_NPY_RANK`]): npyz's header parser
+/// backtracks exponentially on unclosed brackets (a 90-byte file hung it).
 pub fn read_npy(bytes: &[u8]) -> Result<Literal, NpyError> {
-    let mut data = bytes;
-    let header =
-        npyz::NpyHeader::from_reader(&mut data).map_err(|e| NpyError::Header(e.to_string()))?;
-    let file = npyz::NpyFile::with_header(header, data);
-    let ts = match file.dtype() {
-        DType::Plain(ts) => ts,
-        other => {
+    let (text, data) = split_npy(bytes)?;
+    let header = HeaderParser { s: text, pos: 0 }.header()?;
+    let descr = match header.descr {
+        Descr::Plain(d) => d,
+        Descr::Structured(d) => {
             return Err(NpyError::UnsupportedDtype {
-                found: other.descr(),
+                found: d.to_string(),
             })
         }
     };
+    let ts: TypeStr = descr.parse().map_err(|_| NpyError::UnsupportedDtype {
+        found: descr.to_string(),
+    })?;
+    let fortran = header.fortran_order;
+    let shape_u = header.shape;
     let ty = element_type_of(&ts).ok_or_else(|| NpyError::UnsupportedDtype {
         found: ts.to_string(),
     })?;
-    let shape_u: Vec<u64> = file.shape().to_vec();
-    let fortran = matches!(file.order(), npyz::Order::Fortran);
     let dims = shape_u
         .iter()
         .map(|&d| i64::try_from(d).ok())

@@ -213,6 +213,16 @@ impl ArrayShape {
     }
 }
 
+/// The deepest tuple nesting hlox accepts (`((f32[]))` is depth 2). The
+/// parser and the verifier refuse deeper shapes with an error naming this
+/// limit, so every recursive walk over a shape (printing, layouts, buffer
+/// flattening, shape inference, argument generation) stays far from the
+/// stack's end, even on a library thread's 2 MiB stack. A serialized proto
+/// is bounded by prost's nesting limit of 100 messages, which 64 levels
+/// stay under, so every module that parses also converts to a proto and back.
+/// XLA sets no limit; real modules nest a few levels.
+pub const MAX_TUPLE_DEPTH: usize = 64;
+
 /// XLA's `Shape`: an array, a (possibly nested, possibly empty) tuple, or a token.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Shape {
@@ -269,6 +279,19 @@ impl Shape {
             Shape::Tuple(t) => Shape::Tuple(t.iter().map(Shape::with_default_layout).collect()),
             Shape::Token => Shape::Token,
         }
+    }
+    /// How deeply tuples nest in this shape: 0 for an array or a token, 1 for
+    /// a tuple of arrays. Iterative, so any depth is safe to measure.
+    pub fn tuple_depth(&self) -> usize {
+        let mut max = 0;
+        let mut stack = vec![(self, 0usize)];
+        while let Some((s, d)) = stack.pop() {
+            if let Shape::Tuple(elems) = s {
+                max = max.max(d + 1);
+                stack.extend(elems.iter().map(|e| (e, d + 1)));
+            }
+        }
+        max
     }
     /// The subshape at `index`, if the path exists.
     pub fn subshape(&self, index: &[i64]) -> Option<&Shape> {

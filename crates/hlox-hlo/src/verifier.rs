@@ -145,6 +145,30 @@ pub fn verify_module(m: &Module) -> Result<(), VerifyError> {
     let mut s = Sink { diags: Vec::new() };
     let mname = format!("module {}", m.name);
 
+    // Shapes nested past the limit first, alone: every later check walks
+    // shapes recursively, which the limit keeps bounded.
+    for c in m.computations.values() {
+        for inst in c.instructions.values() {
+            let d = inst.shape.tuple_depth();
+            if d > crate::types::MAX_TUPLE_DEPTH {
+                s.inst(
+                    &c.name,
+                    &inst.name,
+                    format!(
+                        "its shape nests tuples {d} levels deep, more than hlox's limit of {} \
+                         (see docs/reliability.md); flatten the tuple",
+                        crate::types::MAX_TUPLE_DEPTH
+                    ),
+                );
+            }
+        }
+    }
+    if !s.diags.is_empty() {
+        return Err(VerifyError {
+            diagnostics: s.diags,
+        });
+    }
+
     if !m.computations.is_valid(m.entry) {
         s.comp(
             &mname,

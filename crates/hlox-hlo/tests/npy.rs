@@ -173,3 +173,68 @@ fn files_roundtrip() {
     write_npy_file(&path, &l).unwrap();
     assert_eq!(read_npy_file(&path).unwrap(), l);
 }
+
+/// Issue 27: a 90-byte header with 63 unclosed `[` sent npyz's header
+/// parser into exponential backtracking (it never returned). The hand
+/// reader fails at once, naming the problem.
+#[test]
+fn unclosed_brackets_in_the_header_fail_fast() {
+    fn file(header: &[u8]) -> Vec<u8> {
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        b.extend_from_slice(header);
+        b
+    }
+    let t = std::time::Instant::now();
+    let mut h = b"{'descr': '<f4', 'fortran_order': False, 'shape': (".to_vec();
+    h.extend_from_slice(&[b'['; 63]);
+    let bytes = file(&h);
+    assert_eq!(bytes.len(), 124);
+    let e = read_npy(&bytes).unwrap_err().to_string();
+    assert!(
+        e.contains("expected a dimension size or `)` in the shape, found `[`"),
+        "{e}"
+    );
+    // The 90-byte form: the brackets in 'descr'.
+    let mut h = b"{'descr': ".to_vec();
+    h.extend_from_slice(&[b'['; 70]);
+    let bytes = file(&h);
+    assert_eq!(bytes.len(), 90);
+    let e = read_npy(&bytes).unwrap_err().to_string();
+    assert!(
+        e.contains("70 unclosed bracket(s) in the 'descr' value"),
+        "{e}"
+    );
+    // 60,000 brackets (the most a version 1.0 header holds): still linear.
+    let mut h = b"{'descr': ".to_vec();
+    h.extend_from_slice(&[b'['; 60000]);
+    assert!(read_npy(&file(&h)).is_err());
+    assert!(t.elapsed().as_secs_f64() < 2.0, "took {:?}", t.elapsed());
+    // Limits and header errors name what failed.
+    let e = read_npy(&file(
+        b"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("unknown key 'x'"), "{e}");
+    let e = read_npy(&file(
+        b"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,)}",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("unsupported .npy dtype `[('a', '<f4')]`"), "{e}");
+    let mut h = b"{'descr': '<f4', 'fortran_order': False, 'shape': (".to_vec();
+    for _ in 0..5000 {
+        h.extend_from_slice(b"1,");
+    }
+    h.extend_from_slice(b")}");
+    let e = read_npy(&file(&h)).unwrap_err().to_string();
+    assert!(e.contains("more than 4096 dimensions"), "{e}");
+    // Trailing padding and a newline, as numpy writes, are fine.
+    let mut h = b"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }".to_vec();
+    h.extend_from_slice(&[b' '; 5]);
+    h.push(b'\n');
+    let mut bytes = file(&h);
+    bytes.extend_from_slice(&[0u8; 8]);
+    assert!(read_npy(&bytes).is_ok());
+}

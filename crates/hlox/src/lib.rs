@@ -20,6 +20,7 @@ pub use hlox_eval as eval;
 pub use hlox_ffi as ffi;
 pub use hlox_ffi::{register_custom_call_target, Platform, Registry};
 pub use hlox_hlo as hlo;
+pub use hlox_hlo::{CancelToken, ExecuteOptions};
 pub use hlox_hlo::{ElementType, Literal, Module, Shape};
 /// jaxlib's CPU custom-call targets (`lapack_*_ffi`), registered for the
 /// Host in [`Registry::global`] by linking this crate.
@@ -173,6 +174,31 @@ impl Executable {
         };
         match self {
             Executable::Host(e) => e.execute(args).map_err(|e| failed(Box::new(e))),
+            Executable::Cuda(e) => e.execute(args).map_err(|e| failed(Box::new(e))),
+        }
+    }
+
+    /// [`Executable::execute`] that can be stopped: by `options.cancel`
+    /// (a [`CancelToken`] cancelled from another thread) or when
+    /// `options.timeout` passes, at the next while-loop back-edge. Host only
+    /// for now: on CUDA, options that can stop the run are an error.
+    pub fn execute_with(&self, args: &[&Literal], options: &ExecuteOptions) -> Result<Literal> {
+        let failed = |source: BoxError| Error::Execute {
+            platform: self.platform(),
+            module: self.name().to_string(),
+            source,
+        };
+        match self {
+            Executable::Host(e) => e
+                .execute_with(args, options)
+                .map_err(|e| failed(Box::new(e))),
+            Executable::Cuda(_) if options.cancel.is_some() || options.timeout.is_some() => {
+                Err(failed(
+                    "a CUDA run cannot be cancelled or given a timeout yet; run it on the Host \
+                     or without ExecuteOptions"
+                        .into(),
+                ))
+            }
             Executable::Cuda(e) => e.execute(args).map_err(|e| failed(Box::new(e))),
         }
     }

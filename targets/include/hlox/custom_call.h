@@ -59,7 +59,14 @@ void XlaCustomCallStatusSetFailure(XlaCustomCallStatus* status, const char* mess
  * are NUL-terminated; `fn` is the function, with the parameter list of
  * `api_version` on that platform. `set_traits` declares the traits of a
  * target registered earlier in the same call. Both return 0 on success,
- * non-zero when rejected (hlox reports why when loading fails). */
+ * non-zero when rejected (hlox reports why when loading fails).
+ *
+ * Lifetime: the registrar (and `ctx`) may be used only during the call of
+ * hlox_register_custom_call_targets, on the thread that made it. The pointer
+ * itself stays valid for the life of the process, so a plugin that keeps it
+ * causes no harm: calls made later, or from another thread, register
+ * nothing and return HLOX_REGISTRAR_EXPIRED. */
+#define HLOX_REGISTRAR_EXPIRED (-2)
 typedef struct HloxCustomCallRegistrar {
   void* ctx;
   int (*register_target)(void* ctx, const char* name, const char* platform, int api_version, void* fn);

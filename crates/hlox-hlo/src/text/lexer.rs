@@ -48,12 +48,25 @@ impl fmt::Display for ParseError {
             write!(f, "{file}:")?;
         }
         writeln!(f, "{}:{}: {}", self.line, self.column, self.message)?;
-        writeln!(f, "{}", self.source_line)?;
+        // A very long line (a 100,000-level tuple shape) is shown as a window
+        // around the column, `...` marking what was cut.
+        const MAX: usize = 160;
+        const AROUND: usize = 70;
+        let chars: Vec<char> = self.source_line.chars().collect();
+        let col = self.column.saturating_sub(1).min(chars.len());
+        let (from, to) = if chars.len() <= MAX {
+            (0, chars.len())
+        } else {
+            (col.saturating_sub(AROUND), (col + AROUND).min(chars.len()))
+        };
+        let head = if from > 0 { "..." } else { "" };
+        let tail = if to < chars.len() { "..." } else { "" };
+        let shown: String = chars[from..to].iter().collect();
+        writeln!(f, "{head}{shown}{tail}")?;
         // Keep tabs so the caret lines up under tab-indented text.
-        let pad: String = self
-            .source_line
+        let pad: String = head
             .chars()
-            .take(self.column - 1)
+            .chain(chars[from..col].iter().copied())
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
         write!(f, "{pad}^")

@@ -12,7 +12,7 @@ use crate::graph::DepGraph;
 use crate::ir::*;
 use crate::literal::{ArrayLiteral, Literal};
 use crate::opcode::{CalledRole, KeyKind, Opcode};
-use crate::types::{ArrayShape, ElementType, Layout, Shape, ShapeIndex};
+use crate::types::{ArrayShape, ElementType, Layout, Shape, ShapeIndex, MAX_TUPLE_DEPTH};
 use half::{bf16, f16};
 use std::collections::{HashMap, HashSet};
 
@@ -113,11 +113,26 @@ fn at_shape(c: &mut Cursor) -> PResult<bool> {
 }
 
 pub(crate) fn shape(c: &mut Cursor) -> PResult<Shape> {
+    shape_nested(c, 0)
+}
+
+/// A shape inside `depth` tuples; deeper than [`MAX_TUPLE_DEPTH`] is an error
+/// (the recursion here and in every later walk over the shape is bounded).
+fn shape_nested(c: &mut Cursor, depth: usize) -> PResult<Shape> {
     if c.eat(b'(')? {
+        if depth == MAX_TUPLE_DEPTH {
+            return c.err(
+                c.pos - 1,
+                format!(
+                    "tuple shapes nest more than {MAX_TUPLE_DEPTH} levels deep (hlox's limit, \
+                     see docs/reliability.md); flatten the tuple"
+                ),
+            );
+        }
         let mut elems = Vec::new();
         if !c.eat(b')')? {
             loop {
-                elems.push(shape(c)?);
+                elems.push(shape_nested(c, depth + 1)?);
                 if c.eat(b')')? {
                     break;
                 }
@@ -307,41 +322,94 @@ fn array_literal(c: &mut Cursor, shape: &ArrayShape) -> PResult<ArrayLiteral> {
     Ok(lit.relayout(shape.layout.clone()))
 }
 
-fn nested(c: &mut Cursor, shape: &ArrayShape, d: usize, out: &mut Vec<u8>) -> PResult<()> {
-    let n = shape.dims[d];
-    let open = c.pos;
-    c.expect(
-        b'{',
-        &format!("to open dimension {d} (size {n}) of the literal"),
-    )?;
-    let mut count = 0i64;
-    if !c.eat(b'}')? {
-        loop {
-            if count >= n {
-                return c.err(
-                    c.pos,
-                    format!("too many elements in dimension {d}: the shape says {n}"),
-                );
+/// The nested braces of an array literal, one level per dimension. An
+/// explicit stack of open dimensions instead of recursion: a shape may have
+/// 100,000 dimensions (of size 1), and so may its literal's braces.
+fn nested(c: &mut Cursor, shape: &ArrayShape, d0: usize, out: &mut Vec<u8>) -> PResult<()> {
+    enum Step {
+        /// Just after a dimension's `{`.
+        Opened,
+        /// At the start of the next element of the innermost open dimension.
+        Element,
+        /// An element of the innermost open dimension was read.
+        Done,
+    }
+    let rank = shape.dims.len();
+    // (elements read, position of its `{`) per open dimension, outermost first.
+    let mut open: Vec<(i64, usize)> = Vec::new();
+    let open_dim = |c: &mut Cursor, d: usize, open: &mut Vec<(i64, usize)>| -> PResult<()> {
+        let at = c.pos;
+        c.expect(
+            b'{',
+            &format!(
+                "to open dimension {d} (size {}) of the literal",
+                shape.dims[d]
+            ),
+        )?;
+        open.push((0, at));
+        Ok(())
+    };
+    open_dim(c, d0, &mut open)?;
+    let mut step = Step::Opened;
+    loop {
+        let d = d0 + open.len() - 1;
+        let n = shape.dims[d];
+        match step {
+            Step::Opened if c.eat(b'}')? => {
+                let (_, at) = open.pop().unwrap_or((0, c.pos));
+                if n != 0 {
+                    return c.err(
+                        at,
+                        format!(
+                            "dimension {d} of the literal has 0 elements but the shape says {n}"
+                        ),
+                    );
+                }
+                if open.is_empty() {
+                    return Ok(());
+                }
+                step = Step::Done;
             }
-            if d + 1 == shape.dims.len() {
-                element(c, shape.ty, out)?;
-            } else {
-                nested(c, shape, d + 1, out)?;
+            Step::Opened | Step::Element => {
+                if open[open.len() - 1].0 >= n {
+                    return c.err(
+                        c.pos,
+                        format!("too many elements in dimension {d}: the shape says {n}"),
+                    );
+                }
+                if d + 1 == rank {
+                    element(c, shape.ty, out)?;
+                    step = Step::Done;
+                } else {
+                    open_dim(c, d + 1, &mut open)?;
+                    step = Step::Opened;
+                }
             }
-            count += 1;
-            if c.eat(b'}')? {
-                break;
+            Step::Done => {
+                let last = open.len() - 1;
+                open[last].0 += 1;
+                if c.eat(b'}')? {
+                    let (count, at) = open[last];
+                    if count != n {
+                        return c.err(
+                            at,
+                            format!(
+                                "dimension {d} of the literal has {count} elements but the shape says {n}"
+                            ),
+                        );
+                    }
+                    open.pop();
+                    if open.is_empty() {
+                        return Ok(());
+                    }
+                    step = Step::Done;
+                } else {
+                    c.expect(b',', "between literal elements")?;
+                    step = Step::Element;
+                }
             }
-            c.expect(b',', "between literal elements")?;
         }
     }
-    if count != n {
-        return c.err(
-            open,
-            format!("dimension {d} of the literal has {count} elements but the shape says {n}"),
-        );
-    }
-    Ok(())
 }
 
 /// Scan one number-like token: `-1.5e+3`, `inf`, `-nan(0x1)`, `true`.
@@ -862,6 +930,11 @@ impl<'a> Parser<'a> {
             }
         }
         let mut used: HashSet<String> = HashSet::new();
+        // The next suffix to try for each renamed name: the candidates below
+        // it were taken and stay taken (`used` only grows), so starting here
+        // gives the same names as starting from 1, in linear time (a call
+        // chain of 100,000 computations all naming `p` was quadratic).
+        let mut next_suffix: HashMap<String, usize> = HashMap::new();
         let mut renames: Vec<Vec<Option<String>>> = Vec::new();
         for rc in &raw.comps {
             let mut local: HashSet<&str> = HashSet::new();
@@ -877,13 +950,13 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 if used.contains(&ri.name) {
-                    let mut k = 1;
+                    let k = next_suffix.entry(ri.name.clone()).or_insert(1);
                     let new = loop {
                         let cand = format!("{}.{k}", ri.name);
+                        *k += 1;
                         if !all_names.contains(&cand) && !used.contains(&cand) {
                             break cand;
                         }
-                        k += 1;
                     };
                     used.insert(new.clone());
                     r.push(Some(new));

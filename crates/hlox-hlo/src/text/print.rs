@@ -769,7 +769,11 @@ fn write_nested(
     }
     for i in 0..n.max(0) {
         idx.push(i);
-        write_nested(out, a, dims, idx, linear);
+        // One frame per dimension, and a shape may have 100,000 (of size
+        // 1): past the red zone, go on on a stack segment on the heap.
+        stacker::maybe_grow(32 << 10, 1 << 20, || {
+            write_nested(out, a, dims, idx, linear)
+        });
         idx.pop();
         if i < n - 1 {
             out.push_str(", ");
