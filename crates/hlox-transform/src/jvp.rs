@@ -1,0 +1,262 @@
+//! Forward mode: every value is re-emitted with a tangent beside it.
+
+use crate::emit::{Emitter, Out};
+use crate::rules::elementwise::{binary_partials, unary_partial, Partial};
+use crate::rules::linear::{chooser_indicators, clamp_masks, scalar_to};
+use crate::rules::reducer_op;
+use crate::tan::{differentiable, Tan};
+use crate::{check_input, check_wrt, finish, unsupported, TransformError};
+use hlox_hlo::ir::{BinaryOp, CompId, InstId, Instruction, Module, Op};
+use hlox_hlo::verifier::VerifiedModule;
+use hlox_hlo::{SecondaryMap, Shape};
+
+const T: &str = "jvp";
+
+/// Forward-mode derivative of `m` with respect to the entry parameters
+/// `wrt`: parameters are `m`'s, then one tangent per `wrt` parameter (of
+/// its shape); the result is the tuple of `m`'s result leaves followed by
+/// their tangents.
+pub fn jvp(m: &Module, wrt: &[usize]) -> Result<VerifiedModule, TransformError> {
+    check_input(m, T)?;
+    check_wrt(m, wrt, T)?;
+    let entry = m.entry_computation();
+    let mut out = Out::new(m, format!("jvp_{}", m.name));
+    let mut e = Emitter::new(&mut out, &format!("jvp.{}", entry.name), T);
+    let mut args: Vec<(InstId, Tan)> = entry
+        .params
+        .iter()
+        .map(|&p| {
+            let inst = entry.inst(p);
+            (e.param(&inst.shape, &inst.name), Tan::Zero)
+        })
+        .collect();
+    for &w in wrt {
+        let inst = entry.inst(entry.params[w]);
+        let t = e.param(&inst.shape, &format!("{}.tangent", inst.name));
+        let prev = std::mem::replace(&mut args[w].1, Tan::Zero);
+        args[w].1 = prev.add(Tan::Val(t), &mut e, &inst.shape)?;
+    }
+    let (y, t) = jvp_comp(&mut e, m, m.entry, &args)?;
+    e.at.clear();
+    let shape = e.shape(y).clone();
+    let tv = t.materialize(&mut e, &shape)?;
+    let mut leaves = Vec::new();
+    flatten(&mut e, y, &mut leaves)?;
+    let mut tleaves = Vec::new();
+    flatten(&mut e, tv, &mut tleaves)?;
+    leaves.extend(tleaves);
+    let root = e.tuple(&leaves)?;
+    let c = e.finish(root);
+    finish(out, c, T)
+}
+
+/// The array leaves of `x`, in pre-order.
+pub(crate) fn flatten(
+    e: &mut Emitter,
+    x: InstId,
+    leaves: &mut Vec<InstId>,
+) -> Result<(), TransformError> {
+    match e.shape(x).clone() {
+        Shape::Tuple(t) => {
+            for i in 0..t.len() {
+                let g = e.gte(x, i)?;
+                flatten(e, g, leaves)?;
+            }
+            Ok(())
+        }
+        _ => {
+            leaves.push(x);
+            Ok(())
+        }
+    }
+}
+
+/// Transforms computation `c` given its arguments and their tangents
+/// (calls are inlined).
+pub(crate) fn jvp_comp(
+    e: &mut Emitter,
+    m: &Module,
+    c: CompId,
+    args: &[(InstId, Tan)],
+) -> Result<(InstId, Tan), TransformError> {
+    let comp = m.comp(c);
+    let mut vals: SecondaryMap<InstId, Option<(InstId, Tan)>> = SecondaryMap::new();
+    for (id, inst) in comp.instructions.iter() {
+        let ops: Vec<(InstId, Tan)> = inst
+            .operands
+            .iter()
+            .map(|&o| {
+                vals[o]
+                    .clone()
+                    .expect("operands come first (topological order)")
+            })
+            .collect();
+        e.at = inst.name.clone();
+        let r = match &inst.op {
+            Op::Parameter { number } => args[*number as usize].clone(),
+            Op::Call => jvp_comp(e, m, inst.called[0], &ops)?,
+            _ => jvp_inst(e, m, inst, &ops)?,
+        };
+        vals[id] = Some(r);
+    }
+    Ok(vals[comp.root].clone().expect("the root is an instruction"))
+}
+
+/// Which operands an op is linear in (its tangent is the op applied to
+/// their tangents, the other operands kept).
+fn linear_operands(op: &Op, n: usize) -> Option<Vec<usize>> {
+    Some(match op {
+        Op::Copy
+        | Op::Reshape
+        | Op::Bitcast
+        | Op::Broadcast { .. }
+        | Op::Transpose { .. }
+        | Op::Reverse { .. }
+        | Op::Slice { .. }
+        | Op::DynamicSlice { .. } => vec![0],
+        Op::Pad { .. } | Op::DynamicUpdateSlice => vec![0, 1],
+        Op::Concatenate { .. } => (0..n).collect(),
+        _ => return None,
+    })
+}
+
+fn jvp_inst(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[(InstId, Tan)],
+) -> Result<(InstId, Tan), TransformError> {
+    let prim: Vec<InstId> = ops.iter().map(|o| o.0).collect();
+    let y = e.reemit(inst, &prim)?;
+    if ops.iter().all(|o| o.1.is_zero()) || !differentiable(&inst.shape) {
+        return Ok((y, Tan::Zero));
+    }
+    let tan = |e: &mut Emitter, k: usize| -> Result<InstId, TransformError> {
+        let s = e.shape(prim[k]).clone();
+        ops[k].1.materialize(e, &s)
+    };
+    let t = match &inst.op {
+        Op::Unary(u) => {
+            let p = unary_partial(e, *u, prim[0], y)?;
+            let t0 = tan(e, 0)?;
+            p.apply(e, t0)?
+        }
+        Op::Binary(b) => {
+            let (px, py) = binary_partials(e, *b, prim[0], prim[1], y)?;
+            let mut acc: Option<InstId> = None;
+            for (k, p) in [(0, px), (1, py)] {
+                if ops[k].1.is_zero() || matches!(p, Partial::Zero) {
+                    continue;
+                }
+                let tk = tan(e, k)?;
+                if let Some(v) = p.apply(e, tk)? {
+                    acc = Some(match acc {
+                        None => v,
+                        Some(a) => e.addv(a, v)?,
+                    });
+                }
+            }
+            acc
+        }
+        Op::Select => {
+            let (ta, tb) = (tan(e, 1)?, tan(e, 2)?);
+            Some(e.select(prim[0], ta, tb)?)
+        }
+        Op::Clamp => {
+            let masks = clamp_masks(e, prim[0], prim[1], prim[2])?;
+            let xd = e.dims(prim[1])?;
+            let zero = e.full_like(y, 0.0)?;
+            let mut acc: Option<InstId> = None;
+            for (k, mask) in [(0, masks.lo), (1, masks.x), (2, masks.hi)] {
+                if ops[k].1.is_zero() {
+                    continue;
+                }
+                let tk = tan(e, k)?;
+                let tk = scalar_to(e, tk, &xd)?;
+                let v = e.select(mask, tk, zero)?;
+                acc = Some(match acc {
+                    None => v,
+                    Some(a) => e.addv(a, v)?,
+                });
+            }
+            acc
+        }
+        Op::Convert => {
+            if e.ty(prim[0])?.is_float() {
+                let t0 = tan(e, 0)?;
+                let ty = e.ty(y)?;
+                Some(e.convert(t0, ty)?)
+            } else {
+                None
+            }
+        }
+        Op::OptimizationBarrier => return Ok((y, ops[0].1.clone())),
+        Op::Dot { .. } => {
+            let mut acc: Option<InstId> = None;
+            for k in 0..2 {
+                if ops[k].1.is_zero() {
+                    continue;
+                }
+                let tk = tan(e, k)?;
+                let mut o = prim.clone();
+                o[k] = tk;
+                let v = e.add_shaped(inst.op.clone(), &o, &[], inst.shape.clone())?;
+                acc = Some(match acc {
+                    None => v,
+                    Some(a) => e.addv(a, v)?,
+                });
+            }
+            acc
+        }
+        Op::Reduce { dimensions } if prim.len() == 2 => match reducer_op(m, inst.called[0]) {
+            Some(BinaryOp::Add) => {
+                let (t0, t1) = (tan(e, 0)?, tan(e, 1)?);
+                Some(e.add_shaped(inst.op.clone(), &[t0, t1], &inst.called, inst.shape.clone())?)
+            }
+            Some(BinaryOp::Maximum | BinaryOp::Minimum) => {
+                let (ind, counts) = chooser_indicators(e, prim[0], y, dimensions)?;
+                let t0 = tan(e, 0)?;
+                let w = e.mul(t0, ind)?;
+                let s = e.reduce_sum(w, dimensions)?;
+                Some(e.div(s, counts)?)
+            }
+            _ => {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "only sum, max and min reductions are differentiated",
+                ))
+            }
+        },
+        Op::Tuple => return Ok((y, Tan::Tuple(ops.iter().map(|o| o.1.clone()).collect()))),
+        Op::GetTupleElement { index } => {
+            let t = ops[0].1.element(e, *index as usize)?;
+            return Ok((y, t));
+        }
+        Op::CustomCall(cc) => {
+            return Err(TransformError::MissingRule {
+                transform: T,
+                instruction: inst.name.clone(),
+                target: cc.target.clone(),
+                rule: "jvp",
+            })
+        }
+        op => match linear_operands(op, prim.len()) {
+            Some(lin) => {
+                let mut o = prim.clone();
+                for k in lin {
+                    o[k] = tan(e, k)?;
+                }
+                Some(e.add_shaped(inst.op.clone(), &o, &inst.called, inst.shape.clone())?)
+            }
+            None => {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "no forward-mode rule for this opcode yet",
+                ))
+            }
+        },
+    };
+    Ok((y, t.map_or(Tan::Zero, Tan::Val)))
+}

@@ -1,0 +1,383 @@
+//! Transposes of the ops that are linear in (some of) their operands, for
+//! reverse mode, and the masks and indicators that both modes of
+//! `select`, `clamp` and max/min reductions use.
+//!
+//! [`transpose`] takes the forward instruction, its operands' primal
+//! values, its result and the result's cotangent, and gives each
+//! operand's cotangent (`None`: zero, or not differentiable).
+
+use crate::emit::Emitter;
+use crate::rules::reducer_op;
+use crate::{unsupported, TransformError};
+use hlox_hlo::ir::{
+    BinaryOp, ComparisonDirection, DotDimensionNumbers, InstId, Instruction, Module, Op, PadDim,
+    SliceDim,
+};
+
+type Cts = Vec<Option<InstId>>;
+
+/// Each operand's cotangent, given the result's cotangent `ct`.
+pub(crate) fn transpose(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[InstId],
+    out: InstId,
+    ct: InstId,
+) -> Result<Cts, TransformError> {
+    let n = ops.len();
+    let mut r: Cts = vec![None; n];
+    match &inst.op {
+        Op::Copy | Op::OptimizationBarrier => r[0] = Some(ct),
+        Op::Convert => {
+            let (ti, to) = (e.ty(ops[0])?, e.ty(out)?);
+            if ti.is_float() && to.is_float() {
+                r[0] = Some(e.convert(ct, ti)?);
+            }
+        }
+        Op::Reshape | Op::Bitcast => {
+            let d = e.dims(ops[0])?;
+            r[0] = Some(e.reshape(ct, &d)?);
+        }
+        Op::Broadcast { dimensions } => {
+            let d = e.dims(ops[0])?;
+            r[0] = Some(e.unbroadcast(ct, dimensions, &d)?);
+        }
+        Op::Transpose { dimensions } => {
+            let mut inv = vec![0i64; dimensions.len()];
+            for (i, &p) in dimensions.iter().enumerate() {
+                inv[p as usize] = i as i64;
+            }
+            r[0] = Some(e.transpose(ct, &inv)?);
+        }
+        Op::Reverse { dimensions } => r[0] = Some(e.reverse(ct, dimensions)?),
+        Op::Slice { dims } => {
+            let a = e.arr(ops[0])?;
+            let od = e.dims(out)?;
+            if od.contains(&0) {
+                r[0] = Some(e.full(a.ty, &a.dims, 0.0)?);
+            } else {
+                let pads = dims
+                    .iter()
+                    .zip(&a.dims)
+                    .zip(&od)
+                    .map(|((s, &n), &o)| PadDim {
+                        lo: s.start,
+                        hi: n - (s.start + (o - 1) * s.stride + 1),
+                        interior: s.stride - 1,
+                    })
+                    .collect();
+                let z = e.scalar(a.ty, 0.0)?;
+                r[0] = Some(e.pad(ct, z, pads)?);
+            }
+        }
+        Op::Pad { dims } => {
+            // JAX's rule: undo the edge padding with a negative pad, drop
+            // the interior padding with a strided slice; the padding value
+            // receives everything else.
+            let ty = e.ty(ct)?;
+            let z = e.scalar(ty, 0.0)?;
+            let unpad = dims
+                .iter()
+                .map(|p| PadDim {
+                    lo: -p.lo,
+                    hi: -p.hi,
+                    interior: 0,
+                })
+                .collect();
+            let u = e.pad(ct, z, unpad)?;
+            let ud = e.dims(u)?;
+            let sl = dims
+                .iter()
+                .zip(&ud)
+                .map(|(p, &n)| SliceDim {
+                    start: 0,
+                    limit: n,
+                    stride: p.interior + 1,
+                })
+                .collect();
+            let cx = e.slice(u, sl)?;
+            let rank = ud.len() as i64;
+            let all: Vec<i64> = (0..rank).collect();
+            let total = e.reduce_sum(ct, &all)?;
+            let inner = e.reduce_sum(cx, &all)?;
+            r[0] = Some(cx);
+            r[1] = Some(e.sub(total, inner)?);
+        }
+        Op::Concatenate { dimension } => {
+            let d = *dimension as usize;
+            let cd = e.dims(ct)?;
+            let mut off = 0;
+            for (k, &o) in ops.iter().enumerate() {
+                let od = e.dims(o)?;
+                let sl = cd
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| {
+                        if i == d {
+                            SliceDim {
+                                start: off,
+                                limit: off + od[i],
+                                stride: 1,
+                            }
+                        } else {
+                            SliceDim {
+                                start: 0,
+                                limit: n,
+                                stride: 1,
+                            }
+                        }
+                    })
+                    .collect();
+                off += od[d];
+                r[k] = Some(e.slice(ct, sl)?);
+            }
+        }
+        Op::Dot { dnums, .. } => {
+            r[0] = Some(dot_transpose_lhs(e, dnums, ops[0], ops[1], ct)?);
+            r[1] = Some(dot_transpose_rhs(e, dnums, ops[0], ops[1], ct)?);
+        }
+        Op::Select => {
+            let zero = e.full_like(ct, 0.0)?;
+            r[1] = Some(e.select(ops[0], ct, zero)?);
+            r[2] = Some(e.select(ops[0], zero, ct)?);
+        }
+        Op::Clamp => {
+            let masks = clamp_masks(e, ops[0], ops[1], ops[2])?;
+            let zero = e.full_like(ct, 0.0)?;
+            for (k, mask) in [(0, masks.lo), (1, masks.x), (2, masks.hi)] {
+                let c = e.select(mask, ct, zero)?;
+                let rank = e.arr(ops[k])?.rank();
+                r[k] = Some(if rank == 0 && !e.dims(c)?.is_empty() {
+                    let all: Vec<i64> = (0..e.arr(c)?.rank() as i64).collect();
+                    e.reduce_sum(c, &all)?
+                } else {
+                    c
+                });
+            }
+        }
+        Op::DynamicSlice { .. } => {
+            let a = e.arr(ops[0])?;
+            let z = e.full(a.ty, &a.dims, 0.0)?;
+            let mut o = vec![z, ct];
+            o.extend(&ops[1..]);
+            r[0] = Some(e.add(Op::DynamicUpdateSlice, &o, &[])?);
+        }
+        Op::DynamicUpdateSlice => {
+            let u = e.arr(ops[1])?;
+            let z = e.full(u.ty, &u.dims, 0.0)?;
+            let mut o = vec![ct, z];
+            o.extend(&ops[2..]);
+            r[0] = Some(e.add(Op::DynamicUpdateSlice, &o, &[])?);
+            let mut o = vec![ct];
+            o.extend(&ops[2..]);
+            r[1] = Some(e.add(Op::DynamicSlice { sizes: u.dims }, &o, &[])?);
+        }
+        Op::Reduce { dimensions } if n == 2 => {
+            let x = ops[0];
+            let xd = e.dims(x)?;
+            let kept: Vec<i64> = (0..xd.len() as i64)
+                .filter(|d| !dimensions.contains(d))
+                .collect();
+            match reducer_op(m, inst.called[0]) {
+                Some(BinaryOp::Add) => {
+                    r[0] = Some(e.broadcast_in_dim(ct, &xd, &kept)?);
+                    r[1] = Some(ct_to_init(e, ct)?);
+                }
+                Some(BinaryOp::Maximum | BinaryOp::Minimum) => {
+                    let (ind, counts) = chooser_indicators(e, x, out, dimensions)?;
+                    let q = e.div(ct, counts)?;
+                    let b = e.broadcast_in_dim(q, &xd, &kept)?;
+                    r[0] = Some(e.mul(b, ind)?);
+                }
+                _ => {
+                    return Err(unsupported(
+                        e.transform,
+                        inst,
+                        "only sum, max and min reductions are differentiated",
+                    ))
+                }
+            }
+        }
+        _ => {
+            return Err(unsupported(
+                e.transform,
+                inst,
+                "no reverse-mode rule for this opcode yet",
+            ))
+        }
+    }
+    Ok(r)
+}
+
+/// The cotangent of a reduction's scalar init: the sum of every element
+/// of the result's cotangent.
+fn ct_to_init(e: &mut Emitter, ct: InstId) -> Result<InstId, TransformError> {
+    let rank = e.arr(ct)?.rank() as i64;
+    let all: Vec<i64> = (0..rank).collect();
+    e.reduce_sum(ct, &all)
+}
+
+/// JAX's rule for max/min reductions: `ind` is 1 where an element equals
+/// the result it reduced to, and `counts` how many did, so ties share the
+/// derivative evenly.
+pub(crate) fn chooser_indicators(
+    e: &mut Emitter,
+    x: InstId,
+    y: InstId,
+    dims: &[i64],
+) -> Result<(InstId, InstId), TransformError> {
+    let a = e.arr(x)?;
+    let kept: Vec<i64> = (0..a.rank() as i64).filter(|d| !dims.contains(d)).collect();
+    let yb = e.broadcast_in_dim(y, &a.dims, &kept)?;
+    let eq = e.compare(ComparisonDirection::Eq, x, yb)?;
+    let ind = e.convert(eq, a.ty)?;
+    let counts = e.reduce_sum(ind, dims)?;
+    Ok((ind, counts))
+}
+
+/// Where each operand of `clamp(lo, x, hi)` is the one selected (JAX's
+/// masks), broadcast to `x`'s shape.
+pub(crate) struct ClampMasks {
+    pub lo: InstId,
+    pub x: InstId,
+    pub hi: InstId,
+}
+
+pub(crate) fn clamp_masks(
+    e: &mut Emitter,
+    lo: InstId,
+    x: InstId,
+    hi: InstId,
+) -> Result<ClampMasks, TransformError> {
+    use ComparisonDirection::{Gt, Lt};
+    let xd = e.dims(x)?;
+    let lo = scalar_to(e, lo, &xd)?;
+    let hi = scalar_to(e, hi, &xd)?;
+    let a = e.compare(Gt, x, lo)?;
+    let b = e.compare(Lt, x, hi)?;
+    let mx = e.binary(BinaryOp::And, a, b)?;
+    let a = e.compare(Gt, lo, x)?;
+    let b = e.compare(Lt, lo, hi)?;
+    let mlo = e.binary(BinaryOp::And, a, b)?;
+    let mhi = e.compare(Lt, hi, x)?;
+    Ok(ClampMasks {
+        lo: mlo,
+        x: mx,
+        hi: mhi,
+    })
+}
+
+/// A scalar broadcast to `dims` (clamp's bounds may be scalars).
+pub(crate) fn scalar_to(
+    e: &mut Emitter,
+    x: InstId,
+    dims: &[i64],
+) -> Result<InstId, TransformError> {
+    if e.arr(x)?.rank() == 0 && !dims.is_empty() {
+        e.broadcast_in_dim(x, dims, &[])
+    } else {
+        Ok(x)
+    }
+}
+
+/// Dimensions of `0..rank` in neither list, ascending.
+fn free_dims(rank: usize, a: &[i64], b: &[i64]) -> Vec<i64> {
+    (0..rank as i64)
+        .filter(|d| !a.contains(d) && !b.contains(d))
+        .collect()
+}
+
+fn position(v: &[i64], x: i64) -> i64 {
+    v.iter().position(|&y| y == x).unwrap_or(0) as i64
+}
+
+/// `ct` (of the dot's result type) times `other`, converted to that type.
+fn dot_in_ct_type(
+    e: &mut Emitter,
+    ct: InstId,
+    other: InstId,
+    dnums: DotDimensionNumbers,
+    target: hlox_hlo::ElementType,
+) -> Result<InstId, TransformError> {
+    let ty = e.ty(ct)?;
+    let other = e.convert(other, ty)?;
+    let d = e.dot(ct, other, dnums)?;
+    e.convert(d, target)
+}
+
+fn dot_transpose_lhs(
+    e: &mut Emitter,
+    dn: &DotDimensionNumbers,
+    lhs: InstId,
+    rhs: InstId,
+    ct: InstId,
+) -> Result<InstId, TransformError> {
+    let la = e.arr(lhs)?;
+    let ra = e.arr(rhs)?;
+    let nb = dn.lhs_batch_dims.len() as i64;
+    let lf = free_dims(la.rank(), &dn.lhs_batch_dims, &dn.lhs_contracting_dims);
+    let rf = free_dims(ra.rank(), &dn.rhs_batch_dims, &dn.rhs_contracting_dims);
+    let nlf = lf.len() as i64;
+    let nrf = rf.len() as i64;
+    let dnums = DotDimensionNumbers {
+        lhs_batch_dims: (0..nb).collect(),
+        rhs_batch_dims: dn.rhs_batch_dims.clone(),
+        lhs_contracting_dims: (nb + nlf..nb + nlf + nrf).collect(),
+        rhs_contracting_dims: rf.clone(),
+    };
+    let d = dot_in_ct_type(e, ct, rhs, dnums, la.ty)?;
+    let mut rc_sorted = dn.rhs_contracting_dims.clone();
+    rc_sorted.sort_unstable();
+    let perm: Vec<i64> = (0..la.rank() as i64)
+        .map(|d| {
+            if let Some(i) = dn.lhs_batch_dims.iter().position(|&b| b == d) {
+                i as i64
+            } else if let Some(j) = lf.iter().position(|&f| f == d) {
+                nb + j as i64
+            } else {
+                let k = position(&dn.lhs_contracting_dims, d) as usize;
+                nb + nlf + position(&rc_sorted, dn.rhs_contracting_dims[k])
+            }
+        })
+        .collect();
+    e.transpose(d, &perm)
+}
+
+fn dot_transpose_rhs(
+    e: &mut Emitter,
+    dn: &DotDimensionNumbers,
+    lhs: InstId,
+    rhs: InstId,
+    ct: InstId,
+) -> Result<InstId, TransformError> {
+    let la = e.arr(lhs)?;
+    let ra = e.arr(rhs)?;
+    let nb = dn.lhs_batch_dims.len() as i64;
+    let lf = free_dims(la.rank(), &dn.lhs_batch_dims, &dn.lhs_contracting_dims);
+    let rf = free_dims(ra.rank(), &dn.rhs_batch_dims, &dn.rhs_contracting_dims);
+    let nlf = lf.len() as i64;
+    let nrf = rf.len() as i64;
+    let dnums = DotDimensionNumbers {
+        lhs_batch_dims: (0..nb).collect(),
+        rhs_batch_dims: dn.lhs_batch_dims.clone(),
+        lhs_contracting_dims: (nb..nb + nlf).collect(),
+        rhs_contracting_dims: lf.clone(),
+    };
+    let d = dot_in_ct_type(e, ct, lhs, dnums, ra.ty)?;
+    let mut lc_sorted = dn.lhs_contracting_dims.clone();
+    lc_sorted.sort_unstable();
+    let perm: Vec<i64> = (0..ra.rank() as i64)
+        .map(|d| {
+            if let Some(i) = dn.rhs_batch_dims.iter().position(|&b| b == d) {
+                i as i64
+            } else if let Some(j) = rf.iter().position(|&f| f == d) {
+                nb + j as i64
+            } else {
+                let k = position(&dn.rhs_contracting_dims, d) as usize;
+                nb + nrf + position(&lc_sorted, dn.lhs_contracting_dims[k])
+            }
+        })
+        .collect();
+    e.transpose(d, &perm)
+}

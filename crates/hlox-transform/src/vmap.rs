@@ -1,0 +1,394 @@
+//! Batching: every value is either unbatched or carries the batch
+//! dimension in front (dimension 0); each instruction is rewritten by its
+//! opcode's batching rule (attributes shifted past the batch dimension,
+//! unbatched operands broadcast where the op needs them batched).
+
+use crate::emit::{Emitter, Out};
+use crate::jvp::flatten;
+use crate::{check_input, finish, unsupported, TransformError};
+use hlox_hlo::ir::{
+    CompId, DotDimensionNumbers, InstId, Instruction, Module, Op, PadDim, SliceDim,
+};
+use hlox_hlo::shape_inference::short;
+use hlox_hlo::verifier::VerifiedModule;
+use hlox_hlo::{ElementType, SecondaryMap, Shape};
+
+const T: &str = "vmap";
+
+/// Whether a value is batched (at dimension 0), per tuple element.
+#[derive(Clone, Debug, Default)]
+enum B {
+    #[default]
+    No,
+    Yes,
+    Tuple(Vec<B>),
+}
+
+impl B {
+    fn any(&self) -> bool {
+        match self {
+            B::No => false,
+            B::Yes => true,
+            B::Tuple(t) => t.iter().any(B::any),
+        }
+    }
+    fn element(&self, i: usize) -> B {
+        match self {
+            B::Tuple(t) => t.get(i).cloned().unwrap_or(B::No),
+            b => b.clone(),
+        }
+    }
+}
+
+/// Batches `m`: parameter `i` gains a batch dimension of `size` at
+/// `in_axes[i]` (`None`: not batched); the result is the tuple of `m`'s
+/// result leaves, each batched at dimension 0.
+pub fn vmap(
+    m: &Module,
+    in_axes: &[Option<usize>],
+    size: i64,
+) -> Result<VerifiedModule, TransformError> {
+    check_input(m, T)?;
+    let entry = m.entry_computation();
+    let arg = |message: String| TransformError::Argument {
+        transform: T,
+        message,
+    };
+    if in_axes.len() != entry.params.len() {
+        return Err(arg(format!(
+            "{} in_axes given, but `{}` has {} parameters (one axis or none per parameter)",
+            in_axes.len(),
+            entry.name,
+            entry.params.len()
+        )));
+    }
+    if size < 0 {
+        return Err(arg(format!("the batch size {size} is negative")));
+    }
+    let mut out = Out::new(m, format!("vmap_{}", m.name));
+    let mut e = Emitter::new(&mut out, &format!("vmap.{}", entry.name), T);
+    let mut args = Vec::with_capacity(in_axes.len());
+    for (i, (&p, axis)) in entry.params.iter().zip(in_axes).enumerate() {
+        let inst = entry.inst(p);
+        match axis {
+            None => args.push((e.param(&inst.shape, &inst.name), B::No)),
+            Some(k) => {
+                let Shape::Array(a) = &inst.shape else {
+                    return Err(arg(format!(
+                        "parameter {i} (`{}`) is {}: only array parameters can be batched",
+                        inst.name,
+                        short(&inst.shape)
+                    )));
+                };
+                if *k > a.rank() {
+                    return Err(arg(format!(
+                        "in_axes[{i}] = {k} is past the rank {} of parameter {i} (`{}`, {})",
+                        a.rank(),
+                        inst.name,
+                        short(&inst.shape)
+                    )));
+                }
+                let mut dims = a.dims.clone();
+                dims.insert(*k, size);
+                let x = e.param(&Shape::array(a.ty, dims), &inst.name);
+                let rank = a.rank() as i64 + 1;
+                let mut perm: Vec<i64> = vec![*k as i64];
+                perm.extend((0..rank).filter(|&d| d != *k as i64));
+                let x = e.transpose(x, &perm)?;
+                args.push((x, B::Yes));
+            }
+        }
+    }
+    let (y, b) = vmap_comp(&mut e, m, m.entry, &args, size)?;
+    e.at.clear();
+    let mut leaves = Vec::new();
+    flatten(&mut e, y, &mut leaves)?;
+    let mut bl = Vec::new();
+    b_leaves(&b, e.shape(y), &mut bl);
+    let mut outs = Vec::with_capacity(leaves.len());
+    for (x, batched) in leaves.into_iter().zip(bl) {
+        outs.push(if batched { x } else { batch(&mut e, x, size)? });
+    }
+    let root = e.tuple(&outs)?;
+    let c = e.finish(root);
+    finish(out, c, T)
+}
+
+fn b_leaves(b: &B, s: &Shape, out: &mut Vec<bool>) {
+    match s {
+        Shape::Tuple(t) => {
+            for (i, x) in t.iter().enumerate() {
+                b_leaves(&b.element(i), x, out);
+            }
+        }
+        _ => out.push(b.any()),
+    }
+}
+
+/// An unbatched array broadcast to carry the batch dimension in front.
+fn batch(e: &mut Emitter, x: InstId, size: i64) -> Result<InstId, TransformError> {
+    let a = e.arr(x)?;
+    let mut dims = vec![size];
+    dims.extend(&a.dims);
+    let bd: Vec<i64> = (1..=a.rank() as i64).collect();
+    e.broadcast_in_dim(x, &dims, &bd)
+}
+
+/// `x` (batched or not) as a batched value of `[size] ++ dims`: the
+/// element-wise ops' operand rule (scalars broadcast too, as `select`'s
+/// predicate and `clamp`'s bounds may be).
+fn batch_to(
+    e: &mut Emitter,
+    x: InstId,
+    batched: bool,
+    size: i64,
+    dims: &[i64],
+) -> Result<InstId, TransformError> {
+    let mut full = vec![size];
+    full.extend(dims);
+    let rank = e.arr(x)?.rank();
+    let bd: Vec<i64> = match (batched, rank) {
+        (true, 1) => vec![0],
+        (true, _) => (0..rank as i64).collect(),
+        (false, 0) => vec![],
+        (false, r) => (1..=r as i64).collect(),
+    };
+    e.broadcast_in_dim(x, &full, &bd)
+}
+
+fn batched_shape(s: &Shape, size: i64) -> Shape {
+    match s {
+        Shape::Array(a) => {
+            let mut d = vec![size];
+            d.extend(&a.dims);
+            Shape::array(a.ty, d)
+        }
+        s => s.clone(),
+    }
+}
+
+fn vmap_comp(
+    e: &mut Emitter,
+    m: &Module,
+    c: CompId,
+    args: &[(InstId, B)],
+    size: i64,
+) -> Result<(InstId, B), TransformError> {
+    let comp = m.comp(c);
+    let mut vals: SecondaryMap<InstId, Option<(InstId, B)>> = SecondaryMap::new();
+    for (id, inst) in comp.instructions.iter() {
+        let ops: Vec<(InstId, B)> = inst
+            .operands
+            .iter()
+            .map(|&o| {
+                vals[o]
+                    .clone()
+                    .expect("operands come first (topological order)")
+            })
+            .collect();
+        e.at = inst.name.clone();
+        let r = match &inst.op {
+            Op::Parameter { number } => args[*number as usize].clone(),
+            Op::Call => vmap_comp(e, m, inst.called[0], &ops, size)?,
+            _ => vmap_inst(e, inst, &ops, size)?,
+        };
+        vals[id] = Some(r);
+    }
+    Ok(vals[comp.root].clone().expect("the root is an instruction"))
+}
+
+fn shift(dims: &[i64]) -> Vec<i64> {
+    dims.iter().map(|d| d + 1).collect()
+}
+
+fn vmap_inst(
+    e: &mut Emitter,
+    inst: &Instruction,
+    ops: &[(InstId, B)],
+    size: i64,
+) -> Result<(InstId, B), TransformError> {
+    let prim: Vec<InstId> = ops.iter().map(|o| o.0).collect();
+    if !ops.iter().any(|o| o.1.any()) {
+        if let Op::CustomCall(_) = inst.op {
+            // An unbatched call stays one call.
+        }
+        return Ok((e.reemit(inst, &prim)?, B::No));
+    }
+    let is = |k: usize| ops[k].1.any();
+    let out_shape = batched_shape(&inst.shape, size);
+    let out_dims = match &inst.shape {
+        Shape::Array(a) => a.dims.clone(),
+        _ => vec![],
+    };
+    let y = match &inst.op {
+        op if op.is_elementwise() => {
+            let mut o = Vec::with_capacity(prim.len());
+            for (k, &x) in prim.iter().enumerate() {
+                o.push(batch_to(e, x, is(k), size, &out_dims)?);
+            }
+            e.add_shaped(inst.op.clone(), &o, &inst.called, out_shape)?
+        }
+        Op::Copy => e.add_shaped(Op::Copy, &prim, &[], out_shape)?,
+        Op::Broadcast { dimensions } => {
+            let mut d = vec![0];
+            d.extend(shift(dimensions));
+            e.add_shaped(Op::Broadcast { dimensions: d }, &prim, &[], out_shape)?
+        }
+        Op::Reshape => e.add_shaped(Op::Reshape, &prim, &[], out_shape)?,
+        Op::Transpose { dimensions } => {
+            let mut d = vec![0];
+            d.extend(shift(dimensions));
+            e.transpose(prim[0], &d)?
+        }
+        Op::Reverse { dimensions } => e.reverse(prim[0], &shift(dimensions))?,
+        Op::Slice { dims } => {
+            let mut d = vec![SliceDim {
+                start: 0,
+                limit: size,
+                stride: 1,
+            }];
+            d.extend(dims.iter().copied());
+            e.slice(prim[0], d)?
+        }
+        Op::Pad { dims } if !is(1) => {
+            let mut d = vec![PadDim::default()];
+            d.extend(dims.iter().copied());
+            e.pad(prim[0], prim[1], d)?
+        }
+        Op::Concatenate { dimension } => {
+            let mut o = Vec::with_capacity(prim.len());
+            for (k, &x) in prim.iter().enumerate() {
+                o.push(if is(k) { x } else { batch(e, x, size)? });
+            }
+            e.concat(&o, dimension + 1)?
+        }
+        Op::Dot { dnums, precision } => {
+            let nb = dnums.lhs_batch_dims.len() as i64;
+            let (lb, rb) = (is(0), is(1));
+            let mut d = DotDimensionNumbers {
+                lhs_batch_dims: dnums.lhs_batch_dims.clone(),
+                rhs_batch_dims: dnums.rhs_batch_dims.clone(),
+                lhs_contracting_dims: dnums.lhs_contracting_dims.clone(),
+                rhs_contracting_dims: dnums.rhs_contracting_dims.clone(),
+            };
+            if lb {
+                d.lhs_batch_dims = shift(&d.lhs_batch_dims);
+                d.lhs_contracting_dims = shift(&d.lhs_contracting_dims);
+            }
+            if rb {
+                d.rhs_batch_dims = shift(&d.rhs_batch_dims);
+                d.rhs_contracting_dims = shift(&d.rhs_contracting_dims);
+            }
+            // Where the batch dimension lands in the dot's result.
+            let at = if lb && rb {
+                d.lhs_batch_dims.insert(0, 0);
+                d.rhs_batch_dims.insert(0, 0);
+                0
+            } else if lb {
+                nb
+            } else {
+                let lrank = e.arr(prim[0])?.rank() as i64;
+                nb + lrank - nb - dnums.lhs_contracting_dims.len() as i64
+            };
+            let ty = inst.shape.element_type().unwrap_or(ElementType::F32);
+            let op = Op::Dot {
+                dnums: d,
+                precision: precision.clone(),
+            };
+            let shapes: Vec<&Shape> = prim.iter().map(|&p| e.shape(p)).collect();
+            let mut s = hlox_hlo::shape_inference::infer_shape(&op, &shapes, &[])
+                .map_err(|err| e.internal(err.to_string()))?;
+            if let Some(a) = s.as_array_mut() {
+                a.ty = ty;
+            }
+            let r = e.add_shaped(op, &prim, &[], s)?;
+            let rank = e.arr(r)?.rank() as i64;
+            let mut perm = vec![at];
+            perm.extend((0..rank).filter(|&x| x != at));
+            e.transpose(r, &perm)?
+        }
+        Op::Reduce { dimensions } => {
+            let n = prim.len() / 2;
+            if (n..prim.len()).any(is) {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "a batched init value is not supported yet",
+                ));
+            }
+            let mut o = Vec::with_capacity(prim.len());
+            for (k, &x) in prim.iter().enumerate() {
+                o.push(if k < n && !is(k) {
+                    batch(e, x, size)?
+                } else {
+                    x
+                });
+            }
+            let r = e.add(
+                Op::Reduce {
+                    dimensions: shift(dimensions),
+                },
+                &o,
+                &inst.called,
+            )?;
+            return Ok((
+                r,
+                if n == 1 {
+                    B::Yes
+                } else {
+                    B::Tuple(vec![B::Yes; n])
+                },
+            ));
+        }
+        Op::Tuple => {
+            let r = e.add(Op::Tuple, &prim, &[])?;
+            return Ok((r, B::Tuple(ops.iter().map(|o| o.1.clone()).collect())));
+        }
+        Op::GetTupleElement { index } => {
+            let r = e.add(inst.op.clone(), &prim, &[])?;
+            return Ok((r, ops[0].1.element(*index as usize)));
+        }
+        Op::DynamicSlice { sizes } if (1..prim.len()).all(|k| !is(k)) => {
+            let ity = e.ty(prim[1])?;
+            let zero = e.scalar(ity, 0.0)?;
+            let mut o = vec![prim[0], zero];
+            o.extend(&prim[1..]);
+            let mut s = vec![size];
+            s.extend(sizes);
+            e.add(Op::DynamicSlice { sizes: s }, &o, &[])?
+        }
+        Op::DynamicUpdateSlice if (2..prim.len()).all(|k| !is(k)) => {
+            let x = if is(0) {
+                prim[0]
+            } else {
+                batch(e, prim[0], size)?
+            };
+            let u = if is(1) {
+                prim[1]
+            } else {
+                batch(e, prim[1], size)?
+            };
+            let ity = e.ty(prim[2])?;
+            let zero = e.scalar(ity, 0.0)?;
+            let mut o = vec![x, u, zero];
+            o.extend(&prim[2..]);
+            e.add(Op::DynamicUpdateSlice, &o, &[])?
+        }
+        Op::CustomCall(cc) => {
+            return Err(TransformError::MissingRule {
+                transform: T,
+                instruction: inst.name.clone(),
+                target: cc.target.clone(),
+                rule: "vmap",
+            })
+        }
+        _ => {
+            return Err(unsupported(
+                T,
+                inst,
+                "no batching rule for this opcode (with these operands batched) yet",
+            ))
+        }
+    };
+    Ok((y, B::Yes))
+}
