@@ -9,6 +9,7 @@
 //! being transformed named in the error; the finished module goes through
 //! the verifier as well ([`crate::finish`]).
 
+use crate::custom::Rules;
 use crate::TransformError;
 use hlox_hlo::entity::{EntityRef, PrimaryMap};
 use hlox_hlo::ir::{
@@ -26,13 +27,17 @@ pub(crate) struct Out {
     inst_names: HashSet<String>,
     comp_names: HashSet<String>,
     reducers: HashMap<(BinaryOp, ElementType), CompId>,
+    /// The custom-call rules in force.
+    pub rules: Rules,
+    /// Rule modules' computations already copied in, per module.
+    pub imported: HashMap<usize, HashMap<CompId, CompId>>,
 }
 
 impl Out {
     /// A copy of `m`'s computations. The names of the entry's
     /// instructions are free for the new entry (the old entry is dropped
     /// by [`Out::finish`], as nothing calls it).
-    pub fn new(m: &Module, name: String) -> Out {
+    pub fn new(m: &Module, name: String, rules: &Rules) -> Out {
         let mut inst_names = HashSet::new();
         let mut comp_names = HashSet::new();
         for (id, c) in m.computations.iter() {
@@ -47,6 +52,8 @@ impl Out {
             inst_names,
             comp_names,
             reducers: HashMap::new(),
+            rules: rules.clone(),
+            imported: HashMap::new(),
         }
     }
 

@@ -1,5 +1,6 @@
 //! Forward mode: every value is re-emitted with a tangent beside it.
 
+use crate::custom::{call_rule, Kind, Rules};
 use crate::emit::{Emitter, Out};
 use crate::rules::elementwise::{binary_partials, unary_partial, Partial};
 use crate::rules::linear::{chooser_indicators, clamp_masks, scalar_to};
@@ -8,7 +9,7 @@ use crate::tan::{differentiable, Tan};
 use crate::{check_input, check_wrt, finish, unsupported, TransformError};
 use hlox_hlo::ir::{BinaryOp, CompId, InstId, Instruction, Module, Op};
 use hlox_hlo::verifier::VerifiedModule;
-use hlox_hlo::{SecondaryMap, Shape};
+use hlox_hlo::{ProgramShape, SecondaryMap, Shape};
 
 const T: &str = "jvp";
 
@@ -17,10 +18,19 @@ const T: &str = "jvp";
 /// its shape); the result is the tuple of `m`'s result leaves followed by
 /// their tangents.
 pub fn jvp(m: &Module, wrt: &[usize]) -> Result<VerifiedModule, TransformError> {
+    jvp_with(m, wrt, &Rules::new())
+}
+
+/// [`jvp`] with the rules of custom-call targets.
+pub fn jvp_with(
+    m: &Module,
+    wrt: &[usize],
+    rules: &Rules,
+) -> Result<VerifiedModule, TransformError> {
     check_input(m, T)?;
     check_wrt(m, wrt, T)?;
     let entry = m.entry_computation();
-    let mut out = Out::new(m, format!("jvp_{}", m.name));
+    let mut out = Out::new(m, format!("jvp_{}", m.name), rules);
     let mut e = Emitter::new(&mut out, &format!("jvp.{}", entry.name), T);
     let mut args: Vec<(InstId, Tan)> = entry
         .params
@@ -127,8 +137,29 @@ fn jvp_inst(
     ops: &[(InstId, Tan)],
 ) -> Result<(InstId, Tan), TransformError> {
     let prim: Vec<InstId> = ops.iter().map(|o| o.0).collect();
+    let all_zero = ops.iter().all(|o| o.1.is_zero()) || !differentiable(&inst.shape);
+    if let (Op::CustomCall(_), false) = (&inst.op, all_zero) {
+        // The rule gives both the result and its tangent.
+        let mut args = prim.clone();
+        let mut params: Vec<Shape> = Vec::new();
+        for (k, o) in ops.iter().enumerate() {
+            let s = e.shape(prim[k]).clone();
+            params.push(s.clone());
+            args.push(o.1.materialize(e, &s)?);
+        }
+        params.extend(params.clone());
+        let expected = ProgramShape {
+            parameters: params,
+            parameter_names: vec![],
+            result: Shape::Tuple(vec![inst.shape.clone(), inst.shape.clone()]),
+        };
+        let r = call_rule(e, inst, Kind::Jvp, &args, &expected)?;
+        let y = e.gte(r, 0)?;
+        let t = e.gte(r, 1)?;
+        return Ok((y, Tan::Val(t)));
+    }
     let y = e.reemit(inst, &prim)?;
-    if ops.iter().all(|o| o.1.is_zero()) || !differentiable(&inst.shape) {
+    if all_zero {
         return Ok((y, Tan::Zero));
     }
     let tan = |e: &mut Emitter, k: usize| -> Result<InstId, TransformError> {
@@ -232,14 +263,6 @@ fn jvp_inst(
         Op::GetTupleElement { index } => {
             let t = ops[0].1.element(e, *index as usize)?;
             return Ok((y, t));
-        }
-        Op::CustomCall(cc) => {
-            return Err(TransformError::MissingRule {
-                transform: T,
-                instruction: inst.name.clone(),
-                target: cc.target.clone(),
-                rule: "jvp",
-            })
         }
         op => match linear_operands(op, prim.len()) {
             Some(lin) => {

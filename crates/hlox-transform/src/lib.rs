@@ -29,6 +29,7 @@
 //! ([`vmap`]). An instruction outside coverage is an error naming it and
 //! its opcode, never a wrong module.
 
+mod custom;
 mod emit;
 mod jvp;
 mod rules;
@@ -39,7 +40,8 @@ mod vmap;
 use hlox_hlo::verifier::{VerifiedModule, VerifyError};
 use hlox_hlo::Module;
 
-pub use vmap::vmap;
+pub use custom::{CallInfo, RuleFn, Rules, VmapMethod};
+pub use vmap::{vmap, vmap_with};
 
 /// Why a transformation failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -74,6 +76,15 @@ pub enum TransformError {
         target: String,
         rule: &'static str,
     },
+    /// A custom-call rule that cannot be used for the call: its signature
+    /// does not fit, or building it failed.
+    #[error("{transform}: custom call `{instruction}` (target `{target}`): {message}")]
+    Rule {
+        transform: &'static str,
+        instruction: String,
+        target: String,
+        message: String,
+    },
     /// A rule built an instruction shape inference rejects (a bug in a
     /// rule): names the instruction being transformed.
     #[error("{transform}: while transforming `{instruction}`: {message}")]
@@ -93,8 +104,8 @@ pub enum TransformError {
     },
 }
 
-pub use jvp::jvp;
-pub use vjp::{grad, vjp};
+pub use jvp::{jvp, jvp_with};
+pub use vjp::{grad, grad_with, vjp, vjp_with};
 
 fn check_input(m: &Module, transform: &'static str) -> Result<(), TransformError> {
     hlox_hlo::verifier::verify_module(m)

@@ -5,6 +5,7 @@
 //! partials from [`crate::rules::elementwise`], transposes from
 //! [`crate::rules::linear`]).
 
+use crate::custom::{call_rule, Kind, Rules};
 use crate::emit::{Emitter, Out};
 use crate::jvp::flatten;
 use crate::rules::elementwise::{binary_partials, unary_partial};
@@ -14,7 +15,7 @@ use crate::{check_input, check_wrt, finish, TransformError};
 use hlox_hlo::ir::{CompId, InstId, Instruction, Module, Op};
 use hlox_hlo::shape_inference::short;
 use hlox_hlo::verifier::VerifiedModule;
-use hlox_hlo::{EntitySet, SecondaryMap, Shape};
+use hlox_hlo::{EntitySet, ProgramShape, SecondaryMap, Shape};
 use std::collections::HashMap;
 
 /// One recorded forward instruction.
@@ -34,16 +35,39 @@ struct Tape<'m> {
 /// result leaf (pre-order); returns the tuple of the cotangents of the
 /// `wrt` parameters.
 pub fn vjp(m: &Module, wrt: &[usize]) -> Result<VerifiedModule, TransformError> {
-    reverse(m, wrt, "vjp")
+    reverse(m, wrt, "vjp", &Rules::new())
+}
+
+/// [`vjp`] with the rules of custom-call targets.
+pub fn vjp_with(
+    m: &Module,
+    wrt: &[usize],
+    rules: &Rules,
+) -> Result<VerifiedModule, TransformError> {
+    reverse(m, wrt, "vjp", rules)
+}
+
+/// [`grad`] with the rules of custom-call targets.
+pub fn grad_with(
+    m: &Module,
+    wrt: &[usize],
+    rules: &Rules,
+) -> Result<VerifiedModule, TransformError> {
+    reverse(m, wrt, "grad", rules)
 }
 
 /// The gradient of `m`'s scalar floating-point result: `m`'s parameters;
 /// returns the tuple of the gradients of the `wrt` parameters.
 pub fn grad(m: &Module, wrt: &[usize]) -> Result<VerifiedModule, TransformError> {
-    reverse(m, wrt, "grad")
+    reverse(m, wrt, "grad", &Rules::new())
 }
 
-fn reverse(m: &Module, wrt: &[usize], t: &'static str) -> Result<VerifiedModule, TransformError> {
+fn reverse(
+    m: &Module,
+    wrt: &[usize],
+    t: &'static str,
+    rules: &Rules,
+) -> Result<VerifiedModule, TransformError> {
     check_input(m, t)?;
     check_wrt(m, wrt, t)?;
     let entry = m.entry_computation();
@@ -61,7 +85,7 @@ fn reverse(m: &Module, wrt: &[usize], t: &'static str) -> Result<VerifiedModule,
             });
         }
     }
-    let mut out = Out::new(m, format!("{t}_{}", m.name));
+    let mut out = Out::new(m, format!("{t}_{}", m.name), rules);
     let mut e = Emitter::new(&mut out, &format!("{t}.{}", entry.name), t);
     let params: Vec<InstId> = entry
         .params
@@ -168,12 +192,16 @@ fn forward<'m>(
                     ops.iter().any(|&o| tape.active.contains(o)) && differentiable(&inst.shape);
                 if active {
                     if let Op::CustomCall(cc) = &inst.op {
-                        return Err(TransformError::MissingRule {
-                            transform: e.transform,
-                            instruction: inst.name.clone(),
-                            target: cc.target.clone(),
-                            rule: "vjp",
-                        });
+                        if e.out.rules.has_vjp(&cc.target) {
+                            // Checked and called on the way back.
+                        } else {
+                            return Err(TransformError::MissingRule {
+                                transform: e.transform,
+                                instruction: inst.name.clone(),
+                                target: cc.target.clone(),
+                                rule: "vjp",
+                            });
+                        }
                     }
                     tape.active.insert(y);
                     tape.entries.push(Entry {
@@ -239,6 +267,25 @@ fn backward(
                             r[1] = py.apply(e, c)?;
                         }
                         r
+                    }
+                    Op::CustomCall(_) => {
+                        let mut args = ops.clone();
+                        let mut leaves = Vec::new();
+                        flatten(e, c, &mut leaves)?;
+                        args.extend(&leaves);
+                        let operand_shapes: Vec<Shape> =
+                            ops.iter().map(|&o| e.shape(o).clone()).collect();
+                        let mut params = operand_shapes.clone();
+                        params.extend(leaves.iter().map(|&l| e.shape(l).clone()));
+                        let expected = ProgramShape {
+                            parameters: params,
+                            parameter_names: vec![],
+                            result: Shape::Tuple(operand_shapes),
+                        };
+                        let r = call_rule(e, inst, Kind::Vjp, &args, &expected)?;
+                        (0..ops.len())
+                            .map(|k| e.gte(r, k).map(Some))
+                            .collect::<Result<_, _>>()?
                     }
                     _ => transpose(e, m, inst, ops, entry.out, c)?,
                 };

@@ -3,6 +3,7 @@
 //! opcode's batching rule (attributes shifted past the batch dimension,
 //! unbatched operands broadcast where the op needs them batched).
 
+use crate::custom::{Rules, VmapMethod};
 use crate::emit::{Emitter, Out};
 use crate::jvp::flatten;
 use crate::{check_input, finish, unsupported, TransformError};
@@ -48,6 +49,16 @@ pub fn vmap(
     in_axes: &[Option<usize>],
     size: i64,
 ) -> Result<VerifiedModule, TransformError> {
+    vmap_with(m, in_axes, size, &Rules::new())
+}
+
+/// [`vmap`] with the batching methods of custom-call targets.
+pub fn vmap_with(
+    m: &Module,
+    in_axes: &[Option<usize>],
+    size: i64,
+    rules: &Rules,
+) -> Result<VerifiedModule, TransformError> {
     check_input(m, T)?;
     let entry = m.entry_computation();
     let arg = |message: String| TransformError::Argument {
@@ -65,7 +76,7 @@ pub fn vmap(
     if size < 0 {
         return Err(arg(format!("the batch size {size} is negative")));
     }
-    let mut out = Out::new(m, format!("vmap_{}", m.name));
+    let mut out = Out::new(m, format!("vmap_{}", m.name), rules);
     let mut e = Emitter::new(&mut out, &format!("vmap.{}", entry.name), T);
     let mut args = Vec::with_capacity(in_axes.len());
     for (i, (&p, axis)) in entry.params.iter().zip(in_axes).enumerate() {
@@ -195,6 +206,23 @@ fn vmap_comp(
         vals[id] = Some(r);
     }
     Ok(vals[comp.root].clone().expect("the root is an instruction"))
+}
+
+/// Element `n` of the batched `x`, without the batch dimension.
+fn example(e: &mut Emitter, x: InstId, n: i64) -> Result<InstId, TransformError> {
+    let d = e.dims(x)?;
+    let mut sl = vec![SliceDim {
+        start: n,
+        limit: n + 1,
+        stride: 1,
+    }];
+    sl.extend(d[1..].iter().map(|&k| SliceDim {
+        start: 0,
+        limit: k,
+        stride: 1,
+    }));
+    let s = e.slice(x, sl)?;
+    e.reshape(s, &d[1..])
 }
 
 fn shift(dims: &[i64]) -> Vec<i64> {
@@ -375,12 +403,59 @@ fn vmap_inst(
             e.add(Op::DynamicUpdateSlice, &o, &[])?
         }
         Op::CustomCall(cc) => {
-            return Err(TransformError::MissingRule {
-                transform: T,
-                instruction: inst.name.clone(),
-                target: cc.target.clone(),
-                rule: "vmap",
-            })
+            let Some(method) = e.out.rules.vmap_method_of(&cc.target) else {
+                return Err(TransformError::MissingRule {
+                    transform: T,
+                    instruction: inst.name.clone(),
+                    target: cc.target.clone(),
+                    rule: "vmap",
+                });
+            };
+            if !inst.shape.is_array() {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "batching a custom call with a tuple result is not supported yet",
+                ));
+            }
+            match method {
+                VmapMethod::Sequential => {
+                    // One call per batch element, stacked along dimension 0.
+                    let mut rows = Vec::with_capacity(size as usize);
+                    for n in 0..size {
+                        let mut o = Vec::with_capacity(prim.len());
+                        for (k, &x) in prim.iter().enumerate() {
+                            o.push(if is(k) { example(e, x, n)? } else { x });
+                        }
+                        let r = e.add_shaped(inst.op.clone(), &o, &[], inst.shape.clone())?;
+                        let mut d = vec![1];
+                        d.extend(&out_dims);
+                        rows.push(e.reshape(r, &d)?);
+                    }
+                    if rows.is_empty() {
+                        e.zeros(&out_shape)?
+                    } else {
+                        e.concat(&rows, 0)?
+                    }
+                }
+                VmapMethod::ExpandDims | VmapMethod::BroadcastAll => {
+                    let mut o = Vec::with_capacity(prim.len());
+                    for (k, &x) in prim.iter().enumerate() {
+                        o.push(if is(k) {
+                            x
+                        } else if method == VmapMethod::BroadcastAll {
+                            batch(e, x, size)?
+                        } else {
+                            let mut d = vec![1];
+                            d.extend(e.dims(x)?);
+                            e.reshape(x, &d)?
+                        });
+                    }
+                    let mut c = (**cc).clone();
+                    c.operand_layout_constraints = None;
+                    e.add_shaped(Op::CustomCall(Box::new(c)), &o, &[], out_shape)?
+                }
+            }
         }
         _ => {
             return Err(unsupported(
