@@ -134,7 +134,7 @@ fn vmap_methods() {
         let mut rules = Rules::new();
         rules.vmap_method("my_sin", method);
         let b = vmap_with(&m, &[Some(0)], 2, &rules).unwrap();
-        close(&run(&b, &[xs.clone()]), &want);
+        close(&run(&b, std::slice::from_ref(&xs)), &want);
     }
 }
 
