@@ -202,3 +202,69 @@ fn transform_errors_are_user_errors_with_the_reason() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("unknown method \"loop\""), "{err}");
 }
+
+/// A C target (targets/c/targets.c's `do_custom_call`, z[i] = b[i % 128] +
+/// c[i]) with its jvp and vjp rules from an HLO file: `hlox grad --rules`,
+/// then `hlox run --plugin` against the gradient computed here.
+#[test]
+fn grad_of_a_c_custom_call_with_rules() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/transform_rules");
+    let d = dir("c_rules");
+    let out = d.join("grad.hlo");
+    let o = hlox(&[
+        "grad",
+        root.join("loss.hlo").to_str().unwrap(),
+        "--wrt",
+        "0,1",
+        "--rules",
+        root.join("do_custom_call.rules.hlo").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let b: Vec<f32> = (0..128).map(|i| (i as f32 * 0.37).sin()).collect();
+    let c: Vec<f32> = (0..2048).map(|i| (i as f32 * 0.11).cos()).collect();
+    let (pb, pc) = (d.join("b.npy"), d.join("c.npy"));
+    hlox_hlo::npy::write_npy_file(&pb, &hlox_hlo::Literal::r1(&b)).unwrap();
+    hlox_hlo::npy::write_npy_file(&pc, &hlox_hlo::Literal::r1(&c)).unwrap();
+    let o = hlox(&[
+        "run",
+        out.to_str().unwrap(),
+        "-i",
+        pb.to_str().unwrap(),
+        "-i",
+        pc.to_str().unwrap(),
+        "--plugin",
+        hlox_targets::C_PLUGIN_WITH_REGISTRATION,
+        "-o",
+        d.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let z: Vec<f32> = (0..2048).map(|i| b[i % 128] + c[i]).collect();
+    let mut gb = vec![0f32; 128];
+    for (i, zi) in z.iter().enumerate() {
+        gb[i % 128] += 2.0 * zi;
+    }
+    let gc: Vec<f32> = z.iter().map(|zi| 2.0 * zi).collect();
+    for (k, want) in [gb, gc].iter().enumerate() {
+        let got = hlox_hlo::npy::read_npy_file(d.join(format!("out{k}.npy")))
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (g - w).abs() <= 1e-4 + 1e-5 * w.abs(),
+                "gradient {k}: {g} vs {w}"
+            );
+        }
+    }
+    // Without the rules: an error naming the target and the missing rule.
+    let o = hlox(&["vjp", root.join("loss.hlo").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("calls target `do_custom_call`, which has no vjp rule"),
+        "{err}"
+    );
+}
