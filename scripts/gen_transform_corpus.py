@@ -192,6 +192,52 @@ def two_results(rng):
     return f, [f32(rng, 3, 4), f32(rng, 4, 2)]
 
 
+@case(in_axes=(0,))
+def max_pool(rng):
+    def f(x):
+        y = lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        z = lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 1, 1, 1), "SAME")
+        return jnp.sum(jnp.tanh(y)) + jnp.sum(z * z)
+
+    return f, [f32(rng, 2, 4, 4, 3)]
+
+
+@case(in_axes=(1,))
+def sum_pool(rng):
+    def f(x):
+        y = lax.reduce_window(x, 0.0, lax.add, (2, 3), (1, 2), ((1, 0), (1, 2)))
+        return jnp.sum(jnp.sin(y))
+
+    return f, [f32(rng, 5, 7)]
+
+
+@case(in_axes=(0,))
+def cumsum(rng):
+    def f(x):
+        return jnp.sum(jnp.cos(jnp.cumsum(x, axis=1)))
+
+    return f, [f32(rng, 3, 6)]
+
+
+@case(in_axes=(None, 0))
+def embedding_gather(rng):
+    def f(table, h):
+        ids = jnp.array([1, 4, 1, 0], jnp.int32)
+        e = table[ids]
+        return jnp.sum(jnp.tanh(e @ h))
+
+    return f, [f32(rng, 5, 3), f32(rng, 3, 2)]
+
+
+@case(in_axes=(0, None, 0))
+def scatter_add(rng):
+    def f(x, ids, u):
+        y = x.at[ids].add(u * 2.0)
+        return jnp.sum(jnp.sin(y)) + jnp.sum(y[ids] ** 2)
+
+    return f, [f32(rng, 6, 2), np.array([0, 3, 3], np.int32), f32(rng, 3, 2)]
+
+
 def arr(a):
     a = np.asarray(a)
     return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}

@@ -82,6 +82,42 @@ impl Out {
         Ok(c)
     }
 
+    /// `(a, b) -> compare(a, b, direction)` over scalars of `ty`
+    /// (select-and-scatter's `select`).
+    pub fn comparator(
+        &mut self,
+        direction: ComparisonDirection,
+        ty: ElementType,
+    ) -> Result<CompId, TransformError> {
+        let mut e = Emitter::new(self, &format!("select.{}", direction.name()), "comparator");
+        let s = Shape::scalar(ty);
+        let a = e.param(&s, "a");
+        let b = e.param(&s, "b");
+        let r = e.compare(direction, a, b)?;
+        Ok(e.finish(r))
+    }
+
+    /// `(ax, at, bx, bt) -> (ax, at) if compare(ax, bx, direction) else
+    /// (bx, bt)`: a reduction that carries the tangent of the element it
+    /// chooses (XLA's select-and-gather-add, as JAX lowers it).
+    pub fn pair_chooser(
+        &mut self,
+        direction: ComparisonDirection,
+        ty: ElementType,
+    ) -> Result<CompId, TransformError> {
+        let mut e = Emitter::new(self, "choose", "pair chooser");
+        let s = Shape::scalar(ty);
+        let ax = e.param(&s, "ax");
+        let at = e.param(&s, "at");
+        let bx = e.param(&s, "bx");
+        let bt = e.param(&s, "bt");
+        let p = e.compare(direction, ax, bx)?;
+        let x = e.select(p, ax, bx)?;
+        let t = e.select(p, at, bt)?;
+        let r = e.tuple(&[x, t])?;
+        Ok(e.finish(r))
+    }
+
     /// The module with entry `entry`, keeping only the computations it
     /// reaches, callees before callers.
     pub fn finish(self, entry: CompId) -> Module {

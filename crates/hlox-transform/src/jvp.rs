@@ -7,7 +7,7 @@ use crate::rules::linear::{chooser_indicators, clamp_masks, scalar_to};
 use crate::rules::reducer_op;
 use crate::tan::{differentiable, Tan};
 use crate::{check_input, check_wrt, finish, unsupported, TransformError};
-use hlox_hlo::ir::{BinaryOp, CompId, InstId, Instruction, Module, Op};
+use hlox_hlo::ir::{BinaryOp, CompId, ComparisonDirection, InstId, Instruction, Module, Op};
 use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::{ProgramShape, SecondaryMap, Shape};
 
@@ -123,6 +123,7 @@ fn linear_operands(op: &Op, n: usize) -> Option<Vec<usize>> {
         | Op::Transpose { .. }
         | Op::Reverse { .. }
         | Op::Slice { .. }
+        | Op::Gather { .. }
         | Op::DynamicSlice { .. } => vec![0],
         Op::Pad { .. } | Op::DynamicUpdateSlice => vec![0, 1],
         Op::Concatenate { .. } => (0..n).collect(),
@@ -259,6 +260,67 @@ fn jvp_inst(
                 ))
             }
         },
+        Op::ReduceWindow { window } if prim.len() == 2 => {
+            if !ops[1].1.is_zero() {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "a reduce-window whose init value depends on the wrt parameters is not differentiated yet",
+                ));
+            }
+            let ty = e.ty(y)?;
+            let t0 = tan(e, 0)?;
+            let z = e.scalar(ty, 0.0)?;
+            match reducer_op(m, inst.called[0]) {
+                Some(BinaryOp::Add) => Some(e.add_shaped(
+                    inst.op.clone(),
+                    &[t0, z],
+                    &inst.called,
+                    inst.shape.clone(),
+                )?),
+                Some(op @ (BinaryOp::Maximum | BinaryOp::Minimum)) => {
+                    // Carry each window's chosen element's tangent.
+                    let dir = if op == BinaryOp::Maximum {
+                        ComparisonDirection::Ge
+                    } else {
+                        ComparisonDirection::Le
+                    };
+                    let comp = e.out.pair_chooser(dir, ty)?;
+                    let r = e.add(
+                        Op::ReduceWindow {
+                            window: window.clone(),
+                        },
+                        &[prim[0], t0, prim[1], z],
+                        &[comp],
+                    )?;
+                    Some(e.gte(r, 1)?)
+                }
+                _ => {
+                    return Err(unsupported(
+                        T,
+                        inst,
+                        "only sum, max and min reduce-windows are differentiated",
+                    ))
+                }
+            }
+        }
+        Op::Scatter { .. } => {
+            let n = prim.len() / 2;
+            let linear = matches!(reducer_op(m, inst.called[0]), Some(BinaryOp::Add))
+                || crate::rules::is_assignment(m, inst.called[0]);
+            if !linear || !ops[n].1.is_zero() && differentiable(e.shape(prim[n])) {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "only scatters that add or assign are differentiated",
+                ));
+            }
+            let mut o = prim.clone();
+            for k in (0..n).chain(n + 1..prim.len()) {
+                o[k] = tan(e, k)?;
+            }
+            Some(e.add_shaped(inst.op.clone(), &o, &inst.called, inst.shape.clone())?)
+        }
         Op::Tuple => return Ok((y, Tan::Tuple(ops.iter().map(|o| o.1.clone()).collect()))),
         Op::GetTupleElement { index } => {
             let t = ops[0].1.element(e, *index as usize)?;

@@ -8,7 +8,8 @@ use crate::emit::{Emitter, Out};
 use crate::jvp::flatten;
 use crate::{check_input, finish, unsupported, TransformError};
 use hlox_hlo::ir::{
-    CompId, DotDimensionNumbers, InstId, Instruction, Module, Op, PadDim, SliceDim,
+    CompId, DotDimensionNumbers, InstId, Instruction, Module, Op, PadDim, SliceDim, Window,
+    WindowDim,
 };
 use hlox_hlo::shape_inference::short;
 use hlox_hlo::verifier::VerifiedModule;
@@ -208,6 +209,13 @@ fn vmap_comp(
     Ok(vals[comp.root].clone().expect("the root is an instruction"))
 }
 
+/// `w` with a leading window dimension of 1 over the batch.
+fn batch_window(w: &Window) -> Window {
+    let mut dims = vec![WindowDim::new(1)];
+    dims.extend(w.dims.iter().copied());
+    Window { dims }
+}
+
 /// Element `n` of the batched `x`, without the batch dimension.
 fn example(e: &mut Emitter, x: InstId, n: i64) -> Result<InstId, TransformError> {
     let d = e.dims(x)?;
@@ -367,6 +375,136 @@ fn vmap_inst(
                     B::Tuple(vec![B::Yes; n])
                 },
             ));
+        }
+        Op::ReduceWindow { window } => {
+            let n = prim.len() / 2;
+            if (n..prim.len()).any(is) {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "a batched init value is not supported yet",
+                ));
+            }
+            let mut o = Vec::with_capacity(prim.len());
+            for (k, &x) in prim.iter().enumerate() {
+                o.push(if k < n && !is(k) {
+                    batch(e, x, size)?
+                } else {
+                    x
+                });
+            }
+            let r = e.add(
+                Op::ReduceWindow {
+                    window: batch_window(window),
+                },
+                &o,
+                &inst.called,
+            )?;
+            return Ok((
+                r,
+                if n == 1 {
+                    B::Yes
+                } else {
+                    B::Tuple(vec![B::Yes; n])
+                },
+            ));
+        }
+        Op::SelectAndScatter { window } if !is(2) => {
+            let x = if is(0) {
+                prim[0]
+            } else {
+                batch(e, prim[0], size)?
+            };
+            let src = if is(1) {
+                prim[1]
+            } else {
+                batch(e, prim[1], size)?
+            };
+            e.add(
+                Op::SelectAndScatter {
+                    window: batch_window(window),
+                },
+                &[x, src, prim[2]],
+                &inst.called,
+            )?
+        }
+        Op::Gather {
+            dnums,
+            slice_sizes,
+            indices_are_sorted,
+        } => {
+            let mut d = dnums.clone();
+            d.offset_dims = shift(&d.offset_dims);
+            d.collapsed_slice_dims = shift(&d.collapsed_slice_dims);
+            d.start_index_map = shift(&d.start_index_map);
+            d.operand_batching_dims = shift(&d.operand_batching_dims);
+            let mut sizes = slice_sizes.clone();
+            let x = if is(0) {
+                prim[0]
+            } else {
+                batch(e, prim[0], size)?
+            };
+            let idx = if is(1) {
+                // Batched indices: the batch becomes a batching dimension
+                // of both operands.
+                d.operand_batching_dims.insert(0, 0);
+                d.start_indices_batching_dims = shift(&d.start_indices_batching_dims);
+                d.start_indices_batching_dims.insert(0, 0);
+                d.index_vector_dim += 1;
+                sizes.insert(0, 1);
+                prim[1]
+            } else {
+                d.offset_dims.insert(0, 0);
+                sizes.insert(0, size);
+                prim[1]
+            };
+            e.add(
+                Op::Gather {
+                    dnums: d,
+                    slice_sizes: sizes,
+                    indices_are_sorted: *indices_are_sorted,
+                },
+                &[x, idx],
+                &[],
+            )?
+        }
+        Op::Scatter {
+            dnums,
+            indices_are_sorted,
+            unique_indices,
+        } if prim.len() == 3 => {
+            let mut d = dnums.clone();
+            d.update_window_dims = shift(&d.update_window_dims);
+            d.inserted_window_dims = shift(&d.inserted_window_dims);
+            d.scatter_dims_to_operand_dims = shift(&d.scatter_dims_to_operand_dims);
+            d.input_batching_dims = shift(&d.input_batching_dims);
+            let x = if is(0) {
+                prim[0]
+            } else {
+                batch(e, prim[0], size)?
+            };
+            let u = if is(2) {
+                prim[2]
+            } else {
+                batch(e, prim[2], size)?
+            };
+            if is(1) {
+                d.input_batching_dims.insert(0, 0);
+                d.scatter_indices_batching_dims = shift(&d.scatter_indices_batching_dims);
+                d.scatter_indices_batching_dims.insert(0, 0);
+                d.index_vector_dim += 1;
+            } else {
+                d.update_window_dims.insert(0, 0);
+            }
+            e.add(
+                Op::Scatter {
+                    dnums: d,
+                    indices_are_sorted: *indices_are_sorted,
+                    unique_indices: *unique_indices,
+                },
+                &[x, prim[1], u],
+                &inst.called,
+            )?
         }
         Op::Tuple => {
             let r = e.add(Op::Tuple, &prim, &[])?;

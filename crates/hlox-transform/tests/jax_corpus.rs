@@ -151,4 +151,9 @@ cases! {
     clip_where_convert,
     broadcast_reshape_transpose,
     two_results,
+    max_pool,
+    sum_pool,
+    cumsum,
+    embedding_gather,
+    scatter_add,
 }

@@ -10,8 +10,8 @@ use crate::emit::Emitter;
 use crate::rules::reducer_op;
 use crate::{unsupported, TransformError};
 use hlox_hlo::ir::{
-    BinaryOp, ComparisonDirection, DotDimensionNumbers, InstId, Instruction, Module, Op, PadDim,
-    SliceDim,
+    BinaryOp, ComparisonDirection, DotDimensionNumbers, GatherDimensionNumbers, InstId,
+    Instruction, Module, Op, PadDim, ScatterDimensionNumbers, SliceDim, Window, WindowDim,
 };
 
 type Cts = Vec<Option<InstId>>;
@@ -199,6 +199,135 @@ pub(crate) fn transpose(
                 }
             }
         }
+        Op::ReduceWindow { window } if n == 2 => {
+            let x = ops[0];
+            let a = e.arr(x)?;
+            if !plain_window(window) {
+                return Err(unsupported(
+                    e.transform,
+                    inst,
+                    "reduce-window with base or window dilation or reversal is not differentiated yet",
+                ));
+            }
+            match reducer_op(m, inst.called[0]) {
+                Some(BinaryOp::Add) => {
+                    // JAX's transpose: pad the cotangent (strides become
+                    // interior padding) and sum it over the same window.
+                    let od = e.dims(ct)?;
+                    let pads = window
+                        .dims
+                        .iter()
+                        .zip(&a.dims)
+                        .zip(&od)
+                        .map(|((w, &i), &o)| {
+                            let before = w.size - w.pad_lo - 1;
+                            let out_dilated = if o == 0 { 0 } else { (o - 1) * w.stride + 1 };
+                            PadDim {
+                                lo: before,
+                                hi: i + w.size - 1 - out_dilated - before,
+                                interior: w.stride - 1,
+                            }
+                        })
+                        .collect();
+                    let z = e.scalar(a.ty, 0.0)?;
+                    let padded = e.pad(ct, z, pads)?;
+                    let w = Window {
+                        dims: window.dims.iter().map(|w| WindowDim::new(w.size)).collect(),
+                    };
+                    let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
+                    r[0] = Some(e.add(Op::ReduceWindow { window: w }, &[padded, z], &[comp])?);
+                    r[1] = Some(ct_to_init(e, ct)?);
+                }
+                Some(op @ (BinaryOp::Maximum | BinaryOp::Minimum)) => {
+                    let dir = if op == BinaryOp::Maximum {
+                        ComparisonDirection::Ge
+                    } else {
+                        ComparisonDirection::Le
+                    };
+                    let select = e.out.comparator(dir, a.ty)?;
+                    let scatter = e.out.reducer(BinaryOp::Add, a.ty)?;
+                    let z = e.scalar(a.ty, 0.0)?;
+                    r[0] = Some(e.add(
+                        Op::SelectAndScatter {
+                            window: window.clone(),
+                        },
+                        &[x, ct, z],
+                        &[select, scatter],
+                    )?);
+                }
+                _ => {
+                    return Err(unsupported(
+                        e.transform,
+                        inst,
+                        "only sum, max and min reduce-windows are differentiated",
+                    ))
+                }
+            }
+        }
+        Op::Gather {
+            dnums,
+            slice_sizes,
+            indices_are_sorted,
+        } => {
+            let a = e.arr(ops[0])?;
+            let idx = clamp_gather_indices(e, ops[1], dnums, &a.dims, slice_sizes)?;
+            let z = e.full(a.ty, &a.dims, 0.0)?;
+            let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
+            let sd = ScatterDimensionNumbers {
+                update_window_dims: dnums.offset_dims.clone(),
+                inserted_window_dims: dnums.collapsed_slice_dims.clone(),
+                scatter_dims_to_operand_dims: dnums.start_index_map.clone(),
+                index_vector_dim: dnums.index_vector_dim,
+                input_batching_dims: dnums.operand_batching_dims.clone(),
+                scatter_indices_batching_dims: dnums.start_indices_batching_dims.clone(),
+            };
+            r[0] = Some(e.add(
+                Op::Scatter {
+                    dnums: sd,
+                    indices_are_sorted: *indices_are_sorted,
+                    unique_indices: false,
+                },
+                &[z, idx, ct],
+                &[comp],
+            )?);
+        }
+        Op::Scatter {
+            dnums,
+            indices_are_sorted,
+            ..
+        } if n == 3 && reducer_op(m, inst.called[0]) == Some(BinaryOp::Add) => {
+            let ud = e.dims(ops[2])?;
+            let od = e.dims(ops[0])?;
+            let mut slice_sizes = Vec::with_capacity(od.len());
+            let mut pos = 0;
+            for i in 0..od.len() as i64 {
+                if dnums.inserted_window_dims.contains(&i) || dnums.input_batching_dims.contains(&i)
+                {
+                    slice_sizes.push(1);
+                } else {
+                    slice_sizes.push(ud[dnums.update_window_dims[pos] as usize]);
+                    pos += 1;
+                }
+            }
+            let gd = GatherDimensionNumbers {
+                offset_dims: dnums.update_window_dims.clone(),
+                collapsed_slice_dims: dnums.inserted_window_dims.clone(),
+                start_index_map: dnums.scatter_dims_to_operand_dims.clone(),
+                index_vector_dim: dnums.index_vector_dim,
+                operand_batching_dims: dnums.input_batching_dims.clone(),
+                start_indices_batching_dims: dnums.scatter_indices_batching_dims.clone(),
+            };
+            r[0] = Some(ct);
+            r[2] = Some(e.add(
+                Op::Gather {
+                    dnums: gd,
+                    slice_sizes,
+                    indices_are_sorted: *indices_are_sorted,
+                },
+                &[ct, ops[1]],
+                &[],
+            )?);
+        }
         _ => {
             return Err(unsupported(
                 e.transform,
@@ -208,6 +337,42 @@ pub(crate) fn transpose(
         }
     }
     Ok(r)
+}
+
+/// No base or window dilation and no reversal: the windows the
+/// reduce-window rules handle.
+pub(crate) fn plain_window(w: &Window) -> bool {
+    w.dims
+        .iter()
+        .all(|d| d.base_dilation == 1 && d.window_dilation == 1 && !d.reversal)
+}
+
+/// Gather's start indices clamped into range as gather clamps them, so
+/// the scatter that transposes it adds where the gather read.
+fn clamp_gather_indices(
+    e: &mut Emitter,
+    idx: InstId,
+    dn: &GatherDimensionNumbers,
+    operand_dims: &[i64],
+    slice_sizes: &[i64],
+) -> Result<InstId, TransformError> {
+    let ia = e.arr(idx)?;
+    let bounds: Vec<i64> = dn
+        .start_index_map
+        .iter()
+        .map(|&d| operand_dims[d as usize] - slice_sizes[d as usize])
+        .collect();
+    let b = e.constant(hlox_hlo::Literal::r1(&bounds))?;
+    let b = e.convert(b, ia.ty)?;
+    let ivd = dn.index_vector_dim;
+    let b = if ivd as usize == ia.rank() {
+        let s = e.reshape(b, &[])?;
+        e.broadcast_in_dim(s, &ia.dims, &[])?
+    } else {
+        e.broadcast_in_dim(b, &ia.dims, &[ivd])?
+    };
+    let zero = e.full(ia.ty, &ia.dims, 0.0)?;
+    e.add(Op::Clamp, &[zero, idx, b], &[])
 }
 
 /// The cotangent of a reduction's scalar init: the sum of every element

@@ -31,3 +31,11 @@ pub(crate) fn reducer_op(m: &Module, comp: CompId) -> Option<BinaryOp> {
         None
     }
 }
+
+/// Whether a scatter's combiner computation returns its second parameter
+/// (the update replaces the operand's element).
+pub(crate) fn is_assignment(m: &Module, comp: CompId) -> bool {
+    m.computations
+        .get(comp)
+        .is_some_and(|c| c.params.len() == 2 && c.root == c.params[1])
+}
