@@ -238,6 +238,40 @@ def scatter_add(rng):
     return f, [f32(rng, 6, 2), np.array([0, 3, 3], np.int32), f32(rng, 3, 2)]
 
 
+@case(in_axes=(0, None))
+def conditional(rng):
+    def f(x, k):
+        y = lax.cond(k > 0, lambda v: jnp.sin(v) * 2.0, lambda v: jnp.cos(v) + v, x)
+        z = lax.switch(k, [lambda v: v * v, lambda v: jnp.exp(v / 3.0), lambda v: -v], y)
+        return jnp.sum(z)
+
+    return f, [f32(rng, 4), np.int32(1)]
+
+
+@case(in_axes=(0, None))
+def fori_loop(rng):
+    def f(x, w):
+        def body(i, h):
+            return jnp.tanh(h @ w + 0.1 * i)
+
+        return jnp.sum(lax.fori_loop(0, 3, body, x) ** 2)
+
+    return f, [f32(rng, 2, 3), f32(rng, 3, 3)]
+
+
+@case(in_axes=(None, 1))
+def scan_rnn(rng):
+    def f(w, xs):
+        def step(h, x):
+            h = jnp.tanh(h @ w + x)
+            return h, jnp.sum(h)
+
+        h, ys = lax.scan(step, jnp.zeros(3, jnp.float32), xs)
+        return jnp.sum(h) + jnp.sum(ys * ys)
+
+    return f, [f32(rng, 3, 3), f32(rng, 4, 3)]
+
+
 def arr(a):
     a = np.asarray(a)
     return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}

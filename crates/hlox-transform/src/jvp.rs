@@ -159,6 +159,13 @@ fn jvp_inst(
         let t = e.gte(r, 1)?;
         return Ok((y, Tan::Val(t)));
     }
+    if !all_zero {
+        match &inst.op {
+            Op::Conditional => return jvp_conditional(e, m, inst, ops),
+            Op::While => return jvp_while(e, m, inst, ops),
+            _ => {}
+        }
+    }
     let y = e.reemit(inst, &prim)?;
     if all_zero {
         return Ok((y, Tan::Zero));
@@ -344,4 +351,79 @@ fn jvp_inst(
         },
     };
     Ok((y, t.map_or(Tan::Zero, Tan::Val)))
+}
+
+/// A computation of `e`'s module that takes `(x, tangent of x)` as one
+/// tuple and returns `(f(x), tangent of f(x))`, for `f` the computation
+/// `c` of `m`.
+fn jvp_computation(e: &mut Emitter, m: &Module, c: CompId) -> Result<CompId, TransformError> {
+    let comp = m.comp(c);
+    let x_shape = comp.inst(comp.params[0]).shape.clone();
+    let mut sub = Emitter::new(&mut *e.out, &format!("jvp.{}", comp.name), T);
+    sub.at = e.at.clone();
+    let p = sub.param(
+        &Shape::Tuple(vec![x_shape.clone(), x_shape]),
+        "primal_tangent",
+    );
+    let x = sub.gte(p, 0)?;
+    let t = sub.gte(p, 1)?;
+    let (y, ty) = jvp_comp(&mut sub, m, c, &[(x, Tan::Val(t))])?;
+    let ys = sub.shape(y).clone();
+    let ty = ty.materialize(&mut sub, &ys)?;
+    let r = sub.tuple(&[y, ty])?;
+    Ok(sub.finish(r))
+}
+
+/// Each branch transformed to carry its operand's tangent; one
+/// conditional picks the branch for both.
+fn jvp_conditional(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[(InstId, Tan)],
+) -> Result<(InstId, Tan), TransformError> {
+    let mut branches = Vec::with_capacity(inst.called.len());
+    for &c in &inst.called {
+        if m.comp(c).params.len() != 1 {
+            return Err(unsupported(T, inst, "a branch must take one parameter"));
+        }
+        branches.push(jvp_computation(e, m, c)?);
+    }
+    let mut args = vec![ops[0].0];
+    for (x, t) in &ops[1..] {
+        let s = e.shape(*x).clone();
+        let tv = t.materialize(e, &s)?;
+        args.push(e.tuple(&[*x, tv])?);
+    }
+    let r = e.add(Op::Conditional, &args, &branches)?;
+    let y = e.gte(r, 0)?;
+    let t = e.gte(r, 1)?;
+    Ok((y, Tan::Val(t)))
+}
+
+/// The loop's state carries its tangent beside it: the condition reads
+/// the primal half, the body is the body's jvp.
+fn jvp_while(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[(InstId, Tan)],
+) -> Result<(InstId, Tan), TransformError> {
+    let (cond, body) = (inst.called[0], inst.called[1]);
+    let body = jvp_computation(e, m, body)?;
+    let s = inst.shape.clone();
+    let pair = Shape::Tuple(vec![s.clone(), s.clone()]);
+    let cond = {
+        let mut sub = Emitter::new(&mut *e.out, &format!("jvp.{}", m.comp(cond).name), T);
+        let p = sub.param(&pair, "primal_tangent");
+        let x = sub.gte(p, 0)?;
+        let r = sub.add(Op::Call, &[x], &[cond])?;
+        sub.finish(r)
+    };
+    let t0 = ops[0].1.materialize(e, &s)?;
+    let init = e.tuple(&[ops[0].0, t0])?;
+    let r = e.add(Op::While, &[init], &[cond, body])?;
+    let y = e.gte(r, 0)?;
+    let t = e.gte(r, 1)?;
+    Ok((y, Tan::Val(t)))
 }

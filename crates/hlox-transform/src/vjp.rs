@@ -249,6 +249,11 @@ fn backward(
                 vec![Tan::Tuple(t)]
             }
             Op::OptimizationBarrier => vec![ct],
+            Op::Conditional => {
+                let shape = inst.shape.clone();
+                let c = ct.materialize(e, &shape)?;
+                vjp_conditional(e, m, inst, ops, c)?
+            }
             _ => {
                 let shape = inst.shape.clone();
                 let c = ct.materialize(e, &shape)?;
@@ -306,4 +311,70 @@ fn backward(
         }
     }
     Ok(())
+}
+
+/// Each branch's vjp as a computation of `(operand, result cotangent)`
+/// that recomputes the branch's forward pass and returns the cotangents
+/// of every branch's operand (zeros but its own); one conditional picks
+/// the branch the forward pass took.
+fn vjp_conditional(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[InstId],
+    ct: InstId,
+) -> Result<Vec<Tan>, TransformError> {
+    let operand_shapes: Vec<Shape> = ops[1..].iter().map(|&o| e.shape(o).clone()).collect();
+    let ct_shape = e.shape(ct).clone();
+    let mut branches = Vec::with_capacity(inst.called.len());
+    for (i, &c) in inst.called.iter().enumerate() {
+        let comp = m.comp(c);
+        if comp.params.len() != 1 {
+            return Err(crate::unsupported(
+                e.transform,
+                inst,
+                "a branch must take one parameter",
+            ));
+        }
+        let transform = e.transform;
+        let mut sub = Emitter::new(&mut *e.out, &format!("vjp.{}", comp.name), transform);
+        let p = sub.param(
+            &Shape::Tuple(vec![operand_shapes[i].clone(), ct_shape.clone()]),
+            "operand_cotangent",
+        );
+        let x = sub.gte(p, 0)?;
+        let c_in = sub.gte(p, 1)?;
+        let mut tape = Tape {
+            entries: Vec::new(),
+            active: EntitySet::new(),
+        };
+        tape.active.insert(x);
+        let y = forward(&mut sub, m, c, &[x], &mut tape)?;
+        let mut cts: HashMap<InstId, Tan> = HashMap::new();
+        cts.insert(y, Tan::Val(c_in));
+        backward(&mut sub, m, &tape, &mut cts)?;
+        let mut outs = Vec::with_capacity(operand_shapes.len());
+        for (j, s) in operand_shapes.iter().enumerate() {
+            outs.push(if j == i {
+                cts.get(&x)
+                    .cloned()
+                    .unwrap_or(Tan::Zero)
+                    .materialize(&mut sub, s)?
+            } else {
+                sub.zeros(s)?
+            });
+        }
+        let r = sub.tuple(&outs)?;
+        branches.push(sub.finish(r));
+    }
+    let mut args = vec![ops[0]];
+    for &o in &ops[1..] {
+        args.push(e.tuple(&[o, ct])?);
+    }
+    let r = e.add(Op::Conditional, &args, &branches)?;
+    let mut out = vec![Tan::Zero];
+    for j in 0..operand_shapes.len() {
+        out.push(Tan::Val(e.gte(r, j)?));
+    }
+    Ok(out)
 }

@@ -202,11 +202,118 @@ fn vmap_comp(
         let r = match &inst.op {
             Op::Parameter { number } => args[*number as usize].clone(),
             Op::Call => vmap_comp(e, m, inst.called[0], &ops, size)?,
-            _ => vmap_inst(e, inst, &ops, size)?,
+            _ => vmap_inst(e, m, inst, &ops, size)?,
         };
         vals[id] = Some(r);
     }
     Ok(vals[comp.root].clone().expect("the root is an instruction"))
+}
+
+/// A computation of `e`'s module batching computation `c` of `m`, its
+/// parameters of the given (batched) shapes and batching; its result
+/// conformed to `want` when given. Returns the result's batching.
+fn vmap_computation(
+    e: &mut Emitter,
+    m: &Module,
+    c: CompId,
+    params: &[(Shape, B)],
+    want: Option<&B>,
+    size: i64,
+) -> Result<(CompId, B), TransformError> {
+    let comp = m.comp(c);
+    let mut sub = Emitter::new(&mut *e.out, &format!("vmap.{}", comp.name), T);
+    sub.at = e.at.clone();
+    let mut args = Vec::with_capacity(params.len());
+    for (i, (s, b)) in params.iter().enumerate() {
+        args.push((sub.param(s, &format!("param.{i}")), b.clone()));
+    }
+    let (y, b) = vmap_comp(&mut sub, m, c, &args, size)?;
+    let (y, b) = match want {
+        Some(w) => {
+            let unbatched = comp.root_inst().shape.clone();
+            (conform(&mut sub, y, &b, w, &unbatched, size)?, w.clone())
+        }
+        None => (y, b),
+    };
+    Ok((sub.finish(y), b))
+}
+
+/// Every array leaf of `shape` batched.
+fn all_batched(shape: &Shape) -> B {
+    match shape {
+        Shape::Tuple(t) => B::Tuple(t.iter().map(all_batched).collect()),
+        _ => B::Yes,
+    }
+}
+
+fn leaf(b: &B, i: usize) -> B {
+    b.element(i)
+}
+
+/// Batched where either is.
+fn join(a: &B, b: &B, shape: &Shape) -> B {
+    match shape {
+        Shape::Tuple(t) => B::Tuple(
+            (0..t.len())
+                .map(|i| join(&leaf(a, i), &leaf(b, i), &t[i]))
+                .collect(),
+        ),
+        _ => {
+            if a.any() || b.any() {
+                B::Yes
+            } else {
+                B::No
+            }
+        }
+    }
+}
+
+fn same(a: &B, b: &B, shape: &Shape) -> bool {
+    match shape {
+        Shape::Tuple(t) => (0..t.len()).all(|i| same(&leaf(a, i), &leaf(b, i), &t[i])),
+        _ => a.any() == b.any(),
+    }
+}
+
+/// `shape` with the batch dimension in front of each batched leaf.
+fn batched_tree_shape(shape: &Shape, b: &B, size: i64) -> Shape {
+    match shape {
+        Shape::Tuple(t) => Shape::Tuple(
+            t.iter()
+                .enumerate()
+                .map(|(i, s)| batched_tree_shape(s, &leaf(b, i), size))
+                .collect(),
+        ),
+        s if b.any() => batched_shape(s, size),
+        s => s.clone(),
+    }
+}
+
+/// `x` (batched as `have`, of unbatched shape `shape`) with the leaves
+/// `want` batches batched too.
+fn conform(
+    e: &mut Emitter,
+    x: InstId,
+    have: &B,
+    want: &B,
+    shape: &Shape,
+    size: i64,
+) -> Result<InstId, TransformError> {
+    match shape {
+        Shape::Tuple(t) => {
+            if same(have, want, shape) {
+                return Ok(x);
+            }
+            let mut parts = Vec::with_capacity(t.len());
+            for (i, s) in t.iter().enumerate() {
+                let g = e.gte(x, i)?;
+                parts.push(conform(e, g, &leaf(have, i), &leaf(want, i), s, size)?);
+            }
+            e.tuple(&parts)
+        }
+        _ if want.any() && !have.any() => batch(e, x, size),
+        _ => Ok(x),
+    }
 }
 
 /// `w` with a leading window dimension of 1 over the batch.
@@ -239,15 +346,13 @@ fn shift(dims: &[i64]) -> Vec<i64> {
 
 fn vmap_inst(
     e: &mut Emitter,
+    m: &Module,
     inst: &Instruction,
     ops: &[(InstId, B)],
     size: i64,
 ) -> Result<(InstId, B), TransformError> {
     let prim: Vec<InstId> = ops.iter().map(|o| o.0).collect();
     if !ops.iter().any(|o| o.1.any()) {
-        if let Op::CustomCall(_) = inst.op {
-            // An unbatched call stays one call.
-        }
         return Ok((e.reemit(inst, &prim)?, B::No));
     }
     let is = |k: usize| ops[k].1.any();
@@ -505,6 +610,65 @@ fn vmap_inst(
                 &[x, prim[1], u],
                 &inst.called,
             )?
+        }
+        Op::Conditional if !is(0) => {
+            // Every branch batched the same way: all result leaves batched.
+            let want = all_batched(&inst.shape);
+            let mut branches = Vec::with_capacity(inst.called.len());
+            for (i, &c) in inst.called.iter().enumerate() {
+                let shape = e.shape(prim[i + 1]).clone();
+                let (comp, _) =
+                    vmap_computation(e, m, c, &[(shape, ops[i + 1].1.clone())], Some(&want), size)?;
+                branches.push(comp);
+            }
+            let r = e.add(Op::Conditional, &prim, &branches)?;
+            return Ok((r, want));
+        }
+        Op::While => {
+            // The state's batching is the fixed point of the body's.
+            let (cond, body) = (inst.called[0], inst.called[1]);
+            let mut state = ops[0].1.clone();
+            let mut tries = 0;
+            let body_comp = loop {
+                let shape = batched_tree_shape(&inst.shape, &state, size);
+                let (_probe, out) =
+                    vmap_computation(e, m, body, &[(shape, state.clone())], None, size)?;
+                let joined = join(&state, &out, &inst.shape);
+                if same(&joined, &state, &inst.shape) {
+                    let shape = batched_tree_shape(&inst.shape, &state, size);
+                    break vmap_computation(
+                        e,
+                        m,
+                        body,
+                        &[(shape, state.clone())],
+                        Some(&state),
+                        size,
+                    )?
+                    .0;
+                }
+                state = joined;
+                tries += 1;
+                if tries > 64 {
+                    return Err(unsupported(
+                        T,
+                        inst,
+                        "the loop state's batching does not settle",
+                    ));
+                }
+            };
+            let shape = batched_tree_shape(&inst.shape, &state, size);
+            let (cond_comp, pb) =
+                vmap_computation(e, m, cond, &[(shape, state.clone())], None, size)?;
+            if pb.any() {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "a loop whose condition depends on batched values is not supported yet",
+                ));
+            }
+            let init = conform(e, prim[0], &ops[0].1, &state, &inst.shape, size)?;
+            let r = e.add(Op::While, &[init], &[cond_comp, body_comp])?;
+            return Ok((r, state));
         }
         Op::Tuple => {
             let r = e.add(Op::Tuple, &prim, &[])?;
