@@ -126,7 +126,6 @@ fn check(name: &str) {
     }
 
     let vm = &case["vmap"];
-    let vm = &case["vmap"];
     let axes: Vec<Option<usize>> = vm["in_axes"]
         .as_array()
         .unwrap()
