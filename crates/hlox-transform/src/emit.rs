@@ -209,6 +209,10 @@ impl<'o> Emitter<'o> {
         }
     }
 
+    pub fn inst(&self, x: InstId) -> &Instruction {
+        &self.insts[x]
+    }
+
     pub fn shape(&self, x: InstId) -> &Shape {
         &self.insts[x].shape
     }

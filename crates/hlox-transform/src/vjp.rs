@@ -254,6 +254,11 @@ fn backward(
                 let c = ct.materialize(e, &shape)?;
                 vjp_conditional(e, m, inst, ops, c)?
             }
+            Op::While => {
+                let shape = inst.shape.clone();
+                let c = ct.materialize(e, &shape)?;
+                vec![Tan::Val(vjp_while(e, m, inst, ops[0], c)?)]
+            }
             _ => {
                 let shape = inst.shape.clone();
                 let c = ct.materialize(e, &shape)?;
@@ -377,4 +382,236 @@ fn vjp_conditional(
         out.push(Tan::Val(e.gte(r, j)?));
     }
     Ok(out)
+}
+
+/// The trip count of a loop in JAX's `fori_loop`/`scan` pattern: a counter
+/// at tuple index `j` of the state that starts at a constant, the
+/// condition `counter < constant` and the body's `counter + 1`.
+fn trip_count(e: &Emitter, m: &Module, inst: &Instruction, init: InstId) -> Option<i64> {
+    let (cond, body) = (m.comp(inst.called[0]), m.comp(inst.called[1]));
+    let root = cond.root_inst();
+    let Op::Compare {
+        direction: hlox_hlo::ComparisonDirection::Lt,
+        ..
+    } = root.op
+    else {
+        return None;
+    };
+    let counter = cond.inst(root.operands[0]);
+    let Op::GetTupleElement { index } = counter.op else {
+        return None;
+    };
+    if counter.operands[0] != cond.params[0] {
+        return None;
+    }
+    let limit = const_int(&cond.inst(root.operands[1]).op)?;
+    // The body adds 1 to the counter.
+    let broot = body.root_inst();
+    if !matches!(broot.op, Op::Tuple) {
+        return None;
+    }
+    let next = body.inst(*broot.operands.get(index as usize)?);
+    if !matches!(next.op, Op::Binary(hlox_hlo::BinaryOp::Add)) {
+        return None;
+    }
+    let (a, b) = (body.inst(next.operands[0]), body.inst(next.operands[1]));
+    let step_ok = matches!(a.op, Op::GetTupleElement { index: i } if i == index && a.operands[0] == body.params[0])
+        && const_int(&b.op) == Some(1);
+    if !step_ok {
+        return None;
+    }
+    // The counter starts at a constant.
+    let init_inst = e.inst(init);
+    if !matches!(init_inst.op, Op::Tuple) {
+        return None;
+    }
+    let start = const_int(&e.inst(*init_inst.operands.get(index as usize)?).op)?;
+    Some((limit - start).max(0))
+}
+
+fn const_int(op: &Op) -> Option<i64> {
+    let Op::Constant { literal } = op else {
+        return None;
+    };
+    let a = literal.as_array().ok()?;
+    if a.element_count() != 1 {
+        return None;
+    }
+    match a.ty() {
+        hlox_hlo::ElementType::S32 => a.to_vec::<i32>().ok().map(|v| v[0] as i64),
+        hlox_hlo::ElementType::S64 => a.to_vec::<i64>().ok().map(|v| v[0]),
+        _ => None,
+    }
+}
+
+/// A computation of `(x, cotangent of f(x))` that recomputes `f` (the
+/// computation `c` of `m`, one parameter) and returns the cotangent of x.
+fn vjp_computation(e: &mut Emitter, m: &Module, c: CompId) -> Result<CompId, TransformError> {
+    let comp = m.comp(c);
+    let xs = comp.inst(comp.params[0]).shape.clone();
+    let ys = comp.root_inst().shape.clone();
+    let transform = e.transform;
+    let mut sub = Emitter::new(&mut *e.out, &format!("vjp.{}", comp.name), transform);
+    sub.at = e.at.clone();
+    let p = sub.param(&Shape::Tuple(vec![xs.clone(), ys]), "x_cotangent");
+    let x = sub.gte(p, 0)?;
+    let c_in = sub.gte(p, 1)?;
+    let mut tape = Tape {
+        entries: Vec::new(),
+        active: EntitySet::new(),
+    };
+    tape.active.insert(x);
+    let y = forward(&mut sub, m, c, &[x], &mut tape)?;
+    let mut cts: HashMap<InstId, Tan> = HashMap::new();
+    cts.insert(y, Tan::Val(c_in));
+    backward(&mut sub, m, &tape, &mut cts)?;
+    let g = cts
+        .get(&x)
+        .cloned()
+        .unwrap_or(Tan::Zero)
+        .materialize(&mut sub, &xs)?;
+    Ok(sub.finish(g))
+}
+
+/// Reverse mode of a loop with a known trip count T: a second forward
+/// loop stores the state each iteration starts from (one stack per state
+/// leaf), then a loop runs T..1 backwards through the body's vjp.
+fn vjp_while(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    init: InstId,
+    ct: InstId,
+) -> Result<InstId, TransformError> {
+    let Some(trips) = trip_count(e, m, inst, init) else {
+        return Err(crate::unsupported(
+            e.transform,
+            inst,
+            "reverse mode of a while loop needs the trip count to follow from its pattern (a counter from a constant, `counter < constant`, `counter + 1`: JAX's fori_loop and scan)",
+        ));
+    };
+    let s = inst.shape.clone();
+    let Shape::Tuple(leaves) = &s else {
+        return Err(crate::unsupported(
+            e.transform,
+            inst,
+            "the loop state must be a tuple",
+        ));
+    };
+    if leaves.iter().any(|l| !l.is_array()) {
+        return Err(crate::unsupported(
+            e.transform,
+            inst,
+            "reverse mode of a loop whose state nests tuples is not supported yet",
+        ));
+    }
+    if trips == 0 {
+        return Ok(ct);
+    }
+    let (cond, body) = (inst.called[0], inst.called[1]);
+    let i32s = Shape::scalar(hlox_hlo::ElementType::S32);
+    let stack_shapes: Vec<Shape> = leaves
+        .iter()
+        .map(|l| {
+            let a = l.as_array().expect("array leaf");
+            let mut d = vec![trips];
+            d.extend(&a.dims);
+            Shape::array(a.ty, d)
+        })
+        .collect();
+    // Forward loop storing each iteration's starting state:
+    // (state, k, stacks...).
+    let mut fwd_state = vec![s.clone(), i32s.clone()];
+    fwd_state.extend(stack_shapes.iter().cloned());
+    let fwd_shape = Shape::Tuple(fwd_state);
+    let transform = e.transform;
+    let fwd_cond = {
+        let mut sub = Emitter::new(&mut *e.out, "store.cond", transform);
+        let p = sub.param(&fwd_shape, "state");
+        let x = sub.gte(p, 0)?;
+        let r = sub.add(Op::Call, &[x], &[cond])?;
+        sub.finish(r)
+    };
+    let fwd_body = {
+        let mut sub = Emitter::new(&mut *e.out, "store.body", transform);
+        let p = sub.param(&fwd_shape, "state");
+        let x = sub.gte(p, 0)?;
+        let k = sub.gte(p, 1)?;
+        let zero = sub.scalar(hlox_hlo::ElementType::S32, 0.0)?;
+        let mut out = vec![];
+        let next = sub.add(Op::Call, &[x], &[body])?;
+        out.push(next);
+        let one = sub.scalar(hlox_hlo::ElementType::S32, 1.0)?;
+        out.push(sub.addv(k, one)?);
+        for (l, leaf) in leaves.iter().enumerate() {
+            let stack = sub.gte(p, l + 2)?;
+            let v = sub.gte(x, l)?;
+            let mut d = vec![1];
+            d.extend(&leaf.as_array().expect("array leaf").dims);
+            let v = sub.reshape(v, &d)?;
+            let mut o = vec![stack, v, k];
+            o.extend(std::iter::repeat_n(zero, d.len() - 1));
+            out.push(sub.add(Op::DynamicUpdateSlice, &o, &[])?);
+        }
+        let r = sub.tuple(&out)?;
+        sub.finish(r)
+    };
+    let mut fwd_init = vec![init, e.scalar(hlox_hlo::ElementType::S32, 0.0)?];
+    for sh in &stack_shapes {
+        fwd_init.push(e.zeros(sh)?);
+    }
+    let fwd_init = e.tuple(&fwd_init)?;
+    let stored = e.add(Op::While, &[fwd_init], &[fwd_cond, fwd_body])?;
+    // Backward loop: (t, cotangent of the state, stacks...), t = T-1..0.
+    let body_vjp = vjp_computation(e, m, body)?;
+    let mut bwd_state = vec![i32s.clone(), s.clone()];
+    bwd_state.extend(stack_shapes.iter().cloned());
+    let bwd_shape = Shape::Tuple(bwd_state);
+    let bwd_cond = {
+        let mut sub = Emitter::new(&mut *e.out, "reverse.cond", transform);
+        let p = sub.param(&bwd_shape, "state");
+        let t = sub.gte(p, 0)?;
+        let zero = sub.scalar(hlox_hlo::ElementType::S32, 0.0)?;
+        let r = sub.compare(hlox_hlo::ComparisonDirection::Ge, t, zero)?;
+        sub.finish(r)
+    };
+    let bwd_body = {
+        let mut sub = Emitter::new(&mut *e.out, "reverse.body", transform);
+        let p = sub.param(&bwd_shape, "state");
+        let t = sub.gte(p, 0)?;
+        let c = sub.gte(p, 1)?;
+        let zero = sub.scalar(hlox_hlo::ElementType::S32, 0.0)?;
+        let mut xs = Vec::with_capacity(leaves.len());
+        let mut stacks = Vec::with_capacity(leaves.len());
+        for (l, leaf) in leaves.iter().enumerate() {
+            let stack = sub.gte(p, l + 2)?;
+            stacks.push(stack);
+            let dims = leaf.as_array().expect("array leaf").dims.clone();
+            let mut sizes = vec![1];
+            sizes.extend(&dims);
+            let mut o = vec![stack, t];
+            o.extend(std::iter::repeat_n(zero, dims.len()));
+            let v = sub.add(Op::DynamicSlice { sizes }, &o, &[])?;
+            xs.push(sub.reshape(v, &dims)?);
+        }
+        let x = sub.tuple(&xs)?;
+        let arg = sub.tuple(&[x, c])?;
+        let c_prev = sub.add(Op::Call, &[arg], &[body_vjp])?;
+        let one = sub.scalar(hlox_hlo::ElementType::S32, 1.0)?;
+        let t1 = sub.sub(t, one)?;
+        let mut out = vec![t1, c_prev];
+        out.extend(stacks);
+        let r = sub.tuple(&out)?;
+        sub.finish(r)
+    };
+    let mut bwd_init = vec![
+        e.scalar(hlox_hlo::ElementType::S32, (trips - 1) as f64)?,
+        ct,
+    ];
+    for l in 0..leaves.len() {
+        bwd_init.push(e.gte(stored, l + 2)?);
+    }
+    let bwd_init = e.tuple(&bwd_init)?;
+    let r = e.add(Op::While, &[bwd_init], &[bwd_cond, bwd_body])?;
+    e.gte(r, 1)
 }

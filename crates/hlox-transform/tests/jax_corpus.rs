@@ -7,7 +7,7 @@
 use hlox_eval::{evaluate, NoCustomCalls};
 use hlox_hlo::text::parse_module;
 use hlox_hlo::{Literal, Module};
-use hlox_transform::{grad, jvp, vjp, vmap, TransformError};
+use hlox_transform::{grad, jvp, vjp, vmap};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -65,9 +65,6 @@ fn compare(name: &str, what: &str, got: &[Literal], want: &[Literal]) {
     }
 }
 
-/// Programs whose reverse mode is not yet implemented (`while` loops).
-const NOT_YET_REVERSE: &[&str] = &["fori_loop", "scan_rnn"];
-
 fn check_reverse(name: &str, m: &Module, case: &Value, inputs: &[Literal], wrt: &[usize]) {
     let v = vjp(m, wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut a = inputs.to_vec();
@@ -103,27 +100,7 @@ fn check(name: &str) {
     compare(name, "jvp primal", &got[..n], &outputs);
     compare(name, "jvp tangent", &got[n..], &lits(&case["jvp"]["out"]));
 
-    if NOT_YET_REVERSE.contains(&name) {
-        // Reverse mode of these is not implemented: it must say so, naming
-        // the instruction, instead of giving a wrong module.
-        for r in [vjp(&m, &wrt), grad(&m, &wrt)] {
-            let e = r
-                .err()
-                .unwrap_or_else(|| panic!("{name}: reverse mode now works; test it"));
-            assert!(
-                matches!(
-                    e,
-                    TransformError::Unsupported {
-                        opcode: "while",
-                        ..
-                    }
-                ),
-                "{name}: {e}"
-            );
-        }
-    } else {
-        check_reverse(name, &m, &case, &inputs, &wrt);
-    }
+    check_reverse(name, &m, &case, &inputs, &wrt);
 
     let vm = &case["vmap"];
     let axes: Vec<Option<usize>> = vm["in_axes"]
