@@ -272,6 +272,26 @@ def scan_rnn(rng):
     return f, [f32(rng, 3, 3), f32(rng, 4, 3)]
 
 
+@case(in_axes=(0, None))
+def conv_strided_dilated(rng):
+    def f(x, k):
+        dn = ("NHWC", "HWIO", "NHWC")
+        y = lax.conv_general_dilated(x, k, (2, 1), ((1, 2), (0, 1)), (1, 1), (1, 2), dimension_numbers=dn)
+        z = lax.conv_general_dilated(jnp.tanh(y), k[:, :, :2, :], (1, 1), ((1, 1), (1, 0)), (2, 1), (1, 1), dimension_numbers=dn)
+        return jnp.sum(jnp.sin(z))
+
+    return f, [f32(rng, 2, 6, 5, 3), f32(rng, 3, 2, 3, 2)]
+
+
+@case(in_axes=(0, None))
+def conv_nchw(rng):
+    def f(x, k):
+        y = lax.conv_general_dilated(x, k, (1, 2), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"))
+        return jnp.sum(y * y)
+
+    return f, [f32(rng, 2, 3, 5, 6), f32(rng, 4, 3, 2, 3)]
+
+
 def arr(a):
     a = np.asarray(a)
     return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}

@@ -611,6 +611,41 @@ fn vmap_inst(
                 &inst.called,
             )?
         }
+        Op::Convolution { dnums, .. } if !is(1) => {
+            // Fold the batch into the input's batch dimension, convolve,
+            // and unfold it from the output's.
+            let x = prim[0];
+            let xd = e.dims(x)?;
+            let rank = xd.len() - 1;
+            let b = dnums.input_batch_dimension as usize;
+            let mut perm = Vec::with_capacity(rank + 1);
+            for d in 0..rank {
+                if d == b {
+                    perm.push(0);
+                }
+                perm.push(d as i64 + 1);
+            }
+            let t = e.transpose(x, &perm)?;
+            let mut merged = xd[1..].to_vec();
+            merged[b] *= size;
+            let folded = e.reshape(t, &merged)?;
+            let y = e.add(inst.op.clone(), &[folded, prim[1]], &[])?;
+            let yd = e.dims(y)?;
+            let ob = dnums.output_batch_dimension as usize;
+            let mut split = Vec::with_capacity(yd.len() + 1);
+            for (d, &n) in yd.iter().enumerate() {
+                if d == ob {
+                    split.push(size);
+                    split.push(if size == 0 { 0 } else { n / size });
+                } else {
+                    split.push(n);
+                }
+            }
+            let u = e.reshape(y, &split)?;
+            let mut back = vec![ob as i64];
+            back.extend((0..split.len() as i64).filter(|&d| d != ob as i64));
+            e.transpose(u, &back)?
+        }
         Op::Conditional if !is(0) => {
             // Every branch batched the same way: all result leaves batched.
             let want = all_batched(&inst.shape);

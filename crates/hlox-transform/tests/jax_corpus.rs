@@ -162,4 +162,6 @@ cases! {
     conditional,
     fori_loop,
     scan_rnn,
+    conv_strided_dilated,
+    conv_nchw,
 }

@@ -10,8 +10,9 @@ use crate::emit::Emitter;
 use crate::rules::reducer_op;
 use crate::{unsupported, TransformError};
 use hlox_hlo::ir::{
-    BinaryOp, ComparisonDirection, DotDimensionNumbers, GatherDimensionNumbers, InstId,
-    Instruction, Module, Op, PadDim, ScatterDimensionNumbers, SliceDim, Window, WindowDim,
+    BinaryOp, ComparisonDirection, ConvDimensionNumbers, DotDimensionNumbers,
+    GatherDimensionNumbers, InstId, Instruction, Module, Op, PadDim, ScatterDimensionNumbers,
+    SliceDim, Window, WindowDim,
 };
 
 type Cts = Vec<Option<InstId>>;
@@ -199,6 +200,25 @@ pub(crate) fn transpose(
                 }
             }
         }
+        Op::Convolution {
+            window,
+            dnums,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision,
+        } => {
+            r[0] = Some(conv_transpose_lhs(
+                e, window, dnums, precision, ops[0], ops[1], ct,
+            )?);
+            r[1] = Some(conv_transpose_rhs(
+                e, window, dnums, precision, ops[0], ops[1], ct,
+            )?);
+        }
+        Op::Convolution { .. } => return Err(unsupported(
+            e.transform,
+            inst,
+            "reverse mode of grouped convolutions (feature or batch groups) is not supported yet",
+        )),
         Op::ReduceWindow { window } if n == 2 => {
             let x = ops[0];
             let a = e.arr(x)?;
@@ -337,6 +357,144 @@ pub(crate) fn transpose(
         }
     }
     Ok(r)
+}
+
+fn dilate(n: i64, d: i64) -> i64 {
+    if n == 0 {
+        0
+    } else {
+        1 + d * (n - 1)
+    }
+}
+
+/// JAX's transpose of a convolution with respect to its input: the
+/// cotangent convolved with the spatially reversed kernel, input and
+/// output roles swapped, strides becoming base dilation.
+fn conv_transpose_lhs(
+    e: &mut Emitter,
+    window: &Window,
+    dn: &ConvDimensionNumbers,
+    precision: &[hlox_hlo::ir::Precision],
+    lhs: InstId,
+    rhs: InstId,
+    ct: InstId,
+) -> Result<InstId, TransformError> {
+    let (la, ra, ca) = (e.arr(lhs)?, e.arr(rhs)?, e.arr(ct)?);
+    let dims = window
+        .dims
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let in_d = dilate(
+                la.dims[dn.input_spatial_dimensions[i] as usize],
+                w.base_dilation,
+            );
+            let k_d = dilate(
+                ra.dims[dn.kernel_spatial_dimensions[i] as usize],
+                w.window_dilation,
+            );
+            let out_d = dilate(ca.dims[dn.output_spatial_dimensions[i] as usize], w.stride);
+            let before = k_d - w.pad_lo - 1;
+            WindowDim {
+                size: ra.dims[dn.kernel_spatial_dimensions[i] as usize],
+                stride: w.base_dilation,
+                pad_lo: before,
+                pad_hi: in_d + k_d - 1 - out_d - before,
+                window_dilation: w.window_dilation,
+                base_dilation: w.stride,
+                reversal: false,
+            }
+        })
+        .collect();
+    let t = ConvDimensionNumbers {
+        input_batch_dimension: dn.output_batch_dimension,
+        input_feature_dimension: dn.output_feature_dimension,
+        input_spatial_dimensions: dn.output_spatial_dimensions.clone(),
+        kernel_input_feature_dimension: dn.kernel_output_feature_dimension,
+        kernel_output_feature_dimension: dn.kernel_input_feature_dimension,
+        kernel_spatial_dimensions: dn.kernel_spatial_dimensions.clone(),
+        output_batch_dimension: dn.input_batch_dimension,
+        output_feature_dimension: dn.input_feature_dimension,
+        output_spatial_dimensions: dn.input_spatial_dimensions.clone(),
+    };
+    let rev = e.reverse(rhs, &dn.kernel_spatial_dimensions)?;
+    let rev = e.convert(rev, ca.ty)?;
+    let r = e.add(
+        Op::Convolution {
+            window: Window { dims },
+            dnums: t,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: precision.to_vec(),
+        },
+        &[ct, rev],
+        &[],
+    )?;
+    e.convert(r, la.ty)
+}
+
+/// JAX's transpose of a convolution with respect to its kernel: the input
+/// convolved with the cotangent, batch and feature roles swapped, strides
+/// becoming window dilation.
+fn conv_transpose_rhs(
+    e: &mut Emitter,
+    window: &Window,
+    dn: &ConvDimensionNumbers,
+    precision: &[hlox_hlo::ir::Precision],
+    lhs: InstId,
+    rhs: InstId,
+    ct: InstId,
+) -> Result<InstId, TransformError> {
+    let (la, ra, ca) = (e.arr(lhs)?, e.arr(rhs)?, e.arr(ct)?);
+    let dims = window
+        .dims
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let in_d = dilate(
+                la.dims[dn.input_spatial_dimensions[i] as usize],
+                w.base_dilation,
+            );
+            let k_d = dilate(
+                ra.dims[dn.kernel_spatial_dimensions[i] as usize],
+                w.window_dilation,
+            );
+            let out_d = dilate(ca.dims[dn.output_spatial_dimensions[i] as usize], w.stride);
+            WindowDim {
+                size: ca.dims[dn.output_spatial_dimensions[i] as usize],
+                stride: w.window_dilation,
+                pad_lo: w.pad_lo,
+                pad_hi: (out_d - in_d) + (k_d - w.pad_lo - 1),
+                window_dilation: w.stride,
+                base_dilation: w.base_dilation,
+                reversal: false,
+            }
+        })
+        .collect();
+    let t = ConvDimensionNumbers {
+        input_batch_dimension: dn.input_feature_dimension,
+        input_feature_dimension: dn.input_batch_dimension,
+        input_spatial_dimensions: dn.input_spatial_dimensions.clone(),
+        kernel_input_feature_dimension: dn.output_batch_dimension,
+        kernel_output_feature_dimension: dn.output_feature_dimension,
+        kernel_spatial_dimensions: dn.output_spatial_dimensions.clone(),
+        output_batch_dimension: dn.kernel_input_feature_dimension,
+        output_feature_dimension: dn.kernel_output_feature_dimension,
+        output_spatial_dimensions: dn.kernel_spatial_dimensions.clone(),
+    };
+    let x = e.convert(lhs, ca.ty)?;
+    let r = e.add(
+        Op::Convolution {
+            window: Window { dims },
+            dnums: t,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: precision.to_vec(),
+        },
+        &[x, ct],
+        &[],
+    )?;
+    e.convert(r, ra.ty)
 }
 
 /// No base or window dilation and no reversal: the windows the
