@@ -292,6 +292,18 @@ def conv_nchw(rng):
     return f, [f32(rng, 2, 3, 5, 6), f32(rng, 4, 3, 2, 3)]
 
 
+@case(in_axes=(0,))
+def sort_and_top(rng):
+    def f(x):
+        s = jnp.sort(x, axis=1)
+        w = jnp.arange(5, dtype=jnp.float32)
+        order = jnp.argsort(x[:, 0])
+        return jnp.sum(jnp.sin(s) * w) + jnp.sum(x[order, 1] * jnp.array([1.0, -2.0, 3.0]))
+
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    return f, [x]
+
+
 def arr(a):
     a = np.asarray(a)
     return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}

@@ -328,6 +328,31 @@ fn jvp_inst(
             }
             Some(e.add_shaped(inst.op.clone(), &o, &inst.called, inst.shape.clone())?)
         }
+        Op::Sort {
+            dimension,
+            is_stable,
+        } => {
+            // A sort permutes: each tangent is permuted the same way.
+            let perm =
+                crate::rules::linear::sort_permutation(e, m, inst, &prim, *dimension, *is_stable)?;
+            let mut parts = Vec::with_capacity(prim.len());
+            for (k, o) in ops.iter().enumerate() {
+                parts.push(if o.1.is_zero() || !differentiable(e.shape(prim[k])) {
+                    Tan::Zero
+                } else {
+                    let tk = tan(e, k)?;
+                    Tan::Val(crate::rules::linear::permute(e, tk, perm, *dimension)?)
+                });
+            }
+            return Ok((
+                y,
+                if prim.len() == 1 {
+                    parts.remove(0)
+                } else {
+                    Tan::Tuple(parts)
+                },
+            ));
+        }
         Op::Tuple => return Ok((y, Tan::Tuple(ops.iter().map(|o| o.1.clone()).collect()))),
         Op::GetTupleElement { index } => {
             let t = ops[0].1.element(e, *index as usize)?;

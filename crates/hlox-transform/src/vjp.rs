@@ -249,6 +249,30 @@ fn backward(
                 vec![Tan::Tuple(t)]
             }
             Op::OptimizationBarrier => vec![ct],
+            Op::Sort {
+                dimension,
+                is_stable,
+            } => {
+                let perm = crate::rules::linear::sort_permutation(
+                    e, m, inst, ops, *dimension, *is_stable,
+                )?;
+                let mut out = Vec::with_capacity(ops.len());
+                for (k, &o) in ops.iter().enumerate() {
+                    let ck = if ops.len() == 1 {
+                        ct.clone()
+                    } else {
+                        ct.element(e, k)?
+                    };
+                    out.push(if ck.is_zero() || !differentiable(e.shape(o)) {
+                        Tan::Zero
+                    } else {
+                        let s = e.shape(o).clone();
+                        let c = ck.materialize(e, &s)?;
+                        Tan::Val(crate::rules::linear::unpermute(e, c, perm, *dimension)?)
+                    });
+                }
+                out
+            }
             Op::Conditional => {
                 let shape = inst.shape.clone();
                 let c = ct.materialize(e, &shape)?;

@@ -646,6 +646,29 @@ fn vmap_inst(
             back.extend((0..split.len() as i64).filter(|&d| d != ob as i64));
             e.transpose(u, &back)?
         }
+        Op::Sort {
+            dimension,
+            is_stable,
+        } => {
+            let mut o = Vec::with_capacity(prim.len());
+            for (k, &x) in prim.iter().enumerate() {
+                o.push(if is(k) { x } else { batch(e, x, size)? });
+            }
+            let r = e.add(
+                Op::Sort {
+                    dimension: dimension + 1,
+                    is_stable: *is_stable,
+                },
+                &o,
+                &inst.called,
+            )?;
+            let b = if prim.len() == 1 {
+                B::Yes
+            } else {
+                B::Tuple(vec![B::Yes; prim.len()])
+            };
+            return Ok((r, b));
+        }
         Op::Conditional if !is(0) => {
             // Every branch batched the same way: all result leaves batched.
             let want = all_batched(&inst.shape);

@@ -164,4 +164,5 @@ cases! {
     scan_rnn,
     conv_strided_dilated,
     conv_nchw,
+    sort_and_top,
 }

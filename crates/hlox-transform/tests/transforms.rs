@@ -443,20 +443,26 @@ fn transformed_modules_transform_again() {
 fn errors_name_the_instruction_and_the_problem() {
     let m = parse(
         r#"
-HloModule sorts
-lt { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT c = pred[] compare(a, b), direction=LT }
+HloModule products
+mul { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT c = f64[] multiply(a, b) }
 ENTRY main {
   x = f64[4] parameter(0)
-  ROOT s = f64[4] sort(x), dimensions={0}, to_apply=lt
+  one = f64[] constant(1)
+  r = f64[] reduce(x, one), dimensions={0}, to_apply=mul
+  ROOT s = f64[4] broadcast(r), dimensions={}
 }
 "#,
     );
     let e = jvp(&m, &[0]).unwrap_err();
     assert!(
-        matches!(&e, TransformError::Unsupported { instruction, opcode: "sort", .. } if instruction == "s"),
+        matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce", .. } if instruction == "r"),
         "{e}"
     );
-    assert!(e.to_string().contains("`s` (sort)"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("`r` (reduce) is not supported: only sum, max and min reductions"),
+        "{e}"
+    );
     let e = grad(&m, &[0]).unwrap_err();
     assert!(e.to_string().contains("scalar"), "{e}");
     let e = vjp(&m, &[3]).unwrap_err();

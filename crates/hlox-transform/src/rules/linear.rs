@@ -14,6 +14,7 @@ use hlox_hlo::ir::{
     GatherDimensionNumbers, InstId, Instruction, Module, Op, PadDim, ScatterDimensionNumbers,
     SliceDim, Window, WindowDim,
 };
+use hlox_hlo::Shape;
 
 type Cts = Vec<Option<InstId>>;
 
@@ -495,6 +496,128 @@ fn conv_transpose_rhs(
         &[],
     )?;
     e.convert(r, ra.ty)
+}
+
+/// The permutation a sort applies along `dimension` (as s32 indices of the
+/// sorted result's shape): the same sort with an iota beside, its
+/// comparator reading the original operands only (so ties keep the
+/// original order exactly as the sort itself does).
+pub(crate) fn sort_permutation(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[InstId],
+    dimension: i64,
+    is_stable: bool,
+) -> Result<InstId, TransformError> {
+    let comparator = m.comp(inst.called[0]);
+    let dims = e.dims(ops[0])?;
+    let s32 = hlox_hlo::ElementType::S32;
+    let wrapper = {
+        let mut sub = Emitter::new(
+            &mut *e.out,
+            &format!("{}.with_index", comparator.name),
+            e.transform,
+        );
+        let mut params = Vec::new();
+        for &p in &comparator.params {
+            let sh = comparator.inst(p).shape.clone();
+            params.push(sub.param(&sh, "operand"));
+        }
+        let s = Shape::scalar(s32);
+        sub.param(&s, "index_lhs");
+        sub.param(&s, "index_rhs");
+        let r = sub.add(Op::Call, &params, &[inst.called[0]])?;
+        sub.finish(r)
+    };
+    let iota = e.add_shaped(
+        Op::Iota { dimension },
+        &[],
+        &[],
+        Shape::array(s32, dims.clone()),
+    )?;
+    let mut o = ops.to_vec();
+    o.push(iota);
+    let sorted = e.add(
+        Op::Sort {
+            dimension,
+            is_stable,
+        },
+        &o,
+        &[wrapper],
+    )?;
+    e.gte(sorted, ops.len())
+}
+
+/// Gather dimension numbers that read `x[..., perm[...], ...]` along
+/// `dimension` (take_along_axis), for indices of `x`'s shape plus a
+/// trailing index vector dimension of 1.
+pub(crate) fn take_along(rank: usize, dimension: i64) -> GatherDimensionNumbers {
+    let others: Vec<i64> = (0..rank as i64).filter(|&d| d != dimension).collect();
+    GatherDimensionNumbers {
+        offset_dims: vec![],
+        collapsed_slice_dims: vec![dimension],
+        start_index_map: vec![dimension],
+        index_vector_dim: rank as i64,
+        operand_batching_dims: others.clone(),
+        start_indices_batching_dims: others,
+    }
+}
+
+/// `x` permuted by `perm` along `dimension`.
+pub(crate) fn permute(
+    e: &mut Emitter,
+    x: InstId,
+    perm: InstId,
+    dimension: i64,
+) -> Result<InstId, TransformError> {
+    let dims = e.dims(x)?;
+    let mut idims = dims.clone();
+    idims.push(1);
+    let idx = e.reshape(perm, &idims)?;
+    e.add(
+        Op::Gather {
+            dnums: take_along(dims.len(), dimension),
+            slice_sizes: vec![1; dims.len()],
+            indices_are_sorted: false,
+        },
+        &[x, idx],
+        &[],
+    )
+}
+
+/// The transpose of [`permute`]: `ct` added back where each element came
+/// from.
+pub(crate) fn unpermute(
+    e: &mut Emitter,
+    ct: InstId,
+    perm: InstId,
+    dimension: i64,
+) -> Result<InstId, TransformError> {
+    let a = e.arr(ct)?;
+    let mut idims = a.dims.clone();
+    idims.push(1);
+    let idx = e.reshape(perm, &idims)?;
+    let g = take_along(a.rank(), dimension);
+    let sd = ScatterDimensionNumbers {
+        update_window_dims: vec![],
+        inserted_window_dims: g.collapsed_slice_dims,
+        scatter_dims_to_operand_dims: g.start_index_map,
+        index_vector_dim: g.index_vector_dim,
+        input_batching_dims: g.operand_batching_dims,
+        scatter_indices_batching_dims: g.start_indices_batching_dims,
+    };
+    let z = e.full(a.ty, &a.dims, 0.0)?;
+    let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
+    e.add(
+        Op::Scatter {
+            dnums: sd,
+            indices_are_sorted: false,
+            unique_indices: true,
+        },
+        &[z, idx, ct],
+        &[comp],
+    )
 }
 
 /// No base or window dilation and no reversal: the windows the
