@@ -304,6 +304,17 @@ def sort_and_top(rng):
     return f, [x]
 
 
+@case(in_axes=(0,))
+def argmax_pick(rng):
+    def f(x):
+        i = jnp.argmax(x, axis=1)
+        j = jnp.argmin(x, axis=0)
+        picked = jnp.take_along_axis(x, i[:, None], axis=1)
+        return jnp.sum(picked**2) + jnp.sum(jnp.max(x, axis=1) * (i + j[:3]).astype(jnp.float32))
+
+    return f, [f32(rng, 3, 4)]
+
+
 def arr(a):
     a = np.asarray(a)
     return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}

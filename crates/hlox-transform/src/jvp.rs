@@ -267,6 +267,48 @@ fn jvp_inst(
                 ))
             }
         },
+        Op::Reduce { dimensions } if prim.len() == 4 && dimensions.len() == 1 => {
+            // JAX's argmax/argmin: (values, iota) reduced together; the
+            // value output's tangent is the tangent at the chosen index.
+            let d = dimensions[0];
+            let iota_ok = iota_along(e, prim[1], d)
+                && ops[1].1.is_zero()
+                && ops[2].1.is_zero()
+                && !differentiable(e.shape(prim[1]));
+            if !iota_ok {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "a variadic reduce is differentiated only as an argmax/argmin (values and an iota along the one reduced dimension)",
+                ));
+            }
+            let t0 = tan(e, 0)?;
+            let idx = e.gte(y, 1)?;
+            let rank = e.arr(prim[0])?.rank();
+            let mut idims = e.dims(idx)?;
+            let out_rank = idims.len() as i64;
+            idims.push(1);
+            let idx = e.reshape(idx, &idims)?;
+            let others: Vec<i64> = (0..rank as i64).filter(|&k| k != d).collect();
+            let dn = hlox_hlo::ir::GatherDimensionNumbers {
+                offset_dims: vec![],
+                collapsed_slice_dims: vec![d],
+                start_index_map: vec![d],
+                index_vector_dim: out_rank,
+                operand_batching_dims: others,
+                start_indices_batching_dims: (0..out_rank).collect(),
+            };
+            let g = e.add(
+                Op::Gather {
+                    dnums: dn,
+                    slice_sizes: vec![1; rank],
+                    indices_are_sorted: false,
+                },
+                &[t0, idx],
+                &[],
+            )?;
+            return Ok((y, Tan::Tuple(vec![Tan::Val(g), Tan::Zero])));
+        }
         Op::ReduceWindow { window } if prim.len() == 2 => {
             if !ops[1].1.is_zero() {
                 return Err(unsupported(
@@ -451,4 +493,18 @@ fn jvp_while(
     let y = e.gte(r, 0)?;
     let t = e.gte(r, 1)?;
     Ok((y, Tan::Val(t)))
+}
+
+/// Whether `x` counts 0, 1, ... along dimension `d` (an iota, or a
+/// broadcast of a rank-1 iota into `d`, as JAX builds them).
+fn iota_along(e: &Emitter, x: InstId, d: i64) -> bool {
+    let inst = e.inst(x);
+    match &inst.op {
+        Op::Iota { dimension } => *dimension == d,
+        Op::Broadcast { dimensions } => {
+            dimensions[..] == [d]
+                && matches!(e.inst(inst.operands[0]).op, Op::Iota { dimension: 0 })
+        }
+        _ => false,
+    }
 }

@@ -165,4 +165,5 @@ cases! {
     conv_strided_dilated,
     conv_nchw,
     sort_and_top,
+    argmax_pick,
 }
