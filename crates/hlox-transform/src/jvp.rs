@@ -124,7 +124,10 @@ fn linear_operands(op: &Op, n: usize) -> Option<Vec<usize>> {
         | Op::Reverse { .. }
         | Op::Slice { .. }
         | Op::Gather { .. }
+        | Op::ReducePrecision { .. }
         | Op::DynamicSlice { .. } => vec![0],
+        // Linear in the source (the init value's tangent must be zero).
+        Op::SelectAndScatter { .. } => vec![1, 2],
         Op::Pad { .. } | Op::DynamicUpdateSlice => vec![0, 1],
         Op::Concatenate { .. } => (0..n).collect(),
         _ => return None,

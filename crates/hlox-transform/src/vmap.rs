@@ -370,6 +370,11 @@ fn vmap_inst(
             e.add_shaped(inst.op.clone(), &o, &inst.called, out_shape)?
         }
         Op::Copy => e.add_shaped(Op::Copy, &prim, &[], out_shape)?,
+        Op::BitcastConvert => e.add_shaped(Op::BitcastConvert, &prim, &[], out_shape)?,
+        Op::OptimizationBarrier => {
+            let r = e.add(Op::OptimizationBarrier, &prim, &[])?;
+            return Ok((r, ops[0].1.clone()));
+        }
         Op::Broadcast { dimensions } => {
             let mut d = vec![0];
             d.extend(shift(dimensions));

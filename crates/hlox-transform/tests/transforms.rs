@@ -339,7 +339,32 @@ ENTRY main {
 }
 "#;
 
-const PROGRAMS: &[&str] = &[ELEMENTWISE, STRUCTURAL, BATCHED_DOT, CALLS_AND_TUPLES];
+const POOLING: &str = r#"
+HloModule pooling
+add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }
+mx { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] maximum(a, b) }
+ENTRY main {
+  x = f64[4,6] parameter(0)
+  ninf = f64[] constant(-inf)
+  zero = f64[] constant(0)
+  p = f64[2,3] reduce-window(x, ninf), window={size=2x2 stride=2x2}, to_apply=mx
+  q = f64[4,6] reduce-window(x, ninf), window={size=3x3 pad=1_1x1_1}, to_apply=mx
+  s = f64[3,3] reduce-window(q, zero), window={size=2x3 stride=1x2 pad=0_0x1_1}, to_apply=add
+  t = f64[2,3] tanh(p)
+  u = f64[3,3] sine(s)
+  a = f64[] reduce(t, zero), dimensions={0,1}, to_apply=add
+  b = f64[] reduce(u, zero), dimensions={0,1}, to_apply=add
+  ROOT out = f64[] add(a, b)
+}
+"#;
+
+const PROGRAMS: &[&str] = &[
+    ELEMENTWISE,
+    STRUCTURAL,
+    BATCHED_DOT,
+    CALLS_AND_TUPLES,
+    POOLING,
+];
 
 #[test]
 fn grad_matches_finite_differences() {
@@ -422,6 +447,10 @@ fn per_example_gradients_are_vmap_of_grad() {
     let m = parse(CALLS_AND_TUPLES);
     let g = grad(&m, &[0]).unwrap();
     check_vmap_of(&g, &[Some(0), Some(0)], 4);
+    // Through max-pool's select-and-scatter.
+    let m = parse(POOLING);
+    let g = grad(&m, &[0]).unwrap();
+    check_vmap_of(&g, &[Some(1)], 3);
 }
 
 fn check_vmap_of(m: &Module, axes: &[Option<usize>], size: i64) {
@@ -545,5 +574,9 @@ fn every_corpus_module_transforms_or_says_why() {
         }
     }
     assert!(seen > 20, "only {seen} corpus modules");
-    assert!(ok > seen, "only {ok} of {} transformations succeeded", 3 * seen);
+    assert!(
+        ok > seen,
+        "only {ok} of {} transformations succeeded",
+        3 * seen
+    );
 }

@@ -31,6 +31,38 @@ pub(crate) fn transpose(
     let mut r: Cts = vec![None; n];
     match &inst.op {
         Op::Copy | Op::OptimizationBarrier => r[0] = Some(ct),
+        Op::ReducePrecision { .. } => r[0] = Some(e.add(inst.op.clone(), &[ct], &[])?),
+        Op::SelectAndScatter { window } if plain_window(window) => {
+            // JAX's transpose (select-and-gather-add): each source element
+            // receives the cotangent of the position its window selected.
+            let select = m.comp(inst.called[0]);
+            let dir =
+                match select.root_inst().op {
+                    Op::Compare { direction, .. } => direction,
+                    _ => return Err(unsupported(
+                        e.transform,
+                        inst,
+                        "only select-and-scatters that select by a comparison are differentiated",
+                    )),
+                };
+            let a = e.arr(ops[0])?;
+            let worst = match dir {
+                ComparisonDirection::Ge | ComparisonDirection::Gt => f64::NEG_INFINITY,
+                _ => f64::INFINITY,
+            };
+            let chooser = e.out.pair_chooser(dir, a.ty)?;
+            let init_x = e.scalar(a.ty, worst)?;
+            let init_t = e.scalar(a.ty, 0.0)?;
+            let g = e.add(
+                Op::ReduceWindow {
+                    window: window.clone(),
+                },
+                &[ops[0], ct, init_x, init_t],
+                &[chooser],
+            )?;
+            r[1] = Some(e.gte(g, 1)?);
+            r[2] = Some(ct_to_init(e, ct)?);
+        }
         Op::Convert => {
             let (ti, to) = (e.ty(ops[0])?, e.ty(out)?);
             if ti.is_float() && to.is_float() {
