@@ -315,6 +315,19 @@ def argmax_pick(rng):
     return f, [f32(rng, 3, 4)]
 
 
+@case(in_axes=(0, 0, 0))
+def batched_control(rng):
+    # vmap with batched branch selectors and batched dynamic-slice starts.
+    def f(x, k, i):
+        y = lax.cond(k > 0, lambda v: jnp.sin(v) * 2.0, lambda v: jnp.cos(v) + v, x)
+        z = lax.switch(k, [lambda v: v * v, lambda v: jnp.exp(v / 3.0), lambda v: -v], y)
+        s = lax.dynamic_slice(z, (i,), (2,))
+        w = lax.dynamic_update_slice(z, s * 3.0, (i + 1,))
+        return jnp.sum(w * w)
+
+    return f, [f32(rng, 5), np.int32(1), np.int32(2)]
+
+
 def arr(a):
     a = np.asarray(a)
     return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}
@@ -362,7 +375,7 @@ def generate(name, build, in_axes, size):
             if np.issubdtype(a.dtype, np.floating):
                 batched.append(f32(rng, *shape))
             else:
-                batched.append(rng.integers(0, 3, shape).astype(a.dtype))
+                batched.append(rng.integers(-1, 5, shape).astype(a.dtype))
     vm = jax.vmap(f, in_axes=in_axes)(*batched)
     rec["vmap"] = {
         "in_axes": list(in_axes),

@@ -316,6 +316,65 @@ fn conform(
     }
 }
 
+/// Per example (a `[size]` pred), `a` where true and `b` where false,
+/// leaf by leaf (both batched everywhere, of unbatched shape `shape`).
+fn select_tree(
+    e: &mut Emitter,
+    mask: InstId,
+    a: InstId,
+    b: InstId,
+    shape: &Shape,
+    size: i64,
+) -> Result<InstId, TransformError> {
+    match shape {
+        Shape::Tuple(t) => {
+            let mut parts = Vec::with_capacity(t.len());
+            for (i, s) in t.iter().enumerate() {
+                let (x, y) = (e.gte(a, i)?, e.gte(b, i)?);
+                parts.push(select_tree(e, mask, x, y, s, size)?);
+            }
+            e.tuple(&parts)
+        }
+        _ => {
+            let d = e.dims(a)?;
+            let m = e.broadcast_in_dim(mask, &d, &[0])?;
+            e.select(m, a, b)
+        }
+    }
+}
+
+/// The start indices of a dynamic slice as one `[size, rank]` array of
+/// the first start's type, each row one example's starts (clamped into
+/// `[0, bounds[k]]` when bounds are given).
+fn stack_starts(
+    e: &mut Emitter,
+    starts: &[InstId],
+    bs: &[(InstId, B)],
+    size: i64,
+    bounds: Option<&[i64]>,
+) -> Result<InstId, TransformError> {
+    let ty = e.ty(starts[0])?;
+    let mut cols = Vec::with_capacity(starts.len());
+    for (k, (&s, b)) in starts.iter().zip(bs).enumerate() {
+        let s = e.convert(s, ty)?;
+        let col = if b.1.any() {
+            e.reshape(s, &[size, 1])?
+        } else {
+            e.broadcast_in_dim(s, &[size, 1], &[])?
+        };
+        let col = match bounds {
+            Some(bd) => {
+                let lo = e.full(ty, &[size, 1], 0.0)?;
+                let hi = e.full(ty, &[size, 1], bd[k] as f64)?;
+                e.add(Op::Clamp, &[lo, col, hi], &[])?
+            }
+            None => col,
+        };
+        cols.push(col);
+    }
+    e.concat(&cols, 1)
+}
+
 /// `w` with a leading window dimension of 1 over the batch.
 fn batch_window(w: &Window) -> Window {
     let mut dims = vec![WindowDim::new(1)];
@@ -674,6 +733,39 @@ fn vmap_inst(
             };
             return Ok((r, b));
         }
+        Op::Conditional if is(0) => {
+            // A batched selector: every branch runs on every example and
+            // each example keeps its own branch's result.
+            let want = all_batched(&inst.shape);
+            let k = inst.called.len();
+            let mut outs = Vec::with_capacity(k);
+            for (i, &c) in inst.called.iter().enumerate() {
+                let (y, b) = vmap_comp(e, m, c, &[ops[i + 1].clone()], size)?;
+                outs.push(conform(e, y, &b, &want, &inst.shape, size)?);
+            }
+            let sel = prim[0];
+            let sty = e.ty(sel)?;
+            // XLA: a pred picks branch 0 when true; an index out of range
+            // picks the last branch.
+            let masks: Vec<InstId> = if sty.is_pred() {
+                vec![sel]
+            } else {
+                let lo = e.full(sty, &[size], 0.0)?;
+                let hi = e.full(sty, &[size], (k - 1) as f64)?;
+                let idx = e.add(Op::Clamp, &[lo, sel, hi], &[])?;
+                (0..k - 1)
+                    .map(|i| {
+                        let c = e.full(sty, &[size], i as f64)?;
+                        e.compare(hlox_hlo::ComparisonDirection::Eq, idx, c)
+                    })
+                    .collect::<Result<_, _>>()?
+            };
+            let mut acc = outs[k - 1];
+            for i in (0..k - 1).rev() {
+                acc = select_tree(e, masks[i], outs[i], acc, &inst.shape, size)?;
+            }
+            return Ok((acc, want));
+        }
         Op::Conditional if !is(0) => {
             // Every branch batched the same way: all result leaves batched.
             let want = all_batched(&inst.shape);
@@ -740,6 +832,78 @@ fn vmap_inst(
         Op::GetTupleElement { index } => {
             let r = e.add(inst.op.clone(), &prim, &[])?;
             return Ok((r, ops[0].1.element(*index as usize)));
+        }
+        Op::DynamicSlice { sizes } if (1..prim.len()).any(is) => {
+            // Batched starts: a gather with the batch as a batching
+            // dimension (gather clamps starts as dynamic-slice does).
+            let x = if is(0) {
+                prim[0]
+            } else {
+                batch(e, prim[0], size)?
+            };
+            let idx = stack_starts(e, &prim[1..], &ops[1..], size, None)?;
+            let r = sizes.len() as i64;
+            let mut slice_sizes = vec![1];
+            slice_sizes.extend(sizes);
+            e.add(
+                Op::Gather {
+                    dnums: hlox_hlo::ir::GatherDimensionNumbers {
+                        offset_dims: (1..=r).collect(),
+                        collapsed_slice_dims: vec![],
+                        start_index_map: (1..=r).collect(),
+                        index_vector_dim: 1,
+                        operand_batching_dims: vec![0],
+                        start_indices_batching_dims: vec![0],
+                    },
+                    slice_sizes,
+                    indices_are_sorted: false,
+                },
+                &[x, idx],
+                &[],
+            )?
+        }
+        Op::DynamicUpdateSlice if (2..prim.len()).any(is) => {
+            // Batched starts: a scatter that assigns, at starts clamped as
+            // dynamic-update-slice clamps them.
+            let x = if is(0) {
+                prim[0]
+            } else {
+                batch(e, prim[0], size)?
+            };
+            let u = if is(1) {
+                prim[1]
+            } else {
+                batch(e, prim[1], size)?
+            };
+            let xd = e.dims(x)?;
+            let ud = e.dims(u)?;
+            let bounds: Vec<i64> = (1..xd.len()).map(|k| xd[k] - ud[k]).collect();
+            let idx = stack_starts(e, &prim[2..], &ops[2..], size, Some(&bounds))?;
+            let r = bounds.len() as i64;
+            let ty = e.ty(x)?;
+            let assign = {
+                let mut sub = Emitter::new(&mut *e.out, "assign", T);
+                let sc = Shape::scalar(ty);
+                sub.param(&sc, "old");
+                let new = sub.param(&sc, "new");
+                sub.finish(new)
+            };
+            e.add(
+                Op::Scatter {
+                    dnums: hlox_hlo::ir::ScatterDimensionNumbers {
+                        update_window_dims: (1..=r).collect(),
+                        inserted_window_dims: vec![],
+                        scatter_dims_to_operand_dims: (1..=r).collect(),
+                        index_vector_dim: 1,
+                        input_batching_dims: vec![0],
+                        scatter_indices_batching_dims: vec![0],
+                    },
+                    indices_are_sorted: false,
+                    unique_indices: true,
+                },
+                &[x, idx, u],
+                &[assign],
+            )?
         }
         Op::DynamicSlice { sizes } if (1..prim.len()).all(|k| !is(k)) => {
             let ity = e.ty(prim[1])?;

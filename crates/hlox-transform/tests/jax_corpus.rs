@@ -166,4 +166,5 @@ cases! {
     conv_nchw,
     sort_and_top,
     argmax_pick,
+    batched_control,
 }
