@@ -324,14 +324,13 @@ fn select_tree(
     a: InstId,
     b: InstId,
     shape: &Shape,
-    size: i64,
 ) -> Result<InstId, TransformError> {
     match shape {
         Shape::Tuple(t) => {
             let mut parts = Vec::with_capacity(t.len());
             for (i, s) in t.iter().enumerate() {
                 let (x, y) = (e.gte(a, i)?, e.gte(b, i)?);
-                parts.push(select_tree(e, mask, x, y, s, size)?);
+                parts.push(select_tree(e, mask, x, y, s)?);
             }
             e.tuple(&parts)
         }
@@ -762,7 +761,7 @@ fn vmap_inst(
             };
             let mut acc = outs[k - 1];
             for i in (0..k - 1).rev() {
-                acc = select_tree(e, masks[i], outs[i], acc, &inst.shape, size)?;
+                acc = select_tree(e, masks[i], outs[i], acc, &inst.shape)?;
             }
             return Ok((acc, want));
         }
