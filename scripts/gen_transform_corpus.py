@@ -46,11 +46,13 @@ OUT = REPO / "tests" / "transform_corpus"
 CASES = {}
 
 
-def case(in_axes, size=3):
-    """Registers a program: ``build(rng) -> (f, args)``; ``in_axes`` for vmap."""
+def case(in_axes, size=3, reverse=True):
+    """Registers a program: ``build(rng) -> (f, args)``; ``in_axes`` for vmap;
+    ``reverse=False`` where JAX itself has no reverse mode (then no ``vjp``
+    or ``grad`` is recorded)."""
 
     def wrap(build):
-        CASES[build.__name__] = (build, in_axes, size)
+        CASES[build.__name__] = (build, in_axes, size, reverse)
         return build
 
     return wrap
@@ -328,12 +330,31 @@ def batched_control(rng):
     return f, [f32(rng, 5), np.int32(1), np.int32(2)]
 
 
+@case(in_axes=(0, 0), reverse=False)
+def while_data_dependent(rng):
+    # A loop whose trip count depends on the data: shrink until below a
+    # bound (vmap: the condition differs per example).
+    def f(x, bound):
+        def cond(c):
+            v, n = c
+            return jnp.sum(v * v) > jnp.abs(bound) + 0.1
+
+        def body(c):
+            v, n = c
+            return v * 0.5 + 0.01, n + 1
+
+        v, n = lax.while_loop(cond, body, (x, 0))
+        return jnp.sum(jnp.sin(v)) + n.astype(jnp.float32)
+
+    return f, [f32(rng, 4) * 3.0, np.float32(0.5)]
+
+
 def arr(a):
     a = np.asarray(a)
     return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}
 
 
-def generate(name, build, in_axes, size):
+def generate(name, build, in_axes, size, reverse):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     f, args = build(rng)
     args = [np.asarray(a) for a in args]
@@ -352,17 +373,18 @@ def generate(name, build, in_axes, size):
     leaves = jax.tree_util.tree_leaves(out)
     t_leaves = jax.tree_util.tree_leaves(out_t)
     cts = [f32(rng, *np.shape(l)) for l in leaves]
-    _, pullback = jax.vjp(f_wrt, *primals)
-    ct_tree = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(out), cts)
-    v_out = pullback(ct_tree)
     rec = {
         "inputs": [arr(a) for a in args],
         "wrt": wrt,
         "outputs": [arr(l) for l in leaves],
         "jvp": {"tangents": [arr(t) for t in tangents], "out": [arr(t) for t in t_leaves]},
-        "vjp": {"cotangents": [arr(c) for c in cts], "out": [arr(v) for v in v_out]},
     }
-    if len(leaves) == 1 and np.shape(leaves[0]) == ():
+    if reverse:
+        _, pullback = jax.vjp(f_wrt, *primals)
+        ct_tree = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(out), cts)
+        v_out = pullback(ct_tree)
+        rec["vjp"] = {"cotangents": [arr(c) for c in cts], "out": [arr(v) for v in v_out]}
+    if reverse and len(leaves) == 1 and np.shape(leaves[0]) == ():
         g = jax.grad(f_wrt, argnums=tuple(range(len(wrt))))(*primals)
         rec["grad"] = [arr(x) for x in g]
     batched = []
@@ -394,10 +416,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*")
     a = ap.parse_args()
-    for name, (build, in_axes, size) in CASES.items():
+    for name, (build, in_axes, size, reverse) in CASES.items():
         if a.only and name not in a.only:
             continue
-        generate(name, build, in_axes, size)
+        generate(name, build, in_axes, size, reverse)
 
 
 if __name__ == "__main__":

@@ -316,6 +316,49 @@ fn conform(
     }
 }
 
+/// A loop whose condition differs per example: every leaf of the state
+/// batched, the loop runs while any example's condition holds, and an
+/// example whose condition is false keeps its state.
+fn vmap_while_batched_predicate(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    init: &(InstId, B),
+    size: i64,
+) -> Result<(InstId, B), TransformError> {
+    let (cond, body) = (inst.called[0], inst.called[1]);
+    let all = all_batched(&inst.shape);
+    let shape = batched_tree_shape(&inst.shape, &all, size);
+    let s0 = conform(e, init.0, &init.1, &all, &inst.shape, size)?;
+    let pred = Shape::scalar(ElementType::Pred);
+    let new_cond = {
+        let mut sub = Emitter::new(&mut *e.out, &format!("vmap.any.{}", m.comp(cond).name), T);
+        sub.at = e.at.clone();
+        let p = sub.param(&shape, "state");
+        let (pb, b) = vmap_comp(&mut sub, m, cond, &[(p, all.clone())], size)?;
+        let pb = conform(&mut sub, pb, &b, &B::Yes, &pred, size)?;
+        let r = sub.reduce_with(hlox_hlo::ir::BinaryOp::Or, pb, &[0], 0.0)?;
+        sub.finish(r)
+    };
+    let new_body = {
+        let mut sub = Emitter::new(
+            &mut *e.out,
+            &format!("vmap.masked.{}", m.comp(body).name),
+            T,
+        );
+        sub.at = e.at.clone();
+        let p = sub.param(&shape, "state");
+        let (pb, b) = vmap_comp(&mut sub, m, cond, &[(p, all.clone())], size)?;
+        let pb = conform(&mut sub, pb, &b, &B::Yes, &pred, size)?;
+        let (y, yb) = vmap_comp(&mut sub, m, body, &[(p, all.clone())], size)?;
+        let y = conform(&mut sub, y, &yb, &all, &inst.shape, size)?;
+        let r = select_tree(&mut sub, pb, y, p, &inst.shape)?;
+        sub.finish(r)
+    };
+    let r = e.add(Op::While, &[s0], &[new_cond, new_body])?;
+    Ok((r, all))
+}
+
 /// Per example (a `[size]` pred), `a` where true and `b` where false,
 /// leaf by leaf (both batched everywhere, of unbatched shape `shape`).
 fn select_tree(
@@ -814,11 +857,7 @@ fn vmap_inst(
             let (cond_comp, pb) =
                 vmap_computation(e, m, cond, &[(shape, state.clone())], None, size)?;
             if pb.any() {
-                return Err(unsupported(
-                    T,
-                    inst,
-                    "a loop whose condition depends on batched values is not supported yet",
-                ));
+                return vmap_while_batched_predicate(e, m, inst, &ops[0], size);
             }
             let init = conform(e, prim[0], &ops[0].1, &state, &inst.shape, size)?;
             let r = e.add(Op::While, &[init], &[cond_comp, body_comp])?;
