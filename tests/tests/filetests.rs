@@ -1,6 +1,6 @@
 //! Filetests, in the spirit of Cranelift's: tests as data.
 //!
-//! - `tests/filetests/{eval,verify,host,cuda}/**.hlo`: directive filetests
+//! - `tests/filetests/{eval,verify,host,cuda,transform}/**.hlo`: directive filetests
 //!   (see `filetest/directives.rs` and docs/testing.md): each file's
 //!   comment lines say what to run (`verify`, `passes=`, `run interpret`,
 //!   `run host`, `run cuda-emulate`, `emit llvm-ir|ptx|hlo` with `check:`
@@ -213,6 +213,13 @@ fn eval_filetests() {
 #[test]
 fn host_filetests() {
     directive_suite("host");
+}
+
+/// hlox-transform's jvp, vjp, grad and vmap: the transformed modules as
+/// documentation (check lines) and run on data, and its errors.
+#[test]
+fn transform_filetests() {
+    directive_suite("transform");
 }
 
 /// The verifier's diagnostics, each with its full message.

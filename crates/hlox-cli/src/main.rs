@@ -17,6 +17,7 @@ use std::process::ExitCode;
 
 mod commands;
 mod doctor;
+mod transform;
 
 #[derive(Parser)]
 #[command(
@@ -242,6 +243,26 @@ enum Command {
         #[arg(long, value_name = "SECONDS")]
         timeout: Option<f64>,
     },
+    /// The gradient of a module's scalar result: OUT takes the module's
+    /// parameters and returns the tuple of the gradients, in --wrt order.
+    ///
+    /// Example: hlox grad loss.hlo --wrt 0,2 -o grad.hlo (docs/transforms.md)
+    Grad(transform::DiffArgs),
+    /// Reverse mode: OUT takes the module's parameters, then one cotangent
+    /// per result leaf, and returns the tuple of the --wrt cotangents.
+    ///
+    /// Example: hlox vjp model.hlo --wrt 0 -o vjp.hlo
+    Vjp(transform::DiffArgs),
+    /// Forward mode: OUT takes the module's parameters, then one tangent
+    /// per --wrt parameter, and returns the result leaves and their tangents.
+    ///
+    /// Example: hlox jvp model.hlo --wrt 0,1 -o jvp.hlo
+    Jvp(transform::DiffArgs),
+    /// Batching: parameters batched at --in-axes (`none`: not batched),
+    /// every result leaf batched at axis 0.
+    ///
+    /// Example: hlox vmap model.hlo --in-axes 0,none --size 8 -o batched.hlo
+    Vmap(transform::VmapArgs),
 }
 
 /// `--platform`: where a module is compiled (and run).
@@ -323,6 +344,10 @@ fn run(cli: Cli) -> Result<()> {
             targets,
             platform,
         } => doctor::doctor(&file, &commands::Plugins::new(&plugins, &targets), platform),
+        Command::Grad(a) => transform::diff(transform::Diff::Grad, a),
+        Command::Vjp(a) => transform::diff(transform::Diff::Vjp, a),
+        Command::Jvp(a) => transform::diff(transform::Diff::Jvp, a),
+        Command::Vmap(a) => transform::vmap(a),
         Command::Bench {
             file,
             inputs,

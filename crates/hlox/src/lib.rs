@@ -25,6 +25,11 @@ pub use hlox_hlo::{ElementType, Literal, Module, Shape};
 /// jaxlib's CPU custom-call targets (`lapack_*_ffi`), registered for the
 /// Host in [`Registry::global`] by linking this crate.
 pub use hlox_jaxlib as jaxlib;
+/// Transformations of modules: derivatives (`grad`, `vjp`, `jvp`) and
+/// batching (`vmap`), each giving a new verified module
+/// (docs/transforms.md).
+pub use hlox_transform as transform;
+pub use hlox_transform::{grad, jvp, vjp, vmap};
 use std::sync::Arc;
 
 /// The Host backend's executable.

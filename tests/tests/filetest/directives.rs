@@ -4,6 +4,8 @@
 //!
 //! ```text
 //! // verify                       the module must verify
+//! // transform: grad wrt=0,1       first transform the module (hlox-transform):
+//! //                                grad/vjp/jvp wrt=..., vmap in_axes=0,none size=N
 //! // passes=algsimp,dce           run these passes (verify after each)
 //! // run interpret                run on an engine: interpret, host,
 //! // run host hlo_passes=false      cuda-emulate (options key=value)
@@ -113,6 +115,8 @@ pub struct Case {
     pub source: String,
     /// 1-based line where the case starts.
     pub first_line: usize,
+    /// `transform: grad wrt=0`: the transformation applied first.
+    pub transform: Option<(String, Loc)>,
     pub passes: Option<(Vec<String>, Loc)>,
     pub runs: Vec<Run>,
     pub args: Vec<(Value, Loc)>,
@@ -169,6 +173,7 @@ fn parse_case(
     let mut case = Case {
         source,
         first_line: start + 1,
+        transform: None,
         passes: None,
         runs: Vec::new(),
         args: Vec::new(),
@@ -204,6 +209,7 @@ fn parse_case(
                     .collect();
                 case.passes = Some((names, loc));
             }
+            "transform" => case.transform = Some((rest.trim().to_string(), loc)),
             "run" => case.runs.push(parse_run(rest, loc.clone()).map_err(bad)?),
             "arg" => case.args.push((parse_value(rest), loc)),
             "args" => {
@@ -278,6 +284,7 @@ fn parse_case(
 fn near_miss(word: &str) -> Option<&'static str> {
     const DIRECTIVES: &[&str] = &[
         "verify",
+        "transform",
         "passes",
         "run",
         "arg",

@@ -195,6 +195,12 @@ impl Cx<'_> {
             loc: first.clone(),
             message: e.to_string(),
         })?;
+        if let Some((spec, loc)) = &case.transform {
+            m = transform(&m, spec).map_err(|message| StageError {
+                loc: loc.clone(),
+                message,
+            })?;
+        }
         if let Some((names, loc)) = &case.passes {
             run_passes(&mut m, names).map_err(|message| StageError {
                 loc: loc.clone(),
@@ -460,6 +466,67 @@ fn literal_of(text: &str, shape: &hlox_hlo::Shape) -> Result<Literal, String> {
         }
         _ => parse_literal(text, shape).map_err(|e| format!("literal `{text}`: {e}")),
     }
+}
+
+/// `transform: grad wrt=0,1`, `vjp ...`, `jvp ...` or
+/// `vmap in_axes=0,none size=3`.
+fn transform(m: &Module, spec: &str) -> Result<Module, String> {
+    let mut words = spec.split_whitespace();
+    let kind = words.next().unwrap_or_default();
+    let (mut wrt, mut axes, mut size) = (vec![0usize], Vec::new(), None);
+    for w in words {
+        let (k, v) = w
+            .split_once('=')
+            .ok_or_else(|| format!("`transform: {spec}`: expected key=value, got `{w}`"))?;
+        let list = || v.split(',').map(str::trim);
+        match k {
+            "wrt" => {
+                wrt = list()
+                    .map(|x| {
+                        x.parse()
+                            .map_err(|_| format!("wrt entry `{x}` is not a number"))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "in_axes" => {
+                axes = list()
+                    .map(|x| match x {
+                        "none" => Ok(None),
+                        x => x
+                            .parse()
+                            .map(Some)
+                            .map_err(|_| format!("in_axes entry `{x}`")),
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "size" => {
+                size = Some(
+                    v.parse()
+                        .map_err(|_| format!("size `{v}` is not a number"))?,
+                )
+            }
+            _ => {
+                return Err(format!(
+                    "`transform: {spec}`: unknown option `{k}` (wrt=, in_axes=, size=)"
+                ))
+            }
+        }
+    }
+    let r = match kind {
+        "grad" => hlox_transform::grad(m, &wrt),
+        "vjp" => hlox_transform::vjp(m, &wrt),
+        "jvp" => hlox_transform::jvp(m, &wrt),
+        "vmap" => {
+            let size = size.ok_or_else(|| format!("`transform: {spec}`: vmap needs size=N"))?;
+            hlox_transform::vmap(m, &axes, size)
+        }
+        _ => {
+            return Err(format!(
+                "`transform: {spec}`: expected grad, vjp, jvp or vmap"
+            ))
+        }
+    };
+    r.map(|v| v.into_inner()).map_err(|e| e.to_string())
 }
 
 fn run_passes(m: &mut Module, names: &[String]) -> Result<(), String> {

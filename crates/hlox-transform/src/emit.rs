@@ -1,0 +1,651 @@
+//! Emitting the transformed module: [`Out`] is the module being assembled
+//! (a copy of the input's computations, so a re-emitted instruction keeps
+//! calling the same `CompId`s, plus the helper computations the rules
+//! create), and [`Emitter`] builds one new computation of it.
+//!
+//! Every instruction goes through shape inference ([`infer_shape`], or
+//! [`check_shape`] for a declared shape), so a rule that builds a wrongly
+//! shaped instruction fails at the place it does so, with the instruction
+//! being transformed named in the error; the finished module goes through
+//! the verifier as well ([`crate::finish`]).
+
+use crate::custom::Rules;
+use crate::TransformError;
+use hlox_hlo::entity::{EntityRef, PrimaryMap};
+use hlox_hlo::ir::{
+    BinaryOp, CompId, ComparisonDirection, Computation, DotDimensionNumbers, InstId, Instruction,
+    Module, Op, PadDim, SliceDim, UnaryOp,
+};
+use hlox_hlo::shape_inference::{check_shape, infer_shape};
+use hlox_hlo::{ArrayShape, ElementType, Literal, ProgramShape, Shape};
+use std::collections::{HashMap, HashSet};
+
+/// The module being assembled.
+pub(crate) struct Out {
+    pub comps: PrimaryMap<CompId, Computation>,
+    pub name: String,
+    inst_names: HashSet<String>,
+    comp_names: HashSet<String>,
+    reducers: HashMap<(BinaryOp, ElementType), CompId>,
+    /// The custom-call rules in force.
+    pub rules: Rules,
+    /// Rule modules' computations already copied in, per module.
+    pub imported: HashMap<usize, HashMap<CompId, CompId>>,
+}
+
+impl Out {
+    /// A copy of `m`'s computations. The names of the entry's
+    /// instructions are free for the new entry (the old entry is dropped
+    /// by [`Out::finish`], as nothing calls it).
+    pub fn new(m: &Module, name: String, rules: &Rules) -> Out {
+        let mut inst_names = HashSet::new();
+        let mut comp_names = HashSet::new();
+        for (id, c) in m.computations.iter() {
+            comp_names.insert(c.name.clone());
+            if id != m.entry {
+                inst_names.extend(c.instructions.values().map(|i| i.name.clone()));
+            }
+        }
+        Out {
+            comps: m.computations.clone(),
+            name,
+            inst_names,
+            comp_names,
+            reducers: HashMap::new(),
+            rules: rules.clone(),
+            imported: HashMap::new(),
+        }
+    }
+
+    pub fn unique_inst_name(&mut self, base: &str) -> String {
+        unique(&mut self.inst_names, base)
+    }
+
+    pub fn unique_comp_name(&mut self, base: &str) -> String {
+        unique(&mut self.comp_names, base)
+    }
+
+    /// The scalar computation `(a, b) -> a <op> b` over `ty`, made once per
+    /// module.
+    pub fn reducer(&mut self, op: BinaryOp, ty: ElementType) -> Result<CompId, TransformError> {
+        if let Some(&c) = self.reducers.get(&(op, ty)) {
+            return Ok(c);
+        }
+        let name = format!("{}.{}", op_text(Op::Binary(op)), ty.name());
+        let mut e = Emitter::new(self, &name, "reducer");
+        let s = Shape::scalar(ty);
+        let a = e.param(&s, "lhs");
+        let b = e.param(&s, "rhs");
+        let r = e.binary(op, a, b)?;
+        let c = e.finish(r);
+        self.reducers.insert((op, ty), c);
+        Ok(c)
+    }
+
+    /// `(a, b) -> compare(a, b, direction)` over scalars of `ty`
+    /// (select-and-scatter's `select`).
+    pub fn comparator(
+        &mut self,
+        direction: ComparisonDirection,
+        ty: ElementType,
+    ) -> Result<CompId, TransformError> {
+        let mut e = Emitter::new(self, &format!("select.{}", direction.name()), "comparator");
+        let s = Shape::scalar(ty);
+        let a = e.param(&s, "a");
+        let b = e.param(&s, "b");
+        let r = e.compare(direction, a, b)?;
+        Ok(e.finish(r))
+    }
+
+    /// `(ax, at, bx, bt) -> (ax, at) if compare(ax, bx, direction) else
+    /// (bx, bt)`: a reduction that carries the tangent of the element it
+    /// chooses (XLA's select-and-gather-add, as JAX lowers it).
+    pub fn pair_chooser(
+        &mut self,
+        direction: ComparisonDirection,
+        ty: ElementType,
+    ) -> Result<CompId, TransformError> {
+        let mut e = Emitter::new(self, "choose", "pair chooser");
+        let s = Shape::scalar(ty);
+        let ax = e.param(&s, "ax");
+        let at = e.param(&s, "at");
+        let bx = e.param(&s, "bx");
+        let bt = e.param(&s, "bt");
+        let p = e.compare(direction, ax, bx)?;
+        let x = e.select(p, ax, bx)?;
+        let t = e.select(p, at, bt)?;
+        let r = e.tuple(&[x, t])?;
+        Ok(e.finish(r))
+    }
+
+    /// The module with entry `entry`, keeping only the computations it
+    /// reaches, callees before callers.
+    pub fn finish(self, entry: CompId) -> Module {
+        let mut order: Vec<CompId> = Vec::new();
+        let mut seen = HashSet::new();
+        fn visit(
+            comps: &PrimaryMap<CompId, Computation>,
+            c: CompId,
+            seen: &mut HashSet<CompId>,
+            order: &mut Vec<CompId>,
+        ) {
+            if !seen.insert(c) {
+                return;
+            }
+            for inst in comps[c].instructions.values() {
+                for &callee in &inst.called {
+                    visit(comps, callee, seen, order);
+                }
+            }
+            order.push(c);
+        }
+        visit(&self.comps, entry, &mut seen, &mut order);
+        let remap: HashMap<CompId, CompId> = order
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (c, CompId::new(i)))
+            .collect();
+        let mut comps = PrimaryMap::new();
+        for &c in &order {
+            let mut comp = self.comps[c].clone();
+            for inst in comp.instructions.values_mut() {
+                for callee in inst.called.iter_mut() {
+                    *callee = remap[callee];
+                }
+            }
+            comps.push(comp);
+        }
+        Module {
+            name: self.name,
+            computations: comps,
+            entry: remap[&entry],
+            input_output_alias: Vec::new(),
+            is_scheduled: false,
+        }
+    }
+}
+
+fn unique(set: &mut HashSet<String>, base: &str) -> String {
+    if set.insert(base.to_string()) {
+        return base.to_string();
+    }
+    let mut k = 1u64;
+    loop {
+        let cand = format!("{base}.{k}");
+        if set.insert(cand.clone()) {
+            return cand;
+        }
+        k += 1;
+    }
+}
+
+fn op_text(op: Op) -> &'static str {
+    op.name()
+}
+
+/// Builds one computation of an [`Out`].
+pub(crate) struct Emitter<'o> {
+    pub out: &'o mut Out,
+    name: String,
+    insts: PrimaryMap<InstId, Instruction>,
+    params: Vec<InstId>,
+    /// The transformation, for errors ("jvp", "vjp", "vmap").
+    pub transform: &'static str,
+    /// The instruction being transformed, for errors and for the names of
+    /// the instructions its rule emits.
+    pub at: String,
+}
+
+impl<'o> Emitter<'o> {
+    pub fn new(out: &'o mut Out, name: &str, transform: &'static str) -> Emitter<'o> {
+        let name = out.unique_comp_name(name);
+        Emitter {
+            out,
+            name,
+            insts: PrimaryMap::new(),
+            params: Vec::new(),
+            transform,
+            at: String::new(),
+        }
+    }
+
+    pub fn inst(&self, x: InstId) -> &Instruction {
+        &self.insts[x]
+    }
+
+    pub fn shape(&self, x: InstId) -> &Shape {
+        &self.insts[x].shape
+    }
+
+    /// The array shape of `x`, or an error naming the instruction.
+    pub fn arr(&self, x: InstId) -> Result<ArrayShape, TransformError> {
+        match &self.insts[x].shape {
+            Shape::Array(a) => Ok(a.clone()),
+            s => Err(self.internal(format!(
+                "expected an array, got {}",
+                hlox_hlo::shape_inference::short(s)
+            ))),
+        }
+    }
+
+    pub fn dims(&self, x: InstId) -> Result<Vec<i64>, TransformError> {
+        Ok(self.arr(x)?.dims)
+    }
+
+    pub fn ty(&self, x: InstId) -> Result<ElementType, TransformError> {
+        Ok(self.arr(x)?.ty)
+    }
+
+    pub fn internal(&self, message: String) -> TransformError {
+        TransformError::Emit {
+            transform: self.transform,
+            instruction: self.at.clone(),
+            message,
+        }
+    }
+
+    pub fn param(&mut self, shape: &Shape, name: &str) -> InstId {
+        let number = self.params.len() as u64;
+        let name = self.out.unique_inst_name(name);
+        let id = self.insts.push(Instruction::new(
+            name,
+            Op::Parameter { number },
+            shape.clone(),
+            vec![],
+        ));
+        self.params.push(id);
+        id
+    }
+
+    fn sigs(&self, called: &[CompId]) -> Vec<ProgramShape> {
+        called
+            .iter()
+            .map(|&c| self.out.comps[c].program_shape())
+            .collect()
+    }
+
+    fn push(
+        &mut self,
+        op: Op,
+        operands: &[InstId],
+        called: &[CompId],
+        shape: Shape,
+        name: Option<&str>,
+    ) -> InstId {
+        let base = match name {
+            Some(n) => n.to_string(),
+            None if self.at.is_empty() => op.name().to_string(),
+            None => format!("{}.{}", self.at, op.name()),
+        };
+        let name = self.out.unique_inst_name(&base);
+        let mut inst = Instruction::new(name, op, shape, operands.to_vec());
+        inst.called = called.to_vec();
+        self.insts.push(inst)
+    }
+
+    /// An instruction whose shape shape inference gives.
+    pub fn add(
+        &mut self,
+        op: Op,
+        operands: &[InstId],
+        called: &[CompId],
+    ) -> Result<InstId, TransformError> {
+        let sigs = self.sigs(called);
+        let shapes: Vec<&Shape> = operands.iter().map(|&o| &self.insts[o].shape).collect();
+        let shape = infer_shape(&op, &shapes, &sigs).map_err(|e| self.internal(e.to_string()))?;
+        Ok(self.push(op, operands, called, shape, None))
+    }
+
+    /// An instruction with a declared shape (checked by shape inference).
+    pub fn add_shaped(
+        &mut self,
+        op: Op,
+        operands: &[InstId],
+        called: &[CompId],
+        shape: Shape,
+    ) -> Result<InstId, TransformError> {
+        self.add_shaped_named(op, operands, called, shape, None)
+    }
+
+    pub fn add_shaped_named(
+        &mut self,
+        op: Op,
+        operands: &[InstId],
+        called: &[CompId],
+        shape: Shape,
+        name: Option<&str>,
+    ) -> Result<InstId, TransformError> {
+        let sigs = self.sigs(called);
+        let shapes: Vec<&Shape> = operands.iter().map(|&o| &self.insts[o].shape).collect();
+        check_shape(&op, &shapes, &sigs, &shape).map_err(|e| self.internal(e.to_string()))?;
+        Ok(self.push(op, operands, called, shape, name))
+    }
+
+    /// A copy of `inst` (of the input module) on new operands, keeping its
+    /// name where it is free.
+    pub fn reemit(
+        &mut self,
+        inst: &Instruction,
+        operands: &[InstId],
+    ) -> Result<InstId, TransformError> {
+        let id = self.add_shaped_named(
+            inst.op.clone(),
+            operands,
+            &inst.called,
+            inst.shape.clone(),
+            Some(&inst.name),
+        )?;
+        let new = &mut self.insts[id];
+        new.metadata = inst.metadata.clone();
+        new.frontend_attributes = inst.frontend_attributes.clone();
+        new.backend_config = inst.backend_config.clone();
+        new.sharding = inst.sharding.clone();
+        Ok(id)
+    }
+
+    /// Adds the computation rooted at `root` to the module, without the
+    /// instructions nothing uses (rules build some values only in case;
+    /// parameters and side effects stay).
+    pub fn finish(self, root: InstId) -> CompId {
+        let n = self.insts.len();
+        let mut live = vec![false; n];
+        live[root.index()] = true;
+        for (id, inst) in self.insts.iter().rev() {
+            if inst.op.has_side_effect() || matches!(inst.op, Op::Parameter { .. }) {
+                live[id.index()] = true;
+            }
+            if live[id.index()] {
+                for &o in &inst.operands {
+                    live[o.index()] = true;
+                }
+            }
+        }
+        let mut remap: Vec<Option<InstId>> = vec![None; n];
+        let mut insts = PrimaryMap::new();
+        for (id, inst) in self.insts.iter() {
+            if !live[id.index()] {
+                continue;
+            }
+            let mut inst = inst.clone();
+            for o in inst.operands.iter_mut() {
+                *o = remap[o.index()].unwrap_or(*o);
+            }
+            remap[id.index()] = Some(insts.push(inst));
+        }
+        let fix = |x: InstId| remap[x.index()].unwrap_or(x);
+        let comp = Computation {
+            name: self.name,
+            instructions: insts,
+            params: self.params.into_iter().map(fix).collect(),
+            root: fix(root),
+            execution_thread: None,
+        };
+        self.out.comps.push(comp)
+    }
+
+    // ---- helpers the rules build with ----
+
+    pub fn unary(&mut self, u: UnaryOp, x: InstId) -> Result<InstId, TransformError> {
+        self.add(Op::Unary(u), &[x], &[])
+    }
+
+    pub fn binary(&mut self, b: BinaryOp, x: InstId, y: InstId) -> Result<InstId, TransformError> {
+        self.add(Op::Binary(b), &[x, y], &[])
+    }
+
+    pub fn mul(&mut self, x: InstId, y: InstId) -> Result<InstId, TransformError> {
+        self.binary(BinaryOp::Multiply, x, y)
+    }
+
+    pub fn addv(&mut self, x: InstId, y: InstId) -> Result<InstId, TransformError> {
+        self.binary(BinaryOp::Add, x, y)
+    }
+
+    pub fn sub(&mut self, x: InstId, y: InstId) -> Result<InstId, TransformError> {
+        self.binary(BinaryOp::Subtract, x, y)
+    }
+
+    pub fn div(&mut self, x: InstId, y: InstId) -> Result<InstId, TransformError> {
+        self.binary(BinaryOp::Divide, x, y)
+    }
+
+    pub fn neg(&mut self, x: InstId) -> Result<InstId, TransformError> {
+        self.unary(UnaryOp::Negate, x)
+    }
+
+    pub fn compare(
+        &mut self,
+        direction: ComparisonDirection,
+        x: InstId,
+        y: InstId,
+    ) -> Result<InstId, TransformError> {
+        self.add(
+            Op::Compare {
+                direction,
+                cmp_type: None,
+            },
+            &[x, y],
+            &[],
+        )
+    }
+
+    pub fn select(&mut self, p: InstId, a: InstId, b: InstId) -> Result<InstId, TransformError> {
+        self.add(Op::Select, &[p, a, b], &[])
+    }
+
+    pub fn convert(&mut self, x: InstId, ty: ElementType) -> Result<InstId, TransformError> {
+        let a = self.arr(x)?;
+        if a.ty == ty {
+            return Ok(x);
+        }
+        self.add_shaped(Op::Convert, &[x], &[], Shape::array(ty, a.dims))
+    }
+
+    /// A scalar constant `v` of type `ty`.
+    pub fn scalar(&mut self, ty: ElementType, v: f64) -> Result<InstId, TransformError> {
+        let lit = match ty {
+            ElementType::F64 => Literal::r0(v),
+            ElementType::F32 => Literal::r0(v as f32),
+            ElementType::F16 => Literal::r0(half::f16::from_f64(v)),
+            ElementType::Bf16 => Literal::r0(half::bf16::from_f64(v)),
+            ElementType::Pred => Literal::r0(v != 0.0),
+            ElementType::S8 => Literal::r0(v as i8),
+            ElementType::S16 => Literal::r0(v as i16),
+            ElementType::S32 => Literal::r0(v as i32),
+            ElementType::S64 => Literal::r0(v as i64),
+            ElementType::U8 => Literal::r0(v as u8),
+            ElementType::U16 => Literal::r0(v as u16),
+            ElementType::U32 => Literal::r0(v as u32),
+            ElementType::U64 => Literal::r0(v as u64),
+        };
+        self.constant(lit)
+    }
+
+    pub fn constant(&mut self, lit: Literal) -> Result<InstId, TransformError> {
+        let shape = lit.shape();
+        self.add_shaped(Op::Constant { literal: lit }, &[], &[], shape)
+    }
+
+    /// `v` broadcast to `dims` in type `ty`.
+    pub fn full(
+        &mut self,
+        ty: ElementType,
+        dims: &[i64],
+        v: f64,
+    ) -> Result<InstId, TransformError> {
+        let s = self.scalar(ty, v)?;
+        if dims.is_empty() {
+            return Ok(s);
+        }
+        self.broadcast_in_dim(s, dims, &[])
+    }
+
+    /// `v` in the shape and type of `x`.
+    pub fn full_like(&mut self, x: InstId, v: f64) -> Result<InstId, TransformError> {
+        let a = self.arr(x)?;
+        self.full(a.ty, &a.dims, v)
+    }
+
+    /// Zeros of any shape (a tuple of zeros for a tuple).
+    pub fn zeros(&mut self, shape: &Shape) -> Result<InstId, TransformError> {
+        match shape {
+            Shape::Array(a) => self.full(a.ty, &a.dims, 0.0),
+            Shape::Tuple(t) => {
+                let parts = t
+                    .iter()
+                    .map(|s| self.zeros(s))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.tuple(&parts)
+            }
+            Shape::Token => self.add(Op::AfterAll, &[], &[]),
+        }
+    }
+
+    pub fn tuple(&mut self, xs: &[InstId]) -> Result<InstId, TransformError> {
+        self.add(Op::Tuple, xs, &[])
+    }
+
+    pub fn gte(&mut self, x: InstId, index: usize) -> Result<InstId, TransformError> {
+        self.add(
+            Op::GetTupleElement {
+                index: index as i64,
+            },
+            &[x],
+            &[],
+        )
+    }
+
+    pub fn broadcast_in_dim(
+        &mut self,
+        x: InstId,
+        out_dims: &[i64],
+        dimensions: &[i64],
+    ) -> Result<InstId, TransformError> {
+        let a = self.arr(x)?;
+        if a.dims == out_dims && dimensions.iter().enumerate().all(|(i, &d)| d == i as i64) {
+            return Ok(x);
+        }
+        self.add_shaped(
+            Op::Broadcast {
+                dimensions: dimensions.to_vec(),
+            },
+            &[x],
+            &[],
+            Shape::array(a.ty, out_dims.to_vec()),
+        )
+    }
+
+    pub fn reshape(&mut self, x: InstId, dims: &[i64]) -> Result<InstId, TransformError> {
+        let a = self.arr(x)?;
+        if a.dims == dims {
+            return Ok(x);
+        }
+        self.add_shaped(Op::Reshape, &[x], &[], Shape::array(a.ty, dims.to_vec()))
+    }
+
+    pub fn transpose(&mut self, x: InstId, perm: &[i64]) -> Result<InstId, TransformError> {
+        if perm.iter().enumerate().all(|(i, &p)| p == i as i64) {
+            return Ok(x);
+        }
+        self.add(
+            Op::Transpose {
+                dimensions: perm.to_vec(),
+            },
+            &[x],
+            &[],
+        )
+    }
+
+    pub fn reverse(&mut self, x: InstId, dims: &[i64]) -> Result<InstId, TransformError> {
+        self.add(
+            Op::Reverse {
+                dimensions: dims.to_vec(),
+            },
+            &[x],
+            &[],
+        )
+    }
+
+    pub fn slice(&mut self, x: InstId, dims: Vec<SliceDim>) -> Result<InstId, TransformError> {
+        self.add(Op::Slice { dims }, &[x], &[])
+    }
+
+    pub fn pad(
+        &mut self,
+        x: InstId,
+        value: InstId,
+        dims: Vec<PadDim>,
+    ) -> Result<InstId, TransformError> {
+        self.add(Op::Pad { dims }, &[x, value], &[])
+    }
+
+    pub fn concat(&mut self, xs: &[InstId], dimension: i64) -> Result<InstId, TransformError> {
+        self.add(Op::Concatenate { dimension }, xs, &[])
+    }
+
+    pub fn dot(
+        &mut self,
+        x: InstId,
+        y: InstId,
+        dnums: DotDimensionNumbers,
+    ) -> Result<InstId, TransformError> {
+        self.add(
+            Op::Dot {
+                dnums,
+                precision: vec![],
+            },
+            &[x, y],
+            &[],
+        )
+    }
+
+    /// `reduce` of `x` over `dims` with the scalar binary `op` from `init`.
+    pub fn reduce_with(
+        &mut self,
+        op: BinaryOp,
+        x: InstId,
+        dims: &[i64],
+        init: f64,
+    ) -> Result<InstId, TransformError> {
+        if dims.is_empty() {
+            return Ok(x);
+        }
+        let ty = self.ty(x)?;
+        let comp = self.out.reducer(op, ty)?;
+        let init = self.scalar(ty, init)?;
+        self.add(
+            Op::Reduce {
+                dimensions: dims.to_vec(),
+            },
+            &[x, init],
+            &[comp],
+        )
+    }
+
+    pub fn reduce_sum(&mut self, x: InstId, dims: &[i64]) -> Result<InstId, TransformError> {
+        self.reduce_with(BinaryOp::Add, x, dims, 0.0)
+    }
+
+    /// Sums `x` down to `shape_dims` after a broadcast that added the
+    /// dimensions not in `kept` (the inverse of `broadcast_in_dim`).
+    pub fn unbroadcast(
+        &mut self,
+        x: InstId,
+        kept: &[i64],
+        operand_dims: &[i64],
+    ) -> Result<InstId, TransformError> {
+        let rank = self.arr(x)?.rank() as i64;
+        let summed: Vec<i64> = (0..rank).filter(|d| !kept.contains(d)).collect();
+        let r = self.reduce_sum(x, &summed)?;
+        // The kept dimensions come out in increasing order; put them in the
+        // operand's order.
+        let mut sorted: Vec<i64> = kept.to_vec();
+        sorted.sort_unstable();
+        let perm: Vec<i64> = kept
+            .iter()
+            .map(|d| sorted.iter().position(|s| s == d).unwrap_or(0) as i64)
+            .collect();
+        let r = self.transpose(r, &perm)?;
+        self.reshape(r, operand_dims)
+    }
+}

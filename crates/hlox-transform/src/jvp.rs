@@ -1,0 +1,513 @@
+//! Forward mode: every value is re-emitted with a tangent beside it.
+
+use crate::custom::{call_rule, Kind, Rules};
+use crate::emit::{Emitter, Out};
+use crate::rules::elementwise::{binary_partials, unary_partial, Partial};
+use crate::rules::linear::{chooser_indicators, clamp_masks, scalar_to};
+use crate::rules::reducer_op;
+use crate::tan::{differentiable, Tan};
+use crate::{check_input, check_wrt, finish, unsupported, TransformError};
+use hlox_hlo::ir::{BinaryOp, CompId, ComparisonDirection, InstId, Instruction, Module, Op};
+use hlox_hlo::verifier::VerifiedModule;
+use hlox_hlo::{ProgramShape, SecondaryMap, Shape};
+
+const T: &str = "jvp";
+
+/// Forward-mode derivative of `m` with respect to the entry parameters
+/// `wrt`: parameters are `m`'s, then one tangent per `wrt` parameter (of
+/// its shape); the result is the tuple of `m`'s result leaves followed by
+/// their tangents.
+pub fn jvp(m: &Module, wrt: &[usize]) -> Result<VerifiedModule, TransformError> {
+    jvp_with(m, wrt, &Rules::new())
+}
+
+/// [`jvp`] with the rules of custom-call targets.
+pub fn jvp_with(
+    m: &Module,
+    wrt: &[usize],
+    rules: &Rules,
+) -> Result<VerifiedModule, TransformError> {
+    check_input(m, T)?;
+    check_wrt(m, wrt, T)?;
+    let entry = m.entry_computation();
+    let mut out = Out::new(m, format!("jvp_{}", m.name), rules);
+    let mut e = Emitter::new(&mut out, &format!("jvp.{}", entry.name), T);
+    let mut args: Vec<(InstId, Tan)> = entry
+        .params
+        .iter()
+        .map(|&p| {
+            let inst = entry.inst(p);
+            (e.param(&inst.shape, &inst.name), Tan::Zero)
+        })
+        .collect();
+    for &w in wrt {
+        let inst = entry.inst(entry.params[w]);
+        let t = e.param(&inst.shape, &format!("{}.tangent", inst.name));
+        let prev = std::mem::replace(&mut args[w].1, Tan::Zero);
+        args[w].1 = prev.add(Tan::Val(t), &mut e, &inst.shape)?;
+    }
+    let (y, t) = jvp_comp(&mut e, m, m.entry, &args)?;
+    e.at.clear();
+    let shape = e.shape(y).clone();
+    let tv = t.materialize(&mut e, &shape)?;
+    let mut leaves = Vec::new();
+    flatten(&mut e, y, &mut leaves)?;
+    let mut tleaves = Vec::new();
+    flatten(&mut e, tv, &mut tleaves)?;
+    leaves.extend(tleaves);
+    let root = e.tuple(&leaves)?;
+    let c = e.finish(root);
+    finish(out, c, T)
+}
+
+/// The array leaves of `x`, in pre-order.
+pub(crate) fn flatten(
+    e: &mut Emitter,
+    x: InstId,
+    leaves: &mut Vec<InstId>,
+) -> Result<(), TransformError> {
+    match e.shape(x).clone() {
+        Shape::Tuple(t) => {
+            for i in 0..t.len() {
+                let g = e.gte(x, i)?;
+                flatten(e, g, leaves)?;
+            }
+            Ok(())
+        }
+        _ => {
+            leaves.push(x);
+            Ok(())
+        }
+    }
+}
+
+/// Transforms computation `c` given its arguments and their tangents
+/// (calls are inlined).
+pub(crate) fn jvp_comp(
+    e: &mut Emitter,
+    m: &Module,
+    c: CompId,
+    args: &[(InstId, Tan)],
+) -> Result<(InstId, Tan), TransformError> {
+    let comp = m.comp(c);
+    let mut vals: SecondaryMap<InstId, Option<(InstId, Tan)>> = SecondaryMap::new();
+    for (id, inst) in comp.instructions.iter() {
+        let ops: Vec<(InstId, Tan)> = inst
+            .operands
+            .iter()
+            .map(|&o| {
+                vals[o]
+                    .clone()
+                    .expect("operands come first (topological order)")
+            })
+            .collect();
+        e.at = inst.name.clone();
+        let r = match &inst.op {
+            Op::Parameter { number } => args[*number as usize].clone(),
+            Op::Call => jvp_comp(e, m, inst.called[0], &ops)?,
+            _ => jvp_inst(e, m, inst, &ops)?,
+        };
+        vals[id] = Some(r);
+    }
+    Ok(vals[comp.root].clone().expect("the root is an instruction"))
+}
+
+/// Which operands an op is linear in (its tangent is the op applied to
+/// their tangents, the other operands kept).
+fn linear_operands(op: &Op, n: usize) -> Option<Vec<usize>> {
+    Some(match op {
+        Op::Copy
+        | Op::Reshape
+        | Op::Bitcast
+        | Op::Broadcast { .. }
+        | Op::Transpose { .. }
+        | Op::Reverse { .. }
+        | Op::Slice { .. }
+        | Op::Gather { .. }
+        | Op::ReducePrecision { .. }
+        | Op::DynamicSlice { .. } => vec![0],
+        // Linear in the source (the init value's tangent must be zero).
+        Op::SelectAndScatter { .. } => vec![1, 2],
+        Op::Pad { .. } | Op::DynamicUpdateSlice => vec![0, 1],
+        Op::Concatenate { .. } => (0..n).collect(),
+        _ => return None,
+    })
+}
+
+fn jvp_inst(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[(InstId, Tan)],
+) -> Result<(InstId, Tan), TransformError> {
+    let prim: Vec<InstId> = ops.iter().map(|o| o.0).collect();
+    let all_zero = ops.iter().all(|o| o.1.is_zero()) || !differentiable(&inst.shape);
+    if let (Op::CustomCall(_), false) = (&inst.op, all_zero) {
+        // The rule gives both the result and its tangent.
+        let mut args = prim.clone();
+        let mut params: Vec<Shape> = Vec::new();
+        for (k, o) in ops.iter().enumerate() {
+            let s = e.shape(prim[k]).clone();
+            params.push(s.clone());
+            args.push(o.1.materialize(e, &s)?);
+        }
+        params.extend(params.clone());
+        let expected = ProgramShape {
+            parameters: params,
+            parameter_names: vec![],
+            result: Shape::Tuple(vec![inst.shape.clone(), inst.shape.clone()]),
+        };
+        let r = call_rule(e, inst, Kind::Jvp, &args, &expected)?;
+        let y = e.gte(r, 0)?;
+        let t = e.gte(r, 1)?;
+        return Ok((y, Tan::Val(t)));
+    }
+    if !all_zero {
+        match &inst.op {
+            Op::Conditional => return jvp_conditional(e, m, inst, ops),
+            Op::While => return jvp_while(e, m, inst, ops),
+            _ => {}
+        }
+    }
+    let y = e.reemit(inst, &prim)?;
+    if all_zero {
+        return Ok((y, Tan::Zero));
+    }
+    let tan = |e: &mut Emitter, k: usize| -> Result<InstId, TransformError> {
+        let s = e.shape(prim[k]).clone();
+        ops[k].1.materialize(e, &s)
+    };
+    let t = match &inst.op {
+        Op::Unary(u) => {
+            let p = unary_partial(e, *u, prim[0], y)?;
+            let t0 = tan(e, 0)?;
+            p.apply(e, t0)?
+        }
+        Op::Binary(b) => {
+            let (px, py) = binary_partials(e, *b, prim[0], prim[1], y)?;
+            let mut acc: Option<InstId> = None;
+            for (k, p) in [(0, px), (1, py)] {
+                if ops[k].1.is_zero() || matches!(p, Partial::Zero) {
+                    continue;
+                }
+                let tk = tan(e, k)?;
+                if let Some(v) = p.apply(e, tk)? {
+                    acc = Some(match acc {
+                        None => v,
+                        Some(a) => e.addv(a, v)?,
+                    });
+                }
+            }
+            acc
+        }
+        Op::Select => {
+            let (ta, tb) = (tan(e, 1)?, tan(e, 2)?);
+            Some(e.select(prim[0], ta, tb)?)
+        }
+        Op::Clamp => {
+            let masks = clamp_masks(e, prim[0], prim[1], prim[2])?;
+            let xd = e.dims(prim[1])?;
+            let zero = e.full_like(y, 0.0)?;
+            let mut acc: Option<InstId> = None;
+            for (k, mask) in [(0, masks.lo), (1, masks.x), (2, masks.hi)] {
+                if ops[k].1.is_zero() {
+                    continue;
+                }
+                let tk = tan(e, k)?;
+                let tk = scalar_to(e, tk, &xd)?;
+                let v = e.select(mask, tk, zero)?;
+                acc = Some(match acc {
+                    None => v,
+                    Some(a) => e.addv(a, v)?,
+                });
+            }
+            acc
+        }
+        Op::Convert => {
+            if e.ty(prim[0])?.is_float() {
+                let t0 = tan(e, 0)?;
+                let ty = e.ty(y)?;
+                Some(e.convert(t0, ty)?)
+            } else {
+                None
+            }
+        }
+        Op::OptimizationBarrier => return Ok((y, ops[0].1.clone())),
+        Op::Dot { .. } | Op::Convolution { .. } => {
+            let mut acc: Option<InstId> = None;
+            for k in 0..2 {
+                if ops[k].1.is_zero() {
+                    continue;
+                }
+                let tk = tan(e, k)?;
+                let mut o = prim.clone();
+                o[k] = tk;
+                let v = e.add_shaped(inst.op.clone(), &o, &[], inst.shape.clone())?;
+                acc = Some(match acc {
+                    None => v,
+                    Some(a) => e.addv(a, v)?,
+                });
+            }
+            acc
+        }
+        Op::Reduce { dimensions } if prim.len() == 2 => match reducer_op(m, inst.called[0]) {
+            Some(BinaryOp::Add) => {
+                let (t0, t1) = (tan(e, 0)?, tan(e, 1)?);
+                Some(e.add_shaped(inst.op.clone(), &[t0, t1], &inst.called, inst.shape.clone())?)
+            }
+            Some(BinaryOp::Maximum | BinaryOp::Minimum) => {
+                let (ind, counts) = chooser_indicators(e, prim[0], y, dimensions)?;
+                let t0 = tan(e, 0)?;
+                let w = e.mul(t0, ind)?;
+                let s = e.reduce_sum(w, dimensions)?;
+                Some(e.div(s, counts)?)
+            }
+            _ => {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "only sum, max and min reductions are differentiated",
+                ))
+            }
+        },
+        Op::Reduce { dimensions } if prim.len() == 4 && dimensions.len() == 1 => {
+            // JAX's argmax/argmin: (values, iota) reduced together; the
+            // value output's tangent is the tangent at the chosen index.
+            let d = dimensions[0];
+            let iota_ok = iota_along(e, prim[1], d)
+                && ops[1].1.is_zero()
+                && ops[2].1.is_zero()
+                && !differentiable(e.shape(prim[1]));
+            if !iota_ok {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "a variadic reduce is differentiated only as an argmax/argmin (values and an iota along the one reduced dimension)",
+                ));
+            }
+            let t0 = tan(e, 0)?;
+            let idx = e.gte(y, 1)?;
+            let rank = e.arr(prim[0])?.rank();
+            let mut idims = e.dims(idx)?;
+            let out_rank = idims.len() as i64;
+            idims.push(1);
+            let idx = e.reshape(idx, &idims)?;
+            let others: Vec<i64> = (0..rank as i64).filter(|&k| k != d).collect();
+            let dn = hlox_hlo::ir::GatherDimensionNumbers {
+                offset_dims: vec![],
+                collapsed_slice_dims: vec![d],
+                start_index_map: vec![d],
+                index_vector_dim: out_rank,
+                operand_batching_dims: others,
+                start_indices_batching_dims: (0..out_rank).collect(),
+            };
+            let g = e.add(
+                Op::Gather {
+                    dnums: dn,
+                    slice_sizes: vec![1; rank],
+                    indices_are_sorted: false,
+                },
+                &[t0, idx],
+                &[],
+            )?;
+            return Ok((y, Tan::Tuple(vec![Tan::Val(g), Tan::Zero])));
+        }
+        Op::ReduceWindow { window } if prim.len() == 2 => {
+            if !ops[1].1.is_zero() {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "a reduce-window whose init value depends on the wrt parameters is not differentiated yet",
+                ));
+            }
+            let ty = e.ty(y)?;
+            let t0 = tan(e, 0)?;
+            let z = e.scalar(ty, 0.0)?;
+            match reducer_op(m, inst.called[0]) {
+                Some(BinaryOp::Add) => Some(e.add_shaped(
+                    inst.op.clone(),
+                    &[t0, z],
+                    &inst.called,
+                    inst.shape.clone(),
+                )?),
+                Some(op @ (BinaryOp::Maximum | BinaryOp::Minimum)) => {
+                    // Carry each window's chosen element's tangent.
+                    let dir = if op == BinaryOp::Maximum {
+                        ComparisonDirection::Ge
+                    } else {
+                        ComparisonDirection::Le
+                    };
+                    let comp = e.out.pair_chooser(dir, ty)?;
+                    let r = e.add(
+                        Op::ReduceWindow {
+                            window: window.clone(),
+                        },
+                        &[prim[0], t0, prim[1], z],
+                        &[comp],
+                    )?;
+                    Some(e.gte(r, 1)?)
+                }
+                _ => {
+                    return Err(unsupported(
+                        T,
+                        inst,
+                        "only sum, max and min reduce-windows are differentiated",
+                    ))
+                }
+            }
+        }
+        Op::Scatter { .. } => {
+            let n = prim.len() / 2;
+            let linear = matches!(reducer_op(m, inst.called[0]), Some(BinaryOp::Add))
+                || crate::rules::is_assignment(m, inst.called[0]);
+            if !linear || !ops[n].1.is_zero() && differentiable(e.shape(prim[n])) {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "only scatters that add or assign are differentiated",
+                ));
+            }
+            let mut o = prim.clone();
+            for k in (0..n).chain(n + 1..prim.len()) {
+                o[k] = tan(e, k)?;
+            }
+            Some(e.add_shaped(inst.op.clone(), &o, &inst.called, inst.shape.clone())?)
+        }
+        Op::Sort {
+            dimension,
+            is_stable,
+        } => {
+            // A sort permutes: each tangent is permuted the same way.
+            let perm =
+                crate::rules::linear::sort_permutation(e, m, inst, &prim, *dimension, *is_stable)?;
+            let mut parts = Vec::with_capacity(prim.len());
+            for (k, o) in ops.iter().enumerate() {
+                parts.push(if o.1.is_zero() || !differentiable(e.shape(prim[k])) {
+                    Tan::Zero
+                } else {
+                    let tk = tan(e, k)?;
+                    Tan::Val(crate::rules::linear::permute(e, tk, perm, *dimension)?)
+                });
+            }
+            return Ok((
+                y,
+                if prim.len() == 1 {
+                    parts.remove(0)
+                } else {
+                    Tan::Tuple(parts)
+                },
+            ));
+        }
+        Op::Tuple => return Ok((y, Tan::Tuple(ops.iter().map(|o| o.1.clone()).collect()))),
+        Op::GetTupleElement { index } => {
+            let t = ops[0].1.element(e, *index as usize)?;
+            return Ok((y, t));
+        }
+        op => match linear_operands(op, prim.len()) {
+            Some(lin) => {
+                let mut o = prim.clone();
+                for k in lin {
+                    o[k] = tan(e, k)?;
+                }
+                Some(e.add_shaped(inst.op.clone(), &o, &inst.called, inst.shape.clone())?)
+            }
+            None => {
+                return Err(unsupported(
+                    T,
+                    inst,
+                    "no forward-mode rule for this opcode yet",
+                ))
+            }
+        },
+    };
+    Ok((y, t.map_or(Tan::Zero, Tan::Val)))
+}
+
+/// A computation of `e`'s module that takes `(x, tangent of x)` as one
+/// tuple and returns `(f(x), tangent of f(x))`, for `f` the computation
+/// `c` of `m`.
+fn jvp_computation(e: &mut Emitter, m: &Module, c: CompId) -> Result<CompId, TransformError> {
+    let comp = m.comp(c);
+    let x_shape = comp.inst(comp.params[0]).shape.clone();
+    let mut sub = Emitter::new(&mut *e.out, &format!("jvp.{}", comp.name), T);
+    sub.at = e.at.clone();
+    let p = sub.param(
+        &Shape::Tuple(vec![x_shape.clone(), x_shape]),
+        "primal_tangent",
+    );
+    let x = sub.gte(p, 0)?;
+    let t = sub.gte(p, 1)?;
+    let (y, ty) = jvp_comp(&mut sub, m, c, &[(x, Tan::Val(t))])?;
+    let ys = sub.shape(y).clone();
+    let ty = ty.materialize(&mut sub, &ys)?;
+    let r = sub.tuple(&[y, ty])?;
+    Ok(sub.finish(r))
+}
+
+/// Each branch transformed to carry its operand's tangent; one
+/// conditional picks the branch for both.
+fn jvp_conditional(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[(InstId, Tan)],
+) -> Result<(InstId, Tan), TransformError> {
+    let mut branches = Vec::with_capacity(inst.called.len());
+    for &c in &inst.called {
+        if m.comp(c).params.len() != 1 {
+            return Err(unsupported(T, inst, "a branch must take one parameter"));
+        }
+        branches.push(jvp_computation(e, m, c)?);
+    }
+    let mut args = vec![ops[0].0];
+    for (x, t) in &ops[1..] {
+        let s = e.shape(*x).clone();
+        let tv = t.materialize(e, &s)?;
+        args.push(e.tuple(&[*x, tv])?);
+    }
+    let r = e.add(Op::Conditional, &args, &branches)?;
+    let y = e.gte(r, 0)?;
+    let t = e.gte(r, 1)?;
+    Ok((y, Tan::Val(t)))
+}
+
+/// The loop's state carries its tangent beside it: the condition reads
+/// the primal half, the body is the body's jvp.
+fn jvp_while(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[(InstId, Tan)],
+) -> Result<(InstId, Tan), TransformError> {
+    let (cond, body) = (inst.called[0], inst.called[1]);
+    let body = jvp_computation(e, m, body)?;
+    let s = inst.shape.clone();
+    let pair = Shape::Tuple(vec![s.clone(), s.clone()]);
+    let cond = {
+        let mut sub = Emitter::new(&mut *e.out, &format!("jvp.{}", m.comp(cond).name), T);
+        let p = sub.param(&pair, "primal_tangent");
+        let x = sub.gte(p, 0)?;
+        let r = sub.add(Op::Call, &[x], &[cond])?;
+        sub.finish(r)
+    };
+    let t0 = ops[0].1.materialize(e, &s)?;
+    let init = e.tuple(&[ops[0].0, t0])?;
+    let r = e.add(Op::While, &[init], &[cond, body])?;
+    let y = e.gte(r, 0)?;
+    let t = e.gte(r, 1)?;
+    Ok((y, Tan::Val(t)))
+}
+
+/// Whether `x` counts 0, 1, ... along dimension `d` (an iota, or a
+/// broadcast of a rank-1 iota into `d`, as JAX builds them).
+fn iota_along(e: &Emitter, x: InstId, d: i64) -> bool {
+    let inst = e.inst(x);
+    match &inst.op {
+        Op::Iota { dimension } => *dimension == d,
+        Op::Broadcast { dimensions } => {
+            dimensions[..] == [d]
+                && matches!(e.inst(inst.operands[0]).op, Op::Iota { dimension: 0 })
+        }
+        _ => false,
+    }
+}

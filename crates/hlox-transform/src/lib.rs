@@ -1,0 +1,168 @@
+//! Transformations over HLO: `jvp`, `vjp`, `grad` and `vmap` of a module,
+//! each giving a new verified module (so results are compiled, printed,
+//! serialized and transformed again: the vjp of a grad is a
+//! Hessian-vector product, the vmap of a grad gives per-example
+//! gradients).
+//!
+//! The conventions (the same as `hlox grad/vjp/jvp/vmap`, see
+//! docs/transforms.md):
+//!
+//! - [`grad`]`(m, wrt)`: the module's parameters; returns the tuple of the
+//!   gradients of its scalar floating-point result, in `wrt` order.
+//! - [`vjp`]`(m, wrt)`: the module's parameters, then one cotangent per
+//!   result leaf (pre-order); returns the tuple of the `wrt` parameters'
+//!   cotangents.
+//! - [`jvp`]`(m, wrt)`: the module's parameters, then one tangent per `wrt`
+//!   parameter; returns a tuple of the result leaves followed by their
+//!   tangents.
+//! - [`vmap`]`(m, in_axes, size)`: parameter `i` gains a batch dimension of
+//!   `size` at `in_axes[i]` (`None`: not batched); every result leaf is
+//!   batched at axis 0 and returned in a tuple.
+//!
+//! How: calls are inlined while transforming; forward mode carries a
+//! tangent beside each value; reverse mode re-emits the forward pass
+//! (recording a tape of the instructions that depend on the `wrt`
+//! parameters) and walks it backwards with a transpose rule per opcode.
+//! Element-wise derivatives are written once ([`rules::elementwise`]) and
+//! used by both modes. vmap moves every batched value's batch dimension
+//! to the front and rewrites each instruction by its batching rule
+//! ([`vmap`]). An instruction outside coverage is an error naming it and
+//! its opcode, never a wrong module.
+
+mod custom;
+mod emit;
+mod jvp;
+mod rules;
+mod tan;
+mod vjp;
+mod vmap;
+
+use hlox_hlo::verifier::{VerifiedModule, VerifyError};
+use hlox_hlo::Module;
+
+pub use custom::{CallInfo, RuleFn, Rules, VmapMethod};
+pub use vmap::{vmap, vmap_with};
+
+/// Why a transformation failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TransformError {
+    /// The input module does not verify.
+    #[error("{transform}: the input module does not verify:\n{source}")]
+    Input {
+        transform: &'static str,
+        #[source]
+        source: VerifyError,
+    },
+    /// An argument of the transformation does not fit the module (a `wrt`
+    /// index past the parameters, a non-scalar result for `grad`, ...).
+    #[error("{transform}: {message}")]
+    Argument {
+        transform: &'static str,
+        message: String,
+    },
+    /// The instruction is outside what the transformation covers.
+    #[error("{transform}: instruction `{instruction}` ({opcode}) is not supported: {detail}")]
+    Unsupported {
+        transform: &'static str,
+        instruction: String,
+        opcode: &'static str,
+        detail: String,
+    },
+    /// A custom call whose target has no rule for this transformation.
+    #[error("{transform}: custom call `{instruction}` calls target `{target}`, which has no {rule} rule (give one: docs/transforms.md, \"Custom calls\")")]
+    MissingRule {
+        transform: &'static str,
+        instruction: String,
+        target: String,
+        rule: &'static str,
+    },
+    /// A custom-call rule that cannot be used for the call: its signature
+    /// does not fit, or building it failed.
+    #[error("{transform}: custom call `{instruction}` (target `{target}`): {message}")]
+    Rule {
+        transform: &'static str,
+        instruction: String,
+        target: String,
+        message: String,
+    },
+    /// A rule built an instruction shape inference rejects (a bug in a
+    /// rule): names the instruction being transformed.
+    #[error("{transform}: while transforming `{instruction}`: {message}")]
+    Emit {
+        transform: &'static str,
+        instruction: String,
+        message: String,
+    },
+    /// The transformed module does not verify (a bug in a rule).
+    #[error(
+        "{transform}: the transformed module does not verify (a bug in hlox-transform):\n{source}"
+    )]
+    Output {
+        transform: &'static str,
+        #[source]
+        source: VerifyError,
+    },
+}
+
+pub use jvp::{jvp, jvp_with};
+pub use vjp::{grad, grad_with, vjp, vjp_with};
+
+fn check_input(m: &Module, transform: &'static str) -> Result<(), TransformError> {
+    hlox_hlo::verifier::verify_module(m)
+        .map_err(|source| TransformError::Input { transform, source })
+}
+
+fn check_wrt(m: &Module, wrt: &[usize], transform: &'static str) -> Result<(), TransformError> {
+    let entry = m.entry_computation();
+    for &w in wrt {
+        let Some(&p) = entry.params.get(w) else {
+            return Err(TransformError::Argument {
+                transform,
+                message: format!(
+                    "wrt parameter {w} does not exist: `{}` has {} parameters",
+                    entry.name,
+                    entry.params.len()
+                ),
+            });
+        };
+        let inst = entry.inst(p);
+        let float = inst
+            .shape
+            .leaves()
+            .iter()
+            .all(|(_, s)| s.element_type().is_some_and(|t| t.is_float()));
+        if !float {
+            return Err(TransformError::Argument {
+                transform,
+                message: format!(
+                    "wrt parameter {w} (`{}`, {}) is not floating point: only floating-point parameters can be differentiated",
+                    inst.name,
+                    hlox_hlo::shape_inference::short(&inst.shape)
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn finish(
+    out: emit::Out,
+    entry: hlox_hlo::CompId,
+    transform: &'static str,
+) -> Result<VerifiedModule, TransformError> {
+    let m = out.finish(entry);
+    VerifiedModule::new(m).map_err(|source| TransformError::Output { transform, source })
+}
+
+fn unsupported(
+    transform: &'static str,
+    inst: &hlox_hlo::Instruction,
+    detail: impl Into<String>,
+) -> TransformError {
+    TransformError::Unsupported {
+        transform,
+        instruction: inst.name.clone(),
+        opcode: inst.op.name(),
+        detail: detail.into(),
+    }
+}

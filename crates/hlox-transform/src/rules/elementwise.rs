@@ -1,0 +1,198 @@
+//! The derivative of every element-wise op, written once.
+//!
+//! Each rule gives the partial derivative of the result with respect to
+//! each operand as a [`Partial`]: a factor, element by element. Forward
+//! mode multiplies a tangent by it ([`Partial::apply`]), reverse mode a
+//! cotangent (an element-wise product is its own transpose), so `jvp` and
+//! `vjp` share these rules and cannot disagree.
+//!
+//! Ties follow JAX: `maximum`/`minimum` split the derivative evenly
+//! between equal operands; `abs` and `sign` at 0 follow `sign(0) = 0`;
+//! rounding and integer ops have zero derivatives.
+
+use crate::emit::Emitter;
+use crate::TransformError;
+use hlox_hlo::ir::{BinaryOp, ComparisonDirection, InstId, UnaryOp};
+
+/// The partial derivative of an element-wise result with respect to one
+/// operand.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Partial {
+    /// Constant zero (rounding, integer and boolean ops).
+    Zero,
+    One,
+    MinusOne,
+    /// Element-wise factor, of the result's shape and type.
+    Factor(InstId),
+}
+
+impl Partial {
+    /// `t * self`, or `None` for a zero result.
+    pub fn apply(self, e: &mut Emitter, t: InstId) -> Result<Option<InstId>, TransformError> {
+        Ok(match self {
+            Partial::Zero => None,
+            Partial::One => Some(t),
+            Partial::MinusOne => Some(e.neg(t)?),
+            Partial::Factor(f) => Some(e.mul(t, f)?),
+        })
+    }
+}
+
+/// d(u(x))/dx, given the operand `x` and the result `y`.
+pub(crate) fn unary_partial(
+    e: &mut Emitter,
+    u: UnaryOp,
+    x: InstId,
+    y: InstId,
+) -> Result<Partial, TransformError> {
+    use UnaryOp::*;
+    if !e.ty(y)?.is_float() {
+        return Ok(Partial::Zero);
+    }
+    let f = match u {
+        Negate => return Ok(Partial::MinusOne),
+        Sign | Floor | Ceil | RoundNearestAfz | RoundNearestEven => return Ok(Partial::Zero),
+        Not | IsFinite | PopulationCount | CountLeadingZeros => return Ok(Partial::Zero),
+        Abs => e.unary(Sign, x)?,
+        Exp => y,
+        Expm1 => {
+            let one = e.full_like(y, 1.0)?;
+            e.addv(y, one)?
+        }
+        Log => {
+            let one = e.full_like(x, 1.0)?;
+            e.div(one, x)?
+        }
+        Log1p => {
+            let one = e.full_like(x, 1.0)?;
+            let d = e.addv(x, one)?;
+            e.div(one, d)?
+        }
+        // 1 / (2 sqrt(x))
+        Sqrt => {
+            let half = e.full_like(y, 0.5)?;
+            e.div(half, y)?
+        }
+        // -rsqrt(x) / (2 x)
+        Rsqrt => {
+            let mhalf = e.full_like(y, -0.5)?;
+            let q = e.div(y, x)?;
+            e.mul(q, mhalf)?
+        }
+        // cbrt(x) / (3 x)
+        Cbrt => {
+            let third = e.full_like(y, 1.0 / 3.0)?;
+            let q = e.div(y, x)?;
+            e.mul(q, third)?
+        }
+        Tanh => {
+            let one = e.full_like(y, 1.0)?;
+            let sq = e.mul(y, y)?;
+            e.sub(one, sq)?
+        }
+        Logistic => {
+            let one = e.full_like(y, 1.0)?;
+            let c = e.sub(one, y)?;
+            e.mul(y, c)?
+        }
+        Sin => e.unary(Cos, x)?,
+        Cos => {
+            let s = e.unary(Sin, x)?;
+            e.neg(s)?
+        }
+        Tan => {
+            let one = e.full_like(y, 1.0)?;
+            let sq = e.mul(y, y)?;
+            e.addv(one, sq)?
+        }
+        // 2/sqrt(pi) exp(-x^2)
+        Erf => {
+            let c = e.full_like(x, std::f64::consts::FRAC_2_SQRT_PI)?;
+            let sq = e.mul(x, x)?;
+            let n = e.neg(sq)?;
+            let ex = e.unary(Exp, n)?;
+            e.mul(c, ex)?
+        }
+    };
+    Ok(Partial::Factor(f))
+}
+
+/// (d(x op y)/dx, d(x op y)/dy), given the operands and the result `z`.
+pub(crate) fn binary_partials(
+    e: &mut Emitter,
+    b: BinaryOp,
+    x: InstId,
+    y: InstId,
+    z: InstId,
+) -> Result<(Partial, Partial), TransformError> {
+    use BinaryOp::*;
+    if !e.ty(z)?.is_float() {
+        return Ok((Partial::Zero, Partial::Zero));
+    }
+    Ok(match b {
+        Add => (Partial::One, Partial::One),
+        Subtract => (Partial::One, Partial::MinusOne),
+        Multiply => (Partial::Factor(y), Partial::Factor(x)),
+        Divide => {
+            let one = e.full_like(y, 1.0)?;
+            let inv = e.div(one, y)?;
+            let q = e.div(z, y)?;
+            let nq = e.neg(q)?;
+            (Partial::Factor(inv), Partial::Factor(nq))
+        }
+        Maximum | Minimum => (
+            Partial::Factor(balanced_eq(e, x, z, y)?),
+            Partial::Factor(balanced_eq(e, y, z, x)?),
+        ),
+        // d/dx = y x^(y-1) (0 where y == 0); d/dy = log(x) z (0 where x == 0).
+        Power => {
+            let one = e.full_like(y, 1.0)?;
+            let ym1 = e.sub(y, one)?;
+            let p = e.binary(Power, x, ym1)?;
+            let dx = e.mul(y, p)?;
+            let zero = e.full_like(y, 0.0)?;
+            let y0 = e.compare(ComparisonDirection::Eq, y, zero)?;
+            let dx = e.select(y0, zero, dx)?;
+            let x0 = e.compare(ComparisonDirection::Eq, x, zero)?;
+            let safe = e.select(x0, one, x)?;
+            let l = e.unary(UnaryOp::Log, safe)?;
+            let dy = e.mul(l, z)?;
+            (Partial::Factor(dx), Partial::Factor(dy))
+        }
+        // x - trunc(x / y) * y
+        Remainder => {
+            let q = e.div(x, y)?;
+            let s = e.unary(UnaryOp::Sign, q)?;
+            let a = e.unary(UnaryOp::Abs, q)?;
+            let f = e.unary(UnaryOp::Floor, a)?;
+            let t = e.mul(s, f)?;
+            let nt = e.neg(t)?;
+            (Partial::One, Partial::Factor(nt))
+        }
+        // atan2(x, y): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2)
+        Atan2 => {
+            let xx = e.mul(x, x)?;
+            let yy = e.mul(y, y)?;
+            let d = e.addv(xx, yy)?;
+            let dx = e.div(y, d)?;
+            let nx = e.neg(x)?;
+            let dy = e.div(nx, d)?;
+            (Partial::Factor(dx), Partial::Factor(dy))
+        }
+        And | Or | Xor | ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => {
+            (Partial::Zero, Partial::Zero)
+        }
+    })
+}
+
+/// JAX's `_balanced_eq`: 1 where `x == z` and `y != z`, 0.5 where both
+/// equal `z`, 0 elsewhere.
+fn balanced_eq(e: &mut Emitter, x: InstId, z: InstId, y: InstId) -> Result<InstId, TransformError> {
+    let xz = e.compare(ComparisonDirection::Eq, x, z)?;
+    let yz = e.compare(ComparisonDirection::Eq, y, z)?;
+    let one = e.full_like(z, 1.0)?;
+    let half = e.full_like(z, 0.5)?;
+    let zero = e.full_like(z, 0.0)?;
+    let inner = e.select(yz, half, one)?;
+    e.select(xz, inner, zero)
+}

@@ -1,0 +1,861 @@
+//! Transposes of the ops that are linear in (some of) their operands, for
+//! reverse mode, and the masks and indicators that both modes of
+//! `select`, `clamp` and max/min reductions use.
+//!
+//! [`transpose`] takes the forward instruction, its operands' primal
+//! values, its result and the result's cotangent, and gives each
+//! operand's cotangent (`None`: zero, or not differentiable).
+
+use crate::emit::Emitter;
+use crate::rules::reducer_op;
+use crate::{unsupported, TransformError};
+use hlox_hlo::ir::{
+    BinaryOp, ComparisonDirection, ConvDimensionNumbers, DotDimensionNumbers,
+    GatherDimensionNumbers, InstId, Instruction, Module, Op, PadDim, ScatterDimensionNumbers,
+    SliceDim, Window, WindowDim,
+};
+use hlox_hlo::Shape;
+
+type Cts = Vec<Option<InstId>>;
+
+/// Each operand's cotangent, given the result's cotangent `ct`.
+pub(crate) fn transpose(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[InstId],
+    out: InstId,
+    ct: InstId,
+) -> Result<Cts, TransformError> {
+    let n = ops.len();
+    let mut r: Cts = vec![None; n];
+    match &inst.op {
+        Op::Copy | Op::OptimizationBarrier => r[0] = Some(ct),
+        Op::ReducePrecision { .. } => r[0] = Some(e.add(inst.op.clone(), &[ct], &[])?),
+        Op::SelectAndScatter { window } if plain_window(window) => {
+            // JAX's transpose (select-and-gather-add): each source element
+            // receives the cotangent of the position its window selected.
+            let select = m.comp(inst.called[0]);
+            let dir =
+                match select.root_inst().op {
+                    Op::Compare { direction, .. } => direction,
+                    _ => return Err(unsupported(
+                        e.transform,
+                        inst,
+                        "only select-and-scatters that select by a comparison are differentiated",
+                    )),
+                };
+            let a = e.arr(ops[0])?;
+            let worst = match dir {
+                ComparisonDirection::Ge | ComparisonDirection::Gt => f64::NEG_INFINITY,
+                _ => f64::INFINITY,
+            };
+            let chooser = e.out.pair_chooser(dir, a.ty)?;
+            let init_x = e.scalar(a.ty, worst)?;
+            let init_t = e.scalar(a.ty, 0.0)?;
+            let g = e.add(
+                Op::ReduceWindow {
+                    window: window.clone(),
+                },
+                &[ops[0], ct, init_x, init_t],
+                &[chooser],
+            )?;
+            r[1] = Some(e.gte(g, 1)?);
+            r[2] = Some(ct_to_init(e, ct)?);
+        }
+        Op::Convert => {
+            let (ti, to) = (e.ty(ops[0])?, e.ty(out)?);
+            if ti.is_float() && to.is_float() {
+                r[0] = Some(e.convert(ct, ti)?);
+            }
+        }
+        Op::Reshape | Op::Bitcast => {
+            let d = e.dims(ops[0])?;
+            r[0] = Some(e.reshape(ct, &d)?);
+        }
+        Op::Broadcast { dimensions } => {
+            let d = e.dims(ops[0])?;
+            r[0] = Some(e.unbroadcast(ct, dimensions, &d)?);
+        }
+        Op::Transpose { dimensions } => {
+            let mut inv = vec![0i64; dimensions.len()];
+            for (i, &p) in dimensions.iter().enumerate() {
+                inv[p as usize] = i as i64;
+            }
+            r[0] = Some(e.transpose(ct, &inv)?);
+        }
+        Op::Reverse { dimensions } => r[0] = Some(e.reverse(ct, dimensions)?),
+        Op::Slice { dims } => {
+            let a = e.arr(ops[0])?;
+            let od = e.dims(out)?;
+            if od.contains(&0) {
+                r[0] = Some(e.full(a.ty, &a.dims, 0.0)?);
+            } else {
+                let pads = dims
+                    .iter()
+                    .zip(&a.dims)
+                    .zip(&od)
+                    .map(|((s, &n), &o)| PadDim {
+                        lo: s.start,
+                        hi: n - (s.start + (o - 1) * s.stride + 1),
+                        interior: s.stride - 1,
+                    })
+                    .collect();
+                let z = e.scalar(a.ty, 0.0)?;
+                r[0] = Some(e.pad(ct, z, pads)?);
+            }
+        }
+        Op::Pad { dims } => {
+            // JAX's rule: undo the edge padding with a negative pad, drop
+            // the interior padding with a strided slice; the padding value
+            // receives everything else.
+            let ty = e.ty(ct)?;
+            let z = e.scalar(ty, 0.0)?;
+            let unpad = dims
+                .iter()
+                .map(|p| PadDim {
+                    lo: -p.lo,
+                    hi: -p.hi,
+                    interior: 0,
+                })
+                .collect();
+            let u = e.pad(ct, z, unpad)?;
+            let ud = e.dims(u)?;
+            let sl = dims
+                .iter()
+                .zip(&ud)
+                .map(|(p, &n)| SliceDim {
+                    start: 0,
+                    limit: n,
+                    stride: p.interior + 1,
+                })
+                .collect();
+            let cx = e.slice(u, sl)?;
+            let rank = ud.len() as i64;
+            let all: Vec<i64> = (0..rank).collect();
+            let total = e.reduce_sum(ct, &all)?;
+            let inner = e.reduce_sum(cx, &all)?;
+            r[0] = Some(cx);
+            r[1] = Some(e.sub(total, inner)?);
+        }
+        Op::Concatenate { dimension } => {
+            let d = *dimension as usize;
+            let cd = e.dims(ct)?;
+            let mut off = 0;
+            for (k, &o) in ops.iter().enumerate() {
+                let od = e.dims(o)?;
+                let sl = cd
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| {
+                        if i == d {
+                            SliceDim {
+                                start: off,
+                                limit: off + od[i],
+                                stride: 1,
+                            }
+                        } else {
+                            SliceDim {
+                                start: 0,
+                                limit: n,
+                                stride: 1,
+                            }
+                        }
+                    })
+                    .collect();
+                off += od[d];
+                r[k] = Some(e.slice(ct, sl)?);
+            }
+        }
+        Op::Dot { dnums, .. } => {
+            r[0] = Some(dot_transpose_lhs(e, dnums, ops[0], ops[1], ct)?);
+            r[1] = Some(dot_transpose_rhs(e, dnums, ops[0], ops[1], ct)?);
+        }
+        Op::Select => {
+            let zero = e.full_like(ct, 0.0)?;
+            r[1] = Some(e.select(ops[0], ct, zero)?);
+            r[2] = Some(e.select(ops[0], zero, ct)?);
+        }
+        Op::Clamp => {
+            let masks = clamp_masks(e, ops[0], ops[1], ops[2])?;
+            let zero = e.full_like(ct, 0.0)?;
+            for (k, mask) in [(0, masks.lo), (1, masks.x), (2, masks.hi)] {
+                let c = e.select(mask, ct, zero)?;
+                let rank = e.arr(ops[k])?.rank();
+                r[k] = Some(if rank == 0 && !e.dims(c)?.is_empty() {
+                    let all: Vec<i64> = (0..e.arr(c)?.rank() as i64).collect();
+                    e.reduce_sum(c, &all)?
+                } else {
+                    c
+                });
+            }
+        }
+        Op::DynamicSlice { .. } => {
+            let a = e.arr(ops[0])?;
+            let z = e.full(a.ty, &a.dims, 0.0)?;
+            let mut o = vec![z, ct];
+            o.extend(&ops[1..]);
+            r[0] = Some(e.add(Op::DynamicUpdateSlice, &o, &[])?);
+        }
+        Op::DynamicUpdateSlice => {
+            let u = e.arr(ops[1])?;
+            let z = e.full(u.ty, &u.dims, 0.0)?;
+            let mut o = vec![ct, z];
+            o.extend(&ops[2..]);
+            r[0] = Some(e.add(Op::DynamicUpdateSlice, &o, &[])?);
+            let mut o = vec![ct];
+            o.extend(&ops[2..]);
+            r[1] = Some(e.add(Op::DynamicSlice { sizes: u.dims }, &o, &[])?);
+        }
+        Op::Reduce { dimensions } if n == 2 => {
+            let x = ops[0];
+            let xd = e.dims(x)?;
+            let kept: Vec<i64> = (0..xd.len() as i64)
+                .filter(|d| !dimensions.contains(d))
+                .collect();
+            match reducer_op(m, inst.called[0]) {
+                Some(BinaryOp::Add) => {
+                    r[0] = Some(e.broadcast_in_dim(ct, &xd, &kept)?);
+                    r[1] = Some(ct_to_init(e, ct)?);
+                }
+                Some(BinaryOp::Maximum | BinaryOp::Minimum) => {
+                    let (ind, counts) = chooser_indicators(e, x, out, dimensions)?;
+                    let q = e.div(ct, counts)?;
+                    let b = e.broadcast_in_dim(q, &xd, &kept)?;
+                    r[0] = Some(e.mul(b, ind)?);
+                }
+                _ => {
+                    return Err(unsupported(
+                        e.transform,
+                        inst,
+                        "only sum, max and min reductions are differentiated",
+                    ))
+                }
+            }
+        }
+        Op::Convolution {
+            window,
+            dnums,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision,
+        } => {
+            r[0] = Some(conv_transpose_lhs(
+                e, window, dnums, precision, ops[0], ops[1], ct,
+            )?);
+            r[1] = Some(conv_transpose_rhs(
+                e, window, dnums, precision, ops[0], ops[1], ct,
+            )?);
+        }
+        Op::Convolution { .. } => return Err(unsupported(
+            e.transform,
+            inst,
+            "reverse mode of grouped convolutions (feature or batch groups) is not supported yet",
+        )),
+        Op::ReduceWindow { window } if n == 2 => {
+            let x = ops[0];
+            let a = e.arr(x)?;
+            if !plain_window(window) {
+                return Err(unsupported(
+                    e.transform,
+                    inst,
+                    "reduce-window with base or window dilation or reversal is not differentiated yet",
+                ));
+            }
+            match reducer_op(m, inst.called[0]) {
+                Some(BinaryOp::Add) => {
+                    // JAX's transpose: pad the cotangent (strides become
+                    // interior padding) and sum it over the same window.
+                    let od = e.dims(ct)?;
+                    let pads = window
+                        .dims
+                        .iter()
+                        .zip(&a.dims)
+                        .zip(&od)
+                        .map(|((w, &i), &o)| {
+                            let before = w.size - w.pad_lo - 1;
+                            let out_dilated = if o == 0 { 0 } else { (o - 1) * w.stride + 1 };
+                            PadDim {
+                                lo: before,
+                                hi: i + w.size - 1 - out_dilated - before,
+                                interior: w.stride - 1,
+                            }
+                        })
+                        .collect();
+                    let z = e.scalar(a.ty, 0.0)?;
+                    let padded = e.pad(ct, z, pads)?;
+                    let w = Window {
+                        dims: window.dims.iter().map(|w| WindowDim::new(w.size)).collect(),
+                    };
+                    let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
+                    r[0] = Some(e.add(Op::ReduceWindow { window: w }, &[padded, z], &[comp])?);
+                    r[1] = Some(ct_to_init(e, ct)?);
+                }
+                Some(op @ (BinaryOp::Maximum | BinaryOp::Minimum)) => {
+                    let dir = if op == BinaryOp::Maximum {
+                        ComparisonDirection::Ge
+                    } else {
+                        ComparisonDirection::Le
+                    };
+                    let select = e.out.comparator(dir, a.ty)?;
+                    let scatter = e.out.reducer(BinaryOp::Add, a.ty)?;
+                    let z = e.scalar(a.ty, 0.0)?;
+                    r[0] = Some(e.add(
+                        Op::SelectAndScatter {
+                            window: window.clone(),
+                        },
+                        &[x, ct, z],
+                        &[select, scatter],
+                    )?);
+                }
+                _ => {
+                    return Err(unsupported(
+                        e.transform,
+                        inst,
+                        "only sum, max and min reduce-windows are differentiated",
+                    ))
+                }
+            }
+        }
+        Op::Gather {
+            dnums,
+            slice_sizes,
+            indices_are_sorted,
+        } => {
+            let a = e.arr(ops[0])?;
+            let idx = clamp_gather_indices(e, ops[1], dnums, &a.dims, slice_sizes)?;
+            let z = e.full(a.ty, &a.dims, 0.0)?;
+            let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
+            let sd = ScatterDimensionNumbers {
+                update_window_dims: dnums.offset_dims.clone(),
+                inserted_window_dims: dnums.collapsed_slice_dims.clone(),
+                scatter_dims_to_operand_dims: dnums.start_index_map.clone(),
+                index_vector_dim: dnums.index_vector_dim,
+                input_batching_dims: dnums.operand_batching_dims.clone(),
+                scatter_indices_batching_dims: dnums.start_indices_batching_dims.clone(),
+            };
+            r[0] = Some(e.add(
+                Op::Scatter {
+                    dnums: sd,
+                    indices_are_sorted: *indices_are_sorted,
+                    unique_indices: false,
+                },
+                &[z, idx, ct],
+                &[comp],
+            )?);
+        }
+        Op::Scatter {
+            dnums,
+            indices_are_sorted,
+            ..
+        } if n == 3 && reducer_op(m, inst.called[0]) == Some(BinaryOp::Add) => {
+            let ud = e.dims(ops[2])?;
+            let od = e.dims(ops[0])?;
+            let mut slice_sizes = Vec::with_capacity(od.len());
+            let mut pos = 0;
+            for i in 0..od.len() as i64 {
+                if dnums.inserted_window_dims.contains(&i) || dnums.input_batching_dims.contains(&i)
+                {
+                    slice_sizes.push(1);
+                } else {
+                    slice_sizes.push(ud[dnums.update_window_dims[pos] as usize]);
+                    pos += 1;
+                }
+            }
+            let gd = GatherDimensionNumbers {
+                offset_dims: dnums.update_window_dims.clone(),
+                collapsed_slice_dims: dnums.inserted_window_dims.clone(),
+                start_index_map: dnums.scatter_dims_to_operand_dims.clone(),
+                index_vector_dim: dnums.index_vector_dim,
+                operand_batching_dims: dnums.input_batching_dims.clone(),
+                start_indices_batching_dims: dnums.scatter_indices_batching_dims.clone(),
+            };
+            r[0] = Some(ct);
+            r[2] = Some(e.add(
+                Op::Gather {
+                    dnums: gd,
+                    slice_sizes,
+                    indices_are_sorted: *indices_are_sorted,
+                },
+                &[ct, ops[1]],
+                &[],
+            )?);
+        }
+        _ => {
+            return Err(unsupported(
+                e.transform,
+                inst,
+                "no reverse-mode rule for this opcode yet",
+            ))
+        }
+    }
+    Ok(r)
+}
+
+fn dilate(n: i64, d: i64) -> i64 {
+    if n == 0 {
+        0
+    } else {
+        1 + d * (n - 1)
+    }
+}
+
+/// JAX's transpose of a convolution with respect to its input: the
+/// cotangent convolved with the spatially reversed kernel, input and
+/// output roles swapped, strides becoming base dilation.
+fn conv_transpose_lhs(
+    e: &mut Emitter,
+    window: &Window,
+    dn: &ConvDimensionNumbers,
+    precision: &[hlox_hlo::ir::Precision],
+    lhs: InstId,
+    rhs: InstId,
+    ct: InstId,
+) -> Result<InstId, TransformError> {
+    let (la, ra, ca) = (e.arr(lhs)?, e.arr(rhs)?, e.arr(ct)?);
+    let dims = window
+        .dims
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let in_d = dilate(
+                la.dims[dn.input_spatial_dimensions[i] as usize],
+                w.base_dilation,
+            );
+            let k_d = dilate(
+                ra.dims[dn.kernel_spatial_dimensions[i] as usize],
+                w.window_dilation,
+            );
+            let out_d = dilate(ca.dims[dn.output_spatial_dimensions[i] as usize], w.stride);
+            let before = k_d - w.pad_lo - 1;
+            WindowDim {
+                size: ra.dims[dn.kernel_spatial_dimensions[i] as usize],
+                stride: w.base_dilation,
+                pad_lo: before,
+                pad_hi: in_d + k_d - 1 - out_d - before,
+                window_dilation: w.window_dilation,
+                base_dilation: w.stride,
+                reversal: false,
+            }
+        })
+        .collect();
+    let t = ConvDimensionNumbers {
+        input_batch_dimension: dn.output_batch_dimension,
+        input_feature_dimension: dn.output_feature_dimension,
+        input_spatial_dimensions: dn.output_spatial_dimensions.clone(),
+        kernel_input_feature_dimension: dn.kernel_output_feature_dimension,
+        kernel_output_feature_dimension: dn.kernel_input_feature_dimension,
+        kernel_spatial_dimensions: dn.kernel_spatial_dimensions.clone(),
+        output_batch_dimension: dn.input_batch_dimension,
+        output_feature_dimension: dn.input_feature_dimension,
+        output_spatial_dimensions: dn.input_spatial_dimensions.clone(),
+    };
+    let rev = e.reverse(rhs, &dn.kernel_spatial_dimensions)?;
+    let rev = e.convert(rev, ca.ty)?;
+    let r = e.add(
+        Op::Convolution {
+            window: Window { dims },
+            dnums: t,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: precision.to_vec(),
+        },
+        &[ct, rev],
+        &[],
+    )?;
+    e.convert(r, la.ty)
+}
+
+/// JAX's transpose of a convolution with respect to its kernel: the input
+/// convolved with the cotangent, batch and feature roles swapped, strides
+/// becoming window dilation.
+fn conv_transpose_rhs(
+    e: &mut Emitter,
+    window: &Window,
+    dn: &ConvDimensionNumbers,
+    precision: &[hlox_hlo::ir::Precision],
+    lhs: InstId,
+    rhs: InstId,
+    ct: InstId,
+) -> Result<InstId, TransformError> {
+    let (la, ra, ca) = (e.arr(lhs)?, e.arr(rhs)?, e.arr(ct)?);
+    let dims = window
+        .dims
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let in_d = dilate(
+                la.dims[dn.input_spatial_dimensions[i] as usize],
+                w.base_dilation,
+            );
+            let k_d = dilate(
+                ra.dims[dn.kernel_spatial_dimensions[i] as usize],
+                w.window_dilation,
+            );
+            let out_d = dilate(ca.dims[dn.output_spatial_dimensions[i] as usize], w.stride);
+            WindowDim {
+                size: ca.dims[dn.output_spatial_dimensions[i] as usize],
+                stride: w.window_dilation,
+                pad_lo: w.pad_lo,
+                pad_hi: (out_d - in_d) + (k_d - w.pad_lo - 1),
+                window_dilation: w.stride,
+                base_dilation: w.base_dilation,
+                reversal: false,
+            }
+        })
+        .collect();
+    let t = ConvDimensionNumbers {
+        input_batch_dimension: dn.input_feature_dimension,
+        input_feature_dimension: dn.input_batch_dimension,
+        input_spatial_dimensions: dn.input_spatial_dimensions.clone(),
+        kernel_input_feature_dimension: dn.output_batch_dimension,
+        kernel_output_feature_dimension: dn.output_feature_dimension,
+        kernel_spatial_dimensions: dn.output_spatial_dimensions.clone(),
+        output_batch_dimension: dn.kernel_input_feature_dimension,
+        output_feature_dimension: dn.kernel_output_feature_dimension,
+        output_spatial_dimensions: dn.kernel_spatial_dimensions.clone(),
+    };
+    let x = e.convert(lhs, ca.ty)?;
+    let r = e.add(
+        Op::Convolution {
+            window: Window { dims },
+            dnums: t,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: precision.to_vec(),
+        },
+        &[x, ct],
+        &[],
+    )?;
+    e.convert(r, ra.ty)
+}
+
+/// The permutation a sort applies along `dimension` (as s32 indices of the
+/// sorted result's shape): the same sort with an iota beside, its
+/// comparator reading the original operands only (so ties keep the
+/// original order exactly as the sort itself does).
+pub(crate) fn sort_permutation(
+    e: &mut Emitter,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[InstId],
+    dimension: i64,
+    is_stable: bool,
+) -> Result<InstId, TransformError> {
+    let comparator = m.comp(inst.called[0]);
+    let dims = e.dims(ops[0])?;
+    let s32 = hlox_hlo::ElementType::S32;
+    let wrapper = {
+        let mut sub = Emitter::new(
+            &mut *e.out,
+            &format!("{}.with_index", comparator.name),
+            e.transform,
+        );
+        let mut params = Vec::new();
+        for &p in &comparator.params {
+            let sh = comparator.inst(p).shape.clone();
+            params.push(sub.param(&sh, "operand"));
+        }
+        let s = Shape::scalar(s32);
+        sub.param(&s, "index_lhs");
+        sub.param(&s, "index_rhs");
+        let r = sub.add(Op::Call, &params, &[inst.called[0]])?;
+        sub.finish(r)
+    };
+    let iota = e.add_shaped(
+        Op::Iota { dimension },
+        &[],
+        &[],
+        Shape::array(s32, dims.clone()),
+    )?;
+    let mut o = ops.to_vec();
+    o.push(iota);
+    let sorted = e.add(
+        Op::Sort {
+            dimension,
+            is_stable,
+        },
+        &o,
+        &[wrapper],
+    )?;
+    e.gte(sorted, ops.len())
+}
+
+/// Gather dimension numbers that read `x[..., perm[...], ...]` along
+/// `dimension` (take_along_axis), for indices of `x`'s shape plus a
+/// trailing index vector dimension of 1.
+pub(crate) fn take_along(rank: usize, dimension: i64) -> GatherDimensionNumbers {
+    let others: Vec<i64> = (0..rank as i64).filter(|&d| d != dimension).collect();
+    GatherDimensionNumbers {
+        offset_dims: vec![],
+        collapsed_slice_dims: vec![dimension],
+        start_index_map: vec![dimension],
+        index_vector_dim: rank as i64,
+        operand_batching_dims: others.clone(),
+        start_indices_batching_dims: others,
+    }
+}
+
+/// `x` permuted by `perm` along `dimension`.
+pub(crate) fn permute(
+    e: &mut Emitter,
+    x: InstId,
+    perm: InstId,
+    dimension: i64,
+) -> Result<InstId, TransformError> {
+    let dims = e.dims(x)?;
+    let mut idims = dims.clone();
+    idims.push(1);
+    let idx = e.reshape(perm, &idims)?;
+    e.add(
+        Op::Gather {
+            dnums: take_along(dims.len(), dimension),
+            slice_sizes: vec![1; dims.len()],
+            indices_are_sorted: false,
+        },
+        &[x, idx],
+        &[],
+    )
+}
+
+/// The transpose of [`permute`]: `ct` added back where each element came
+/// from.
+pub(crate) fn unpermute(
+    e: &mut Emitter,
+    ct: InstId,
+    perm: InstId,
+    dimension: i64,
+) -> Result<InstId, TransformError> {
+    let a = e.arr(ct)?;
+    let mut idims = a.dims.clone();
+    idims.push(1);
+    let idx = e.reshape(perm, &idims)?;
+    let g = take_along(a.rank(), dimension);
+    let sd = ScatterDimensionNumbers {
+        update_window_dims: vec![],
+        inserted_window_dims: g.collapsed_slice_dims,
+        scatter_dims_to_operand_dims: g.start_index_map,
+        index_vector_dim: g.index_vector_dim,
+        input_batching_dims: g.operand_batching_dims,
+        scatter_indices_batching_dims: g.start_indices_batching_dims,
+    };
+    let z = e.full(a.ty, &a.dims, 0.0)?;
+    let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
+    e.add(
+        Op::Scatter {
+            dnums: sd,
+            indices_are_sorted: false,
+            unique_indices: true,
+        },
+        &[z, idx, ct],
+        &[comp],
+    )
+}
+
+/// No base or window dilation and no reversal: the windows the
+/// reduce-window rules handle.
+pub(crate) fn plain_window(w: &Window) -> bool {
+    w.dims
+        .iter()
+        .all(|d| d.base_dilation == 1 && d.window_dilation == 1 && !d.reversal)
+}
+
+/// Gather's start indices clamped into range as gather clamps them, so
+/// the scatter that transposes it adds where the gather read.
+fn clamp_gather_indices(
+    e: &mut Emitter,
+    idx: InstId,
+    dn: &GatherDimensionNumbers,
+    operand_dims: &[i64],
+    slice_sizes: &[i64],
+) -> Result<InstId, TransformError> {
+    let ia = e.arr(idx)?;
+    let bounds: Vec<i64> = dn
+        .start_index_map
+        .iter()
+        .map(|&d| operand_dims[d as usize] - slice_sizes[d as usize])
+        .collect();
+    let b = e.constant(hlox_hlo::Literal::r1(&bounds))?;
+    let b = e.convert(b, ia.ty)?;
+    let ivd = dn.index_vector_dim;
+    let b = if ivd as usize == ia.rank() {
+        let s = e.reshape(b, &[])?;
+        e.broadcast_in_dim(s, &ia.dims, &[])?
+    } else {
+        e.broadcast_in_dim(b, &ia.dims, &[ivd])?
+    };
+    let zero = e.full(ia.ty, &ia.dims, 0.0)?;
+    e.add(Op::Clamp, &[zero, idx, b], &[])
+}
+
+/// The cotangent of a reduction's scalar init: the sum of every element
+/// of the result's cotangent.
+fn ct_to_init(e: &mut Emitter, ct: InstId) -> Result<InstId, TransformError> {
+    let rank = e.arr(ct)?.rank() as i64;
+    let all: Vec<i64> = (0..rank).collect();
+    e.reduce_sum(ct, &all)
+}
+
+/// JAX's rule for max/min reductions: `ind` is 1 where an element equals
+/// the result it reduced to, and `counts` how many did, so ties share the
+/// derivative evenly.
+pub(crate) fn chooser_indicators(
+    e: &mut Emitter,
+    x: InstId,
+    y: InstId,
+    dims: &[i64],
+) -> Result<(InstId, InstId), TransformError> {
+    let a = e.arr(x)?;
+    let kept: Vec<i64> = (0..a.rank() as i64).filter(|d| !dims.contains(d)).collect();
+    let yb = e.broadcast_in_dim(y, &a.dims, &kept)?;
+    let eq = e.compare(ComparisonDirection::Eq, x, yb)?;
+    let ind = e.convert(eq, a.ty)?;
+    let counts = e.reduce_sum(ind, dims)?;
+    Ok((ind, counts))
+}
+
+/// Where each operand of `clamp(lo, x, hi)` is the one selected (JAX's
+/// masks), broadcast to `x`'s shape.
+pub(crate) struct ClampMasks {
+    pub lo: InstId,
+    pub x: InstId,
+    pub hi: InstId,
+}
+
+pub(crate) fn clamp_masks(
+    e: &mut Emitter,
+    lo: InstId,
+    x: InstId,
+    hi: InstId,
+) -> Result<ClampMasks, TransformError> {
+    use ComparisonDirection::{Gt, Lt};
+    let xd = e.dims(x)?;
+    let lo = scalar_to(e, lo, &xd)?;
+    let hi = scalar_to(e, hi, &xd)?;
+    let a = e.compare(Gt, x, lo)?;
+    let b = e.compare(Lt, x, hi)?;
+    let mx = e.binary(BinaryOp::And, a, b)?;
+    let a = e.compare(Gt, lo, x)?;
+    let b = e.compare(Lt, lo, hi)?;
+    let mlo = e.binary(BinaryOp::And, a, b)?;
+    let mhi = e.compare(Lt, hi, x)?;
+    Ok(ClampMasks {
+        lo: mlo,
+        x: mx,
+        hi: mhi,
+    })
+}
+
+/// A scalar broadcast to `dims` (clamp's bounds may be scalars).
+pub(crate) fn scalar_to(
+    e: &mut Emitter,
+    x: InstId,
+    dims: &[i64],
+) -> Result<InstId, TransformError> {
+    if e.arr(x)?.rank() == 0 && !dims.is_empty() {
+        e.broadcast_in_dim(x, dims, &[])
+    } else {
+        Ok(x)
+    }
+}
+
+/// Dimensions of `0..rank` in neither list, ascending.
+fn free_dims(rank: usize, a: &[i64], b: &[i64]) -> Vec<i64> {
+    (0..rank as i64)
+        .filter(|d| !a.contains(d) && !b.contains(d))
+        .collect()
+}
+
+fn position(v: &[i64], x: i64) -> i64 {
+    v.iter().position(|&y| y == x).unwrap_or(0) as i64
+}
+
+/// `ct` (of the dot's result type) times `other`, converted to that type.
+fn dot_in_ct_type(
+    e: &mut Emitter,
+    ct: InstId,
+    other: InstId,
+    dnums: DotDimensionNumbers,
+    target: hlox_hlo::ElementType,
+) -> Result<InstId, TransformError> {
+    let ty = e.ty(ct)?;
+    let other = e.convert(other, ty)?;
+    let d = e.dot(ct, other, dnums)?;
+    e.convert(d, target)
+}
+
+fn dot_transpose_lhs(
+    e: &mut Emitter,
+    dn: &DotDimensionNumbers,
+    lhs: InstId,
+    rhs: InstId,
+    ct: InstId,
+) -> Result<InstId, TransformError> {
+    let la = e.arr(lhs)?;
+    let ra = e.arr(rhs)?;
+    let nb = dn.lhs_batch_dims.len() as i64;
+    let lf = free_dims(la.rank(), &dn.lhs_batch_dims, &dn.lhs_contracting_dims);
+    let rf = free_dims(ra.rank(), &dn.rhs_batch_dims, &dn.rhs_contracting_dims);
+    let nlf = lf.len() as i64;
+    let nrf = rf.len() as i64;
+    let dnums = DotDimensionNumbers {
+        lhs_batch_dims: (0..nb).collect(),
+        rhs_batch_dims: dn.rhs_batch_dims.clone(),
+        lhs_contracting_dims: (nb + nlf..nb + nlf + nrf).collect(),
+        rhs_contracting_dims: rf.clone(),
+    };
+    let d = dot_in_ct_type(e, ct, rhs, dnums, la.ty)?;
+    let mut rc_sorted = dn.rhs_contracting_dims.clone();
+    rc_sorted.sort_unstable();
+    let perm: Vec<i64> = (0..la.rank() as i64)
+        .map(|d| {
+            if let Some(i) = dn.lhs_batch_dims.iter().position(|&b| b == d) {
+                i as i64
+            } else if let Some(j) = lf.iter().position(|&f| f == d) {
+                nb + j as i64
+            } else {
+                let k = position(&dn.lhs_contracting_dims, d) as usize;
+                nb + nlf + position(&rc_sorted, dn.rhs_contracting_dims[k])
+            }
+        })
+        .collect();
+    e.transpose(d, &perm)
+}
+
+fn dot_transpose_rhs(
+    e: &mut Emitter,
+    dn: &DotDimensionNumbers,
+    lhs: InstId,
+    rhs: InstId,
+    ct: InstId,
+) -> Result<InstId, TransformError> {
+    let la = e.arr(lhs)?;
+    let ra = e.arr(rhs)?;
+    let nb = dn.lhs_batch_dims.len() as i64;
+    let lf = free_dims(la.rank(), &dn.lhs_batch_dims, &dn.lhs_contracting_dims);
+    let rf = free_dims(ra.rank(), &dn.rhs_batch_dims, &dn.rhs_contracting_dims);
+    let nlf = lf.len() as i64;
+    let nrf = rf.len() as i64;
+    let dnums = DotDimensionNumbers {
+        lhs_batch_dims: (0..nb).collect(),
+        rhs_batch_dims: dn.lhs_batch_dims.clone(),
+        lhs_contracting_dims: (nb..nb + nlf).collect(),
+        rhs_contracting_dims: lf.clone(),
+    };
+    let d = dot_in_ct_type(e, ct, lhs, dnums, ra.ty)?;
+    let mut lc_sorted = dn.lhs_contracting_dims.clone();
+    lc_sorted.sort_unstable();
+    let perm: Vec<i64> = (0..ra.rank() as i64)
+        .map(|d| {
+            if let Some(i) = dn.rhs_batch_dims.iter().position(|&b| b == d) {
+                i as i64
+            } else if let Some(j) = rf.iter().position(|&f| f == d) {
+                nb + j as i64
+            } else {
+                let k = position(&dn.rhs_contracting_dims, d) as usize;
+                nb + nrf + position(&lc_sorted, dn.lhs_contracting_dims[k])
+            }
+        })
+        .collect();
+    e.transpose(d, &perm)
+}

@@ -1,0 +1,166 @@
+//! Custom-call targets with rules: from an HLO rules module (what
+//! `--rules FILE.hlo` reads), from Rust closures built with the builder,
+//! and batched by JAX's vmap methods. The target here is `my_sin`
+//! (element-wise sine), run by the evaluator through a handler.
+
+use hlox_eval::{evaluate, CustomCallHandler};
+use hlox_hlo::builder::XlaBuilder;
+use hlox_hlo::text::parse_module;
+use hlox_hlo::{CustomCall, Instruction, Literal, Module};
+use hlox_transform::{grad_with, jvp_with, vjp_with, vmap_with, Rules, TransformError, VmapMethod};
+
+struct MySin;
+impl CustomCallHandler for MySin {
+    fn call(
+        &self,
+        _: &Instruction,
+        call: &CustomCall,
+        ops: &[&Literal],
+    ) -> Result<Literal, String> {
+        assert_eq!(call.target, "my_sin");
+        let x = ops[0].as_array().map_err(|e| e.to_string())?;
+        let v: Vec<f64> = x.to_vec::<f64>().map_err(|e| e.to_string())?;
+        let s: Vec<f64> = v.iter().map(|a| a.sin()).collect();
+        Literal::from_vec(x.dims(), &s).map_err(|e| e.to_string())
+    }
+}
+
+fn run(m: &Module, args: &[Literal]) -> Vec<f64> {
+    evaluate(m, args, &MySin)
+        .unwrap_or_else(|e| panic!("{e}\n{}", hlox_hlo::text::print_module(m)))
+        .into_leaves()
+        .iter()
+        .flat_map(|l| l.to_vec::<f64>().unwrap())
+        .collect()
+}
+
+const PROGRAM: &str = r#"
+HloModule uses_my_sin
+add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT sum = f64[] add(a, b) }
+ENTRY main {
+  x = f64[3] parameter(0)
+  s = f64[3] custom-call(x), custom_call_target="my_sin"
+  p = f64[3] multiply(s, x)
+  zero = f64[] constant(0)
+  ROOT r = f64[] reduce(p, zero), dimensions={0}, to_apply=add
+}
+"#;
+
+const RULES: &str = r#"
+HloModule my_sin_rules
+jvp.my_sin {
+  x = f64[3] parameter(0)
+  t = f64[3] parameter(1)
+  y = f64[3] custom-call(x), custom_call_target="my_sin"
+  c = f64[3] cosine(x)
+  ty = f64[3] multiply(t, c)
+  ROOT r = (f64[3], f64[3]) tuple(y, ty)
+}
+ENTRY vjp.my_sin {
+  x = f64[3] parameter(0)
+  ct = f64[3] parameter(1)
+  c = f64[3] cosine(x)
+  g = f64[3] multiply(ct, c)
+  ROOT r = (f64[3]) tuple(g)
+}
+"#;
+
+fn x() -> Literal {
+    Literal::r1(&[0.3f64, -1.2, 2.0])
+}
+
+/// d/dx sum(sin(x) x) = cos(x) x + sin(x)
+fn want_grad() -> Vec<f64> {
+    [0.3f64, -1.2, 2.0]
+        .iter()
+        .map(|a| a.cos() * a + a.sin())
+        .collect()
+}
+
+fn close(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() < 1e-12, "{a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn rules_from_an_hlo_module() {
+    let m = parse_module(PROGRAM).unwrap();
+    let rules = Rules::from_module(parse_module(RULES).unwrap());
+    let g = grad_with(&m, &[0], &rules).unwrap();
+    close(&run(&g, &[x()]), &want_grad());
+    // jvp along e_1: the second component of the gradient.
+    let j = jvp_with(&m, &[0], &rules).unwrap();
+    let out = run(&j, &[x(), Literal::r1(&[0.0f64, 1.0, 0.0])]);
+    close(&out[1..], &want_grad()[1..2]);
+    // Second order through the rule: the rule's own body is differentiated.
+    let v = vjp_with(&m, &[0], &rules).unwrap();
+    let out = run(&v, &[x(), Literal::r0(2.0f64)]);
+    let w: Vec<f64> = want_grad().iter().map(|g| 2.0 * g).collect();
+    close(&out, &w);
+}
+
+#[test]
+fn rules_built_in_rust() {
+    let m = parse_module(PROGRAM).unwrap();
+    let mut rules = Rules::new();
+    rules.vjp_rule("my_sin", |call| {
+        let b = XlaBuilder::new("vjp.my_sin");
+        let x = b.parameter(0, &call.operands[0], "x")?;
+        let ct = b.parameter(1, call.result, "ct")?;
+        let c = b.cos(x)?;
+        let g = b.mul(ct, c)?;
+        let t = b.tuple(&[g])?;
+        b.build_module(t)
+    });
+    let g = grad_with(&m, &[0], &rules).unwrap();
+    close(&run(&g, &[x()]), &want_grad());
+}
+
+#[test]
+fn vmap_methods() {
+    let m = parse_module(PROGRAM).unwrap();
+    let xs = Literal::from_vec(&[2, 3], &[0.3f64, -1.2, 2.0, 1.0, 0.5, -0.1]).unwrap();
+    let want: Vec<f64> = [[0.3f64, -1.2, 2.0], [1.0, 0.5, -0.1]]
+        .iter()
+        .map(|r| r.iter().map(|a| a.sin() * a).sum())
+        .collect();
+    for method in [
+        VmapMethod::Sequential,
+        VmapMethod::ExpandDims,
+        VmapMethod::BroadcastAll,
+    ] {
+        let mut rules = Rules::new();
+        rules.vmap_method("my_sin", method);
+        let b = vmap_with(&m, &[Some(0)], 2, &rules).unwrap();
+        close(&run(&b, std::slice::from_ref(&xs)), &want);
+    }
+}
+
+#[test]
+fn a_rule_that_does_not_fit_names_both() {
+    let m = parse_module(PROGRAM).unwrap();
+    let mut rules = Rules::new();
+    rules.vjp_rule("my_sin", |_| {
+        let b = XlaBuilder::new("vjp.my_sin");
+        let x = b.parameter(
+            0,
+            &hlox_hlo::Shape::array(hlox_hlo::ElementType::F32, vec![3]),
+            "x",
+        )?;
+        let t = b.tuple(&[x])?;
+        b.build_module(t)
+    });
+    let e = grad_with(&m, &[0], &rules).unwrap_err();
+    assert!(matches!(e, TransformError::Rule { .. }), "{e}");
+    let text = e.to_string();
+    assert!(text.contains("custom call `s` (target `my_sin`)"), "{text}");
+    assert!(text.contains("(f32[3]) -> (f32[3])"), "{text}");
+    assert!(
+        text.contains("but the call needs (f64[3], f64[3]) -> (f64[3])"),
+        "{text}"
+    );
+    let e = jvp_with(&m, &[0], &rules).unwrap_err();
+    assert!(e.to_string().contains("has no jvp rule"), "{e}");
+}

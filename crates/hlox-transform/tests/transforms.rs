@@ -1,0 +1,582 @@
+//! End-to-end checks of the transformations on real data, evaluated by
+//! hlox-eval: gradients against central finite differences, forward mode
+//! against reverse mode (the dot-product test <vjp(c), v> = <c, jvp(v)>),
+//! vmap against a loop over the batch, second order (a Hessian-vector
+//! product as the vjp of a grad) and per-example gradients (vmap of grad).
+
+use hlox_eval::{evaluate, NoCustomCalls};
+use hlox_hlo::text::parse_module;
+use hlox_hlo::{Literal, Module, Shape};
+use hlox_transform::{grad, jvp, vjp, vmap, TransformError};
+
+/// A small deterministic generator (no dependency needed).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+}
+
+fn dims(s: &Shape) -> Vec<i64> {
+    s.as_array().expect("array").dims.clone()
+}
+
+fn count(d: &[i64]) -> usize {
+    d.iter().product::<i64>() as usize
+}
+
+fn rand_like(rng: &mut Rng, s: &Shape) -> Literal {
+    let d = dims(s);
+    let v: Vec<f64> = (0..count(&d)).map(|_| rng.next()).collect();
+    Literal::from_vec(&d, &v).unwrap()
+}
+
+fn vals(l: &Literal) -> Vec<f64> {
+    l.to_vec::<f64>().unwrap()
+}
+
+fn run(m: &Module, args: &[Literal]) -> Vec<Literal> {
+    let r = evaluate(m, args, &NoCustomCalls).unwrap_or_else(|e| panic!("{e}\n{m:?}"));
+    r.into_leaves()
+}
+
+fn parse(src: &str) -> Module {
+    parse_module(src).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn close(a: &[f64], b: &[f64], tol: f64, what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: lengths");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (x - y).abs() <= tol * (1.0 + x.abs().max(y.abs())),
+            "{what}: element {i}: {x} vs {y}\n{a:?}\n{b:?}"
+        );
+    }
+}
+
+fn params(m: &Module) -> Vec<Shape> {
+    m.entry_computation_layout().parameters
+}
+
+/// grad of a scalar program against central differences, for every
+/// parameter.
+fn check_grad(src: &str, seed: u64) {
+    let m = parse(src);
+    let ps = params(&m);
+    let mut rng = Rng(seed);
+    let args: Vec<Literal> = ps.iter().map(|s| rand_like(&mut rng, s)).collect();
+    let wrt: Vec<usize> = (0..ps.len()).collect();
+    let g = grad(&m, &wrt).unwrap_or_else(|e| panic!("{e}"));
+    let got = run(&g, &args);
+    let h = 1e-6;
+    for (k, s) in ps.iter().enumerate() {
+        let n = count(&dims(s));
+        let base = vals(&args[k]);
+        let mut fd = Vec::with_capacity(n);
+        for i in 0..n {
+            let at = |d: f64| {
+                let mut a = args.clone();
+                let mut v = base.clone();
+                v[i] += d;
+                a[k] = Literal::from_vec(&dims(s), &v).unwrap();
+                vals(&run(&m, &a)[0])[0]
+            };
+            fd.push((at(h) - at(-h)) / (2.0 * h));
+        }
+        close(
+            &vals(&got[k]),
+            &fd,
+            1e-5,
+            &format!("grad wrt {k} of\n{src}"),
+        );
+    }
+}
+
+/// Forward mode against reverse mode: <vjp(c), v> = <c, jvp(v)>, and the
+/// jvp's primal outputs equal the program's.
+fn check_modes(src: &str, seed: u64) {
+    let m = parse(src);
+    let ps = params(&m);
+    let mut rng = Rng(seed);
+    let args: Vec<Literal> = ps.iter().map(|s| rand_like(&mut rng, s)).collect();
+    let tangents: Vec<Literal> = ps.iter().map(|s| rand_like(&mut rng, s)).collect();
+    let wrt: Vec<usize> = (0..ps.len()).collect();
+    let f = run(&m, &args);
+    let j = jvp(&m, &wrt).unwrap_or_else(|e| panic!("{e}"));
+    let mut ja = args.clone();
+    ja.extend(tangents.iter().cloned());
+    let jo = run(&j, &ja);
+    let nl = f.len();
+    for i in 0..nl {
+        close(&vals(&jo[i]), &vals(&f[i]), 1e-12, "jvp primal");
+    }
+    let cts: Vec<Literal> = f.iter().map(|l| rand_like(&mut rng, &l.shape())).collect();
+    let v = vjp(&m, &wrt).unwrap_or_else(|e| panic!("{e}"));
+    let mut va = args.clone();
+    va.extend(cts.iter().cloned());
+    let vo = run(&v, &va);
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+    let lhs: f64 = (0..ps.len())
+        .map(|k| dot(&vals(&vo[k]), &vals(&tangents[k])))
+        .sum();
+    let rhs: f64 = (0..nl)
+        .map(|i| dot(&vals(&cts[i]), &vals(&jo[nl + i])))
+        .sum();
+    close(
+        &[lhs],
+        &[rhs],
+        1e-10,
+        &format!("<vjp(c), v> = <c, jvp(v)> for\n{src}"),
+    );
+    // And jvp against a finite difference along the tangents.
+    let h = 1e-6;
+    let shifted = |d: f64| -> Vec<Literal> {
+        let a: Vec<Literal> = args
+            .iter()
+            .zip(&tangents)
+            .map(|(x, t)| {
+                let v: Vec<f64> = vals(x)
+                    .iter()
+                    .zip(vals(t))
+                    .map(|(a, b)| a + d * b)
+                    .collect();
+                Literal::from_vec(&dims(&x.shape()), &v).unwrap()
+            })
+            .collect();
+        run(&m, &a)
+    };
+    let (p, q) = (shifted(h), shifted(-h));
+    for i in 0..nl {
+        let fd: Vec<f64> = vals(&p[i])
+            .iter()
+            .zip(vals(&q[i]))
+            .map(|(a, b)| (a - b) / (2.0 * h))
+            .collect();
+        close(
+            &vals(&jo[nl + i]),
+            &fd,
+            1e-5,
+            &format!("jvp vs fd for\n{src}"),
+        );
+    }
+}
+
+/// vmap over axis `axes` against evaluating each example alone.
+fn check_vmap(src: &str, axes: &[Option<usize>], size: i64, seed: u64) {
+    let m = parse(src);
+    let ps = params(&m);
+    let mut rng = Rng(seed);
+    let args: Vec<Literal> = ps
+        .iter()
+        .zip(axes)
+        .map(|(s, a)| {
+            let mut d = dims(s);
+            if let Some(k) = a {
+                d.insert(*k, size);
+            }
+            let v: Vec<f64> = (0..count(&d)).map(|_| rng.next()).collect();
+            Literal::from_vec(&d, &v).unwrap()
+        })
+        .collect();
+    let b = vmap(&m, axes, size).unwrap_or_else(|e| panic!("{e}"));
+    let got = run(&b, &args);
+    for n in 0..size {
+        let one: Vec<Literal> = args
+            .iter()
+            .zip(axes)
+            .zip(&ps)
+            .map(|((l, a), s)| match a {
+                None => l.clone(),
+                Some(k) => take(l, *k, n, &dims(s)),
+            })
+            .collect();
+        let want = run(&m, &one);
+        for (i, w) in want.iter().enumerate() {
+            let g = take(&got[i], 0, n, &dims(&w.shape()));
+            close(
+                &vals(&g),
+                &vals(w),
+                1e-12,
+                &format!("vmap example {n} of\n{src}"),
+            );
+        }
+    }
+}
+
+/// Example `n` of `l` along axis `k` (`dims`: the example's dims).
+fn take(l: &Literal, k: usize, n: i64, dims: &[i64]) -> Literal {
+    let a = l.as_array().unwrap();
+    let full = a.dims().to_vec();
+    let v = vals(l);
+    let outer: i64 = full[..k].iter().product();
+    let inner: i64 = full[k + 1..].iter().product();
+    let mut out = Vec::new();
+    for o in 0..outer {
+        let base = (o * full[k] + n) * inner;
+        out.extend_from_slice(&v[base as usize..(base + inner) as usize]);
+    }
+    Literal::from_vec(dims, &out).unwrap()
+}
+
+const ELEMENTWISE: &str = r#"
+HloModule elementwise
+add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }
+ENTRY main {
+  x = f64[5] parameter(0)
+  y = f64[5] parameter(1)
+  k3 = f64[] constant(3)
+  b3 = f64[5] broadcast(k3), dimensions={}
+  k2 = f64[] constant(2)
+  b2 = f64[5] broadcast(k2), dimensions={}
+  e = f64[5] exponential(x)
+  s = f64[5] sine(y)
+  t = f64[5] tanh(x)
+  m = f64[5] multiply(e, s)
+  t3 = f64[5] add(t, b3)
+  d = f64[5] divide(m, t3)
+  yy = f64[5] multiply(y, y)
+  l = f64[5] log-plus-one(yy)
+  dl = f64[5] subtract(d, l)
+  q = f64[5] logistic(dl)
+  c = f64[5] cosine(q)
+  mx = f64[5] maximum(c, x)
+  mn = f64[5] minimum(mx, y)
+  y2 = f64[5] add(y, b2)
+  a2 = f64[5] atan2(mn, y2)
+  ey = f64[5] exponential(y)
+  p = f64[5] power(ey, x)
+  r = f64[5] add(a2, p)
+  er0 = f64[5] exponential(r)
+  sq = f64[5] sqrt(er0)
+  ex = f64[5] exponential(x)
+  rs = f64[5] rsqrt(ex)
+  df = f64[5] subtract(sq, rs)
+  ab = f64[5] abs(df)
+  er = f64[5] erf(ab)
+  e2 = f64[5] add(er, b2)
+  cb = f64[5] cbrt(e2)
+  lg = f64[5] log(e2)
+  ng = f64[5] negate(cb)
+  sm = f64[5] subtract(ng, lg)
+  zero = f64[] constant(0)
+  ROOT out = f64[] reduce(sm, zero), dimensions={0}, to_apply=add
+}
+"#;
+
+const STRUCTURAL: &str = r#"
+HloModule structural
+add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }
+mx { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] maximum(a, b) }
+ENTRY main {
+  x = f64[2,3] parameter(0)
+  w = f64[3,4] parameter(1)
+  v = f64[4] parameter(2)
+  h = f64[2,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  b = f64[2,4] broadcast(v), dimensions={1}
+  z = f64[2,4] add(h, b)
+  t = f64[4,2] transpose(z), dimensions={1,0}
+  r = f64[8] reshape(t)
+  s = f64[3] slice(r), slice={[1:7:2]}
+  half = f64[] constant(0.5)
+  p = f64[10] pad(s, half), padding=1_2_2
+  zero = f64[] constant(0)
+  n = f64[8] pad(p, zero), padding=-1_-1_0
+  c = f64[16] concatenate(n, r), dimensions={0}
+  rv = f64[16] reverse(c), dimensions={0}
+  gt = pred[16] compare(rv, c), direction=GT
+  sel = f64[16] select(gt, rv, c)
+  ninf = f64[] constant(-inf)
+  m = f64[] reduce(sel, ninf), dimensions={0}, to_apply=mx
+  sq = f64[16] multiply(sel, sel)
+  sum = f64[] reduce(sq, zero), dimensions={0}, to_apply=add
+  ROOT out = f64[] add(m, sum)
+}
+"#;
+
+const BATCHED_DOT: &str = r#"
+HloModule batched_dot
+add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }
+ENTRY main {
+  q = f64[2,3,4] parameter(0)
+  k = f64[4,2,5] parameter(1)
+  s = f64[2,3,5] dot(q, k), lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={0}
+  e = f64[2,3,5] exponential(s)
+  zero = f64[] constant(0)
+  ROOT out = f64[] reduce(e, zero), dimensions={0,1,2}, to_apply=add
+}
+"#;
+
+const CALLS_AND_TUPLES: &str = r#"
+HloModule calls
+add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }
+f {
+  a = f64[4] parameter(0)
+  b = f64[4] parameter(1)
+  ab = f64[4] multiply(a, b)
+  sa = f64[4] sine(a)
+  ROOT t = (f64[4], f64[4]) tuple(ab, sa)
+}
+ENTRY main {
+  x = f64[4] parameter(0)
+  y = f64[4] parameter(1)
+  c = (f64[4], f64[4]) call(x, y), to_apply=f
+  g0 = f64[4] get-tuple-element(c), index=0
+  g1 = f64[4] get-tuple-element(c), index=1
+  lo = f64[] constant(-0.3)
+  hi = f64[] constant(0.3)
+  cl = f64[4] clamp(lo, g0, hi)
+  one = s32[] constant(1)
+  ds = f64[2] dynamic-slice(g1, one), dynamic_slice_sizes={2}
+  two = s32[] constant(2)
+  u = f64[4] dynamic-update-slice(cl, ds, two)
+  bx = f64[4] multiply(u, x)
+  zero = f64[] constant(0)
+  ROOT out = f64[] reduce(bx, zero), dimensions={0}, to_apply=add
+}
+"#;
+
+const POOLING: &str = r#"
+HloModule pooling
+add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }
+mx { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] maximum(a, b) }
+ENTRY main {
+  x = f64[4,6] parameter(0)
+  ninf = f64[] constant(-inf)
+  zero = f64[] constant(0)
+  p = f64[2,3] reduce-window(x, ninf), window={size=2x2 stride=2x2}, to_apply=mx
+  q = f64[4,6] reduce-window(x, ninf), window={size=3x3 pad=1_1x1_1}, to_apply=mx
+  s = f64[3,3] reduce-window(q, zero), window={size=2x3 stride=1x2 pad=0_0x1_1}, to_apply=add
+  t = f64[2,3] tanh(p)
+  u = f64[3,3] sine(s)
+  a = f64[] reduce(t, zero), dimensions={0,1}, to_apply=add
+  b = f64[] reduce(u, zero), dimensions={0,1}, to_apply=add
+  ROOT out = f64[] add(a, b)
+}
+"#;
+
+const PROGRAMS: &[&str] = &[
+    ELEMENTWISE,
+    STRUCTURAL,
+    BATCHED_DOT,
+    CALLS_AND_TUPLES,
+    POOLING,
+];
+
+#[test]
+fn grad_matches_finite_differences() {
+    for (i, p) in PROGRAMS.iter().enumerate() {
+        check_grad(p, 7 + i as u64);
+    }
+}
+
+#[test]
+fn forward_and_reverse_mode_agree() {
+    for (i, p) in PROGRAMS.iter().enumerate() {
+        check_modes(p, 11 + i as u64);
+    }
+}
+
+#[test]
+fn vmap_matches_a_loop_over_the_batch() {
+    check_vmap(ELEMENTWISE, &[Some(0), Some(1)], 3, 1);
+    check_vmap(ELEMENTWISE, &[Some(1), None], 2, 2);
+    check_vmap(STRUCTURAL, &[Some(0), None, Some(0)], 3, 3);
+    check_vmap(STRUCTURAL, &[None, Some(2), None], 2, 4);
+    check_vmap(STRUCTURAL, &[Some(2), Some(1), Some(1)], 2, 5);
+    check_vmap(BATCHED_DOT, &[Some(3), Some(0)], 2, 6);
+    check_vmap(BATCHED_DOT, &[None, Some(1)], 3, 7);
+    check_vmap(CALLS_AND_TUPLES, &[Some(0), None], 3, 8);
+}
+
+/// The vjp of a grad is a Hessian-vector product: compare it with a
+/// finite difference of the gradient along the vector.
+#[test]
+fn hessian_vector_product_is_the_vjp_of_grad() {
+    for (i, src) in PROGRAMS.iter().enumerate() {
+        let m = parse(src);
+        let ps = params(&m);
+        let wrt: Vec<usize> = (0..ps.len()).collect();
+        let g = grad(&m, &wrt).unwrap();
+        let hvp = vjp(&g, &wrt).unwrap_or_else(|e| panic!("{e}"));
+        let mut rng = Rng(100 + i as u64);
+        let args: Vec<Literal> = ps.iter().map(|s| rand_like(&mut rng, s)).collect();
+        let v: Vec<Literal> = ps.iter().map(|s| rand_like(&mut rng, s)).collect();
+        let mut a = args.clone();
+        a.extend(v.iter().cloned());
+        let got = run(&hvp, &a);
+        let h = 1e-5;
+        let at = |d: f64| -> Vec<Literal> {
+            let a: Vec<Literal> = args
+                .iter()
+                .zip(&v)
+                .map(|(x, t)| {
+                    let s: Vec<f64> = vals(x)
+                        .iter()
+                        .zip(vals(t))
+                        .map(|(a, b)| a + d * b)
+                        .collect();
+                    Literal::from_vec(&dims(&x.shape()), &s).unwrap()
+                })
+                .collect();
+            run(&g, &a)
+        };
+        let (p, q) = (at(h), at(-h));
+        for k in 0..ps.len() {
+            let fd: Vec<f64> = vals(&p[k])
+                .iter()
+                .zip(vals(&q[k]))
+                .map(|(a, b)| (a - b) / (2.0 * h))
+                .collect();
+            close(&vals(&got[k]), &fd, 1e-4, &format!("hvp wrt {k} of\n{src}"));
+        }
+    }
+}
+
+/// vmap of grad gives per-example gradients: each equals the grad of that
+/// example alone.
+#[test]
+fn per_example_gradients_are_vmap_of_grad() {
+    let m = parse(STRUCTURAL);
+    let g = grad(&m, &[0, 1]).unwrap();
+    // Batch the data (x), share the weights.
+    check_vmap_of(&g, &[Some(0), None, None], 3);
+    let m = parse(CALLS_AND_TUPLES);
+    let g = grad(&m, &[0]).unwrap();
+    check_vmap_of(&g, &[Some(0), Some(0)], 4);
+    // Through max-pool's select-and-scatter.
+    let m = parse(POOLING);
+    let g = grad(&m, &[0]).unwrap();
+    check_vmap_of(&g, &[Some(1)], 3);
+}
+
+fn check_vmap_of(m: &Module, axes: &[Option<usize>], size: i64) {
+    let text = hlox_hlo::text::print_module(m);
+    check_vmap(&text, axes, size, 42);
+}
+
+#[test]
+fn transformed_modules_transform_again() {
+    // grad of (the sum of a jvp's tangent): a mixed second derivative.
+    let m = parse(ELEMENTWISE);
+    let j = jvp(&m, &[0]).unwrap();
+    // vmap of a jvp: a batch of directional derivatives.
+    let text = hlox_hlo::text::print_module(&j);
+    check_vmap(&text, &[None, None, Some(0)], 3, 9);
+}
+
+#[test]
+fn errors_name_the_instruction_and_the_problem() {
+    let m = parse(
+        r#"
+HloModule products
+mul { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT c = f64[] multiply(a, b) }
+ENTRY main {
+  x = f64[4] parameter(0)
+  one = f64[] constant(1)
+  r = f64[] reduce(x, one), dimensions={0}, to_apply=mul
+  ROOT s = f64[4] broadcast(r), dimensions={}
+}
+"#,
+    );
+    let e = jvp(&m, &[0]).unwrap_err();
+    assert!(
+        matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce", .. } if instruction == "r"),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .contains("`r` (reduce) is not supported: only sum, max and min reductions"),
+        "{e}"
+    );
+    let e = grad(&m, &[0]).unwrap_err();
+    assert!(e.to_string().contains("scalar"), "{e}");
+    let e = vjp(&m, &[3]).unwrap_err();
+    assert!(
+        e.to_string().contains("wrt parameter 3 does not exist"),
+        "{e}"
+    );
+    let e = vmap(&m, &[Some(2)], 4).unwrap_err();
+    assert!(
+        e.to_string().contains("in_axes[0] = 2 is past the rank 1"),
+        "{e}"
+    );
+    let cc = parse(
+        r#"
+HloModule cc
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT c = f32[4] custom-call(x), custom_call_target="my_op"
+}
+"#,
+    );
+    let e = vjp(&cc, &[0]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("target `my_op`, which has no vjp rule"),
+        "{e}"
+    );
+    let e = vmap(&cc, &[Some(0)], 2).unwrap_err();
+    assert!(e.to_string().contains("no vmap rule"), "{e}");
+}
+
+/// Every module of the JAX corpus (tests/corpus) transforms into a module
+/// the verifier accepts, or fails with an error that is not a rule's bug:
+/// never a panic, never a rule building a malformed instruction.
+#[test]
+fn every_corpus_module_transforms_or_says_why() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    let mut seen = 0;
+    let mut ok = 0;
+    for d in std::fs::read_dir(&root).unwrap() {
+        let p = d.unwrap().path().join("module.hlo");
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        let Ok(m) = parse_module(&text) else {
+            continue;
+        };
+        seen += 1;
+        let entry = m.entry_computation();
+        let float: Vec<usize> = (0..entry.params.len())
+            .filter(|&i| {
+                entry
+                    .inst(entry.params[i])
+                    .shape
+                    .element_type()
+                    .is_some_and(|t| t.is_float())
+            })
+            .collect();
+        let axes: Vec<Option<usize>> = entry
+            .params
+            .iter()
+            .map(|&q| entry.inst(q).shape.is_array().then_some(0))
+            .collect();
+        let results = std::panic::catch_unwind(|| {
+            [
+                jvp(&m, &float).map(|_| ()),
+                vjp(&m, &float).map(|_| ()),
+                vmap(&m, &axes, 2).map(|_| ()),
+            ]
+        })
+        .unwrap_or_else(|_| panic!("{}: a transformation panicked", p.display()));
+        for r in results {
+            match r {
+                Ok(()) => ok += 1,
+                Err(e @ (TransformError::Output { .. } | TransformError::Emit { .. })) => {
+                    panic!("{}: {e}", p.display())
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    assert!(seen > 20, "only {seen} corpus modules");
+    assert!(
+        ok > seen,
+        "only {ok} of {} transformations succeeded",
+        3 * seen
+    );
+}

@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+"""Record JAX's jvp, vjp, grad and vmap of small programs for hlox-transform.
+
+For each program this writes, under ``tests/transform_corpus/<name>/``:
+
+* ``forward.hlo`` -- ``jax.jit(f).lower(*args).as_text(dialect="hlo")``: the
+  forward program only; hlox differentiates and batches it itself.
+* ``case.json``   -- the inputs, and JAX's results on them:
+  ``wrt`` (the differentiated parameters: every floating-point one),
+  ``jvp``  (tangents, and the result leaves' tangents from ``jax.jvp``),
+  ``vjp``  (one cotangent per result leaf, and the ``wrt`` cotangents
+  from ``jax.vjp``), ``grad`` (``jax.grad``, when the result is a scalar),
+  ``vmap`` (``in_axes``, ``size``, batched inputs and ``jax.vmap``'s
+  result leaves, each batched at axis 0).
+
+Arrays are stored inline as ``{"dtype", "shape", "data"}`` (row-major), so
+the whole corpus stays a few KB per program.
+
+Usage::
+
+    .venv-jax/bin/python scripts/gen_transform_corpus.py [--only NAME ...]
+
+The Rust test ``crates/hlox-transform/tests/jax_corpus.rs`` reads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+import jax
+
+jax.config.update("jax_platforms", "cpu")
+jax.config.update("jax_hlo_source_file_canonicalization_regex", ".*/")
+
+import jax.numpy as jnp  # noqa: E402
+from jax import lax  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "tests" / "transform_corpus"
+
+CASES = {}
+
+
+def case(in_axes, size=3, reverse=True):
+    """Registers a program: ``build(rng) -> (f, args)``; ``in_axes`` for vmap;
+    ``reverse=False`` where JAX itself has no reverse mode (then no ``vjp``
+    or ``grad`` is recorded)."""
+
+    def wrap(build):
+        CASES[build.__name__] = (build, in_axes, size, reverse)
+        return build
+
+    return wrap
+
+
+def f32(rng, *shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+@case(in_axes=(0, None, None, None, None))
+def mlp(rng):
+    def f(x, w1, b1, w2, b2):
+        h = jnp.tanh(x @ w1 + b1)
+        return jnp.sum(jax.nn.sigmoid(h @ w2 + b2) ** 2)
+
+    return f, [f32(rng, 4, 3), f32(rng, 3, 5), f32(rng, 5), f32(rng, 5, 2), f32(rng, 2)]
+
+
+@case(in_axes=(0, 0))
+def softmax_cross_entropy(rng):
+    def f(logits, labels):
+        return -jnp.mean(jnp.sum(labels * jax.nn.log_softmax(logits), axis=-1))
+
+    labels = np.eye(4, dtype=np.float32)[[0, 3, 1]]
+    return f, [f32(rng, 3, 4), labels]
+
+
+@case(in_axes=(0, None, None))
+def layernorm(rng):
+    def f(x, g, b):
+        m = jnp.mean(x, axis=-1, keepdims=True)
+        v = jnp.mean((x - m) ** 2, axis=-1, keepdims=True)
+        return jnp.sum(jnp.sin((x - m) * lax.rsqrt(v + 1e-5) * g + b))
+
+    return f, [f32(rng, 3, 6), f32(rng, 6), f32(rng, 6)]
+
+
+@case(in_axes=(0, None, None, None))
+def attention(rng):
+    def f(x, wq, wk, wv):
+        q, k, v = x @ wq, x @ wk, x @ wv
+        s = jnp.einsum("td,sd->ts", q, k) / 2.0
+        mask = jnp.tril(jnp.ones((4, 4), bool))
+        s = jnp.where(mask, s, -1e9)
+        p = jax.nn.softmax(s, axis=-1)
+        return jnp.sum(jnp.tanh(p @ v))
+
+    return f, [f32(rng, 4, 4), f32(rng, 4, 4), f32(rng, 4, 4), f32(rng, 4, 4)]
+
+
+@case(in_axes=(0, 1))
+def elementwise_zoo(rng):
+    def f(x, y):
+        a = jnp.exp(x) * jnp.sin(y) + jnp.cos(x * y) - jnp.log1p(y * y)
+        b = jnp.sqrt(jnp.exp(x)) + lax.rsqrt(1.0 + x * x) + jnp.arctan2(x, y + 3.0)
+        c = jax.scipy.special.erf(x) + jnp.cbrt(y + 4.0) + jnp.expm1(x / 3) + jnp.abs(y)
+        d = jnp.power(jnp.exp(y), x) + jnp.tan(x / 4) + jnp.log(y + 4.0) / (x * x + 1.0)
+        return jnp.sum(a * b - c / (2.0 + jnp.tanh(d)))
+
+    return f, [f32(rng, 5), f32(rng, 5)]
+
+
+@case(in_axes=(0,))
+def reduce_max_ties(rng):
+    # JAX splits a max's derivative evenly among tied elements.
+    def f(x):
+        return jnp.sum(jnp.max(x, axis=1) * jnp.array([1.0, 2.0, 3.0])) + jnp.min(x)
+
+    x = np.array([[1, 3, 3, 2], [0, 0, 0, 0], [5, -1, 2, 5]], np.float32)
+    return f, [x]
+
+
+@case(in_axes=(0, 0))
+def maximum_ties(rng):
+    def f(x, y):
+        return jnp.sum(jnp.maximum(x, y) * 2.0 + jnp.minimum(x * 2.0, y))
+
+    x = np.array([1, 2, 3, 4, 5], np.float32)
+    y = np.array([1, 0, 6, 4, 2], np.float32)
+    return f, [x, y]
+
+
+@case(in_axes=(0, None))
+def slicing_and_padding(rng):
+    def f(x, y):
+        a = x[1:7:2] * y[:3]
+        b = lax.pad(a, 0.5, [(2, -1, 1)])
+        c = jnp.concatenate([b, jnp.flip(x), y], axis=0)
+        d = jnp.pad(x.reshape(2, 4), ((1, 0), (0, 2)))
+        return jnp.sum(c**2) + jnp.sum(jnp.sin(d.T))
+
+    return f, [f32(rng, 8), f32(rng, 5)]
+
+
+@case(in_axes=(0, None))
+def batched_matmul(rng):
+    def f(a, b):
+        return jnp.sum(jnp.tanh(jnp.einsum("bij,jbk->bik", a, b)))
+
+    return f, [f32(rng, 2, 3, 4), f32(rng, 4, 2, 5)]
+
+
+@case(in_axes=(0, None, 0))
+def dynamic_slices(rng):
+    def f(x, i, u):
+        s = lax.dynamic_slice(x, (i, 1), (2, 2))
+        y = lax.dynamic_update_slice(x, u * s, (1, i))
+        return jnp.sum(jnp.exp(y / 4.0))
+
+    return f, [f32(rng, 4, 5), np.int32(2), f32(rng, 2, 2)]
+
+
+@case(in_axes=(0, None))
+def clip_where_convert(rng):
+    def f(x, k):
+        c = jnp.clip(x, -0.5, 0.5)
+        w = jnp.where(x > 0.1, x * x, jnp.sin(x))
+        i = (jnp.arange(6) % 3 == k).astype(jnp.float32)
+        return jnp.sum(c * w * i + w)
+
+    return f, [f32(rng, 6), np.int32(1)]
+
+
+@case(in_axes=(1, 0))
+def broadcast_reshape_transpose(rng):
+    def f(x, v):
+        y = x.reshape(3, 2, 2).transpose(2, 0, 1) + v[None, :, None]
+        return (jnp.sum(y * y, axis=(0, 2)), jnp.cos(y))
+
+    return f, [f32(rng, 6, 2), f32(rng, 3)]
+
+
+@case(in_axes=(0, None))
+def two_results(rng):
+    def f(x, w):
+        h = x @ w
+        return jnp.tanh(h), jnp.sum(h, axis=0) * 2.0
+
+    return f, [f32(rng, 3, 4), f32(rng, 4, 2)]
+
+
+@case(in_axes=(0,))
+def max_pool(rng):
+    def f(x):
+        y = lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        z = lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 1, 1, 1), "SAME")
+        return jnp.sum(jnp.tanh(y)) + jnp.sum(z * z)
+
+    return f, [f32(rng, 2, 4, 4, 3)]
+
+
+@case(in_axes=(1,))
+def sum_pool(rng):
+    def f(x):
+        y = lax.reduce_window(x, 0.0, lax.add, (2, 3), (1, 2), ((1, 0), (1, 2)))
+        return jnp.sum(jnp.sin(y))
+
+    return f, [f32(rng, 5, 7)]
+
+
+@case(in_axes=(0,))
+def cumsum(rng):
+    def f(x):
+        return jnp.sum(jnp.cos(jnp.cumsum(x, axis=1)))
+
+    return f, [f32(rng, 3, 6)]
+
+
+@case(in_axes=(None, 0))
+def embedding_gather(rng):
+    def f(table, h):
+        ids = jnp.array([1, 4, 1, 0], jnp.int32)
+        e = table[ids]
+        return jnp.sum(jnp.tanh(e @ h))
+
+    return f, [f32(rng, 5, 3), f32(rng, 3, 2)]
+
+
+@case(in_axes=(0, None, 0))
+def scatter_add(rng):
+    def f(x, ids, u):
+        y = x.at[ids].add(u * 2.0)
+        return jnp.sum(jnp.sin(y)) + jnp.sum(y[ids] ** 2)
+
+    return f, [f32(rng, 6, 2), np.array([0, 3, 3], np.int32), f32(rng, 3, 2)]
+
+
+@case(in_axes=(0, None))
+def conditional(rng):
+    def f(x, k):
+        y = lax.cond(k > 0, lambda v: jnp.sin(v) * 2.0, lambda v: jnp.cos(v) + v, x)
+        z = lax.switch(k, [lambda v: v * v, lambda v: jnp.exp(v / 3.0), lambda v: -v], y)
+        return jnp.sum(z)
+
+    return f, [f32(rng, 4), np.int32(1)]
+
+
+@case(in_axes=(0, None))
+def fori_loop(rng):
+    def f(x, w):
+        def body(i, h):
+            return jnp.tanh(h @ w + 0.1 * i)
+
+        return jnp.sum(lax.fori_loop(0, 3, body, x) ** 2)
+
+    return f, [f32(rng, 2, 3), f32(rng, 3, 3)]
+
+
+@case(in_axes=(None, 1))
+def scan_rnn(rng):
+    def f(w, xs):
+        def step(h, x):
+            h = jnp.tanh(h @ w + x)
+            return h, jnp.sum(h)
+
+        h, ys = lax.scan(step, jnp.zeros(3, jnp.float32), xs)
+        return jnp.sum(h) + jnp.sum(ys * ys)
+
+    return f, [f32(rng, 3, 3), f32(rng, 4, 3)]
+
+
+@case(in_axes=(0, None))
+def conv_strided_dilated(rng):
+    def f(x, k):
+        dn = ("NHWC", "HWIO", "NHWC")
+        y = lax.conv_general_dilated(x, k, (2, 1), ((1, 2), (0, 1)), (1, 1), (1, 2), dimension_numbers=dn)
+        z = lax.conv_general_dilated(jnp.tanh(y), k[:, :, :2, :], (1, 1), ((1, 1), (1, 0)), (2, 1), (1, 1), dimension_numbers=dn)
+        return jnp.sum(jnp.sin(z))
+
+    return f, [f32(rng, 2, 6, 5, 3), f32(rng, 3, 2, 3, 2)]
+
+
+@case(in_axes=(0, None))
+def conv_nchw(rng):
+    def f(x, k):
+        y = lax.conv_general_dilated(x, k, (1, 2), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW"))
+        return jnp.sum(y * y)
+
+    return f, [f32(rng, 2, 3, 5, 6), f32(rng, 4, 3, 2, 3)]
+
+
+@case(in_axes=(0,))
+def sort_and_top(rng):
+    def f(x):
+        s = jnp.sort(x, axis=1)
+        w = jnp.arange(5, dtype=jnp.float32)
+        order = jnp.argsort(x[:, 0])
+        return jnp.sum(jnp.sin(s) * w) + jnp.sum(x[order, 1] * jnp.array([1.0, -2.0, 3.0]))
+
+    x = rng.standard_normal((3, 5)).astype(np.float32)
+    return f, [x]
+
+
+@case(in_axes=(0,))
+def argmax_pick(rng):
+    def f(x):
+        i = jnp.argmax(x, axis=1)
+        j = jnp.argmin(x, axis=0)
+        picked = jnp.take_along_axis(x, i[:, None], axis=1)
+        return jnp.sum(picked**2) + jnp.sum(jnp.max(x, axis=1) * (i + j[:3]).astype(jnp.float32))
+
+    return f, [f32(rng, 3, 4)]
+
+
+@case(in_axes=(0, 0, 0))
+def batched_control(rng):
+    # vmap with batched branch selectors and batched dynamic-slice starts.
+    def f(x, k, i):
+        y = lax.cond(k > 0, lambda v: jnp.sin(v) * 2.0, lambda v: jnp.cos(v) + v, x)
+        z = lax.switch(k, [lambda v: v * v, lambda v: jnp.exp(v / 3.0), lambda v: -v], y)
+        s = lax.dynamic_slice(z, (i,), (2,))
+        w = lax.dynamic_update_slice(z, s * 3.0, (i + 1,))
+        return jnp.sum(w * w)
+
+    return f, [f32(rng, 5), np.int32(1), np.int32(2)]
+
+
+@case(in_axes=(0, 0), reverse=False)
+def while_data_dependent(rng):
+    # A loop whose trip count depends on the data: shrink until below a
+    # bound (vmap: the condition differs per example).
+    def f(x, bound):
+        def cond(c):
+            v, n = c
+            return jnp.sum(v * v) > jnp.abs(bound) + 0.1
+
+        def body(c):
+            v, n = c
+            return v * 0.5 + 0.01, n + 1
+
+        v, n = lax.while_loop(cond, body, (x, 0))
+        return jnp.sum(jnp.sin(v)) + n.astype(jnp.float32)
+
+    return f, [f32(rng, 4) * 3.0, np.float32(0.5)]
+
+
+def arr(a):
+    a = np.asarray(a)
+    return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}
+
+
+def generate(name, build, in_axes, size, reverse):
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    f, args = build(rng)
+    args = [np.asarray(a) for a in args]
+    text = jax.jit(f).lower(*args).as_text(dialect="hlo")
+    wrt = [i for i, a in enumerate(args) if np.issubdtype(a.dtype, np.floating)]
+
+    def f_wrt(*xs):
+        full = list(args)
+        for i, x in zip(wrt, xs):
+            full[i] = x
+        return f(*full)
+
+    primals = [args[i] for i in wrt]
+    tangents = [f32(rng, *args[i].shape) for i in wrt]
+    out, out_t = jax.jvp(f_wrt, primals, tangents)
+    leaves = jax.tree_util.tree_leaves(out)
+    t_leaves = jax.tree_util.tree_leaves(out_t)
+    cts = [f32(rng, *np.shape(l)) for l in leaves]
+    rec = {
+        "inputs": [arr(a) for a in args],
+        "wrt": wrt,
+        "outputs": [arr(l) for l in leaves],
+        "jvp": {"tangents": [arr(t) for t in tangents], "out": [arr(t) for t in t_leaves]},
+    }
+    if reverse:
+        _, pullback = jax.vjp(f_wrt, *primals)
+        ct_tree = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(out), cts)
+        v_out = pullback(ct_tree)
+        rec["vjp"] = {"cotangents": [arr(c) for c in cts], "out": [arr(v) for v in v_out]}
+    if reverse and len(leaves) == 1 and np.shape(leaves[0]) == ():
+        g = jax.grad(f_wrt, argnums=tuple(range(len(wrt))))(*primals)
+        rec["grad"] = [arr(x) for x in g]
+    batched = []
+    for a, ax in zip(args, in_axes):
+        if ax is None:
+            batched.append(a)
+        else:
+            shape = list(a.shape)
+            shape.insert(ax, size)
+            if np.issubdtype(a.dtype, np.floating):
+                batched.append(f32(rng, *shape))
+            else:
+                batched.append(rng.integers(-1, 5, shape).astype(a.dtype))
+    vm = jax.vmap(f, in_axes=in_axes)(*batched)
+    rec["vmap"] = {
+        "in_axes": list(in_axes),
+        "size": size,
+        "inputs": [arr(a) for a in batched],
+        "out": [arr(l) for l in jax.tree_util.tree_leaves(vm)],
+    }
+    d = OUT / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "forward.hlo").write_text(text)
+    (d / "case.json").write_text(json.dumps(rec, separators=(",", ":")) + "\n")
+    print(f"{name}: {len(text)} bytes of HLO")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", nargs="*")
+    a = ap.parse_args()
+    for name, (build, in_axes, size, reverse) in CASES.items():
+        if a.only and name not in a.only:
+            continue
+        generate(name, build, in_axes, size, reverse)
+
+
+if __name__ == "__main__":
+    main()
