@@ -233,7 +233,7 @@ fn jvp_inst(
             }
         }
         Op::OptimizationBarrier => return Ok((y, ops[0].1.clone())),
-        Op::Dot { .. } | Op::Convolution { .. } => {
+        Op::Dot { .. } | Op::Convolution(_) => {
             let mut acc: Option<InstId> = None;
             for k in 0..2 {
                 if ops[k].1.is_zero() {

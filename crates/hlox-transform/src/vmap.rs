@@ -8,8 +8,8 @@ use crate::emit::{Emitter, Out};
 use crate::jvp::flatten;
 use crate::{check_input, finish, unsupported, TransformError};
 use hlox_hlo::ir::{
-    CompId, DotDimensionNumbers, InstId, Instruction, Module, Op, PadDim, SliceDim, Window,
-    WindowDim,
+    CompId, Convolution, DotDimensionNumbers, InstId, Instruction, Module, Op, PadDim, SliceDim,
+    Window, WindowDim,
 };
 use hlox_hlo::shape_inference::short;
 use hlox_hlo::verifier::VerifiedModule;
@@ -717,7 +717,7 @@ fn vmap_inst(
                 &inst.called,
             )?
         }
-        Op::Convolution { dnums, .. } if !is(1) => {
+        Op::Convolution(Convolution { dnums, .. }) if !is(1) => {
             // Fold the batch into the input's batch dimension, convolve,
             // and unfold it from the output's.
             let x = prim[0];

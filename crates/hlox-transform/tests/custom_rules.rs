@@ -3,7 +3,7 @@
 //! and batched by JAX's vmap methods. The target here is `my_sin`
 //! (element-wise sine), run by the evaluator through a handler.
 
-use hlox_eval::{evaluate, CustomCallHandler};
+use hlox_eval::{evaluate, CustomCallError, CustomCallHandler};
 use hlox_hlo::builder::XlaBuilder;
 use hlox_hlo::text::parse_module;
 use hlox_hlo::{CustomCall, Instruction, Literal, Module};
@@ -16,12 +16,13 @@ impl CustomCallHandler for MySin {
         _: &Instruction,
         call: &CustomCall,
         ops: &[&Literal],
-    ) -> Result<Literal, String> {
+    ) -> Result<Literal, CustomCallError> {
         assert_eq!(call.target, "my_sin");
-        let x = ops[0].as_array().map_err(|e| e.to_string())?;
-        let v: Vec<f64> = x.to_vec::<f64>().map_err(|e| e.to_string())?;
+        let fail = |e: hlox_hlo::LiteralError| CustomCallError::Handler(Box::new(e));
+        let x = ops[0].as_array().map_err(fail)?;
+        let v: Vec<f64> = x.to_vec::<f64>().map_err(fail)?;
         let s: Vec<f64> = v.iter().map(|a| a.sin()).collect();
-        Literal::from_vec(x.dims(), &s).map_err(|e| e.to_string())
+        Literal::from_vec(x.dims(), &s).map_err(fail)
     }
 }
 

@@ -10,7 +10,7 @@ use crate::emit::Emitter;
 use crate::rules::reducer_op;
 use crate::{unsupported, TransformError};
 use hlox_hlo::ir::{
-    BinaryOp, ComparisonDirection, ConvDimensionNumbers, DotDimensionNumbers,
+    BinaryOp, ComparisonDirection, ConvDimensionNumbers, Convolution, DotDimensionNumbers,
     GatherDimensionNumbers, InstId, Instruction, Module, Op, PadDim, ScatterDimensionNumbers,
     SliceDim, Window, WindowDim,
 };
@@ -233,13 +233,13 @@ pub(crate) fn transpose(
                 }
             }
         }
-        Op::Convolution {
+        Op::Convolution(Convolution {
             window,
             dnums,
             feature_group_count: 1,
             batch_group_count: 1,
             precision,
-        } => {
+        }) => {
             r[0] = Some(conv_transpose_lhs(
                 e, window, dnums, precision, ops[0], ops[1], ct,
             )?);
@@ -247,7 +247,7 @@ pub(crate) fn transpose(
                 e, window, dnums, precision, ops[0], ops[1], ct,
             )?);
         }
-        Op::Convolution { .. } => return Err(unsupported(
+        Op::Convolution(_) => return Err(unsupported(
             e.transform,
             inst,
             "reverse mode of grouped convolutions (feature or batch groups) is not supported yet",
@@ -453,13 +453,13 @@ fn conv_transpose_lhs(
     let rev = e.reverse(rhs, &dn.kernel_spatial_dimensions)?;
     let rev = e.convert(rev, ca.ty)?;
     let r = e.add(
-        Op::Convolution {
+        Op::Convolution(Convolution {
             window: Window { dims },
             dnums: t,
             feature_group_count: 1,
             batch_group_count: 1,
             precision: precision.to_vec(),
-        },
+        }),
         &[ct, rev],
         &[],
     )?;
@@ -517,13 +517,13 @@ fn conv_transpose_rhs(
     };
     let x = e.convert(lhs, ca.ty)?;
     let r = e.add(
-        Op::Convolution {
+        Op::Convolution(Convolution {
             window: Window { dims },
             dnums: t,
             feature_group_count: 1,
             batch_group_count: 1,
             precision: precision.to_vec(),
-        },
+        }),
         &[x, ct],
         &[],
     )?;
