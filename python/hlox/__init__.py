@@ -9,8 +9,10 @@
 array([2., 3., 4., 5.], dtype=float32)
 
 See docs/python.md for the guide: modules, the builder, zero-copy calls,
-custom-call targets (C functions, plugins, Python functions) and
-``hlox.jit`` for JAX functions.
+custom-call targets (C functions, plugins, Python functions),
+``hlox.jit`` for JAX functions, and the transformations ``hlox.grad``,
+``hlox.vjp``, ``hlox.jvp`` and ``hlox.vmap`` (with ``hlox.Rules`` for
+custom calls).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ finally:
 
 from ._hlox import (  # noqa: E402
     Builder,
+    CallInfo,
     CompileError,
     CustomCallError,
     Error,
@@ -42,11 +45,17 @@ from ._hlox import (  # noqa: E402
     Module,
     Op,
     ParseError,
+    Rules,
     Shape,
+    TransformError,
     VerifyError,
     compile,
+    grad,
+    jvp,
     load,
     load_plugin,
+    vjp,
+    vmap,
 )
 from ._jit import jit, Jitted  # noqa: E402
 
@@ -54,6 +63,7 @@ __version__ = _hlox.__version__
 
 __all__ = [
     "Builder",
+    "CallInfo",
     "CompileError",
     "CustomCallError",
     "Error",
@@ -63,16 +73,22 @@ __all__ = [
     "Module",
     "Op",
     "ParseError",
+    "Rules",
     "Shape",
     "TargetInfo",
+    "TransformError",
     "VerifyError",
     "compile",
     "custom_call_target",
+    "grad",
     "jit",
+    "jvp",
     "load",
     "load_plugin",
     "register_ffi_target",
     "targets",
+    "vjp",
+    "vmap",
 ]
 
 

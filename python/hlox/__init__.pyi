@@ -40,6 +40,20 @@ class CustomCallError(ExecError):
     target: str
     message: str
 
+class TransformError(Error):
+    """grad, vjp, jvp or vmap could not transform the module.
+
+    A Python rule function's own exception is the ``__cause__``."""
+
+    #: "grad", "vjp", "jvp" or "vmap"
+    transform: str
+    #: the instruction that could not be transformed (None for argument errors)
+    instruction: str | None
+    #: its opcode ("custom-call" for custom calls)
+    opcode: str | None
+    #: the custom call's target, for missing or unfit rules
+    target: str | None
+
 # ---------------------------------------------------------------- modules
 
 class Shape:
@@ -230,6 +244,59 @@ def load_plugin(path: str | os.PathLike[str]) -> None:
 
 def targets() -> list[TargetInfo]:
     """Every registered target: name, platform, api_version, origin."""
+
+# ---------------------------------------------------------------- transformations
+
+class CallInfo:
+    """The custom call a rule function builds a rule for."""
+
+    @property
+    def target(self) -> str: ...
+    @property
+    def operands(self) -> list[Shape]:
+        """The operands' shapes."""
+    @property
+    def result(self) -> Shape:
+        """The call's result shape."""
+    @property
+    def opaque(self) -> bytes:
+        """The call's opaque bytes (backend_config)."""
+
+class Rules:
+    """Custom-call rules: jvp and vjp rules (HLO modules or Python functions
+    building them with Builder) and vmap methods, keyed by target name."""
+
+    def __init__(self) -> None: ...
+    @staticmethod
+    def from_module(module: Module) -> Rules:
+        """The computations named ``jvp.TARGET`` / ``vjp.TARGET`` of ``module``."""
+    @staticmethod
+    def from_text(text: str) -> Rules:
+        """``Rules.from_module(Module.from_text(text))``."""
+    def merge_module(self, module: Module) -> None: ...
+    def merge(self, other: Rules) -> None: ...
+    def jvp(self, target: str, fn: Callable[[CallInfo], Module]) -> None:
+        """The rule takes (operands..., operand tangents...) and returns (result, result tangent)."""
+    def vjp(self, target: str, fn: Callable[[CallInfo], Module]) -> None:
+        """The rule takes (operands..., result cotangents...) and returns the tuple of operand cotangents."""
+    def vmap_method(self, target: str, method: str) -> None:
+        """"sequential", "expand_dims" or "broadcast_all"."""
+    def entries(self) -> list[tuple[str, str, str]]:
+        """(kind, target, origin) of every rule."""
+
+def grad(module: Module, wrt: int | Sequence[int] = 0, *, rules: Rules | None = None) -> Module:
+    """Gradients of the scalar result: takes module's parameters, returns the tuple of gradients."""
+
+def vjp(module: Module, wrt: int | Sequence[int] = 0, *, rules: Rules | None = None) -> Module:
+    """Takes module's parameters, then one cotangent per result leaf; returns the wrt cotangents."""
+
+def jvp(module: Module, wrt: int | Sequence[int] = 0, *, rules: Rules | None = None) -> Module:
+    """Takes module's parameters, then one tangent per wrt parameter; returns (results..., tangents...)."""
+
+def vmap(
+    module: Module, in_axes: int | None | Sequence[int | None], size: int, *, rules: Rules | None = None
+) -> Module:
+    """Parameter i batched at in_axes[i] (None: unbatched); every result leaf batched at axis 0, in a tuple."""
 
 # ---------------------------------------------------------------- jax
 

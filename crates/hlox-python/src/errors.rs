@@ -44,6 +44,15 @@ create_exception!(
     "A custom-call target reported a failure: `.target` is its name, `.message` what it said."
 );
 
+create_exception!(
+    hlox,
+    TransformError,
+    Error,
+    "grad, vjp, jvp or vmap could not transform the module. `.transform` names the \
+     transformation; `.instruction`, `.opcode` and `.target` (None where they do not apply) \
+     name the instruction, its op and, for a custom call, its target."
+);
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("Error", py.get_type::<Error>())?;
@@ -52,6 +61,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CompileError", py.get_type::<CompileError>())?;
     m.add("ExecError", py.get_type::<ExecError>())?;
     m.add("CustomCallError", py.get_type::<CustomCallError>())?;
+    m.add("TransformError", py.get_type::<TransformError>())?;
     Ok(())
 }
 
@@ -158,4 +168,54 @@ pub fn exec_error(py: Python<'_>, module: &str, msg: String) -> PyErr {
         }
     }
     ExecError::new_err(format!("{module}: {msg}"))
+}
+
+/// A transformation's failure as a `TransformError` carrying the
+/// instruction, its opcode and the custom call's target where known.
+pub fn transform_error(py: Python<'_>, e: &hlox_transform::TransformError) -> PyErr {
+    use hlox_transform::TransformError as T;
+    let none = || py.None();
+    let (transform, instruction, opcode, target) = match e {
+        T::Input { transform, .. }
+        | T::Argument { transform, .. }
+        | T::Output { transform, .. } => (*transform, none(), none(), none()),
+        T::Unsupported {
+            transform,
+            instruction,
+            opcode,
+            ..
+        } => (*transform, obj(py, instruction), obj(py, *opcode), none()),
+        T::MissingRule {
+            transform,
+            instruction,
+            target,
+            ..
+        }
+        | T::Rule {
+            transform,
+            instruction,
+            target,
+            ..
+        } => (
+            *transform,
+            obj(py, instruction),
+            obj(py, "custom-call"),
+            obj(py, target),
+        ),
+        T::Emit {
+            transform,
+            instruction,
+            ..
+        } => (*transform, obj(py, instruction), none(), none()),
+    };
+    with_attrs::<TransformError>(
+        py,
+        e.to_string(),
+        vec![
+            ("transform", obj(py, transform)),
+            ("instruction", instruction),
+            ("opcode", opcode),
+            ("target", target),
+        ],
+    )
 }

@@ -12,6 +12,8 @@
 //! - [`builder`]: `Builder` and `Op`.
 //! - [`targets`]: the registry from Python: C functions, plugins, Python
 //!   functions as typed-FFI targets.
+//! - [`transform`]: `grad`, `vjp`, `jvp`, `vmap` and `Rules` (custom-call
+//!   rules from HLO modules or Python functions building them).
 
 use pyo3::prelude::*;
 
@@ -21,6 +23,7 @@ mod errors;
 mod exec;
 mod module;
 mod targets;
+mod transform;
 
 #[pymodule]
 fn _hlox(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -29,6 +32,7 @@ fn _hlox(m: &Bound<'_, PyModule>) -> PyResult<()> {
     exec::register(m)?;
     builder::register(m)?;
     targets::register(m)?;
+    transform::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
