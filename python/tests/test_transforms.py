@@ -126,6 +126,16 @@ def test_per_example_gradients_are_vmap_of_grad():
     _close(gb2, want[1])
 
 
+def test_grad_of_grad():
+    # grad returns a one-element tuple of a scalar, which grad accepts.
+    f = hlox.jit(lambda x: jnp.sin(x) * x**2).lower(np.float32(0.0))
+    x = np.float32(0.9)
+    (got,) = hlox.compile(hlox.grad(hlox.grad(f)))(x)
+    _close(got, jax.grad(jax.grad(lambda x: jnp.sin(x) * x**2))(x))
+    (third,) = hlox.compile(hlox.grad(hlox.grad(hlox.grad(f))))(x)
+    _close(third, jax.grad(jax.grad(jax.grad(lambda x: jnp.sin(x) * x**2)))(x), tol=1e-4)
+
+
 def test_transformed_modules_round_trip():
     args = mlp_args()
     g = hlox.grad(hlox.jit(mlp_loss).lower(*args), wrt=(1, 2))

@@ -73,7 +73,11 @@ fn reverse(
     let entry = m.entry_computation();
     let result = &entry.root_inst().shape;
     if t == "grad" {
-        let ok = matches!(result, Shape::Array(a) if a.rank() == 0 && a.ty.is_float());
+        // A one-element tuple of a scalar is what grad itself returns, so
+        // the grad of a grad (of a one-parameter function) works.
+        let scalar = |s: &Shape| matches!(s, Shape::Array(a) if a.rank() == 0 && a.ty.is_float());
+        let ok =
+            scalar(result) || matches!(result, Shape::Tuple(es) if es.len() == 1 && scalar(&es[0]));
         if !ok {
             return Err(TransformError::Argument {
                 transform: t,
@@ -106,8 +110,19 @@ fn reverse(
     e.at.clear();
     // The result's cotangent: parameters (vjp) or 1 (grad).
     let ct = if t == "grad" {
-        let ty = e.ty(y)?;
-        e.scalar(ty, 1.0)?
+        match result {
+            Shape::Tuple(es) => {
+                let ty = es[0].element_type().ok_or_else(|| {
+                    e.internal("grad of a tuple result that is not a scalar".into())
+                })?;
+                let one = e.scalar(ty, 1.0)?;
+                e.tuple(&[one])?
+            }
+            _ => {
+                let ty = e.ty(y)?;
+                e.scalar(ty, 1.0)?
+            }
+        }
     } else {
         let mut leaves = Vec::new();
         result_leaves(result, &mut leaves);

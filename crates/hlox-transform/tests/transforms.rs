@@ -580,3 +580,25 @@ fn every_corpus_module_transforms_or_says_why() {
         3 * seen
     );
 }
+
+#[test]
+fn grad_of_grad() {
+    // grad returns a one-element tuple of a scalar; grad accepts that, so
+    // d2/dx2 (x sin x) = 2 cos x - x sin x.
+    let m = parse(
+        "HloModule f
+         ENTRY main { x = f64[] parameter(0)  s = f64[] sine(x)  ROOT y = f64[] multiply(s, x) }",
+    );
+    let g = grad(&m, &[0]).unwrap();
+    let gg = grad(&g, &[0]).unwrap();
+    let x = 0.7f64;
+    let out = vals(&run(&gg, &[Literal::r0(x)])[0]);
+    close(&out, &[2.0 * x.cos() - x * x.sin()], 1e-12, "grad of grad");
+    // Two results (or a tuple of two) still need vjp.
+    let two = grad(&m, &[0]).and_then(|g| jvp(&g, &[0])).unwrap();
+    let e = grad(&two, &[0]).unwrap_err();
+    assert!(
+        e.to_string().contains("scalar floating-point result"),
+        "{e}"
+    );
+}
