@@ -8,7 +8,8 @@
 //! docs/transforms.md):
 //!
 //! - [`grad`]`(m, wrt)`: the module's parameters; returns the tuple of the
-//!   gradients of its scalar floating-point result, in `wrt` order.
+//!   gradients of its scalar floating-point result (or a one-element tuple
+//!   of one, which is what `grad` returns: grad of grad), in `wrt` order.
 //! - [`vjp`]`(m, wrt)`: the module's parameters, then one cotangent per
 //!   result leaf (pre-order); returns the tuple of the `wrt` parameters'
 //!   cotangents.
