@@ -11,6 +11,7 @@ import numpy.typing as npt
 __version__: str
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+_R = TypeVar("_R", bound=Callable[[CallInfo], Module])
 
 # ---------------------------------------------------------------- errors
 
@@ -275,10 +276,16 @@ class Rules:
         """``Rules.from_module(Module.from_text(text))``."""
     def merge_module(self, module: Module) -> None: ...
     def merge(self, other: Rules) -> None: ...
-    def jvp(self, target: str, fn: Callable[[CallInfo], Module]) -> None:
+    @overload
+    def jvp(self, target: str, fn: _R) -> _R:
         """The rule takes (operands..., operand tangents...) and returns (result, result tangent)."""
-    def vjp(self, target: str, fn: Callable[[CallInfo], Module]) -> None:
+    @overload
+    def jvp(self, target: str, fn: None = None) -> Callable[[_R], _R]: ...
+    @overload
+    def vjp(self, target: str, fn: _R) -> _R:
         """The rule takes (operands..., result cotangents...) and returns the tuple of operand cotangents."""
+    @overload
+    def vjp(self, target: str, fn: None = None) -> Callable[[_R], _R]: ...
     def vmap_method(self, target: str, method: str) -> None:
         """"sequential", "expand_dims" or "broadcast_all"."""
     def entries(self) -> list[tuple[str, str, str]]:

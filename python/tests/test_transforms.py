@@ -298,6 +298,55 @@ def test_rules_from_hlo_text():
     assert calls == ["py_sin"]
 
 
+def test_rules_as_decorators():
+    rules = hlox.Rules()
+
+    @rules.vjp("py_sin")
+    def vjp_rule(call):
+        return vjp_py_sin(call)
+
+    assert vjp_rule is not None and vjp_rule.__name__ == "vjp_rule"
+    assert rules.jvp("py_sin", jvp_py_sin) is jvp_py_sin
+    assert [(k, t) for k, t, _ in rules.entries()] == [("vjp", "py_sin"), ("jvp", "py_sin")]
+    (g,) = hlox.compile(hlox.grad(sin_program(), rules=rules))(X)
+    _close(g, analytic_grad(X), tol=1e-12)
+
+
+def test_python_rules_for_a_c_target(c_lib):
+    # double_v1 (conftest.py): out = 2 * x on f32[4], XLA's api_version 1.
+    hlox.register_ffi_target("py_rules_double", c_lib.double_v1, api_version=1)
+    s = hlox.Shape.array("f32", (4,))
+    b = hlox.Builder("uses_double")
+    x = b.parameter(0, s, "x")
+    y = b.custom_call("py_rules_double", [x], s)
+    m = b.build(y * b.sin(x))  # 2 x sin x: its derivative is 2 sin x + 2 x cos x
+
+    rules = hlox.Rules()
+
+    @rules.jvp("py_rules_double")
+    def _(call):
+        b = hlox.Builder("jvp.double")
+        x = b.parameter(0, call.operands[0], "x")
+        t = b.parameter(1, call.operands[0], "t")
+        return b.build(b.tuple([b.custom_call(call.target, [x], call.result), 2.0 * t]))
+
+    @rules.vjp("py_rules_double")
+    def _(call):
+        b = hlox.Builder("vjp.double")
+        b.parameter(0, call.operands[0], "x")
+        ct = b.parameter(1, call.result, "ct")
+        return b.build(b.tuple([ct * 2.0]))
+
+    xs = np.array([0.5, -1.0, 2.0, 0.25], np.float32)
+    want = 2 * np.sin(xs) + 2 * xs * np.cos(xs)
+    ct = np.ones(4, np.float32)
+    (g,) = hlox.compile(hlox.vjp(m, rules=rules))(xs, ct)
+    _close(g, want)
+    y, t = hlox.compile(hlox.jvp(m, rules=rules))(xs, ct)
+    _close(y, 2 * xs * np.sin(xs))
+    _close(t, want)
+
+
 # ------------------------------------------------------------------ errors
 
 

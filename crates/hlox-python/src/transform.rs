@@ -16,7 +16,7 @@ use hlox_hlo::builder::BuildError;
 use hlox_transform::{Rules as HloRules, VmapMethod};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyCFunction, PyDict, PyString, PyTuple};
 use std::cell::RefCell;
 
 thread_local! {
@@ -114,6 +114,46 @@ impl Rules {
         };
         self.note(kind, target, origin);
         Ok(())
+    }
+}
+
+impl Rules {
+    /// `rules.jvp(target, fn)` registers `fn` and returns it;
+    /// `rules.jvp(target)` returns a decorator that does.
+    fn register_or_decorate(
+        slf: &Bound<'_, Rules>,
+        kind: &'static str,
+        target: &str,
+        func: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        if let Some(f) = func {
+            slf.borrow_mut()
+                .add_fn(kind, target, f.clone_ref(slf.py()))?;
+            return Ok(f);
+        }
+        let rules = slf.clone().unbind();
+        let target = target.to_string();
+        let deco = PyCFunction::new_closure(
+            slf.py(),
+            None,
+            None,
+            move |args: &Bound<'_, PyTuple>,
+                  _kw: Option<&Bound<'_, PyDict>>|
+                  -> PyResult<Py<PyAny>> {
+                let py = args.py();
+                let f = args.get_item(0).map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "Rules.{kind}(\"{target}\") decorates a function: give it one"
+                    ))
+                })?;
+                rules
+                    .bind(py)
+                    .borrow_mut()
+                    .add_fn(kind, &target, f.clone().unbind())?;
+                Ok(f.unbind())
+            },
+        )?;
+        Ok(deco.into_any().unbind())
     }
 }
 
@@ -224,16 +264,20 @@ impl Rules {
 
     /// The jvp rule of `target`: `fn(call: CallInfo) -> Module` builds a
     /// computation taking `(operands..., operand tangents...)` and
-    /// returning the tuple `(result, result tangent)`.
-    fn jvp(&mut self, target: &str, r#fn: Py<PyAny>) -> PyResult<()> {
-        self.add_fn("jvp", target, r#fn)
+    /// returning the tuple `(result, result tangent)`. Returns `fn`;
+    /// without `fn`, a decorator (`@rules.jvp("target")`).
+    #[pyo3(signature = (target, r#fn = None))]
+    fn jvp(slf: &Bound<'_, Rules>, target: &str, r#fn: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+        Rules::register_or_decorate(slf, "jvp", target, r#fn)
     }
 
     /// The vjp rule of `target`: `fn(call: CallInfo) -> Module` builds a
     /// computation taking `(operands..., result cotangents...)` (one per
     /// result leaf) and returning the tuple of the operands' cotangents.
-    fn vjp(&mut self, target: &str, r#fn: Py<PyAny>) -> PyResult<()> {
-        self.add_fn("vjp", target, r#fn)
+    /// Returns `fn`; without `fn`, a decorator (`@rules.vjp("target")`).
+    #[pyo3(signature = (target, r#fn = None))]
+    fn vjp(slf: &Bound<'_, Rules>, target: &str, r#fn: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+        Rules::register_or_decorate(slf, "vjp", target, r#fn)
     }
 
     /// How `vmap` batches calls of `target`: "sequential",
