@@ -136,6 +136,20 @@ def test_grad_of_grad():
     _close(third, jax.grad(jax.grad(jax.grad(lambda x: jnp.sin(x) * x**2)))(x), tol=1e-4)
 
 
+def test_a_gradient_compiles_for_cuda():
+    args = mlp_args()
+    g = hlox.grad(hlox.jit(mlp_loss).lower(*args), wrt=(1, 2, 3, 4))
+    exe = hlox.compile(g, platform="cuda")
+    assert exe.platform == "cuda"
+    try:
+        got = exe(*args)
+    except hlox.ExecError as e:  # no GPU here
+        assert "CUDA" in str(e)
+    else:  # a machine with a GPU
+        for a, b in zip(got, hlox.compile(g)(*args)):
+            _close(a, b)
+
+
 def test_transformed_modules_round_trip():
     args = mlp_args()
     g = hlox.grad(hlox.jit(mlp_loss).lower(*args), wrt=(1, 2))
