@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use hlox_targets::{C_PLUGIN_SYMBOLS_ONLY as SYMBOLS, C_PLUGIN_WITH_REGISTRATION as REGISTERED};
@@ -12,6 +12,12 @@ use hlox_targets::{C_PLUGIN_SYMBOLS_ONLY as SYMBOLS, C_PLUGIN_WITH_REGISTRATION 
 fn layernorm() -> (PathBuf, [PathBuf; 3]) {
     let c = |f: &str| corpus("layernorm", f);
     (c("module.pb"), [c("in0.npy"), c("in1.npy"), c("in2.npy")])
+}
+
+/// Asserts that `dir/out0.npy` holds the corpus case's recorded `out0.npy`
+/// within `tol` (relative and absolute).
+fn assert_out0_like_corpus(dir: &Path, case: &str, tol: f32) {
+    assert_npy_close(&dir.join("out0.npy"), &corpus(case, "out0.npy"), tol, case);
 }
 
 /// The JSON object on the last line of `out` (what `hlox bench` prints).
@@ -29,9 +35,8 @@ fn fmt_prints_jax_text_back_exactly() {
 
 #[test]
 fn fmt_accepts_a_proto() {
-    let out = Hlox::new("fmt")
-        .arg(corpus("mlp_forward", "module.pb"))
-        .ok();
+    let pb = corpus("mlp_forward", "module.pb");
+    let out = Hlox::new("fmt").arg(&pb).ok();
     assert!(out.starts_with("HloModule jit_"), "{out}");
     assert!(out.contains("ENTRY"), "{out}");
 }
@@ -139,12 +144,7 @@ fn run_interpret_jax_module_matches_jax_outputs() {
         .arg(&dir)
         .arg("--interpret")
         .ok();
-    assert_npy_close(
-        &dir.join("out0.npy"),
-        &corpus("softmax", "out0.npy"),
-        1e-5,
-        "softmax",
-    );
+    assert_out0_like_corpus(&dir, "softmax", 1e-5);
 }
 
 #[test]
@@ -256,12 +256,7 @@ fn bench_prints_one_json_line_last_and_writes_outputs() {
         assert!(v[k].as_f64().unwrap() > 0.0, "{k} in {v}");
     }
     assert!(v["min_ms"].as_f64() <= v["median_ms"].as_f64());
-    assert_npy_close(
-        &dir.join("out0.npy"),
-        &corpus("layernorm", "out0.npy"),
-        1e-4,
-        "layernorm",
-    );
+    assert_out0_like_corpus(&dir, "layernorm", 1e-4);
 }
 
 #[test]
@@ -727,12 +722,7 @@ fn target_binds_a_name_to_a_plugin_symbol_of_another_name() {
             .args(extra)
             .output();
         assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
-        assert_npy_close(
-            &dir.join("out0.npy"),
-            &axpby("out0.npy"),
-            1e-6,
-            "axpby via --target",
-        );
+        assert_out0_like_corpus(&dir, "cc_axpby_ffi", 1e-6);
     }
     // bench and compile take it too; targets lists the binding.
     bound("bench", "seed_add=do_custom_call")

@@ -18,12 +18,7 @@ fn case(name: &str) -> (PathBuf, Value) {
 fn npys(out: &Path, prefix: &str, arrays: &Value) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     for (k, a) in arrays.as_array().unwrap().iter().enumerate() {
-        let dims: Vec<i64> = a["shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_i64().unwrap())
-            .collect();
+        let dims: Vec<i64> = serde_json::from_value(a["shape"].clone()).unwrap();
         let data = a["data"].as_array().unwrap();
         let lit = match a["dtype"].as_str().unwrap() {
             "float32" => {
@@ -46,12 +41,7 @@ fn npys(out: &Path, prefix: &str, arrays: &Value) -> Vec<PathBuf> {
 fn check_outputs(out_dir: &Path, want: &Value, what: &str) {
     for (k, w) in want.as_array().unwrap().iter().enumerate() {
         let got = read_f32(&out_dir.join(format!("out{k}.npy")));
-        let w: Vec<f32> = w["data"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_f64().unwrap() as f32)
-            .collect();
+        let w: Vec<f32> = serde_json::from_value(w["data"].clone()).unwrap();
         assert_close(&got, &w, 1e-5, 2e-4, &format!("{what} output {k} vs JAX"));
     }
 }

@@ -311,29 +311,7 @@ impl Geom {
 /// Calls `f(offset)` for every index of `dims` in row-major order, with
 /// `offset = sum(idx[d] * strides[d])`.
 pub(crate) fn for_each_offset(dims: &[usize], strides: &[usize], mut f: impl FnMut(usize)) {
-    if dims.contains(&0) {
-        return;
-    }
-    let rank = dims.len();
-    let mut idx = vec![0usize; rank];
-    let mut off = 0usize;
-    loop {
-        f(off);
-        let mut d = rank;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            idx[d] += 1;
-            off += strides[d];
-            if idx[d] < dims[d] {
-                break;
-            }
-            off -= strides[d] * dims[d];
-            idx[d] = 0;
-        }
-    }
+    hlox_hlo::semantics::walk::for_each_offset(dims, 0, strides, |_, o| f(o));
 }
 
 /// Copies an array between two layouts of the same logical shape.

@@ -383,25 +383,17 @@ pub(crate) fn bin_f<T: Fp>(op: BinaryOp, a: T, b: T) -> Option<T> {
     })
 }
 
-/// Binary elementwise ops take operands of one element type and shape.
-fn same_shape(a: &ArrayLiteral, b: &ArrayLiteral) -> R<()> {
-    if a.ty() != b.ty() {
-        return Err(format!(
-            "operands have different element types {} and {}",
-            a.ty(),
-            b.ty()
-        )
-        .into());
+/// Binary elementwise ops take operands of one element type and shape;
+/// returns that element type.
+fn same_shape(a: &ArrayLiteral, b: &ArrayLiteral) -> R<ElementType> {
+    let (ta, tb, da, db) = (a.ty(), b.ty(), a.dims(), b.dims());
+    if ta != tb {
+        Err(format!("operands have different element types {ta} and {tb}").into())
+    } else if da != db {
+        Err(format!("operands have different dimensions {da:?} and {db:?}").into())
+    } else {
+        Ok(ta)
     }
-    if a.dims() != b.dims() {
-        return Err(format!(
-            "operands have different dimensions {:?} and {:?}",
-            a.dims(),
-            b.dims()
-        )
-        .into());
-    }
-    Ok(())
 }
 
 pub(crate) fn binary(
@@ -410,8 +402,7 @@ pub(crate) fn binary(
     b: &ArrayLiteral,
     out_ty: ElementType,
 ) -> R<ArrayLiteral> {
-    same_shape(a, b)?;
-    let ty = a.ty();
+    let ty = same_shape(a, b)?;
     let dims = a.dims().to_vec();
     let r = binary_vals(op, decode(a), decode(b), ty)?;
     Ok(encode(&r, out_ty, &dims))
@@ -483,8 +474,7 @@ pub(crate) fn compare(
     b: &ArrayLiteral,
     out_ty: ElementType,
 ) -> R<ArrayLiteral> {
-    same_shape(a, b)?;
-    let ty = a.ty();
+    let ty = same_shape(a, b)?;
     let ct = cmp_type.unwrap_or_else(|| ComparisonType::default_for(ty));
     let r = compare_vals(dir, ct, decode(a), decode(b), ty)?;
     Ok(encode(&Vals::U(r), out_ty, a.dims()))
@@ -507,16 +497,9 @@ pub(crate) fn compare_vals(
         (Vals::S(a), Vals::S(b)) => match ct {
             ComparisonType::Unsigned => {
                 let m = mask(w);
-                a.iter()
-                    .zip(&b)
-                    .map(|(&x, &y)| cmp_result(dir, x as u64 & m, y as u64 & m) as u64)
-                    .collect()
+                cmp_by(dir, &a, &b, |x| x as u64 & m)
             }
-            _ => a
-                .iter()
-                .zip(&b)
-                .map(|(&x, &y)| cmp_result(dir, x, y) as u64)
-                .collect(),
+            _ => cmp_by(dir, &a, &b, |x| x),
         },
         (Vals::U(a), Vals::U(b)) => match ct {
             ComparisonType::Signed => {
@@ -527,21 +510,28 @@ pub(crate) fn compare_vals(
                         ((x << (64 - w)) as i64) >> (64 - w)
                     }
                 };
-                a.iter()
-                    .zip(&b)
-                    .map(|(&x, &y)| cmp_result(dir, sext(x), sext(y)) as u64)
-                    .collect()
+                cmp_by(dir, &a, &b, sext)
             }
-            _ => a
-                .iter()
-                .zip(&b)
-                .map(|(&x, &y)| cmp_result(dir, x, y) as u64)
-                .collect(),
+            _ => cmp_by(dir, &a, &b, |x| x),
         },
         (Vals::F(a), Vals::F(b)) => float_cmp(dir, ct, &a, &b),
         (Vals::D(a), Vals::D(b)) => float_cmp(dir, ct, &a, &b),
         _ => return Err("operand domains differ".into()),
     })
+}
+
+/// `dir` on each pair of integers, both sides seen through `key` (the
+/// comparison type's reading of the bits).
+fn cmp_by<T: Copy, K: PartialOrd>(
+    dir: ComparisonDirection,
+    a: &[T],
+    b: &[T],
+    key: impl Fn(T) -> K,
+) -> Vec<u64> {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| cmp_result(dir, key(x), key(y)) as u64)
+        .collect()
 }
 
 fn float_cmp<T: Fp>(dir: ComparisonDirection, ct: ComparisonType, a: &[T], b: &[T]) -> Vec<u64> {
