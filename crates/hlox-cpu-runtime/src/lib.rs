@@ -357,3 +357,15 @@ pub(crate) fn check_counts(
 pub(crate) fn parallel_worth(work: usize) -> bool {
     work >= 1 << 16 && rayon::current_num_threads() > 1
 }
+
+/// Calls `f(i)` for each of the `n` independent rows (batches, windows) of
+/// a kernel: over rayon when there is more than one and the `work` (element
+/// operations in all) is [`parallel_worth`] it, else in order.
+pub(crate) fn for_each_row(n: usize, work: usize, f: impl Fn(usize) + Sync + Send) {
+    use rayon::prelude::*;
+    if n > 1 && parallel_worth(work) {
+        (0..n).into_par_iter().for_each(f);
+    } else {
+        (0..n).for_each(f);
+    }
+}
