@@ -831,38 +831,21 @@ pub fn module_to_dot(m: &hlox_hlo::Module) -> String {
             if cid == m.entry { "ENTRY " } else if is_fused { "fusion: " } else { "" }, esc(&comp.name));
         for (iid, inst) in comp.instructions.iter() {
             let shape = hlox_hlo::text::shape_to_string(&inst.shape);
-            let (label, attrs) = match &inst.op {
+            // Each node reads NAME, what it is, SHAPE; custom calls, fusions
+            // and parameters stand out.
+            let (what, attrs) = match &inst.op {
                 Op::CustomCall(cc) => (
-                    format!(
-                        "{}\\ncustom-call \\\"{}\\\"\\n{}",
-                        esc(&inst.name),
-                        esc(&cc.target),
-                        esc(&shape)
-                    ),
+                    format!("custom-call \\\"{}\\\"", esc(&cc.target)),
                     ", style=\"rounded,filled\", fillcolor=\"#ffd8a8\", penwidth=2",
                 ),
                 Op::Fusion { kind } => (
-                    format!(
-                        "{}\\nfusion {}\\n{}",
-                        esc(&inst.name),
-                        kind.name(),
-                        esc(&shape)
-                    ),
+                    format!("fusion {}", kind.name()),
                     ", style=\"rounded,filled\", fillcolor=\"#c5e1ff\"",
                 ),
-                Op::Parameter { number } => (
-                    format!(
-                        "{}\\nparameter({number})\\n{}",
-                        esc(&inst.name),
-                        esc(&shape)
-                    ),
-                    ", shape=ellipse",
-                ),
-                op => (
-                    format!("{}\\n{}\\n{}", esc(&inst.name), op.name(), esc(&shape)),
-                    "",
-                ),
+                Op::Parameter { number } => (format!("parameter({number})"), ", shape=ellipse"),
+                op => (op.name().to_string(), ""),
             };
+            let label = format!("{}\\n{what}\\n{}", esc(&inst.name), esc(&shape));
             let root = if iid == comp.root {
                 ", peripheries=2"
             } else {
