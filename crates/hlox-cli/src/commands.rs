@@ -602,66 +602,29 @@ pub fn random_inputs(m: &hlox_hlo::Module, seed: u64) -> Result<Vec<hlox_hlo::Li
                 let n = a.element_count();
                 let mut unit = || (next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
                 let dims = &a.dims;
+                // `n` values of one element type, each drawn by `f`.
+                fn draw<V: hlox_hlo::NativeType>(
+                    dims: &[i64],
+                    n: usize,
+                    f: impl FnMut(usize) -> V,
+                ) -> Result<Literal, hlox_hlo::LiteralError> {
+                    Literal::from_vec(dims, &(0..n).map(f).collect::<Vec<_>>())
+                }
+                // Signed integers in [-10, 10], unsigned in [0, 20].
                 let lit = match a.ty {
-                    T::F32 => {
-                        Literal::from_vec(dims, &(0..n).map(|_| unit() as f32).collect::<Vec<_>>())
-                    }
-                    T::F64 => Literal::from_vec(dims, &(0..n).map(|_| unit()).collect::<Vec<_>>()),
-                    T::F16 => Literal::from_vec(
-                        dims,
-                        &(0..n)
-                            .map(|_| half::f16::from_f64(unit()))
-                            .collect::<Vec<_>>(),
-                    ),
-                    T::Bf16 => Literal::from_vec(
-                        dims,
-                        &(0..n)
-                            .map(|_| half::bf16::from_f64(unit()))
-                            .collect::<Vec<_>>(),
-                    ),
-                    T::Pred => {
-                        Literal::from_vec(dims, &(0..n).map(|_| unit() >= 0.0).collect::<Vec<_>>())
-                    }
-                    T::S8 => Literal::from_vec(
-                        dims,
-                        &(0..n).map(|_| (unit() * 10.5) as i8).collect::<Vec<_>>(),
-                    ),
-                    T::S16 => Literal::from_vec(
-                        dims,
-                        &(0..n).map(|_| (unit() * 10.5) as i16).collect::<Vec<_>>(),
-                    ),
-                    T::S32 => Literal::from_vec(
-                        dims,
-                        &(0..n).map(|_| (unit() * 10.5) as i32).collect::<Vec<_>>(),
-                    ),
-                    T::S64 => Literal::from_vec(
-                        dims,
-                        &(0..n).map(|_| (unit() * 10.5) as i64).collect::<Vec<_>>(),
-                    ),
-                    T::U8 => Literal::from_vec(
-                        dims,
-                        &(0..n)
-                            .map(|_| ((unit() + 1.0) * 10.0) as u8)
-                            .collect::<Vec<_>>(),
-                    ),
-                    T::U16 => Literal::from_vec(
-                        dims,
-                        &(0..n)
-                            .map(|_| ((unit() + 1.0) * 10.0) as u16)
-                            .collect::<Vec<_>>(),
-                    ),
-                    T::U32 => Literal::from_vec(
-                        dims,
-                        &(0..n)
-                            .map(|_| ((unit() + 1.0) * 10.0) as u32)
-                            .collect::<Vec<_>>(),
-                    ),
-                    T::U64 => Literal::from_vec(
-                        dims,
-                        &(0..n)
-                            .map(|_| ((unit() + 1.0) * 10.0) as u64)
-                            .collect::<Vec<_>>(),
-                    ),
+                    T::F32 => draw(dims, n, |_| unit() as f32),
+                    T::F64 => draw(dims, n, |_| unit()),
+                    T::F16 => draw(dims, n, |_| half::f16::from_f64(unit())),
+                    T::Bf16 => draw(dims, n, |_| half::bf16::from_f64(unit())),
+                    T::Pred => draw(dims, n, |_| unit() >= 0.0),
+                    T::S8 => draw(dims, n, |_| (unit() * 10.5) as i8),
+                    T::S16 => draw(dims, n, |_| (unit() * 10.5) as i16),
+                    T::S32 => draw(dims, n, |_| (unit() * 10.5) as i32),
+                    T::S64 => draw(dims, n, |_| (unit() * 10.5) as i64),
+                    T::U8 => draw(dims, n, |_| ((unit() + 1.0) * 10.0) as u8),
+                    T::U16 => draw(dims, n, |_| ((unit() + 1.0) * 10.0) as u16),
+                    T::U32 => draw(dims, n, |_| ((unit() + 1.0) * 10.0) as u32),
+                    T::U64 => draw(dims, n, |_| ((unit() + 1.0) * 10.0) as u64),
                 }?;
                 // Lay the data out as the parameter's layout says.
                 match lit {
@@ -868,38 +831,21 @@ pub fn module_to_dot(m: &hlox_hlo::Module) -> String {
             if cid == m.entry { "ENTRY " } else if is_fused { "fusion: " } else { "" }, esc(&comp.name));
         for (iid, inst) in comp.instructions.iter() {
             let shape = hlox_hlo::text::shape_to_string(&inst.shape);
-            let (label, attrs) = match &inst.op {
+            // Each node reads NAME, what it is, SHAPE; custom calls, fusions
+            // and parameters stand out.
+            let (what, attrs) = match &inst.op {
                 Op::CustomCall(cc) => (
-                    format!(
-                        "{}\\ncustom-call \\\"{}\\\"\\n{}",
-                        esc(&inst.name),
-                        esc(&cc.target),
-                        esc(&shape)
-                    ),
+                    format!("custom-call \\\"{}\\\"", esc(&cc.target)),
                     ", style=\"rounded,filled\", fillcolor=\"#ffd8a8\", penwidth=2",
                 ),
                 Op::Fusion { kind } => (
-                    format!(
-                        "{}\\nfusion {}\\n{}",
-                        esc(&inst.name),
-                        kind.name(),
-                        esc(&shape)
-                    ),
+                    format!("fusion {}", kind.name()),
                     ", style=\"rounded,filled\", fillcolor=\"#c5e1ff\"",
                 ),
-                Op::Parameter { number } => (
-                    format!(
-                        "{}\\nparameter({number})\\n{}",
-                        esc(&inst.name),
-                        esc(&shape)
-                    ),
-                    ", shape=ellipse",
-                ),
-                op => (
-                    format!("{}\\n{}\\n{}", esc(&inst.name), op.name(), esc(&shape)),
-                    "",
-                ),
+                Op::Parameter { number } => (format!("parameter({number})"), ", shape=ellipse"),
+                op => (op.name().to_string(), ""),
             };
+            let label = format!("{}\\n{what}\\n{}", esc(&inst.name), esc(&shape));
             let root = if iid == comp.root {
                 ", peripheries=2"
             } else {

@@ -77,15 +77,8 @@ enum Command {
         /// One .npy file per entry parameter, in parameter order.
         #[arg(short, long = "input", value_name = "X.npy")]
         inputs: Vec<PathBuf>,
-        /// A shared library with custom-call targets (repeatable).
-        #[arg(short, long = "plugin", value_name = "LIB.so")]
-        plugins: Vec<PathBuf>,
-        /// Bind custom-call target NAME to the function SYMBOL that a
-        /// --plugin library exports, as JAX's register_ffi_target does
-        /// (repeatable). API (1-4 or API_VERSION_*) fixes the api_version;
-        /// without it each call's api_version is trusted.
-        #[arg(long = "target", value_name = "NAME=SYMBOL[:API]")]
-        targets: Vec<hlox_ffi::SymbolBinding>,
+        #[command(flatten)]
+        plugins: PluginArgs,
         /// Write out0.npy, out1.npy, ... into this directory.
         #[arg(short, long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
@@ -133,15 +126,8 @@ enum Command {
         /// Output file (default: stdout).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// A shared library with custom-call targets (repeatable).
-        #[arg(short, long = "plugin", value_name = "LIB.so")]
-        plugins: Vec<PathBuf>,
-        /// Bind custom-call target NAME to the function SYMBOL that a
-        /// --plugin library exports, as JAX's register_ffi_target does
-        /// (repeatable). API (1-4 or API_VERSION_*) fixes the api_version;
-        /// without it each call's api_version is trusted.
-        #[arg(long = "target", value_name = "NAME=SYMBOL[:API]")]
-        targets: Vec<hlox_ffi::SymbolBinding>,
+        #[command(flatten)]
+        plugins: PluginArgs,
         /// Also keep every stage here: the HLO before and after every pass,
         /// LLVM IR before and after optimization, and the assembly (Host)
         /// or the program and PTX (CUDA).
@@ -169,13 +155,8 @@ enum Command {
     Doctor {
         /// The module: HLO text, or a binary HloModuleProto (.pb).
         file: PathBuf,
-        /// A shared library with custom-call targets (repeatable).
-        #[arg(short, long = "plugin", value_name = "LIB.so")]
-        plugins: Vec<PathBuf>,
-        /// Bind target NAME to SYMBOL, an exported function of a --plugin
-        /// library (repeatable), as `run --target` does.
-        #[arg(long = "target", value_name = "NAME=SYMBOL[:API]")]
-        targets: Vec<hlox_ffi::SymbolBinding>,
+        #[command(flatten)]
+        plugins: PluginArgs,
         /// The platform whose targets to check.
         #[arg(long, value_enum, default_value = "host")]
         platform: Platform,
@@ -184,15 +165,8 @@ enum Command {
     ///
     /// Example: hlox targets --plugin ./libtargets.so
     Targets {
-        /// A shared library with custom-call targets (repeatable).
-        #[arg(short, long = "plugin", value_name = "LIB.so")]
-        plugins: Vec<PathBuf>,
-        /// Bind custom-call target NAME to the function SYMBOL that a
-        /// --plugin library exports, as JAX's register_ffi_target does
-        /// (repeatable). API (1-4 or API_VERSION_*) fixes the api_version;
-        /// without it each call's api_version is trusted.
-        #[arg(long = "target", value_name = "NAME=SYMBOL[:API]")]
-        targets: Vec<hlox_ffi::SymbolBinding>,
+        #[command(flatten)]
+        plugins: PluginArgs,
         /// Also list the built-in targets one by one (jaxlib's LAPACK
         /// targets; by default they are summed up in one line).
         #[arg(long)]
@@ -210,15 +184,8 @@ enum Command {
         /// One .npy file per entry parameter, in parameter order.
         #[arg(short, long = "input", value_name = "X.npy")]
         inputs: Vec<PathBuf>,
-        /// A shared library with custom-call targets (repeatable).
-        #[arg(short, long = "plugin", value_name = "LIB.so")]
-        plugins: Vec<PathBuf>,
-        /// Bind custom-call target NAME to the function SYMBOL that a
-        /// --plugin library exports, as JAX's register_ffi_target does
-        /// (repeatable). API (1-4 or API_VERSION_*) fixes the api_version;
-        /// without it each call's api_version is trusted.
-        #[arg(long = "target", value_name = "NAME=SYMBOL[:API]")]
-        targets: Vec<hlox_ffi::SymbolBinding>,
+        #[command(flatten)]
+        plugins: PluginArgs,
         /// Timed runs.
         #[arg(long, default_value_t = 20)]
         iters: usize,
@@ -286,6 +253,27 @@ pub enum Emit {
     Ptx,
 }
 
+/// Where custom-call targets come from: the options of every subcommand
+/// that binds them.
+#[derive(clap::Args)]
+struct PluginArgs {
+    /// A shared library with custom-call targets (repeatable).
+    #[arg(short, long = "plugin", value_name = "LIB.so")]
+    plugins: Vec<PathBuf>,
+    /// Bind custom-call target NAME to the function SYMBOL that a
+    /// --plugin library exports, as JAX's register_ffi_target does
+    /// (repeatable). API (1-4 or API_VERSION_*) fixes the api_version;
+    /// without it each call's api_version is trusted.
+    #[arg(long = "target", value_name = "NAME=SYMBOL[:API]")]
+    targets: Vec<hlox_ffi::SymbolBinding>,
+}
+
+impl PluginArgs {
+    fn plugins(&self) -> commands::Plugins<'_> {
+        commands::Plugins::new(&self.plugins, &self.targets)
+    }
+}
+
 fn run(cli: Cli) -> Result<()> {
     if let Command::Run { timeout, .. } | Command::Bench { timeout, .. } = &cli.command {
         commands::set_timeout(*timeout)?;
@@ -297,7 +285,6 @@ fn run(cli: Cli) -> Result<()> {
             file,
             inputs,
             plugins,
-            targets,
             out_dir,
             interpret,
             random,
@@ -309,7 +296,7 @@ fn run(cli: Cli) -> Result<()> {
             platform,
             &file,
             &inputs,
-            &commands::Plugins::new(&plugins, &targets),
+            &plugins.plugins(),
             out_dir.as_deref(),
             interpret,
             random,
@@ -322,28 +309,22 @@ fn run(cli: Cli) -> Result<()> {
             platform,
             output,
             plugins,
-            targets,
             dump_dir,
         } => commands::compile(
             &file,
             emit,
             platform,
             output.as_deref(),
-            &commands::Plugins::new(&plugins, &targets),
+            &plugins.plugins(),
             dump_dir.as_deref(),
         ),
         Command::Dot { file, optimized } => commands::dot(&file, optimized),
-        Command::Targets {
-            plugins,
-            targets,
-            all,
-        } => commands::targets(&commands::Plugins::new(&plugins, &targets), all),
+        Command::Targets { plugins, all } => commands::targets(&plugins.plugins(), all),
         Command::Doctor {
             file,
             plugins,
-            targets,
             platform,
-        } => doctor::doctor(&file, &commands::Plugins::new(&plugins, &targets), platform),
+        } => doctor::doctor(&file, &plugins.plugins(), platform),
         Command::Grad(a) => transform::diff(transform::Diff::Grad, a),
         Command::Vjp(a) => transform::diff(transform::Diff::Vjp, a),
         Command::Jvp(a) => transform::diff(transform::Diff::Jvp, a),
@@ -352,7 +333,6 @@ fn run(cli: Cli) -> Result<()> {
             file,
             inputs,
             plugins,
-            targets,
             iters,
             warmup,
             random,
@@ -364,7 +344,7 @@ fn run(cli: Cli) -> Result<()> {
             platform,
             &file,
             &inputs,
-            &commands::Plugins::new(&plugins, &targets),
+            &plugins.plugins(),
             iters,
             warmup,
             random,

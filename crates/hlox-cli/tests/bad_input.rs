@@ -1,28 +1,10 @@
 //! Issue 27 through the `hlox` binary: inputs that used to hang it, abort
 //! it or run forever end with a clear error and a distinct exit code.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use common::*;
 use std::time::{Duration, Instant};
-
-fn hlox(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hlox"))
-        .args(args)
-        .output()
-        .expect("hlox runs")
-}
-
-fn tmp(name: &str, contents: &[u8]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad_input");
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, contents).unwrap();
-    p
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 #[test]
 fn a_90_byte_npy_with_unclosed_brackets_fails_fast() {
@@ -33,46 +15,40 @@ fn a_90_byte_npy_with_unclosed_brackets_fails_fast() {
     npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
     npy.extend_from_slice(&header);
     assert_eq!(npy.len(), 90);
-    let input = tmp("brackets.npy", &npy);
-    let module = tmp(
+    let input = tmp_file("brackets.npy", &npy);
+    let module = tmp_file(
         "param.hlo",
         b"HloModule m\nENTRY e { ROOT p = f32[2] parameter(0) }\n",
     );
     let start = Instant::now();
-    let o = hlox(&[
-        "run",
-        module.to_str().unwrap(),
-        "-i",
-        input.to_str().unwrap(),
-        "--interpret",
-    ]);
+    let o = Hlox::new("run")
+        .arg(&module)
+        .inputs(&[&input])
+        .arg("--interpret")
+        .output();
     assert!(start.elapsed() < Duration::from_secs(20));
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("70 unclosed bracket(s) in the 'descr' value"),
-        "{}",
-        stderr(&o)
-    );
+    assert_fails(&o, 1, &["70 unclosed bracket(s) in the 'descr' value"]);
 }
 
 #[test]
 fn random_inputs_too_large_to_allocate_are_an_error_naming_the_parameter() {
     // Aborted with "memory allocation of 1000000000000 bytes failed".
-    let module = tmp(
+    let module = tmp_file(
         "terabyte.hlo",
         b"HloModule m\nENTRY e { ROOT big = f32[250000000000] parameter(0) }\n",
     );
     for mode in [None, Some("--interpret")] {
-        let mut args = vec!["run", module.to_str().unwrap(), "--random"];
-        args.extend(mode);
-        let o = hlox(&args);
-        assert_eq!(o.status.code(), Some(1), "{mode:?}: {}", stderr(&o));
-        let e = stderr(&o);
-        assert!(
-            e.contains("--random: cannot make parameter `big` (f32[250000000000]{0})")
-                && e.contains("cannot allocate 1000000000000 bytes"),
-            "{mode:?}: {e}"
-        );
+        Hlox::new("run")
+            .arg(&module)
+            .arg("--random")
+            .args(mode)
+            .fails(
+                1,
+                &[
+                    "--random: cannot make parameter `big` (f32[250000000000]{0})",
+                    "cannot allocate 1000000000000 bytes",
+                ],
+            );
     }
 }
 
@@ -103,37 +79,32 @@ ENTRY e {
 
 #[test]
 fn timeout_stops_a_run_that_never_ends_with_exit_code_3() {
-    let module = tmp("forever.hlo", FOREVER);
-    let m = module.to_str().unwrap();
+    let module = tmp_file("forever.hlo", FOREVER);
     for mode in [None, Some("--interpret")] {
-        let mut args = vec!["run", m, "--random", "--timeout", "1"];
-        args.extend(mode);
         let start = Instant::now();
-        let o = hlox(&args);
+        let o = Hlox::new("run")
+            .arg(&module)
+            .args(["--random", "--timeout", "1"])
+            .args(mode)
+            .output();
         assert!(start.elapsed() < Duration::from_secs(60), "{mode:?}");
-        assert_eq!(o.status.code(), Some(3), "{mode:?}: {}", stderr(&o));
-        let e = stderr(&o);
-        assert!(
-            e.contains("stopped: its timeout of 1.000 s passed")
-                && e.contains("fix: raise --timeout"),
-            "{mode:?}: {e}"
+        assert_fails(
+            &o,
+            3,
+            &[
+                "stopped: its timeout of 1.000 s passed",
+                "fix: raise --timeout",
+            ],
         );
     }
-    let x = hlox_hlo::Literal::from_vec(&[4], &[0.5f32; 4]).unwrap();
-    let x = tmp("x.npy", &hlox_hlo::npy::write_npy(&x).unwrap());
-    let args = ["bench", m, "-i", x.to_str().unwrap(), "--timeout", "0.5"];
-    let o = hlox(&args);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("stopped: its timeout of 0.500 s passed"),
-        "{}",
-        stderr(&o)
-    );
-    let o = hlox(&["run", m, "--random", "--timeout=-1"]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--timeout -1: give a positive number of seconds"),
-        "{}",
-        stderr(&o)
-    );
+    let x = write_npy("x.npy", &hlox_hlo::Literal::r1(&[0.5f32; 4]));
+    Hlox::new("bench")
+        .arg(&module)
+        .inputs(&[&x])
+        .args(["--timeout", "0.5"])
+        .fails(3, &["stopped: its timeout of 0.500 s passed"]);
+    Hlox::new("run")
+        .arg(&module)
+        .args(["--random", "--timeout=-1"])
+        .fails(1, &["--timeout -1: give a positive number of seconds"]);
 }

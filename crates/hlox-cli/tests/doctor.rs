@@ -1,22 +1,10 @@
 //! `hlox doctor`: what serves each custom call, how it was checked, and
 //! every problem, before anything runs.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn hlox(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hlox"))
-        .args(args)
-        .output()
-        .expect("hlox runs")
-}
-
-fn corpus(case: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/corpus")
-        .join(case)
-        .join("module.hlo")
-}
+use common::{corpus, stderr, stdout, Hlox};
+use std::process::Output;
 
 fn plugin(p: &'static str) -> &'static str {
     assert!(
@@ -27,20 +15,21 @@ fn plugin(p: &'static str) -> &'static str {
     p
 }
 
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+/// `hlox doctor` of the corpus case `case`, with `plugin` loaded if given:
+/// its exit code, stdout and stderr.
+fn doctor(case: &str, plugin: Option<&str>) -> (Option<i32>, String, String) {
+    let o: Output = Hlox::new("doctor")
+        .arg(corpus(case, "module.hlo"))
+        .args(plugin.map(|p| ["--plugin", p]).into_iter().flatten())
+        .output();
+    (o.status.code(), stdout(&o), stderr(&o))
 }
 
 #[test]
 fn doctor_names_the_library_symbol_api_version_and_check_of_each_call() {
     let registered = plugin(hlox_targets::C_PLUGIN_WITH_REGISTRATION);
-    let v1 = corpus("cc_do_custom_call_v1");
-    let o = hlox(&["doctor", v1.to_str().unwrap(), "--plugin", registered]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let (code, out, err) = doctor("cc_do_custom_call_v1", Some(registered));
+    assert_eq!(code, Some(0), "{out}{err}");
     for want in [
         "main.1/ffi_call.1: custom-call \"do_custom_call\" (API_VERSION_ORIGINAL, Host)",
         &format!("  served by: {registered}"),
@@ -55,10 +44,8 @@ fn doctor_names_the_library_symbol_api_version_and_check_of_each_call() {
 
     // A library without a registration function: found by symbol, unchecked.
     let symbols = plugin(hlox_targets::C_PLUGIN_SYMBOLS_ONLY);
-    let v2 = corpus("cc_do_custom_call_v2");
-    let o = hlox(&["doctor", v2.to_str().unwrap(), "--plugin", symbols]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let (code, out, err) = doctor("cc_do_custom_call_v2", Some(symbols));
+    assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("  found by:  symbol lookup in "), "{out}");
     assert!(
         out.contains("  checked:   unchecked plain symbol (trusted to implement API_VERSION_STATUS_RETURNING, as XLA does)"),
@@ -69,10 +56,8 @@ fn doctor_names_the_library_symbol_api_version_and_check_of_each_call() {
 #[test]
 fn doctor_lists_every_problem_and_runs_nothing() {
     // No plugin: the target is missing.
-    let v1 = corpus("cc_do_custom_call_v1");
-    let o = hlox(&["doctor", v1.to_str().unwrap()]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    let (code, out, err) = doctor("cc_do_custom_call_v1", None);
+    assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.contains("  served by: nothing"), "{out}");
     assert!(
         out.contains("  problem:   instruction ffi_call.1: custom-call target \"do_custom_call\" is not registered for platform Host"),
@@ -86,10 +71,8 @@ fn doctor_lists_every_problem_and_runs_nothing() {
     // The plugin registers do_custom_call as API_VERSION_ORIGINAL; the
     // module asks for API_VERSION_STATUS_RETURNING.
     let registered = plugin(hlox_targets::C_PLUGIN_WITH_REGISTRATION);
-    let v2 = corpus("cc_do_custom_call_v2");
-    let o = hlox(&["doctor", v2.to_str().unwrap(), "--plugin", registered]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    let (code, out, err) = doctor("cc_do_custom_call_v2", Some(registered));
+    assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.contains("  checked:   registered signature"), "{out}");
     assert!(
         out.contains(

@@ -2,43 +2,23 @@
 //! compile and run the result with `hlox run` on the Host, and compare
 //! with JAX's gradients recorded in tests/transform_corpus.
 
+mod common;
+
+use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn hlox(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hlox"))
-        .args(args)
-        .output()
-        .expect("hlox runs")
-}
-
-fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("transform_cli")
-        .join(name);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn case(name: &str) -> (PathBuf, Value) {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/transform_corpus")
-        .join(name);
-    let v = serde_json::from_str(&std::fs::read_to_string(d.join("case.json")).unwrap()).unwrap();
+    let d = repo("tests/transform_corpus").join(name);
+    let v = serde_json::from_str(&read_text(&d.join("case.json"))).unwrap();
     (d.join("forward.hlo"), v)
 }
 
 /// Writes each JSON array as an f32/s32 .npy file; returns the paths.
-fn npys(out: &Path, prefix: &str, arrays: &Value) -> Vec<String> {
+fn npys(out: &Path, prefix: &str, arrays: &Value) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     for (k, a) in arrays.as_array().unwrap().iter().enumerate() {
-        let dims: Vec<i64> = a["shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_i64().unwrap())
-            .collect();
+        let dims: Vec<i64> = serde_json::from_value(a["shape"].clone()).unwrap();
         let data = a["data"].as_array().unwrap();
         let lit = match a["dtype"].as_str().unwrap() {
             "float32" => {
@@ -51,156 +31,92 @@ fn npys(out: &Path, prefix: &str, arrays: &Value) -> Vec<String> {
             }
         };
         let p = out.join(format!("{prefix}{k}.npy"));
-        hlox_hlo::npy::write_npy_file(&p, &lit).unwrap();
-        paths.push(p.to_str().unwrap().to_string());
+        write_npy_at(&p, &lit);
+        paths.push(p);
     }
     paths
 }
 
+/// Asserts that `out_dir`'s outputs match the JSON arrays `want`.
 fn check_outputs(out_dir: &Path, want: &Value, what: &str) {
     for (k, w) in want.as_array().unwrap().iter().enumerate() {
-        let got = hlox_hlo::npy::read_npy_file(out_dir.join(format!("out{k}.npy")))
-            .unwrap()
-            .to_vec::<f32>()
-            .unwrap();
-        let w: Vec<f32> = w["data"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_f64().unwrap() as f32)
-            .collect();
-        assert_eq!(got.len(), w.len(), "{what} output {k}");
-        for (g, w) in got.iter().zip(&w) {
-            assert!(
-                (g - w).abs() <= 1e-5 + 2e-4 * w.abs(),
-                "{what} output {k}: {g} vs JAX {w}"
-            );
-        }
+        let got = read_f32(&out_dir.join(format!("out{k}.npy")));
+        let w: Vec<f32> = serde_json::from_value(w["data"].clone()).unwrap();
+        assert_close(&got, &w, 1e-5, 2e-4, &format!("{what} output {k} vs JAX"));
     }
 }
 
-fn run_module(module: &Path, inputs: &[String], out_dir: &Path) {
-    let mut args = vec!["run", module.to_str().unwrap()];
-    for i in inputs {
-        args.extend(["-i", i.as_str()]);
-    }
-    args.extend(["-o", out_dir.to_str().unwrap()]);
-    let o = hlox(&args);
-    assert!(
-        o.status.success(),
-        "hlox run: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+/// `hlox TRANSFORM forward.hlo ARGS -o OUT`, then `hlox run OUT` on `inputs`
+/// writing to `dir`.
+fn transform_then_run(transform: &str, fwd: &Path, args: &[&str], out: &Path, inputs: &[PathBuf]) {
+    Hlox::new(transform)
+        .arg(fwd)
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .ok();
+    Hlox::new("run")
+        .arg(out)
+        .inputs(inputs)
+        .arg("-o")
+        .arg(out.parent().unwrap())
+        .ok();
 }
 
 #[test]
 fn grad_then_run_matches_jax() {
     let (fwd, c) = case("mlp");
-    let d = dir("grad");
-    let out = d.join("grad.hlo");
-    let o = hlox(&[
-        "grad",
-        fwd.to_str().unwrap(),
-        "--wrt",
-        "0,1,2,3,4",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = tmp_dir("grad");
     let inputs = npys(&d, "in", &c["inputs"]);
-    run_module(&out, &inputs, &d);
+    transform_then_run(
+        "grad",
+        &fwd,
+        &["--wrt", "0,1,2,3,4"],
+        &d.join("grad.hlo"),
+        &inputs,
+    );
     check_outputs(&d, &c["grad"], "hlox grad mlp");
 }
 
 #[test]
 fn vjp_jvp_and_vmap_then_run_match_jax() {
     let (fwd, c) = case("two_results");
-    let d = dir("vjp");
-    let out = d.join("vjp.pb");
-    let o = hlox(&[
-        "vjp",
-        fwd.to_str().unwrap(),
-        "--wrt",
-        "0,1",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = tmp_dir("vjp");
     let mut inputs = npys(&d, "in", &c["inputs"]);
     inputs.extend(npys(&d, "ct", &c["vjp"]["cotangents"]));
-    run_module(&out, &inputs, &d);
+    transform_then_run("vjp", &fwd, &["--wrt", "0,1"], &d.join("vjp.pb"), &inputs);
     check_outputs(&d, &c["vjp"]["out"], "hlox vjp two_results");
 
-    let d = dir("jvp");
-    let out = d.join("jvp.hlo");
-    let o = hlox(&[
-        "jvp",
-        fwd.to_str().unwrap(),
-        "--wrt",
-        "0,1",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = tmp_dir("jvp");
     let mut inputs = npys(&d, "in", &c["inputs"]);
     inputs.extend(npys(&d, "t", &c["jvp"]["tangents"]));
-    run_module(&out, &inputs, &d);
+    transform_then_run("jvp", &fwd, &["--wrt", "0,1"], &d.join("jvp.hlo"), &inputs);
     let mut want = c["outputs"].as_array().unwrap().clone();
     want.extend(c["jvp"]["out"].as_array().unwrap().iter().cloned());
     check_outputs(&d, &Value::Array(want), "hlox jvp two_results");
 
-    let d = dir("vmap");
-    let out = d.join("vmap.hlo");
-    let o = hlox(&[
-        "vmap",
-        fwd.to_str().unwrap(),
-        "--in-axes",
-        "0,none",
-        "--size",
-        "3",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let d = tmp_dir("vmap");
     let inputs = npys(&d, "in", &c["vmap"]["inputs"]);
-    run_module(&out, &inputs, &d);
+    let args = ["--in-axes", "0,none", "--size", "3"];
+    transform_then_run("vmap", &fwd, &args, &d.join("vmap.hlo"), &inputs);
     check_outputs(&d, &c["vmap"]["out"], "hlox vmap two_results");
 }
 
 #[test]
 fn transform_errors_are_user_errors_with_the_reason() {
     let (fwd, _) = case("two_results");
-    let o = hlox(&["grad", fwd.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("grad needs a scalar floating-point result"),
-        "{err}"
-    );
-    let o = hlox(&[
-        "vmap",
-        fwd.to_str().unwrap(),
-        "--in-axes",
-        "0,x",
-        "--size",
-        "2",
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("--in-axes entry 1 is \"x\""), "{err}");
-    let o = hlox(&[
-        "vmap",
-        fwd.to_str().unwrap(),
-        "--in-axes",
-        "0,none",
-        "--size",
-        "2",
-        "--vmap-method",
-        "t=loop",
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("unknown method \"loop\""), "{err}");
+    Hlox::new("grad")
+        .arg(&fwd)
+        .fails(1, &["grad needs a scalar floating-point result"]);
+    let vmap = |axes: &str| {
+        Hlox::new("vmap")
+            .arg(&fwd)
+            .args(["--in-axes", axes, "--size", "2"])
+    };
+    vmap("0,x").fails(1, &["--in-axes entry 1 is \"x\""]);
+    vmap("0,none")
+        .args(["--vmap-method", "t=loop"])
+        .fails(1, &["unknown method \"loop\""]);
 }
 
 /// A C target (targets/c/targets.c's `do_custom_call`, z[i] = b[i % 128] +
@@ -208,38 +124,27 @@ fn transform_errors_are_user_errors_with_the_reason() {
 /// then `hlox run --plugin` against the gradient computed here.
 #[test]
 fn grad_of_a_c_custom_call_with_rules() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/transform_rules");
-    let d = dir("c_rules");
+    let root = repo("tests/transform_rules");
+    let d = tmp_dir("c_rules");
     let out = d.join("grad.hlo");
-    let o = hlox(&[
-        "grad",
-        root.join("loss.hlo").to_str().unwrap(),
-        "--wrt",
-        "0,1",
-        "--rules",
-        root.join("do_custom_call.rules.hlo").to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Hlox::new("grad")
+        .arg(root.join("loss.hlo"))
+        .args(["--wrt", "0,1", "--rules"])
+        .arg(root.join("do_custom_call.rules.hlo"))
+        .arg("-o")
+        .arg(&out)
+        .ok();
     let b: Vec<f32> = (0..128).map(|i| (i as f32 * 0.37).sin()).collect();
     let c: Vec<f32> = (0..2048).map(|i| (i as f32 * 0.11).cos()).collect();
     let (pb, pc) = (d.join("b.npy"), d.join("c.npy"));
-    hlox_hlo::npy::write_npy_file(&pb, &hlox_hlo::Literal::r1(&b)).unwrap();
-    hlox_hlo::npy::write_npy_file(&pc, &hlox_hlo::Literal::r1(&c)).unwrap();
-    let o = hlox(&[
-        "run",
-        out.to_str().unwrap(),
-        "-i",
-        pb.to_str().unwrap(),
-        "-i",
-        pc.to_str().unwrap(),
-        "--plugin",
-        hlox_targets::C_PLUGIN_WITH_REGISTRATION,
-        "-o",
-        d.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    write_npy_at(&pb, &hlox_hlo::Literal::r1(&b));
+    write_npy_at(&pc, &hlox_hlo::Literal::r1(&c));
+    Hlox::new("run")
+        .arg(&out)
+        .inputs(&[&pb, &pc])
+        .args(["--plugin", hlox_targets::C_PLUGIN_WITH_REGISTRATION, "-o"])
+        .arg(&d)
+        .ok();
     let z: Vec<f32> = (0..2048).map(|i| b[i % 128] + c[i]).collect();
     let mut gb = vec![0f32; 128];
     for (i, zi) in z.iter().enumerate() {
@@ -247,24 +152,11 @@ fn grad_of_a_c_custom_call_with_rules() {
     }
     let gc: Vec<f32> = z.iter().map(|zi| 2.0 * zi).collect();
     for (k, want) in [gb, gc].iter().enumerate() {
-        let got = hlox_hlo::npy::read_npy_file(d.join(format!("out{k}.npy")))
-            .unwrap()
-            .to_vec::<f32>()
-            .unwrap();
-        assert_eq!(got.len(), want.len());
-        for (g, w) in got.iter().zip(want) {
-            assert!(
-                (g - w).abs() <= 1e-4 + 1e-5 * w.abs(),
-                "gradient {k}: {g} vs {w}"
-            );
-        }
+        let got = read_f32(&d.join(format!("out{k}.npy")));
+        assert_close(&got, want, 1e-4, 1e-5, &format!("gradient {k}"));
     }
     // Without the rules: an error naming the target and the missing rule.
-    let o = hlox(&["vjp", root.join("loss.hlo").to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("calls target `do_custom_call`, which has no vjp rule"),
-        "{err}"
-    );
+    Hlox::new("vjp")
+        .arg(root.join("loss.hlo"))
+        .fails(1, &["calls target `do_custom_call`, which has no vjp rule"]);
 }

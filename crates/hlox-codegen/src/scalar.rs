@@ -7,6 +7,7 @@
 
 use crate::math::MathFn;
 use crate::{Cg, CodegenError, Result};
+use hlox_hlo::semantics::reduce_precision::ReducePrecision;
 use hlox_hlo::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
 use inkwell::intrinsics::Intrinsic;
 use inkwell::values::{BasicValueEnum, FloatValue, IntValue};
@@ -728,7 +729,8 @@ pub fn bitcast_convert<'ctx>(
     cg.from_storage(to, v)
 }
 
-/// reduce-precision on a float compute value (f32 for F16/BF16/F32, f64 for F64).
+/// reduce-precision on a float compute value (f32 for F16/BF16/F32, f64 for
+/// F64), emitting [`ReducePrecision`]'s constants.
 pub fn reduce_precision<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ty: ElementType,
@@ -751,42 +753,28 @@ pub fn reduce_precision<'ctx>(
     } else {
         (cg.i32(), 23u32, 8u32)
     };
-    let (man, exp) = (man_bits as u32, exp_bits as u32);
+    let rp = ReducePrecision::new(src_man, src_exp, man_bits as u32, exp_bits as u32);
     let c = |v: u64| it.const_int(v, false);
-    let total = src_man + src_exp + 1;
     let orig = b.build_bit_cast(f, it, "")?.into_int_value();
     let mut v = orig;
-    if man < src_man {
-        let last = 1u64 << (src_man - man);
-        let base_bias = (last >> 1).wrapping_sub(1);
-        let x_last = b.build_and(v, c(last), "")?;
-        let x_last = b.build_right_shift(x_last, c((src_man - man) as u64), false, "")?;
-        let bias = b.build_int_add(x_last, c(base_bias), "")?;
-        let trunc_mask = !(last - 1);
+    if let Some(r) = rp.round {
+        let x_last = b.build_and(v, c(r.last), "")?;
+        let x_last = b.build_right_shift(x_last, c(r.shift as u64), false, "")?;
+        let bias = b.build_int_add(x_last, c(r.base_bias), "")?;
         v = b.build_int_add(v, bias, "")?;
-        v = b.build_and(v, c(trunc_mask), "")?;
+        v = b.build_and(v, c(r.trunc_mask), "")?;
     }
-    if exp < src_exp {
-        let sign_mask = 1u64 << (total - 1);
-        let exp_mask = ((1u64 << src_exp) - 1) << src_man;
-        let bias = (1u64 << (src_exp - 1)) - 1;
-        let red_bias = (1u64 << (exp - 1)) - 1;
-        let max_e = bias + red_bias;
-        let min_e = bias - red_bias;
-        let x_exp = b.build_and(v, c(exp_mask), "")?;
-        let over = b.build_int_compare(IntPredicate::UGT, x_exp, c(max_e << src_man), "")?;
-        let under = b.build_int_compare(IntPredicate::ULE, x_exp, c(min_e << src_man), "")?;
-        let zero = b.build_and(v, c(sign_mask), "")?;
-        let inf = b.build_or(zero, c(exp_mask), "")?;
+    if let Some(k) = rp.clamp {
+        let x_exp = b.build_and(v, c(k.exp_mask), "")?;
+        let over = b.build_int_compare(IntPredicate::UGT, x_exp, c(k.max_field), "")?;
+        let under = b.build_int_compare(IntPredicate::ULE, x_exp, c(k.min_field), "")?;
+        let zero = b.build_and(v, c(k.sign_mask), "")?;
+        let inf = b.build_or(zero, c(k.exp_mask), "")?;
         v = b.build_select(over, inf, v, "")?.into_int_value();
         v = b.build_select(under, zero, v, "")?.into_int_value();
     }
     let nan = b.build_float_compare(FloatPredicate::UNO, f, f, "")?;
-    let nan_r = if man > 0 {
-        orig
-    } else {
-        c(((1u64 << src_exp) - 1) << src_man)
-    };
+    let nan_r = rp.nan_bits.map_or(orig, c);
     v = b.build_select(nan, nan_r, v, "")?.into_int_value();
     let r = b.build_bit_cast(v, f.get_type(), "")?;
     cg.round_to(ty, r)

@@ -9,7 +9,6 @@ use crate::elem::{
 use crate::{check_counts, copy_relayout, Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
 use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
 use hlox_hlo::{GatherDimensionNumbers, ScatterDimensionNumbers};
-use rayon::prelude::*;
 
 fn idims(g: &Geom) -> Vec<i64> {
     g.dims.iter().map(|&d| d as i64).collect()
@@ -120,11 +119,7 @@ impl HostKernel for GatherKernel {
                 );
             }
         };
-        if nbatch > 1 && crate::parallel_worth(self.out.count()) {
-            (0..nbatch).into_par_iter().for_each(batch);
-        } else {
-            (0..nbatch).for_each(batch);
-        }
+        crate::for_each_row(nbatch, self.out.count(), batch);
         Ok(())
     }
 }

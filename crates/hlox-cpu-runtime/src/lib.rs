@@ -311,29 +311,7 @@ impl Geom {
 /// Calls `f(offset)` for every index of `dims` in row-major order, with
 /// `offset = sum(idx[d] * strides[d])`.
 pub(crate) fn for_each_offset(dims: &[usize], strides: &[usize], mut f: impl FnMut(usize)) {
-    if dims.contains(&0) {
-        return;
-    }
-    let rank = dims.len();
-    let mut idx = vec![0usize; rank];
-    let mut off = 0usize;
-    loop {
-        f(off);
-        let mut d = rank;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            idx[d] += 1;
-            off += strides[d];
-            if idx[d] < dims[d] {
-                break;
-            }
-            off -= strides[d] * dims[d];
-            idx[d] = 0;
-        }
-    }
+    hlox_hlo::semantics::walk::for_each_offset(dims, 0, strides, |_, o| f(o));
 }
 
 /// Copies an array between two layouts of the same logical shape.
@@ -378,4 +356,16 @@ pub(crate) fn check_counts(
 /// Whether a loop of `work` element operations is worth splitting over rayon.
 pub(crate) fn parallel_worth(work: usize) -> bool {
     work >= 1 << 16 && rayon::current_num_threads() > 1
+}
+
+/// Calls `f(i)` for each of the `n` independent rows (batches, windows) of
+/// a kernel: over rayon when there is more than one and the `work` (element
+/// operations in all) is [`parallel_worth`] it, else in order.
+pub(crate) fn for_each_row(n: usize, work: usize, f: impl Fn(usize) + Sync + Send) {
+    use rayon::prelude::*;
+    if n > 1 && parallel_worth(work) {
+        (0..n).into_par_iter().for_each(f);
+    } else {
+        (0..n).for_each(f);
+    }
 }

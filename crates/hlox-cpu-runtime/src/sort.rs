@@ -11,7 +11,6 @@ use crate::elem::{rd, with_elem, Elem, SendConstPtr, SendPtr};
 use crate::{check_counts, Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
 use hlox_hlo::semantics::sort::{self, direction_holds, CompareComparator};
 use hlox_hlo::{ComparisonDirection, ComparisonType, ElementType};
-use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::convert::Infallible;
 
@@ -252,11 +251,7 @@ impl HostKernel for SortKernel {
                 }
             }
         };
-        if rows > 1 && crate::parallel_worth(rows * len * 16) {
-            (0..rows).into_par_iter().for_each(do_row);
-        } else {
-            (0..rows).for_each(do_row);
-        }
+        crate::for_each_row(rows, rows * len * 16, do_row);
         Ok(())
     }
 }
@@ -329,11 +324,7 @@ impl TopKKernel {
             }
         };
         let rows = xb.len();
-        if rows > 1 && crate::parallel_worth(rows * n * 8) {
-            (0..rows).into_par_iter().for_each(row);
-        } else {
-            (0..rows).for_each(row);
-        }
+        crate::for_each_row(rows, rows * n * 8, row);
     }
 }
 

@@ -4,8 +4,8 @@
 
 use crate::elementwise::{bin_f, bin_s, bin_u, compare_vals};
 use crate::value::{
-    arr, ashape_str, checked_count, decode, elem_count, encode, index_values, int_width,
-    row_major_strides, strided_copy, to_domain, Vals,
+    arr, ashape_str, checked_count, decode, elem_count, encode, for_each_offset, index_values,
+    int_width, row_major_strides, strided_copy, to_domain, Vals,
 };
 use crate::Fail;
 use half::{bf16, f16};
@@ -211,32 +211,6 @@ fn fast_accumulate(
         }
     }
     Ok(())
-}
-
-/// Calls `f(i, offset)` for each element `i` (row-major over `dims`) with
-/// `offset = sum(idx[d] * strides[d])`.
-fn for_each_offset(dims: &[i64], strides: &[usize], mut f: impl FnMut(usize, usize)) {
-    let n = elem_count(dims);
-    if n == 0 {
-        return;
-    }
-    let rank = dims.len();
-    let mut idx = vec![0i64; rank];
-    let mut off = 0usize;
-    for i in 0..n {
-        f(i, off);
-        let mut d = rank;
-        while d > 0 {
-            d -= 1;
-            idx[d] += 1;
-            off += strides[d];
-            if idx[d] < dims[d] {
-                break;
-            }
-            off -= strides[d] * dims[d] as usize;
-            idx[d] = 0;
-        }
-    }
 }
 
 // ---------------------------------------------------------------- dot
@@ -688,12 +662,12 @@ pub(crate) fn reduce(
     let out_dims: Vec<i64> = keep.iter().map(|&d| in_dims[d]).collect();
     let n_out = elem_count(&out_dims);
     let ostr = row_major_strides(&out_dims);
-    let mut strides = vec![0usize; rank];
+    let mut strides = vec![0i64; rank];
     for (k, &d) in keep.iter().enumerate() {
-        strides[d] = ostr[k];
+        strides[d] = ostr[k] as i64;
     }
     accumulate(inputs, inits, f, &out_dims, n_out, &mut |g| {
-        for_each_offset(&in_dims, &strides, &mut *g)
+        for_each_offset(&in_dims, 0, &strides, |i, o| g(i, o as usize))
     })
 }
 

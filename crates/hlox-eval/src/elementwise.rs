@@ -5,6 +5,7 @@
 //! rounded after every op, as XLA's CPU backend does.
 
 use crate::value::{daz, decode, encode, int_width, OpError, Vals, R};
+use hlox_hlo::semantics::reduce_precision::ReducePrecision;
 use hlox_hlo::{ArrayLiteral, BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
 
 /// Float operations shared by f32 and f64.
@@ -383,25 +384,17 @@ pub(crate) fn bin_f<T: Fp>(op: BinaryOp, a: T, b: T) -> Option<T> {
     })
 }
 
-/// Binary elementwise ops take operands of one element type and shape.
-fn same_shape(a: &ArrayLiteral, b: &ArrayLiteral) -> R<()> {
-    if a.ty() != b.ty() {
-        return Err(format!(
-            "operands have different element types {} and {}",
-            a.ty(),
-            b.ty()
-        )
-        .into());
+/// Binary elementwise ops take operands of one element type and shape;
+/// returns that element type.
+fn same_shape(a: &ArrayLiteral, b: &ArrayLiteral) -> R<ElementType> {
+    let (ta, tb, da, db) = (a.ty(), b.ty(), a.dims(), b.dims());
+    if ta != tb {
+        Err(format!("operands have different element types {ta} and {tb}").into())
+    } else if da != db {
+        Err(format!("operands have different dimensions {da:?} and {db:?}").into())
+    } else {
+        Ok(ta)
     }
-    if a.dims() != b.dims() {
-        return Err(format!(
-            "operands have different dimensions {:?} and {:?}",
-            a.dims(),
-            b.dims()
-        )
-        .into());
-    }
-    Ok(())
 }
 
 pub(crate) fn binary(
@@ -410,8 +403,7 @@ pub(crate) fn binary(
     b: &ArrayLiteral,
     out_ty: ElementType,
 ) -> R<ArrayLiteral> {
-    same_shape(a, b)?;
-    let ty = a.ty();
+    let ty = same_shape(a, b)?;
     let dims = a.dims().to_vec();
     let r = binary_vals(op, decode(a), decode(b), ty)?;
     Ok(encode(&r, out_ty, &dims))
@@ -483,8 +475,7 @@ pub(crate) fn compare(
     b: &ArrayLiteral,
     out_ty: ElementType,
 ) -> R<ArrayLiteral> {
-    same_shape(a, b)?;
-    let ty = a.ty();
+    let ty = same_shape(a, b)?;
     let ct = cmp_type.unwrap_or_else(|| ComparisonType::default_for(ty));
     let r = compare_vals(dir, ct, decode(a), decode(b), ty)?;
     Ok(encode(&Vals::U(r), out_ty, a.dims()))
@@ -507,16 +498,9 @@ pub(crate) fn compare_vals(
         (Vals::S(a), Vals::S(b)) => match ct {
             ComparisonType::Unsigned => {
                 let m = mask(w);
-                a.iter()
-                    .zip(&b)
-                    .map(|(&x, &y)| cmp_result(dir, x as u64 & m, y as u64 & m) as u64)
-                    .collect()
+                cmp_by(dir, &a, &b, |x| x as u64 & m)
             }
-            _ => a
-                .iter()
-                .zip(&b)
-                .map(|(&x, &y)| cmp_result(dir, x, y) as u64)
-                .collect(),
+            _ => cmp_by(dir, &a, &b, |x| x),
         },
         (Vals::U(a), Vals::U(b)) => match ct {
             ComparisonType::Signed => {
@@ -527,21 +511,28 @@ pub(crate) fn compare_vals(
                         ((x << (64 - w)) as i64) >> (64 - w)
                     }
                 };
-                a.iter()
-                    .zip(&b)
-                    .map(|(&x, &y)| cmp_result(dir, sext(x), sext(y)) as u64)
-                    .collect()
+                cmp_by(dir, &a, &b, sext)
             }
-            _ => a
-                .iter()
-                .zip(&b)
-                .map(|(&x, &y)| cmp_result(dir, x, y) as u64)
-                .collect(),
+            _ => cmp_by(dir, &a, &b, |x| x),
         },
         (Vals::F(a), Vals::F(b)) => float_cmp(dir, ct, &a, &b),
         (Vals::D(a), Vals::D(b)) => float_cmp(dir, ct, &a, &b),
         _ => return Err("operand domains differ".into()),
     })
+}
+
+/// `dir` on each pair of integers, both sides seen through `key` (the
+/// comparison type's reading of the bits).
+fn cmp_by<T: Copy, K: PartialOrd>(
+    dir: ComparisonDirection,
+    a: &[T],
+    b: &[T],
+    key: impl Fn(T) -> K,
+) -> Vec<u64> {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| cmp_result(dir, key(x), key(y)) as u64)
+        .collect()
 }
 
 fn float_cmp<T: Fp>(dir: ComparisonDirection, ct: ComparisonType, a: &[T], b: &[T]) -> Vec<u64> {
@@ -674,41 +665,30 @@ pub(crate) fn select(p: &ArrayLiteral, t: &ArrayLiteral, f: &ArrayLiteral) -> R<
     crate::value::arr(t.ty(), t.dims(), out)
 }
 
-/// reduce-precision on F16/BF16/F32 (via f32 bits) and F64.
+/// reduce-precision on F16/BF16/F32 (via f32 bits) and F64; the bit
+/// arithmetic is [`ReducePrecision`]'s.
 pub(crate) fn reduce_precision(a: &ArrayLiteral, exp_bits: i32, man_bits: i32) -> R<ArrayLiteral> {
     if exp_bits < 1 || man_bits < 0 {
         return Err(format!("reduce-precision needs exponent_bits >= 1 and mantissa_bits >= 0, got {exp_bits} and {man_bits}").into());
     }
     let dims = a.dims().to_vec();
     let r = match decode(a) {
-        Vals::F(v) => Vals::F(
-            v.into_iter()
-                .map(|x| {
-                    f32::from_bits(rp_bits(
-                        x.to_bits() as u64,
-                        23,
-                        8,
-                        man_bits as u32,
-                        exp_bits as u32,
-                        x.is_nan(),
-                    ) as u32)
-                })
-                .collect(),
-        ),
-        Vals::D(v) => Vals::D(
-            v.into_iter()
-                .map(|x| {
-                    f64::from_bits(rp_bits(
-                        x.to_bits(),
-                        52,
-                        11,
-                        man_bits as u32,
-                        exp_bits as u32,
-                        x.is_nan(),
-                    ))
-                })
-                .collect(),
-        ),
+        Vals::F(v) => {
+            let rp = ReducePrecision::new(23, 8, man_bits as u32, exp_bits as u32);
+            Vals::F(
+                v.into_iter()
+                    .map(|x| f32::from_bits(rp.apply(x.to_bits() as u64, x.is_nan()) as u32))
+                    .collect(),
+            )
+        }
+        Vals::D(v) => {
+            let rp = ReducePrecision::new(52, 11, man_bits as u32, exp_bits as u32);
+            Vals::D(
+                v.into_iter()
+                    .map(|x| f64::from_bits(rp.apply(x.to_bits(), x.is_nan())))
+                    .collect(),
+            )
+        }
         _ => {
             return Err(format!(
                 "reduce-precision needs a floating-point operand, got {}",
@@ -718,47 +698,4 @@ pub(crate) fn reduce_precision(a: &ArrayLiteral, exp_bits: i32, man_bits: i32) -
         }
     };
     Ok(encode(&r, a.ty(), &dims))
-}
-
-fn rp_bits(mut v: u64, src_man: u32, src_exp: u32, man: u32, exp: u32, nan: bool) -> u64 {
-    let total = src_man + src_exp + 1;
-    let orig = v;
-    if man < src_man {
-        let last = 1u64 << (src_man - man);
-        let base_bias = (last >> 1).wrapping_sub(1);
-        let x_last = (v & last) >> (src_man - man);
-        let bias = x_last.wrapping_add(base_bias);
-        let trunc_mask = !(last - 1);
-        v = v.wrapping_add(bias) & trunc_mask;
-        if total < 64 {
-            v &= (1u64 << total) - 1;
-        }
-    }
-    if exp < src_exp {
-        let sign_mask = 1u64 << (total - 1);
-        let exp_mask = ((1u64 << src_exp) - 1) << src_man;
-        let bias = (1u64 << (src_exp - 1)) - 1;
-        let red_bias = (1u64 << (exp - 1)) - 1;
-        let max_e = bias + red_bias;
-        let min_e = bias - red_bias;
-        let x_exp = v & exp_mask;
-        let over = x_exp > (max_e << src_man);
-        let under = x_exp <= (min_e << src_man);
-        let zero = v & sign_mask;
-        let inf = zero | exp_mask;
-        if over {
-            v = inf;
-        }
-        if under {
-            v = zero;
-        }
-    }
-    if nan {
-        if man > 0 {
-            return orig;
-        }
-        // NaN with no mantissa bits left becomes +infinity (as XLA's evaluator).
-        return ((1u64 << src_exp) - 1) << src_man;
-    }
-    v
 }

@@ -62,16 +62,29 @@ pub(crate) fn broadcast(a: &ArrayLiteral, out: &ArrayShape, dims: &[i64]) -> R<A
     )
 }
 
-pub(crate) fn reshape(a: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral> {
-    if a.ty() != out.ty || checked_count(&out.dims)? != a.element_count() {
-        return Err(format!(
-            "cannot reshape {} to {}",
-            ashape_str(a.shape()),
-            ashape_str(out)
-        )
-        .into());
+/// `a`'s bytes unchanged as an array of shape `out` when `fits`, else the
+/// error "cannot OP A to OUT": reshape and bitcast-convert move no data.
+fn same_bytes(a: &ArrayLiteral, out: &ArrayShape, fits: bool, op: &str) -> R<ArrayLiteral> {
+    if !fits {
+        let (from, to) = (ashape_str(a.shape()), ashape_str(out));
+        return Err(format!("cannot {op} {from} to {to}").into());
     }
     arr(out.ty, &out.dims, a.bytes().to_vec())
+}
+
+/// The dimensions an op computed from its operand `a` are the declared
+/// result's.
+fn check_result_dims(op: &str, a: &ArrayLiteral, dims: &[i64], out: &ArrayShape) -> R<()> {
+    if dims != out.dims.as_slice() {
+        let (from, to) = (ashape_str(a.shape()), ashape_str(out));
+        return Err(format!("{op} of {from} gives dimensions {dims:?}, not {to}").into());
+    }
+    Ok(())
+}
+
+pub(crate) fn reshape(a: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLiteral> {
+    let fits = a.ty() == out.ty && checked_count(&out.dims)? == a.element_count();
+    same_bytes(a, out, fits, "reshape")
 }
 
 pub(crate) fn transpose(a: &ArrayLiteral, out: &ArrayShape, perm: &[i64]) -> R<ArrayLiteral> {
@@ -150,14 +163,7 @@ pub(crate) fn slice(a: &ArrayLiteral, out: &ArrayShape, sl: &[SliceDim]) -> R<Ar
         base += s.start * src[d] as i64;
         strides.push(s.stride * src[d] as i64);
     }
-    if dims != out.dims {
-        return Err(format!(
-            "slice of {} gives dimensions {dims:?}, not {}",
-            ashape_str(a.shape()),
-            ashape_str(out)
-        )
-        .into());
-    }
+    check_result_dims("slice", a, &dims, out)?;
     arr(
         out.ty,
         &out.dims,
@@ -311,14 +317,7 @@ pub(crate) fn pad(
         }
         dims.push(size);
     }
-    if dims != out.dims {
-        return Err(format!(
-            "pad of {} gives dimensions {dims:?}, not {}",
-            ashape_str(a.shape()),
-            ashape_str(out)
-        )
-        .into());
-    }
+    check_result_dims("pad", a, &dims, out)?;
     let esz = a.ty().byte_size();
     let n_out = checked_count(&dims)?;
     let mut bytes = Vec::with_capacity(n_out * esz);
@@ -383,13 +382,6 @@ pub(crate) fn bitcast_convert(a: &ArrayLiteral, out: &ArrayShape) -> R<ArrayLite
             && a.dims()[..out.rank()] == *out.dims.as_slice()
             && a.dims().last() == Some(&((ob / ib) as i64))
     };
-    if !ok || elem_count(&out.dims) * ob != a.bytes().len() {
-        return Err(format!(
-            "cannot bitcast-convert {} to {}",
-            ashape_str(a.shape()),
-            ashape_str(out)
-        )
-        .into());
-    }
-    arr(out.ty, &out.dims, a.bytes().to_vec())
+    let fits = ok && elem_count(&out.dims) * ob == a.bytes().len();
+    same_bytes(a, out, fits, "bitcast-convert")
 }

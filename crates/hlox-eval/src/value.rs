@@ -361,6 +361,22 @@ pub(crate) fn for_each_index(dims: &[i64], mut f: impl FnMut(&[i64])) {
     }
 }
 
+/// Calls `f(i, offset)` for each element `i` (row-major over `dims`) with
+/// `offset = base + sum(idx[d] * strides[d])` (the walk of
+/// [`hlox_hlo::semantics::walk`], on this crate's signed dimensions).
+pub(crate) fn for_each_offset(
+    dims: &[i64],
+    base: i64,
+    strides: &[i64],
+    mut f: impl FnMut(usize, i64),
+) {
+    let dims: Vec<usize> = dims.iter().map(|&d| d.max(0) as usize).collect();
+    let strides: Vec<usize> = strides.iter().map(|&s| s as usize).collect();
+    hlox_hlo::semantics::walk::for_each_offset(&dims, base as usize, &strides, |i, o| {
+        f(i, o as i64)
+    });
+}
+
 /// Copy elements: output element (row-major over `out_dims`) at multi-index
 /// `o` comes from source element `base + sum(o[i] * strides[i])`.
 pub(crate) fn strided_copy(
@@ -370,30 +386,11 @@ pub(crate) fn strided_copy(
     base: i64,
     strides: &[i64],
 ) -> Vec<u8> {
-    let n = elem_count(out_dims);
-    let mut out = vec![0u8; n * esz];
-    if n == 0 {
-        return out;
-    }
-    let rank = out_dims.len();
-    let mut idx = vec![0i64; rank];
-    let mut off = base;
-    for i in 0..n {
+    let mut out = vec![0u8; elem_count(out_dims) * esz];
+    for_each_offset(out_dims, base, strides, |i, off| {
         let s = off as usize * esz;
         out[i * esz..(i + 1) * esz].copy_from_slice(&src[s..s + esz]);
-        // advance odometer
-        let mut d = rank;
-        while d > 0 {
-            d -= 1;
-            idx[d] += 1;
-            off += strides[d];
-            if idx[d] < out_dims[d] {
-                break;
-            }
-            off -= strides[d] * out_dims[d];
-            idx[d] = 0;
-        }
-    }
+    });
     out
 }
 

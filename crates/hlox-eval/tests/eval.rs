@@ -217,48 +217,45 @@ fn custom_call_errors_name_instruction_and_target() {
     );
 }
 
+/// The error of evaluating one `op` on `operands` declared as `shape`.
+fn op_error(op: Op, operands: Vec<Literal>, shape: Shape) -> String {
+    run_op_with(MB::new(), op, operands, shape, &[])
+        .unwrap_err()
+        .to_string()
+}
+
 #[test]
 fn malformed_instructions_are_errors_not_panics() {
     // Declared shape disagrees with the computed one.
-    let e = run_op_with(
-        MB::new(),
+    let e = op_error(
         Op::Binary(BinaryOp::Add),
         vec![r1::<f32>(&[1.0]), r1::<f32>(&[2.0])],
         sh(F32, &[2]),
-        &[],
-    )
-    .unwrap_err();
+    );
     assert!(
         e.to_string().contains("main.2") && e.to_string().contains("declares"),
         "{e}"
     );
     // Mismatched operand shapes.
-    let e = run_op_with(
-        MB::new(),
+    let e = op_error(
         Op::Binary(BinaryOp::Add),
         vec![r1::<f32>(&[1.0]), r1::<f32>(&[2.0, 3.0])],
         sh(F32, &[1]),
-        &[],
-    )
-    .unwrap_err();
+    );
     assert!(e.to_string().contains("different dimensions"), "{e}");
     // Float-only op on integers.
-    let e = run_op_with(
-        MB::new(),
+    let e = op_error(
         Op::Unary(UnaryOp::Exp),
         vec![r1::<i32>(&[1])],
         sh(S32, &[1]),
-        &[],
-    )
-    .unwrap_err();
+    );
     assert!(
         e.to_string()
             .contains("exponential is not defined for element type s32"),
         "{e}"
     );
     // Bad slice.
-    let e = run_op_with(
-        MB::new(),
+    let e = op_error(
         Op::Slice {
             dims: vec![SliceDim {
                 start: 0,
@@ -268,38 +265,29 @@ fn malformed_instructions_are_errors_not_panics() {
         },
         vec![r1::<i32>(&[1])],
         sh(S32, &[9]),
-        &[],
-    )
-    .unwrap_err();
+    );
     assert!(e.to_string().contains("slice"), "{e}");
     // Bad transpose permutation, bad reduce dims, missing called computation.
-    let e = run_op_with(
-        MB::new(),
+    let e = op_error(
         Op::Transpose {
             dimensions: vec![0, 0],
         },
         vec![lit::<i32>(&[1, 1], &[1])],
         sh(S32, &[1, 1]),
-        &[],
-    )
-    .unwrap_err();
+    );
     assert!(e.to_string().contains("permutation"), "{e}");
-    let e = run_op_with(
-        MB::new(),
+    let e = op_error(
         Op::Reduce {
             dimensions: vec![3],
         },
         vec![r1::<i32>(&[1]), Literal::r0(0i32)],
         sh(S32, &[]),
-        &[],
-    )
-    .unwrap_err();
+    );
     assert!(
         e.to_string().contains("called computation") || e.to_string().contains("reduce dimensions"),
         "{e}"
     );
-    let e = run_op_with(
-        MB::new(),
+    let e = op_error(
         Op::Gather {
             dnums: GatherDimensionNumbers {
                 index_vector_dim: 5,
@@ -310,9 +298,7 @@ fn malformed_instructions_are_errors_not_panics() {
         },
         vec![r1::<i32>(&[1]), r1::<i32>(&[0])],
         sh(S32, &[1]),
-        &[],
-    )
-    .unwrap_err();
+    );
     assert!(e.to_string().contains("index_vector_dim"), "{e}");
     // Operand referring to a later instruction.
     let mut c = CB::new("main");

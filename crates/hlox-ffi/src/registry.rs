@@ -1673,13 +1673,21 @@ mod tests {
             "typedef struct S S;\nvoid XlaCustomCallStatusSetFailure(S* s, const char* m, unsigned long n) { (void)s; (void)m; (void)n; }\n",
             &[],
         );
-        let user = c_library(
-            &dir,
-            "user",
-            "typedef struct S S;\nvoid XlaCustomCallStatusSetFailure(S*, const char*, unsigned long);\n\
-             void fails(void* out, const void** in, S* status) { (void)out; (void)in; XlaCustomCallStatusSetFailure(status, \"no\", 2); }\n",
-            &["-L.", "-lprovider", "-Wl,-rpath,$ORIGIN"],
-        );
+        // libNAME: a target SYMBOL that only calls the status function,
+        // linked against libDEP (found through $ORIGIN).
+        let failing_user = |name: &str, symbol: &str, dep: &str| {
+            let src = format!(
+                "typedef struct S S;\nvoid XlaCustomCallStatusSetFailure(S*, const char*, unsigned long);\n\
+                 void {symbol}(void* out, const void** in, S* status) {{ (void)out; (void)in; XlaCustomCallStatusSetFailure(status, \"no\", 2); }}\n"
+            );
+            c_library(
+                &dir,
+                name,
+                &src,
+                &["-L.", &format!("-l{dep}"), "-Wl,-rpath,$ORIGIN"],
+            )
+        };
+        let user = failing_user("user", "fails", "provider");
         let info = crate::elf::read(&user).unwrap();
         assert_eq!(info.imports, ["XlaCustomCallStatusSetFailure"]);
         assert!(
@@ -1696,13 +1704,7 @@ mod tests {
             "int other_function(void) { return 1; }\n",
             &[],
         );
-        let user2 = c_library(
-            &dir,
-            "user2",
-            "typedef struct S S;\nvoid XlaCustomCallStatusSetFailure(S*, const char*, unsigned long);\n\
-             void fails2(void* out, const void** in, S* status) { (void)out; (void)in; XlaCustomCallStatusSetFailure(status, \"no\", 2); }\n",
-            &["-L.", "-lother", "-Wl,-rpath,$ORIGIN"],
-        );
+        let user2 = failing_user("user2", "fails2", "other");
         let e = r.load_library_with(&user2, &|_| false).unwrap_err();
         assert!(matches!(e, PluginError::ProcessSymbols { .. }), "{e}");
         let _ = std::fs::remove_dir_all(&dir);

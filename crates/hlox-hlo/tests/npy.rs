@@ -185,25 +185,28 @@ fn unclosed_brackets_in_the_header_fail_fast() {
         b.extend_from_slice(header);
         b
     }
+    // `prefix` then `n` `[`: a file of `len` bytes whose read fails with `want`.
+    let brackets = |prefix: &[u8], n: usize, len: usize, want: &str| {
+        let mut h = prefix.to_vec();
+        h.extend(std::iter::repeat_n(b'[', n));
+        let bytes = file(&h);
+        assert_eq!(bytes.len(), len);
+        let e = read_npy(&bytes).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+    };
     let t = std::time::Instant::now();
-    let mut h = b"{'descr': '<f4', 'fortran_order': False, 'shape': (".to_vec();
-    h.extend_from_slice(&[b'['; 63]);
-    let bytes = file(&h);
-    assert_eq!(bytes.len(), 124);
-    let e = read_npy(&bytes).unwrap_err().to_string();
-    assert!(
-        e.contains("expected a dimension size or `)` in the shape, found `[`"),
-        "{e}"
+    brackets(
+        b"{'descr': '<f4', 'fortran_order': False, 'shape': (",
+        63,
+        124,
+        "expected a dimension size or `)` in the shape, found `[`",
     );
     // The 90-byte form: the brackets in 'descr'.
-    let mut h = b"{'descr': ".to_vec();
-    h.extend_from_slice(&[b'['; 70]);
-    let bytes = file(&h);
-    assert_eq!(bytes.len(), 90);
-    let e = read_npy(&bytes).unwrap_err().to_string();
-    assert!(
-        e.contains("70 unclosed bracket(s) in the 'descr' value"),
-        "{e}"
+    brackets(
+        b"{'descr': ",
+        70,
+        90,
+        "70 unclosed bracket(s) in the 'descr' value",
     );
     // 60,000 brackets (the most a version 1.0 header holds): still linear.
     let mut h = b"{'descr': ".to_vec();

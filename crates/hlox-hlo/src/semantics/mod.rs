@@ -13,6 +13,10 @@
 //!   run on `i64` values here and as LLVM instructions by the CUDA emitter.
 //! - [`rng`]: Philox-4x32-10 and ThreeFry-2x32-20, their constants, and the
 //!   counter schedule of rng-bit-generator ([`RngPlan`](rng::RngPlan)).
+//! - [`reduce_precision`]: the mantissa rounding and exponent clamping of
+//!   reduce-precision ([`ReducePrecision`](reduce_precision::ReducePrecision)).
+//! - [`walk`]: the strided walk (row-major element, offset in another
+//!   layout) of copies, relayouts and reductions.
 //!
 //! The evaluator (`hlox-eval`) and the Host runtime (`hlox-cpu-runtime`)
 //! call these directly; the CUDA emitter generates LLVM IR from the same
@@ -20,6 +24,8 @@
 
 pub mod arith;
 pub mod gather;
+pub mod reduce_precision;
 pub mod rng;
 pub mod sort;
+pub mod walk;
 pub mod window;

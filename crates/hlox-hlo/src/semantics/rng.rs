@@ -326,15 +326,20 @@ mod tests {
         );
     }
 
+    /// The plan for a u64[`state_len`] state and a `ty[dims]` output.
+    fn plan(
+        alg: RngAlgorithm,
+        state_len: i64,
+        ty: ElementType,
+        dims: &[i64],
+    ) -> Result<RngPlan, RngError> {
+        let st = ArrayShape::new(ElementType::U64, vec![state_len]);
+        RngPlan::new(alg, &st, &ArrayShape::new(ty, dims.to_vec()))
+    }
+
     #[test]
     fn threefry_split_and_advance() {
-        let st = ArrayShape::new(ElementType::U64, vec![2]);
-        let p = RngPlan::new(
-            RngAlgorithm::ThreeFry,
-            &st,
-            &ArrayShape::new(ElementType::U32, vec![3, 5]),
-        )
-        .unwrap();
+        let p = plan(RngAlgorithm::ThreeFry, 2, ElementType::U32, &[3, 5]).unwrap();
         // No even dimension: the largest (5) is split into 3.
         assert_eq!(p.threefry_split, Some(1));
         assert_eq!(p.threefry_half, vec![3, 3]);
@@ -346,13 +351,7 @@ mod tests {
 
     #[test]
     fn philox_blocks_are_shared_by_chunks() {
-        let st = ArrayShape::new(ElementType::U64, vec![3]);
-        let p = RngPlan::new(
-            RngAlgorithm::Default,
-            &st,
-            &ArrayShape::new(ElementType::U32, vec![10]),
-        )
-        .unwrap();
+        let p = plan(RngAlgorithm::Default, 3, ElementType::U32, &[10]).unwrap();
         let s = [1, u64::MAX, 4];
         let mut all = vec![0; 10];
         p.generate(&s, 0, &mut all);
@@ -361,11 +360,6 @@ mod tests {
         assert_eq!(&all[7..], &tail[..]);
         assert_eq!(p.counter_advance(), 3);
         assert_eq!(p.next_state(&s), vec![1, 2, 5]);
-        assert!(RngPlan::new(
-            RngAlgorithm::Philox,
-            &st,
-            &ArrayShape::new(ElementType::Pred, vec![1])
-        )
-        .is_err());
+        assert!(plan(RngAlgorithm::Philox, 3, ElementType::Pred, &[1]).is_err());
     }
 }

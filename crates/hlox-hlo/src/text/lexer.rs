@@ -313,25 +313,27 @@ impl<'a> Cursor<'a> {
                 format!("expected {what} (a quoted string), found {found}"),
             );
         }
-        let q = b[start];
-        let mut p = start + 1;
-        loop {
-            if p >= self.end {
-                return self.err(start, "unterminated string");
-            }
-            if b[p] == b'\\' {
-                p += 2;
-                continue;
-            }
-            if b[p] == q {
-                break;
-            }
-            p += 1;
-        }
+        let p = self.closing_quote(start)?;
         let raw = &self.src[start + 1..p];
         let bytes = c_unescape(raw).map_err(|(off, msg)| self.error(start + 1 + off, msg))?;
         self.pos = p + 1;
         Ok((bytes, start))
+    }
+    /// The position of the quote that closes the string opened by the quote
+    /// at `open` (a backslash escapes the next byte), or "unterminated
+    /// string" at `open`.
+    fn closing_quote(&self, open: usize) -> PResult<usize> {
+        let b = self.bytes();
+        let q = b[open];
+        let mut p = open + 1;
+        while p < self.end {
+            match b[p] {
+                b'\\' => p += 2,
+                c if c == q => return Ok(p),
+                _ => p += 1,
+            }
+        }
+        self.err(open, "unterminated string")
     }
     /// A quoted string that must be valid UTF-8.
     pub fn utf8_string(&mut self, what: &str) -> PResult<String> {
@@ -356,21 +358,7 @@ impl<'a> Cursor<'a> {
             let c = b[p];
             match c {
                 b'"' | b'\'' => {
-                    let mut q = p + 1;
-                    loop {
-                        if q >= self.end {
-                            return self.err(p, "unterminated string");
-                        }
-                        if b[q] == b'\\' {
-                            q += 2;
-                            continue;
-                        }
-                        if b[q] == c {
-                            break;
-                        }
-                        q += 1;
-                    }
-                    p = q + 1;
+                    p = self.closing_quote(p)? + 1;
                     if stack.is_empty() {
                         break;
                     }
