@@ -63,6 +63,13 @@ pub enum ExecError {
     Output(String),
     #[error("execution failed: {0}")]
     Runtime(String),
+    /// A custom-call target reported failure; the executable stays usable.
+    #[error("execution failed: custom call {instruction} (target \"{target}\") failed: {message}")]
+    CustomCall {
+        instruction: String,
+        target: String,
+        message: String,
+    },
     /// The run was stopped through its [`ExecuteOptions`] (a cancelled
     /// token or a passed timeout).
     #[error("execution of `{module}` {stop}")]
@@ -528,9 +535,19 @@ impl Executable {
                     stop,
                 });
             }
-            return Err(ExecError::Runtime(
-                msg.unwrap_or_else(|| "unknown failure".into()),
-            ));
+            return Err(match msg {
+                Some(runtime::RunFailure::CustomCall {
+                    instruction,
+                    target,
+                    message,
+                }) => ExecError::CustomCall {
+                    instruction,
+                    target,
+                    message,
+                },
+                Some(runtime::RunFailure::Other(m)) => ExecError::Runtime(m),
+                None => ExecError::Runtime("unknown failure".into()),
+            });
         }
         Ok(())
     }

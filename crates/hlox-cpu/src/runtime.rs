@@ -25,16 +25,40 @@ pub(crate) struct RunCtx<'a> {
     pub stop: *const std::sync::atomic::AtomicU32,
     pub call_sites: &'a [CallSite],
     pub kernels: &'a [(String, Box<dyn HostKernel>)],
-    pub error: Mutex<Option<String>>,
+    pub error: Mutex<Option<RunFailure>>,
+}
+
+/// Why a run stopped with a non-zero status: the first failure recorded.
+#[derive(Debug)]
+pub(crate) enum RunFailure {
+    /// A custom-call target reported failure (status, typed-FFI error, or a
+    /// caught panic).
+    CustomCall {
+        instruction: String,
+        target: String,
+        message: String,
+    },
+    /// Anything else (a runtime kernel's error, an internal inconsistency).
+    Other(String),
 }
 
 impl RunCtx<'_> {
-    fn fail(&self, msg: String) {
+    fn record(&self, failure: RunFailure) {
         if let Ok(mut e) = self.error.lock() {
             if e.is_none() {
-                *e = Some(msg);
+                *e = Some(failure);
             }
         }
+    }
+    fn fail(&self, msg: String) {
+        self.record(RunFailure::Other(msg));
+    }
+    fn fail_call(&self, site: &CallSite, message: String) {
+        self.record(RunFailure::CustomCall {
+            instruction: site.inst.clone(),
+            target: site.target.clone(),
+            message,
+        });
     }
 }
 
@@ -56,13 +80,10 @@ pub(crate) unsafe extern "C" fn hlox_rt_cc_check(
         (None, Some(m)) => m,
         (None, None) => return 0,
     };
-    let s = ctx.call_sites.get(site as usize);
-    let (inst, target) = s
-        .map(|s| (s.inst.as_str(), s.target.as_str()))
-        .unwrap_or(("?", "?"));
-    ctx.fail(format!(
-        "custom call {inst} (target \"{target}\") failed: {msg}"
-    ));
+    match ctx.call_sites.get(site as usize) {
+        Some(s) => ctx.fail_call(s, msg),
+        None => ctx.fail(format!("custom call at unknown site {site} failed: {msg}")),
+    }
     1
 }
 
@@ -89,10 +110,7 @@ pub(crate) unsafe extern "C" fn hlox_rt_ffi_call(
     match call.call(args, rets, &ictx) {
         Ok(()) => 0,
         Err(msg) => {
-            ctx.fail(format!(
-                "custom call {} (target \"{}\") failed: {msg}",
-                s.inst, s.target
-            ));
+            ctx.fail_call(s, msg.to_string());
             1
         }
     }

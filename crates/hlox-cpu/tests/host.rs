@@ -508,6 +508,20 @@ mod custom_calls {
         assert!(matches!(e, CompileError::Bind(_)), "{e}");
         let err = suite::failure_inside_a_while_loop_stops_the_run(&Host);
         assert!(err.contains(" w "), "names the while's custom call: {err}");
+        // A failing target is a typed ExecError::CustomCall naming the
+        // instruction and the target, with the target's own message.
+        let fails = parse_module(
+            "HloModule f\n\nENTRY main {\n  x = f32[4]{0} parameter(0)\n  ROOT boom = f32[4]{0} custom-call(x), custom_call_target=\"always_fails\", api_version=API_VERSION_STATUS_RETURNING\n}\n",
+        )
+        .unwrap();
+        let exe = build(&fails, &static_targets()).unwrap();
+        let e = exe.execute(&[&Literal::r1(&[1f32; 4])]).unwrap_err();
+        assert!(
+            matches!(e, ExecError::CustomCall { ref instruction, ref target, ref message }
+                if instruction == "boom" && target == "always_fails"
+                    && message == "always_fails: the target reports an error"),
+            "{e:?}"
+        );
     }
 
     #[test]

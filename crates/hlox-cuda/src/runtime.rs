@@ -41,8 +41,13 @@ pub enum RuntimeError {
         name: String,
         message: String,
     },
-    #[error("{inst}: CustomCall failed: {message}")]
-    CustomCall { inst: String, message: String },
+    /// Custom call `inst` of `target` failed (or its target is not bound).
+    #[error("{inst}: CustomCall failed: target \"{target}\": {message}")]
+    CustomCall {
+        inst: String,
+        target: String,
+        message: String,
+    },
     #[error("execution failed at {inst}: {message}")]
     Exec { inst: String, message: String },
     /// A device operation failed while running instruction `inst`.
@@ -1095,7 +1100,8 @@ impl<D: Device> Runner<D> {
                 .get(&call.target)
                 .ok_or_else(|| RuntimeError::CustomCall {
                     inst: inst.name.clone(),
-                    message: format!("target \"{}\" is not bound for CUDA", call.target),
+                    target: call.target.clone(),
+                    message: "not bound for CUDA".into(),
                 })?;
         self.record(|| Cmd::Call {
             comp: cid,
@@ -1122,7 +1128,8 @@ impl<D: Device> Runner<D> {
         };
         result.map_err(|e| RuntimeError::CustomCall {
             inst: inst.name.clone(),
-            message: format!("target \"{}\": {}", call.target, e.detail()),
+            target: call.target.clone(),
+            message: e.detail(),
         })
     }
 }

@@ -147,27 +147,50 @@ pub fn compile_error(py: Python<'_>, e: &hlox::CompileError) -> PyErr {
     }
 }
 
-/// A run's failure. The Host runtime reports a custom call's failure as
-/// `custom call INST (target "NAME") failed: MESSAGE` (hlox-cpu's
-/// runtime.rs, the one place that writes it); that becomes a
-/// `CustomCallError` with `.target` and `.message`.
-pub fn exec_error(py: Python<'_>, module: &str, msg: String) -> PyErr {
-    let body = msg.strip_prefix("execution failed: ").unwrap_or(&msg);
-    if let Some(rest) = body.strip_prefix("custom call ") {
-        if let Some(t0) = rest.find("(target \"") {
-            let after = &rest[t0 + 9..];
-            if let Some(t1) = after.find("\") failed: ") {
-                let target = after[..t1].to_string();
-                let message = after[t1 + 11..].to_string();
-                return with_attrs::<CustomCallError>(
-                    py,
-                    format!("{module}: {body}"),
-                    vec![("target", obj(py, target)), ("message", obj(py, message))],
-                );
-            }
+/// A Host run's failure: a custom call's failure is a typed
+/// [`hlox::ExecError::CustomCall`], which becomes a `CustomCallError` with
+/// `.target` and `.message`; anything else an `ExecError`.
+pub fn host_exec_error(py: Python<'_>, module: &str, e: hlox::ExecError) -> PyErr {
+    match &e {
+        hlox::ExecError::CustomCall {
+            target, message, ..
+        } => {
+            let body = e.to_string();
+            let body = body.strip_prefix("execution failed: ").unwrap_or(&body);
+            with_attrs::<CustomCallError>(
+                py,
+                format!("{module}: {body}"),
+                vec![
+                    ("target", obj(py, target.clone())),
+                    ("message", obj(py, message.clone())),
+                ],
+            )
         }
+        _ => ExecError::new_err(format!("{module}: {e}")),
     }
-    ExecError::new_err(format!("{module}: {msg}"))
+}
+
+/// A CUDA run's failure: a custom call's failure
+/// ([`hlox::cuda::runtime::RuntimeError::CustomCall`]) becomes a `CustomCallError`
+/// with `.target` and `.message`; anything else an `ExecError`.
+pub fn cuda_exec_error(
+    py: Python<'_>,
+    module: &str,
+    e: hlox::cuda::runtime::RuntimeError,
+) -> PyErr {
+    match &e {
+        hlox::cuda::runtime::RuntimeError::CustomCall {
+            target, message, ..
+        } => with_attrs::<CustomCallError>(
+            py,
+            format!("{module}: {e}"),
+            vec![
+                ("target", obj(py, target.clone())),
+                ("message", obj(py, message.clone())),
+            ],
+        ),
+        _ => ExecError::new_err(format!("{module}: {e}")),
+    }
 }
 
 /// A transformation's failure as a `TransformError` carrying the

@@ -398,7 +398,7 @@ impl Executable {
             exe.execute_into(&ins, &mut outs)
         });
         drop(leaves);
-        res.map_err(|e| errors::exec_error(py, &self.name, e.to_string()))?;
+        res.map_err(|e| errors::host_exec_error(py, &self.name, e))?;
         let mut results = Vec::new();
         for o in outs {
             results.push(match o {
@@ -444,7 +444,7 @@ impl Executable {
         }
         let out = py
             .detach(|| exe.execute(&lits))
-            .map_err(|e| errors::exec_error(py, &self.name, e.to_string()))?;
+            .map_err(|e| errors::cuda_exec_error(py, &self.name, e))?;
         let mut results = Vec::new();
         fn leaves_of<'a>(l: &'a hlox_hlo::Literal, out: &mut Vec<&'a hlox_hlo::Literal>) {
             match l {
