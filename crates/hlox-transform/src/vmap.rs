@@ -554,40 +554,19 @@ fn vmap_inst(
             perm.extend((0..rank).filter(|&x| x != at));
             e.transpose(r, &perm)?
         }
-        Op::Reduce { dimensions } => {
-            let n = prim.len() / 2;
-            if (n..prim.len()).any(is) {
-                return Err(unsupported(
-                    T,
-                    inst,
-                    "a batched init value is not supported yet",
-                ));
-            }
-            let mut o = Vec::with_capacity(prim.len());
-            for (k, &x) in prim.iter().enumerate() {
-                o.push(if k < n && !is(k) {
-                    batch(e, x, size)?
-                } else {
-                    x
-                });
-            }
-            let r = e.add(
-                Op::Reduce {
+        reduction @ (Op::Reduce { .. } | Op::ReduceWindow { .. }) => {
+            // reduce and reduce-window alike: operands batched, init values
+            // not; the batch dimension is a new leading one, so the reduced
+            // dimensions (or the window) shift by one.
+            let batched = match reduction {
+                Op::Reduce { dimensions } => Op::Reduce {
                     dimensions: shift(dimensions),
                 },
-                &o,
-                &inst.called,
-            )?;
-            return Ok((
-                r,
-                if n == 1 {
-                    B::Yes
-                } else {
-                    B::Tuple(vec![B::Yes; n])
+                Op::ReduceWindow { window } => Op::ReduceWindow {
+                    window: batch_window(window),
                 },
-            ));
-        }
-        Op::ReduceWindow { window } => {
+                _ => return Err(unsupported(T, inst, "not a reduction")),
+            };
             let n = prim.len() / 2;
             if (n..prim.len()).any(is) {
                 return Err(unsupported(
@@ -604,13 +583,7 @@ fn vmap_inst(
                     x
                 });
             }
-            let r = e.add(
-                Op::ReduceWindow {
-                    window: batch_window(window),
-                },
-                &o,
-                &inst.called,
-            )?;
+            let r = e.add(batched, &o, &inst.called)?;
             return Ok((
                 r,
                 if n == 1 {
