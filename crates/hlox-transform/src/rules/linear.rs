@@ -400,6 +400,60 @@ fn dilate(n: i64, d: i64) -> i64 {
     }
 }
 
+/// Per spatial dimension `i` of a convolution: the dilated extents of its
+/// input, kernel and output (`dilate` by base dilation, window dilation and
+/// stride), which both transposes pad against.
+fn dilated_extents(
+    window: &Window,
+    dn: &ConvDimensionNumbers,
+    (la, ra, ca): (
+        &hlox_hlo::ArrayShape,
+        &hlox_hlo::ArrayShape,
+        &hlox_hlo::ArrayShape,
+    ),
+) -> Vec<(i64, i64, i64)> {
+    window
+        .dims
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            (
+                dilate(
+                    la.dims[dn.input_spatial_dimensions[i] as usize],
+                    w.base_dilation,
+                ),
+                dilate(
+                    ra.dims[dn.kernel_spatial_dimensions[i] as usize],
+                    w.window_dilation,
+                ),
+                dilate(ca.dims[dn.output_spatial_dimensions[i] as usize], w.stride),
+            )
+        })
+        .collect()
+}
+
+/// An ungrouped convolution of `a` and `b` with `precision`.
+fn plain_convolution(
+    e: &mut Emitter,
+    dims: Vec<WindowDim>,
+    dnums: ConvDimensionNumbers,
+    precision: &[hlox_hlo::ir::Precision],
+    a: InstId,
+    b: InstId,
+) -> Result<InstId, TransformError> {
+    e.add(
+        Op::Convolution(Convolution {
+            window: Window { dims },
+            dnums,
+            feature_group_count: 1,
+            batch_group_count: 1,
+            precision: precision.to_vec(),
+        }),
+        &[a, b],
+        &[],
+    )
+}
+
 /// JAX's transpose of a convolution with respect to its input: the
 /// cotangent convolved with the spatially reversed kernel, input and
 /// output roles swapped, strides becoming base dilation.
@@ -416,20 +470,12 @@ fn conv_transpose_lhs(
     let dims = window
         .dims
         .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            let in_d = dilate(
-                la.dims[dn.input_spatial_dimensions[i] as usize],
-                w.base_dilation,
-            );
-            let k_d = dilate(
-                ra.dims[dn.kernel_spatial_dimensions[i] as usize],
-                w.window_dilation,
-            );
-            let out_d = dilate(ca.dims[dn.output_spatial_dimensions[i] as usize], w.stride);
+        .zip(dilated_extents(window, dn, (&la, &ra, &ca)))
+        .zip(&dn.kernel_spatial_dimensions)
+        .map(|((w, (in_d, k_d, out_d)), &kd)| {
             let before = k_d - w.pad_lo - 1;
             WindowDim {
-                size: ra.dims[dn.kernel_spatial_dimensions[i] as usize],
+                size: ra.dims[kd as usize],
                 stride: w.base_dilation,
                 pad_lo: before,
                 pad_hi: in_d + k_d - 1 - out_d - before,
@@ -452,17 +498,7 @@ fn conv_transpose_lhs(
     };
     let rev = e.reverse(rhs, &dn.kernel_spatial_dimensions)?;
     let rev = e.convert(rev, ca.ty)?;
-    let r = e.add(
-        Op::Convolution(Convolution {
-            window: Window { dims },
-            dnums: t,
-            feature_group_count: 1,
-            batch_group_count: 1,
-            precision: precision.to_vec(),
-        }),
-        &[ct, rev],
-        &[],
-    )?;
+    let r = plain_convolution(e, dims, t, precision, ct, rev)?;
     e.convert(r, la.ty)
 }
 
@@ -482,26 +518,16 @@ fn conv_transpose_rhs(
     let dims = window
         .dims
         .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            let in_d = dilate(
-                la.dims[dn.input_spatial_dimensions[i] as usize],
-                w.base_dilation,
-            );
-            let k_d = dilate(
-                ra.dims[dn.kernel_spatial_dimensions[i] as usize],
-                w.window_dilation,
-            );
-            let out_d = dilate(ca.dims[dn.output_spatial_dimensions[i] as usize], w.stride);
-            WindowDim {
-                size: ca.dims[dn.output_spatial_dimensions[i] as usize],
-                stride: w.window_dilation,
-                pad_lo: w.pad_lo,
-                pad_hi: (out_d - in_d) + (k_d - w.pad_lo - 1),
-                window_dilation: w.stride,
-                base_dilation: w.base_dilation,
-                reversal: false,
-            }
+        .zip(dilated_extents(window, dn, (&la, &ra, &ca)))
+        .zip(&dn.output_spatial_dimensions)
+        .map(|((w, (in_d, k_d, out_d)), &od)| WindowDim {
+            size: ca.dims[od as usize],
+            stride: w.window_dilation,
+            pad_lo: w.pad_lo,
+            pad_hi: (out_d - in_d) + (k_d - w.pad_lo - 1),
+            window_dilation: w.stride,
+            base_dilation: w.base_dilation,
+            reversal: false,
         })
         .collect();
     let t = ConvDimensionNumbers {
@@ -516,17 +542,7 @@ fn conv_transpose_rhs(
         output_spatial_dimensions: dn.kernel_spatial_dimensions.clone(),
     };
     let x = e.convert(lhs, ca.ty)?;
-    let r = e.add(
-        Op::Convolution(Convolution {
-            window: Window { dims },
-            dnums: t,
-            feature_group_count: 1,
-            batch_group_count: 1,
-            precision: precision.to_vec(),
-        }),
-        &[x, ct],
-        &[],
-    )?;
+    let r = plain_convolution(e, dims, t, precision, x, ct)?;
     e.convert(r, ra.ty)
 }
 
