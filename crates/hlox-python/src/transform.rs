@@ -373,6 +373,29 @@ fn run(
     }
 }
 
+/// What `grad`, `vjp` and `jvp` share: `wrt` (default: parameter 0)
+/// checked, then `transform` run with the rules.
+fn differentiate(
+    py: Python<'_>,
+    name: &str,
+    transform: fn(
+        &hlox_hlo::Module,
+        &[usize],
+        &HloRules,
+    )
+        -> Result<hlox_hlo::verifier::VerifiedModule, hlox_transform::TransformError>,
+    module: &Bound<'_, Module>,
+    wrt: Option<&Bound<'_, PyAny>>,
+    rules: Option<PyRef<'_, Rules>>,
+) -> PyResult<Module> {
+    let wrt = match wrt {
+        Some(w) => wrt_arg(name, w)?,
+        None => vec![0],
+    };
+    let m = &module.get().inner;
+    run(py, |r| transform(m, &wrt, r), rules)
+}
+
 /// The gradient of `module`'s scalar floating-point result with respect
 /// to parameters `wrt` (a number or a sequence): a module taking
 /// `module`'s parameters and returning the tuple of the gradients, in
@@ -388,12 +411,7 @@ fn grad(
     wrt: Option<&Bound<'_, PyAny>>,
     rules: Option<PyRef<'_, Rules>>,
 ) -> PyResult<Module> {
-    let wrt = match wrt {
-        Some(w) => wrt_arg("grad", w)?,
-        None => vec![0],
-    };
-    let m = &module.get().inner;
-    run(py, |r| hlox_transform::grad_with(m, &wrt, r), rules)
+    differentiate(py, "grad", hlox_transform::grad_with, module, wrt, rules)
 }
 
 /// The vector-Jacobian product: a module taking `module`'s parameters,
@@ -407,12 +425,7 @@ fn vjp(
     wrt: Option<&Bound<'_, PyAny>>,
     rules: Option<PyRef<'_, Rules>>,
 ) -> PyResult<Module> {
-    let wrt = match wrt {
-        Some(w) => wrt_arg("vjp", w)?,
-        None => vec![0],
-    };
-    let m = &module.get().inner;
-    run(py, |r| hlox_transform::vjp_with(m, &wrt, r), rules)
+    differentiate(py, "vjp", hlox_transform::vjp_with, module, wrt, rules)
 }
 
 /// The Jacobian-vector product: a module taking `module`'s parameters,
@@ -426,12 +439,7 @@ fn jvp(
     wrt: Option<&Bound<'_, PyAny>>,
     rules: Option<PyRef<'_, Rules>>,
 ) -> PyResult<Module> {
-    let wrt = match wrt {
-        Some(w) => wrt_arg("jvp", w)?,
-        None => vec![0],
-    };
-    let m = &module.get().inner;
-    run(py, |r| hlox_transform::jvp_with(m, &wrt, r), rules)
+    differentiate(py, "jvp", hlox_transform::jvp_with, module, wrt, rules)
 }
 
 /// `in_axes`: one axis (or None) for every parameter, or one per

@@ -821,21 +821,43 @@ fn dot_transpose_lhs(
         rhs_contracting_dims: rf.clone(),
     };
     let d = dot_in_ct_type(e, ct, rhs, dnums, la.ty)?;
-    let mut rc_sorted = dn.rhs_contracting_dims.clone();
-    rc_sorted.sort_unstable();
-    let perm: Vec<i64> = (0..la.rank() as i64)
+    let perm = operand_order(
+        la.rank(),
+        &dn.lhs_batch_dims,
+        &lf,
+        &dn.lhs_contracting_dims,
+        &dn.rhs_contracting_dims,
+    );
+    e.transpose(d, &perm)
+}
+
+/// The permutation that lays a dot transpose's result out as the operand it
+/// is the cotangent of. The result comes as the batch dimensions, then the
+/// operand's `free` dimensions, then its `contracting` ones in the order of
+/// the other operand's sorted contracting dimensions (`other`).
+fn operand_order(
+    rank: usize,
+    batch: &[i64],
+    free: &[i64],
+    contracting: &[i64],
+    other: &[i64],
+) -> Vec<i64> {
+    let nb = batch.len() as i64;
+    let nf = free.len() as i64;
+    let mut other_sorted = other.to_vec();
+    other_sorted.sort_unstable();
+    (0..rank as i64)
         .map(|d| {
-            if let Some(i) = dn.lhs_batch_dims.iter().position(|&b| b == d) {
+            if let Some(i) = batch.iter().position(|&b| b == d) {
                 i as i64
-            } else if let Some(j) = lf.iter().position(|&f| f == d) {
+            } else if let Some(j) = free.iter().position(|&f| f == d) {
                 nb + j as i64
             } else {
-                let k = position(&dn.lhs_contracting_dims, d) as usize;
-                nb + nlf + position(&rc_sorted, dn.rhs_contracting_dims[k])
+                let k = position(contracting, d) as usize;
+                nb + nf + position(&other_sorted, other[k])
             }
         })
-        .collect();
-    e.transpose(d, &perm)
+        .collect()
 }
 
 fn dot_transpose_rhs(
@@ -851,7 +873,6 @@ fn dot_transpose_rhs(
     let lf = free_dims(la.rank(), &dn.lhs_batch_dims, &dn.lhs_contracting_dims);
     let rf = free_dims(ra.rank(), &dn.rhs_batch_dims, &dn.rhs_contracting_dims);
     let nlf = lf.len() as i64;
-    let nrf = rf.len() as i64;
     let dnums = DotDimensionNumbers {
         lhs_batch_dims: (0..nb).collect(),
         rhs_batch_dims: dn.lhs_batch_dims.clone(),
@@ -859,19 +880,12 @@ fn dot_transpose_rhs(
         rhs_contracting_dims: lf.clone(),
     };
     let d = dot_in_ct_type(e, ct, lhs, dnums, ra.ty)?;
-    let mut lc_sorted = dn.lhs_contracting_dims.clone();
-    lc_sorted.sort_unstable();
-    let perm: Vec<i64> = (0..ra.rank() as i64)
-        .map(|d| {
-            if let Some(i) = dn.rhs_batch_dims.iter().position(|&b| b == d) {
-                i as i64
-            } else if let Some(j) = rf.iter().position(|&f| f == d) {
-                nb + j as i64
-            } else {
-                let k = position(&dn.rhs_contracting_dims, d) as usize;
-                nb + nrf + position(&lc_sorted, dn.lhs_contracting_dims[k])
-            }
-        })
-        .collect();
+    let perm = operand_order(
+        ra.rank(),
+        &dn.rhs_batch_dims,
+        &rf,
+        &dn.rhs_contracting_dims,
+        &dn.lhs_contracting_dims,
+    );
     e.transpose(d, &perm)
 }
