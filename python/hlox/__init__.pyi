@@ -286,6 +286,11 @@ class Rules:
         """The rule takes (operands..., result cotangents...) and returns the tuple of operand cotangents."""
     @overload
     def vjp(self, target: str, fn: None = None) -> Callable[[_R], _R]: ...
+    @overload
+    def vmap(self, target: str, fn: _R) -> _R:
+        """The rule takes the operands batched in front and returns the result batched in front."""
+    @overload
+    def vmap(self, target: str, fn: None = None) -> Callable[[_R], _R]: ...
     def vmap_method(self, target: str, method: str) -> None:
         """"sequential", "expand_dims" or "broadcast_all"."""
     def entries(self) -> list[tuple[str, str, str]]:

@@ -361,6 +361,52 @@ def test_python_rules_for_a_c_target(c_lib):
     _close(t, want)
 
 
+def test_a_vmap_rule_batches_a_python_target_in_one_call():
+    m = sin_program()
+    rules = hlox.Rules()
+    rules.vmap_method("py_sin", "sequential")  # the rule takes precedence
+
+    @rules.vmap("py_sin")
+    def vmap_sin(call):
+        # call.operands are the batched shapes: (4, 3) here.
+        SEEN.append(("vmap", call.target, [c.dims for c in call.operands]))
+        b = hlox.Builder("vmap.py_sin")
+        xs = b.parameter(0, call.operands[0], "xs")
+        return b.build(b.custom_call(call.target, [xs], call.operands[0], api_version=4))
+
+    xs = RNG.standard_normal((4, 3))
+    SEEN.clear()
+    SIN_CALLS.clear()
+    (got,) = hlox.compile(hlox.vmap(m, 0, 4, rules=rules))(xs)
+    _close(got, [np.sum(np.sin(r) * r) for r in xs], tol=1e-12)
+    assert SEEN == [("vmap", "py_sin", [(4, 3)])]
+    assert SIN_CALLS == [(4, 3)], "one call on the whole batch"
+
+
+def test_rules_registered_by_a_c_plugin(tmp_path):
+    # targets/c/cube_rules.c registers `cube` (x^3 on f32[4]) with its jvp,
+    # vjp and vmap rules: loading the plugin is all it takes.
+    from conftest import REPO, _cc
+
+    src = (REPO / "targets" / "c" / "cube_rules.c").read_text()
+    lib = _cc(src, tmp_path / "libcube_rules.so", flags=[f"-I{REPO / 'targets' / 'include'}"])
+    hlox.load_plugin(lib)
+    s = hlox.Shape.array("f32", (4,))
+    b = hlox.Builder("cube_loss")
+    x = b.parameter(0, s, "x")
+    y = b.custom_call("cube", [x], s, api_version=2)
+    sum_f32 = hlox.Builder("add")
+    p = sum_f32.parameter(0, hlox.Shape.array("f32", ()), "a")
+    q = sum_f32.parameter(1, hlox.Shape.array("f32", ()), "b")
+    m = b.build(b.reduce(y * x, b.constant(np.float32(0)), sum_f32.build(p + q), [0]))
+    xs = np.array([0.5, -1.25, 2.0, 0.75], np.float32)
+    (g,) = hlox.compile(hlox.grad(m))(xs)
+    _close(g, 4 * xs**3)
+    rows = np.stack([xs, xs[::-1]])
+    (v,) = hlox.compile(hlox.vmap(m, 0, 2))(rows)
+    _close(v, np.sum(rows**4, axis=1))
+
+
 # ------------------------------------------------------------------ errors
 
 

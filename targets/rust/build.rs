@@ -121,6 +121,7 @@ fn main() {
         "targets/c/targets.c",
         "targets/c/register.c",
         "targets/c/bad_register.c",
+        "targets/c/cube_rules.c",
         "targets/include/hlox/custom_call.h",
     ] {
         println!("cargo:rerun-if-changed={}", root.join(f).display());
@@ -153,7 +154,7 @@ fn main() {
             );
         }
     }
-    let builds: [(&str, &str, &[&str]); 3] = [
+    let builds: [(&str, &str, &[&str]); 4] = [
         (
             "HLOX_C_TARGETS_REG",
             "libhlox_c_targets_reg.so",
@@ -168,6 +169,11 @@ fn main() {
             "HLOX_C_TARGETS_BAD",
             "libhlox_c_targets_bad.so",
             &["targets.c", "bad_register.c"],
+        ),
+        (
+            "HLOX_C_CUBE_RULES",
+            "libhlox_c_cube_rules.so",
+            &["cube_rules.c"],
         ),
     ];
     let mut errors = Vec::new();

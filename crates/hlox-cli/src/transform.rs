@@ -24,6 +24,10 @@ pub struct DiffArgs {
     /// and vjp.TARGET (repeatable).
     #[arg(long = "rules", value_name = "FILE.hlo")]
     rules: Vec<PathBuf>,
+    /// A custom-call plugin whose registration gives rules
+    /// (`register_rules`; repeatable). --rules files override them.
+    #[arg(short, long = "plugin", value_name = "LIB.so")]
+    plugins: Vec<PathBuf>,
 }
 
 /// Options of `vmap`.
@@ -49,6 +53,10 @@ pub struct VmapArgs {
     /// An HLO module of custom-call rules (repeatable).
     #[arg(long = "rules", value_name = "FILE.hlo")]
     rules: Vec<PathBuf>,
+    /// A custom-call plugin whose registration gives rules
+    /// (`register_rules`; repeatable). --rules files override them.
+    #[arg(short, long = "plugin", value_name = "LIB.so")]
+    plugins: Vec<PathBuf>,
 }
 
 /// Which transformation `DiffArgs` are for.
@@ -59,8 +67,19 @@ pub enum Diff {
     Jvp,
 }
 
-fn load_rules(files: &[PathBuf]) -> Result<Rules> {
+/// The rules the `plugins` register, then those of the `files` (which
+/// replace a plugin's rule for the same target).
+fn load_rules(plugins: &[PathBuf], files: &[PathBuf]) -> Result<Rules> {
     let mut rules = Rules::new();
+    if !plugins.is_empty() {
+        let registry = hlox_ffi::Registry::new();
+        for p in plugins {
+            registry.load_library(p)?;
+        }
+        for r in registry.rule_modules() {
+            rules.merge(Rules::from_module((*r.module).clone()));
+        }
+    }
     for f in files {
         let m = load_module(f).with_context(|| format!("--rules {}", f.display()))?;
         rules.merge(Rules::from_module(m));
@@ -81,7 +100,7 @@ fn write(m: &hlox_hlo::Module, output: Option<&Path>) -> Result<()> {
 
 pub fn diff(kind: Diff, a: DiffArgs) -> Result<()> {
     let m = load_module(&a.module)?;
-    let rules = load_rules(&a.rules)?;
+    let rules = load_rules(&a.plugins, &a.rules)?;
     let out = match kind {
         Diff::Grad => hlox_transform::grad_with(&m, &a.wrt, &rules),
         Diff::Vjp => hlox_transform::vjp_with(&m, &a.wrt, &rules),
@@ -93,7 +112,7 @@ pub fn diff(kind: Diff, a: DiffArgs) -> Result<()> {
 
 pub fn vmap(a: VmapArgs) -> Result<()> {
     let m = load_module(&a.module)?;
-    let mut rules = load_rules(&a.rules)?;
+    let mut rules = load_rules(&a.plugins, &a.rules)?;
     for spec in &a.vmap_methods {
         let Some((target, method)) = spec.split_once('=') else {
             bail!("--vmap-method {spec:?}: expected TARGET=METHOD (METHOD: sequential, expand_dims or broadcast_all)");

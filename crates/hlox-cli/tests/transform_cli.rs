@@ -160,3 +160,99 @@ fn grad_of_a_c_custom_call_with_rules() {
         .arg(root.join("loss.hlo"))
         .fails(1, &["calls target `do_custom_call`, which has no vjp rule"]);
 }
+
+/// A C plugin that registers its target `cube` and the target's jvp, vjp
+/// and vmap rules together (targets/c/cube_rules.c, `register_rules`):
+/// `hlox grad/jvp/vmap --plugin` find the rules with no --rules file.
+#[test]
+fn rules_registered_by_a_c_plugin() {
+    let plugin = hlox_targets::C_PLUGIN_CUBE_RULES;
+    assert!(!plugin.is_empty(), "{}", hlox_targets::C_BUILD_ERROR);
+    let d = tmp_dir("cube_rules");
+    // sum(cube(x) * x) over f32[4]: its gradient is 4 x^3.
+    let m = repo("tests/transform_rules/cube_loss.hlo");
+    let xs = [0.5f32, -1.25, 2.0, 0.75];
+    let px = d.join("x.npy");
+    write_npy_at(&px, &hlox_hlo::Literal::r1(&xs));
+
+    // grad: the plugin's vjp rule; the forward pass runs the C target.
+    let g = d.join("grad.hlo");
+    Hlox::new("grad")
+        .arg(&m)
+        .args(["--plugin", plugin, "-o"])
+        .arg(&g)
+        .ok();
+    Hlox::new("run")
+        .arg(&g)
+        .inputs(&[&px])
+        .args(["--plugin", plugin, "-o"])
+        .arg(&d)
+        .ok();
+    let want: Vec<f32> = xs.iter().map(|x| 4.0 * x * x * x).collect();
+    assert_close(
+        &read_f32(&d.join("out0.npy")),
+        &want,
+        1e-5,
+        1e-5,
+        "grad via plugin rules",
+    );
+
+    // jvp along e_2: the gradient's third component.
+    let j = d.join("jvp.hlo");
+    Hlox::new("jvp")
+        .arg(&m)
+        .args(["--plugin", plugin, "-o"])
+        .arg(&j)
+        .ok();
+    let pt = d.join("t.npy");
+    write_npy_at(&pt, &hlox_hlo::Literal::r1(&[0f32, 0.0, 1.0, 0.0]));
+    let jd = tmp_dir("cube_rules_jvp");
+    Hlox::new("run")
+        .arg(&j)
+        .inputs(&[&px, &pt])
+        .args(["--plugin", plugin, "-o"])
+        .arg(&jd)
+        .ok();
+    assert_close(
+        &read_f32(&jd.join("out1.npy")),
+        &want[2..3],
+        1e-5,
+        1e-5,
+        "jvp via plugin rules",
+    );
+
+    // vmap over two rows: the plugin's vmap rule (which computes x^3
+    // itself, so the batched module calls no target).
+    let v = d.join("vmap.hlo");
+    Hlox::new("vmap")
+        .arg(&m)
+        .args(["--in-axes", "0", "--size", "2", "--plugin", plugin, "-o"])
+        .arg(&v)
+        .ok();
+    assert!(
+        !read_text(&v).contains("custom_call_target"),
+        "{}",
+        read_text(&v)
+    );
+    let rows = [0.5f32, -1.25, 2.0, 0.75, 1.0, 2.0, -3.0, 0.25];
+    let pxs = d.join("xs.npy");
+    write_npy_at(&pxs, &hlox_hlo::Literal::from_vec(&[2, 4], &rows).unwrap());
+    let vd = tmp_dir("cube_rules_vmap");
+    Hlox::new("run")
+        .arg(&v)
+        .inputs(&[&pxs])
+        .arg("-o")
+        .arg(&vd)
+        .ok();
+    let want: Vec<f32> = rows
+        .chunks(4)
+        .map(|r| r.iter().map(|x| x * x * x * x).sum())
+        .collect();
+    assert_close(
+        &read_f32(&vd.join("out0.npy")),
+        &want,
+        1e-5,
+        1e-5,
+        "vmap via plugin rule",
+    );
+}

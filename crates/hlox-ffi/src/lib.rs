@@ -42,7 +42,8 @@ pub use platform::{Platform, Signature};
 pub use plugin::{HloxCustomCallRegistrar, RegisterTargetsFn, REGISTER_SYMBOL, REGISTRAR_EXPIRED};
 pub use registry::{
     closest_names, BindError, BindProblem, BoundTargets, LoadedLibrary, Origin, PluginError,
-    Registry, RegistryError, SymbolBindError, SymbolBinding, SymbolBindingError, Target, Traits,
+    Registry, RegistryError, RuleModule, SymbolBindError, SymbolBinding, SymbolBindingError,
+    Target, Traits,
 };
 pub use status::{
     XlaCustomCallStatus, XlaCustomCallStatusSetFailure, XlaCustomCallStatusSetSuccess,

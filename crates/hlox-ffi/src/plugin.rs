@@ -36,6 +36,11 @@ pub struct HloxCustomCallRegistrar {
         platform: *const c_char,
         traits: c_uint,
     ) -> c_int,
+    /// Registers transformation rules (`jvp.TARGET`, `vjp.TARGET`,
+    /// `vmap.TARGET` computations of an HLO text module; docs/transforms.md)
+    /// for targets of this plugin. Appended last, so plugins built against
+    /// the header without it keep working.
+    pub register_rules: unsafe extern "C" fn(ctx: *mut c_void, hlo_text: *const c_char) -> c_int,
 }
 
 /// What the registrar's functions return when called after the registration
@@ -61,6 +66,7 @@ static SESSION: SessionRegistrar = SessionRegistrar(HloxCustomCallRegistrar {
     ctx: std::ptr::null_mut(),
     register_target: session_register_target,
     set_traits: session_set_traits,
+    register_rules: session_register_rules,
 });
 
 /// Calls a plugin's registration function with the static registrar,
@@ -111,6 +117,15 @@ unsafe extern "C" fn session_set_traits(
     // SAFETY: as in session_register_target.
     match unsafe { inner.as_ref() } {
         Some(r) => unsafe { (r.set_traits)(r.ctx, name, platform, traits) },
+        None => REGISTRAR_EXPIRED,
+    }
+}
+
+unsafe extern "C" fn session_register_rules(_ctx: *mut c_void, hlo_text: *const c_char) -> c_int {
+    let inner = ACTIVE.with(|a| a.get());
+    // SAFETY: as in session_register_target.
+    match unsafe { inner.as_ref() } {
+        Some(r) => unsafe { (r.register_rules)(r.ctx, hlo_text) },
         None => REGISTRAR_EXPIRED,
     }
 }

@@ -354,6 +354,8 @@ pub enum SymbolBindError {
 struct Inner {
     targets: BTreeMap<(String, Platform), Target>,
     libraries: Vec<Arc<LoadedLibrary>>,
+    /// Transformation rules registered by plugins.
+    rules: Vec<RuleModule>,
     /// Conflicting static registrations (reported when such a target is bound).
     static_conflicts: BTreeMap<(String, Platform), String>,
 }
@@ -746,18 +748,21 @@ impl Registry {
             path: path.clone(),
             library,
             pending: Vec::new(),
+            rules: Vec::new(),
             problems: Vec::new(),
         };
         let registrar = HloxCustomCallRegistrar {
             ctx: &mut ctx as *mut RegistrationCtx as *mut c_void,
             register_target: register_target_callback,
             set_traits: set_traits_callback,
+            register_rules: register_rules_callback,
         };
         // SAFETY: the caller's contract; the plugin sees a static registrar
         // that forwards here only while `register` runs (see plugin.rs).
         let code = unsafe { crate::plugin::call_with_registrar(register, &registrar) };
         let RegistrationCtx {
             pending,
+            rules,
             mut problems,
             ..
         } = ctx;
@@ -778,7 +783,16 @@ impl Registry {
             });
         }
         inner.targets.extend(batch);
+        inner.rules.extend(rules);
         Ok(())
+    }
+
+    /// The transformation rules plugins registered (`register_rules` of the
+    /// registrar), in registration order: each an HLO module whose
+    /// computations named `jvp.TARGET`, `vjp.TARGET` or `vmap.TARGET` are
+    /// rules (hlox-transform's `Rules::from_module` reads them).
+    pub fn rule_modules(&self) -> Vec<RuleModule> {
+        self.read().rules.clone()
     }
 
     /// Adds handlers a plugin registered through `XLA_FFI_Handler_Register`:
@@ -1293,7 +1307,16 @@ struct RegistrationCtx {
     path: PathBuf,
     library: Option<Arc<LoadedLibrary>>,
     pending: Vec<Target>,
+    rules: Vec<RuleModule>,
     problems: Vec<String>,
+}
+
+/// Transformation rules a plugin registered: an HLO module, already parsed
+/// and verified, and the plugin that gave it.
+#[derive(Clone, Debug)]
+pub struct RuleModule {
+    pub origin: PathBuf,
+    pub module: Arc<hlox_hlo::Module>,
 }
 
 /// What a plugin passed to the registrar's callbacks that they refuse.
@@ -1369,6 +1392,56 @@ unsafe extern "C" fn register_target_callback(
                 1
             }
         }
+    }));
+    res.unwrap_or(-1)
+}
+
+/// `register_rules` of the registrar: parses and verifies an HLO module of
+/// transformation rules. A module that does not parse or verify, or that
+/// holds no computation named `jvp.`, `vjp.` or `vmap.` + a target, is a
+/// rejected registration (the loader reports why, with line and column).
+unsafe extern "C" fn register_rules_callback(ctx: *mut c_void, hlo_text: *const c_char) -> c_int {
+    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: ctx is the RegistrationCtx that run_registration passed.
+        let Some(ctx) = (unsafe { (ctx as *mut RegistrationCtx).as_mut() }) else {
+            return -1;
+        };
+        let text = match c_str(hlo_text, "rules text") {
+            Ok(t) => t,
+            Err(e) => {
+                ctx.problems.push(format!("rules: {e}"));
+                return 1;
+            }
+        };
+        let module = match hlox_hlo::text::parse_module(&text) {
+            Ok(m) => m,
+            Err(e) => {
+                ctx.problems.push(format!("rules module: {e}"));
+                return 1;
+            }
+        };
+        if let Err(e) = hlox_hlo::verifier::verify_module(&module) {
+            ctx.problems
+                .push(format!("rules module `{}`: {e}", module.name));
+            return 1;
+        }
+        let is_rule = |n: &str| {
+            ["jvp.", "vjp.", "vmap."]
+                .iter()
+                .any(|p| n.strip_prefix(p).is_some_and(|t| !t.is_empty()))
+        };
+        if !module.computations.values().any(|c| is_rule(&c.name)) {
+            ctx.problems.push(format!(
+                "rules module `{}` has no computation named jvp.TARGET, vjp.TARGET or vmap.TARGET",
+                module.name
+            ));
+            return 1;
+        }
+        ctx.rules.push(RuleModule {
+            origin: ctx.path.clone(),
+            module: Arc::new(module),
+        });
+        0
     }));
     res.unwrap_or(-1)
 }

@@ -3,17 +3,18 @@
 //! same as the CLI's).
 //!
 //! Custom-call rules come from HLO modules (computations named
-//! `jvp.TARGET` / `vjp.TARGET`) or from Python functions that build the
+//! `jvp.TARGET` / `vjp.TARGET` / `vmap.TARGET`), from loaded plugins
+//! (`register_rules`), or from Python functions that build the
 //! rule with `hlox.Builder`, given a `CallInfo` (the call's target,
 //! operand shapes, result shape and opaque bytes), as the Rust closures
-//! of `Rules::jvp_rule` are. The transformations run on the calling
+//! of `Rules::rule` are. The transformations run on the calling
 //! thread with the GIL held, so a rule function's exception is kept
 //! (thread-local) and becomes the `__cause__` of the `TransformError`.
 
 use crate::errors;
 use crate::module::{fmt_shape, Module, Shape};
 use hlox_hlo::builder::BuildError;
-use hlox_transform::{Rules as HloRules, VmapMethod};
+use hlox_transform::{RuleKind, Rules as HloRules, VmapMethod};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCFunction, PyDict, PyString, PyTuple};
@@ -108,10 +109,12 @@ impl Rules {
         let build = move |call: &hlox_transform::CallInfo| {
             Python::attach(|py| call_rule_fn(py, &func, call, &what))
         };
-        match kind {
-            "jvp" => self.inner.jvp_rule(target, build),
-            _ => self.inner.vjp_rule(target, build),
+        let k = match kind {
+            "jvp" => RuleKind::Jvp,
+            "vjp" => RuleKind::Vjp,
+            _ => RuleKind::Vmap,
         };
+        self.inner.rule(k, target, build);
         self.note(kind, target, origin);
         Ok(())
     }
@@ -221,8 +224,8 @@ impl Rules {
         Rules::default()
     }
 
-    /// The rules in an HLO module: each computation named `jvp.TARGET`
-    /// or `vjp.TARGET` (the entry too), as `hlox grad --rules FILE.hlo`
+    /// The rules in an HLO module: each computation named `jvp.TARGET`,
+    /// `vjp.TARGET` or `vmap.TARGET` (the entry too), as `hlox grad --rules FILE.hlo`
     /// reads them.
     #[staticmethod]
     fn from_module(module: &Bound<'_, Module>) -> Rules {
@@ -245,10 +248,8 @@ impl Rules {
         let m = &module.get().inner;
         let name = m.name.clone();
         for (_, c) in m.computations.iter() {
-            if let Some(t) = c.name.strip_prefix("jvp.") {
-                self.note("jvp", t, format!("HLO module {name}"));
-            } else if let Some(t) = c.name.strip_prefix("vjp.") {
-                self.note("vjp", t, format!("HLO module {name}"));
+            if let Some((kind, t)) = RuleKind::of_name(&c.name) {
+                self.note(kind.name(), t, format!("HLO module {name}"));
             }
         }
         self.inner.merge(HloRules::from_module(m.clone()));
@@ -278,6 +279,16 @@ impl Rules {
     #[pyo3(signature = (target, r#fn = None))]
     fn vjp(slf: &Bound<'_, Rules>, target: &str, r#fn: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
         Rules::register_or_decorate(slf, "vjp", target, r#fn)
+    }
+
+    /// The batching rule of `target`: `fn(call: CallInfo) -> Module`
+    /// builds a computation taking the operands, each batched in front
+    /// (`call.operands` are those batched shapes), and returning the
+    /// call's result batched in front. It takes precedence over a
+    /// `vmap_method`. Returns `fn`; without `fn`, a decorator.
+    #[pyo3(signature = (target, r#fn = None))]
+    fn vmap(slf: &Bound<'_, Rules>, target: &str, r#fn: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+        Rules::register_or_decorate(slf, "vmap", target, r#fn)
     }
 
     /// How `vmap` batches calls of `target`: "sequential",
@@ -357,7 +368,16 @@ fn run(
     ) -> Result<hlox_hlo::verifier::VerifiedModule, hlox_transform::TransformError>,
     rules: Option<PyRef<'_, Rules>>,
 ) -> PyResult<Module> {
-    let rules = rules.map(|r| r.inner.clone()).unwrap_or_default();
+    // Rules that loaded plugins registered (`register_rules`), then the
+    // given ones, which replace them target by target.
+    let mut all = HloRules::new();
+    for r in hlox_ffi::Registry::global().rule_modules() {
+        all.merge(HloRules::from_module((*r.module).clone()));
+    }
+    if let Some(r) = rules {
+        all.merge(r.inner.clone());
+    }
+    let rules = all;
     RULE_FAILURE.with(|f| f.borrow_mut().take());
     let r = f(&rules);
     let cause = RULE_FAILURE.with(|f| f.borrow_mut().take());

@@ -7,12 +7,16 @@
 //!   `(result, result tangent)`, each of the call's result shape;
 //! - `vjp.TARGET` takes `(operands..., result cotangents...)` (one per
 //!   result leaf) and returns the tuple of the operand cotangents;
-//! - batching is one of JAX's `vmap_method`s ([`VmapMethod`]).
+//! - `vmap.TARGET` takes the operands, each with the batch dimension in
+//!   front (unbatched ones broadcast), and returns the call's result with
+//!   the batch dimension in front of every leaf;
+//! - without a `vmap.TARGET` rule, batching is one of JAX's `vmap_method`s
+//!   ([`VmapMethod`]).
 //!
 //! A rule is an HLO computation: from a module of rules
 //! ([`Rules::from_module`], what `hlox ... --rules FILE.hlo` reads), or
 //! built by a Rust closure given the call's shapes and opaque bytes
-//! ([`Rules::jvp_rule`], [`Rules::vjp_rule`]). A rule may call the target
+//! ([`Rules::rule`]). A rule may call the target
 //! itself or other targets. A rule whose signature does not fit the call
 //! is an error naming both.
 
@@ -28,7 +32,8 @@ use std::sync::Arc;
 /// What a rule-building closure is told about the call.
 pub struct CallInfo<'a> {
     pub target: &'a str,
-    /// The operands' shapes.
+    /// The operands' shapes (for a vmap rule: batched, the batch dimension
+    /// in front).
     pub operands: &'a [Shape],
     /// The call's result shape.
     pub result: &'a Shape,
@@ -70,11 +75,10 @@ impl VmapMethod {
     }
 }
 
-/// The rules of custom-call targets, keyed by target name.
+/// The rules of custom-call targets, keyed by kind and target name.
 #[derive(Clone, Default)]
 pub struct Rules {
-    jvp: HashMap<String, Rule>,
-    vjp: HashMap<String, Rule>,
+    rules: HashMap<(RuleKind, String), Rule>,
     vmap: HashMap<String, VmapMethod>,
 }
 
@@ -83,16 +87,15 @@ impl Rules {
         Rules::default()
     }
 
-    /// The rules in `m`: each computation named `jvp.TARGET` or
-    /// `vjp.TARGET` (the module's entry too).
+    /// The rules in `m`: each computation named `jvp.TARGET`, `vjp.TARGET`
+    /// or `vmap.TARGET` (the module's entry too).
     pub fn from_module(m: Module) -> Rules {
         let m = Arc::new(m);
         let mut r = Rules::new();
         for (id, c) in m.computations.iter() {
-            if let Some(t) = c.name.strip_prefix("jvp.") {
-                r.jvp.insert(t.to_string(), Rule::Hlo(m.clone(), id));
-            } else if let Some(t) = c.name.strip_prefix("vjp.") {
-                r.vjp.insert(t.to_string(), Rule::Hlo(m.clone(), id));
+            if let Some((kind, target)) = RuleKind::of_name(&c.name) {
+                r.rules
+                    .insert((kind, target.to_string()), Rule::Hlo(m.clone(), id));
             }
         }
         r
@@ -100,35 +103,25 @@ impl Rules {
 
     /// Adds every rule of `other` (replacing rules for the same targets).
     pub fn merge(&mut self, other: Rules) {
-        self.jvp.extend(other.jvp);
-        self.vjp.extend(other.vjp);
+        self.rules.extend(other.rules);
         self.vmap.extend(other.vmap);
     }
 
-    /// Registers the jvp rule of `target`: `build` makes the rule
-    /// computation for each call.
-    pub fn jvp_rule(
+    /// Registers the `kind` rule of `target`: `build` makes the rule
+    /// computation for each call (for a vmap rule it is told the batched
+    /// operand shapes; a vmap rule takes precedence over a [`VmapMethod`]).
+    pub fn rule(
         &mut self,
+        kind: RuleKind,
         target: &str,
         build: impl Fn(&CallInfo) -> Result<Module, BuildError> + Send + Sync + 'static,
     ) -> &mut Rules {
-        self.jvp
-            .insert(target.to_string(), Rule::Build(Arc::new(build)));
+        self.rules
+            .insert((kind, target.to_string()), Rule::Build(Arc::new(build)));
         self
     }
 
-    /// Registers the vjp rule of `target`.
-    pub fn vjp_rule(
-        &mut self,
-        target: &str,
-        build: impl Fn(&CallInfo) -> Result<Module, BuildError> + Send + Sync + 'static,
-    ) -> &mut Rules {
-        self.vjp
-            .insert(target.to_string(), Rule::Build(Arc::new(build)));
-        self
-    }
-
-    /// How calls of `target` are batched.
+    /// How calls of `target` without a vmap rule are batched.
     pub fn vmap_method(&mut self, target: &str, method: VmapMethod) -> &mut Rules {
         self.vmap.insert(target.to_string(), method);
         self
@@ -138,31 +131,43 @@ impl Rules {
         self.vmap.get(target).copied()
     }
 
-    pub(crate) fn has_vjp(&self, target: &str) -> bool {
-        self.vjp.contains_key(target)
+    /// Whether `target` has a `kind` rule.
+    pub fn has(&self, kind: RuleKind, target: &str) -> bool {
+        self.rules.contains_key(&(kind, target.to_string()))
     }
 
     /// Whether any rule names `target`.
     pub fn has_target(&self, target: &str) -> bool {
-        self.jvp.contains_key(target)
-            || self.vjp.contains_key(target)
-            || self.vmap.contains_key(target)
+        self.vmap.contains_key(target) || self.rules.keys().any(|(_, t)| t == target)
     }
 }
 
-/// Which rule is asked for.
-#[derive(Copy, Clone, PartialEq, Eq)]
-pub(crate) enum Kind {
+/// Which rule of a target: its computation is named `KIND.TARGET`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RuleKind {
     Jvp,
     Vjp,
+    Vmap,
 }
 
-impl Kind {
-    fn name(self) -> &'static str {
+impl RuleKind {
+    pub const ALL: [RuleKind; 3] = [RuleKind::Jvp, RuleKind::Vjp, RuleKind::Vmap];
+
+    /// `jvp`, `vjp` or `vmap`: the prefix of a rule computation's name.
+    pub fn name(self) -> &'static str {
         match self {
-            Kind::Jvp => "jvp",
-            Kind::Vjp => "vjp",
+            RuleKind::Jvp => "jvp",
+            RuleKind::Vjp => "vjp",
+            RuleKind::Vmap => "vmap",
         }
+    }
+
+    /// The kind and target of a computation named `KIND.TARGET`.
+    pub fn of_name(name: &str) -> Option<(RuleKind, &str)> {
+        RuleKind::ALL.into_iter().find_map(|k| {
+            let t = name.strip_prefix(k.name())?.strip_prefix('.')?;
+            (!t.is_empty()).then_some((k, t))
+        })
     }
 }
 
@@ -171,7 +176,7 @@ impl Kind {
 pub(crate) fn call_rule(
     e: &mut Emitter,
     inst: &Instruction,
-    kind: Kind,
+    kind: RuleKind,
     args: &[InstId],
     expected: &ProgramShape,
 ) -> Result<InstId, TransformError> {
@@ -185,11 +190,10 @@ pub(crate) fn call_rule(
         rule: kind.name(),
     };
     let rules = e.out.rules.clone();
-    let rule = match kind {
-        Kind::Jvp => rules.jvp.get(&cc.target),
-        Kind::Vjp => rules.vjp.get(&cc.target),
-    }
-    .ok_or_else(missing)?;
+    let rule = rules
+        .rules
+        .get(&(kind, cc.target.clone()))
+        .ok_or_else(missing)?;
     let comp = match rule {
         Rule::Hlo(m, id) => {
             let key = Arc::as_ptr(m) as usize;

@@ -1,6 +1,6 @@
 //! Forward mode: every value is re-emitted with a tangent beside it.
 
-use crate::custom::{call_rule, Kind, Rules};
+use crate::custom::{call_rule, RuleKind, Rules};
 use crate::emit::{Emitter, Out};
 use crate::rules::elementwise::{binary_partials, unary_partial, Partial};
 use crate::rules::linear::{chooser_indicators, clamp_masks, scalar_to};
@@ -157,7 +157,7 @@ fn jvp_inst(
             parameter_names: vec![],
             result: Shape::Tuple(vec![inst.shape.clone(), inst.shape.clone()]),
         };
-        let r = call_rule(e, inst, Kind::Jvp, &args, &expected)?;
+        let r = call_rule(e, inst, RuleKind::Jvp, &args, &expected)?;
         let y = e.gte(r, 0)?;
         let t = e.gte(r, 1)?;
         return Ok((y, Tan::Val(t)));

@@ -41,7 +41,7 @@ mod vmap;
 use hlox_hlo::verifier::{VerifiedModule, VerifyError};
 use hlox_hlo::Module;
 
-pub use custom::{CallInfo, RuleFn, Rules, VmapMethod};
+pub use custom::{CallInfo, RuleFn, RuleKind, Rules, VmapMethod};
 pub use vmap::{vmap, vmap_with};
 
 /// Why a transformation failed.

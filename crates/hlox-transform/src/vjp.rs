@@ -5,7 +5,7 @@
 //! partials from [`crate::rules::elementwise`], transposes from
 //! [`crate::rules::linear`]).
 
-use crate::custom::{call_rule, Kind, Rules};
+use crate::custom::{call_rule, RuleKind, Rules};
 use crate::emit::{Emitter, Out};
 use crate::jvp::flatten;
 use crate::rules::elementwise::{binary_partials, unary_partial};
@@ -207,7 +207,7 @@ fn forward<'m>(
                     ops.iter().any(|&o| tape.active.contains(o)) && differentiable(&inst.shape);
                 if active {
                     if let Op::CustomCall(cc) = &inst.op {
-                        if e.out.rules.has_vjp(&cc.target) {
+                        if e.out.rules.has(RuleKind::Vjp, &cc.target) {
                             // Checked and called on the way back.
                         } else {
                             return Err(TransformError::MissingRule {
@@ -331,7 +331,7 @@ fn backward(
                             parameter_names: vec![],
                             result: Shape::Tuple(operand_shapes),
                         };
-                        let r = call_rule(e, inst, Kind::Vjp, &args, &expected)?;
+                        let r = call_rule(e, inst, RuleKind::Vjp, &args, &expected)?;
                         (0..ops.len())
                             .map(|k| e.gte(r, k).map(Some))
                             .collect::<Result<_, _>>()?

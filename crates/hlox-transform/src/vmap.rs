@@ -3,7 +3,7 @@
 //! opcode's batching rule (attributes shifted past the batch dimension,
 //! unbatched operands broadcast where the op needs them batched).
 
-use crate::custom::{Rules, VmapMethod};
+use crate::custom::{call_rule, RuleKind, Rules, VmapMethod};
 use crate::emit::{Emitter, Out};
 use crate::jvp::flatten;
 use crate::{check_input, finish, unsupported, TransformError};
@@ -13,7 +13,7 @@ use hlox_hlo::ir::{
 };
 use hlox_hlo::shape_inference::short;
 use hlox_hlo::verifier::VerifiedModule;
-use hlox_hlo::{ElementType, SecondaryMap, Shape};
+use hlox_hlo::{ElementType, ProgramShape, SecondaryMap, Shape};
 
 const T: &str = "vmap";
 
@@ -166,6 +166,14 @@ fn batch_to(
         (false, r) => (1..=r as i64).collect(),
     };
     e.broadcast_in_dim(x, &full, &bd)
+}
+
+/// `s` with the batch dimension in front of every leaf.
+fn batched_leaves(s: &Shape, size: i64) -> Shape {
+    match s {
+        Shape::Tuple(t) => Shape::Tuple(t.iter().map(|x| batched_leaves(x, size)).collect()),
+        s => batched_shape(s, size),
+    }
 }
 
 fn batched_shape(s: &Shape, size: i64) -> Shape {
@@ -941,6 +949,20 @@ fn vmap_inst(
             let mut o = vec![x, u, zero];
             o.extend(&prim[2..]);
             e.add(Op::DynamicUpdateSlice, &o, &[])?
+        }
+        Op::CustomCall(cc) if e.out.rules.has(RuleKind::Vmap, &cc.target) => {
+            // The target's own batching rule: every operand batched in
+            // front, every result leaf batched in front.
+            let mut o = Vec::with_capacity(prim.len());
+            for (k, &x) in prim.iter().enumerate() {
+                o.push(if is(k) { x } else { batch(e, x, size)? });
+            }
+            let expected = ProgramShape {
+                parameters: o.iter().map(|&x| e.shape(x).clone()).collect(),
+                parameter_names: vec![],
+                result: batched_leaves(&inst.shape, size),
+            };
+            call_rule(e, inst, RuleKind::Vmap, &o, &expected)?
         }
         Op::CustomCall(cc) => {
             let Some(method) = e.out.rules.vmap_method_of(&cc.target) else {

@@ -7,7 +7,9 @@ use hlox_eval::{evaluate, CustomCallError, CustomCallHandler};
 use hlox_hlo::builder::XlaBuilder;
 use hlox_hlo::text::parse_module;
 use hlox_hlo::{CustomCall, Instruction, Literal, Module};
-use hlox_transform::{grad_with, jvp_with, vjp_with, vmap_with, Rules, TransformError, VmapMethod};
+use hlox_transform::{
+    grad_with, jvp_with, vjp_with, vmap_with, RuleKind, Rules, TransformError, VmapMethod,
+};
 
 struct MySin;
 impl CustomCallHandler for MySin {
@@ -106,7 +108,7 @@ fn rules_from_an_hlo_module() {
 fn rules_built_in_rust() {
     let m = parse_module(PROGRAM).unwrap();
     let mut rules = Rules::new();
-    rules.vjp_rule("my_sin", |call| {
+    rules.rule(RuleKind::Vjp, "my_sin", |call| {
         let b = XlaBuilder::new("vjp.my_sin");
         let x = b.parameter(0, &call.operands[0], "x")?;
         let ct = b.parameter(1, call.result, "ct")?;
@@ -143,7 +145,7 @@ fn vmap_methods() {
 fn a_rule_that_does_not_fit_names_both() {
     let m = parse_module(PROGRAM).unwrap();
     let mut rules = Rules::new();
-    rules.vjp_rule("my_sin", |_| {
+    rules.rule(RuleKind::Vjp, "my_sin", |_| {
         let b = XlaBuilder::new("vjp.my_sin");
         let x = b.parameter(
             0,
@@ -164,4 +166,72 @@ fn a_rule_that_does_not_fit_names_both() {
     );
     let e = jvp_with(&m, &[0], &rules).unwrap_err();
     assert!(e.to_string().contains("has no jvp rule"), "{e}");
+}
+
+/// `vmap.my_sin` of a rules module: the operand arrives batched in front;
+/// this rule calls the target once on the whole batch.
+const VMAP_RULE: &str = r#"
+HloModule my_sin_vmap
+ENTRY vmap.my_sin {
+  xs = f64[2,3] parameter(0)
+  ROOT y = f64[2,3] custom-call(xs), custom_call_target="my_sin"
+}
+"#;
+
+fn batch_of_two() -> (Literal, Vec<f64>) {
+    let xs = Literal::from_vec(&[2, 3], &[0.3f64, -1.2, 2.0, 1.0, 0.5, -0.1]).unwrap();
+    let want = [[0.3f64, -1.2, 2.0], [1.0, 0.5, -0.1]]
+        .iter()
+        .map(|r| r.iter().map(|a| a.sin() * a).sum())
+        .collect();
+    (xs, want)
+}
+
+#[test]
+fn vmap_rule_from_an_hlo_module() {
+    let m = parse_module(PROGRAM).unwrap();
+    let (xs, want) = batch_of_two();
+    // Without a rule or a method: an error naming the target and the rule.
+    let e = vmap_with(&m, &[Some(0)], 2, &Rules::new()).unwrap_err();
+    assert!(e.to_string().contains("has no vmap rule"), "{e}");
+    let rules = Rules::from_module(parse_module(VMAP_RULE).unwrap());
+    let b = vmap_with(&m, &[Some(0)], 2, &rules).unwrap();
+    close(&run(&b, std::slice::from_ref(&xs)), &want);
+    // The rule's computation is in the batched module, called once.
+    let text = hlox_hlo::text::print_module(&b);
+    assert_eq!(
+        text.matches("custom_call_target=\"my_sin\"").count(),
+        1,
+        "{text}"
+    );
+    // A batch size the rule was not written for: an error naming both.
+    let e = vmap_with(&m, &[Some(0)], 3, &rules).unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("the vmap rule"), "{text}");
+    assert!(
+        text.contains("but the call needs (f64[3,3]) -> f64[3,3]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn vmap_rule_built_in_rust_wins_over_a_method() {
+    let m = parse_module(PROGRAM).unwrap();
+    let (xs, want) = batch_of_two();
+    let mut rules = Rules::new();
+    rules.vmap_method("my_sin", VmapMethod::Sequential);
+    rules.rule(RuleKind::Vmap, "my_sin", |call| {
+        // Batched operands; this rule computes sine itself (no target call).
+        let b = XlaBuilder::new("vmap.my_sin");
+        let x = b.parameter(0, &call.operands[0], "xs")?;
+        let y = b.sin(x)?;
+        b.build_module(y)
+    });
+    let b = vmap_with(&m, &[Some(0)], 2, &rules).unwrap();
+    close(&run(&b, std::slice::from_ref(&xs)), &want);
+    let text = hlox_hlo::text::print_module(&b);
+    assert!(
+        !text.contains("my_sin\""),
+        "the rule, not the method: {text}"
+    );
 }

@@ -58,7 +58,8 @@ void XlaCustomCallStatusSetFailure(XlaCustomCallStatus* status, const char* mess
  * one target: `name` and `platform` ("Host" or "CUDA"; also "cpu", "gpu", ...)
  * are NUL-terminated; `fn` is the function, with the parameter list of
  * `api_version` on that platform. `set_traits` declares the traits of a
- * target registered earlier in the same call. Both return 0 on success,
+ * target registered earlier in the same call; `register_rules` (below) gives
+ * targets their jvp/vjp/vmap rules. Each returns 0 on success,
  * non-zero when rejected (hlox reports why when loading fails).
  *
  * Lifetime: the registrar (and `ctx`) may be used only during the call of
@@ -71,6 +72,14 @@ typedef struct HloxCustomCallRegistrar {
   void* ctx;
   int (*register_target)(void* ctx, const char* name, const char* platform, int api_version, void* fn);
   int (*set_traits)(void* ctx, const char* name, const char* platform, unsigned traits);
+  /* Registers transformation rules for this plugin's targets: `hlo_text` is
+   * an HLO text module whose computations named jvp.TARGET, vjp.TARGET and
+   * vmap.TARGET are the rules `hlox grad/vjp/jvp/vmap` use for calls of
+   * TARGET (their signatures: docs/transforms.md). Returns 0, or non-zero
+   * when the module does not parse, verify, or hold any rule (hlox reports
+   * why, with line and column, when loading fails). Added after the first
+   * two functions: a plugin that uses it needs an hlox that has it. */
+  int (*register_rules)(void* ctx, const char* hlo_text);
 } HloxCustomCallRegistrar;
 
 /* Export this from a plugin to register its targets when hlox loads it

@@ -21,6 +21,9 @@ pub const C_PLUGIN_WITH_REGISTRATION: &str = env!("HLOX_C_TARGETS_REG");
 pub const C_PLUGIN_SYMBOLS_ONLY: &str = env!("HLOX_C_TARGETS_SYM");
 /// A C plugin whose registrations are all invalid (empty if the C compiler failed).
 pub const C_PLUGIN_BAD_REGISTRATION: &str = env!("HLOX_C_TARGETS_BAD");
+/// targets/c/cube_rules.c: the target `cube` with its jvp, vjp and vmap
+/// rules registered through `register_rules` (empty if the C compiler failed).
+pub const C_PLUGIN_CUBE_RULES: &str = env!("HLOX_C_CUBE_RULES");
 /// Why the C plugins could not be built (empty when they were).
 pub const C_BUILD_ERROR: &str = env!("HLOX_C_TARGETS_ERROR");
 /// targets/cpp: typed-FFI handlers written against XLA's own `ffi.h`, as a
