@@ -649,3 +649,43 @@ impl<'o> Emitter<'o> {
         self.reshape(r, operand_dims)
     }
 }
+
+/// A forward transformation's walk over computation `c` of `m` (jvp and
+/// vmap): every instruction in order, given the new values (and what the
+/// transformation carries along, `T`) of its operands; a parameter takes
+/// its entry of `args`, a `call` is walked inline, anything else goes to
+/// `rule`.
+pub(crate) fn walk_forward<T: Clone>(
+    e: &mut Emitter,
+    m: &Module,
+    c: CompId,
+    args: &[(InstId, T)],
+    rule: &mut dyn FnMut(
+        &mut Emitter,
+        &Instruction,
+        &[(InstId, T)],
+    ) -> Result<(InstId, T), TransformError>,
+) -> Result<(InstId, T), TransformError> {
+    let comp = m.comp(c);
+    let mut vals: hlox_hlo::SecondaryMap<InstId, Option<(InstId, T)>> =
+        hlox_hlo::SecondaryMap::new();
+    for (id, inst) in comp.instructions.iter() {
+        let ops: Vec<(InstId, T)> = inst
+            .operands
+            .iter()
+            .map(|&o| {
+                vals[o]
+                    .clone()
+                    .expect("operands come first (topological order)")
+            })
+            .collect();
+        e.at = inst.name.clone();
+        let r = match &inst.op {
+            Op::Parameter { number } => args[*number as usize].clone(),
+            Op::Call => walk_forward(e, m, inst.called[0], &ops, rule)?,
+            _ => rule(e, inst, &ops)?,
+        };
+        vals[id] = Some(r);
+    }
+    Ok(vals[comp.root].clone().expect("the root is an instruction"))
+}

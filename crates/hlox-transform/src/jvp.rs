@@ -1,7 +1,7 @@
 //! Forward mode: every value is re-emitted with a tangent beside it.
 
 use crate::custom::{call_rule, RuleKind, Rules};
-use crate::emit::{Emitter, Out};
+use crate::emit::{walk_forward, Emitter, Out};
 use crate::rules::elementwise::{binary_partials, unary_partial, Partial};
 use crate::rules::linear::{chooser_indicators, clamp_masks, scalar_to};
 use crate::rules::reducer_op;
@@ -9,7 +9,7 @@ use crate::tan::{differentiable, Tan};
 use crate::{check_input, check_wrt, finish, unsupported, TransformError};
 use hlox_hlo::ir::{BinaryOp, CompId, ComparisonDirection, InstId, Instruction, Module, Op};
 use hlox_hlo::verifier::VerifiedModule;
-use hlox_hlo::{ProgramShape, SecondaryMap, Shape};
+use hlox_hlo::{ProgramShape, Shape};
 
 const T: &str = "jvp";
 
@@ -89,27 +89,7 @@ pub(crate) fn jvp_comp(
     c: CompId,
     args: &[(InstId, Tan)],
 ) -> Result<(InstId, Tan), TransformError> {
-    let comp = m.comp(c);
-    let mut vals: SecondaryMap<InstId, Option<(InstId, Tan)>> = SecondaryMap::new();
-    for (id, inst) in comp.instructions.iter() {
-        let ops: Vec<(InstId, Tan)> = inst
-            .operands
-            .iter()
-            .map(|&o| {
-                vals[o]
-                    .clone()
-                    .expect("operands come first (topological order)")
-            })
-            .collect();
-        e.at = inst.name.clone();
-        let r = match &inst.op {
-            Op::Parameter { number } => args[*number as usize].clone(),
-            Op::Call => jvp_comp(e, m, inst.called[0], &ops)?,
-            _ => jvp_inst(e, m, inst, &ops)?,
-        };
-        vals[id] = Some(r);
-    }
-    Ok(vals[comp.root].clone().expect("the root is an instruction"))
+    walk_forward(e, m, c, args, &mut |e, inst, ops| jvp_inst(e, m, inst, ops))
 }
 
 /// Which operands an op is linear in (its tangent is the op applied to

@@ -4,7 +4,7 @@
 //! unbatched operands broadcast where the op needs them batched).
 
 use crate::custom::{call_rule, RuleKind, Rules, VmapMethod};
-use crate::emit::{Emitter, Out};
+use crate::emit::{walk_forward, Emitter, Out};
 use crate::jvp::flatten;
 use crate::{check_input, finish, unsupported, TransformError};
 use hlox_hlo::ir::{
@@ -13,7 +13,7 @@ use hlox_hlo::ir::{
 };
 use hlox_hlo::shape_inference::short;
 use hlox_hlo::verifier::VerifiedModule;
-use hlox_hlo::{ElementType, ProgramShape, SecondaryMap, Shape};
+use hlox_hlo::{ElementType, ProgramShape, Shape};
 
 const T: &str = "vmap";
 
@@ -194,27 +194,9 @@ fn vmap_comp(
     args: &[(InstId, B)],
     size: i64,
 ) -> Result<(InstId, B), TransformError> {
-    let comp = m.comp(c);
-    let mut vals: SecondaryMap<InstId, Option<(InstId, B)>> = SecondaryMap::new();
-    for (id, inst) in comp.instructions.iter() {
-        let ops: Vec<(InstId, B)> = inst
-            .operands
-            .iter()
-            .map(|&o| {
-                vals[o]
-                    .clone()
-                    .expect("operands come first (topological order)")
-            })
-            .collect();
-        e.at = inst.name.clone();
-        let r = match &inst.op {
-            Op::Parameter { number } => args[*number as usize].clone(),
-            Op::Call => vmap_comp(e, m, inst.called[0], &ops, size)?,
-            _ => vmap_inst(e, m, inst, &ops, size)?,
-        };
-        vals[id] = Some(r);
-    }
-    Ok(vals[comp.root].clone().expect("the root is an instruction"))
+    walk_forward(e, m, c, args, &mut |e, inst, ops| {
+        vmap_inst(e, m, inst, ops, size)
+    })
 }
 
 /// A computation of `e`'s module batching computation `c` of `m`, its
@@ -465,6 +447,14 @@ fn vmap_inst(
         return Ok((e.reemit(inst, &prim)?, B::No));
     }
     let is = |k: usize| ops[k].1.any();
+    // Operand `k`, broadcast to carry the batch when it does not.
+    let bat = |e: &mut Emitter, k: usize| {
+        if is(k) {
+            Ok(prim[k])
+        } else {
+            batch(e, prim[k], size)
+        }
+    };
     let out_shape = batched_shape(&inst.shape, size);
     let out_dims = match &inst.shape {
         Shape::Array(a) => a.dims.clone(),
@@ -602,16 +592,8 @@ fn vmap_inst(
             ));
         }
         Op::SelectAndScatter { window } if !is(2) => {
-            let x = if is(0) {
-                prim[0]
-            } else {
-                batch(e, prim[0], size)?
-            };
-            let src = if is(1) {
-                prim[1]
-            } else {
-                batch(e, prim[1], size)?
-            };
+            let x = bat(e, 0)?;
+            let src = bat(e, 1)?;
             e.add(
                 Op::SelectAndScatter {
                     window: batch_window(window),
@@ -631,11 +613,7 @@ fn vmap_inst(
             d.start_index_map = shift(&d.start_index_map);
             d.operand_batching_dims = shift(&d.operand_batching_dims);
             let mut sizes = slice_sizes.clone();
-            let x = if is(0) {
-                prim[0]
-            } else {
-                batch(e, prim[0], size)?
-            };
+            let x = bat(e, 0)?;
             let idx = if is(1) {
                 // Batched indices: the batch becomes a batching dimension
                 // of both operands.
@@ -670,16 +648,8 @@ fn vmap_inst(
             d.inserted_window_dims = shift(&d.inserted_window_dims);
             d.scatter_dims_to_operand_dims = shift(&d.scatter_dims_to_operand_dims);
             d.input_batching_dims = shift(&d.input_batching_dims);
-            let x = if is(0) {
-                prim[0]
-            } else {
-                batch(e, prim[0], size)?
-            };
-            let u = if is(2) {
-                prim[2]
-            } else {
-                batch(e, prim[2], size)?
-            };
+            let x = bat(e, 0)?;
+            let u = bat(e, 2)?;
             if is(1) {
                 d.input_batching_dims.insert(0, 0);
                 d.scatter_indices_batching_dims = shift(&d.scatter_indices_batching_dims);
@@ -855,11 +825,7 @@ fn vmap_inst(
         Op::DynamicSlice { sizes } if (1..prim.len()).any(is) => {
             // Batched starts: a gather with the batch as a batching
             // dimension (gather clamps starts as dynamic-slice does).
-            let x = if is(0) {
-                prim[0]
-            } else {
-                batch(e, prim[0], size)?
-            };
+            let x = bat(e, 0)?;
             let idx = stack_starts(e, &prim[1..], &ops[1..], size, None)?;
             let r = sizes.len() as i64;
             let mut slice_sizes = vec![1];
@@ -884,16 +850,8 @@ fn vmap_inst(
         Op::DynamicUpdateSlice if (2..prim.len()).any(is) => {
             // Batched starts: a scatter that assigns, at starts clamped as
             // dynamic-update-slice clamps them.
-            let x = if is(0) {
-                prim[0]
-            } else {
-                batch(e, prim[0], size)?
-            };
-            let u = if is(1) {
-                prim[1]
-            } else {
-                batch(e, prim[1], size)?
-            };
+            let x = bat(e, 0)?;
+            let u = bat(e, 1)?;
             let xd = e.dims(x)?;
             let ud = e.dims(u)?;
             let bounds: Vec<i64> = (1..xd.len()).map(|k| xd[k] - ud[k]).collect();
@@ -934,16 +892,8 @@ fn vmap_inst(
             e.add(Op::DynamicSlice { sizes: s }, &o, &[])?
         }
         Op::DynamicUpdateSlice if (2..prim.len()).all(|k| !is(k)) => {
-            let x = if is(0) {
-                prim[0]
-            } else {
-                batch(e, prim[0], size)?
-            };
-            let u = if is(1) {
-                prim[1]
-            } else {
-                batch(e, prim[1], size)?
-            };
+            let x = bat(e, 0)?;
+            let u = bat(e, 1)?;
             let ity = e.ty(prim[2])?;
             let zero = e.scalar(ity, 0.0)?;
             let mut o = vec![x, u, zero];
