@@ -650,6 +650,11 @@ impl<'o> Emitter<'o> {
     }
 }
 
+/// How a forward transformation rewrites one instruction, given its
+/// operands' new values and what the transformation carries for each.
+pub(crate) type InstRule<'a, T> = dyn FnMut(&mut Emitter, &Instruction, &[(InstId, T)]) -> Result<(InstId, T), TransformError>
+    + 'a;
+
 /// A forward transformation's walk over computation `c` of `m` (jvp and
 /// vmap): every instruction in order, given the new values (and what the
 /// transformation carries along, `T`) of its operands; a parameter takes
@@ -660,11 +665,7 @@ pub(crate) fn walk_forward<T: Clone>(
     m: &Module,
     c: CompId,
     args: &[(InstId, T)],
-    rule: &mut dyn FnMut(
-        &mut Emitter,
-        &Instruction,
-        &[(InstId, T)],
-    ) -> Result<(InstId, T), TransformError>,
+    rule: &mut InstRule<'_, T>,
 ) -> Result<(InstId, T), TransformError> {
     let comp = m.comp(c);
     let mut vals: hlox_hlo::SecondaryMap<InstId, Option<(InstId, T)>> =
