@@ -20,6 +20,7 @@
 //! Hessenberg and tridiagonal reductions). A module that uses them fails at
 //! compile time naming the target.
 
+pub mod blocked;
 pub mod lapack;
 pub mod linalg;
 
