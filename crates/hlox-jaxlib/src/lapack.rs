@@ -249,7 +249,7 @@ pub fn trsm<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     for i in 0..batch {
         let bi = &mut b[i * m * n..(i + 1) * m * n];
         if alpha != T::one() {
-            bi.iter_mut().for_each(|v| *v = *v * alpha);
+            bi.iter_mut().for_each(|v| *v *= alpha);
         }
         blocked::trsm(p, m, n, &a[i * k * k..(i + 1) * k * k], bi);
     }
