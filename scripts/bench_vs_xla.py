@@ -55,6 +55,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def jax_benchmarks():
     import jax
     import jax.numpy as jnp
+    import jax.scipy.linalg
 
     rng = np.random.default_rng(0)
 
@@ -118,6 +119,19 @@ def jax_benchmarks():
     def svdvals(a):
         return jnp.linalg.svd(a, compute_uv=False)
 
+    # With vectors: the values and the reconstruction, which do not depend
+    # on the vectors' signs.
+    def eigh(a):
+        w, v = jnp.linalg.eigh(a)
+        return w, (v * w) @ v.T
+
+    def svd(a):
+        u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+        return s, (u * s) @ vt
+
+    def triangular_solve(a, b):
+        return jax.scipy.linalg.solve_triangular(a, b, lower=True)
+
     def seed_custom_call(b, c):
         out = jax.ShapeDtypeStruct((2048,), jnp.float32)
         return jax.ffi.ffi_call("do_custom_call", out, custom_call_api_version=1)(b, c)
@@ -137,12 +151,16 @@ def jax_benchmarks():
         ("qr_256", qr, [well_conditioned(256)]),
         ("eigvalsh_128", eigvalsh, [spd(128)]),
         ("svdvals_128", svdvals, [well_conditioned(128)]),
+        ("eigh_128", eigh, [spd(128)]),
+        ("svd_128", svd, [well_conditioned(128)]),
+        ("triangular_solve_512", triangular_solve, [np.tril(well_conditioned(512)), f32(512, 64)]),
     ]
 
 
 # Not run with --platform cuda: the seed target is a Host target, and on a
 # GPU JAX lowers jnp.linalg to cuSOLVER targets that hlox does not provide.
-HOST_ONLY = {"seed_custom_call", "lu_solve_512", "cholesky_512", "qr_256", "eigvalsh_128", "svdvals_128"}
+HOST_ONLY = {"seed_custom_call", "lu_solve_512", "cholesky_512", "qr_256", "eigvalsh_128", "svdvals_128",
+             "eigh_128", "svd_128", "triangular_solve_512"}
 
 
 def build_seed_plugin(tmp):

@@ -4,6 +4,14 @@
 //! `Executable::execute_into` (caller's buffers, no copies) and through
 //! `Executable::execute` (Literals in, Literal out).
 //!
+//! The second group isolates the per-call cost: a module of `CHAIN`
+//! custom calls of a one-element C function, chained so none can be
+//! dropped, against the same function called `CHAIN` times directly
+//! through its address, for each `api_version` and for typed FFI. The
+//! module's own fixed cost (argument checks, arena, FTZ/DAZ) is taken out
+//! by also timing a module of one call: per call = (t(CHAIN) - t(1)) /
+//! (CHAIN - 1).
+//!
 //! Run: `cargo bench -p hlox-cpu --bench custom_call`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -76,5 +84,156 @@ fn bench(cr: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// Calls per module in the per-call group.
+const CHAIN: usize = 64;
+
+/// `out[0] = in[0][0] + 1` as each legacy api_version's C signature.
+unsafe extern "C" fn add1_original(out: *mut c_void, ins: *const *const c_void) {
+    unsafe { *(out as *mut f32) = *(*ins as *const f32) + 1.0 };
+}
+unsafe extern "C" fn add1_status(
+    out: *mut c_void,
+    ins: *const *const c_void,
+    _status: *mut c_void,
+) {
+    unsafe { *(out as *mut f32) = *(*ins as *const f32) + 1.0 };
+}
+unsafe extern "C" fn add1_unified(
+    out: *mut c_void,
+    ins: *const *const c_void,
+    _opaque: *const u8,
+    _len: usize,
+    _status: *mut c_void,
+) {
+    unsafe { *(out as *mut f32) = *(*ins as *const f32) + 1.0 };
+}
+/// The typed-FFI handler's computation.
+fn add1_body(o: &mut f32, i: &f32) {
+    *o = *i + 1.0;
+}
+/// The same as a typed-FFI handler.
+fn add1_ffi(f: &mut hlox_ffi::xla_ffi::Frame) -> Result<(), hlox_ffi::xla_ffi::FfiError> {
+    let x = f.arg(0)?.slice::<f32>()?[0];
+    add1_body(&mut f.ret(0)?.slice_mut::<f32>()?[0], &x);
+    Ok(())
+}
+
+/// A module of `n` chained calls of `target` with `api_version`.
+fn chain(n: usize, target: &str, api_version: &str) -> String {
+    let mut t = String::from("HloModule chain\n\nENTRY main {\n  c0 = f32[1]{0} parameter(0)\n");
+    for i in 1..=n {
+        let root = if i == n { "ROOT " } else { "" };
+        t += &format!(
+            "  {root}c{i} = f32[1]{{0}} custom-call(c{}), custom_call_target=\"{target}\", api_version={api_version}\n",
+            i - 1
+        );
+    }
+    t + "}\n"
+}
+
+fn per_call(cr: &mut Criterion) {
+    let registry = Arc::new(Registry::new());
+    let host = hlox_ffi::Platform::Host;
+    use hlox_hlo::CustomCallApiVersion as V;
+    let legacy: [(&str, V, *const c_void); 3] = [
+        ("add1_original", V::Original, add1_original as *const c_void),
+        (
+            "add1_status",
+            V::StatusReturning,
+            add1_status as *const c_void,
+        ),
+        (
+            "add1_unified",
+            V::StatusReturningUnified,
+            add1_unified as *const c_void,
+        ),
+    ];
+    for &(name, v, f) in &legacy {
+        // SAFETY: each function has the C signature of its api_version.
+        unsafe { registry.register_c(name, host, v, f) }.unwrap();
+    }
+    registry.register_fn("add1_ffi", host, add1_ffi).unwrap();
+    let compile = |n: usize, target: &str, v: &str| {
+        let m = hlox_hlo::text::parse_module(&chain(n, target, v)).unwrap();
+        let options = CompileOptions {
+            registry: Some(registry.clone()),
+            ..Default::default()
+        };
+        compile(&m, &options).unwrap()
+    };
+    let x = 1f32.to_le_bytes().to_vec();
+    let mut out = vec![0u8; 4];
+    let mut g = cr.benchmark_group("custom_call_per_call");
+    /// `CHAIN` direct calls through `call` (each through a function
+    /// pointer the compiler cannot see through).
+    fn direct<M: criterion::measurement::Measurement>(
+        g: &mut criterion::BenchmarkGroup<M>,
+        v: &str,
+        call: impl Fn(&mut f32, &f32),
+    ) {
+        g.bench_function(format!("{v}: direct call x{CHAIN}"), |bn| {
+            bn.iter(|| {
+                let mut a = black_box(1f32);
+                for _ in 0..CHAIN {
+                    let mut o = 0f32;
+                    call(&mut o, &a);
+                    a = o;
+                }
+                black_box(a)
+            })
+        });
+    }
+    let ptr = |i: &f32| [i as *const f32 as *const c_void];
+    let out_ptr = |o: &mut f32| o as *mut f32 as *mut c_void;
+    direct(&mut g, "API_VERSION_ORIGINAL", |o, i| {
+        let f = black_box(add1_original as unsafe extern "C" fn(_, _));
+        unsafe { f(out_ptr(o), ptr(i).as_ptr()) }
+    });
+    direct(&mut g, "API_VERSION_STATUS_RETURNING", |o, i| {
+        let f = black_box(add1_status as unsafe extern "C" fn(_, _, _));
+        unsafe { f(out_ptr(o), ptr(i).as_ptr(), std::ptr::null_mut()) }
+    });
+    direct(&mut g, "API_VERSION_STATUS_RETURNING_UNIFIED", |o, i| {
+        let f = black_box(add1_unified as unsafe extern "C" fn(_, _, _, _, _));
+        unsafe {
+            f(
+                out_ptr(o),
+                ptr(i).as_ptr(),
+                std::ptr::null(),
+                0usize,
+                std::ptr::null_mut(),
+            )
+        }
+    });
+    // The typed-FFI handler's body, called directly (no call frame).
+    direct(&mut g, "API_VERSION_TYPED_FFI", |o, i| {
+        let f = black_box(add1_body as fn(&mut f32, &f32));
+        f(o, i)
+    });
+    let modules = [
+        ("add1_original", "API_VERSION_ORIGINAL"),
+        ("add1_status", "API_VERSION_STATUS_RETURNING"),
+        ("add1_unified", "API_VERSION_STATUS_RETURNING_UNIFIED"),
+        ("add1_ffi", "API_VERSION_TYPED_FFI"),
+    ];
+    for (target, v) in modules {
+        for n in [1, CHAIN] {
+            let exe = compile(n, target, v);
+            exe.execute_into(&[&x], &mut [&mut out]).unwrap();
+            assert_eq!(
+                f32::from_le_bytes(out[..4].try_into().unwrap()),
+                1.0 + n as f32
+            );
+            g.bench_function(format!("{v}: module of {n} calls"), |bn| {
+                bn.iter(|| {
+                    exe.execute_into(&[&x], &mut [&mut out]).unwrap();
+                    black_box(&out);
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, per_call);
 criterion_main!(benches);

@@ -1707,12 +1707,45 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             ffi: None,
         });
         let site = self.cg.i64c(site as i64);
-        self.call_runtime(
-            fr,
-            name,
-            runtime::hlox_rt_cc_check as *const () as usize,
-            &[fr.ctx.into(), status.into(), site.into()],
-        )
+        let check_args = [fr.ctx.into(), status.into(), site.into()];
+        let check = runtime::hlox_rt_cc_check as *const () as usize;
+        if target.catches_panics {
+            // A Rust target's trampoline leaves a caught panic in a
+            // thread-local slot that only the runtime can read.
+            return self.call_runtime(fr, name, check, &check_args);
+        }
+        // A C function cannot leave a panic, and one without a status
+        // (API_VERSION_ORIGINAL) cannot fail: no check at all. With a
+        // status, only its `failed` word (the first field) is read inline;
+        // the runtime reads the message when it is set. This keeps one
+        // custom call within a few ns of a direct call of the function
+        // (docs/performance.md).
+        if call.api_version == CustomCallApiVersion::Original {
+            return Ok(());
+        }
+        let cg = &self.cg;
+        let failed =
+            cg.b.build_load(cg.i32(), status, "failed")
+                .map_err(e(name))?
+                .into_int_value();
+        let f = cg.current_fn().map_err(e(name))?;
+        let (slow, done) = (
+            cg.ctx.append_basic_block(f, "cc_failed"),
+            cg.ctx.append_basic_block(f, "cc_done"),
+        );
+        let c =
+            cg.b.build_int_compare(IntPredicate::NE, failed, cg.i32().const_zero(), "")
+                .map_err(e(name))?;
+        cg.b.build_conditional_branch(c, slow, done)
+            .map_err(e(name))?;
+        cg.b.position_at_end(slow);
+        self.call_runtime(fr, name, check, &check_args)?;
+        self.cg
+            .b
+            .build_unconditional_branch(done)
+            .map_err(e(name))?;
+        self.cg.b.position_at_end(done);
+        Ok(())
     }
 
     /// Compile scalar computation `c` into `void f(ptr args, ptr outs)`

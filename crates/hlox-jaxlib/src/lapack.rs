@@ -11,6 +11,7 @@
 //! JAX turns into NaNs or errors itself. Attributes are u8 characters
 //! (`uplo = 76 : ui8` is `'L'`).
 
+use crate::blocked;
 use crate::linalg::{self, SvdJob, Triangular};
 use hlox_ffi::xla_ffi::{FfiElement, FfiError, Frame, FrameError};
 use num_traits::Float;
@@ -119,7 +120,7 @@ impl From<LapackError> for FfiError {
 type Result<T, E = LapackError> = std::result::Result<T, E>;
 
 /// The element types the real LAPACK routines (`s`, `d`) run on.
-pub trait Real: Float + FfiElement {}
+pub trait Real: Float + FfiElement + blocked::Scalar {}
 impl Real for f32 {}
 impl Real for f64 {}
 
@@ -248,9 +249,9 @@ pub fn trsm<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     for i in 0..batch {
         let bi = &mut b[i * m * n..(i + 1) * m * n];
         if alpha != T::one() {
-            bi.iter_mut().for_each(|v| *v = *v * alpha);
+            bi.iter_mut().for_each(|v| *v *= alpha);
         }
-        linalg::trsm(p, m, n, &a[i * k * k..(i + 1) * k * k], bi);
+        blocked::trsm(p, m, n, &a[i * k * k..(i + 1) * k * k], bi);
     }
     Ok(())
 }
@@ -263,7 +264,7 @@ pub fn getrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let ipiv = ret_of::<i32>(f, 1, batch * k, "ipiv")?;
     let info = info_ret(f, 2, batch)?;
     for i in 0..batch {
-        info[i] = linalg::getrf(
+        info[i] = blocked::getrf(
             m,
             n,
             &mut a[i * m * n..(i + 1) * m * n],
@@ -283,7 +284,7 @@ pub fn potrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let info = info_ret(f, 1, batch)?;
     for i in 0..batch {
-        info[i] = linalg::potrf(lower, n, &mut a[i * n * n..(i + 1) * n * n]);
+        info[i] = blocked::potrf(lower, n, &mut a[i * n * n..(i + 1) * n * n]);
     }
     Ok(())
 }
@@ -295,7 +296,7 @@ pub fn geqrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let k = m.min(n);
     let tau = ret_of::<T>(f, 1, batch * k, "tau")?;
     for i in 0..batch {
-        linalg::geqrf(
+        blocked::geqrf(
             m,
             n,
             &mut a[i * m * n..(i + 1) * m * n],
@@ -346,7 +347,7 @@ pub fn orgqr<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let tau = tau_view.slice::<T>()?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     for i in 0..batch {
-        linalg::orgqr(
+        blocked::orgqr(
             m,
             n,
             k,
@@ -370,7 +371,7 @@ pub fn syevd<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let w = ret_of::<T>(f, 1, batch * n, "eigenvalues")?;
     let info = info_ret(f, 2, batch)?;
     for i in 0..batch {
-        info[i] = linalg::syevd(
+        info[i] = blocked::syevd(
             lower,
             vectors,
             n,
@@ -430,7 +431,7 @@ pub fn gesvd<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
                 &mut vt[i * vsz..(i + 1) * vsz],
             )
         };
-        info[i] = linalg::gesvd(
+        info[i] = blocked::gesvd(
             job,
             m,
             n,

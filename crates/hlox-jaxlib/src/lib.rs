@@ -10,6 +10,12 @@
 //! post-processing (NaNs for failed factorizations, pivot permutations)
 //! works unchanged.
 //!
+//! [`lapack`] reads the call frames; [`blocked`] computes with faer's
+//! blocked algorithms and restores LAPACK's conventions; [`linalg`] holds
+//! hlox's unblocked LAPACK-style routines, used for `geqp3`, `gtsv` and the
+//! inputs faer's results cannot express in LAPACK's form, and as the
+//! reference [`blocked`] is tested against.
+//!
 //! Linking this crate registers every target in [`TARGETS`] for the Host
 //! with [`hlox_ffi::register_custom_call_target!`]; the `hlox` CLI and the
 //! `hlox` facade crate link it. [`register`] adds them to a registry of
@@ -20,6 +26,7 @@
 //! Hessenberg and tridiagonal reductions). A module that uses them fails at
 //! compile time naming the target.
 
+pub mod blocked;
 pub mod lapack;
 pub mod linalg;
 

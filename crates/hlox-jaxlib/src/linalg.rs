@@ -9,6 +9,12 @@
 //! Jacobi for the symmetric eigenproblem and one-sided Jacobi for the SVD),
 //! written for correctness first: they are O(n^3) with contiguous inner
 //! loops where the algorithm allows, but not blocked for cache.
+//!
+//! The handlers run [`crate::blocked`] (faer) instead, except for
+//! [`geqp3`] and [`gtsv`] and for the inputs faer's results cannot express
+//! in LAPACK's form ([`getrf`] of a matrix with an exactly zero pivot,
+//! [`geqrf`] of a rank-deficient one). The rest stays as the reference
+//! [`crate::blocked`]'s tests compare with.
 
 use num_traits::Float;
 

@@ -59,7 +59,10 @@ fn dtype_name(d: i32) -> String {
 /// One argument or result buffer.
 pub struct BufferView<'a> {
     raw: &'a Buffer,
-    what: String,
+    /// "argument" or "result", and the index: named in errors only (no
+    /// string is built on the call path).
+    kind: &'static str,
+    index: usize,
 }
 
 impl<'a> BufferView<'a> {
@@ -78,17 +81,21 @@ impl<'a> BufferView<'a> {
     pub fn data(&self) -> *mut c_void {
         self.raw.data
     }
+    /// The buffer as errors name it ("argument 0").
+    fn what(&self) -> String {
+        format!("{} {}", self.kind, self.index)
+    }
     fn check<T: FfiElement>(&self) -> Result<(), FrameError> {
         if self.raw.dtype != T::DTYPE {
             return Err(FrameError::ElementType {
-                buffer: self.what.clone(),
+                buffer: self.what(),
                 found: dtype_name(self.raw.dtype),
                 expected: T::NAME,
             });
         }
         if self.raw.data.is_null() && self.element_count() > 0 {
             return Err(FrameError::NoData {
-                buffer: self.what.clone(),
+                buffer: self.what(),
             });
         }
         Ok(())
@@ -164,11 +171,7 @@ impl<'a> Frame<'a> {
         })?;
         let raw = unsafe { (*p as *const Buffer).as_ref() }
             .ok_or(FrameError::NullBuffer { kind, index })?;
-        let i = index;
-        Ok(BufferView {
-            raw,
-            what: format!("{kind} {i}"),
-        })
+        Ok(BufferView { raw, kind, index })
     }
     /// The call's `CUstream` (`XLA_FFI_Stream_Get`): a handler registered
     /// for CUDA queues its work here. Null in the CUDA backend's host

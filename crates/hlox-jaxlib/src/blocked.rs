@@ -1,0 +1,684 @@
+//! The LAPACK routines of [`crate::lapack`] computed by
+//! [faer](https://docs.rs/faer) (blocked, cache-aware, pure Rust), with
+//! LAPACK's conventions restored on top: what each routine overwrites,
+//! 1-based pivot *interchanges*, `info` codes, the packed Householder form
+//! with LAPACK's `tau`, descending singular values and `V^T`.
+//!
+//! Everything here is a conversion around one faer call, not an algorithm
+//! of its own. Where faer's result cannot be expressed in LAPACK's form,
+//! the routine falls back to the unblocked LAPACK-style code in
+//! [`crate::linalg`] for that one matrix, and says so:
+//!
+//! - LU: faer divides by an exactly zero pivot (the column below it turns
+//!   into NaNs), LAPACK skips the division and reports `info`. A matrix
+//!   with an exactly zero pivot is refactored by [`linalg::getrf`].
+//! - QR: faer's Householder QR skips a column whose remaining norm is
+//!   negligible (it reveals the rank with a staircase `R`), which LAPACK's
+//!   packed form (reflector `j` below the diagonal of column `j`) cannot
+//!   hold. A numerically rank-deficient matrix is refactored by
+//!   [`linalg::geqrf`].
+//!
+//! Column-pivoted QR (`geqp3`) and the tridiagonal solve (`gtsv`) stay in
+//! [`crate::linalg`]: faer's column pivoting chooses pivots differently
+//! from LAPACK's (JAX's `jpvt` output would change), and faer has no
+//! tridiagonal solver (LAPACK's `gtsv` is the same O(n) elimination).
+//!
+//! All matrices are column-major (`a[i + j * m]`), as in [`crate::linalg`].
+//! faer runs single-threaded (`Par::Seq`): a custom call runs on one of
+//! the executor's threads, and jaxlib's LAPACK kernels are called the same
+//! way under XLA.
+//!
+//! The scalar bound is [`Scalar`]; faer's routines are generic over its
+//! `ComplexField`, so the complex variants (`c`, `z`) need new `Scalar`
+//! impls plus LAPACK's complex `tau` convention in [`geqrf`]/[`orgqr`].
+
+use crate::linalg::{self, SvdJob, Triangular};
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::llt::factor as llt;
+use faer::linalg::evd::{self, ComputeEigenvectors};
+use faer::linalg::householder;
+use faer::linalg::lu::partial_pivoting::factor as lu;
+use faer::linalg::qr::no_pivoting::factor as qr;
+use faer::linalg::svd::{self, ComputeSvdVectors};
+use faer::linalg::triangular_solve as tri;
+use faer::{ColMut, Conj, MatMut, MatRef, Par};
+use num_traits::Float;
+
+/// The element types the faer-backed routines run on (f32, f64).
+pub trait Scalar: faer::traits::RealField + Float + Copy {}
+impl Scalar for f32 {}
+impl Scalar for f64 {}
+
+const PAR: Par = Par::Seq;
+
+/// Scratch memory for one faer call.
+fn scratch(req: StackReq) -> MemBuffer {
+    MemBuffer::new(req)
+}
+
+// ---- LU ------------------------------------------------------------------
+
+/// LU factorization with partial pivoting (LAPACK `getrf`), by faer's
+/// recursive blocked LU: `a` (`m x n`) is overwritten by `L` (unit
+/// diagonal, not stored) and `U`; `ipiv[j]` is the 1-based row that row `j`
+/// was interchanged with (LAPACK's form; faer returns the composed
+/// permutation, from which the interchanges are recovered exactly). faer
+/// picks the first entry of largest magnitude, as LAPACK's `i?amax` does.
+/// Returns `info`: 0, or `j + 1` for the first exactly zero `U[j, j]`.
+pub fn getrf<T: Scalar>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
+    let k = m.min(n);
+    if k == 0 {
+        return 0;
+    }
+    // Kept for the exactly-singular fallback (see the module docs).
+    let saved = a.to_vec();
+    let (mut perm, mut perm_inv) = (vec![0usize; m], vec![0usize; m]);
+    {
+        let mat = MatMut::from_column_major_slice_mut(a, m, n);
+        let mut buf = scratch(lu::lu_in_place_scratch::<usize, T>(
+            m,
+            n,
+            PAR,
+            Default::default(),
+        ));
+        lu::lu_in_place(
+            mat,
+            &mut perm,
+            &mut perm_inv,
+            PAR,
+            MemStack::new(&mut buf),
+            Default::default(),
+        );
+    }
+    if (0..k).any(|j| a[j + j * m] == T::zero()) {
+        a.copy_from_slice(&saved);
+        return linalg::getrf(m, n, a, ipiv);
+    }
+    // `perm[i]` is the original row now at row `i`. faer built it by the
+    // interchanges (j, p_j), p_j >= j, in order, so row j's interchange
+    // is with wherever `perm[j]` sits after the first j of them.
+    let mut at: Vec<usize> = (0..m).collect(); // original row -> current row
+    let mut row: Vec<usize> = (0..m).collect(); // current row -> original row
+    for j in 0..k {
+        let p = at[perm[j]];
+        ipiv[j] = (p + 1) as i32;
+        row.swap(j, p);
+        at[row[j]] = j;
+        at[row[p]] = p;
+    }
+    0
+}
+
+// ---- Cholesky ------------------------------------------------------------
+
+/// Cholesky factorization (LAPACK `potrf`) by faer's blocked left-looking
+/// `LL^T`. The `lower` (or upper) triangle of `a` (`n x n`) is read and
+/// overwritten by `L` (or `U = L^T`: the upper triangle of a column-major
+/// matrix is the lower triangle of its transpose); the other triangle is
+/// not touched. Returns `info`: 0, or `j + 1` when the leading minor of
+/// order `j + 1` is not positive definite.
+pub fn potrf<T: Scalar>(lower: bool, n: usize, a: &mut [T]) -> i32 {
+    if n == 0 {
+        return 0;
+    }
+    // faer uses the other triangle as scratch; LAPACK leaves it alone.
+    let saved = a.to_vec();
+    let mat = MatMut::from_column_major_slice_mut(a, n, n);
+    let mat = if lower { mat } else { mat.transpose_mut() };
+    let mut buf = scratch(llt::cholesky_in_place_scratch::<T>(
+        n,
+        PAR,
+        Default::default(),
+    ));
+    let info = match llt::cholesky_in_place(
+        mat,
+        Default::default(),
+        PAR,
+        MemStack::new(&mut buf),
+        Default::default(),
+    ) {
+        Ok(_) => 0,
+        Err(llt::LltError::NonPositivePivot { index }) => (index + 1) as i32,
+    };
+    for j in 0..n {
+        let other = if lower { 0..j } else { j + 1..n };
+        a[other.start + j * n..other.end + j * n]
+            .copy_from_slice(&saved[other.start + j * n..other.end + j * n]);
+    }
+    info
+}
+
+// ---- Triangular solve ----------------------------------------------------
+
+/// Solves `op(A) X = B` or `X op(A) = B` (BLAS `trsm`, `alpha = 1`) by
+/// faer's blocked triangular solves, overwriting `b` (`m x n`) with `X`.
+/// `a` is `k x k` (`k = m` from the left, `n` from the right); only its
+/// `p.lower` triangle is read, and not its diagonal when `p.unit`. From the
+/// right, `X op(A) = B` is solved as `op(A)^T X^T = B^T` on transposed
+/// views (no copies).
+pub fn trsm<T: Scalar>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
+    let k = if p.left { m } else { n };
+    if m == 0 || n == 0 {
+        return;
+    }
+    let a = MatRef::from_column_major_slice(a, k, k);
+    let b = MatMut::from_column_major_slice_mut(b, m, n);
+    // The system as `t x = rhs`, with `t` lower or upper triangular.
+    let (t, rhs, transposed) = if p.left {
+        (a, b, p.transpose)
+    } else {
+        (a, b.transpose_mut(), !p.transpose)
+    };
+    let t = if transposed { t.transpose() } else { t };
+    let t_lower = p.lower != transposed;
+    match (t_lower, p.unit) {
+        (true, false) => tri::solve_lower_triangular_in_place(t, rhs, PAR),
+        (true, true) => tri::solve_unit_lower_triangular_in_place(t, rhs, PAR),
+        (false, false) => tri::solve_upper_triangular_in_place(t, rhs, PAR),
+        (false, true) => tri::solve_unit_upper_triangular_in_place(t, rhs, PAR),
+    }
+}
+
+// ---- Householder QR ------------------------------------------------------
+
+/// faer's `tau` (`H = I - v v^T / tau`) from LAPACK's (`H = I - tau v v^T`)
+/// and back: reciprocals (LAPACK's `tau = 0`, no reflection, is faer's
+/// infinity).
+fn recip<T: Scalar>(t: T) -> T {
+    T::one() / t
+}
+
+/// Householder QR (LAPACK `geqrf`) by faer's blocked QR: `a` (`m x n`) is
+/// overwritten by `R` (upper triangle) and the reflectors' vectors below
+/// it (LAPACK's packed form; faer's reflectors are LAPACK's, same vector
+/// and same sign of `beta`), `tau` gets LAPACK's `min(m, n)` factors.
+///
+/// A wide matrix is factored as LAPACK does: QR of its first `m` columns,
+/// then `Q^T` applied to the rest. A numerically rank-deficient matrix
+/// goes to [`linalg::geqrf`] (see the module docs).
+pub fn geqrf<T: Scalar>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
+    let k = m.min(n);
+    if k == 0 {
+        return;
+    }
+    let bs = qr::recommended_block_size::<T>(m, k);
+    let mut h = vec![T::zero(); bs * k];
+    let (left, right) = a.split_at_mut(m * k);
+    let saved = left.to_vec();
+    let rank = {
+        let mut buf = scratch(qr::qr_in_place_scratch::<T>(
+            m,
+            k,
+            bs,
+            PAR,
+            Default::default(),
+        ));
+        qr::qr_in_place(
+            MatMut::from_column_major_slice_mut(left, m, k),
+            MatMut::from_column_major_slice_mut(&mut h, bs, k),
+            PAR,
+            MemStack::new(&mut buf),
+            Default::default(),
+        )
+        .rank
+    };
+    if rank < k {
+        left.copy_from_slice(&saved);
+        linalg::geqrf(m, n, a, tau);
+        return;
+    }
+    if n > k {
+        let basis = MatRef::from_column_major_slice(left, m, k);
+        let factor = MatRef::from_column_major_slice(&h, bs, k);
+        let mut buf = scratch(
+            householder::apply_block_householder_sequence_transpose_on_the_left_in_place_scratch::<T>(
+                m,
+                bs,
+                n - k,
+            ),
+        );
+        householder::apply_block_householder_sequence_transpose_on_the_left_in_place_with_conj(
+            basis,
+            factor,
+            Conj::Yes,
+            MatMut::from_column_major_slice_mut(right, m, n - k),
+            PAR,
+            MemStack::new(&mut buf),
+        );
+    }
+    // Reflector j's factor is on the diagonal of its block's triangular
+    // factor: row j % bs of column j.
+    for (j, t) in tau.iter_mut().enumerate().take(k) {
+        *t = recip(h[j % bs + j * bs]);
+    }
+}
+
+/// The first `n` columns of `Q = H(0) H(1) ... H(k-1)` (LAPACK `orgqr`) by
+/// faer's blocked Householder application: on entry column `j < k` of `a`
+/// (`m x n`, `k <= n <= m`) holds reflector `j` below its diagonal, as
+/// [`geqrf`] leaves it, and `tau` LAPACK's factors; on exit `a` is `Q`.
+/// faer's block factors are built from LAPACK's `tau` (their diagonals)
+/// and the reflectors (the rest).
+pub fn orgqr<T: Scalar>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    let basis = a[..m * k].to_vec();
+    a.iter_mut().for_each(|v| *v = T::zero());
+    for j in 0..n.min(m) {
+        a[j + j * m] = T::one();
+    }
+    if k == 0 {
+        return;
+    }
+    let bs = qr::recommended_block_size::<T>(m, k);
+    let mut h = vec![T::zero(); bs * k];
+    for j in 0..k {
+        h[j % bs + j * bs] = recip(tau[j]);
+    }
+    {
+        let basis = MatRef::from_column_major_slice(&basis, m, k);
+        let mut factor = MatMut::from_column_major_slice_mut(&mut h, bs, k);
+        for j0 in (0..k).step_by(bs) {
+            let b = bs.min(k - j0);
+            householder::upgrade_householder_factor(
+                factor.as_mut().submatrix_mut(0, j0, b, b),
+                basis.submatrix(j0, j0, m - j0, b),
+                b,
+                1,
+                PAR,
+            );
+        }
+    }
+    let mut buf = scratch(
+        householder::apply_block_householder_sequence_on_the_left_in_place_scratch::<T>(m, bs, n),
+    );
+    householder::apply_block_householder_sequence_on_the_left_in_place_with_conj(
+        MatRef::from_column_major_slice(&basis, m, k),
+        MatRef::from_column_major_slice(&h, bs, k),
+        Conj::No,
+        MatMut::from_column_major_slice_mut(a, m, n),
+        PAR,
+        MemStack::new(&mut buf),
+    );
+}
+
+// ---- Symmetric eigenproblem ----------------------------------------------
+
+/// Eigenvalues (ascending, into `w`) and, with `vectors`, orthonormal
+/// eigenvectors (column `j` of `a` for `w[j]`) of the symmetric `n x n`
+/// matrix whose `lower` (or upper) triangle `a` holds (LAPACK `syevd`), by
+/// faer's tridiagonalization and divide and conquer. Without `vectors`,
+/// `a` keeps its input. Returns `info`: 0, or 1 if faer's iteration did
+/// not converge.
+pub fn syevd<T: Scalar>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mut [T]) -> i32 {
+    if n == 0 {
+        return 0;
+    }
+    let compute = if vectors {
+        ComputeEigenvectors::Yes
+    } else {
+        ComputeEigenvectors::No
+    };
+    let mut u = vec![T::zero(); if vectors { n * n } else { 0 }];
+    let mut buf = scratch(evd::self_adjoint_evd_scratch::<T>(
+        n,
+        compute,
+        PAR,
+        Default::default(),
+    ));
+    let ok = {
+        let src = MatRef::from_column_major_slice(a, n, n);
+        // faer reads the lower triangle; the upper one of `a` is the lower
+        // one of its transpose.
+        let src = if lower { src } else { src.transpose() };
+        let out = vectors.then(|| MatMut::from_column_major_slice_mut(&mut u, n, n));
+        evd::self_adjoint_evd(
+            src,
+            ColMut::from_slice_mut(w).as_diagonal_mut(),
+            out,
+            PAR,
+            MemStack::new(&mut buf),
+            Default::default(),
+        )
+        .is_ok()
+    };
+    if vectors {
+        a.copy_from_slice(&u);
+    }
+    if ok {
+        0
+    } else {
+        1
+    }
+}
+
+// ---- Singular value decomposition ----------------------------------------
+
+/// Singular value decomposition `A = U diag(s) V^T` (LAPACK `gesdd` and
+/// `gesvd`) of `a` (`m x n`, not modified) by faer's bidiagonalization and
+/// divide and conquer: `s` gets the `min(m, n)` singular values,
+/// descending; `u` and `vt` the vectors as `job` asks (column-major;
+/// untouched for [`SvdJob::None`]; faer returns `V`, transposed here).
+/// Returns `info`: 0, or 1 if faer's iteration did not converge.
+pub fn gesvd<T: Scalar>(
+    job: SvdJob,
+    m: usize,
+    n: usize,
+    a: &[T],
+    s: &mut [T],
+    u: &mut [T],
+    vt: &mut [T],
+) -> i32 {
+    let k = m.min(n);
+    let (compute, ucols, vcols) = match job {
+        SvdJob::None => (ComputeSvdVectors::No, 0, 0),
+        SvdJob::Thin => (ComputeSvdVectors::Thin, k, k),
+        SvdJob::Full => (ComputeSvdVectors::Full, m, n),
+    };
+    if k == 0 {
+        // No singular values; the vectors of an empty side are the
+        // identity (LAPACK's convention for the full job).
+        for (buf, rows, cols) in [(&mut *u, m, ucols), (&mut *vt, vcols, n)] {
+            if buf.len() >= rows * cols {
+                buf[..rows * cols].iter_mut().for_each(|x| *x = T::zero());
+                for i in 0..rows.min(cols) {
+                    buf[i + i * rows] = T::one();
+                }
+            }
+        }
+        return 0;
+    }
+    let mut v = vec![T::zero(); n * vcols];
+    let mut buf = scratch(svd::svd_scratch::<T>(
+        m,
+        n,
+        compute,
+        compute,
+        PAR,
+        Default::default(),
+    ));
+    let ok = {
+        let uo = (job != SvdJob::None)
+            .then(|| MatMut::from_column_major_slice_mut(&mut u[..m * ucols], m, ucols));
+        let vo =
+            (job != SvdJob::None).then(|| MatMut::from_column_major_slice_mut(&mut v, n, vcols));
+        svd::svd(
+            MatRef::from_column_major_slice(a, m, n),
+            ColMut::from_slice_mut(&mut s[..k]).as_diagonal_mut(),
+            uo,
+            vo,
+            PAR,
+            MemStack::new(&mut buf),
+            Default::default(),
+        )
+        .is_ok()
+    };
+    if job != SvdJob::None {
+        // vt (vcols x n) = V^T, V being n x vcols.
+        for i in 0..vcols {
+            for j in 0..n {
+                vt[i + j * vcols] = v[j + i * n];
+            }
+        }
+    }
+    if ok {
+        0
+    } else {
+        1
+    }
+}
+
+/// Each routine against the unblocked LAPACK-style code of
+/// [`crate::linalg`] (itself checked against LAPACK's known outputs
+/// there), on sizes that reach faer's blocked paths: pivots and `info`
+/// exactly, factors to rounding.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(n: usize, seed: u64) -> Vec<f64> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    fn close(a: &[f64], b: &[f64], tol: f64, what: &str) {
+        assert_eq!(a.len(), b.len(), "{what}");
+        let scale = b.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            assert!(
+                (x - y).abs() <= tol * scale,
+                "{what}: element {i}: {x} vs {y}"
+            );
+        }
+    }
+
+    fn matmul(m: usize, k: usize, n: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
+        let mut c = vec![0.0; m * n];
+        for j in 0..n {
+            for l in 0..k {
+                let t = b[l + j * k];
+                for i in 0..m {
+                    c[i + j * m] += a[i + l * m] * t;
+                }
+            }
+        }
+        c
+    }
+
+    fn transpose(m: usize, n: usize, a: &[f64]) -> Vec<f64> {
+        (0..m * n).map(|x| a[x / n + (x % n) * m]).collect()
+    }
+
+    fn spd(n: usize, seed: u64) -> Vec<f64> {
+        let r = lcg(n * n, seed);
+        let mut a = matmul(n, n, n, &r, &transpose(n, n, &r));
+        (0..n).for_each(|i| a[i + i * n] += n as f64);
+        a
+    }
+
+    const SHAPES: &[(usize, usize)] = &[
+        (1, 1),
+        (3, 2),
+        (2, 3),
+        (17, 17),
+        (130, 90),
+        (90, 130),
+        (160, 160),
+    ];
+
+    #[test]
+    fn getrf_matches_unblocked_pivots_and_factors() {
+        for &(m, n) in SHAPES {
+            let a0 = lcg(m * n, (m * 31 + n) as u64);
+            let k = m.min(n);
+            let (mut a, mut p) = (a0.clone(), vec![0; k]);
+            let (mut b, mut q) = (a0.clone(), vec![0; k]);
+            assert_eq!(getrf(m, n, &mut a, &mut p), 0);
+            assert_eq!(linalg::getrf(m, n, &mut b, &mut q), 0);
+            assert_eq!(p, q, "{m}x{n} pivots");
+            close(&a, &b, 1e-10, &format!("{m}x{n} LU"));
+        }
+        // Exactly singular: info names the first zero pivot, no NaNs (the
+        // unblocked fallback, as LAPACK leaves it).
+        let n = 70;
+        let mut a = lcg(n * n, 5);
+        let c0 = a[..n].to_vec();
+        a[3 * n..4 * n].copy_from_slice(&c0);
+        a[..n].iter_mut().for_each(|v| *v = 0.0);
+        let mut ipiv = vec![0; n];
+        assert_eq!(getrf(n, n, &mut a, &mut ipiv), 1);
+        assert!(a.iter().all(|v| v.is_finite()));
+    }
+
+    #[test]
+    fn potrf_matches_unblocked_both_triangles() {
+        for n in [1, 5, 64, 150] {
+            let a0 = spd(n, n as u64);
+            for lower in [true, false] {
+                let (mut a, mut b) = (a0.clone(), a0.clone());
+                // The triangle that is not read must stay as it was.
+                for j in 0..n {
+                    for i in 0..n {
+                        if (i > j && !lower) || (i < j && lower) {
+                            a[i + j * n] = 7.0;
+                            b[i + j * n] = 7.0;
+                        }
+                    }
+                }
+                assert_eq!(potrf(lower, n, &mut a), 0);
+                assert_eq!(linalg::potrf(lower, n, &mut b), 0);
+                close(&a, &b, 1e-10, &format!("potrf {n} lower={lower}"));
+            }
+        }
+        let mut bad = spd(100, 3);
+        bad[60 + 60 * 100] = -1e6;
+        let mut bad2 = bad.clone();
+        assert_eq!(
+            potrf(true, 100, &mut bad),
+            linalg::potrf(true, 100, &mut bad2)
+        );
+        assert_ne!(linalg::potrf(true, 100, &mut spd(100, 3).clone()), 1);
+    }
+
+    #[test]
+    fn trsm_every_variant_matches_unblocked() {
+        let k = 70;
+        let a: Vec<f64> = lcg(k * k, 3)
+            .iter()
+            .enumerate()
+            .map(|(x, v)| if x % (k + 1) == 0 { v + 8.0 } else { *v })
+            .collect();
+        for bits in 0..16 {
+            let p = Triangular {
+                left: bits & 1 != 0,
+                lower: bits & 2 != 0,
+                transpose: bits & 4 != 0,
+                unit: bits & 8 != 0,
+            };
+            let (m, n) = if p.left { (k, 40) } else { (40, k) };
+            let b0 = lcg(m * n, 9 + bits as u64);
+            let (mut x, mut y) = (b0.clone(), b0);
+            trsm(p, m, n, &a, &mut x);
+            linalg::trsm(p, m, n, &a, &mut y);
+            close(&x, &y, 1e-10, &format!("trsm {p:?}"));
+        }
+    }
+
+    #[test]
+    fn geqrf_orgqr_match_unblocked() {
+        for &(m, n) in SHAPES {
+            let a0 = lcg(m * n, (m * 7 + n) as u64);
+            let k = m.min(n);
+            let (mut a, mut ta) = (a0.clone(), vec![0.0; k]);
+            let (mut b, mut tb) = (a0.clone(), vec![0.0; k]);
+            geqrf(m, n, &mut a, &mut ta);
+            linalg::geqrf(m, n, &mut b, &mut tb);
+            close(&a, &b, 1e-10, &format!("{m}x{n} packed QR"));
+            close(&ta, &tb, 1e-10, &format!("{m}x{n} tau"));
+            // Q, thin and (for tall) complete.
+            for cols in [k, m] {
+                if cols < k {
+                    continue;
+                }
+                let mut qa = vec![0.0; m * cols];
+                qa[..m * k].copy_from_slice(&a[..m * k]);
+                let mut qb = qa.clone();
+                orgqr(m, cols, k, &mut qa, &ta);
+                linalg::orgqr(m, cols, k, &mut qb, &tb);
+                close(&qa, &qb, 1e-10, &format!("{m}x{n} Q with {cols} columns"));
+            }
+        }
+        // Rank deficient (a zero column): the unblocked fallback.
+        let (m, n) = (60, 40);
+        let mut a = lcg(m * n, 4);
+        a[5 * m..6 * m].iter_mut().for_each(|v| *v = 0.0);
+        let mut b = a.clone();
+        let (mut ta, mut tb) = (vec![0.0; n], vec![0.0; n]);
+        geqrf(m, n, &mut a, &mut ta);
+        linalg::geqrf(m, n, &mut b, &mut tb);
+        assert_eq!(a, b);
+        assert_eq!(ta, tb);
+    }
+
+    #[test]
+    fn syevd_matches_unblocked_values_and_reconstructs() {
+        for n in [1, 6, 40, 130] {
+            let s0 = spd(n, 11 + n as u64);
+            // Shift so that some eigenvalues are negative.
+            let sym: Vec<f64> = (0..n * n)
+                .map(|x| {
+                    if x % (n + 1) == 0 {
+                        s0[x] - 1.5 * n as f64
+                    } else {
+                        s0[x]
+                    }
+                })
+                .collect();
+            for lower in [true, false] {
+                let mut a: Vec<f64> = (0..n * n)
+                    .map(|x| {
+                        let (i, j) = (x % n, x / n);
+                        if (i >= j) == lower || i == j {
+                            sym[x]
+                        } else {
+                            f64::NAN
+                        }
+                    })
+                    .collect();
+                let mut b = a.clone();
+                let (mut w, mut wb, mut wn) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+                let mut values_only = a.clone();
+                assert_eq!(syevd(lower, false, n, &mut values_only, &mut wn), 0);
+                assert_eq!(syevd(lower, true, n, &mut a, &mut w), 0);
+                assert_eq!(linalg::syevd(lower, false, n, &mut b, &mut wb), 0);
+                close(&w, &wb, 1e-10, "eigenvalues");
+                close(&wn, &wb, 1e-10, "eigenvalues, mode N");
+                let vw: Vec<f64> = (0..n * n).map(|x| a[x] * w[x / n]).collect();
+                let back = matmul(n, n, n, &vw, &transpose(n, n, &a));
+                close(&back, &sym, 1e-10, "V diag(w) V^T");
+            }
+        }
+    }
+
+    #[test]
+    fn gesvd_matches_unblocked_values_and_reconstructs() {
+        for &(m, n) in SHAPES {
+            let a = lcg(m * n, (m * 3 + n) as u64);
+            let k = m.min(n);
+            let mut sb = vec![0.0; k];
+            assert_eq!(
+                linalg::gesvd(SvdJob::None, m, n, &a, &mut sb, &mut [], &mut []),
+                0
+            );
+            let mut sn = vec![0.0; k];
+            assert_eq!(gesvd(SvdJob::None, m, n, &a, &mut sn, &mut [], &mut []), 0);
+            close(&sn, &sb, 1e-10, "singular values, mode N");
+            for job in [SvdJob::Thin, SvdJob::Full] {
+                let (uc, vr) = if job == SvdJob::Full { (m, n) } else { (k, k) };
+                let (mut s, mut u, mut vt) = (vec![0.0; k], vec![0.0; m * uc], vec![0.0; vr * n]);
+                assert_eq!(gesvd(job, m, n, &a, &mut s, &mut u, &mut vt), 0);
+                close(&s, &sb, 1e-10, "singular values");
+                let utu = matmul(uc, m, uc, &transpose(m, uc, &u), &u);
+                let eye = |d: usize| -> Vec<f64> {
+                    (0..d * d)
+                        .map(|x| if x % (d + 1) == 0 { 1.0 } else { 0.0 })
+                        .collect()
+                };
+                close(&utu, &eye(uc), 1e-10, "U^T U");
+                let vvt = matmul(vr, n, vr, &vt, &transpose(vr, n, &vt));
+                close(&vvt, &eye(vr), 1e-10, "V^T V");
+                let us: Vec<f64> = (0..m * k).map(|x| u[x] * s[x / m]).collect();
+                let vtk: Vec<f64> = (0..k * n).map(|x| vt[x % k + (x / k) * vr]).collect();
+                close(&matmul(m, k, n, &us, &vtk), &a, 1e-10, "U S V^T");
+            }
+        }
+    }
+}
