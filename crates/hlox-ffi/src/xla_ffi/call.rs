@@ -190,6 +190,7 @@ impl FfiCall {
                 args.as_args(),
                 rets.as_args(),
                 None,
+                None,
             )
         }
     }
@@ -213,6 +214,7 @@ impl FfiCall {
         args: abi::Args,
         rets: abi::Args,
         run: Option<&RunStages>,
+        via: Option<&mut Invoker<'_>>,
     ) -> Result<(), FfiCallError> {
         let cx = CallContext {
             invoke,
@@ -231,8 +233,13 @@ impl FfiCall {
             attrs: self.attrs.frame_attrs(),
             future: std::ptr::null_mut(),
         };
-        // SAFETY: the frame and what it points to outlive the call.
-        unsafe { finish(handler(&mut frame), &frame) }
+        let err = match via {
+            // SAFETY: the frame and what it points to outlive the call.
+            None => unsafe { handler(&mut frame) },
+            Some(f) => f(handler, &mut frame),
+        };
+        // SAFETY: `err` is what the handler returned for this frame.
+        unsafe { finish(err, &frame) }
     }
 
     /// Number of argument buffers (operand leaves).
@@ -293,6 +300,19 @@ impl FfiCall {
         ctx: &InvokeContext,
         run: Option<&mut RunStages>,
     ) -> Result<(), FfiCallError> {
+        unsafe { self.call_in_via(args, rets, ctx, run, None) }
+    }
+
+    /// # Safety
+    /// As [`FfiCall::call`].
+    unsafe fn call_in_via(
+        &self,
+        args: &[*mut c_void],
+        rets: &[*mut c_void],
+        ctx: &InvokeContext,
+        run: Option<&mut RunStages>,
+        invoke: Option<&mut Invoker<'_>>,
+    ) -> Result<(), FfiCallError> {
         if args.len() != self.args.len() || rets.len() != self.rets.len() {
             return Err(FfiCallError::BufferLists {
                 given_args: args.len(),
@@ -320,6 +340,7 @@ impl FfiCall {
                             args.as_args(),
                             rets.as_args(),
                             Some(&*run),
+                            None,
                         )
                     }
                     .map_err(|e| FfiCallError::stage("prepare", e))?;
@@ -335,6 +356,7 @@ impl FfiCall {
                             args.as_args(),
                             rets.as_args(),
                             Some(&*run),
+                            None,
                         )
                     }
                     .map_err(|e| FfiCallError::stage("initialize", e))?;
@@ -351,10 +373,31 @@ impl FfiCall {
                 args.as_args(),
                 rets.as_args(),
                 run,
+                invoke,
             )
         }
     }
+
+    /// [`FfiCall::call`], with the handler's execute stage called through
+    /// `invoke` (given the handler and its call frame, it returns what the
+    /// handler returned): the custom-call sandbox calls it from its shim.
+    ///
+    /// # Safety
+    /// As [`FfiCall::call`]; `invoke` calls the handler on that frame (or
+    /// returns an error it made with the API's `XLA_FFI_Error_Create`).
+    pub unsafe fn call_via(
+        &self,
+        args: &[*mut c_void],
+        rets: &[*mut c_void],
+        ctx: &InvokeContext,
+        invoke: &mut Invoker<'_>,
+    ) -> Result<(), FfiCallError> {
+        unsafe { self.call_in_via(args, rets, ctx, None, Some(invoke)) }
+    }
 }
+
+/// Calls a handler on a call frame (see [`FfiCall::call_via`]).
+pub type Invoker<'a> = dyn FnMut(Handler, *mut CallFrame) -> *mut abi::Error + 'a;
 
 /// The `XLA_FFI_Buffer`s of one call's arguments (or results) and the
 /// arrays `XLA_FFI_Args` points into.
