@@ -176,6 +176,10 @@ pub enum SandboxError {
         bytes: usize,
         source: std::io::Error,
     },
+    /// A typed-FFI call reached the sandbox without its prepared call
+    /// (the compiler prepares one for every typed-FFI call).
+    #[error("internal: a typed-FFI call without its prepared call frame")]
+    NoFfiCall,
     /// The signal handlers could not be installed (`sigaction` failed).
     #[error("cannot install the sandbox's signal handlers (sigaction failed)")]
     Handlers,
@@ -614,11 +618,13 @@ impl SandboxedCall {
             ffi_result = unsafe { ffi.call_via(&args, &rets, &ictx, &mut invoke) };
             code = shim_code;
         } else {
-            let kind = match self.call.api_version {
-                CustomCallApiVersion::Original => 0,
-                CustomCallApiVersion::StatusReturning => 1,
-                CustomCallApiVersion::StatusReturningUnified => 2,
-                CustomCallApiVersion::TypedFfi => 3,
+            let kind = match (self.func, self.call.api_version) {
+                (TargetFn::Ffi(_), _) | (_, CustomCallApiVersion::TypedFfi) => {
+                    return Err(SandboxError::NoFfiCall)
+                }
+                (_, CustomCallApiVersion::Original) => 0,
+                (_, CustomCallApiVersion::StatusReturning) => 1,
+                (_, CustomCallApiVersion::StatusReturningUnified) => 2,
             };
             let mut tables = Vec::new();
             let mut it = ops.iter().map(|g| g.ptr() as *mut c_void);
@@ -742,6 +748,80 @@ impl SandboxedCall {
             }
         }
         Ok(())
+    }
+}
+
+/// Calls typed-FFI `handler` once, through the shim, on a call frame that
+/// `init` builds inside a mapping against a guard page (`T` holds the frame
+/// and what it points to); `read` takes what it needs from the mapping and
+/// the handler's returned error after the call. A fault in the handler, a
+/// write past `T` or a C++ exception is an error. Used where hlox must call
+/// a symbol before it knows it is a handler (XLA's metadata query of a
+/// symbol found by name): a plain C function called that way reads and
+/// writes through whatever it finds in its argument registers.
+///
+/// # Safety
+/// `init` must initialize the `T` it is given (a frame first, pointing only
+/// into the same `T` or to static data); `handler` is called on it.
+pub(crate) unsafe fn call_isolated<T, R>(
+    handler: abi::Handler,
+    init: impl FnOnce(*mut T),
+    read: impl FnOnce(*const T, *mut abi::Error) -> R,
+) -> Result<R, SandboxError> {
+    let size = std::mem::size_of::<T>();
+    let g = Guarded::new(size, std::mem::align_of::<T>()).map_err(|source| SandboxError::Map {
+        buffer: BufferName {
+            operand: None,
+            index: Vec::new(),
+            shape: Shape::Token,
+        },
+        bytes: size,
+        source,
+    })?;
+    let p = g.ptr() as *mut T;
+    init(p);
+    let mut c = ShimCall {
+        kind: 3,
+        func: handler as *mut c_void,
+        out: std::ptr::null_mut(),
+        ins: std::ptr::null_mut(),
+        opaque: std::ptr::null(),
+        opaque_len: 0,
+        status: std::ptr::null_mut(),
+        frame: p as *mut c_void,
+        ffi_error: std::ptr::null_mut(),
+    };
+    let mut outcome = ShimOutcome::new();
+    // SAFETY: the frame is initialized, per the caller.
+    match unsafe { shim(&mut c, &mut outcome) } {
+        0 => Ok(read(p, c.ffi_error as *mut abi::Error)),
+        1 => {
+            let pc = outcome.pc as usize;
+            Err(SandboxError::Signal {
+                signal: outcome.signo,
+                code: outcome.code,
+                address: outcome.addr as usize,
+                pc,
+                pc_symbol: symbolize(pc),
+                access: match outcome.access {
+                    1 => Access::Read,
+                    2 => Access::Write,
+                    _ => Access::Unknown,
+                },
+                place: None,
+            })
+        }
+        2 => {
+            let n = outcome
+                .exception
+                .iter()
+                .position(|&b| b == 0)
+                .unwrap_or(outcome.exception.len());
+            Err(SandboxError::Exception {
+                what: String::from_utf8_lossy(&outcome.exception[..n]).into_owned(),
+            })
+        }
+        _ => Err(SandboxError::Handlers),
     }
 }
 

@@ -176,7 +176,18 @@ pub(crate) unsafe fn write(
             c.api_version,
         )?,
     };
-    let module = b.build_module(root)?;
+    let mut module = b.build_module(root)?;
+    // Keep the instruction's own name (errors then read as in the module
+    // that failed), unless a parameter already has it.
+    let entry = &mut module.computations[module.entry];
+    let taken = entry
+        .instructions
+        .values()
+        .any(|i| i.name == call.instruction);
+    if !taken {
+        let root = entry.root;
+        entry.instructions[root].name = call.instruction.clone();
+    }
     let hlo = dir.join("module.hlo");
     std::fs::write(&hlo, hlox_hlo::text::print_module(&module)).map_err(io(&hlo))?;
     let mut command = format!("hlox run {}", shell(&hlo));
