@@ -143,6 +143,9 @@ fn compile_options(registry: hlox_ffi::Registry, dump_dir: Option<&Path>) -> Com
 }
 
 /// A module compiled for one platform, ready to run.
+// A CUDA executable carries its CompileOptions (and more) inline; one
+// executable per compile, so the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Exe {
     Host(hlox_cpu::Executable),
     Cuda(hlox_cuda::CudaExecutable),

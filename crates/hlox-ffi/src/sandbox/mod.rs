@@ -22,6 +22,10 @@
 //! says so. Running each call in a child process would isolate that state
 //! too, but not yet: see docs/reliability.md.
 
+// The errors carry the buffer's shape and the fault's details; they are
+// made once per failed call on a debugging path, so their size is no cost.
+#![allow(clippy::result_large_err)]
+
 mod guard;
 pub mod repro;
 
@@ -433,6 +437,7 @@ impl SandboxedCall {
     /// Host function bound for its api_version, of `target`) on buffers of
     /// `operand_shapes` (with the layouts the target sees) and
     /// `result_shape`; `ffi` is its prepared typed-FFI call, if it is one.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         target: &Target,
         func: TargetFn,

@@ -206,6 +206,7 @@ impl FfiCall {
     ///
     /// # Safety
     /// `args` and `rets` point to buffer descriptions valid for the call.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn run_stage(
         &self,
         handler: Handler,
