@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Valgrind memcheck (--leak-check=full) over a representative subset:
 # `hlox run` (compiled, and --interpret) on corpus cases, a C plugin case,
-# and the failure-handling test binary's Host, evaluator and load tests. Fails when
+# and the failure-handling test binary's Host, evaluator, load and sandbox tests. Fails when
 # valgrind reports a definite leak or a memory error in any run.
 # Usage: scripts/leakcheck.sh   (make leakcheck). Logs: target/leakcheck/.
 set -euo pipefail
@@ -49,4 +49,9 @@ run "hlox-run-cc-plugin" target/debug/hlox run tests/corpus/cc_do_custom_call_v1
 run "test-failures-host" "$failures" --test-threads=1 failures::host_
 run "test-failures-eval" "$failures" --test-threads=1 failures::evaluator_
 run "test-load" "$failures" --test-threads=1 failures::load::
+# The custom-call sandbox: faults caught by its signal handlers, C++
+# exceptions, guarded buffers mapped and unmapped per call.
+# sb_segfault's write to address 8 is its deliberate bug, suppressed.
+vg+=(--suppressions=scripts/sandbox_targets.supp)
+run "test-sandbox" "$failures" --test-threads=1 failures::sandbox::
 exit $status

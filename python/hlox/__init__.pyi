@@ -126,8 +126,16 @@ def compile(
     platform: str = "cpu",
     plugins: Sequence[str | os.PathLike[str]] = (),
     opt_level: int = 3,
+    sandbox: bool = False,
+    check_results: bool = False,
+    repro_dir: str | os.PathLike[str] | None = None,
 ) -> Executable:
-    """Compile for "cpu" or "cuda" (CUDA compiles without a GPU; running needs one)."""
+    """Compile for "cpu" or "cuda" (CUDA compiles without a GPU; running needs one).
+
+    ``sandbox=True`` (CPU only) runs every custom call in hlox's sandbox: a
+    fault or C++ exception in a target raises CustomCallError naming it;
+    ``check_results`` fails on NaN/Inf or untouched results; ``repro_dir``
+    writes a reproducer of a failing call (docs/reliability.md)."""
 
 # ---------------------------------------------------------------- builder
 

@@ -106,3 +106,49 @@ def test_registration_errors(c_lib):
         hlox.register_ffi_target("x", "not a function")
     with pytest.raises(hlox.Error, match="no such file"):
         hlox.load_plugin("/nonexistent/libnothing.so")
+
+
+SANDBOX_TARGETS = r"""
+#include <stdexcept>
+extern "C" void sb_py_oob(void* out, const void** in, void*) {
+  const float* x = static_cast<const float*>(in[0]);
+  volatile float* y = static_cast<float*>(out);
+  for (int i = 0; i <= 4; ++i) y[i] = x[i < 4 ? i : 0];  // y[4]: one past the end
+}
+extern "C" void sb_py_throw(void* out, const void** in, void*) {
+  const float* x = static_cast<const float*>(in[0]);
+  if (x[0] < 0) throw std::runtime_error("sb_py_throw: negative input");
+  float* y = static_cast<float*>(out);
+  for (int i = 0; i < 4; ++i) y[i] = x[i];
+}
+"""
+
+
+def test_sandbox_turns_a_fault_and_an_exception_into_errors(tmp_path):
+    from conftest import _cc
+
+    lib = ctypes.CDLL(str(_cc(SANDBOX_TARGETS, tmp_path / "libsb.so", cxx=True, flags=["-std=c++17"])))
+    hlox.register_ffi_target("sb_py_oob", lib.sb_py_oob, api_version=2)
+    hlox.register_ffi_target("sb_py_throw", lib.sb_py_throw, api_version=2)
+
+    def sandboxed(name, **kw):
+        b = hlox.Builder(f"sb_{name}")
+        s = hlox.Shape.array("f32", (4,))
+        r = b.custom_call(name, [b.parameter(0, s, "x")], s, api_version=2)
+        return hlox.compile(b.build(r), sandbox=True, **kw)
+
+    exe = sandboxed("sb_py_oob", repro_dir=tmp_path / "repro")
+    for _ in range(2):  # the process and the executable survive
+        with pytest.raises(hlox.CustomCallError) as e:
+            exe(X)
+        assert e.value.target == "sb_py_oob"
+        assert "writing 0 bytes past the end of the result (f32[4]{0}) (byte offset 16" in e.value.message
+    assert (tmp_path / "repro").is_dir()
+    exe = sandboxed("sb_py_throw")
+    with pytest.raises(hlox.CustomCallError, match="C\\+\\+ exception: sb_py_throw: negative input"):
+        exe(-X)
+    np.testing.assert_array_equal(exe(X), X)
+    with pytest.raises(ValueError, match="CPU"):
+        b = hlox.Builder("sb_cuda")
+        s = hlox.Shape.array("f32", (4,))
+        hlox.compile(b.build(b.parameter(0, s, "x")), platform="cuda", sandbox=True)

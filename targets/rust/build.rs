@@ -108,6 +108,17 @@ fn compile_cpp(root: &Path, out: &Path) -> Result<(), BuildError> {
     run(cmd, "C++", " (install g++)")
 }
 
+/// Builds targets/cpp/sandbox_targets.cc (plain C-ABI targets written in
+/// C++, no XLA headers) into a shared library.
+fn compile_sandbox_targets(root: &Path, out: &Path) -> Result<(), BuildError> {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    let mut cmd = Command::new(&cxx);
+    cmd.args(["-shared", "-fPIC", "-O1", "-std=c++17", "-Wall", "-Wextra"]);
+    cmd.arg(root.join("targets/cpp/sandbox_targets.cc"));
+    cmd.arg("-o").arg(out);
+    run(cmd, "C++", " (install g++)")
+}
+
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest
@@ -150,6 +161,29 @@ fn main() {
             println!("cargo:rustc-env=HLOX_CPP_FFI_TARGETS=");
             println!(
                 "cargo:rustc-env=HLOX_CPP_FFI_ERROR={}",
+                e.replace('\n', " ")
+            );
+        }
+    }
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("targets/cpp/sandbox_targets.cc").display()
+    );
+    let sandbox = out.join("libhlox_sandbox_targets.so");
+    match compile_sandbox_targets(&root, &sandbox) {
+        Ok(()) => {
+            println!("cargo:rustc-env=HLOX_SANDBOX_TARGETS={}", sandbox.display());
+            println!("cargo:rustc-env=HLOX_SANDBOX_TARGETS_ERROR=");
+        }
+        Err(e) => {
+            let e = e.to_string();
+            println!(
+                "cargo:warning=hlox-targets: {}",
+                e.lines().next().unwrap_or("")
+            );
+            println!("cargo:rustc-env=HLOX_SANDBOX_TARGETS=");
+            println!(
+                "cargo:rustc-env=HLOX_SANDBOX_TARGETS_ERROR={}",
                 e.replace('\n', " ")
             );
         }

@@ -28,6 +28,8 @@ mod fuzz_regressions;
 mod fuzz_smoke;
 #[path = "load.rs"]
 mod load;
+#[path = "sandbox.rs"]
+mod sandbox;
 
 /// Runs every case, catching panics, and fails once with all problems.
 fn run_cases<T>(area: &str, cases: &[(T, &str)], f: impl Fn(&T) -> Result<String, String>) {

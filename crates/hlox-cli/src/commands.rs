@@ -57,6 +57,26 @@ fn execute_options() -> hlox_hlo::ExecuteOptions {
     }
 }
 
+/// `--sandbox`, `--check-results` and `--repro-dir DIR` of `run`: custom
+/// calls run in the sandbox (`hlox_ffi::sandbox`) when set.
+static SANDBOX: std::sync::Mutex<Option<hlox_ffi::sandbox::SandboxOptions>> =
+    std::sync::Mutex::new(None);
+
+/// Told by `main` the sandbox flags of `run` (any of them turns it on).
+pub fn set_sandbox(sandbox: bool, check_results: bool, repro_dir: Option<&Path>) {
+    let on = sandbox || check_results || repro_dir.is_some();
+    if let Ok(mut g) = SANDBOX.lock() {
+        *g = on.then(|| hlox_ffi::sandbox::SandboxOptions {
+            check_results,
+            repro_dir: repro_dir.map(Path::to_path_buf),
+        });
+    }
+}
+
+fn sandbox_options() -> Option<hlox_ffi::sandbox::SandboxOptions> {
+    SANDBOX.lock().ok().and_then(|g| g.clone())
+}
+
 /// Whether `e` is an execution stopped by `--timeout` (exit code [`EXIT_TIMEOUT`]).
 pub fn is_timeout(e: &anyhow::Error) -> bool {
     use hlox_hlo::cancel::Stop;
@@ -117,11 +137,15 @@ fn compile_options(registry: hlox_ffi::Registry, dump_dir: Option<&Path>) -> Com
     CompileOptions {
         dump_dir: dump_dir.map(Path::to_path_buf),
         registry: Some(std::sync::Arc::new(registry)),
+        sandbox: sandbox_options(),
         ..Default::default()
     }
 }
 
 /// A module compiled for one platform, ready to run.
+// A CUDA executable carries its CompileOptions (and more) inline; one
+// executable per compile, so the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Exe {
     Host(hlox_cpu::Executable),
     Cuda(hlox_cuda::CudaExecutable),
@@ -199,6 +223,12 @@ pub fn run(
     if interpret && platform == Platform::Cuda {
         anyhow::bail!(
             "--interpret runs the evaluator on the CPU; drop --platform cuda or --interpret"
+        );
+    }
+    if sandbox_options().is_some() && (interpret || platform == Platform::Cuda) {
+        anyhow::bail!(
+            "--sandbox (and --check-results, --repro-dir) run custom calls compiled for the \
+             Host; drop --interpret and --platform cuda"
         );
     }
     let m = load_module(file)?;

@@ -102,6 +102,19 @@ enum Command {
         /// (each run, for bench), with exit code 3.
         #[arg(long, value_name = "SECONDS")]
         timeout: Option<f64>,
+        /// Run every custom call in the sandbox: buffers against guard
+        /// pages, a fault or C++ exception in a target becomes its error
+        /// (docs/reliability.md).
+        #[arg(long)]
+        sandbox: bool,
+        /// With the sandbox: fail when a custom call's float result holds
+        /// NaN or an infinity, or it left a result untouched.
+        #[arg(long)]
+        check_results: bool,
+        /// With the sandbox: write a reproducer of a failing custom call
+        /// into DIR/<instruction>/.
+        #[arg(long, value_name = "DIR")]
+        repro_dir: Option<PathBuf>,
     },
     /// Compile a module and write one stage of the result.
     ///
@@ -278,6 +291,15 @@ fn run(cli: Cli) -> Result<()> {
     if let Command::Run { timeout, .. } | Command::Bench { timeout, .. } = &cli.command {
         commands::set_timeout(*timeout)?;
     }
+    if let Command::Run {
+        sandbox,
+        check_results,
+        repro_dir,
+        ..
+    } = &cli.command
+    {
+        commands::set_sandbox(*sandbox, *check_results, repro_dir.as_deref());
+    }
     match cli.command {
         Command::Fmt { file } => commands::fmt(&file),
         Command::Convert { input, output } => commands::convert(&input, &output),
@@ -292,6 +314,9 @@ fn run(cli: Cli) -> Result<()> {
             timings,
             platform,
             timeout: _,
+            sandbox: _,
+            check_results: _,
+            repro_dir: _,
         } => commands::run(
             platform,
             &file,

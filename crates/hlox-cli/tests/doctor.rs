@@ -81,3 +81,59 @@ fn doctor_lists_every_problem_and_runs_nothing() {
         "{out}"
     );
 }
+
+/// A module calling `target` with api_version=API_VERSION_TYPED_FFI and
+/// alpha/beta attributes, on two f32[4] operands.
+fn typed_ffi_module(name: &str, target: &str) -> std::path::PathBuf {
+    common::tmp_file(
+        name,
+        format!(
+            "HloModule ffi\n\nENTRY main {{\n  x = f32[4]{{0}} parameter(0)\n  y = f32[4]{{0}} parameter(1)\n  ROOT z = f32[4]{{0}} custom-call(x, y), custom_call_target=\"{target}\", api_version=API_VERSION_TYPED_FFI, backend_config={{alpha = 2.0 : f32, beta = 3.0 : f32}}\n}}\n"
+        ),
+    )
+}
+
+#[test]
+fn doctor_checks_a_typed_ffi_symbol_by_its_metadata() {
+    assert!(
+        !hlox_targets::CPP_FFI_PLUGIN.is_empty(),
+        "targets/cpp not built: {}",
+        hlox_targets::CPP_FFI_ERROR
+    );
+    let lib = hlox_targets::CPP_FFI_PLUGIN;
+    // AxpbyFfi is a handler exported by XLA_FFI_DEFINE_HANDLER_SYMBOL, found
+    // by name: it answers XLA's metadata query, so the binding is checked.
+    let o = Hlox::new("doctor")
+        .arg(typed_ffi_module("axpby_ffi.hlo", "AxpbyFfi"))
+        .args(["--plugin", lib])
+        .output();
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    for want in [
+        "main/z: custom-call \"AxpbyFfi\" (API_VERSION_TYPED_FFI, Host)",
+        &format!("  served by: {lib}"),
+        "  symbol:    AxpbyFfi at 0x",
+        "  found by:  symbol lookup in ",
+        "  checked:   typed-FFI metadata (the symbol answered XLA's metadata query as a handler)",
+        "  problems:  none",
+    ] {
+        assert!(out.contains(want), "missing `{want}` in:\n{out}");
+    }
+    // A plain C function called as a typed-FFI handler: asking it for its
+    // metadata crashed hlox (it wrote through the call frame); now the
+    // query runs against guard pages and the crash is a problem, found
+    // before anything runs.
+    let symbols = plugin(hlox_targets::C_PLUGIN_SYMBOLS_ONLY);
+    let o = Hlox::new("doctor")
+        .arg(typed_ffi_module("not_a_handler.hlo", "do_custom_call"))
+        .args(["--plugin", symbols])
+        .output();
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("  problem:   "), "{out}");
+    assert!(
+        out.contains("calling it for XLA's metadata query crashed (SIGSEGV"),
+        "{out}"
+    );
+    assert!(err.contains("nothing was run"), "{err}");
+}

@@ -37,6 +37,8 @@ pub(crate) struct Emitter<'a, 'ctx> {
     pub fns: HashMap<CompId, FunctionValue<'ctx>>,
     pub bound: &'a BoundTargets,
     pub call_sites: Vec<CallSite>,
+    /// Run custom calls in the sandbox (`CompileOptions::sandbox`).
+    pub sandbox: Option<hlox_ffi::sandbox::SandboxOptions>,
     /// Runtime kernels to build after JIT: (computation, instruction,
     /// names of the compiled callee functions).
     pub kernels: Vec<(CompId, InstId, Vec<String>)>,
@@ -261,6 +263,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             fns: HashMap::new(),
             bound,
             call_sites: Vec::new(),
+            sandbox: None,
             kernels: Vec::new(),
             consts,
             cpu,
@@ -1617,6 +1620,66 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.memcpy(out_ptrs[ok], operand_leaves[on][ol], size)?;
             operand_leaves[on][ol] = out_ptrs[ok];
         }
+        if let Some(options) = &self.sandbox {
+            // Sandboxed: the runtime calls the target on guarded copies of
+            // the leaf buffers (operands, then results).
+            let shapes: Vec<Shape> = inst
+                .operands
+                .iter()
+                .map(|&o| comp.inst(o).shape.clone())
+                .collect();
+            let ffi = match func {
+                hlox_ffi::TargetFn::Ffi(_) => {
+                    let refs: Vec<&Shape> = shapes.iter().collect();
+                    Some(std::sync::Arc::new(
+                        hlox_ffi::xla_ffi::FfiCall::new(target, &call.opaque, &refs, &inst.shape)
+                            .map_err(|message| CompileError::Unsupported {
+                            inst: name.into(),
+                            message: format!("custom-call target \"{}\": {message}", call.target),
+                        })?,
+                    ))
+                }
+                _ => None,
+            };
+            let sandboxed = hlox_ffi::sandbox::SandboxedCall::new(
+                target,
+                func,
+                name,
+                call,
+                &shapes,
+                &inst.shape,
+                ffi.clone(),
+                options.clone(),
+            );
+            let args: Vec<PointerValue> = operand_leaves.concat();
+            if args.len() != sandboxed.operand_leaves()
+                || out_ptrs.len() != sandboxed.result_leaves()
+            {
+                return Err(CompileError::Internal(format!(
+                    "custom call {name}: {} operand and {} result buffers for a sandboxed call of {} and {}",
+                    args.len(),
+                    out_ptrs.len(),
+                    sandboxed.operand_leaves(),
+                    sandboxed.result_leaves()
+                )));
+            }
+            let args_t = self.table(&args)?;
+            let rets_t = self.table(&out_ptrs)?;
+            let site = self.call_sites.len();
+            self.call_sites.push(CallSite {
+                inst: name.to_string(),
+                target: call.target.clone(),
+                ffi,
+                sandbox: Some(std::sync::Arc::new(sandboxed)),
+            });
+            let site = self.cg.i64c(site as i64);
+            return self.call_runtime(
+                fr,
+                name,
+                runtime::hlox_rt_sandboxed_call as *const () as usize,
+                &[fr.ctx.into(), site.into(), args_t.into(), rets_t.into()],
+            );
+        }
         if let hlox_ffi::TargetFn::Ffi(_) = func {
             // Typed FFI: one table of argument leaves, one of result leaves,
             // and a runtime call that builds the call frame.
@@ -1647,6 +1710,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 inst: name.to_string(),
                 target: call.target.clone(),
                 ffi: Some(std::sync::Arc::new(prepared)),
+                sandbox: None,
             });
             let site = self.cg.i64c(site as i64);
             return self.call_runtime(
@@ -1705,6 +1769,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             inst: name.to_string(),
             target: call.target.clone(),
             ffi: None,
+            sandbox: None,
         });
         let site = self.cg.i64c(site as i64);
         let check_args = [fr.ctx.into(), status.into(), site.into()];

@@ -338,6 +338,7 @@ fn back_half(
         options.parallel_threshold.max(1),
         threads,
     );
+    em.sandbox = options.sandbox.clone();
     em.declare(&comps);
     for &c in &comps {
         em.define(c)?;

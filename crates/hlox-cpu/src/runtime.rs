@@ -14,6 +14,8 @@ pub(crate) struct CallSite {
     pub target: String,
     /// The prepared call of a typed-FFI custom call.
     pub ffi: Option<std::sync::Arc<hlox_ffi::xla_ffi::FfiCall>>,
+    /// The call, prepared to run in the sandbox (`CompileOptions::sandbox`).
+    pub sandbox: Option<std::sync::Arc<hlox_ffi::sandbox::SandboxedCall>>,
 }
 
 /// One run's context: the address generated code receives as its first argument.
@@ -111,6 +113,41 @@ pub(crate) unsafe extern "C" fn hlox_rt_ffi_call(
         Ok(()) => 0,
         Err(msg) => {
             ctx.fail_call(s, msg.to_string());
+            1
+        }
+    }
+}
+
+/// Runs sandboxed call site `site` on its operand and result leaf buffers
+/// (see `hlox_ffi::sandbox`); records an error and returns non-zero on failure.
+pub(crate) unsafe extern "C" fn hlox_rt_sandboxed_call(
+    ctx: *const c_void,
+    site: i64,
+    args: *const *mut u8,
+    rets: *const *mut u8,
+) -> i32 {
+    let ctx = &*(ctx as *const RunCtx);
+    let Some(s) = ctx.call_sites.get(site as usize) else {
+        ctx.fail(format!("no custom-call site {site}"));
+        return 1;
+    };
+    let Some(call) = &s.sandbox else {
+        ctx.fail(format!("custom call {} is not sandboxed", s.inst));
+        return 1;
+    };
+    let leaves = |p: *const *mut u8, n: usize| {
+        if n == 0 {
+            &[][..]
+        } else {
+            std::slice::from_raw_parts(p, n)
+        }
+    };
+    let args = leaves(args, call.operand_leaves());
+    let rets = leaves(rets, call.result_leaves());
+    match call.run(args, rets) {
+        Ok(()) => 0,
+        Err(failure) => {
+            ctx.fail_call(s, format!("sandbox: {failure}"));
             1
         }
     }

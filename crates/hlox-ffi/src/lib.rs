@@ -10,6 +10,8 @@
 //! - [`invoke`]: calling Host targets on [`hlox_hlo::Literal`]s
 //!   ([`invoke_host`], [`HostCustomCalls`]) and the CUDA buffer order.
 //! - [`opaque`]: serde opaques for Rust targets.
+//! - [`sandbox`]: running a Host target with guarded buffers, faults and
+//!   C++ exceptions caught, result checks and reproducers.
 //! - [`xla_ffi`]: XLA's typed FFI (`API_VERSION_TYPED_FFI`): the C API
 //!   table, call frames, attributes, Rust handlers.
 //!
@@ -22,6 +24,7 @@ pub mod opaque;
 pub mod platform;
 pub mod plugin;
 pub mod registry;
+pub mod sandbox;
 pub mod status;
 pub mod target;
 pub mod xla_ffi;

@@ -59,6 +59,11 @@ pub struct CompileOptions {
     /// CUDA: record the first run and replay later runs as one CUDA graph,
     /// where every run does the same device work.
     pub cuda_graphs: bool,
+    /// Host: run every custom call in the sandbox (guarded buffers, faults
+    /// and C++ exceptions caught, optional result checks, reproducers; see
+    /// `hlox_ffi::sandbox` and docs/reliability.md). `None`: call targets
+    /// directly, as XLA does.
+    pub sandbox: Option<hlox_ffi::sandbox::SandboxOptions>,
 }
 
 impl Default for CompileOptions {
@@ -73,6 +78,7 @@ impl Default for CompileOptions {
             block_size: 256,
             use_cublas: true,
             cuda_graphs: true,
+            sandbox: None,
         }
     }
 }
@@ -89,6 +95,7 @@ impl std::fmt::Debug for CompileOptions {
             .field("block_size", &self.block_size)
             .field("use_cublas", &self.use_cublas)
             .field("cuda_graphs", &self.cuda_graphs)
+            .field("sandbox", &self.sandbox)
             .finish()
     }
 }

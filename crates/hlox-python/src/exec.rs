@@ -44,6 +44,9 @@ impl<C: Compiler> Compiler for Capture<C> {
     }
 }
 
+// A CUDA executable carries its CompileOptions (and more) inline; one
+// executable per compile, so the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Backend {
     Host(hlox::HostExecutable),
     Cuda(hlox::cuda::CudaExecutable),
@@ -95,17 +98,37 @@ pub fn platform_arg(p: &str) -> PyResult<Platform> {
 /// custom-call `plugins` (paths of shared libraries) into the global
 /// registry.
 ///
+/// `sandbox=True` runs every custom call in the sandbox (guarded buffers,
+/// a fault or C++ exception in a target raises CustomCallError instead of
+/// killing the process); `check_results=True` and `repro_dir=DIR` turn it
+/// on too (docs/reliability.md). CPU only.
+///
 /// >>> exe = hlox.compile(hlox.load("add.hlo"))
 #[pyfunction]
-#[pyo3(signature = (module, platform = "cpu", plugins = Vec::new(), opt_level = 3))]
+#[pyo3(signature = (module, platform = "cpu", plugins = Vec::new(), opt_level = 3, sandbox = false, check_results = false, repro_dir = None))]
+#[allow(clippy::too_many_arguments)]
 fn compile(
     py: Python<'_>,
     module: &Bound<'_, Module>,
     platform: &str,
     plugins: Vec<std::path::PathBuf>,
     opt_level: u8,
+    sandbox: bool,
+    check_results: bool,
+    repro_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Executable> {
     let platform = parse_platform(platform)?;
+    let sandbox = (sandbox || check_results || repro_dir.is_some()).then_some(
+        hlox_ffi::sandbox::SandboxOptions {
+            check_results,
+            repro_dir,
+        },
+    );
+    if sandbox.is_some() && platform != Platform::Host {
+        return Err(PyValueError::new_err(
+            "sandbox=True (and check_results, repro_dir) runs custom calls compiled for the CPU; use platform=\"cpu\"",
+        ));
+    }
     for p in &plugins {
         crate::targets::load_plugin_path(p)?;
     }
@@ -118,6 +141,7 @@ fn compile(
     let ps = m.inner.entry_computation_layout();
     let options = CompileOptions {
         opt_level,
+        sandbox,
         ..CompileOptions::default()
     };
     let module_ref = &m.inner;

@@ -162,6 +162,9 @@ impl Client {
 }
 
 /// A compiled module, ready to run many times (from many threads).
+// A CUDA executable carries its CompileOptions (and more) inline; one
+// executable per compile, so the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Executable {
     Host(HostExecutable),
     Cuda(hlox_cuda::CudaExecutable),

@@ -31,6 +31,13 @@ pub const C_BUILD_ERROR: &str = env!("HLOX_C_TARGETS_ERROR");
 pub const CPP_FFI_PLUGIN: &str = env!("HLOX_CPP_FFI_TARGETS");
 /// Why targets/cpp could not be built (empty when it was).
 pub const CPP_FFI_ERROR: &str = env!("HLOX_CPP_FFI_ERROR");
+/// targets/cpp/sandbox_targets.cc: targets that write out of bounds,
+/// segfault, throw, divide by zero, abort, leave results untouched or
+/// write NaN, for the custom-call sandbox's tests (empty if it could not be
+/// built; see [`SANDBOX_ERROR`]).
+pub const SANDBOX_PLUGIN: &str = env!("HLOX_SANDBOX_TARGETS");
+/// Why the sandbox targets could not be built (empty when they were).
+pub const SANDBOX_ERROR: &str = env!("HLOX_SANDBOX_TARGETS_ERROR");
 
 hlox_ffi::export_plugin!();
 

@@ -190,6 +190,7 @@ impl FfiCall {
                 args.as_args(),
                 rets.as_args(),
                 None,
+                None,
             )
         }
     }
@@ -205,6 +206,7 @@ impl FfiCall {
     ///
     /// # Safety
     /// `args` and `rets` point to buffer descriptions valid for the call.
+    #[allow(clippy::too_many_arguments)]
     unsafe fn run_stage(
         &self,
         handler: Handler,
@@ -213,6 +215,7 @@ impl FfiCall {
         args: abi::Args,
         rets: abi::Args,
         run: Option<&RunStages>,
+        via: Option<&mut Invoker<'_>>,
     ) -> Result<(), FfiCallError> {
         let cx = CallContext {
             invoke,
@@ -231,8 +234,13 @@ impl FfiCall {
             attrs: self.attrs.frame_attrs(),
             future: std::ptr::null_mut(),
         };
-        // SAFETY: the frame and what it points to outlive the call.
-        unsafe { finish(handler(&mut frame), &frame) }
+        let err = match via {
+            // SAFETY: the frame and what it points to outlive the call.
+            None => unsafe { handler(&mut frame) },
+            Some(f) => f(handler, &mut frame),
+        };
+        // SAFETY: `err` is what the handler returned for this frame.
+        unsafe { finish(err, &frame) }
     }
 
     /// Number of argument buffers (operand leaves).
@@ -293,6 +301,19 @@ impl FfiCall {
         ctx: &InvokeContext,
         run: Option<&mut RunStages>,
     ) -> Result<(), FfiCallError> {
+        unsafe { self.call_in_via(args, rets, ctx, run, None) }
+    }
+
+    /// # Safety
+    /// As [`FfiCall::call`].
+    unsafe fn call_in_via(
+        &self,
+        args: &[*mut c_void],
+        rets: &[*mut c_void],
+        ctx: &InvokeContext,
+        run: Option<&mut RunStages>,
+        invoke: Option<&mut Invoker<'_>>,
+    ) -> Result<(), FfiCallError> {
         if args.len() != self.args.len() || rets.len() != self.rets.len() {
             return Err(FfiCallError::BufferLists {
                 given_args: args.len(),
@@ -320,6 +341,7 @@ impl FfiCall {
                             args.as_args(),
                             rets.as_args(),
                             Some(&*run),
+                            None,
                         )
                     }
                     .map_err(|e| FfiCallError::stage("prepare", e))?;
@@ -335,6 +357,7 @@ impl FfiCall {
                             args.as_args(),
                             rets.as_args(),
                             Some(&*run),
+                            None,
                         )
                     }
                     .map_err(|e| FfiCallError::stage("initialize", e))?;
@@ -351,10 +374,31 @@ impl FfiCall {
                 args.as_args(),
                 rets.as_args(),
                 run,
+                invoke,
             )
         }
     }
+
+    /// [`FfiCall::call`], with the handler's execute stage called through
+    /// `invoke` (given the handler and its call frame, it returns what the
+    /// handler returned): the custom-call sandbox calls it from its shim.
+    ///
+    /// # Safety
+    /// As [`FfiCall::call`]; `invoke` calls the handler on that frame (or
+    /// returns an error it made with the API's `XLA_FFI_Error_Create`).
+    pub unsafe fn call_via(
+        &self,
+        args: &[*mut c_void],
+        rets: &[*mut c_void],
+        ctx: &InvokeContext,
+        invoke: &mut Invoker<'_>,
+    ) -> Result<(), FfiCallError> {
+        unsafe { self.call_in_via(args, rets, ctx, None, Some(invoke)) }
+    }
 }
+
+/// Calls a handler on a call frame (see [`FfiCall::call_via`]).
+pub type Invoker<'a> = dyn FnMut(Handler, *mut CallFrame) -> *mut abi::Error + 'a;
 
 /// The `XLA_FFI_Buffer`s of one call's arguments (or results) and the
 /// arrays `XLA_FFI_Args` points into.
@@ -497,6 +541,10 @@ pub enum MetadataError {
         abi::API_MINOR
     )]
     Version { major: i32, minor: i32 },
+    /// Calling it for the query faulted or threw (caught by the sandbox's
+    /// shim): a plain function, not a handler.
+    #[error("calling it for XLA's metadata query crashed ({message}): is it an XLA FFI handler, built with xla/ffi/api/ffi.h?")]
+    Crashed { message: String },
 }
 
 /// What a handler says about itself (XLA asks every handler at registration).
@@ -511,44 +559,71 @@ pub struct HandlerMetadata {
 /// Calls `handler` with the metadata extension and checks its API version
 /// against hlox's.
 pub fn handler_metadata(handler: Handler) -> Result<HandlerMetadata, MetadataError> {
-    let mut md = abi::Metadata {
-        struct_size: abi::METADATA_STRUCT_SIZE,
-        api_version: abi::ApiVersion {
-            struct_size: abi::API_VERSION_STRUCT_SIZE,
-            extension_start: std::ptr::null_mut(),
-            major_version: -1,
-            minor_version: -1,
-        },
-        traits: 0,
-        state_type_id: abi::TypeId { type_id: 0 },
+    /// The query's structures, kept together in one guarded mapping.
+    #[repr(C)]
+    struct Query {
+        frame: CallFrame,
+        ext: abi::MetadataExtension,
+        md: abi::Metadata,
+    }
+    // hlox asks a symbol found by name before it knows it is a handler, as
+    // XLA does; a plain C function called this way would read and write
+    // through its argument registers. So the query lives against a guard
+    // page and the call goes through the sandbox's shim: a crash is an
+    // error naming the symbol's problem, not the end of the process.
+    let init = |q: *mut Query| {
+        // SAFETY: `q` points to writable, suitably aligned memory for a Query.
+        unsafe {
+            let md = std::ptr::addr_of_mut!((*q).md);
+            md.write(abi::Metadata {
+                struct_size: abi::METADATA_STRUCT_SIZE,
+                api_version: abi::ApiVersion {
+                    struct_size: abi::API_VERSION_STRUCT_SIZE,
+                    extension_start: std::ptr::null_mut(),
+                    major_version: -1,
+                    minor_version: -1,
+                },
+                traits: 0,
+                state_type_id: abi::TypeId { type_id: 0 },
+            });
+            let ext = std::ptr::addr_of_mut!((*q).ext);
+            ext.write(abi::MetadataExtension {
+                extension_base: abi::InternalExtension {
+                    struct_size: abi::METADATA_EXTENSION_STRUCT_SIZE,
+                    ty: abi::EXTENSION_METADATA,
+                    next: std::ptr::null_mut(),
+                },
+                metadata: md,
+            });
+            std::ptr::addr_of_mut!((*q).frame).write(CallFrame {
+                struct_size: abi::CALL_FRAME_STRUCT_SIZE,
+                extension_start: std::ptr::addr_of_mut!((*ext).extension_base),
+                api: api::api(),
+                ctx: std::ptr::null_mut(),
+                stage: abi::stage::EXECUTE,
+                args: empty_args(),
+                rets: empty_args(),
+                attrs: abi::Attrs {
+                    struct_size: abi::ATTRS_STRUCT_SIZE,
+                    extension_start: std::ptr::null_mut(),
+                    size: 0,
+                    types: std::ptr::null_mut(),
+                    names: std::ptr::null_mut(),
+                    attrs: std::ptr::null_mut(),
+                },
+                future: std::ptr::null_mut(),
+            });
+        }
     };
-    let mut ext = abi::MetadataExtension {
-        extension_base: abi::InternalExtension {
-            struct_size: abi::METADATA_EXTENSION_STRUCT_SIZE,
-            ty: abi::EXTENSION_METADATA,
-            next: std::ptr::null_mut(),
-        },
-        metadata: &mut md,
-    };
-    let mut frame = CallFrame {
-        struct_size: abi::CALL_FRAME_STRUCT_SIZE,
-        extension_start: &mut ext.extension_base,
-        api: api::api(),
-        ctx: std::ptr::null_mut(),
-        stage: abi::stage::EXECUTE,
-        args: empty_args(),
-        rets: empty_args(),
-        attrs: abi::Attrs {
-            struct_size: abi::ATTRS_STRUCT_SIZE,
-            extension_start: std::ptr::null_mut(),
-            size: 0,
-            types: std::ptr::null_mut(),
-            names: std::ptr::null_mut(),
-            attrs: std::ptr::null_mut(),
-        },
-        future: std::ptr::null_mut(),
-    };
-    let err = unsafe { handler(&mut frame) };
+    // SAFETY: `init` builds the frame, pointing only into the Query.
+    let (err, md) = unsafe {
+        crate::sandbox::call_isolated(handler, init, |q: *const Query, err| {
+            (err, std::ptr::read(std::ptr::addr_of!((*q).md)))
+        })
+    }
+    .map_err(|e| MetadataError::Crashed {
+        message: e.to_string(),
+    })?;
     if !err.is_null() {
         let (code, message) = unsafe { take_error(err) };
         return Err(MetadataError::Failed { code, message });

@@ -33,7 +33,7 @@ pub use api::{
 pub use attrs::{parse_attrs, AttrError, AttrValue, EncodedAttrs};
 pub use call::{
     ffi_dtype, handler_metadata, status_text, FfiCall, FfiCallError, FfiHandlers, HandlerMetadata,
-    MetadataError, RunStages,
+    Invoker, MetadataError, RunStages,
 };
 pub use error::{FfiError, FrameError};
 pub use frame::{run_rust_handler, BufferView, FfiElement, Frame, StatefulHandler};
