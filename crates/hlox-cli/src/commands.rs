@@ -49,6 +49,21 @@ pub fn set_timeout(seconds: Option<f64>) -> Result<()> {
     Ok(())
 }
 
+/// Told by `main` the bf16 rounding of `run` (`--no-excess-precision`).
+pub fn set_half_rounding(rounding: hlox_eval::HalfRounding) {
+    if let Ok(mut g) = HALF_ROUNDING.lock() {
+        *g = rounding;
+    }
+}
+
+static HALF_ROUNDING: std::sync::Mutex<hlox_eval::HalfRounding> =
+    std::sync::Mutex::new(hlox_eval::HalfRounding::ExcessPrecision);
+
+/// The bf16 rounding every compile and interpretation uses.
+fn half_rounding() -> hlox_eval::HalfRounding {
+    HALF_ROUNDING.lock().map(|g| *g).unwrap_or_default()
+}
+
 /// The stop options of every execution: the `--timeout`, if any.
 fn execute_options() -> hlox_hlo::ExecuteOptions {
     hlox_hlo::ExecuteOptions {
@@ -138,6 +153,7 @@ fn compile_options(registry: hlox_ffi::Registry, dump_dir: Option<&Path>) -> Com
         dump_dir: dump_dir.map(Path::to_path_buf),
         registry: Some(std::sync::Arc::new(registry)),
         sandbox: sandbox_options(),
+        half_rounding: half_rounding(),
         ..Default::default()
     }
 }
@@ -236,7 +252,13 @@ pub fn run(
     let args = inputs_or_random(file, &m, inputs, random)?;
     let result = if interpret {
         let pb = spinner(format!("interpreting {}", file.display()));
-        let r = hlox_eval::evaluate_with_registry_options(&m, &args, &registry, &execute_options());
+        let r = hlox_eval::evaluate_with_registry_rounding(
+            &m,
+            &args,
+            &registry,
+            &execute_options(),
+            half_rounding(),
+        );
         pb.finish_and_clear();
         r.with_context(|| format!("running {}", file.display()))?
     } else {

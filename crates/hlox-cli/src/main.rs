@@ -115,6 +115,12 @@ enum Command {
         /// into DIR/<instruction>/.
         #[arg(long, value_name = "DIR")]
         repro_dir: Option<PathBuf>,
+        /// Round every bf16 result to bf16, as XLA does with
+        /// --xla_allow_excess_precision=false (default: XLA's default, where
+        /// a convert to f32 of a bf16 arithmetic result reads it unrounded;
+        /// docs/numerics.md).
+        #[arg(long)]
+        no_excess_precision: bool,
     },
     /// Compile a module and write one stage of the result.
     ///
@@ -317,17 +323,23 @@ fn run(cli: Cli) -> Result<()> {
             sandbox: _,
             check_results: _,
             repro_dir: _,
-        } => commands::run(
-            platform,
-            &file,
-            &inputs,
-            &plugins.plugins(),
-            out_dir.as_deref(),
-            interpret,
-            random,
-            dump_dir.as_deref(),
-            timings,
-        ),
+            no_excess_precision,
+        } => {
+            if no_excess_precision {
+                commands::set_half_rounding(hlox_eval::HalfRounding::EveryOp);
+            }
+            commands::run(
+                platform,
+                &file,
+                &inputs,
+                &plugins.plugins(),
+                out_dir.as_deref(),
+                interpret,
+                random,
+                dump_dir.as_deref(),
+                timings,
+            )
+        }
         Command::Compile {
             file,
             emit,

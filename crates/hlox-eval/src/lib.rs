@@ -9,7 +9,10 @@
 //!   (unsigned), `INT_MIN / -1 = INT_MIN`, remainder by zero gives the
 //!   dividend; shifts by at least the bit width give 0 (or the sign fill).
 //! - F16/BF16 are computed in f32 and rounded after every op; dot and
-//!   convolution accumulate F16/BF16 in f32 and integers in the type.
+//!   convolution accumulate F16/BF16 in f32 and integers in the type. By
+//!   default ([`HalfRounding::ExcessPrecision`], XLA's default) a `convert`
+//!   to f32 of a bf16 arithmetic result reads it before rounding, as
+//!   XLA:CPU does ([`precision`]); [`HalfRounding::EveryOp`] rounds it too.
 //! - Float -> integer conversion saturates and maps NaN to 0.
 //! - `maximum`/`minimum`/`clamp` propagate NaN.
 //! - dynamic-slice / dynamic-update-slice / gather clamp start indices into
@@ -23,6 +26,7 @@
 
 mod compute;
 mod elementwise;
+pub mod precision;
 mod rng;
 mod structural;
 mod value;
@@ -33,6 +37,7 @@ use hlox_hlo::{
     ArrayLiteral, ArrayShape, CompId, Computation, CustomCall, ElementType, EntityRef, Instruction,
     Literal, Module, Op, Shape,
 };
+pub use precision::HalfRounding;
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
 pub use value::OpError;
@@ -235,6 +240,18 @@ pub fn evaluate_with_registry_options(
     registry: &hlox_ffi::Registry,
     options: &ExecuteOptions,
 ) -> Result<Literal, EvalError> {
+    evaluate_with_registry_rounding(module, args, registry, options, HalfRounding::default())
+}
+
+/// [`evaluate_with_registry_options`] with the bf16 rounding policy
+/// `rounding` (see [`evaluate_with_rounding`]).
+pub fn evaluate_with_registry_rounding(
+    module: &Module,
+    args: &[Literal],
+    registry: &hlox_ffi::Registry,
+    options: &ExecuteOptions,
+    rounding: HalfRounding,
+) -> Result<Literal, EvalError> {
     let bound = registry.bind(module, hlox_ffi::Platform::Host)?;
     let calls = hlox_ffi::HostCustomCalls::for_module(module, bound).map_err(|e| {
         EvalError::CustomCall {
@@ -249,7 +266,7 @@ pub fn evaluate_with_registry_options(
             source: Box::new(CustomCallError::Prepare { message: e.message }),
         }
     })?;
-    evaluate_with(module, args, &calls, options)
+    evaluate_with_rounding(module, args, &calls, options, rounding)
 }
 
 /// Host custom calls through the registry: the evaluator's bridge to XLA's
@@ -295,6 +312,38 @@ pub fn evaluate_computation_with(
     handler: &dyn CustomCallHandler,
     options: &ExecuteOptions,
 ) -> Result<Literal, EvalError> {
+    evaluate_computation_with_rounding(
+        module,
+        comp,
+        args,
+        handler,
+        options,
+        HalfRounding::default(),
+    )
+}
+
+/// [`evaluate_with`] with the bf16 rounding policy `rounding` (the
+/// compiled code's `CompileOptions::half_rounding`; the other entry points
+/// use the default, XLA's).
+pub fn evaluate_with_rounding(
+    module: &Module,
+    args: &[Literal],
+    handler: &dyn CustomCallHandler,
+    options: &ExecuteOptions,
+    rounding: HalfRounding,
+) -> Result<Literal, EvalError> {
+    evaluate_computation_with_rounding(module, module.entry, args, handler, options, rounding)
+}
+
+/// [`evaluate_computation_with`] with the bf16 rounding policy `rounding`.
+pub fn evaluate_computation_with_rounding(
+    module: &Module,
+    comp: CompId,
+    args: &[Literal],
+    handler: &dyn CustomCallHandler,
+    options: &ExecuteOptions,
+    rounding: HalfRounding,
+) -> Result<Literal, EvalError> {
     let c = module
         .computations
         .get(comp)
@@ -305,6 +354,7 @@ pub fn evaluate_computation_with(
         handler,
         depth: Cell::new(0),
         watch: &watch,
+        rounding,
     };
     let normalized: Vec<Literal> = args.iter().cloned().map(normalize).collect();
     let r = interp.run(comp, normalized)?;
@@ -316,6 +366,7 @@ struct Interp<'a> {
     handler: &'a dyn CustomCallHandler,
     depth: Cell<usize>,
     watch: &'a hlox_hlo::cancel::RunWatch,
+    rounding: HalfRounding,
 }
 
 fn count_uses(c: &Computation) -> Vec<usize> {
@@ -340,6 +391,17 @@ impl<'a> Interp<'a> {
 
     /// Run a computation on normalized (default-layout) arguments.
     fn run(&self, comp_id: CompId, args: Vec<Literal>) -> Result<Literal, EvalError> {
+        Ok(self.run_wide(comp_id, args, false)?.0)
+    }
+
+    /// [`Interp::run`], also giving the root's unrounded f32 value when
+    /// `wide_root` asks for it and the root has one ([`precision`]).
+    fn run_wide(
+        &self,
+        comp_id: CompId,
+        args: Vec<Literal>,
+        wide_root: bool,
+    ) -> Result<(Literal, Option<Literal>), EvalError> {
         let c = self.comp(comp_id)?;
         if args.len() != c.params.len() {
             return Err(EvalError::ArgumentCount {
@@ -373,15 +435,86 @@ impl<'a> Interp<'a> {
             return Err(EvalError::TooDeep(c.name.clone(), max));
         }
         self.depth.set(d + 1);
-        let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.run_inner(c, args));
+        let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.run_inner(c, args, wide_root)
+        });
         self.depth.set(d);
         r
     }
 
-    fn run_inner(&self, c: &Computation, args: Vec<Literal>) -> Result<Literal, EvalError> {
+    /// Which instructions of `c` need their unrounded f32 value as well:
+    /// those a `convert` to f32 reads under [`HalfRounding::ExcessPrecision`]
+    /// (and the root when `wide_root`).
+    fn wide_needed(&self, c: &Computation, wide_root: bool) -> Vec<bool> {
+        let mut need = vec![false; c.instructions.len()];
+        if self.rounding != HalfRounding::ExcessPrecision {
+            return need;
+        }
+        let mut mark = |id: hlox_hlo::InstId| {
+            if let (Some(p), Some(n)) = (c.instructions.get(id), need.get_mut(id.index())) {
+                if precision::has_f32_form(self.module, p) {
+                    *n = true;
+                }
+            }
+        };
+        for inst in c.instructions.values() {
+            if precision::is_convert_to_f32(inst) {
+                if let Some(&o) = inst.operands.first() {
+                    mark(o);
+                }
+            }
+        }
+        if wide_root {
+            mark(c.root);
+        }
+        need
+    }
+
+    /// Evaluates `inst`, which has an unrounded f32 form: its value and
+    /// that f32 value (computed from the operands widened to f32, or the
+    /// callee's root's).
+    fn eval_wide(
+        &self,
+        comp: &Computation,
+        inst: &Instruction,
+        ops: &[&Literal],
+        args: &mut [Option<Literal>],
+    ) -> Result<(Literal, Option<Literal>), Fail> {
+        if let Op::Call = inst.op {
+            let callee = self.called(inst, 0)?;
+            let args = ops.iter().map(|&l| l.clone()).collect();
+            return Ok(self.run_wide(callee, args, true)?);
+        }
+        let v = self.eval_inst(comp, inst, ops, args)?;
+        let mut wide_inst = inst.clone();
+        if let Shape::Array(a) = &mut wide_inst.shape {
+            a.ty = ElementType::F32;
+        }
+        let widened: Vec<Literal> = ops
+            .iter()
+            .map(|&l| match l {
+                Literal::Array(x) if x.ty() == ElementType::Bf16 => {
+                    Literal::Array(value::encode(&value::decode(x), ElementType::F32, x.dims()))
+                }
+                other => other.clone(),
+            })
+            .collect();
+        let refs: Vec<&Literal> = widened.iter().collect();
+        let w = self.eval_inst(comp, &wide_inst, &refs, args)?;
+        Ok((v, Some(w)))
+    }
+
+    fn run_inner(
+        &self,
+        c: &Computation,
+        args: Vec<Literal>,
+        wide_root: bool,
+    ) -> Result<(Literal, Option<Literal>), EvalError> {
         let mut args: Vec<Option<Literal>> = args.into_iter().map(Some).collect();
         let mut uses = count_uses(c);
         let mut vals: Vec<Option<Literal>> = vec![None; c.instructions.len()];
+        let need_wide = self.wide_needed(c, wide_root);
+        let mut wide: Vec<Option<Literal>> = vec![None; c.instructions.len()];
         if !c.instructions.is_valid(c.root) {
             return Err(EvalError::Instruction {
                 computation: c.name.clone(),
@@ -420,10 +553,23 @@ impl<'a> Interp<'a> {
             if let Err(m) = check_allocatable(&inst.shape) {
                 return Err(located(m));
             }
+            // A convert to f32 of a value kept unrounded reads that value.
+            let unrounded = match inst.operands.first() {
+                Some(o) if precision::is_convert_to_f32(inst) => {
+                    wide.get(o.index()).and_then(|w| w.as_ref())
+                }
+                _ => None,
+            };
             let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                self.eval_inst(c, inst, &ops, &mut args)
+                if let Some(w) = unrounded {
+                    Ok((w.clone(), None))
+                } else if need_wide.get(id.index()).copied().unwrap_or(false) {
+                    self.eval_wide(c, inst, &ops, &mut args)
+                } else {
+                    Ok((self.eval_inst(c, inst, &ops, &mut args)?, None))
+                }
             }));
-            let v = match res {
+            let (v, w) = match res {
                 Ok(Ok(v)) => v,
                 Ok(Err(Fail::Op(m))) => return Err(located(m)),
                 Ok(Err(Fail::Eval(e))) => return Err(*e),
@@ -448,12 +594,17 @@ impl<'a> Interp<'a> {
                     *u -= 1;
                     if *u == 0 && o != c.root {
                         vals[o.index()] = None;
+                        wide[o.index()] = None;
                     }
                 }
             }
             vals[id.index()] = Some(v);
+            wide[id.index()] = w;
         }
-        Ok(vals[c.root.index()].take().unwrap_or(Literal::Token))
+        Ok((
+            vals[c.root.index()].take().unwrap_or(Literal::Token),
+            wide[c.root.index()].take(),
+        ))
     }
 
     fn func<'f>(

@@ -99,7 +99,17 @@ fn evaluate(m: &Module, ed: &Editor, inst: &Instruction) -> Option<hlox_hlo::Lit
         root,
         execution_thread: None,
     });
-    let lit = hlox_eval::evaluate(&mini, &[], &hlox_eval::NoCustomCalls).ok()?;
+    // Per-op rounding: the pipeline has applied the excess-precision rule
+    // already where the options ask for it (one instruction on constants
+    // has no convert user in `mini` anyway).
+    let lit = hlox_eval::evaluate_with_rounding(
+        &mini,
+        &[],
+        &hlox_eval::NoCustomCalls,
+        &Default::default(),
+        hlox_eval::HalfRounding::EveryOp,
+    )
+    .ok()?;
     (lit.shape() == inst.shape).then_some(lit)
 }
 

@@ -5,9 +5,11 @@
 //! the same. The front half ([`run_frontend`]) is, for every platform:
 //! 1. verify the module (the caller's [`VerifiedModule`] proves it was);
 //! 2. dump `module.hlo`;
-//! 3. the HLO pass pipeline ([`crate::default_pipeline`]) with
-//!    `hlo_passes`, otherwise only the passes code generation needs
-//!    ([`crate::run_codegen_prerequisites`]); dump `module.optimized.hlo`;
+//! 3. the HLO pass pipeline ([`crate::pipeline`] for the options' bf16
+//!    rounding) with `hlo_passes`, otherwise only the passes code
+//!    generation needs ([`crate::run_codegen_prerequisites`]) and
+//!    [`crate::ExcessPrecision`] (after inlining where a `call` would hide
+//!    its root from it); dump `module.optimized.hlo`;
 //! 4. verify the result again, so that the back half gets a
 //!    [`VerifiedModule`] and need not re-check operand counts or shapes;
 //! 5. bind every custom-call target for the platform
@@ -64,6 +66,12 @@ pub struct CompileOptions {
     /// `hlox_ffi::sandbox` and docs/reliability.md). `None`: call targets
     /// directly, as XLA does.
     pub sandbox: Option<hlox_ffi::sandbox::SandboxOptions>,
+    /// Where bf16 results are rounded: XLA's default excess precision (a
+    /// `convert` to f32 of a bf16 arithmetic result reads it unrounded,
+    /// [`crate::ExcessPrecision`]), or after every op. The evaluator takes
+    /// the same policy (`hlox_eval::evaluate_with_rounding`); see
+    /// docs/numerics.md.
+    pub half_rounding: hlox_eval::HalfRounding,
 }
 
 impl Default for CompileOptions {
@@ -79,6 +87,7 @@ impl Default for CompileOptions {
             use_cublas: true,
             cuda_graphs: true,
             sandbox: None,
+            half_rounding: hlox_eval::HalfRounding::default(),
         }
     }
 }
@@ -96,6 +105,7 @@ impl std::fmt::Debug for CompileOptions {
             .field("use_cublas", &self.use_cublas)
             .field("cuda_graphs", &self.cuda_graphs)
             .field("sandbox", &self.sandbox)
+            .field("half_rounding", &self.half_rounding)
             .finish()
     }
 }
@@ -213,7 +223,7 @@ pub fn run_frontend(
             dump_dir: options.dump_dir.clone(),
             ..Default::default()
         };
-        let r = crate::default_pipeline().run(&mut m, &popts)?;
+        let r = crate::pipeline(options.half_rounding).run(&mut m, &popts)?;
         tracing::debug!(
             ms = ms(r.timings.iter().map(|(_, d)| *d).sum()),
             passes = r.timings.len(),
@@ -226,6 +236,17 @@ pub fn run_frontend(
         })?;
     } else {
         crate::run_codegen_prerequisites(&mut m)?;
+        // Numerics do not depend on whether the optimizing passes run. XLA
+        // inlines before the rule applies, so a module where a `call`
+        // would hide its root from the rule is inlined first.
+        if options.half_rounding == hlox_eval::HalfRounding::ExcessPrecision {
+            let mut pm = crate::PassManager::new();
+            if converts_a_call_result(&m) {
+                pm.add(crate::CallInliner);
+            }
+            pm.add(crate::ExcessPrecision);
+            pm.run(&mut m, &crate::PipelineOptions::default())?;
+        }
     }
     // The passes keep the invariants; checking it here (linear, small next
     // to code generation) is what lets the back half rely on them.
@@ -247,6 +268,21 @@ pub fn run_frontend(
         module,
         bound,
         report,
+    })
+}
+
+/// Whether a `convert` to f32 in `m` reads a `call` whose callee's root
+/// the excess-precision rule applies to ([`hlox_eval::precision`]).
+fn converts_a_call_result(m: &Module) -> bool {
+    use hlox_eval::precision::{has_f32_form, is_convert_to_f32};
+    m.computations.values().any(|c| {
+        c.instructions.values().any(|i| {
+            is_convert_to_f32(i)
+                && i.operands
+                    .first()
+                    .and_then(|&o| c.instructions.get(o))
+                    .is_some_and(|o| matches!(o.op, hlox_hlo::Op::Call) && has_f32_form(m, o))
+        })
     })
 }
 

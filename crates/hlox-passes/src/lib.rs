@@ -23,6 +23,8 @@
 //!   layouts their targets are promised (required before code generation).
 //! - [`SingleDeviceCollectives`]: collectives to the copies and constants
 //!   they mean on one device (required before code generation).
+//! - [`ExcessPrecision`]: a `convert` to f32 of a bf16 arithmetic result
+//!   computed in f32 without rounding (XLA's default bf16 numerics).
 //!
 //! [`default_pipeline`] is what the backends run; see docs/passes.md.
 
@@ -35,6 +37,7 @@ pub mod frontend;
 mod fusion;
 mod inline;
 mod layouts;
+mod precision;
 mod rewrite;
 mod util;
 
@@ -46,6 +49,7 @@ pub use folding::ConstantFolding;
 pub use fusion::Fusion;
 pub use inline::CallInliner;
 pub use layouts::BoundaryLayouts;
+pub use precision::ExcessPrecision;
 
 use hlox_hlo::verifier::{verify_module, VerifyError};
 use hlox_hlo::Module;
@@ -276,13 +280,23 @@ impl RunState<'_> {
     }
 }
 
-/// The pipeline the Host and CUDA backends run: inline calls; collectives
-/// to copies; custom-call layouts; then algebraic simplification, constant
-/// folding, CSE and DCE to a fixed point; then fusion (when
+/// The pipeline the Host and CUDA backends run: inline calls; XLA's bf16
+/// excess precision ([`ExcessPrecision`]); collectives to copies;
+/// custom-call layouts; then algebraic simplification, constant folding,
+/// CSE and DCE to a fixed point; then fusion (when
 /// [`PipelineOptions::fusion`]); then DCE.
 pub fn default_pipeline() -> PassManager {
+    pipeline(hlox_eval::HalfRounding::default())
+}
+
+/// [`default_pipeline`] for the bf16 rounding policy `rounding`:
+/// [`ExcessPrecision`] runs only under `HalfRounding::ExcessPrecision`.
+pub fn pipeline(rounding: hlox_eval::HalfRounding) -> PassManager {
     let mut pm = PassManager::new();
     pm.add(CallInliner);
+    if rounding == hlox_eval::HalfRounding::ExcessPrecision {
+        pm.add(ExcessPrecision);
+    }
     pm.add(SingleDeviceCollectives);
     pm.add(BoundaryLayouts);
     pm.add_fixed_point(vec![
@@ -309,7 +323,8 @@ pub fn run_codegen_prerequisites(m: &mut Module) -> Result<bool, PassError> {
 }
 
 /// The pass called `name` with default settings (`dce`, `cse`, `algsimp`,
-/// `constant-folding`, `inline`, `fusion`), for tools and filetests.
+/// `constant-folding`, `inline`, `fusion`, `excess-precision`, ...), for
+/// tools and filetests.
 pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
     Some(match name {
         "dce" => Box::new(Dce),
@@ -320,6 +335,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         "fusion" => Box::new(Fusion::default()),
         "boundary-layouts" => Box::new(BoundaryLayouts),
         "single-device-collectives" => Box::new(SingleDeviceCollectives),
+        "excess-precision" => Box::new(ExcessPrecision),
         _ => return None,
     })
 }

@@ -525,3 +525,62 @@ fn malformed_modules_give_errors_not_panics() {
         assert!(pass.run(&mut m).is_err(), "{name}");
     }
 }
+
+/// The excess-precision pass and the evaluator apply one rule: on every
+/// corpus case, the evaluator under XLA's default on the input equals the
+/// evaluator rounding after every op on the pass's output; and the rule
+/// changes the result of the bf16 case that pins it (so this can fail).
+#[test]
+fn excess_precision_pass_and_evaluator_round_in_the_same_places() {
+    use hlox_eval::{evaluate_with_rounding, HalfRounding};
+    use hlox_passes::ExcessPrecision;
+    let mut changed_results = Vec::new();
+    let mut failures = Vec::new();
+    for case in hlox_tests::corpus_cases() {
+        if !case.hlo_text().contains("bf16") {
+            continue;
+        }
+        let r = (|| -> Result<(), String> {
+            let m = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
+            let mut rewritten = m.clone();
+            let mut inlined = PassManager::new();
+            inlined.add_boxed(pass_by_name("inline").unwrap());
+            inlined.add(ExcessPrecision);
+            inlined
+                .run(&mut rewritten, &PipelineOptions::default())
+                .map_err(|e| format!("passes: {e}"))?;
+            // A second run finds nothing left to rewrite.
+            if ExcessPrecision
+                .run(&mut rewritten)
+                .map_err(|e| e.to_string())?
+            {
+                return Err("a second excess-precision run changed the module".into());
+            }
+            let args = case
+                .numbered("in")
+                .iter()
+                .map(read_npy_file)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("inputs: {e}"))?;
+            let eval = |m: &Module, r| {
+                evaluate_with_rounding(m, &args, &PureHandler, &Default::default(), r)
+                    .map_err(|e| format!("evaluate: {e}"))
+            };
+            let want = eval(&m, HalfRounding::ExcessPrecision)?;
+            let got = eval(&rewritten, HalfRounding::EveryOp)?;
+            assert_literals_equal(&got, &want, 0.0)?;
+            if eval(&m, HalfRounding::EveryOp)? != want {
+                changed_results.push(case.name.clone());
+            }
+            Ok(())
+        })();
+        if let Err(e) = r {
+            failures.push(format!("{}: {e}", case.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        changed_results.iter().any(|n| n == "bf16_excess_precision"),
+        "the rule changed no result of bf16_excess_precision (changed: {changed_results:?})"
+    );
+}

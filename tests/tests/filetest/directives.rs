@@ -8,7 +8,8 @@
 //! //                                grad/vjp/jvp wrt=..., vmap in_axes=0,none size=N
 //! // passes=algsimp,dce           run these passes (verify after each)
 //! // run interpret                run on an engine: interpret, host,
-//! // run host hlo_passes=false      cuda-emulate (options key=value)
+//! // run host hlo_passes=false      cuda-emulate (options key=value: hlo_passes=,
+//! //                                  opt_level=, half_rounding=)
 //! // arg: f32[3] {1, 2, 3}        one argument per line, in order
 //! // arg: x.npy                   ... or a .npy file beside the .hlo
 //! // args: random(17)             every parameter pseudo-random, seeds 17, 18, ...
@@ -72,6 +73,9 @@ pub struct Run {
     pub hlo_passes: bool,
     /// `opt_level=N` for the compiled engines.
     pub opt_level: u8,
+    /// `half_rounding=every-op` (or `excess-precision`, the default): where
+    /// bf16 results round, for every engine (docs/numerics.md).
+    pub half_rounding: hlox_eval::HalfRounding,
     pub loc: Loc,
 }
 
@@ -338,6 +342,7 @@ fn parse_run(rest: &str, loc: Loc) -> Result<Run, String> {
         engine,
         hlo_passes: true,
         opt_level: 3,
+        half_rounding: hlox_eval::HalfRounding::default(),
         loc,
     };
     for w in words {
@@ -348,9 +353,16 @@ fn parse_run(rest: &str, loc: Loc) -> Result<Run, String> {
             Some(("opt_level", v)) => {
                 run.opt_level = v.parse().map_err(|_| format!("`{w}`: 0 to 3"))?
             }
+            Some(("half_rounding", v)) => {
+                run.half_rounding = match v {
+                    "excess-precision" => hlox_eval::HalfRounding::ExcessPrecision,
+                    "every-op" => hlox_eval::HalfRounding::EveryOp,
+                    _ => return Err(format!("`{w}`: excess-precision or every-op")),
+                }
+            }
             _ => {
                 return Err(format!(
-                    "unknown run option `{w}` (hlo_passes=, opt_level=)"
+                    "unknown run option `{w}` (hlo_passes=, opt_level=, half_rounding=)"
                 ))
             }
         }

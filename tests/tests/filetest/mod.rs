@@ -566,14 +566,19 @@ fn emit_text(m: &Module, emit: Emit) -> Result<String, String> {
 
 fn run_engine(run: &Run, m: &Module, args: &[Literal]) -> Result<Literal, String> {
     match run.engine {
-        Engine::Interpret => {
-            hlox_eval::evaluate_with_registry(m, args, hlox_ffi::Registry::global())
-                .map_err(|e| e.to_string())
-        }
+        Engine::Interpret => hlox_eval::evaluate_with_registry_rounding(
+            m,
+            args,
+            hlox_ffi::Registry::global(),
+            &Default::default(),
+            run.half_rounding,
+        )
+        .map_err(|e| e.to_string()),
         Engine::Host => {
             let o = hlox_cpu::CompileOptions {
                 opt_level: run.opt_level,
                 hlo_passes: run.hlo_passes,
+                half_rounding: run.half_rounding,
                 ..Default::default()
             };
             let exe = hlox_cpu::compile(m, &o).map_err(|e| e.to_string())?;
@@ -584,6 +589,7 @@ fn run_engine(run: &Run, m: &Module, args: &[Literal]) -> Result<Literal, String
             let o = hlox_cuda::CompileOptions {
                 opt_level: run.opt_level,
                 hlo_passes: run.hlo_passes,
+                half_rounding: run.half_rounding,
                 ..Default::default()
             };
             let c = hlox_cuda::compile(m, &o).map_err(|e| e.to_string())?;
