@@ -133,3 +133,28 @@ fn corpus_stablehlo_loads_and_evaluates_to_jax_outputs() {
         Ok(())
     });
 }
+
+/// The text of a `jax.export` artifact (`exported.mlir_module()`,
+/// tests/stablehlo, scripts/gen_jax_export_artifact.py) loads and
+/// evaluates to the artifact's recorded output; the serialized artifact
+/// itself is refused with what to do instead.
+#[test]
+fn jax_export_module_text_evaluates_to_its_output() {
+    let dir = hlox_tests::workspace_root().join("tests/stablehlo");
+    let m = hlox_hlo::load::load_module(dir.join("sin_add.mlir")).unwrap_or_else(|e| panic!("{e}"));
+    let read = |n: &str| hlox_hlo::npy::read_npy_file(dir.join(n)).unwrap();
+    let got = hlox_eval::evaluate(&m, &[read("in0.npy"), read("in1.npy")]).unwrap();
+    let (got, want) = (
+        got.to_vec::<f32>().unwrap(),
+        read("out0.npy").to_vec::<f32>().unwrap(),
+    );
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert!(
+            (g - w).abs() <= 1e-5 + 1e-5 * w.abs(),
+            "{got:?} vs {want:?}"
+        );
+    }
+    let e = hlox_hlo::load::load_module(dir.join("sin_add.jax_exported")).unwrap_err();
+    assert!(e.to_string().contains("jax.export artifact"), "{e}");
+}

@@ -27,6 +27,9 @@ pub struct ExportedInfo {
     pub module_bytes: usize,
     pub module_is_bytecode: bool,
     pub module_is_vhlo: bool,
+    /// The bytecode's producer string (`StableHLO_v1.15.0` for a portable
+    /// VHLO artifact, `MLIR19.1.0` for plain bytecode).
+    pub module_producer: String,
 }
 
 impl std::fmt::Display for ExportedInfo {
@@ -50,7 +53,11 @@ impl std::fmt::Display for ExportedInfo {
                 (true, false) => " in MLIR bytecode",
                 _ => "",
             }
-        )
+        )?;
+        if !self.module_producer.is_empty() {
+            write!(f, " (producer {})", self.module_producer)?;
+        }
+        Ok(())
     }
 }
 
@@ -180,7 +187,14 @@ pub fn read_exported(bytes: &[u8]) -> Result<ExportedInfo, ExportError> {
     let module = &bytes[start..start + n];
     info.module_bytes = n;
     info.module_is_bytecode = module.starts_with(b"ML\xefR");
-    info.module_is_vhlo = module.windows(5).any(|w| w == b"vhlo.");
+    // After the magic: the bytecode version (a varint; one byte in practice)
+    // and the producer, NUL-terminated.
+    if let Some(rest) = module.get(5..) {
+        let end = rest.iter().position(|&c| c == 0).unwrap_or(0).min(64);
+        info.module_producer = String::from_utf8_lossy(&rest[..end]).into_owned();
+    }
+    info.module_is_vhlo =
+        info.module_producer.starts_with("StableHLO_v") || module.windows(5).any(|w| w == b"vhlo.");
     if info.platforms.is_empty() || !info.module_is_bytecode {
         return Err(ExportError(
             "it records no platform or no MLIR bytecode module".into(),

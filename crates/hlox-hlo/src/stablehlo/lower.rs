@@ -21,6 +21,9 @@ use std::collections::{HashMap, HashSet};
 
 type LResult<T> = Result<T, ParseError>;
 
+/// The largest constant a module text may spell (a splat expands to this).
+const MAX_CONSTANT_BYTES: usize = 1 << 28;
+
 /// The one place that maps an MLIR element type to hlox's.
 fn element_type(e: &Elem) -> Result<ElementType, String> {
     Ok(match e {
@@ -520,40 +523,41 @@ impl<'a> Lowerer<'a> {
         let Some(total) = total else {
             return self.err(pos, "the constant is too large");
         };
-        let bytes =
-            match body {
-                DenseBody::Hex(h) if h.len() == total => h.clone(),
-                DenseBody::Hex(h) if h.len() == size => h.repeat(n as usize),
-                DenseBody::Hex(h) => return self.err(
+        let bytes = match body {
+            DenseBody::Hex(h) if h.len() == total => h.clone(),
+            DenseBody::Hex(h) if h.len() == size => h.repeat(n as usize),
+            DenseBody::Hex(h) => {
+                return self.err(
                     a.pos,
                     format!(
                         "the hex literal has {} bytes; {} needs {total} (or {size} for a splat)",
                         h.len(),
                         crate::text::shape_to_string(shape)
                     ),
-                ),
-                DenseBody::Elems(v) => {
-                    if v.len() != n as usize && v.len() != 1 {
-                        return self.err(
-                            a.pos,
-                            format!(
-                                "the literal has {} elements; {} has {n}",
-                                v.len(),
-                                crate::text::shape_to_string(shape)
-                            ),
-                        );
-                    }
-                    let mut one = Vec::with_capacity(v.len() * size);
-                    for e in v {
-                        one.extend(self.elem_bytes(e, s.ty, a.pos)?);
-                    }
-                    if v.len() == 1 && n != 1 {
-                        one.repeat(n as usize)
-                    } else {
-                        one
-                    }
+                )
+            }
+            DenseBody::Elems(v) => {
+                if v.len() != n as usize && v.len() != 1 {
+                    return self.err(
+                        a.pos,
+                        format!(
+                            "the literal has {} elements; {} has {n}",
+                            v.len(),
+                            crate::text::shape_to_string(shape)
+                        ),
+                    );
                 }
-            };
+                let mut one = Vec::with_capacity(v.len() * size);
+                for e in v {
+                    one.extend(self.elem_bytes(e, s.ty, a.pos)?);
+                }
+                if v.len() == 1 && n != 1 {
+                    one.repeat(n as usize)
+                } else {
+                    one
+                }
+            }
+        };
         match ArrayLiteral::from_bytes(s.clone(), bytes) {
             Ok(l) => Ok(Literal::Array(l)),
             Err(e) => self.err(a.pos, e.to_string()),
@@ -1107,12 +1111,14 @@ impl<'a> Lowerer<'a> {
                     "DEFAULT" => RngAlgorithm::Default,
                     "THREE_FRY" => RngAlgorithm::ThreeFry,
                     "PHILOX" => RngAlgorithm::Philox,
-                    _ => return self.err(
-                        ap,
-                        format!(
+                    _ => {
+                        return self.err(
+                            ap,
+                            format!(
                             "unknown rng algorithm '{a}' (expected DEFAULT, THREE_FRY or PHILOX)"
                         ),
-                    ),
+                        )
+                    }
                 };
                 let x = self.operands(c, op)?;
                 return self.results_of(c, op, Op::RngBitGenerator { algorithm }, x, vec![]);

@@ -818,7 +818,7 @@ impl<'a> Parser<'a> {
     /// An attribute value; `typed`: a trailing `: type` belongs to it.
     pub fn attr_value(&mut self, typed: bool) -> PResult<Attr> {
         self.enter()?;
-        let r = self.attr_value_inner(typed);
+        let r = stacker::maybe_grow(64 << 10, 1 << 20, || self.attr_value_inner(typed));
         self.leave();
         r
     }
@@ -1120,8 +1120,13 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A region: `{ [^bb0(%a: T, ...):] ops }`.
+    /// A region: `{ [^bb0(%a: T, ...):] ops }`. Regions nest up to
+    /// [`MAX_DEPTH`]; the stack grows on the heap as they do.
     pub fn region(&mut self) -> PResult<MRegion> {
+        stacker::maybe_grow(64 << 10, 1 << 20, || self.region_inner())
+    }
+
+    fn region_inner(&mut self) -> PResult<MRegion> {
         self.ws();
         let pos = self.pos;
         self.expect(b'{', "to open a region")?;
@@ -1868,12 +1873,14 @@ impl<'a> Parser<'a> {
                             self.skip_loc()?;
                         }
                         "func.func" if !seen_module => m.funcs.push(self.func()?),
-                        _ => return self.err(
-                            p,
-                            format!(
+                        _ => {
+                            return self.err(
+                                p,
+                                format!(
                                 "expected 'module' or 'func.func' at the top level, found '{w}'"
                             ),
-                        ),
+                            )
+                        }
                     }
                 }
             }
