@@ -143,7 +143,8 @@ fn jax_export_module_text_evaluates_to_its_output() {
     let dir = hlox_tests::workspace_root().join("tests/stablehlo");
     let m = hlox_hlo::load::load_module(dir.join("sin_add.mlir")).unwrap_or_else(|e| panic!("{e}"));
     let read = |n: &str| hlox_hlo::npy::read_npy_file(dir.join(n)).unwrap();
-    let got = hlox_eval::evaluate(&m, &[read("in0.npy"), read("in1.npy")]).unwrap();
+    let args = [read("in0.npy"), read("in1.npy")];
+    let got = hlox_eval::evaluate_with_registry(&m, &args, &hlox_ffi::Registry::new()).unwrap();
     let (got, want) = (
         got.to_vec::<f32>().unwrap(),
         read("out0.npy").to_vec::<f32>().unwrap(),

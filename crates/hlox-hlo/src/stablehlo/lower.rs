@@ -128,9 +128,10 @@ impl<'a> Lowerer<'a> {
     }
 
     fn comp_name(&mut self, base: &str) -> String {
-        let mut name = base.to_string();
+        let base = hlo_name(base, "function");
+        let mut name = base.clone();
         while !self.comp_names.insert(name.clone()) {
-            name = self.fresh(base);
+            name = self.fresh(&base);
         }
         name
     }
@@ -519,9 +520,16 @@ impl<'a> Lowerer<'a> {
         let total = usize::try_from(n)
             .ok()
             .and_then(|n| n.checked_mul(size))
-            .filter(|&b| b <= 1 << 34);
+            .filter(|&b| b <= MAX_CONSTANT_BYTES);
         let Some(total) = total else {
-            return self.err(pos, "the constant is too large");
+            return self.err(
+                pos,
+                format!(
+                    "the constant {} is larger than hlox reads from text ({} MiB)",
+                    crate::text::shape_to_string(shape),
+                    MAX_CONSTANT_BYTES >> 20
+                ),
+            );
         };
         let bytes = match body {
             DenseBody::Hex(h) if h.len() == total => h.clone(),
@@ -1749,6 +1757,28 @@ struct Capture {
     shapes: Vec<Shape>,
 }
 
+/// An MLIR symbol as an HLO name: letters, digits, `_`, `.` and `-`, not
+/// starting with a digit (other characters become `_`).
+fn hlo_name(s: &str, empty: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() {
+        out = empty.to_string();
+    }
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        out.insert(0, '_');
+    }
+    out
+}
+
 fn float_bytes(f: f64, t: ElementType) -> Vec<u8> {
     match t {
         ElementType::F16 => half::f16::from_f64(f).to_le_bytes().to_vec(),
@@ -1844,7 +1874,7 @@ pub(crate) fn lower(m: &MModule, src: &str) -> LResult<Module> {
         }
     };
     let entry_id = lw.func_comp(&entry.name.clone(), entry.pos)?;
-    let name = m.name.clone().unwrap_or_else(|| "module".into());
+    let name = hlo_name(m.name.as_deref().unwrap_or("module"), "module");
     Ok(Module {
         name,
         computations: lw.comps,
