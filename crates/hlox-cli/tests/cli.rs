@@ -794,7 +794,7 @@ fn stablehlo_input_runs_and_bytecode_says_what_to_do() {
         assert!(out.contains("sine("), "{out}");
         Hlox::new("compile").arg(&mlir).ok();
         Hlox::new("doctor").arg(&mlir).ok();
-        Hlox::new("grad").arg(&mlir).ok();
+        Hlox::new("vjp").arg(&mlir).ok();
     }
     // The text of a jax.export artifact runs to its recorded output.
     let dir = repo("tests/stablehlo");

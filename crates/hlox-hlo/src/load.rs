@@ -72,7 +72,7 @@ pub enum LoadError {
     )]
     JaxExport {
         path: PathBuf,
-        info: crate::stablehlo::export::ExportedInfo,
+        info: Box<crate::stablehlo::export::ExportedInfo>,
     },
 }
 
@@ -81,9 +81,12 @@ pub const BYTECODE_HINT: &str = "write the module as MLIR text and load that `.m
      `jax.export.deserialize(data).mlir_module()` for an artifact, \
      `jax.jit(f).lower(*args).as_text()` for a function";
 
-/// What to do with a StableHLO file: how JAX writes the HLO hlox reads.
+/// What to do with StableHLO given to the HLO text parser: load it as a
+/// file (which converts it), or have JAX write HLO.
 pub const STABLEHLO_HINT: &str =
-    "write HLO text with `jax.jit(f).lower(*args).as_text(dialect='hlo')`, \
+    "load it from a file instead (`hlox_hlo::load::load_module`, any `hlox` command, \
+     `hlox.load`), which converts StableHLO to HLO, \
+     or write HLO text with `jax.jit(f).lower(*args).as_text(dialect='hlo')`, \
      or an HloModuleProto (.pb) with \
      `jax.jit(f).lower(*args).compiler_ir('hlo').as_serialized_hlo_module_proto()`";
 
@@ -218,7 +221,7 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, LoadError> {
         if detect_mlir(&bytes).is_none() {
             return Err(LoadError::JaxExport {
                 path: path.to_owned(),
-                info,
+                info: Box::new(info),
             });
         }
     }

@@ -4,6 +4,9 @@
 //! bit for bit. f16/bf16 are computed in f32 (as XLA does); f64 uses
 //! other polynomials that hlox does not have yet and is refused.
 
+// The coefficients are written as XLA prints them (shortest f32 digits).
+#![allow(clippy::excessive_precision)]
+
 use super::lower::{Computing as Comp, Lowerer};
 use super::syntax::MOp;
 use crate::ir::{BinaryOp as B, ComparisonDirection as D, InstId, Op, UnaryOp as U};

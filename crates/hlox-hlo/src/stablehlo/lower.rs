@@ -113,10 +113,6 @@ pub(crate) struct Lowerer<'a> {
     next_id: usize,
 }
 
-fn entry_pos(a: &AttrEntry) -> usize {
-    a.pos
-}
-
 impl<'a> Lowerer<'a> {
     fn err<T>(&self, pos: usize, msg: impl Into<String>) -> LResult<T> {
         Err(ParseError::at(self.src, pos, msg))
@@ -136,14 +132,12 @@ impl<'a> Lowerer<'a> {
         name
     }
 
-    fn shape(&self, t: &MType, pos: usize) -> LResult<Shape> {
+    fn shape(&self, t: &MType) -> LResult<Shape> {
         Ok(match t {
             MType::Token => Shape::Token,
-            MType::Tuple(ts) => Shape::Tuple(
-                ts.iter()
-                    .map(|t| self.shape(t, pos))
-                    .collect::<LResult<_>>()?,
-            ),
+            MType::Tuple(ts) => {
+                Shape::Tuple(ts.iter().map(|t| self.shape(t)).collect::<LResult<_>>()?)
+            }
             MType::Tensor {
                 dims,
                 elem,
@@ -159,10 +153,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn result_shapes(&self, op: &MOp) -> LResult<Vec<Shape>> {
-        op.result_types
-            .iter()
-            .map(|t| self.shape(t, op.pos))
-            .collect()
+        op.result_types.iter().map(|t| self.shape(t)).collect()
     }
 
     fn one_result(&self, op: &MOp) -> LResult<Shape> {
@@ -355,7 +346,7 @@ impl<'a> Lowerer<'a> {
 
     fn ints(&self, op: &MOp, key: &str) -> LResult<Vec<i64>> {
         let a = self.attr(op, key)?;
-        self.ints_of(&a.value, entry_pos(a), key)
+        self.ints_of(&a.value, a.pos, key)
     }
 
     fn ints_or(&self, op: &MOp, key: &str, default: Vec<i64>) -> LResult<Vec<i64>> {
@@ -406,13 +397,11 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn field(&self, fields: &[AttrEntry], key: &str, pos: usize) -> LResult<Vec<i64>> {
+    /// A list field of a dimension-numbers attribute; missing is empty (as MLIR prints defaults).
+    fn field(&self, fields: &[AttrEntry], key: &str) -> LResult<Vec<i64>> {
         match fields.iter().find(|f| f.key == key) {
             Some(f) => self.ints_of(&f.value, f.pos, key),
-            None => {
-                let _ = pos;
-                Ok(Vec::new())
-            }
+            None => Ok(Vec::new()),
         }
     }
 
@@ -495,11 +484,9 @@ impl<'a> Lowerer<'a> {
         Ok(match op.attr("channel_handle") {
             Some(AttrEntry {
                 value: Attr::Struct(_, f),
-                pos,
                 ..
             }) => {
                 let h = self.field_int(f, "handle", 0)?;
-                let _ = pos;
                 (h > 0).then_some(h)
             }
             _ => None,
@@ -589,9 +576,7 @@ impl<'a> Lowerer<'a> {
             (DenseElem::Bits(b), t) if t.is_integral() || t.is_float() => {
                 b.to_le_bytes()[..t.byte_size()].to_vec()
             }
-            (DenseElem::Float(f), t) | (DenseElem::Float(f), t) if t.is_float() => {
-                float_bytes(*f, t)
-            }
+            (DenseElem::Float(f), t) if t.is_float() => float_bytes(*f, t),
             (DenseElem::Int(i), t) if t.is_float() => float_bytes(*i as f64, t),
             (DenseElem::Float(_), _) => return bad("a float"),
             _ => return bad("this value"),
@@ -637,7 +622,7 @@ impl<'a> Lowerer<'a> {
         let arg_shapes: Vec<Shape> = r
             .args
             .iter()
-            .map(|(_, t)| self.shape(t, r.pos))
+            .map(|(_, t)| self.shape(t))
             .collect::<LResult<_>>()?;
         let mut cap_ids = Vec::new();
         match params {
@@ -804,13 +789,12 @@ impl<'a> Lowerer<'a> {
             let s = self.one_result(op)?;
             return Ok(vec![self.add(c, pos, Op::Binary(b), s, x, vec![])?]);
         }
-        let simple = |hlo: Op| hlo;
         let hlo = match name {
             "constant" => {
                 let s = self.one_result(op)?;
                 let a = self.attr(op, "value")?;
                 let literal = self.literal(a, &s, pos)?;
-                simple(Op::Constant { literal })
+                Op::Constant { literal }
             }
             "iota" => Op::Iota {
                 dimension: self.int(op, "iota_dimension")?,
@@ -908,13 +892,12 @@ impl<'a> Lowerer<'a> {
                 dnums: match op.attr("dot_dimension_numbers") {
                     Some(AttrEntry {
                         value: Attr::Struct(_, f),
-                        pos: fp,
                         ..
                     }) => DotDimensionNumbers {
-                        lhs_batch_dims: self.field(f, "lhs_batching_dimensions", *fp)?,
-                        rhs_batch_dims: self.field(f, "rhs_batching_dimensions", *fp)?,
-                        lhs_contracting_dims: self.field(f, "lhs_contracting_dimensions", *fp)?,
-                        rhs_contracting_dims: self.field(f, "rhs_contracting_dimensions", *fp)?,
+                        lhs_batch_dims: self.field(f, "lhs_batching_dimensions")?,
+                        rhs_batch_dims: self.field(f, "rhs_batching_dimensions")?,
+                        lhs_contracting_dims: self.field(f, "lhs_contracting_dimensions")?,
+                        rhs_contracting_dims: self.field(f, "rhs_contracting_dimensions")?,
                     },
                     _ => DotDimensionNumbers {
                         lhs_batch_dims: self.ints_or(op, "lhs_batching_dimensions", vec![])?,
@@ -993,16 +976,13 @@ impl<'a> Lowerer<'a> {
                 let f = self.fields(op, "dimension_numbers")?;
                 Op::Gather {
                     dnums: GatherDimensionNumbers {
-                        offset_dims: self.field(f, "offset_dims", pos)?,
-                        collapsed_slice_dims: self.field(f, "collapsed_slice_dims", pos)?,
-                        start_index_map: self.field(f, "start_index_map", pos)?,
+                        offset_dims: self.field(f, "offset_dims")?,
+                        collapsed_slice_dims: self.field(f, "collapsed_slice_dims")?,
+                        start_index_map: self.field(f, "start_index_map")?,
                         index_vector_dim: self.field_int(f, "index_vector_dim", 0)?,
-                        operand_batching_dims: self.field(f, "operand_batching_dims", pos)?,
-                        start_indices_batching_dims: self.field(
-                            f,
-                            "start_indices_batching_dims",
-                            pos,
-                        )?,
+                        operand_batching_dims: self.field(f, "operand_batching_dims")?,
+                        start_indices_batching_dims: self
+                            .field(f, "start_indices_batching_dims")?,
                     },
                     slice_sizes: self.ints(op, "slice_sizes")?,
                     indices_are_sorted: self.flag(op, "indices_are_sorted"),
@@ -1013,20 +993,14 @@ impl<'a> Lowerer<'a> {
                 let d = self.fields(op, "scatter_dimension_numbers")?;
                 let hlo = Op::Scatter {
                     dnums: ScatterDimensionNumbers {
-                        update_window_dims: self.field(d, "update_window_dims", pos)?,
-                        inserted_window_dims: self.field(d, "inserted_window_dims", pos)?,
-                        scatter_dims_to_operand_dims: self.field(
-                            d,
-                            "scatter_dims_to_operand_dims",
-                            pos,
-                        )?,
+                        update_window_dims: self.field(d, "update_window_dims")?,
+                        inserted_window_dims: self.field(d, "inserted_window_dims")?,
+                        scatter_dims_to_operand_dims: self
+                            .field(d, "scatter_dims_to_operand_dims")?,
                         index_vector_dim: self.field_int(d, "index_vector_dim", 0)?,
-                        input_batching_dims: self.field(d, "input_batching_dims", pos)?,
-                        scatter_indices_batching_dims: self.field(
-                            d,
-                            "scatter_indices_batching_dims",
-                            pos,
-                        )?,
+                        input_batching_dims: self.field(d, "input_batching_dims")?,
+                        scatter_indices_batching_dims: self
+                            .field(d, "scatter_indices_batching_dims")?,
                     },
                     indices_are_sorted: self.flag(op, "indices_are_sorted"),
                     unique_indices: self.flag(op, "unique_indices"),
@@ -1453,7 +1427,7 @@ impl<'a> Lowerer<'a> {
             branches.push(self.region_comp(r, name, Params::Tuple, &caps, false)?);
         }
         let mut operands = vec![i0];
-        operands.extend(std::iter::repeat(arg).take(branches.len()));
+        operands.extend(std::iter::repeat_n(arg, branches.len()));
         let shapes = self.result_shapes(op)?;
         let shape = if shapes.len() == 1 {
             shapes[0].clone()
@@ -1574,9 +1548,9 @@ impl<'a> Lowerer<'a> {
                     return self.err(*pos, "bad output_operand_alias");
                 };
                 aliasing.push(OutputOperandAlias {
-                    output_index: self.field(f, "output_tuple_indices", *pos)?,
+                    output_index: self.field(f, "output_tuple_indices")?,
                     operand: self.field_int(f, "operand_index", 0)?,
-                    operand_index: self.field(f, "operand_tuple_indices", *pos)?,
+                    operand_index: self.field(f, "operand_tuple_indices")?,
                 });
             }
         }

@@ -1177,7 +1177,6 @@ impl<'a> Parser<'a> {
     /// One operation with its results.
     pub fn op(&mut self) -> PResult<MOp> {
         self.ws();
-        let pos = self.pos;
         let mut results = Vec::new();
         if self.peek() == Some(b'%') {
             loop {
@@ -1208,7 +1207,7 @@ impl<'a> Parser<'a> {
         };
         self.skip_loc()?;
         op.results = results;
-        op.pos = pos.max(op_pos).min(op_pos);
+        op.pos = op_pos;
         Ok(op)
     }
 
