@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -67,6 +69,32 @@ def test_verify_error():
 def test_stablehlo_hint():
     with pytest.raises(hlox.ParseError, match="StableHLO"):
         hlox.Module.from_text("module @jit_f {\n  func.func public @main() {\n stablehlo.constant\n}}")
+
+
+STABLEHLO = Path(__file__).resolve().parents[2] / "tests" / "stablehlo"
+
+
+def test_load_stablehlo_text_and_run():
+    # `exported.mlir_module()` of a jax.export artifact: StableHLO MLIR text.
+    m = hlox.load(STABLEHLO / "sin_add.mlir")
+    assert m.name == "jit_f"
+    assert [str(s) for s in m.parameter_shapes] == ["f32[8]", "f32[8]"]
+    x, y = np.load(STABLEHLO / "in0.npy"), np.load(STABLEHLO / "in1.npy")
+    out = hlox.compile(m)(x, y)
+    np.testing.assert_allclose(np.asarray(out), np.load(STABLEHLO / "out0.npy"), rtol=1e-5, atol=1e-5)
+
+
+def test_load_stablehlo_error_has_position(tmp_path):
+    f = tmp_path / "bad.mlir"
+    f.write_text((STABLEHLO / "sin_add.mlir").read_text().replace("stablehlo.sine", "stablehlo.sinus"))
+    with pytest.raises(hlox.ParseError, match="unsupported operation 'stablehlo.sinus'") as e:
+        hlox.load(f)
+    assert e.value.line is not None and "bad.mlir:" in str(e.value)
+
+
+def test_load_jax_export_artifact_says_what_to_do():
+    with pytest.raises(hlox.ParseError, match=r"jax\.export artifact .*mlir_module\(\)"):
+        hlox.load(STABLEHLO / "sin_add.jax_exported")
 
 
 def test_missing_file():

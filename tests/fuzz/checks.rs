@@ -4,7 +4,7 @@
 //! a module of the `failures` test binary). Each function panics when the
 //! property fails; any input may be rejected with an error.
 
-// Each fuzz target uses one of the three properties.
+// Each fuzz target uses one of the four properties.
 #![allow(dead_code)]
 
 use arbitrary::{Arbitrary, Unstructured};
@@ -34,6 +34,28 @@ pub fn parse_text(data: &[u8]) {
         .unwrap_or_else(|e| panic!("printed module does not verify: {e}\n{printed}"));
     let reprinted = print_module(&again);
     assert_eq!(printed, reprinted, "print is not a fixed point");
+    assert!(again == m, "parse(print(m)) != m for\n{printed}");
+}
+
+/// StableHLO MLIR text: parse and convert to HLO, verify. Any input may
+/// fail with an error (never a panic or a hang); a module that converts and
+/// verifies prints as HLO text that parses back to the same module.
+pub fn parse_stablehlo(data: &[u8]) {
+    let Ok(src) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(m) = hlox_hlo::stablehlo::parse_module(src) else {
+        return;
+    };
+    if verify_module(&m).is_err() {
+        return;
+    }
+    let printed = print_module(&m);
+    let again = parse_module(&printed)
+        .unwrap_or_else(|e| panic!("converted module does not parse as HLO: {e}\n{printed}"));
+    verify_module(&again).unwrap_or_else(|e| {
+        panic!("converted module does not verify after printing: {e}\n{printed}")
+    });
     assert!(again == m, "parse(print(m)) != m for\n{printed}");
 }
 

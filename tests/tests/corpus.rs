@@ -96,3 +96,66 @@ fn corpus_evaluates_to_jax_outputs() {
         Ok(())
     });
 }
+
+/// Every case's StableHLO text (`module.mlir`, JAX's default `as_text()`,
+/// written by scripts/gen_stablehlo_corpus.py from the same lowering as
+/// `module.hlo`) loads through `hlox_hlo::load` (converted to HLO and
+/// verified), has the HLO module's entry signature, and evaluates to JAX's
+/// recorded outputs, within the same tolerances as the HLO text path.
+#[test]
+fn corpus_stablehlo_loads_and_evaluates_to_jax_outputs() {
+    for_each_case("stablehlo", |case| {
+        let path = case.dir.join("module.mlir");
+        let m = hlox_hlo::load::load_module(&path).map_err(|e| format!("load: {e}"))?;
+        let hlo = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
+        let (a, b) = (m.entry_computation_layout(), hlo.entry_computation_layout());
+        // Layouts aside: XLA gives some entry results a layout of its own
+        // choosing (a transpose's), which MLIR does not carry.
+        let plain = |v: &[hlox_hlo::Shape]| -> Vec<hlox_hlo::Shape> {
+            v.iter().map(|s| s.with_default_layout()).collect()
+        };
+        if plain(&a.parameters) != plain(&b.parameters)
+            || a.result.with_default_layout() != b.result.with_default_layout()
+        {
+            return Err(format!(
+                "entry signature {:?} -> {:?} differs from module.hlo's {:?} -> {:?}",
+                a.parameters, a.result, b.parameters, b.result
+            ));
+        }
+        // The converted module prints and parses back as HLO text.
+        let printed = print_module(&m);
+        let reparsed = parse_module(&printed).map_err(|e| format!("reparse: {e}"))?;
+        verify_module(&reparsed).map_err(|e| format!("verify reparsed: {e}"))?;
+        let args = case.inputs()?;
+        let got = hlox_eval::evaluate_with_registry(&m, &args, &hlox_tests::registry_for(case))
+            .map_err(|e| format!("evaluate: {e}"))?;
+        case.check_outputs(got)?;
+        Ok(())
+    });
+}
+
+/// The text of a `jax.export` artifact (`exported.mlir_module()`,
+/// tests/stablehlo, scripts/gen_jax_export_artifact.py) loads and
+/// evaluates to the artifact's recorded output; the serialized artifact
+/// itself is refused with what to do instead.
+#[test]
+fn jax_export_module_text_evaluates_to_its_output() {
+    let dir = hlox_tests::workspace_root().join("tests/stablehlo");
+    let m = hlox_hlo::load::load_module(dir.join("sin_add.mlir")).unwrap_or_else(|e| panic!("{e}"));
+    let read = |n: &str| hlox_hlo::npy::read_npy_file(dir.join(n)).unwrap();
+    let args = [read("in0.npy"), read("in1.npy")];
+    let got = hlox_eval::evaluate_with_registry(&m, &args, &hlox_ffi::Registry::new()).unwrap();
+    let (got, want) = (
+        got.to_vec::<f32>().unwrap(),
+        read("out0.npy").to_vec::<f32>().unwrap(),
+    );
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(&want) {
+        assert!(
+            (g - w).abs() <= 1e-5 + 1e-5 * w.abs(),
+            "{got:?} vs {want:?}"
+        );
+    }
+    let e = hlox_hlo::load::load_module(dir.join("sin_add.jax_exported")).unwrap_err();
+    assert!(e.to_string().contains("jax.export artifact"), "{e}");
+}

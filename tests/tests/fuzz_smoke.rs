@@ -236,6 +236,46 @@ fn fuzz_smoke_parse_text() {
 }
 
 #[test]
+fn fuzz_smoke_parse_stablehlo() {
+    let seeds = corpus_files(|c| c.dir.join("module.mlir"));
+    assert!(seeds.len() >= 40, "only {} StableHLO seeds", seeds.len());
+    let dict: Vec<Vec<u8>> = [
+        "stablehlo.",
+        "func.func",
+        "module",
+        "%",
+        "#",
+        "loc(",
+        "dense<",
+        "tensor<",
+        "xf32>",
+        "xi1>",
+        "array<i64: ",
+        "({",
+        "})",
+        "^bb0(",
+        "stablehlo.return",
+        ":",
+        "->",
+        "\"",
+        "0x",
+        "[",
+        "]",
+    ]
+    .iter()
+    .map(|t| t.as_bytes().to_vec())
+    .collect();
+    let o = fuzz(
+        "parse_stablehlo",
+        &seeds,
+        &dict,
+        checks::parse_stablehlo,
+        budget(),
+    );
+    assert_clean("parse_stablehlo", o);
+}
+
+#[test]
 fn fuzz_smoke_decode_proto() {
     let seeds = corpus_files(hlox_tests::CorpusCase::pb_path);
     assert!(seeds.len() >= 40, "only {} proto seeds", seeds.len());

@@ -779,22 +779,75 @@ fn target_errors_say_what_to_write() {
     );
 }
 
+/// StableHLO text (JAX's default `as_text()`) runs through every
+/// subcommand that takes a module, by extension or by its first token; MLIR
+/// bytecode and a `jax.export` artifact are refused with what to do.
 #[test]
-fn stablehlo_input_says_how_to_export_hlo() {
-    let mlir = tmp_file(
-        "jax_stablehlo.mlir",
-        "module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n  func.func public @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>) {\n    %0 = stablehlo.sine %arg0 : tensor<4xf32>\n    return %0 : tensor<4xf32>\n  }\n}\n",
-    );
-    let bytecode = tmp_file("jax_stablehlo.pb", b"ML\xefR\rMLIR19.1.0\x00");
-    for (p, form) in [(&mlir, "MLIR text"), (&bytecode, "MLIR bytecode")] {
-        Hlox::new("run").arg(p).arg("--random").fails(
-            1,
-            &[
-                &format!("this is StableHLO ({form}), not HLO"),
-                "jax.jit(f).lower(*args).as_text(dialect='hlo')",
-            ],
+fn stablehlo_input_runs_and_bytecode_says_what_to_do() {
+    let text = "module @jit_f attributes {mhlo.num_partitions = 1 : i32} {\n  func.func public @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>) {\n    %0 = stablehlo.sine %arg0 : tensor<4xf32>\n    return %0 : tensor<4xf32>\n  }\n}\n";
+    for name in ["jax_stablehlo.mlir", "jax_stablehlo_by_token.txt"] {
+        let mlir = tmp_file(name, text);
+        let out = Hlox::new("run").arg(&mlir).arg("--random").ok();
+        assert!(out.contains("out0: f32[4]{0}"), "{out}");
+        let out = Hlox::new("fmt").arg(&mlir).ok();
+        assert!(out.starts_with("HloModule jit_f"), "{out}");
+        assert!(out.contains("sine("), "{out}");
+        Hlox::new("compile").arg(&mlir).ok();
+        Hlox::new("doctor").arg(&mlir).ok();
+        Hlox::new("vjp").arg(&mlir).ok();
+    }
+    // The text of a jax.export artifact runs to its recorded output.
+    let dir = repo("tests/stablehlo");
+    let out_dir = tmp_dir("stablehlo_out");
+    Hlox::new("run")
+        .arg(dir.join("sin_add.mlir"))
+        .arg("-i")
+        .arg(dir.join("in0.npy"))
+        .arg("-i")
+        .arg(dir.join("in1.npy"))
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .ok();
+    let read = |p: PathBuf| {
+        hlox_hlo::npy::read_npy_file(p)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()
+    };
+    let (got, want) = (read(out_dir.join("out0.npy")), read(dir.join("out0.npy")));
+    for (g, w) in got.iter().zip(&want) {
+        assert!(
+            (g - w).abs() <= 1e-5 + 1e-5 * w.abs(),
+            "{got:?} vs {want:?}"
         );
     }
+    // A StableHLO error names the file, line and column.
+    let bad = tmp_file("jax_stablehlo_bad.mlir", text.replace("sine", "sinus"));
+    Hlox::new("run").arg(&bad).arg("--random").fails(
+        1,
+        &[&format!(
+            "{}:3:10: unsupported operation 'stablehlo.sinus'",
+            bad.display()
+        )],
+    );
+    let bytecode = tmp_file("jax_stablehlo.pb", b"ML\xefR\rMLIR19.1.0\x00");
+    Hlox::new("run").arg(&bytecode).arg("--random").fails(
+        1,
+        &[
+            "this is StableHLO (MLIR bytecode), which hlox does not read yet",
+            "mlir_module()",
+        ],
+    );
+    Hlox::new("run")
+        .arg(dir.join("sin_add.jax_exported"))
+        .arg("--random")
+        .fails(
+            1,
+            &[
+                "this is a serialized jax.export artifact (function 'f', platforms [cpu]",
+                "mlir_module()",
+            ],
+        );
 }
 
 #[test]

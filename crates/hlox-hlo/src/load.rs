@@ -1,6 +1,8 @@
-//! Loading and saving modules from files: HLO text (`.hlo`, `.txt`) or
-//! binary HloModuleProto (`.pb`), chosen by extension. Every loaded module
-//! is verified.
+//! Loading and saving modules from files: HLO text (`.hlo`, `.txt`),
+//! binary HloModuleProto (`.pb`), or StableHLO MLIR text (`.mlir`, or any
+//! text file whose first token is MLIR's), chosen by extension and content.
+//! Every loaded module is verified. MLIR bytecode and `jax.export` artifacts
+//! are recognised and refused with what to do instead.
 
 use crate::ir::Module;
 use std::path::{Path, PathBuf};
@@ -12,13 +14,17 @@ pub enum ModuleFormat {
     Text,
     /// Binary serialized `HloModuleProto`.
     Proto,
+    /// StableHLO MLIR text (read only).
+    StableHlo,
 }
 
 impl ModuleFormat {
-    /// `.pb` and `.proto`/`.binpb` are protos; everything else is text.
+    /// `.pb` and `.binpb` are protos, `.mlir` StableHLO; everything else is
+    /// text (HLO, or StableHLO by its first token).
     pub fn from_path(path: &Path) -> ModuleFormat {
         match path.extension().and_then(|e| e.to_str()) {
             Some("pb") | Some("binpb") => ModuleFormat::Proto,
+            Some("mlir") => ModuleFormat::StableHlo,
             _ => ModuleFormat::Text,
         }
     }
@@ -53,15 +59,34 @@ pub enum LoadError {
         path: PathBuf,
         error: crate::verifier::VerifyError,
     },
-    /// The file is MLIR (what `jax.jit(f).lower(x).as_text()` writes by
-    /// default), which hlox does not read.
-    #[error("{path}: this is StableHLO ({form}), not HLO; {STABLEHLO_HINT}")]
+    /// The file is MLIR bytecode (what `jax.export` serializes inside its
+    /// artifact, or `compiler_ir('stablehlo')` writes), which hlox does not
+    /// read yet.
+    #[error("{path}: this is StableHLO ({form}), which hlox does not read yet; {BYTECODE_HINT}")]
     StableHlo { path: PathBuf, form: MlirForm },
+    /// The file is a serialized `jax.export` artifact; its module is MLIR
+    /// bytecode, which hlox does not read yet.
+    #[error(
+        "{path}: this is a serialized jax.export artifact ({info}); hlox reads its header but not \
+             MLIR bytecode yet; {BYTECODE_HINT}"
+    )]
+    JaxExport {
+        path: PathBuf,
+        info: Box<crate::stablehlo::export::ExportedInfo>,
+    },
 }
 
-/// What to do with a StableHLO file: how JAX writes the HLO hlox reads.
+/// What to do with MLIR bytecode: write the text form, which hlox reads.
+pub const BYTECODE_HINT: &str = "write the module as MLIR text and load that `.mlir` file: \
+     `jax.export.deserialize(data).mlir_module()` for an artifact, \
+     `jax.jit(f).lower(*args).as_text()` for a function";
+
+/// What to do with StableHLO given to the HLO text parser: load it as a
+/// file (which converts it), or have JAX write HLO.
 pub const STABLEHLO_HINT: &str =
-    "write HLO text with `jax.jit(f).lower(*args).as_text(dialect='hlo')`, \
+    "load it from a file instead (`hlox_hlo::load::load_module`, any `hlox` command, \
+     `hlox.load`), which converts StableHLO to HLO, \
+     or write HLO text with `jax.jit(f).lower(*args).as_text(dialect='hlo')`, \
      or an HloModuleProto (.pb) with \
      `jax.jit(f).lower(*args).compiler_ir('hlo').as_serialized_hlo_module_proto()`";
 
@@ -128,13 +153,17 @@ pub(crate) fn mlir_start(bytes: &[u8]) -> Option<(MlirForm, usize)> {
     None
 }
 
-/// Parses HLO text and verifies it.
+/// Parses HLO text, or StableHLO MLIR text by its first token, and verifies it.
 pub fn parse_and_verify(src: &str, path: &Path) -> Result<Module, LoadError> {
-    if let Some(form) = detect_mlir(src.as_bytes()) {
-        return Err(LoadError::StableHlo {
-            path: path.to_owned(),
-            form,
-        });
+    match detect_mlir(src.as_bytes()) {
+        Some(MlirForm::Text) => return parse_stablehlo_and_verify(src, path),
+        Some(form) => {
+            return Err(LoadError::StableHlo {
+                path: path.to_owned(),
+                form,
+            })
+        }
+        None => {}
     }
     let m = crate::text::parse_module(src).map_err(|error| LoadError::Parse {
         path: path.to_owned(),
@@ -143,13 +172,28 @@ pub fn parse_and_verify(src: &str, path: &Path) -> Result<Module, LoadError> {
     verify(m, path)
 }
 
+/// Parses StableHLO MLIR text, converts it to HLO and verifies it.
+pub fn parse_stablehlo_and_verify(src: &str, path: &Path) -> Result<Module, LoadError> {
+    let m = crate::stablehlo::parse_module(src).map_err(|error| LoadError::Parse {
+        path: path.to_owned(),
+        error: error.with_file(path.display().to_string()),
+    })?;
+    verify(m, path)
+}
+
 /// Decodes a serialized HloModuleProto and verifies it.
 pub fn decode_and_verify(bytes: &[u8], path: &Path) -> Result<Module, LoadError> {
-    if let Some(form) = detect_mlir(bytes) {
-        return Err(LoadError::StableHlo {
-            path: path.to_owned(),
-            form,
-        });
+    match detect_mlir(bytes) {
+        Some(MlirForm::Text) => {
+            return parse_stablehlo_and_verify(&String::from_utf8_lossy(bytes), path)
+        }
+        Some(form) => {
+            return Err(LoadError::StableHlo {
+                path: path.to_owned(),
+                form,
+            })
+        }
+        None => {}
     }
     let m = crate::proto::decode_module(bytes).map_err(|error| LoadError::Proto {
         path: path.to_owned(),
@@ -173,18 +217,25 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, LoadError> {
         path: path.to_owned(),
         source,
     })?;
-    match ModuleFormat::from_path(path) {
-        ModuleFormat::Proto => decode_and_verify(&bytes, path),
-        ModuleFormat::Text => {
-            if let Some(form) = detect_mlir(&bytes) {
-                return Err(LoadError::StableHlo {
-                    path: path.to_owned(),
-                    form,
-                });
-            }
-            let src = String::from_utf8_lossy(&bytes);
-            parse_and_verify(&src, path)
+    if let Ok(info) = crate::stablehlo::export::read_exported(&bytes) {
+        if detect_mlir(&bytes).is_none() {
+            return Err(LoadError::JaxExport {
+                path: path.to_owned(),
+                info: Box::new(info),
+            });
         }
+    }
+    let format = ModuleFormat::from_path(path);
+    match (format, detect_mlir(&bytes)) {
+        (_, Some(MlirForm::Bytecode)) => Err(LoadError::StableHlo {
+            path: path.to_owned(),
+            form: MlirForm::Bytecode,
+        }),
+        (ModuleFormat::Proto, _) => decode_and_verify(&bytes, path),
+        (ModuleFormat::StableHlo, _) | (_, Some(MlirForm::Text)) => {
+            parse_stablehlo_and_verify(&String::from_utf8_lossy(&bytes), path)
+        }
+        (ModuleFormat::Text, None) => parse_and_verify(&String::from_utf8_lossy(&bytes), path),
     }
 }
 
@@ -194,6 +245,15 @@ pub fn save_module(m: &Module, path: impl AsRef<Path>) -> Result<(), LoadError> 
     let bytes = match ModuleFormat::from_path(path) {
         ModuleFormat::Proto => crate::proto::encode_module(m),
         ModuleFormat::Text => crate::text::print::print_module(m).into_bytes(),
+        ModuleFormat::StableHlo => {
+            return Err(LoadError::Write {
+                path: path.to_owned(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::Unsupported,
+                    "hlox writes HLO text (.hlo) or an HloModuleProto (.pb), not StableHLO",
+                ),
+            })
+        }
     };
     std::fs::write(path, bytes).map_err(|source| LoadError::Write {
         path: path.to_owned(),
@@ -246,34 +306,39 @@ mod tests {
     }
 
     #[test]
-    fn loading_stablehlo_says_how_to_write_hlo() {
+    fn stablehlo_text_loads_and_bytecode_says_what_to_do() {
         let dir = std::env::temp_dir().join(format!("hlox-load-mlir-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let text = dir.join("f.mlir");
-        std::fs::write(&text, MLIR_TEXT).unwrap();
-        let e = load_module(&text).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                LoadError::StableHlo {
-                    form: MlirForm::Text,
-                    ..
-                }
-            ),
-            "{e:?}"
-        );
+        // MLIR text loads by extension, and by its first token under any name.
+        for name in ["f.mlir", "f.txt", "f.hlo"] {
+            let p = dir.join(name);
+            std::fs::write(&p, MLIR_TEXT).unwrap();
+            let m = load_module(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let entry = m.entry_computation();
+            assert_eq!(entry.params.len(), 1);
+            assert_eq!(
+                crate::text::shape_to_string(&entry.root_inst().shape),
+                "f32[4]{0}"
+            );
+        }
+        // A StableHLO error names the file, line and column.
+        let bad = dir.join("bad.mlir");
+        std::fs::write(
+            &bad,
+            MLIR_TEXT.replace("stablehlo.sine", "stablehlo.frobnicate"),
+        )
+        .unwrap();
+        let e = load_module(&bad).unwrap_err();
         let msg = e.to_string();
         assert!(
             msg.starts_with(&format!(
-                "{}: this is StableHLO (MLIR text), not HLO; ",
-                text.display()
+                "{}:3:10: unsupported operation 'stablehlo.frobnicate'",
+                bad.display()
             )),
             "{msg}"
         );
-        assert!(msg.contains("as_text(dialect='hlo')"), "{msg}");
-        assert!(msg.contains("as_serialized_hlo_module_proto()"), "{msg}");
         // Bytecode, whether named .pb or anything else.
-        for name in ["f.pb", "f.mlirbc"] {
+        for name in ["f.pb", "f.mlirbc", "f.mlir"] {
             let p = dir.join(name);
             std::fs::write(&p, MLIR_BYTECODE).unwrap();
             let e = load_module(&p).unwrap_err();
@@ -287,13 +352,22 @@ mod tests {
                 ),
                 "{name}: {e:?}"
             );
-            assert!(e.to_string().contains("(MLIR bytecode)"), "{e}");
+            let msg = e.to_string();
+            assert!(
+                msg.contains("(MLIR bytecode), which hlox does not read yet"),
+                "{msg}"
+            );
+            assert!(msg.contains("mlir_module()"), "{msg}");
         }
         let _ = std::fs::remove_dir_all(&dir);
-        // The text parser alone says the same at the first MLIR token.
+        // The HLO text parser alone refuses MLIR at its first token.
         let src = format!("// exported by JAX\n{MLIR_TEXT}");
         let e = crate::text::parse_module(&src).unwrap_err();
         assert_eq!((e.line, e.column), (2, 1), "{e}");
-        assert!(e.message.starts_with("this is StableHLO (MLIR text), not HLO; write HLO text with `jax.jit(f).lower(*args).as_text(dialect='hlo')`"), "{e}");
+        assert!(
+            e.message
+                .starts_with("this is StableHLO (MLIR text), not HLO"),
+            "{e}"
+        );
     }
 }

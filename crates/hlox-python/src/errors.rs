@@ -109,7 +109,7 @@ pub fn load_error(py: Python<'_>, e: LoadError) -> PyErr {
                 ("column", obj(py, error.column)),
             ],
         ),
-        LoadError::Proto { .. } | LoadError::StableHlo { .. } => {
+        LoadError::Proto { .. } | LoadError::StableHlo { .. } | LoadError::JaxExport { .. } => {
             parse_error_nopos(py, e.to_string())
         }
         LoadError::Verify { .. } => VerifyError::new_err(e.to_string()),

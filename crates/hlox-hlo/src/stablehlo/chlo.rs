@@ -1,0 +1,205 @@
+//! CHLO ops that HLO has no opcode for, expanded into HLO as XLA's CHLO
+//! legalization expands them (`chlo_legalize_to_stablehlo`), with the same
+//! polynomials and the same order of operations, so results match JAX's
+//! bit for bit. f16/bf16 are computed in f32 (as XLA does); f64 uses
+//! other polynomials that hlox does not have yet and is refused.
+
+// The coefficients are written as XLA prints them (shortest f32 digits).
+#![allow(clippy::excessive_precision)]
+
+use super::lower::{Computing as Comp, Lowerer};
+use super::syntax::MOp;
+use crate::ir::{BinaryOp as B, ComparisonDirection as D, InstId, Op, UnaryOp as U};
+use crate::text::ParseError;
+use crate::types::{ElementType, Shape};
+
+type LResult<T> = Result<T, ParseError>;
+
+/// `chlo.erf_inv` and `chlo.erfc`.
+pub(crate) fn lower(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
+    let pos = op.pos;
+    let x = lw.operand_values(c, op)?;
+    let [x] = x.as_slice() else {
+        return lw.error(pos, format!("'{}' takes one operand", op.name));
+    };
+    let ty = c.insts[*x].shape.element_type();
+    let wide = match ty {
+        Some(ElementType::F32) => *x,
+        Some(ElementType::F16) | Some(ElementType::Bf16) => {
+            convert(lw, c, pos, *x, ElementType::F32)?
+        }
+        _ => {
+            return lw.error(
+                pos,
+                format!(
+                    "'{}' on {} is not supported yet (hlox expands it for f32, f16 and bf16)",
+                    op.name,
+                    ty.map_or("a non-array", |t| t.name())
+                ),
+            )
+        }
+    };
+    let r = if op.name == "chlo.erfc" {
+        erfc_f32(lw, c, pos, wide)?
+    } else {
+        erf_inv_f32(lw, c, pos, wide)?
+    };
+    let r = match ty {
+        Some(t) if t != ElementType::F32 => convert(lw, c, pos, r, t)?,
+        _ => r,
+    };
+    Ok(vec![r])
+}
+
+fn convert(
+    lw: &mut Lowerer,
+    c: &mut Comp,
+    pos: usize,
+    x: InstId,
+    t: ElementType,
+) -> LResult<InstId> {
+    let Some(a) = c.insts[x].shape.as_array().cloned() else {
+        return lw.error(pos, "expected a tensor");
+    };
+    let s = Shape::array(t, a.dims);
+    lw.add_raw(c, pos, Op::Convert, s, vec![x])
+}
+
+/// `p = c[0]; p = c[i] + p * w` (Horner), or with `first_mul` `p = w * c[0] + c[1]; ...`.
+fn horner(
+    lw: &mut Lowerer,
+    c: &mut Comp,
+    pos: usize,
+    w: InstId,
+    coeffs: &[f32],
+) -> LResult<InstId> {
+    let mut p = lw.emit_splat(c, pos, w, coeffs[0] as f64)?;
+    for &k in &coeffs[1..] {
+        let m = lw.emit_binary(c, pos, B::Multiply, p, w)?;
+        let k = lw.emit_splat(c, pos, w, k as f64)?;
+        p = lw.emit_binary(c, pos, B::Add, m, k)?;
+    }
+    Ok(p)
+}
+
+fn erfc_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<InstId> {
+    let one = lw.emit_splat(c, pos, x, 1.0)?;
+    let two = lw.emit_splat(c, pos, x, 2.0)?;
+    let zero = lw.emit_splat(c, pos, x, 0.0)?;
+    let ax = lw.emit_unary(c, pos, U::Abs, x)?;
+    let small = lw.emit_compare(c, pos, D::Lt, ax, one)?;
+    // |x| < 1: 1 - erf(x), erf by its odd polynomial in x².
+    let z = lw.emit_binary(c, pos, B::Multiply, x, x)?;
+    let p = horner(
+        lw,
+        c,
+        pos,
+        z,
+        &[
+            7.85386146e-05,
+            -0.000801019371,
+            0.00518832775,
+            -0.0268538129,
+            0.112835854,
+            -0.37612626,
+            1.12837911,
+        ],
+    )?;
+    let erf = lw.emit_binary(c, pos, B::Multiply, x, p)?;
+    let near = lw.emit_binary(c, pos, B::Subtract, one, erf)?;
+    // |x| >= 1: exp(-x²)/|x| times a rational approximation in 1/x².
+    let neg = lw.emit_compare(c, pos, D::Lt, x, zero)?;
+    let z2 = lw.emit_binary(c, pos, B::Multiply, x, x)?;
+    let nz = lw.emit_unary(c, pos, U::Negate, z2)?;
+    let lim = lw.emit_splat(c, pos, x, -88.7228394)?;
+    let underflow = lw.emit_compare(c, pos, D::Lt, nz, lim)?;
+    let e = lw.emit_unary(c, pos, U::Exp, nz)?;
+    let ax2 = lw.emit_unary(c, pos, U::Abs, x)?;
+    let q = lw.emit_binary(c, pos, B::Divide, one, ax2)?;
+    let eq = lw.emit_binary(c, pos, B::Multiply, e, q)?;
+    let lt2 = lw.emit_compare(c, pos, D::Lt, ax2, two)?;
+    let w = lw.emit_binary(c, pos, B::Divide, one, z2)?;
+    let p1 = horner(
+        lw,
+        c,
+        pos,
+        w,
+        &[
+            0.0232682,
+            -0.138703942,
+            0.368742466,
+            -0.582473278,
+            0.621000469,
+            -0.494451523,
+            0.340488,
+            -0.274112701,
+            0.563825965,
+        ],
+    )?;
+    let p2 = horner(
+        lw,
+        c,
+        pos,
+        w,
+        &[
+            -10.477664,
+            12.9772,
+            -7.49551868,
+            2.92101908,
+            -1.01526523,
+            0.42184633,
+            -0.282076746,
+            0.564189494,
+        ],
+    )?;
+    let sel = lw.emit_select(c, pos, lt2, p1, p2)?;
+    let r = lw.emit_binary(c, pos, B::Multiply, eq, sel)?;
+    let r = lw.emit_select(c, pos, underflow, zero, r)?;
+    let flipped = lw.emit_binary(c, pos, B::Subtract, two, r)?;
+    let far = lw.emit_select(c, pos, neg, flipped, r)?;
+    lw.emit_select(c, pos, small, near, far)
+}
+
+fn erf_inv_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<InstId> {
+    let ax = lw.emit_unary(c, pos, U::Abs, x)?;
+    let one = lw.emit_splat(c, pos, x, 1.0)?;
+    let is_one = lw.emit_compare(c, pos, D::Eq, ax, one)?;
+    let inf = lw.emit_splat(c, pos, x, f64::INFINITY)?;
+    let at_one = lw.emit_binary(c, pos, B::Multiply, x, inf)?;
+    let nx = lw.emit_unary(c, pos, U::Negate, x)?;
+    let xx = lw.emit_binary(c, pos, B::Multiply, x, nx)?;
+    let l = lw.emit_unary(c, pos, U::Log1p, xx)?;
+    let w = lw.emit_unary(c, pos, U::Negate, l)?;
+    let five = lw.emit_splat(c, pos, x, 5.0)?;
+    let lt = lw.emit_compare(c, pos, D::Lt, w, five)?;
+    const PAIRS: [(f32, f32); 9] = [
+        (2.81022636e-08, -0.000200214257),
+        (3.43273939e-07, 0.000100950558),
+        (-3.5233877e-06, 0.00134934322),
+        (-4.39150654e-06, -0.00367342844),
+        (0.00021858087, 0.00573950773),
+        (-0.00125372503, -0.0076224613),
+        (-0.00417768164, 0.00943887047),
+        (0.246640727, 1.00167406),
+        (1.50140941, 2.83297682),
+    ];
+    let mut coeffs = Vec::with_capacity(PAIRS.len());
+    for (a, b) in PAIRS {
+        let a = lw.emit_splat(c, pos, x, a as f64)?;
+        let b = lw.emit_splat(c, pos, x, b as f64)?;
+        coeffs.push(lw.emit_select(c, pos, lt, a, b)?);
+    }
+    let k25 = lw.emit_splat(c, pos, x, 2.5)?;
+    let wa = lw.emit_binary(c, pos, B::Subtract, w, k25)?;
+    let sw = lw.emit_unary(c, pos, U::Sqrt, w)?;
+    let k3 = lw.emit_splat(c, pos, x, 3.0)?;
+    let wb = lw.emit_binary(c, pos, B::Subtract, sw, k3)?;
+    let ww = lw.emit_select(c, pos, lt, wa, wb)?;
+    let mut p = coeffs[0];
+    for &k in &coeffs[1..] {
+        let m = lw.emit_binary(c, pos, B::Multiply, p, ww)?;
+        p = lw.emit_binary(c, pos, B::Add, k, m)?;
+    }
+    let r = lw.emit_binary(c, pos, B::Multiply, p, x)?;
+    lw.emit_select(c, pos, is_one, at_one, r)
+}

@@ -1,0 +1,1859 @@
+//! StableHLO syntax tree → HLO IR, op by op, with XLA's conversion rules
+//! (`xla/hlo/translate/mhlo_to_hlo`): multi-result ops become a tuple and
+//! `get-tuple-element`s, `while` carries one tuple, `case` becomes a
+//! `conditional` whose branches take the values they use from outside as a
+//! tuple operand, `func.call` a `call`, and a `reduce` written with
+//! `applies` a two-parameter computation.
+//!
+//! Each instruction's declared shape (MLIR's result type) is checked by
+//! shape inference where it is made, so a mismatch is reported at the op's
+//! line and column.
+
+use super::syntax::{
+    Attr, AttrEntry, DenseBody, DenseElem, Elem, MFunc, MModule, MOp, MRegion, MType, ValueRef,
+};
+use crate::ir::*;
+use crate::literal::{ArrayLiteral, Literal};
+use crate::text::ParseError;
+use crate::types::{ArrayShape, ElementType, Layout, ProgramShape, Shape};
+use crate::PrimaryMap;
+use std::collections::{HashMap, HashSet};
+
+type LResult<T> = Result<T, ParseError>;
+
+/// The largest constant a module text may spell (a splat expands to this).
+const MAX_CONSTANT_BYTES: usize = 1 << 28;
+
+/// The one place that maps an MLIR element type to hlox's.
+fn element_type(e: &Elem) -> Result<ElementType, String> {
+    Ok(match e {
+        Elem::Int {
+            unsigned: false,
+            bits: 1,
+        } => ElementType::Pred,
+        Elem::Int {
+            unsigned: false,
+            bits: 8,
+        } => ElementType::S8,
+        Elem::Int {
+            unsigned: false,
+            bits: 16,
+        } => ElementType::S16,
+        Elem::Int {
+            unsigned: false,
+            bits: 32,
+        } => ElementType::S32,
+        Elem::Int {
+            unsigned: false,
+            bits: 64,
+        } => ElementType::S64,
+        Elem::Int {
+            unsigned: true,
+            bits: 8,
+        } => ElementType::U8,
+        Elem::Int {
+            unsigned: true,
+            bits: 16,
+        } => ElementType::U16,
+        Elem::Int {
+            unsigned: true,
+            bits: 32,
+        } => ElementType::U32,
+        Elem::Int {
+            unsigned: true,
+            bits: 64,
+        } => ElementType::U64,
+        Elem::Float(f) if f == "f16" => ElementType::F16,
+        Elem::Float(f) if f == "bf16" => ElementType::Bf16,
+        Elem::Float(f) if f == "f32" => ElementType::F32,
+        Elem::Float(f) if f == "f64" => ElementType::F64,
+        Elem::Complex(_) => return Err("complex element types are not supported yet".into()),
+        Elem::Int { unsigned, bits } => {
+            return Err(format!(
+                "element type {}{bits} is not supported",
+                if *unsigned { "ui" } else { "i" }
+            ))
+        }
+        Elem::Float(f) => return Err(format!("element type {f} is not supported")),
+        Elem::Index => return Err("element type 'index' is not supported in a tensor".into()),
+    })
+}
+
+/// A function or region being turned into a computation.
+pub(crate) struct Comp {
+    name: String,
+    pub(crate) insts: PrimaryMap<InstId, Instruction>,
+    params: Vec<InstId>,
+    /// `%name` → the instruction of each of its results.
+    values: HashMap<String, Vec<InstId>>,
+}
+
+impl Comp {
+    fn new(name: String) -> Comp {
+        Comp {
+            name,
+            insts: PrimaryMap::new(),
+            params: Vec::new(),
+            values: HashMap::new(),
+        }
+    }
+    fn shape(&self, id: InstId) -> &Shape {
+        &self.insts[id].shape
+    }
+}
+
+pub(crate) struct Lowerer<'a> {
+    src: &'a str,
+    funcs: HashMap<&'a str, &'a MFunc>,
+    /// Functions already lowered, and those being lowered (recursion check).
+    done: HashMap<String, CompId>,
+    active: HashSet<String>,
+    comps: PrimaryMap<CompId, Computation>,
+    comp_names: HashSet<String>,
+    next_id: usize,
+}
+
+impl<'a> Lowerer<'a> {
+    fn err<T>(&self, pos: usize, msg: impl Into<String>) -> LResult<T> {
+        Err(ParseError::at(self.src, pos, msg))
+    }
+
+    fn fresh(&mut self, base: &str) -> String {
+        self.next_id += 1;
+        format!("{base}.{}", self.next_id)
+    }
+
+    fn comp_name(&mut self, base: &str) -> String {
+        let base = hlo_name(base, "function");
+        let mut name = base.clone();
+        while !self.comp_names.insert(name.clone()) {
+            name = self.fresh(&base);
+        }
+        name
+    }
+
+    fn shape(&self, t: &MType) -> LResult<Shape> {
+        Ok(match t {
+            MType::Token => Shape::Token,
+            MType::Tuple(ts) => {
+                Shape::Tuple(ts.iter().map(|t| self.shape(t)).collect::<LResult<_>>()?)
+            }
+            MType::Tensor {
+                dims,
+                elem,
+                pos: tp,
+            } => {
+                let ty = element_type(elem).or_else(|m| self.err(*tp, m))?;
+                if let Some(d) = dims.iter().find(|&&d| d < 0) {
+                    return self.err(*tp, format!("negative dimension {d}"));
+                }
+                Shape::Array(ArrayShape::new(ty, dims.clone()))
+            }
+        })
+    }
+
+    fn result_shapes(&self, op: &MOp) -> LResult<Vec<Shape>> {
+        op.result_types.iter().map(|t| self.shape(t)).collect()
+    }
+
+    fn one_result(&self, op: &MOp) -> LResult<Shape> {
+        let mut v = self.result_shapes(op)?;
+        if v.len() != 1 {
+            return self.err(
+                op.pos,
+                format!("'{}' must have one result, it has {}", op.name, v.len()),
+            );
+        }
+        Ok(v.remove(0))
+    }
+
+    /// Adds an instruction, checking `shape` against shape inference.
+    fn add(
+        &mut self,
+        c: &mut Comp,
+        pos: usize,
+        op: Op,
+        shape: Shape,
+        operands: Vec<InstId>,
+        called: Vec<CompId>,
+    ) -> LResult<InstId> {
+        let shapes: Vec<&Shape> = operands.iter().map(|&o| c.shape(o)).collect();
+        let progs: Vec<ProgramShape> = called
+            .iter()
+            .map(|&k| self.comps[k].program_shape())
+            .collect();
+        if let Err(e) = crate::shape_inference::check_shape(&op, &shapes, &progs, &shape) {
+            return self.err(pos, format!("{}: {}", e.op, e.message));
+        }
+        let name = self.fresh(op.name());
+        let mut inst = Instruction::new(name, op, shape, operands);
+        inst.called = called;
+        Ok(c.insts.push(inst))
+    }
+
+    /// The `get-tuple-element`s of every element of a tuple instruction.
+    fn untuple(&mut self, c: &mut Comp, pos: usize, t: InstId) -> LResult<Vec<InstId>> {
+        let elems = c
+            .shape(t)
+            .tuple_elements()
+            .map(|e| e.to_vec())
+            .unwrap_or_default();
+        let mut out = Vec::with_capacity(elems.len());
+        for (i, s) in elems.into_iter().enumerate() {
+            out.push(self.add(
+                c,
+                pos,
+                Op::GetTupleElement { index: i as i64 },
+                s,
+                vec![t],
+                vec![],
+            )?);
+        }
+        Ok(out)
+    }
+
+    /// Ops with one result produce it; with several, a tuple and its elements.
+    fn results_of(
+        &mut self,
+        c: &mut Comp,
+        op: &MOp,
+        hlo: Op,
+        operands: Vec<InstId>,
+        called: Vec<CompId>,
+    ) -> LResult<Vec<InstId>> {
+        let shapes = self.result_shapes(op)?;
+        if shapes.len() == 1 {
+            let s = shapes.into_iter().next().unwrap_or(Shape::Token);
+            Ok(vec![self.add(c, op.pos, hlo, s, operands, called)?])
+        } else {
+            let t = self.add(c, op.pos, hlo, Shape::Tuple(shapes), operands, called)?;
+            self.untuple(c, op.pos, t)
+        }
+    }
+
+    fn tuple(&mut self, c: &mut Comp, pos: usize, elems: Vec<InstId>) -> LResult<InstId> {
+        let shape = Shape::Tuple(elems.iter().map(|&e| c.shape(e).clone()).collect());
+        self.add(c, pos, Op::Tuple, shape, elems, vec![])
+    }
+
+    fn value(&self, c: &Comp, r: &ValueRef) -> LResult<InstId> {
+        let Some(group) = c.values.get(&r.name) else {
+            return self.err(r.pos, format!("use of undefined value '%{}'", r.name));
+        };
+        match (r.index, group.len()) {
+            (None, 1) => Ok(group[0]),
+            (None, n) => self.err(
+                r.pos,
+                format!("'%{}' has {n} results; name one as '%{}#N'", r.name, r.name),
+            ),
+            (Some(i), n) if i < n => Ok(group[i]),
+            (Some(i), n) => self.err(
+                r.pos,
+                format!(
+                    "'%{}#{i}' is out of range: '%{}' has {n} results",
+                    r.name, r.name
+                ),
+            ),
+        }
+    }
+
+    fn operands(&self, c: &Comp, op: &MOp) -> LResult<Vec<InstId>> {
+        op.operands.iter().map(|r| self.value(c, r)).collect()
+    }
+
+    fn finish(&mut self, c: Comp, root: InstId) -> CompId {
+        self.comps.push(Computation {
+            name: c.name,
+            instructions: c.insts,
+            params: c.params,
+            root,
+            execution_thread: None,
+        })
+    }
+
+    // ------------------------------------------------------------ attributes
+
+    fn attr<'o>(&self, op: &'o MOp, key: &str) -> LResult<&'o AttrEntry> {
+        match op.attr(key) {
+            Some(a) => Ok(a),
+            None => self.err(op.pos, format!("'{}' needs the attribute '{key}'", op.name)),
+        }
+    }
+
+    fn ints_of(&self, a: &Attr, pos: usize, what: &str) -> LResult<Vec<i64>> {
+        let int = |v: &Attr| -> Option<i64> {
+            match v {
+                Attr::Int(i) => i64::try_from(*i).ok(),
+                Attr::Bool(b) => Some(*b as i64),
+                _ => None,
+            }
+        };
+        Ok(match a {
+            Attr::DenseArray(v) => v.clone(),
+            Attr::Array(v) => {
+                let mut out = Vec::new();
+                for e in v {
+                    match e {
+                        Attr::Array(_) | Attr::Dense { .. } => {
+                            out.extend(self.ints_of(e, pos, what)?)
+                        }
+                        _ => match int(e) {
+                            Some(i) => out.push(i),
+                            None => return self.err(pos, format!("{what}: expected integers")),
+                        },
+                    }
+                }
+                out
+            }
+            Attr::Dense {
+                body: DenseBody::Elems(v),
+                ty,
+                ..
+            } => {
+                let mut out = Vec::with_capacity(v.len());
+                for e in v {
+                    match e {
+                        DenseElem::Int(i) => {
+                            out.push(i64::try_from(*i).or_else(|_| {
+                                self.err(pos, format!("{what}: {i} is out of range"))
+                            })?)
+                        }
+                        DenseElem::Bool(b) => out.push(*b as i64),
+                        _ => return self.err(pos, format!("{what}: expected integers")),
+                    }
+                }
+                // A splat fills the whole type.
+                if let (1, Some(MType::Tensor { dims, .. })) = (out.len(), ty) {
+                    let n: i64 = dims.iter().product();
+                    if n != 1 && (0..=1 << 20).contains(&n) {
+                        out = vec![out[0]; n as usize];
+                    }
+                }
+                if let (0, Some(MType::Tensor { dims, .. })) = (out.len(), ty) {
+                    if dims.iter().product::<i64>() != 0 {
+                        return self.err(
+                            pos,
+                            format!("{what}: empty dense literal for a non-empty type"),
+                        );
+                    }
+                }
+                out
+            }
+            Attr::Int(_) | Attr::Bool(_) => vec![int(a).unwrap_or(0)],
+            _ => return self.err(pos, format!("{what}: expected a list of integers")),
+        })
+    }
+
+    fn ints(&self, op: &MOp, key: &str) -> LResult<Vec<i64>> {
+        let a = self.attr(op, key)?;
+        self.ints_of(&a.value, a.pos, key)
+    }
+
+    fn ints_or(&self, op: &MOp, key: &str, default: Vec<i64>) -> LResult<Vec<i64>> {
+        match op.attr(key) {
+            Some(a) => self.ints_of(&a.value, a.pos, key),
+            None => Ok(default),
+        }
+    }
+
+    fn int(&self, op: &MOp, key: &str) -> LResult<i64> {
+        let a = self.attr(op, key)?;
+        match &a.value {
+            Attr::Int(i) => {
+                i64::try_from(*i).or_else(|_| self.err(a.pos, format!("'{key}' is out of range")))
+            }
+            _ => self.err(a.pos, format!("'{key}' must be an integer")),
+        }
+    }
+
+    fn flag(&self, op: &MOp, key: &str) -> bool {
+        matches!(
+            op.attr(key).map(|a| &a.value),
+            Some(Attr::Bool(true)) | Some(Attr::Unit)
+        )
+    }
+
+    fn enum_of(&self, op: &MOp, key: &str) -> LResult<Option<(String, usize)>> {
+        match op.attr(key) {
+            None => Ok(None),
+            Some(AttrEntry {
+                value: Attr::Enum(s),
+                pos,
+                ..
+            }) => Ok(Some((s.clone(), *pos))),
+            Some(a) => self.err(a.pos, format!("'{key}' must be an enum keyword")),
+        }
+    }
+
+    /// Fields of a `#stablehlo.gather<...>`-style attribute; missing fields are empty.
+    fn fields<'o>(&self, op: &'o MOp, key: &str) -> LResult<&'o [AttrEntry]> {
+        let a = self.attr(op, key)?;
+        match &a.value {
+            Attr::Struct(_, f) => Ok(f),
+            _ => self.err(
+                a.pos,
+                format!("'{key}' must be a dimension-numbers attribute"),
+            ),
+        }
+    }
+
+    /// A list field of a dimension-numbers attribute; missing is empty (as MLIR prints defaults).
+    fn field(&self, fields: &[AttrEntry], key: &str) -> LResult<Vec<i64>> {
+        match fields.iter().find(|f| f.key == key) {
+            Some(f) => self.ints_of(&f.value, f.pos, key),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn field_int(&self, fields: &[AttrEntry], key: &str, default: i64) -> LResult<i64> {
+        match fields.iter().find(|f| f.key == key) {
+            Some(f) => Ok(self
+                .ints_of(&f.value, f.pos, key)?
+                .first()
+                .copied()
+                .unwrap_or(default)),
+            None => Ok(default),
+        }
+    }
+
+    fn precision(&self, op: &MOp) -> LResult<Vec<Precision>> {
+        let Some(a) = op.attr("precision_config") else {
+            return Ok(Vec::new());
+        };
+        let Attr::Array(v) = &a.value else {
+            return self.err(a.pos, "precision_config must be a list");
+        };
+        let mut out = Vec::new();
+        for e in v {
+            match e {
+                Attr::Enum(s) => match Precision::from_name(&s.to_ascii_lowercase()) {
+                    Some(p) => out.push(p),
+                    None => return self.err(a.pos, format!("unknown precision '{s}'")),
+                },
+                _ => return self.err(a.pos, "precision_config must hold precisions"),
+            }
+        }
+        if out.iter().all(|&p| p == Precision::Default) {
+            out.clear();
+        }
+        Ok(out)
+    }
+
+    /// `padding`: an N×2 list of (low, high).
+    fn padding(&self, op: &MOp, rank: usize) -> LResult<Vec<(i64, i64)>> {
+        let flat = self.ints_or(op, "padding", vec![0; rank * 2])?;
+        if flat.len() != rank * 2 {
+            return self.err(
+                op.pos,
+                format!(
+                    "padding has {} values, expected {} (two per dimension)",
+                    flat.len(),
+                    rank * 2
+                ),
+            );
+        }
+        Ok(flat.chunks(2).map(|p| (p[0], p[1])).collect())
+    }
+
+    fn replica_groups(&self, op: &MOp) -> LResult<Collective> {
+        let mut coll = Collective::default();
+        if let Some(a) = op.attr("replica_groups") {
+            let flat = self.ints_of(&a.value, a.pos, "replica_groups")?;
+            let cols = match &a.value {
+                Attr::Dense {
+                    ty: Some(MType::Tensor { dims, .. }),
+                    ..
+                } if dims.len() == 2 => dims[1],
+                _ => flat.len() as i64,
+            };
+            let groups = if cols <= 0 {
+                Vec::new()
+            } else {
+                flat.chunks(cols as usize)
+                    .map(|g| g.iter().copied().filter(|&x| x >= 0).collect())
+                    .collect()
+            };
+            coll.replica_groups = ReplicaGroups::List(groups);
+        }
+        coll.channel_id = self.channel(op)?;
+        coll.use_global_device_ids = self.flag(op, "use_global_device_ids");
+        Ok(coll)
+    }
+
+    fn channel(&self, op: &MOp) -> LResult<Option<i64>> {
+        Ok(match op.attr("channel_handle") {
+            Some(AttrEntry {
+                value: Attr::Struct(_, f),
+                ..
+            }) => {
+                let h = self.field_int(f, "handle", 0)?;
+                (h > 0).then_some(h)
+            }
+            _ => None,
+        })
+    }
+
+    // ------------------------------------------------------------- literals
+
+    fn literal(&self, a: &AttrEntry, shape: &Shape, pos: usize) -> LResult<Literal> {
+        let Attr::Dense { body, .. } = &a.value else {
+            return self.err(a.pos, "a constant's value must be a dense<...> literal");
+        };
+        let Shape::Array(s) = shape else {
+            return self.err(pos, "a constant must be a tensor");
+        };
+        let n = s.checked_element_count().unwrap_or(-1);
+        let size = s.ty.byte_size();
+        let total = usize::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_mul(size))
+            .filter(|&b| b <= MAX_CONSTANT_BYTES);
+        let Some(total) = total else {
+            return self.err(
+                pos,
+                format!(
+                    "the constant {} is larger than hlox reads from text ({} MiB)",
+                    crate::text::shape_to_string(shape),
+                    MAX_CONSTANT_BYTES >> 20
+                ),
+            );
+        };
+        let bytes = match body {
+            DenseBody::Hex(h) if h.len() == total => h.clone(),
+            DenseBody::Hex(h) if h.len() == size => h.repeat(n as usize),
+            DenseBody::Hex(h) => {
+                return self.err(
+                    a.pos,
+                    format!(
+                        "the hex literal has {} bytes; {} needs {total} (or {size} for a splat)",
+                        h.len(),
+                        crate::text::shape_to_string(shape)
+                    ),
+                )
+            }
+            DenseBody::Elems(v) => {
+                if v.len() != n as usize && v.len() != 1 {
+                    return self.err(
+                        a.pos,
+                        format!(
+                            "the literal has {} elements; {} has {n}",
+                            v.len(),
+                            crate::text::shape_to_string(shape)
+                        ),
+                    );
+                }
+                let mut one = Vec::with_capacity(v.len() * size);
+                for e in v {
+                    one.extend(self.elem_bytes(e, s.ty, a.pos)?);
+                }
+                if v.len() == 1 && n != 1 {
+                    one.repeat(n as usize)
+                } else {
+                    one
+                }
+            }
+        };
+        match ArrayLiteral::from_bytes(s.clone(), bytes) {
+            Ok(l) => Ok(Literal::Array(l)),
+            Err(e) => self.err(a.pos, e.to_string()),
+        }
+    }
+
+    fn elem_bytes(&self, e: &DenseElem, ty: ElementType, pos: usize) -> LResult<Vec<u8>> {
+        use ElementType as T;
+        let bad =
+            |what: &str| self.err(pos, format!("{what} is not a valid {} element", ty.name()));
+        Ok(match (e, ty) {
+            (DenseElem::Complex(..), _) => {
+                return self.err(pos, "complex element types are not supported yet")
+            }
+            (DenseElem::Bool(b), T::Pred) => vec![*b as u8],
+            (DenseElem::Int(i), T::Pred) => vec![(*i != 0) as u8],
+            (DenseElem::Bool(b), t) if t.is_integral() => {
+                (*b as i128).to_le_bytes()[..t.byte_size()].to_vec()
+            }
+            (DenseElem::Int(i), t) if t.is_integral() => i.to_le_bytes()[..t.byte_size()].to_vec(),
+            (DenseElem::Bits(b), t) if t.is_integral() || t.is_float() => {
+                b.to_le_bytes()[..t.byte_size()].to_vec()
+            }
+            (DenseElem::Float(f), t) if t.is_float() => float_bytes(*f, t),
+            (DenseElem::Int(i), t) if t.is_float() => float_bytes(*i as f64, t),
+            (DenseElem::Float(_), _) => return bad("a float"),
+            _ => return bad("this value"),
+        })
+    }
+
+    // ------------------------------------------------------------ functions
+
+    /// The computation of function `name`, lowering it on first use.
+    fn func_comp(&mut self, name: &str, pos: usize) -> LResult<CompId> {
+        if let Some(&c) = self.done.get(name) {
+            return Ok(c);
+        }
+        let Some(&f) = self.funcs.get(name) else {
+            return self.err(pos, format!("call of an undefined function '@{name}'"));
+        };
+        if !self.active.insert(name.to_string()) {
+            return self.err(
+                pos,
+                format!("function '@{name}' calls itself; HLO has no recursion"),
+            );
+        }
+        let cname = self.comp_name(name);
+        let id = self.region_comp(&f.body, cname, Params::Each, &[], false)?;
+        self.active.remove(name);
+        self.done.insert(name.to_string(), id);
+        Ok(id)
+    }
+
+    /// Lowers a region to a computation. `params`: one parameter per block
+    /// argument, or one tuple of the block arguments and then `captures`
+    /// (values from outside). `pass_captures`: the root is a tuple of the
+    /// returned values and the captures (a while body).
+    fn region_comp(
+        &mut self,
+        r: &MRegion,
+        name: String,
+        params: Params,
+        captures: &[Capture],
+        pass_captures: bool,
+    ) -> LResult<CompId> {
+        let mut c = Comp::new(name);
+        let arg_shapes: Vec<Shape> = r
+            .args
+            .iter()
+            .map(|(_, t)| self.shape(t))
+            .collect::<LResult<_>>()?;
+        let mut cap_ids = Vec::new();
+        match params {
+            Params::Each => {
+                for (i, ((n, _), s)) in r.args.iter().zip(arg_shapes).enumerate() {
+                    let id = c.insts.push(Instruction::new(
+                        format!("Arg_{i}.{}", self.next_id + 1),
+                        Op::Parameter { number: i as u64 },
+                        s,
+                        vec![],
+                    ));
+                    self.next_id += 1;
+                    c.params.push(id);
+                    c.values.insert(n.clone(), vec![id]);
+                }
+            }
+            Params::Tuple => {
+                let mut elems = arg_shapes;
+                elems.extend(captures.iter().flat_map(|k| k.shapes.iter().cloned()));
+                let pname = self.fresh("arg_tuple");
+                let p = c.insts.push(Instruction::new(
+                    pname,
+                    Op::Parameter { number: 0 },
+                    Shape::Tuple(elems),
+                    vec![],
+                ));
+                c.params.push(p);
+                let gtes = self.untuple(&mut c, r.pos, p)?;
+                let mut it = gtes.into_iter();
+                for (n, _) in &r.args {
+                    let g = it.next().unwrap_or(p);
+                    c.values.insert(n.clone(), vec![g]);
+                }
+                for k in captures {
+                    let g: Vec<InstId> = it.by_ref().take(k.shapes.len()).collect();
+                    cap_ids.extend(g.iter().copied());
+                    c.values.insert(k.name.clone(), g);
+                }
+            }
+        }
+        let Some((last, body)) = r.ops.split_last() else {
+            return self.err(r.pos, "a region must end with a return");
+        };
+        for op in body {
+            self.lower_op(&mut c, op)?;
+        }
+        if !matches!(
+            last.name.as_str(),
+            "func.return" | "stablehlo.return" | "mhlo.return"
+        ) {
+            return self.err(
+                last.pos,
+                format!("a region must end with a return, not '{}'", last.name),
+            );
+        }
+        let mut rets = self.operands(&c, last)?;
+        let root = if pass_captures {
+            rets.extend(cap_ids);
+            self.tuple(&mut c, last.pos, rets)?
+        } else if rets.len() == 1 {
+            rets[0]
+        } else {
+            self.tuple(&mut c, last.pos, rets)?
+        };
+        Ok(self.finish(c, root))
+    }
+
+    /// The values a region uses that it does not define, in first-use order.
+    fn free_values(regions: &[&MRegion]) -> Vec<String> {
+        fn walk(
+            r: &MRegion,
+            defined: &mut HashSet<String>,
+            out: &mut Vec<String>,
+            seen: &mut HashSet<String>,
+        ) {
+            for (n, _) in &r.args {
+                defined.insert(n.clone());
+            }
+            for op in &r.ops {
+                for v in &op.operands {
+                    if !defined.contains(&v.name) && seen.insert(v.name.clone()) {
+                        out.push(v.name.clone());
+                    }
+                }
+                for sub in &op.regions {
+                    walk(sub, defined, out, seen);
+                }
+                for (n, _) in &op.results {
+                    defined.insert(n.clone());
+                }
+            }
+        }
+        let (mut defined, mut out, mut seen) = (HashSet::new(), Vec::new(), HashSet::new());
+        for r in regions {
+            walk(r, &mut defined, &mut out, &mut seen);
+        }
+        out.retain(|n| !defined.contains(n));
+        out
+    }
+
+    fn captures(&self, c: &Comp, regions: &[&MRegion], pos: usize) -> LResult<Vec<Capture>> {
+        Self::free_values(regions)
+            .into_iter()
+            .map(|name| match c.values.get(&name) {
+                Some(ids) => Ok(Capture {
+                    name,
+                    ids: ids.clone(),
+                    shapes: ids.iter().map(|&i| c.shape(i).clone()).collect(),
+                }),
+                None => self.err(pos, format!("use of undefined value '%{name}' in a region")),
+            })
+            .collect()
+    }
+
+    /// A region of scalar-argument reducers/comparators: no captures allowed.
+    fn applied(&mut self, c: &Comp, op: &MOp, i: usize, what: &str) -> LResult<CompId> {
+        let Some(r) = op.regions.get(i) else {
+            return self.err(op.pos, format!("'{}' needs a {what} region", op.name));
+        };
+        if let Some(k) = self.captures(c, &[r], r.pos)?.first() {
+            return self.err(r.pos, format!("the {what} of '{}' uses '%{}' from outside; hlox supports this only for while, case and if", op.name, k.name));
+        }
+        let name = self.comp_name(&format!("region_{}", self.next_id + 1));
+        self.region_comp(r, name, Params::Each, &[], false)
+    }
+
+    // ---------------------------------------------------------------- ops
+
+    fn lower_op(&mut self, c: &mut Comp, op: &MOp) -> LResult<()> {
+        let results = self.lower_op_results(c, op)?;
+        let want: usize = op.results.iter().map(|(_, n)| n).sum();
+        if want != results.len() {
+            return self.err(
+                op.pos,
+                format!(
+                    "'{}' produces {} results but {want} are named",
+                    op.name,
+                    results.len()
+                ),
+            );
+        }
+        let mut it = results.into_iter();
+        for (name, n) in &op.results {
+            let g: Vec<InstId> = it.by_ref().take(*n).collect();
+            c.values.insert(name.clone(), g);
+        }
+        Ok(())
+    }
+
+    fn lower_op_results(&mut self, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
+        let name = op
+            .name
+            .strip_prefix("stablehlo.")
+            .or_else(|| op.name.strip_prefix("mhlo."))
+            .unwrap_or(&op.name);
+        let pos = op.pos;
+        if let Some(u) = unary(name) {
+            let x = self.operands(c, op)?;
+            let s = self.one_result(op)?;
+            return Ok(vec![self.add(c, pos, Op::Unary(u), s, x, vec![])?]);
+        }
+        if let Some(b) = binary(name) {
+            let x = self.operands(c, op)?;
+            let s = self.one_result(op)?;
+            return Ok(vec![self.add(c, pos, Op::Binary(b), s, x, vec![])?]);
+        }
+        let hlo = match name {
+            "constant" => {
+                let s = self.one_result(op)?;
+                let a = self.attr(op, "value")?;
+                let literal = self.literal(a, &s, pos)?;
+                Op::Constant { literal }
+            }
+            "iota" => Op::Iota {
+                dimension: self.int(op, "iota_dimension")?,
+            },
+            "compare" => {
+                let (d, dp) = self.enum_of(op, "comparison_direction")?.ok_or_else(|| {
+                    ParseError::at(self.src, pos, "compare needs comparison_direction")
+                })?;
+                let direction = ComparisonDirection::from_name(&d).ok_or_else(|| {
+                    ParseError::at(self.src, dp, format!("unknown comparison direction '{d}'"))
+                })?;
+                let x = self.operands(c, op)?;
+                let ty = x.first().and_then(|&i| c.shape(i).element_type());
+                let given = match self.enum_of(op, "compare_type")? {
+                    Some((t, tp)) => Some(ComparisonType::from_name(&t).ok_or_else(|| {
+                        ParseError::at(self.src, tp, format!("unknown comparison type '{t}'"))
+                    })?),
+                    None => None,
+                };
+                let s = self.one_result(op)?;
+                return Ok(vec![self.add(
+                    c,
+                    pos,
+                    Op::Compare {
+                        direction,
+                        cmp_type: ComparisonType::canonical(given, ty),
+                    },
+                    s,
+                    x,
+                    vec![],
+                )?]);
+            }
+            "select" => Op::Select,
+            "clamp" => Op::Clamp,
+            "convert" => Op::Convert,
+            "bitcast_convert" => Op::BitcastConvert,
+            "reshape" => Op::Reshape,
+            "reduce_precision" => Op::ReducePrecision {
+                exponent_bits: self.int(op, "exponent_bits")? as i32,
+                mantissa_bits: self.int(op, "mantissa_bits")? as i32,
+            },
+            "broadcast_in_dim" => return self.broadcast_in_dim(c, op),
+            "transpose" => Op::Transpose {
+                dimensions: self.ints(op, "permutation")?,
+            },
+            "reverse" => Op::Reverse {
+                dimensions: self.ints(op, "dimensions")?,
+            },
+            "slice" => {
+                let (st, li) = (
+                    self.ints(op, "start_indices")?,
+                    self.ints(op, "limit_indices")?,
+                );
+                let sd = self.ints_or(op, "strides", vec![1; st.len()])?;
+                if st.len() != li.len() || st.len() != sd.len() {
+                    return self.err(pos, "slice start, limit and stride lists differ in length");
+                }
+                Op::Slice {
+                    dims: (0..st.len())
+                        .map(|i| SliceDim {
+                            start: st[i],
+                            limit: li[i],
+                            stride: sd[i],
+                        })
+                        .collect(),
+                }
+            }
+            "dynamic_slice" => Op::DynamicSlice {
+                sizes: self.ints(op, "slice_sizes")?,
+            },
+            "dynamic_update_slice" => Op::DynamicUpdateSlice,
+            "concatenate" => Op::Concatenate {
+                dimension: self.int(op, "dimension")?,
+            },
+            "pad" => {
+                let (lo, hi, int) = (
+                    self.ints(op, "edge_padding_low")?,
+                    self.ints(op, "edge_padding_high")?,
+                    self.ints(op, "interior_padding")?,
+                );
+                if lo.len() != hi.len() || lo.len() != int.len() {
+                    return self.err(pos, "pad lists differ in length");
+                }
+                Op::Pad {
+                    dims: (0..lo.len())
+                        .map(|i| PadDim {
+                            lo: lo[i],
+                            hi: hi[i],
+                            interior: int[i],
+                        })
+                        .collect(),
+                }
+            }
+            "dot_general" => Op::Dot {
+                dnums: match op.attr("dot_dimension_numbers") {
+                    Some(AttrEntry {
+                        value: Attr::Struct(_, f),
+                        ..
+                    }) => DotDimensionNumbers {
+                        lhs_batch_dims: self.field(f, "lhs_batching_dimensions")?,
+                        rhs_batch_dims: self.field(f, "rhs_batching_dimensions")?,
+                        lhs_contracting_dims: self.field(f, "lhs_contracting_dimensions")?,
+                        rhs_contracting_dims: self.field(f, "rhs_contracting_dimensions")?,
+                    },
+                    _ => DotDimensionNumbers {
+                        lhs_batch_dims: self.ints_or(op, "lhs_batching_dimensions", vec![])?,
+                        rhs_batch_dims: self.ints_or(op, "rhs_batching_dimensions", vec![])?,
+                        lhs_contracting_dims: self.ints_or(
+                            op,
+                            "lhs_contracting_dimensions",
+                            vec![],
+                        )?,
+                        rhs_contracting_dims: self.ints_or(
+                            op,
+                            "rhs_contracting_dimensions",
+                            vec![],
+                        )?,
+                    },
+                },
+                precision: self.precision(op)?,
+            },
+            "dot" => {
+                let x = self.operands(c, op)?;
+                let lr = x
+                    .first()
+                    .and_then(|&i| c.shape(i).as_array())
+                    .map_or(0, |a| a.rank() as i64);
+                Op::Dot {
+                    dnums: DotDimensionNumbers {
+                        lhs_contracting_dims: vec![lr - 1],
+                        rhs_contracting_dims: vec![0],
+                        ..Default::default()
+                    },
+                    precision: self.precision(op)?,
+                }
+            }
+            "convolution" => self.convolution(c, op)?,
+            "reduce" => {
+                let f = self.applied(c, op, 0, "reducer")?;
+                let x = self.operands(c, op)?;
+                return self.results_of(
+                    c,
+                    op,
+                    Op::Reduce {
+                        dimensions: self.ints(op, "dimensions")?,
+                    },
+                    x,
+                    vec![f],
+                );
+            }
+            "reduce_window" => {
+                let f = self.applied(c, op, 0, "reducer")?;
+                let x = self.operands(c, op)?;
+                let rank = x
+                    .first()
+                    .and_then(|&i| c.shape(i).as_array())
+                    .map_or(0, |a| a.rank());
+                let window = self.window(
+                    op,
+                    rank,
+                    "window_dimensions",
+                    "window_strides",
+                    Some(("base_dilations", "window_dilations")),
+                )?;
+                return self.results_of(c, op, Op::ReduceWindow { window }, x, vec![f]);
+            }
+            "select_and_scatter" => {
+                let sel = self.applied(c, op, 0, "select")?;
+                let sc = self.applied(c, op, 1, "scatter")?;
+                let x = self.operands(c, op)?;
+                let rank = x
+                    .first()
+                    .and_then(|&i| c.shape(i).as_array())
+                    .map_or(0, |a| a.rank());
+                let window = self.window(op, rank, "window_dimensions", "window_strides", None)?;
+                return self.results_of(c, op, Op::SelectAndScatter { window }, x, vec![sel, sc]);
+            }
+            "gather" => {
+                let f = self.fields(op, "dimension_numbers")?;
+                Op::Gather {
+                    dnums: GatherDimensionNumbers {
+                        offset_dims: self.field(f, "offset_dims")?,
+                        collapsed_slice_dims: self.field(f, "collapsed_slice_dims")?,
+                        start_index_map: self.field(f, "start_index_map")?,
+                        index_vector_dim: self.field_int(f, "index_vector_dim", 0)?,
+                        operand_batching_dims: self.field(f, "operand_batching_dims")?,
+                        start_indices_batching_dims: self
+                            .field(f, "start_indices_batching_dims")?,
+                    },
+                    slice_sizes: self.ints(op, "slice_sizes")?,
+                    indices_are_sorted: self.flag(op, "indices_are_sorted"),
+                }
+            }
+            "scatter" => {
+                let f = self.applied(c, op, 0, "update computation")?;
+                let d = self.fields(op, "scatter_dimension_numbers")?;
+                let hlo = Op::Scatter {
+                    dnums: ScatterDimensionNumbers {
+                        update_window_dims: self.field(d, "update_window_dims")?,
+                        inserted_window_dims: self.field(d, "inserted_window_dims")?,
+                        scatter_dims_to_operand_dims: self
+                            .field(d, "scatter_dims_to_operand_dims")?,
+                        index_vector_dim: self.field_int(d, "index_vector_dim", 0)?,
+                        input_batching_dims: self.field(d, "input_batching_dims")?,
+                        scatter_indices_batching_dims: self
+                            .field(d, "scatter_indices_batching_dims")?,
+                    },
+                    indices_are_sorted: self.flag(op, "indices_are_sorted"),
+                    unique_indices: self.flag(op, "unique_indices"),
+                };
+                let x = self.operands(c, op)?;
+                return self.results_of(c, op, hlo, x, vec![f]);
+            }
+            "sort" => {
+                let f = self.applied(c, op, 0, "comparator")?;
+                let x = self.operands(c, op)?;
+                let dimension = if op.attr("dimension").is_some() {
+                    self.int(op, "dimension")?
+                } else {
+                    -1
+                };
+                let rank = x
+                    .first()
+                    .and_then(|&i| c.shape(i).as_array())
+                    .map_or(0, |a| a.rank() as i64);
+                let dimension = if dimension < 0 {
+                    dimension + rank
+                } else {
+                    dimension
+                };
+                return self.results_of(
+                    c,
+                    op,
+                    Op::Sort {
+                        dimension,
+                        is_stable: self.flag(op, "is_stable"),
+                    },
+                    x,
+                    vec![f],
+                );
+            }
+            "map" => {
+                let f = self.applied(c, op, 0, "computation")?;
+                let x = self.operands(c, op)?;
+                return self.results_of(
+                    c,
+                    op,
+                    Op::Map {
+                        dimensions: self.ints(op, "dimensions")?,
+                    },
+                    x,
+                    vec![f],
+                );
+            }
+            "while" => return self.while_loop(c, op),
+            "case" | "if" => return self.conditional(c, op, name == "if"),
+            "func.call" | "call" | "composite" => {
+                let key = if name == "composite" {
+                    "decomposition"
+                } else {
+                    "callee"
+                };
+                let a = self.attr(op, key)?;
+                let Attr::Symbol(callee) = &a.value else {
+                    return self.err(a.pos, format!("'{key}' must be a function symbol"));
+                };
+                let f = self.func_comp(callee, a.pos)?;
+                let x = self.operands(c, op)?;
+                let root = self.comps[f].root_inst().shape.clone();
+                let id = self.add(c, pos, Op::Call, root, x, vec![f])?;
+                return if op.result_types.len() == 1 {
+                    Ok(vec![id])
+                } else {
+                    self.untuple(c, pos, id)
+                };
+            }
+            "tuple" => Op::Tuple,
+            "get_tuple_element" => Op::GetTupleElement {
+                index: self.int(op, "index")?,
+            },
+            "optimization_barrier" => {
+                let x = self.operands(c, op)?;
+                let t = self.tuple(c, pos, x)?;
+                let s = c.shape(t).clone();
+                let b = self.add(c, pos, Op::OptimizationBarrier, s, vec![t], vec![])?;
+                return self.untuple(c, pos, b);
+            }
+            "after_all" | "create_token" => Op::AfterAll,
+            "partition_id" => Op::PartitionId,
+            "replica_id" => Op::ReplicaId,
+            "rng_bit_generator" => {
+                let (a, ap) = self
+                    .enum_of(op, "rng_algorithm")?
+                    .unwrap_or(("DEFAULT".into(), pos));
+                let algorithm = match a.as_str() {
+                    "DEFAULT" => RngAlgorithm::Default,
+                    "THREE_FRY" => RngAlgorithm::ThreeFry,
+                    "PHILOX" => RngAlgorithm::Philox,
+                    _ => {
+                        return self.err(
+                            ap,
+                            format!(
+                            "unknown rng algorithm '{a}' (expected DEFAULT, THREE_FRY or PHILOX)"
+                        ),
+                        )
+                    }
+                };
+                let x = self.operands(c, op)?;
+                return self.results_of(c, op, Op::RngBitGenerator { algorithm }, x, vec![]);
+            }
+            "custom_call" => return self.custom_call(c, op),
+            "all_reduce" => {
+                let f = self.applied(c, op, 0, "reducer")?;
+                let coll = self.replica_groups(op)?;
+                let x = self.operands(c, op)?;
+                return self.results_of(c, op, Op::AllReduce(coll), x, vec![f]);
+            }
+            "all_gather" => Op::AllGather {
+                collective: self.replica_groups(op)?,
+                dimension: self.int(op, "all_gather_dim")?,
+            },
+            "reduce_scatter" => {
+                let f = self.applied(c, op, 0, "reducer")?;
+                let hlo = Op::ReduceScatter {
+                    collective: self.replica_groups(op)?,
+                    dimension: self.int(op, "scatter_dimension")?,
+                };
+                let x = self.operands(c, op)?;
+                return self.results_of(c, op, hlo, x, vec![f]);
+            }
+            "collective_permute" => {
+                let flat = self.ints_or(op, "source_target_pairs", vec![])?;
+                if flat.len() % 2 != 0 {
+                    return self.err(pos, "source_target_pairs must be N×2");
+                }
+                Op::CollectivePermute {
+                    channel_id: self.channel(op)?,
+                    source_target_pairs: flat.chunks(2).map(|p| (p[0], p[1])).collect(),
+                }
+            }
+            "collective_broadcast" => Op::CollectiveBroadcast(self.replica_groups(op)?),
+            "chlo.square" => {
+                let x = self.operands(c, op)?;
+                let s = self.one_result(op)?;
+                let x0 = *x.first().ok_or_else(|| {
+                    ParseError::at(self.src, pos, "chlo.square needs one operand")
+                })?;
+                return Ok(vec![self.add(
+                    c,
+                    pos,
+                    Op::Binary(BinaryOp::Multiply),
+                    s,
+                    vec![x0, x0],
+                    vec![],
+                )?]);
+            }
+            "chlo.top_k" => {
+                let k = self.int(op, "k")?;
+                let largest = !matches!(
+                    op.attr("largest").map(|a| &a.value),
+                    Some(Attr::Bool(false))
+                );
+                let x = self.operands(c, op)?;
+                return self.results_of(c, op, Op::TopK { k, largest }, x, vec![]);
+            }
+            "chlo.erf_inv" | "chlo.erfc" => return super::chlo::lower(self, c, op),
+            "real" | "imag" | "complex" | "fft" => {
+                return self.err(
+                    pos,
+                    format!("'{}': complex element types are not supported yet", op.name),
+                )
+            }
+            "func.return" | "return" => return self.err(pos, "a return in the middle of a region"),
+            _ => return self.err(pos, format!("unsupported operation '{}'", op.name)),
+        };
+        let x = self.operands(c, op)?;
+        let s = self.one_result(op)?;
+        Ok(vec![self.add(c, pos, hlo, s, x, vec![])?])
+    }
+
+    /// `broadcast_in_dim`: HLO's `broadcast` needs each mapped operand
+    /// dimension to equal the result's; size-1 dimensions that expand are
+    /// reshaped away first (as XLA does).
+    fn broadcast_in_dim(&mut self, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
+        let dims = self.ints(op, "broadcast_dimensions")?;
+        let s = self.one_result(op)?;
+        let x = self.operands(c, op)?;
+        let (Some(&x0), Some(out)) = (x.first(), s.as_array()) else {
+            return self.err(
+                op.pos,
+                "broadcast_in_dim needs one tensor operand and a tensor result",
+            );
+        };
+        let Some(inp) = c.shape(x0).as_array().cloned() else {
+            return self.err(op.pos, "broadcast_in_dim of a non-tensor");
+        };
+        if dims.len() != inp.rank() {
+            return self.err(
+                op.pos,
+                format!(
+                    "broadcast_dimensions has {} entries for an operand of rank {}",
+                    dims.len(),
+                    inp.rank()
+                ),
+            );
+        }
+        let keep: Vec<usize> = (0..dims.len())
+            .filter(|&i| {
+                let d = dims[i];
+                !(inp.dims[i] == 1
+                    && usize::try_from(d)
+                        .ok()
+                        .and_then(|d| out.dims.get(d))
+                        .is_some_and(|&o| o != 1))
+            })
+            .collect();
+        let mut src = x0;
+        if keep.len() != dims.len() {
+            let shape = Shape::Array(ArrayShape::new(
+                inp.ty,
+                keep.iter().map(|&i| inp.dims[i]).collect::<Vec<_>>(),
+            ));
+            src = self.add(c, op.pos, Op::Reshape, shape, vec![x0], vec![])?;
+        }
+        let dimensions = keep.iter().map(|&i| dims[i]).collect();
+        Ok(vec![self.add(
+            c,
+            op.pos,
+            Op::Broadcast { dimensions },
+            s,
+            vec![src],
+            vec![],
+        )?])
+    }
+
+    fn window(
+        &self,
+        op: &MOp,
+        rank: usize,
+        size_key: &str,
+        stride_key: &str,
+        dil: Option<(&str, &str)>,
+    ) -> LResult<Window> {
+        let sizes = self.ints(op, size_key)?;
+        if sizes.len() != rank {
+            return self.err(
+                op.pos,
+                format!("{size_key} has {} entries for rank {rank}", sizes.len()),
+            );
+        }
+        let strides = self.ints_or(op, stride_key, vec![1; rank])?;
+        let (base, wd) = match dil {
+            Some((b, w)) => (
+                self.ints_or(op, b, vec![1; rank])?,
+                self.ints_or(op, w, vec![1; rank])?,
+            ),
+            None => (vec![1; rank], vec![1; rank]),
+        };
+        let pad = self.padding(op, rank)?;
+        if strides.len() != rank || base.len() != rank || wd.len() != rank {
+            return self.err(op.pos, "window attribute lists differ in length");
+        }
+        Ok(Window {
+            dims: (0..rank)
+                .map(|i| WindowDim {
+                    size: sizes[i],
+                    stride: strides[i],
+                    pad_lo: pad[i].0,
+                    pad_hi: pad[i].1,
+                    window_dilation: wd[i],
+                    base_dilation: base[i],
+                    reversal: false,
+                })
+                .collect(),
+        })
+    }
+
+    fn convolution(&self, c: &Comp, op: &MOp) -> LResult<Op> {
+        let a = self.attr(op, "conv_dims")?;
+        let Attr::Array(specs) = &a.value else {
+            return self.err(a.pos, "bad conv dimension numbers");
+        };
+        let letters = |i: usize| -> Vec<String> {
+            match specs.get(i) {
+                Some(Attr::Array(v)) => v
+                    .iter()
+                    .map(|e| {
+                        if let Attr::Enum(s) = e {
+                            s.clone()
+                        } else {
+                            String::new()
+                        }
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        let (inp, ker, out) = (letters(0), letters(1), letters(2));
+        let spatial = |v: &[String]| -> LResult<Vec<i64>> {
+            let n = v.iter().filter(|s| s.parse::<usize>().is_ok()).count();
+            let mut out = vec![-1i64; n];
+            for (pos, s) in v.iter().enumerate() {
+                if let Ok(k) = s.parse::<usize>() {
+                    match out.get_mut(k) {
+                        Some(slot) if *slot < 0 => *slot = pos as i64,
+                        _ => {
+                            return self.err(
+                                a.pos,
+                                format!("bad spatial dimension {k} in conv dimension numbers"),
+                            )
+                        }
+                    }
+                }
+            }
+            Ok(out)
+        };
+        let find = |v: &[String], l: &str| -> LResult<i64> {
+            match v.iter().position(|s| s == l) {
+                Some(p) => Ok(p as i64),
+                None => self.err(a.pos, format!("conv dimension numbers lack '{l}'")),
+            }
+        };
+        let dnums = ConvDimensionNumbers {
+            input_batch_dimension: find(&inp, "b")?,
+            input_feature_dimension: find(&inp, "f")?,
+            input_spatial_dimensions: spatial(&inp)?,
+            kernel_input_feature_dimension: find(&ker, "i")?,
+            kernel_output_feature_dimension: find(&ker, "o")?,
+            kernel_spatial_dimensions: spatial(&ker)?,
+            output_batch_dimension: find(&out, "b")?,
+            output_feature_dimension: find(&out, "f")?,
+            output_spatial_dimensions: spatial(&out)?,
+        };
+        let n = dnums.kernel_spatial_dimensions.len();
+        let kshape = op
+            .operands
+            .get(1)
+            .map(|r| self.value(c, r))
+            .transpose()?
+            .and_then(|k| c.shape(k).as_array().cloned());
+        let Some(kshape) = kshape else {
+            return self.err(op.pos, "convolution needs a tensor kernel");
+        };
+        let strides = self.ints_or(op, "window_strides", vec![1; n])?;
+        let pad = self.padding(op, n)?;
+        let lhs = self.ints_or(op, "lhs_dilation", vec![1; n])?;
+        let rhs = self.ints_or(op, "rhs_dilation", vec![1; n])?;
+        let rev = self.ints_or(op, "window_reversal", vec![0; n])?;
+        if strides.len() != n || lhs.len() != n || rhs.len() != n || rev.len() != n {
+            return self.err(op.pos, "convolution window lists differ in length");
+        }
+        let mut dims = Vec::with_capacity(n);
+        for i in 0..n {
+            let kd = dnums.kernel_spatial_dimensions[i];
+            let size = usize::try_from(kd)
+                .ok()
+                .and_then(|d| kshape.dims.get(d).copied())
+                .unwrap_or(0);
+            dims.push(WindowDim {
+                size,
+                stride: strides[i],
+                pad_lo: pad[i].0,
+                pad_hi: pad[i].1,
+                window_dilation: rhs[i],
+                base_dilation: lhs[i],
+                reversal: rev[i] != 0,
+            });
+        }
+        let group = |k: &str| -> LResult<i64> {
+            if op.attr(k).is_some() {
+                self.int(op, k)
+            } else {
+                Ok(1)
+            }
+        };
+        Ok(Op::Convolution(Convolution {
+            window: Window { dims },
+            dnums,
+            feature_group_count: group("feature_group_count")?,
+            batch_group_count: group("batch_group_count")?,
+            precision: self.precision(op)?,
+        }))
+    }
+
+    /// `while`: one tuple of the loop variables and of the values its
+    /// regions use from outside (passed through the body unchanged).
+    fn while_loop(&mut self, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
+        let (Some(cond), Some(body)) = (op.regions.first(), op.regions.get(1)) else {
+            return self.err(
+                op.pos,
+                "'stablehlo.while' needs a condition and a body region",
+            );
+        };
+        let caps = self.captures(c, &[cond, body], op.pos)?;
+        let mut init = self.operands(c, op)?;
+        let n = init.len();
+        init.extend(caps.iter().flat_map(|k| k.ids.iter().copied()));
+        let t = self.tuple(c, op.pos, init)?;
+        let cname = self.comp_name(&format!("region_cond_{}", self.next_id + 1));
+        let cc = self.region_comp(cond, cname, Params::Tuple, &caps, false)?;
+        let bname = self.comp_name(&format!("region_body_{}", self.next_id + 1));
+        let bc = self.region_comp(body, bname, Params::Tuple, &caps, true)?;
+        let s = c.shape(t).clone();
+        let w = self.add(c, op.pos, Op::While, s, vec![t], vec![cc, bc])?;
+        let mut all = self.untuple(c, op.pos, w)?;
+        all.truncate(n);
+        Ok(all)
+    }
+
+    /// `case`/`if`: a `conditional` whose every branch takes one tuple of
+    /// the values the branches use from outside.
+    fn conditional(&mut self, c: &mut Comp, op: &MOp, is_if: bool) -> LResult<Vec<InstId>> {
+        let regions: Vec<&MRegion> = op.regions.iter().collect();
+        if regions.is_empty() || (is_if && regions.len() != 2) {
+            return self.err(
+                op.pos,
+                format!("'{}' has the wrong number of branches", op.name),
+            );
+        }
+        let caps = self.captures(c, &regions, op.pos)?;
+        let capvals: Vec<InstId> = caps.iter().flat_map(|k| k.ids.iter().copied()).collect();
+        let arg = self.tuple(c, op.pos, capvals)?;
+        let idx = self.operands(c, op)?;
+        let Some(&i0) = idx.first() else {
+            return self.err(op.pos, "a case needs an index operand");
+        };
+        let mut branches = Vec::new();
+        for r in &regions {
+            let name = self.comp_name(&format!("region_branch_{}", self.next_id + 1));
+            branches.push(self.region_comp(r, name, Params::Tuple, &caps, false)?);
+        }
+        let mut operands = vec![i0];
+        operands.extend(std::iter::repeat_n(arg, branches.len()));
+        let shapes = self.result_shapes(op)?;
+        let shape = if shapes.len() == 1 {
+            shapes[0].clone()
+        } else {
+            Shape::Tuple(shapes.clone())
+        };
+        let k = self.add(c, op.pos, Op::Conditional, shape, operands, branches)?;
+        if shapes.len() == 1 {
+            Ok(vec![k])
+        } else {
+            self.untuple(c, op.pos, k)
+        }
+    }
+
+    /// `custom_call @target(...) {backend_config, api_version, layouts, aliases}`.
+    fn custom_call(&mut self, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
+        let a = self.attr(op, "call_target_name")?;
+        let target = match &a.value {
+            Attr::Symbol(s) => s.clone(),
+            Attr::Str(s) => String::from_utf8_lossy(s).into_owned(),
+            _ => return self.err(a.pos, "call_target_name must be a symbol or a string"),
+        };
+        let mut api_version = match op.attr("api_version") {
+            Some(AttrEntry {
+                value: Attr::Int(v),
+                pos,
+                ..
+            }) => CustomCallApiVersion::from_proto_value(i32::try_from(*v).unwrap_or(-1))
+                .ok_or_else(|| {
+                    ParseError::at(
+                        self.src,
+                        *pos,
+                        format!("unknown custom-call api_version {v}"),
+                    )
+                })?,
+            Some(e) => return self.err(e.pos, "api_version must be an integer"),
+            None => CustomCallApiVersion::Original,
+        };
+        // The typed FFI's attributes: a dictionary, handed on as its text.
+        let dict = |e: &AttrEntry| -> Option<Vec<u8>> {
+            matches!(e.value, Attr::Dict(_))
+                .then(|| self.src.as_bytes()[e.span.0..e.span.1].to_vec())
+        };
+        let opaque = match (op.attr("backend_config"), op.attr("mhlo.backend_config")) {
+            (_, Some(e)) if dict(e).is_some() => {
+                api_version = CustomCallApiVersion::TypedFfi;
+                dict(e).unwrap_or_default()
+            }
+            (Some(e), _) if dict(e).is_some() => dict(e).unwrap_or_default(),
+            (
+                Some(AttrEntry {
+                    value: Attr::Str(s),
+                    ..
+                }),
+                _,
+            ) => s.clone(),
+            (Some(e), _) => {
+                return self.err(e.pos, "backend_config must be a string or a dictionary")
+            }
+            (None, _) => Vec::new(),
+        };
+        let layout = |e: &Attr, shape: &Shape, pos: usize| -> LResult<Shape> {
+            let m2m = self.ints_of(e, pos, "a layout")?;
+            let mut s = shape.clone();
+            if let Shape::Array(arr) = &mut s {
+                let l = Layout {
+                    minor_to_major: m2m,
+                };
+                if !l.is_valid_for_rank(arr.rank()) {
+                    return self.err(
+                        pos,
+                        format!(
+                            "layout {:?} does not fit rank {}",
+                            l.minor_to_major,
+                            arr.rank()
+                        ),
+                    );
+                }
+                arr.layout = l;
+            }
+            Ok(s)
+        };
+        let x = self.operands(c, op)?;
+        let operand_layout_constraints = match op.attr("operand_layouts") {
+            Some(AttrEntry {
+                value: Attr::Array(ls),
+                pos,
+                ..
+            }) if ls.len() == x.len() => Some(
+                ls.iter()
+                    .zip(&x)
+                    .map(|(l, &o)| layout(l, c.shape(o), *pos))
+                    .collect::<LResult<Vec<_>>>()?,
+            ),
+            Some(e) => return self.err(e.pos, "operand_layouts must have one layout per operand"),
+            None => None,
+        };
+        let mut shapes = self.result_shapes(op)?;
+        if let Some(e) = op.attr("result_layouts") {
+            match &e.value {
+                Attr::Array(ls) if ls.len() == shapes.len() => {
+                    for (s, l) in shapes.iter_mut().zip(ls) {
+                        *s = layout(l, s, e.pos)?;
+                    }
+                }
+                _ => return self.err(e.pos, "result_layouts must have one layout per result"),
+            }
+        }
+        let mut aliasing = Vec::new();
+        if let Some(AttrEntry {
+            value: Attr::Array(v),
+            pos,
+            ..
+        }) = op.attr("output_operand_aliases")
+        {
+            for e in v {
+                let Attr::Struct(_, f) = e else {
+                    return self.err(*pos, "bad output_operand_alias");
+                };
+                aliasing.push(OutputOperandAlias {
+                    output_index: self.field(f, "output_tuple_indices")?,
+                    operand: self.field_int(f, "operand_index", 0)?,
+                    operand_index: self.field(f, "operand_tuple_indices")?,
+                });
+            }
+        }
+        let mut called = Vec::new();
+        if let Some(AttrEntry {
+            value: Attr::Array(v),
+            pos,
+            ..
+        }) = op.attr("called_computations")
+        {
+            for s in v {
+                let Attr::Symbol(s) = s else {
+                    return self.err(*pos, "called_computations must be symbols");
+                };
+                called.push(self.func_comp(s, *pos)?);
+            }
+        }
+        let frontend: Vec<(String, String)> = match op.attr("mhlo.frontend_attributes") {
+            Some(AttrEntry {
+                value: Attr::Dict(d),
+                ..
+            }) => d
+                .iter()
+                .map(|e| {
+                    let v = match &e.value {
+                        Attr::Str(s) => String::from_utf8_lossy(s).into_owned(),
+                        _ => self.src[e.span.0..e.span.1].to_string(),
+                    };
+                    (e.key.clone(), v)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let cc = CustomCall {
+            target,
+            opaque,
+            has_side_effect: self.flag(op, "has_side_effect"),
+            output_operand_aliasing: aliasing,
+            schedule: CustomCallSchedule::None,
+            api_version,
+            operand_layout_constraints,
+        };
+        let shape = if shapes.len() == 1 {
+            shapes[0].clone()
+        } else {
+            Shape::Tuple(shapes.clone())
+        };
+        let id = self.add(c, op.pos, Op::CustomCall(Box::new(cc)), shape, x, called)?;
+        c.insts[id].frontend_attributes = frontend;
+        if shapes.len() == 1 {
+            Ok(vec![id])
+        } else {
+            self.untuple(c, op.pos, id)
+        }
+    }
+
+    pub(crate) fn emit_unary(
+        &mut self,
+        c: &mut Comp,
+        pos: usize,
+        u: UnaryOp,
+        x: InstId,
+    ) -> LResult<InstId> {
+        let s = c.shape(x).clone();
+        self.add(c, pos, Op::Unary(u), s, vec![x], vec![])
+    }
+    pub(crate) fn emit_binary(
+        &mut self,
+        c: &mut Comp,
+        pos: usize,
+        b: BinaryOp,
+        x: InstId,
+        y: InstId,
+    ) -> LResult<InstId> {
+        let s = c.shape(x).clone();
+        self.add(c, pos, Op::Binary(b), s, vec![x, y], vec![])
+    }
+    /// A scalar `v` of `x`'s element type, broadcast to `x`'s shape.
+    pub(crate) fn emit_splat(
+        &mut self,
+        c: &mut Comp,
+        pos: usize,
+        x: InstId,
+        v: f64,
+    ) -> LResult<InstId> {
+        let Some(arr) = c.shape(x).as_array().cloned() else {
+            return self.err(pos, "expected a tensor");
+        };
+        if !arr.ty.is_float() {
+            return self.err(pos, "expected a floating-point tensor");
+        }
+        let lit = ArrayLiteral::from_bytes(ArrayShape::scalar(arr.ty), float_bytes(v, arr.ty))
+            .map_err(|e| ParseError::at(self.src, pos, e.to_string()))?;
+        let k = self.add(
+            c,
+            pos,
+            Op::Constant {
+                literal: Literal::Array(lit),
+            },
+            Shape::scalar(arr.ty),
+            vec![],
+            vec![],
+        )?;
+        self.add(
+            c,
+            pos,
+            Op::Broadcast { dimensions: vec![] },
+            Shape::Array(ArrayShape::new(arr.ty, arr.dims.clone())),
+            vec![k],
+            vec![],
+        )
+    }
+    pub(crate) fn emit_compare(
+        &mut self,
+        c: &mut Comp,
+        pos: usize,
+        d: ComparisonDirection,
+        x: InstId,
+        y: InstId,
+    ) -> LResult<InstId> {
+        let Some(arr) = c.shape(x).as_array().cloned() else {
+            return self.err(pos, "expected a tensor");
+        };
+        self.add(
+            c,
+            pos,
+            Op::Compare {
+                direction: d,
+                cmp_type: None,
+            },
+            Shape::array(ElementType::Pred, arr.dims),
+            vec![x, y],
+            vec![],
+        )
+    }
+    pub(crate) fn emit_select(
+        &mut self,
+        c: &mut Comp,
+        pos: usize,
+        p: InstId,
+        x: InstId,
+        y: InstId,
+    ) -> LResult<InstId> {
+        let s = c.shape(x).clone();
+        self.add(c, pos, Op::Select, s, vec![p, x, y], vec![])
+    }
+    pub(crate) fn add_raw(
+        &mut self,
+        c: &mut Comp,
+        pos: usize,
+        op: Op,
+        shape: Shape,
+        operands: Vec<InstId>,
+    ) -> LResult<InstId> {
+        self.add(c, pos, op, shape, operands, vec![])
+    }
+    pub(crate) fn operand_values(&self, c: &Comp, op: &MOp) -> LResult<Vec<InstId>> {
+        self.operands(c, op)
+    }
+    pub(crate) fn error<T>(&self, pos: usize, msg: impl Into<String>) -> LResult<T> {
+        self.err(pos, msg)
+    }
+}
+
+pub(crate) use Comp as Computing;
+
+/// How a region's block arguments become parameters.
+#[derive(Copy, Clone)]
+enum Params {
+    Each,
+    Tuple,
+}
+
+/// A value (all results of one `%name`) used by a region from outside it.
+struct Capture {
+    name: String,
+    ids: Vec<InstId>,
+    shapes: Vec<Shape>,
+}
+
+/// An MLIR symbol as an HLO name: letters, digits, `_`, `.` and `-`, not
+/// starting with a digit (other characters become `_`).
+fn hlo_name(s: &str, empty: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() {
+        out = empty.to_string();
+    }
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        out.insert(0, '_');
+    }
+    out
+}
+
+fn float_bytes(f: f64, t: ElementType) -> Vec<u8> {
+    match t {
+        ElementType::F16 => half::f16::from_f64(f).to_le_bytes().to_vec(),
+        ElementType::Bf16 => half::bf16::from_f64(f).to_le_bytes().to_vec(),
+        ElementType::F32 => (f as f32).to_le_bytes().to_vec(),
+        _ => f.to_le_bytes().to_vec(),
+    }
+}
+
+fn unary(name: &str) -> Option<UnaryOp> {
+    use UnaryOp as U;
+    Some(match name {
+        "abs" => U::Abs,
+        "negate" => U::Negate,
+        "sign" => U::Sign,
+        "not" => U::Not,
+        "exponential" => U::Exp,
+        "exponential_minus_one" => U::Expm1,
+        "log" => U::Log,
+        "log_plus_one" => U::Log1p,
+        "sqrt" => U::Sqrt,
+        "rsqrt" => U::Rsqrt,
+        "cbrt" => U::Cbrt,
+        "tanh" => U::Tanh,
+        "logistic" => U::Logistic,
+        "sine" => U::Sin,
+        "cosine" => U::Cos,
+        "tan" | "chlo.tan" => U::Tan,
+        "floor" => U::Floor,
+        "ceil" => U::Ceil,
+        "round_nearest_afz" => U::RoundNearestAfz,
+        "round_nearest_even" => U::RoundNearestEven,
+        "is_finite" => U::IsFinite,
+        "popcnt" => U::PopulationCount,
+        "count_leading_zeros" => U::CountLeadingZeros,
+        "chlo.erf" => U::Erf,
+        _ => return None,
+    })
+}
+
+fn binary(name: &str) -> Option<BinaryOp> {
+    use BinaryOp as B;
+    Some(match name {
+        "add" => B::Add,
+        "subtract" => B::Subtract,
+        "multiply" => B::Multiply,
+        "divide" => B::Divide,
+        "remainder" => B::Remainder,
+        "power" => B::Power,
+        "maximum" => B::Maximum,
+        "minimum" => B::Minimum,
+        "and" => B::And,
+        "or" => B::Or,
+        "xor" => B::Xor,
+        "shift_left" => B::ShiftLeft,
+        "shift_right_logical" => B::ShiftRightLogical,
+        "shift_right_arithmetic" => B::ShiftRightArithmetic,
+        "atan2" => B::Atan2,
+        _ => return None,
+    })
+}
+
+/// Lowers a parsed module: the entry is `@main` (or the only function).
+pub(crate) fn lower(m: &MModule, src: &str) -> LResult<Module> {
+    let mut lw = Lowerer {
+        src,
+        funcs: HashMap::new(),
+        done: HashMap::new(),
+        active: HashSet::new(),
+        comps: PrimaryMap::new(),
+        comp_names: HashSet::new(),
+        next_id: 0,
+    };
+    for f in &m.funcs {
+        if lw.funcs.insert(f.name.as_str(), f).is_some() {
+            return Err(ParseError::at(
+                src,
+                f.pos,
+                format!("function '@{}' is defined twice", f.name),
+            ));
+        }
+    }
+    let entry = match (lw.funcs.get("main"), m.funcs.as_slice()) {
+        (Some(f), _) => *f,
+        (None, [f]) => f,
+        (None, []) => return Err(ParseError::at(src, src.len(), "the module has no function")),
+        (None, _) => {
+            return Err(ParseError::at(
+                src,
+                0,
+                "the module has several functions and none is '@main'",
+            ))
+        }
+    };
+    let entry_id = lw.func_comp(&entry.name.clone(), entry.pos)?;
+    let name = hlo_name(m.name.as_deref().unwrap_or("module"), "module");
+    Ok(Module {
+        name,
+        computations: lw.comps,
+        entry: entry_id,
+        input_output_alias: Vec::new(),
+        is_scheduled: false,
+    })
+}

@@ -1,0 +1,250 @@
+//! StableHLO input: the MLIR text JAX writes (`jax.jit(f).lower(*args).as_text()`),
+//! read and converted to HLO, the naga way: a front end (`syntax`: MLIR text
+//! to a small syntax tree) and a lowering to the IR (`lower`, `chlo`).
+//!
+//! What is read and how it maps is in docs/stablehlo.md. Errors are
+//! [`ParseError`]s with line and column; [`crate::load`] adds the file.
+
+mod chlo;
+pub mod export;
+mod lower;
+mod syntax;
+
+use crate::ir::Module;
+use crate::text::ParseError;
+
+/// Parses StableHLO MLIR text (pretty or generic op forms) into an HLO
+/// module. The module is not yet verified ([`crate::load`] verifies it);
+/// each instruction's declared type was checked against shape inference.
+pub fn parse_module(src: &str) -> Result<Module, ParseError> {
+    let m = syntax::Parser::new(src).module()?;
+    lower::lower(&m, src)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::print_module;
+
+    /// The same function in the pretty forms JAX prints and in MLIR's
+    /// generic form: both lower to the same HLO.
+    const PRETTY: &str = r#"module @jit_f attributes {mhlo.num_partitions = 1 : i32} {
+  func.func public @main(%arg0: tensor<4xf32> {jax.arg_info = "x"}, %arg1: tensor<2x4xf32>) -> (tensor<f32> {jax.result_info = "result"}, tensor<2xf32>, tensor<4x2xf32>, tensor<2xf32>, tensor<4xi32>) {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32> loc(#loc3)
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<4xf32>
+    %1 = stablehlo.compare  GT, %arg0, %0,  FLOAT : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    %2 = stablehlo.add %arg0, %0 : tensor<4xf32>
+    %3 = stablehlo.select %1, %2, %0 : tensor<4xi1>, tensor<4xf32>
+    %4 = stablehlo.reduce(%3 init: %cst) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    %5 = stablehlo.dot_general %arg1, %3, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2xf32>
+    %6 = stablehlo.transpose %arg1, dims = [1, 0] : (tensor<2x4xf32>) -> tensor<4x2xf32>
+    %7 = stablehlo.slice %3 [1:3] : (tensor<4xf32>) -> tensor<2xf32>
+    %8 = stablehlo.iota dim = 0 : tensor<4xi32>
+    return %4, %5, %6, %7, %8 : tensor<f32>, tensor<2xf32>, tensor<4x2xf32>, tensor<2xf32>, tensor<4xi32>
+  } loc(#loc)
+} loc(#loc)
+#loc = loc(unknown)
+#loc3 = loc("f.py":3:4 to :20)
+"#;
+
+    const GENERIC: &str = r#"module @jit_f {
+  func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<2x4xf32>) -> (tensor<f32>, tensor<2xf32>, tensor<4x2xf32>, tensor<2xf32>, tensor<4xi32>) {
+    %cst = "stablehlo.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
+    %0 = "stablehlo.broadcast_in_dim"(%cst) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<4xf32>
+    %1 = "stablehlo.compare"(%arg0, %0) <{comparison_direction = #stablehlo<comparison_direction GT>, compare_type = #stablehlo<comparison_type FLOAT>}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+    %2 = "stablehlo.add"(%arg0, %0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %3 = "stablehlo.select"(%1, %2, %0) : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %4 = "stablehlo.reduce"(%3, %cst) <{dimensions = array<i64: 0>}> ({
+    ^bb0(%acc0: tensor<f32>, %x0: tensor<f32>):
+      %r0 = "stablehlo.add"(%acc0, %x0) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      "stablehlo.return"(%r0) : (tensor<f32>) -> ()
+    }) : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    %5 = "stablehlo.dot_general"(%arg1, %3) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]}> : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2xf32>
+    %6 = "stablehlo.transpose"(%arg1) <{permutation = array<i64: 1, 0>}> : (tensor<2x4xf32>) -> tensor<4x2xf32>
+    %7 = "stablehlo.slice"(%3) <{start_indices = array<i64: 1>, limit_indices = array<i64: 3>, strides = array<i64: 1>}> : (tensor<4xf32>) -> tensor<2xf32>
+    %8 = "stablehlo.iota"() <{iota_dimension = 0 : i64}> : () -> tensor<4xi32>
+    "func.return"(%4, %5, %6, %7, %8) : (tensor<f32>, tensor<2xf32>, tensor<4x2xf32>, tensor<2xf32>, tensor<4xi32>) -> ()
+  }
+}
+"#;
+
+    #[test]
+    fn pretty_and_generic_forms_lower_to_the_same_hlo() {
+        let a = parse_module(PRETTY).unwrap_or_else(|e| panic!("{e}"));
+        let b = parse_module(GENERIC).unwrap_or_else(|e| panic!("{e}"));
+        crate::verifier::verify_module(&a).unwrap();
+        assert_eq!(print_module(&a), print_module(&b));
+        let text = print_module(&a);
+        for op in [
+            "compare(",
+            "select(",
+            "reduce(",
+            "dot(",
+            "transpose(",
+            "slice(",
+            "iota()",
+            "broadcast(",
+        ] {
+            assert!(text.contains(op), "{op} missing in\n{text}");
+        }
+        assert_eq!(a.entry_computation().params.len(), 2);
+        assert!(a.entry_computation().root_inst().shape.is_tuple());
+    }
+
+    /// `parse_module(src)`'s error: (line, column, message).
+    fn error(src: &str) -> (usize, usize, String) {
+        match parse_module(src) {
+            Ok(_) => panic!("parsed:\n{src}"),
+            Err(e) => (e.line, e.column, e.message),
+        }
+    }
+
+    fn main_with(body: &str, args: &str, results: &str) -> String {
+        format!(
+            "module @m {{\n  func.func public @main({args}) -> ({results}) {{\n{body}\n  }}\n}}\n"
+        )
+    }
+
+    #[test]
+    fn errors_say_where_and_what() {
+        let args = "%arg0: tensor<4xf32>";
+        let cases: Vec<(String, (usize, usize), &str)> = vec![
+            (
+                main_with("    %0 = stablehlo.frob %arg0 : tensor<4xf32>\n    return %0 : tensor<4xf32>", args, "tensor<4xf32>"),
+                (3, 10),
+                "unsupported operation 'stablehlo.frob'",
+            ),
+            (
+                main_with("    %0 = stablehlo.add %arg0, %nope : tensor<4xf32>\n    return %0 : tensor<4xf32>", args, "tensor<4xf32>"),
+                (3, 31),
+                "use of undefined value '%nope'",
+            ),
+            (
+                main_with("    %0 = stablehlo.add %arg0, %arg0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<5xf32>\n    return %0 : tensor<5xf32>", args, "tensor<5xf32>"),
+                (3, 10),
+                "declared shape f32[5]",
+            ),
+            (
+                main_with("    return %arg0 : tensor<4xcomplex<f32>>", "%arg0: tensor<4xcomplex<f32>>", "tensor<4xcomplex<f32>>"),
+                (2, 33),
+                "complex element types are not supported yet",
+            ),
+            (
+                main_with("    return %arg0 : tensor<?xf32>", "%arg0: tensor<?xf32>", "tensor<?xf32>"),
+                (2, 40),
+                "dynamic dimensions",
+            ),
+            (
+                main_with("    %0 = stablehlo.constant dense<[1.0, 2.0, 3.0]> : tensor<4xf32>\n    return %0 : tensor<4xf32>", args, "tensor<4xf32>"),
+                (3, 29),
+                "the literal has 3 elements",
+            ),
+            (
+                main_with("    %0 = stablehlo.constant dense<(1.0, 2.0)> : tensor<complex<f32>>\n    return %0 : tensor<complex<f32>>", args, "tensor<complex<f32>>"),
+                (3, 49),
+                "complex element types are not supported yet",
+            ),
+            (
+                "module @m {\n  func.func @f() {\n".to_string(),
+                (2, 18),
+                "unclosed region",
+            ),
+            (
+                main_with("    %0 = func.call @g(%arg0) : (tensor<4xf32>) -> tensor<4xf32>\n    return %0 : tensor<4xf32>", args, "tensor<4xf32>"),
+                (3, 20),
+                "undefined function '@g'",
+            ),
+        ];
+        for (src, (line, col), want) in cases {
+            let (l, c, m) = error(&src);
+            assert!(m.contains(want), "{m:?} lacks {want:?} for\n{src}");
+            assert_eq!((l, c), (line, col), "{m}\n{src}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!(
+            "module {{ func.func @main() -> tensor<f32> {{ %0 = stablehlo.constant dense<{}1.0> : tensor<f32>\n return %0 : tensor<f32> }} }}",
+            "[".repeat(100_000)
+        );
+        assert!(error(&deep).2.contains("nesting deeper than"));
+        let mut regions =
+            String::from("module { func.func @main(%p: tensor<i32>) -> tensor<i32> {\n");
+        for _ in 0..5000 {
+            regions.push_str("%r = \"stablehlo.case\"(%p) ({\n");
+        }
+        assert!(error(&regions).2.contains("nesting deeper than"));
+    }
+
+    #[test]
+    fn every_prefix_of_a_module_is_an_error_or_a_module() {
+        let src = PRETTY;
+        for end in (0..src.len()).filter(|&i| src.is_char_boundary(i)) {
+            let _ = parse_module(&src[..end]);
+        }
+        let src = GENERIC;
+        for end in (0..src.len()).filter(|&i| src.is_char_boundary(i)) {
+            let _ = parse_module(&src[..end]);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        /// Any edit of a valid module parses or fails with an error: no panic, no hang.
+        #[test]
+        fn mutated_modules_never_panic(at in 0usize..2000, len in 0usize..8, with in "[\\[\\](){}<>%:=,x0-9a-z#@\"-]{0,6}") {
+            for src in [PRETTY, GENERIC] {
+                let at = (at % src.len()).min(src.len());
+                let end = (at + len).min(src.len());
+                if src.is_char_boundary(at) && src.is_char_boundary(end) {
+                    let mutated = format!("{}{}{}", &src[..at], with, &src[end..]);
+                    let _ = parse_module(&mutated);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn jax_export_artifact_header_is_read() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/stablehlo");
+        let bytes = std::fs::read(dir.join("sin_add.jax_exported")).unwrap();
+        let info = export::read_exported(&bytes).unwrap();
+        assert_eq!(info.function_name, "f");
+        assert_eq!(info.platforms, vec!["cpu".to_string()]);
+        assert_eq!(info.nr_devices, 1);
+        assert_eq!(info.calling_convention_version, 10);
+        assert_eq!(info.in_shardings, vec![false, false]);
+        assert_eq!(info.out_shardings, vec![false]);
+        assert!(info.module_is_bytecode && info.module_is_vhlo, "{info:?}");
+        assert!(
+            info.module_producer.starts_with("StableHLO_v1."),
+            "{info:?}"
+        );
+        // Loading it says what it is and what to do.
+        let e = crate::load::load_module(dir.join("sin_add.jax_exported")).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            matches!(e, crate::load::LoadError::JaxExport { .. }),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("platforms [cpu], 1 device(s), calling convention version 10"),
+            "{msg}"
+        );
+        assert!(msg.contains("mlir_module()"), "{msg}");
+        // Truncated or corrupt artifacts are errors, not panics.
+        for n in 0..bytes.len() {
+            let _ = export::read_exported(&bytes[..n]);
+        }
+        let mut bad = bytes.clone();
+        for i in 0..bad.len() {
+            bad[i] ^= 0x5a;
+            let _ = export::read_exported(&bad);
+            bad[i] ^= 0x5a;
+        }
+        // Its text form (`exported.mlir_module()`) loads.
+        let m = crate::load::load_module(dir.join("sin_add.mlir")).unwrap();
+        assert_eq!(m.entry_computation().params.len(), 2);
+    }
+}

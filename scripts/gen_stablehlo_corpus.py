@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Write the StableHLO text of every JAX corpus case.
+
+For each case of ``scripts/gen_jax_corpus.py`` this writes
+``tests/corpus/<name>/module.mlir``: ``jax.jit(f).lower(*args).as_text()``,
+JAX's default output (StableHLO MLIR, pretty form, with debug locations).
+It uses the same programs and inputs as the corpus generator and checks that
+the same lowering prints the committed ``module.hlo`` exactly, so the MLIR
+and the HLO are two texts of one module, and the recorded outputs hold for both.
+
+Usage::
+
+    .venv-jax/bin/python scripts/gen_stablehlo_corpus.py [--out tests/corpus] [--only NAME ...]
+
+x64 cases are lowered in a subprocess with ``jax_enable_x64`` on, as the
+corpus generator does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+X64_WORKER_FLAG = "--x64-worker"
+sys.path.insert(0, str(REPO / "scripts"))
+
+# gen_jax_corpus reads X64_WORKER_FLAG from sys.argv at import time to set
+# jax_enable_x64, with the same flag name as this script's.
+import gen_jax_corpus as corpus  # noqa: E402
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def write_case(case, out_root: Path) -> None:
+    rng = np.random.default_rng(zlib.crc32(case.name.encode()))
+    built = case.build(rng)
+    f, args = built[0], [np.asarray(a) for a in built[1]]
+    lowered = jax.jit(f).lower(*args)
+    d = out_root / case.name
+    committed = (d / "module.hlo").read_text()
+    if lowered.as_text(dialect="hlo") != committed:
+        raise AssertionError(f"{case.name}: this lowering's HLO differs from the committed module.hlo; "
+                             "regenerate the corpus first")
+    (d / "module.mlir").write_text(lowered.as_text())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=str(REPO / "tests" / "corpus"))
+    ap.add_argument("--only", nargs="*", metavar="NAME")
+    ap.add_argument(X64_WORKER_FLAG, action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    out_root = Path(args.out)
+    names = args.only or list(corpus.CASES)
+    unknown = [n for n in names if n not in corpus.CASES]
+    if unknown:
+        print(f"unknown case(s): {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    failures = []
+    for n in names:
+        c = corpus.CASES[n]
+        if c.x64 != args.x64_worker:
+            continue
+        try:
+            write_case(c, out_root)
+            print(f"  ok  {n}{' (x64)' if c.x64 else ''}")
+        except Exception as e:  # report every failure, then exit non-zero
+            failures.append(n)
+            print(f"FAIL  {n}: {type(e).__name__}: {e}", file=sys.stderr)
+    x64 = [n for n in names if corpus.CASES[n].x64]
+    if not args.x64_worker and x64:
+        r = subprocess.run([sys.executable, __file__, X64_WORKER_FLAG, "--out", str(out_root), "--only", *x64])
+        if r.returncode:
+            failures.append("x64 worker")
+    if failures:
+        print(f"FAILED: {', '.join(failures)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
