@@ -616,6 +616,8 @@ fn splat(init: &ArrayLiteral, n: usize) -> Vals {
         Vals::U(v) => Vals::U(vec![v[0]; n]),
         Vals::F(v) => Vals::F(vec![v[0]; n]),
         Vals::D(v) => Vals::D(vec![v[0]; n]),
+        Vals::C(v) => Vals::C(vec![v[0]; n]),
+        Vals::Z(v) => Vals::Z(vec![v[0]; n]),
     }
 }
 
@@ -1058,6 +1060,10 @@ fn compare_one(
             a[x].total_key().partial_cmp(&a[y].total_key())
         }
         Vals::D(a) => a[x].partial_cmp(&a[y]),
+        // Complex numbers compare only for (in)equality (shape inference
+        // refuses the other directions): equal or unordered.
+        Vals::C(a) => (a[x] == a[y]).then_some(std::cmp::Ordering::Equal),
+        Vals::Z(a) => (a[x] == a[y]).then_some(std::cmp::Ordering::Equal),
     };
     Ok(direction_holds(dir, o))
 }
@@ -1113,6 +1119,8 @@ pub(crate) fn top_k(x: &ArrayLiteral, k: i64, largest: bool) -> FR<(ArrayLiteral
             Vals::U(v) => v[a].cmp(&v[b]),
             Vals::F(v) => v[a].total_cmp(&v[b]),
             Vals::D(v) => v[a].total_cmp(&v[b]),
+            // Refused by shape inference (complex numbers are not ordered).
+            Vals::C(_) | Vals::Z(_) => Ordering::Equal,
         }
     };
     let sz = x.ty().byte_size();
