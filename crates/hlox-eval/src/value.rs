@@ -125,12 +125,12 @@ pub(crate) fn decode(a: &ArrayLiteral) -> Vals {
         F64 => Vals::D(rd!(f64, 8, |x| x)),
         C64 => Vals::C(
             b.chunks_exact(8)
-                .map(|c| <Complex32 as hlox_hlo::NativeType>::read_ne(c))
+                .map(<Complex32 as hlox_hlo::NativeType>::read_ne)
                 .collect(),
         ),
         C128 => Vals::Z(
             b.chunks_exact(16)
-                .map(|c| <Complex64 as hlox_hlo::NativeType>::read_ne(c))
+                .map(<Complex64 as hlox_hlo::NativeType>::read_ne)
                 .collect(),
         ),
     }
