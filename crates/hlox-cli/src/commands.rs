@@ -598,6 +598,17 @@ pub fn summary(leaf: &hlox_hlo::Literal) -> String {
         )),
         T::F32 => of!(f32, f64::from, float),
         T::F64 => of!(f64, |x| x, float),
+        // Complex values: min, max and mean of their magnitudes.
+        T::C64 => of!(
+            hlox_hlo::Complex32,
+            |z| z.norm() as f64,
+            |z: hlox_hlo::Complex32| { format!("({}, {})", float(z.re), float(z.im)) }
+        ),
+        T::C128 => of!(
+            hlox_hlo::Complex64,
+            |z| z.norm(),
+            |z: hlox_hlo::Complex64| { format!("({}, {})", z.re, z.im) }
+        ),
     };
     if len == 0 {
         return format!("{shape} (empty)");
@@ -677,6 +688,11 @@ pub fn random_inputs(m: &hlox_hlo::Module, seed: u64) -> Result<Vec<hlox_hlo::Li
                     T::U16 => draw(dims, n, |_| ((unit() + 1.0) * 10.0) as u16),
                     T::U32 => draw(dims, n, |_| ((unit() + 1.0) * 10.0) as u32),
                     T::U64 => draw(dims, n, |_| ((unit() + 1.0) * 10.0) as u64),
+                    // Both parts in [-1, 1).
+                    T::C64 => draw(dims, n, |_| {
+                        hlox_hlo::Complex32::new(unit() as f32, unit() as f32)
+                    }),
+                    T::C128 => draw(dims, n, |_| hlox_hlo::Complex64::new(unit(), unit())),
                 }?;
                 // Lay the data out as the parameter's layout says.
                 match lit {

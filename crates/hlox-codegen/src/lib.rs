@@ -155,6 +155,14 @@ impl<'a, 'ctx> Cg<'a, 'ctx> {
             S64 | U64 => self.i64().into(),
             F32 => self.f32().into(),
             F64 => self.f64().into(),
+            C64 => self
+                .ctx
+                .struct_type(&[self.f32().into(), self.f32().into()], false)
+                .into(),
+            C128 => self
+                .ctx
+                .struct_type(&[self.f64().into(), self.f64().into()], false)
+                .into(),
         }
     }
 
@@ -172,6 +180,7 @@ impl<'a, 'ctx> Cg<'a, 'ctx> {
             Bf16 => self.ctx.i16_type().into(),
             F32 => self.f32().into(),
             F64 => self.f64().into(),
+            C64 | C128 => self.storage_type(ty),
         }
     }
 
@@ -335,4 +344,13 @@ impl<'a, 'ctx> Cg<'a, 'ctx> {
         let cs = self.b.build_indirect_call(fty, p, args, "")?;
         Ok(cs.try_as_basic_value().basic())
     }
+}
+
+/// The message the compiled backends give for a module with complex numbers.
+pub fn complex_unsupported_message(ty: ElementType, backend: &str) -> String {
+    format!(
+        "the {backend} backend does not compile {ty} (complex) values yet; run the module with \
+         the evaluator (`hlox run --interpret`, `hlox_eval::evaluate`), which computes every \
+         complex op and fft"
+    )
 }

@@ -168,6 +168,9 @@ pub fn unary<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) 
         let m = |f| cg.math.emit(cg, f, &[x]);
         let r: FloatValue = match op {
             Negate => b.build_float_neg(x, "")?,
+            // A real number's real part is itself, its imaginary part 0.
+            Real => x,
+            Imag => ft.const_zero(),
             Abs => m(MathFn::Fabs)?,
             Sign => {
                 let isnan = b.build_float_compare(FloatPredicate::UNO, x, x, "")?;
@@ -409,7 +412,7 @@ pub fn binary<'ctx>(
                 _ => b.build_right_shift(x, amt, true, "")?.into(),
             }
         }
-        Atan2 => return err(op.name(), ty),
+        Atan2 | Complex => return err(op.name(), ty),
     })
 }
 

@@ -281,6 +281,7 @@ impl HostKernel for ConvKernel {
             F64 => self.run_dom::<f64>(l, r, o),
             S8 | S16 | S32 | S64 => self.run_dom::<i64>(l, r, o),
             Pred | U8 | U16 | U32 | U64 => self.run_dom::<u64>(l, r, o),
+            C64 | C128 => return Err(crate::RunError::Complex { ty: self.out.ty }),
         }
         Ok(())
     }

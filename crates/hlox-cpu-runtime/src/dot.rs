@@ -195,6 +195,7 @@ impl HostKernel for DotKernel {
             F16 | Bf16 => self.packed::<f32>(l, r, o),
             S8 | S16 | S32 | S64 => self.packed::<i64>(l, r, o),
             Pred | U8 | U16 | U32 | U64 => self.packed::<u64>(l, r, o),
+            C64 | C128 => return Err(crate::RunError::Complex { ty: self.out.ty }),
         }
         Ok(())
     }

@@ -217,6 +217,11 @@ macro_rules! with_elem {
                 type $T = f64;
                 $body
             }
+            // `make_kernel` refuses complex instructions; a kernel run on
+            // complex buffers anyway is an error, not a guess.
+            t @ (hlox_hlo::ElementType::C64 | hlox_hlo::ElementType::C128) => {
+                return Err($crate::RunError::Complex { ty: t })
+            }
         }
     }};
 }

@@ -61,6 +61,10 @@ pub enum RunError {
     },
     #[error("{kernel}: a buffer pointer is null")]
     NullBuffer { kernel: String },
+    /// A kernel was handed complex buffers ([`make_kernel`] refuses to
+    /// build kernels for complex instructions).
+    #[error("the Host runtime kernels do not compute {ty} (complex) values")]
+    Complex { ty: ElementType },
 }
 
 /// Why an instruction's index map, window or generator could not be planned
@@ -200,6 +204,26 @@ pub fn make_kernel(
     };
     if !is_runtime_kernel(&instr.op) {
         return Ok(None);
+    }
+    let complex = |s: &Shape| {
+        s.leaves()
+            .into_iter()
+            .find_map(|(_, l)| l.element_type().filter(|t| t.is_complex()))
+    };
+    let complex_ty = complex(&instr.shape).or_else(|| {
+        instr
+            .operands
+            .iter()
+            .filter_map(|&o| comp.instructions.get(o))
+            .find_map(|o| complex(&o.shape))
+    });
+    if let Some(ty) = complex_ty {
+        return Err(KernelError::Invalid {
+            inst: instr.name.clone(),
+            opcode: instr.op.name(),
+            computation: comp.name.clone(),
+            message: format!("the Host runtime kernels do not compute {ty} (complex) values yet"),
+        });
     }
     let mut operands = Vec::with_capacity(instr.operands.len());
     let mut cx = Ctx {

@@ -34,6 +34,10 @@ unsafe fn decode(ty: ElementType, p: *const u8, i: usize) -> Scal {
         Bf16 => Scal::F(rd::<bf16>(p, i).to_f32()),
         F32 => Scal::F(rd::<f32>(p, i)),
         F64 => Scal::D(rd::<f64>(p, i)),
+        // Never reached: `make_kernel` refuses complex dots and convolutions
+        // (the real part, read as the element's first part).
+        C64 => Scal::F(rd::<f32>(p, 2 * i)),
+        C128 => Scal::D(rd::<f64>(p, 2 * i)),
     }
 }
 
@@ -44,6 +48,8 @@ fn same_domain(a: ElementType, b: ElementType) -> bool {
         Pred | U8 | U16 | U32 | U64 => 1,
         F16 | Bf16 | F32 => 2,
         F64 => 3,
+        C64 => 4,
+        C128 => 5,
     };
     d(a) == d(b)
 }

@@ -578,6 +578,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     inst.op.name()
                 ),
             }),
+            // Complex modules are refused before code generation
+            // (`back_half`), and fft is only defined on complex values.
+            Op::Fft { .. } => Err(CompileError::Unsupported {
+                inst: name.into(),
+                message: hlox_codegen::complex_unsupported_message(
+                    inst.shape.element_type().unwrap_or(ElementType::C64),
+                    "Host",
+                ),
+            }),
             // Not supported by the Host backend: collectives run on one
             // device only (hlox has no multi-device Host runtime).
             #[rustfmt::skip]

@@ -252,6 +252,12 @@ fn back_half(
     } = lowered;
     let front_total = front.total;
     let module: &VerifiedModule = &verified;
+    if let Some((c, inst, ty)) = module.first_complex_instruction() {
+        return Err(CompileError::Unsupported {
+            inst: format!("{}/{}", c.name, inst.name),
+            message: hlox_codegen::complex_unsupported_message(ty, "Host"),
+        });
+    }
     let mut report = CompileReport {
         verify: front.verify,
         passes: front.passes,

@@ -93,6 +93,12 @@ impl Compiler for CudaCompiler {
         options: &CompileOptions,
     ) -> Result<CompiledModule, CompileError> {
         let Lowered { module, bound, .. } = lowered;
+        if let Some((c, inst, ty)) = module.first_complex_instruction() {
+            return Err(CompileError::Unsupported {
+                inst: format!("{}/{}", c.name, inst.name),
+                message: hlox_codegen::complex_unsupported_message(ty, "CUDA"),
+            });
+        }
         let dir = options.dump_dir.as_deref();
         let ffi_calls = prepare_ffi_calls(&module, &bound)?;
         let program = plan::plan(&module)?;

@@ -734,6 +734,18 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
             _ if is_elemental(module, comp, id) => {
                 elemental_kernel(p, module, comp, id, cid, id, name, &inst.shape)
             }
+            // fft is on complex values, which `compile_lowered` refuses first.
+            Op::Fft { .. } => {
+                return Err(unsupported(
+                    name,
+                    hlox_codegen::complex_unsupported_message(
+                        inst.shape
+                            .element_type()
+                            .unwrap_or(hlox_hlo::ElementType::C64),
+                        "CUDA",
+                    ),
+                ))
+            }
             // Not supported on CUDA: reductions, sorts and scatters whose
             // computation is not scalar element-wise code, the collectives,
             // and each element-wise op that `is_elemental` rejects (a bit

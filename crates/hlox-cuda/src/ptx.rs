@@ -1053,7 +1053,8 @@ fn dot_domain(ty: ElementType) -> Option<ElementType> {
         F64 => F64,
         S8 | S16 | S32 | S64 => S64,
         U8 | U16 | U32 | U64 => U64,
-        Pred => return None,
+        // Complex modules are refused before planning.
+        Pred | C64 | C128 => return None,
     })
 }
 

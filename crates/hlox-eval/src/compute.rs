@@ -168,6 +168,8 @@ fn fast_accumulate(
                 (Vals::U(a), Vals::U(x)) => pairs(&mut |i, o| a[o] = x[i]),
                 (Vals::F(a), Vals::F(x)) => pairs(&mut |i, o| a[o] = x[i]),
                 (Vals::D(a), Vals::D(x)) => pairs(&mut |i, o| a[o] = x[i]),
+                (Vals::C(a), Vals::C(x)) => pairs(&mut |i, o| a[o] = x[i]),
+                (Vals::Z(a), Vals::Z(x)) => pairs(&mut |i, o| a[o] = x[i]),
                 _ => return Err(err()),
             }
             return Ok(());
@@ -199,6 +201,20 @@ fn fast_accumulate(
                 (Vals::D(a), Vals::D(x)) => pairs(&mut |i, o| {
                     let (p, q) = ord(swap, a[o], x[i]);
                     match bin_f(op, p, q) {
+                        Some(r) => a[o] = r,
+                        None => bad = true,
+                    }
+                }),
+                (Vals::C(a), Vals::C(x)) => pairs(&mut |i, o| {
+                    let (p, q) = ord(swap, a[o], x[i]);
+                    match crate::complex::binary_c(op, p, q) {
+                        Some(r) => a[o] = r,
+                        None => bad = true,
+                    }
+                }),
+                (Vals::Z(a), Vals::Z(x)) => pairs(&mut |i, o| {
+                    let (p, q) = ord(swap, a[o], x[i]);
+                    match crate::complex::binary_z(op, p, q) {
                         Some(r) => a[o] = r,
                         None => bad = true,
                     }
@@ -246,6 +262,22 @@ impl Num for f32 {
 impl Num for f64 {
     fn zero() -> Self {
         0.0
+    }
+    fn madd(self, a: Self, b: Self) -> Self {
+        self + a * b
+    }
+}
+impl Num for hlox_hlo::Complex32 {
+    fn zero() -> Self {
+        Self::new(0.0, 0.0)
+    }
+    fn madd(self, a: Self, b: Self) -> Self {
+        self + a * b
+    }
+}
+impl Num for hlox_hlo::Complex64 {
+    fn zero() -> Self {
+        Self::new(0.0, 0.0)
     }
     fn madd(self, a: Self, b: Self) -> Self {
         self + a * b
@@ -363,6 +395,8 @@ pub(crate) fn dot(
         (Vals::U(x), Vals::U(y)) => Vals::U(matmul(&x, &y, b, m, k, n)),
         (Vals::F(x), Vals::F(y)) => Vals::F(matmul(&x, &y, b, m, k, n)),
         (Vals::D(x), Vals::D(y)) => Vals::D(matmul(&x, &y, b, m, k, n)),
+        (Vals::C(x), Vals::C(y)) => Vals::C(matmul(&x, &y, b, m, k, n)),
+        (Vals::Z(x), Vals::Z(y)) => Vals::Z(matmul(&x, &y, b, m, k, n)),
         _ => return Err("dot operand domains differ".to_string().into()),
     };
     Ok(encode(&res, out.ty, &out.dims))
@@ -555,6 +589,8 @@ pub(crate) fn convolution(
         (Vals::U(x), Vals::U(y)) => Vals::U(conv_run(&g, &x, &y, out)),
         (Vals::F(x), Vals::F(y)) => Vals::F(conv_run(&g, &x, &y, out)),
         (Vals::D(x), Vals::D(y)) => Vals::D(conv_run(&g, &x, &y, out)),
+        (Vals::C(x), Vals::C(y)) => Vals::C(conv_run(&g, &x, &y, out)),
+        (Vals::Z(x), Vals::Z(y)) => Vals::Z(conv_run(&g, &x, &y, out)),
         _ => return Err("convolution operand domains differ".to_string().into()),
     };
     Ok(encode(&res, out.ty, &out.dims))
@@ -616,6 +652,8 @@ fn splat(init: &ArrayLiteral, n: usize) -> Vals {
         Vals::U(v) => Vals::U(vec![v[0]; n]),
         Vals::F(v) => Vals::F(vec![v[0]; n]),
         Vals::D(v) => Vals::D(vec![v[0]; n]),
+        Vals::C(v) => Vals::C(vec![v[0]; n]),
+        Vals::Z(v) => Vals::Z(vec![v[0]; n]),
     }
 }
 
@@ -1058,6 +1096,10 @@ fn compare_one(
             a[x].total_key().partial_cmp(&a[y].total_key())
         }
         Vals::D(a) => a[x].partial_cmp(&a[y]),
+        // Complex numbers compare only for (in)equality (shape inference
+        // refuses the other directions): equal or unordered.
+        Vals::C(a) => (a[x] == a[y]).then_some(std::cmp::Ordering::Equal),
+        Vals::Z(a) => (a[x] == a[y]).then_some(std::cmp::Ordering::Equal),
     };
     Ok(direction_holds(dir, o))
 }
@@ -1113,6 +1155,8 @@ pub(crate) fn top_k(x: &ArrayLiteral, k: i64, largest: bool) -> FR<(ArrayLiteral
             Vals::U(v) => v[a].cmp(&v[b]),
             Vals::F(v) => v[a].total_cmp(&v[b]),
             Vals::D(v) => v[a].total_cmp(&v[b]),
+            // Refused by shape inference (complex numbers are not ordered).
+            Vals::C(_) | Vals::Z(_) => Ordering::Equal,
         }
     };
     let sz = x.ty().byte_size();

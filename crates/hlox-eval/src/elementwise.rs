@@ -92,6 +92,9 @@ macro_rules! impl_fp {
                     RoundNearestAfz => x.round(),
                     RoundNearestEven => x.round_ties_even(),
                     Erf => $erf(x),
+                    // A real number is its own real part; its imaginary part is 0.
+                    Real => x,
+                    Imag => 0.0,
                     Not | IsFinite | PopulationCount | CountLeadingZeros => return None,
                 })
             }
@@ -122,6 +125,7 @@ pub(crate) fn unary(op: UnaryOp, a: &ArrayLiteral, out_ty: ElementType) -> R<Arr
     let r = match v {
         Vals::F(v) => Vals::F(float_unary(op, &v, ty)?),
         Vals::D(v) => Vals::D(float_unary(op, &v, ty)?),
+        v @ (Vals::C(_) | Vals::Z(_)) => crate::complex::unary(op, v, ty)?,
         Vals::S(v) => {
             let w = int_width(ty);
             let mut r = Vec::with_capacity(v.len());
@@ -267,7 +271,7 @@ pub(crate) fn bin_s(op: BinaryOp, a: i64, b: i64, w: u32) -> Option<i64> {
                 a >> b
             }
         }
-        Atan2 => return None,
+        Atan2 | Complex => return None,
     })
 }
 
@@ -437,6 +441,8 @@ fn binary_vals_exact(op: BinaryOp, a: Vals, b: Vals, ty: ElementType) -> R<Vals>
             }
             Vals::U(r)
         }
+        (a, b) if op == BinaryOp::Complex => crate::complex::make(a, b)?,
+        (a @ (Vals::C(_) | Vals::Z(_)), b) => crate::complex::binary(op, a, b, ty)?,
         (Vals::F(a), Vals::F(b)) => Vals::F(bin_f_vals(op, a, b).ok_or_else(err)?),
         (Vals::D(a), Vals::D(b)) => Vals::D(bin_f_vals(op, a, b).ok_or_else(err)?),
         _ => return Err("operand domains differ".into()),
@@ -517,6 +523,7 @@ pub(crate) fn compare_vals(
         },
         (Vals::F(a), Vals::F(b)) => float_cmp(dir, ct, &a, &b),
         (Vals::D(a), Vals::D(b)) => float_cmp(dir, ct, &a, &b),
+        (a @ (Vals::C(_) | Vals::Z(_)), b) => crate::complex::compare(dir, a, b)?,
         _ => return Err("operand domains differ".into()),
     })
 }

@@ -24,9 +24,11 @@
 //! result comes back in the layout the root instruction declares; custom-call
 //! operands are handed over in their declared layouts.
 
+mod complex;
 mod compute;
 mod elementwise;
 pub mod precision;
+mod fft;
 mod rng;
 mod structural;
 mod value;
@@ -847,6 +849,13 @@ impl<'a> Interp<'a> {
                 let f = self.func(inst, 0, &call)?;
                 let r = compute::sort(&xs, *dimension, &f)?;
                 Ok(tuple_if_many(r))
+            }
+            Op::Fft {
+                fft_type,
+                fft_length,
+            } => {
+                nops(1)?;
+                lit(fft::fft(a(0)?, *fft_type, fft_length, out()?)?)
             }
             Op::TopK { k, largest } => {
                 nops(1)?;

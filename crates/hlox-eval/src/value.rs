@@ -8,6 +8,7 @@
 
 use half::{bf16, f16};
 use hlox_hlo::{ArrayLiteral, ArrayShape, ElementType, Layout, Literal, Shape};
+use hlox_hlo::{Complex32, Complex64};
 
 /// Why one instruction could not be evaluated. The interpreter attributes
 /// it to the instruction ([`crate::EvalError::Instruction`]).
@@ -55,13 +56,16 @@ pub(crate) type R<T> = Result<T, OpError>;
 
 /// Typed element values, widened to a computation domain:
 /// signed integers sign-extended to i64, unsigned integers and PRED
-/// zero-extended to u64, F16/BF16/F32 widened to f32, F64 as f64.
+/// zero-extended to u64, F16/BF16/F32 widened to f32, F64 as f64, C64 as
+/// a complex of f32s (`C`), C128 of f64s (`Z`, LAPACK's letter).
 #[derive(Clone, Debug)]
 pub(crate) enum Vals {
     S(Vec<i64>),
     U(Vec<u64>),
     F(Vec<f32>),
     D(Vec<f64>),
+    C(Vec<Complex32>),
+    Z(Vec<Complex64>),
 }
 
 impl Vals {
@@ -71,6 +75,8 @@ impl Vals {
             Vals::U(v) => v.len(),
             Vals::F(v) => v.len(),
             Vals::D(v) => v.len(),
+            Vals::C(v) => v.len(),
+            Vals::Z(v) => v.len(),
         }
     }
 }
@@ -117,6 +123,16 @@ pub(crate) fn decode(a: &ArrayLiteral) -> Vals {
         Bf16 => Vals::F(rd!(u16, 2, |x| bf16::from_bits(x).to_f32())),
         F32 => Vals::F(rd!(f32, 4, |x| x)),
         F64 => Vals::D(rd!(f64, 8, |x| x)),
+        C64 => Vals::C(
+            b.chunks_exact(8)
+                .map(<Complex32 as hlox_hlo::NativeType>::read_ne)
+                .collect(),
+        ),
+        C128 => Vals::Z(
+            b.chunks_exact(16)
+                .map(<Complex64 as hlox_hlo::NativeType>::read_ne)
+                .collect(),
+        ),
     }
 }
 
@@ -197,7 +213,40 @@ pub(crate) fn encode(v: &Vals, ty: ElementType, dims: &[i64]) -> ArrayLiteral {
             _ => unreachable!(),
         }
     }
+    // A complex result: real values become real parts (imaginary 0), as
+    // XLA's convert does; complex values change precision part by part.
+    if ty.is_complex() {
+        let z: Vec<Complex64> = match v {
+            Vals::S(v) => v.iter().map(|&x| Complex64::new(x as f64, 0.0)).collect(),
+            Vals::U(v) => v.iter().map(|&x| Complex64::new(x as f64, 0.0)).collect(),
+            Vals::F(v) => v.iter().map(|&x| Complex64::new(x as f64, 0.0)).collect(),
+            Vals::D(v) => v.iter().map(|&x| Complex64::new(x, 0.0)).collect(),
+            Vals::C(v) => v
+                .iter()
+                .map(|x| Complex64::new(x.re as f64, x.im as f64))
+                .collect(),
+            Vals::Z(v) => v.clone(),
+        };
+        for (i, x) in z.into_iter().enumerate() {
+            let e = &mut out[i * sz..(i + 1) * sz];
+            if ty == C64 {
+                hlox_hlo::NativeType::write_ne(Complex32::new(x.re as f32, x.im as f32), e);
+            } else {
+                hlox_hlo::NativeType::write_ne(x, e);
+            }
+        }
+        return ArrayLiteral::from_bytes(ArrayShape::new(ty, dims.to_vec()), out)
+            .expect("encode: byte count");
+    }
     match v {
+        // A complex value written as a real type keeps its real part (the
+        // verifier refuses such a convert; dot and reductions never ask).
+        Vals::C(v) => {
+            return encode(&Vals::F(v.iter().map(|x| x.re).collect()), ty, dims);
+        }
+        Vals::Z(v) => {
+            return encode(&Vals::D(v.iter().map(|x| x.re).collect()), ty, dims);
+        }
         Vals::S(v) => {
             for (i, &x) in v.iter().enumerate() {
                 if ty.is_float() {
@@ -248,6 +297,8 @@ pub(crate) fn to_domain(v: Vals, ty: ElementType, dims: &[i64]) -> Vals {
             | (Vals::U(_), Domain::U)
             | (Vals::F(_), Domain::F)
             | (Vals::D(_), Domain::D)
+            | (Vals::C(_), Domain::C)
+            | (Vals::Z(_), Domain::Z)
     );
     if same && ty != ElementType::Pred {
         return v;
@@ -261,6 +312,8 @@ pub(crate) enum Domain {
     U,
     F,
     D,
+    C,
+    Z,
 }
 
 pub(crate) fn domain_of(ty: ElementType) -> Domain {
@@ -270,6 +323,8 @@ pub(crate) fn domain_of(ty: ElementType) -> Domain {
         Pred | U8 | U16 | U32 | U64 => Domain::U,
         F16 | Bf16 | F32 => Domain::F,
         F64 => Domain::D,
+        C64 => Domain::C,
+        C128 => Domain::Z,
     }
 }
 
@@ -435,7 +490,8 @@ pub(crate) fn index_values(a: &ArrayLiteral) -> R<Vec<i64>> {
 /// `x % -1e-40` is NaN). The evaluator applies this to the inputs and
 /// results of element-wise float arithmetic and FLOAT comparisons, matching
 /// what JAX computes on the CPU. BF16 values (computed in f32) flush like
-/// f32; F16 subnormals are normal f32 numbers and are kept.
+/// f32; F16 subnormals are normal f32 numbers and are kept. Complex
+/// numbers flush part by part.
 pub(crate) fn daz(v: Vals) -> Vals {
     match v {
         Vals::F(mut x) => {
@@ -449,6 +505,36 @@ pub(crate) fn daz(v: Vals) -> Vals {
                 *e = 0f64.copysign(*e);
             }
             Vals::D(x)
+        }
+        Vals::C(mut x) => {
+            for e in x.iter_mut() {
+                e.re = if e.re.is_subnormal() {
+                    0f32.copysign(e.re)
+                } else {
+                    e.re
+                };
+                e.im = if e.im.is_subnormal() {
+                    0f32.copysign(e.im)
+                } else {
+                    e.im
+                };
+            }
+            Vals::C(x)
+        }
+        Vals::Z(mut x) => {
+            for e in x.iter_mut() {
+                e.re = if e.re.is_subnormal() {
+                    0f64.copysign(e.re)
+                } else {
+                    e.re
+                };
+                e.im = if e.im.is_subnormal() {
+                    0f64.copysign(e.im)
+                } else {
+                    e.im
+                };
+            }
+            Vals::Z(x)
         }
         other => other,
     }

@@ -351,6 +351,21 @@ fn corpus_literal(ty: ElementType, dims: &[i64], text: &str) -> Literal {
         ),
         F32 => lit(dims, &toks.iter().map(|t| f(t) as f32).collect::<Vec<_>>()),
         F64 => lit(dims, &toks.iter().map(f).collect::<Vec<_>>()),
+        // Interleaved parts: re im re im ...
+        C64 => lit(
+            dims,
+            &toks
+                .chunks(2)
+                .map(|p| hlox_hlo::Complex32::new(f(&p[0]) as f32, f(&p[1]) as f32))
+                .collect::<Vec<_>>(),
+        ),
+        C128 => lit(
+            dims,
+            &toks
+                .chunks(2)
+                .map(|p| hlox_hlo::Complex64::new(f(&p[0]), f(&p[1])))
+                .collect::<Vec<_>>(),
+        ),
     }
 }
 
@@ -371,6 +386,15 @@ fn as_f64s(l: &Literal) -> Vec<f64> {
         Bf16 => v::<bf16>(l).into_iter().map(|x| x.to_f64()).collect(),
         F32 => v::<f32>(l).into_iter().map(|x| x as f64).collect(),
         F64 => v::<f64>(l),
+        // Each complex number as its two parts.
+        C64 => v::<hlox_hlo::Complex32>(l)
+            .into_iter()
+            .flat_map(|z| [z.re as f64, z.im as f64])
+            .collect(),
+        C128 => v::<hlox_hlo::Complex64>(l)
+            .into_iter()
+            .flat_map(|z| [z.re, z.im])
+            .collect(),
     }
 }
 

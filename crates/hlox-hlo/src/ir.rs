@@ -74,10 +74,20 @@ attr_enum! {
     }
 }
 
+attr_enum! {
+    /// `fft_type=` of an fft: XLA's `FftType`. FFT and IFFT map complex to
+    /// complex (IFFT scaled by 1/n); RFFT maps real to the non-negative
+    /// frequencies of the last dimension (`n/2 + 1` of them); IRFFT is its
+    /// inverse, complex to real of `fft_length` (scaled by 1/n).
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    FftType { Fft = "FFT", Ifft = "IFFT", Rfft = "RFFT", Irfft = "IRFFT" }
+}
+
 impl ComparisonType {
-    /// XLA's default comparison type for an element type.
+    /// XLA's default comparison type for an element type (FLOAT for
+    /// floating-point and complex types).
     pub fn default_for(ty: ElementType) -> ComparisonType {
-        if ty.is_float() {
+        if ty.is_float_or_complex() {
             ComparisonType::Float
         } else if ty.is_unsigned_int() || ty.is_pred() {
             ComparisonType::Unsigned
@@ -534,6 +544,14 @@ pub enum Op {
         k: i64,
         largest: bool,
     },
+    /// A discrete Fourier transform over the last `fft_length.len()` (1 to
+    /// 3) dimensions; `fft_length` is the transform's length in each, which
+    /// for IRFFT is the real result's (the operand's last dimension holds
+    /// `fft_length.last() / 2 + 1` frequencies).
+    Fft {
+        fft_type: FftType,
+        fft_length: Vec<i64>,
+    },
     Tuple,
     GetTupleElement {
         index: i64,
@@ -753,6 +771,32 @@ pub struct Module {
 impl Module {
     pub fn comp(&self, id: CompId) -> &Computation {
         &self.computations[id]
+    }
+    /// The first instruction that produces or reads complex numbers
+    /// (`c64`/`c128`, at any tuple depth), with its computation and the
+    /// complex type: what the engines that do not handle complex numbers
+    /// yet (the compiled backends, the transformations) name when they
+    /// refuse a module.
+    pub fn first_complex_instruction(&self) -> Option<(&Computation, &Instruction, ElementType)> {
+        fn complex_in(s: &Shape) -> Option<ElementType> {
+            s.leaves()
+                .into_iter()
+                .find_map(|(_, l)| l.element_type().filter(|t| t.is_complex()))
+        }
+        for c in self.computations.values() {
+            for inst in c.instructions.values() {
+                let ty = complex_in(&inst.shape).or_else(|| {
+                    inst.operands
+                        .iter()
+                        .filter_map(|&o| c.instructions.get(o))
+                        .find_map(|o| complex_in(&o.shape))
+                });
+                if let Some(ty) = ty {
+                    return Some((c, inst, ty));
+                }
+            }
+        }
+        None
     }
     pub fn entry_computation(&self) -> &Computation {
         &self.computations[self.entry]

@@ -38,5 +38,7 @@ pub use cancel::{CancelToken, ExecuteOptions};
 pub use entity::{EntityRef, EntitySet, PrimaryMap, SecondaryMap};
 pub use ir::*;
 pub use literal::{ArrayLiteral, Literal, LiteralError, NativeType};
+/// The Rust types of `c64` and `c128` literals (`num_complex`'s).
+pub use num_complex::{Complex32, Complex64};
 pub use opcode::{Arity, Opcode};
 pub use types::{ArrayShape, ElementType, Layout, ProgramShape, Shape, ShapeIndex};

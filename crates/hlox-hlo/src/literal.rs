@@ -42,6 +42,26 @@ native!(bf16, Bf16);
 native!(f32, F32);
 native!(f64, F64);
 
+/// `c64` and `c128` as numpy and XLA hold them: the real part, then the
+/// imaginary part, each native endian.
+macro_rules! native_complex {
+    ($part:ty, $et:ident, $n:literal) => {
+        impl NativeType for num_complex::Complex<$part> {
+            const TYPE: ElementType = ElementType::$et;
+            fn write_ne(self, out: &mut [u8]) {
+                out[..$n].copy_from_slice(&self.re.to_ne_bytes());
+                out[$n..].copy_from_slice(&self.im.to_ne_bytes());
+            }
+            fn read_ne(bytes: &[u8]) -> Self {
+                let part = |b: &[u8]| <$part>::from_ne_bytes(b.try_into().expect("part size"));
+                num_complex::Complex::new(part(&bytes[..$n]), part(&bytes[$n..]))
+            }
+        }
+    };
+}
+native_complex!(f32, C64, 4);
+native_complex!(f64, C128, 8);
+
 impl NativeType for bool {
     const TYPE: ElementType = ElementType::Pred;
     fn write_ne(self, out: &mut [u8]) {

@@ -3,7 +3,8 @@
 //! `npyz` crate).
 //!
 //! - Every hlox element type: `|b1` (pred), `|i1 <i2 <i4 <i8`, `|u1 <u2 <u4
-//!   <u8`, `<f2 <f4 <f8`, either byte order on read.
+//!   <u8`, `<f2 <f4 <f8`, complex64/complex128 (`<c8 <c16`), either byte
+//!   order on read.
 //! - **bf16**: NumPy has no bfloat16. JAX (through `ml_dtypes`) saves it as a
 //!   2-byte void type, `<V2`; we read `<V2`, `|V2` and `>V2` (taken as
 //!   little-endian bf16 bits, as `ml_dtypes` stores them) as bf16, and write
@@ -35,7 +36,7 @@ pub enum NpyError {
     Header(String),
     #[error(
         "unsupported .npy dtype `{found}`: hlox reads bool (|b1), signed/unsigned integers of 1, 2, 4 \
-         and 8 bytes, float16/32/64 (<f2, <f4, <f8) and bfloat16 saved as <V2; convert the array \
+         and 8 bytes, float16/32/64 (<f2, <f4, <f8), complex64/128 (<c8, <c16) and bfloat16 saved as <V2; convert the array \
          (e.g. `a.astype(np.float32)`) before saving"
     )]
     UnsupportedDtype { found: String },
@@ -70,6 +71,8 @@ fn element_type_of(ts: &TypeStr) -> Option<ElementType> {
         (TypeChar::Float, 4) => F32,
         (TypeChar::Float, 8) => F64,
         (TypeChar::RawData, 2) => Bf16,
+        (TypeChar::Complex, 8) => C64,
+        (TypeChar::Complex, 16) => C128,
         _ => return None,
     })
 }
@@ -91,6 +94,8 @@ pub fn npy_descr(ty: ElementType) -> &'static str {
         Bf16 => "<V2",
         F32 => "<f4",
         F64 => "<f8",
+        C64 => "<c8",
+        C128 => "<c16",
     }
 }
 
@@ -403,7 +408,7 @@ pub fn read_npy(bytes: &[u8]) -> Result<Literal, NpyError> {
             found: data.len(),
         });
     }
-    let size = ty.byte_size();
+    let size = swap_unit(ty);
     // bf16 (`V2`) bits are stored little-endian whatever the marker says.
     let big = matches!(ts.endianness(), Endianness::Big) && ty != ElementType::Bf16;
     let mut out = Vec::with_capacity(data.len());
@@ -431,6 +436,15 @@ pub fn read_npy(bytes: &[u8]) -> Result<Literal, NpyError> {
     } else {
         lit
     }))
+}
+
+/// The unit whose bytes a change of byte order reverses: the element, or
+/// for a complex number each of its two parts.
+fn swap_unit(ty: ElementType) -> usize {
+    match ty.complex_component() {
+        Some(part) => part.byte_size(),
+        None => ty.byte_size(),
+    }
 }
 
 /// Reads a `.npy` file.
@@ -465,7 +479,7 @@ pub fn write_npy(lit: &Literal) -> Result<Vec<u8>, NpyError> {
         .write_header_only()
         .map_err(|e| NpyError::Header(e.to_string()))?;
     let data = a.logical_bytes();
-    let size = ty.byte_size();
+    let size = swap_unit(ty);
     out.reserve(data.len());
     for chunk in data.chunks_exact(size) {
         if cfg!(target_endian = "little") {

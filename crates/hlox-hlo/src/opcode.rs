@@ -321,6 +321,7 @@ opcode_table! {
         Scatter            = "scatter",              AtLeast(3),  [ToApply],               EXPENSIVE;
         Sort               = "sort",                 AtLeast(1),  [ToApply],               EXPENSIVE;
         TopK               = "topk",                 Fixed(1),    [],                      EXPENSIVE;
+        Fft                = "fft",                  Fixed(1),    [],                      EXPENSIVE;
         Tuple              = "tuple",                AtLeast(0),  [],                      NONE;
         GetTupleElement    = "get-tuple-element",    Fixed(1),    [],                      NONE;
         Call               = "call",                 AtLeast(0),  [ToApply],               EXPENSIVE;
@@ -367,6 +368,8 @@ opcode_table! {
         Erf                = "erf",                  Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
         PopulationCount    = "popcnt",               Fixed(1),    [],                      ELEMENTWISE;
         CountLeadingZeros  = "count-leading-zeros",  Fixed(1),    [],                      ELEMENTWISE;
+        Real               = "real",                 Fixed(1),    [],                      ELEMENTWISE;
+        Imag               = "imag",                 Fixed(1),    [],                      ELEMENTWISE;
     }
     binary {
         Add                = "add",                  Fixed(2),    [],                      ELEMENTWISE;
@@ -384,6 +387,7 @@ opcode_table! {
         ShiftRightLogical  = "shift-right-logical",  Fixed(2),    [],                      ELEMENTWISE;
         ShiftRightArithmetic = "shift-right-arithmetic", Fixed(2), [],                     ELEMENTWISE;
         Atan2              = "atan2",                Fixed(2),    [],                      ELEMENTWISE | EXPENSIVE;
+        Complex            = "complex",              Fixed(2),    [],                      ELEMENTWISE;
     }
 }
 
@@ -463,6 +467,7 @@ impl Op {
             Op::Scatter { .. } => Opcode::Scatter,
             Op::Sort { .. } => Opcode::Sort,
             Op::TopK { .. } => Opcode::TopK,
+            Op::Fft { .. } => Opcode::Fft,
             Op::Tuple => Opcode::Tuple,
             Op::GetTupleElement { .. } => Opcode::GetTupleElement,
             Op::Call => Opcode::Call,

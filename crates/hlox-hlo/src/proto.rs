@@ -80,6 +80,8 @@ pub fn element_type_to_proto(ty: ElementType) -> xla::PrimitiveType {
         ElementType::Bf16 => P::Bf16,
         ElementType::F32 => P::F32,
         ElementType::F64 => P::F64,
+        ElementType::C64 => P::C64,
+        ElementType::C128 => P::C128,
     }
 }
 
@@ -101,6 +103,8 @@ pub fn element_type_from_proto(v: i32) -> Option<ElementType> {
         P::Bf16 => ElementType::Bf16,
         P::F32 => ElementType::F32,
         P::F64 => ElementType::F64,
+        P::C64 => ElementType::C64,
+        P::C128 => ElementType::C128,
         _ => return None,
     })
 }
@@ -296,6 +300,9 @@ pub fn literal_to_proto(lit: &Literal) -> xla::LiteralProto {
                 ElementType::S64 => p.s64s = chunks::<8>(b).map(i64::from_ne_bytes).collect(),
                 ElementType::U64 => p.u64s = chunks::<8>(b).map(u64::from_ne_bytes).collect(),
                 ElementType::F64 => p.f64s = chunks::<8>(b).map(f64::from_ne_bytes).collect(),
+                // XLA stores complex numbers as interleaved (real, imaginary) parts.
+                ElementType::C64 => p.c64s = chunks::<4>(b).map(f32::from_ne_bytes).collect(),
+                ElementType::C128 => p.c128s = chunks::<8>(b).map(f64::from_ne_bytes).collect(),
             }
         }
     }
@@ -394,6 +401,24 @@ fn literal_from_proto_at(p: &xla::LiteralProto, loc: &str) -> Result<Literal, Pr
                     p.$f.iter().flat_map(|v| v.to_ne_bytes()).collect()
                 }};
             }
+            // A complex field holds two parts per element, interleaved.
+            macro_rules! complex_parts {
+                ($f:ident) => {{
+                    if p.$f.len() != 2 * n {
+                        return Err(invalid(
+                            loc,
+                            format!(
+                                "literal of shape {} needs {} parts ({n} complex values) in `{}` but has {}",
+                                crate::text::shape_to_string(&Shape::Array(a.clone())),
+                                2 * n,
+                                stringify!($f),
+                                p.$f.len()
+                            ),
+                        ));
+                    }
+                    p.$f.iter().flat_map(|v| v.to_ne_bytes()).collect()
+                }};
+            }
             let bytes: Vec<u8> = match a.ty {
                 ElementType::Pred => {
                     check(&p.preds, n, "preds", &count_err)?;
@@ -411,6 +436,8 @@ fn literal_from_proto_at(p: &xla::LiteralProto, loc: &str) -> Result<Literal, Pr
                 ElementType::S64 => words!(s64s),
                 ElementType::U64 => words!(u64s),
                 ElementType::F64 => words!(f64s),
+                ElementType::C64 => complex_parts!(c64s),
+                ElementType::C128 => complex_parts!(c128s),
             };
             let lit =
                 ArrayLiteral::from_bytes(a, bytes).map_err(|e| invalid(loc, e.to_string()))?;
@@ -1155,6 +1182,18 @@ fn instruction_to_proto(
             p.k = *k;
             p.largest = *largest;
         }
+        Op::Fft {
+            fft_type,
+            fft_length,
+        } => {
+            p.fft_type = match fft_type {
+                FftType::Fft => xla::FftType::Fft,
+                FftType::Ifft => xla::FftType::Ifft,
+                FftType::Rfft => xla::FftType::Rfft,
+                FftType::Irfft => xla::FftType::Irfft,
+            } as i32;
+            p.fft_length = fft_length.clone();
+        }
         Op::GetTupleElement { index } => p.tuple_index = *index,
         Op::CustomCall(cc) => {
             p.custom_call_target = cc.target.clone();
@@ -1863,6 +1902,24 @@ fn instruction_from_proto(
             Opcode::TopK => Op::TopK {
                 k: p.k,
                 largest: p.largest,
+            },
+            Opcode::Fft => Op::Fft {
+                fft_type: match xla::FftType::try_from(p.fft_type) {
+                    Ok(xla::FftType::Fft) => FftType::Fft,
+                    Ok(xla::FftType::Ifft) => FftType::Ifft,
+                    Ok(xla::FftType::Rfft) => FftType::Rfft,
+                    Ok(xla::FftType::Irfft) => FftType::Irfft,
+                    Err(_) => {
+                        return Err(ctx.err(
+                            "fft_type",
+                            format!(
+                                "{} is not an FftType (0 FFT, 1 IFFT, 2 RFFT, 3 IRFFT)",
+                                p.fft_type
+                            ),
+                        ))
+                    }
+                },
+                fft_length: p.fft_length.clone(),
             },
             Opcode::Tuple => Op::Tuple,
             Opcode::GetTupleElement => Op::GetTupleElement {

@@ -15,8 +15,8 @@
 #![allow(clippy::manual_is_multiple_of)]
 
 use crate::ir::{
-    BinaryOp, ComparisonType, Convolution, CustomCall, DotDimensionNumbers, GatherDimensionNumbers,
-    Op, ReplicaGroups, ScatterDimensionNumbers, UnaryOp, Window,
+    BinaryOp, ComparisonDirection, ComparisonType, Convolution, CustomCall, DotDimensionNumbers,
+    FftType, GatherDimensionNumbers, Op, ReplicaGroups, ScatterDimensionNumbers, UnaryOp, Window,
 };
 use crate::opcode::CalledRole::{Body, Condition, Scatter, ToApply};
 use crate::types::{ArrayShape, ElementType, ProgramShape, Shape};
@@ -533,7 +533,10 @@ impl<'a> Cx<'a> {
             }
             Op::Unary(u) => self.unary(*u),
             Op::Binary(b) => self.binary(*b),
-            Op::Compare { cmp_type, .. } => {
+            Op::Compare {
+                cmp_type,
+                direction,
+            } => {
                 self.nops(2)?;
                 let (a, b) = (self.arr(0)?, self.arr(1)?);
                 if !a.compatible(b) {
@@ -543,9 +546,19 @@ impl<'a> Cx<'a> {
                         short_array(b)
                     )));
                 }
+                if a.ty.is_complex()
+                    && !matches!(direction, ComparisonDirection::Eq | ComparisonDirection::Ne)
+                {
+                    return Err(self.err(format!(
+                        "complex numbers are not ordered: direction {} is not defined for {} (only EQ and NE are)",
+                        direction.name(),
+                        short_array(a)
+                    )));
+                }
                 if let Some(t) = cmp_type {
                     let ok = match t {
-                        ComparisonType::Float | ComparisonType::TotalOrder => a.ty.is_float(),
+                        ComparisonType::Float => a.ty.is_float_or_complex(),
+                        ComparisonType::TotalOrder => a.ty.is_float(),
                         ComparisonType::Signed => a.ty.is_signed_int(),
                         ComparisonType::Unsigned => a.ty.is_unsigned_int() || a.ty.is_pred(),
                     };
@@ -604,6 +617,13 @@ impl<'a> Cx<'a> {
                 self.nops(1)?;
                 let a = self.arr(0)?;
                 let d = self.declared_arr()?;
+                if a.ty.is_complex() && !d.ty.is_complex() {
+                    return Err(self.err(format!(
+                        "conversion from complex {} to real {} is not defined (as in XLA): take `real` (or `imag`, `abs`) first",
+                        short_array(a),
+                        short_array(d)
+                    )));
+                }
                 if a.dims != d.dims {
                     return Err(self.err(format!(
                         "result {} must have the dimensions of the operand {}",
@@ -903,6 +923,10 @@ impl<'a> Cx<'a> {
             Op::Scatter { dnums, .. } => self.scatter(dnums),
             Op::Sort { dimension, .. } => self.sort(*dimension),
             Op::TopK { k, .. } => self.topk(*k),
+            Op::Fft {
+                fft_type,
+                fft_length,
+            } => self.fft(*fft_type, fft_length),
             Op::Tuple => Ok(Shape::Tuple(
                 self.operands.iter().map(|s| (*s).clone()).collect(),
             )),
@@ -1213,7 +1237,8 @@ impl<'a> Cx<'a> {
             PopulationCount | CountLeadingZeros => (a.ty.is_integral(), "an integral"),
             IsFinite => (a.ty.is_float(), "a floating-point"),
             Exp | Expm1 | Log | Log1p | Sqrt | Rsqrt | Cbrt | Tanh | Logistic | Sin | Cos | Tan
-            | Floor | Ceil | RoundNearestAfz | RoundNearestEven | Erf => {
+            | Real | Imag => (a.ty.is_float_or_complex(), "a floating-point or complex"),
+            Floor | Ceil | RoundNearestAfz | RoundNearestEven | Erf => {
                 (a.ty.is_float(), "a floating-point")
             }
         };
@@ -1223,10 +1248,14 @@ impl<'a> Cx<'a> {
                 short_array(a)
             )));
         }
-        if u == IsFinite {
-            return Ok(arr_shape(ElementType::Pred, a.dims.clone()));
+        match u {
+            IsFinite => Ok(arr_shape(ElementType::Pred, a.dims.clone())),
+            // A complex number's modulus and parts are real.
+            Abs | Real | Imag => Ok(Shape::Array(
+                a.with_type(a.ty.complex_component().unwrap_or(a.ty)),
+            )),
+            _ => Ok(Shape::Array(a.clone())),
         }
-        Ok(Shape::Array(a.clone()))
     }
 
     fn binary(&self, b: BinaryOp) -> R<Shape> {
@@ -1246,10 +1275,14 @@ impl<'a> Cx<'a> {
                 (x.ty.is_integral(), "an integral")
             }
             Atan2 => (x.ty.is_float(), "a floating-point"),
-            Maximum | Minimum => (true, ""),
-            Add | Subtract | Multiply | Divide | Remainder | Power => {
-                (!x.ty.is_pred(), "a numeric (non-pred)")
-            }
+            // Complex numbers have no order, and XLA defines no remainder of them.
+            Maximum | Minimum => (!x.ty.is_complex(), "a real (not complex)"),
+            Remainder => (
+                !x.ty.is_pred() && !x.ty.is_complex(),
+                "a real numeric (non-pred, not complex)",
+            ),
+            Add | Subtract | Multiply | Divide | Power => (!x.ty.is_pred(), "a numeric (non-pred)"),
+            Complex => (x.ty.complex_of().is_some(), "an f32 or f64"),
         };
         if !ok {
             return Err(self.err(format!(
@@ -1257,7 +1290,83 @@ impl<'a> Cx<'a> {
                 short_array(x)
             )));
         }
+        if let Some(c) = x.ty.complex_of().filter(|_| b == Complex) {
+            return Ok(Shape::Array(x.with_type(c)));
+        }
         Ok(Shape::Array(x.clone()))
+    }
+
+    /// XLA's `InferFftShape`: the last `fft_length.len()` dimensions are
+    /// transformed; RFFT halves the last one (`n/2 + 1` frequencies) and
+    /// IRFFT restores it to `fft_length`'s last entry.
+    fn fft(&self, fft_type: FftType, fft_length: &[i64]) -> R<Shape> {
+        self.nops(1)?;
+        let a = self.arr(0)?;
+        let k = fft_length.len();
+        if !(1..=3).contains(&k) {
+            return Err(self.err(format!(
+                "fft_length {} must have 1 to 3 entries (the transformed dimensions)",
+                list(fft_length)
+            )));
+        }
+        if let Some(&n) = fft_length.iter().find(|&&n| n < 0) {
+            return Err(self.err(format!(
+                "fft_length {} has a negative length {n}",
+                list(fft_length)
+            )));
+        }
+        if a.rank() < k {
+            return Err(self.err(format!(
+                "operand {} has rank {} but fft_length {} transforms {k} dimensions",
+                short_array(a),
+                a.rank(),
+                list(fft_length)
+            )));
+        }
+        let lead = a.rank() - k;
+        let last = fft_length[k - 1];
+        let half = if last == 0 { 0 } else { last / 2 + 1 };
+        let (in_ty_ok, need, expect_last, out_ty, out_last) = match fft_type {
+            FftType::Fft | FftType::Ifft => {
+                (a.ty.is_complex(), "a complex (c64, c128)", last, a.ty, last)
+            }
+            FftType::Rfft => (
+                a.ty.complex_of().is_some(),
+                "an f32 or f64",
+                last,
+                a.ty.complex_of().unwrap_or(a.ty),
+                half,
+            ),
+            FftType::Irfft => (
+                a.ty.is_complex(),
+                "a complex (c64, c128)",
+                half,
+                a.ty.complex_component().unwrap_or(a.ty),
+                last,
+            ),
+        };
+        if !in_ty_ok {
+            return Err(self.err(format!(
+                "{} needs {need} operand, got {}",
+                fft_type.name(),
+                short_array(a)
+            )));
+        }
+        let mut want: Vec<i64> = fft_length.to_vec();
+        want[k - 1] = expect_last;
+        if a.dims[lead..] != want[..] {
+            return Err(self.err(format!(
+                "{} with fft_length {} needs the operand's last {k} dimensions to be {}, but {} has {}",
+                fft_type.name(),
+                list(fft_length),
+                list(&want),
+                short_array(a),
+                list(&a.dims[lead..])
+            )));
+        }
+        let mut dims = a.dims.clone();
+        dims[a.rank() - 1] = out_last;
+        Ok(arr_shape(out_ty, dims))
     }
 
     fn dot(&self, dn: &DotDimensionNumbers, precision: &[crate::ir::Precision]) -> R<Shape> {
@@ -1751,6 +1860,12 @@ impl<'a> Cx<'a> {
     fn topk(&self, k: i64) -> R<Shape> {
         self.nops(1)?;
         let a = self.arr(0)?;
+        if a.ty.is_complex() {
+            return Err(self.err(format!(
+                "complex numbers are not ordered: topk needs a real operand, got {}",
+                short_array(a)
+            )));
+        }
         let Some(&last) = a.dims.last() else {
             return Err(self.err(format!(
                 "operand must have rank >= 1, got {}",

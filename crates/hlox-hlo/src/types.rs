@@ -23,10 +23,14 @@ pub enum ElementType {
     Bf16,
     F32,
     F64,
+    /// A complex number of two `f32`s (real part first), XLA's `C64`.
+    C64,
+    /// A complex number of two `f64`s (real part first), XLA's `C128`.
+    C128,
 }
 
 impl ElementType {
-    pub const ALL: [ElementType; 13] = [
+    pub const ALL: [ElementType; 15] = [
         ElementType::Pred,
         ElementType::S8,
         ElementType::S16,
@@ -40,6 +44,8 @@ impl ElementType {
         ElementType::Bf16,
         ElementType::F32,
         ElementType::F64,
+        ElementType::C64,
+        ElementType::C128,
     ];
 
     /// Size of one element in bytes (PRED is one byte, as in XLA).
@@ -49,7 +55,8 @@ impl ElementType {
             Pred | S8 | U8 => 1,
             S16 | U16 | F16 | Bf16 => 2,
             S32 | U32 | F32 => 4,
-            S64 | U64 | F64 => 8,
+            S64 | U64 | F64 | C64 => 8,
+            C128 => 16,
         }
     }
     /// Bit width of one element (PRED counts as 1 for shift semantics? no: 8).
@@ -73,6 +80,8 @@ impl ElementType {
             Bf16 => "bf16",
             F32 => "f32",
             F64 => "f64",
+            C64 => "c64",
+            C128 => "c128",
         }
     }
     pub fn from_name(s: &str) -> Option<ElementType> {
@@ -83,6 +92,33 @@ impl ElementType {
             self,
             ElementType::F16 | ElementType::Bf16 | ElementType::F32 | ElementType::F64
         )
+    }
+    /// `c64` or `c128`.
+    pub fn is_complex(self) -> bool {
+        matches!(self, ElementType::C64 | ElementType::C128)
+    }
+    /// A floating-point or complex type: what XLA's `IsFloatingPointType ||
+    /// IsComplexType` admits (the element types of most transcendental ops).
+    pub fn is_float_or_complex(self) -> bool {
+        self.is_float() || self.is_complex()
+    }
+    /// The type of a complex type's real and imaginary parts (`c64` -> `f32`);
+    /// `None` for a type that is not complex.
+    pub fn complex_component(self) -> Option<ElementType> {
+        match self {
+            ElementType::C64 => Some(ElementType::F32),
+            ElementType::C128 => Some(ElementType::F64),
+            _ => None,
+        }
+    }
+    /// The complex type whose parts are this type (`f32` -> `c64`, `f64` ->
+    /// `c128`); `None` for any other type (XLA's `complex` takes only these).
+    pub fn complex_of(self) -> Option<ElementType> {
+        match self {
+            ElementType::F32 => Some(ElementType::C64),
+            ElementType::F64 => Some(ElementType::C128),
+            _ => None,
+        }
     }
     pub fn is_signed_int(self) -> bool {
         matches!(

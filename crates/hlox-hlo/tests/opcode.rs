@@ -103,6 +103,10 @@ fn sample(code: Opcode) -> Op {
             k: 1,
             largest: true,
         },
+        Opcode::Fft => Op::Fft {
+            fft_type: FftType::Fft,
+            fft_length: vec![4],
+        },
         Opcode::Tuple => Op::Tuple,
         Opcode::GetTupleElement => Op::GetTupleElement { index: 0 },
         Opcode::Call => Op::Call,

@@ -885,6 +885,15 @@ fn kitchen_sink() -> Module {
         vec![x],
         vec![ge_id],
     );
+    e.op(
+        "rfft",
+        Op::Fft {
+            fft_type: FftType::Rfft,
+            fft_length: vec![4],
+        },
+        Shape::array(ElementType::C64, vec![3]),
+        vec![x],
+    );
     let t = e.op(
         "tuple",
         Op::Tuple,
@@ -1066,7 +1075,7 @@ fn every_op_roundtrips() {
         .flat_map(|c| c.instructions.values())
         .map(|i| i.op.name())
         .collect();
-    assert_eq!(names.len(), 24 + 15 + 39, "opcodes covered: {names:?}");
+    assert_eq!(names.len(), 26 + 16 + 40, "opcodes covered: {names:?}");
 }
 
 #[test]
@@ -1223,7 +1232,7 @@ fn bad_shapes_are_errors() {
         ..Default::default()
     };
     let err = |p: &xla::ShapeProto| shape_from_proto(p).unwrap_err().to_string();
-    assert!(err(&arr(xla::PrimitiveType::C64, vec![2])).contains("C64 is not supported"));
+    assert!(err(&arr(xla::PrimitiveType::S4, vec![2])).contains("S4 is not supported"));
     assert!(err(&arr(xla::PrimitiveType::Invalid, vec![])).contains("PRIMITIVE_TYPE_INVALID"));
     assert!(err(&arr(xla::PrimitiveType::F32, vec![-1])).contains("negative"));
     let mut dynamic = arr(xla::PrimitiveType::F32, vec![3]);
@@ -1249,7 +1258,7 @@ fn bad_shapes_are_errors() {
         element_type: xla::PrimitiveType::Tuple as i32,
         tuple_shapes: vec![
             arr(xla::PrimitiveType::F32, vec![]),
-            arr(xla::PrimitiveType::C128, vec![]),
+            arr(xla::PrimitiveType::U4, vec![]),
         ],
         ..Default::default()
     };
@@ -1386,9 +1395,9 @@ fn invalid_modules_name_the_instruction_and_field() {
         .shape
         .as_mut()
         .unwrap()
-        .element_type = xla::PrimitiveType::C64 as i32;
+        .element_type = xla::PrimitiveType::S4 as i32;
     let e = err_of(&p);
-    assert!(e.contains("instruction `x.1`") && e.contains("C64"), "{e}");
+    assert!(e.contains("instruction `x.1`") && e.contains("S4"), "{e}");
 
     let mut p = base.clone();
     entry_mut(&mut p).root_id = 12345;

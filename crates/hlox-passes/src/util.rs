@@ -181,6 +181,9 @@ pub(crate) fn small_int_bytes(ty: ElementType, v: u8) -> Vec<u8> {
         T::Bf16 => b.copy_from_slice(&0x3f80u16.to_le_bytes()),
         T::F32 => b.copy_from_slice(&(v as f32).to_bits().to_le_bytes()),
         T::F64 => b.copy_from_slice(&(v as f64).to_bits().to_le_bytes()),
+        // (v, 0): the real part first.
+        T::C64 => b[..4].copy_from_slice(&(v as f32).to_bits().to_le_bytes()),
+        T::C128 => b[..8].copy_from_slice(&(v as f64).to_bits().to_le_bytes()),
     }
     b
 }

@@ -28,6 +28,8 @@ fn numpy_name(t: ElementType) -> &'static str {
         ElementType::Bf16 => "bfloat16",
         ElementType::F32 => "float32",
         ElementType::F64 => "float64",
+        ElementType::C64 => "complex64",
+        ElementType::C128 => "complex128",
     }
 }
 

@@ -457,6 +457,8 @@ impl<'o> Emitter<'o> {
             ElementType::U16 => Literal::r0(v as u16),
             ElementType::U32 => Literal::r0(v as u32),
             ElementType::U64 => Literal::r0(v as u64),
+            ElementType::C64 => Literal::r0(hlox_hlo::Complex32::new(v as f32, 0.0)),
+            ElementType::C128 => Literal::r0(hlox_hlo::Complex64::new(v, 0.0)),
         };
         self.constant(lit)
     }

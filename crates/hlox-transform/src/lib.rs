@@ -110,7 +110,18 @@ pub use vjp::{grad, grad_with, vjp, vjp_with};
 
 fn check_input(m: &Module, transform: &'static str) -> Result<(), TransformError> {
     hlox_hlo::verifier::verify_module(m)
-        .map_err(|source| TransformError::Input { transform, source })
+        .map_err(|source| TransformError::Input { transform, source })?;
+    // The rules are written for real numbers (a complex derivative needs
+    // conjugates): refuse rather than give a wrong one.
+    if let Some((_, inst, ty)) = m.first_complex_instruction() {
+        return Err(TransformError::Unsupported {
+            transform,
+            instruction: inst.name.clone(),
+            opcode: inst.op.name(),
+            detail: format!("its {ty} (complex) values are not transformed yet"),
+        });
+    }
+    Ok(())
 }
 
 fn check_wrt(m: &Module, wrt: &[usize], transform: &'static str) -> Result<(), TransformError> {

@@ -144,8 +144,10 @@ pub mod dtype {
     pub const F16: i32 = 10;
     pub const F32: i32 = 11;
     pub const F64: i32 = 12;
+    pub const C64: i32 = 15;
     pub const BF16: i32 = 16;
     pub const TOKEN: i32 = 17;
+    pub const C128: i32 = 18;
 }
 
 /// `XLA_FFI_Buffer`: one array argument or result.

@@ -79,6 +79,8 @@ pub fn ffi_dtype(t: ElementType) -> i32 {
         Bf16 => dtype::BF16,
         F32 => dtype::F32,
         F64 => dtype::F64,
+        C64 => dtype::C64,
+        C128 => dtype::C128,
     }
 }
 

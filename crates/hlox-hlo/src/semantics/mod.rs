@@ -15,6 +15,8 @@
 //!   counter schedule of rng-bit-generator ([`RngPlan`](rng::RngPlan)).
 //! - [`reduce_precision`]: the mantissa rounding and exponent clamping of
 //!   reduce-precision ([`ReducePrecision`](reduce_precision::ReducePrecision)).
+//! - [`fft`]: FFT, IFFT, RFFT and IRFFT over up to three trailing
+//!   dimensions, on `rustfft` with per-thread plan caches.
 //! - [`walk`]: the strided walk (row-major element, offset in another
 //!   layout) of copies, relayouts and reductions.
 //!
@@ -23,6 +25,7 @@
 //! plans and constants, and runs the [`arith`] rules on LLVM values. Result shapes stay in [`crate::shape_inference`].
 
 pub mod arith;
+pub mod fft;
 pub mod gather;
 pub mod reduce_precision;
 pub mod rng;

@@ -73,8 +73,6 @@ const UNSUPPORTED_TYPES: &[&str] = &[
     "u1",
     "u2",
     "u4",
-    "c64",
-    "c128",
     "f4e2m1fn",
     "f8e3m4",
     "f8e4m3",
@@ -92,7 +90,7 @@ fn element_type(c: &mut Cursor, name: &str, pos: usize) -> PResult<ElementType> 
         return Ok(t);
     }
     if UNSUPPORTED_TYPES.contains(&name) {
-        return c.err(pos, format!("unsupported element type '{name}': hlox supports pred, s8-s64, u8-u64, f16, bf16, f32, f64"));
+        return c.err(pos, format!("unsupported element type '{name}': hlox supports pred, s8-s64, u8-u64, f16, bf16, f32, f64, c64, c128"));
     }
     c.err(pos, format!("unknown element type '{name}'"))
 }
@@ -446,6 +444,27 @@ fn number_token<'a>(c: &mut Cursor<'a>) -> PResult<(&'a str, usize)> {
 
 fn element(c: &mut Cursor, ty: ElementType, out: &mut Vec<u8>) -> PResult<()> {
     use ElementType::*;
+    // XLA writes a complex number as its parts in parentheses: `(1, -2)`.
+    if let Some(part) = ty.complex_component() {
+        c.expect(
+            b'(',
+            &format!("to open a {} value `(real, imaginary)`", ty.name()),
+        )?;
+        element(c, part, out)?;
+        c.expect(
+            b',',
+            &format!(
+                "between the real and imaginary parts of a {} value",
+                ty.name()
+            ),
+        )?;
+        element(c, part, out)?;
+        c.expect(
+            b')',
+            &format!("to close a {} value `(real, imaginary)`", ty.name()),
+        )?;
+        return Ok(());
+    }
     let (tok, pos) = number_token(c)?;
     let bad = |c: &Cursor, what: &str| c.err(pos, format!("'{tok}' is not a valid {what} value"));
     if ty == Pred {
@@ -1335,6 +1354,10 @@ impl<'a> Parser<'a> {
             Opcode::TopK => Op::TopK {
                 k: attrs.req_int("k", opcode)?,
                 largest: attrs.opt_bool("largest")?.unwrap_or(true),
+            },
+            Opcode::Fft => Op::Fft {
+                fft_type: attrs.req_enum("fft_type", opcode, "fft type", FftType::from_name)?,
+                fft_length: attrs.req_ints("fft_length", opcode)?,
             },
             Opcode::Tuple => Op::Tuple,
             Opcode::GetTupleElement => Op::GetTupleElement {

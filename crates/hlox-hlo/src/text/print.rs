@@ -487,6 +487,13 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
             attrs.push(format!("k={k}"));
             attrs.push(format!("largest={largest}"));
         }
+        Op::Fft {
+            fft_type,
+            fft_length,
+        } => {
+            attrs.push(format!("fft_type={}", fft_type.name()));
+            attrs.push(dims_attr("fft_length", fft_length));
+        }
         Op::AllReduce(c) | Op::CollectiveBroadcast(c) => {
             collective_attrs(&mut attrs, c);
             global_device_ids(&mut attrs, c);
@@ -821,31 +828,38 @@ pub(crate) fn element_to_string(ty: ElementType, b: &[u8], scalar: bool) -> Stri
             let v = bf16::from_bits(bits).to_f64();
             float_to_string(v, bits as u64, 7, || format_g(v, 4))
         }
-        F32 => {
-            let bits = u32::from_ne_bytes(b[..4].try_into().expect("4 bytes"));
-            let v = f32::from_bits(bits);
-            float_to_string(v as f64, bits as u64, 23, || {
-                let s = format_g(v as f64, 6);
-                if s.parse::<f32>().ok() == Some(v) {
-                    s
-                } else {
-                    format_g(v as f64, 9)
-                }
-            })
-        }
-        F64 => {
-            let bits = u64::from_ne_bytes(b[..8].try_into().expect("8 bytes"));
-            let v = f64::from_bits(bits);
-            float_to_string(v, bits, 52, || {
-                let s = format_g(v, 15);
-                if s.parse::<f64>().ok() == Some(v) {
-                    s
-                } else {
-                    format_g(v, 17)
-                }
-            })
-        }
+        F32 => f32_to_string(&b[..4]),
+        F64 => f64_to_string(&b[..8]),
+        // XLA prints a complex number as its parts in parentheses: `(1, -2)`.
+        C64 => format!("({}, {})", f32_to_string(&b[..4]), f32_to_string(&b[4..8])),
+        C128 => format!("({}, {})", f64_to_string(&b[..8]), f64_to_string(&b[8..16])),
     }
+}
+
+fn f32_to_string(b: &[u8]) -> String {
+    let bits = u32::from_ne_bytes(b[..4].try_into().expect("4 bytes"));
+    let v = f32::from_bits(bits);
+    float_to_string(v as f64, bits as u64, 23, || {
+        let s = format_g(v as f64, 6);
+        if s.parse::<f32>().ok() == Some(v) {
+            s
+        } else {
+            format_g(v as f64, 9)
+        }
+    })
+}
+
+fn f64_to_string(b: &[u8]) -> String {
+    let bits = u64::from_ne_bytes(b[..8].try_into().expect("8 bytes"));
+    let v = f64::from_bits(bits);
+    float_to_string(v, bits, 52, || {
+        let s = format_g(v, 15);
+        if s.parse::<f64>().ok() == Some(v) {
+            s
+        } else {
+            format_g(v, 17)
+        }
+    })
 }
 
 /// `inf`, `-inf`, `nan`, `-nan`, `nan(0x1)` (a payload other than the

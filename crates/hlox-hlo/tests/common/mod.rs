@@ -1,7 +1,7 @@
 //! Test data shared by the literal round-trip tests (proto, npy).
 
 use half::{bf16, f16};
-use hlox_hlo::{ElementType, Literal};
+use hlox_hlo::{Complex32, Complex64, ElementType, Literal};
 
 /// Literals of every element type at their extremes, plus a scalar and an
 /// empty array; asserts that no element type is missing.
@@ -24,6 +24,11 @@ pub fn every_type_literals() -> Vec<Literal> {
         ]),
         Literal::r1(&[1.5f32, f32::MIN_POSITIVE, -0.0]),
         Literal::r1(&[1.5f64, f64::MAX, -1e-300]),
+        Literal::r1(&[
+            Complex32::new(1.5, -2.0),
+            Complex32::new(f32::INFINITY, f32::MIN_POSITIVE),
+        ]),
+        Literal::r1(&[Complex64::new(-0.0, f64::MAX), Complex64::new(1e-300, 3.0)]),
         Literal::r0(42i32),
         Literal::from_vec::<f32>(&[2, 0], &[]).unwrap(),
     ];

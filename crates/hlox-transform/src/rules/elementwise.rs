@@ -53,6 +53,9 @@ pub(crate) fn unary_partial(
         Negate => return Ok(Partial::MinusOne),
         Sign | Floor | Ceil | RoundNearestAfz | RoundNearestEven => return Ok(Partial::Zero),
         Not | IsFinite | PopulationCount | CountLeadingZeros => return Ok(Partial::Zero),
+        // Of a real operand (complex modules are refused up front).
+        Real => return Ok(Partial::One),
+        Imag => return Ok(Partial::Zero),
         Abs => e.unary(Sign, x)?,
         Exp => y,
         Expm1 => {
@@ -179,7 +182,9 @@ pub(crate) fn binary_partials(
             let dy = e.div(nx, d)?;
             (Partial::Factor(dx), Partial::Factor(dy))
         }
-        And | Or | Xor | ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => {
+        // `complex` has a complex result, which returned above (and
+        // `check_input` refuses complex modules before any rule runs).
+        And | Or | Xor | ShiftLeft | ShiftRightLogical | ShiftRightArithmetic | Complex => {
             (Partial::Zero, Partial::Zero)
         }
     })
