@@ -16,7 +16,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod commands;
+mod devices;
 mod doctor;
+mod mpi;
 mod transform;
 
 #[derive(Parser)]
@@ -102,6 +104,19 @@ enum Command {
         /// (each run, for bench), with exit code 3.
         #[arg(long, value_name = "SECONDS")]
         timeout: Option<f64>,
+        /// Run on N Host devices, threads of this process: shard_map
+        /// regions on each device's shard, collectives between them
+        /// (docs/multi-device.md).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        devices: usize,
+        /// Run as one device of an MPI job: each rank of
+        /// `mpirun -np P hlox run MODULE --mpi` is a device; rank 0 writes.
+        #[arg(long, conflicts_with = "devices")]
+        mpi: bool,
+        /// How long a device waits at a collective for the others before
+        /// the run fails naming the devices that did not arrive.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        collective_timeout: f64,
     },
     /// Compile a module and write one stage of the result.
     ///
@@ -292,6 +307,46 @@ fn run(cli: Cli) -> Result<()> {
             timings,
             platform,
             timeout: _,
+            devices,
+            mpi,
+            collective_timeout,
+        } if devices != 1 || mpi => {
+            anyhow::ensure!(
+                platform == Platform::Host,
+                "--devices and --mpi run on Host devices; drop --platform cuda"
+            );
+            anyhow::ensure!(devices >= 1, "--devices must be at least 1");
+            let plugins = plugins.plugins();
+            let launch = if mpi {
+                devices::Launch::Mpi
+            } else {
+                devices::Launch::Threads(devices)
+            };
+            devices::run(
+                launch,
+                &devices::DeviceArgs {
+                    file: &file,
+                    inputs: &inputs,
+                    plugins: &plugins,
+                    out_dir: out_dir.as_deref(),
+                    interpret,
+                    random,
+                    dump_dir: dump_dir.as_deref(),
+                    collective_timeout,
+                },
+            )
+        }
+        Command::Run {
+            file,
+            inputs,
+            plugins,
+            out_dir,
+            interpret,
+            random,
+            dump_dir,
+            timings: _,
+            platform,
+            ..
         } => commands::run(
             platform,
             &file,

@@ -748,6 +748,10 @@ pub struct Module {
     pub entry: CompId,
     pub input_output_alias: Vec<InputOutputAlias>,
     pub is_scheduled: bool,
+    /// The module's `frontend_attributes={key=value,...}`, in the order
+    /// given. JAX keeps its device mesh here (`xla.sdy.meshes`), which
+    /// the SPMD expansion (`hlox_hlo::sharding`) reads.
+    pub frontend_attributes: Vec<(String, String)>,
 }
 
 impl Module {

@@ -1034,6 +1034,7 @@ fn kitchen_sink() -> Module {
             kind: AliasKind::MustAlias,
         }],
         is_scheduled: true,
+        frontend_attributes: Vec::new(),
     }
 }
 

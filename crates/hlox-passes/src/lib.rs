@@ -36,6 +36,7 @@ mod fusion;
 mod inline;
 mod layouts;
 mod rewrite;
+pub mod spmd;
 mod util;
 
 pub use algsimp::AlgebraicSimplifier;

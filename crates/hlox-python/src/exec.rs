@@ -140,6 +140,9 @@ fn compile(
                         Ok((Backend::Cuda(e), text))
                     }
                     hlox::Executable::Host(e) => Ok((Backend::Host(e), String::new())),
+                    hlox::Executable::Devices(_) => {
+                        Err(hlox::Error::Spmd(hlox::SpmdError::NoDevices(0)))
+                    }
                 }
             }
             Err(device) => {
