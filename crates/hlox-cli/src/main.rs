@@ -304,7 +304,7 @@ fn run(cli: Cli) -> Result<()> {
             interpret,
             random,
             dump_dir,
-            timings,
+            timings: _,
             platform,
             timeout: _,
             devices,
@@ -344,7 +344,7 @@ fn run(cli: Cli) -> Result<()> {
             interpret,
             random,
             dump_dir,
-            timings: _,
+            timings,
             platform,
             ..
         } => commands::run(
