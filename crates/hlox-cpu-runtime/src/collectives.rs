@@ -371,12 +371,10 @@ pub fn run_collective(
             let (g, p) = group()?;
             let dims = &desc.operands[0];
             let parts = g.len();
-            let part_len = per / parts.max(1);
             let (outer, chunk) = split_at_dim(dims, *dim, es).map_err(&invalid)?;
             let piece = chunk / parts.max(1);
             let out = one_out(outs, per).map_err(&invalid)?;
             // Result along `dim`: member j's piece p, for j in group order.
-            let _ = part_len;
             let mut w = 0;
             for o in 0..outer {
                 for &d in g {
@@ -468,7 +466,7 @@ fn take_part(
     out: &mut [u8],
 ) -> Result<(), String> {
     let (outer, chunk) = split_at_dim(dims, dim, es)?;
-    if parts == 0 || dims[dim as usize] as usize % parts != 0 {
+    if parts == 0 || !(dims[dim as usize] as usize).is_multiple_of(parts) {
         return Err(format!("dimension {dim} does not split into {parts} parts"));
     }
     let piece = chunk / parts;
@@ -501,6 +499,8 @@ macro_rules! reduce_typed {
     }};
 }
 
+// `a != a`: NaN, for any float type (f16, bf16 included).
+#[allow(clippy::eq_op)]
 fn fmax<T: PartialOrd + Copy>(a: T, b: T) -> T {
     // NaN propagates, as XLA's maximum.
     if a != a || a > b {
@@ -509,6 +509,7 @@ fn fmax<T: PartialOrd + Copy>(a: T, b: T) -> T {
         b
     }
 }
+#[allow(clippy::eq_op)]
 fn fmin<T: PartialOrd + Copy>(a: T, b: T) -> T {
     if a != a || a < b {
         a

@@ -26,7 +26,7 @@ pub use hlox_cpu_runtime::collectives::{
 /// The Host target behind every collective of a multi-device module
 /// (`API_VERSION_STATUS_RETURNING_UNIFIED`; the opaque bytes are a
 /// [`CollectiveDesc`]).
-pub fn hlox_collective(
+fn hlox_collective(
     out: *mut c_void,
     ins: *const *const c_void,
     opaque: *const c_char,

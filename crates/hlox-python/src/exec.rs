@@ -140,9 +140,11 @@ fn compile(
                         Ok((Backend::Cuda(e), text))
                     }
                     hlox::Executable::Host(e) => Ok((Backend::Host(e), String::new())),
-                    hlox::Executable::Devices(_) => {
-                        Err(hlox::Error::Spmd(hlox::SpmdError::NoDevices(0)))
-                    }
+                    // A CUDA client has one device: never a multi-device executable.
+                    hlox::Executable::Devices(_) => Err(hlox::Error::Device {
+                        platform: hlox::Platform::Host,
+                        source: "multi-device executables are not offered to Python yet".into(),
+                    }),
                 }
             }
             Err(device) => {

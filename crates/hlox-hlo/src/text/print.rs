@@ -897,6 +897,34 @@ fn joined<T>(items: &[T], sep: &str, f: impl Fn(&T) -> String) -> String {
     items.iter().map(f).collect::<Vec<_>>().join(sep)
 }
 
+/// `frontend_attributes={key="value",other={dict}}`, of an instruction or
+/// the module.
+fn frontend_attributes_text(attrs: &[(String, String)]) -> String {
+    let items: Vec<String> = attrs
+        .iter()
+        .map(|(k, v)| {
+            // A key that is not a plain name (a proto can carry any
+            // string) is quoted, so the text parses back.
+            let plain = k
+                .bytes()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+                && k.bytes().all(is_ident_char);
+            let k = if plain {
+                k.clone()
+            } else {
+                format!("\"{}\"", utf8_safe_escape(k))
+            };
+            if is_json_dict(v.as_bytes()) {
+                format!("{k}={v}")
+            } else {
+                format!("{k}=\"{}\"", utf8_safe_escape(v))
+            }
+        })
+        .collect();
+    format!("frontend_attributes={{{}}}", items.join(","))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -946,32 +974,4 @@ mod tests {
         );
         assert_eq!(shape_to_string(&Shape::tuple(vec![])), "()");
     }
-}
-
-/// `frontend_attributes={key="value",other={dict}}`, of an instruction or
-/// the module.
-fn frontend_attributes_text(attrs: &[(String, String)]) -> String {
-    let items: Vec<String> = attrs
-        .iter()
-        .map(|(k, v)| {
-            // A key that is not a plain name (a proto can carry any
-            // string) is quoted, so the text parses back.
-            let plain = k
-                .bytes()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
-                && k.bytes().all(is_ident_char);
-            let k = if plain {
-                k.clone()
-            } else {
-                format!("\"{}\"", utf8_safe_escape(k))
-            };
-            if is_json_dict(v.as_bytes()) {
-                format!("{k}={v}")
-            } else {
-                format!("{k}=\"{}\"", utf8_safe_escape(v))
-            }
-        })
-        .collect();
-    format!("frontend_attributes={{{}}}", items.join(","))
 }
