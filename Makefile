@@ -6,7 +6,8 @@ CARGO ?= cargo
 # System packages: C and C++ compilers for the C custom-call targets and the
 # typed-FFI C++ targets, LLVM 19 for the Host backend (linked statically
 # through inkwell).
-SYSTEM_DEPS := gcc g++ libc6-dev python3-venv llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev
+SYSTEM_DEPS := gcc g++ libc6-dev python3-venv llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev \
+	libopenmpi-dev openmpi-bin libclang-dev
 
 .PHONY: all deps build demo examples test fmt-check clippy corpus clean ptxas gpu-bundle xla-ffi-headers python-venv python-test
 

@@ -185,6 +185,37 @@ fn malformed_hlo_text() {
     run_cases("text", &cases, |s| check_text(s));
 }
 
+#[test]
+fn a_collective_for_two_devices_on_one_says_how_many_it_needs() {
+    for (src, device, needs) in [
+        (
+            with_add(
+                "  ROOT r = f32[4,4]{1,0} all-reduce(p), replica_groups={{0,1}}, to_apply=add",
+            ),
+            1,
+            2,
+        ),
+        (
+            entry("  ROOT c = f32[4]{0} collective-permute(p), source_target_pairs={{3,0}}"),
+            3,
+            4,
+        ),
+    ] {
+        let m = parse_module(&src).unwrap();
+        verify_module(&m).unwrap();
+        let shape = m.entry_computation().program_shape().parameters[0].clone();
+        let arg = Literal::zeros(&shape).unwrap();
+        let e = hlox_eval::evaluate(&m, &[arg], &hlox_eval::NoCustomCalls)
+            .unwrap_err()
+            .to_string();
+        let want = format!(
+            "names device {device}, but this run has one device (one replica, one partition; \
+             its id is 0): the module needs at least {needs} devices"
+        );
+        assert!(e.contains(&want), "{e}");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Verifier: modules that parse but are ill-typed
 
@@ -214,12 +245,14 @@ fn ill_typed_modules_fail_verification() {
             "e/r: reduce: to_apply has signature (f32[]) -> f32[] but must be (f32[], f32[]) -> f32[]",
         ),
         (entry("  ROOT s = f32[2]{0} slice(p), slice={[0:2:0]}"), "e/s: slice: stride 0 of dimension 0 must be positive"),
-        // Collectives: hlox runs a module on one device.
-        (with_add("  ROOT r = f32[4,4]{1,0} all-reduce(p), replica_groups={{0,1}}, to_apply=add"), "e/r: all-reduce: replica_groups names device 1, but hlox runs a module on one device (one replica, one partition; its id is 0): the module needs at least 2 devices"),
+        // Collectives: any device id but a negative one (how many devices
+        // a module needs is checked where it runs, see
+        // a_collective_for_two_devices_on_one_says_how_many_it_needs).
+        (with_add("  ROOT r = f32[4,4]{1,0} all-reduce(p), replica_groups={{0,-1}}, to_apply=add"), "e/r: all-reduce: replica_groups names device -1, but a negative id is not a device"),
         (with_add("  ROOT r = f32[4,4]{1,0} all-reduce(p), replica_groups={{0},{0}}, to_apply=add"), "e/r: all-reduce: replica_groups {{0},{0}} names a device in more than one group"),
         (with_add("  ROOT r = f32[4,4]{1,0} all-reduce(p), replica_groups={{0,0}}, to_apply=add"), "e/r: all-reduce: replica_groups {{0,0}} names a device twice"),
         (with_add("  ROOT r = f32[4,4]{1,0} all-reduce(p), replica_groups=[1,2]<=[3], to_apply=add"), "e/r: all-reduce: replica_groups [1,2]<=[3] is inconsistent"),
-        (entry("  ROOT c = f32[4]{0} collective-permute(p), source_target_pairs={{3,0}}"), "e/c: collective-permute: source_target_pairs names device 3, but hlox runs a module on one device (one replica, one partition; its id is 0): the module needs at least 4 devices"),
+        (entry("  ROOT c = f32[4]{0} collective-permute(p), source_target_pairs={{-3,0}}"), "e/c: collective-permute: source_target_pairs names device -3, but a negative id is not a device"),
         (entry("  ROOT c = f32[8]{0} all-gather(p), replica_groups={}, dimensions={0}"), "e/c: all-gather: declared shape f32[8] does not match the inferred shape f32[4]"),
         (entry("  ROOT c = f32[4]{0} all-gather(p), replica_groups={}, dimensions={1}"), "e/c: all-gather: dimensions {1} has dimension 1 out of range [0, 1)"),
         (entry("  ROOT c = s32[]{} replica-id()"), "e/c: replica-id: declared shape s32[] does not match the inferred shape u32[]"),

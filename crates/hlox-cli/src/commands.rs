@@ -65,7 +65,7 @@ fn half_rounding() -> hlox_eval::HalfRounding {
 }
 
 /// The stop options of every execution: the `--timeout`, if any.
-fn execute_options() -> hlox_hlo::ExecuteOptions {
+pub(crate) fn execute_options() -> hlox_hlo::ExecuteOptions {
     hlox_hlo::ExecuteOptions {
         cancel: None,
         timeout: TIMEOUT.lock().ok().and_then(|g| *g),
@@ -148,7 +148,10 @@ fn bar(len: u64) -> ProgressBar {
 
 /// The options every subcommand compiles with (the same type for both
 /// platforms): its registry and dump directory, defaults otherwise.
-fn compile_options(registry: hlox_ffi::Registry, dump_dir: Option<&Path>) -> CompileOptions {
+pub(crate) fn compile_options(
+    registry: hlox_ffi::Registry,
+    dump_dir: Option<&Path>,
+) -> CompileOptions {
     CompileOptions {
         dump_dir: dump_dir.map(Path::to_path_buf),
         registry: Some(std::sync::Arc::new(registry)),
@@ -434,7 +437,7 @@ impl<'a> Plugins<'a> {
 
 /// The `--input` files, or with `--random SEED` seeded random data for
 /// every parameter.
-fn inputs_or_random(
+pub(crate) fn inputs_or_random(
     file: &Path,
     m: &hlox_hlo::Module,
     inputs: &[std::path::PathBuf],
@@ -495,7 +498,7 @@ fn read_inputs(
         .collect()
 }
 
-fn write_outputs(
+pub(crate) fn write_outputs(
     result: &hlox_hlo::Literal,
     out_dir: Option<&Path>,
     summarize: bool,

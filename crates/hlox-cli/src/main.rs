@@ -16,7 +16,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod commands;
+mod devices;
 mod doctor;
+mod mpi;
 mod transform;
 
 #[derive(Parser)]
@@ -121,6 +123,19 @@ enum Command {
         /// docs/numerics.md).
         #[arg(long)]
         no_excess_precision: bool,
+        /// Run on N Host devices, threads of this process: shard_map
+        /// regions on each device's shard, collectives between them
+        /// (docs/multi-device.md).
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        devices: usize,
+        /// Run as one device of an MPI job: each rank of
+        /// `mpirun -np P hlox run MODULE --mpi` is a device; rank 0 writes.
+        #[arg(long, conflicts_with = "devices")]
+        mpi: bool,
+        /// How long a device waits at a collective for the others before
+        /// the run fails naming the devices that did not arrive.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+        collective_timeout: f64,
     },
     /// Compile a module and write one stage of the result.
     ///
@@ -317,13 +332,57 @@ fn run(cli: Cli) -> Result<()> {
             interpret,
             random,
             dump_dir,
-            timings,
+            timings: _,
             platform,
             timeout: _,
             sandbox: _,
             check_results: _,
             repro_dir: _,
             no_excess_precision,
+            devices,
+            mpi,
+            collective_timeout,
+        } if devices != 1 || mpi => {
+            if no_excess_precision {
+                commands::set_half_rounding(hlox_eval::HalfRounding::EveryOp);
+            }
+            anyhow::ensure!(
+                platform == Platform::Host,
+                "--devices and --mpi run on Host devices; drop --platform cuda"
+            );
+            anyhow::ensure!(devices >= 1, "--devices must be at least 1");
+            let plugins = plugins.plugins();
+            let launch = if mpi {
+                devices::Launch::Mpi
+            } else {
+                devices::Launch::Threads(devices)
+            };
+            devices::run(
+                launch,
+                &devices::DeviceArgs {
+                    file: &file,
+                    inputs: &inputs,
+                    plugins: &plugins,
+                    out_dir: out_dir.as_deref(),
+                    interpret,
+                    random,
+                    dump_dir: dump_dir.as_deref(),
+                    collective_timeout,
+                },
+            )
+        }
+        Command::Run {
+            file,
+            inputs,
+            plugins,
+            out_dir,
+            interpret,
+            random,
+            dump_dir,
+            timings,
+            platform,
+            no_excess_precision,
+            ..
         } => {
             if no_excess_precision {
                 commands::set_half_rounding(hlox_eval::HalfRounding::EveryOp);

@@ -11,6 +11,7 @@
 //!
 //! Parallelism uses rayon's global pool (the Host backend's thread pool).
 
+pub mod collectives;
 mod conv;
 mod dot;
 mod elem;

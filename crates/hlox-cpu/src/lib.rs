@@ -24,6 +24,7 @@
 //!    through its address.
 
 mod buffers;
+pub mod collectives;
 mod emit;
 pub mod kernels;
 mod runtime;

@@ -1111,9 +1111,10 @@ fn collectives_on_one_device_build_compile_and_run() {
     let p = b.partition_id().unwrap();
     let root = b.tuple(&[ar, ar2, ag, rs, a2a, cp, nobody, r, p]).unwrap();
     let m = b.build_module(root).unwrap();
-    // Two devices are refused where the op is built.
-    let two = b
-        .all_reduce(&[x], &add, &[vec![0, 1]])
+    // Two devices are refused when compiled for one.
+    let two = b.all_reduce(&[x], &add, &[vec![0, 1]]).unwrap();
+    let two = b.build_module(two).unwrap();
+    let two = hlox_cpu::compile(&two, &CompileOptions::default())
         .err()
         .unwrap()
         .to_string();

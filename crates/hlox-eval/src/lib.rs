@@ -27,8 +27,8 @@
 mod complex;
 mod compute;
 mod elementwise;
-pub mod precision;
 mod fft;
+pub mod precision;
 mod rng;
 mod structural;
 mod value;
@@ -944,8 +944,15 @@ impl<'a> Interp<'a> {
                 Ok(ops[0].clone())
             }
             Op::AfterAll => Ok(Literal::Token),
-            // One device: each collective has a single participant (shape
-            // inference rejects groups and pairs that name another device).
+            // One device: each collective has a single participant; one
+            // that names another device needs a multi-device run.
+            op if op.is_collective() && hlox_hlo::sharding::check_one_device(op).is_err() => {
+                Err(hlox_hlo::sharding::check_one_device(op)
+                    .err()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default()
+                    .into())
+            }
             Op::AllReduce(_) => Ok(match ops {
                 [one] => (*one).clone(),
                 _ => Literal::Tuple(ops.iter().map(|&l| l.clone()).collect()),

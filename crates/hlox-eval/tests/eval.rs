@@ -74,6 +74,7 @@ impl MB {
             entry,
             input_output_alias: vec![],
             is_scheduled: false,
+            frontend_attributes: Vec::new(),
         }
     }
 }

@@ -63,6 +63,7 @@ fn module(operands: &[Shape], calls: &[(CustomCall, Shape)]) -> Module {
         entry,
         input_output_alias: vec![],
         is_scheduled: false,
+        frontend_attributes: Vec::new(),
     }
 }
 

@@ -1230,6 +1230,7 @@ impl XlaBuilder {
             entry,
             input_output_alias: Vec::new(),
             is_scheduled: false,
+            frontend_attributes: Vec::new(),
         };
         verify_module(&module).map_err(|error| BuildError::Verify {
             computation: self.name.clone(),

@@ -579,11 +579,11 @@ pub enum Op {
     Fusion {
         kind: FusionKind,
     },
-    // Collectives. hlox runs a module on one device (one replica, one
-    // partition), where each of them has a single participant: the
+    // Collectives. On one device each has a single participant: the
     // `single-device-collectives` pass rewrites them to copies and
     // constants before code generation, and the evaluator computes them
-    // directly.
+    // directly. On N devices `hlox_passes::spmd` rewrites them into
+    // `hlox.collective` custom calls.
     /// called: [to_apply]. Variadic: N operands give an N-tuple.
     AllReduce(Collective),
     /// Concatenates each participant's operand along `dimension`.
@@ -766,6 +766,10 @@ pub struct Module {
     pub entry: CompId,
     pub input_output_alias: Vec<InputOutputAlias>,
     pub is_scheduled: bool,
+    /// The module's `frontend_attributes={key=value,...}`, in the order
+    /// given. JAX keeps its device mesh here (`xla.sdy.meshes`), which
+    /// the SPMD expansion (`hlox_hlo::sharding`) reads.
+    pub frontend_attributes: Vec<(String, String)>,
 }
 
 impl Module {

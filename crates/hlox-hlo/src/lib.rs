@@ -29,6 +29,7 @@ pub mod opcode;
 pub mod proto;
 pub mod semantics;
 pub mod shape_inference;
+pub mod sharding;
 pub mod stablehlo;
 pub mod text;
 pub mod types;

@@ -960,6 +960,9 @@ pub fn module_to_proto(m: &Module) -> xla::HloModuleProto {
         id: 0,
         schedule,
         input_output_alias,
+        frontend_attributes: (!m.frontend_attributes.is_empty()).then(|| xla::FrontendAttributes {
+            map: m.frontend_attributes.iter().cloned().collect(),
+        }),
         ..Default::default()
     }
 }
@@ -1474,12 +1477,19 @@ pub fn module_from_proto(p: &xla::HloModuleProto) -> Result<Module, ProtoError> 
         }
     }
     let is_scheduled = p.schedule.as_ref().is_some_and(|s| !s.sequences.is_empty());
+    let mut frontend_attributes: Vec<(String, String)> = p
+        .frontend_attributes
+        .as_ref()
+        .map(|f| f.map.clone().into_iter().collect())
+        .unwrap_or_default();
+    frontend_attributes.sort();
     Ok(Module {
         name: p.name.clone(),
         computations,
         entry,
         input_output_alias,
         is_scheduled,
+        frontend_attributes,
     })
 }
 

@@ -1144,24 +1144,21 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// hlox runs a module on one device: device id 0.
+    /// A device id in replica groups or source-target pairs: any
+    /// non-negative number. How many devices a module needs is checked
+    /// where it runs (`hlox_hlo::sharding::check_one_device` on one
+    /// device, the device count of a multi-device run).
     fn device_id(&self, id: i64, what: &str) -> R<()> {
-        if id != 0 {
-            let need = if id < 0 {
-                "a negative id is not a device".to_string()
-            } else {
-                format!("the module needs at least {} devices", id + 1)
-            };
+        if id < 0 {
             return Err(self.err(format!(
-                "{what} names device {id}, but hlox runs a module on one device \
-                 (one replica, one partition; its id is 0): {need}"
+                "{what} names device {id}, but a negative id is not a device"
             )));
         }
         Ok(())
     }
 
     /// The number of participants per group: every group the same size,
-    /// each naming only device 0 (see [`Self::device_id`]).
+    /// each naming non-negative ids (see [`Self::device_id`]).
     fn group_size(&self, groups: &ReplicaGroups) -> R<i64> {
         let g = groups.expand().ok_or_else(|| {
             self.err(format!(
@@ -1193,8 +1190,11 @@ impl<'a> Cx<'a> {
                 )));
             }
         }
-        if g.len() > 1 {
-            // Groups of device 0 only, so two groups name it twice.
+        let mut all: Vec<i64> = g.iter().flatten().copied().collect();
+        all.sort_unstable();
+        let n = all.len();
+        all.dedup();
+        if all.len() != n {
             return Err(self.err(format!(
                 "replica_groups {} names a device in more than one group",
                 crate::text::replica_groups_text(groups)

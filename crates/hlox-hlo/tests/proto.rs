@@ -1043,6 +1043,7 @@ fn kitchen_sink() -> Module {
             kind: AliasKind::MustAlias,
         }],
         is_scheduled: true,
+        frontend_attributes: Vec::new(),
     }
 }
 

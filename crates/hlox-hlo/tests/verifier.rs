@@ -46,6 +46,7 @@ fn module(comps: Vec<Computation>, entry: usize) -> Module {
         entry: CompId::new(entry),
         input_output_alias: vec![],
         is_scheduled: false,
+        frontend_attributes: Vec::new(),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Collectives on one device. hlox runs a module on one device (one replica,
 //! one partition), so every collective has a single participant and means
-//! a copy or a constant. Shape inference has already rejected replica
-//! groups and source-target pairs that name any other device.
+//! a copy or a constant. A collective that names another device is refused
+//! here (`hlox_hlo::sharding::check_one_device`): a multi-device run
+//! lowers collectives before this pass (`spmd.rs`).
 
 use crate::rewrite::{
     any_instruction, local_rewrite_pass, LocalRewrite, RewriteError, Rewritten, Site,
@@ -53,6 +54,9 @@ impl LocalRewrite for ToCopies {
             return Ok(());
         }
         let name = inst.name.clone();
+        if let Err(e) = hlox_hlo::sharding::check_one_device(&inst.op) {
+            return Err(RewriteError::at(&name, e.to_string()));
+        }
         let operands = inst.operands.clone();
         let zero = match &inst.op {
             Op::ReplicaId | Op::PartitionId => true,

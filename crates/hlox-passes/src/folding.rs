@@ -64,6 +64,7 @@ fn evaluate(m: &Module, ed: &Editor, inst: &Instruction) -> Option<hlox_hlo::Lit
         entry: CompId::new(0),
         input_output_alias: vec![],
         is_scheduled: false,
+        frontend_attributes: Vec::new(),
     };
     for id in need.iter() {
         let mut c = m.computations[id].clone();

@@ -39,6 +39,7 @@ mod inline;
 mod layouts;
 mod precision;
 mod rewrite;
+pub mod spmd;
 mod util;
 
 pub use algsimp::AlgebraicSimplifier;

@@ -164,6 +164,11 @@ fn compile(
                         Ok((Backend::Cuda(e), text))
                     }
                     hlox::Executable::Host(e) => Ok((Backend::Host(e), String::new())),
+                    // A CUDA client has one device: never a multi-device executable.
+                    hlox::Executable::Devices(_) => Err(hlox::Error::Device {
+                        platform: hlox::Platform::Host,
+                        source: "multi-device executables are not offered to Python yet".into(),
+                    }),
                 }
             }
             Err(device) => {

@@ -161,6 +161,7 @@ impl Out {
             entry: remap[&entry],
             input_output_alias: Vec::new(),
             is_scheduled: false,
+            frontend_attributes: Vec::new(),
         }
     }
 }

@@ -34,6 +34,9 @@ use std::sync::Arc;
 
 /// The Host backend's executable.
 pub type HostExecutable = hlox_cpu::Executable;
+pub use hlox_cpu::collectives::SpmdError;
+/// One program compiled for N Host devices (docs/multi-device.md).
+pub use hlox_cpu::collectives::{DeviceExecutable, DevicesError};
 
 /// A platform's own error, as the source of [`Error::Device`] and
 /// [`Error::Execute`] (downcast to `hlox::ExecError` on the Host,
@@ -56,6 +59,11 @@ pub enum Error {
         platform: Platform,
         source: BoxError,
     },
+    /// The module cannot be made into the program of each of N devices
+    /// (a sharding hlox cannot split yet, too few devices for its mesh or
+    /// replica groups).
+    #[error("{0}")]
+    Spmd(#[from] SpmdError),
     /// A run of `module` failed: arguments that do not match its entry
     /// signature, or a failure while running (a custom call's error, the
     /// device's).
@@ -72,7 +80,7 @@ impl Error {
     /// which are the same on every platform).
     pub fn platform(&self) -> Option<Platform> {
         match self {
-            Error::Compile(_) => None,
+            Error::Compile(_) | Error::Spmd(_) => None,
             Error::Device { platform, .. } | Error::Execute { platform, .. } => Some(*platform),
         }
     }
@@ -100,6 +108,8 @@ enum Backend {
 #[derive(Clone)]
 pub struct Client {
     backend: Backend,
+    /// Devices each executable runs on (1 but for [`Client::cpu_devices`]).
+    devices: usize,
 }
 
 impl std::fmt::Debug for Client {
@@ -115,7 +125,28 @@ impl Client {
     pub fn cpu() -> Result<Client> {
         Ok(Client {
             backend: Backend::Host,
+            devices: 1,
         })
+    }
+
+    /// A Host client of `devices` devices in this process, each running
+    /// its program on its own thread, collectives between them through a
+    /// rendezvous (docs/multi-device.md). Its executables take and return
+    /// global arrays: each device runs the module's `shard_map` regions on
+    /// its shard and the rest replicated.
+    pub fn cpu_devices(devices: usize) -> Result<Client> {
+        if devices == 0 {
+            return Err(Error::Spmd(SpmdError::NoDevices(0)));
+        }
+        Ok(Client {
+            backend: Backend::Host,
+            devices,
+        })
+    }
+
+    /// The number of devices an executable of this client runs on.
+    pub fn device_count(&self) -> usize {
+        self.devices
     }
 
     /// The CUDA client for device `ordinal`: kernels compiled through
@@ -126,6 +157,7 @@ impl Client {
             backend: Backend::Cuda(Arc::new(
                 hlox_cuda::CudaClient::new(ordinal).map_err(cuda_device)?,
             )),
+            devices: 1,
         })
     }
 
@@ -143,6 +175,18 @@ impl Client {
     /// is the device's.
     pub fn compile(&self, module: &Module, options: &CompileOptions) -> Result<Executable> {
         Ok(match &self.backend {
+            Backend::Host if self.devices > 1 => Executable::Devices(
+                hlox_cpu::collectives::compile_for_devices(module, self.devices, options).map_err(
+                    |e| match e {
+                        DevicesError::Spmd(e) => Error::Spmd(e),
+                        DevicesError::Compile(e) => Error::Compile(e),
+                        other => Error::Device {
+                            platform: Platform::Host,
+                            source: Box::new(other),
+                        },
+                    },
+                )?,
+            ),
             Backend::Host => Executable::Host(
                 hlox_cpu::HostCompiler::default()
                     .compile(module, options)?
@@ -168,6 +212,8 @@ impl Client {
 pub enum Executable {
     Host(HostExecutable),
     Cuda(hlox_cuda::CudaExecutable),
+    /// Host devices of one process ([`Client::cpu_devices`]).
+    Devices(DeviceExecutable),
 }
 
 impl Executable {
@@ -183,6 +229,33 @@ impl Executable {
         match self {
             Executable::Host(e) => e.execute(args).map_err(|e| failed(Box::new(e))),
             Executable::Cuda(e) => e.execute(args).map_err(|e| failed(Box::new(e))),
+            Executable::Devices(_) => self.execute_with(args, &ExecuteOptions::default()),
+        }
+    }
+
+    /// Runs on every device of a multi-device executable (one device for
+    /// the others); every device's result, in device order. Each holds the
+    /// global result.
+    pub fn execute_on_devices(
+        &self,
+        args: &[&Literal],
+        options: &ExecuteOptions,
+    ) -> Result<Vec<Literal>> {
+        match self {
+            Executable::Devices(e) => e.execute(args, options).map_err(|e| Error::Execute {
+                platform: Platform::Host,
+                module: self.name().to_string(),
+                source: Box::new(e),
+            }),
+            _ => Ok(vec![self.execute_with(args, options)?]),
+        }
+    }
+
+    /// The number of devices a run uses.
+    pub fn device_count(&self) -> usize {
+        match self {
+            Executable::Devices(e) => e.devices(),
+            _ => 1,
         }
     }
 
@@ -208,6 +281,13 @@ impl Executable {
                 ))
             }
             Executable::Cuda(e) => e.execute(args).map_err(|e| failed(Box::new(e))),
+            Executable::Devices(_) => {
+                let mut all = self.execute_on_devices(args, options)?;
+                if all.is_empty() {
+                    return Err(failed("no device ran".into()));
+                }
+                Ok(all.swap_remove(0))
+            }
         }
     }
 
@@ -216,12 +296,13 @@ impl Executable {
         match self {
             Executable::Host(e) => e.name(),
             Executable::Cuda(e) => &e.compiled().module.name,
+            Executable::Devices(e) => e.executable().name(),
         }
     }
 
     pub fn platform(&self) -> Platform {
         match self {
-            Executable::Host(_) => Platform::Host,
+            Executable::Host(_) | Executable::Devices(_) => Platform::Host,
             Executable::Cuda(_) => Platform::Cuda,
         }
     }
@@ -230,7 +311,7 @@ impl Executable {
     pub fn as_host(&self) -> Option<&HostExecutable> {
         match self {
             Executable::Host(e) => Some(e),
-            Executable::Cuda(_) => None,
+            Executable::Devices(_) | Executable::Cuda(_) => None,
         }
     }
 }

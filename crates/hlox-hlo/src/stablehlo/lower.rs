@@ -1855,5 +1855,6 @@ pub(crate) fn lower(m: &MModule, src: &str) -> LResult<Module> {
         entry: entry_id,
         input_output_alias: Vec::new(),
         is_scheduled: false,
+        frontend_attributes: Vec::new(),
     })
 }

@@ -606,6 +606,7 @@ struct RawModule {
     alias: Vec<InputOutputAlias>,
     is_scheduled: bool,
     entry_layout: Option<(usize, Vec<Shape>, Shape)>,
+    frontend_attributes: Vec<(String, String)>,
 }
 
 struct Parser<'a> {
@@ -630,6 +631,7 @@ impl<'a> Parser<'a> {
             alias: Vec::new(),
             is_scheduled: false,
             entry_layout: None,
+            frontend_attributes: Vec::new(),
         };
         while c.eat(b',')? {
             let (attr, apos) = c.ident("a module attribute")?;
@@ -661,10 +663,10 @@ impl<'a> Parser<'a> {
                     c.expect(b'}', "to close entry_computation_layout")?;
                     m.entry_layout = Some((pos, params, result));
                 }
+                "frontend_attributes" => m.frontend_attributes = frontend_attrs_value(c)?,
                 "alias_passthrough_params"
                 | "allow_spmd_sharding_propagation_to_parameters"
                 | "allow_spmd_sharding_propagation_to_output"
-                | "frontend_attributes"
                 | "replica_count"
                 | "num_partitions"
                 | "buffer_donor" => {
@@ -1008,6 +1010,7 @@ impl<'a> Parser<'a> {
             entry,
             input_output_alias: raw.alias,
             is_scheduled: raw.is_scheduled,
+            frontend_attributes: raw.frontend_attributes,
         };
         if let Some((pos, params, result)) = raw.entry_layout {
             let sig = module.entry_computation().program_shape();

@@ -117,6 +117,13 @@ pub fn print_module(m: &Module) -> String {
             program_shape_to_string(&m.entry_computation_layout())
         );
     }
+    if !m.frontend_attributes.is_empty() {
+        let _ = write!(
+            out,
+            ", {}",
+            frontend_attributes_text(&m.frontend_attributes)
+        );
+    }
     out.push_str("\n\n");
     for id in m.computations.keys() {
         out.push_str(&print_computation(m, id));
@@ -628,30 +635,7 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
         attrs.push(format!("sharding={s}"));
     }
     if !inst.frontend_attributes.is_empty() {
-        let items: Vec<String> = inst
-            .frontend_attributes
-            .iter()
-            .map(|(k, v)| {
-                // A key that is not a plain name (a proto can carry any
-                // string) is quoted, so the text parses back.
-                let plain = k
-                    .bytes()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
-                    && k.bytes().all(is_ident_char);
-                let k = if plain {
-                    k.clone()
-                } else {
-                    format!("\"{}\"", utf8_safe_escape(k))
-                };
-                if is_json_dict(v.as_bytes()) {
-                    format!("{k}={v}")
-                } else {
-                    format!("{k}=\"{}\"", utf8_safe_escape(v))
-                }
-            })
-            .collect();
-        attrs.push(format!("frontend_attributes={{{}}}", items.join(",")));
+        attrs.push(frontend_attributes_text(&inst.frontend_attributes));
     }
     if !inst.metadata.is_empty() {
         let md = &inst.metadata;
@@ -925,6 +909,34 @@ fn strip_zeros(s: &str) -> &str {
 /// `items` printed with `f` and joined by `sep`.
 fn joined<T>(items: &[T], sep: &str, f: impl Fn(&T) -> String) -> String {
     items.iter().map(f).collect::<Vec<_>>().join(sep)
+}
+
+/// `frontend_attributes={key="value",other={dict}}`, of an instruction or
+/// the module.
+fn frontend_attributes_text(attrs: &[(String, String)]) -> String {
+    let items: Vec<String> = attrs
+        .iter()
+        .map(|(k, v)| {
+            // A key that is not a plain name (a proto can carry any
+            // string) is quoted, so the text parses back.
+            let plain = k
+                .bytes()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+                && k.bytes().all(is_ident_char);
+            let k = if plain {
+                k.clone()
+            } else {
+                format!("\"{}\"", utf8_safe_escape(k))
+            };
+            if is_json_dict(v.as_bytes()) {
+                format!("{k}={v}")
+            } else {
+                format!("{k}=\"{}\"", utf8_safe_escape(v))
+            }
+        })
+        .collect();
+    format!("frontend_attributes={{{}}}", items.join(","))
 }
 
 #[cfg(test)]

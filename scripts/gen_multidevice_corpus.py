@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Generate hlox's multi-device corpus: JAX programs for 4 devices.
+
+Run with .venv-jax (jax 0.10). XLA's Host platform is made of 4 devices
+(XLA_FLAGS=--xla_force_host_platform_device_count=4), each program is
+lowered to HLO before partitioning (what ``lowered.as_text(dialect="hlo")``
+gives: the mesh in the module's frontend attributes, each shard_map a call
+between xla.sdy.GlobalToLocalShape and xla.sdy.LocalToGlobalShape) and run
+by JAX on the 4 devices for the expected outputs. For each case, under
+``tests/corpus/multidevice/<name>/``: module.hlo, module.pb, inN.npy (the
+global inputs), outN.npy (JAX's global outputs), meta.json.
+
+hlox runs each with ``hlox run module.hlo -i ... --devices 4`` and under
+``mpirun -np 4 hlox run ... --mpi`` (crates/hlox-cli/tests/multidevice.rs).
+
+Usage: .venv-jax/bin/python scripts/gen_multidevice_corpus.py [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+os.environ["XLA_FLAGS"] = (
+    os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4"
+)
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax import lax, shard_map  # noqa: E402
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P  # noqa: E402
+
+jax.config.update("jax_platforms", "cpu")
+jax.config.update("jax_hlo_source_file_canonicalization_regex", ".*/")
+
+REPO = Path(__file__).resolve().parent.parent
+DEVICES = np.array(jax.devices())
+assert len(DEVICES) == 4, "needs 4 Host devices"
+MESH = Mesh(DEVICES, ("x",))
+MESH2 = Mesh(DEVICES.reshape(2, 2), ("x", "y"))
+RNG = np.random.default_rng(25)
+
+
+def rand(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def sm_collectives():
+    def f(x, i):
+        return (
+            lax.psum(x, "x"),
+            lax.pmax(x, "x"),
+            lax.all_gather(x, "x", tiled=True),
+            lax.ppermute(x, "x", [(k, (k + 1) % 4) for k in range(4)]),
+            lax.psum_scatter(x, "x", scatter_dimension=0, tiled=True),
+            lax.all_to_all(x, "x", 0, 0, tiled=True),
+            lax.axis_index("x").reshape(1),
+            lax.psum(i, "x"),
+        )
+
+    g = shard_map(
+        f,
+        mesh=MESH,
+        in_specs=(P("x"), P("x")),
+        out_specs=(P(), P(), P(), P("x"), P("x"), P("x"), P("x"), P()),
+        check_vma=False,
+    )
+    return "shard_map psum, pmax, all_gather, ppermute, psum_scatter, all_to_all, axis_index over 4 devices", g, [
+        rand(16, 3),
+        RNG.integers(-50, 50, (4, 2)).astype(np.int32),
+    ]
+
+
+def mesh_2x2():
+    def f(v):
+        return (
+            lax.psum(v, "y"),
+            lax.psum_scatter(v, "x", scatter_dimension=1, tiled=True),
+            lax.all_to_all(v, "y", 0, 1, tiled=True),
+            lax.psum(v, ("x", "y")),
+            (lax.axis_index("x") * 10 + lax.axis_index("y")).reshape(1, 1),
+        )
+
+    g = shard_map(
+        f,
+        mesh=MESH2,
+        in_specs=P("x", "y"),
+        out_specs=(P("x", None), P(("x", "y"), None), P("x", "y"), P(), P("x", "y")),
+        check_vma=False,
+    )
+    return "a 2x2 mesh with two named axes: psum over one and both, psum_scatter, all_to_all", g, [rand(4, 8)]
+
+
+def pmap_psum():
+    f = jax.pmap(lambda v: (lax.psum(v, "i"), v * lax.axis_index("i")), axis_name="i")
+    return "pmap with psum and axis_index", f, [rand(4, 3)]
+
+
+def jit_sharded():
+    def f(v, w):
+        return jnp.tanh(v @ w).sum(axis=1), jnp.sin(v)
+
+    s = NamedSharding(MESH, P("x"))
+    r = NamedSharding(MESH, P())
+    g = jax.jit(f, in_shardings=(s, r), out_shardings=(s, s))
+    return "jit with NamedSharding inputs and outputs (automatic partitioning; hlox computes it replicated)", g, [
+        rand(8, 5),
+        rand(5, 3),
+    ]
+
+
+def dp_step():
+    def loss(params, x, y):
+        w1, b1, w2 = params
+        h = jax.nn.relu(x @ w1 + b1)
+        return jnp.mean((h @ w2 - y) ** 2)
+
+    def step(params, x, y):
+        l, grads = jax.value_and_grad(loss)(params, x, y)
+        grads = lax.pmean(grads, "x")
+        l = lax.pmean(l, "x")
+        new = jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+        return new, l
+
+    g = jax.jit(
+        shard_map(
+            step,
+            mesh=MESH,
+            in_specs=((P(), P(), P()), P("x"), P("x")),
+            out_specs=((P(), P(), P()), P()),
+            check_vma=False,
+        )
+    )
+    params = (rand(6, 16) * 0.3, rand(16) * 0.1, rand(16, 2) * 0.3)
+    return "a data-parallel MLP training step: value_and_grad, pmean of loss and gradients, SGD update", g, [
+        params,
+        rand(32, 6),
+        rand(32, 2),
+    ]
+
+
+CASES = [sm_collectives, mesh_2x2, pmap_psum, jit_sharded, dp_step]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", type=Path, default=REPO / "tests/corpus/multidevice")
+    a = ap.parse_args()
+    for case in CASES:
+        name = case.__name__
+        desc, f, args = case()
+        fn = f if hasattr(f, "lower") else jax.jit(f)
+        lowered = fn.lower(*args)
+        outs = jax.tree.leaves(fn(*args))
+        flat_in = jax.tree.leaves(args)
+        d = a.out / name
+        d.mkdir(parents=True, exist_ok=True)
+        for old in d.glob("*.npy"):
+            old.unlink()
+        (d / "module.hlo").write_text(lowered.as_text(dialect="hlo"))
+        (d / "module.pb").write_bytes(
+            lowered.compiler_ir("hlo").as_serialized_hlo_module_proto()
+        )
+        for k, x in enumerate(flat_in):
+            np.save(d / f"in{k}.npy", np.asarray(x))
+        for k, y in enumerate(outs):
+            np.save(d / f"out{k}.npy", np.asarray(y))
+        meta = {
+            "name": name,
+            "description": desc,
+            "jax_version": jax.__version__,
+            "devices": 4,
+            "inputs": [[str(np.asarray(x).dtype), list(np.shape(x))] for x in flat_in],
+            "outputs": [[str(np.asarray(y).dtype), list(np.shape(y))] for y in outs],
+            "rtol": 1e-4,
+            "atol": 1e-4,
+        }
+        (d / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+        print(f"{name}: {len(flat_in)} inputs, {len(outs)} outputs")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
