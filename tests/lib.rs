@@ -119,7 +119,7 @@ pub mod programs;
 
 /// Compares `got` with `want` under the corpus tolerance rule
 /// `|got - want| <= atol + rtol * |want|` (NaN matches NaN, infinities
-/// exactly; integers and pred exactly). Returns the first mismatch.
+/// exactly; complex values part by part; integers and pred exactly). Returns the first mismatch.
 pub fn compare_literals(
     got: &hlox_hlo::Literal,
     want: &hlox_hlo::Literal,
@@ -154,6 +154,17 @@ pub fn compare_literals(
                 .collect(),
             T::F32 => a.to_vec::<f32>().ok()?.iter().map(|&x| x as f64).collect(),
             T::F64 => a.to_vec::<f64>().ok()?,
+            // Complex: each part compared under the same rule.
+            T::C64 => a
+                .logical_bytes()
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64)
+                .collect(),
+            T::C128 => a
+                .logical_bytes()
+                .chunks_exact(8)
+                .map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+                .collect(),
             _ => return None,
         })
     };

@@ -159,3 +159,36 @@ fn jax_export_module_text_evaluates_to_its_output() {
     let e = hlox_hlo::load::load_module(dir.join("sin_add.jax_exported")).unwrap_err();
     assert!(e.to_string().contains("jax.export artifact"), "{e}");
 }
+
+/// StableHLO with complex values and every FFT kind, as JAX prints it
+/// (scripts/gen_stablehlo_complex_case.py): `complex<f32>` reads as c64,
+/// `stablehlo.fft`/`real`/`imag`/`complex` lower to HLO's ops, and the
+/// evaluator matches JAX's outputs.
+#[test]
+fn stablehlo_complex_and_fft_evaluate_to_jax_outputs() {
+    let dir = hlox_tests::workspace_root().join("tests/stablehlo/complex_fft");
+    let m = hlox_hlo::load::load_module(dir.join("module.mlir")).unwrap_or_else(|e| panic!("{e}"));
+    let text = hlox_hlo::text::print_module(&m);
+    for op in [
+        "fft_type=FFT",
+        "fft_type=RFFT",
+        "fft_type=IRFFT",
+        "fft_type=IFFT",
+        " real(",
+        " imag(",
+        " complex(",
+    ] {
+        assert!(text.contains(op), "{op} in\n{text}");
+    }
+    let read = |n: String| hlox_hlo::npy::read_npy_file(dir.join(n)).unwrap();
+    let args: Vec<_> = (0..3).map(|i| read(format!("in{i}.npy"))).collect();
+    let got = hlox_eval::evaluate_with_registry(&m, &args, &hlox_ffi::Registry::new())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_leaves();
+    assert_eq!(got.len(), 8);
+    for (i, g) in got.iter().enumerate() {
+        let want = read(format!("out{i}.npy"));
+        hlox_tests::compare_literals(g, &want, 1e-5, 1e-5)
+            .unwrap_or_else(|e| panic!("output {i}: {e}"));
+    }
+}

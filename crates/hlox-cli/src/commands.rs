@@ -990,8 +990,8 @@ pub fn targets(plugins: &Plugins, all: bool) -> Result<()> {
             }
             // hlox's own targets (`hlox.collective`, what multi-device runs
             // call) are not the user's: listed with --all only.
-            let is_internal = matches!(t.origin, hlox_ffi::Origin::Macro { .. })
-                && name.starts_with("hlox.");
+            let is_internal =
+                matches!(t.origin, hlox_ffi::Origin::Macro { .. }) && name.starts_with("hlox.");
             if is_internal && !all {
                 continue;
             }

@@ -67,7 +67,11 @@ fn element_type(e: &Elem) -> Result<ElementType, String> {
         Elem::Float(f) if f == "bf16" => ElementType::Bf16,
         Elem::Float(f) if f == "f32" => ElementType::F32,
         Elem::Float(f) if f == "f64" => ElementType::F64,
-        Elem::Complex(_) => return Err("complex element types are not supported yet".into()),
+        Elem::Complex(inner) => match &**inner {
+            Elem::Float(f) if f == "f32" => ElementType::C64,
+            Elem::Float(f) if f == "f64" => ElementType::C128,
+            _ => return Err("complex element types are complex<f32> or complex<f64>".into()),
+        },
         Elem::Int { unsigned, bits } => {
             return Err(format!(
                 "element type {}{bits} is not supported",
@@ -564,9 +568,21 @@ impl<'a> Lowerer<'a> {
         let bad =
             |what: &str| self.err(pos, format!("{what} is not a valid {} element", ty.name()));
         Ok(match (e, ty) {
-            (DenseElem::Complex(..), _) => {
-                return self.err(pos, "complex element types are not supported yet")
+            (DenseElem::Complex(re, im), t) if t.is_complex() => {
+                // (re, im): each part a float of the component type.
+                let part = t.complex_component().unwrap_or(T::F32);
+                let mut b = self.elem_bytes(re, part, pos)?;
+                b.extend(self.elem_bytes(im, part, pos)?);
+                b
             }
+            (DenseElem::Complex(..), _) => return bad("a complex value"),
+            (DenseElem::Float(f), t) if t.is_complex() => {
+                let part = t.complex_component().unwrap_or(T::F32);
+                let mut b = float_bytes(*f, part);
+                b.extend(float_bytes(0.0, part));
+                b
+            }
+            (DenseElem::Bits(b), t) if t.is_complex() => b.to_le_bytes()[..t.byte_size()].to_vec(),
             (DenseElem::Bool(b), T::Pred) => vec![*b as u8],
             (DenseElem::Int(i), T::Pred) => vec![(*i != 0) as u8],
             (DenseElem::Bool(b), t) if t.is_integral() => {
@@ -1161,11 +1177,33 @@ impl<'a> Lowerer<'a> {
                 return self.results_of(c, op, Op::TopK { k, largest }, x, vec![]);
             }
             "chlo.erf_inv" | "chlo.erfc" => return super::chlo::lower(self, c, op),
-            "real" | "imag" | "complex" | "fft" => {
-                return self.err(
-                    pos,
-                    format!("'{}': complex element types are not supported yet", op.name),
-                )
+            "fft" => {
+                // `fft_type = #stablehlo<fft_type FFT>, fft_length = array<i64: 8>`
+                // (the pretty form's `type = FFT, length = [8]` reads the same).
+                let (name, at) = match self.enum_of(op, "fft_type")? {
+                    Some(x) => x,
+                    None => {
+                        return self.err(pos, "fft needs its 'type' (FFT, IFFT, RFFT or IRFFT)")
+                    }
+                };
+                let Some(fft_type) = FftType::from_name(&name) else {
+                    return self.err(
+                        at,
+                        format!("unknown fft type '{name}' (expected FFT, IFFT, RFFT or IRFFT)"),
+                    );
+                };
+                let fft_length = self.ints(op, "fft_length")?;
+                let x = self.operands(c, op)?;
+                return self.results_of(
+                    c,
+                    op,
+                    Op::Fft {
+                        fft_type,
+                        fft_length,
+                    },
+                    x,
+                    vec![],
+                );
             }
             "func.return" | "return" => return self.err(pos, "a return in the middle of a region"),
             _ => return self.err(pos, format!("unsupported operation '{}'", op.name)),
@@ -1789,6 +1827,8 @@ fn unary(name: &str) -> Option<UnaryOp> {
         "popcnt" => U::PopulationCount,
         "count_leading_zeros" => U::CountLeadingZeros,
         "chlo.erf" => U::Erf,
+        "real" => U::Real,
+        "imag" => U::Imag,
         _ => return None,
     })
 }
@@ -1798,6 +1838,7 @@ fn binary(name: &str) -> Option<BinaryOp> {
     Some(match name {
         "add" => B::Add,
         "subtract" => B::Subtract,
+        "complex" => B::Complex,
         "multiply" => B::Multiply,
         "divide" => B::Divide,
         "remainder" => B::Remainder,

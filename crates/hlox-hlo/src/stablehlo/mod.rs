@@ -125,9 +125,9 @@ mod tests {
                 "declared shape f32[5]",
             ),
             (
-                main_with("    return %arg0 : tensor<4xcomplex<f32>>", "%arg0: tensor<4xcomplex<f32>>", "tensor<4xcomplex<f32>>"),
+                main_with("    return %arg0 : tensor<4xcomplex<i32>>", "%arg0: tensor<4xcomplex<i32>>", "tensor<4xcomplex<i32>>"),
                 (2, 33),
-                "complex element types are not supported yet",
+                "complex element types are complex<f32> or complex<f64>",
             ),
             (
                 main_with("    return %arg0 : tensor<?xf32>", "%arg0: tensor<?xf32>", "tensor<?xf32>"),
@@ -140,9 +140,9 @@ mod tests {
                 "the literal has 3 elements",
             ),
             (
-                main_with("    %0 = stablehlo.constant dense<(1.0, 2.0)> : tensor<complex<f32>>\n    return %0 : tensor<complex<f32>>", args, "tensor<complex<f32>>"),
-                (3, 49),
-                "complex element types are not supported yet",
+                main_with("    %0 = stablehlo.constant dense<(1.0, 2.0)> : tensor<f32>\n    return %0 : tensor<f32>", args, "tensor<f32>"),
+                (3, 29),
+                "a complex value is not a valid f32 element",
             ),
             (
                 "module @m {\n  func.func @f() {\n".to_string(),

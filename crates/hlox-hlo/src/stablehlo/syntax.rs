@@ -1311,6 +1311,26 @@ impl<'a> Parser<'a> {
                 }
                 sig(self, &mut op)?;
             }
+            "fft" => {
+                // `stablehlo.fft %x, type = FFT, length = [8] : ...`
+                op.operands = self.operand_list()?;
+                let p = self.pos;
+                if !self.comma_key("type") {
+                    return self.err(
+                        p,
+                        "expected ', type = FFT|IFFT|RFFT|IRFFT' in 'stablehlo.fft'",
+                    );
+                }
+                let (t, tp) = self.ident("an fft type")?;
+                Self::put(&mut op, "fft_type", Attr::Enum(t), tp);
+                let p = self.pos;
+                if !self.comma_key("length") {
+                    return self.err(p, "expected ', length = [...]' in 'stablehlo.fft'");
+                }
+                let v = self.i64_list("the fft lengths")?;
+                Self::put(&mut op, "fft_length", Attr::DenseArray(v), p);
+                sig(self, &mut op)?;
+            }
             "broadcast_in_dim" | "transpose" | "reverse" | "concatenate" | "dynamic_slice"
             | "pad" | "rng_bit_generator" | "reduce_precision" | "dot_general" | "dot" => {
                 op.operands = self.operand_list()?;
