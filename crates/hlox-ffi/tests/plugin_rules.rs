@@ -4,32 +4,10 @@
 //! error gives the line and column.
 
 use hlox_ffi::{Platform, PluginError, Registry};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-fn build(name: &str, src: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("plugin_rules");
-    std::fs::create_dir_all(&dir).unwrap();
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, src).unwrap();
-    let out = dir.join(format!("lib{name}.so"));
-    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../targets/include");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let o = Command::new(&cc)
-        .args(["-shared", "-fPIC", "-O1", "-Wall", "-std=c11", "-I"])
-        .arg(&include)
-        .arg(&c)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
-    assert!(
-        o.status.success(),
-        "{cc} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out
-}
+mod common;
+use common::build_c_plugin;
 
 #[test]
 fn the_cube_plugin_registers_its_target_and_rules() {
@@ -64,7 +42,7 @@ int hlox_register_custom_call_targets(const HloxCustomCallRegistrar* r) {
 
 #[test]
 fn rules_that_do_not_parse_reject_the_plugin_with_line_and_column() {
-    let path = build("bad_rules", BAD_RULES);
+    let path = build_c_plugin("plugin_rules", "bad_rules", BAD_RULES);
     let reg = Registry::new();
     let e = reg.load_library(&path).unwrap_err();
     assert!(matches!(e, PluginError::Registration { .. }), "{e}");

@@ -4,8 +4,10 @@
 //! registration: they return `HLOX_REGISTRAR_EXPIRED` and register nothing.
 
 use hlox_ffi::{Platform, Registry, REGISTRAR_EXPIRED};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
+
+mod common;
+use common::build_c_plugin;
 
 const PLUGIN: &str = r#"
 #include "hlox/custom_call.h"
@@ -24,27 +26,7 @@ int late_set_traits(void) { return kept->set_traits(kept_ctx, "kept_first", "Hos
 "#;
 
 fn build_plugin() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("registrar_lifetime");
-    std::fs::create_dir_all(&dir).unwrap();
-    let src = dir.join("keeps_registrar.c");
-    std::fs::write(&src, PLUGIN).unwrap();
-    let out = dir.join("libkeeps_registrar.so");
-    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../targets/include");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let o = Command::new(&cc)
-        .args(["-shared", "-fPIC", "-O1", "-Wall", "-std=c11", "-I"])
-        .arg(&include)
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
-    assert!(
-        o.status.success(),
-        "{cc} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out
+    build_c_plugin("registrar_lifetime", "keeps_registrar", PLUGIN)
 }
 
 #[test]

@@ -26,59 +26,35 @@ const MAX_CONSTANT_BYTES: usize = 1 << 28;
 
 /// The one place that maps an MLIR element type to hlox's.
 fn element_type(e: &Elem) -> Result<ElementType, String> {
+    use ElementType as T;
     Ok(match e {
-        Elem::Int {
-            unsigned: false,
-            bits: 1,
-        } => ElementType::Pred,
-        Elem::Int {
-            unsigned: false,
-            bits: 8,
-        } => ElementType::S8,
-        Elem::Int {
-            unsigned: false,
-            bits: 16,
-        } => ElementType::S16,
-        Elem::Int {
-            unsigned: false,
-            bits: 32,
-        } => ElementType::S32,
-        Elem::Int {
-            unsigned: false,
-            bits: 64,
-        } => ElementType::S64,
-        Elem::Int {
-            unsigned: true,
-            bits: 8,
-        } => ElementType::U8,
-        Elem::Int {
-            unsigned: true,
-            bits: 16,
-        } => ElementType::U16,
-        Elem::Int {
-            unsigned: true,
-            bits: 32,
-        } => ElementType::U32,
-        Elem::Int {
-            unsigned: true,
-            bits: 64,
-        } => ElementType::U64,
-        Elem::Float(f) if f == "f16" => ElementType::F16,
-        Elem::Float(f) if f == "bf16" => ElementType::Bf16,
-        Elem::Float(f) if f == "f32" => ElementType::F32,
-        Elem::Float(f) if f == "f64" => ElementType::F64,
-        Elem::Complex(inner) => match &**inner {
-            Elem::Float(f) if f == "f32" => ElementType::C64,
-            Elem::Float(f) if f == "f64" => ElementType::C128,
+        Elem::Int { unsigned, bits } => match (unsigned, bits) {
+            (false, 1) => T::Pred,
+            (false, 8) => T::S8,
+            (false, 16) => T::S16,
+            (false, 32) => T::S32,
+            (false, 64) => T::S64,
+            (true, 8) => T::U8,
+            (true, 16) => T::U16,
+            (true, 32) => T::U32,
+            (true, 64) => T::U64,
+            _ => {
+                let sign = if *unsigned { "ui" } else { "i" };
+                return Err(format!("element type {sign}{bits} is not supported"));
+            }
+        },
+        Elem::Float(f) => match f.as_str() {
+            "f16" => T::F16,
+            "bf16" => T::Bf16,
+            "f32" => T::F32,
+            "f64" => T::F64,
+            _ => return Err(format!("element type {f} is not supported")),
+        },
+        Elem::Complex(inner) => match element_type(inner) {
+            Ok(T::F32) => T::C64,
+            Ok(T::F64) => T::C128,
             _ => return Err("complex element types are complex<f32> or complex<f64>".into()),
         },
-        Elem::Int { unsigned, bits } => {
-            return Err(format!(
-                "element type {}{bits} is not supported",
-                if *unsigned { "ui" } else { "i" }
-            ))
-        }
-        Elem::Float(f) => return Err(format!("element type {f} is not supported")),
         Elem::Index => return Err("element type 'index' is not supported in a tensor".into()),
     })
 }
