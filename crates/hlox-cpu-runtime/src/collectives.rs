@@ -525,6 +525,21 @@ pub fn reduce_into(r: ReduceKind, ty: ElementType, acc: &mut [u8], x: &[u8]) -> 
     if acc.len() != x.len() {
         return Err(format!("{} bytes against {}", acc.len(), x.len()));
     }
+    macro_rules! float {
+        ($t:ty) => {
+            reduce_typed!(
+                $t,
+                r,
+                acc,
+                x,
+                |a, b| a + b,
+                |a, b| a * b,
+                fmax,
+                fmin,
+                |_, _, _| None
+            )
+        };
+    }
     macro_rules! int {
         ($t:ty) => {
             reduce_typed!(
@@ -546,50 +561,10 @@ pub fn reduce_into(r: ReduceKind, ty: ElementType, acc: &mut [u8], x: &[u8]) -> 
         };
     }
     match ty {
-        T::F32 => reduce_typed!(
-            f32,
-            r,
-            acc,
-            x,
-            |a, b| a + b,
-            |a, b| a * b,
-            fmax,
-            fmin,
-            |_, _, _| None
-        ),
-        T::F64 => reduce_typed!(
-            f64,
-            r,
-            acc,
-            x,
-            |a, b| a + b,
-            |a, b| a * b,
-            fmax,
-            fmin,
-            |_, _, _| None
-        ),
-        T::F16 => reduce_typed!(
-            f16,
-            r,
-            acc,
-            x,
-            |a, b| a + b,
-            |a, b| a * b,
-            fmax,
-            fmin,
-            |_, _, _| None
-        ),
-        T::Bf16 => reduce_typed!(
-            bf16,
-            r,
-            acc,
-            x,
-            |a, b| a + b,
-            |a, b| a * b,
-            fmax,
-            fmin,
-            |_, _, _| None
-        ),
+        T::F32 => float!(f32),
+        T::F64 => float!(f64),
+        T::F16 => float!(f16),
+        T::Bf16 => float!(bf16),
         T::S8 => int!(i8),
         T::S16 => int!(i16),
         T::S32 => int!(i32),
