@@ -439,6 +439,21 @@ impl Expander<'_, '_> {
         Ok((mesh, shardings))
     }
 
+    /// The array shapes of `operand` and of the matching result leaf
+    /// `result` of the shape-changing call `inst` (tuples are refused).
+    fn array_pair(
+        &self,
+        inst: &str,
+        operand: InstId,
+        result: &Shape,
+    ) -> Result<(ArrayShape, ArrayShape), SpmdError> {
+        let o = self.ed.inst(operand).shape.as_array().cloned();
+        let o = o.ok_or_else(|| unsupported(inst, "a tuple operand"))?;
+        let r = result.as_array().cloned();
+        let r = r.ok_or_else(|| unsupported(inst, "a tuple result"))?;
+        Ok((o, r))
+    }
+
     fn device_coords(&self, inst: &str, mesh: &Mesh) -> Result<Vec<Vec<i64>>, SpmdError> {
         (0..self.topo.devices())
             .map(|d| {
@@ -588,17 +603,7 @@ impl Expander<'_, '_> {
         let pid = self.partition_id_s32(id, &inst.name)?;
         let mut leaves = Vec::new();
         for (k, &operand) in inst.operands.iter().enumerate() {
-            let global = self
-                .ed
-                .inst(operand)
-                .shape
-                .as_array()
-                .cloned()
-                .ok_or_else(|| unsupported(&inst.name, "a tuple operand"))?;
-            let local = locals[k]
-                .as_array()
-                .cloned()
-                .ok_or_else(|| unsupported(&inst.name, "a tuple result"))?;
+            let (global, local) = self.array_pair(&inst.name, operand, &locals[k])?;
             let s = &shardings[k];
             let mut offsets = Vec::new();
             for d in 0..global.rank() {
@@ -670,17 +675,7 @@ impl Expander<'_, '_> {
         }
         let mut leaves = Vec::new();
         for (k, &operand) in inst.operands.iter().enumerate() {
-            let local = self
-                .ed
-                .inst(operand)
-                .shape
-                .as_array()
-                .cloned()
-                .ok_or_else(|| unsupported(&inst.name, "a tuple operand"))?;
-            let global = globals[k]
-                .as_array()
-                .cloned()
-                .ok_or_else(|| unsupported(&inst.name, "a tuple result"))?;
+            let (local, global) = self.array_pair(&inst.name, operand, &globals[k])?;
             let s = &shardings[k];
             let ty = local.ty;
             let base = format!("{}.{k}", inst.name);
