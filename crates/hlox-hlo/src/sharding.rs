@@ -47,6 +47,40 @@ pub enum SdyError {
          use whole mesh axes in the PartitionSpec"
     )]
     SubAxis { what: &'static str, text: String },
+    #[error("cannot read xla.sdy.meshes '{text}': mesh '{mesh}': {source}")]
+    Mesh {
+        text: String,
+        mesh: String,
+        #[source]
+        source: MeshError,
+    },
+}
+
+/// The most devices a mesh may have (as many as a replica group list may
+/// name): a mesh lists or implies one id per device.
+pub const MAX_MESH_DEVICES: i64 = 1 << 20;
+
+/// What is wrong with one `#sdy.mesh<...>` of `xla.sdy.meshes`.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum MeshError {
+    #[error("expected '[' after #sdy.mesh<")]
+    NoAxisList,
+    #[error("unclosed axis list (expected ']')")]
+    UnclosedAxisList,
+    #[error("expected \"axis\"=size, found '{0}'")]
+    Axis(String),
+    #[error("axis size '{0}' is not a number")]
+    SizeNotANumber(String),
+    #[error("axis size {0} must be positive")]
+    SizeNotPositive(i64),
+    #[error("expected device_ids=[...] after the axis list, found '{0}'")]
+    DeviceIdsSyntax(String),
+    #[error("the mesh has more than {MAX_MESH_DEVICES} devices")]
+    TooManyDevices,
+    #[error("device_ids must be numbers")]
+    DeviceIdsNotNumbers,
+    #[error("{ids} device_ids for a mesh of {devices} devices (give one id per device)")]
+    DeviceIdsCount { ids: usize, devices: i64 },
 }
 
 /// A device mesh: named axes, major to minor, and the device at each
@@ -145,7 +179,12 @@ pub fn parse_meshes(text: &str) -> Result<Vec<Mesh>, SdyError> {
             .strip_prefix("#sdy.mesh<")
             .ok_or_else(|| bad("expected #sdy.mesh<"))?;
         let end = matching(m, '<', '>').ok_or_else(|| bad("unclosed #sdy.mesh<"))?;
-        meshes.push(parse_mesh(name, &m[..end]).map_err(|w| bad(&w))?);
+        let mesh = parse_mesh(name.clone(), &m[..end]).map_err(|source| SdyError::Mesh {
+            text: text.to_string(),
+            mesh: name,
+            source,
+        })?;
+        meshes.push(mesh);
         rest = m[end + 1..].trim_start();
         rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
     }
@@ -176,44 +215,50 @@ fn matching(s: &str, open: char, close: char) -> Option<usize> {
 }
 
 /// `["x"=2, "y"=2], device_ids=[...]` (the inside of `#sdy.mesh<...>`).
-fn parse_mesh(name: String, s: &str) -> Result<Mesh, String> {
+fn parse_mesh(name: String, s: &str) -> Result<Mesh, MeshError> {
     let s = s.trim();
-    let inner = s.strip_prefix('[').ok_or("expected '[' after #sdy.mesh<")?;
-    let close = inner.find(']').ok_or("unclosed axis list")?;
+    let inner = s.strip_prefix('[').ok_or(MeshError::NoAxisList)?;
+    let close = inner.find(']').ok_or(MeshError::UnclosedAxisList)?;
     let mut axes = Vec::new();
     for item in inner[..close].split(',') {
         let item = item.trim();
         if item.is_empty() {
             continue;
         }
-        let (n, size) = item.split_once('=').ok_or("expected \"axis\"=size")?;
+        let (n, size) = item
+            .split_once('=')
+            .ok_or_else(|| MeshError::Axis(item.to_string()))?;
         let size: i64 = size
             .trim()
             .parse()
-            .map_err(|_| format!("axis size '{size}' is not a number"))?;
+            .map_err(|_| MeshError::SizeNotANumber(size.trim().to_string()))?;
         if size < 1 {
-            return Err(format!("axis size {size} must be positive"));
+            return Err(MeshError::SizeNotPositive(size));
         }
         axes.push((n.trim().trim_matches('"').to_string(), size));
     }
-    let n: i64 = axes.iter().map(|a: &(String, i64)| a.1).product();
+    let n = axes
+        .iter()
+        .try_fold(1i64, |acc, a| acc.checked_mul(a.1))
+        .filter(|&n| n <= MAX_MESH_DEVICES)
+        .ok_or(MeshError::TooManyDevices)?;
     let rest = inner[close + 1..].trim();
     let device_ids = if let Some(r) = rest.strip_prefix(',') {
         let r = r.trim();
         let ids = r
             .strip_prefix("device_ids=[")
             .and_then(|r| r.strip_suffix(']'))
-            .ok_or("expected device_ids=[...]")?;
+            .ok_or_else(|| MeshError::DeviceIdsSyntax(r.to_string()))?;
         let ids: Vec<i64> = ids
             .split(',')
             .map(|t| t.trim().parse::<i64>())
             .collect::<Result<_, _>>()
-            .map_err(|_| "device_ids must be numbers".to_string())?;
+            .map_err(|_| MeshError::DeviceIdsNotNumbers)?;
         if ids.len() as i64 != n {
-            return Err(format!(
-                "{} device_ids for a mesh of {n} devices",
-                ids.len()
-            ));
+            return Err(MeshError::DeviceIdsCount {
+                ids: ids.len(),
+                devices: n,
+            });
         }
         ids
     } else {
@@ -682,6 +727,32 @@ mod tests {
         assert_eq!(s[1].shards(&m[0], 0), 4);
         assert_eq!(s[1].shard_index(&m[0], 0, &[1, 0]), 2);
         let d = parse_meshes(r#"{mesh = #sdy.mesh<["i"=4], device_ids=[3,2,1,0]>}"#).unwrap();
+        for (text, want) in [
+            (
+                r#"{m = #sdy.mesh<["i"=4], device_ids=[0,1]>}"#,
+                MeshError::DeviceIdsCount { ids: 2, devices: 4 },
+            ),
+            (r#"{m = #sdy.mesh<["i"=0]>}"#, MeshError::SizeNotPositive(0)),
+            (
+                r#"{m = #sdy.mesh<["i"=x]>}"#,
+                MeshError::SizeNotANumber("x".into()),
+            ),
+            (
+                r#"{m = #sdy.mesh<["i"=1048576, "j"=2]>}"#,
+                MeshError::TooManyDevices,
+            ),
+            (
+                r#"{m = #sdy.mesh<["i"=4611686018427387904, "j"=4]>}"#,
+                MeshError::TooManyDevices,
+            ),
+        ] {
+            match parse_meshes(text) {
+                Err(SdyError::Mesh { mesh, source, .. }) => {
+                    assert_eq!((mesh.as_str(), source), ("m", want), "{text}")
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
         assert_eq!(d[0].coords(3), Some(vec![0]));
         assert!(matches!(
             parse_shardings(r#"#sdy.sharding<@mesh, [{"z"}]>"#, &m),

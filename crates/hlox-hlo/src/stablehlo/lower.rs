@@ -24,8 +24,21 @@ type LResult<T> = Result<T, ParseError>;
 /// The largest constant a module text may spell (a splat expands to this).
 const MAX_CONSTANT_BYTES: usize = 1 << 28;
 
+/// An MLIR element type hlox has no element type for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum ElementTypeError {
+    #[error("element type {sign}{bits} is not supported (hlox has i1, i8..i64 and ui8..ui64)")]
+    Int { sign: &'static str, bits: u32 },
+    #[error("element type {0} is not supported (hlox has f16, bf16, f32 and f64)")]
+    Float(String),
+    #[error("complex element types are complex<f32> or complex<f64>")]
+    Complex,
+    #[error("element type 'index' is not supported in a tensor")]
+    Index,
+}
+
 /// The one place that maps an MLIR element type to hlox's.
-fn element_type(e: &Elem) -> Result<ElementType, String> {
+fn element_type(e: &Elem) -> Result<ElementType, ElementTypeError> {
     use ElementType as T;
     Ok(match e {
         Elem::Int { unsigned, bits } => match (unsigned, bits) {
@@ -40,7 +53,7 @@ fn element_type(e: &Elem) -> Result<ElementType, String> {
             (true, 64) => T::U64,
             _ => {
                 let sign = if *unsigned { "ui" } else { "i" };
-                return Err(format!("element type {sign}{bits} is not supported"));
+                return Err(ElementTypeError::Int { sign, bits: *bits });
             }
         },
         Elem::Float(f) => match f.as_str() {
@@ -48,14 +61,14 @@ fn element_type(e: &Elem) -> Result<ElementType, String> {
             "bf16" => T::Bf16,
             "f32" => T::F32,
             "f64" => T::F64,
-            _ => return Err(format!("element type {f} is not supported")),
+            _ => return Err(ElementTypeError::Float(f.clone())),
         },
         Elem::Complex(inner) => match element_type(inner) {
             Ok(T::F32) => T::C64,
             Ok(T::F64) => T::C128,
-            _ => return Err("complex element types are complex<f32> or complex<f64>".into()),
+            _ => return Err(ElementTypeError::Complex),
         },
-        Elem::Index => return Err("element type 'index' is not supported in a tensor".into()),
+        Elem::Index => return Err(ElementTypeError::Index),
     })
 }
 
@@ -123,7 +136,7 @@ impl<'a> Lowerer<'a> {
                 elem,
                 pos: tp,
             } => {
-                let ty = element_type(elem).or_else(|m| self.err(*tp, m))?;
+                let ty = element_type(elem).or_else(|e| self.err(*tp, e.to_string()))?;
                 if let Some(d) = dims.iter().find(|&&d| d < 0) {
                     return self.err(*tp, format!("negative dimension {d}"));
                 }
