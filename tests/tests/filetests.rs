@@ -289,6 +289,34 @@ fn runner_reports_the_failing_directive() {
             ),
             "bad.hlo:1: nothing is compared",
         ),
+        // Inputs without a `run` would be ignored; so would compiler
+        // options on the interpreter.
+        (
+            format!("// verify\n// arg: s32[2] {{1, 2}}\n{}", module("s32[2]")),
+            "bad.hlo:2: `arg:` without a `run` directive",
+        ),
+        (
+            format!("// args: random(3)\n{}", module("s32[2]")),
+            "bad.hlo:1: `args:` without a `run` directive",
+        ),
+        (
+            format!("// passes=dce\n// tolerance: 1e-6\n{}", module("s32[2]")),
+            "bad.hlo:2: `tolerance:` without a `run` directive",
+        ),
+        (
+            format!(
+                "// run interpret opt_level=0\n// arg: s32[2] {{1, 2}}\n{}",
+                module("s32[2]")
+            ),
+            "bad.hlo:1: `opt_level=0`: the interpreter compiles nothing",
+        ),
+        (
+            format!(
+                "// run interpret hlo_passes=false\n// arg: s32[2] {{1, 2}}\n{}",
+                module("s32[2]")
+            ),
+            "bad.hlo:1: `hlo_passes=false`: the interpreter compiles nothing",
+        ),
     ] {
         std::fs::create_dir_all(&dir).expect("temp dir");
         std::fs::write(&p, text).expect("write");

@@ -25,7 +25,8 @@
 //!
 //! Adding an opcode: see docs/architecture.md, "Adding an opcode".
 
-use crate::ir::Op;
+use crate::ir::*;
+use crate::literal::Literal;
 
 /// How many operands an opcode takes, as the table states it. Shape
 /// inference enforces the finer rules (an even count for `reduce`, one index
@@ -211,9 +212,126 @@ macro_rules! opcode_family {
     };
 }
 
+/// The code of one attribute field, from its spec
+/// `[TextKind "text_key" presence, ProtoKind .proto_field]` (see
+/// [`opcode_table!`]): read and print it in HLO text, encode and decode it
+/// in an `HloInstructionProto` (or the attribute struct's own message).
+///
+/// Presence: `req` (text must give it; always printed), `(opt DEFAULT)`
+/// (DEFAULT when absent; printed when it differs), `(shown DEFAULT)`
+/// (DEFAULT when absent; always printed).
+macro_rules! attr_field {
+    (parse $r:ident, $ft:ty, [$tk:ident $key:literal req, $($_p:tt)*]) => {
+        match <$crate::text::attr::$tk as $crate::text::attr::TextKind<$ft>>::parse($r, $key)? {
+            Some(v) => v,
+            None => return Err($r.missing($key)),
+        }
+    };
+    (parse $r:ident, $ft:ty, [$tk:ident $key:literal ($_how:ident $d:expr), $($_p:tt)*]) => {
+        <$crate::text::attr::$tk as $crate::text::attr::TextKind<$ft>>::parse($r, $key)?
+            .unwrap_or_else(|| $d)
+    };
+    (print $v:ident, $cx:ident, $out:ident, $ft:ty, [$tk:ident $key:literal (opt $d:expr), $($_p:tt)*]) => {
+        if *$v != $d {
+            <$crate::text::attr::$tk as $crate::text::attr::TextKind<$ft>>::print($v, $key, $cx, $out)
+        }
+    };
+    (print $v:ident, $cx:ident, $out:ident, $ft:ty, [$tk:ident $key:literal $_pres:tt, $($_p:tt)*]) => {
+        <$crate::text::attr::$tk as $crate::text::attr::TextKind<$ft>>::print($v, $key, $cx, $out)
+    };
+    (encode $v:ident, $cx:ident, $m:ident, $ft:ty, [$tk:ident $key:literal $_pres:tt, $pk:ident $(.$seg:ident)*]) => {
+        <$crate::proto::kind::$pk as $crate::proto::kind::ProtoKind<$ft, _>>::encode(
+            $v, $cx, &mut (*$m) $(.$seg)*
+        )
+    };
+    (decode $m:ident, $cx:ident, $ft:ty, [$tk:ident $key:literal $_pres:tt, $pk:ident $(.$seg:ident)*]) => {
+        <$crate::proto::kind::$pk as $crate::proto::kind::ProtoKind<$ft, _>>::decode(
+            &(*$m) $(.$seg)*, stringify!($($seg).*), $cx
+        )?
+    };
+}
+
+/// An attribute struct (dimension numbers, a collective's attributes, a
+/// custom call's, ...): the struct, one field per line with its spec as in
+/// [`opcode_table!`], and its [`AttrGroup`] implementation (text and proto,
+/// in `$proto`, the message its proto fields are in), both generated from
+/// the one field list. Text prints the fields in list order.
+macro_rules! attr_struct {
+    (
+        $(#[$m:meta])*
+        pub struct $name:ident in $proto:ty {
+            $( $(#[$fm:meta])* $f:ident : $ft:ty = $fs:tt ),* $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        pub struct $name {
+            $( $(#[$fm])* pub $f: $ft, )*
+        }
+
+        impl $crate::opcode::AttrGroup for $name {
+            type Proto = $proto;
+            fn parse_text(r: &mut $crate::text::attr::Attrs<'_, '_>) -> $crate::text::attr::PResult<Self> {
+                Ok($name { $( $f: $crate::opcode::attr_field!(parse r, $ft, $fs), )* })
+            }
+            fn print_text(&self, cx: &$crate::opcode::AttrCx, out: &mut Vec<String>) {
+                $( { let v = &self.$f; $crate::opcode::attr_field!(print v, cx, out, $ft, $fs); } )*
+            }
+            fn encode(&self, cx: &$crate::opcode::AttrCx, m: &mut $proto) {
+                $( { let v = &self.$f; $crate::opcode::attr_field!(encode v, cx, m, $ft, $fs); } )*
+            }
+            fn decode(
+                m: &$proto,
+                cx: &$crate::opcode::AttrCx,
+            ) -> Result<Self, $crate::proto::ProtoError> {
+                Ok($name { $( $f: $crate::opcode::attr_field!(decode m, cx, $ft, $fs), )* })
+            }
+        }
+    };
+}
+pub(crate) use {attr_field, attr_struct};
+
+/// One arm of the code [`opcode_table!`] generates per `ops` entry, by the
+/// entry's form: no attributes, named fields, or one attribute struct.
+macro_rules! op_arm {
+    (pattern $v:ident) => { Op::$v };
+    (pattern $v:ident { $($f:ident)* }) => { Op::$v { $($f),* } };
+    (pattern $v:ident ($g:ident $wt:ty)) => { Op::$v($g) };
+
+    (parse $r:ident; $v:ident) => { Op::$v };
+    (parse $r:ident; $v:ident { $($f:ident : $ft:ty = $fs:tt),* }) => {
+        Op::$v { $( $f: attr_field!(parse $r, $ft, $fs), )* }
+    };
+    (parse $r:ident; $v:ident ($wt:ty)) => { Op::$v(<$wt as AttrGroup>::parse_text($r)?) };
+
+    (print $cx:ident, $out:ident; $v:ident) => { () };
+    (print $cx:ident, $out:ident; $v:ident { $($f:ident : $ft:ty = $fs:tt),* }) => {{
+        $( attr_field!(print $f, $cx, $out, $ft, $fs); )*
+    }};
+    (print $cx:ident, $out:ident; $v:ident ($g:ident $wt:ty)) => { AttrGroup::print_text($g, $cx, $out) };
+
+    (encode $cx:ident, $p:ident; $v:ident) => { () };
+    (encode $cx:ident, $p:ident; $v:ident { $($f:ident : $ft:ty = $fs:tt),* }) => {{
+        $( attr_field!(encode $f, $cx, $p, $ft, $fs); )*
+    }};
+    (encode $cx:ident, $p:ident; $v:ident ($g:ident $wt:ty)) => { AttrGroup::encode($g, $cx, $p) };
+
+    (decode $cx:ident, $p:ident; $v:ident) => { Op::$v };
+    (decode $cx:ident, $p:ident; $v:ident { $($f:ident : $ft:ty = $fs:tt),* }) => {
+        Op::$v { $( $f: attr_field!(decode $p, $cx, $ft, $fs), )* }
+    };
+    (decode $cx:ident, $p:ident; $v:ident ($wt:ty)) => {
+        Op::$v(<$wt as AttrGroup>::decode($p, $cx)?)
+    };
+}
+
 macro_rules! opcode_table {
     (
-        ops { $( $ov:ident = $on:literal, $oa:expr, [$($or:ident),*], $op:expr; )* }
+        ops { $(
+            $(#[$doc:meta])*
+            $ov:ident = $on:literal, $oa:expr, [$($or:ident),*], $op:expr
+            $(, { $( $f:ident : $ft:ty = $fs:tt ),* $(,)? } )?
+            $(, ($wt:ty) )? ;
+        )* }
         unary { $( $uv:ident = $un:literal, $ua:expr, [$($ur:ident),*], $up:expr; )* }
         binary { $( $bv:ident = $bn:literal, $ba:expr, [$($br:ident),*], $bp:expr; )* }
     ) => {
@@ -223,6 +341,18 @@ macro_rules! opcode_table {
             $($ov,)*
             $($uv,)*
             $($bv,)*
+        }
+
+        /// An opcode together with its opcode-specific attributes: one
+        /// variant per entry of the table's `ops` section (its fields are
+        /// the entry's attributes), and the two element-wise families.
+        #[derive(Clone, PartialEq, Debug)]
+        pub enum Op {
+            $( $(#[$doc])* $ov $({ $($f: $ft),* })? $(($wt))?, )*
+            /// An element-wise unary operation (the table's `unary` section).
+            Unary(UnaryOp),
+            /// An element-wise binary operation (the table's `binary` section).
+            Binary(BinaryOp),
         }
 
         opcode_family!(
@@ -287,60 +417,306 @@ macro_rules! opcode_table {
                 }
             }
         }
+
+        impl Op {
+            /// This op's table entry.
+            pub fn opcode(&self) -> Opcode {
+                match self {
+                    $( Op::$ov { .. } => Opcode::$ov, )*
+                    Op::Unary(u) => u.opcode(),
+                    Op::Binary(b) => b.opcode(),
+                }
+            }
+
+            /// The op of opcode `code` with its attributes read from HLO
+            /// text (each attribute the op takes is taken from `r`; the
+            /// caller reports what remains).
+            pub(crate) fn parse_attrs(
+                code: Opcode,
+                r: &mut $crate::text::attr::Attrs<'_, '_>,
+            ) -> $crate::text::attr::PResult<Op> {
+                Ok(match code {
+                    $( Opcode::$ov => op_arm!(parse r; $ov $({ $($f : $ft = $fs),* })? $(($wt))?), )*
+                    $( Opcode::$uv => Op::Unary(UnaryOp::$uv), )*
+                    $( Opcode::$bv => Op::Binary(BinaryOp::$bv), )*
+                })
+            }
+
+            /// This op's attributes as HLO text `key=value` items, in the
+            /// table's order (XLA's; [`PRINT_RULES`] lists the exceptions).
+            pub(crate) fn print_attrs(&self, cx: &AttrCx, out: &mut Vec<String>) {
+                match self {
+                    $( op_arm!(pattern $ov $({ $($f)* })? $((group $wt))?) => {
+                        op_arm!(print cx, out; $ov $({ $($f : $ft = $fs),* })? $((group $wt))?)
+                    } )*
+                    Op::Unary(_) | Op::Binary(_) => {}
+                }
+                for &(code, key, rule) in PRINT_RULES {
+                    if code != self.opcode() {
+                        continue;
+                    }
+                    let prefix = format!("{key}=");
+                    if let Some(i) = out.iter().position(|a| a.starts_with(&prefix)) {
+                        let a = out.remove(i);
+                        if rule == PrintRule::Last {
+                            out.push(a);
+                        }
+                    }
+                }
+            }
+
+            /// Writes this op's attributes into the fields of `p`.
+            pub(crate) fn encode_attrs(&self, cx: &AttrCx, p: &mut hlox_proto::xla::HloInstructionProto) {
+                match self {
+                    $( op_arm!(pattern $ov $({ $($f)* })? $((group $wt))?) => {
+                        op_arm!(encode cx, p; $ov $({ $($f : $ft = $fs),* })? $((group $wt))?)
+                    } )*
+                    Op::Unary(_) | Op::Binary(_) => {}
+                }
+            }
+
+            /// The op of opcode `code` with its attributes read from the
+            /// fields of `p`.
+            pub(crate) fn decode_attrs(
+                code: Opcode,
+                p: &hlox_proto::xla::HloInstructionProto,
+                cx: &AttrCx,
+            ) -> Result<Op, $crate::proto::ProtoError> {
+                Ok(match code {
+                    $( Opcode::$ov => op_arm!(decode cx, p; $ov $({ $($f : $ft = $fs),* })? $(($wt))?), )*
+                    $( Opcode::$uv => Op::Unary(UnaryOp::$uv), )*
+                    $( Opcode::$bv => Op::Binary(BinaryOp::$bv), )*
+                })
+            }
+        }
     };
 }
 
+/// What printing and proto conversion know of an instruction beyond its
+/// op: attributes whose default depends on the operands (a compare's
+/// `type=`, the per-operand precision list) read it here, and proto
+/// decoding names the instruction in its errors.
+pub(crate) struct AttrCx<'a> {
+    pub opcode: Opcode,
+    /// The element type of operand 0, when it has one.
+    pub operand_ty: Option<crate::types::ElementType>,
+    /// The number of operands.
+    pub operands: usize,
+    /// The computation and the instruction, for errors.
+    pub comp: &'a str,
+    pub inst: &'a str,
+}
+
+/// A group of attributes kept in one struct of the IR (dimension numbers,
+/// a collective's or a custom call's attributes): implemented by
+/// [`attr_struct!`] from the struct's field list.
+pub(crate) trait AttrGroup: Sized {
+    /// The proto message its fields are in.
+    type Proto;
+    fn parse_text(r: &mut crate::text::attr::Attrs<'_, '_>) -> crate::text::attr::PResult<Self>;
+    fn print_text(&self, cx: &AttrCx, out: &mut Vec<String>);
+    fn encode(&self, cx: &AttrCx, m: &mut Self::Proto);
+    fn decode(m: &Self::Proto, cx: &AttrCx) -> Result<Self, crate::proto::ProtoError>;
+}
+
+impl<T: AttrGroup> AttrGroup for Box<T> {
+    type Proto = T::Proto;
+    fn parse_text(r: &mut crate::text::attr::Attrs<'_, '_>) -> crate::text::attr::PResult<Self> {
+        T::parse_text(r).map(Box::new)
+    }
+    fn print_text(&self, cx: &AttrCx, out: &mut Vec<String>) {
+        (**self).print_text(cx, out)
+    }
+    fn encode(&self, cx: &AttrCx, m: &mut Self::Proto) {
+        (**self).encode(cx, m)
+    }
+    fn decode(m: &Self::Proto, cx: &AttrCx) -> Result<Self, crate::proto::ProtoError> {
+        T::decode(m, cx).map(Box::new)
+    }
+}
+
+/// Where XLA prints an attribute of a shared attribute struct differently
+/// by opcode.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum PrintRule {
+    /// After the opcode's own attributes.
+    Last,
+    /// Not at all: XLA's text has no such attribute for the opcode (hlox
+    /// reads it and leaves it out of the text).
+    Never,
+}
+
+/// The exceptions to "text prints the attributes in table order".
+const PRINT_RULES: &[(Opcode, &str, PrintRule)] = &[
+    (Opcode::AllGather, "use_global_device_ids", PrintRule::Last),
+    (Opcode::AllToAll, "use_global_device_ids", PrintRule::Never),
+];
+
+// The table. Each `ops` entry: its `Opcode` and `Op` variant, XLA's name,
+// operand count, called-computation roles, properties, and its attributes:
+// none, `{ field: Type = [TextKind "text_key" presence, ProtoKind .proto_field], ... }`,
+// or `(AttrStruct)` (a struct declared with `attr_struct!` in `ir.rs`).
+// Text kinds are in `text/attr.rs`, proto kinds in `proto.rs` (`kind`);
+// presence is `req`, `(opt DEFAULT)` or `(shown DEFAULT)` ([`attr_field!`]).
+// Text prints the attributes in the order listed here (XLA's order).
 opcode_table! {
     // Opcode             text name                 operands     called roles             properties
     ops {
-        Parameter          = "parameter",            Fixed(0),    [],                      DECLARED_SHAPE;
-        Constant           = "constant",             Fixed(0),    [],                      NONE;
-        Iota               = "iota",                 Fixed(0),    [],                      DECLARED_SHAPE;
-        Compare            = "compare",              Fixed(2),    [],                      ELEMENTWISE;
+        Parameter          = "parameter",            Fixed(0),    [],                      DECLARED_SHAPE, {
+            number: u64 = [Param "" req, ParamNumber .parameter_number],
+        };
+        Constant           = "constant",             Fixed(0),    [],                      NONE, {
+            literal: Literal = [Lit "" req, LiteralMsg .literal],
+        };
+        Iota               = "iota",                 Fixed(0),    [],                      DECLARED_SHAPE, {
+            dimension: i64 = [Int "iota_dimension" req, Dim1 .dimensions],
+        };
+        Compare            = "compare",              Fixed(2),    [],                      ELEMENTWISE, {
+            direction: ComparisonDirection = [Name "direction" req, NameStr .comparison_direction],
+            cmp_type: Option<ComparisonType> = [CmpType "type" (opt None), CmpType .comparison_type],
+        };
         Select             = "select",               Fixed(3),    [],                      ELEMENTWISE;
         Clamp              = "clamp",                Fixed(3),    [],                      ELEMENTWISE;
         Convert            = "convert",              Fixed(1),    [],                      ELEMENTWISE | DECLARED_SHAPE;
         BitcastConvert     = "bitcast-convert",      Fixed(1),    [],                      DECLARED_SHAPE;
-        ReducePrecision    = "reduce-precision",     Fixed(1),    [],                      ELEMENTWISE;
-        Broadcast          = "broadcast",            Fixed(1),    [],                      DECLARED_SHAPE;
+        ReducePrecision    = "reduce-precision",     Fixed(1),    [],                      ELEMENTWISE, {
+            exponent_bits: i32 = [I32 "exponent_bits" req, Same .exponent_bits],
+            mantissa_bits: i32 = [I32 "mantissa_bits" req, Same .mantissa_bits],
+        };
+        Broadcast          = "broadcast",            Fixed(1),    [],                      DECLARED_SHAPE, {
+            dimensions: Vec<i64> = [Ints "dimensions" req, Same .dimensions],
+        };
         Reshape            = "reshape",              Fixed(1),    [],                      DECLARED_SHAPE;
         Bitcast            = "bitcast",              Fixed(1),    [],                      DECLARED_SHAPE;
-        Transpose          = "transpose",            Fixed(1),    [],                      NONE;
-        Reverse            = "reverse",              Fixed(1),    [],                      NONE;
-        Slice              = "slice",                Fixed(1),    [],                      NONE;
-        DynamicSlice       = "dynamic-slice",        AtLeast(1),  [],                      NONE;
+        Transpose          = "transpose",            Fixed(1),    [],                      NONE, {
+            dimensions: Vec<i64> = [Ints "dimensions" req, Same .dimensions],
+        };
+        Reverse            = "reverse",              Fixed(1),    [],                      NONE, {
+            dimensions: Vec<i64> = [Ints "dimensions" req, Same .dimensions],
+        };
+        Slice              = "slice",                Fixed(1),    [],                      NONE, {
+            dims: Vec<SliceDim> = [Slices "slice" req, Slices .slice_dimensions],
+        };
+        DynamicSlice       = "dynamic-slice",        AtLeast(1),  [],                      NONE, {
+            sizes: Vec<i64> = [Ints "dynamic_slice_sizes" req, Same .dynamic_slice_sizes],
+        };
         DynamicUpdateSlice = "dynamic-update-slice", AtLeast(2),  [],                      NONE;
-        Concatenate        = "concatenate",          AtLeast(1),  [],                      NONE;
-        Pad                = "pad",                  Fixed(2),    [],                      NONE;
-        Dot                = "dot",                  Fixed(2),    [],                      EXPENSIVE;
-        Reduce             = "reduce",               AtLeast(2),  [ToApply],               EXPENSIVE;
-        ReduceWindow       = "reduce-window",        AtLeast(2),  [ToApply],               EXPENSIVE;
-        SelectAndScatter   = "select-and-scatter",   Fixed(3),    [Select, Scatter],       EXPENSIVE;
-        Convolution        = "convolution",          Fixed(2),    [],                      EXPENSIVE;
-        Gather             = "gather",               Fixed(2),    [],                      EXPENSIVE;
-        Scatter            = "scatter",              AtLeast(3),  [ToApply],               EXPENSIVE;
-        Sort               = "sort",                 AtLeast(1),  [ToApply],               EXPENSIVE;
-        TopK               = "topk",                 Fixed(1),    [],                      EXPENSIVE;
-        Fft                = "fft",                  Fixed(1),    [],                      EXPENSIVE;
+        Concatenate        = "concatenate",          AtLeast(1),  [],                      NONE, {
+            dimension: i64 = [Dim1 "dimensions" req, Dim1 .dimensions],
+        };
+        Pad                = "pad",                  Fixed(2),    [],                      NONE, {
+            dims: Vec<PadDim> = [Padding "padding" req, Padding .padding_config],
+        };
+        Dot                = "dot",                  Fixed(2),    [],                      EXPENSIVE, {
+            dnums: DotDimensionNumbers = [Group "" req, Message .dot_dimension_numbers],
+            precision: Vec<Precision> = [Precisions "operand_precision" (opt Vec::new()), Precisions .precision_config],
+        };
+        /// called: [to_apply]. Variadic: N inputs then N init values.
+        Reduce             = "reduce",               AtLeast(2),  [ToApply],               EXPENSIVE, {
+            dimensions: Vec<i64> = [Ints "dimensions" req, Same .dimensions],
+        };
+        /// called: [to_apply]. Variadic: N inputs then N init values.
+        ReduceWindow       = "reduce-window",        AtLeast(2),  [ToApply],               EXPENSIVE, {
+            window: Window = [Win "window" (opt Window::default()), Win .window],
+        };
+        /// operands: operand, source, init; called: [select, scatter].
+        SelectAndScatter   = "select-and-scatter",   Fixed(3),    [Select, Scatter],       EXPENSIVE, {
+            window: Window = [Win "window" (opt Window::default()), Win .window],
+        };
+        Convolution        = "convolution",          Fixed(2),    [],                      EXPENSIVE, (Convolution);
+        Gather             = "gather",               Fixed(2),    [],                      EXPENSIVE, {
+            dnums: GatherDimensionNumbers = [Group "" req, Message .gather_dimension_numbers],
+            slice_sizes: Vec<i64> = [Ints "slice_sizes" req, Same .gather_slice_sizes],
+            indices_are_sorted: bool = [Flag "indices_are_sorted" (opt false), Same .indices_are_sorted],
+        };
+        /// called: [to_apply]. Operands: N inputs, indices, N updates.
+        Scatter            = "scatter",              AtLeast(3),  [ToApply],               EXPENSIVE, {
+            dnums: ScatterDimensionNumbers = [Group "" req, Message .scatter_dimension_numbers],
+            indices_are_sorted: bool = [Flag "indices_are_sorted" (opt false), Same .indices_are_sorted],
+            unique_indices: bool = [Flag "unique_indices" (opt false), Same .unique_indices],
+        };
+        /// called: [comparator].
+        Sort               = "sort",                 AtLeast(1),  [ToApply],               EXPENSIVE, {
+            dimension: i64 = [Dim1 "dimensions" req, Dim1 .dimensions],
+            is_stable: bool = [Flag "is_stable" (opt false), Same .is_stable],
+        };
+        /// The `k` largest (or smallest) elements along the last dimension and
+        /// their s32 indices: result `(T[..., k], s32[..., k])`. Ties keep the
+        /// lower index first.
+        TopK               = "topk",                 Fixed(1),    [],                      EXPENSIVE, {
+            k: i64 = [Int "k" req, Same .k],
+            largest: bool = [Flag "largest" (shown true), Same .largest],
+        };
+        /// A discrete Fourier transform over the last `fft_length.len()` (1 to
+        /// 3) dimensions; `fft_length` is the transform's length in each, which
+        /// for IRFFT is the real result's (the operand's last dimension holds
+        /// `fft_length.last() / 2 + 1` frequencies).
+        Fft                = "fft",                  Fixed(1),    [],                      EXPENSIVE, {
+            fft_type: FftType = [Name "fft_type" req, ProtoEnum .fft_type],
+            fft_length: Vec<i64> = [Ints "fft_length" req, Same .fft_length],
+        };
         Tuple              = "tuple",                AtLeast(0),  [],                      NONE;
-        GetTupleElement    = "get-tuple-element",    Fixed(1),    [],                      NONE;
+        GetTupleElement    = "get-tuple-element",    Fixed(1),    [],                      NONE, {
+            index: i64 = [Int "index" req, Same .tuple_index],
+        };
+        /// called: [to_apply].
         Call               = "call",                 AtLeast(0),  [ToApply],               EXPENSIVE;
+        /// called: [condition, body].
         While              = "while",                Fixed(1),    [Condition, Body],       EXPENSIVE;
+        /// called: branch computations in order. With a PRED selector the first
+        /// is the true computation and the second the false computation.
         Conditional        = "conditional",          AtLeast(1),  [Branches],              EXPENSIVE;
-        Map                = "map",                  AtLeast(1),  [ToApply],               EXPENSIVE;
+        /// called: [to_apply].
+        Map                = "map",                  AtLeast(1),  [ToApply],               EXPENSIVE, {
+            dimensions: Vec<i64> = [Ints "dimensions" (shown Vec::new()), Same .dimensions],
+        };
         Copy               = "copy",                 Fixed(1),    [],                      NONE;
-        CustomCall         = "custom-call",          AtLeast(0),  [CalledComputations],    SIDE_EFFECT | EXPENSIVE | DECLARED_SHAPE;
-        RngBitGenerator    = "rng-bit-generator",    Fixed(1),    [],                      EXPENSIVE | DECLARED_SHAPE;
+        /// called: any computations the target is given (`called_computations=`).
+        CustomCall         = "custom-call",          AtLeast(0),  [CalledComputations],    SIDE_EFFECT | EXPENSIVE | DECLARED_SHAPE, (Box<CustomCall>);
+        RngBitGenerator    = "rng-bit-generator",    Fixed(1),    [],                      EXPENSIVE | DECLARED_SHAPE, {
+            algorithm: RngAlgorithm = [Name "algorithm" req, ProtoEnum .rng_algorithm],
+        };
         OptimizationBarrier = "opt-barrier",         Fixed(1),    [],                      NONE;
         AfterAll           = "after-all",            AtLeast(0),  [],                      NONE;
-        Fusion             = "fusion",               AtLeast(0),  [Calls],                 EXPENSIVE;
-        AllReduce          = "all-reduce",           AtLeast(1),  [ToApply],               COLLECTIVE | EXPENSIVE | ASYNC_PAIR;
-        AllGather          = "all-gather",           Fixed(1),    [],                      COLLECTIVE | EXPENSIVE | ASYNC_PAIR;
-        ReduceScatter      = "reduce-scatter",       Fixed(1),    [ToApply],               COLLECTIVE | EXPENSIVE;
-        AllToAll           = "all-to-all",           AtLeast(1),  [],                      COLLECTIVE | EXPENSIVE;
-        CollectivePermute  = "collective-permute",   Fixed(1),    [],                      COLLECTIVE | EXPENSIVE | ASYNC_PAIR;
-        CollectiveBroadcast = "collective-broadcast", Fixed(1),   [],                      COLLECTIVE | EXPENSIVE;
+        /// called: [fused computation].
+        Fusion             = "fusion",               AtLeast(0),  [Calls],                 EXPENSIVE, {
+            kind: FusionKind = [Name "kind" req, NameStr .fusion_kind],
+        };
+        // Collectives. On one device each has a single participant: the
+        // `single-device-collectives` pass rewrites them to copies and
+        // constants before code generation, and the evaluator computes them
+        // directly. On N devices `hlox_passes::spmd` rewrites them into
+        // `hlox.collective` custom calls.
+        /// called: [to_apply]. Variadic: N operands give an N-tuple.
+        AllReduce          = "all-reduce",           AtLeast(1),  [ToApply],               COLLECTIVE | EXPENSIVE | ASYNC_PAIR, (Collective);
+        /// Concatenates each participant's operand along `dimension`.
+        AllGather          = "all-gather",           Fixed(1),    [],                      COLLECTIVE | EXPENSIVE | ASYNC_PAIR, {
+            collective: Collective = [Group "" req, Whole],
+            dimension: i64 = [Dim1 "dimensions" req, Dim1 .dimensions],
+        };
+        /// called: [to_apply]. All-reduce, then each participant keeps its
+        /// slice of `dimension`.
+        ReduceScatter      = "reduce-scatter",       Fixed(1),    [ToApply],               COLLECTIVE | EXPENSIVE, {
+            collective: Collective = [Group "" req, Whole],
+            dimension: i64 = [Dim1 "dimensions" req, Dim1 .dimensions],
+        };
+        /// With `split_dimension`, one array split among the participants;
+        /// without it, N operands (one per participant) and an N-tuple.
+        AllToAll           = "all-to-all",           AtLeast(1),  [],                      COLLECTIVE | EXPENSIVE, {
+            collective: Collective = [Group "" req, Whole],
+            split_dimension: Option<i64> = [OptDim1 "dimensions" (opt None), OptDim1 .dimensions],
+        };
+        /// Sends the operand from `source` to `target` for each pair; a device
+        /// that no pair targets gets zeros.
+        CollectivePermute  = "collective-permute",   Fixed(1),    [],                      COLLECTIVE | EXPENSIVE | ASYNC_PAIR, {
+            channel_id: Option<i64> = [OptInt "channel_id" (opt None), ChannelId .channel_id],
+            source_target_pairs: Vec<(i64, i64)> = [Pairs "source_target_pairs" req, Pairs .source_target_pairs],
+        };
+        /// The first participant's operand, to every participant of its group.
+        CollectiveBroadcast = "collective-broadcast", Fixed(1),   [],                      COLLECTIVE | EXPENSIVE, (Collective);
+        /// `u32[]`: this device's replica number (0 here).
         ReplicaId          = "replica-id",           Fixed(0),    [],                      COLLECTIVE;
+        /// `u32[]`: this device's partition number (0 here).
         PartitionId        = "partition-id",         Fixed(0),    [],                      COLLECTIVE;
     }
     unary {
@@ -433,64 +809,6 @@ impl std::fmt::Display for Opcode {
 }
 
 impl Op {
-    /// This op's table entry. One exhaustive match: a new `Op` variant does
-    /// not compile until it has one.
-    pub fn opcode(&self) -> Opcode {
-        match self {
-            Op::Parameter { .. } => Opcode::Parameter,
-            Op::Constant { .. } => Opcode::Constant,
-            Op::Iota { .. } => Opcode::Iota,
-            Op::Unary(u) => u.opcode(),
-            Op::Binary(b) => b.opcode(),
-            Op::Compare { .. } => Opcode::Compare,
-            Op::Select => Opcode::Select,
-            Op::Clamp => Opcode::Clamp,
-            Op::Convert => Opcode::Convert,
-            Op::BitcastConvert => Opcode::BitcastConvert,
-            Op::ReducePrecision { .. } => Opcode::ReducePrecision,
-            Op::Broadcast { .. } => Opcode::Broadcast,
-            Op::Reshape => Opcode::Reshape,
-            Op::Bitcast => Opcode::Bitcast,
-            Op::Transpose { .. } => Opcode::Transpose,
-            Op::Reverse { .. } => Opcode::Reverse,
-            Op::Slice { .. } => Opcode::Slice,
-            Op::DynamicSlice { .. } => Opcode::DynamicSlice,
-            Op::DynamicUpdateSlice => Opcode::DynamicUpdateSlice,
-            Op::Concatenate { .. } => Opcode::Concatenate,
-            Op::Pad { .. } => Opcode::Pad,
-            Op::Dot { .. } => Opcode::Dot,
-            Op::Reduce { .. } => Opcode::Reduce,
-            Op::ReduceWindow { .. } => Opcode::ReduceWindow,
-            Op::SelectAndScatter { .. } => Opcode::SelectAndScatter,
-            Op::Convolution(_) => Opcode::Convolution,
-            Op::Gather { .. } => Opcode::Gather,
-            Op::Scatter { .. } => Opcode::Scatter,
-            Op::Sort { .. } => Opcode::Sort,
-            Op::TopK { .. } => Opcode::TopK,
-            Op::Fft { .. } => Opcode::Fft,
-            Op::Tuple => Opcode::Tuple,
-            Op::GetTupleElement { .. } => Opcode::GetTupleElement,
-            Op::Call => Opcode::Call,
-            Op::While => Opcode::While,
-            Op::Conditional => Opcode::Conditional,
-            Op::Map { .. } => Opcode::Map,
-            Op::Copy => Opcode::Copy,
-            Op::CustomCall(_) => Opcode::CustomCall,
-            Op::RngBitGenerator { .. } => Opcode::RngBitGenerator,
-            Op::OptimizationBarrier => Opcode::OptimizationBarrier,
-            Op::AfterAll => Opcode::AfterAll,
-            Op::Fusion { .. } => Opcode::Fusion,
-            Op::AllReduce(_) => Opcode::AllReduce,
-            Op::AllGather { .. } => Opcode::AllGather,
-            Op::ReduceScatter { .. } => Opcode::ReduceScatter,
-            Op::AllToAll { .. } => Opcode::AllToAll,
-            Op::CollectivePermute { .. } => Opcode::CollectivePermute,
-            Op::CollectiveBroadcast(_) => Opcode::CollectiveBroadcast,
-            Op::ReplicaId => Opcode::ReplicaId,
-            Op::PartitionId => Opcode::PartitionId,
-        }
-    }
-
     /// XLA's opcode name as printed in HLO text.
     pub fn name(&self) -> &'static str {
         self.opcode().name()

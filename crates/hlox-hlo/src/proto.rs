@@ -29,7 +29,7 @@
 use crate::graph::DepGraph;
 use crate::ir::*;
 use crate::literal::{ArrayLiteral, Literal};
-use crate::opcode::Opcode;
+use crate::opcode::{AttrCx, Opcode};
 use crate::types::{ArrayShape, ElementType, Layout, ProgramShape, Shape};
 use hlox_proto::xla;
 use prost::Message;
@@ -500,50 +500,73 @@ fn window_from_proto(w: &xla::Window) -> Window {
     }
 }
 
+/// An attribute enum stored in a proto as its proto enum's `i32`.
+pub(crate) trait ProtoEnumMap: AttrEnum {
+    fn to_i32(self) -> i32;
+    /// `None` for a value the IR enum does not have.
+    fn from_i32(v: i32) -> Option<Self>;
+}
+
 /// One mapping between an IR attribute enum and its proto enum, written
-/// once and used both ways (encode: `$to`, decode: `$from`, `None` for a
-/// value the proto enum does not have).
+/// once and used both ways.
 macro_rules! proto_enum {
-    ($to:ident, $from:ident, $ours:ident, $theirs:ty { $($a:ident = $b:ident),* $(,)? }) => {
-        fn $to(v: $ours) -> i32 {
-            type T = $theirs;
-            match v {
-                $($ours::$a => T::$b as i32,)*
+    ($ours:ident, $theirs:ty { $($a:ident = $b:ident),* $(,)? }) => {
+        impl ProtoEnumMap for $ours {
+            fn to_i32(self) -> i32 {
+                type T = $theirs;
+                match self {
+                    $($ours::$a => T::$b as i32,)*
+                }
             }
-        }
-        fn $from(v: i32) -> Option<$ours> {
-            type T = $theirs;
-            match T::try_from(v) {
-                $(Ok(T::$b) => Some($ours::$a),)*
-                #[allow(unreachable_patterns)]
-                _ => None,
+            fn from_i32(v: i32) -> Option<$ours> {
+                type T = $theirs;
+                match T::try_from(v) {
+                    $(Ok(T::$b) => Some($ours::$a),)*
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
             }
         }
     };
 }
 
-proto_enum!(precision_to_i32, precision_from_i32, Precision, xla::precision_config::Precision {
+proto_enum!(Precision, xla::precision_config::Precision {
     Default = Default,
     High = High,
     Highest = Highest,
 });
-proto_enum!(schedule_to_i32, schedule_from_i32, CustomCallSchedule, xla::CustomCallSchedule {
+proto_enum!(CustomCallSchedule, xla::CustomCallSchedule {
     None = ScheduleNone,
     Latest = ScheduleLatest,
     Earliest = ScheduleEarliest,
 });
-proto_enum!(rng_algorithm_to_i32, rng_algorithm_from_i32, RngAlgorithm, xla::RandomAlgorithm {
+proto_enum!(RngAlgorithm, xla::RandomAlgorithm {
     Default = RngDefault,
     ThreeFry = RngThreeFry,
     Philox = RngPhilox,
 });
+proto_enum!(FftType, xla::FftType {
+    Fft = Fft,
+    Ifft = Ifft,
+    Rfft = Rfft,
+    Irfft = Irfft,
+});
+
+impl ProtoEnumMap for CustomCallApiVersion {
+    fn to_i32(self) -> i32 {
+        self.proto_value()
+    }
+    fn from_i32(v: i32) -> Option<Self> {
+        CustomCallApiVersion::from_proto_value(v)
+    }
+}
 
 fn precision_to_proto(p: &[Precision], operands: usize) -> xla::PrecisionConfig {
     use xla::precision_config::Precision as P;
     let list: Vec<i32> = if p.is_empty() {
         vec![P::Default as i32; operands]
     } else {
-        p.iter().map(|&p| precision_to_i32(p)).collect()
+        p.iter().map(|&p| p.to_i32()).collect()
     };
     xla::PrecisionConfig {
         operand_precision: list,
@@ -566,19 +589,26 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn err(&self, field: &str, message: impl std::fmt::Display) -> ProtoError {
-        invalid(
-            format!(
-                "computation `{}`, instruction `{}`, field `{field}`",
-                self.comp, self.inst
-            ),
-            message.to_string(),
-        )
+        inst_err(self.comp, self.inst, field, message)
     }
+}
+
+impl AttrCx<'_> {
+    pub(crate) fn err(&self, field: &str, message: impl std::fmt::Display) -> ProtoError {
+        inst_err(self.comp, self.inst, field, message)
+    }
+}
+
+fn inst_err(comp: &str, inst: &str, field: &str, message: impl std::fmt::Display) -> ProtoError {
+    invalid(
+        format!("computation `{comp}`, instruction `{inst}`, field `{field}`"),
+        message.to_string(),
+    )
 }
 
 fn precision_from_proto(
     p: &Option<xla::PrecisionConfig>,
-    ctx: &Ctx,
+    ctx: &AttrCx,
 ) -> Result<Vec<Precision>, ProtoError> {
     let Some(p) = p else { return Ok(Vec::new()) };
     if p.algorithm != 0 {
@@ -595,7 +625,7 @@ fn precision_from_proto(
         .operand_precision
         .iter()
         .map(|&v| {
-            precision_from_i32(v).ok_or_else(|| {
+            Precision::from_i32(v).ok_or_else(|| {
                 ctx.err(
                     "precision_config.operand_precision",
                     format!("unknown precision value {v}"),
@@ -1037,291 +1067,20 @@ fn instruction_to_proto(
     if let Some(b) = &inst.backend_config {
         p.backend_config = b.clone().into_bytes();
     }
-    let operand_elem_ty = |i: usize| {
-        inst.operands
-            .get(i)
-            .and_then(|o| c.instructions.get(*o))
-            .and_then(|o| o.shape.element_type())
+    let operand_ty = inst
+        .operands
+        .first()
+        .and_then(|o| c.instructions.get(*o))
+        .and_then(|o| o.shape.element_type());
+    let cx = AttrCx {
+        opcode: inst.op.opcode(),
+        operand_ty,
+        operands: inst.operands.len(),
+        comp: &c.name,
+        inst: &inst.name,
     };
-    match &inst.op {
-        Op::Parameter { number } => p.parameter_number = *number as i64,
-        Op::Constant { literal } => p.literal = Some(literal_to_proto(literal)),
-        Op::Iota { dimension } => p.dimensions = vec![*dimension],
-        Op::Unary(_)
-        | Op::Binary(_)
-        | Op::Select
-        | Op::Clamp
-        | Op::Convert
-        | Op::BitcastConvert
-        | Op::Reshape
-        | Op::Bitcast
-        | Op::DynamicUpdateSlice
-        | Op::Tuple
-        | Op::Call
-        | Op::While
-        | Op::Conditional
-        | Op::Copy
-        | Op::OptimizationBarrier
-        | Op::AfterAll => {}
-        Op::Compare {
-            direction,
-            cmp_type,
-        } => {
-            p.comparison_direction = direction.name().to_string();
-            let t = match operand_elem_ty(0) {
-                Some(ty) => Some(ComparisonType::resolve(*cmp_type, ty)),
-                None => *cmp_type,
-            };
-            if let Some(t) = t {
-                p.comparison_type = t.name().to_string();
-            }
-        }
-        Op::ReducePrecision {
-            exponent_bits,
-            mantissa_bits,
-        } => {
-            p.exponent_bits = *exponent_bits;
-            p.mantissa_bits = *mantissa_bits;
-        }
-        Op::Broadcast { dimensions }
-        | Op::Transpose { dimensions }
-        | Op::Reverse { dimensions }
-        | Op::Reduce { dimensions }
-        | Op::Map { dimensions } => p.dimensions = dimensions.clone(),
-        Op::Slice { dims } => {
-            p.slice_dimensions = dims
-                .iter()
-                .map(|d| xla::hlo_instruction_proto::SliceDimensions {
-                    start: d.start,
-                    limit: d.limit,
-                    stride: d.stride,
-                })
-                .collect()
-        }
-        Op::DynamicSlice { sizes } => p.dynamic_slice_sizes = sizes.clone(),
-        Op::Concatenate { dimension } => p.dimensions = vec![*dimension],
-        Op::Pad { dims } => {
-            p.padding_config = Some(xla::PaddingConfig {
-                dimensions: dims
-                    .iter()
-                    .map(|d| xla::padding_config::PaddingConfigDimension {
-                        edge_padding_low: d.lo,
-                        edge_padding_high: d.hi,
-                        interior_padding: d.interior,
-                    })
-                    .collect(),
-            })
-        }
-        Op::Dot { dnums, precision } => {
-            p.dot_dimension_numbers = Some(xla::DotDimensionNumbers {
-                lhs_contracting_dimensions: dnums.lhs_contracting_dims.clone(),
-                rhs_contracting_dimensions: dnums.rhs_contracting_dims.clone(),
-                lhs_batch_dimensions: dnums.lhs_batch_dims.clone(),
-                rhs_batch_dimensions: dnums.rhs_batch_dims.clone(),
-            });
-            p.precision_config = Some(precision_to_proto(precision, inst.operands.len()));
-        }
-        Op::ReduceWindow { window } | Op::SelectAndScatter { window } => {
-            p.window = Some(window_to_proto(window))
-        }
-        Op::Convolution(c) => {
-            let dnums = &c.dnums;
-            p.window = Some(window_to_proto(&c.window));
-            p.convolution_dimension_numbers = Some(xla::ConvolutionDimensionNumbers {
-                input_batch_dimension: dnums.input_batch_dimension,
-                input_feature_dimension: dnums.input_feature_dimension,
-                input_spatial_dimensions: dnums.input_spatial_dimensions.clone(),
-                kernel_input_feature_dimension: dnums.kernel_input_feature_dimension,
-                kernel_output_feature_dimension: dnums.kernel_output_feature_dimension,
-                kernel_spatial_dimensions: dnums.kernel_spatial_dimensions.clone(),
-                output_batch_dimension: dnums.output_batch_dimension,
-                output_feature_dimension: dnums.output_feature_dimension,
-                output_spatial_dimensions: dnums.output_spatial_dimensions.clone(),
-            });
-            p.feature_group_count = c.feature_group_count;
-            p.batch_group_count = c.batch_group_count;
-            p.precision_config = Some(precision_to_proto(&c.precision, inst.operands.len()));
-        }
-        Op::Gather {
-            dnums,
-            slice_sizes,
-            indices_are_sorted,
-        } => {
-            p.gather_dimension_numbers = Some(xla::GatherDimensionNumbers {
-                offset_dims: dnums.offset_dims.clone(),
-                collapsed_slice_dims: dnums.collapsed_slice_dims.clone(),
-                start_index_map: dnums.start_index_map.clone(),
-                index_vector_dim: dnums.index_vector_dim,
-                operand_batching_dims: dnums.operand_batching_dims.clone(),
-                start_indices_batching_dims: dnums.start_indices_batching_dims.clone(),
-            });
-            p.gather_slice_sizes = slice_sizes.clone();
-            p.indices_are_sorted = *indices_are_sorted;
-        }
-        Op::Scatter {
-            dnums,
-            indices_are_sorted,
-            unique_indices,
-        } => {
-            p.scatter_dimension_numbers = Some(xla::ScatterDimensionNumbers {
-                update_window_dims: dnums.update_window_dims.clone(),
-                inserted_window_dims: dnums.inserted_window_dims.clone(),
-                scatter_dims_to_operand_dims: dnums.scatter_dims_to_operand_dims.clone(),
-                index_vector_dim: dnums.index_vector_dim,
-                input_batching_dims: dnums.input_batching_dims.clone(),
-                scatter_indices_batching_dims: dnums.scatter_indices_batching_dims.clone(),
-            });
-            p.indices_are_sorted = *indices_are_sorted;
-            p.unique_indices = *unique_indices;
-        }
-        Op::Sort {
-            dimension,
-            is_stable,
-        } => {
-            p.dimensions = vec![*dimension];
-            p.is_stable = *is_stable;
-        }
-        Op::TopK { k, largest } => {
-            p.k = *k;
-            p.largest = *largest;
-        }
-        Op::Fft {
-            fft_type,
-            fft_length,
-        } => {
-            p.fft_type = match fft_type {
-                FftType::Fft => xla::FftType::Fft,
-                FftType::Ifft => xla::FftType::Ifft,
-                FftType::Rfft => xla::FftType::Rfft,
-                FftType::Irfft => xla::FftType::Irfft,
-            } as i32;
-            p.fft_length = fft_length.clone();
-        }
-        Op::GetTupleElement { index } => p.tuple_index = *index,
-        Op::CustomCall(cc) => {
-            p.custom_call_target = cc.target.clone();
-            p.backend_config = cc.opaque.clone();
-            p.custom_call_has_side_effect = cc.has_side_effect;
-            p.output_operand_aliasing = cc
-                .output_operand_aliasing
-                .iter()
-                .map(|a| xla::OutputOperandAliasing {
-                    output_shape_index: a.output_index.clone(),
-                    operand_index: a.operand,
-                    operand_shape_index: a.operand_index.clone(),
-                })
-                .collect();
-            p.custom_call_schedule = schedule_to_i32(cc.schedule);
-            p.custom_call_api_version = cc.api_version.proto_value();
-            if let Some(shapes) = &cc.operand_layout_constraints {
-                p.constrain_layout = true;
-                p.operand_shapes_with_layout = shapes.iter().map(shape_to_proto).collect();
-            }
-        }
-        Op::RngBitGenerator { algorithm } => p.rng_algorithm = rng_algorithm_to_i32(*algorithm),
-        Op::Fusion { kind } => p.fusion_kind = kind.name().to_string(),
-        Op::AllReduce(c) | Op::CollectiveBroadcast(c) => collective_to_proto(&mut p, c),
-        Op::AllGather {
-            collective,
-            dimension,
-        }
-        | Op::ReduceScatter {
-            collective,
-            dimension,
-        } => {
-            collective_to_proto(&mut p, collective);
-            p.dimensions = vec![*dimension];
-        }
-        Op::AllToAll {
-            collective,
-            split_dimension,
-        } => {
-            collective_to_proto(&mut p, collective);
-            p.dimensions = split_dimension.iter().copied().collect();
-        }
-        Op::CollectivePermute {
-            channel_id,
-            source_target_pairs,
-        } => {
-            p.channel_id = channel_id.unwrap_or(0);
-            p.source_target_pairs = source_target_pairs
-                .iter()
-                .map(|&(source, target)| xla::SourceTarget { source, target })
-                .collect();
-        }
-        Op::ReplicaId | Op::PartitionId => {}
-    }
+    inst.op.encode_attrs(&cx, &mut p);
     p
-}
-
-/// Replica groups go to `collective_device_list` as explicit groups, as
-/// recent XLA writes them (an iota form is expanded; one too large to
-/// expand keeps its iota form).
-fn collective_to_proto(p: &mut xla::HloInstructionProto, c: &Collective) {
-    p.channel_id = c.channel_id.unwrap_or(0);
-    p.use_global_device_ids = c.use_global_device_ids;
-    p.constrain_layout = c.constrain_layout;
-    let list = match (&c.replica_groups, c.replica_groups.expand()) {
-        (_, Some(groups)) => xla::CollectiveDeviceListProto {
-            replica_groups: groups
-                .into_iter()
-                .map(|replica_ids| xla::ReplicaGroup { replica_ids })
-                .collect(),
-            iota_replica_group_list: None,
-        },
-        (
-            ReplicaGroups::Iota {
-                groups,
-                size,
-                reshape_dims,
-                perm,
-            },
-            None,
-        ) => xla::CollectiveDeviceListProto {
-            replica_groups: Vec::new(),
-            iota_replica_group_list: Some(xla::IotaReplicaGroupListProto {
-                num_replica_groups: *groups,
-                num_devices_per_group: *size,
-                iota_reshape_dims: reshape_dims.clone(),
-                iota_transpose_perm: perm.iter().map(|&x| x as i32).collect(),
-            }),
-        },
-        (ReplicaGroups::List(_), None) => xla::CollectiveDeviceListProto::default(),
-    };
-    p.collective_device_list = Some(list);
-}
-
-/// The collective attributes of `p`: replica groups from
-/// `collective_device_list` (recent XLA) or `replica_groups` (older).
-fn collective_from_proto(p: &xla::HloInstructionProto) -> Collective {
-    let replica_groups = match &p.collective_device_list {
-        Some(l) => match &l.iota_replica_group_list {
-            Some(i) if l.replica_groups.is_empty() => ReplicaGroups::Iota {
-                groups: i.num_replica_groups,
-                size: i.num_devices_per_group,
-                reshape_dims: i.iota_reshape_dims.clone(),
-                perm: i.iota_transpose_perm.iter().map(|&x| x as i64).collect(),
-            },
-            _ => ReplicaGroups::List(
-                l.replica_groups
-                    .iter()
-                    .map(|g| g.replica_ids.clone())
-                    .collect(),
-            ),
-        },
-        None => ReplicaGroups::List(
-            p.replica_groups
-                .iter()
-                .map(|g| g.replica_ids.clone())
-                .collect(),
-        ),
-    };
-    Collective {
-        replica_groups,
-        channel_id: (p.channel_id != 0).then_some(p.channel_id),
-        use_global_device_ids: p.use_global_device_ids,
-        constrain_layout: p.constrain_layout,
-    }
 }
 
 /// Serializes a module as a binary `HloModuleProto`.
@@ -1657,16 +1416,6 @@ fn computation_from_proto(
     })
 }
 
-fn expect_dims1(p: &xla::HloInstructionProto, ctx: &Ctx) -> Result<i64, ProtoError> {
-    match p.dimensions.as_slice() {
-        [d] => Ok(*d),
-        other => Err(ctx.err(
-            "dimensions",
-            format!("{} needs exactly one dimension, found {other:?}", p.opcode),
-        )),
-    }
-}
-
 fn instruction_from_proto(
     p: &xla::HloInstructionProto,
     operands: Vec<InstId>,
@@ -1682,20 +1431,6 @@ fn instruction_from_proto(
         ProtoError::Invalid { location, message } => ctx.err(&location, message),
         other => other,
     })?;
-    let req = |field: &str, present: bool| {
-        if present {
-            Ok(())
-        } else {
-            Err(ctx.err(
-                field,
-                format!("{} requires this field but it is missing", p.opcode),
-            ))
-        }
-    };
-    let window = |p: &xla::HloInstructionProto| -> Result<Window, ProtoError> {
-        req("window", p.window.is_some())?;
-        Ok(p.window.as_ref().map(window_from_proto).unwrap_or_default())
-    };
     let opcode = p.opcode.as_str();
     let code = match Opcode::from_name(opcode) {
         Some(code) => code,
@@ -1707,360 +1442,17 @@ fn instruction_from_proto(
             ))
         }
     };
-    let op = if let Some(u) = code.as_unary() {
-        Op::Unary(u)
-    } else if let Some(b) = code.as_binary() {
-        Op::Binary(b)
-    } else {
-        match code {
-            Opcode::Parameter => {
-                if p.parameter_number < 0 {
-                    return Err(ctx.err(
-                        "parameter_number",
-                        format!("{} is negative", p.parameter_number),
-                    ));
-                }
-                Op::Parameter {
-                    number: p.parameter_number as u64,
-                }
-            }
-            Opcode::Constant => {
-                let l = p
-                    .literal
-                    .as_ref()
-                    .ok_or_else(|| ctx.err("literal", "a constant needs a literal"))?;
-                let literal = literal_from_proto_at(l, "literal").map_err(|e| match e {
-                    ProtoError::Invalid { location, message } => ctx.err(&location, message),
-                    other => other,
-                })?;
-                Op::Constant { literal }
-            }
-            Opcode::Iota => Op::Iota {
-                dimension: expect_dims1(p, ctx)?,
-            },
-            Opcode::Compare => {
-                let direction = ComparisonDirection::from_name(&p.comparison_direction)
-                    .ok_or_else(|| {
-                        ctx.err(
-                            "comparison_direction",
-                            format!(
-                                "`{}` is not one of EQ, NE, GE, GT, LE, LT",
-                                p.comparison_direction
-                            ),
-                        )
-                    })?;
-                let cmp_type = if p.comparison_type.is_empty() {
-                    None
-                } else {
-                    let t = ComparisonType::from_name(&p.comparison_type).ok_or_else(|| {
-                        ctx.err(
-                            "comparison_type",
-                            format!(
-                                "`{}` is not one of FLOAT, TOTALORDER, SIGNED, UNSIGNED",
-                                p.comparison_type
-                            ),
-                        )
-                    })?;
-                    let operand = operands
-                        .first()
-                        .and_then(|o| built.get(*o))
-                        .and_then(|o| o.shape.element_type());
-                    ComparisonType::canonical(Some(t), operand)
-                };
-                Op::Compare {
-                    direction,
-                    cmp_type,
-                }
-            }
-            Opcode::Select => Op::Select,
-            Opcode::Clamp => Op::Clamp,
-            Opcode::Convert => Op::Convert,
-            Opcode::BitcastConvert => Op::BitcastConvert,
-            Opcode::ReducePrecision => Op::ReducePrecision {
-                exponent_bits: p.exponent_bits,
-                mantissa_bits: p.mantissa_bits,
-            },
-            Opcode::Broadcast => Op::Broadcast {
-                dimensions: p.dimensions.clone(),
-            },
-            Opcode::Reshape => Op::Reshape,
-            Opcode::Bitcast => Op::Bitcast,
-            Opcode::Transpose => Op::Transpose {
-                dimensions: p.dimensions.clone(),
-            },
-            Opcode::Reverse => Op::Reverse {
-                dimensions: p.dimensions.clone(),
-            },
-            Opcode::Slice => Op::Slice {
-                dims: p
-                    .slice_dimensions
-                    .iter()
-                    .map(|d| SliceDim {
-                        start: d.start,
-                        limit: d.limit,
-                        stride: d.stride,
-                    })
-                    .collect(),
-            },
-            Opcode::DynamicSlice => Op::DynamicSlice {
-                sizes: p.dynamic_slice_sizes.clone(),
-            },
-            Opcode::DynamicUpdateSlice => Op::DynamicUpdateSlice,
-            Opcode::Concatenate => Op::Concatenate {
-                dimension: expect_dims1(p, ctx)?,
-            },
-            Opcode::Pad => {
-                req("padding_config", p.padding_config.is_some())?;
-                Op::Pad {
-                    dims: p
-                        .padding_config
-                        .iter()
-                        .flat_map(|c| &c.dimensions)
-                        .map(|d| PadDim {
-                            lo: d.edge_padding_low,
-                            hi: d.edge_padding_high,
-                            interior: d.interior_padding,
-                        })
-                        .collect(),
-                }
-            }
-            Opcode::Dot => {
-                req("dot_dimension_numbers", p.dot_dimension_numbers.is_some())?;
-                let d = p.dot_dimension_numbers.clone().unwrap_or_default();
-                Op::Dot {
-                    dnums: DotDimensionNumbers {
-                        lhs_batch_dims: d.lhs_batch_dimensions,
-                        rhs_batch_dims: d.rhs_batch_dimensions,
-                        lhs_contracting_dims: d.lhs_contracting_dimensions,
-                        rhs_contracting_dims: d.rhs_contracting_dimensions,
-                    },
-                    precision: precision_from_proto(&p.precision_config, ctx)?,
-                }
-            }
-            Opcode::Reduce => Op::Reduce {
-                dimensions: p.dimensions.clone(),
-            },
-            Opcode::ReduceWindow => Op::ReduceWindow { window: window(p)? },
-            Opcode::SelectAndScatter => Op::SelectAndScatter { window: window(p)? },
-            Opcode::Convolution => {
-                req(
-                    "convolution_dimension_numbers",
-                    p.convolution_dimension_numbers.is_some(),
-                )?;
-                let d = p.convolution_dimension_numbers.clone().unwrap_or_default();
-                Op::Convolution(Convolution {
-                    window: window(p)?,
-                    dnums: ConvDimensionNumbers {
-                        input_batch_dimension: d.input_batch_dimension,
-                        input_feature_dimension: d.input_feature_dimension,
-                        input_spatial_dimensions: d.input_spatial_dimensions,
-                        kernel_input_feature_dimension: d.kernel_input_feature_dimension,
-                        kernel_output_feature_dimension: d.kernel_output_feature_dimension,
-                        kernel_spatial_dimensions: d.kernel_spatial_dimensions,
-                        output_batch_dimension: d.output_batch_dimension,
-                        output_feature_dimension: d.output_feature_dimension,
-                        output_spatial_dimensions: d.output_spatial_dimensions,
-                    },
-                    // XLA reads an unset (0) group count as 1.
-                    feature_group_count: p.feature_group_count.max(1),
-                    batch_group_count: p.batch_group_count.max(1),
-                    precision: precision_from_proto(&p.precision_config, ctx)?,
-                })
-            }
-            Opcode::Gather => {
-                req(
-                    "gather_dimension_numbers",
-                    p.gather_dimension_numbers.is_some(),
-                )?;
-                let d = p.gather_dimension_numbers.clone().unwrap_or_default();
-                Op::Gather {
-                    dnums: GatherDimensionNumbers {
-                        offset_dims: d.offset_dims,
-                        collapsed_slice_dims: d.collapsed_slice_dims,
-                        start_index_map: d.start_index_map,
-                        index_vector_dim: d.index_vector_dim,
-                        operand_batching_dims: d.operand_batching_dims,
-                        start_indices_batching_dims: d.start_indices_batching_dims,
-                    },
-                    slice_sizes: p.gather_slice_sizes.clone(),
-                    indices_are_sorted: p.indices_are_sorted,
-                }
-            }
-            Opcode::Scatter => {
-                req(
-                    "scatter_dimension_numbers",
-                    p.scatter_dimension_numbers.is_some(),
-                )?;
-                let d = p.scatter_dimension_numbers.clone().unwrap_or_default();
-                Op::Scatter {
-                    dnums: ScatterDimensionNumbers {
-                        update_window_dims: d.update_window_dims,
-                        inserted_window_dims: d.inserted_window_dims,
-                        scatter_dims_to_operand_dims: d.scatter_dims_to_operand_dims,
-                        index_vector_dim: d.index_vector_dim,
-                        input_batching_dims: d.input_batching_dims,
-                        scatter_indices_batching_dims: d.scatter_indices_batching_dims,
-                    },
-                    indices_are_sorted: p.indices_are_sorted,
-                    unique_indices: p.unique_indices,
-                }
-            }
-            Opcode::Sort => Op::Sort {
-                dimension: expect_dims1(p, ctx)?,
-                is_stable: p.is_stable,
-            },
-            Opcode::TopK => Op::TopK {
-                k: p.k,
-                largest: p.largest,
-            },
-            Opcode::Fft => Op::Fft {
-                fft_type: match xla::FftType::try_from(p.fft_type) {
-                    Ok(xla::FftType::Fft) => FftType::Fft,
-                    Ok(xla::FftType::Ifft) => FftType::Ifft,
-                    Ok(xla::FftType::Rfft) => FftType::Rfft,
-                    Ok(xla::FftType::Irfft) => FftType::Irfft,
-                    Err(_) => {
-                        return Err(ctx.err(
-                            "fft_type",
-                            format!(
-                                "{} is not an FftType (0 FFT, 1 IFFT, 2 RFFT, 3 IRFFT)",
-                                p.fft_type
-                            ),
-                        ))
-                    }
-                },
-                fft_length: p.fft_length.clone(),
-            },
-            Opcode::Tuple => Op::Tuple,
-            Opcode::GetTupleElement => Op::GetTupleElement {
-                index: p.tuple_index,
-            },
-            Opcode::Call => Op::Call,
-            Opcode::While => Op::While,
-            Opcode::Conditional => Op::Conditional,
-            Opcode::Map => Op::Map {
-                dimensions: p.dimensions.clone(),
-            },
-            Opcode::Copy => Op::Copy,
-            Opcode::CustomCall => {
-                let schedule = schedule_from_i32(p.custom_call_schedule).ok_or_else(|| {
-                    ctx.err(
-                        "custom_call_schedule",
-                        format!("unknown schedule value {}", p.custom_call_schedule),
-                    )
-                })?;
-                let api_version = CustomCallApiVersion::from_proto_value(p.custom_call_api_version)
-                    .ok_or_else(|| {
-                        ctx.err(
-                            "custom_call_api_version",
-                            format!("unknown API version {}", p.custom_call_api_version),
-                        )
-                    })?;
-                let operand_layout_constraints = if p.constrain_layout {
-                    let shapes = p
-                        .operand_shapes_with_layout
-                        .iter()
-                        .enumerate()
-                        .map(|(i, s)| {
-                            shape_from_proto_at(s, &format!("operand_shapes_with_layout[{i}]"))
-                                .map_err(|e| match e {
-                                    ProtoError::Invalid { location, message } => {
-                                        ctx.err(&location, message)
-                                    }
-                                    other => other,
-                                })
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Some(shapes)
-                } else {
-                    None
-                };
-                Op::CustomCall(Box::new(CustomCall {
-                    target: p.custom_call_target.clone(),
-                    opaque: p.backend_config.clone(),
-                    has_side_effect: p.custom_call_has_side_effect,
-                    output_operand_aliasing: p
-                        .output_operand_aliasing
-                        .iter()
-                        .map(|a| OutputOperandAlias {
-                            output_index: a.output_shape_index.clone(),
-                            operand: a.operand_index,
-                            operand_index: a.operand_shape_index.clone(),
-                        })
-                        .collect(),
-                    schedule,
-                    api_version,
-                    operand_layout_constraints,
-                }))
-            }
-            Opcode::RngBitGenerator => Op::RngBitGenerator {
-                algorithm: rng_algorithm_from_i32(p.rng_algorithm).ok_or_else(|| {
-                    ctx.err(
-                        "rng_algorithm",
-                        format!("unknown algorithm {}", p.rng_algorithm),
-                    )
-                })?,
-            },
-            Opcode::OptimizationBarrier => Op::OptimizationBarrier,
-            Opcode::AfterAll => Op::AfterAll,
-            Opcode::AllReduce => Op::AllReduce(collective_from_proto(p)),
-            Opcode::AllGather => Op::AllGather {
-                collective: collective_from_proto(p),
-                dimension: expect_dims1(p, ctx)?,
-            },
-            Opcode::ReduceScatter => Op::ReduceScatter {
-                collective: collective_from_proto(p),
-                dimension: expect_dims1(p, ctx)?,
-            },
-            Opcode::AllToAll => Op::AllToAll {
-                collective: collective_from_proto(p),
-                split_dimension: match p.dimensions.as_slice() {
-                    [] => None,
-                    [d] => Some(*d),
-                    other => {
-                        return Err(ctx.err(
-                            "dimensions",
-                            format!(
-                                "all-to-all takes at most one split dimension, found {other:?}"
-                            ),
-                        ))
-                    }
-                },
-            },
-            Opcode::CollectivePermute => Op::CollectivePermute {
-                channel_id: (p.channel_id != 0).then_some(p.channel_id),
-                source_target_pairs: p
-                    .source_target_pairs
-                    .iter()
-                    .map(|st| (st.source, st.target))
-                    .collect(),
-            },
-            Opcode::CollectiveBroadcast => Op::CollectiveBroadcast(collective_from_proto(p)),
-            Opcode::ReplicaId => Op::ReplicaId,
-            Opcode::PartitionId => Op::PartitionId,
-            Opcode::Fusion => Op::Fusion {
-                kind: FusionKind::from_name(&p.fusion_kind).ok_or_else(|| {
-                    ctx.err(
-                        "fusion_kind",
-                        format!(
-                            "`{}` is not one of kLoop, kInput, kOutput, kCustom",
-                            p.fusion_kind
-                        ),
-                    )
-                })?,
-            },
-            // The element-wise families were handled above.
-            code => {
-                return Err(ctx.err(
-                    "opcode",
-                    format!(
-                        "internal error: opcode `{code}` is in the opcode table but proto \
-                         decoding builds no instruction for it"
-                    ),
-                ))
-            }
-        }
+    let cx = AttrCx {
+        opcode: code,
+        operand_ty: operands
+            .first()
+            .and_then(|o| built.get(*o))
+            .and_then(|o| o.shape.element_type()),
+        operands: operands.len(),
+        comp: ctx.comp,
+        inst: ctx.inst,
     };
+    let op = Op::decode_attrs(code, p, &cx)?;
     let metadata = p
         .metadata
         .as_ref()
@@ -2101,4 +1493,388 @@ fn instruction_from_proto(
         sharding,
         backend_config,
     })
+}
+
+/// Proto attribute kinds: how one attribute value of the opcode table
+/// (`crate::opcode`) is stored in a field of `HloInstructionProto` (or of
+/// an attribute struct's own message). A table field names its kind
+/// (`Same`, `Dim1`, `Message`, ...) and the field it lives in.
+pub(crate) mod kind {
+    use super::*;
+    use crate::opcode::AttrGroup;
+
+    /// One attribute value in proto field(s) of type `P`. `field` names
+    /// the field in errors.
+    pub(crate) trait ProtoKind<T, P> {
+        fn encode(v: &T, cx: &AttrCx, p: &mut P);
+        fn decode(p: &P, field: &str, cx: &AttrCx) -> Result<T, ProtoError>;
+    }
+
+    /// Declares a kind by its two conversions.
+    macro_rules! proto_kind {
+        ($(#[$m:meta])* $kind:ident: $t:ty => $p:ty,
+         encode($ev:ident, $ecx:ident) $enc:expr,
+         decode($dp:ident, $field:ident, $dcx:ident) $dec:expr) => {
+            $(#[$m])*
+            pub(crate) struct $kind;
+            impl ProtoKind<$t, $p> for $kind {
+                #[allow(unused_variables)]
+                fn encode($ev: &$t, $ecx: &AttrCx, p: &mut $p) {
+                    *p = $enc;
+                }
+                #[allow(unused_variables)]
+                fn decode($dp: &$p, $field: &str, $dcx: &AttrCx) -> Result<$t, ProtoError> {
+                    $dec
+                }
+            }
+        };
+    }
+
+    /// A value stored as it is (`dimensions`, `is_stable`, ...).
+    pub(crate) struct Same;
+    impl<T: Clone> ProtoKind<T, T> for Same {
+        fn encode(v: &T, _: &AttrCx, p: &mut T) {
+            *p = v.clone();
+        }
+        fn decode(p: &T, _: &str, _: &AttrCx) -> Result<T, ProtoError> {
+            Ok(p.clone())
+        }
+    }
+
+    proto_kind!(
+        /// One dimension stored as a one-element `dimensions` list.
+        Dim1: i64 => Vec<i64>,
+        encode(v, _cx) vec![*v],
+        decode(p, field, cx) match p.as_slice() {
+            [d] => Ok(*d),
+            other => Err(cx.err(
+                field,
+                format!("{} needs exactly one dimension, found {other:?}", cx.opcode),
+            )),
+        }
+    );
+    proto_kind!(
+        /// At most one dimension, stored as a list of zero or one.
+        OptDim1: Option<i64> => Vec<i64>,
+        encode(v, _cx) v.iter().copied().collect(),
+        decode(p, field, cx) match p.as_slice() {
+            [] => Ok(None),
+            [d] => Ok(Some(*d)),
+            other => Err(cx.err(
+                field,
+                format!("{} takes at most one split dimension, found {other:?}", cx.opcode),
+            )),
+        }
+    );
+    proto_kind!(
+        /// A compare's type: `None` encodes as the default for the operand
+        /// type and decodes from it (as XLA's text leaves it out).
+        CmpType: Option<ComparisonType> => String,
+        encode(v, cx) {
+            let t = match cx.operand_ty {
+                Some(ty) => Some(ComparisonType::resolve(*v, ty)),
+                None => *v,
+            };
+            t.map(|t| t.name().to_string()).unwrap_or_default()
+        },
+        decode(p, field, cx) {
+            if p.is_empty() {
+                return Ok(None);
+            }
+            let t: ComparisonType = NameStr::decode(p, field, cx)?;
+            Ok(ComparisonType::canonical(Some(t), cx.operand_ty))
+        }
+    );
+    proto_kind!(
+        /// A parameter number (a proto `int64`, never negative).
+        ParamNumber: u64 => i64,
+        encode(v, _cx) *v as i64,
+        decode(p, field, cx) u64::try_from(*p).map_err(|_| cx.err(field, format!("{p} is negative")))
+    );
+    proto_kind!(
+        /// A constant's literal.
+        LiteralMsg: Literal => Option<xla::LiteralProto>,
+        encode(v, _cx) Some(literal_to_proto(v)),
+        decode(p, field, cx) {
+            let l = p.as_ref().ok_or_else(|| cx.err(field, "a constant needs a literal"))?;
+            literal_from_proto_at(l, field).map_err(|e| match e {
+                ProtoError::Invalid { location, message } => cx.err(&location, message),
+                other => other,
+            })
+        }
+    );
+    proto_kind!(
+        /// A slice's start, limit and stride per dimension.
+        Slices: Vec<SliceDim> => Vec<xla::hlo_instruction_proto::SliceDimensions>,
+        encode(v, _cx) v
+            .iter()
+            .map(|d| xla::hlo_instruction_proto::SliceDimensions {
+                start: d.start,
+                limit: d.limit,
+                stride: d.stride,
+            })
+            .collect(),
+        decode(p, field, cx) Ok(p
+            .iter()
+            .map(|d| SliceDim { start: d.start, limit: d.limit, stride: d.stride })
+            .collect())
+    );
+    proto_kind!(
+        /// A pad's `PaddingConfig` (required).
+        Padding: Vec<PadDim> => Option<xla::PaddingConfig>,
+        encode(v, _cx) Some(xla::PaddingConfig {
+            dimensions: v
+                .iter()
+                .map(|d| xla::padding_config::PaddingConfigDimension {
+                    edge_padding_low: d.lo,
+                    edge_padding_high: d.hi,
+                    interior_padding: d.interior,
+                })
+                .collect(),
+        }),
+        decode(p, field, cx) Ok(required(p, field, cx)?
+            .dimensions
+            .iter()
+            .map(|d| PadDim {
+                lo: d.edge_padding_low,
+                hi: d.edge_padding_high,
+                interior: d.interior_padding,
+            })
+            .collect())
+    );
+    proto_kind!(
+        /// A `Window` (required).
+        Win: Window => Option<xla::Window>,
+        encode(v, _cx) Some(window_to_proto(v)),
+        decode(p, field, cx) Ok(window_from_proto(required(p, field, cx)?))
+    );
+    proto_kind!(
+        /// `ConvolutionDimensionNumbers` (required).
+        ConvDnums: ConvDimensionNumbers => Option<xla::ConvolutionDimensionNumbers>,
+        encode(d, _cx) Some(xla::ConvolutionDimensionNumbers {
+            input_batch_dimension: d.input_batch_dimension,
+            input_feature_dimension: d.input_feature_dimension,
+            input_spatial_dimensions: d.input_spatial_dimensions.clone(),
+            kernel_input_feature_dimension: d.kernel_input_feature_dimension,
+            kernel_output_feature_dimension: d.kernel_output_feature_dimension,
+            kernel_spatial_dimensions: d.kernel_spatial_dimensions.clone(),
+            output_batch_dimension: d.output_batch_dimension,
+            output_feature_dimension: d.output_feature_dimension,
+            output_spatial_dimensions: d.output_spatial_dimensions.clone(),
+        }),
+        decode(p, field, cx) {
+            let d = required(p, field, cx)?.clone();
+            Ok(ConvDimensionNumbers {
+                input_batch_dimension: d.input_batch_dimension,
+                input_feature_dimension: d.input_feature_dimension,
+                input_spatial_dimensions: d.input_spatial_dimensions,
+                kernel_input_feature_dimension: d.kernel_input_feature_dimension,
+                kernel_output_feature_dimension: d.kernel_output_feature_dimension,
+                kernel_spatial_dimensions: d.kernel_spatial_dimensions,
+                output_batch_dimension: d.output_batch_dimension,
+                output_feature_dimension: d.output_feature_dimension,
+                output_spatial_dimensions: d.output_spatial_dimensions,
+            })
+        }
+    );
+    proto_kind!(
+        /// Operand precisions: an empty list encodes as one DEFAULT per
+        /// operand, and all-DEFAULT decodes as an empty list.
+        Precisions: Vec<Precision> => Option<xla::PrecisionConfig>,
+        encode(v, cx) Some(precision_to_proto(v, cx.operands)),
+        decode(p, field, cx) precision_from_proto(p, cx)
+    );
+    proto_kind!(
+        /// A group count: XLA reads an unset (0) count as 1.
+        GroupCount: i64 => i64,
+        encode(v, _cx) *v,
+        decode(p, field, cx) Ok((*p).max(1))
+    );
+    proto_kind!(
+        /// A channel id: 0 means none.
+        ChannelId: Option<i64> => i64,
+        encode(v, _cx) v.unwrap_or(0),
+        decode(p, field, cx) Ok((*p != 0).then_some(*p))
+    );
+    proto_kind!(
+        /// Source-target pairs.
+        Pairs: Vec<(i64, i64)> => Vec<xla::SourceTarget>,
+        encode(v, _cx) v.iter().map(|&(source, target)| xla::SourceTarget { source, target }).collect(),
+        decode(p, field, cx) Ok(p.iter().map(|st| (st.source, st.target)).collect())
+    );
+    proto_kind!(
+        /// A custom call's output-to-operand aliasing.
+        Aliasing: Vec<OutputOperandAlias> => Vec<xla::OutputOperandAliasing>,
+        encode(v, _cx) v
+            .iter()
+            .map(|a| xla::OutputOperandAliasing {
+                output_shape_index: a.output_index.clone(),
+                operand_index: a.operand,
+                operand_shape_index: a.operand_index.clone(),
+            })
+            .collect(),
+        decode(p, field, cx) Ok(p
+            .iter()
+            .map(|a| OutputOperandAlias {
+                output_index: a.output_shape_index.clone(),
+                operand: a.operand_index,
+                operand_index: a.operand_shape_index.clone(),
+            })
+            .collect())
+    );
+
+    /// The message of a required message field, or the error naming it.
+    fn required<'m, M>(p: &'m Option<M>, field: &str, cx: &AttrCx) -> Result<&'m M, ProtoError> {
+        p.as_ref().ok_or_else(|| {
+            cx.err(
+                field,
+                format!("{} requires this field but it is missing", cx.opcode),
+            )
+        })
+    }
+
+    /// An attribute enum stored as its name (`comparison_direction`, `fusion_kind`).
+    pub(crate) struct NameStr;
+    impl<E: AttrEnum> ProtoKind<E, String> for NameStr {
+        fn encode(v: &E, _: &AttrCx, p: &mut String) {
+            *p = v.name().to_string();
+        }
+        fn decode(p: &String, field: &str, cx: &AttrCx) -> Result<E, ProtoError> {
+            E::from_name(p).ok_or_else(|| {
+                let names: Vec<&str> = E::ALL.iter().map(|e| e.name()).collect();
+                cx.err(field, format!("`{p}` is not one of {}", names.join(", ")))
+            })
+        }
+    }
+
+    /// An attribute enum stored as its proto enum's number.
+    pub(crate) struct ProtoEnum;
+    impl<E: ProtoEnumMap> ProtoKind<E, i32> for ProtoEnum {
+        fn encode(v: &E, _: &AttrCx, p: &mut i32) {
+            *p = v.to_i32();
+        }
+        fn decode(p: &i32, field: &str, cx: &AttrCx) -> Result<E, ProtoError> {
+            E::from_i32(*p).ok_or_else(|| cx.err(field, format!("unknown {} value {p}", E::WHAT)))
+        }
+    }
+
+    /// An attribute struct in a (required) message field of its own.
+    pub(crate) struct Message;
+    impl<T: AttrGroup> ProtoKind<T, Option<T::Proto>> for Message
+    where
+        T::Proto: Default,
+    {
+        fn encode(v: &T, cx: &AttrCx, p: &mut Option<T::Proto>) {
+            v.encode(cx, p.get_or_insert_with(Default::default));
+        }
+        fn decode(p: &Option<T::Proto>, field: &str, cx: &AttrCx) -> Result<T, ProtoError> {
+            T::decode(required(p, field, cx)?, cx)
+        }
+    }
+
+    /// An attribute struct whose fields are the instruction's own.
+    pub(crate) struct Whole;
+    impl<T: AttrGroup<Proto = xla::HloInstructionProto>> ProtoKind<T, xla::HloInstructionProto>
+        for Whole
+    {
+        fn encode(v: &T, cx: &AttrCx, p: &mut xla::HloInstructionProto) {
+            v.encode(cx, p)
+        }
+        fn decode(p: &xla::HloInstructionProto, _: &str, cx: &AttrCx) -> Result<T, ProtoError> {
+            T::decode(p, cx)
+        }
+    }
+
+    /// Replica groups: written to `collective_device_list` as explicit
+    /// groups, as recent XLA writes them (an iota form is expanded; one too
+    /// large to expand keeps its iota form); read from it or from the older
+    /// `replica_groups`.
+    pub(crate) struct Groups;
+    impl ProtoKind<ReplicaGroups, xla::HloInstructionProto> for Groups {
+        fn encode(v: &ReplicaGroups, _: &AttrCx, p: &mut xla::HloInstructionProto) {
+            let list = match (v, v.expand()) {
+                (_, Some(groups)) => xla::CollectiveDeviceListProto {
+                    replica_groups: groups
+                        .into_iter()
+                        .map(|replica_ids| xla::ReplicaGroup { replica_ids })
+                        .collect(),
+                    iota_replica_group_list: None,
+                },
+                (
+                    ReplicaGroups::Iota {
+                        groups,
+                        size,
+                        reshape_dims,
+                        perm,
+                    },
+                    None,
+                ) => xla::CollectiveDeviceListProto {
+                    replica_groups: Vec::new(),
+                    iota_replica_group_list: Some(xla::IotaReplicaGroupListProto {
+                        num_replica_groups: *groups,
+                        num_devices_per_group: *size,
+                        iota_reshape_dims: reshape_dims.clone(),
+                        iota_transpose_perm: perm.iter().map(|&x| x as i32).collect(),
+                    }),
+                },
+                (ReplicaGroups::List(_), None) => xla::CollectiveDeviceListProto::default(),
+            };
+            p.collective_device_list = Some(list);
+        }
+        fn decode(
+            p: &xla::HloInstructionProto,
+            _: &str,
+            _: &AttrCx,
+        ) -> Result<ReplicaGroups, ProtoError> {
+            let list = |groups: &[xla::ReplicaGroup]| {
+                ReplicaGroups::List(groups.iter().map(|g| g.replica_ids.clone()).collect())
+            };
+            Ok(match &p.collective_device_list {
+                Some(l) => match &l.iota_replica_group_list {
+                    Some(i) if l.replica_groups.is_empty() => ReplicaGroups::Iota {
+                        groups: i.num_replica_groups,
+                        size: i.num_devices_per_group,
+                        reshape_dims: i.iota_reshape_dims.clone(),
+                        perm: i.iota_transpose_perm.iter().map(|&x| x as i64).collect(),
+                    },
+                    _ => list(&l.replica_groups),
+                },
+                None => list(&p.replica_groups),
+            })
+        }
+    }
+
+    /// A custom call's operand layout constraints: `constrain_layout` and
+    /// `operand_shapes_with_layout`.
+    pub(crate) struct LayoutConstraints;
+    impl ProtoKind<Option<Vec<Shape>>, xla::HloInstructionProto> for LayoutConstraints {
+        fn encode(v: &Option<Vec<Shape>>, _: &AttrCx, p: &mut xla::HloInstructionProto) {
+            if let Some(shapes) = v {
+                p.constrain_layout = true;
+                p.operand_shapes_with_layout = shapes.iter().map(shape_to_proto).collect();
+            }
+        }
+        fn decode(
+            p: &xla::HloInstructionProto,
+            _: &str,
+            cx: &AttrCx,
+        ) -> Result<Option<Vec<Shape>>, ProtoError> {
+            if !p.constrain_layout {
+                return Ok(None);
+            }
+            p.operand_shapes_with_layout
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    shape_from_proto_at(s, &format!("operand_shapes_with_layout[{i}]")).map_err(
+                        |e| match e {
+                            ProtoError::Invalid { location, message } => cx.err(&location, message),
+                            other => other,
+                        },
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some)
+        }
+    }
 }

@@ -128,6 +128,8 @@ pub struct Case {
     pub random_args: Option<(u64, Loc)>,
     pub expect: Option<(Value, Loc)>,
     pub tolerance: f64,
+    /// Where `tolerance:` was written, when it was.
+    pub tolerance_loc: Option<Loc>,
     pub emit: Option<(Emit, Loc)>,
     pub checks: Vec<Check>,
     /// The expected message and the lines (first, last) it was written on.
@@ -184,6 +186,7 @@ fn parse_case(
         random_args: None,
         expect: None,
         tolerance: 0.0,
+        tolerance_loc: None,
         emit: None,
         checks: Vec::new(),
         error: None,
@@ -230,6 +233,7 @@ fn parse_case(
                     .trim()
                     .parse()
                     .map_err(|_| bad(format!("`tolerance: {rest}` is not a number")))?;
+                case.tolerance_loc = Some(loc);
             }
             "emit" => {
                 let e = match rest.trim() {
@@ -277,6 +281,25 @@ fn parse_case(
                 )));
             }
             _ => {}
+        }
+    }
+    if case.runs.is_empty() {
+        // Inputs and a tolerance only mean something to a `run`: without
+        // one they would be read and silently ignored.
+        let unused = case
+            .args
+            .first()
+            .map(|(_, l)| (l, "arg:"))
+            .or(case.random_args.as_ref().map(|(_, l)| (l, "args:")))
+            .or(case.tolerance_loc.as_ref().map(|l| (l, "tolerance:")));
+        if let Some((loc, what)) = unused {
+            return Err(DirectiveError {
+                loc: loc.clone(),
+                message: format!(
+                    "`{what}` without a `run` directive: add `// run interpret` (or host, \
+                     cuda-emulate) for it to be used, or remove it"
+                ),
+            });
         }
     }
     Ok(case)
@@ -346,6 +369,13 @@ fn parse_run(rest: &str, loc: Loc) -> Result<Run, String> {
         loc,
     };
     for w in words {
+        let option = w.split_once('=').map_or(w, |(k, _)| k);
+        if engine == Engine::Interpret && matches!(option, "hlo_passes" | "opt_level") {
+            return Err(format!(
+                "`{w}`: the interpreter compiles nothing; {option}= is an option of \
+                 `run host` and `run cuda-emulate`"
+            ));
+        }
         match w.split_once('=') {
             Some(("hlo_passes", v)) => {
                 run.hlo_passes = v.parse().map_err(|_| format!("`{w}`: true or false"))?

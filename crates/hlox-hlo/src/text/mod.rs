@@ -6,6 +6,7 @@
 //!
 //! See `docs/hlo-text.md` for the accepted syntax and the deviations from XLA.
 
+pub(crate) mod attr;
 pub mod lexer;
 pub mod parse;
 pub mod print;

@@ -1222,256 +1222,21 @@ impl<'a> Parser<'a> {
         operands: Vec<InstId>,
         called: Vec<CompId>,
     ) -> PResult<Instruction> {
-        let mut attrs = Attrs {
-            c: self.c.clone(),
-            list: ri.attrs.into_iter().map(Some).collect(),
-            debug: &self.debug,
-            opcode_pos: ri.opcode_pos,
-        };
         let opcode = ri.opcode.as_str();
         let at = |msg: String| ParseError::at(self.c.src, ri.opcode_pos, msg);
         let Some(code) = Opcode::from_name(opcode) else {
             return Err(at(unsupported_opcode(opcode)));
         };
-        let op = match code {
-            Opcode::Parameter => Op::Parameter {
-                number: ri.param_number.unwrap_or(0),
-            },
-            Opcode::Constant => Op::Constant {
-                literal: ri
-                    .literal
-                    .ok_or_else(|| at("constant without a value".into()))?,
-            },
-            Opcode::Iota => Op::Iota {
-                dimension: attrs.req_int("iota_dimension", opcode)?,
-            },
-            Opcode::Compare => Op::Compare {
-                direction: attrs.req_enum(
-                    "direction",
-                    opcode,
-                    "comparison direction",
-                    ComparisonDirection::from_name,
-                )?,
-                cmp_type: attrs.opt_enum("type", "comparison type", ComparisonType::from_name)?,
-            },
-            Opcode::Select => Op::Select,
-            Opcode::Clamp => Op::Clamp,
-            Opcode::Convert => Op::Convert,
-            Opcode::BitcastConvert => Op::BitcastConvert,
-            Opcode::ReducePrecision => Op::ReducePrecision {
-                exponent_bits: attrs.req_i32("exponent_bits", opcode)?,
-                mantissa_bits: attrs.req_i32("mantissa_bits", opcode)?,
-            },
-            Opcode::Broadcast => Op::Broadcast {
-                dimensions: attrs.req_ints("dimensions", opcode)?,
-            },
-            Opcode::Reshape => Op::Reshape,
-            Opcode::Bitcast => Op::Bitcast,
-            Opcode::Transpose => Op::Transpose {
-                dimensions: attrs.req_ints("dimensions", opcode)?,
-            },
-            Opcode::Reverse => Op::Reverse {
-                dimensions: attrs.req_ints("dimensions", opcode)?,
-            },
-            Opcode::Slice => Op::Slice {
-                dims: attrs.req_with("slice", opcode, slice_value)?,
-            },
-            Opcode::DynamicSlice => Op::DynamicSlice {
-                sizes: attrs.req_ints("dynamic_slice_sizes", opcode)?,
-            },
-            Opcode::DynamicUpdateSlice => Op::DynamicUpdateSlice,
-            Opcode::Concatenate => Op::Concatenate {
-                dimension: attrs.req_single_dim("dimensions", opcode)?,
-            },
-            Opcode::Pad => Op::Pad {
-                dims: attrs.req_with("padding", opcode, padding_value)?,
-            },
-            Opcode::Dot => Op::Dot {
-                dnums: DotDimensionNumbers {
-                    lhs_batch_dims: attrs.opt_ints("lhs_batch_dims")?.unwrap_or_default(),
-                    rhs_batch_dims: attrs.opt_ints("rhs_batch_dims")?.unwrap_or_default(),
-                    lhs_contracting_dims: attrs
-                        .opt_ints("lhs_contracting_dims")?
-                        .unwrap_or_default(),
-                    rhs_contracting_dims: attrs
-                        .opt_ints("rhs_contracting_dims")?
-                        .unwrap_or_default(),
-                },
-                precision: attrs
-                    .opt_with("operand_precision", precision_value)?
-                    .unwrap_or_default(),
-            },
-            Opcode::Reduce => Op::Reduce {
-                dimensions: attrs.req_ints("dimensions", opcode)?,
-            },
-            Opcode::ReduceWindow => Op::ReduceWindow {
-                window: attrs.opt_with("window", window_value)?.unwrap_or_default(),
-            },
-            Opcode::SelectAndScatter => Op::SelectAndScatter {
-                window: attrs.opt_with("window", window_value)?.unwrap_or_default(),
-            },
-            Opcode::Convolution => Op::Convolution(Convolution {
-                window: attrs.opt_with("window", window_value)?.unwrap_or_default(),
-                dnums: attrs.req_with("dim_labels", opcode, dim_labels_value)?,
-                feature_group_count: attrs.opt_int("feature_group_count")?.unwrap_or(1),
-                batch_group_count: attrs.opt_int("batch_group_count")?.unwrap_or(1),
-                precision: attrs
-                    .opt_with("operand_precision", precision_value)?
-                    .unwrap_or_default(),
-            }),
-            Opcode::Gather => Op::Gather {
-                dnums: GatherDimensionNumbers {
-                    offset_dims: attrs.req_ints("offset_dims", opcode)?,
-                    collapsed_slice_dims: attrs.req_ints("collapsed_slice_dims", opcode)?,
-                    start_index_map: attrs.req_ints("start_index_map", opcode)?,
-                    index_vector_dim: attrs.req_int("index_vector_dim", opcode)?,
-                    operand_batching_dims: attrs
-                        .opt_ints("operand_batching_dims")?
-                        .unwrap_or_default(),
-                    start_indices_batching_dims: attrs
-                        .opt_ints("start_indices_batching_dims")?
-                        .unwrap_or_default(),
-                },
-                slice_sizes: attrs.req_ints("slice_sizes", opcode)?,
-                indices_are_sorted: attrs.opt_bool("indices_are_sorted")?.unwrap_or(false),
-            },
-            Opcode::Scatter => Op::Scatter {
-                dnums: ScatterDimensionNumbers {
-                    update_window_dims: attrs.req_ints("update_window_dims", opcode)?,
-                    inserted_window_dims: attrs.req_ints("inserted_window_dims", opcode)?,
-                    scatter_dims_to_operand_dims: attrs
-                        .req_ints("scatter_dims_to_operand_dims", opcode)?,
-                    index_vector_dim: attrs.req_int("index_vector_dim", opcode)?,
-                    input_batching_dims: attrs.opt_ints("input_batching_dims")?.unwrap_or_default(),
-                    scatter_indices_batching_dims: attrs
-                        .opt_ints("scatter_indices_batching_dims")?
-                        .unwrap_or_default(),
-                },
-                indices_are_sorted: attrs.opt_bool("indices_are_sorted")?.unwrap_or(false),
-                unique_indices: attrs.opt_bool("unique_indices")?.unwrap_or(false),
-            },
-            Opcode::Sort => Op::Sort {
-                dimension: attrs.req_single_dim("dimensions", opcode)?,
-                is_stable: attrs.opt_bool("is_stable")?.unwrap_or(false),
-            },
-            Opcode::TopK => Op::TopK {
-                k: attrs.req_int("k", opcode)?,
-                largest: attrs.opt_bool("largest")?.unwrap_or(true),
-            },
-            Opcode::Fft => Op::Fft {
-                fft_type: attrs.req_enum("fft_type", opcode, "fft type", FftType::from_name)?,
-                fft_length: attrs.req_ints("fft_length", opcode)?,
-            },
-            Opcode::Tuple => Op::Tuple,
-            Opcode::GetTupleElement => Op::GetTupleElement {
-                index: attrs.req_int("index", opcode)?,
-            },
-            Opcode::Call => Op::Call,
-            Opcode::While => Op::While,
-            Opcode::Conditional => Op::Conditional,
-            Opcode::Map => Op::Map {
-                dimensions: attrs.opt_ints("dimensions")?.unwrap_or_default(),
-            },
-            Opcode::Copy => Op::Copy,
-            Opcode::AllReduce => Op::AllReduce(collective_attrs(&mut attrs)?),
-            Opcode::AllGather => Op::AllGather {
-                collective: collective_attrs(&mut attrs)?,
-                dimension: attrs.req_single_dim("dimensions", opcode)?,
-            },
-            Opcode::ReduceScatter => Op::ReduceScatter {
-                collective: collective_attrs(&mut attrs)?,
-                dimension: attrs.req_single_dim("dimensions", opcode)?,
-            },
-            Opcode::AllToAll => {
-                let collective = collective_attrs(&mut attrs)?;
-                let split_dimension = match attrs.opt_ints("dimensions")? {
-                    None => None,
-                    Some(v) if v.len() == 1 => Some(v[0]),
-                    Some(v) => {
-                        return Err(at(format!(
-                            "'all-to-all' takes at most one split dimension in dimensions=, got {}",
-                            v.len()
-                        )))
-                    }
-                };
-                Op::AllToAll {
-                    collective,
-                    split_dimension,
-                }
-            }
-            Opcode::CollectivePermute => Op::CollectivePermute {
-                channel_id: attrs.opt_int("channel_id")?,
-                source_target_pairs: attrs.req_with(
-                    "source_target_pairs",
-                    opcode,
-                    source_target_pairs_value,
-                )?,
-            },
-            Opcode::CollectiveBroadcast => Op::CollectiveBroadcast(collective_attrs(&mut attrs)?),
-            Opcode::ReplicaId => Op::ReplicaId,
-            Opcode::PartitionId => Op::PartitionId,
-            Opcode::CustomCall => {
-                let target = attrs.req_with("custom_call_target", opcode, |c| {
-                    let s = c.utf8_string("custom_call_target")?;
-                    Ok(s)
-                })?;
-                let opaque = attrs
-                    .opt_with("backend_config", bytes_or_dict)?
-                    .unwrap_or_default();
-                let schedule = attrs
-                    .opt_enum(
-                        "schedule",
-                        "custom-call schedule",
-                        CustomCallSchedule::from_name,
-                    )?
-                    .unwrap_or_default();
-                let api_version = attrs
-                    .opt_enum(
-                        "api_version",
-                        "custom-call api_version",
-                        CustomCallApiVersion::from_name,
-                    )?
-                    .unwrap_or_default();
-                Op::CustomCall(Box::new(CustomCall {
-                    target,
-                    opaque,
-                    has_side_effect: attrs
-                        .opt_bool("custom_call_has_side_effect")?
-                        .unwrap_or(false),
-                    output_operand_aliasing: attrs
-                        .opt_with("output_to_operand_aliasing", operand_aliasing_value)?
-                        .unwrap_or_default(),
-                    schedule,
-                    api_version,
-                    operand_layout_constraints: attrs
-                        .opt_with("operand_layout_constraints", shape_list_value)?,
-                }))
-            }
-            Opcode::RngBitGenerator => Op::RngBitGenerator {
-                algorithm: attrs.req_enum(
-                    "algorithm",
-                    opcode,
-                    "rng algorithm",
-                    RngAlgorithm::from_name,
-                )?,
-            },
-            Opcode::OptimizationBarrier => Op::OptimizationBarrier,
-            Opcode::AfterAll => Op::AfterAll,
-            Opcode::Fusion => Op::Fusion {
-                kind: attrs.req_enum("kind", opcode, "fusion kind", FusionKind::from_name)?,
-            },
-            code => match (code.as_unary(), code.as_binary()) {
-                (Some(u), _) => Op::Unary(u),
-                (_, Some(b)) => Op::Binary(b),
-                // Every other opcode has its own arm above.
-                _ => {
-                    return Err(at(format!(
-                        "internal error: opcode '{opcode}' is in the opcode table but the text \
-                         parser builds no instruction for it"
-                    )))
-                }
-            },
+        let mut attrs = Attrs {
+            c: self.c.clone(),
+            list: ri.attrs.into_iter().map(Some).collect(),
+            debug: &self.debug,
+            opcode: code.name(),
+            opcode_pos: ri.opcode_pos,
+            param_number: ri.param_number,
+            literal: ri.literal,
         };
+        let op = Op::parse_attrs(code, &mut attrs)?;
 
         // Called computations, by the roles the opcode table gives.
         let ordered = self.called_by_role(&mut attrs, code, called, &at)?;
@@ -1617,11 +1382,17 @@ impl<'a> Parser<'a> {
 // ---------------------------------------------------------------------------
 // Attribute values
 
-struct Attrs<'a, 'd> {
+/// An instruction's attributes as the text gives them, taken one by one
+/// as the opcode table's fields read them (`text::attr`); what the
+/// instruction's syntax gives besides (`parameter(N)`, `constant(...)`).
+pub(crate) struct Attrs<'a, 'd> {
     c: Cursor<'a>,
     list: Vec<Option<RawAttr>>,
     debug: &'d DebugInfo,
-    opcode_pos: usize,
+    pub(crate) opcode: &'static str,
+    pub(crate) opcode_pos: usize,
+    pub(crate) param_number: Option<u64>,
+    pub(crate) literal: Option<Literal>,
 }
 
 impl<'a> Attrs<'a, '_> {
@@ -1635,7 +1406,7 @@ impl<'a> Attrs<'a, '_> {
         self.take(name)
             .map(|a| self.c.src[a.start..a.end].to_string())
     }
-    fn opt_with<T>(
+    pub(crate) fn opt_with<T>(
         &mut self,
         name: &str,
         f: impl FnOnce(&mut Cursor<'a>) -> PResult<T>,
@@ -1650,86 +1421,13 @@ impl<'a> Attrs<'a, '_> {
             }
         }
     }
-    fn req_with<T>(
-        &mut self,
-        name: &str,
-        opcode: &str,
-        f: impl FnOnce(&mut Cursor<'a>) -> PResult<T>,
-    ) -> PResult<T> {
-        match self.opt_with(name, f)? {
-            Some(v) => Ok(v),
-            None => Err(self.missing(name, opcode)),
-        }
+    /// The error for a required attribute that is absent.
+    pub(crate) fn missing(&self, name: &str) -> ParseError {
+        self.error_at_opcode(format!("'{}' needs the attribute '{name}='", self.opcode))
     }
-    fn missing(&self, name: &str, opcode: &str) -> ParseError {
-        ParseError::at(
-            self.c.src,
-            self.opcode_pos,
-            format!("'{opcode}' needs the attribute '{name}='"),
-        )
-    }
-    fn opt_int(&mut self, name: &str) -> PResult<Option<i64>> {
-        self.opt_with(name, |c| c.i64(name))
-    }
-    fn req_int(&mut self, name: &str, opcode: &str) -> PResult<i64> {
-        self.req_with(name, opcode, |c| c.i64(name))
-    }
-    fn req_i32(&mut self, name: &str, opcode: &str) -> PResult<i32> {
-        self.req_with(name, opcode, |c| {
-            let (v, pos) = c.int(name)?;
-            i32::try_from(v)
-                .map_err(|_| c.error(pos, format!("{name}={v} does not fit in 32 bits")))
-        })
-    }
-    fn opt_bool(&mut self, name: &str) -> PResult<Option<bool>> {
-        self.opt_with(name, bool_value)
-    }
-    fn opt_ints(&mut self, name: &str) -> PResult<Option<Vec<i64>>> {
-        self.opt_with(name, int_list)
-    }
-    fn req_ints(&mut self, name: &str, opcode: &str) -> PResult<Vec<i64>> {
-        self.req_with(name, opcode, int_list)
-    }
-    fn req_single_dim(&mut self, name: &str, opcode: &str) -> PResult<i64> {
-        self.req_with(name, opcode, |c| {
-            let pos = c.pos;
-            let v = int_list(c)?;
-            if v.len() != 1 {
-                return c.err(
-                    pos,
-                    format!(
-                        "'{opcode}' needs exactly one dimension in {name}=, got {}",
-                        v.len()
-                    ),
-                );
-            }
-            Ok(v[0])
-        })
-    }
-    /// An attribute whose value is one of an enum's names (`what` says which
-    /// enum in the error, e.g. "comparison direction").
-    fn opt_enum<T>(
-        &mut self,
-        name: &str,
-        what: &str,
-        from_name: fn(&str) -> Option<T>,
-    ) -> PResult<Option<T>> {
-        self.opt_with(name, |c| {
-            let (s, pos) = c.ident(name)?;
-            from_name(s).ok_or_else(|| c.error(pos, format!("unknown {what} '{s}'")))
-        })
-    }
-    fn req_enum<T>(
-        &mut self,
-        name: &str,
-        opcode: &str,
-        what: &str,
-        from_name: fn(&str) -> Option<T>,
-    ) -> PResult<T> {
-        self.req_with(name, opcode, |c| {
-            let (s, pos) = c.ident(name)?;
-            from_name(s).ok_or_else(|| c.error(pos, format!("unknown {what} '{s}'")))
-        })
+    /// An error about the instruction, at its opcode.
+    pub(crate) fn error_at_opcode(&self, message: String) -> ParseError {
+        ParseError::at(self.c.src, self.opcode_pos, message)
     }
     fn opt_with_debug(&mut self, name: &str) -> PResult<Option<OpMetadata>> {
         let debug = self.debug;
@@ -1746,7 +1444,7 @@ fn end_of_value(c: &mut Cursor) -> PResult<()> {
     Ok(())
 }
 
-fn bool_value(c: &mut Cursor) -> PResult<bool> {
+pub(super) fn bool_value(c: &mut Cursor) -> PResult<bool> {
     let (s, pos) = c.ident("true or false")?;
     match s {
         "true" => Ok(true),
@@ -1777,21 +1475,9 @@ fn braced_list<'a, T>(
     }
 }
 
-/// The attributes every collective over replica groups shares.
-fn collective_attrs(attrs: &mut Attrs) -> PResult<Collective> {
-    Ok(Collective {
-        replica_groups: attrs
-            .opt_with("replica_groups", replica_groups_value)?
-            .unwrap_or_default(),
-        channel_id: attrs.opt_int("channel_id")?,
-        use_global_device_ids: attrs.opt_bool("use_global_device_ids")?.unwrap_or(false),
-        constrain_layout: attrs.opt_bool("constrain_layout")?.unwrap_or(false),
-    })
-}
-
 /// `{{0,1},{2,3}}`, `{}`, or the iota form `[2,2]<=[4]` /
 /// `[2,2]<=[2,2]T(1,0)`.
-fn replica_groups_value(c: &mut Cursor) -> PResult<ReplicaGroups> {
+pub(super) fn replica_groups_value(c: &mut Cursor) -> PResult<ReplicaGroups> {
     if c.peek()? == Some(b'[') {
         c.expect(b'[', "to open the iota replica groups' [groups,size]")?;
         let groups = c.i64("the number of replica groups")?;
@@ -1835,7 +1521,7 @@ fn replica_groups_value(c: &mut Cursor) -> PResult<ReplicaGroups> {
 }
 
 /// `{{0,1},{1,0}}`: (source, target) device pairs.
-fn source_target_pairs_value(c: &mut Cursor) -> PResult<Vec<(i64, i64)>> {
+pub(super) fn source_target_pairs_value(c: &mut Cursor) -> PResult<Vec<(i64, i64)>> {
     braced_list(c, "to open source_target_pairs", "between pairs", |c| {
         let pos = c.pos;
         let v = int_list(c)?;
@@ -1850,7 +1536,7 @@ fn source_target_pairs_value(c: &mut Cursor) -> PResult<Vec<(i64, i64)>> {
 }
 
 /// `{1,2,3}` or `{}`.
-fn int_list(c: &mut Cursor) -> PResult<Vec<i64>> {
+pub(super) fn int_list(c: &mut Cursor) -> PResult<Vec<i64>> {
     braced_list(
         c,
         "to open a list of integers",
@@ -1865,7 +1551,7 @@ fn shape_index(c: &mut Cursor) -> PResult<ShapeIndex> {
 }
 
 /// `{[0:4], [1:3:2]}`
-fn slice_value(c: &mut Cursor) -> PResult<Vec<SliceDim>> {
+pub(super) fn slice_value(c: &mut Cursor) -> PResult<Vec<SliceDim>> {
     braced_list(c, "to open the slice", "between slice dimensions", |c| {
         c.expect(b'[', "to open a slice dimension")?;
         let start = c.i64("the slice start")?;
@@ -1904,7 +1590,7 @@ fn parse_i64_at(c: &Cursor, s: &str, pos: usize, what: &str) -> PResult<i64> {
 }
 
 /// `1_2x0_1` or `1_1_1x0_0_0`; empty for rank 0.
-fn padding_value(c: &mut Cursor) -> PResult<Vec<PadDim>> {
+pub(super) fn padding_value(c: &mut Cursor) -> PResult<Vec<PadDim>> {
     let (w, pos) = dims_word(c)?;
     if w.is_empty() {
         return Ok(Vec::new());
@@ -1932,7 +1618,7 @@ fn padding_value(c: &mut Cursor) -> PResult<Vec<PadDim>> {
 }
 
 /// `{size=3x3 stride=2x1 pad=1_1x0_0 lhs_dilate=1x1 rhs_dilate=1x1 rhs_reversal=0x0}`
-fn window_value(c: &mut Cursor) -> PResult<Window> {
+pub(super) fn window_value(c: &mut Cursor) -> PResult<Window> {
     c.expect(b'{', "to open the window")?;
     let mut fields: HashMap<String, (Vec<String>, usize)> = HashMap::new();
     while !c.eat(b'}')? {
@@ -2010,7 +1696,7 @@ fn window_value(c: &mut Cursor) -> PResult<Window> {
 }
 
 /// `bf01_oi01->bf01`
-fn dim_labels_value(c: &mut Cursor) -> PResult<ConvDimensionNumbers> {
+pub(super) fn dim_labels_value(c: &mut Cursor) -> PResult<ConvDimensionNumbers> {
     c.skip_trivia()?;
     let b = c.bytes();
     let start = c.pos;
@@ -2084,7 +1770,7 @@ fn dim_labels_value(c: &mut Cursor) -> PResult<ConvDimensionNumbers> {
 }
 
 /// `{high,default}`
-fn precision_value(c: &mut Cursor) -> PResult<Vec<Precision>> {
+pub(super) fn precision_value(c: &mut Cursor) -> PResult<Vec<Precision>> {
     braced_list(c, "to open operand_precision", "between precisions", |c| {
         let (s, pos) = c.ident("a precision")?;
         Precision::from_name(&s.to_ascii_lowercase()).ok_or_else(|| {
@@ -2097,7 +1783,7 @@ fn precision_value(c: &mut Cursor) -> PResult<Vec<Precision>> {
 }
 
 /// A quoted string's bytes, or a `{...}` dictionary's raw text.
-fn bytes_or_dict(c: &mut Cursor) -> PResult<Vec<u8>> {
+pub(super) fn bytes_or_dict(c: &mut Cursor) -> PResult<Vec<u8>> {
     if c.peek()? == Some(b'{') {
         let (s, e) = c.scan_json_dict()?;
         Ok(c.src.as_bytes()[s..e].to_vec())
@@ -2118,7 +1804,7 @@ fn alias_head(c: &mut Cursor, what: &str) -> PResult<(ShapeIndex, i64, ShapeInde
 }
 
 /// `{{0}: (1, {}), {1}: (0, {0})}`
-fn operand_aliasing_value(c: &mut Cursor) -> PResult<Vec<OutputOperandAlias>> {
+pub(super) fn operand_aliasing_value(c: &mut Cursor) -> PResult<Vec<OutputOperandAlias>> {
     braced_list(
         c,
         "to open output_to_operand_aliasing",
@@ -2169,7 +1855,7 @@ fn io_alias(c: &mut Cursor) -> PResult<Vec<InputOutputAlias>> {
 }
 
 /// `{f32[2]{0}, s32[]}`
-fn shape_list_value(c: &mut Cursor) -> PResult<Vec<Shape>> {
+pub(super) fn shape_list_value(c: &mut Cursor) -> PResult<Vec<Shape>> {
     braced_list(c, "to open the shape list", "between shapes", |c| shape(c))
 }
 

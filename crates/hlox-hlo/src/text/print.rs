@@ -4,6 +4,7 @@
 use super::lexer::{c_escape, is_ident_char, is_json_dict, utf8_safe_escape};
 use crate::ir::*;
 use crate::literal::{ArrayLiteral, Literal};
+use crate::opcode::AttrCx;
 use crate::types::{ElementType, ProgramShape, Shape};
 use half::{bf16, f16};
 use std::fmt::Write;
@@ -70,11 +71,11 @@ impl std::fmt::Display for Shape {
 }
 
 /// `{}`, `{1}`, `{1,0}`
-fn shape_index_to_string(idx: &[i64]) -> String {
+pub(super) fn shape_index_to_string(idx: &[i64]) -> String {
     format!("{{{}}}", join(idx, ","))
 }
 
-fn join(v: &[i64], sep: &str) -> String {
+pub(super) fn join(v: &[i64], sep: &str) -> String {
     v.iter()
         .map(|d| d.to_string())
         .collect::<Vec<_>>()
@@ -167,7 +168,7 @@ fn comp_name(m: &Module, id: CompId) -> &str {
         .map_or("<invalid-computation>", |c| c.name.as_str())
 }
 
-fn window_to_string(w: &Window) -> String {
+pub(super) fn window_to_string(w: &Window) -> String {
     let d = &w.dims;
     let mut parts: Vec<String> = Vec::new();
     let field = |name: &str, f: &dyn Fn(&WindowDim) -> String| -> String {
@@ -198,7 +199,7 @@ fn window_to_string(w: &Window) -> String {
     format!("{{{}}}", parts.join(" "))
 }
 
-fn dim_labels(d: &ConvDimensionNumbers) -> String {
+pub(super) fn dim_labels(d: &ConvDimensionNumbers) -> String {
     fn labels(rank: usize, pairs: &[(i64, char)], spatial: &[i64]) -> String {
         let mut v = vec!['?'; rank];
         for &(dim, ch) in pairs {
@@ -243,15 +244,6 @@ fn dim_labels(d: &ConvDimensionNumbers) -> String {
     )
 }
 
-fn precision_attr(attrs: &mut Vec<String>, p: &[Precision]) {
-    if p.iter().any(|&x| x != Precision::Default) {
-        attrs.push(format!(
-            "operand_precision={{{}}}",
-            p.iter().map(|x| x.name()).collect::<Vec<_>>().join(",")
-        ));
-    }
-}
-
 /// `{{0,1},{2,3}}`, or the iota form `[2,2]<=[4]` / `[2,2]<=[2,2]T(1,0)`.
 pub fn replica_groups_text(g: &ReplicaGroups) -> String {
     match g {
@@ -275,32 +267,6 @@ pub fn replica_groups_text(g: &ReplicaGroups) -> String {
             s
         }
     }
-}
-
-/// `channel_id=`, `replica_groups=` and `constrain_layout=`, in XLA's order.
-fn collective_attrs(attrs: &mut Vec<String>, c: &Collective) {
-    if let Some(id) = c.channel_id {
-        attrs.push(format!("channel_id={id}"));
-    }
-    attrs.push(format!(
-        "replica_groups={}",
-        replica_groups_text(&c.replica_groups)
-    ));
-    if c.constrain_layout {
-        attrs.push("constrain_layout=true".into());
-    }
-}
-
-/// `use_global_device_ids=true` when set (its place among a collective's
-/// attributes differs by opcode, as XLA prints them).
-fn global_device_ids(attrs: &mut Vec<String>, c: &Collective) {
-    if c.use_global_device_ids {
-        attrs.push("use_global_device_ids=true".into());
-    }
-}
-
-fn dims_attr(name: &str, v: &[i64]) -> String {
-    format!("{name}={{{}}}", join(v, ","))
 }
 
 /// A value printed after `backend_config=`: unquoted when it is a `{...}`
@@ -336,262 +302,19 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
     out.push(')');
 
     let mut attrs: Vec<String> = Vec::new();
-    match &inst.op {
-        Op::Iota { dimension } => attrs.push(format!("iota_dimension={dimension}")),
-        Op::Compare {
-            direction,
-            cmp_type,
-        } => {
-            attrs.push(format!("direction={}", direction.name()));
-            let operand_ty = inst
-                .operands
-                .first()
-                .and_then(|&o| c.instructions.get(o))
-                .and_then(|o| o.shape.element_type());
-            if let Some(t) = ComparisonType::canonical(*cmp_type, operand_ty) {
-                attrs.push(format!("type={}", t.name()));
-            }
-        }
-        Op::ReducePrecision {
-            exponent_bits,
-            mantissa_bits,
-        } => {
-            attrs.push(format!("exponent_bits={exponent_bits}"));
-            attrs.push(format!("mantissa_bits={mantissa_bits}"));
-        }
-        Op::Broadcast { dimensions }
-        | Op::Transpose { dimensions }
-        | Op::Reverse { dimensions }
-        | Op::Reduce { dimensions }
-        | Op::Map { dimensions } => attrs.push(dims_attr("dimensions", dimensions)),
-        Op::Concatenate { dimension } => attrs.push(format!("dimensions={{{dimension}}}")),
-        Op::Slice { dims } => {
-            // The stride is written for every dimension or for none.
-            let strided = dims.iter().any(|d| d.stride != 1);
-            let parts = joined(dims, ", ", |d| match strided {
-                true => format!("[{}:{}:{}]", d.start, d.limit, d.stride),
-                false => format!("[{}:{}]", d.start, d.limit),
-            });
-            attrs.push(format!("slice={{{parts}}}"));
-        }
-        Op::DynamicSlice { sizes } => attrs.push(dims_attr("dynamic_slice_sizes", sizes)),
-        Op::Pad { dims } => {
-            // Interior padding is written for every dimension or for none.
-            let interior = dims.iter().any(|d| d.interior != 0);
-            let parts = joined(dims, "x", |d| match interior {
-                true => format!("{}_{}_{}", d.lo, d.hi, d.interior),
-                false => format!("{}_{}", d.lo, d.hi),
-            });
-            attrs.push(format!("padding={parts}"));
-        }
-        Op::Dot { dnums, precision } => {
-            if !dnums.lhs_batch_dims.is_empty() {
-                attrs.push(dims_attr("lhs_batch_dims", &dnums.lhs_batch_dims));
-            }
-            attrs.push(dims_attr(
-                "lhs_contracting_dims",
-                &dnums.lhs_contracting_dims,
-            ));
-            if !dnums.rhs_batch_dims.is_empty() {
-                attrs.push(dims_attr("rhs_batch_dims", &dnums.rhs_batch_dims));
-            }
-            attrs.push(dims_attr(
-                "rhs_contracting_dims",
-                &dnums.rhs_contracting_dims,
-            ));
-            precision_attr(&mut attrs, precision);
-        }
-        Op::ReduceWindow { window } | Op::SelectAndScatter { window }
-            if !window.dims.is_empty() =>
-        {
-            attrs.push(format!("window={}", window_to_string(window)));
-        }
-        Op::Convolution(c) => {
-            if !c.window.dims.is_empty() {
-                attrs.push(format!("window={}", window_to_string(&c.window)));
-            }
-            attrs.push(format!("dim_labels={}", dim_labels(&c.dnums)));
-            for (key, count) in [
-                ("feature_group_count", c.feature_group_count),
-                ("batch_group_count", c.batch_group_count),
-            ] {
-                if count != 1 {
-                    attrs.push(format!("{key}={count}"));
-                }
-            }
-            precision_attr(&mut attrs, &c.precision);
-        }
-        Op::Gather {
-            dnums,
-            slice_sizes,
-            indices_are_sorted,
-        } => {
-            attrs.push(dims_attr("offset_dims", &dnums.offset_dims));
-            attrs.push(dims_attr(
-                "collapsed_slice_dims",
-                &dnums.collapsed_slice_dims,
-            ));
-            attrs.push(dims_attr("start_index_map", &dnums.start_index_map));
-            if !dnums.operand_batching_dims.is_empty() {
-                attrs.push(dims_attr(
-                    "operand_batching_dims",
-                    &dnums.operand_batching_dims,
-                ));
-            }
-            if !dnums.start_indices_batching_dims.is_empty() {
-                attrs.push(dims_attr(
-                    "start_indices_batching_dims",
-                    &dnums.start_indices_batching_dims,
-                ));
-            }
-            attrs.push(format!("index_vector_dim={}", dnums.index_vector_dim));
-            attrs.push(dims_attr("slice_sizes", slice_sizes));
-            if *indices_are_sorted {
-                attrs.push("indices_are_sorted=true".into());
-            }
-        }
-        Op::Scatter {
-            dnums,
-            indices_are_sorted,
-            unique_indices,
-        } => {
-            attrs.push(dims_attr("update_window_dims", &dnums.update_window_dims));
-            attrs.push(dims_attr(
-                "inserted_window_dims",
-                &dnums.inserted_window_dims,
-            ));
-            attrs.push(dims_attr(
-                "scatter_dims_to_operand_dims",
-                &dnums.scatter_dims_to_operand_dims,
-            ));
-            if !dnums.input_batching_dims.is_empty() {
-                attrs.push(dims_attr("input_batching_dims", &dnums.input_batching_dims));
-            }
-            if !dnums.scatter_indices_batching_dims.is_empty() {
-                attrs.push(dims_attr(
-                    "scatter_indices_batching_dims",
-                    &dnums.scatter_indices_batching_dims,
-                ));
-            }
-            attrs.push(format!("index_vector_dim={}", dnums.index_vector_dim));
-            if *indices_are_sorted {
-                attrs.push("indices_are_sorted=true".into());
-            }
-            if *unique_indices {
-                attrs.push("unique_indices=true".into());
-            }
-        }
-        Op::Sort {
-            dimension,
-            is_stable,
-        } => {
-            attrs.push(format!("dimensions={{{dimension}}}"));
-            if *is_stable {
-                attrs.push("is_stable=true".into());
-            }
-        }
-        Op::TopK { k, largest } => {
-            attrs.push(format!("k={k}"));
-            attrs.push(format!("largest={largest}"));
-        }
-        Op::Fft {
-            fft_type,
-            fft_length,
-        } => {
-            attrs.push(format!("fft_type={}", fft_type.name()));
-            attrs.push(dims_attr("fft_length", fft_length));
-        }
-        Op::AllReduce(c) | Op::CollectiveBroadcast(c) => {
-            collective_attrs(&mut attrs, c);
-            global_device_ids(&mut attrs, c);
-        }
-        Op::AllGather {
-            collective,
-            dimension,
-        } => {
-            collective_attrs(&mut attrs, collective);
-            attrs.push(format!("dimensions={{{dimension}}}"));
-            global_device_ids(&mut attrs, collective);
-        }
-        Op::ReduceScatter {
-            collective,
-            dimension,
-        } => {
-            collective_attrs(&mut attrs, collective);
-            global_device_ids(&mut attrs, collective);
-            attrs.push(format!("dimensions={{{dimension}}}"));
-        }
-        Op::AllToAll {
-            collective,
-            split_dimension,
-        } => {
-            collective_attrs(&mut attrs, collective);
-            if let Some(d) = split_dimension {
-                attrs.push(format!("dimensions={{{d}}}"));
-            }
-        }
-        Op::CollectivePermute {
-            channel_id,
-            source_target_pairs,
-        } => {
-            if let Some(id) = channel_id {
-                attrs.push(format!("channel_id={id}"));
-            }
-            let pairs: Vec<String> = source_target_pairs
-                .iter()
-                .map(|(s, t)| format!("{{{s},{t}}}"))
-                .collect();
-            attrs.push(format!("source_target_pairs={{{}}}", pairs.join(",")));
-        }
-        Op::GetTupleElement { index } => attrs.push(format!("index={index}")),
-        Op::RngBitGenerator { algorithm } => attrs.push(format!("algorithm={}", algorithm.name())),
-        Op::Fusion { kind } => attrs.push(format!("kind={}", kind.name())),
-        Op::CustomCall(cc) => {
-            attrs.push(format!(
-                "custom_call_target=\"{}\"",
-                c_escape(cc.target.as_bytes())
-            ));
-            if let Some(shapes) = &cc.operand_layout_constraints {
-                let mut s = String::from("operand_layout_constraints={");
-                for (i, sh) in shapes.iter().enumerate() {
-                    if i > 0 {
-                        s.push_str(", ");
-                    }
-                    write_shape(&mut s, sh);
-                }
-                s.push('}');
-                attrs.push(s);
-            }
-            if cc.has_side_effect {
-                attrs.push("custom_call_has_side_effect=true".into());
-            }
-            if !cc.output_operand_aliasing.is_empty() {
-                let items: Vec<String> = cc
-                    .output_operand_aliasing
-                    .iter()
-                    .map(|a| {
-                        format!(
-                            "{}: ({}, {})",
-                            shape_index_to_string(&a.output_index),
-                            a.operand,
-                            shape_index_to_string(&a.operand_index)
-                        )
-                    })
-                    .collect();
-                attrs.push(format!(
-                    "output_to_operand_aliasing={{{}}}",
-                    items.join(", ")
-                ));
-            }
-            if cc.schedule != CustomCallSchedule::None {
-                attrs.push(format!("schedule={}", cc.schedule.name()));
-            }
-            if cc.api_version != CustomCallApiVersion::Original {
-                attrs.push(format!("api_version={}", cc.api_version.name()));
-            }
-        }
-        _ => {}
-    }
+    let operand_ty = inst
+        .operands
+        .first()
+        .and_then(|&o| c.instructions.get(o))
+        .and_then(|o| o.shape.element_type());
+    let cx = AttrCx {
+        opcode: inst.op.opcode(),
+        operand_ty,
+        operands: inst.operands.len(),
+        comp: &c.name,
+        inst: &inst.name,
+    };
+    inst.op.print_attrs(&cx, &mut attrs);
 
     // Called computations, by the roles of the opcode table.
     let called: Vec<&str> = inst.called.iter().map(|&k| comp_name(m, k)).collect();
@@ -904,11 +627,6 @@ fn strip_zeros(s: &str) -> &str {
     } else {
         s
     }
-}
-
-/// `items` printed with `f` and joined by `sep`.
-fn joined<T>(items: &[T], sep: &str, f: impl Fn(&T) -> String) -> String {
-    items.iter().map(f).collect::<Vec<_>>().join(sep)
 }
 
 /// `frontend_attributes={key="value",other={dict}}`, of an instruction or
