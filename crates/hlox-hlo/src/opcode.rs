@@ -507,6 +507,23 @@ pub(crate) struct AttrCx<'a> {
     pub inst: &'a str,
 }
 
+impl<'a> AttrCx<'a> {
+    /// The context of instruction `inst` of computation `c`.
+    pub(crate) fn of(c: &'a Computation, inst: &'a Instruction) -> AttrCx<'a> {
+        AttrCx {
+            opcode: inst.op.opcode(),
+            operand_ty: inst
+                .operands
+                .first()
+                .and_then(|&o| c.instructions.get(o))
+                .and_then(|o| o.shape.element_type()),
+            operands: inst.operands.len(),
+            comp: &c.name,
+            inst: &inst.name,
+        }
+    }
+}
+
 /// A group of attributes kept in one struct of the IR (dimension numbers,
 /// a collective's or a custom call's attributes): implemented by
 /// [`attr_struct!`] from the struct's field list.

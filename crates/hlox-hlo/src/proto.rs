@@ -1067,19 +1067,7 @@ fn instruction_to_proto(
     if let Some(b) = &inst.backend_config {
         p.backend_config = b.clone().into_bytes();
     }
-    let operand_ty = inst
-        .operands
-        .first()
-        .and_then(|o| c.instructions.get(*o))
-        .and_then(|o| o.shape.element_type());
-    let cx = AttrCx {
-        opcode: inst.op.opcode(),
-        operand_ty,
-        operands: inst.operands.len(),
-        comp: &c.name,
-        inst: &inst.name,
-    };
-    inst.op.encode_attrs(&cx, &mut p);
+    inst.op.encode_attrs(&AttrCx::of(c, inst), &mut p);
     p
 }
 

@@ -125,14 +125,8 @@ text_kind!(
     Slices: Vec<SliceDim>,
     parse(c, _key, _r) { slice_value(c) },
     print(v, _cx) {
-        let strided = v.iter().any(|d| d.stride != 1);
-        let parts: Vec<String> = v
-            .iter()
-            .map(|d| match strided {
-                true => format!("[{}:{}:{}]", d.start, d.limit, d.stride),
-                false => format!("[{}:{}]", d.start, d.limit),
-            })
-            .collect();
+        let parts = all_or_none(v, |d| [d.start, d.limit, d.stride], 1, ":");
+        let parts: Vec<String> = parts.iter().map(|p| format!("[{p}]")).collect();
         Some(format!("{{{}}}", parts.join(", ")))
     }
 );
@@ -140,17 +134,7 @@ text_kind!(
     /// `padding=0_1x2_3_1`: interior padding is written for every dimension or for none.
     Padding: Vec<PadDim>,
     parse(c, _key, _r) { padding_value(c) },
-    print(v, _cx) {
-        let interior = v.iter().any(|d| d.interior != 0);
-        let parts: Vec<String> = v
-            .iter()
-            .map(|d| match interior {
-                true => format!("{}_{}_{}", d.lo, d.hi, d.interior),
-                false => format!("{}_{}", d.lo, d.hi),
-            })
-            .collect();
-        Some(parts.join("x"))
-    }
+    print(v, _cx) Some(all_or_none(v, |d| [d.lo, d.hi, d.interior], 0, "_").join("x"))
 );
 text_kind!(
     /// `window={size=2x2 stride=2x2 ...}`.
@@ -232,6 +216,18 @@ text_kind!(
     /// `backend_config=` goes, so this kind prints nothing.
     Opaque: Vec<u8>, parse(c, _key, _r) { bytes_or_dict(c) }, print(_v, _cx) None
 );
+
+/// Each dimension's three numbers joined by `sep`, the third left out of
+/// every dimension when it is `default` in all (a slice's stride, a pad's
+/// interior padding: written for every dimension or for none).
+fn all_or_none<T>(v: &[T], parts: impl Fn(&T) -> [i64; 3], default: i64, sep: &str) -> Vec<String> {
+    let n = if v.iter().any(|d| parts(d)[2] != default) {
+        3
+    } else {
+        2
+    };
+    v.iter().map(|d| join(&parts(d)[..n], sep)).collect()
+}
 
 /// An attribute enum (`direction=EQ`, `kind=kLoop`), by its names.
 pub(crate) struct Name;

@@ -302,19 +302,7 @@ pub fn print_instruction(m: &Module, c: &Computation, id: InstId) -> String {
     out.push(')');
 
     let mut attrs: Vec<String> = Vec::new();
-    let operand_ty = inst
-        .operands
-        .first()
-        .and_then(|&o| c.instructions.get(o))
-        .and_then(|o| o.shape.element_type());
-    let cx = AttrCx {
-        opcode: inst.op.opcode(),
-        operand_ty,
-        operands: inst.operands.len(),
-        comp: &c.name,
-        inst: &inst.name,
-    };
-    inst.op.print_attrs(&cx, &mut attrs);
+    inst.op.print_attrs(&AttrCx::of(c, inst), &mut attrs);
 
     // Called computations, by the roles of the opcode table.
     let called: Vec<&str> = inst.called.iter().map(|&k| comp_name(m, k)).collect();
