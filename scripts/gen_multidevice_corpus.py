@@ -19,8 +19,11 @@ Usage: .venv-jax/bin/python scripts/gen_multidevice_corpus.py [--out DIR]
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
+import subprocess
+import tempfile
 from pathlib import Path
 
 os.environ["XLA_FLAGS"] = (
@@ -42,6 +45,20 @@ assert len(DEVICES) == 4, "needs 4 Host devices"
 MESH = Mesh(DEVICES, ("x",))
 MESH2 = Mesh(DEVICES.reshape(2, 2), ("x", "y"))
 RNG = np.random.default_rng(25)
+TARGETS_CC = REPO / "tests/corpus/multidevice/md_targets.cc"
+
+
+def load_targets():
+    """Builds md_targets.cc (typed-FFI targets) and registers them with JAX."""
+    lib = Path(tempfile.mkdtemp()) / "libmd_targets.so"
+    include = os.environ.get("HLOX_XLA_FFI_INCLUDE", str(REPO / ".xla-ffi/include"))
+    subprocess.run(
+        ["c++", "-shared", "-fPIC", "-std=c++17", "-O2", "-w", "-I", include, str(TARGETS_CC), "-o", str(lib)],
+        check=True,
+    )
+    so = ctypes.cdll.LoadLibrary(str(lib))
+    for name in ["MdScale", "MdFailAbove"]:
+        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(so, name)), platform="cpu")
 
 
 def rand(*shape):
@@ -142,19 +159,56 @@ def dp_step():
     ]
 
 
-CASES = [sm_collectives, mesh_2x2, pmap_psum, jit_sharded, dp_step]
+def _custom_call_program():
+    def f(x):
+        y = jax.ffi.ffi_call("MdScale", jax.ShapeDtypeStruct(x.shape, x.dtype))(
+            x, scale=np.float32(2.0), shift=np.float32(0.5)
+        )
+        z = jax.ffi.ffi_call("MdFailAbove", jax.ShapeDtypeStruct(y.shape, y.dtype))(y, limit=np.float32(100.0))
+        return lax.psum(z, "x"), z * lax.axis_index("x").astype(np.float32)
+
+    return shard_map(f, mesh=MESH, in_specs=P("x"), out_specs=(P(), P("x")), check_vma=False)
+
+
+def sm_custom_call():
+    return "typed-FFI custom calls (md_targets.cc) inside shard_map, on each device's shard, then psum", _custom_call_program(), [
+        rand(8, 3)
+    ]
+
+
+def sm_custom_call_fails():
+    # Only device 3's shard (rows 6 and 7) holds a value above the limit.
+    x = rand(8, 3)
+    x[7, 1] = 400.0
+    return (
+        "the same program where MdFailAbove fails on device 3 only (its shard holds 2 * 400 + 0.5 > 100); "
+        "the other devices wait at the psum. JAX (XLA 0.10, 4 Host devices) does not return: the three "
+        "waiting devices hit XLA's 40 s rendezvous termination timeout, which aborts the process; hlox "
+        "stops every device at once with device 3's error",
+        _custom_call_program(),
+        [x],
+    )
+
+
+CASES = [sm_collectives, mesh_2x2, pmap_psum, jit_sharded, dp_step, sm_custom_call, sm_custom_call_fails]
+# Cases JAX is not run on (it aborts): the expected error, by case.
+ERRORS = {
+    "sm_custom_call_fails": ["device 3", "MdFailAbove: element 4 is 800.500000, above the limit 100.000000"],
+}
+PLUGINS = {"sm_custom_call": "md_targets.cc", "sm_custom_call_fails": "md_targets.cc"}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", type=Path, default=REPO / "tests/corpus/multidevice")
     a = ap.parse_args()
+    load_targets()
     for case in CASES:
         name = case.__name__
         desc, f, args = case()
         fn = f if hasattr(f, "lower") else jax.jit(f)
         lowered = fn.lower(*args)
-        outs = jax.tree.leaves(fn(*args))
+        outs = [] if name in ERRORS else jax.tree.leaves(fn(*args))
         flat_in = jax.tree.leaves(args)
         d = a.out / name
         d.mkdir(parents=True, exist_ok=True)
@@ -178,6 +232,10 @@ def main() -> int:
             "rtol": 1e-4,
             "atol": 1e-4,
         }
+        if name in PLUGINS:
+            meta["plugin"] = PLUGINS[name]
+        if name in ERRORS:
+            meta["error"] = ERRORS[name]
         (d / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
         print(f"{name}: {len(flat_in)} inputs, {len(outs)} outputs")
     return 0

@@ -120,6 +120,9 @@ class Executable:
     def parameter_shapes(self) -> list[Shape]: ...
     @property
     def result_shape(self) -> Shape: ...
+    @property
+    def devices(self) -> int:
+        """The number of devices a call runs on (``devices=`` of compile)."""
 
 def compile(
     module: Module,
@@ -129,8 +132,14 @@ def compile(
     sandbox: bool = False,
     check_results: bool = False,
     repro_dir: str | os.PathLike[str] | None = None,
+    devices: int = 1,
 ) -> Executable:
     """Compile for "cpu" or "cuda" (CUDA compiles without a GPU; running needs one).
+
+    ``devices=N`` (CPU only) runs an SPMD program written by JAX for N
+    devices (``shard_map``, ``pmap``, collectives) on N Host devices of this
+    process; the executable takes and returns the global arrays, as
+    ``jax.jit`` does (docs/multi-device.md).
 
     ``sandbox=True`` (CPU only) runs every custom call in hlox's sandbox: a
     fault or C++ exception in a target raises CustomCallError naming it;

@@ -3,7 +3,9 @@
 //! runs with `--devices 4` (threads of one process, compiled and
 //! interpreted) and under `mpirun -np 4 ... --mpi`, and matches; a custom
 //! call runs per device and one that fails on one device only stops every
-//! device with its error. The MPI tests are skipped, saying so, only when
+//! device with its error (two JAX programs of the corpus, with the typed-FFI
+//! targets of tests/corpus/multidevice/md_targets.cc, and a hand-written
+//! one with a C target). The MPI tests are skipped, saying so, only when
 //! `mpirun` is absent (`make test` installs Open MPI).
 
 mod common;
@@ -12,16 +14,58 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn cases() -> Vec<PathBuf> {
+/// A corpus case's meta.json.
+fn meta(case: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(case.join("meta.json")).expect("meta.json");
+    serde_json::from_str(&text).expect("meta.json parses")
+}
+
+/// Every case of the corpus: those with JAX's outputs (`error: false`) or
+/// those that fail with the errors in their meta.json's `error`.
+fn corpus(error: bool) -> Vec<PathBuf> {
     let root = repo("tests/corpus/multidevice");
     let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
         .expect("tests/corpus/multidevice")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.join("module.hlo").exists())
+        .filter(|p| meta(p).get("error").is_some() == error)
         .collect();
     v.sort();
-    assert!(v.len() >= 5, "{v:?}");
+    assert!(v.len() >= if error { 1 } else { 6 }, "{v:?}");
     v
+}
+
+fn cases() -> Vec<PathBuf> {
+    corpus(false)
+}
+
+/// The typed-FFI targets of the corpus (md_targets.cc), built once with
+/// the system C++ compiler and XLA's FFI headers.
+fn md_targets() -> PathBuf {
+    static LIB: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    LIB.get_or_init(|| {
+        let include = std::env::var_os("HLOX_XLA_FFI_INCLUDE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| repo(".xla-ffi/include"));
+        assert!(
+            include.join("xla/ffi/api/ffi.h").exists(),
+            "XLA's FFI headers are not in {}: run `bash scripts/setup_xla_ffi_headers.sh` (make test \
+             does) or set HLOX_XLA_FFI_INCLUDE",
+            include.display()
+        );
+        let lib = tmp("md-libmd_targets.so");
+        let o = Command::new("c++")
+            .args(["-shared", "-fPIC", "-std=c++17", "-O2", "-w", "-I"])
+            .arg(&include)
+            .arg(repo("tests/corpus/multidevice/md_targets.cc"))
+            .arg("-o")
+            .arg(&lib)
+            .output()
+            .expect("c++ runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        lib
+    })
+    .clone()
 }
 
 fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {
@@ -69,7 +113,68 @@ fn run_args(case: &Path, out: &Path) -> Vec<std::ffi::OsString> {
     }
     a.push("-o".into());
     a.push(out.into());
+    if meta(case).get("plugin").is_some() {
+        a.push("--plugin".into());
+        a.push(md_targets().into());
+    }
     a
+}
+
+/// The errors a failing case's meta.json names (every one must be in the
+/// run's message).
+fn expected_errors(case: &Path) -> Vec<String> {
+    meta(case)["error"]
+        .as_array()
+        .expect("error: a list of strings")
+        .iter()
+        .map(|e| e.as_str().expect("a string").to_string())
+        .collect()
+}
+
+/// A custom call of a JAX program that fails on one device only (its shard
+/// holds a value above the target's limit), while the others wait at the
+/// psum after it: every device stops at once with that device's error, on
+/// threads (compiled and interpreted) and under MPI. (XLA itself leaves
+/// the others waiting until its 40 s rendezvous timeout aborts the process.)
+#[test]
+fn corpus_cases_that_fail_on_one_device_stop_every_device_with_its_error() {
+    for case in corpus(true) {
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        let want = expected_errors(&case);
+        let want: Vec<&str> = want.iter().map(String::as_str).collect();
+        for interpret in [false, true] {
+            let out = tmp_dir(&format!("md-{name}-{interpret}"));
+            let mut args = run_args(&case, &out);
+            args.extend([
+                "--devices".into(),
+                "4".into(),
+                "--collective-timeout".into(),
+                "600".into(),
+            ]);
+            if interpret {
+                args.push("--interpret".into());
+            }
+            let t = std::time::Instant::now();
+            assert_fails(&hlox(&args), 1, &want);
+            assert!(
+                t.elapsed().as_secs() < 120,
+                "{name}: stopped by the failure, not a timeout"
+            );
+        }
+        let out = tmp_dir(&format!("md-mpi-{name}"));
+        let Some(o) = mpi(4, &run_args(&case, &out)) else {
+            return;
+        };
+        assert!(!o.status.success(), "{name} under mpirun succeeded");
+        let e = stderr(&o);
+        let ranked: Vec<String> = want.iter().map(|w| w.replace("device ", "rank ")).collect();
+        for w in &ranked {
+            assert!(
+                e.contains(w.as_str()),
+                "{name} under mpirun: no {w:?} in {e}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -20,6 +20,8 @@
 pub mod emulate;
 pub mod graph;
 pub mod math;
+#[cfg(feature = "nccl")]
+pub mod nccl;
 pub mod plan;
 pub mod ptx;
 pub mod runtime;

@@ -52,6 +52,9 @@ enum Backend {
     Cuda(hlox::cuda::CudaExecutable),
     /// Compiled for CUDA (PTX) on a machine where no device could be opened.
     CudaNoDevice(String),
+    /// An SPMD program on N Host devices of this process (`devices=N`):
+    /// global arrays in, each device's run on its shard, global arrays out.
+    Devices(hlox::DeviceExecutable),
 }
 
 /// A compiled module. Call it with numpy arrays (or anything with
@@ -103,9 +106,15 @@ pub fn platform_arg(p: &str) -> PyResult<Platform> {
 /// killing the process); `check_results=True` and `repro_dir=DIR` turn it
 /// on too (docs/reliability.md). CPU only.
 ///
+/// `devices=N` (N > 1) runs an SPMD program, as JAX writes it for N
+/// devices (shard_map, pmap, collectives), on N Host devices of this
+/// process: the executable takes and returns the global arrays, as
+/// `jax.jit` does (docs/multi-device.md). CPU only.
+///
 /// >>> exe = hlox.compile(hlox.load("add.hlo"))
+/// >>> exe4 = hlox.compile(hlox.load("shard_map.hlo"), devices=4)
 #[pyfunction]
-#[pyo3(signature = (module, platform = "cpu", plugins = Vec::new(), opt_level = 3, sandbox = false, check_results = false, repro_dir = None))]
+#[pyo3(signature = (module, platform = "cpu", plugins = Vec::new(), opt_level = 3, sandbox = false, check_results = false, repro_dir = None, devices = 1))]
 #[allow(clippy::too_many_arguments)]
 fn compile(
     py: Python<'_>,
@@ -116,8 +125,20 @@ fn compile(
     sandbox: bool,
     check_results: bool,
     repro_dir: Option<std::path::PathBuf>,
+    devices: usize,
 ) -> PyResult<Executable> {
     let platform = parse_platform(platform)?;
+    if devices == 0 {
+        return Err(PyValueError::new_err(
+            "devices=0: a program runs on at least one device",
+        ));
+    }
+    if devices > 1 && platform != Platform::Host {
+        return Err(PyValueError::new_err(format!(
+            "devices={devices} runs on N Host devices; several CUDA devices (NCCL) are not \
+             offered from Python yet: use platform=\"cpu\""
+        )));
+    }
     let sandbox = (sandbox || check_results || repro_dir.is_some()).then_some(
         hlox_ffi::sandbox::SandboxOptions {
             check_results,
@@ -146,6 +167,29 @@ fn compile(
     };
     let module_ref = &m.inner;
     let built: Result<(Backend, String), hlox::Error> = py.detach(|| match platform {
+        Platform::Host if devices > 1 => {
+            match hlox::Client::cpu_devices(devices)?.compile(module_ref, &options)? {
+                hlox::Executable::Devices(e) => {
+                    // hlo_text(): the program every device runs (after the
+                    // SPMD expansion, before the Host passes).
+                    let mut per_device = module_ref.clone();
+                    let text = match hlox_passes::spmd::expand_spmd(&mut per_device, devices as i64)
+                    {
+                        Ok(_) => hlox_hlo::text::print::print_module(&per_device),
+                        Err(e) => return Err(hlox::Error::Spmd(e)),
+                    };
+                    Ok((Backend::Devices(e), text))
+                }
+                // cpu_devices(N > 1) compiles for N devices.
+                _ => Err(hlox::Error::Device {
+                    platform: hlox::Platform::Host,
+                    source: format!(
+                        "hlox.Client.cpu_devices({devices}) gave a one-device executable"
+                    )
+                    .into(),
+                }),
+            }
+        }
         Platform::Host => {
             let c = Capture {
                 inner: hlox_cpu::HostCompiler::default(),
@@ -474,6 +518,52 @@ impl Executable {
         let out = py
             .detach(|| exe.execute(&lits))
             .map_err(|e| errors::cuda_exec_error(py, &self.name, e))?;
+        self.literal_results(py, &out)
+    }
+
+    /// Runs an SPMD program on its Host devices (threads of this process)
+    /// with the global arguments; device 0's result is the global result
+    /// (every device assembles the same one).
+    fn run_devices<'py>(
+        &self,
+        py: Python<'py>,
+        exe: &hlox::DeviceExecutable,
+        args: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let lits = self.literals(py, args)?;
+        let refs: Vec<&hlox_hlo::Literal> = lits.iter().collect();
+        let all = py
+            .detach(|| exe.execute(&refs, &hlox::ExecuteOptions::default()))
+            .map_err(|e| errors::ExecError::new_err(format!("{}: {e}", self.name)))?;
+        let first = all
+            .into_iter()
+            .next()
+            .ok_or_else(|| errors::ExecError::new_err(format!("{}: no device ran", self.name)))?;
+        self.literal_results(py, &first)
+    }
+
+    /// The arguments as literals (copies), one per parameter.
+    fn literals<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+    ) -> PyResult<Vec<hlox_hlo::Literal>> {
+        let mut lits = Vec::new();
+        for (i, (a, s)) in args.iter().zip(&self.params).enumerate() {
+            let mut leaves = Vec::new();
+            self.flatten(py, i, &a, s, &mut leaves)?;
+            let mut it = leaves.into_iter();
+            lits.push(self.literal(i, s, &mut it)?);
+        }
+        Ok(lits)
+    }
+
+    /// A result literal as numpy arrays (a tuple for a tuple result).
+    fn literal_results<'py>(
+        &self,
+        py: Python<'py>,
+        out: &hlox_hlo::Literal,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let mut results = Vec::new();
         fn leaves_of<'a>(l: &'a hlox_hlo::Literal, out: &mut Vec<&'a hlox_hlo::Literal>) {
             match l {
@@ -482,7 +572,7 @@ impl Executable {
             }
         }
         let mut ls = Vec::new();
-        leaves_of(&out, &mut ls);
+        leaves_of(out, &mut ls);
         for l in ls {
             match l {
                 hlox_hlo::Literal::Array(a) => {
@@ -563,6 +653,7 @@ impl Executable {
         match &self.backend {
             Backend::Host(e) => self.run_host(py, e, args),
             Backend::Cuda(e) => self.run_cuda(py, e, args),
+            Backend::Devices(e) => self.run_devices(py, e, args),
             Backend::CudaNoDevice(why) => Err(errors::ExecError::new_err(format!(
                 "{}: compiled for CUDA, but no CUDA device can be opened here: {why}",
                 self.name
@@ -584,8 +675,17 @@ impl Executable {
     #[getter]
     fn platform(&self) -> &'static str {
         match self.backend {
-            Backend::Host(_) => "cpu",
+            Backend::Host(_) | Backend::Devices(_) => "cpu",
             _ => "cuda",
+        }
+    }
+
+    /// The number of devices a call runs on (`devices=` of hlox.compile).
+    #[getter]
+    fn devices(&self) -> usize {
+        match &self.backend {
+            Backend::Devices(e) => e.devices(),
+            _ => 1,
         }
     }
 
