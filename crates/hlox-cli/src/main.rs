@@ -332,72 +332,55 @@ fn run(cli: Cli) -> Result<()> {
             interpret,
             random,
             dump_dir,
-            timings: _,
+            timings,
             platform,
-            timeout: _,
-            sandbox: _,
-            check_results: _,
-            repro_dir: _,
             no_excess_precision,
             devices,
             mpi,
             collective_timeout,
-        } if devices != 1 || mpi => {
-            if no_excess_precision {
-                commands::set_half_rounding(hlox_eval::HalfRounding::EveryOp);
-            }
-            anyhow::ensure!(
-                platform == Platform::Host,
-                "--devices and --mpi run on Host devices; drop --platform cuda"
-            );
-            anyhow::ensure!(devices >= 1, "--devices must be at least 1");
-            let plugins = plugins.plugins();
-            let launch = if mpi {
-                devices::Launch::Mpi
-            } else {
-                devices::Launch::Threads(devices)
-            };
-            devices::run(
-                launch,
-                &devices::DeviceArgs {
-                    file: &file,
-                    inputs: &inputs,
-                    plugins: &plugins,
-                    out_dir: out_dir.as_deref(),
-                    interpret,
-                    random,
-                    dump_dir: dump_dir.as_deref(),
-                    collective_timeout,
-                },
-            )
-        }
-        Command::Run {
-            file,
-            inputs,
-            plugins,
-            out_dir,
-            interpret,
-            random,
-            dump_dir,
-            timings,
-            platform,
-            no_excess_precision,
             ..
         } => {
             if no_excess_precision {
                 commands::set_half_rounding(hlox_eval::HalfRounding::EveryOp);
             }
-            commands::run(
-                platform,
-                &file,
-                &inputs,
-                &plugins.plugins(),
-                out_dir.as_deref(),
-                interpret,
-                random,
-                dump_dir.as_deref(),
-                timings,
-            )
+            let plugins = plugins.plugins();
+            if devices == 1 && !mpi {
+                commands::run(
+                    platform,
+                    &file,
+                    &inputs,
+                    &plugins,
+                    out_dir.as_deref(),
+                    interpret,
+                    random,
+                    dump_dir.as_deref(),
+                    timings,
+                )
+            } else {
+                anyhow::ensure!(
+                    platform == Platform::Host,
+                    "--devices and --mpi run on Host devices; drop --platform cuda"
+                );
+                anyhow::ensure!(devices >= 1, "--devices must be at least 1");
+                let launch = if mpi {
+                    devices::Launch::Mpi
+                } else {
+                    devices::Launch::Threads(devices)
+                };
+                devices::run(
+                    launch,
+                    &devices::DeviceArgs {
+                        file: &file,
+                        inputs: &inputs,
+                        plugins: &plugins,
+                        out_dir: out_dir.as_deref(),
+                        interpret,
+                        random,
+                        dump_dir: dump_dir.as_deref(),
+                        collective_timeout,
+                    },
+                )
+            }
         }
         Command::Compile {
             file,

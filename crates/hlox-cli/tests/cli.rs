@@ -86,21 +86,12 @@ fn missing_file_and_corrupt_proto_are_errors_not_panics() {
         .fails(1, &["not a valid HloModuleProto"]);
 }
 
-const SEED: &str = r#"HloModule seed
-
-ENTRY main {
-  b = f32[128]{0} parameter(0)
-  c = f32[2048]{0} parameter(1)
-  ROOT cc = f32[2048]{0} custom-call(b, c), custom_call_target="TARGET"
-}
-"#;
-
 /// The seed example (z[i] = b[i % 128] + c[i]) calling `target`: the
 /// module, its inputs b and c, and the output it should give.
 fn seed_files(target: &str) -> (PathBuf, PathBuf, PathBuf, Vec<f32>) {
     let hlo = tmp_file(
         &format!("seed_{target}.hlo"),
-        SEED.replace("TARGET", target),
+        hlox_targets::seed_module(target),
     );
     let b: Vec<f32> = (0..128).map(|i| i as f32).collect();
     let c: Vec<f32> = (0..2048).map(|i| i as f32 * 0.25).collect();

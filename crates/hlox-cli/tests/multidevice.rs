@@ -177,18 +177,22 @@ fn corpus_cases_that_fail_on_one_device_stop_every_device_with_its_error() {
     }
 }
 
+/// `hlox` with `args` and `--devices 4` (interpreted if `interpret`).
+fn on_four_threads(mut args: Vec<std::ffi::OsString>, interpret: bool) -> Output {
+    args.extend(["--devices".into(), "4".into()]);
+    if interpret {
+        args.push("--interpret".into());
+    }
+    hlox(&args)
+}
+
 #[test]
 fn corpus_on_four_threads_compiled_and_interpreted() {
     for case in cases() {
         let name = case.file_name().unwrap().to_string_lossy().to_string();
         for interpret in [false, true] {
             let out = tmp_dir(&format!("md-{name}-{interpret}"));
-            let mut args = run_args(&case, &out);
-            args.extend(["--devices".into(), "4".into()]);
-            if interpret {
-                args.push("--interpret".into());
-            }
-            let o = hlox(&args);
+            let o = on_four_threads(run_args(&case, &out), interpret);
             assert!(o.status.success(), "{name}: {}", stderr(&o));
             assert_outputs(
                 &case,
@@ -261,26 +265,7 @@ fn corpus_under_mpirun_four_ranks() {
 /// A cross-replica program (no channel ids: devices are replicas) whose
 /// per-device data comes from replica-id: all-reduce, all-gather and a
 /// collective-permute on 2 devices.
-const REPLICAS: &str = r#"HloModule replicas, entry_computation_layout={(f32[3]{0})->(f32[3]{0}, f32[6]{0}, f32[3]{0})}
-
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-
-ENTRY e {
-  x = f32[3]{0} parameter(0)
-  r = u32[] replica-id()
-  f = f32[] convert(r)
-  fb = f32[3]{0} broadcast(f), dimensions={}
-  y = f32[3]{0} add(x, fb)
-  s = f32[3]{0} all-reduce(y), replica_groups={{0,1}}, to_apply=add
-  g = f32[6]{0} all-gather(y), replica_groups=[1,2]<=[2], dimensions={0}
-  p = f32[3]{0} collective-permute(y), source_target_pairs={{0,1},{1,0}}
-  ROOT t = (f32[3]{0}, f32[6]{0}, f32[3]{0}) tuple(s, g, p)
-}
-"#;
+const REPLICAS: &str = include_str!("data/replicas.hlo");
 
 #[test]
 fn replicas_on_two_devices_threads_and_mpi() {
@@ -289,29 +274,18 @@ fn replicas_on_two_devices_threads_and_mpi() {
         "md-replicas-x.npy",
         &hlox_hlo::Literal::r1(&[1f32, 2.0, 3.0]),
     );
+    // The all-reduce, the all-gather and the permute (device 0, which
+    // writes, receives device 1's values).
+    let want: [&[f32]; 3] = [
+        &[3.0, 5.0, 7.0],
+        &[1.0, 2.0, 3.0, 2.0, 3.0, 4.0],
+        &[2.0, 3.0, 4.0],
+    ];
     let check = |out: &Path, how: &str| {
-        assert_close(
-            &read_f32(&out.join("out0.npy")),
-            &[3.0, 5.0, 7.0],
-            0.0,
-            0.0,
-            how,
-        );
-        assert_close(
-            &read_f32(&out.join("out1.npy")),
-            &[1.0, 2.0, 3.0, 2.0, 3.0, 4.0],
-            0.0,
-            0.0,
-            how,
-        );
-        // Device 0 (which writes) receives device 1's values.
-        assert_close(
-            &read_f32(&out.join("out2.npy")),
-            &[2.0, 3.0, 4.0],
-            0.0,
-            0.0,
-            how,
-        );
+        for (k, w) in want.iter().enumerate() {
+            let got = read_f32(&out.join(format!("out{k}.npy")));
+            assert_close(&got, w, 0.0, 0.0, &format!("{how} out{k}"));
+        }
     };
     let out = tmp_dir("md-replicas-threads");
     let args: Vec<std::ffi::OsString> = vec![
@@ -353,24 +327,7 @@ void fail_above(void* out, const void** in, XlaCustomCallStatus* status) {
 }
 "#;
 
-const PER_DEVICE_CALL: &str = r#"HloModule per_device_call, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
-
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-
-ENTRY e {
-  x = f32[4]{0} parameter(0)
-  pid = u32[] partition-id()
-  f = f32[] convert(pid)
-  fb = f32[4]{0} broadcast(f), dimensions={}
-  y = f32[4]{0} add(x, fb)
-  c = f32[4]{0} custom-call(y), custom_call_target="fail_above", api_version=API_VERSION_STATUS_RETURNING
-  ROOT r = f32[4]{0} all-reduce(c), channel_id=1, replica_groups={{0,1,2,3}}, use_global_device_ids=true, to_apply=add
-}
-"#;
+const PER_DEVICE_CALL: &str = include_str!("data/per_device_call.hlo");
 
 fn fail_above_plugin() -> PathBuf {
     let src = tmp_file("md-fail-above.c", FAIL_ABOVE);
@@ -408,12 +365,7 @@ fn a_custom_call_per_device_and_one_failing_on_one_device_only() {
     // Below the limit on every device: sum over d of (-10 + d) = -34.
     for interpret in [false, true] {
         let out = tmp_dir(&format!("md-per-device-ok-{interpret}"));
-        let mut a = run(-10.0, &out);
-        a.extend(["--devices".into(), "4".into()]);
-        if interpret {
-            a.push("--interpret".into());
-        }
-        let o = hlox(&a);
+        let o = on_four_threads(run(-10.0, &out), interpret);
         assert!(o.status.success(), "{}", stderr(&o));
         assert_close(
             &read_f32(&out.join("out0.npy")),

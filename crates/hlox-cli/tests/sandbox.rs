@@ -38,10 +38,7 @@ fn sandbox_reports_the_fault_and_the_reproducer_replays_it() {
         "(sb_oob_write+0x",
         "writing 0 bytes past the end of the result (f32[4]{0}) (byte offset 16, element 4; it has 16 bytes)",
     ];
-    let err = Hlox::new("run")
-        .arg(&module)
-        .inputs(&[&x])
-        .args(["--plugin", plugin(), "--repro-dir"])
+    let err = run_with_plugin(&module, &x, &["--repro-dir"])
         .arg(&repro)
         .fails(1, &want);
     assert!(err.contains("reproducer written to"), "{err}");
@@ -63,34 +60,22 @@ fn sandbox_reports_the_fault_and_the_reproducer_replays_it() {
 #[test]
 fn sandbox_catches_a_cpp_exception_and_result_checks_are_opt_in() {
     let x = write_npy("inc_x.npy", &Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]));
-    Hlox::new("run")
-        .arg(call("throw.hlo", "sb_throw"))
-        .inputs(&[&x])
-        .args(["--plugin", plugin(), "--sandbox"])
+    run_with_plugin(call("throw.hlo", "sb_throw"), &x, &["--sandbox"])
         .fails(
             1,
             &["(target \"sb_throw\") failed: sandbox: the target threw a C++ exception: sb_throw: the input must be decreasing"],
         );
     let nan = call("nan.hlo", "sb_nan");
-    Hlox::new("run")
-        .arg(&nan)
-        .inputs(&[&x])
-        .args(["--plugin", plugin(), "--check-results"])
-        .fails(
-            1,
-            &["(target \"sb_nan\") failed: sandbox: the result (f32[4]{0}) holds NaN at element 2"],
-        );
-    let out = Hlox::new("run")
-        .arg(&nan)
-        .inputs(&[&x])
-        .args(["--plugin", plugin(), "--sandbox"])
-        .ok();
+    run_with_plugin(&nan, &x, &["--check-results"]).fails(
+        1,
+        &["(target \"sb_nan\") failed: sandbox: the result (f32[4]{0}) holds NaN at element 2"],
+    );
+    let out = run_with_plugin(&nan, &x, &["--sandbox"]).ok();
     assert!(out.contains("NaN") || out.contains("nan"), "{out}");
-    Hlox::new("run")
-        .arg(&nan)
-        .inputs(&[&x])
-        .args(["--plugin", plugin(), "--sandbox", "--interpret"])
-        .fails(1, &["--sandbox (and --check-results, --repro-dir) run custom calls compiled for the Host"]);
+    run_with_plugin(&nan, &x, &["--sandbox", "--interpret"]).fails(
+        1,
+        &["--sandbox (and --check-results, --repro-dir) run custom calls compiled for the Host"],
+    );
 }
 
 #[test]
@@ -98,20 +83,26 @@ fn without_the_sandbox_a_segfaulting_target_still_kills_the_process() {
     use std::os::unix::process::ExitStatusExt;
     let module = call("segv.hlo", "sb_segfault");
     let x = write_npy("segv_x.npy", &Literal::r1(&[1.0f32, 2.0, 3.0, 4.0]));
-    let o = Hlox::new("run")
-        .arg(&module)
-        .inputs(&[&x])
-        .args(["--plugin", plugin()])
-        .output();
+    let o = run_with_plugin(&module, &x, &[]).output();
     assert_eq!(o.status.signal(), Some(libc_sigsegv()), "{o:?}");
-    Hlox::new("run")
-        .arg(&module)
-        .inputs(&[&x])
-        .args(["--plugin", plugin(), "--sandbox"])
+    run_with_plugin(&module, &x, &["--sandbox"])
         .fails(
             1,
             &["(target \"sb_segfault\") failed: sandbox: SIGSEGV (invalid memory access) in the target at instruction 0x"],
         );
+}
+
+/// `hlox run MODULE -i X --plugin <the sandbox targets> FLAGS`.
+fn run_with_plugin(
+    module: impl AsRef<std::ffi::OsStr>,
+    x: &std::path::Path,
+    flags: &[&str],
+) -> Hlox {
+    Hlox::new("run")
+        .arg(module)
+        .inputs(&[x])
+        .args(["--plugin", plugin()])
+        .args(flags)
 }
 
 fn libc_sigsegv() -> i32 {

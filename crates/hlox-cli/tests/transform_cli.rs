@@ -174,20 +174,30 @@ fn rules_registered_by_a_c_plugin() {
     let xs = [0.5f32, -1.25, 2.0, 0.75];
     let px = d.join("x.npy");
     write_npy_at(&px, &hlox_hlo::Literal::r1(&xs));
+    // `hlox TRANSFORM m [extra] --plugin` into `d/TRANSFORM.hlo`.
+    let transform = |how: &str, extra: &[&str]| {
+        let out = d.join(format!("{how}.hlo"));
+        Hlox::new(how)
+            .arg(&m)
+            .args(extra)
+            .args(["--plugin", plugin, "-o"])
+            .arg(&out)
+            .ok();
+        out
+    };
+    // `hlox run` of `module` on `inputs` (the plugin loaded) into `out`.
+    let run = |module: &Path, inputs: &[&PathBuf], out: &Path| {
+        Hlox::new("run")
+            .arg(module)
+            .inputs(inputs)
+            .args(["--plugin", plugin, "-o"])
+            .arg(out)
+            .ok();
+    };
 
     // grad: the plugin's vjp rule; the forward pass runs the C target.
-    let g = d.join("grad.hlo");
-    Hlox::new("grad")
-        .arg(&m)
-        .args(["--plugin", plugin, "-o"])
-        .arg(&g)
-        .ok();
-    Hlox::new("run")
-        .arg(&g)
-        .inputs(&[&px])
-        .args(["--plugin", plugin, "-o"])
-        .arg(&d)
-        .ok();
+    let g = transform("grad", &[]);
+    run(&g, &[&px], &d);
     let want: Vec<f32> = xs.iter().map(|x| 4.0 * x * x * x).collect();
     assert_close(
         &read_f32(&d.join("out0.npy")),
@@ -198,21 +208,11 @@ fn rules_registered_by_a_c_plugin() {
     );
 
     // jvp along e_2: the gradient's third component.
-    let j = d.join("jvp.hlo");
-    Hlox::new("jvp")
-        .arg(&m)
-        .args(["--plugin", plugin, "-o"])
-        .arg(&j)
-        .ok();
+    let j = transform("jvp", &[]);
     let pt = d.join("t.npy");
     write_npy_at(&pt, &hlox_hlo::Literal::r1(&[0f32, 0.0, 1.0, 0.0]));
     let jd = tmp_dir("cube_rules_jvp");
-    Hlox::new("run")
-        .arg(&j)
-        .inputs(&[&px, &pt])
-        .args(["--plugin", plugin, "-o"])
-        .arg(&jd)
-        .ok();
+    run(&j, &[&px, &pt], &jd);
     assert_close(
         &read_f32(&jd.join("out1.npy")),
         &want[2..3],
@@ -223,12 +223,7 @@ fn rules_registered_by_a_c_plugin() {
 
     // vmap over two rows: the plugin's vmap rule (which computes x^3
     // itself, so the batched module calls no target).
-    let v = d.join("vmap.hlo");
-    Hlox::new("vmap")
-        .arg(&m)
-        .args(["--in-axes", "0", "--size", "2", "--plugin", plugin, "-o"])
-        .arg(&v)
-        .ok();
+    let v = transform("vmap", &["--in-axes", "0", "--size", "2"]);
     assert!(
         !read_text(&v).contains("custom_call_target"),
         "{}",
@@ -238,6 +233,7 @@ fn rules_registered_by_a_c_plugin() {
     let pxs = d.join("xs.npy");
     write_npy_at(&pxs, &hlox_hlo::Literal::from_vec(&[2, 4], &rows).unwrap());
     let vd = tmp_dir("cube_rules_vmap");
+    // Without the plugin: the batched module calls no target.
     Hlox::new("run")
         .arg(&v)
         .inputs(&[&pxs])

@@ -29,6 +29,43 @@ pub enum MathFn {
     Fabs,
 }
 
+impl MathFn {
+    /// The C library's (f64) name of the function, also LLVM's intrinsic
+    /// name after `llvm.` where it has one; the f32 C function adds `f`.
+    pub fn c_name(self) -> &'static str {
+        use MathFn::*;
+        match self {
+            Exp => "exp",
+            Expm1 => "expm1",
+            Log => "log",
+            Log1p => "log1p",
+            Sqrt => "sqrt",
+            Cbrt => "cbrt",
+            Tanh => "tanh",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Erf => "erf",
+            Pow => "pow",
+            Atan2 => "atan2",
+            Fmod => "fmod",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            RoundEven => "roundeven",
+            Fabs => "fabs",
+        }
+    }
+
+    /// How many arguments the function takes (one or two).
+    pub fn arity(self) -> usize {
+        match self {
+            MathFn::Pow | MathFn::Atan2 | MathFn::Fmod => 2,
+            _ => 1,
+        }
+    }
+}
+
 /// Supplies the code for a [`MathFn`] on f32 or f64 values.
 pub trait MathLib {
     fn emit<'ctx>(
@@ -73,20 +110,15 @@ impl MathLib for HostMath {
                 _ => {}
             }
         }
-        let intrinsic = match f {
-            MathFn::Exp => Some("llvm.exp"),
-            MathFn::Log => Some("llvm.log"),
-            MathFn::Sqrt => Some("llvm.sqrt"),
-            MathFn::Sin => Some("llvm.sin"),
-            MathFn::Cos => Some("llvm.cos"),
-            MathFn::Pow => Some("llvm.pow"),
-            MathFn::Floor => Some("llvm.floor"),
-            MathFn::Ceil => Some("llvm.ceil"),
-            MathFn::Round => Some("llvm.round"),
-            MathFn::RoundEven => Some("llvm.roundeven"),
-            MathFn::Fabs => Some("llvm.fabs"),
-            _ => None,
-        };
+        // What LLVM lowers inline or to the C library itself.
+        let intrinsic = {
+            use MathFn::*;
+            matches!(
+                f,
+                Exp | Log | Sqrt | Sin | Cos | Pow | Floor | Ceil | Round | RoundEven | Fabs
+            )
+        }
+        .then(|| format!("llvm.{}", f.c_name()));
         if f == MathFn::Pow {
             if let Some(addr) = if is64 { self.pow } else { self.powf } {
                 let fty = ty.fn_type(&[ty.into(), ty.into()], false);
@@ -102,7 +134,7 @@ impl MathLib for HostMath {
         let margs: Vec<inkwell::values::BasicMetadataValueEnum> =
             args.iter().map(|a| (*a).into()).collect();
         if let Some(name) = intrinsic {
-            let intr = Intrinsic::find(name)
+            let intr = Intrinsic::find(&name)
                 .ok_or_else(|| crate::CodegenError::Other(format!("no intrinsic {name}")))?;
             let decl = intr
                 .get_declaration(cg.module, &[ty.into()])
@@ -127,16 +159,8 @@ impl MathLib for HostMath {
                     .into_float_value());
             }
         }
-        let base = match f {
-            MathFn::Expm1 => "expm1",
-            MathFn::Log1p => "log1p",
-            MathFn::Cbrt => "cbrt",
-            MathFn::Tanh => "tanh",
-            MathFn::Tan => "tan",
-            MathFn::Erf => "erf",
-            MathFn::Atan2 => "atan2",
-            _ => unreachable!("handled above"),
-        };
+        // The rest (expm1, log1p, cbrt, tanh, tan, erf, atan2): the C library.
+        let base = f.c_name();
         let name = if is64 {
             base.to_string()
         } else {

@@ -9,6 +9,7 @@ use crate::math::MathFn;
 use crate::{Cg, CodegenError, Result};
 use hlox_hlo::semantics::reduce_precision::ReducePrecision;
 use hlox_hlo::{BinaryOp, ComparisonDirection, ComparisonType, ElementType, UnaryOp};
+use inkwell::basic_block::BasicBlock;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::values::{BasicValueEnum, FloatValue, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
@@ -417,6 +418,35 @@ pub fn binary<'ctx>(
 }
 
 /// Integer power by squaring (wrapping), with XLA's special cases.
+/// The blocks of a loop whose state lives in phis at its head.
+pub struct LoopBlocks<'ctx> {
+    /// The block the loop is entered from (the phis' entry edge).
+    pub pre: BasicBlock<'ctx>,
+    pub head: BasicBlock<'ctx>,
+    pub body: BasicBlock<'ctx>,
+    pub exit: BasicBlock<'ctx>,
+}
+
+/// Appends `{name}.head`, `{name}.body` and `{name}.exit` to the current
+/// function, branches from the current block to the head and leaves the
+/// builder there, ready for the phis.
+pub fn loop_blocks<'ctx>(cg: &Cg<'_, 'ctx>, name: &str) -> Result<LoopBlocks<'ctx>> {
+    let f = cg.current_fn()?;
+    let pre =
+        cg.b.get_insert_block()
+            .ok_or_else(|| CodegenError::Other("no block".into()))?;
+    let block = |part: &str| cg.ctx.append_basic_block(f, &format!("{name}.{part}"));
+    let (head, body, exit) = (block("head"), block("body"), block("exit"));
+    cg.b.build_unconditional_branch(head)?;
+    cg.b.position_at_end(head);
+    Ok(LoopBlocks {
+        pre,
+        head,
+        body,
+        exit,
+    })
+}
+
 fn ipow<'ctx>(
     cg: &Cg<'_, 'ctx>,
     x: IntValue<'ctx>,
@@ -427,15 +457,8 @@ fn ipow<'ctx>(
     let it = x.get_type();
     let zero = it.const_zero();
     let one = it.const_int(1, false);
-    let f = cg.current_fn()?;
-    let pre = b
-        .get_insert_block()
-        .ok_or_else(|| CodegenError::Other("no block".into()))?;
-    let head = cg.ctx.append_basic_block(f, "ipow.head");
-    let body = cg.ctx.append_basic_block(f, "ipow.body");
-    let exit = cg.ctx.append_basic_block(f, "ipow.exit");
-    b.build_unconditional_branch(head)?;
-    b.position_at_end(head);
+    let l = loop_blocks(cg, "ipow")?;
+    let (pre, head, body, exit) = (l.pre, l.head, l.body, l.exit);
     let r = b.build_phi(it, "r")?;
     let base = b.build_phi(it, "base")?;
     let e = b.build_phi(it, "e")?;

@@ -5,6 +5,7 @@
 
 use crate::matmul::{gemm_strided, pack, store_all, Dom};
 use crate::{check_counts, Ctx, Geom, HostKernel, KernelError, RunError};
+use hlox_hlo::semantics::dot::DotDims;
 use hlox_hlo::{DotDimensionNumbers, ElementType};
 use rayon::prelude::*;
 
@@ -56,31 +57,20 @@ impl DotKernel {
         let l = cx.array_operand(0)?;
         let r = cx.array_operand(1)?;
         let o = cx.result_leaf(0)?;
-        let u = |v: &[i64]| v.iter().map(|&d| d as usize).collect::<Vec<_>>();
-        let (lb, lc, rb, rc) = (
-            u(&dn.lhs_batch_dims),
-            u(&dn.lhs_contracting_dims),
-            u(&dn.rhs_batch_dims),
-            u(&dn.rhs_contracting_dims),
-        );
-        let lf: Vec<usize> = (0..l.rank())
-            .filter(|d| !lb.contains(d) && !lc.contains(d))
-            .collect();
-        let rf: Vec<usize> = (0..r.rank())
-            .filter(|d| !rb.contains(d) && !rc.contains(d))
-            .collect();
+        let dims = DotDims::new(dn, l.rank(), r.rank());
         let (lhs, rhs, out) = (Geom::new(&l), Geom::new(&r), Geom::new(&o));
-        if out.dims.len() != lb.len() + lf.len() + rf.len() {
+        if out.dims.len() != dims.result_rank() {
             return Err(cx.err("result rank does not match the dimension numbers"));
         }
-        let lorder: Vec<usize> = lb.iter().chain(&lf).chain(&lc).copied().collect();
-        let rorder: Vec<usize> = rb.iter().chain(&rc).chain(&rf).copied().collect();
+        let (lorder, rorder) = (dims.lhs_order(), dims.rhs_order());
+        let (lb, lc, lf) = (&dims.lhs.batch, &dims.lhs.contracting, &dims.lhs.free);
+        let rf = &dims.rhs.free;
         Ok(DotKernel {
             name: cx.inst.name.clone(),
-            b: group_size(&lhs, &lb),
-            m: group_size(&lhs, &lf),
-            k: group_size(&lhs, &lc),
-            n: group_size(&rhs, &rf),
+            b: group_size(&lhs, lb),
+            m: group_size(&lhs, lf),
+            k: group_size(&lhs, lc),
+            n: group_size(&rhs, rf),
             nb: lb.len(),
             nlf: lf.len(),
             nc: lc.len(),

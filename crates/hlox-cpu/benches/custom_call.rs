@@ -22,21 +22,13 @@ use std::ffi::c_void;
 use std::hint::black_box;
 use std::sync::Arc;
 
-const SEED: &str = r#"HloModule seed
-
-ENTRY main {
-  b = f32[128]{0} parameter(0)
-  c = f32[2048]{0} parameter(1)
-  ROOT a = f32[2048]{0} custom-call(b, c), custom_call_target="do_custom_call"
-}
-"#;
-
 fn bench(cr: &mut Criterion) {
     let registry = Arc::new(Registry::new());
     let lib = registry
         .load_library(hlox_targets::C_PLUGIN_SYMBOLS_ONLY)
         .expect("C plugin");
-    let module = hlox_hlo::text::parse_module(SEED).unwrap();
+    let module =
+        hlox_hlo::text::parse_module(&hlox_targets::seed_module("do_custom_call")).unwrap();
     let exe = compile(
         &module,
         &CompileOptions {

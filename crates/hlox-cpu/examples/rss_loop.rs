@@ -15,43 +15,9 @@ use hlox_hlo::text::parse_module;
 use hlox_hlo::Literal;
 use std::sync::Arc;
 
-const MODULE: &str = r#"HloModule rss
-
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-
-cond {
-  s = (s32[], f32[4]{0}) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  n = s32[] constant(3)
-  ROOT lt = pred[] compare(i, n), direction=LT
-}
-
-body {
-  s = (s32[], f32[4]{0}) parameter(0)
-  i = s32[] get-tuple-element(s), index=0
-  v = f32[4]{0} get-tuple-element(s), index=1
-  one = s32[] constant(1)
-  j = s32[] add(i, one)
-  w = f32[4]{0} custom-call(v), custom_call_target="inplace_add_one", output_to_operand_aliasing={{}: (0, {})}, api_version=API_VERSION_STATUS_RETURNING
-  ROOT t = (s32[], f32[4]{0}) tuple(j, w)
-}
-
-ENTRY main {
-  x = f32[4]{0} parameter(0)
-  e = f32[4]{0} exponential(x)
-  m = f32[4]{0} multiply(e, x)
-  zero = s32[] constant(0)
-  init = (s32[], f32[4]{0}) tuple(zero, m)
-  w = (s32[], f32[4]{0}) while(init), condition=cond, body=body
-  v = f32[4]{0} get-tuple-element(w), index=1
-  z = f32[] constant(0)
-  ROOT r = f32[] reduce(v, z), dimensions={0}, to_apply=add
-}
-"#;
+/// The module: an exponential and multiply fused, three trips of a while
+/// loop around an in-place custom call, and a reduce.
+const MODULE: &str = include_str!("rss_loop.hlo");
 
 /// Resident set size in KiB.
 fn rss_kib() -> u64 {

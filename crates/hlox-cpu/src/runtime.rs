@@ -55,6 +55,32 @@ impl RunCtx<'_> {
     fn fail(&self, msg: String) {
         self.record(RunFailure::Other(msg));
     }
+    /// Runs `run` on the prepared call that `prepared` finds at call site
+    /// `site` (`kind`: what a site without one is not); records a missing
+    /// site or call, or the failure message `run` returns. 0 on success.
+    fn run_call_site<T: ?Sized, E: std::fmt::Display>(
+        &self,
+        site: i64,
+        kind: &str,
+        prepared: impl FnOnce(&CallSite) -> Option<&T>,
+        run: impl FnOnce(&T) -> Result<(), E>,
+    ) -> i32 {
+        let Some(s) = self.call_sites.get(site as usize) else {
+            self.fail(format!("no custom-call site {site}"));
+            return 1;
+        };
+        let Some(call) = prepared(s) else {
+            self.fail(format!("custom call {} is not {kind}", s.inst));
+            return 1;
+        };
+        match run(call) {
+            Ok(()) => 0,
+            Err(message) => {
+                self.fail_call(s, message.to_string());
+                1
+            }
+        }
+    }
     fn fail_call(&self, site: &CallSite, message: String) {
         self.record(RunFailure::CustomCall {
             instruction: site.inst.clone(),
@@ -98,24 +124,17 @@ pub(crate) unsafe extern "C" fn hlox_rt_ffi_call(
     rets: *const *mut c_void,
 ) -> i32 {
     let ctx = &*(ctx as *const RunCtx);
-    let Some(s) = ctx.call_sites.get(site as usize) else {
-        ctx.fail(format!("no custom-call site {site}"));
-        return 1;
-    };
-    let Some(call) = &s.ffi else {
-        ctx.fail(format!("custom call {} is not a typed-FFI call", s.inst));
-        return 1;
-    };
-    let args = std::slice::from_raw_parts(args, call.arg_count());
-    let rets = std::slice::from_raw_parts(rets, call.ret_count());
-    let ictx = hlox_ffi::xla_ffi::InvokeContext::host_next();
-    match call.call(args, rets, &ictx) {
-        Ok(()) => 0,
-        Err(msg) => {
-            ctx.fail_call(s, msg.to_string());
-            1
-        }
-    }
+    ctx.run_call_site(
+        site,
+        "a typed-FFI call",
+        |s| s.ffi.as_deref(),
+        |call| {
+            let args = std::slice::from_raw_parts(args, call.arg_count());
+            let rets = std::slice::from_raw_parts(rets, call.ret_count());
+            let ictx = hlox_ffi::xla_ffi::InvokeContext::host_next();
+            call.call(args, rets, &ictx).map_err(|e| e.to_string())
+        },
+    )
 }
 
 /// Runs sandboxed call site `site` on its operand and result leaf buffers
@@ -127,30 +146,24 @@ pub(crate) unsafe extern "C" fn hlox_rt_sandboxed_call(
     rets: *const *mut u8,
 ) -> i32 {
     let ctx = &*(ctx as *const RunCtx);
-    let Some(s) = ctx.call_sites.get(site as usize) else {
-        ctx.fail(format!("no custom-call site {site}"));
-        return 1;
-    };
-    let Some(call) = &s.sandbox else {
-        ctx.fail(format!("custom call {} is not sandboxed", s.inst));
-        return 1;
-    };
-    let leaves = |p: *const *mut u8, n: usize| {
-        if n == 0 {
-            &[][..]
-        } else {
-            std::slice::from_raw_parts(p, n)
-        }
-    };
-    let args = leaves(args, call.operand_leaves());
-    let rets = leaves(rets, call.result_leaves());
-    match call.run(args, rets) {
-        Ok(()) => 0,
-        Err(failure) => {
-            ctx.fail_call(s, format!("sandbox: {failure}"));
-            1
-        }
-    }
+    ctx.run_call_site(
+        site,
+        "sandboxed",
+        |s| s.sandbox.as_deref(),
+        |call| {
+            let leaves = |p: *const *mut u8, n: usize| {
+                if n == 0 {
+                    &[][..]
+                } else {
+                    std::slice::from_raw_parts(p, n)
+                }
+            };
+            let args = leaves(args, call.operand_leaves());
+            let rets = leaves(rets, call.result_leaves());
+            call.run(args, rets)
+                .map_err(|failure| format!("sandbox: {failure}"))
+        },
+    )
 }
 
 /// Runs runtime kernel `k` on leaf buffers.

@@ -16,7 +16,6 @@ use crate::plan::Program;
 use crate::ptx::{emit_kernel, Flavor};
 use crate::runtime::{Device, DeviceError, DeviceOp, Runner, RuntimeError};
 use crate::{CompileError, CompiledModule};
-use hlox_codegen::Cg;
 use hlox_hlo::{Literal, Module};
 use inkwell::context::Context;
 use inkwell::targets::{InitializationConfig, Target, TargetMachine};
@@ -217,14 +216,7 @@ fn host_kernels(module: &Module, program: &Program) -> Result<HostDevice, Compil
     let llmod = ctx.create_module(&format!("{}.emulated", module.name));
     llmod.set_triple(&triple);
     let builder = ctx.create_builder();
-    let math = crate::math::NvptxMath;
-    let cg = Cg {
-        ctx,
-        module: &llmod,
-        b: &builder,
-        math: &math,
-        helpers: Default::default(),
-    };
+    let cg = crate::math::NvptxMath.cg(ctx, &llmod, &builder);
     let mut names = Vec::new();
     for k in &program.kernels {
         let f = emit_kernel(&cg, module, k, Flavor::Host)?;

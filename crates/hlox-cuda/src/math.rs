@@ -16,15 +16,37 @@
 //! The IR uses no NVPTX intrinsic, so the same functions can be compiled
 //! for the host and checked against the C library (tests/cuda.rs does).
 
+use hlox_codegen::scalar::loop_blocks;
 use hlox_codegen::{Cg, CodegenError, MathFn, MathLib, Result};
+use inkwell::builder::Builder;
+use inkwell::context::Context;
 use inkwell::intrinsics::Intrinsic;
-use inkwell::module::Linkage;
+use inkwell::module::{Linkage, Module};
 use inkwell::values::{FloatValue, FunctionValue, IntValue};
 use inkwell::{FloatPredicate as FP, IntPredicate as IP};
 
 /// The [`MathLib`] of the CUDA backend.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NvptxMath;
+
+impl NvptxMath {
+    /// A code generator for device code with this math library. The device
+    /// has no host helper addresses: conversions are emitted inline.
+    pub fn cg<'a, 'ctx>(
+        &'a self,
+        ctx: &'ctx Context,
+        module: &'a Module<'ctx>,
+        b: &'a Builder<'ctx>,
+    ) -> Cg<'a, 'ctx> {
+        Cg {
+            ctx,
+            module,
+            b,
+            math: self,
+            helpers: Default::default(),
+        }
+    }
+}
 
 fn other(m: impl Into<String>) -> CodegenError {
     CodegenError::Other(m.into())
@@ -50,46 +72,27 @@ impl MathLib for NvptxMath {
                 _ => {}
             }
         }
-        let intr = match f {
-            MathFn::Sqrt => Some("llvm.sqrt"),
-            MathFn::Fabs => Some("llvm.fabs"),
-            MathFn::Floor => Some("llvm.floor"),
-            MathFn::Ceil => Some("llvm.ceil"),
-            MathFn::Round => Some("llvm.round"),
-            MathFn::RoundEven => Some("llvm.roundeven"),
-            _ => None,
+        // What the NVPTX target lowers to single instructions.
+        let intr = {
+            use MathFn::*;
+            matches!(f, Sqrt | Fabs | Floor | Ceil | Round | RoundEven)
         };
-        if let Some(name) = intr {
-            return call_intrinsic(cg, name, &[x]);
+        if intr {
+            return call_intrinsic(cg, &format!("llvm.{}", f.c_name()), &[x]);
         }
-        let (name, nargs) = match f {
-            MathFn::Exp => ("exp", 1),
-            MathFn::Expm1 => ("expm1", 1),
-            MathFn::Log => ("log", 1),
-            MathFn::Log1p => ("log1p", 1),
-            MathFn::Cbrt => ("cbrt", 1),
-            MathFn::Tanh => ("tanh", 1),
-            MathFn::Sin => ("sin", 1),
-            MathFn::Cos => ("cos", 1),
-            MathFn::Tan => ("tan", 1),
-            MathFn::Erf => ("erf", 1),
-            MathFn::Pow => ("pow", 2),
-            MathFn::Atan2 => ("atan2", 2),
-            MathFn::Fmod => ("fmod", 2),
-            _ => return Err(other(format!("no NVPTX implementation of {f:?}"))),
-        };
+        let nargs = f.arity();
         if args.len() != nargs {
             return Err(other(format!("{f:?} takes {nargs} arguments")));
         }
         if f == MathFn::Fmod && is32 {
             // Exact in f64 too: the f32 remainder is representable.
-            let func = device_fn(cg, "fmod")?;
+            let func = device_fn(cg, f)?;
             let a = widen_exact(cg, args[0])?;
             let b = widen_exact(cg, args[1])?;
             let r = call(cg, func, &[a, b])?;
             return Ok(cg.b.build_float_trunc(r, cg.f32(), "")?);
         }
-        let func = device_fn(cg, name)?;
+        let func = device_fn(cg, f)?;
         if is32 {
             let wide: Vec<FloatValue> = args
                 .iter()
@@ -153,14 +156,13 @@ fn call<'ctx>(
 }
 
 /// The internal device function `hlox_<name>_f64`, defined on first use.
-pub fn device_fn<'ctx>(cg: &Cg<'_, 'ctx>, name: &str) -> Result<FunctionValue<'ctx>> {
-    let sym = format!("hlox_{name}_f64");
-    if let Some(f) = cg.module.get_function(&sym) {
-        return Ok(f);
+pub fn device_fn<'ctx>(cg: &Cg<'_, 'ctx>, f: MathFn) -> Result<FunctionValue<'ctx>> {
+    let sym = format!("hlox_{}_f64", f.c_name());
+    if let Some(func) = cg.module.get_function(&sym) {
+        return Ok(func);
     }
     let f64t = cg.f64();
-    let two = matches!(name, "pow" | "atan2" | "fmod");
-    let fty = if two {
+    let fty = if f.arity() == 2 {
         f64t.fn_type(&[f64t.into(), f64t.into()], false)
     } else {
         f64t.fn_type(&[f64t.into()], false)
@@ -182,21 +184,21 @@ pub fn device_fn<'ctx>(cg: &Cg<'_, 'ctx>, name: &str) -> Result<FunctionValue<'c
             .ok_or_else(|| other("missing parameter"))
     };
     let m = M { cg: &sub };
-    let r = match name {
-        "exp" => m.exp(p(0)?)?,
-        "log" => m.log(p(0)?)?,
-        "expm1" => m.expm1(p(0)?)?,
-        "log1p" => m.log1p(p(0)?)?,
-        "sin" => m.sincos(p(0)?, 0)?,
-        "cos" => m.sincos(p(0)?, 1)?,
-        "tan" => m.sincos(p(0)?, 2)?,
-        "cbrt" => m.cbrt(p(0)?)?,
-        "tanh" => m.tanh(p(0)?)?,
-        "erf" => m.erf(p(0)?)?,
-        "pow" => m.pow(p(0)?, p(1)?)?,
-        "atan2" => m.atan2(p(0)?, p(1)?)?,
-        "fmod" => m.fmod(p(0)?, p(1)?)?,
-        _ => return Err(other(format!("no device function {name}"))),
+    let r = match f {
+        MathFn::Exp => m.exp(p(0)?)?,
+        MathFn::Log => m.log(p(0)?)?,
+        MathFn::Expm1 => m.expm1(p(0)?)?,
+        MathFn::Log1p => m.log1p(p(0)?)?,
+        MathFn::Sin => m.sincos(p(0)?, 0)?,
+        MathFn::Cos => m.sincos(p(0)?, 1)?,
+        MathFn::Tan => m.sincos(p(0)?, 2)?,
+        MathFn::Cbrt => m.cbrt(p(0)?)?,
+        MathFn::Tanh => m.tanh(p(0)?)?,
+        MathFn::Erf => m.erf(p(0)?)?,
+        MathFn::Pow => m.pow(p(0)?, p(1)?)?,
+        MathFn::Atan2 => m.atan2(p(0)?, p(1)?)?,
+        MathFn::Fmod => m.fmod(p(0)?, p(1)?)?,
+        _ => return Err(other(format!("no NVPTX implementation of {f:?}"))),
     };
     builder.build_return(Some(&r))?;
     Ok(func)
@@ -594,7 +596,6 @@ impl<'ctx> M<'_, '_, 'ctx> {
         let cg = self.cg;
         let b = cg.b;
         let i64t = cg.i64();
-        let f = cg.current_fn()?;
         let bx = self.bits(x)?;
         let by = self.bits(y)?;
         let sign = b.build_and(bx, self.ci(i64::MIN), "")?;
@@ -625,12 +626,8 @@ impl<'ctx> M<'_, '_, 'ctx> {
             self.cmp(FP::OLT, ax, ay)?,
             self.icmp(IP::EQ, ex, self.ci(0))?,
         )?;
-        let entry = b.get_insert_block().ok_or_else(|| other("no block"))?;
-        let lp = cg.ctx.append_basic_block(f, "fmod.loop");
-        let body = cg.ctx.append_basic_block(f, "fmod.body");
-        let done = cg.ctx.append_basic_block(f, "fmod.done");
-        b.build_unconditional_branch(lp)?;
-        b.position_at_end(lp);
+        let l = loop_blocks(cg, "fmod")?;
+        let (entry, lp, body, done) = (l.pre, l.head, l.body, l.exit);
         let pm = b.build_phi(i64t, "m")?;
         let pe = b.build_phi(i64t, "e")?;
         pm.add_incoming(&[(&mx, entry)]);

@@ -548,6 +548,7 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
     let mut steps = Vec::new();
     for (id, inst) in comp.instructions.iter() {
         let name = inst.name.as_str();
+        let kernel = |p: &mut Program, kind| push_kernel(p, cid, id, name, &inst.shape, kind);
         let step = match &inst.op {
             Op::Parameter { number } => Step::Param(*number as usize),
             Op::Constant { .. } => Step::Constant,
@@ -589,14 +590,7 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                     hlox_codegen::elemental::is_scalar_computation(module, c)
                 }) =>
             {
-                Step::Kernel(push_kernel(
-                    p,
-                    cid,
-                    id,
-                    name,
-                    &inst.shape,
-                    KernelKind::ReduceWindow,
-                ))
+                Step::Kernel(kernel(p, KernelKind::ReduceWindow))
             }
             Op::Sort { .. }
                 if inst.called.first().is_some_and(|&c| {
@@ -616,14 +610,14 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                             width,
                             first: width == 1,
                         };
-                        let k = push_kernel(p, cid, id, name, &inst.shape, kind);
+                        let k = kernel(p, kind);
                         p.kernels[k].name = format!("k{k}_{}_merge{width}", sanitize(name));
                         passes.push(k);
                     }
                     steps.push((id, Step::SortMerge { passes }));
                     continue;
                 }
-                let s = Step::Kernel(push_kernel(p, cid, id, name, &inst.shape, KernelKind::Sort));
+                let s = Step::Kernel(kernel(p, KernelKind::Sort));
                 // One thread per row.
                 if let (Some(k), Op::Sort { dimension, .. }, Some((_, Shape::Array(a)))) =
                     (p.kernels.last_mut(), &inst.op, inst.shape.leaves().first())
@@ -648,24 +642,16 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                     .as_array()
                     .is_some_and(|a| matches!(a.ty.bit_width(), 32 | 64));
                 if inst.operands.len() == 3 && wide && updates >= SCATTER_PARALLEL_MIN_UPDATES {
-                    let copy = push_kernel(p, cid, id, name, &inst.shape, KernelKind::ScatterCopy);
+                    let copy = kernel(p, KernelKind::ScatterCopy);
                     p.kernels[copy].name = format!("k{copy}_{}_copy", sanitize(name));
-                    let upd = push_kernel(p, cid, id, name, &inst.shape, KernelKind::ScatterAtomic);
+                    let upd = kernel(p, KernelKind::ScatterAtomic);
                     p.kernels[upd].threads = updates as u64;
                     Step::Kernels(vec![copy, upd])
                 } else {
-                    let s = Step::Kernel(push_kernel(
-                        p,
-                        cid,
-                        id,
-                        name,
-                        &inst.shape,
-                        KernelKind::Scatter,
-                    ));
-                    if let Some(k) = p.kernels.last_mut() {
-                        k.threads = 1;
-                    }
-                    s
+                    // One thread: the updates apply in order.
+                    let k = kernel(p, KernelKind::Scatter);
+                    p.kernels[k].threads = 1;
+                    Step::Kernel(k)
                 }
             }
             Op::SelectAndScatter { .. }
@@ -675,29 +661,14 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                         .iter()
                         .all(|&c| hlox_codegen::elemental::is_scalar_computation(module, c)) =>
             {
-                let s = Step::Kernel(push_kernel(
-                    p,
-                    cid,
-                    id,
-                    name,
-                    &inst.shape,
-                    KernelKind::SelectAndScatter,
-                ));
-                if let Some(k) = p.kernels.last_mut() {
-                    k.threads = 1;
-                }
-                s
+                // One thread: the updates apply in order.
+                let k = kernel(p, KernelKind::SelectAndScatter);
+                p.kernels[k].threads = 1;
+                Step::Kernel(k)
             }
-            Op::RngBitGenerator { .. } => Step::Kernel(push_kernel(
-                p,
-                cid,
-                id,
-                name,
-                &inst.shape,
-                KernelKind::RngBitGenerator,
-            )),
+            Op::RngBitGenerator { .. } => Step::Kernel(kernel(p, KernelKind::RngBitGenerator)),
             Op::TopK { .. } => {
-                let s = Step::Kernel(push_kernel(p, cid, id, name, &inst.shape, KernelKind::TopK));
+                let s = Step::Kernel(kernel(p, KernelKind::TopK));
                 // One thread per row of the operand.
                 if let (Some(k), Some(Shape::Array(a))) = (
                     p.kernels.last_mut(),
@@ -708,24 +679,10 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
                 }
                 s
             }
-            Op::Gather { .. } => Step::Kernel(push_kernel(
-                p,
-                cid,
-                id,
-                name,
-                &inst.shape,
-                KernelKind::Gather,
-            )),
-            Op::Convolution(_) => Step::Kernel(push_kernel(
-                p,
-                cid,
-                id,
-                name,
-                &inst.shape,
-                KernelKind::Convolution,
-            )),
+            Op::Gather { .. } => Step::Kernel(kernel(p, KernelKind::Gather)),
+            Op::Convolution(_) => Step::Kernel(kernel(p, KernelKind::Convolution)),
             Op::Dot { .. } => {
-                let s = Step::Kernel(push_kernel(p, cid, id, name, &inst.shape, KernelKind::Dot));
+                let s = Step::Kernel(kernel(p, KernelKind::Dot));
                 if let Some(k) = p.kernels.last_mut() {
                     k.gemm = gemm_of(comp, id);
                 }

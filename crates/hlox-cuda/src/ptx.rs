@@ -15,6 +15,7 @@ use hlox_codegen::elemental::{leaf_count, ElementalCtx, Lanes, Leaf, Split};
 use hlox_codegen::loops::{for_range, for_range_step};
 use hlox_codegen::{scalar, Cg, CodegenError};
 use hlox_hlo::semantics::arith::IndexArith;
+use hlox_hlo::semantics::dot::DotDims;
 use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
 use hlox_hlo::semantics::sort::MergeRuns;
 use hlox_hlo::semantics::window::window_position;
@@ -97,15 +98,7 @@ pub fn generate(
     llmod.set_triple(&TargetTriple::create(TRIPLE));
     llmod.set_data_layout(&tm.get_target_data().get_data_layout());
     let builder = ctx.create_builder();
-    let math = NvptxMath;
-    let cg = Cg {
-        ctx: &ctx,
-        module: &llmod,
-        b: &builder,
-        math: &math,
-        // No host helper addresses on the device: conversions inline.
-        helpers: Default::default(),
-    };
+    let cg = NvptxMath.cg(&ctx, &llmod, &builder);
     for k in &program.kernels {
         emit_kernel(&cg, module, k, Flavor::Nvptx)?;
     }
@@ -1082,32 +1075,23 @@ fn emit_dot<'ctx>(
     if count == 0 {
         return Ok(());
     }
-    let ud = |v: &[i64]| v.iter().map(|&d| d as usize).collect::<Vec<_>>();
-    let (lb, rb, lc, rc) = (
-        ud(&dn.lhs_batch_dims),
-        ud(&dn.rhs_batch_dims),
-        ud(&dn.lhs_contracting_dims),
-        ud(&dn.rhs_contracting_dims),
-    );
-    let lf: Vec<usize> = (0..ls.rank())
-        .filter(|d| !lb.contains(d) && !lc.contains(d))
-        .collect();
-    let rf: Vec<usize> = (0..rs.rank())
-        .filter(|d| !rb.contains(d) && !rc.contains(d))
-        .collect();
-    if lb.len() != rb.len()
-        || lc.len() != rc.len()
-        || lb.len() + lf.len() + rf.len() != oshape.rank()
+    let dims = DotDims::new(dn, ls.rank(), rs.rank());
+    if dims.lhs.batch.len() != dims.rhs.batch.len()
+        || dims.lhs.contracting.len() != dims.rhs.contracting.len()
+        || dims.result_rank() != oshape.rank()
     {
         return Err(CodegenError::Other(
             "dot dimension numbers do not match the shapes".into(),
         ));
     }
+    let (ld, rd) = (&dims.lhs, &dims.rhs);
+    let (lb, lc, lf) = (&ld.batch, &ld.contracting, &ld.free);
+    let (rb, rc, rf) = (&rd.batch, &rd.contracting, &rd.free);
     in_range(cg, tid, count, |cg| {
         let oidx = delinearize(cg, &oshape, tid)?;
         let mut li = vec![cg.i64c(0); ls.rank()];
         let mut ri = vec![cg.i64c(0); rs.rank()];
-        for (i, (&a, &b)) in lb.iter().zip(&rb).enumerate() {
+        for (i, (&a, &b)) in lb.iter().zip(rb).enumerate() {
             li[a] = oidx[i];
             ri[b] = oidx[i];
         }
@@ -1123,8 +1107,8 @@ fn emit_dot<'ctx>(
             cg,
             ctx,
             &ls,
-            &lc,
-            &rc,
+            lc,
+            rc,
             0,
             &mut li,
             &mut ri,
@@ -1619,7 +1603,6 @@ fn emit_sort_merge<'ctx>(
     let ctx: ElementalCtx<'_, 'ctx> = ElementalCtx::new(module, comp);
     let b = cg.b;
     in_range(cg, tid, total, |cg| {
-        let f = cg.current_fn()?;
         let mut row_shape = shape.clone();
         row_shape.dims[d] = 1;
         let row = b.build_int_unsigned_div(tid, cg.i64c(len), "row")?;
@@ -1645,12 +1628,8 @@ fn emit_sort_merge<'ctx>(
         let (left, lo0, hi0) = (runs.left, runs.lo, runs.hi);
         // Binary search: the first position in [lo0, hi0) where `goes_before`
         // is false (it holds on a prefix of the sorted other run).
-        let pre = b.get_insert_block().ok_or_else(|| bad("no block"))?;
-        let head = cg.ctx.append_basic_block(f, "bs.head");
-        let body = cg.ctx.append_basic_block(f, "bs.body");
-        let exit = cg.ctx.append_basic_block(f, "bs.exit");
-        b.build_unconditional_branch(head)?;
-        b.position_at_end(head);
+        let l = scalar::loop_blocks(cg, "bs")?;
+        let (pre, head, body, exit) = (l.pre, l.head, l.body, l.exit);
         let lo = b.build_phi(cg.i64(), "lo")?;
         let hi = b.build_phi(cg.i64(), "hi")?;
         lo.add_incoming(&[(&lo0, pre)]);

@@ -342,7 +342,7 @@ fn corpus_kernels_assemble_with_ptxas() {
 // intrinsic) and compared with the C library on sweeps of inputs.
 
 mod math_on_host {
-    use hlox_codegen::{Cg, MathFn, MathLib};
+    use hlox_codegen::{MathFn, MathLib};
     use hlox_cuda::math::NvptxMath;
     use inkwell::context::Context;
     use inkwell::targets::{InitializationConfig, Target};
@@ -376,20 +376,20 @@ mod math_on_host {
         }
     }
 
-    const FNS: &[(MathFn, &str, usize)] = &[
-        (MathFn::Exp, "exp", 1),
-        (MathFn::Expm1, "expm1", 1),
-        (MathFn::Log, "log", 1),
-        (MathFn::Log1p, "log1p", 1),
-        (MathFn::Sin, "sin", 1),
-        (MathFn::Cos, "cos", 1),
-        (MathFn::Tan, "tan", 1),
-        (MathFn::Cbrt, "cbrt", 1),
-        (MathFn::Tanh, "tanh", 1),
-        (MathFn::Erf, "erf", 1),
-        (MathFn::Pow, "pow", 2),
-        (MathFn::Atan2, "atan2", 2),
-        (MathFn::Fmod, "fmod", 2),
+    const FNS: &[MathFn] = &[
+        MathFn::Exp,
+        MathFn::Expm1,
+        MathFn::Log,
+        MathFn::Log1p,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tan,
+        MathFn::Cbrt,
+        MathFn::Tanh,
+        MathFn::Erf,
+        MathFn::Pow,
+        MathFn::Atan2,
+        MathFn::Fmod,
     ];
 
     fn reference(name: &str, x: f64, y: f64) -> f64 {
@@ -490,14 +490,9 @@ mod math_on_host {
         let m = ctx.create_module("math");
         let b = ctx.create_builder();
         let math = NvptxMath;
-        let cg = Cg {
-            ctx: &ctx,
-            module: &m,
-            b: &b,
-            math: &math,
-            helpers: Default::default(),
-        };
-        for &(f, name, n) in FNS {
+        let cg = math.cg(&ctx, &m, &b);
+        for &f in FNS {
+            let (name, n) = (f.c_name(), f.arity());
             for t in [cg.f64(), cg.f32()] {
                 let fty = if n == 2 {
                     t.fn_type(&[t.into(), t.into()], false)
@@ -522,7 +517,8 @@ mod math_on_host {
             .expect("JIT");
         let mut report = Vec::new();
         let mut failures = Vec::new();
-        for &(_, name, n) in FNS {
+        for &f in FNS {
+            let (name, n) = (f.c_name(), f.arity());
             let xs = inputs(name);
             let ys: Vec<f64> = match name {
                 "pow" => vec![

@@ -134,26 +134,23 @@ pub(crate) fn unary(op: UnaryOp, v: Vals, ty: ElementType) -> R<Vals> {
 
 /// A binary op over two complex arrays of one type.
 pub(crate) fn binary(op: BinaryOp, a: Vals, b: Vals, ty: ElementType) -> R<Vals> {
-    let err = || unsupported(op.name(), ty);
+    /// `f` element by element, once it is known to define `op` (on zeros).
+    fn zip<T: Copy + Default>(
+        op: BinaryOp,
+        ty: ElementType,
+        a: Vec<T>,
+        b: Vec<T>,
+        f: fn(BinaryOp, T, T) -> Option<T>,
+    ) -> R<Vec<T>> {
+        f(op, T::default(), T::default()).ok_or_else(|| unsupported(op.name(), ty))?;
+        Ok(a.into_iter()
+            .zip(b)
+            .map(|(x, y)| f(op, x, y).unwrap_or_default())
+            .collect())
+    }
     Ok(match (a, b) {
-        (Vals::C(a), Vals::C(b)) => {
-            binary_c(op, Complex::default(), Complex::default()).ok_or_else(err)?;
-            Vals::C(
-                a.into_iter()
-                    .zip(b)
-                    .map(|(x, y)| binary_c(op, x, y).unwrap_or_default())
-                    .collect(),
-            )
-        }
-        (Vals::Z(a), Vals::Z(b)) => {
-            binary_z(op, Complex::default(), Complex::default()).ok_or_else(err)?;
-            Vals::Z(
-                a.into_iter()
-                    .zip(b)
-                    .map(|(x, y)| binary_z(op, x, y).unwrap_or_default())
-                    .collect(),
-            )
-        }
+        (Vals::C(a), Vals::C(b)) => Vals::C(zip(op, ty, a, b, binary_c)?),
+        (Vals::Z(a), Vals::Z(b)) => Vals::Z(zip(op, ty, a, b, binary_z)?),
         _ => return Err("operand domains differ".into()),
     })
 }

@@ -9,6 +9,7 @@ use crate::value::{
 };
 use crate::Fail;
 use half::{bf16, f16};
+use hlox_hlo::semantics::dot::DotDims;
 use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
 use hlox_hlo::semantics::sort::{direction_holds, merge_sort, CompareComparator};
 use hlox_hlo::semantics::window::{window_output_size, WindowError, WindowTable};
@@ -342,25 +343,12 @@ pub(crate) fn dot(
     rused.extend(&dn.rhs_contracting_dims);
     check_dims_unique(&lused, lr, "lhs batch+contracting dimensions")?;
     check_dims_unique(&rused, rr, "rhs batch+contracting dimensions")?;
-    let lb: Vec<usize> = dn.lhs_batch_dims.iter().map(|&d| d as usize).collect();
-    let rb: Vec<usize> = dn.rhs_batch_dims.iter().map(|&d| d as usize).collect();
-    let lc: Vec<usize> = dn
-        .lhs_contracting_dims
-        .iter()
-        .map(|&d| d as usize)
-        .collect();
-    let rc: Vec<usize> = dn
-        .rhs_contracting_dims
-        .iter()
-        .map(|&d| d as usize)
-        .collect();
-    let lf: Vec<usize> = (0..lr)
-        .filter(|d| !lb.contains(d) && !lc.contains(d))
-        .collect();
-    let rf: Vec<usize> = (0..rr)
-        .filter(|d| !rb.contains(d) && !rc.contains(d))
-        .collect();
-    for (a, b) in lb.iter().zip(&rb).chain(lc.iter().zip(&rc)) {
+    let dims = DotDims::new(dn, lr, rr);
+    let (lorder, rorder) = (dims.lhs_order(), dims.rhs_order());
+    let (ld, rd) = (&dims.lhs, &dims.rhs);
+    let (lb, lc, lf) = (&ld.batch, &ld.contracting, &ld.free);
+    let (rb, rc, rf) = (&rd.batch, &rd.contracting, &rd.free);
+    for (a, b) in lb.iter().zip(rb).chain(lc.iter().zip(rc)) {
         if l.dims()[*a] != r.dims()[*b] {
             return Err(format!(
                 "lhs dimension {a} (size {}) does not match rhs dimension {b} (size {})",
@@ -383,9 +371,7 @@ pub(crate) fn dot(
         )
         .into());
     }
-    let (b, m, k, n) = (size(l, &lb), size(l, &lf), size(l, &lc), size(r, &rf));
-    let lorder: Vec<usize> = lb.iter().chain(&lf).chain(&lc).copied().collect();
-    let rorder: Vec<usize> = rb.iter().chain(&rc).chain(&rf).copied().collect();
+    let (b, m, k, n) = (size(l, lb), size(l, lf), size(l, lc), size(r, rf));
     let lt = arr(l.ty(), &[(b * m * k) as i64], permute(l, &lorder))?;
     let rt = arr(r.ty(), &[(b * k * n) as i64], permute(r, &rorder))?;
     let lv = to_domain(decode(&lt), out.ty, lt.dims());

@@ -493,49 +493,33 @@ pub(crate) fn index_values(a: &ArrayLiteral) -> R<Vec<i64>> {
 /// f32; F16 subnormals are normal f32 numbers and are kept. Complex
 /// numbers flush part by part.
 pub(crate) fn daz(v: Vals) -> Vals {
+    let f = |e: f32| {
+        if e.is_subnormal() {
+            0f32.copysign(e)
+        } else {
+            e
+        }
+    };
+    let d = |e: f64| {
+        if e.is_subnormal() {
+            0f64.copysign(e)
+        } else {
+            e
+        }
+    };
     match v {
-        Vals::F(mut x) => {
-            for e in x.iter_mut().filter(|e| e.is_subnormal()) {
-                *e = 0f32.copysign(*e);
-            }
-            Vals::F(x)
-        }
-        Vals::D(mut x) => {
-            for e in x.iter_mut().filter(|e| e.is_subnormal()) {
-                *e = 0f64.copysign(*e);
-            }
-            Vals::D(x)
-        }
-        Vals::C(mut x) => {
-            for e in x.iter_mut() {
-                e.re = if e.re.is_subnormal() {
-                    0f32.copysign(e.re)
-                } else {
-                    e.re
-                };
-                e.im = if e.im.is_subnormal() {
-                    0f32.copysign(e.im)
-                } else {
-                    e.im
-                };
-            }
-            Vals::C(x)
-        }
-        Vals::Z(mut x) => {
-            for e in x.iter_mut() {
-                e.re = if e.re.is_subnormal() {
-                    0f64.copysign(e.re)
-                } else {
-                    e.re
-                };
-                e.im = if e.im.is_subnormal() {
-                    0f64.copysign(e.im)
-                } else {
-                    e.im
-                };
-            }
-            Vals::Z(x)
-        }
+        Vals::F(x) => Vals::F(x.into_iter().map(f).collect()),
+        Vals::D(x) => Vals::D(x.into_iter().map(d).collect()),
+        Vals::C(x) => Vals::C(
+            x.into_iter()
+                .map(|e| Complex32::new(f(e.re), f(e.im)))
+                .collect(),
+        ),
+        Vals::Z(x) => Vals::Z(
+            x.into_iter()
+                .map(|e| Complex64::new(d(e.re), d(e.im)))
+                .collect(),
+        ),
         other => other,
     }
 }

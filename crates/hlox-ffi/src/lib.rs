@@ -29,6 +29,10 @@ pub mod status;
 pub mod target;
 pub mod xla_ffi;
 
+#[cfg(test)]
+#[path = "../tests/common/cc.rs"]
+mod test_cc;
+
 /// A plugin file's dynamic section, read before loading it: what it
 /// exports, and the [`PROCESS_SYMBOLS`] it needs from the program
 /// ([`Registry::load_library`] refuses it, with the linker flags, when the

@@ -1337,6 +1337,25 @@ enum RegistrarError {
         "set_traits for \"{name}\": unknown platform \"{platform}\" (use \"Host\" or \"CUDA\")"
     )]
     TraitsPlatform { name: String, platform: String },
+    /// Target `name` is refused for `source`.
+    #[error("target \"{name}\": {source}")]
+    InTarget {
+        name: String,
+        source: Box<RegistrarError>,
+    },
+    #[error("rules: {0}")]
+    RulesText(Box<RegistrarError>),
+    #[error("rules module: {0}")]
+    RulesParse(hlox_hlo::text::ParseError),
+    #[error("rules module `{module}`: {error}")]
+    RulesVerify {
+        module: String,
+        error: hlox_hlo::verifier::VerifyError,
+    },
+    #[error(
+        "rules module `{module}` has no computation named jvp.TARGET, vjp.TARGET or vmap.TARGET"
+    )]
+    NoRules { module: String },
     #[error("set_traits for \"{name}\": unknown trait bits {bits:#x} (known: HLOX_TRAIT_GRAPH_COMPATIBLE = 1)")]
     TraitBits { name: String, bits: c_uint },
     #[error("set_traits for \"{name}\" on {platform}: the plugin has not registered that target (call register_target first)")]
@@ -1354,41 +1373,23 @@ fn c_str(p: *const c_char, what: &'static str) -> Result<String, RegistrarError>
         .map_err(|_| RegistrarError::NotUtf8 { what })
 }
 
-unsafe extern "C" fn register_target_callback(
+/// The frame of every registrar callback: the context back from the
+/// plugin's `void*`, the body run with panics caught (a panic or a null
+/// context is -1, never an unwind into C), and a refusal recorded as one of
+/// the registration's problems (1).
+unsafe fn registrar_callback(
     ctx: *mut c_void,
-    name: *const c_char,
-    platform: *const c_char,
-    api_version: c_int,
-    fn_ptr: *mut c_void,
+    body: impl FnOnce(&mut RegistrationCtx) -> Result<(), RegistrarError>,
 ) -> c_int {
     let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: ctx is the RegistrationCtx that load_library passed.
+        // SAFETY: ctx is the RegistrationCtx that run_registration passed.
         let Some(ctx) = (unsafe { (ctx as *mut RegistrationCtx).as_mut() }) else {
             return -1;
         };
-        let name = match c_str(name, "target name") {
-            Ok(n) => n,
+        match body(ctx) {
+            Ok(()) => 0,
             Err(e) => {
                 ctx.problems.push(e.to_string());
-                return 1;
-            }
-        };
-        let result = (|| {
-            let pname = c_str(platform, "platform")?;
-            let platform = Platform::parse(&pname)
-                .ok_or(RegistrarError::UnknownPlatform { platform: pname })?;
-            let api = api_version_from_c(api_version)?;
-            let origin = Origin::Plugin(ctx.path.clone());
-            unsafe { c_entry(&name, platform, api, fn_ptr, origin, ctx.library.clone()) }
-                .map_err(RegistrarError::Target)
-        })();
-        match result {
-            Ok(t) => {
-                ctx.pending.push(t);
-                0
-            }
-            Err(e) => {
-                ctx.problems.push(format!("target \"{name}\": {e}"));
                 1
             }
         }
@@ -1396,34 +1397,47 @@ unsafe extern "C" fn register_target_callback(
     res.unwrap_or(-1)
 }
 
+unsafe extern "C" fn register_target_callback(
+    ctx: *mut c_void,
+    name: *const c_char,
+    platform: *const c_char,
+    api_version: c_int,
+    fn_ptr: *mut c_void,
+) -> c_int {
+    registrar_callback(ctx, |ctx| {
+        let name = c_str(name, "target name")?;
+        let target = (|| {
+            let pname = c_str(platform, "platform")?;
+            let platform = Platform::parse(&pname)
+                .ok_or(RegistrarError::UnknownPlatform { platform: pname })?;
+            let api = api_version_from_c(api_version)?;
+            let origin = Origin::Plugin(ctx.path.clone());
+            unsafe { c_entry(&name, platform, api, fn_ptr, origin, ctx.library.clone()) }
+                .map_err(RegistrarError::Target)
+        })()
+        .map_err(|source| RegistrarError::InTarget {
+            name: name.clone(),
+            source: Box::new(source),
+        })?;
+        ctx.pending.push(target);
+        Ok(())
+    })
+}
+
 /// `register_rules` of the registrar: parses and verifies an HLO module of
 /// transformation rules. A module that does not parse or verify, or that
 /// holds no computation named `jvp.`, `vjp.` or `vmap.` + a target, is a
 /// rejected registration (the loader reports why, with line and column).
 unsafe extern "C" fn register_rules_callback(ctx: *mut c_void, hlo_text: *const c_char) -> c_int {
-    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: ctx is the RegistrationCtx that run_registration passed.
-        let Some(ctx) = (unsafe { (ctx as *mut RegistrationCtx).as_mut() }) else {
-            return -1;
-        };
-        let text = match c_str(hlo_text, "rules text") {
-            Ok(t) => t,
-            Err(e) => {
-                ctx.problems.push(format!("rules: {e}"));
-                return 1;
-            }
-        };
-        let module = match hlox_hlo::text::parse_module(&text) {
-            Ok(m) => m,
-            Err(e) => {
-                ctx.problems.push(format!("rules module: {e}"));
-                return 1;
-            }
-        };
-        if let Err(e) = hlox_hlo::verifier::verify_module(&module) {
-            ctx.problems
-                .push(format!("rules module `{}`: {e}", module.name));
-            return 1;
+    registrar_callback(ctx, |ctx| {
+        let text =
+            c_str(hlo_text, "rules text").map_err(|e| RegistrarError::RulesText(Box::new(e)))?;
+        let module = hlox_hlo::text::parse_module(&text).map_err(RegistrarError::RulesParse)?;
+        if let Err(error) = hlox_hlo::verifier::verify_module(&module) {
+            return Err(RegistrarError::RulesVerify {
+                module: module.name,
+                error,
+            });
         }
         let is_rule = |n: &str| {
             ["jvp.", "vjp.", "vmap."]
@@ -1431,19 +1445,16 @@ unsafe extern "C" fn register_rules_callback(ctx: *mut c_void, hlo_text: *const 
                 .any(|p| n.strip_prefix(p).is_some_and(|t| !t.is_empty()))
         };
         if !module.computations.values().any(|c| is_rule(&c.name)) {
-            ctx.problems.push(format!(
-                "rules module `{}` has no computation named jvp.TARGET, vjp.TARGET or vmap.TARGET",
-                module.name
-            ));
-            return 1;
+            return Err(RegistrarError::NoRules {
+                module: module.name,
+            });
         }
         ctx.rules.push(RuleModule {
             origin: ctx.path.clone(),
             module: Arc::new(module),
         });
-        0
-    }));
-    res.unwrap_or(-1)
+        Ok(())
+    })
 }
 
 /// `set_traits` of the registrar: sets the traits of a target this plugin
@@ -1454,42 +1465,28 @@ unsafe extern "C" fn set_traits_callback(
     platform: *const c_char,
     traits: c_uint,
 ) -> c_int {
-    let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: ctx is the RegistrationCtx that run_registration passed.
-        let Some(ctx) = (unsafe { (ctx as *mut RegistrationCtx).as_mut() }) else {
-            return -1;
+    registrar_callback(ctx, |ctx| {
+        let name = c_str(name, "target name")?;
+        let pname = c_str(platform, "platform")?;
+        let Some(platform) = Platform::parse(&pname) else {
+            return Err(RegistrarError::TraitsPlatform {
+                name,
+                platform: pname,
+            });
         };
-        let result = (|| {
-            let name = c_str(name, "target name")?;
-            let pname = c_str(platform, "platform")?;
-            let Some(platform) = Platform::parse(&pname) else {
-                return Err(RegistrarError::TraitsPlatform {
-                    name,
-                    platform: pname,
-                });
-            };
-            let Some(t) = Traits::from_bits(traits) else {
-                return Err(RegistrarError::TraitBits { name, bits: traits });
-            };
-            let Some(target) = ctx
-                .pending
-                .iter_mut()
-                .find(|p| p.name == name && p.platform == platform)
-            else {
-                return Err(RegistrarError::TraitsUnregistered { name, platform });
-            };
-            target.traits = t;
-            Ok(())
-        })();
-        match result {
-            Ok(()) => 0,
-            Err(e) => {
-                ctx.problems.push(e.to_string());
-                1
-            }
-        }
-    }));
-    res.unwrap_or(-1)
+        let Some(t) = Traits::from_bits(traits) else {
+            return Err(RegistrarError::TraitBits { name, bits: traits });
+        };
+        let Some(target) = ctx
+            .pending
+            .iter_mut()
+            .find(|p| p.name == name && p.platform == platform)
+        else {
+            return Err(RegistrarError::TraitsUnregistered { name, platform });
+        };
+        target.traits = t;
+        Ok(())
+    })
 }
 
 /// The targets a module uses, resolved for one platform. Holds the plugin
@@ -1639,7 +1636,7 @@ impl fmt::Display for BindError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
+    use crate::test_cc::c_library;
 
     /// A fresh directory for this test's files.
     fn scratch(test: &str) -> PathBuf {
@@ -1647,29 +1644,6 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
-    }
-
-    /// Compiles C `source` into the shared library `dir/lib{name}.so` with
-    /// `cc -shared -fPIC` and `extra` arguments.
-    fn c_library(dir: &Path, name: &str, source: &str, extra: &[&str]) -> PathBuf {
-        let src = dir.join(format!("{name}.c"));
-        std::fs::write(&src, source).unwrap();
-        let out = dir.join(format!("lib{name}.so"));
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-        let o = Command::new(&cc)
-            .args(["-shared", "-fPIC", "-o"])
-            .arg(&out)
-            .arg(&src)
-            .args(extra)
-            .current_dir(dir)
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
-        assert!(
-            o.status.success(),
-            "{cc} failed: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        out
     }
 
     /// A plugin of plain C symbols (no registration function) that calls

@@ -1031,12 +1031,7 @@ impl XlaBuilder {
             api_version,
             operand_layout_constraints: None,
         };
-        self.add_op(
-            Op::CustomCall(Box::new(cc)),
-            operands,
-            &[],
-            Some(shape.clone()),
-        )
+        self.custom_call_op(cc, operands, shape)
     }
     /// A custom call that constrains its operands' layouts (`operand_shapes_with_layout`).
     #[allow(clippy::too_many_arguments)]
@@ -1061,11 +1056,21 @@ impl XlaBuilder {
             api_version,
             operand_layout_constraints: Some(operand_shapes_with_layout.to_vec()),
         };
+        self.custom_call_op(cc, operands, shape_with_layout)
+    }
+    /// The custom call `call` (all its attributes, as another module holds
+    /// them) on `operands`, returning `shape`.
+    pub fn custom_call_op(
+        &self,
+        call: CustomCall,
+        operands: &[XlaOp],
+        shape: &Shape,
+    ) -> Result<XlaOp, BuildError> {
         self.add_op(
-            Op::CustomCall(Box::new(cc)),
+            Op::CustomCall(Box::new(call)),
             operands,
             &[],
-            Some(shape_with_layout.clone()),
+            Some(shape.clone()),
         )
     }
     /// `rng-bit-generator`: returns `(new state, output of shape `shape`)`.

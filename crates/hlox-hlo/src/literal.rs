@@ -434,27 +434,17 @@ impl Literal {
     }
     /// Leaf literals in pre-order (the order `hlox run` writes `out0.npy`, ...).
     pub fn leaves(&self) -> Vec<&Literal> {
-        fn walk<'a>(l: &'a Literal, out: &mut Vec<&'a Literal>) {
-            match l {
-                Literal::Tuple(t) => t.iter().for_each(|e| walk(e, out)),
-                _ => out.push(l),
-            }
+        match self {
+            Literal::Tuple(t) => t.iter().flat_map(Literal::leaves).collect(),
+            leaf => vec![leaf],
         }
-        let mut out = Vec::new();
-        walk(self, &mut out);
-        out
     }
     /// Decompose into owned leaves in pre-order.
     pub fn into_leaves(self) -> Vec<Literal> {
-        fn walk(l: Literal, out: &mut Vec<Literal>) {
-            match l {
-                Literal::Tuple(t) => t.into_iter().for_each(|e| walk(e, out)),
-                other => out.push(other),
-            }
+        match self {
+            Literal::Tuple(t) => t.into_iter().flat_map(Literal::into_leaves).collect(),
+            leaf => vec![leaf],
         }
-        let mut out = Vec::new();
-        walk(self, &mut out);
-        out
     }
 }
 

@@ -155,15 +155,8 @@ pub(crate) fn mlir_start(bytes: &[u8]) -> Option<(MlirForm, usize)> {
 
 /// Parses HLO text, or StableHLO MLIR text by its first token, and verifies it.
 pub fn parse_and_verify(src: &str, path: &Path) -> Result<Module, LoadError> {
-    match detect_mlir(src.as_bytes()) {
-        Some(MlirForm::Text) => return parse_stablehlo_and_verify(src, path),
-        Some(form) => {
-            return Err(LoadError::StableHlo {
-                path: path.to_owned(),
-                form,
-            })
-        }
-        None => {}
+    if let Some(m) = load_if_mlir(src.as_bytes(), path) {
+        return m;
     }
     let m = crate::text::parse_module(src).map_err(|error| LoadError::Parse {
         path: path.to_owned(),
@@ -183,23 +176,40 @@ pub fn parse_stablehlo_and_verify(src: &str, path: &Path) -> Result<Module, Load
 
 /// Decodes a serialized HloModuleProto and verifies it.
 pub fn decode_and_verify(bytes: &[u8], path: &Path) -> Result<Module, LoadError> {
-    match detect_mlir(bytes) {
-        Some(MlirForm::Text) => {
-            return parse_stablehlo_and_verify(&String::from_utf8_lossy(bytes), path)
-        }
-        Some(form) => {
-            return Err(LoadError::StableHlo {
-                path: path.to_owned(),
-                form,
-            })
-        }
-        None => {}
+    if let Some(m) = load_if_mlir(bytes, path) {
+        return m;
     }
     let m = crate::proto::decode_module(bytes).map_err(|error| LoadError::Proto {
         path: path.to_owned(),
         error,
     })?;
     verify(m, path)
+}
+
+/// Content that is MLIR whatever the caller expected: StableHLO text is
+/// converted, bytecode and other forms refused; `None` for anything else.
+fn load_if_mlir(bytes: &[u8], path: &Path) -> Option<Result<Module, LoadError>> {
+    Some(match detect_mlir(bytes)? {
+        MlirForm::Text => parse_stablehlo_and_verify(&String::from_utf8_lossy(bytes), path),
+        form => Err(LoadError::StableHlo {
+            path: path.to_owned(),
+            form,
+        }),
+    })
+}
+
+/// A name (a module's, an instruction's) made safe as part of a file name:
+/// each character but ASCII letters, digits, `-`, `_` and `.` becomes `_`.
+pub fn file_name_part(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 fn verify(m: Module, path: &Path) -> Result<Module, LoadError> {

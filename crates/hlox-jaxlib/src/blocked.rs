@@ -436,18 +436,7 @@ pub fn gesvd<T: Scalar>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lcg(n: usize, seed: u64) -> Vec<f64> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-            })
-            .collect()
-    }
+    use crate::test_util::{every_triangular, lcg, matmul, one_triangle, shifted, transpose};
 
     fn close(a: &[f64], b: &[f64], tol: f64, what: &str) {
         assert_eq!(a.len(), b.len(), "{what}");
@@ -458,23 +447,6 @@ mod tests {
                 "{what}: element {i}: {x} vs {y}"
             );
         }
-    }
-
-    fn matmul(m: usize, k: usize, n: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
-        let mut c = vec![0.0; m * n];
-        for j in 0..n {
-            for l in 0..k {
-                let t = b[l + j * k];
-                for i in 0..m {
-                    c[i + j * m] += a[i + l * m] * t;
-                }
-            }
-        }
-        c
-    }
-
-    fn transpose(m: usize, n: usize, a: &[f64]) -> Vec<f64> {
-        (0..m * n).map(|x| a[x / n + (x % n) * m]).collect()
     }
 
     fn spd(n: usize, seed: u64) -> Vec<f64> {
@@ -551,20 +523,10 @@ mod tests {
     #[test]
     fn trsm_every_variant_matches_unblocked() {
         let k = 70;
-        let a: Vec<f64> = lcg(k * k, 3)
-            .iter()
-            .enumerate()
-            .map(|(x, v)| if x % (k + 1) == 0 { v + 8.0 } else { *v })
-            .collect();
-        for bits in 0..16 {
-            let p = Triangular {
-                left: bits & 1 != 0,
-                lower: bits & 2 != 0,
-                transpose: bits & 4 != 0,
-                unit: bits & 8 != 0,
-            };
+        let a = shifted(k, 3, 8.0);
+        for (bits, p) in every_triangular() {
             let (m, n) = if p.left { (k, 40) } else { (40, k) };
-            let b0 = lcg(m * n, 9 + bits as u64);
+            let b0 = lcg(m * n, 9 + bits);
             let (mut x, mut y) = (b0.clone(), b0);
             trsm(p, m, n, &a, &mut x);
             linalg::trsm(p, m, n, &a, &mut y);
@@ -623,16 +585,7 @@ mod tests {
                 })
                 .collect();
             for lower in [true, false] {
-                let mut a: Vec<f64> = (0..n * n)
-                    .map(|x| {
-                        let (i, j) = (x % n, x / n);
-                        if (i >= j) == lower || i == j {
-                            sym[x]
-                        } else {
-                            f64::NAN
-                        }
-                    })
-                    .collect();
+                let mut a = one_triangle(n, &sym, lower);
                 let mut b = a.clone();
                 let (mut w, mut wb, mut wn) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
                 let mut values_only = a.clone();

@@ -29,6 +29,8 @@
 pub mod blocked;
 pub mod lapack;
 pub mod linalg;
+#[cfg(test)]
+mod test_util;
 
 use hlox_ffi::{Platform, Registry, RegistryError};
 

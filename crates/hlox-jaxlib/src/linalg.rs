@@ -732,21 +732,12 @@ pub fn gtsv<T: Float>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::{every_triangular, lcg, matmul, one_triangle, shifted, transpose};
 
     /// Column-major `m x n` from row-major rows.
     fn cm(rows: &[&[f64]]) -> Vec<f64> {
         let (m, n) = (rows.len(), rows[0].len());
         (0..m * n).map(|x| rows[x % m][x / m]).collect()
-    }
-
-    fn matmul(m: usize, k: usize, n: usize, a: &[f64], b: &[f64]) -> Vec<f64> {
-        let mut c = vec![0.0; m * n];
-        for i in 0..m {
-            for j in 0..n {
-                c[i + j * m] = (0..k).map(|l| a[i + l * m] * b[l + j * k]).sum();
-            }
-        }
-        c
     }
 
     fn close(a: &[f64], b: &[f64], tol: f64) {
@@ -757,18 +748,6 @@ mod tests {
                 "element {i}: {x} vs {y}\n{a:?}\n{b:?}"
             );
         }
-    }
-
-    fn lcg(n: usize, seed: u64) -> Vec<f64> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-            })
-            .collect()
     }
 
     #[test]
@@ -805,18 +784,8 @@ mod tests {
     #[test]
     fn trsm_every_variant_solves() {
         let n = 4;
-        let a: Vec<f64> = lcg(n * n, 3)
-            .iter()
-            .enumerate()
-            .map(|(x, v)| if x % (n + 1) == 0 { v + 4.0 } else { *v })
-            .collect();
-        for bits in 0..16 {
-            let p = Triangular {
-                left: bits & 1 != 0,
-                lower: bits & 2 != 0,
-                transpose: bits & 4 != 0,
-                unit: bits & 8 != 0,
-            };
+        let a = shifted(n, 3, 4.0);
+        for (bits, p) in every_triangular() {
             // The triangle trsm reads, as a full matrix, then op().
             let mut t = vec![0.0; n * n];
             for i in 0..n {
@@ -837,7 +806,7 @@ mod tests {
                 t.clone()
             };
             let (m, nn) = if p.left { (n, 3) } else { (3, n) };
-            let x = lcg(m * nn, 7 + bits as u64);
+            let x = lcg(m * nn, 7 + bits);
             let b = if p.left {
                 matmul(n, n, nn, &opt, &x)
             } else {
@@ -881,10 +850,6 @@ mod tests {
                 r[0]
             );
         }
-    }
-
-    fn transpose(m: usize, n: usize, a: &[f64]) -> Vec<f64> {
-        (0..m * n).map(|x| a[x / n + (x % n) * m]).collect()
     }
 
     fn eye(n: usize) -> Vec<f64> {
@@ -943,16 +908,7 @@ mod tests {
         let sym: Vec<f64> = (0..n * n).map(|x| r[x] + r[x / n + (x % n) * n]).collect();
         for lower in [true, false] {
             // Garbage in the triangle that must not be read.
-            let mut a: Vec<f64> = (0..n * n)
-                .map(|x| {
-                    let (i, j) = (x % n, x / n);
-                    if (i >= j) == lower || i == j {
-                        sym[x]
-                    } else {
-                        f64::NAN
-                    }
-                })
-                .collect();
+            let mut a = one_triangle(n, &sym, lower);
             // Values only (mode 'N'): the same eigenvalues, no vectors.
             let mut values_only = a.clone();
             let mut wn = vec![0.0; n];

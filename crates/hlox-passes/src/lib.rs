@@ -262,17 +262,7 @@ impl RunState<'_> {
         let Some(dir) = &self.opts.dump_dir else {
             return Ok(());
         };
-        let safe: String = m
-            .name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let safe = hlox_hlo::load::file_name_part(&m.name);
         let path = dir.join(format!("{:03}.{safe}.{what}.hlo", self.seq));
         self.seq += 1;
         std::fs::create_dir_all(dir)

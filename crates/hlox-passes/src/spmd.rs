@@ -583,22 +583,32 @@ impl Expander<'_, '_> {
         self.edit(r)
     }
 
-    fn global_to_local(&mut self, id: InstId) -> Result<(), SpmdError> {
-        let inst = self.ed.inst(id).clone();
-        let (mesh, shardings) = self.mesh_and_shardings(&inst, "xla.sdy.in_shardings")?;
-        let mesh = mesh.clone();
-        let locals = Self::result_leaves(&inst);
-        if shardings.len() != inst.operands.len() || locals.len() != inst.operands.len() {
+    /// A shard_map boundary's mesh, one sharding per operand (from
+    /// frontend attribute `attr`) and its result leaves, one per operand.
+    fn boundary(
+        &self,
+        inst: &hlox_hlo::Instruction,
+        attr: &str,
+    ) -> Result<(Mesh, Vec<ValueSharding>, Vec<Shape>), SpmdError> {
+        let (mesh, shardings) = self.mesh_and_shardings(inst, attr)?;
+        let leaves = Self::result_leaves(inst);
+        if shardings.len() != inst.operands.len() || leaves.len() != inst.operands.len() {
             return Err(unsupported(
                 &inst.name,
                 format!(
                     "{} operands, {} shardings and {} results",
                     inst.operands.len(),
                     shardings.len(),
-                    locals.len()
+                    leaves.len()
                 ),
             ));
         }
+        Ok((mesh.clone(), shardings, leaves))
+    }
+
+    fn global_to_local(&mut self, id: InstId) -> Result<(), SpmdError> {
+        let inst = self.ed.inst(id).clone();
+        let (mesh, shardings, locals) = self.boundary(&inst, "xla.sdy.in_shardings")?;
         let coords = self.device_coords(&inst.name, &mesh)?;
         let pid = self.partition_id_s32(id, &inst.name)?;
         let mut leaves = Vec::new();
@@ -641,20 +651,7 @@ impl Expander<'_, '_> {
 
     fn local_to_global(&mut self, id: InstId) -> Result<(), SpmdError> {
         let inst = self.ed.inst(id).clone();
-        let (mesh, shardings) = self.mesh_and_shardings(&inst, "xla.sdy.out_shardings")?;
-        let mesh = mesh.clone();
-        let globals = Self::result_leaves(&inst);
-        if shardings.len() != inst.operands.len() || globals.len() != inst.operands.len() {
-            return Err(unsupported(
-                &inst.name,
-                format!(
-                    "{} operands, {} shardings and {} results",
-                    inst.operands.len(),
-                    shardings.len(),
-                    globals.len()
-                ),
-            ));
-        }
+        let (mesh, shardings, globals) = self.boundary(&inst, "xla.sdy.out_shardings")?;
         if self.topo.replicas != 1 {
             return Err(unsupported(
                 &inst.name,

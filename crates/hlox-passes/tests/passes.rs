@@ -6,7 +6,6 @@
 //! - random programs (hlox_tests::programs) before and after: equal;
 //! - dump_dir files and verify_each naming a broken pass.
 
-use hlox_hlo::npy::read_npy_file;
 use hlox_hlo::text::{parse_module, print_module};
 use hlox_hlo::verifier::verify_module;
 use hlox_hlo::{CustomCall, ElementType, EntityRef, Instruction, Literal, Module, Op};
@@ -268,12 +267,7 @@ fn corpus_default_pipeline_preserves_outputs() {
                 .flat_map(|c| c.instructions.values())
                 .filter(|i| matches!(i.op, Op::Fusion { .. }))
                 .count();
-            let args = case
-                .numbered("in")
-                .iter()
-                .map(read_npy_file)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("inputs: {e}"))?;
+            let args = case.inputs()?;
             let reg = hlox_tests::registry_for(case);
             let want = hlox_eval::evaluate_with_registry(&m, &args, &reg);
             let got = hlox_eval::evaluate_with_registry(&opt, &args, &reg);
@@ -556,12 +550,7 @@ fn excess_precision_pass_and_evaluator_round_in_the_same_places() {
             {
                 return Err("a second excess-precision run changed the module".into());
             }
-            let args = case
-                .numbered("in")
-                .iter()
-                .map(read_npy_file)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("inputs: {e}"))?;
+            let args = case.inputs()?;
             let eval = |m: &Module, r| {
                 evaluate_with_rounding(m, &args, &PureHandler, &Default::default(), r)
                     .map_err(|e| format!("evaluate: {e}"))

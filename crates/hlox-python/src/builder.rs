@@ -116,13 +116,7 @@ fn literal(
         ))
     })?;
     let dims: Vec<i64> = arr.shape().iter().map(|&d| d as i64).collect();
-    let (p, _) = dtype::raw_parts(&arr);
-    let n = dtype::nbytes(&arr);
-    let bytes = if n == 0 {
-        Vec::new()
-    } else {
-        unsafe { std::slice::from_raw_parts(p as *const u8, n) }.to_vec()
-    };
+    let bytes = dtype::bytes_of(&arr);
     Ok(Literal::Array(
         ArrayLiteral::from_bytes(ArrayShape::new(t, dims), bytes)
             .map_err(|e| PyValueError::new_err(e.to_string()))?,

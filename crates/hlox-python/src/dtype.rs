@@ -142,6 +142,17 @@ pub fn nbytes(a: &Bound<'_, PyUntypedArray>) -> usize {
     a.len() * a.dtype().itemsize()
 }
 
+/// A copy of the bytes of a C-contiguous array.
+pub fn bytes_of(a: &Bound<'_, PyUntypedArray>) -> Vec<u8> {
+    let (p, _) = raw_parts(a);
+    let n = nbytes(a);
+    if n == 0 {
+        return Vec::new();
+    }
+    // SAFETY: a C-contiguous array holds `n` bytes from its data pointer.
+    unsafe { std::slice::from_raw_parts(p as *const u8, n) }.to_vec()
+}
+
 /// Makes a numpy array read-only (its WRITEABLE flag cleared).
 pub fn clear_writeable(a: &Bound<'_, PyUntypedArray>) {
     let p = a.as_array_ptr();

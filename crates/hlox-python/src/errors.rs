@@ -147,6 +147,15 @@ pub fn compile_error(py: Python<'_>, e: &hlox::CompileError) -> PyErr {
     }
 }
 
+/// A `CustomCallError` with text `msg` and attributes `.target` and `.message`.
+fn custom_call_error(py: Python<'_>, msg: String, target: &str, message: &str) -> PyErr {
+    with_attrs::<CustomCallError>(
+        py,
+        msg,
+        vec![("target", obj(py, target)), ("message", obj(py, message))],
+    )
+}
+
 /// A Host run's failure: a custom call's failure is a typed
 /// [`hlox::ExecError::CustomCall`], which becomes a `CustomCallError` with
 /// `.target` and `.message`; anything else an `ExecError`.
@@ -157,14 +166,7 @@ pub fn host_exec_error(py: Python<'_>, module: &str, e: hlox::ExecError) -> PyEr
         } => {
             let body = e.to_string();
             let body = body.strip_prefix("execution failed: ").unwrap_or(&body);
-            with_attrs::<CustomCallError>(
-                py,
-                format!("{module}: {body}"),
-                vec![
-                    ("target", obj(py, target.clone())),
-                    ("message", obj(py, message.clone())),
-                ],
-            )
+            custom_call_error(py, format!("{module}: {body}"), target, message)
         }
         _ => ExecError::new_err(format!("{module}: {e}")),
     }
@@ -181,14 +183,7 @@ pub fn cuda_exec_error(
     match &e {
         hlox::cuda::runtime::RuntimeError::CustomCall {
             target, message, ..
-        } => with_attrs::<CustomCallError>(
-            py,
-            format!("{module}: {e}"),
-            vec![
-                ("target", obj(py, target.clone())),
-                ("message", obj(py, message.clone())),
-            ],
-        ),
+        } => custom_call_error(py, format!("{module}: {e}"), target, message),
         _ => ExecError::new_err(format!("{module}: {e}")),
     }
 }

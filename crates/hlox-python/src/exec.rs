@@ -609,13 +609,7 @@ impl Executable {
                     .next()
                     .flatten()
                     .ok_or_else(|| self.argument_error(index, "missing array".into()))?;
-                let (p, _) = dtype::raw_parts(&arr);
-                let n = dtype::nbytes(&arr);
-                let bytes = if n == 0 {
-                    Vec::new()
-                } else {
-                    unsafe { std::slice::from_raw_parts(p as *const u8, n) }.to_vec()
-                };
+                let bytes = dtype::bytes_of(&arr);
                 hlox_hlo::Literal::Array(
                     hlox_hlo::ArrayLiteral::from_bytes(a.clone(), bytes)
                         .map_err(|e| self.argument_error(index, e.to_string()))?,

@@ -211,16 +211,10 @@ impl Shape {
 pub fn fmt_shape(s: &HloShape) -> String {
     match s {
         HloShape::Array(a) => {
-            let dims: Vec<String> = a.dims.iter().map(|d| d.to_string()).collect();
-            let mut t = format!("{}[{}]", a.ty.name(), dims.join(","));
+            let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+            let mut t = format!("{}[{}]", a.ty.name(), list(&a.dims));
             if !a.layout.is_default() {
-                let l: Vec<String> = a
-                    .layout
-                    .minor_to_major
-                    .iter()
-                    .map(|d| d.to_string())
-                    .collect();
-                t.push_str(&format!("{{{}}}", l.join(",")));
+                t.push_str(&format!("{{{}}}", list(&a.layout.minor_to_major)));
             }
             t
         }

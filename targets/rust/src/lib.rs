@@ -50,6 +50,17 @@ fn fail(status: *mut XlaCustomCallStatus, msg: &str) {
 
 // ---- XLA's seed example: A[i] = B[i % 128] + C[i] -------------------------
 
+/// The seed example as HLO text: one custom call of `target` (by default
+/// API_VERSION_ORIGINAL) on `b: f32[128]` and `c: f32[2048]`, returning
+/// `f32[2048]`. What the CLI tests and the custom-call benchmark run.
+pub fn seed_module(target: &str) -> String {
+    format!(
+        "HloModule seed\n\nENTRY main {{\n  b = f32[128]{{0}} parameter(0)\n  \
+         c = f32[2048]{{0}} parameter(1)\n  \
+         ROOT cc = f32[2048]{{0}} custom-call(b, c), custom_call_target=\"{target}\"\n}}\n"
+    )
+}
+
 fn seed(out: *mut c_void, ins: *const *const c_void) {
     // SAFETY: operands f32[128], f32[2048]; result f32[2048] (the target's contract).
     unsafe {

@@ -363,6 +363,24 @@ struct ShimCall {
     ffi_error: *mut c_void,
 }
 
+impl ShimCall {
+    /// A call of typed-FFI handler `handler` (the shim's kind 3) on `frame`;
+    /// the handler's error comes back in `ffi_error`.
+    fn typed_ffi(handler: *mut c_void, frame: *mut c_void) -> ShimCall {
+        ShimCall {
+            kind: 3,
+            func: handler,
+            out: std::ptr::null_mut(),
+            ins: std::ptr::null_mut(),
+            opaque: std::ptr::null(),
+            opaque_len: 0,
+            status: std::ptr::null_mut(),
+            frame,
+            ffi_error: std::ptr::null_mut(),
+        }
+    }
+}
+
 #[repr(C)]
 struct ShimOutcome {
     signo: i32,
@@ -382,6 +400,48 @@ impl ShimOutcome {
             pc: std::ptr::null_mut(),
             access: 0,
             exception: [0; 512],
+        }
+    }
+
+    /// The shim's return code `code` read with this outcome: 0 is a call
+    /// that returned; 1 a signal (in the buffer `locate` finds for the
+    /// faulting address, if any), 2 a C++ exception, anything else the
+    /// shim's failure to install its handlers.
+    fn result(
+        &self,
+        code: i32,
+        locate: impl FnOnce(usize) -> Option<OutOfBounds>,
+    ) -> Result<(), SandboxError> {
+        match code {
+            0 => Ok(()),
+            1 => {
+                let address = self.addr as usize;
+                let pc = self.pc as usize;
+                Err(SandboxError::Signal {
+                    signal: self.signo,
+                    code: self.code,
+                    address,
+                    pc,
+                    pc_symbol: symbolize(pc),
+                    access: match self.access {
+                        1 => Access::Read,
+                        2 => Access::Write,
+                        _ => Access::Unknown,
+                    },
+                    place: locate(address),
+                })
+            }
+            2 => {
+                let n = self
+                    .exception
+                    .iter()
+                    .position(|&b| b == 0)
+                    .unwrap_or(self.exception.len());
+                Err(SandboxError::Exception {
+                    what: String::from_utf8_lossy(&self.exception[..n]).into_owned(),
+                })
+            }
+            _ => Err(SandboxError::Handlers),
         }
     }
 }
@@ -600,17 +660,7 @@ impl SandboxedCall {
             let ictx = InvokeContext::host_next();
             let mut shim_code = 0;
             let mut invoke = |h: abi::Handler, frame: *mut abi::CallFrame| -> *mut abi::Error {
-                let mut c = ShimCall {
-                    kind: 3,
-                    func: h as *mut c_void,
-                    out: std::ptr::null_mut(),
-                    ins: std::ptr::null_mut(),
-                    opaque: std::ptr::null(),
-                    opaque_len: 0,
-                    status: std::ptr::null_mut(),
-                    frame: frame as *mut c_void,
-                    ffi_error: std::ptr::null_mut(),
-                };
+                let mut c = ShimCall::typed_ffi(h as *mut c_void, frame as *mut c_void);
                 // SAFETY: the handler is called on its own frame.
                 shim_code = unsafe { shim(&mut c, &mut outcome) };
                 if shim_code == 0 {
@@ -664,45 +714,16 @@ impl SandboxedCall {
                     .filter_map(|(g, l)| Some((g.as_ref()?, l))),
             )
         };
-        match code {
-            0 => {}
-            1 => {
-                let addr = outcome.addr as usize;
-                let place = all().find_map(|(g, l)| {
-                    g.locate(addr).map(|o| OutOfBounds {
-                        buffer: l.name.clone(),
-                        offset: o.0,
-                        size: l.size,
-                        element: l.element,
-                    })
-                });
-                let pc = outcome.pc as usize;
-                return Err(SandboxError::Signal {
-                    signal: outcome.signo,
-                    code: outcome.code,
-                    address: addr,
-                    pc,
-                    pc_symbol: symbolize(pc),
-                    access: match outcome.access {
-                        1 => Access::Read,
-                        2 => Access::Write,
-                        _ => Access::Unknown,
-                    },
-                    place,
-                });
-            }
-            2 => {
-                let n = outcome
-                    .exception
-                    .iter()
-                    .position(|&b| b == 0)
-                    .unwrap_or(outcome.exception.len());
-                return Err(SandboxError::Exception {
-                    what: String::from_utf8_lossy(&outcome.exception[..n]).into_owned(),
-                });
-            }
-            _ => return Err(SandboxError::Handlers),
-        }
+        outcome.result(code, |addr| {
+            all().find_map(|(g, l)| {
+                g.locate(addr).map(|o| OutOfBounds {
+                    buffer: l.name.clone(),
+                    offset: o.0,
+                    size: l.size,
+                    element: l.element,
+                })
+            })
+        })?;
         for (g, l) in all() {
             if let Some((first, last)) = g.damaged_canary() {
                 return Err(SandboxError::Canary {
@@ -785,49 +806,12 @@ pub(crate) unsafe fn call_isolated<T, R>(
     })?;
     let p = g.ptr() as *mut T;
     init(p);
-    let mut c = ShimCall {
-        kind: 3,
-        func: handler as *mut c_void,
-        out: std::ptr::null_mut(),
-        ins: std::ptr::null_mut(),
-        opaque: std::ptr::null(),
-        opaque_len: 0,
-        status: std::ptr::null_mut(),
-        frame: p as *mut c_void,
-        ffi_error: std::ptr::null_mut(),
-    };
+    let mut c = ShimCall::typed_ffi(handler as *mut c_void, p as *mut c_void);
     let mut outcome = ShimOutcome::new();
     // SAFETY: the frame is initialized, per the caller.
-    match unsafe { shim(&mut c, &mut outcome) } {
-        0 => Ok(read(p, c.ffi_error as *mut abi::Error)),
-        1 => {
-            let pc = outcome.pc as usize;
-            Err(SandboxError::Signal {
-                signal: outcome.signo,
-                code: outcome.code,
-                address: outcome.addr as usize,
-                pc,
-                pc_symbol: symbolize(pc),
-                access: match outcome.access {
-                    1 => Access::Read,
-                    2 => Access::Write,
-                    _ => Access::Unknown,
-                },
-                place: None,
-            })
-        }
-        2 => {
-            let n = outcome
-                .exception
-                .iter()
-                .position(|&b| b == 0)
-                .unwrap_or(outcome.exception.len());
-            Err(SandboxError::Exception {
-                what: String::from_utf8_lossy(&outcome.exception[..n]).into_owned(),
-            })
-        }
-        _ => Err(SandboxError::Handlers),
-    }
+    let code = unsafe { shim(&mut c, &mut outcome) };
+    outcome.result(code, |_| None)?;
+    Ok(read(p, c.ffi_error as *mut abi::Error))
 }
 
 /// The first NaN or infinity in a float buffer: (element, value).

@@ -45,16 +45,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReproError + '_ {
 
 /// A file or directory name made of the instruction's name.
 fn file_name(s: &str) -> String {
-    let n: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let n = hlox_hlo::load::file_name_part(s);
     if n.is_empty() || n.starts_with('.') {
         format!("call{n}")
     } else {
@@ -153,29 +144,7 @@ pub(crate) unsafe fn write(
     }
     let files = params.files;
     let c = &call.call;
-    let root = match &c.operand_layout_constraints {
-        Some(layouts) => b.custom_call_with_layout(
-            &c.target,
-            &ops,
-            &call.result_shape,
-            layouts,
-            &c.opaque,
-            c.has_side_effect,
-            &c.output_operand_aliasing,
-            c.schedule,
-            c.api_version,
-        )?,
-        None => b.custom_call(
-            &c.target,
-            &ops,
-            &call.result_shape,
-            &c.opaque,
-            c.has_side_effect,
-            &c.output_operand_aliasing,
-            c.schedule,
-            c.api_version,
-        )?,
-    };
+    let root = b.custom_call_op(c.clone(), &ops, &call.result_shape)?;
     let mut module = b.build_module(root)?;
     // Keep the instruction's own name (errors then read as in the module
     // that failed), unless a parameter already has it.

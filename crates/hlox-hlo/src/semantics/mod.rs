@@ -7,6 +7,8 @@
 //!   scatter (clamping, skipped windows, batching dimensions).
 //! - [`window`]: the window output size rule (shape inference uses it) and
 //!   the base position each window element reads (padding, dilation).
+//! - [`dot`]: a dot's dimensions by role ([`DotDims`](dot::DotDims)):
+//!   batch, contracting and free, and the gemm orders of the operands.
 //! - [`sort`]: the stable merge sort and comparator recognition.
 //! - [`arith`]: the index arithmetic ([`IndexArith`](arith::IndexArith))
 //!   that window positions and sort merge passes are written against once,
@@ -25,6 +27,7 @@
 //! plans and constants, and runs the [`arith`] rules on LLVM values. Result shapes stay in [`crate::shape_inference`].
 
 pub mod arith;
+pub mod dot;
 pub mod fft;
 pub mod gather;
 pub mod reduce_precision;

@@ -310,17 +310,24 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `%name` (the name without `%`).
-    fn value_name(&mut self, what: &str) -> PResult<(String, usize)> {
+    /// Skips whitespace and the byte `c` that opens {what} (`token`: what
+    /// such a token is, for the error); where it stood.
+    fn opening(&mut self, c: u8, what: &str, token: &str) -> PResult<usize> {
         self.ws();
         let start = self.pos;
-        if self.b.get(self.pos) != Some(&b'%') {
+        if self.b.get(self.pos) != Some(&c) {
             return self.err(
                 start,
-                format!("expected {what} (a '%' value), found {}", self.found()),
+                format!("expected {what} ({token}), found {}", self.found()),
             );
         }
         self.pos += 1;
+        Ok(start)
+    }
+
+    /// `%name` (the name without `%`).
+    fn value_name(&mut self, what: &str) -> PResult<(String, usize)> {
+        let start = self.opening(b'%', what, "a '%' value")?;
         let s = self.pos;
         while self.pos < self.b.len() && is_id_char(self.b[self.pos]) && self.b[self.pos] != b'.' {
             self.pos += 1;
@@ -472,15 +479,7 @@ impl<'a> Parser<'a> {
 
     /// A quoted string with MLIR's escapes (`\"`, `\\`, `\n`, `\t`, `\XX`).
     pub fn string(&mut self, what: &str) -> PResult<(Vec<u8>, usize)> {
-        self.ws();
-        let start = self.pos;
-        if self.b.get(self.pos) != Some(&b'"') {
-            return self.err(
-                start,
-                format!("expected {what} (a quoted string), found {}", self.found()),
-            );
-        }
-        self.pos += 1;
+        let start = self.opening(b'"', what, "a quoted string")?;
         let mut out = Vec::new();
         loop {
             match self.b.get(self.pos) {
@@ -529,14 +528,7 @@ impl<'a> Parser<'a> {
 
     /// `@name` or `@"name"`.
     fn symbol(&mut self, what: &str) -> PResult<(String, usize)> {
-        self.ws();
-        let start = self.pos;
-        if !self.eat(b'@') {
-            return self.err(
-                start,
-                format!("expected {what} (an '@' symbol), found {}", self.found()),
-            );
-        }
+        let start = self.opening(b'@', what, "an '@' symbol")?;
         if self.b.get(self.pos) == Some(&b'"') {
             let (s, _) = self.string(what)?;
             return Ok((String::from_utf8_lossy(&s).into_owned(), start));
@@ -675,16 +667,7 @@ impl<'a> Parser<'a> {
             self.pos += w.len();
             self.expect(b'<', "after 'tuple'")?;
             self.enter()?;
-            let mut elems = Vec::new();
-            if !self.eat(b'>') {
-                loop {
-                    elems.push(self.ty()?);
-                    if self.eat(b'>') {
-                        break;
-                    }
-                    self.expect(b',', "between tuple element types")?;
-                }
-            }
+            let elems = self.list_until(b'>', "between tuple element types", Self::ty)?;
             self.leave();
             return Ok(MType::Tuple(elems));
         }
@@ -713,18 +696,11 @@ impl<'a> Parser<'a> {
     /// `(T, T)`, possibly empty.
     fn type_list_parens(&mut self) -> PResult<Vec<MType>> {
         self.expect(b'(', "to open a type list")?;
-        let mut v = Vec::new();
-        if self.eat(b')') {
-            return Ok(v);
-        }
-        loop {
-            v.push(self.ty()?);
-            self.skip_attr_dict_if_any()?;
-            if self.eat(b')') {
-                return Ok(v);
-            }
-            self.expect(b',', "between types")?;
-        }
+        self.list_until(b')', "between types", |p| {
+            let t = p.ty()?;
+            p.skip_attr_dict_if_any()?;
+            Ok(t)
+        })
     }
 
     /// The result types after `->`: `(T, T)` or one `T`.
@@ -770,16 +746,7 @@ impl<'a> Parser<'a> {
     pub fn attr_dict(&mut self) -> PResult<Vec<AttrEntry>> {
         self.expect(b'{', "to open an attribute dictionary")?;
         self.enter()?;
-        let mut v = Vec::new();
-        if !self.eat(b'}') {
-            loop {
-                v.push(self.attr_entry()?);
-                if self.eat(b'}') {
-                    break;
-                }
-                self.expect(b',', "between attributes")?;
-            }
-        }
+        let v = self.list_until(b'}', "between attributes", Self::attr_entry)?;
         self.leave();
         Ok(v)
     }
@@ -836,17 +803,9 @@ impl<'a> Parser<'a> {
             Some(b'"') => Attr::Str(self.string("a string")?.0),
             Some(b'[') => {
                 self.pos += 1;
-                let mut v = Vec::new();
-                if !self.eat(b']') {
-                    loop {
-                        v.push(self.attr_value(true)?);
-                        if self.eat(b']') {
-                            break;
-                        }
-                        self.expect(b',', "between array elements")?;
-                    }
-                }
-                Attr::Array(v)
+                Attr::Array(
+                    self.list_until(b']', "between array elements", |p| p.attr_value(true))?,
+                )
             }
             Some(b'{') => Attr::Dict(self.attr_dict()?),
             Some(b'@') => Attr::Symbol(self.symbol("a symbol")?.0),
@@ -1038,15 +997,7 @@ impl<'a> Parser<'a> {
     fn dense_elems(&mut self, out: &mut Vec<DenseElem>) -> PResult<()> {
         self.enter()?;
         if self.eat(b'[') {
-            if !self.eat(b']') {
-                loop {
-                    self.dense_elems(out)?;
-                    if self.eat(b']') {
-                        break;
-                    }
-                    self.expect(b',', "between dense elements")?;
-                }
-            }
+            self.list_until(b']', "between dense elements", |p| p.dense_elems(out))?;
         } else {
             out.push(self.dense_scalar()?);
         }
@@ -1107,16 +1058,29 @@ impl<'a> Parser<'a> {
     /// `[1, 2]` as i64s.
     fn i64_list(&mut self, what: &str) -> PResult<Vec<i64>> {
         self.expect(b'[', &format!("to open {what}"))?;
+        let between = format!("between the elements of {what}");
+        self.list_until(b']', &between, |p| p.i64_lit(what))
+    }
+
+    /// Comma-separated items that `item` parses, up to and past `close`
+    /// (the opening bracket already read); `between` says where a missing
+    /// comma was expected.
+    fn list_until<T>(
+        &mut self,
+        close: u8,
+        between: &str,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
         let mut v = Vec::new();
-        if self.eat(b']') {
+        if self.eat(close) {
             return Ok(v);
         }
         loop {
-            v.push(self.i64_lit(what)?);
-            if self.eat(b']') {
+            v.push(item(self)?);
+            if self.eat(close) {
                 return Ok(v);
             }
-            self.expect(b',', &format!("between the elements of {what}"))?;
+            self.expect(b',', between)?;
         }
     }
 
@@ -1138,18 +1102,14 @@ impl<'a> Parser<'a> {
             {
                 self.pos += 1;
             }
-            if self.eat(b'(') && !self.eat(b')') {
-                loop {
-                    let (n, _) = self.value_name("a block argument")?;
-                    self.expect(b':', "after a block argument")?;
-                    let t = self.ty()?;
-                    self.skip_loc()?;
-                    args.push((n, t));
-                    if self.eat(b')') {
-                        break;
-                    }
-                    self.expect(b',', "between block arguments")?;
-                }
+            if self.eat(b'(') {
+                args = self.list_until(b')', "between block arguments", |p| {
+                    let (n, _) = p.value_name("a block argument")?;
+                    p.expect(b':', "after a block argument")?;
+                    let t = p.ty()?;
+                    p.skip_loc()?;
+                    Ok((n, t))
+                })?;
             }
             self.expect(b':', "after the block label")?;
         }
@@ -1463,23 +1423,20 @@ impl<'a> Parser<'a> {
                 op.operands = self.operand_list()?;
                 let p = self.pos;
                 self.expect(b'[', "to open the slice ranges")?;
-                let (mut st, mut li, mut sd) = (Vec::new(), Vec::new(), Vec::new());
-                if !self.eat(b']') {
-                    loop {
-                        st.push(self.i64_lit("a slice start")?);
-                        self.expect(b':', "after a slice start")?;
-                        li.push(self.i64_lit("a slice limit")?);
-                        sd.push(if self.eat(b':') {
-                            self.i64_lit("a slice stride")?
-                        } else {
-                            1
-                        });
-                        if self.eat(b']') {
-                            break;
-                        }
-                        self.expect(b',', "between slice ranges")?;
-                    }
-                }
+                let ranges = self.list_until(b']', "between slice ranges", |q| {
+                    let start = q.i64_lit("a slice start")?;
+                    q.expect(b':', "after a slice start")?;
+                    let limit = q.i64_lit("a slice limit")?;
+                    let stride = if q.eat(b':') {
+                        q.i64_lit("a slice stride")?
+                    } else {
+                        1
+                    };
+                    Ok((start, limit, stride))
+                })?;
+                let st: Vec<i64> = ranges.iter().map(|r| r.0).collect();
+                let li: Vec<i64> = ranges.iter().map(|r| r.1).collect();
+                let sd: Vec<i64> = ranges.iter().map(|r| r.2).collect();
                 Self::put(&mut op, "start_indices", Attr::DenseArray(st), p);
                 Self::put(&mut op, "limit_indices", Attr::DenseArray(li), p);
                 Self::put(&mut op, "strides", Attr::DenseArray(sd), p);
@@ -1523,19 +1480,12 @@ impl<'a> Parser<'a> {
             "reduce" => self.pretty_reduce(&mut op)?,
             "while" => {
                 self.expect(b'(', "to open the while operands")?;
-                let mut names = Vec::new();
-                if !self.eat(b')') {
-                    loop {
-                        let (n, _) = self.value_name("a loop variable")?;
-                        self.expect(b'=', "after a loop variable")?;
-                        op.operands.push(self.value_ref()?);
-                        names.push(n);
-                        if self.eat(b')') {
-                            break;
-                        }
-                        self.expect(b',', "between loop variables")?;
-                    }
-                }
+                let names = self.list_until(b')', "between loop variables", |p| {
+                    let (n, _) = p.value_name("a loop variable")?;
+                    p.expect(b'=', "after a loop variable")?;
+                    op.operands.push(p.value_ref()?);
+                    Ok(n)
+                })?;
                 if self.peek() == Some(b'{') {
                     op.attrs.extend(self.attr_dict()?);
                 }
@@ -1788,21 +1738,14 @@ impl<'a> Parser<'a> {
         }
         let (name, _) = self.symbol("the function name")?;
         self.expect(b'(', "to open the function arguments")?;
-        let mut args = Vec::new();
-        if !self.eat(b')') {
-            loop {
-                let (n, _) = self.value_name("a function argument")?;
-                self.expect(b':', "after a function argument")?;
-                let t = self.ty()?;
-                self.skip_attr_dict_if_any()?;
-                self.skip_loc()?;
-                args.push((n, t));
-                if self.eat(b')') {
-                    break;
-                }
-                self.expect(b',', "between function arguments")?;
-            }
-        }
+        let args = self.list_until(b')', "between function arguments", |p| {
+            let (n, _) = p.value_name("a function argument")?;
+            p.expect(b':', "after a function argument")?;
+            let t = p.ty()?;
+            p.skip_attr_dict_if_any()?;
+            p.skip_loc()?;
+            Ok((n, t))
+        })?;
         let results = if self.eat_str("->") {
             self.result_types()?
         } else {
