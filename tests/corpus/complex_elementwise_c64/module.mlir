@@ -1,5 +1,5 @@
 module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<48xcomplex<f32>>, %arg1: tensor<48xcomplex<f32>>, %arg2: tensor<48xcomplex<f32>>, %arg3: tensor<48xf32>, %arg4: tensor<48xf32>, %arg5: tensor<48xi1>) -> (tensor<48xf32> {jax.result_info = "result['abs']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['add']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['chain']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['complex']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['conj']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['convert']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['cos']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['cosh']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['div']"}, tensor<48xi1> {jax.result_info = "result['eq']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['exp']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['expm1']"}, tensor<48xf32> {jax.result_info = "result['imag']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['log']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['log1p']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['mul']"}, tensor<48xi1> {jax.result_info = "result['ne']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['neg']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['pow']"}, tensor<48xf32> {jax.result_info = "result['real']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['rsqrt']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['select']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['sign']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['sin']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['sinh']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['sqrt']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['sub']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['tan']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['tanh']"}) {
+  func.func public @main(%arg0: tensor<48xcomplex<f32>>, %arg1: tensor<48xcomplex<f32>>, %arg2: tensor<48xcomplex<f32>>, %arg3: tensor<48xf32>, %arg4: tensor<48xf32>, %arg5: tensor<48xi1>) -> (tensor<48xf32> {jax.result_info = "result['abs']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['add']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['chain']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['complex']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['conj']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['convert']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['cos']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['div']"}, tensor<48xi1> {jax.result_info = "result['eq']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['exp']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['expm1']"}, tensor<48xf32> {jax.result_info = "result['imag']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['log']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['log1p']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['mul']"}, tensor<48xi1> {jax.result_info = "result['ne']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['neg']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['pow']"}, tensor<48xf32> {jax.result_info = "result['real']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['rsqrt']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['select']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['sign']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['sin']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['sqrt']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['sub']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['tan']"}, tensor<48xcomplex<f32>> {jax.result_info = "result['tanh']"}) {
     %0 = stablehlo.complex %arg3, %arg4 : tensor<48xcomplex<f32>>
     %1 = stablehlo.real %arg0 : (tensor<48xcomplex<f32>>) -> tensor<48xf32>
     %2 = stablehlo.imag %arg0 : (tensor<48xcomplex<f32>>) -> tensor<48xf32>
@@ -82,26 +82,24 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     %68 = stablehlo.complex %63, %65 : tensor<48xcomplex<f32>>
     %69 = stablehlo.select %49, %67, %68 : tensor<48xi1>, tensor<48xcomplex<f32>>
     %70 = stablehlo.tan %arg0 : tensor<48xcomplex<f32>>
-    %71 = chlo.sinh %arg0 : tensor<48xcomplex<f32>> -> tensor<48xcomplex<f32>>
-    %72 = chlo.cosh %arg0 : tensor<48xcomplex<f32>> -> tensor<48xcomplex<f32>>
-    %73 = stablehlo.tanh %arg0 : tensor<48xcomplex<f32>>
+    %71 = stablehlo.tanh %arg0 : tensor<48xcomplex<f32>>
+    %72 = call @_where(%arg5, %arg0, %arg1) : (tensor<48xi1>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>) -> tensor<48xcomplex<f32>>
+    %73 = stablehlo.compare EQ, %arg0, %72, FLOAT : (tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>) -> tensor<48xi1>
     %74 = call @_where(%arg5, %arg0, %arg1) : (tensor<48xi1>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>) -> tensor<48xcomplex<f32>>
-    %75 = stablehlo.compare EQ, %arg0, %74, FLOAT : (tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>) -> tensor<48xi1>
-    %76 = call @_where(%arg5, %arg0, %arg1) : (tensor<48xi1>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>) -> tensor<48xcomplex<f32>>
-    %77 = stablehlo.compare NE, %arg0, %76, FLOAT : (tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>) -> tensor<48xi1>
-    %78 = stablehlo.convert %arg3 : (tensor<48xf32>) -> tensor<48xcomplex<f32>>
-    %79 = stablehlo.add %78, %arg0 : tensor<48xcomplex<f32>>
-    %80 = call @_where(%arg5, %arg0, %arg1) : (tensor<48xi1>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>) -> tensor<48xcomplex<f32>>
-    %81 = stablehlo.multiply %arg0, %arg1 : tensor<48xcomplex<f32>>
-    %82 = stablehlo.add %81, %0 : tensor<48xcomplex<f32>>
-    %83 = stablehlo.exponential %82 : tensor<48xcomplex<f32>>
-    %84 = stablehlo.abs %arg0 : (tensor<48xcomplex<f32>>) -> tensor<48xf32>
+    %75 = stablehlo.compare NE, %arg0, %74, FLOAT : (tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>) -> tensor<48xi1>
+    %76 = stablehlo.convert %arg3 : (tensor<48xf32>) -> tensor<48xcomplex<f32>>
+    %77 = stablehlo.add %76, %arg0 : tensor<48xcomplex<f32>>
+    %78 = call @_where(%arg5, %arg0, %arg1) : (tensor<48xi1>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>) -> tensor<48xcomplex<f32>>
+    %79 = stablehlo.multiply %arg0, %arg1 : tensor<48xcomplex<f32>>
+    %80 = stablehlo.add %79, %0 : tensor<48xcomplex<f32>>
+    %81 = stablehlo.exponential %80 : tensor<48xcomplex<f32>>
+    %82 = stablehlo.abs %arg0 : (tensor<48xcomplex<f32>>) -> tensor<48xf32>
     %cst_10 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
-    %85 = stablehlo.broadcast_in_dim %cst_10, dims = [] : (tensor<f32>) -> tensor<48xf32>
-    %86 = stablehlo.add %85, %84 : tensor<48xf32>
-    %87 = stablehlo.convert %86 : (tensor<48xf32>) -> tensor<48xcomplex<f32>>
-    %88 = stablehlo.divide %83, %87 : tensor<48xcomplex<f32>>
-    return %12, %7, %88, %0, %6, %79, %69, %72, %10, %75, %14, %15, %2, %16, %17, %9, %77, %11, %22, %1, %19, %80, %13, %45, %71, %18, %8, %70, %73 : tensor<48xf32>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xi1>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xf32>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xi1>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xf32>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>
+    %83 = stablehlo.broadcast_in_dim %cst_10, dims = [] : (tensor<f32>) -> tensor<48xf32>
+    %84 = stablehlo.add %83, %82 : tensor<48xf32>
+    %85 = stablehlo.convert %84 : (tensor<48xf32>) -> tensor<48xcomplex<f32>>
+    %86 = stablehlo.divide %81, %85 : tensor<48xcomplex<f32>>
+    return %12, %7, %86, %0, %6, %77, %69, %10, %73, %14, %15, %2, %16, %17, %9, %75, %11, %22, %1, %19, %78, %13, %45, %18, %8, %70, %71 : tensor<48xf32>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xi1>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xf32>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xi1>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xf32>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>, tensor<48xcomplex<f32>>
   }
   func.func private @_where(%arg0: tensor<48xi1>, %arg1: tensor<48xcomplex<f32>>, %arg2: tensor<48xcomplex<f32>>) -> tensor<48xcomplex<f32>> {
     %0 = stablehlo.select %arg0, %arg1, %arg2 : tensor<48xi1>, tensor<48xcomplex<f32>>
