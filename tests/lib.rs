@@ -355,6 +355,18 @@ pub fn random_literal(shape: &hlox_hlo::Shape, seed: u64) -> hlox_hlo::Literal {
                     ElementType::F64 => {
                         bytes.extend((((r % 20000) as f64 - 10000.0) / 1000.0).to_le_bytes())
                     }
+                    // Complex: the real part from this draw, the imaginary
+                    // part from the next, each as the part type's values.
+                    ElementType::C64 => {
+                        let i = next();
+                        bytes.extend((((r % 20000) as f32 - 10000.0) / 1000.0).to_le_bytes());
+                        bytes.extend((((i % 20000) as f32 - 10000.0) / 1000.0).to_le_bytes());
+                    }
+                    ElementType::C128 => {
+                        let i = next();
+                        bytes.extend((((r % 20000) as f64 - 10000.0) / 1000.0).to_le_bytes());
+                        bytes.extend((((i % 20000) as f64 - 10000.0) / 1000.0).to_le_bytes());
+                    }
                     t => bytes.extend(&((r % 17) as i64 - 8).to_le_bytes()[..t.byte_size()]),
                 }
             }

@@ -156,6 +156,9 @@ pub fn const_global<'ctx>(cg: &Cg<'_, 'ctx>, name: &str, bytes: &[u8]) -> Pointe
 
 /// The compute value of a scalar stored as bytes.
 pub fn scalar_const<'ctx>(cg: &Cg<'_, 'ctx>, ty: ElementType, bytes: &[u8]) -> Result<V<'ctx>> {
+    if ty.is_complex() {
+        return crate::complex::constant(cg, ty, bytes);
+    }
     let mut raw = [0u8; 8];
     let n = ty.byte_size().min(8).min(bytes.len());
     raw[..n].copy_from_slice(&bytes[..n]);
@@ -890,7 +893,9 @@ pub fn simple_reducer(module: &Module, comp: CompId) -> Option<(BinaryOp, Elemen
         return None;
     };
     let ty = r.shape.as_array().filter(|a| a.rank() == 0)?.ty;
-    if matches!(ty, ElementType::F16 | ElementType::Bf16) {
+    // F16/BF16 round after every step; complex sums are kept in the
+    // evaluator's order (the general reduce loop inlines the reducer).
+    if matches!(ty, ElementType::F16 | ElementType::Bf16) || ty.is_complex() {
         return None;
     }
     let ok_op = match op {

@@ -15,6 +15,7 @@
 //! - [`loops`]: loop nests over an index space (innermost loop on the minor
 //!   physical dimension so that LLVM's loop vectorizer sees unit strides).
 
+pub mod complex;
 pub mod elemental;
 pub mod loops;
 pub mod math;
@@ -106,6 +107,13 @@ pub struct ConvertHelpers {
     pub f64_to_f16: usize,
     /// `extern "C" fn(f64) -> u16`
     pub f64_to_bf16: usize,
+    /// The out-of-line complex functions on c64 values
+    /// (`hlox_hlo::semantics::complex::ComplexFn`):
+    /// `extern "C" fn(code: u32, a_re: f32, a_im: f32, b_re: f32, b_im: f32, out: *mut [f32; 2])`;
+    /// 0 where the target has none (complex code calling it is refused).
+    pub complex_c64: usize,
+    /// The same for c128 values, on f64 parts.
+    pub complex_c128: usize,
 }
 
 /// Code generation state: context, module, builder, math library.

@@ -154,6 +154,9 @@ fn is_f64(ty: ElementType) -> bool {
 pub fn unary<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) -> Result<V<'ctx>> {
     use UnaryOp::*;
     let b = cg.b;
+    if ty.is_complex() {
+        return crate::complex::unary(cg, op, ty, x);
+    }
     if ty.is_float() {
         // The f32 approximations of exp/tanh/logistic only do arithmetic on
         // x (flushed by DAZ) and sign tests; their results come from
@@ -267,6 +270,9 @@ pub fn binary<'ctx>(
 ) -> Result<V<'ctx>> {
     use BinaryOp::*;
     let b = cg.b;
+    if ty.is_complex() || op == Complex {
+        return crate::complex::binary(cg, op, ty, a, bv);
+    }
     if ty.is_float() {
         let (x, y) = (
             cg.widen(ty, a)?.into_float_value(),
@@ -512,6 +518,9 @@ pub fn compare<'ctx>(
 ) -> Result<V<'ctx>> {
     use ComparisonDirection::*;
     let b = cg.b;
+    if ty.is_complex() {
+        return crate::complex::compare(cg, dir, ty, a, bv);
+    }
     let ct = cmp_type.unwrap_or_else(|| ComparisonType::default_for(ty));
     if ty.is_float() {
         let (x, y) = (
@@ -616,6 +625,9 @@ pub fn convert<'ctx>(
     let b = cg.b;
     if from == to {
         return Ok(x);
+    }
+    if from.is_complex() || to.is_complex() {
+        return crate::complex::convert(cg, from, to, x);
     }
     let x = if from.is_float() {
         cg.widen(from, x)?

@@ -1,7 +1,8 @@
 //! dot with general dimension numbers: canonicalized to a batched
 //! [b, m, k] x [b, k, n] product. f32/f64 operands whose batch, free and
 //! contracting dimension groups each collapse to one stride go straight to
-//! `gemm`; everything else is packed (converted) first.
+//! `gemm`; everything else is packed (converted) first. c64/c128 products
+//! (both operands of the result's type) run on `gemm`'s complex kernels.
 
 use crate::matmul::{gemm_strided, pack, store_all, Dom};
 use crate::{check_counts, Ctx, Geom, HostKernel, KernelError, RunError};
@@ -153,6 +154,60 @@ impl DotKernel {
         true
     }
 
+    /// A complex product (`gemm`'s c32/c64 kernels): straight from the
+    /// buffers when the groups collapse, else through row-major copies of
+    /// both operands in [batch, free, contracting] / [batch, contracting,
+    /// free] order and of the result.
+    unsafe fn complex<T: 'static + Copy + Default + Send + Sync>(
+        &self,
+        l: *const u8,
+        r: *const u8,
+        o: *mut u8,
+        one: T,
+    ) {
+        if self.try_direct::<T>(l, r, o, one) {
+            return;
+        }
+        let permuted = |p: *const u8, g: &Geom, order: &[usize]| -> Vec<T> {
+            let dims: Vec<usize> = order.iter().map(|&d| g.dims[d]).collect();
+            let strides: Vec<usize> = order.iter().map(|&d| g.strides[d]).collect();
+            let mut v = Vec::with_capacity(g.count());
+            crate::for_each_offset(&dims, &strides, |off| {
+                v.push(std::ptr::read_unaligned((p as *const T).add(off)))
+            });
+            v
+        };
+        let a = permuted(l, &self.lhs, &self.lorder);
+        let b = permuted(r, &self.rhs, &self.rorder);
+        let (m, n, k) = (self.m, self.n, self.k);
+        let mut c = vec![T::default(); self.b * m * n];
+        for bi in 0..self.b {
+            gemm_strided(
+                m,
+                n,
+                k,
+                c.as_mut_ptr().add(bi * m * n),
+                n as isize,
+                1,
+                a.as_ptr().add(bi * m * k),
+                k as isize,
+                1,
+                b.as_ptr().add(bi * k * n),
+                n as isize,
+                1,
+                one,
+                true,
+            );
+        }
+        let mut i = 0;
+        crate::for_each_offset(&self.out.dims, &self.out.strides, |off| {
+            if let Some(x) = c.get(i) {
+                std::ptr::write_unaligned((o as *mut T).add(off), *x);
+            }
+            i += 1;
+        });
+    }
+
     unsafe fn packed<D: Dom>(&self, l: *const u8, r: *const u8, o: *mut u8) {
         let a = pack::<D>(l, &self.lhs, &self.lorder, self.out.ty);
         let b = pack::<D>(r, &self.rhs, &self.rorder, self.out.ty);
@@ -185,7 +240,9 @@ impl HostKernel for DotKernel {
             F16 | Bf16 => self.packed::<f32>(l, r, o),
             S8 | S16 | S32 | S64 => self.packed::<i64>(l, r, o),
             Pred | U8 | U16 | U32 | U64 => self.packed::<u64>(l, r, o),
-            C64 | C128 => return Err(crate::RunError::Complex { ty: self.out.ty }),
+            C64 | C128 if !same => return Err(crate::RunError::Complex { ty: self.out.ty }),
+            C64 => self.complex(l, r, o, num_complex::Complex::new(1f32, 0.0)),
+            C128 => self.complex(l, r, o, num_complex::Complex::new(1f64, 0.0)),
         }
         Ok(())
     }

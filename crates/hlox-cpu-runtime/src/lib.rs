@@ -1,6 +1,6 @@
 //! Host runtime kernels of hlox: compiled-Rust implementations of the heavy
 //! HLO ops (dot, convolution, sort, top-k, gather, scatter, reduce-window,
-//! select-and-scatter, rng-bit-generator) that the generated CPU code calls,
+//! select-and-scatter, rng-bit-generator, fft) that the generated CPU code calls,
 //! the way XLA:CPU calls Eigen and its runtime library.
 //!
 //! A kernel is prepared once per instruction ([`make_kernel`]: shapes are
@@ -15,6 +15,7 @@ pub mod collectives;
 mod conv;
 mod dot;
 mod elem;
+mod fft;
 mod gather;
 mod matmul;
 mod rng;
@@ -119,6 +120,7 @@ pub fn is_runtime_kernel(op: &Op) -> bool {
             | Op::ReduceWindow { .. }
             | Op::SelectAndScatter { .. }
             | Op::RngBitGenerator { .. }
+            | Op::Fft { .. }
     )
 }
 
@@ -218,7 +220,13 @@ pub fn make_kernel(
             .filter_map(|&o| comp.instructions.get(o))
             .find_map(|o| complex(&o.shape))
     });
-    if let Some(ty) = complex_ty {
+    // Complex values: dot and fft compute them, gather moves their bytes;
+    // the other kernels not yet.
+    let complex_ok = matches!(
+        instr.op,
+        Op::Dot { .. } | Op::Fft { .. } | Op::Gather { .. }
+    );
+    if let (Some(ty), false) = (complex_ty, complex_ok) {
         return Err(KernelError::Invalid {
             inst: instr.name.clone(),
             opcode: instr.op.name(),
@@ -293,6 +301,10 @@ pub fn make_kernel(
             Box::new(window::SelectAndScatterKernel::new(&cx, window)?)
         }
         Op::RngBitGenerator { algorithm } => Box::new(rng::RngKernel::new(&cx, *algorithm)?),
+        Op::Fft {
+            fft_type,
+            fft_length,
+        } => Box::new(fft::FftKernel::new(&cx, *fft_type, fft_length)?),
         _ => return Ok(None),
     };
     Ok(Some(k))

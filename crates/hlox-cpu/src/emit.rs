@@ -570,21 +570,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             | Op::Sort { .. } | Op::TopK { .. }
             | Op::Dot { .. } | Op::Convolution(_)
             | Op::ReduceWindow { .. } | Op::SelectAndScatter { .. }
-            | Op::RngBitGenerator { .. } => self.emit_kernel(fr, cid, id, &out_leaves),
+            | Op::RngBitGenerator { .. } | Op::Fft { .. } => self.emit_kernel(fr, cid, id, &out_leaves),
             Op::Map { .. } | Op::Reduce { .. } => Err(CompileError::Unsupported {
                 inst: name.into(),
                 message: format!(
                     "the {} computation must be scalar element-wise code",
                     inst.op.name()
-                ),
-            }),
-            // Complex modules are refused before code generation
-            // (`back_half`), and fft is only defined on complex values.
-            Op::Fft { .. } => Err(CompileError::Unsupported {
-                inst: name.into(),
-                message: hlox_codegen::complex_unsupported_message(
-                    inst.shape.element_type().unwrap_or(ElementType::C64),
-                    "Host",
                 ),
             }),
             // Not supported by the Host backend: collectives run on one

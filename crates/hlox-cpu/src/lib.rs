@@ -253,12 +253,6 @@ fn back_half(
     } = lowered;
     let front_total = front.total;
     let module: &VerifiedModule = &verified;
-    if let Some((c, inst, ty)) = module.first_complex_instruction() {
-        return Err(CompileError::Unsupported {
-            inst: format!("{}/{}", c.name, inst.name),
-            message: hlox_codegen::complex_unsupported_message(ty, "Host"),
-        });
-    }
     let mut report = CompileReport {
         verify: front.verify,
         passes: front.passes,
@@ -332,6 +326,8 @@ fn back_half(
         helpers: hlox_codegen::ConvertHelpers {
             f64_to_f16: runtime::hlox_rt_f64_to_f16 as *const () as usize,
             f64_to_bf16: runtime::hlox_rt_f64_to_bf16 as *const () as usize,
+            complex_c64: runtime::hlox_rt_complex_c64 as *const () as usize,
+            complex_c128: runtime::hlox_rt_complex_c128 as *const () as usize,
         },
     };
     let threads = rayon::current_num_threads();

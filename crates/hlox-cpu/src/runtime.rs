@@ -234,6 +234,57 @@ pub(crate) unsafe extern "C" fn hlox_rt_parallel_for(
     });
 }
 
+/// The out-of-line complex functions on c64 values (`hlox_codegen::complex`):
+/// `ComplexFn` `code` of `a` (and `b`), written to `out[0..2]`; computed by
+/// the evaluator's own formulas. An unknown code writes NaNs (the emitter
+/// only passes `ComplexFn::code`s).
+///
+/// # Safety
+/// `out` points at two writable f32s.
+pub(crate) unsafe extern "C" fn hlox_rt_complex_c64(
+    code: u32,
+    a_re: f32,
+    a_im: f32,
+    b_re: f32,
+    b_im: f32,
+    out: *mut f32,
+) {
+    use hlox_hlo::semantics::complex::ComplexFn;
+    use num_complex::Complex;
+    // The evaluator's arithmetic, without the denormal modes (the
+    // emitter flushes the operands and the result).
+    let _g = FpEnv::exact();
+    let r = match ComplexFn::from_code(code) {
+        Some(f) => f.eval_c64(Complex::new(a_re, a_im), Complex::new(b_re, b_im)),
+        None => Complex::new(f32::NAN, f32::NAN),
+    };
+    *out = r.re;
+    *out.add(1) = r.im;
+}
+
+/// [`hlox_rt_complex_c64`] on c128 values.
+///
+/// # Safety
+/// `out` points at two writable f64s.
+pub(crate) unsafe extern "C" fn hlox_rt_complex_c128(
+    code: u32,
+    a_re: f64,
+    a_im: f64,
+    b_re: f64,
+    b_im: f64,
+    out: *mut f64,
+) {
+    use hlox_hlo::semantics::complex::ComplexFn;
+    use num_complex::Complex;
+    let _g = FpEnv::exact();
+    let r = match ComplexFn::from_code(code) {
+        Some(f) => f.eval_c128(Complex::new(a_re, a_im), Complex::new(b_re, b_im)),
+        None => Complex::new(f64::NAN, f64::NAN),
+    };
+    *out = r.re;
+    *out.add(1) = r.im;
+}
+
 pub(crate) extern "C" fn hlox_rt_f64_to_f16(x: f64) -> u16 {
     half::f16::from_f64(x).to_bits()
 }

@@ -105,3 +105,80 @@ fn untyped_c_registration_takes_the_calls_convention() {
     let t = reg.lookup("u", Platform::Host).unwrap();
     assert!(t.signature.is_none());
 }
+
+/// Complex buffers (XLA's C64 and C128 data types) reach a typed-FFI
+/// handler through the C call frame with their dtype, dims and
+/// interleaved parts, and its complex results come back.
+#[test]
+fn complex_buffers_reach_a_typed_ffi_handler() {
+    use num_complex::{Complex32, Complex64};
+    let reg = Registry::new();
+    // out = conj(x) * i, checking the frame's dtype codes (C64 = 15, C128 = 18).
+    let c64 = |f: &mut Frame<'_>, _: &[(String, AttrValue)]| -> Result<(), FfiError> {
+        assert_eq!(f.arg(0)?.dtype(), 15);
+        assert_eq!(f.arg(0)?.dims(), &[3]);
+        let x = f.arg(0)?.slice::<Complex32>()?;
+        let out = f.ret(0)?.slice_mut::<Complex32>()?;
+        for (o, v) in out.iter_mut().zip(x) {
+            *o = v.conj() * Complex32::new(0.0, 1.0);
+        }
+        Ok(())
+    };
+    let c128 = |f: &mut Frame<'_>, _: &[(String, AttrValue)]| -> Result<(), FfiError> {
+        assert_eq!(f.arg(0)?.dtype(), 18);
+        // The wrong element type is an error, not a reinterpretation.
+        assert!(f.arg(0)?.slice::<Complex32>().is_err());
+        let x = f.arg(0)?.slice::<Complex64>()?;
+        let out = f.ret(0)?.slice_mut::<Complex64>()?;
+        for (o, v) in out.iter_mut().zip(x) {
+            *o = v * v;
+        }
+        Ok(())
+    };
+    register_dynamic(&reg, "cx64", Platform::Host, Arc::new(c64)).unwrap();
+    register_dynamic(&reg, "cx128", Platform::Host, Arc::new(c128)).unwrap();
+    for (name, ty) in [("cx64", "c64"), ("cx128", "c128")] {
+        let text = format!(
+            "HloModule cx\nENTRY main {{\n  x = {ty}[3] parameter(0)\n  ROOT r = {ty}[3] custom-call(x), custom_call_target=\"{name}\", api_version=API_VERSION_TYPED_FFI\n}}\n"
+        );
+        let m = hlox_hlo::text::parse_module(&text).unwrap();
+        let h = HostCustomCalls::new(reg.bind(&m, Platform::Host).unwrap());
+        let inst = m.entry_computation().root_inst();
+        let vals = [(1.0, 2.0), (-0.5, 0.0), (3.0, -4.0)];
+        let arg = if ty == "c64" {
+            let v: Vec<Complex32> = vals.iter().map(|&(r, i)| Complex32::new(r, i)).collect();
+            Literal::Array(ArrayLiteral::from_vec(&[3], &v).unwrap())
+        } else {
+            let v: Vec<Complex64> = vals
+                .iter()
+                .map(|&(r, i)| Complex64::new(r as f64, i as f64))
+                .collect();
+            Literal::Array(ArrayLiteral::from_vec(&[3], &v).unwrap())
+        };
+        let out = h
+            .call(inst, inst.op.as_custom_call().unwrap(), &[&arg])
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        if ty == "c64" {
+            let got = out.to_vec::<Complex32>().unwrap();
+            // conj(a + bi) * i = b + ai
+            assert_eq!(
+                got,
+                [
+                    Complex32::new(2.0, 1.0),
+                    Complex32::new(0.0, -0.5),
+                    Complex32::new(-4.0, 3.0)
+                ]
+            );
+        } else {
+            let got = out.to_vec::<Complex64>().unwrap();
+            assert_eq!(
+                got,
+                [
+                    Complex64::new(-3.0, 4.0),
+                    Complex64::new(0.25, -0.0),
+                    Complex64::new(-7.0, -24.0)
+                ]
+            );
+        }
+    }
+}

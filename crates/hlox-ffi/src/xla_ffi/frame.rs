@@ -47,6 +47,10 @@ element!(half::bf16, dtype::BF16, "bf16");
 element!(f32, dtype::F32, "f32");
 element!(f64, dtype::F64, "f64");
 element!(bool, dtype::PRED, "pred");
+// XLA's C64/C128 buffers: interleaved (real, imaginary) parts, as
+// `std::complex<float>` / `std::complex<double>` in a C++ handler.
+element!(num_complex::Complex32, dtype::C64, "c64");
+element!(num_complex::Complex64, dtype::C128, "c128");
 
 fn dtype_name(d: i32) -> String {
     ElementType::ALL

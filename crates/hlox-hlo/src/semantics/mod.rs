@@ -17,6 +17,8 @@
 //!   counter schedule of rng-bit-generator ([`RngPlan`](rng::RngPlan)).
 //! - [`reduce_precision`]: the mantissa rounding and exponent clamping of
 //!   reduce-precision ([`ReducePrecision`](reduce_precision::ReducePrecision)).
+//! - [`complex`]: complex arithmetic (XLA:CPU's formulas) and the
+//!   out-of-line functions generated code calls ([`ComplexFn`](complex::ComplexFn)).
 //! - [`fft`]: FFT, IFFT, RFFT and IRFFT over up to three trailing
 //!   dimensions, on `rustfft` with per-thread plan caches.
 //! - [`walk`]: the strided walk (row-major element, offset in another
@@ -27,6 +29,7 @@
 //! plans and constants, and runs the [`arith`] rules on LLVM values. Result shapes stay in [`crate::shape_inference`].
 
 pub mod arith;
+pub mod complex;
 pub mod dot;
 pub mod fft;
 pub mod gather;
