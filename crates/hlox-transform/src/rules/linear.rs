@@ -168,8 +168,8 @@ pub(crate) fn transpose(
             }
         }
         Op::Dot { dnums, .. } => {
-            r[0] = Some(dot_transpose_lhs(e, dnums, ops[0], ops[1], ct)?);
-            r[1] = Some(dot_transpose_rhs(e, dnums, ops[0], ops[1], ct)?);
+            r[0] = Some(dot_transpose(e, dnums, ops[0], ops[1], ct, true)?);
+            r[1] = Some(dot_transpose(e, dnums, ops[0], ops[1], ct, false)?);
         }
         Op::Select => {
             let zero = e.full_like(ct, 0.0)?;
@@ -786,106 +786,144 @@ fn position(v: &[i64], x: i64) -> i64 {
     v.iter().position(|&y| y == x).unwrap_or(0) as i64
 }
 
-/// `ct` (of the dot's result type) times `other`, converted to that type.
-fn dot_in_ct_type(
-    e: &mut Emitter,
-    ct: InstId,
-    other: InstId,
-    dnums: DotDimensionNumbers,
-    target: hlox_hlo::ElementType,
-) -> Result<InstId, TransformError> {
-    let ty = e.ty(ct)?;
-    let other = e.convert(other, ty)?;
-    let d = e.dot(ct, other, dnums)?;
-    e.convert(d, target)
-}
-
-fn dot_transpose_lhs(
-    e: &mut Emitter,
-    dn: &DotDimensionNumbers,
-    lhs: InstId,
-    rhs: InstId,
-    ct: InstId,
-) -> Result<InstId, TransformError> {
-    let la = e.arr(lhs)?;
-    let ra = e.arr(rhs)?;
-    let nb = dn.lhs_batch_dims.len() as i64;
-    let lf = free_dims(la.rank(), &dn.lhs_batch_dims, &dn.lhs_contracting_dims);
-    let rf = free_dims(ra.rank(), &dn.rhs_batch_dims, &dn.rhs_contracting_dims);
-    let nlf = lf.len() as i64;
-    let nrf = rf.len() as i64;
-    let dnums = DotDimensionNumbers {
-        lhs_batch_dims: (0..nb).collect(),
-        rhs_batch_dims: dn.rhs_batch_dims.clone(),
-        lhs_contracting_dims: (nb + nlf..nb + nlf + nrf).collect(),
-        rhs_contracting_dims: rf.clone(),
-    };
-    let d = dot_in_ct_type(e, ct, rhs, dnums, la.ty)?;
-    let perm = operand_order(
-        la.rank(),
-        &dn.lhs_batch_dims,
-        &lf,
-        &dn.lhs_contracting_dims,
-        &dn.rhs_contracting_dims,
-    );
-    e.transpose(d, &perm)
-}
-
-/// The permutation that lays a dot transpose's result out as the operand it
-/// is the cotangent of. The result comes as the batch dimensions, then the
-/// operand's `free` dimensions, then its `contracting` ones in the order of
-/// the other operand's sorted contracting dimensions (`other`).
-fn operand_order(
+/// One operand's cotangent of a dot: the product of the result's
+/// cotangent `ct` with the `other` operand, contracting `ct`'s dimensions
+/// that came from `other` (`ct_contracting`) with `other`'s free
+/// dimensions (`other_free`). The product is laid out as the operand it is
+/// the cotangent of (batch, `free`, `contracting`, in the operand's
+/// dimension order) with a transpose; of the two operand orders, `ct`
+/// first or `other` first, the one that needs no transpose is taken when
+/// there is one (the weight gradient of `x @ w` is `x^T @ ct`, not the
+/// transpose of `ct^T @ x`: the transposed copy would be materialized).
+struct DotCotangent<'a> {
+    /// The operand's rank, batch, free and contracting dimensions.
     rank: usize,
-    batch: &[i64],
-    free: &[i64],
-    contracting: &[i64],
-    other: &[i64],
-) -> Vec<i64> {
-    let nb = batch.len() as i64;
-    let nf = free.len() as i64;
-    let mut other_sorted = other.to_vec();
-    other_sorted.sort_unstable();
-    (0..rank as i64)
-        .map(|d| {
-            if let Some(i) = batch.iter().position(|&b| b == d) {
-                i as i64
-            } else if let Some(j) = free.iter().position(|&f| f == d) {
-                nb + j as i64
-            } else {
-                let k = position(contracting, d) as usize;
-                nb + nf + position(&other_sorted, other[k])
-            }
-        })
-        .collect()
+    batch: &'a [i64],
+    free: &'a [i64],
+    contracting: &'a [i64],
+    /// The other operand's batch and contracting dimensions (in the
+    /// order that pairs them with the operand's).
+    other_batch: &'a [i64],
+    other_contracting: &'a [i64],
+    other_free: Vec<i64>,
+    /// `ct`'s dimensions that came from the other operand.
+    ct_contracting: Vec<i64>,
+    ty: hlox_hlo::ElementType,
 }
 
-fn dot_transpose_rhs(
+impl DotCotangent<'_> {
+    fn emit(&self, e: &mut Emitter, ct: InstId, other: InstId) -> Result<InstId, TransformError> {
+        let nb = self.batch.len() as i64;
+        let ct_batch: Vec<i64> = (0..nb).collect();
+        let ct_first = self.order(false);
+        let identity = |p: &[i64]| p.iter().enumerate().all(|(i, &d)| d == i as i64);
+        let other_first = !identity(&ct_first) && identity(&self.order(true));
+        let cty = e.ty(ct)?;
+        let other = e.convert(other, cty)?;
+        let d = if other_first {
+            let dnums = DotDimensionNumbers {
+                lhs_batch_dims: self.other_batch.to_vec(),
+                rhs_batch_dims: ct_batch,
+                lhs_contracting_dims: self.other_free.clone(),
+                rhs_contracting_dims: self.ct_contracting.clone(),
+            };
+            e.dot(other, ct, dnums)?
+        } else {
+            let dnums = DotDimensionNumbers {
+                lhs_batch_dims: ct_batch,
+                rhs_batch_dims: self.other_batch.to_vec(),
+                lhs_contracting_dims: self.ct_contracting.clone(),
+                rhs_contracting_dims: self.other_free.clone(),
+            };
+            e.dot(ct, other, dnums)?
+        };
+        let d = e.convert(d, self.ty)?;
+        if other_first {
+            Ok(d)
+        } else {
+            e.transpose(d, &ct_first)
+        }
+    }
+
+    /// The permutation that lays the product out as the operand. The
+    /// product comes as the batch dimensions, then the operand's free
+    /// dimensions and its contracting ones (those in the order of the
+    /// other operand's sorted contracting dimensions), contracting first
+    /// when `other` is the dot's left operand.
+    fn order(&self, contracting_first: bool) -> Vec<i64> {
+        let nb = self.batch.len() as i64;
+        let (nf, nc) = (self.free.len() as i64, self.contracting.len() as i64);
+        let (free_at, contracting_at) = if contracting_first {
+            (nb + nc, nb)
+        } else {
+            (nb, nb + nf)
+        };
+        let mut other_sorted = self.other_contracting.to_vec();
+        other_sorted.sort_unstable();
+        (0..self.rank as i64)
+            .map(|d| {
+                if let Some(i) = self.batch.iter().position(|&b| b == d) {
+                    i as i64
+                } else if let Some(j) = self.free.iter().position(|&f| f == d) {
+                    free_at + j as i64
+                } else {
+                    let k = position(self.contracting, d) as usize;
+                    contracting_at + position(&other_sorted, self.other_contracting[k])
+                }
+            })
+            .collect()
+    }
+}
+
+/// The cotangent of a dot's left (`of_lhs`) or right operand.
+fn dot_transpose(
     e: &mut Emitter,
     dn: &DotDimensionNumbers,
     lhs: InstId,
     rhs: InstId,
     ct: InstId,
+    of_lhs: bool,
 ) -> Result<InstId, TransformError> {
     let la = e.arr(lhs)?;
     let ra = e.arr(rhs)?;
     let nb = dn.lhs_batch_dims.len() as i64;
     let lf = free_dims(la.rank(), &dn.lhs_batch_dims, &dn.lhs_contracting_dims);
     let rf = free_dims(ra.rank(), &dn.rhs_batch_dims, &dn.rhs_contracting_dims);
-    let nlf = lf.len() as i64;
-    let dnums = DotDimensionNumbers {
-        lhs_batch_dims: (0..nb).collect(),
-        rhs_batch_dims: dn.lhs_batch_dims.clone(),
-        lhs_contracting_dims: (nb..nb + nlf).collect(),
-        rhs_contracting_dims: lf.clone(),
-    };
-    let d = dot_in_ct_type(e, ct, lhs, dnums, ra.ty)?;
-    let perm = operand_order(
-        ra.rank(),
-        &dn.rhs_batch_dims,
-        &rf,
-        &dn.rhs_contracting_dims,
-        &dn.lhs_contracting_dims,
+    let (nlf, nrf) = (lf.len() as i64, rf.len() as i64);
+    // `ct` is laid out as (batch, lhs free, rhs free).
+    let (lhs_in_ct, rhs_in_ct) = (
+        (nb..nb + nlf).collect(),
+        (nb + nlf..nb + nlf + nrf).collect(),
     );
-    e.transpose(d, &perm)
+    let (a, b) = (
+        (
+            la,
+            &dn.lhs_batch_dims,
+            &dn.lhs_contracting_dims,
+            lf,
+            lhs_in_ct,
+            lhs,
+        ),
+        (
+            ra,
+            &dn.rhs_batch_dims,
+            &dn.rhs_contracting_dims,
+            rf,
+            rhs_in_ct,
+            rhs,
+        ),
+    );
+    let (this, other) = if of_lhs { (a, b) } else { (b, a) };
+    DotCotangent {
+        rank: this.0.rank(),
+        batch: this.1,
+        free: &this.3,
+        contracting: this.2,
+        other_batch: other.1,
+        other_contracting: other.2,
+        other_free: other.3,
+        ct_contracting: other.4,
+        ty: this.0.ty,
+    }
+    .emit(e, ct, other.5)
 }
