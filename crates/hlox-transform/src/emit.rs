@@ -27,6 +27,7 @@ pub(crate) struct Out {
     inst_names: HashSet<String>,
     comp_names: HashSet<String>,
     reducers: HashMap<(BinaryOp, ElementType), CompId>,
+    assigners: HashMap<ElementType, CompId>,
     /// The custom-call rules in force.
     pub rules: Rules,
     /// Rule modules' computations already copied in, per module.
@@ -52,6 +53,7 @@ impl Out {
             inst_names,
             comp_names,
             reducers: HashMap::new(),
+            assigners: HashMap::new(),
             rules: rules.clone(),
             imported: HashMap::new(),
         }
@@ -79,6 +81,21 @@ impl Out {
         let r = e.binary(op, a, b)?;
         let c = e.finish(r);
         self.reducers.insert((op, ty), c);
+        Ok(c)
+    }
+
+    /// The scalar computation `(old, new) -> new` over `ty` (a scatter
+    /// that assigns), made once per module.
+    pub fn assigner(&mut self, ty: ElementType) -> Result<CompId, TransformError> {
+        if let Some(&c) = self.assigners.get(&ty) {
+            return Ok(c);
+        }
+        let mut e = Emitter::new(self, &format!("assign.{}", ty.name()), "assigner");
+        let s = Shape::scalar(ty);
+        e.param(&s, "old");
+        let new = e.param(&s, "new");
+        let c = e.finish(new);
+        self.assigners.insert(ty, c);
         Ok(c)
     }
 

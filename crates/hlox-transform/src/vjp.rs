@@ -283,7 +283,13 @@ fn backward(
                     } else {
                         let s = e.shape(o).clone();
                         let c = ck.materialize(e, &s)?;
-                        Tan::Val(crate::rules::linear::unpermute(e, c, perm, *dimension)?)
+                        Tan::Val(crate::rules::linear::add_along(
+                            e,
+                            c,
+                            perm,
+                            *dimension,
+                            &e.dims(c)?,
+                        )?)
                     });
                 }
                 out

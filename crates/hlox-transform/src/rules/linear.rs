@@ -7,7 +7,7 @@
 //! operand's cotangent (`None`: zero, or not differentiable).
 
 use crate::emit::Emitter;
-use crate::rules::reducer_op;
+use crate::rules::{is_assignment, reducer_op};
 use crate::{unsupported, TransformError};
 use hlox_hlo::ir::{
     BinaryOp, ComparisonDirection, ConvDimensionNumbers, Convolution, DotDimensionNumbers,
@@ -224,11 +224,24 @@ pub(crate) fn transpose(
                     let b = e.broadcast_in_dim(q, &xd, &kept)?;
                     r[0] = Some(e.mul(b, ind)?);
                 }
+                Some(BinaryOp::Multiply) => {
+                    // y = init * prod(x): d/dx_i = init * (the product of the
+                    // others), d/dinit = prod(x).
+                    let others = others_product(e, x, dimensions)?;
+                    let cd = e.dims(ct)?;
+                    let init = scalar_to(e, ops[1], &cd)?;
+                    let scaled = e.mul(ct, init)?;
+                    let b = e.broadcast_in_dim(scaled, &xd, &kept)?;
+                    r[0] = Some(e.mul(b, others)?);
+                    let p = e.reduce_with(BinaryOp::Multiply, x, dimensions, 1.0)?;
+                    let cp = e.mul(ct, p)?;
+                    r[1] = Some(ct_to_init(e, cp)?);
+                }
                 _ => {
                     return Err(unsupported(
                         e.transform,
                         inst,
-                        "only sum, max and min reductions are differentiated",
+                        "only sum, product, max and min reductions are differentiated",
                     ))
                 }
             }
@@ -326,17 +339,9 @@ pub(crate) fn transpose(
             let idx = clamp_gather_indices(e, ops[1], dnums, &a.dims, slice_sizes)?;
             let z = e.full(a.ty, &a.dims, 0.0)?;
             let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
-            let sd = ScatterDimensionNumbers {
-                update_window_dims: dnums.offset_dims.clone(),
-                inserted_window_dims: dnums.collapsed_slice_dims.clone(),
-                scatter_dims_to_operand_dims: dnums.start_index_map.clone(),
-                index_vector_dim: dnums.index_vector_dim,
-                input_batching_dims: dnums.operand_batching_dims.clone(),
-                scatter_indices_batching_dims: dnums.start_indices_batching_dims.clone(),
-            };
             r[0] = Some(e.add(
                 Op::Scatter {
-                    dnums: sd,
+                    dnums: scatter_of_gather(dnums),
                     indices_are_sorted: *indices_are_sorted,
                     unique_indices: false,
                 },
@@ -349,37 +354,61 @@ pub(crate) fn transpose(
             indices_are_sorted,
             ..
         } if n == 3 && reducer_op(m, inst.called[0]) == Some(BinaryOp::Add) => {
-            let ud = e.dims(ops[2])?;
-            let od = e.dims(ops[0])?;
-            let mut slice_sizes = Vec::with_capacity(od.len());
-            let mut pos = 0;
-            for i in 0..od.len() as i64 {
-                if dnums.inserted_window_dims.contains(&i) || dnums.input_batching_dims.contains(&i)
-                {
-                    slice_sizes.push(1);
-                } else {
-                    slice_sizes.push(ud[dnums.update_window_dims[pos] as usize]);
-                    pos += 1;
-                }
-            }
-            let gd = GatherDimensionNumbers {
-                offset_dims: dnums.update_window_dims.clone(),
-                collapsed_slice_dims: dnums.inserted_window_dims.clone(),
-                start_index_map: dnums.scatter_dims_to_operand_dims.clone(),
-                index_vector_dim: dnums.index_vector_dim,
-                operand_batching_dims: dnums.input_batching_dims.clone(),
-                start_indices_batching_dims: dnums.scatter_indices_batching_dims.clone(),
-            };
+            // The operand's cotangent passes through; each update's is
+            // read back where it was added.
+            let (od, ud) = (e.dims(ops[0])?, e.dims(ops[2])?);
+            let read = gather_of_scatter(dnums, &od, &ud, *indices_are_sorted);
             r[0] = Some(ct);
-            r[2] = Some(e.add(
-                Op::Gather {
-                    dnums: gd,
-                    slice_sizes,
-                    indices_are_sorted: *indices_are_sorted,
-                },
-                &[ct, ops[1]],
+            r[2] = Some(e.add(read.clone(), &[ct, ops[1]], &[])?);
+        }
+        Op::Scatter {
+            dnums,
+            indices_are_sorted,
+            unique_indices,
+        } if n == 3 && is_assignment(m, inst.called[0]) => {
+            // JAX's rule for `x.at[i].set(v)`: scatter each update's id
+            // with the same scatter, so where indices repeat the update
+            // that won is known. The operand's cotangent is zero where it
+            // was overwritten; an update's is the cotangent where it won.
+            let (od, ud) = (e.dims(ops[0])?, e.dims(ops[2])?);
+            let s32 = hlox_hlo::ElementType::S32;
+            let count: i64 = ud.iter().product();
+            let ids = e.add_shaped(
+                Op::Iota { dimension: 0 },
                 &[],
-            )?);
+                &[],
+                Shape::array(s32, vec![count]),
+            )?;
+            let one = e.full(s32, &[count], 1.0)?;
+            let ids = e.addv(ids, one)?;
+            let ids = e.reshape(ids, &ud)?;
+            let none = e.full(s32, &od, 0.0)?;
+            let assign = e.out.assigner(s32)?;
+            let written = e.add(
+                Op::Scatter {
+                    dnums: dnums.clone(),
+                    indices_are_sorted: *indices_are_sorted,
+                    unique_indices: *unique_indices,
+                },
+                &[none, ops[1], ids],
+                &[assign],
+            )?;
+            let kept = e.compare(ComparisonDirection::Eq, written, none)?;
+            let zero = e.full_like(ct, 0.0)?;
+            r[0] = Some(e.select(kept, ct, zero)?);
+            let read = gather_of_scatter(dnums, &od, &ud, *indices_are_sorted);
+            let winner = e.add(read.clone(), &[written, ops[1]], &[])?;
+            let won = e.compare(ComparisonDirection::Eq, winner, ids)?;
+            let cu = e.add(read, &[ct, ops[1]], &[])?;
+            let zu = e.full_like(cu, 0.0)?;
+            r[2] = Some(e.select(won, cu, zu)?);
+        }
+        Op::TopK { .. } => {
+            // The values' cotangent goes back where they were taken from.
+            let cv = e.gte(ct, 0)?;
+            let idx = e.gte(out, 1)?;
+            let xd = e.dims(ops[0])?;
+            r[0] = Some(add_along(e, cv, idx, xd.len() as i64 - 1, &xd)?);
         }
         _ => {
             return Err(unsupported(
@@ -597,6 +626,118 @@ pub(crate) fn sort_permutation(
     e.gte(sorted, ops.len())
 }
 
+/// The scatter that writes where a gather with `dnums` reads.
+pub(crate) fn scatter_of_gather(dnums: &GatherDimensionNumbers) -> ScatterDimensionNumbers {
+    ScatterDimensionNumbers {
+        update_window_dims: dnums.offset_dims.clone(),
+        inserted_window_dims: dnums.collapsed_slice_dims.clone(),
+        scatter_dims_to_operand_dims: dnums.start_index_map.clone(),
+        index_vector_dim: dnums.index_vector_dim,
+        input_batching_dims: dnums.operand_batching_dims.clone(),
+        scatter_indices_batching_dims: dnums.start_indices_batching_dims.clone(),
+    }
+}
+
+/// The gather that reads, from an array of the scatter's operand dims
+/// `od`, the update-shaped (`ud`) windows a scatter with `dnums` writes.
+fn gather_of_scatter(
+    dnums: &ScatterDimensionNumbers,
+    od: &[i64],
+    ud: &[i64],
+    indices_are_sorted: bool,
+) -> Op {
+    let mut slice_sizes = Vec::with_capacity(od.len());
+    let mut window = dnums.update_window_dims.iter();
+    for i in 0..od.len() as i64 {
+        if dnums.inserted_window_dims.contains(&i) || dnums.input_batching_dims.contains(&i) {
+            slice_sizes.push(1);
+        } else {
+            let w = window.next().map_or(1, |&w| ud[w as usize]);
+            slice_sizes.push(w);
+        }
+    }
+    Op::Gather {
+        dnums: GatherDimensionNumbers {
+            offset_dims: dnums.update_window_dims.clone(),
+            collapsed_slice_dims: dnums.inserted_window_dims.clone(),
+            start_index_map: dnums.scatter_dims_to_operand_dims.clone(),
+            index_vector_dim: dnums.index_vector_dim,
+            operand_batching_dims: dnums.input_batching_dims.clone(),
+            start_indices_batching_dims: dnums.scatter_indices_batching_dims.clone(),
+        },
+        slice_sizes,
+        indices_are_sorted,
+    }
+}
+
+/// For each element of `x`, the product of the other elements it is
+/// reduced with over `dims` (the derivative of a product reduction; exact
+/// where elements are zero, unlike `prod / x`): the product of the
+/// elements before it times that of the elements after it, in the
+/// reduced dimensions flattened, each an exclusive cumulative product (a
+/// reduce-window).
+pub(crate) fn others_product(
+    e: &mut Emitter,
+    x: InstId,
+    dims: &[i64],
+) -> Result<InstId, TransformError> {
+    let a = e.arr(x)?;
+    let kept: Vec<i64> = (0..a.rank() as i64).filter(|d| !dims.contains(d)).collect();
+    let n: i64 = dims.iter().map(|&d| a.dims[d as usize]).product();
+    if n == 0 {
+        return e.full_like(x, 0.0);
+    }
+    let perm: Vec<i64> = kept.iter().chain(dims).copied().collect();
+    let xt = e.transpose(x, &perm)?;
+    let mut flat: Vec<i64> = kept.iter().map(|&d| a.dims[d as usize]).collect();
+    let axis = flat.len();
+    flat.push(n);
+    let xf = e.reshape(xt, &flat)?;
+    let left = exclusive_cumprod(e, xf, axis)?;
+    let xr = e.reverse(xf, &[axis as i64])?;
+    let right = exclusive_cumprod(e, xr, axis)?;
+    let right = e.reverse(right, &[axis as i64])?;
+    let o = e.mul(left, right)?;
+    let td: Vec<i64> = perm.iter().map(|&d| a.dims[d as usize]).collect();
+    let o = e.reshape(o, &td)?;
+    let mut inv = vec![0i64; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p as usize] = i as i64;
+    }
+    e.transpose(o, &inv)
+}
+
+/// `out[i] = x[0] * ... * x[i-1]` along `axis` (1 at 0).
+fn exclusive_cumprod(e: &mut Emitter, x: InstId, axis: usize) -> Result<InstId, TransformError> {
+    let a = e.arr(x)?;
+    let n = a.dims[axis];
+    let one = e.scalar(a.ty, 1.0)?;
+    let shift = (0..a.rank())
+        .map(|d| PadDim {
+            lo: i64::from(d == axis),
+            hi: -i64::from(d == axis),
+            interior: 0,
+        })
+        .collect();
+    let shifted = e.pad(x, one, shift)?;
+    let window = Window {
+        dims: (0..a.rank())
+            .map(|d| {
+                if d == axis {
+                    WindowDim {
+                        pad_lo: n - 1,
+                        ..WindowDim::new(n)
+                    }
+                } else {
+                    WindowDim::new(1)
+                }
+            })
+            .collect(),
+    };
+    let comp = e.out.reducer(BinaryOp::Multiply, a.ty)?;
+    e.add(Op::ReduceWindow { window }, &[shifted, one], &[comp])
+}
+
 /// Gather dimension numbers that read `x[..., perm[...], ...]` along
 /// `dimension` (take_along_axis), for indices of `x`'s shape plus a
 /// trailing index vector dimension of 1.
@@ -612,21 +753,24 @@ pub(crate) fn take_along(rank: usize, dimension: i64) -> GatherDimensionNumbers 
     }
 }
 
-/// `x` permuted by `perm` along `dimension`.
-pub(crate) fn permute(
+/// `x[..., idx[...], ...]` along `dimension` (take_along_axis): `idx`
+/// has `x`'s rank, any size along `dimension` and `x`'s elsewhere (a
+/// sort's permutation, top-k's indices, an argmax's with a unit
+/// dimension).
+pub(crate) fn take_along_axis(
     e: &mut Emitter,
     x: InstId,
-    perm: InstId,
+    idx: InstId,
     dimension: i64,
 ) -> Result<InstId, TransformError> {
-    let dims = e.dims(x)?;
-    let mut idims = dims.clone();
+    let rank = e.arr(x)?.rank();
+    let mut idims = e.dims(idx)?;
     idims.push(1);
-    let idx = e.reshape(perm, &idims)?;
+    let idx = e.reshape(idx, &idims)?;
     e.add(
         Op::Gather {
-            dnums: take_along(dims.len(), dimension),
-            slice_sizes: vec![1; dims.len()],
+            dnums: take_along(rank, dimension),
+            slice_sizes: vec![1; rank],
             indices_are_sorted: false,
         },
         &[x, idx],
@@ -634,32 +778,24 @@ pub(crate) fn permute(
     )
 }
 
-/// The transpose of [`permute`]: `ct` added back where each element came
-/// from.
-pub(crate) fn unpermute(
+/// The transpose of [`take_along_axis`]: `ct` (of `idx`'s shape) added
+/// into zeros of `operand_dims` where each element was read.
+pub(crate) fn add_along(
     e: &mut Emitter,
     ct: InstId,
-    perm: InstId,
+    idx: InstId,
     dimension: i64,
+    operand_dims: &[i64],
 ) -> Result<InstId, TransformError> {
     let a = e.arr(ct)?;
-    let mut idims = a.dims.clone();
+    let mut idims = e.dims(idx)?;
     idims.push(1);
-    let idx = e.reshape(perm, &idims)?;
-    let g = take_along(a.rank(), dimension);
-    let sd = ScatterDimensionNumbers {
-        update_window_dims: vec![],
-        inserted_window_dims: g.collapsed_slice_dims,
-        scatter_dims_to_operand_dims: g.start_index_map,
-        index_vector_dim: g.index_vector_dim,
-        input_batching_dims: g.operand_batching_dims,
-        scatter_indices_batching_dims: g.start_indices_batching_dims,
-    };
-    let z = e.full(a.ty, &a.dims, 0.0)?;
+    let idx = e.reshape(idx, &idims)?;
+    let z = e.full(a.ty, operand_dims, 0.0)?;
     let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
     e.add(
         Op::Scatter {
-            dnums: sd,
+            dnums: scatter_of_gather(&take_along(a.rank(), dimension)),
             indices_are_sorted: false,
             unique_indices: true,
         },
