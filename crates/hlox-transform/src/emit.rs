@@ -275,11 +275,25 @@ impl<'o> Emitter<'o> {
         id
     }
 
-    fn sigs(&self, called: &[CompId]) -> Vec<ProgramShape> {
-        called
+    /// The shape of `op` on `operands`: shape inference's, or `declared`
+    /// once shape inference accepts it.
+    fn shape_of(
+        &self,
+        op: &Op,
+        operands: &[InstId],
+        called: &[CompId],
+        declared: Option<Shape>,
+    ) -> Result<Shape, TransformError> {
+        let sigs: Vec<ProgramShape> = called
             .iter()
             .map(|&c| self.out.comps[c].program_shape())
-            .collect()
+            .collect();
+        let shapes: Vec<&Shape> = operands.iter().map(|&o| &self.insts[o].shape).collect();
+        match declared {
+            None => infer_shape(op, &shapes, &sigs),
+            Some(s) => check_shape(op, &shapes, &sigs, &s).map(|()| s),
+        }
+        .map_err(|e| self.internal(e.to_string()))
     }
 
     fn push(
@@ -308,9 +322,7 @@ impl<'o> Emitter<'o> {
         operands: &[InstId],
         called: &[CompId],
     ) -> Result<InstId, TransformError> {
-        let sigs = self.sigs(called);
-        let shapes: Vec<&Shape> = operands.iter().map(|&o| &self.insts[o].shape).collect();
-        let shape = infer_shape(&op, &shapes, &sigs).map_err(|e| self.internal(e.to_string()))?;
+        let shape = self.shape_of(&op, operands, called, None)?;
         Ok(self.push(op, operands, called, shape, None))
     }
 
@@ -333,9 +345,7 @@ impl<'o> Emitter<'o> {
         shape: Shape,
         name: Option<&str>,
     ) -> Result<InstId, TransformError> {
-        let sigs = self.sigs(called);
-        let shapes: Vec<&Shape> = operands.iter().map(|&o| &self.insts[o].shape).collect();
-        check_shape(&op, &shapes, &sigs, &shape).map_err(|e| self.internal(e.to_string()))?;
+        let shape = self.shape_of(&op, operands, called, Some(shape))?;
         Ok(self.push(op, operands, called, shape, name))
     }
 
