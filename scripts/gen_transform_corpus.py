@@ -317,6 +317,49 @@ def argmax_pick(rng):
     return f, [f32(rng, 3, 4)]
 
 
+@case(in_axes=(0, 1))
+def product_reduce(rng):
+    # Product reductions, one over an element that is exactly zero (where
+    # prod / x would divide by zero).
+    def f(x, y):
+        return jnp.sum(jnp.sin(jnp.prod(x, axis=1))) + jnp.sum(jnp.prod(y, axis=(0, 2)) ** 2)
+
+    x = f32(rng, 3, 4)
+    x[1, 2] = 0.0
+    return f, [x, f32(rng, 2, 3, 2)]
+
+
+@case(in_axes=(0, None))
+def top_k(rng):
+    def f(x, w):
+        v, i = lax.top_k(x, 2)
+        return jnp.sum(jnp.sin(v) * w) + jnp.sum(i.astype(jnp.float32) * v)
+
+    return f, [f32(rng, 3, 5), f32(rng, 2)]
+
+
+@case(in_axes=(0, 0))
+def scatter_set(rng):
+    # x.at[i].set(v): an assigning scatter (the overwritten rows get no
+    # cotangent; the updates get the rows they wrote).
+    def f(x, v):
+        y = x.at[jnp.array([2, 0])].set(v * 2.0)
+        return jnp.sum(jnp.sin(y) * jnp.arange(4.0))
+
+    return f, [f32(rng, 3, 4), f32(rng, 2, 4)]
+
+
+@case(in_axes=(0, 0))
+def rng_bits(rng):
+    # rng-bit-generator (the rbg key): bits carry no derivative; a batched
+    # key generates each example's bits from its own key.
+    def f(key, x):
+        u = jax.random.uniform(jax.random.wrap_key_data(key, impl="rbg"), (3,))
+        return jnp.sum(x * u)
+
+    return f, [np.array([1, 2, 3, 4], np.uint32), f32(rng, 3)]
+
+
 @case(in_axes=(0, 0, 0))
 def batched_control(rng):
     # vmap with batched branch selectors and batched dynamic-slice starts.

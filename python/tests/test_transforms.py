@@ -467,9 +467,9 @@ def test_a_rule_that_does_not_fit_names_both_signatures():
     assert "but the call needs (f64[3], f64[3]) -> (f64[3])" in str(e.value)
 
 
-PRODUCT = """
-HloModule products
-mul { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT c = f64[] multiply(a, b) }
+QUOTIENT = """
+HloModule quotients
+mul { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT c = f64[] divide(a, b) }
 ENTRY main {
   x = f64[4] parameter(0)
   one = f64[] constant(1)
@@ -480,11 +480,11 @@ ENTRY main {
 
 
 def test_unsupported_ops_and_bad_arguments():
-    m = hlox.Module.from_text(PRODUCT)
+    m = hlox.Module.from_text(QUOTIENT)
     with pytest.raises(hlox.TransformError) as e:
         hlox.jvp(m)
     assert (e.value.instruction, e.value.opcode) == ("r", "reduce")
-    assert "only sum, max and min reductions" in str(e.value)
+    assert "only sum, product, max and min reductions" in str(e.value)
     with pytest.raises(hlox.TransformError, match="scalar"):
         hlox.grad(m)
     with pytest.raises(hlox.TransformError, match="wrt parameter 3 does not exist") as e:

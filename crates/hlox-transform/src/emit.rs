@@ -27,6 +27,7 @@ pub(crate) struct Out {
     inst_names: HashSet<String>,
     comp_names: HashSet<String>,
     reducers: HashMap<(BinaryOp, ElementType), CompId>,
+    assigners: HashMap<ElementType, CompId>,
     /// The custom-call rules in force.
     pub rules: Rules,
     /// Rule modules' computations already copied in, per module.
@@ -52,6 +53,7 @@ impl Out {
             inst_names,
             comp_names,
             reducers: HashMap::new(),
+            assigners: HashMap::new(),
             rules: rules.clone(),
             imported: HashMap::new(),
         }
@@ -79,6 +81,21 @@ impl Out {
         let r = e.binary(op, a, b)?;
         let c = e.finish(r);
         self.reducers.insert((op, ty), c);
+        Ok(c)
+    }
+
+    /// The scalar computation `(old, new) -> new` over `ty` (a scatter
+    /// that assigns), made once per module.
+    pub fn assigner(&mut self, ty: ElementType) -> Result<CompId, TransformError> {
+        if let Some(&c) = self.assigners.get(&ty) {
+            return Ok(c);
+        }
+        let mut e = Emitter::new(self, &format!("assign.{}", ty.name()), "assigner");
+        let s = Shape::scalar(ty);
+        e.param(&s, "old");
+        let new = e.param(&s, "new");
+        let c = e.finish(new);
+        self.assigners.insert(ty, c);
         Ok(c)
     }
 
@@ -258,11 +275,25 @@ impl<'o> Emitter<'o> {
         id
     }
 
-    fn sigs(&self, called: &[CompId]) -> Vec<ProgramShape> {
-        called
+    /// The shape of `op` on `operands`: shape inference's, or `declared`
+    /// once shape inference accepts it.
+    fn shape_of(
+        &self,
+        op: &Op,
+        operands: &[InstId],
+        called: &[CompId],
+        declared: Option<Shape>,
+    ) -> Result<Shape, TransformError> {
+        let sigs: Vec<ProgramShape> = called
             .iter()
             .map(|&c| self.out.comps[c].program_shape())
-            .collect()
+            .collect();
+        let shapes: Vec<&Shape> = operands.iter().map(|&o| &self.insts[o].shape).collect();
+        match declared {
+            None => infer_shape(op, &shapes, &sigs),
+            Some(s) => check_shape(op, &shapes, &sigs, &s).map(|()| s),
+        }
+        .map_err(|e| self.internal(e.to_string()))
     }
 
     fn push(
@@ -291,9 +322,7 @@ impl<'o> Emitter<'o> {
         operands: &[InstId],
         called: &[CompId],
     ) -> Result<InstId, TransformError> {
-        let sigs = self.sigs(called);
-        let shapes: Vec<&Shape> = operands.iter().map(|&o| &self.insts[o].shape).collect();
-        let shape = infer_shape(&op, &shapes, &sigs).map_err(|e| self.internal(e.to_string()))?;
+        let shape = self.shape_of(&op, operands, called, None)?;
         Ok(self.push(op, operands, called, shape, None))
     }
 
@@ -316,9 +345,7 @@ impl<'o> Emitter<'o> {
         shape: Shape,
         name: Option<&str>,
     ) -> Result<InstId, TransformError> {
-        let sigs = self.sigs(called);
-        let shapes: Vec<&Shape> = operands.iter().map(|&o| &self.insts[o].shape).collect();
-        check_shape(&op, &shapes, &sigs, &shape).map_err(|e| self.internal(e.to_string()))?;
+        let shape = self.shape_of(&op, operands, called, Some(shape))?;
         Ok(self.push(op, operands, called, shape, name))
     }
 

@@ -242,14 +242,41 @@ fn jvp_inst(
                 let s = e.reduce_sum(w, dimensions)?;
                 Some(e.div(s, counts)?)
             }
+            Some(BinaryOp::Multiply) => {
+                // y = init * prod(x): the tangent is init * sum(t * the
+                // product of the others) + t_init * prod(x).
+                let others = crate::rules::linear::others_product(e, prim[0], dimensions)?;
+                let t0 = tan(e, 0)?;
+                let w = e.mul(t0, others)?;
+                let s = e.reduce_sum(w, dimensions)?;
+                let yd = e.dims(y)?;
+                let init = scalar_to(e, prim[1], &yd)?;
+                let mut acc = e.mul(s, init)?;
+                if !ops[1].1.is_zero() {
+                    let t1 = tan(e, 1)?;
+                    let t1 = scalar_to(e, t1, &yd)?;
+                    let p = e.reduce_with(BinaryOp::Multiply, prim[0], dimensions, 1.0)?;
+                    let v = e.mul(t1, p)?;
+                    acc = e.addv(acc, v)?;
+                }
+                Some(acc)
+            }
             _ => {
                 return Err(unsupported(
                     T,
                     inst,
-                    "only sum, max and min reductions are differentiated",
+                    "only sum, product, max and min reductions are differentiated",
                 ))
             }
         },
+        Op::TopK { .. } => {
+            // The values' tangent is the tangent where each was taken.
+            let t0 = tan(e, 0)?;
+            let idx = e.gte(y, 1)?;
+            let last = e.arr(prim[0])?.rank() as i64 - 1;
+            let g = crate::rules::linear::take_along_axis(e, t0, idx, last)?;
+            return Ok((y, Tan::Tuple(vec![Tan::Val(g), Tan::Zero])));
+        }
         Op::Reduce { dimensions } if prim.len() == 4 && dimensions.len() == 1 => {
             // JAX's argmax/argmin: (values, iota) reduced together; the
             // value output's tangent is the tangent at the chosen index.
@@ -266,30 +293,14 @@ fn jvp_inst(
                 ));
             }
             let t0 = tan(e, 0)?;
+            // The index with the reduced dimension back as a unit one.
             let idx = e.gte(y, 1)?;
-            let rank = e.arr(prim[0])?.rank();
-            let mut idims = e.dims(idx)?;
-            let out_rank = idims.len() as i64;
-            idims.push(1);
+            let od = e.dims(idx)?;
+            let mut idims = od.clone();
+            idims.insert(d as usize, 1);
             let idx = e.reshape(idx, &idims)?;
-            let others: Vec<i64> = (0..rank as i64).filter(|&k| k != d).collect();
-            let dn = hlox_hlo::ir::GatherDimensionNumbers {
-                offset_dims: vec![],
-                collapsed_slice_dims: vec![d],
-                start_index_map: vec![d],
-                index_vector_dim: out_rank,
-                operand_batching_dims: others,
-                start_indices_batching_dims: (0..out_rank).collect(),
-            };
-            let g = e.add(
-                Op::Gather {
-                    dnums: dn,
-                    slice_sizes: vec![1; rank],
-                    indices_are_sorted: false,
-                },
-                &[t0, idx],
-                &[],
-            )?;
+            let g = crate::rules::linear::take_along_axis(e, t0, idx, d)?;
+            let g = e.reshape(g, &od)?;
             return Ok((y, Tan::Tuple(vec![Tan::Val(g), Tan::Zero])));
         }
         Op::ReduceWindow { window } if prim.len() == 2 => {
@@ -366,7 +377,9 @@ fn jvp_inst(
                     Tan::Zero
                 } else {
                     let tk = tan(e, k)?;
-                    Tan::Val(crate::rules::linear::permute(e, tk, perm, *dimension)?)
+                    Tan::Val(crate::rules::linear::take_along_axis(
+                        e, tk, perm, *dimension,
+                    )?)
                 });
             }
             return Ok((

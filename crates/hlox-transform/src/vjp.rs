@@ -283,7 +283,13 @@ fn backward(
                     } else {
                         let s = e.shape(o).clone();
                         let c = ck.materialize(e, &s)?;
-                        Tan::Val(crate::rules::linear::unpermute(e, c, perm, *dimension)?)
+                        Tan::Val(crate::rules::linear::add_along(
+                            e,
+                            c,
+                            perm,
+                            *dimension,
+                            &e.dims(c)?,
+                        )?)
                     });
                 }
                 out
@@ -386,24 +392,11 @@ fn vjp_conditional(
             &Shape::Tuple(vec![operand_shapes[i].clone(), ct_shape.clone()]),
             "operand_cotangent",
         );
-        let x = sub.gte(p, 0)?;
-        let c_in = sub.gte(p, 1)?;
-        let mut tape = Tape {
-            entries: Vec::new(),
-            active: EntitySet::new(),
-        };
-        tape.active.insert(x);
-        let y = forward(&mut sub, m, c, &[x], &mut tape)?;
-        let mut cts: HashMap<InstId, Tan> = HashMap::new();
-        cts.insert(y, Tan::Val(c_in));
-        backward(&mut sub, m, &tape, &mut cts)?;
+        let g = pullback(&mut sub, m, c, p)?;
         let mut outs = Vec::with_capacity(operand_shapes.len());
         for (j, s) in operand_shapes.iter().enumerate() {
             outs.push(if j == i {
-                cts.get(&x)
-                    .cloned()
-                    .unwrap_or(Tan::Zero)
-                    .materialize(&mut sub, s)?
+                g.materialize(&mut sub, s)?
             } else {
                 sub.zeros(s)?
             });
@@ -493,23 +486,26 @@ fn vjp_computation(e: &mut Emitter, m: &Module, c: CompId) -> Result<CompId, Tra
     let mut sub = Emitter::new(&mut *e.out, &format!("vjp.{}", comp.name), transform);
     sub.at = e.at.clone();
     let p = sub.param(&Shape::Tuple(vec![xs.clone(), ys]), "x_cotangent");
-    let x = sub.gte(p, 0)?;
-    let c_in = sub.gte(p, 1)?;
+    let g = pullback(&mut sub, m, c, p)?.materialize(&mut sub, &xs)?;
+    Ok(sub.finish(g))
+}
+
+/// The body of a computation's vjp: given `p = (x, cotangent of f(x))`
+/// (`f` the one-parameter computation `c` of `m`), recomputes `f(x)` with
+/// a tape and walks it back to the cotangent of `x`.
+fn pullback(e: &mut Emitter, m: &Module, c: CompId, p: InstId) -> Result<Tan, TransformError> {
+    let x = e.gte(p, 0)?;
+    let c_in = e.gte(p, 1)?;
     let mut tape = Tape {
         entries: Vec::new(),
         active: EntitySet::new(),
     };
     tape.active.insert(x);
-    let y = forward(&mut sub, m, c, &[x], &mut tape)?;
+    let y = forward(e, m, c, &[x], &mut tape)?;
     let mut cts: HashMap<InstId, Tan> = HashMap::new();
     cts.insert(y, Tan::Val(c_in));
-    backward(&mut sub, m, &tape, &mut cts)?;
-    let g = cts
-        .get(&x)
-        .cloned()
-        .unwrap_or(Tan::Zero)
-        .materialize(&mut sub, &xs)?;
-    Ok(sub.finish(g))
+    backward(e, m, &tape, &mut cts)?;
+    Ok(cts.remove(&x).unwrap_or(Tan::Zero))
 }
 
 /// Reverse mode of a loop with a known trip count T: a second forward

@@ -414,6 +414,46 @@ fn batch_window(w: &Window) -> Window {
     Window { dims }
 }
 
+/// `inst` once per example (unrolled), on each batched operand's
+/// example; every result leaf stacked along a new dimension 0.
+fn sequential(
+    e: &mut Emitter,
+    inst: &Instruction,
+    ops: &[(InstId, B)],
+    size: i64,
+) -> Result<InstId, TransformError> {
+    let mut rows: Vec<Vec<InstId>> = Vec::with_capacity(size as usize);
+    for n in 0..size {
+        let mut o = Vec::with_capacity(ops.len());
+        for (x, b) in ops {
+            o.push(if b.any() { example(e, *x, n)? } else { *x });
+        }
+        let r = e.add_shaped(inst.op.clone(), &o, &[], inst.shape.clone())?;
+        let mut leaves = Vec::new();
+        flatten(e, r, &mut leaves)?;
+        let mut stacked = Vec::with_capacity(leaves.len());
+        for l in leaves {
+            let mut d = vec![1];
+            d.extend(e.dims(l)?);
+            stacked.push(e.reshape(l, &d)?);
+        }
+        rows.push(stacked);
+    }
+    if rows.is_empty() {
+        return e.zeros(&batched_leaves(&inst.shape, size));
+    }
+    let leaves = (0..rows[0].len())
+        .map(|k| {
+            let column: Vec<InstId> = rows.iter().map(|r| r[k]).collect();
+            e.concat(&column, 0)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    match &inst.shape {
+        Shape::Tuple(_) => e.tuple(&leaves),
+        _ => Ok(leaves[0]),
+    }
+}
+
 /// Element `n` of the batched `x`, without the batch dimension.
 fn example(e: &mut Emitter, x: InstId, n: i64) -> Result<InstId, TransformError> {
     let d = e.dims(x)?;
@@ -858,13 +898,7 @@ fn vmap_inst(
             let idx = stack_starts(e, &prim[2..], &ops[2..], size, Some(&bounds))?;
             let r = bounds.len() as i64;
             let ty = e.ty(x)?;
-            let assign = {
-                let mut sub = Emitter::new(&mut *e.out, "assign", T);
-                let sc = Shape::scalar(ty);
-                sub.param(&sc, "old");
-                let new = sub.param(&sc, "new");
-                sub.finish(new)
-            };
+            let assign = e.out.assigner(ty)?;
             e.add(
                 Op::Scatter {
                     dnums: hlox_hlo::ir::ScatterDimensionNumbers {
@@ -931,25 +965,7 @@ fn vmap_inst(
                 ));
             }
             match method {
-                VmapMethod::Sequential => {
-                    // One call per batch element, stacked along dimension 0.
-                    let mut rows = Vec::with_capacity(size as usize);
-                    for n in 0..size {
-                        let mut o = Vec::with_capacity(prim.len());
-                        for (k, &x) in prim.iter().enumerate() {
-                            o.push(if is(k) { example(e, x, n)? } else { x });
-                        }
-                        let r = e.add_shaped(inst.op.clone(), &o, &[], inst.shape.clone())?;
-                        let mut d = vec![1];
-                        d.extend(&out_dims);
-                        rows.push(e.reshape(r, &d)?);
-                    }
-                    if rows.is_empty() {
-                        e.zeros(&out_shape)?
-                    } else {
-                        e.concat(&rows, 0)?
-                    }
-                }
+                VmapMethod::Sequential => sequential(e, inst, ops, size)?,
                 VmapMethod::ExpandDims | VmapMethod::BroadcastAll => {
                     let mut o = Vec::with_capacity(prim.len());
                     for (k, &x) in prim.iter().enumerate() {
@@ -968,6 +984,42 @@ fn vmap_inst(
                     e.add_shaped(Op::CustomCall(Box::new(c)), &o, &[], out_shape)?
                 }
             }
+        }
+        Op::TopK { .. } => {
+            // Along the last dimension, which the batch does not move.
+            let r = e.add(inst.op.clone(), &[prim[0]], &[])?;
+            return Ok((r, B::Tuple(vec![B::Yes, B::Yes])));
+        }
+        Op::RngBitGenerator { .. } => {
+            // A batched key, by JAX's rule: the first example's key
+            // generates the bits of the whole batch at once, and its new
+            // state replaces that key (the other keys pass through).
+            let Shape::Tuple(parts) = &inst.shape else {
+                return Err(unsupported(T, inst, "expected a (state, bits) result"));
+            };
+            let (state, bits) = (&parts[0], batched_shape(&parts[1], size));
+            let keys = prim[0];
+            if size == 0 {
+                let z = e.zeros(&bits)?;
+                return Ok((e.tuple(&[keys, z])?, B::Tuple(vec![B::Yes, B::Yes])));
+            }
+            let first = example(e, keys, 0)?;
+            let r = e.add_shaped(
+                inst.op.clone(),
+                &[first],
+                &[],
+                Shape::Tuple(vec![state.clone(), bits]),
+            )?;
+            let new = e.gte(r, 0)?;
+            let mut d = vec![1];
+            d.extend(e.dims(new)?);
+            let new = e.reshape(new, &d)?;
+            let s32 = e.scalar(ElementType::S32, 0.0)?;
+            let mut o = vec![keys, new];
+            o.extend(std::iter::repeat_n(s32, d.len()));
+            let keys = e.add(Op::DynamicUpdateSlice, &o, &[])?;
+            let bits = e.gte(r, 1)?;
+            return Ok((e.tuple(&[keys, bits])?, B::Tuple(vec![B::Yes, B::Yes])));
         }
         _ => {
             return Err(unsupported(

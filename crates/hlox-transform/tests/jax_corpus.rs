@@ -32,6 +32,10 @@ fn lit(v: &Value) -> Literal {
             let x: Vec<i32> = data.iter().map(|d| d.as_i64().unwrap() as i32).collect();
             Literal::from_vec(&dims, &x).unwrap()
         }
+        "uint32" => {
+            let x: Vec<u32> = data.iter().map(|d| d.as_u64().unwrap() as u32).collect();
+            Literal::from_vec(&dims, &x).unwrap()
+        }
         t => panic!("dtype {t} not handled"),
     }
 }
@@ -184,4 +188,8 @@ cases! {
     argmax_pick,
     batched_control,
     while_data_dependent,
+    product_reduce,
+    top_k,
+    scatter_set,
+    rng_bits,
 }

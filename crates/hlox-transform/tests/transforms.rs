@@ -472,8 +472,8 @@ fn transformed_modules_transform_again() {
 fn errors_name_the_instruction_and_the_problem() {
     let m = parse(
         r#"
-HloModule products
-mul { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT c = f64[] multiply(a, b) }
+HloModule quotients
+mul { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT c = f64[] divide(a, b) }
 ENTRY main {
   x = f64[4] parameter(0)
   one = f64[] constant(1)
@@ -489,7 +489,7 @@ ENTRY main {
     );
     assert!(
         e.to_string()
-            .contains("`r` (reduce) is not supported: only sum, max and min reductions"),
+            .contains("`r` (reduce) is not supported: only sum, product, max and min reductions"),
         "{e}"
     );
     let e = grad(&m, &[0]).unwrap_err();

@@ -24,6 +24,10 @@ pub(crate) enum Partial {
     MinusOne,
     /// Element-wise factor, of the result's shape and type.
     Factor(InstId),
+    /// Element-wise divisor: the partial is `1 / d` (`x / y` with respect
+    /// to `x`), applied as one division rather than a reciprocal and a
+    /// product.
+    Quotient(InstId),
 }
 
 impl Partial {
@@ -34,6 +38,7 @@ impl Partial {
             Partial::One => Some(t),
             Partial::MinusOne => Some(e.neg(t)?),
             Partial::Factor(f) => Some(e.mul(t, f)?),
+            Partial::Quotient(d) => Some(e.div(t, d)?),
         })
     }
 }
@@ -62,10 +67,7 @@ pub(crate) fn unary_partial(
             let one = e.full_like(y, 1.0)?;
             e.addv(y, one)?
         }
-        Log => {
-            let one = e.full_like(x, 1.0)?;
-            e.div(one, x)?
-        }
+        Log => return Ok(Partial::Quotient(x)),
         Log1p => {
             let one = e.full_like(x, 1.0)?;
             let d = e.addv(x, one)?;
@@ -137,11 +139,9 @@ pub(crate) fn binary_partials(
         Subtract => (Partial::One, Partial::MinusOne),
         Multiply => (Partial::Factor(y), Partial::Factor(x)),
         Divide => {
-            let one = e.full_like(y, 1.0)?;
-            let inv = e.div(one, y)?;
             let q = e.div(z, y)?;
             let nq = e.neg(q)?;
-            (Partial::Factor(inv), Partial::Factor(nq))
+            (Partial::Quotient(y), Partial::Factor(nq))
         }
         Maximum | Minimum => (
             Partial::Factor(balanced_eq(e, x, z, y)?),

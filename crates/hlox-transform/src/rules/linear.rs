@@ -7,7 +7,7 @@
 //! operand's cotangent (`None`: zero, or not differentiable).
 
 use crate::emit::Emitter;
-use crate::rules::reducer_op;
+use crate::rules::{is_assignment, reducer_op};
 use crate::{unsupported, TransformError};
 use hlox_hlo::ir::{
     BinaryOp, ComparisonDirection, ConvDimensionNumbers, Convolution, DotDimensionNumbers,
@@ -168,8 +168,8 @@ pub(crate) fn transpose(
             }
         }
         Op::Dot { dnums, .. } => {
-            r[0] = Some(dot_transpose_lhs(e, dnums, ops[0], ops[1], ct)?);
-            r[1] = Some(dot_transpose_rhs(e, dnums, ops[0], ops[1], ct)?);
+            r[0] = Some(dot_transpose(e, dnums, ops[0], ops[1], ct, true)?);
+            r[1] = Some(dot_transpose(e, dnums, ops[0], ops[1], ct, false)?);
         }
         Op::Select => {
             let zero = e.full_like(ct, 0.0)?;
@@ -224,11 +224,24 @@ pub(crate) fn transpose(
                     let b = e.broadcast_in_dim(q, &xd, &kept)?;
                     r[0] = Some(e.mul(b, ind)?);
                 }
+                Some(BinaryOp::Multiply) => {
+                    // y = init * prod(x): d/dx_i = init * (the product of the
+                    // others), d/dinit = prod(x).
+                    let others = others_product(e, x, dimensions)?;
+                    let cd = e.dims(ct)?;
+                    let init = scalar_to(e, ops[1], &cd)?;
+                    let scaled = e.mul(ct, init)?;
+                    let b = e.broadcast_in_dim(scaled, &xd, &kept)?;
+                    r[0] = Some(e.mul(b, others)?);
+                    let p = e.reduce_with(BinaryOp::Multiply, x, dimensions, 1.0)?;
+                    let cp = e.mul(ct, p)?;
+                    r[1] = Some(ct_to_init(e, cp)?);
+                }
                 _ => {
                     return Err(unsupported(
                         e.transform,
                         inst,
-                        "only sum, max and min reductions are differentiated",
+                        "only sum, product, max and min reductions are differentiated",
                     ))
                 }
             }
@@ -326,17 +339,9 @@ pub(crate) fn transpose(
             let idx = clamp_gather_indices(e, ops[1], dnums, &a.dims, slice_sizes)?;
             let z = e.full(a.ty, &a.dims, 0.0)?;
             let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
-            let sd = ScatterDimensionNumbers {
-                update_window_dims: dnums.offset_dims.clone(),
-                inserted_window_dims: dnums.collapsed_slice_dims.clone(),
-                scatter_dims_to_operand_dims: dnums.start_index_map.clone(),
-                index_vector_dim: dnums.index_vector_dim,
-                input_batching_dims: dnums.operand_batching_dims.clone(),
-                scatter_indices_batching_dims: dnums.start_indices_batching_dims.clone(),
-            };
             r[0] = Some(e.add(
                 Op::Scatter {
-                    dnums: sd,
+                    dnums: scatter_of_gather(dnums),
                     indices_are_sorted: *indices_are_sorted,
                     unique_indices: false,
                 },
@@ -349,37 +354,61 @@ pub(crate) fn transpose(
             indices_are_sorted,
             ..
         } if n == 3 && reducer_op(m, inst.called[0]) == Some(BinaryOp::Add) => {
-            let ud = e.dims(ops[2])?;
-            let od = e.dims(ops[0])?;
-            let mut slice_sizes = Vec::with_capacity(od.len());
-            let mut pos = 0;
-            for i in 0..od.len() as i64 {
-                if dnums.inserted_window_dims.contains(&i) || dnums.input_batching_dims.contains(&i)
-                {
-                    slice_sizes.push(1);
-                } else {
-                    slice_sizes.push(ud[dnums.update_window_dims[pos] as usize]);
-                    pos += 1;
-                }
-            }
-            let gd = GatherDimensionNumbers {
-                offset_dims: dnums.update_window_dims.clone(),
-                collapsed_slice_dims: dnums.inserted_window_dims.clone(),
-                start_index_map: dnums.scatter_dims_to_operand_dims.clone(),
-                index_vector_dim: dnums.index_vector_dim,
-                operand_batching_dims: dnums.input_batching_dims.clone(),
-                start_indices_batching_dims: dnums.scatter_indices_batching_dims.clone(),
-            };
+            // The operand's cotangent passes through; each update's is
+            // read back where it was added.
+            let (od, ud) = (e.dims(ops[0])?, e.dims(ops[2])?);
+            let read = gather_of_scatter(dnums, &od, &ud, *indices_are_sorted);
             r[0] = Some(ct);
-            r[2] = Some(e.add(
-                Op::Gather {
-                    dnums: gd,
-                    slice_sizes,
-                    indices_are_sorted: *indices_are_sorted,
-                },
-                &[ct, ops[1]],
+            r[2] = Some(e.add(read.clone(), &[ct, ops[1]], &[])?);
+        }
+        Op::Scatter {
+            dnums,
+            indices_are_sorted,
+            unique_indices,
+        } if n == 3 && is_assignment(m, inst.called[0]) => {
+            // JAX's rule for `x.at[i].set(v)`: scatter each update's id
+            // with the same scatter, so where indices repeat the update
+            // that won is known. The operand's cotangent is zero where it
+            // was overwritten; an update's is the cotangent where it won.
+            let (od, ud) = (e.dims(ops[0])?, e.dims(ops[2])?);
+            let s32 = hlox_hlo::ElementType::S32;
+            let count: i64 = ud.iter().product();
+            let ids = e.add_shaped(
+                Op::Iota { dimension: 0 },
                 &[],
-            )?);
+                &[],
+                Shape::array(s32, vec![count]),
+            )?;
+            let one = e.full(s32, &[count], 1.0)?;
+            let ids = e.addv(ids, one)?;
+            let ids = e.reshape(ids, &ud)?;
+            let none = e.full(s32, &od, 0.0)?;
+            let assign = e.out.assigner(s32)?;
+            let written = e.add(
+                Op::Scatter {
+                    dnums: dnums.clone(),
+                    indices_are_sorted: *indices_are_sorted,
+                    unique_indices: *unique_indices,
+                },
+                &[none, ops[1], ids],
+                &[assign],
+            )?;
+            let kept = e.compare(ComparisonDirection::Eq, written, none)?;
+            let zero = e.full_like(ct, 0.0)?;
+            r[0] = Some(e.select(kept, ct, zero)?);
+            let read = gather_of_scatter(dnums, &od, &ud, *indices_are_sorted);
+            let winner = e.add(read.clone(), &[written, ops[1]], &[])?;
+            let won = e.compare(ComparisonDirection::Eq, winner, ids)?;
+            let cu = e.add(read, &[ct, ops[1]], &[])?;
+            let zu = e.full_like(cu, 0.0)?;
+            r[2] = Some(e.select(won, cu, zu)?);
+        }
+        Op::TopK { .. } => {
+            // The values' cotangent goes back where they were taken from.
+            let cv = e.gte(ct, 0)?;
+            let idx = e.gte(out, 1)?;
+            let xd = e.dims(ops[0])?;
+            r[0] = Some(add_along(e, cv, idx, xd.len() as i64 - 1, &xd)?);
         }
         _ => {
             return Err(unsupported(
@@ -597,6 +626,118 @@ pub(crate) fn sort_permutation(
     e.gte(sorted, ops.len())
 }
 
+/// The scatter that writes where a gather with `dnums` reads.
+pub(crate) fn scatter_of_gather(dnums: &GatherDimensionNumbers) -> ScatterDimensionNumbers {
+    ScatterDimensionNumbers {
+        update_window_dims: dnums.offset_dims.clone(),
+        inserted_window_dims: dnums.collapsed_slice_dims.clone(),
+        scatter_dims_to_operand_dims: dnums.start_index_map.clone(),
+        index_vector_dim: dnums.index_vector_dim,
+        input_batching_dims: dnums.operand_batching_dims.clone(),
+        scatter_indices_batching_dims: dnums.start_indices_batching_dims.clone(),
+    }
+}
+
+/// The gather that reads, from an array of the scatter's operand dims
+/// `od`, the update-shaped (`ud`) windows a scatter with `dnums` writes.
+fn gather_of_scatter(
+    dnums: &ScatterDimensionNumbers,
+    od: &[i64],
+    ud: &[i64],
+    indices_are_sorted: bool,
+) -> Op {
+    let mut slice_sizes = Vec::with_capacity(od.len());
+    let mut window = dnums.update_window_dims.iter();
+    for i in 0..od.len() as i64 {
+        if dnums.inserted_window_dims.contains(&i) || dnums.input_batching_dims.contains(&i) {
+            slice_sizes.push(1);
+        } else {
+            let w = window.next().map_or(1, |&w| ud[w as usize]);
+            slice_sizes.push(w);
+        }
+    }
+    Op::Gather {
+        dnums: GatherDimensionNumbers {
+            offset_dims: dnums.update_window_dims.clone(),
+            collapsed_slice_dims: dnums.inserted_window_dims.clone(),
+            start_index_map: dnums.scatter_dims_to_operand_dims.clone(),
+            index_vector_dim: dnums.index_vector_dim,
+            operand_batching_dims: dnums.input_batching_dims.clone(),
+            start_indices_batching_dims: dnums.scatter_indices_batching_dims.clone(),
+        },
+        slice_sizes,
+        indices_are_sorted,
+    }
+}
+
+/// For each element of `x`, the product of the other elements it is
+/// reduced with over `dims` (the derivative of a product reduction; exact
+/// where elements are zero, unlike `prod / x`): the product of the
+/// elements before it times that of the elements after it, in the
+/// reduced dimensions flattened, each an exclusive cumulative product (a
+/// reduce-window).
+pub(crate) fn others_product(
+    e: &mut Emitter,
+    x: InstId,
+    dims: &[i64],
+) -> Result<InstId, TransformError> {
+    let a = e.arr(x)?;
+    let kept: Vec<i64> = (0..a.rank() as i64).filter(|d| !dims.contains(d)).collect();
+    let n: i64 = dims.iter().map(|&d| a.dims[d as usize]).product();
+    if n == 0 {
+        return e.full_like(x, 0.0);
+    }
+    let perm: Vec<i64> = kept.iter().chain(dims).copied().collect();
+    let xt = e.transpose(x, &perm)?;
+    let mut flat: Vec<i64> = kept.iter().map(|&d| a.dims[d as usize]).collect();
+    let axis = flat.len();
+    flat.push(n);
+    let xf = e.reshape(xt, &flat)?;
+    let left = exclusive_cumprod(e, xf, axis)?;
+    let xr = e.reverse(xf, &[axis as i64])?;
+    let right = exclusive_cumprod(e, xr, axis)?;
+    let right = e.reverse(right, &[axis as i64])?;
+    let o = e.mul(left, right)?;
+    let td: Vec<i64> = perm.iter().map(|&d| a.dims[d as usize]).collect();
+    let o = e.reshape(o, &td)?;
+    let mut inv = vec![0i64; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p as usize] = i as i64;
+    }
+    e.transpose(o, &inv)
+}
+
+/// `out[i] = x[0] * ... * x[i-1]` along `axis` (1 at 0).
+fn exclusive_cumprod(e: &mut Emitter, x: InstId, axis: usize) -> Result<InstId, TransformError> {
+    let a = e.arr(x)?;
+    let n = a.dims[axis];
+    let one = e.scalar(a.ty, 1.0)?;
+    let shift = (0..a.rank())
+        .map(|d| PadDim {
+            lo: i64::from(d == axis),
+            hi: -i64::from(d == axis),
+            interior: 0,
+        })
+        .collect();
+    let shifted = e.pad(x, one, shift)?;
+    let window = Window {
+        dims: (0..a.rank())
+            .map(|d| {
+                if d == axis {
+                    WindowDim {
+                        pad_lo: n - 1,
+                        ..WindowDim::new(n)
+                    }
+                } else {
+                    WindowDim::new(1)
+                }
+            })
+            .collect(),
+    };
+    let comp = e.out.reducer(BinaryOp::Multiply, a.ty)?;
+    e.add(Op::ReduceWindow { window }, &[shifted, one], &[comp])
+}
+
 /// Gather dimension numbers that read `x[..., perm[...], ...]` along
 /// `dimension` (take_along_axis), for indices of `x`'s shape plus a
 /// trailing index vector dimension of 1.
@@ -612,21 +753,24 @@ pub(crate) fn take_along(rank: usize, dimension: i64) -> GatherDimensionNumbers 
     }
 }
 
-/// `x` permuted by `perm` along `dimension`.
-pub(crate) fn permute(
+/// `x[..., idx[...], ...]` along `dimension` (take_along_axis): `idx`
+/// has `x`'s rank, any size along `dimension` and `x`'s elsewhere (a
+/// sort's permutation, top-k's indices, an argmax's with a unit
+/// dimension).
+pub(crate) fn take_along_axis(
     e: &mut Emitter,
     x: InstId,
-    perm: InstId,
+    idx: InstId,
     dimension: i64,
 ) -> Result<InstId, TransformError> {
-    let dims = e.dims(x)?;
-    let mut idims = dims.clone();
+    let rank = e.arr(x)?.rank();
+    let mut idims = e.dims(idx)?;
     idims.push(1);
-    let idx = e.reshape(perm, &idims)?;
+    let idx = e.reshape(idx, &idims)?;
     e.add(
         Op::Gather {
-            dnums: take_along(dims.len(), dimension),
-            slice_sizes: vec![1; dims.len()],
+            dnums: take_along(rank, dimension),
+            slice_sizes: vec![1; rank],
             indices_are_sorted: false,
         },
         &[x, idx],
@@ -634,32 +778,24 @@ pub(crate) fn permute(
     )
 }
 
-/// The transpose of [`permute`]: `ct` added back where each element came
-/// from.
-pub(crate) fn unpermute(
+/// The transpose of [`take_along_axis`]: `ct` (of `idx`'s shape) added
+/// into zeros of `operand_dims` where each element was read.
+pub(crate) fn add_along(
     e: &mut Emitter,
     ct: InstId,
-    perm: InstId,
+    idx: InstId,
     dimension: i64,
+    operand_dims: &[i64],
 ) -> Result<InstId, TransformError> {
     let a = e.arr(ct)?;
-    let mut idims = a.dims.clone();
+    let mut idims = e.dims(idx)?;
     idims.push(1);
-    let idx = e.reshape(perm, &idims)?;
-    let g = take_along(a.rank(), dimension);
-    let sd = ScatterDimensionNumbers {
-        update_window_dims: vec![],
-        inserted_window_dims: g.collapsed_slice_dims,
-        scatter_dims_to_operand_dims: g.start_index_map,
-        index_vector_dim: g.index_vector_dim,
-        input_batching_dims: g.operand_batching_dims,
-        scatter_indices_batching_dims: g.start_indices_batching_dims,
-    };
-    let z = e.full(a.ty, &a.dims, 0.0)?;
+    let idx = e.reshape(idx, &idims)?;
+    let z = e.full(a.ty, operand_dims, 0.0)?;
     let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
     e.add(
         Op::Scatter {
-            dnums: sd,
+            dnums: scatter_of_gather(&take_along(a.rank(), dimension)),
             indices_are_sorted: false,
             unique_indices: true,
         },
@@ -786,106 +922,144 @@ fn position(v: &[i64], x: i64) -> i64 {
     v.iter().position(|&y| y == x).unwrap_or(0) as i64
 }
 
-/// `ct` (of the dot's result type) times `other`, converted to that type.
-fn dot_in_ct_type(
-    e: &mut Emitter,
-    ct: InstId,
-    other: InstId,
-    dnums: DotDimensionNumbers,
-    target: hlox_hlo::ElementType,
-) -> Result<InstId, TransformError> {
-    let ty = e.ty(ct)?;
-    let other = e.convert(other, ty)?;
-    let d = e.dot(ct, other, dnums)?;
-    e.convert(d, target)
-}
-
-fn dot_transpose_lhs(
-    e: &mut Emitter,
-    dn: &DotDimensionNumbers,
-    lhs: InstId,
-    rhs: InstId,
-    ct: InstId,
-) -> Result<InstId, TransformError> {
-    let la = e.arr(lhs)?;
-    let ra = e.arr(rhs)?;
-    let nb = dn.lhs_batch_dims.len() as i64;
-    let lf = free_dims(la.rank(), &dn.lhs_batch_dims, &dn.lhs_contracting_dims);
-    let rf = free_dims(ra.rank(), &dn.rhs_batch_dims, &dn.rhs_contracting_dims);
-    let nlf = lf.len() as i64;
-    let nrf = rf.len() as i64;
-    let dnums = DotDimensionNumbers {
-        lhs_batch_dims: (0..nb).collect(),
-        rhs_batch_dims: dn.rhs_batch_dims.clone(),
-        lhs_contracting_dims: (nb + nlf..nb + nlf + nrf).collect(),
-        rhs_contracting_dims: rf.clone(),
-    };
-    let d = dot_in_ct_type(e, ct, rhs, dnums, la.ty)?;
-    let perm = operand_order(
-        la.rank(),
-        &dn.lhs_batch_dims,
-        &lf,
-        &dn.lhs_contracting_dims,
-        &dn.rhs_contracting_dims,
-    );
-    e.transpose(d, &perm)
-}
-
-/// The permutation that lays a dot transpose's result out as the operand it
-/// is the cotangent of. The result comes as the batch dimensions, then the
-/// operand's `free` dimensions, then its `contracting` ones in the order of
-/// the other operand's sorted contracting dimensions (`other`).
-fn operand_order(
+/// One operand's cotangent of a dot: the product of the result's
+/// cotangent `ct` with the `other` operand, contracting `ct`'s dimensions
+/// that came from `other` (`ct_contracting`) with `other`'s free
+/// dimensions (`other_free`). The product is laid out as the operand it is
+/// the cotangent of (batch, `free`, `contracting`, in the operand's
+/// dimension order) with a transpose; of the two operand orders, `ct`
+/// first or `other` first, the one that needs no transpose is taken when
+/// there is one (the weight gradient of `x @ w` is `x^T @ ct`, not the
+/// transpose of `ct^T @ x`: the transposed copy would be materialized).
+struct DotCotangent<'a> {
+    /// The operand's rank, batch, free and contracting dimensions.
     rank: usize,
-    batch: &[i64],
-    free: &[i64],
-    contracting: &[i64],
-    other: &[i64],
-) -> Vec<i64> {
-    let nb = batch.len() as i64;
-    let nf = free.len() as i64;
-    let mut other_sorted = other.to_vec();
-    other_sorted.sort_unstable();
-    (0..rank as i64)
-        .map(|d| {
-            if let Some(i) = batch.iter().position(|&b| b == d) {
-                i as i64
-            } else if let Some(j) = free.iter().position(|&f| f == d) {
-                nb + j as i64
-            } else {
-                let k = position(contracting, d) as usize;
-                nb + nf + position(&other_sorted, other[k])
-            }
-        })
-        .collect()
+    batch: &'a [i64],
+    free: &'a [i64],
+    contracting: &'a [i64],
+    /// The other operand's batch and contracting dimensions (in the
+    /// order that pairs them with the operand's).
+    other_batch: &'a [i64],
+    other_contracting: &'a [i64],
+    other_free: Vec<i64>,
+    /// `ct`'s dimensions that came from the other operand.
+    ct_contracting: Vec<i64>,
+    ty: hlox_hlo::ElementType,
 }
 
-fn dot_transpose_rhs(
+impl DotCotangent<'_> {
+    fn emit(&self, e: &mut Emitter, ct: InstId, other: InstId) -> Result<InstId, TransformError> {
+        let nb = self.batch.len() as i64;
+        let ct_batch: Vec<i64> = (0..nb).collect();
+        let ct_first = self.order(false);
+        let identity = |p: &[i64]| p.iter().enumerate().all(|(i, &d)| d == i as i64);
+        let other_first = !identity(&ct_first) && identity(&self.order(true));
+        let cty = e.ty(ct)?;
+        let other = e.convert(other, cty)?;
+        let d = if other_first {
+            let dnums = DotDimensionNumbers {
+                lhs_batch_dims: self.other_batch.to_vec(),
+                rhs_batch_dims: ct_batch,
+                lhs_contracting_dims: self.other_free.clone(),
+                rhs_contracting_dims: self.ct_contracting.clone(),
+            };
+            e.dot(other, ct, dnums)?
+        } else {
+            let dnums = DotDimensionNumbers {
+                lhs_batch_dims: ct_batch,
+                rhs_batch_dims: self.other_batch.to_vec(),
+                lhs_contracting_dims: self.ct_contracting.clone(),
+                rhs_contracting_dims: self.other_free.clone(),
+            };
+            e.dot(ct, other, dnums)?
+        };
+        let d = e.convert(d, self.ty)?;
+        if other_first {
+            Ok(d)
+        } else {
+            e.transpose(d, &ct_first)
+        }
+    }
+
+    /// The permutation that lays the product out as the operand. The
+    /// product comes as the batch dimensions, then the operand's free
+    /// dimensions and its contracting ones (those in the order of the
+    /// other operand's sorted contracting dimensions), contracting first
+    /// when `other` is the dot's left operand.
+    fn order(&self, contracting_first: bool) -> Vec<i64> {
+        let nb = self.batch.len() as i64;
+        let (nf, nc) = (self.free.len() as i64, self.contracting.len() as i64);
+        let (free_at, contracting_at) = if contracting_first {
+            (nb + nc, nb)
+        } else {
+            (nb, nb + nf)
+        };
+        let mut other_sorted = self.other_contracting.to_vec();
+        other_sorted.sort_unstable();
+        (0..self.rank as i64)
+            .map(|d| {
+                if let Some(i) = self.batch.iter().position(|&b| b == d) {
+                    i as i64
+                } else if let Some(j) = self.free.iter().position(|&f| f == d) {
+                    free_at + j as i64
+                } else {
+                    let k = position(self.contracting, d) as usize;
+                    contracting_at + position(&other_sorted, self.other_contracting[k])
+                }
+            })
+            .collect()
+    }
+}
+
+/// The cotangent of a dot's left (`of_lhs`) or right operand.
+fn dot_transpose(
     e: &mut Emitter,
     dn: &DotDimensionNumbers,
     lhs: InstId,
     rhs: InstId,
     ct: InstId,
+    of_lhs: bool,
 ) -> Result<InstId, TransformError> {
     let la = e.arr(lhs)?;
     let ra = e.arr(rhs)?;
     let nb = dn.lhs_batch_dims.len() as i64;
     let lf = free_dims(la.rank(), &dn.lhs_batch_dims, &dn.lhs_contracting_dims);
     let rf = free_dims(ra.rank(), &dn.rhs_batch_dims, &dn.rhs_contracting_dims);
-    let nlf = lf.len() as i64;
-    let dnums = DotDimensionNumbers {
-        lhs_batch_dims: (0..nb).collect(),
-        rhs_batch_dims: dn.lhs_batch_dims.clone(),
-        lhs_contracting_dims: (nb..nb + nlf).collect(),
-        rhs_contracting_dims: lf.clone(),
-    };
-    let d = dot_in_ct_type(e, ct, lhs, dnums, ra.ty)?;
-    let perm = operand_order(
-        ra.rank(),
-        &dn.rhs_batch_dims,
-        &rf,
-        &dn.rhs_contracting_dims,
-        &dn.lhs_contracting_dims,
+    let (nlf, nrf) = (lf.len() as i64, rf.len() as i64);
+    // `ct` is laid out as (batch, lhs free, rhs free).
+    let (lhs_in_ct, rhs_in_ct) = (
+        (nb..nb + nlf).collect(),
+        (nb + nlf..nb + nlf + nrf).collect(),
     );
-    e.transpose(d, &perm)
+    let (a, b) = (
+        (
+            la,
+            &dn.lhs_batch_dims,
+            &dn.lhs_contracting_dims,
+            lf,
+            lhs_in_ct,
+            lhs,
+        ),
+        (
+            ra,
+            &dn.rhs_batch_dims,
+            &dn.rhs_contracting_dims,
+            rf,
+            rhs_in_ct,
+            rhs,
+        ),
+    );
+    let (this, other) = if of_lhs { (a, b) } else { (b, a) };
+    DotCotangent {
+        rank: this.0.rank(),
+        batch: this.1,
+        free: &this.3,
+        contracting: this.2,
+        other_batch: other.1,
+        other_contracting: other.2,
+        other_free: other.3,
+        ct_contracting: other.4,
+        ty: this.0.ty,
+    }
+    .emit(e, ct, other.5)
 }
