@@ -34,17 +34,20 @@ pub use elemental::{ElementalCtx, Leaf};
 /// its command line), once, before its first optimization
 /// ([`init_llvm_options`]).
 ///
-/// - `-unroll-full-max-count=16`: loops with a constant trip count above
-///   16 (after vectorization) are not fully unrolled. Without it, O3 fully
+/// - `-unroll-full-max-count=24`: loops with a constant trip count above
+///   24 (after vectorization) are not fully unrolled. Without it, O3 fully
 ///   unrolls the emitter's loops over wide constant dimensions, such as the
 ///   permutation gathers and relayout copies around the linear-algebra
 ///   calls: the LU solve's entry function grew from 47 KB of IR to 1.2 MB
 ///   (3,072 masked gathers) and its code generation took 0.75 s of `llc`
 ///   time (0.25 s with the cap; docs/performance.md, "Compile time").
+///   24 and not lower: a cap of 16 also changed how LLVM reassociates a
+///   20-row f64 product reduction (`reassoc`), one ulp away from the
+///   evaluator where a test compares bit for bit.
 ///   Partial and runtime unrolling are unchanged; of the benchmark
 ///   programs, only the LU solve, Cholesky and triangular solve compile to
 ///   different code (their relayout loops), all others to the same.
-pub const LLVM_OPTIONS: &[&str] = &["-unroll-full-max-count=16"];
+pub const LLVM_OPTIONS: &[&str] = &["-unroll-full-max-count=24"];
 
 /// Sets [`LLVM_OPTIONS`] in this process's LLVM, once (later calls do
 /// nothing). The options are global to the process: every LLVM
