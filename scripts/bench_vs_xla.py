@@ -6,6 +6,7 @@ and through `hlox bench`, in one run, on one machine.
     cargo build --release                # target/release/hlox
     .venv-jax/bin/python scripts/bench_vs_xla.py [--iters 50] [--only NAME...] [--markdown FILE]
     .venv-jax/bin/python scripts/bench_vs_xla.py --baseline OLD/hlox --rounds 3   # before/after
+    .venv-jax/bin/python scripts/bench_vs_xla.py --compile-only [--rounds 3] [--baseline OLD/hlox]
     python scripts/bench_vs_xla.py --platform cuda [--hlox PATH] ...   # on a GPU machine
 
 For each benchmark the script lowers a JAX function to a serialized
@@ -35,6 +36,15 @@ jax.ffi.ffi_call and custom_call_api_version=1) uses targets/c/targets.c,
 compiled here with the system C compiler, registered into XLA with
 jax.ffi.register_ffi_target (api_version 0: the legacy convention) and given
 to hlox with --plugin.
+
+With --compile-only nothing is run for timing: for every benchmark program
+and every case of the JAX corpus (tests/corpus/*, but those that need
+custom-call targets) it measures XLA's compile alone (the CPU client's
+compile of the same proto, as `jax.jit(f).lower(*a).compile()` does; best of
+--rounds in one warm process) and hlox's cold compile (a fresh `hlox bench
+--iters 1 --warmup 0` process per round, its compile_ms; best of --rounds),
+with hlox's split (LLVM optimization, JIT code generation) where the binary
+reports it, and prints the geometric mean of hlox / XLA.
 """
 import argparse
 import ctypes
@@ -285,7 +295,12 @@ def main():
     ap.add_argument("--xla-matmul-precision", choices=["highest", "default"], default="highest",
                     help="JAX's matmul precision when lowering (cuda): 'highest' is full f32 as hlox "
                          "computes (the default, like for like); 'default' lets XLA use TF32")
+    ap.add_argument("--compile-only", action="store_true",
+                    help="measure compile times only, over the benchmarks and the corpus (see above)")
+    ap.add_argument("--no-corpus", action="store_true", help="with --compile-only: the benchmarks only")
     a = ap.parse_args()
+    if a.compile_only:
+        return main_compile_only(a)
     if a.platform == "cuda":
         return main_cuda(a)
 
@@ -348,6 +363,132 @@ def main():
         with open(a.markdown, "w") as fh:
             fh.write(table)
     return 0 if all(r[6] == "yes" for r in rows) else 1
+
+
+def xla_compile_ms(proto, rounds):
+    """Best of `rounds` compiles of `proto` by XLA's CPU client (ms)."""
+    import jax
+    from jax._src.lib import xla_client as xc
+
+    client = jax.devices("cpu")[0].client
+    mlir = xc._xla.mlir.hlo_to_stablehlo(proto)
+    devices = xc.DeviceList(tuple(client.devices()[:1]))
+    best = None
+    for _ in range(max(1, rounds)):
+        t0 = time.perf_counter()
+        client.compile_and_load(mlir, devices, xc.CompileOptions())
+        ms = (time.perf_counter() - t0) * 1e3
+        best = ms if best is None else min(best, ms)
+    return best
+
+
+def hlox_compile(hlox, path, inputs, plugins, rounds):
+    """Best of `rounds` cold compiles (one process each) by `hlox bench`:
+    the JSON line of the fastest (compile_ms, and the split if reported)."""
+    best = None
+    for _ in range(max(1, rounds)):
+        with tempfile.TemporaryDirectory() as out:
+            r = hlox_run(hlox, path, inputs, 1, 0, plugins, out)
+        r.pop("outputs", None)
+        if best is None or r["compile_ms"] < best["compile_ms"]:
+            best = r
+    return best
+
+
+def corpus_cases():
+    """(name, proto path, input paths) of every corpus case that needs no
+    custom-call target."""
+    root = os.path.join(ROOT, "tests", "corpus")
+    for name in sorted(os.listdir(root)):
+        d = os.path.join(root, name)
+        meta = os.path.join(d, "meta.json")
+        pb = os.path.join(d, "module.pb")
+        if not (os.path.isfile(meta) and os.path.isfile(pb)):
+            continue
+        with open(meta) as fh:
+            m = json.load(fh)
+        if m.get("needs_custom_call_targets"):
+            continue
+        inputs = []
+        while os.path.exists(os.path.join(d, f"in{len(inputs)}.npy")):
+            inputs.append(os.path.join(d, f"in{len(inputs)}.npy"))
+        yield name, pb, inputs
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return float(np.exp(np.mean(np.log(xs)))) if xs else float("nan")
+
+
+def main_compile_only(a):
+    import jax
+    rows = []  # (name, xla ms, hlox ms, hlox opt ms, hlox jit ms, baseline ms)
+
+    def measure(name, proto, path, inputs, plugins):
+        try:
+            x = xla_compile_ms(proto, a.rounds)
+        except Exception as e:  # noqa: BLE001 (report and go on)
+            print(f"{name:28s} XLA cannot compile it: {str(e).splitlines()[0]}", flush=True)
+            return
+        try:
+            h = hlox_compile(a.hlox, path, inputs, plugins, a.rounds)
+            b = hlox_compile(a.baseline, path, inputs, plugins, a.rounds) if a.baseline else None
+        except RuntimeError as e:
+            print(f"{name:28s} hlox failed: {str(e).splitlines()[-1]}", flush=True)
+            return
+        row = (name, x, h["compile_ms"], h.get("llvm_opt_ms"), h.get("jit_ms"),
+               b["compile_ms"] if b else None)
+        rows.append(row)
+        line = f"{name:28s} xla {x:8.1f} ms  hlox {h['compile_ms']:8.1f} ms  ratio {h['compile_ms'] / x:5.2f}"
+        if b:
+            line += f"  baseline {b['compile_ms']:8.1f} ms"
+        print(line, flush=True)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        so = build_seed_plugin(tmp)
+        keep = register_seed_with_xla(so)  # noqa: F841 (keeps the library loaded)
+        for name, f, args in jax_benchmarks():
+            if a.only and name not in a.only:
+                continue
+            plugins = [so] if name == "seed_custom_call" else []
+            proto, path, inputs, _ = write_case(tmp, name, f, args)
+            measure(name, proto, path, inputs, plugins)
+        if not a.no_corpus:
+            for name, pb, inputs in corpus_cases():
+                if a.only and name not in a.only:
+                    continue
+                with open(pb, "rb") as fh:
+                    proto = fh.read()
+                measure("corpus/" + name, proto, pb, inputs, [])
+
+    fmt = lambda v: "-" if v is None else f"{v:.1f}"
+    header = ("| module | XLA compile ms | hlox compile ms | of which LLVM opt ms | of which JIT ms | hlox / XLA"
+              + (" | baseline hlox ms | new / baseline" if a.baseline else "") + " |\n"
+              + "|---|---:|---:|---:|---:|---:" + ("|---:|---:" if a.baseline else "") + "|\n")
+    body = ""
+    for r in rows:
+        body += f"| {r[0]} | {r[1]:.1f} | {r[2]:.1f} | {fmt(r[3])} | {fmt(r[4])} | {r[2] / r[1]:.2f}"
+        if a.baseline:
+            body += f" | {fmt(r[5])} | {r[2] / r[5]:.2f}" if r[5] else " | - | -"
+        body += " |\n"
+    bench = [r for r in rows if not r[0].startswith("corpus/")]
+    corpus = [r for r in rows if r[0].startswith("corpus/")]
+    summary = (f"Geometric mean hlox / XLA: all {len(rows)} modules {geomean([r[2] / r[1] for r in rows]):.2f}, "
+               f"benchmarks ({len(bench)}) {geomean([r[2] / r[1] for r in bench]):.2f}, "
+               f"corpus ({len(corpus)}) {geomean([r[2] / r[1] for r in corpus]):.2f}; "
+               f"geometric means of the compile times: XLA {geomean([r[1] for r in rows]):.1f} ms, "
+               f"hlox {geomean([r[2] for r in rows]):.1f} ms")
+    if a.baseline:
+        summary += f", baseline {geomean([r[5] for r in rows if r[5]]):.1f} ms"
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or platform.platform()}"
+    table = (f"Machine: {machine}; jax {jax.__version__}; compile times, best of {a.rounds}.\n\n"
+             + header + body + "\n" + summary + ".\n")
+    print()
+    print(table)
+    if a.markdown:
+        with open(a.markdown, "w") as fh:
+            fh.write(table)
+    return 0
 
 
 def write_case(tmp, name, f, args, precision=None):

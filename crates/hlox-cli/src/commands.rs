@@ -349,9 +349,20 @@ pub fn bench(
     if let Some(result) = &last {
         write_outputs(result, out_dir, false)?;
     }
-    // CUDA: whether the timed runs replayed a CUDA graph, or why not.
+    // Host: where the compile went (LLVM IR generation, optimization,
+    // JIT code generation); CUDA: whether the timed runs replayed a CUDA
+    // graph, or why not.
     let graph = match &exe {
-        Exe::Host(_) => String::new(),
+        Exe::Host(e) => {
+            let r = e.report();
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            format!(
+                ", \"ir_ms\": {:.3}, \"llvm_opt_ms\": {:.3}, \"jit_ms\": {:.3}",
+                ms(r.ir_generation),
+                ms(r.optimization),
+                ms(r.jit)
+            )
+        }
         Exe::Cuda(e) => match e.graph_status() {
             hlox_cuda::GraphStatus::Ready {
                 device_graph: true,

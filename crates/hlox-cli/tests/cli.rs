@@ -247,6 +247,15 @@ fn bench_prints_one_json_line_last_and_writes_outputs() {
         assert!(v[k].as_f64().unwrap() > 0.0, "{k} in {v}");
     }
     assert!(v["min_ms"].as_f64() <= v["median_ms"].as_f64());
+    // The Host compile's split, each part within the whole.
+    let parts: f64 = ["ir_ms", "llvm_opt_ms", "jit_ms"]
+        .iter()
+        .map(|k| v[*k].as_f64().unwrap_or_else(|| panic!("{k} in {v}")))
+        .sum();
+    assert!(
+        parts > 0.0 && parts <= v["compile_ms"].as_f64().unwrap(),
+        "{v}"
+    );
     assert_out0_like_corpus(&dir, "layernorm", 1e-4);
 }
 

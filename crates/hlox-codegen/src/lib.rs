@@ -31,6 +31,50 @@ use inkwell::AddressSpace;
 
 pub use elemental::{ElementalCtx, Leaf};
 
+/// LLVM's process-wide options that hlox sets (as `opt` would take them on
+/// its command line), once, before its first optimization
+/// ([`init_llvm_options`]).
+///
+/// - `-unroll-full-max-count=24`: loops with a constant trip count above
+///   24 (after vectorization) are not fully unrolled. Without it, O3 fully
+///   unrolls the emitter's loops over wide constant dimensions, such as the
+///   permutation gathers and relayout copies around the linear-algebra
+///   calls: the LU solve's entry function grew from 47 KB of IR to 1.2 MB
+///   (3,072 masked gathers) and its code generation took 0.75 s of `llc`
+///   time (0.25 s with the cap; docs/performance.md, "Compile time").
+///   24 and not lower: a cap of 16 also changed how LLVM reassociates a
+///   20-row f64 product reduction (`reassoc`), one ulp away from the
+///   evaluator where a test compares bit for bit.
+///   Partial and runtime unrolling are unchanged; of the benchmark
+///   programs, only the LU solve, Cholesky and triangular solve compile to
+///   different code (their relayout loops), all others to the same.
+pub const LLVM_OPTIONS: &[&str] = &["-unroll-full-max-count=24"];
+
+/// Sets [`LLVM_OPTIONS`] in this process's LLVM, once (later calls do
+/// nothing). The options are global to the process: every LLVM
+/// optimization after the first call sees them, whichever backend runs it.
+pub fn init_llvm_options() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let args: Vec<std::ffi::CString> = std::iter::once("hlox")
+            .chain(LLVM_OPTIONS.iter().copied())
+            .map(|a| std::ffi::CString::new(a).unwrap_or_default())
+            .collect();
+        let argv: Vec<*const std::ffi::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+        // SAFETY: `argv` holds `argv.len()` NUL-terminated strings that live
+        // across the call; LLVM copies what it keeps. The options are
+        // constants that this LLVM defines (a test compiles with them), so
+        // the parser's exit on an unknown option cannot happen.
+        unsafe {
+            llvm_sys::support::LLVMParseCommandLineOptions(
+                argv.len() as i32,
+                argv.as_ptr(),
+                std::ptr::null(),
+            )
+        };
+    });
+}
+
 /// Code JIT-compiled by LLVM, kept alive: the execution engine and the
 /// context its module lives in, dropped in that order. Both JITs of hlox
 /// hold one (the Host executable, the CUDA emulation's kernels).

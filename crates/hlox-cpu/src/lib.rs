@@ -285,6 +285,7 @@ fn back_half(
     // LLVM module generation.
     let t = Instant::now();
     Target::initialize_native(&InitializationConfig::default()).map_err(CompileError::Llvm)?;
+    hlox_codegen::init_llvm_options();
     let cpu = TargetMachine::get_host_cpu_name().to_string();
     let features = TargetMachine::get_host_cpu_features().to_string();
     let triple = TargetMachine::get_default_triple();
@@ -516,6 +517,7 @@ impl Executable {
             call_sites: &self.call_sites,
             kernels: &self.kernels,
             error: Mutex::new(None),
+            run_id: hlox_ffi::xla_ffi::InvokeContext::next_run_id(),
         };
         let rc = {
             let _fp = runtime::FpEnv::enter();

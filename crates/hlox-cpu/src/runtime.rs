@@ -28,6 +28,10 @@ pub(crate) struct RunCtx<'a> {
     pub call_sites: &'a [CallSite],
     pub kernels: &'a [(String, Box<dyn HostKernel>)],
     pub error: Mutex<Option<RunFailure>>,
+    /// The run's id, which every typed-FFI call of the run sees (as XLA
+    /// gives one per execution): taken from the process's counter when the
+    /// run starts, not per call.
+    pub run_id: i64,
 }
 
 /// Why a run stopped with a non-zero status: the first failure recorded.
@@ -131,7 +135,7 @@ pub(crate) unsafe extern "C" fn hlox_rt_ffi_call(
         |call| {
             let args = std::slice::from_raw_parts(args, call.arg_count());
             let rets = std::slice::from_raw_parts(rets, call.ret_count());
-            let ictx = hlox_ffi::xla_ffi::InvokeContext::host_next();
+            let ictx = hlox_ffi::xla_ffi::InvokeContext::host(ctx.run_id);
             call.call(args, rets, &ictx).map_err(|e| e.to_string())
         },
     )

@@ -16,6 +16,7 @@ use crate::target::TargetFn;
 use hlox_hlo::CustomCallApiVersion;
 use hlox_hlo::{ElementType, Shape};
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 /// The stages of one typed-FFI handler (`XLA_FFI_Handler_Bundle`).
@@ -102,11 +103,19 @@ pub struct RunStages {
 }
 
 /// A prepared typed-FFI call.
+///
+/// Everything in its call frame but the buffers' data pointers is built
+/// here, once: the encoded attributes, and the `XLA_FFI_Buffer`s (type,
+/// rank, dimensions) of every argument and result ([`FrameTemplate`]). A
+/// call copies the buffer templates into arrays on its stack (no heap
+/// allocation for up to [`INLINE_BUFFERS`] arguments and results), writes
+/// the data pointers and calls the handler.
 #[derive(Debug)]
 pub struct FfiCall {
     handlers: FfiHandlers,
     args: Vec<BufferDesc>,
     rets: Vec<BufferDesc>,
+    template: FrameTemplate,
     attrs: EncodedAttrs,
     /// What the instantiate stage set; dropped (its type's deleter run)
     /// before the library that defined the deleter can be unloaded.
@@ -159,10 +168,14 @@ impl FfiCall {
         }
         let mut rets = Vec::new();
         leaves(result_shape, &mut rets);
+        // The template points into `args`' and `rets`' dimension vectors,
+        // whose heap storage does not move with them.
+        let template = FrameTemplate::new(&args, &rets);
         let call = FfiCall {
             handlers,
             args,
             rets,
+            template,
             attrs: EncodedAttrs::new(&attrs),
             state: ExecutionState::default(),
             _library: target.library().cloned(),
@@ -180,19 +193,23 @@ impl FfiCall {
         let mut invoke = InvokeContext::host(0);
         invoke.platform = platform;
         let nulls = vec![std::ptr::null_mut(); self.args.len().max(self.rets.len())];
-        let mut args = BufferList::new(&self.args, &nulls);
-        let mut rets = BufferList::new(&self.rets, &nulls);
-        // SAFETY: the lists outlive the call; no data pointer is valid, as
-        // the instantiate stage expects.
+        // SAFETY: the lists live for the closure; no data pointer is valid,
+        // as the instantiate stage expects.
         unsafe {
-            self.run_stage(
-                handler,
-                abi::stage::INSTANTIATE,
-                &invoke,
-                args.as_args(),
-                rets.as_args(),
-                None,
-                None,
+            self.template.with_lists(
+                &nulls[..self.args.len()],
+                &nulls[..self.rets.len()],
+                |args, rets| {
+                    self.run_stage(
+                        handler,
+                        abi::stage::INSTANTIATE,
+                        &invoke,
+                        args,
+                        rets,
+                        None,
+                        None,
+                    )
+                },
             )
         }
     }
@@ -324,8 +341,27 @@ impl FfiCall {
                 rets: self.rets.len(),
             });
         }
-        let mut args = BufferList::new(&self.args, args);
-        let mut rets = BufferList::new(&self.rets, rets);
+        // SAFETY: the lists (and the buffers) outlive every stage's call.
+        unsafe {
+            self.template.with_lists(args, rets, |args, rets| {
+                self.run_stages(args, rets, ctx, run, invoke)
+            })
+        }
+    }
+
+    /// The prepare and initialize stages (a CUDA run's first call), then
+    /// the execute stage, on these buffer lists.
+    ///
+    /// # Safety
+    /// `args` and `rets` describe the call's buffers and are valid for it.
+    unsafe fn run_stages(
+        &self,
+        args: abi::Args,
+        rets: abi::Args,
+        ctx: &InvokeContext,
+        run: Option<&mut RunStages>,
+        invoke: Option<&mut Invoker<'_>>,
+    ) -> Result<(), FfiCallError> {
         let run: Option<&RunStages> = match run {
             None => None,
             Some(run) => {
@@ -340,8 +376,8 @@ impl FfiCall {
                             h,
                             abi::stage::PREPARE,
                             &no_stream,
-                            args.as_args(),
-                            rets.as_args(),
+                            dup(&args),
+                            dup(&rets),
                             Some(&*run),
                             None,
                         )
@@ -356,8 +392,8 @@ impl FfiCall {
                             h,
                             abi::stage::INITIALIZE,
                             ctx,
-                            args.as_args(),
-                            rets.as_args(),
+                            dup(&args),
+                            dup(&rets),
                             Some(&*run),
                             None,
                         )
@@ -373,8 +409,8 @@ impl FfiCall {
                 self.handlers.execute,
                 abi::stage::EXECUTE,
                 ctx,
-                args.as_args(),
-                rets.as_args(),
+                args,
+                rets,
                 run,
                 invoke,
             )
@@ -402,49 +438,138 @@ impl FfiCall {
 /// Calls a handler on a call frame (see [`FfiCall::call_via`]).
 pub type Invoker<'a> = dyn FnMut(Handler, *mut CallFrame) -> *mut abi::Error + 'a;
 
-/// The `XLA_FFI_Buffer`s of one call's arguments (or results) and the
-/// arrays `XLA_FFI_Args` points into.
-struct BufferList {
-    /// Only kept alive: `ptrs` points into it (boxed, so it does not move).
-    _bufs: Box<[Buffer]>,
-    types: Vec<i32>,
-    ptrs: Vec<*mut c_void>,
+/// Arguments and results a call keeps on its stack; a call with more
+/// builds its lists on the heap.
+pub const INLINE_BUFFERS: usize = 8;
+
+/// The static part of one call's buffer lists, built when the call is
+/// prepared: one `XLA_FFI_Buffer` per argument and result with its type,
+/// rank and dimensions (pointing into the call's [`BufferDesc`]s) and a
+/// null data pointer, and the lists' type arrays (every entry a buffer).
+struct FrameTemplate {
+    args: Box<[Buffer]>,
+    rets: Box<[Buffer]>,
+    /// `XLA_FFI_ArgType_BUFFER` for every entry of either list (handlers
+    /// only read it).
+    types: Box<[i32]>,
 }
 
-impl BufferList {
-    fn new(descs: &[BufferDesc], data: &[*mut c_void]) -> BufferList {
-        let mut bufs: Box<[Buffer]> = descs
-            .iter()
-            .zip(data)
-            .map(|(d, &p)| Buffer {
-                struct_size: abi::BUFFER_STRUCT_SIZE,
-                extension_start: std::ptr::null_mut(),
-                dtype: d.dtype,
-                data: p,
-                rank: d.dims.len() as i64,
-                dims: d.dims.as_ptr() as *mut i64,
-            })
-            .collect();
-        let ptrs = bufs
-            .iter_mut()
-            .map(|b| b as *mut Buffer as *mut c_void)
-            .collect();
-        BufferList {
-            types: vec![abi::ARG_BUFFER; bufs.len()],
-            _bufs: bufs,
-            ptrs,
+impl std::fmt::Debug for FrameTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrameTemplate")
+            .field("args", &self.args.len())
+            .field("rets", &self.rets.len())
+            .finish()
+    }
+}
+
+// SAFETY: the template's pointers point into the dimension vectors of the
+// `FfiCall` that owns it (never written after it is prepared) and into its
+// own `types`; a call only reads the template.
+unsafe impl Send for FrameTemplate {}
+unsafe impl Sync for FrameTemplate {}
+
+fn buffer(d: &BufferDesc, data: *mut c_void) -> Buffer {
+    Buffer {
+        struct_size: abi::BUFFER_STRUCT_SIZE,
+        extension_start: std::ptr::null_mut(),
+        dtype: d.dtype,
+        data,
+        rank: d.dims.len() as i64,
+        dims: d.dims.as_ptr() as *mut i64,
+    }
+}
+
+/// A copy of template buffer `t` with data pointer `data`.
+fn patched(t: &Buffer, data: *mut c_void) -> Buffer {
+    Buffer {
+        struct_size: t.struct_size,
+        extension_start: t.extension_start,
+        dtype: t.dtype,
+        data,
+        rank: t.rank,
+        dims: t.dims,
+    }
+}
+
+impl FrameTemplate {
+    fn new(args: &[BufferDesc], rets: &[BufferDesc]) -> FrameTemplate {
+        let null = std::ptr::null_mut();
+        FrameTemplate {
+            args: args.iter().map(|d| buffer(d, null)).collect(),
+            rets: rets.iter().map(|d| buffer(d, null)).collect(),
+            types: vec![abi::ARG_BUFFER; args.len().max(rets.len())].into_boxed_slice(),
         }
     }
 
-    /// The list as a call frame's `args` or `rets` (valid while `self` is).
-    fn as_args(&mut self) -> abi::Args {
+    /// A call frame's `args` or `rets` over `n` entries at `ptrs`.
+    fn list(&self, n: usize, ptrs: *mut *mut c_void) -> abi::Args {
         abi::Args {
             struct_size: abi::ARGS_STRUCT_SIZE,
             extension_start: std::ptr::null_mut(),
-            size: self.ptrs.len() as i64,
-            types: self.types.as_mut_ptr(),
-            args: self.ptrs.as_mut_ptr(),
+            size: n as i64,
+            // Read only by handlers (the C type is not const).
+            types: self.types.as_ptr() as *mut i32,
+            args: ptrs,
         }
+    }
+
+    /// Calls `f` with the argument and result lists of buffers at `args`
+    /// and `rets` (one pointer per template buffer), valid during `f`:
+    /// on this function's stack for up to [`INLINE_BUFFERS`] of each, on
+    /// the heap otherwise.
+    ///
+    /// # Safety
+    /// `args.len()` and `rets.len()` are the template's counts.
+    unsafe fn with_lists<R>(
+        &self,
+        args: &[*mut c_void],
+        rets: &[*mut c_void],
+        f: impl FnOnce(abi::Args, abi::Args) -> R,
+    ) -> R {
+        debug_assert!(args.len() == self.args.len() && rets.len() == self.rets.len());
+        if args.len() <= INLINE_BUFFERS && rets.len() <= INLINE_BUFFERS {
+            let mut ab = [const { MaybeUninit::<Buffer>::uninit() }; INLINE_BUFFERS];
+            let mut rb = [const { MaybeUninit::<Buffer>::uninit() }; INLINE_BUFFERS];
+            let mut ap = [std::ptr::null_mut::<c_void>(); INLINE_BUFFERS];
+            let mut rp = [std::ptr::null_mut::<c_void>(); INLINE_BUFFERS];
+            for (i, (t, &d)) in self.args.iter().zip(args).enumerate() {
+                ap[i] = ab[i].write(patched(t, d)) as *mut Buffer as *mut c_void;
+            }
+            for (i, (t, &d)) in self.rets.iter().zip(rets).enumerate() {
+                rp[i] = rb[i].write(patched(t, d)) as *mut Buffer as *mut c_void;
+            }
+            f(
+                self.list(args.len(), ap.as_mut_ptr()),
+                self.list(rets.len(), rp.as_mut_ptr()),
+            )
+        } else {
+            let fill = |tmpl: &[Buffer], data: &[*mut c_void]| -> Box<[Buffer]> {
+                tmpl.iter().zip(data).map(|(t, &d)| patched(t, d)).collect()
+            };
+            let (mut ab, mut rb) = (fill(&self.args, args), fill(&self.rets, rets));
+            let ptrs = |b: &mut [Buffer]| -> Vec<*mut c_void> {
+                b.iter_mut()
+                    .map(|b| b as *mut Buffer as *mut c_void)
+                    .collect()
+            };
+            let (mut ap, mut rp) = (ptrs(&mut ab), ptrs(&mut rb));
+            f(
+                self.list(ap.len(), ap.as_mut_ptr()),
+                self.list(rp.len(), rp.as_mut_ptr()),
+            )
+        }
+    }
+}
+
+/// A second copy of a list (the stages of one call share its buffers).
+fn dup(a: &abi::Args) -> abi::Args {
+    abi::Args {
+        struct_size: a.struct_size,
+        extension_start: a.extension_start,
+        size: a.size,
+        types: a.types,
+        args: a.args,
     }
 }
 

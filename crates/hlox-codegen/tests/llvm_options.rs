@@ -1,0 +1,119 @@
+//! `hlox_codegen::init_llvm_options`: O3 does not fully unroll a vector
+//! loop of 32 constant iterations (a strided copy of 512 floats, gathers on
+//! AVX-512), and still fully unrolls a loop of 8.
+
+use inkwell::context::Context;
+use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
+use inkwell::values::AnyValue;
+use inkwell::OptimizationLevel;
+
+/// `void f(i64* a)`: `for i in 1..=n { a[i] = a[i-1] * 3 + i }` (a
+/// loop-carried dependence, so it does not vectorize), optimized at O3;
+/// returns the optimized function's text.
+fn optimized_loop(n: u64) -> String {
+    optimized(n, false)
+}
+
+/// `void f(float* a, float* b)`: `for i in 0..n { a[i] = b[16 * i] }`
+/// (a strided copy, vectorized with gathers as the LU solve's permutation
+/// copies), optimized at O3.
+fn optimized_gather(n: u64) -> String {
+    optimized(n, true)
+}
+
+fn optimized(n: u64, strided: bool) -> String {
+    Target::initialize_native(&InitializationConfig::default()).unwrap();
+    let triple = TargetMachine::get_default_triple();
+    let tm = Target::from_triple(&triple)
+        .unwrap()
+        .create_target_machine(
+            &triple,
+            &TargetMachine::get_host_cpu_name().to_string(),
+            &TargetMachine::get_host_cpu_features().to_string(),
+            OptimizationLevel::Aggressive,
+            RelocMode::Default,
+            CodeModel::JITDefault,
+        )
+        .unwrap();
+    let ctx = Context::create();
+    let m = ctx.create_module("unroll");
+    // As the Host backend's modules: the host's triple and data layout.
+    m.set_triple(&triple);
+    m.set_data_layout(&tm.get_target_data().get_data_layout());
+    let b = ctx.create_builder();
+    let i64t = ctx.i64_type();
+    let ptr = ctx.ptr_type(inkwell::AddressSpace::default());
+    let f = m.add_function(
+        "f",
+        ctx.void_type().fn_type(&[ptr.into(), ptr.into()], false),
+        None,
+    );
+    let a = f.get_nth_param(0).unwrap().into_pointer_value();
+    let src = f.get_nth_param(1).unwrap().into_pointer_value();
+    let entry = ctx.append_basic_block(f, "entry");
+    let body = ctx.append_basic_block(f, "body");
+    let exit = ctx.append_basic_block(f, "exit");
+    b.position_at_end(entry);
+    b.build_unconditional_branch(body).unwrap();
+    b.position_at_end(body);
+    let i = b.build_phi(i64t, "i").unwrap();
+    i.add_incoming(&[(&i64t.const_int(1, false), entry)]);
+    let iv = i.as_basic_value().into_int_value();
+    if strided {
+        let f32t = ctx.f32_type();
+        let k = b.build_int_mul(iv, i64t.const_int(16, false), "").unwrap();
+        let sp = unsafe { b.build_in_bounds_gep(f32t, src, &[k], "") }.unwrap();
+        let x = b.build_load(f32t, sp, "").unwrap();
+        let p = unsafe { b.build_in_bounds_gep(f32t, a, &[iv], "") }.unwrap();
+        b.build_store(p, x).unwrap();
+    } else {
+        let prev_i = b.build_int_sub(iv, i64t.const_int(1, false), "").unwrap();
+        let prev_p = unsafe { b.build_in_bounds_gep(i64t, a, &[prev_i], "") }.unwrap();
+        let prev = b.build_load(i64t, prev_p, "").unwrap().into_int_value();
+        let x = b.build_int_mul(prev, i64t.const_int(3, false), "").unwrap();
+        let x = b.build_int_add(x, iv, "").unwrap();
+        let p = unsafe { b.build_in_bounds_gep(i64t, a, &[iv], "") }.unwrap();
+        b.build_store(p, x).unwrap();
+    }
+    let next = b.build_int_add(iv, i64t.const_int(1, false), "").unwrap();
+    i.add_incoming(&[(&next, body)]);
+    let done = b
+        .build_int_compare(
+            inkwell::IntPredicate::UGT,
+            next,
+            i64t.const_int(n, false),
+            "",
+        )
+        .unwrap();
+    b.build_conditional_branch(done, exit, body).unwrap();
+    b.position_at_end(exit);
+    b.build_return(None).unwrap();
+    m.verify().unwrap();
+    m.run_passes(
+        "default<O3>",
+        &tm,
+        inkwell::passes::PassBuilderOptions::create(),
+    )
+    .unwrap();
+    m.get_function("f").unwrap().print_to_string().to_string()
+}
+
+#[test]
+fn wide_constant_loops_are_not_fully_unrolled() {
+    hlox_codegen::init_llvm_options();
+    hlox_codegen::init_llvm_options(); // a second call does nothing
+                                       // 512 elements at 16 lanes: a vector loop of 32 iterations, which O3
+                                       // unrolls fully without the cap (32 gathers) and partially with it.
+    let wide = optimized_gather(512);
+    let gathers = wide.matches("@llvm.masked.gather").count();
+    assert!(
+        (1..32).contains(&gathers),
+        "{gathers} gathers: the loop was fully unrolled (or not vectorized):\n{wide}"
+    );
+    let narrow = optimized_loop(8);
+    assert!(
+        !narrow.contains("phi"),
+        "a loop of 8 iterations was not fully unrolled:\n{narrow}"
+    );
+    assert_eq!(narrow.matches("store i64").count(), 8, "{narrow}");
+}
