@@ -1210,18 +1210,20 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                             for (k, (x, dims)) in hoist.iter().enumerate() {
                                 for (_, e, p, row) in scratch.iter().filter(|s| s.0 == k) {
                                     let mut ei = idx.to_vec();
-                                    hlox_codegen::loops::for_range(
-                                        cg,
-                                        cg.i64c(0),
-                                        cg.i64c(loop_shape.dims[minor]),
-                                        "row",
-                                        &mut |c| {
-                                            ei[minor] = c;
-                                            let v = ctx.gen(cg, *e, &ei)?[0];
-                                            let q = cg.element_ptr(*p, row, &ei)?;
-                                            cg.store_elem(row.ty, q, v)
-                                        },
-                                    )?;
+                                    ctx.scoped(|ctx| {
+                                        hlox_codegen::loops::for_range(
+                                            cg,
+                                            cg.i64c(0),
+                                            cg.i64c(loop_shape.dims[minor]),
+                                            "row",
+                                            &mut |c| {
+                                                ei[minor] = c;
+                                                let v = ctx.gen(cg, *e, &ei)?[0];
+                                                let q = cg.element_ptr(*p, row, &ei)?;
+                                                cg.store_elem(row.ty, q, v)
+                                            },
+                                        )
+                                    })?;
                                     ctx.sources.insert(
                                         *e,
                                         vec![Leaf::Buffer {
