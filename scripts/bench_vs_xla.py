@@ -271,6 +271,77 @@ def copy_bandwidth_gbs():
 
 ELEMENTWISE = {"elementwise_16M", "axpy_16M"}
 
+# Rows bound by memory bandwidth on the Host, with the STREAM kernel of the
+# same access pattern: results as large as the inputs (read + write
+# streams) are held against the triad, reductions (read streams only) against
+# a read-only sum.
+MEMORY_BOUND = {"elementwise_16M": "triad", "axpy_16M": "triad", "sum_16M": "read",
+                "column_sum_4096x1024": "read", "softmax_4096x1024": "triad",
+                "layernorm_4096x1024": "triad"}
+
+# A STREAM-style measurement of the Host's memory bandwidth, compiled here
+# (-O3 -march=native, OpenMP over every core, as hlox and XLA use them;
+# -ffast-math lets the read kernel keep several vector accumulators) so
+# that it runs at the speed of compiled code, on arrays of the benchmarks'
+# size (16 Mi f32, 64 MiB each: twice the last-level cache of the measuring
+# machine, so the same share of each stream stays in cache as in the rows).
+STREAM_C = r"""
+#include <stddef.h>
+void stream_copy(float *restrict b, const float *restrict a, long n) {
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) b[i] = a[i];
+}
+void stream_triad(float *restrict a, const float *restrict b, const float *restrict c, float s, long n) {
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++) a[i] = b[i] + s * c[i];
+}
+float stream_read(const float *restrict a, long n) {
+    float t = 0.0f;
+#pragma omp parallel for schedule(static) reduction(+:t)
+    for (long i = 0; i < n; i++) t += a[i];
+    return t;
+}
+"""
+
+
+def host_stream_bandwidth(tmp, n=16 * 1024 * 1024, reps=20):
+    """Host memory bandwidth in GB/s (STREAM's byte counts: copy 2 x 4n,
+    triad 3 x 4n, read 4n per run; the median of `reps` runs after warm-up),
+    or None where no C compiler with OpenMP is found."""
+    src = os.path.join(tmp, "stream.c")
+    so = os.path.join(tmp, "libstream.so")
+    with open(src, "w") as fh:
+        fh.write(STREAM_C)
+    r = subprocess.run(["cc", "-O3", "-march=native", "-ffast-math", "-fopenmp", "-shared", "-fPIC", src, "-o", so],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"STREAM kernels not built (cc -fopenmp failed): {r.stderr.strip()}", file=sys.stderr)
+        return None
+    lib = ctypes.CDLL(so)
+    fp = ctypes.POINTER(ctypes.c_float)
+    lib.stream_copy.argtypes = [fp, fp, ctypes.c_long]
+    lib.stream_triad.argtypes = [fp, fp, fp, ctypes.c_float, ctypes.c_long]
+    lib.stream_read.argtypes = [fp, ctypes.c_long]
+    lib.stream_read.restype = ctypes.c_float
+    a, b, c = (np.full(n, v, dtype=np.float32) for v in (1.0, 2.0, 0.5))
+    pa, pb, pc = (x.ctypes.data_as(fp) for x in (a, b, c))
+
+    def timed(call, nbytes):
+        for _ in range(3):
+            call()
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            call()
+            times.append(time.perf_counter() - t0)
+        return nbytes / statistics.median(times) / 1e9
+
+    return {
+        "copy": timed(lambda: lib.stream_copy(pb, pa, n), 2 * 4 * n),
+        "triad": timed(lambda: lib.stream_triad(pa, pb, pc, 3.0, n), 3 * 4 * n),
+        "read": timed(lambda: lib.stream_read(pa, n), 4 * n),
+    }
+
 
 def same(a, b):
     return len(a) == len(b) and all(
@@ -292,6 +363,9 @@ def main():
                     help="with --baseline: runs of each binary per benchmark, alternating; the table "
                          "keeps the best median and the best compile time of each")
     ap.add_argument("--platform", choices=["host", "cuda"], default="host")
+    ap.add_argument("--no-stream", action="store_true",
+                    help="skip the Host's STREAM-style bandwidth measurement (copy, triad, read) and the "
+                         "memory-bound rows' share of it")
     ap.add_argument("--xla-matmul-precision", choices=["highest", "default"], default="highest",
                     help="JAX's matmul precision when lowering (cuda): 'highest' is full f32 as hlox "
                          "computes (the default, like for like); 'default' lets XLA use TF32")
@@ -309,6 +383,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         so = build_seed_plugin(tmp)
         keep = register_seed_with_xla(so)  # noqa: F841 (keeps the library loaded)
+        stream = [] if a.no_stream else [host_stream_bandwidth(tmp)]
+        shares = {}
         for name, f, args in jax_benchmarks():
             if a.only and name not in a.only:
                 continue
@@ -338,6 +414,9 @@ def main():
                 row += (b["compile_ms"], b["median_ms"], h["compile_ms"] / b["compile_ms"],
                         h["median_ms"] / b["median_ms"])
             rows.append(row)
+            if name in MEMORY_BOUND:
+                moved = sum(v.nbytes for v in args) + sum(o.nbytes for o in x["outputs"])
+                shares[name] = (moved, h["median_ms"], x["median_ms"])
             line = (f"{name:22s} xla {x['median_ms']:9.3f} ms  hlox {h['median_ms']:9.3f} ms  "
                     f"ratio {h['median_ms'] / x['median_ms']:5.2f}  same outputs: {row[6]}")
             if b is not None:
@@ -355,8 +434,29 @@ def main():
         header = ("| benchmark | XLA compile ms | hlox compile ms | XLA median ms | hlox median ms | hlox / XLA | same outputs |\n"
                   "|---|---:|---:|---:|---:|---:|---|\n")
         body = "".join(f"| {r[0]} | {r[1]:.1f} | {r[2]:.1f} | {r[3]:.3f} | {r[4]:.3f} | {r[5]:.2f} | {r[6]} |\n" for r in rows)
+        if stream and stream[0]:
+            # Again after the rows: the machine is shared, so give the
+            # bandwidth's spread and hold each row against the better one.
+            stream.append(host_stream_bandwidth(tmp))
     machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or platform.platform()}"
     table = f"Machine: {machine}; jax {jax.__version__}; iters {a.iters}, warmup {a.warmup}.\n\n" + header + body
+    ratios = [r[5] for r in rows if r[5] > 0]
+    if ratios:
+        geo = float(np.exp(np.mean(np.log(ratios))))
+        table += f"\nGeometric mean of hlox / XLA over {len(ratios)} rows: {geo:.2f}\n"
+    if stream and stream[0]:
+        best = {k: max(st[k] for st in stream) for k in stream[0]}
+        table += ("\nHost memory bandwidth (STREAM-style, compiled C, every core, 16 Mi f32 arrays), "
+                  "GB/s, at the start / end of the run: "
+                  + "; ".join(f"{k} " + " / ".join(f"{st[k]:.1f}" for st in stream) for k in best) + "\n")
+        if shares:
+            table += ("\n| memory-bound row | bytes moved (MB) | STREAM kernel | hlox GB/s | hlox share "
+                      "| XLA GB/s | XLA share |\n|---|---:|---|---:|---:|---:|---:|\n")
+            for name, (moved, hm, xm) in shares.items():
+                k = MEMORY_BOUND[name]
+                hg, xg = moved / (hm * 1e-3) / 1e9, moved / (xm * 1e-3) / 1e9
+                table += (f"| {name} | {moved / 1e6:.0f} | {k} ({best[k]:.1f} GB/s) | {hg:.1f} "
+                          f"| {hg / best[k]:.0%} | {xg:.1f} | {xg / best[k]:.0%} |\n")
     print()
     print(table)
     if a.markdown:

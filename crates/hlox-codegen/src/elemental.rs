@@ -214,6 +214,16 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         self.cache.pop();
     }
 
+    /// Run `f` with a fresh cache layer, forgotten afterwards: for a loop
+    /// the caller emits around `gen` calls (a row fusion's scratch row), so
+    /// that no later `gen` reuses a value defined inside that loop's body.
+    pub fn scoped<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.push();
+        let r = f(self);
+        self.pop();
+        r
+    }
+
     /// Forget cached element values (call when starting a new element loop).
     pub fn clear_cache(&mut self) {
         self.cache = vec![HashMap::new()];

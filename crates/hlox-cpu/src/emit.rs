@@ -53,6 +53,9 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// Reductions a row-fused loop still recomputes for every element
     /// (expected 0: a row fusion the hoisting did not cover).
     pub per_element_reductions: usize,
+    /// Values of row fusions computed once per row into a scratch row
+    /// ([`row_shared`]) instead of once in a reduction and again per output.
+    pub row_shared: usize,
     /// Reductions emitted with the column strategy.
     pub column_reductions: usize,
     /// Of those, the ones split across threads by rows.
@@ -179,6 +182,98 @@ fn row_hoists<T>(
     out
 }
 
+/// The largest row, in bytes, that a row fusion keeps in a per-thread
+/// scratch buffer ([`row_shared`]): well inside L1/L2 and the stack of a
+/// pool thread.
+const ROW_SCRATCH_MAX_BYTES: usize = 32 << 10;
+
+/// Expensive per-element values that a row fusion would otherwise compute
+/// twice for every element: once inside a hoisted row reduction and again in
+/// the row's output loop (softmax's `exp(x - max)`, summed per row and then
+/// divided by that sum). Each is returned with the hoisted value whose
+/// reduction reads it (an index into `hoist`); the loop computes it once
+/// per row into a row-sized scratch buffer just before that reduction, and
+/// the reduction and the output loop read it from there (from L1). Without
+/// this the row loop evaluates `exp` twice per element, which made
+/// softmax compute-bound at about twice XLA's time on the measuring machine
+/// (docs/performance.md, issue 26).
+///
+/// A value qualifies when it is the (only) operand of a single-input
+/// reduce that is itself hoisted, reduces exactly the loop's minor
+/// dimension and has the loop's dims (so the reduce's operand index for a
+/// row is the loop index with the minor index varied), it is used by the
+/// output loop too (reachable from `root` without passing through a hoisted
+/// value or a source), its own expression contains an expensive operation
+/// and no reduce, and its row fits in [`ROW_SCRATCH_MAX_BYTES`].
+fn row_shared<T>(
+    comp: &Computation,
+    root: InstId,
+    sources: &[(InstId, T)],
+    loop_shape: &ArrayShape,
+    hoist: &[(InstId, Vec<i64>)],
+) -> Vec<(usize, InstId)> {
+    let Some(&minor) = loop_shape.layout.minor_to_major.first() else {
+        return Vec::new();
+    };
+    let rank = loop_shape.rank() as i64;
+    let is_source = |id: InstId| sources.iter().any(|(s, _)| *s == id);
+    let is_hoisted = |id: InstId| hoist.iter().any(|(x, _)| *x == id);
+    // Instructions the output loop generates itself.
+    let mut in_body = vec![false; comp.instructions.len()];
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if in_body[id.index()] || is_source(id) || is_hoisted(id) {
+            continue;
+        }
+        in_body[id.index()] = true;
+        stack.extend(comp.inst(id).operands.iter().copied());
+    }
+    let other_dims: Vec<i64> = (0..rank).filter(|&d| d != minor).collect();
+    let mut out: Vec<(usize, InstId)> = Vec::new();
+    for (k, (x, dims)) in hoist.iter().enumerate() {
+        let r = comp.inst(*x);
+        let Op::Reduce { dimensions } = &r.op else {
+            continue;
+        };
+        let &[e, _init] = r.operands.as_slice() else {
+            continue;
+        };
+        let Some(es) = comp.inst(e).shape.as_array() else {
+            continue;
+        };
+        let fits = dimensions.as_slice() == [minor]
+            && *dims == other_dims
+            && es.dims == loop_shape.dims
+            && in_body[e.index()]
+            && !is_source(e)
+            && (es.dims[minor as usize].max(0) as usize).saturating_mul(es.ty.byte_size())
+                <= ROW_SCRATCH_MAX_BYTES
+            && !out.iter().any(|(_, y)| *y == e);
+        if !fits {
+            continue;
+        }
+        // The value's own expression: expensive, and free of reductions.
+        let mut expensive = false;
+        let mut reduces = false;
+        let mut seen = vec![false; comp.instructions.len()];
+        let mut stack = vec![e];
+        while let Some(id) = stack.pop() {
+            if seen[id.index()] || is_source(id) || is_hoisted(id) {
+                continue;
+            }
+            seen[id.index()] = true;
+            let inst = comp.inst(id);
+            reduces |= matches!(inst.op, Op::Reduce { .. });
+            expensive |= inst.op.opcode().is_expensive();
+            stack.extend(inst.operands.iter().copied());
+        }
+        if expensive && !reduces {
+            out.push((k, e));
+        }
+    }
+    out
+}
+
 /// Loops over the reduced dimensions `red` (most major first) of `shape`,
 /// setting them in `idx`; `body` runs innermost.
 fn column_loops<'ctx>(
@@ -273,6 +368,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             loops: 0,
             row_hoisted: 0,
             per_element_reductions: 0,
+            row_shared: 0,
             column_reductions: 0,
             column_reductions_split_rows: 0,
         }
@@ -642,6 +738,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 g.iter().map(|(k, s)| (outs[*k].0, s.clone())).collect();
             let ks: Vec<usize> = g.iter().map(|(k, _)| *k).collect();
             let hoist = row_hoists(gen_comp, root, &sources, &loop_shape);
+            let shared = row_shared(gen_comp, root, &sources, &loop_shape, &hoist);
             self.emit_loop_with_work(
                 gen_comp,
                 &sources,
@@ -650,6 +747,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 name,
                 work,
                 &hoist,
+                &shared,
                 &mut |cg, ctx, outs, idx| {
                     let vals = ctx.gen(cg, root, idx)?;
                     for ((p, s), k) in outs.iter().zip(&ks) {
@@ -981,6 +1079,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             name,
             work / parts as usize,
             &[],
+            &[],
             &mut |cg, ctx, louts, idx| {
                 let zeros = vec![cg.i64c(0); rank];
                 let split = hlox_codegen::elemental::Split::part(cg, idx[0], per, extent)?;
@@ -1018,11 +1117,14 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             &[IntValue<'ctx>],
         ) -> hlox_codegen::Result<()>,
     ) -> R<()> {
-        self.emit_loop_with_work(gen_comp, sources, outs, loop_shape, name, 1, &[], body)
+        self.emit_loop_with_work(gen_comp, sources, outs, loop_shape, name, 1, &[], &[], body)
     }
 
     /// [`Self::emit_loop`] where each element costs about `work` elements
-    /// (the reduced size of reductions), for the parallel decision.
+    /// (the reduced size of reductions), for the parallel decision; the
+    /// `hoist`ed values ([`row_hoists`]) are computed once per row, and each
+    /// `shared` value ([`row_shared`]) once per row into a scratch row just
+    /// before the hoisted value that reduces it.
     #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn emit_loop_with_work(
         &mut self,
@@ -1033,6 +1135,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         name: &str,
         work: usize,
         hoist: &[(InstId, Vec<i64>)],
+        shared: &[(usize, InstId)],
         body: &mut dyn FnMut(
             &Cg<'_, 'ctx>,
             &mut ElementalCtx<'a, 'ctx>,
@@ -1051,6 +1154,38 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             n,
             total,
             &mut |cg, ctx, louts, start, end| {
+                // One scratch row per shared value, in the loop function's
+                // entry (so per thread and per call, not per row).
+                let minor = loop_shape
+                    .layout
+                    .minor_to_major
+                    .first()
+                    .copied()
+                    .unwrap_or(0) as usize;
+                let mut scratch = Vec::with_capacity(shared.len());
+                for &(k, e) in shared {
+                    let ty = gen_comp.inst(e).shape.element_type().ok_or_else(|| {
+                        hlox_codegen::CodegenError::Other(format!(
+                            "row scratch for `{}`: not an array",
+                            gen_comp.inst(e).name
+                        ))
+                    })?;
+                    let len = loop_shape.dims[minor];
+                    let row_ty =
+                        inkwell::types::BasicType::array_type(&cg.storage_type(ty), len as u32);
+                    let p =
+                        cg.entry_alloca(row_ty.into(), &format!("row.{}", gen_comp.inst(e).name))?;
+                    // The row's shape: every other dimension 1, so the
+                    // loop's index addresses the row by its minor index.
+                    let mut row = loop_shape.clone();
+                    row.ty = ty;
+                    for (d, n) in row.dims.iter_mut().enumerate() {
+                        if d != minor {
+                            *n = 1;
+                        }
+                    }
+                    scratch.push((k, e, p, row));
+                }
                 shape_loop_hoisting(
                     cg,
                     loop_shape,
@@ -1063,7 +1198,31 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                             r
                         }
                         LoopPoint::BeforeInner => {
-                            for (x, dims) in hoist {
+                            for (k, (x, dims)) in hoist.iter().enumerate() {
+                                for (_, e, p, row) in scratch.iter().filter(|s| s.0 == k) {
+                                    let mut ei = idx.to_vec();
+                                    ctx.scoped(|ctx| {
+                                        hlox_codegen::loops::for_range(
+                                            cg,
+                                            cg.i64c(0),
+                                            cg.i64c(loop_shape.dims[minor]),
+                                            "row",
+                                            &mut |c| {
+                                                ei[minor] = c;
+                                                let v = ctx.gen(cg, *e, &ei)?[0];
+                                                let q = cg.element_ptr(*p, row, &ei)?;
+                                                cg.store_elem(row.ty, q, v)
+                                            },
+                                        )
+                                    })?;
+                                    ctx.sources.insert(
+                                        *e,
+                                        vec![Leaf::Buffer {
+                                            ptr: *p,
+                                            shape: row.clone(),
+                                        }],
+                                    );
+                                }
                                 let xi: Vec<IntValue<'ctx>> =
                                     dims.iter().map(|&d| idx[d as usize]).collect();
                                 ctx.gen(cg, *x, &xi)?;
@@ -1076,6 +1235,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         )?;
         if !hoist.is_empty() {
             self.row_hoisted += hoist.len();
+            self.row_shared += shared.len();
             self.per_element_reductions += in_body;
             if in_body > 0 {
                 tracing::warn!(

@@ -109,6 +109,10 @@ pub struct CompileReport {
     /// unless the fusion pass formed a row fusion the emitter cannot hoist
     /// (correct results, quadratic cost).
     pub per_element_reductions: usize,
+    /// Expensive per-element values of row fusions computed once per row
+    /// into a scratch row (softmax's `exp(x - max)`), not once for a row
+    /// reduction and again for the output.
+    pub row_shared: usize,
     /// Reductions keeping the minor dimension, emitted reduced-index-outer
     /// so the operand is read once, contiguously.
     pub column_reductions: usize,
@@ -133,6 +137,11 @@ pub struct Executable {
     /// Arenas of finished runs, reused by later runs (no page faults on
     /// fresh memory each time); one is taken per concurrent run.
     arenas: Mutex<Vec<Vec<u8>>>,
+    /// Every byte of the result is written by hlox's own code (the module
+    /// has no custom calls, whose targets might leave an output short), so
+    /// `execute` hands the run uninitialized result buffers instead of
+    /// zeroed ones.
+    results_written: bool,
     _bound: BoundTargets,
     _jit: hlox_codegen::Jit,
 }
@@ -350,6 +359,7 @@ fn back_half(
     let entry_name = em.fn_name(module.entry);
     report.row_hoisted = em.row_hoisted;
     report.per_element_reductions = em.per_element_reductions;
+    report.row_shared = em.row_shared;
     report.column_reductions = em.column_reductions;
     report.column_reductions_split_rows = em.column_reductions_split_rows;
     let call_sites = std::mem::take(&mut em.call_sites);
@@ -468,6 +478,11 @@ fn back_half(
         report,
         name: module.name.clone(),
         arenas: Mutex::new(Vec::new()),
+        results_written: !module.computations.values().any(|c| {
+            c.instructions
+                .values()
+                .any(|i| matches!(i.op, hlox_hlo::Op::CustomCall(_)))
+        }),
         _bound: bound,
         // SAFETY: `ee` was made from `llmod`, created in `ctx_box`.
         _jit: unsafe { hlox_codegen::Jit::new(ctx_box, ee) },
@@ -606,13 +621,40 @@ impl Executable {
             borrowed[slot] = owned[o].bytes().as_ptr();
         }
         let leaves = leaf_arrays(&self.result);
-        let mut outs: Vec<Vec<u8>> = leaves
+        let sizes = leaves
             .iter()
-            .map(|l| hlox_hlo::literal::try_zeroed(l.as_ref().map(|a| a.byte_size()).unwrap_or(0)))
-            .collect::<Result<_, _>>()
-            .map_err(|e| ExecError::Runtime(format!("result buffers of {}: {e}", self.name)))?;
-        let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|v| v.as_mut_ptr()).collect();
-        unsafe { self.run(&borrowed, &out_ptrs, options)? };
+            .map(|l| l.as_ref().map(|a| a.byte_size()).unwrap_or(0));
+        let buffers_error = |e: hlox_hlo::literal::LiteralError| {
+            ExecError::Runtime(format!("result buffers of {}: {e}", self.name))
+        };
+        let outs: Vec<Vec<u8>> = if self.results_written {
+            let mut outs: Vec<Vec<std::mem::MaybeUninit<u8>>> = sizes
+                .map(hlox_hlo::literal::try_uninit)
+                .collect::<Result<_, _>>()
+                .map_err(buffers_error)?;
+            let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|v| v.as_mut_ptr().cast()).collect();
+            unsafe { self.run(&borrowed, &out_ptrs, options)? };
+            outs.into_iter()
+                .map(|v| {
+                    let mut v = std::mem::ManuallyDrop::new(v);
+                    // SAFETY: the run succeeded and, with no custom calls,
+                    // wrote every byte of every result leaf (`results_written`);
+                    // `MaybeUninit<u8>` and `u8` have one layout, and the
+                    // allocation moves from one Vec to the other.
+                    unsafe {
+                        Vec::from_raw_parts(v.as_mut_ptr().cast::<u8>(), v.len(), v.capacity())
+                    }
+                })
+                .collect()
+        } else {
+            let mut outs: Vec<Vec<u8>> = sizes
+                .map(hlox_hlo::literal::try_zeroed)
+                .collect::<Result<_, _>>()
+                .map_err(buffers_error)?;
+            let out_ptrs: Vec<*mut u8> = outs.iter_mut().map(|v| v.as_mut_ptr()).collect();
+            unsafe { self.run(&borrowed, &out_ptrs, options)? };
+            outs
+        };
         let mut it = outs.into_iter();
         build_literal(&self.result, &mut it).map_err(|source| ExecError::Result {
             module: self.name.clone(),

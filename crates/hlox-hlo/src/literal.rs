@@ -139,6 +139,24 @@ pub fn try_zeroed(bytes: usize) -> Result<Vec<u8>, LiteralError> {
     }
 }
 
+/// An uninitialized buffer of `bytes` bytes (the allocator's `malloc`), or
+/// an error when the memory cannot be had; large ones advised for huge
+/// pages like [`try_zeroed`]'s. For result buffers that compiled code
+/// writes in full before anything reads them: a result of a few MiB comes
+/// back from the allocator's heap, already mapped and cached, where a
+/// zeroed one is cleared with a `memset` first (a third of a 4096x1024
+/// layernorm's run time, docs/performance.md).
+pub fn try_uninit(bytes: usize) -> Result<Vec<std::mem::MaybeUninit<u8>>, LiteralError> {
+    let mut v: Vec<std::mem::MaybeUninit<u8>> = Vec::new();
+    v.try_reserve_exact(bytes)
+        .map_err(|_| LiteralError::OutOfMemory { bytes })?;
+    // SAFETY: the capacity is at least `bytes`; `MaybeUninit` needs no
+    // initialization.
+    unsafe { v.set_len(bytes) };
+    advise_huge_pages(v.as_mut_ptr().cast(), bytes);
+    Ok(v)
+}
+
 /// Buffers at least this large are advised for transparent huge pages.
 pub const HUGE_PAGE_ADVICE_MIN: usize = 4 << 20;
 
