@@ -52,7 +52,9 @@ pub const LLVM_OPTIONS: &[&str] = &["-unroll-full-max-count=24"];
 
 /// Sets [`LLVM_OPTIONS`] in this process's LLVM, once (later calls do
 /// nothing). The options are global to the process: every LLVM
-/// optimization after the first call sees them, whichever backend runs it.
+/// optimization after the first call sees them, whichever backend runs it;
+/// every backend calls this before its first LLVM work (Host, NVPTX, and
+/// the CUDA emulation), so no compile depends on which ran first.
 pub fn init_llvm_options() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {

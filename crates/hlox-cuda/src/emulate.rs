@@ -209,6 +209,7 @@ impl EmulatedExecutable {
 
 fn host_kernels(module: &Module, program: &Program) -> Result<HostDevice, CompileError> {
     Target::initialize_native(&InitializationConfig::default()).map_err(CompileError::Llvm)?;
+    hlox_codegen::init_llvm_options();
     let triple = TargetMachine::get_default_triple();
     let ctx_box = Box::new(Context::create());
     // SAFETY: the context outlives the module and engine (`hlox_codegen::Jit`).

@@ -40,6 +40,9 @@ pub fn target_machine(sm: &str, opt_level: u8) -> Result<TargetMachine, CompileE
         )));
     }
     Target::initialize_nvptx(&InitializationConfig::default());
+    // The same process-wide LLVM options as the Host backend, so a kernel's
+    // code does not depend on whether a Host compile ran first.
+    hlox_codegen::init_llvm_options();
     let triple = TargetTriple::create(TRIPLE);
     let target = Target::from_triple(&triple)
         .map_err(|e| CompileError::Llvm(format!("NVPTX target: {e}")))?;

@@ -154,8 +154,19 @@ pub fn try_uninit(bytes: usize) -> Result<Vec<std::mem::MaybeUninit<u8>>, Litera
     // initialization.
     unsafe { v.set_len(bytes) };
     advise_huge_pages(v.as_mut_ptr().cast(), bytes);
+    // Debug (test) builds poison the buffer, so compiled code that leaves a
+    // result byte unwritten shows up as a wrong value in every test, not as
+    // a zero (or last run's value) that happens to match.
+    #[cfg(debug_assertions)]
+    v.fill(std::mem::MaybeUninit::new(POISON));
     Ok(v)
 }
+
+/// The byte debug builds fill uninitialized result buffers with
+/// ([`try_uninit`]): `0xA5A5A5A5` reads as f32 -2.9e-16 and as s32
+/// -1515870811, values no test expects.
+#[cfg(debug_assertions)]
+pub const POISON: u8 = 0xA5;
 
 /// Buffers at least this large are advised for transparent huge pages.
 pub const HUGE_PAGE_ADVICE_MIN: usize = 4 << 20;
