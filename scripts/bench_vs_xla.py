@@ -422,6 +422,11 @@ def main():
             if b is not None:
                 line += f"  baseline {b['median_ms']:9.3f} ms  new/baseline {row[10]:5.2f}"
             print(line, flush=True)
+        if stream and stream[0] and not a.baseline:
+            # Again after the rows (inside `tmp`, which holds the kernels'
+            # source): the machine is shared, so give the bandwidth's spread
+            # and hold each row against the better one.
+            stream.append(host_stream_bandwidth(tmp))
 
     if a.baseline:
         header = ("| benchmark | XLA compile ms | hlox compile ms | XLA median ms | hlox median ms | hlox / XLA "
@@ -434,10 +439,6 @@ def main():
         header = ("| benchmark | XLA compile ms | hlox compile ms | XLA median ms | hlox median ms | hlox / XLA | same outputs |\n"
                   "|---|---:|---:|---:|---:|---:|---|\n")
         body = "".join(f"| {r[0]} | {r[1]:.1f} | {r[2]:.1f} | {r[3]:.3f} | {r[4]:.3f} | {r[5]:.2f} | {r[6]} |\n" for r in rows)
-        if stream and stream[0]:
-            # Again after the rows: the machine is shared, so give the
-            # bandwidth's spread and hold each row against the better one.
-            stream.append(host_stream_bandwidth(tmp))
     machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or platform.platform()}"
     table = f"Machine: {machine}; jax {jax.__version__}; iters {a.iters}, warmup {a.warmup}.\n\n" + header + body
     ratios = [r[5] for r in rows if r[5] > 0]

@@ -14,6 +14,10 @@
 use crate::{BinaryOp, UnaryOp};
 use num_complex::Complex;
 
+/// A binary complex function on one part type (`binary_c64`, `binary_c128`):
+/// `None` where the op is not defined on complex values.
+type BinaryFn<T> = fn(BinaryOp, Complex<T>, Complex<T>) -> Option<Complex<T>>;
+
 /// A complex function computed out of line by generated code: its code is
 /// the `u32` the runtime entry receives ([`ComplexFn::code`],
 /// [`ComplexFn::from_code`]).
@@ -117,7 +121,7 @@ impl ComplexFn {
         a: Complex<T>,
         b: Complex<T>,
         unary: fn(UnaryOp, Complex<T>) -> Option<Complex<T>>,
-        binary: fn(BinaryOp, Complex<T>, Complex<T>) -> Option<Complex<T>>,
+        binary: BinaryFn<T>,
         norm: fn(Complex<T>) -> T,
     ) -> Complex<T> {
         use ComplexFn as F;
