@@ -516,6 +516,43 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
 
     /// Calls the runtime helper at `addr` (an `extern "C" fn(...) -> i32`
     /// taking these pointer and i64 arguments) and checks its status.
+    /// A custom call whose prepared form the runtime finds at a call site
+    /// (typed FFI, sandboxed): checks the leaf counts against the prepared
+    /// call's `counts` (operands, results), records `site`, and calls
+    /// `entry(ctx, site, argument table, result table)`.
+    #[allow(clippy::too_many_arguments)]
+    fn call_prepared_site(
+        &mut self,
+        fr: &Frame<'ctx>,
+        what: &str,
+        args: &[PointerValue<'ctx>],
+        out_ptrs: &[PointerValue<'ctx>],
+        counts: (usize, usize),
+        site: CallSite,
+        entry: usize,
+    ) -> R<()> {
+        let name = site.inst.clone();
+        if (args.len(), out_ptrs.len()) != counts {
+            return Err(CompileError::Internal(format!(
+                "custom call {name}: {} operand and {} result buffers for {what} of {} and {}",
+                args.len(),
+                out_ptrs.len(),
+                counts.0,
+                counts.1
+            )));
+        }
+        let args_t = self.table(args)?;
+        let rets_t = self.table(out_ptrs)?;
+        let index = self.cg.i64c(self.call_sites.len() as i64);
+        self.call_sites.push(site);
+        self.call_runtime(
+            fr,
+            &name,
+            entry,
+            &[fr.ctx.into(), index.into(), args_t.into(), rets_t.into()],
+        )
+    }
+
     fn call_runtime(
         &self,
         fr: &Frame<'ctx>,
@@ -1811,33 +1848,21 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 ffi.clone(),
                 options.clone(),
             );
-            let args: Vec<PointerValue> = operand_leaves.concat();
-            if args.len() != sandboxed.operand_leaves()
-                || out_ptrs.len() != sandboxed.result_leaves()
-            {
-                return Err(CompileError::Internal(format!(
-                    "custom call {name}: {} operand and {} result buffers for a sandboxed call of {} and {}",
-                    args.len(),
-                    out_ptrs.len(),
-                    sandboxed.operand_leaves(),
-                    sandboxed.result_leaves()
-                )));
-            }
-            let args_t = self.table(&args)?;
-            let rets_t = self.table(&out_ptrs)?;
-            let site = self.call_sites.len();
-            self.call_sites.push(CallSite {
+            let counts = (sandboxed.operand_leaves(), sandboxed.result_leaves());
+            let site = CallSite {
                 inst: name.to_string(),
                 target: call.target.clone(),
                 ffi,
                 sandbox: Some(std::sync::Arc::new(sandboxed)),
-            });
-            let site = self.cg.i64c(site as i64);
-            return self.call_runtime(
+            };
+            return self.call_prepared_site(
                 fr,
-                name,
+                "a sandboxed call",
+                &operand_leaves.concat(),
+                &out_ptrs,
+                counts,
+                site,
                 runtime::hlox_rt_sandboxed_call as *const () as usize,
-                &[fr.ctx.into(), site.into(), args_t.into(), rets_t.into()],
             );
         }
         if let hlox_ffi::TargetFn::Ffi(_) = func {
@@ -1850,34 +1875,21 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         inst: name.into(),
                         message: format!("custom-call target \"{}\": {message}", call.target),
                     })?;
-            let args: Vec<PointerValue> = operand_leaves.concat();
-            if args.len() != prepared.arg_count() || out_ptrs.len() != prepared.ret_count() {
-                return Err(CompileError::Unsupported {
-                    inst: name.into(),
-                    message: format!(
-                        "internal: {} argument and {} result buffers for a typed-FFI call of {} and {}",
-                        args.len(),
-                        out_ptrs.len(),
-                        prepared.arg_count(),
-                        prepared.ret_count()
-                    ),
-                });
-            }
-            let args_t = self.table(&args)?;
-            let rets_t = self.table(&out_ptrs)?;
-            let site = self.call_sites.len();
-            self.call_sites.push(CallSite {
+            let counts = (prepared.arg_count(), prepared.ret_count());
+            let site = CallSite {
                 inst: name.to_string(),
                 target: call.target.clone(),
                 ffi: Some(std::sync::Arc::new(prepared)),
                 sandbox: None,
-            });
-            let site = self.cg.i64c(site as i64);
-            return self.call_runtime(
+            };
+            return self.call_prepared_site(
                 fr,
-                name,
+                "a typed-FFI call",
+                &operand_leaves.concat(),
+                &out_ptrs,
+                counts,
+                site,
                 runtime::hlox_rt_ffi_call as *const () as usize,
-                &[fr.ctx.into(), site.into(), args_t.into(), rets_t.into()],
             );
         }
         let mut ins = Vec::new();
