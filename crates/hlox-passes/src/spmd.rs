@@ -287,10 +287,51 @@ impl Expander<'_, '_> {
             return Ok(());
         }
         let desc = self.describe(&inst)?;
-        let r = self
-            .ed
-            .rewrite(id, collective_call(&desc), inst.operands.clone(), vec![]);
+        let mut op = collective_call(&desc);
+        if let (Op::CustomCall(cc), Some(layouts)) = (&mut op, self.kept_layouts(&inst, &desc)) {
+            cc.operand_layout_constraints = Some(layouts);
+        }
+        let r = self.ed.rewrite(id, op, inst.operands.clone(), vec![]);
         self.edit(r)
+    }
+
+    /// The operand layouts a layout-blind collective keeps. An all-reduce,
+    /// a collective-permute and a collective-broadcast combine or move
+    /// whole buffers element by element, so they give the same result in
+    /// any layout the operands and results share: when `inst`'s operands
+    /// are not in the default layout and each result leaf has its
+    /// operand's layout (as XLA's layout assignment leaves a `psum` of a
+    /// transposed gradient), the call is constrained to exactly those
+    /// layouts, and `BoundaryLayouts` inserts no copies around it. The
+    /// kinds that split or concatenate along a dimension (all-gather,
+    /// reduce-scatter, all-to-all) walk their buffers row-major and keep
+    /// the default layouts. `None`: nothing to keep.
+    fn kept_layouts(
+        &self,
+        inst: &hlox_hlo::Instruction,
+        desc: &CollectiveDesc,
+    ) -> Option<Vec<hlox_hlo::Shape>> {
+        let blind = matches!(
+            desc.kind,
+            CollectiveKind::AllReduce(_)
+                | CollectiveKind::Permute { .. }
+                | CollectiveKind::Broadcast
+        );
+        let operands: Vec<hlox_hlo::Shape> = inst
+            .operands
+            .iter()
+            .map(|&o| self.ed.inst(o).shape.clone())
+            .collect();
+        let results: Vec<&hlox_hlo::Shape> = match &inst.shape {
+            hlox_hlo::Shape::Tuple(leaves) => leaves.iter().collect(),
+            s => vec![s],
+        };
+        let keep = blind
+            && !operands.is_empty()
+            && operands.len() == results.len()
+            && operands.iter().zip(&results).all(|(o, r)| o == *r)
+            && operands.iter().any(|o| *o != o.with_default_layout());
+        keep.then_some(operands)
     }
 
     fn reduction(&self, inst: &hlox_hlo::Instruction) -> Result<ReduceKind, SpmdError> {

@@ -573,3 +573,56 @@ fn excess_precision_pass_and_evaluator_round_in_the_same_places() {
         "the rule changed no result of bf16_excess_precision (changed: {changed_results:?})"
     );
 }
+
+/// A layout-blind collective keeps its operands' layout: JAX's `psum` of a
+/// transposed gradient (`{0,1}`, as XLA's layout assignment leaves it)
+/// becomes a `hlox.collective` call constrained to that layout, so the
+/// boundary-layouts pass puts no copies around it; an all-gather (which
+/// concatenates row-major along a dimension) still gets its operand and
+/// result relaid out.
+#[test]
+fn spmd_all_reduce_keeps_a_transposed_layout_and_all_gather_does_not() {
+    let text = r#"
+HloModule m, entry_computation_layout={(f32[4,8]{1,0})->(f32[8,4]{0,1}, f32[16,4]{0,1})}
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  p = f32[4,8]{1,0} parameter(0)
+  t = f32[8,4]{0,1} transpose(p), dimensions={1,0}
+  r = f32[8,4]{0,1} all-reduce(t), replica_groups={{0,1}}, to_apply=add
+  g = f32[16,4]{0,1} all-gather(t), replica_groups={{0,1}}, dimensions={0}
+  ROOT o = (f32[8,4]{0,1}, f32[16,4]{0,1}) tuple(r, g)
+}
+"#;
+    let mut m = parse_module(text).unwrap();
+    hlox_passes::spmd::expand_spmd(&mut m, 2).unwrap();
+    pass_by_name("boundary-layouts")
+        .unwrap()
+        .run(&mut m)
+        .unwrap();
+    verify_module(&m).unwrap();
+    let printed = print_module(&m);
+    let entry = m.entry_computation();
+    let copies_of = |name: &str| -> Vec<String> {
+        entry
+            .instructions
+            .iter()
+            .filter(|(_, i)| matches!(i.op, Op::Copy) && i.name.starts_with(name))
+            .map(|(_, i)| i.name.clone())
+            .collect()
+    };
+    assert!(
+        copies_of("r.").is_empty(),
+        "all-reduce relaid out:\n{printed}"
+    );
+    assert_eq!(copies_of("g.").len(), 2, "all-gather copies:\n{printed}");
+    assert!(
+        printed.contains("operand_layout_constraints={f32[8,4]{0,1}}"),
+        "{printed}"
+    );
+}
