@@ -220,6 +220,8 @@ macro_rules! opcode_family {
 /// Presence: `req` (text must give it; always printed), `(opt DEFAULT)`
 /// (DEFAULT when absent; printed when it differs), `(shown DEFAULT)`
 /// (DEFAULT when absent; always printed).
+/// `default` gives the field's table default: DEFAULT, or for a required
+/// field its type's `Default` (an attribute struct's own defaults).
 macro_rules! attr_field {
     (parse $r:ident, $ft:ty, [$tk:ident $key:literal req, $($_p:tt)*]) => {
         match <$crate::text::attr::$tk as $crate::text::attr::TextKind<$ft>>::parse($r, $key)? {
@@ -243,6 +245,15 @@ macro_rules! attr_field {
         <$crate::proto::kind::$pk as $crate::proto::kind::ProtoKind<$ft, _>>::encode(
             $v, $cx, &mut (*$m) $(.$seg)*
         )
+    };
+    (default $ft:ty, [Group $key:literal req, $($_p:tt)*]) => {
+        <$ft as $crate::opcode::AttrGroup>::with_defaults()
+    };
+    (default $ft:ty, [$tk:ident $key:literal req, $($_p:tt)*]) => {
+        <$ft as Default>::default()
+    };
+    (default $ft:ty, [$tk:ident $key:literal ($_how:ident $d:expr), $($_p:tt)*]) => {
+        $d
     };
     (decode $m:ident, $cx:ident, $ft:ty, [$tk:ident $key:literal $_pres:tt, $pk:ident $(.$seg:ident)*]) => {
         <$crate::proto::kind::$pk as $crate::proto::kind::ProtoKind<$ft, _>>::decode(
@@ -285,6 +296,9 @@ macro_rules! attr_struct {
             ) -> Result<Self, $crate::proto::ProtoError> {
                 Ok($name { $( $f: $crate::opcode::attr_field!(decode m, cx, $ft, $fs), )* })
             }
+            fn with_defaults() -> Self {
+                $name { $( $f: $crate::opcode::attr_field!(default $ft, $fs), )* }
+            }
         }
     };
 }
@@ -314,6 +328,12 @@ macro_rules! op_arm {
         $( attr_field!(encode $f, $cx, $p, $ft, $fs); )*
     }};
     (encode $cx:ident, $p:ident; $v:ident ($g:ident $wt:ty)) => { AttrGroup::encode($g, $cx, $p) };
+
+    (default; $v:ident) => { Op::$v };
+    (default; $v:ident { $($f:ident : $ft:ty = $fs:tt),* }) => {
+        Op::$v { $( $f: attr_field!(default $ft, $fs), )* }
+    };
+    (default; $v:ident ($wt:ty)) => { Op::$v(<$wt as AttrGroup>::with_defaults()) };
 
     (decode $cx:ident, $p:ident; $v:ident) => { Op::$v };
     (decode $cx:ident, $p:ident; $v:ident { $($f:ident : $ft:ty = $fs:tt),* }) => {
@@ -428,6 +448,18 @@ macro_rules! opcode_table {
                 }
             }
 
+            /// The op of opcode `code` with every attribute at its table
+            /// default (a required one at its type's `Default`): an example
+            /// of each opcode for code that walks the table, as the opcode
+            /// tests do. Its attribute values need not suit any operands.
+            pub fn with_default_attributes(code: Opcode) -> Op {
+                match code {
+                    $( Opcode::$ov => op_arm!(default; $ov $({ $($f : $ft = $fs),* })? $(($wt))?), )*
+                    $( Opcode::$uv => Op::Unary(UnaryOp::$uv), )*
+                    $( Opcode::$bv => Op::Binary(BinaryOp::$bv), )*
+                }
+            }
+
             /// The op of opcode `code` with its attributes read from HLO
             /// text (each attribute the op takes is taken from `r`; the
             /// caller reports what remains).
@@ -534,6 +566,8 @@ pub(crate) trait AttrGroup: Sized {
     fn print_text(&self, cx: &AttrCx, out: &mut Vec<String>);
     fn encode(&self, cx: &AttrCx, m: &mut Self::Proto);
     fn decode(m: &Self::Proto, cx: &AttrCx) -> Result<Self, crate::proto::ProtoError>;
+    /// Every field at its table default ([`Op::with_default_attributes`]).
+    fn with_defaults() -> Self;
 }
 
 impl<T: AttrGroup> AttrGroup for Box<T> {
@@ -549,6 +583,9 @@ impl<T: AttrGroup> AttrGroup for Box<T> {
     }
     fn decode(m: &Self::Proto, cx: &AttrCx) -> Result<Self, crate::proto::ProtoError> {
         T::decode(m, cx).map(Box::new)
+    }
+    fn with_defaults() -> Self {
+        Box::new(T::with_defaults())
     }
 }
 
