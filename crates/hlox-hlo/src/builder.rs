@@ -412,15 +412,7 @@ impl XlaBuilder {
         lhs: XlaOp,
         rhs: XlaOp,
     ) -> Result<XlaOp, BuildError> {
-        self.add_op(
-            Op::Compare {
-                direction,
-                cmp_type: None,
-            },
-            &[lhs, rhs],
-            &[],
-            None,
-        )
+        self.compare_op(direction, None, lhs, rhs)
     }
     /// `compare` with an explicit comparison type (e.g. TOTALORDER).
     pub fn compare_with_type(
@@ -430,15 +422,20 @@ impl XlaBuilder {
         lhs: XlaOp,
         rhs: XlaOp,
     ) -> Result<XlaOp, BuildError> {
-        self.add_op(
-            Op::Compare {
-                direction,
-                cmp_type: Some(cmp_type),
-            },
-            &[lhs, rhs],
-            &[],
-            None,
-        )
+        self.compare_op(direction, Some(cmp_type), lhs, rhs)
+    }
+    fn compare_op(
+        &self,
+        direction: ComparisonDirection,
+        cmp_type: Option<ComparisonType>,
+        lhs: XlaOp,
+        rhs: XlaOp,
+    ) -> Result<XlaOp, BuildError> {
+        let op = Op::Compare {
+            direction,
+            cmp_type,
+        };
+        self.add_op(op, &[lhs, rhs], &[], None)
     }
 
     compare_ops! { eq => Eq, ne => Ne, lt => Lt, le => Le, gt => Gt, ge => Ge }
@@ -1033,33 +1030,9 @@ impl XlaBuilder {
         };
         self.custom_call_op(cc, operands, shape)
     }
-    /// A custom call that constrains its operands' layouts (`operand_shapes_with_layout`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn custom_call_with_layout(
-        &self,
-        target: &str,
-        operands: &[XlaOp],
-        shape_with_layout: &Shape,
-        operand_shapes_with_layout: &[Shape],
-        opaque: &[u8],
-        has_side_effect: bool,
-        output_operand_aliasing: &[OutputOperandAlias],
-        schedule: CustomCallSchedule,
-        api_version: CustomCallApiVersion,
-    ) -> Result<XlaOp, BuildError> {
-        let cc = CustomCall {
-            target: target.to_string(),
-            opaque: opaque.to_vec(),
-            has_side_effect,
-            output_operand_aliasing: output_operand_aliasing.to_vec(),
-            schedule,
-            api_version,
-            operand_layout_constraints: Some(operand_shapes_with_layout.to_vec()),
-        };
-        self.custom_call_op(cc, operands, shape_with_layout)
-    }
     /// The custom call `call` (all its attributes, as another module holds
-    /// them) on `operands`, returning `shape`.
+    /// them) on `operands`, returning `shape`. XLA's `CustomCallWithLayout`
+    /// is this with `operand_layout_constraints` set.
     pub fn custom_call_op(
         &self,
         call: CustomCall,

@@ -1369,23 +1369,25 @@ impl<'a> Cx<'a> {
         Ok(arr_shape(out_ty, dims))
     }
 
+    /// The result element type of dot and convolution: the declared one
+    /// (XLA's preferred element type), else the operands' common type.
+    fn result_type(&self, l: &ArrayShape, r: &ArrayShape) -> R<ElementType> {
+        match self.declared {
+            Some(Shape::Array(d)) => Ok(d.ty),
+            _ if l.ty != r.ty => Err(self.err(format!(
+                "operand element types differ ({} and {}); declare the result type",
+                short_array(l),
+                short_array(r)
+            ))),
+            _ => Ok(l.ty),
+        }
+    }
+
     fn dot(&self, dn: &DotDimensionNumbers, precision: &[crate::ir::Precision]) -> R<Shape> {
         self.nops(2)?;
         self.precision(precision)?;
         let (l, r) = (self.arr(0)?, self.arr(1)?);
-        let ty = match self.declared {
-            Some(Shape::Array(d)) => d.ty,
-            _ => {
-                if l.ty != r.ty {
-                    return Err(self.err(format!(
-                        "operand element types differ ({} and {}); declare the result type",
-                        short_array(l),
-                        short_array(r)
-                    )));
-                }
-                l.ty
-            }
-        };
+        let ty = self.result_type(l, r)?;
         if dn.lhs_batch_dims.len() != dn.rhs_batch_dims.len() {
             return Err(self.err(format!(
                 "lhs_batch_dims {} and rhs_batch_dims {} must have the same length",
@@ -1571,19 +1573,7 @@ impl<'a> Cx<'a> {
         );
         self.nops(2)?;
         let (l, r) = (self.arr(0)?, self.arr(1)?);
-        let ty = match self.declared {
-            Some(Shape::Array(d)) => d.ty,
-            _ => {
-                if l.ty != r.ty {
-                    return Err(self.err(format!(
-                        "operand element types differ ({} and {}); declare the result type",
-                        short_array(l),
-                        short_array(r)
-                    )));
-                }
-                l.ty
-            }
-        };
+        let ty = self.result_type(l, r)?;
         let ns = dn.input_spatial_dimensions.len();
         let rank = ns + 2;
         if l.rank() != rank || r.rank() != rank {

@@ -412,13 +412,8 @@ fn nested(c: &mut Cursor, shape: &ArrayShape, d0: usize, out: &mut Vec<u8>) -> P
 
 /// Scan one number-like token: `-1.5e+3`, `inf`, `-nan(0x1)`, `true`.
 fn number_token<'a>(c: &mut Cursor<'a>) -> PResult<(&'a str, usize)> {
-    c.skip_trivia()?;
+    let (start, mut p) = c.signed_start()?;
     let b = c.bytes();
-    let start = c.pos;
-    let mut p = start;
-    if p < c.end && (b[p] == b'-' || b[p] == b'+') {
-        p += 1;
-    }
     while p < c.end && (b[p].is_ascii_alphanumeric() || b[p] == b'.' || b[p] == b'_') {
         // Exponent sign: `1e+30`, `1e-5`.
         if (b[p] == b'e' || b[p] == b'E') && p + 1 < c.end && (b[p + 1] == b'+' || b[p + 1] == b'-')
