@@ -856,6 +856,18 @@ impl Opcode {
     }
 }
 
+impl From<UnaryOp> for Op {
+    fn from(u: UnaryOp) -> Op {
+        Op::Unary(u)
+    }
+}
+
+impl From<BinaryOp> for Op {
+    fn from(b: BinaryOp) -> Op {
+        Op::Binary(b)
+    }
+}
+
 impl std::fmt::Display for Opcode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
