@@ -711,15 +711,7 @@ impl XlaBuilder {
         dnums: &DotDimensionNumbers,
         precision: &[Precision],
     ) -> Result<XlaOp, BuildError> {
-        self.add_op(
-            Op::Dot {
-                dnums: dnums.clone(),
-                precision: precision.to_vec(),
-            },
-            &[lhs, rhs],
-            &[],
-            None,
-        )
+        self.add_op(dot_op(dnums, precision), &[lhs, rhs], &[], None)
     }
     /// `dot_general` with a preferred result element type (e.g. bf16 x bf16 -> f32).
     pub fn dot_general_with_type(
@@ -730,10 +722,7 @@ impl XlaBuilder {
         precision: &[Precision],
         result_type: ElementType,
     ) -> Result<XlaOp, BuildError> {
-        let op = Op::Dot {
-            dnums: dnums.clone(),
-            precision: precision.to_vec(),
-        };
+        let op = dot_op(dnums, precision);
         let (l, r) = (self.get_shape(lhs)?, self.get_shape(rhs)?);
         // Infer the dimensions as if both operands had lhs's type; the result type is given.
         let rt = match (&r, l.element_type()) {
@@ -833,16 +822,10 @@ impl XlaBuilder {
         computation: &XlaComputation,
         dimensions: &[i64],
     ) -> Result<XlaOp, BuildError> {
-        let mut ops = operands.to_vec();
-        ops.extend(inits);
-        self.add_op(
-            Op::Reduce {
-                dimensions: dimensions.to_vec(),
-            },
-            &ops,
-            &[computation],
-            None,
-        )
+        let op = Op::Reduce {
+            dimensions: dimensions.to_vec(),
+        };
+        self.reduction(op, operands, inits, computation)
     }
     pub fn reduce_window(
         &self,
@@ -851,16 +834,22 @@ impl XlaBuilder {
         computation: &XlaComputation,
         window: &Window,
     ) -> Result<XlaOp, BuildError> {
-        let mut ops = operands.to_vec();
-        ops.extend(inits);
-        self.add_op(
-            Op::ReduceWindow {
-                window: window.clone(),
-            },
-            &ops,
-            &[computation],
-            None,
-        )
+        let op = Op::ReduceWindow {
+            window: window.clone(),
+        };
+        self.reduction(op, operands, inits, computation)
+    }
+    /// A variadic reduction `op`: `operands`, then their `inits`, reduced
+    /// with `computation`.
+    fn reduction(
+        &self,
+        op: Op,
+        operands: &[XlaOp],
+        inits: &[XlaOp],
+        computation: &XlaComputation,
+    ) -> Result<XlaOp, BuildError> {
+        let ops: Vec<XlaOp> = operands.iter().chain(inits).copied().collect();
+        self.add_op(op, &ops, &[computation], None)
     }
     pub fn select_and_scatter(
         &self,
@@ -1223,6 +1212,13 @@ impl XlaBuilder {
     /// Builds and returns the module (entry = this computation).
     pub fn build_module(&self, root: XlaOp) -> Result<Module, BuildError> {
         Ok(self.build(root)?.into_module())
+    }
+}
+
+fn dot_op(dnums: &DotDimensionNumbers, precision: &[Precision]) -> Op {
+    Op::Dot {
+        dnums: dnums.clone(),
+        precision: precision.to_vec(),
     }
 }
 
