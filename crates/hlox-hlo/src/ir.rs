@@ -80,8 +80,8 @@ pub(crate) trait AttrEnum: Copy + PartialEq + 'static {
 
 attr_enum! {
     /// `direction=` of a compare.
-    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-    ComparisonDirection ("comparison direction") { #[default] Eq = "EQ", Ne = "NE", Ge = "GE", Gt = "GT", Le = "LE", Lt = "LT" }
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    ComparisonDirection ("comparison direction") { Eq = "EQ", Ne = "NE", Ge = "GE", Gt = "GT", Le = "LE", Lt = "LT" }
 }
 
 attr_enum! {
@@ -101,8 +101,8 @@ attr_enum! {
     /// complex (IFFT scaled by 1/n); RFFT maps real to the non-negative
     /// frequencies of the last dimension (`n/2 + 1` of them); IRFFT is its
     /// inverse, complex to real of `fft_length` (scaled by 1/n).
-    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-    FftType ("fft type") { #[default] Fft = "FFT", Ifft = "IFFT", Rfft = "RFFT", Irfft = "IRFFT" }
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    FftType ("fft type") { Fft = "FFT", Ifft = "IFFT", Rfft = "RFFT", Irfft = "IRFFT" }
 }
 
 impl ComparisonType {
@@ -246,9 +246,8 @@ attr_struct! {
 
 attr_enum! {
     /// `algorithm=` of rng-bit-generator.
-    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
     RngAlgorithm ("rng algorithm") {
-        #[default]
         Default = "rng_default",
         ThreeFry = "rng_three_fry",
         Philox = "rng_philox",
@@ -359,8 +358,8 @@ impl CustomCall {
 
 attr_enum! {
     /// `kind=` of a fusion instruction.
-    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-    FusionKind ("fusion kind") { #[default] Loop = "kLoop", Input = "kInput", Output = "kOutput", Custom = "kCustom" }
+    #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+    FusionKind ("fusion kind") { Loop = "kLoop", Input = "kInput", Output = "kOutput", Custom = "kCustom" }
 }
 
 /// Which devices take part in a collective (`replica_groups=`). hlox runs a

@@ -221,7 +221,8 @@ macro_rules! opcode_family {
 /// (DEFAULT when absent; printed when it differs), `(shown DEFAULT)`
 /// (DEFAULT when absent; always printed).
 /// `default` gives the field's table default: DEFAULT, or for a required
-/// field its type's `Default` (an attribute struct's own defaults).
+/// field its type's `Default` (an attribute struct's own defaults, a named
+/// value's first spelling).
 macro_rules! attr_field {
     (parse $r:ident, $ft:ty, [$tk:ident $key:literal req, $($_p:tt)*]) => {
         match <$crate::text::attr::$tk as $crate::text::attr::TextKind<$ft>>::parse($r, $key)? {
@@ -248,6 +249,9 @@ macro_rules! attr_field {
     };
     (default $ft:ty, [Group $key:literal req, $($_p:tt)*]) => {
         <$ft as $crate::opcode::AttrGroup>::with_defaults()
+    };
+    (default $ft:ty, [Name $key:literal req, $($_p:tt)*]) => {
+        <$ft as $crate::ir::AttrEnum>::ALL[0]
     };
     (default $ft:ty, [$tk:ident $key:literal req, $($_p:tt)*]) => {
         <$ft as Default>::default()
@@ -449,7 +453,8 @@ macro_rules! opcode_table {
             }
 
             /// The op of opcode `code` with every attribute at its table
-            /// default (a required one at its type's `Default`): an example
+            /// default (a required one at its type's: zero, empty, the first
+            /// named value, an attribute struct's defaults): an example
             /// of each opcode for code that walks the table, as the opcode
             /// tests do. Its attribute values need not suit any operands.
             pub fn with_default_attributes(code: Opcode) -> Op {

@@ -58,8 +58,7 @@ fn convert(
     x: InstId,
     t: ElementType,
 ) -> LResult<InstId> {
-    let a = lw.tensor(c, pos, x)?;
-    let s = Shape::array(t, a.dims);
+    let s = Shape::array(t, lw.tensor(c, pos, x)?.dims);
     lw.add(c, pos, Op::Convert, s, vec![x], vec![])
 }
 
