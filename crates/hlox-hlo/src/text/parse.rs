@@ -881,20 +881,9 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        let entries: Vec<usize> = raw
-            .comps
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.is_entry)
-            .map(|(i, _)| i)
-            .collect();
-        if entries.len() > 1 {
-            return Err(err(
-                raw.comps[entries[1]].pos,
-                "more than one ENTRY computation".into(),
-            ));
-        }
-        let entry_idx = entries.first().copied().unwrap_or(raw.comps.len() - 1);
+        let entry_idx = the_marked(&raw.comps, |c| c.is_entry)
+            .map_err(|i| err(raw.comps[i].pos, "more than one ENTRY computation".into()))?
+            .unwrap_or(raw.comps.len() - 1);
 
         // Called computations of each instruction, resolved to text indices.
         let mut called: Vec<Vec<Vec<usize>>> = Vec::new();
@@ -1117,20 +1106,12 @@ impl<'a> Parser<'a> {
         )?;
 
         // Root.
-        let roots: Vec<usize> = rc
-            .insts
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.is_root)
-            .map(|(i, _)| i)
-            .collect();
-        if roots.len() > 1 {
-            return Err(err(
-                rc.insts[roots[1]].pos,
-                format!("computation '{}' has more than one ROOT", rc.name),
-            ));
-        }
-        let root_old = roots.first().copied().unwrap_or(n - 1);
+        let root_old = the_marked(&rc.insts, |r| r.is_root)
+            .map_err(|i| {
+                let msg = format!("computation '{}' has more than one ROOT", rc.name);
+                err(rc.insts[i].pos, msg)
+            })?
+            .unwrap_or(n - 1);
 
         // Parameters.
         let mut params: Vec<Option<usize>> = Vec::new();
@@ -1942,6 +1923,17 @@ fn unsupported_opcode(name: &str) -> String {
              where this is a plain '{sync}'"
         ),
         None => format!("unsupported opcode '{name}' (hlox does not implement it)"),
+    }
+}
+
+/// The one item `marked` (the ENTRY computation, a computation's ROOT):
+/// its index, or `None` when no item is marked; `Err` with the index of a
+/// second marked item.
+fn the_marked<T>(items: &[T], marked: impl Fn(&T) -> bool) -> Result<Option<usize>, usize> {
+    let mut found = items.iter().enumerate().filter(|(_, t)| marked(t));
+    match (found.next(), found.next()) {
+        (_, Some((second, _))) => Err(second),
+        (first, None) => Ok(first.map(|(i, _)| i)),
     }
 }
 
