@@ -3,6 +3,7 @@
 //! of hlox relies on. Each opcode's example `Op` comes from the table
 //! (`Op::with_default_attributes`), so a new opcode needs no edit here.
 
+use hlox_hlo::entity::{EntityRef, PrimaryMap};
 use hlox_hlo::ir::*;
 use hlox_hlo::opcode::{Arity, CalledRole, KeyKind, Opcode};
 use hlox_hlo::shape_inference::{check_shape, infer_shape};
@@ -256,4 +257,70 @@ fn every_opcode_round_trips_through_a_text_filetest() {
         missing.is_empty(),
         "opcodes no text filetest uses: {missing:?}"
     );
+}
+
+/// A computation of parameters `params` (name, shape) and then `inst`
+/// (its root), whose operands are the parameters.
+fn computation(name: &str, params: Vec<(String, Shape)>, mut inst: Instruction) -> Computation {
+    let mut c = Computation {
+        name: name.into(),
+        instructions: PrimaryMap::new(),
+        params: vec![],
+        root: InstId::new(0),
+        execution_thread: None,
+    };
+    for (number, (name, shape)) in params.into_iter().enumerate() {
+        let op = Op::Parameter {
+            number: number as u64,
+        };
+        let p = c
+            .instructions
+            .push(Instruction::new(name, op, shape, vec![]));
+        c.params.push(p);
+    }
+    inst.operands = c.params.clone();
+    c.root = c.instructions.push(inst);
+    c
+}
+
+/// A module whose entry computation applies `op` to parameters (as many
+/// as its arity's minimum, `f32[2]` each), calling one `(f32[], f32[]) ->
+/// f32[]` computation per called-computation role.
+fn module_of(op: Op) -> Module {
+    let code = op.opcode();
+    let mut computations = PrimaryMap::new();
+    let scalar_params = || vec![("x".into(), f32s(&[])), ("y".into(), f32s(&[]))];
+    let add = || Instruction::new("add", Op::Binary(BinaryOp::Add), f32s(&[]), vec![]);
+    let called: Vec<CompId> = (0..code.called_roles().len())
+        .map(|i| computations.push(computation(&format!("callee{i}"), scalar_params(), add())))
+        .collect();
+    let params = (0..code.arity().min())
+        .map(|i| (format!("p{i}"), f32s(&[2])))
+        .collect();
+    let mut inst = Instruction::new("x", op, f32s(&[2]), vec![]);
+    inst.called = called;
+    let entry = computations.push(computation("entry", params, inst));
+    Module {
+        name: "m".into(),
+        computations,
+        entry,
+        input_output_alias: vec![],
+        is_scheduled: false,
+        frontend_attributes: vec![],
+    }
+}
+
+/// The example op of every opcode (`Op::with_default_attributes`) survives
+/// proto encode and decode, whatever its attributes.
+#[test]
+fn every_opcode_round_trips_through_the_proto() {
+    for &code in Opcode::ALL {
+        if code == Opcode::Parameter {
+            continue; // every module_of has parameters
+        }
+        let m = module_of(Op::with_default_attributes(code));
+        let back = hlox_hlo::proto::decode_module(&hlox_hlo::proto::encode_module(&m))
+            .unwrap_or_else(|e| panic!("{code}: {e}"));
+        assert_eq!(back, m, "{code}");
+    }
 }
