@@ -1788,21 +1788,13 @@ pub(crate) mod kind {
                         .collect(),
                     iota_replica_group_list: None,
                 },
-                (
-                    ReplicaGroups::Iota {
-                        groups,
-                        size,
-                        reshape_dims,
-                        perm,
-                    },
-                    None,
-                ) => xla::CollectiveDeviceListProto {
+                (ReplicaGroups::Iota(iota), None) => xla::CollectiveDeviceListProto {
                     replica_groups: Vec::new(),
                     iota_replica_group_list: Some(xla::IotaReplicaGroupListProto {
-                        num_replica_groups: *groups,
-                        num_devices_per_group: *size,
-                        iota_reshape_dims: reshape_dims.clone(),
-                        iota_transpose_perm: perm.iter().map(|&x| x as i32).collect(),
+                        num_replica_groups: iota.groups,
+                        num_devices_per_group: iota.size,
+                        iota_reshape_dims: iota.reshape_dims.clone(),
+                        iota_transpose_perm: iota.perm.iter().map(|&x| x as i32).collect(),
                     }),
                 },
                 (ReplicaGroups::List(_), None) => xla::CollectiveDeviceListProto::default(),
@@ -1819,12 +1811,14 @@ pub(crate) mod kind {
             };
             Ok(match &p.collective_device_list {
                 Some(l) => match &l.iota_replica_group_list {
-                    Some(i) if l.replica_groups.is_empty() => ReplicaGroups::Iota {
-                        groups: i.num_replica_groups,
-                        size: i.num_devices_per_group,
-                        reshape_dims: i.iota_reshape_dims.clone(),
-                        perm: i.iota_transpose_perm.iter().map(|&x| x as i64).collect(),
-                    },
+                    Some(i) if l.replica_groups.is_empty() => {
+                        ReplicaGroups::Iota(IotaReplicaGroups {
+                            groups: i.num_replica_groups,
+                            size: i.num_devices_per_group,
+                            reshape_dims: i.iota_reshape_dims.clone(),
+                            perm: i.iota_transpose_perm.iter().map(|&x| x as i64).collect(),
+                        })
+                    }
                     _ => list(&l.replica_groups),
                 },
                 None => list(&p.replica_groups),

@@ -2070,12 +2070,12 @@ impl<'a> Cx<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{PadDim, SliceDim};
+    use crate::ir::{IotaReplicaGroups, PadDim, SliceDim};
 
     #[test]
     fn iota_replica_groups_expand_like_xla() {
         let iota = |groups, size, reshape_dims: &[i64], perm: &[i64]| {
-            ReplicaGroups::Iota {
+            IotaReplicaGroups {
                 groups,
                 size,
                 reshape_dims: reshape_dims.to_vec(),
@@ -2318,12 +2318,12 @@ mod tests {
             })),
             Op::AllGather {
                 collective: Collective {
-                    replica_groups: ReplicaGroups::Iota {
+                    replica_groups: ReplicaGroups::Iota(IotaReplicaGroups {
                         groups: 1,
                         size: 1,
                         reshape_dims: vec![1, 1],
                         perm: vec![1, 0],
-                    },
+                    }),
                     ..Default::default()
                 },
                 dimension: 1,
@@ -2337,12 +2337,12 @@ mod tests {
             },
             Op::AllToAll {
                 collective: Collective {
-                    replica_groups: ReplicaGroups::Iota {
+                    replica_groups: ReplicaGroups::Iota(IotaReplicaGroups {
                         groups: i64::MAX,
                         size: 0,
                         reshape_dims: vec![0],
                         perm: vec![],
-                    },
+                    }),
                     ..Default::default()
                 },
                 split_dimension: None,

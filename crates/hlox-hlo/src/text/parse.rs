@@ -1481,12 +1481,12 @@ pub(super) fn replica_groups_value(c: &mut Cursor) -> PResult<ReplicaGroups> {
             }
             c.expect(b')', "to close the iota replica groups' transpose")?;
         }
-        return Ok(ReplicaGroups::Iota {
+        return Ok(ReplicaGroups::Iota(IotaReplicaGroups {
             groups,
             size,
             reshape_dims,
             perm,
-        });
+        }));
     }
     Ok(ReplicaGroups::List(braced_list(
         c,
