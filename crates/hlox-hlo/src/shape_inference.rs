@@ -252,6 +252,13 @@ impl<'a> Cx<'a> {
         })
     }
 
+    /// The one operand and the declared result of an op whose result shape
+    /// must be declared (convert, broadcast, reshape, ...), both arrays.
+    fn operand_and_declared(&self) -> R<(&'a ArrayShape, &'a ArrayShape)> {
+        self.nops(1)?;
+        Ok((self.arr(0)?, self.declared_arr()?))
+    }
+
     fn declared_arr(&self) -> R<&'a ArrayShape> {
         match self.declared()? {
             Shape::Array(a) => Ok(a),
@@ -614,9 +621,7 @@ impl<'a> Cx<'a> {
                 Ok(Shape::Array(x.clone()))
             }
             Op::Convert => {
-                self.nops(1)?;
-                let a = self.arr(0)?;
-                let d = self.declared_arr()?;
+                let (a, d) = self.operand_and_declared()?;
                 if a.ty.is_complex() && !d.ty.is_complex() {
                     return Err(self.err(format!(
                         "conversion from complex {} to real {} is not defined (as in XLA): take `real` (or `imag`, `abs`) first",
@@ -634,9 +639,7 @@ impl<'a> Cx<'a> {
                 Ok(Shape::Array(d.clone()))
             }
             Op::BitcastConvert => {
-                self.nops(1)?;
-                let a = self.arr(0)?;
-                let d = self.declared_arr()?;
+                let (a, d) = self.operand_and_declared()?;
                 let (wi, wo) = (a.ty.bit_width() as i64, d.ty.bit_width() as i64);
                 let bad = || {
                     self.err(format!(
@@ -699,9 +702,7 @@ impl<'a> Cx<'a> {
                 Ok(Shape::Array(a.clone()))
             }
             Op::Broadcast { dimensions } => {
-                self.nops(1)?;
-                let a = self.arr(0)?;
-                let d = self.declared_arr()?;
+                let (a, d) = self.operand_and_declared()?;
                 if a.ty != d.ty {
                     return Err(self.err(format!(
                         "result {} must have the element type of the operand {}",
@@ -731,9 +732,7 @@ impl<'a> Cx<'a> {
                 Ok(Shape::Array(d.clone()))
             }
             Op::Reshape => {
-                self.nops(1)?;
-                let a = self.arr(0)?;
-                let d = self.declared_arr()?;
+                let (a, d) = self.operand_and_declared()?;
                 if a.ty != d.ty || a.checked_element_count() != d.checked_element_count() {
                     return Err(self.err(format!(
                         "cannot reshape {} to {}: element types and element counts must match",
@@ -744,9 +743,7 @@ impl<'a> Cx<'a> {
                 Ok(Shape::Array(d.clone()))
             }
             Op::Bitcast => {
-                self.nops(1)?;
-                let a = self.arr(0)?;
-                let d = self.declared_arr()?;
+                let (a, d) = self.operand_and_declared()?;
                 let (ba, bd) = (
                     a.checked_element_count()
                         .and_then(|n| n.checked_mul(a.ty.byte_size() as i64)),
