@@ -241,12 +241,14 @@ pub fn encode_shape(shape: &Shape) -> Vec<u8> {
     shape_to_proto(shape).encode_to_vec()
 }
 
+/// Reads a binary message `what` (its name, for errors).
+fn decode_message<M: Message + Default>(bytes: &[u8], what: &'static str) -> Result<M, ProtoError> {
+    M::decode(bytes).map_err(|source| ProtoError::Decode { what, source })
+}
+
 /// Reads a binary `ShapeProto`.
 pub fn decode_shape(bytes: &[u8]) -> Result<Shape, ProtoError> {
-    let p = xla::ShapeProto::decode(bytes).map_err(|source| ProtoError::Decode {
-        what: "ShapeProto",
-        source,
-    })?;
+    let p: xla::ShapeProto = decode_message(bytes, "ShapeProto")?;
     shape_from_proto(&p)
 }
 
@@ -453,10 +455,7 @@ pub fn encode_literal(lit: &Literal) -> Vec<u8> {
 
 /// Reads a binary `LiteralProto`.
 pub fn decode_literal(bytes: &[u8]) -> Result<Literal, ProtoError> {
-    let p = xla::LiteralProto::decode(bytes).map_err(|source| ProtoError::Decode {
-        what: "LiteralProto",
-        source,
-    })?;
+    let p: xla::LiteralProto = decode_message(bytes, "LiteralProto")?;
     literal_from_proto(&p)
 }
 
@@ -1083,10 +1082,7 @@ pub fn encode_module(m: &Module) -> Vec<u8> {
 /// Reads a binary `HloModuleProto` (e.g. JAX's
 /// `compiler_ir("hlo").as_serialized_hlo_module_proto()`).
 pub fn decode_module(bytes: &[u8]) -> Result<Module, ProtoError> {
-    let p = xla::HloModuleProto::decode(bytes).map_err(|source| ProtoError::Decode {
-        what: "HloModuleProto",
-        source,
-    })?;
+    let p: xla::HloModuleProto = decode_message(bytes, "HloModuleProto")?;
     module_from_proto(&p)
 }
 
