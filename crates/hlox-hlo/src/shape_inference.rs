@@ -2270,28 +2270,6 @@ mod tests {
                 batch_group_count: 1,
                 precision: vec![],
             }),
-            Op::Gather {
-                dnums: GatherDimensionNumbers {
-                    offset_dims: vec![1],
-                    collapsed_slice_dims: vec![0],
-                    start_index_map: vec![0],
-                    index_vector_dim: 1,
-                    ..Default::default()
-                },
-                slice_sizes: vec![1, 2],
-                indices_are_sorted: false,
-            },
-            Op::Scatter {
-                dnums: ScatterDimensionNumbers {
-                    update_window_dims: vec![1],
-                    inserted_window_dims: vec![0],
-                    scatter_dims_to_operand_dims: vec![0],
-                    index_vector_dim: 1,
-                    ..Default::default()
-                },
-                indices_are_sorted: false,
-                unique_indices: false,
-            },
             Op::Sort {
                 dimension: 0,
                 is_stable: false,
@@ -2375,8 +2353,44 @@ mod tests {
                 parameters,
                 result,
             });
+        // Gather and scatter with arbitrary dimension numbers (in range or
+        // not, repeated or missing).
+        let dims = || proptest::collection::vec(-1i64..4, 0..3);
+        let gather = (dims(), dims(), dims(), dims(), dims(), -1i64..4, dims()).prop_map(
+            |(offset, collapsed, map, operand_batch, index_batch, ivd, slice_sizes)| Op::Gather {
+                dnums: GatherDimensionNumbers {
+                    offset_dims: offset,
+                    collapsed_slice_dims: collapsed,
+                    start_index_map: map,
+                    operand_batching_dims: operand_batch,
+                    start_indices_batching_dims: index_batch,
+                    index_vector_dim: ivd,
+                },
+                slice_sizes,
+                indices_are_sorted: false,
+            },
+        );
+        let scatter = (dims(), dims(), dims(), dims(), dims(), -1i64..4).prop_map(
+            |(window, inserted, map, input_batch, index_batch, ivd)| Op::Scatter {
+                dnums: ScatterDimensionNumbers {
+                    update_window_dims: window,
+                    inserted_window_dims: inserted,
+                    scatter_dims_to_operand_dims: map,
+                    input_batching_dims: input_batch,
+                    scatter_indices_batching_dims: index_batch,
+                    index_vector_dim: ivd,
+                },
+                indices_are_sorted: false,
+                unique_indices: false,
+            },
+        );
+        let op = prop_oneof![
+            8 => proptest::sample::select(ops),
+            1 => gather,
+            1 => scatter,
+        ];
         let strat = (
-            0..ops.len(),
+            op,
             proptest::collection::vec(shape.clone(), 0..5),
             proptest::collection::vec(sig, 0..3),
             shape,
@@ -2386,10 +2400,10 @@ mod tests {
             ..Config::default()
         });
         runner
-            .run(&strat, |(k, operands, called, declared)| {
+            .run(&strat, |(op, operands, called, declared)| {
                 let refs: Vec<&Shape> = operands.iter().collect();
-                let _ = infer_shape(&ops[k], &refs, &called);
-                let _ = check_shape(&ops[k], &refs, &called, &declared);
+                let _ = infer_shape(&op, &refs, &called);
+                let _ = check_shape(&op, &refs, &called, &declared);
                 Ok(())
             })
             .unwrap();
