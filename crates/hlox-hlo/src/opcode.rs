@@ -356,8 +356,8 @@ macro_rules! opcode_table {
             $(, { $( $f:ident : $ft:ty = $fs:tt ),* $(,)? } )?
             $(, ($wt:ty) )? ;
         )* }
-        unary { $( $uv:ident = $un:literal, $ua:expr, [$($ur:ident),*], $up:expr; )* }
-        binary { $( $bv:ident = $bn:literal, $ba:expr, [$($br:ident),*], $bp:expr; )* }
+        unary { $( $uv:ident = $un:literal, $up:expr; )* }
+        binary { $( $bv:ident = $bn:literal, $bp:expr; )* }
     ) => {
         /// An HLO opcode without its attributes: one variant per table entry.
         #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -416,7 +416,9 @@ macro_rules! opcode_table {
                 #[allow(unused_imports)]
                 use Arity::*;
                 match self {
-                    $(Opcode::$ov => $oa,)* $(Opcode::$uv => $ua,)* $(Opcode::$bv => $ba,)*
+                    $(Opcode::$ov => $oa,)*
+                    $(Opcode::$uv => Fixed(1),)*
+                    $(Opcode::$bv => Fixed(2),)*
                 }
             }
 
@@ -427,8 +429,7 @@ macro_rules! opcode_table {
                 use CalledRole::*;
                 match self {
                     $(Opcode::$ov => &[$($or),*],)*
-                    $(Opcode::$uv => &[$($ur),*],)*
-                    $(Opcode::$bv => &[$($br),*],)*
+                    $(Opcode::$uv)|* | $(Opcode::$bv)|* => &[],
                 }
             }
 
@@ -437,7 +438,9 @@ macro_rules! opcode_table {
                 #[allow(unused_imports)]
                 use props::*;
                 match self {
-                    $(Opcode::$ov => $op,)* $(Opcode::$uv => $up,)* $(Opcode::$bv => $bp,)*
+                    $(Opcode::$ov => $op,)*
+                    $(Opcode::$uv => ELEMENTWISE | $up,)*
+                    $(Opcode::$bv => ELEMENTWISE | $bp,)*
                 }
             }
         }
@@ -778,51 +781,54 @@ opcode_table! {
         /// `u32[]`: this device's partition number (0 here).
         PartitionId        = "partition-id",         Fixed(0),    [],                      COLLECTIVE;
     }
+    // The element-wise families: one operand (`unary`) or two (`binary`),
+    // no called computations and ELEMENTWISE; a row gives its name and
+    // any further properties.
     unary {
-        Negate             = "negate",               Fixed(1),    [],                      ELEMENTWISE;
-        Abs                = "abs",                  Fixed(1),    [],                      ELEMENTWISE;
-        Sign               = "sign",                 Fixed(1),    [],                      ELEMENTWISE;
-        Not                = "not",                  Fixed(1),    [],                      ELEMENTWISE;
-        Exp                = "exponential",          Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Expm1              = "exponential-minus-one", Fixed(1),   [],                      ELEMENTWISE | EXPENSIVE;
-        Log                = "log",                  Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Log1p              = "log-plus-one",         Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Sqrt               = "sqrt",                 Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Rsqrt              = "rsqrt",                Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Cbrt               = "cbrt",                 Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Tanh               = "tanh",                 Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Logistic           = "logistic",             Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Sin                = "sine",                 Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Cos                = "cosine",               Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Tan                = "tan",                  Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Floor              = "floor",                Fixed(1),    [],                      ELEMENTWISE;
-        Ceil               = "ceil",                 Fixed(1),    [],                      ELEMENTWISE;
-        RoundNearestAfz    = "round-nearest-afz",    Fixed(1),    [],                      ELEMENTWISE;
-        RoundNearestEven   = "round-nearest-even",   Fixed(1),    [],                      ELEMENTWISE;
-        IsFinite           = "is-finite",            Fixed(1),    [],                      ELEMENTWISE;
-        Erf                = "erf",                  Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        PopulationCount    = "popcnt",               Fixed(1),    [],                      ELEMENTWISE;
-        CountLeadingZeros  = "count-leading-zeros",  Fixed(1),    [],                      ELEMENTWISE;
-        Real               = "real",                 Fixed(1),    [],                      ELEMENTWISE;
-        Imag               = "imag",                 Fixed(1),    [],                      ELEMENTWISE;
+        Negate             = "negate",             NONE;
+        Abs                = "abs",                NONE;
+        Sign               = "sign",               NONE;
+        Not                = "not",                NONE;
+        Exp                = "exponential",        EXPENSIVE;
+        Expm1              = "exponential-minus-one", EXPENSIVE;
+        Log                = "log",                EXPENSIVE;
+        Log1p              = "log-plus-one",       EXPENSIVE;
+        Sqrt               = "sqrt",               EXPENSIVE;
+        Rsqrt              = "rsqrt",              EXPENSIVE;
+        Cbrt               = "cbrt",               EXPENSIVE;
+        Tanh               = "tanh",               EXPENSIVE;
+        Logistic           = "logistic",           EXPENSIVE;
+        Sin                = "sine",               EXPENSIVE;
+        Cos                = "cosine",             EXPENSIVE;
+        Tan                = "tan",                EXPENSIVE;
+        Floor              = "floor",              NONE;
+        Ceil               = "ceil",               NONE;
+        RoundNearestAfz    = "round-nearest-afz",  NONE;
+        RoundNearestEven   = "round-nearest-even", NONE;
+        IsFinite           = "is-finite",          NONE;
+        Erf                = "erf",                EXPENSIVE;
+        PopulationCount    = "popcnt",             NONE;
+        CountLeadingZeros  = "count-leading-zeros", NONE;
+        Real               = "real",               NONE;
+        Imag               = "imag",               NONE;
     }
     binary {
-        Add                = "add",                  Fixed(2),    [],                      ELEMENTWISE;
-        Subtract           = "subtract",             Fixed(2),    [],                      ELEMENTWISE;
-        Multiply           = "multiply",             Fixed(2),    [],                      ELEMENTWISE;
-        Divide             = "divide",               Fixed(2),    [],                      ELEMENTWISE | EXPENSIVE;
-        Remainder          = "remainder",            Fixed(2),    [],                      ELEMENTWISE | EXPENSIVE;
-        Power              = "power",                Fixed(2),    [],                      ELEMENTWISE | EXPENSIVE;
-        Maximum            = "maximum",              Fixed(2),    [],                      ELEMENTWISE;
-        Minimum            = "minimum",              Fixed(2),    [],                      ELEMENTWISE;
-        And                = "and",                  Fixed(2),    [],                      ELEMENTWISE;
-        Or                 = "or",                   Fixed(2),    [],                      ELEMENTWISE;
-        Xor                = "xor",                  Fixed(2),    [],                      ELEMENTWISE;
-        ShiftLeft          = "shift-left",           Fixed(2),    [],                      ELEMENTWISE;
-        ShiftRightLogical  = "shift-right-logical",  Fixed(2),    [],                      ELEMENTWISE;
-        ShiftRightArithmetic = "shift-right-arithmetic", Fixed(2), [],                     ELEMENTWISE;
-        Atan2              = "atan2",                Fixed(2),    [],                      ELEMENTWISE | EXPENSIVE;
-        Complex            = "complex",              Fixed(2),    [],                      ELEMENTWISE;
+        Add                = "add",                NONE;
+        Subtract           = "subtract",           NONE;
+        Multiply           = "multiply",           NONE;
+        Divide             = "divide",             EXPENSIVE;
+        Remainder          = "remainder",          EXPENSIVE;
+        Power              = "power",              EXPENSIVE;
+        Maximum            = "maximum",            NONE;
+        Minimum            = "minimum",            NONE;
+        And                = "and",                NONE;
+        Or                 = "or",                 NONE;
+        Xor                = "xor",                NONE;
+        ShiftLeft          = "shift-left",         NONE;
+        ShiftRightLogical  = "shift-right-logical", NONE;
+        ShiftRightArithmetic = "shift-right-arithmetic", NONE;
+        Atan2              = "atan2",              EXPENSIVE;
+        Complex            = "complex",            NONE;
     }
 }
 
