@@ -153,24 +153,46 @@ pub enum KeyKind {
     List,
 }
 
-/// Opcode properties, as bits of [`Opcode::properties`].
-pub mod props {
-    /// No property.
-    pub const NONE: u16 = 0;
+/// The opcode properties: each a bit of [`Opcode::properties`] (in
+/// [`props`], as the table names it) and the [`Opcode`] method that asks
+/// for it, generated from one line each.
+macro_rules! opcode_properties {
+    ($( $(#[$doc:meta])* $bit:ident = $shift:literal, $method:ident; )*) => {
+        /// Opcode properties, as bits of [`Opcode::properties`].
+        pub mod props {
+            /// No property.
+            pub const NONE: u16 = 0;
+            $( $(#[$doc])* pub const $bit: u16 = 1 << $shift; )*
+        }
+
+        impl Opcode {
+            $(
+                $(#[$doc])*
+                pub fn $method(self) -> bool {
+                    self.properties() & props::$bit != 0
+                }
+            )*
+        }
+    };
+}
+
+opcode_properties! {
     /// Each result element depends only on the same element of each operand.
-    pub const ELEMENTWISE: u16 = 1 << 0;
-    /// May have a side effect (a custom call with `custom_call_has_side_effect=true`).
-    pub const SIDE_EFFECT: u16 = 1 << 1;
-    /// A collective over replica groups, or a device id (see `single-device-collectives`).
-    pub const COLLECTIVE: u16 = 1 << 2;
+    ELEMENTWISE = 0, is_elementwise;
+    /// May have a side effect (a custom call with
+    /// `custom_call_has_side_effect=true`; [`Op::has_side_effect`](crate::opcode::Op::has_side_effect) reads its flag).
+    SIDE_EFFECT = 1, may_have_side_effect;
+    /// A collective over replica groups (see [`Op::AllReduce`](crate::opcode::Op::AllReduce)), or a device
+    /// id (see `single-device-collectives`).
+    COLLECTIVE = 2, is_collective;
     /// Costly enough that passes should not duplicate it (XLA's `IsExpensive`).
-    pub const EXPENSIVE: u16 = 1 << 3;
-    /// The result shape is not determined by operands and attributes: it must
-    /// be declared (`shape_inference::check_shape`).
-    pub const DECLARED_SHAPE: u16 = 1 << 4;
-    /// XLA's scheduler splits it into `-start`/`-done` pairs, which hlox
-    /// does not read (the parser says so).
-    pub const ASYNC_PAIR: u16 = 1 << 5;
+    EXPENSIVE = 3, is_expensive;
+    /// The result shape is not determined by operands and attributes: it
+    /// must be declared (`shape_inference::check_shape`).
+    DECLARED_SHAPE = 4, needs_declared_shape;
+    /// XLA's scheduler splits it into `<name>-start`/`<name>-done` pairs,
+    /// which hlox does not read (the parser says so).
+    ASYNC_PAIR = 5, has_async_pair;
 }
 
 /// An element-wise family (`UnaryOp`, `BinaryOp`): its enum, generated from
@@ -833,34 +855,6 @@ opcode_table! {
 }
 
 impl Opcode {
-    fn has(self, bit: u16) -> bool {
-        self.properties() & bit != 0
-    }
-    /// Each result element depends only on the same element of each operand.
-    pub fn is_elementwise(self) -> bool {
-        self.has(props::ELEMENTWISE)
-    }
-    /// May have a side effect; for a custom call [`Op::has_side_effect`] reads its flag.
-    pub fn may_have_side_effect(self) -> bool {
-        self.has(props::SIDE_EFFECT)
-    }
-    /// A collective (see [`Op::AllReduce`]) or a device id.
-    pub fn is_collective(self) -> bool {
-        self.has(props::COLLECTIVE)
-    }
-    /// Costly enough that a pass should not duplicate it.
-    pub fn is_expensive(self) -> bool {
-        self.has(props::EXPENSIVE)
-    }
-    /// The result shape must be declared: shape inference cannot compute it
-    /// from operands and attributes alone.
-    pub fn needs_declared_shape(self) -> bool {
-        self.has(props::DECLARED_SHAPE)
-    }
-    /// XLA's scheduler splits it into `<name>-start`/`<name>-done`.
-    pub fn has_async_pair(self) -> bool {
-        self.has(props::ASYNC_PAIR)
-    }
     /// The roles that name exactly one computation each (all but a list role).
     pub fn single_roles(self) -> impl Iterator<Item = CalledRole> {
         self.called_roles().iter().copied().filter(|r| !r.is_list())
