@@ -412,15 +412,7 @@ impl XlaBuilder {
         lhs: XlaOp,
         rhs: XlaOp,
     ) -> Result<XlaOp, BuildError> {
-        self.add_op(
-            Op::Compare {
-                direction,
-                cmp_type: None,
-            },
-            &[lhs, rhs],
-            &[],
-            None,
-        )
+        self.compare_op(direction, None, lhs, rhs)
     }
     /// `compare` with an explicit comparison type (e.g. TOTALORDER).
     pub fn compare_with_type(
@@ -430,15 +422,20 @@ impl XlaBuilder {
         lhs: XlaOp,
         rhs: XlaOp,
     ) -> Result<XlaOp, BuildError> {
-        self.add_op(
-            Op::Compare {
-                direction,
-                cmp_type: Some(cmp_type),
-            },
-            &[lhs, rhs],
-            &[],
-            None,
-        )
+        self.compare_op(direction, Some(cmp_type), lhs, rhs)
+    }
+    fn compare_op(
+        &self,
+        direction: ComparisonDirection,
+        cmp_type: Option<ComparisonType>,
+        lhs: XlaOp,
+        rhs: XlaOp,
+    ) -> Result<XlaOp, BuildError> {
+        let op = Op::Compare {
+            direction,
+            cmp_type,
+        };
+        self.add_op(op, &[lhs, rhs], &[], None)
     }
 
     compare_ops! { eq => Eq, ne => Ne, lt => Lt, le => Le, gt => Gt, ge => Ge }
@@ -714,15 +711,7 @@ impl XlaBuilder {
         dnums: &DotDimensionNumbers,
         precision: &[Precision],
     ) -> Result<XlaOp, BuildError> {
-        self.add_op(
-            Op::Dot {
-                dnums: dnums.clone(),
-                precision: precision.to_vec(),
-            },
-            &[lhs, rhs],
-            &[],
-            None,
-        )
+        self.add_op(dot_op(dnums, precision), &[lhs, rhs], &[], None)
     }
     /// `dot_general` with a preferred result element type (e.g. bf16 x bf16 -> f32).
     pub fn dot_general_with_type(
@@ -733,10 +722,7 @@ impl XlaBuilder {
         precision: &[Precision],
         result_type: ElementType,
     ) -> Result<XlaOp, BuildError> {
-        let op = Op::Dot {
-            dnums: dnums.clone(),
-            precision: precision.to_vec(),
-        };
+        let op = dot_op(dnums, precision);
         let (l, r) = (self.get_shape(lhs)?, self.get_shape(rhs)?);
         // Infer the dimensions as if both operands had lhs's type; the result type is given.
         let rt = match (&r, l.element_type()) {
@@ -836,16 +822,10 @@ impl XlaBuilder {
         computation: &XlaComputation,
         dimensions: &[i64],
     ) -> Result<XlaOp, BuildError> {
-        let mut ops = operands.to_vec();
-        ops.extend(inits);
-        self.add_op(
-            Op::Reduce {
-                dimensions: dimensions.to_vec(),
-            },
-            &ops,
-            &[computation],
-            None,
-        )
+        let op = Op::Reduce {
+            dimensions: dimensions.to_vec(),
+        };
+        self.reduction(op, operands, inits, computation)
     }
     pub fn reduce_window(
         &self,
@@ -854,16 +834,22 @@ impl XlaBuilder {
         computation: &XlaComputation,
         window: &Window,
     ) -> Result<XlaOp, BuildError> {
-        let mut ops = operands.to_vec();
-        ops.extend(inits);
-        self.add_op(
-            Op::ReduceWindow {
-                window: window.clone(),
-            },
-            &ops,
-            &[computation],
-            None,
-        )
+        let op = Op::ReduceWindow {
+            window: window.clone(),
+        };
+        self.reduction(op, operands, inits, computation)
+    }
+    /// A variadic reduction `op`: `operands`, then their `inits`, reduced
+    /// with `computation`.
+    fn reduction(
+        &self,
+        op: Op,
+        operands: &[XlaOp],
+        inits: &[XlaOp],
+        computation: &XlaComputation,
+    ) -> Result<XlaOp, BuildError> {
+        let ops: Vec<XlaOp> = operands.iter().chain(inits).copied().collect();
+        self.add_op(op, &ops, &[computation], None)
     }
     pub fn select_and_scatter(
         &self,
@@ -1033,33 +1019,9 @@ impl XlaBuilder {
         };
         self.custom_call_op(cc, operands, shape)
     }
-    /// A custom call that constrains its operands' layouts (`operand_shapes_with_layout`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn custom_call_with_layout(
-        &self,
-        target: &str,
-        operands: &[XlaOp],
-        shape_with_layout: &Shape,
-        operand_shapes_with_layout: &[Shape],
-        opaque: &[u8],
-        has_side_effect: bool,
-        output_operand_aliasing: &[OutputOperandAlias],
-        schedule: CustomCallSchedule,
-        api_version: CustomCallApiVersion,
-    ) -> Result<XlaOp, BuildError> {
-        let cc = CustomCall {
-            target: target.to_string(),
-            opaque: opaque.to_vec(),
-            has_side_effect,
-            output_operand_aliasing: output_operand_aliasing.to_vec(),
-            schedule,
-            api_version,
-            operand_layout_constraints: Some(operand_shapes_with_layout.to_vec()),
-        };
-        self.custom_call_op(cc, operands, shape_with_layout)
-    }
     /// The custom call `call` (all its attributes, as another module holds
-    /// them) on `operands`, returning `shape`.
+    /// them) on `operands`, returning `shape`. XLA's `CustomCallWithLayout`
+    /// is this with `operand_layout_constraints` set.
     pub fn custom_call_op(
         &self,
         call: CustomCall,
@@ -1250,6 +1212,13 @@ impl XlaBuilder {
     /// Builds and returns the module (entry = this computation).
     pub fn build_module(&self, root: XlaOp) -> Result<Module, BuildError> {
         Ok(self.build(root)?.into_module())
+    }
+}
+
+fn dot_op(dnums: &DotDimensionNumbers, precision: &[Precision]) -> Op {
+    Op::Dot {
+        dnums: dnums.clone(),
+        precision: precision.to_vec(),
     }
 }
 

@@ -369,15 +369,20 @@ attr_enum! {
 pub enum ReplicaGroups {
     /// `{{0,1},{2,3}}`; empty (`{}`) means one group of every device.
     List(Vec<Vec<i64>>),
-    /// `[groups,size]<=[reshape_dims]T(perm)`: the ids `0..groups*size`
-    /// reshaped to `reshape_dims`, transposed by `perm` (when given), and
-    /// read row-major into `groups` groups of `size`.
-    Iota {
-        groups: i64,
-        size: i64,
-        reshape_dims: Vec<i64>,
-        perm: Vec<i64>,
-    },
+    /// `[groups,size]<=[reshape_dims]T(perm)`.
+    Iota(IotaReplicaGroups),
+}
+
+/// Replica groups in the iota form `[groups,size]<=[reshape_dims]T(perm)`
+/// (XLA's `IotaReplicaGroupList`): the ids `0..groups*size` reshaped to
+/// `reshape_dims`, transposed by `perm` (when given), and read row-major
+/// into `groups` groups of `size`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct IotaReplicaGroups {
+    pub groups: i64,
+    pub size: i64,
+    pub reshape_dims: Vec<i64>,
+    pub perm: Vec<i64>,
 }
 
 impl Default for ReplicaGroups {
@@ -394,72 +399,71 @@ impl ReplicaGroups {
     pub fn expand(&self) -> Option<Vec<Vec<i64>>> {
         match self {
             ReplicaGroups::List(g) => Some(g.clone()),
-            ReplicaGroups::Iota {
-                groups,
-                size,
-                reshape_dims,
-                perm,
-            } => {
-                let n = groups.checked_mul(*size)?;
-                if *groups < 0 || *size < 0 || n > 1 << 20 || *groups > 1 << 20 {
+            ReplicaGroups::Iota(iota) => iota.expand(),
+        }
+    }
+}
+
+impl IotaReplicaGroups {
+    /// The groups as lists of device ids; `None` when the form is
+    /// inconsistent or too large (see [`ReplicaGroups::expand`]).
+    pub fn expand(&self) -> Option<Vec<Vec<i64>>> {
+        let (groups, size) = (self.groups, self.size);
+        let (reshape_dims, perm) = (&self.reshape_dims, &self.perm);
+        let n = groups.checked_mul(size)?;
+        if groups < 0 || size < 0 || n > 1 << 20 || groups > 1 << 20 {
+            return None;
+        }
+        let dims_n = reshape_dims
+            .iter()
+            .try_fold(1i64, |a, &d| (d >= 0).then(|| a.checked_mul(d)).flatten())?;
+        if dims_n != n {
+            return None;
+        }
+        let rank = reshape_dims.len();
+        let perm: Vec<usize> = if perm.is_empty() {
+            (0..rank).collect()
+        } else {
+            let p: Vec<usize> = perm.iter().map(|&x| x as usize).collect();
+            let mut seen = vec![false; rank];
+            for &x in &p {
+                if x >= rank || std::mem::replace(&mut seen[x], true) {
                     return None;
                 }
-                let dims_n = reshape_dims.iter().try_fold(1i64, |a, &d| {
-                    if d < 0 {
-                        None
-                    } else {
-                        a.checked_mul(d)
-                    }
-                })?;
-                if dims_n != n {
-                    return None;
+            }
+            if p.len() != rank {
+                return None;
+            }
+            p
+        };
+        // Row-major strides of the reshaped iota, read in the
+        // transposed order.
+        let mut strides = vec![1i64; rank];
+        for d in (0..rank.saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1] * reshape_dims[d + 1];
+        }
+        let tdims: Vec<i64> = perm.iter().map(|&p| reshape_dims[p]).collect();
+        let mut ids = Vec::with_capacity(n as usize);
+        let mut idx = vec![0i64; rank];
+        for _ in 0..n {
+            ids.push(
+                idx.iter()
+                    .zip(&perm)
+                    .map(|(&i, &p)| i * strides[p])
+                    .sum::<i64>(),
+            );
+            for d in (0..rank).rev() {
+                idx[d] += 1;
+                if idx[d] < tdims[d] {
+                    break;
                 }
-                let rank = reshape_dims.len();
-                let perm: Vec<usize> = if perm.is_empty() {
-                    (0..rank).collect()
-                } else {
-                    let p: Vec<usize> = perm.iter().map(|&x| x as usize).collect();
-                    let mut seen = vec![false; rank];
-                    for &x in &p {
-                        if x >= rank || std::mem::replace(&mut seen[x], true) {
-                            return None;
-                        }
-                    }
-                    if p.len() != rank {
-                        return None;
-                    }
-                    p
-                };
-                // Row-major strides of the reshaped iota, read in the
-                // transposed order.
-                let mut strides = vec![1i64; rank];
-                for d in (0..rank.saturating_sub(1)).rev() {
-                    strides[d] = strides[d + 1] * reshape_dims[d + 1];
-                }
-                let tdims: Vec<i64> = perm.iter().map(|&p| reshape_dims[p]).collect();
-                let mut ids = Vec::with_capacity(n as usize);
-                let mut idx = vec![0i64; rank];
-                for _ in 0..n {
-                    ids.push(
-                        idx.iter()
-                            .zip(&perm)
-                            .map(|(&i, &p)| i * strides[p])
-                            .sum::<i64>(),
-                    );
-                    for d in (0..rank).rev() {
-                        idx[d] += 1;
-                        if idx[d] < tdims[d] {
-                            break;
-                        }
-                        idx[d] = 0;
-                    }
-                }
-                if *size == 0 {
-                    return Some(vec![Vec::new(); *groups as usize]);
-                }
-                Some(ids.chunks(*size as usize).map(|c| c.to_vec()).collect())
+                idx[d] = 0;
             }
         }
+        if size == 0 {
+            return Some(vec![Vec::new(); groups as usize]);
+        }
+        Some(ids.chunks(size as usize).map(|c| c.to_vec()).collect())
     }
 }
 

@@ -368,6 +368,13 @@ pub enum Literal {
     Token,
 }
 
+/// The empty tuple `()`, as XLA's default `Literal` is the nil shape.
+impl Default for Literal {
+    fn default() -> Literal {
+        Literal::Tuple(Vec::new())
+    }
+}
+
 impl Literal {
     /// A scalar.
     pub fn r0<T: NativeType>(v: T) -> Literal {

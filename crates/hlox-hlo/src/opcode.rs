@@ -153,24 +153,46 @@ pub enum KeyKind {
     List,
 }
 
-/// Opcode properties, as bits of [`Opcode::properties`].
-pub mod props {
-    /// No property.
-    pub const NONE: u16 = 0;
+/// The opcode properties: each a bit of [`Opcode::properties`] (in
+/// [`props`], as the table names it) and the [`Opcode`] method that asks
+/// for it, generated from one line each.
+macro_rules! opcode_properties {
+    ($( $(#[$doc:meta])* $bit:ident = $shift:literal, $method:ident; )*) => {
+        /// Opcode properties, as bits of [`Opcode::properties`].
+        pub mod props {
+            /// No property.
+            pub const NONE: u16 = 0;
+            $( $(#[$doc])* pub const $bit: u16 = 1 << $shift; )*
+        }
+
+        impl Opcode {
+            $(
+                $(#[$doc])*
+                pub fn $method(self) -> bool {
+                    self.properties() & props::$bit != 0
+                }
+            )*
+        }
+    };
+}
+
+opcode_properties! {
     /// Each result element depends only on the same element of each operand.
-    pub const ELEMENTWISE: u16 = 1 << 0;
-    /// May have a side effect (a custom call with `custom_call_has_side_effect=true`).
-    pub const SIDE_EFFECT: u16 = 1 << 1;
-    /// A collective over replica groups, or a device id (see `single-device-collectives`).
-    pub const COLLECTIVE: u16 = 1 << 2;
+    ELEMENTWISE = 0, is_elementwise;
+    /// May have a side effect (a custom call with
+    /// `custom_call_has_side_effect=true`; [`Op::has_side_effect`](crate::opcode::Op::has_side_effect) reads its flag).
+    SIDE_EFFECT = 1, may_have_side_effect;
+    /// A collective over replica groups (see [`Op::AllReduce`](crate::opcode::Op::AllReduce)), or a device
+    /// id (see `single-device-collectives`).
+    COLLECTIVE = 2, is_collective;
     /// Costly enough that passes should not duplicate it (XLA's `IsExpensive`).
-    pub const EXPENSIVE: u16 = 1 << 3;
-    /// The result shape is not determined by operands and attributes: it must
-    /// be declared (`shape_inference::check_shape`).
-    pub const DECLARED_SHAPE: u16 = 1 << 4;
-    /// XLA's scheduler splits it into `-start`/`-done` pairs, which hlox
-    /// does not read (the parser says so).
-    pub const ASYNC_PAIR: u16 = 1 << 5;
+    EXPENSIVE = 3, is_expensive;
+    /// The result shape is not determined by operands and attributes: it
+    /// must be declared (`shape_inference::check_shape`).
+    DECLARED_SHAPE = 4, needs_declared_shape;
+    /// XLA's scheduler splits it into `<name>-start`/`<name>-done` pairs,
+    /// which hlox does not read (the parser says so).
+    ASYNC_PAIR = 5, has_async_pair;
 }
 
 /// An element-wise family (`UnaryOp`, `BinaryOp`): its enum, generated from
@@ -220,6 +242,9 @@ macro_rules! opcode_family {
 /// Presence: `req` (text must give it; always printed), `(opt DEFAULT)`
 /// (DEFAULT when absent; printed when it differs), `(shown DEFAULT)`
 /// (DEFAULT when absent; always printed).
+/// `default` gives the field's table default: DEFAULT, or for a required
+/// field its type's `Default` (an attribute struct's own defaults, a named
+/// value's first spelling).
 macro_rules! attr_field {
     (parse $r:ident, $ft:ty, [$tk:ident $key:literal req, $($_p:tt)*]) => {
         match <$crate::text::attr::$tk as $crate::text::attr::TextKind<$ft>>::parse($r, $key)? {
@@ -243,6 +268,18 @@ macro_rules! attr_field {
         <$crate::proto::kind::$pk as $crate::proto::kind::ProtoKind<$ft, _>>::encode(
             $v, $cx, &mut (*$m) $(.$seg)*
         )
+    };
+    (default $ft:ty, [Group $key:literal req, $($_p:tt)*]) => {
+        <$ft as $crate::opcode::AttrGroup>::with_defaults()
+    };
+    (default $ft:ty, [Name $key:literal req, $($_p:tt)*]) => {
+        <$ft as $crate::ir::AttrEnum>::ALL[0]
+    };
+    (default $ft:ty, [$tk:ident $key:literal req, $($_p:tt)*]) => {
+        <$ft as Default>::default()
+    };
+    (default $ft:ty, [$tk:ident $key:literal ($_how:ident $d:expr), $($_p:tt)*]) => {
+        $d
     };
     (decode $m:ident, $cx:ident, $ft:ty, [$tk:ident $key:literal $_pres:tt, $pk:ident $(.$seg:ident)*]) => {
         <$crate::proto::kind::$pk as $crate::proto::kind::ProtoKind<$ft, _>>::decode(
@@ -285,6 +322,9 @@ macro_rules! attr_struct {
             ) -> Result<Self, $crate::proto::ProtoError> {
                 Ok($name { $( $f: $crate::opcode::attr_field!(decode m, cx, $ft, $fs), )* })
             }
+            fn with_defaults() -> Self {
+                $name { $( $f: $crate::opcode::attr_field!(default $ft, $fs), )* }
+            }
         }
     };
 }
@@ -315,6 +355,12 @@ macro_rules! op_arm {
     }};
     (encode $cx:ident, $p:ident; $v:ident ($g:ident $wt:ty)) => { AttrGroup::encode($g, $cx, $p) };
 
+    (default; $v:ident) => { Op::$v };
+    (default; $v:ident { $($f:ident : $ft:ty = $fs:tt),* }) => {
+        Op::$v { $( $f: attr_field!(default $ft, $fs), )* }
+    };
+    (default; $v:ident ($wt:ty)) => { Op::$v(<$wt as AttrGroup>::with_defaults()) };
+
     (decode $cx:ident, $p:ident; $v:ident) => { Op::$v };
     (decode $cx:ident, $p:ident; $v:ident { $($f:ident : $ft:ty = $fs:tt),* }) => {
         Op::$v { $( $f: attr_field!(decode $p, $cx, $ft, $fs), )* }
@@ -332,8 +378,8 @@ macro_rules! opcode_table {
             $(, { $( $f:ident : $ft:ty = $fs:tt ),* $(,)? } )?
             $(, ($wt:ty) )? ;
         )* }
-        unary { $( $uv:ident = $un:literal, $ua:expr, [$($ur:ident),*], $up:expr; )* }
-        binary { $( $bv:ident = $bn:literal, $ba:expr, [$($br:ident),*], $bp:expr; )* }
+        unary { $( $uv:ident = $un:literal, $up:expr; )* }
+        binary { $( $bv:ident = $bn:literal, $bp:expr; )* }
     ) => {
         /// An HLO opcode without its attributes: one variant per table entry.
         #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -392,7 +438,9 @@ macro_rules! opcode_table {
                 #[allow(unused_imports)]
                 use Arity::*;
                 match self {
-                    $(Opcode::$ov => $oa,)* $(Opcode::$uv => $ua,)* $(Opcode::$bv => $ba,)*
+                    $(Opcode::$ov => $oa,)*
+                    $(Opcode::$uv => Fixed(1),)*
+                    $(Opcode::$bv => Fixed(2),)*
                 }
             }
 
@@ -403,8 +451,7 @@ macro_rules! opcode_table {
                 use CalledRole::*;
                 match self {
                     $(Opcode::$ov => &[$($or),*],)*
-                    $(Opcode::$uv => &[$($ur),*],)*
-                    $(Opcode::$bv => &[$($br),*],)*
+                    $(Opcode::$uv)|* | $(Opcode::$bv)|* => &[],
                 }
             }
 
@@ -413,7 +460,9 @@ macro_rules! opcode_table {
                 #[allow(unused_imports)]
                 use props::*;
                 match self {
-                    $(Opcode::$ov => $op,)* $(Opcode::$uv => $up,)* $(Opcode::$bv => $bp,)*
+                    $(Opcode::$ov => $op,)*
+                    $(Opcode::$uv => ELEMENTWISE | $up,)*
+                    $(Opcode::$bv => ELEMENTWISE | $bp,)*
                 }
             }
         }
@@ -425,6 +474,19 @@ macro_rules! opcode_table {
                     $( Op::$ov { .. } => Opcode::$ov, )*
                     Op::Unary(u) => u.opcode(),
                     Op::Binary(b) => b.opcode(),
+                }
+            }
+
+            /// The op of opcode `code` with every attribute at its table
+            /// default (a required one at its type's: zero, empty, the first
+            /// named value, an attribute struct's defaults): an example
+            /// of each opcode for code that walks the table, as the opcode
+            /// tests do. Its attribute values need not suit any operands.
+            pub fn with_default_attributes(code: Opcode) -> Op {
+                match code {
+                    $( Opcode::$ov => op_arm!(default; $ov $({ $($f : $ft = $fs),* })? $(($wt))?), )*
+                    $( Opcode::$uv => Op::Unary(UnaryOp::$uv), )*
+                    $( Opcode::$bv => Op::Binary(BinaryOp::$bv), )*
                 }
             }
 
@@ -534,6 +596,8 @@ pub(crate) trait AttrGroup: Sized {
     fn print_text(&self, cx: &AttrCx, out: &mut Vec<String>);
     fn encode(&self, cx: &AttrCx, m: &mut Self::Proto);
     fn decode(m: &Self::Proto, cx: &AttrCx) -> Result<Self, crate::proto::ProtoError>;
+    /// Every field at its table default ([`Op::with_default_attributes`]).
+    fn with_defaults() -> Self;
 }
 
 impl<T: AttrGroup> AttrGroup for Box<T> {
@@ -549,6 +613,9 @@ impl<T: AttrGroup> AttrGroup for Box<T> {
     }
     fn decode(m: &Self::Proto, cx: &AttrCx) -> Result<Self, crate::proto::ProtoError> {
         T::decode(m, cx).map(Box::new)
+    }
+    fn with_defaults() -> Self {
+        Box::new(T::with_defaults())
     }
 }
 
@@ -736,86 +803,73 @@ opcode_table! {
         /// `u32[]`: this device's partition number (0 here).
         PartitionId        = "partition-id",         Fixed(0),    [],                      COLLECTIVE;
     }
+    // The element-wise families: one operand (`unary`) or two (`binary`),
+    // no called computations and ELEMENTWISE; a row gives its name and
+    // any further properties.
     unary {
-        Negate             = "negate",               Fixed(1),    [],                      ELEMENTWISE;
-        Abs                = "abs",                  Fixed(1),    [],                      ELEMENTWISE;
-        Sign               = "sign",                 Fixed(1),    [],                      ELEMENTWISE;
-        Not                = "not",                  Fixed(1),    [],                      ELEMENTWISE;
-        Exp                = "exponential",          Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Expm1              = "exponential-minus-one", Fixed(1),   [],                      ELEMENTWISE | EXPENSIVE;
-        Log                = "log",                  Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Log1p              = "log-plus-one",         Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Sqrt               = "sqrt",                 Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Rsqrt              = "rsqrt",                Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Cbrt               = "cbrt",                 Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Tanh               = "tanh",                 Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Logistic           = "logistic",             Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Sin                = "sine",                 Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Cos                = "cosine",               Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Tan                = "tan",                  Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        Floor              = "floor",                Fixed(1),    [],                      ELEMENTWISE;
-        Ceil               = "ceil",                 Fixed(1),    [],                      ELEMENTWISE;
-        RoundNearestAfz    = "round-nearest-afz",    Fixed(1),    [],                      ELEMENTWISE;
-        RoundNearestEven   = "round-nearest-even",   Fixed(1),    [],                      ELEMENTWISE;
-        IsFinite           = "is-finite",            Fixed(1),    [],                      ELEMENTWISE;
-        Erf                = "erf",                  Fixed(1),    [],                      ELEMENTWISE | EXPENSIVE;
-        PopulationCount    = "popcnt",               Fixed(1),    [],                      ELEMENTWISE;
-        CountLeadingZeros  = "count-leading-zeros",  Fixed(1),    [],                      ELEMENTWISE;
-        Real               = "real",                 Fixed(1),    [],                      ELEMENTWISE;
-        Imag               = "imag",                 Fixed(1),    [],                      ELEMENTWISE;
+        Negate             = "negate",             NONE;
+        Abs                = "abs",                NONE;
+        Sign               = "sign",               NONE;
+        Not                = "not",                NONE;
+        Exp                = "exponential",        EXPENSIVE;
+        Expm1              = "exponential-minus-one", EXPENSIVE;
+        Log                = "log",                EXPENSIVE;
+        Log1p              = "log-plus-one",       EXPENSIVE;
+        Sqrt               = "sqrt",               EXPENSIVE;
+        Rsqrt              = "rsqrt",              EXPENSIVE;
+        Cbrt               = "cbrt",               EXPENSIVE;
+        Tanh               = "tanh",               EXPENSIVE;
+        Logistic           = "logistic",           EXPENSIVE;
+        Sin                = "sine",               EXPENSIVE;
+        Cos                = "cosine",             EXPENSIVE;
+        Tan                = "tan",                EXPENSIVE;
+        Floor              = "floor",              NONE;
+        Ceil               = "ceil",               NONE;
+        RoundNearestAfz    = "round-nearest-afz",  NONE;
+        RoundNearestEven   = "round-nearest-even", NONE;
+        IsFinite           = "is-finite",          NONE;
+        Erf                = "erf",                EXPENSIVE;
+        PopulationCount    = "popcnt",             NONE;
+        CountLeadingZeros  = "count-leading-zeros", NONE;
+        Real               = "real",               NONE;
+        Imag               = "imag",               NONE;
     }
     binary {
-        Add                = "add",                  Fixed(2),    [],                      ELEMENTWISE;
-        Subtract           = "subtract",             Fixed(2),    [],                      ELEMENTWISE;
-        Multiply           = "multiply",             Fixed(2),    [],                      ELEMENTWISE;
-        Divide             = "divide",               Fixed(2),    [],                      ELEMENTWISE | EXPENSIVE;
-        Remainder          = "remainder",            Fixed(2),    [],                      ELEMENTWISE | EXPENSIVE;
-        Power              = "power",                Fixed(2),    [],                      ELEMENTWISE | EXPENSIVE;
-        Maximum            = "maximum",              Fixed(2),    [],                      ELEMENTWISE;
-        Minimum            = "minimum",              Fixed(2),    [],                      ELEMENTWISE;
-        And                = "and",                  Fixed(2),    [],                      ELEMENTWISE;
-        Or                 = "or",                   Fixed(2),    [],                      ELEMENTWISE;
-        Xor                = "xor",                  Fixed(2),    [],                      ELEMENTWISE;
-        ShiftLeft          = "shift-left",           Fixed(2),    [],                      ELEMENTWISE;
-        ShiftRightLogical  = "shift-right-logical",  Fixed(2),    [],                      ELEMENTWISE;
-        ShiftRightArithmetic = "shift-right-arithmetic", Fixed(2), [],                     ELEMENTWISE;
-        Atan2              = "atan2",                Fixed(2),    [],                      ELEMENTWISE | EXPENSIVE;
-        Complex            = "complex",              Fixed(2),    [],                      ELEMENTWISE;
+        Add                = "add",                NONE;
+        Subtract           = "subtract",           NONE;
+        Multiply           = "multiply",           NONE;
+        Divide             = "divide",             EXPENSIVE;
+        Remainder          = "remainder",          EXPENSIVE;
+        Power              = "power",              EXPENSIVE;
+        Maximum            = "maximum",            NONE;
+        Minimum            = "minimum",            NONE;
+        And                = "and",                NONE;
+        Or                 = "or",                 NONE;
+        Xor                = "xor",                NONE;
+        ShiftLeft          = "shift-left",         NONE;
+        ShiftRightLogical  = "shift-right-logical", NONE;
+        ShiftRightArithmetic = "shift-right-arithmetic", NONE;
+        Atan2              = "atan2",              EXPENSIVE;
+        Complex            = "complex",            NONE;
     }
 }
 
 impl Opcode {
-    fn has(self, bit: u16) -> bool {
-        self.properties() & bit != 0
-    }
-    /// Each result element depends only on the same element of each operand.
-    pub fn is_elementwise(self) -> bool {
-        self.has(props::ELEMENTWISE)
-    }
-    /// May have a side effect; for a custom call [`Op::has_side_effect`] reads its flag.
-    pub fn may_have_side_effect(self) -> bool {
-        self.has(props::SIDE_EFFECT)
-    }
-    /// A collective (see [`Op::AllReduce`]) or a device id.
-    pub fn is_collective(self) -> bool {
-        self.has(props::COLLECTIVE)
-    }
-    /// Costly enough that a pass should not duplicate it.
-    pub fn is_expensive(self) -> bool {
-        self.has(props::EXPENSIVE)
-    }
-    /// The result shape must be declared: shape inference cannot compute it
-    /// from operands and attributes alone.
-    pub fn needs_declared_shape(self) -> bool {
-        self.has(props::DECLARED_SHAPE)
-    }
-    /// XLA's scheduler splits it into `<name>-start`/`<name>-done`.
-    pub fn has_async_pair(self) -> bool {
-        self.has(props::ASYNC_PAIR)
-    }
     /// The roles that name exactly one computation each (all but a list role).
     pub fn single_roles(self) -> impl Iterator<Item = CalledRole> {
         self.called_roles().iter().copied().filter(|r| !r.is_list())
+    }
+}
+
+impl From<UnaryOp> for Op {
+    fn from(u: UnaryOp) -> Op {
+        Op::Unary(u)
+    }
+}
+
+impl From<BinaryOp> for Op {
+    fn from(b: BinaryOp) -> Op {
+        Op::Binary(b)
     }
 }
 

@@ -241,12 +241,14 @@ pub fn encode_shape(shape: &Shape) -> Vec<u8> {
     shape_to_proto(shape).encode_to_vec()
 }
 
+/// Reads a binary message `what` (its name, for errors).
+fn decode_message<M: Message + Default>(bytes: &[u8], what: &'static str) -> Result<M, ProtoError> {
+    M::decode(bytes).map_err(|source| ProtoError::Decode { what, source })
+}
+
 /// Reads a binary `ShapeProto`.
 pub fn decode_shape(bytes: &[u8]) -> Result<Shape, ProtoError> {
-    let p = xla::ShapeProto::decode(bytes).map_err(|source| ProtoError::Decode {
-        what: "ShapeProto",
-        source,
-    })?;
+    let p: xla::ShapeProto = decode_message(bytes, "ShapeProto")?;
     shape_from_proto(&p)
 }
 
@@ -453,10 +455,7 @@ pub fn encode_literal(lit: &Literal) -> Vec<u8> {
 
 /// Reads a binary `LiteralProto`.
 pub fn decode_literal(bytes: &[u8]) -> Result<Literal, ProtoError> {
-    let p = xla::LiteralProto::decode(bytes).map_err(|source| ProtoError::Decode {
-        what: "LiteralProto",
-        source,
-    })?;
+    let p: xla::LiteralProto = decode_message(bytes, "LiteralProto")?;
     literal_from_proto(&p)
 }
 
@@ -1083,10 +1082,7 @@ pub fn encode_module(m: &Module) -> Vec<u8> {
 /// Reads a binary `HloModuleProto` (e.g. JAX's
 /// `compiler_ir("hlo").as_serialized_hlo_module_proto()`).
 pub fn decode_module(bytes: &[u8]) -> Result<Module, ProtoError> {
-    let p = xla::HloModuleProto::decode(bytes).map_err(|source| ProtoError::Decode {
-        what: "HloModuleProto",
-        source,
-    })?;
+    let p: xla::HloModuleProto = decode_message(bytes, "HloModuleProto")?;
     module_from_proto(&p)
 }
 
@@ -1788,21 +1784,13 @@ pub(crate) mod kind {
                         .collect(),
                     iota_replica_group_list: None,
                 },
-                (
-                    ReplicaGroups::Iota {
-                        groups,
-                        size,
-                        reshape_dims,
-                        perm,
-                    },
-                    None,
-                ) => xla::CollectiveDeviceListProto {
+                (ReplicaGroups::Iota(iota), None) => xla::CollectiveDeviceListProto {
                     replica_groups: Vec::new(),
                     iota_replica_group_list: Some(xla::IotaReplicaGroupListProto {
-                        num_replica_groups: *groups,
-                        num_devices_per_group: *size,
-                        iota_reshape_dims: reshape_dims.clone(),
-                        iota_transpose_perm: perm.iter().map(|&x| x as i32).collect(),
+                        num_replica_groups: iota.groups,
+                        num_devices_per_group: iota.size,
+                        iota_reshape_dims: iota.reshape_dims.clone(),
+                        iota_transpose_perm: iota.perm.iter().map(|&x| x as i32).collect(),
                     }),
                 },
                 (ReplicaGroups::List(_), None) => xla::CollectiveDeviceListProto::default(),
@@ -1819,12 +1807,14 @@ pub(crate) mod kind {
             };
             Ok(match &p.collective_device_list {
                 Some(l) => match &l.iota_replica_group_list {
-                    Some(i) if l.replica_groups.is_empty() => ReplicaGroups::Iota {
-                        groups: i.num_replica_groups,
-                        size: i.num_devices_per_group,
-                        reshape_dims: i.iota_reshape_dims.clone(),
-                        perm: i.iota_transpose_perm.iter().map(|&x| x as i64).collect(),
-                    },
+                    Some(i) if l.replica_groups.is_empty() => {
+                        ReplicaGroups::Iota(IotaReplicaGroups {
+                            groups: i.num_replica_groups,
+                            size: i.num_devices_per_group,
+                            reshape_dims: i.iota_reshape_dims.clone(),
+                            perm: i.iota_transpose_perm.iter().map(|&x| x as i64).collect(),
+                        })
+                    }
                     _ => list(&l.replica_groups),
                 },
                 None => list(&p.replica_groups),

@@ -252,6 +252,13 @@ impl<'a> Cx<'a> {
         })
     }
 
+    /// The one operand and the declared result of an op whose result shape
+    /// must be declared (convert, broadcast, reshape, ...), both arrays.
+    fn operand_and_declared(&self) -> R<(&'a ArrayShape, &'a ArrayShape)> {
+        self.nops(1)?;
+        Ok((self.arr(0)?, self.declared_arr()?))
+    }
+
     fn declared_arr(&self) -> R<&'a ArrayShape> {
         match self.declared()? {
             Shape::Array(a) => Ok(a),
@@ -614,9 +621,7 @@ impl<'a> Cx<'a> {
                 Ok(Shape::Array(x.clone()))
             }
             Op::Convert => {
-                self.nops(1)?;
-                let a = self.arr(0)?;
-                let d = self.declared_arr()?;
+                let (a, d) = self.operand_and_declared()?;
                 if a.ty.is_complex() && !d.ty.is_complex() {
                     return Err(self.err(format!(
                         "conversion from complex {} to real {} is not defined (as in XLA): take `real` (or `imag`, `abs`) first",
@@ -634,9 +639,7 @@ impl<'a> Cx<'a> {
                 Ok(Shape::Array(d.clone()))
             }
             Op::BitcastConvert => {
-                self.nops(1)?;
-                let a = self.arr(0)?;
-                let d = self.declared_arr()?;
+                let (a, d) = self.operand_and_declared()?;
                 let (wi, wo) = (a.ty.bit_width() as i64, d.ty.bit_width() as i64);
                 let bad = || {
                     self.err(format!(
@@ -699,9 +702,7 @@ impl<'a> Cx<'a> {
                 Ok(Shape::Array(a.clone()))
             }
             Op::Broadcast { dimensions } => {
-                self.nops(1)?;
-                let a = self.arr(0)?;
-                let d = self.declared_arr()?;
+                let (a, d) = self.operand_and_declared()?;
                 if a.ty != d.ty {
                     return Err(self.err(format!(
                         "result {} must have the element type of the operand {}",
@@ -731,9 +732,7 @@ impl<'a> Cx<'a> {
                 Ok(Shape::Array(d.clone()))
             }
             Op::Reshape => {
-                self.nops(1)?;
-                let a = self.arr(0)?;
-                let d = self.declared_arr()?;
+                let (a, d) = self.operand_and_declared()?;
                 if a.ty != d.ty || a.checked_element_count() != d.checked_element_count() {
                     return Err(self.err(format!(
                         "cannot reshape {} to {}: element types and element counts must match",
@@ -744,9 +743,7 @@ impl<'a> Cx<'a> {
                 Ok(Shape::Array(d.clone()))
             }
             Op::Bitcast => {
-                self.nops(1)?;
-                let a = self.arr(0)?;
-                let d = self.declared_arr()?;
+                let (a, d) = self.operand_and_declared()?;
                 let (ba, bd) = (
                     a.checked_element_count()
                         .and_then(|n| n.checked_mul(a.ty.byte_size() as i64)),
@@ -1369,23 +1366,25 @@ impl<'a> Cx<'a> {
         Ok(arr_shape(out_ty, dims))
     }
 
+    /// The result element type of dot and convolution: the declared one
+    /// (XLA's preferred element type), else the operands' common type.
+    fn result_type(&self, l: &ArrayShape, r: &ArrayShape) -> R<ElementType> {
+        match self.declared {
+            Some(Shape::Array(d)) => Ok(d.ty),
+            _ if l.ty != r.ty => Err(self.err(format!(
+                "operand element types differ ({} and {}); declare the result type",
+                short_array(l),
+                short_array(r)
+            ))),
+            _ => Ok(l.ty),
+        }
+    }
+
     fn dot(&self, dn: &DotDimensionNumbers, precision: &[crate::ir::Precision]) -> R<Shape> {
         self.nops(2)?;
         self.precision(precision)?;
         let (l, r) = (self.arr(0)?, self.arr(1)?);
-        let ty = match self.declared {
-            Some(Shape::Array(d)) => d.ty,
-            _ => {
-                if l.ty != r.ty {
-                    return Err(self.err(format!(
-                        "operand element types differ ({} and {}); declare the result type",
-                        short_array(l),
-                        short_array(r)
-                    )));
-                }
-                l.ty
-            }
-        };
+        let ty = self.result_type(l, r)?;
         if dn.lhs_batch_dims.len() != dn.rhs_batch_dims.len() {
             return Err(self.err(format!(
                 "lhs_batch_dims {} and rhs_batch_dims {} must have the same length",
@@ -1571,19 +1570,7 @@ impl<'a> Cx<'a> {
         );
         self.nops(2)?;
         let (l, r) = (self.arr(0)?, self.arr(1)?);
-        let ty = match self.declared {
-            Some(Shape::Array(d)) => d.ty,
-            _ => {
-                if l.ty != r.ty {
-                    return Err(self.err(format!(
-                        "operand element types differ ({} and {}); declare the result type",
-                        short_array(l),
-                        short_array(r)
-                    )));
-                }
-                l.ty
-            }
-        };
+        let ty = self.result_type(l, r)?;
         let ns = dn.input_spatial_dimensions.len();
         let rank = ns + 2;
         if l.rank() != rank || r.rank() != rank {
@@ -2080,12 +2067,12 @@ impl<'a> Cx<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{PadDim, SliceDim};
+    use crate::ir::{IotaReplicaGroups, PadDim, SliceDim};
 
     #[test]
     fn iota_replica_groups_expand_like_xla() {
         let iota = |groups, size, reshape_dims: &[i64], perm: &[i64]| {
-            ReplicaGroups::Iota {
+            IotaReplicaGroups {
                 groups,
                 size,
                 reshape_dims: reshape_dims.to_vec(),
@@ -2197,6 +2184,7 @@ mod tests {
     fn no_panics_on_arbitrary_input() {
         use crate::ir::*;
         use crate::literal::Literal;
+        use crate::opcode::Opcode;
         use proptest::prelude::*;
         use proptest::test_runner::{Config, TestRunner};
         let w = |n: usize, size: i64| Window {
@@ -2210,23 +2198,17 @@ mod tests {
                 n
             ],
         };
-        let ops: Vec<Op> = vec![
-            Op::Parameter { number: 0 },
+        // Every opcode with its table defaults, and these with attributes
+        // that reach further into the shape rules (or out of range).
+        let picked = vec![
             Op::Constant {
                 literal: Literal::r0(1f32),
             },
             Op::Iota { dimension: 1 },
-            Op::Unary(UnaryOp::Exp),
-            Op::Unary(UnaryOp::IsFinite),
-            Op::Binary(BinaryOp::ShiftLeft),
             Op::Compare {
                 direction: ComparisonDirection::Lt,
                 cmp_type: Some(ComparisonType::Unsigned),
             },
-            Op::Select,
-            Op::Clamp,
-            Op::Convert,
-            Op::BitcastConvert,
             Op::ReducePrecision {
                 exponent_bits: 8,
                 mantissa_bits: 7,
@@ -2234,8 +2216,6 @@ mod tests {
             Op::Broadcast {
                 dimensions: vec![1, 0],
             },
-            Op::Reshape,
-            Op::Bitcast,
             Op::Transpose {
                 dimensions: vec![1, 0],
             },
@@ -2253,7 +2233,6 @@ mod tests {
                 ],
             },
             Op::DynamicSlice { sizes: vec![1, 1] },
-            Op::DynamicUpdateSlice,
             Op::Concatenate { dimension: 1 },
             Op::Pad {
                 dims: vec![
@@ -2291,28 +2270,6 @@ mod tests {
                 batch_group_count: 1,
                 precision: vec![],
             }),
-            Op::Gather {
-                dnums: GatherDimensionNumbers {
-                    offset_dims: vec![1],
-                    collapsed_slice_dims: vec![0],
-                    start_index_map: vec![0],
-                    index_vector_dim: 1,
-                    ..Default::default()
-                },
-                slice_sizes: vec![1, 2],
-                indices_are_sorted: false,
-            },
-            Op::Scatter {
-                dnums: ScatterDimensionNumbers {
-                    update_window_dims: vec![1],
-                    inserted_window_dims: vec![0],
-                    scatter_dims_to_operand_dims: vec![0],
-                    index_vector_dim: 1,
-                    ..Default::default()
-                },
-                indices_are_sorted: false,
-                unique_indices: false,
-            },
             Op::Sort {
                 dimension: 0,
                 is_stable: false,
@@ -2321,15 +2278,10 @@ mod tests {
                 k: 1,
                 largest: true,
             },
-            Op::Tuple,
             Op::GetTupleElement { index: 1 },
-            Op::Call,
-            Op::While,
-            Op::Conditional,
             Op::Map {
                 dimensions: vec![0, 1],
             },
-            Op::Copy,
             Op::CustomCall(Box::new(CustomCall {
                 output_operand_aliasing: vec![OutputOperandAlias {
                     output_index: vec![0],
@@ -2339,23 +2291,14 @@ mod tests {
                 operand_layout_constraints: Some(vec![Shape::array(ElementType::F32, vec![2, 2])]),
                 ..Default::default()
             })),
-            Op::RngBitGenerator {
-                algorithm: RngAlgorithm::Default,
-            },
-            Op::OptimizationBarrier,
-            Op::AfterAll,
-            Op::Fusion {
-                kind: FusionKind::Loop,
-            },
-            Op::AllReduce(Collective::default()),
             Op::AllGather {
                 collective: Collective {
-                    replica_groups: ReplicaGroups::Iota {
+                    replica_groups: ReplicaGroups::Iota(IotaReplicaGroups {
                         groups: 1,
                         size: 1,
                         reshape_dims: vec![1, 1],
                         perm: vec![1, 0],
-                    },
+                    }),
                     ..Default::default()
                 },
                 dimension: 1,
@@ -2369,12 +2312,12 @@ mod tests {
             },
             Op::AllToAll {
                 collective: Collective {
-                    replica_groups: ReplicaGroups::Iota {
+                    replica_groups: ReplicaGroups::Iota(IotaReplicaGroups {
                         groups: i64::MAX,
                         size: 0,
                         reshape_dims: vec![0],
                         perm: vec![],
-                    },
+                    }),
                     ..Default::default()
                 },
                 split_dimension: None,
@@ -2383,10 +2326,12 @@ mod tests {
                 channel_id: Some(1),
                 source_target_pairs: vec![(0, 0)],
             },
-            Op::CollectiveBroadcast(Collective::default()),
-            Op::ReplicaId,
-            Op::PartitionId,
         ];
+        let ops: Vec<Op> = Opcode::ALL
+            .iter()
+            .map(|&code| Op::with_default_attributes(code))
+            .chain(picked)
+            .collect();
         let shape = prop_oneof![
             (
                 0usize..ElementType::ALL.len(),
@@ -2408,21 +2353,57 @@ mod tests {
                 parameters,
                 result,
             });
+        // Gather and scatter with arbitrary dimension numbers (in range or
+        // not, repeated or missing).
+        let dims = || proptest::collection::vec(-1i64..4, 0..3);
+        let gather = (dims(), dims(), dims(), dims(), dims(), -1i64..4, dims()).prop_map(
+            |(offset, collapsed, map, operand_batch, index_batch, ivd, slice_sizes)| Op::Gather {
+                dnums: GatherDimensionNumbers {
+                    offset_dims: offset,
+                    collapsed_slice_dims: collapsed,
+                    start_index_map: map,
+                    operand_batching_dims: operand_batch,
+                    start_indices_batching_dims: index_batch,
+                    index_vector_dim: ivd,
+                },
+                slice_sizes,
+                indices_are_sorted: false,
+            },
+        );
+        let scatter = (dims(), dims(), dims(), dims(), dims(), -1i64..4).prop_map(
+            |(window, inserted, map, input_batch, index_batch, ivd)| Op::Scatter {
+                dnums: ScatterDimensionNumbers {
+                    update_window_dims: window,
+                    inserted_window_dims: inserted,
+                    scatter_dims_to_operand_dims: map,
+                    input_batching_dims: input_batch,
+                    scatter_indices_batching_dims: index_batch,
+                    index_vector_dim: ivd,
+                },
+                indices_are_sorted: false,
+                unique_indices: false,
+            },
+        );
+        let op = prop_oneof![
+            8 => proptest::sample::select(ops),
+            1 => gather,
+            1 => scatter,
+        ];
         let strat = (
-            0..ops.len(),
+            op,
             proptest::collection::vec(shape.clone(), 0..5),
             proptest::collection::vec(sig, 0..3),
             shape,
         );
         let mut runner = TestRunner::new(Config {
-            cases: 3000,
+            cases: 5000,
             ..Config::default()
         });
         runner
-            .run(&strat, |(k, operands, called, declared)| {
+            .run(&strat, |(op, operands, called, declared)| {
                 let refs: Vec<&Shape> = operands.iter().collect();
-                let _ = infer_shape(&ops[k], &refs, &called);
-                let _ = check_shape(&ops[k], &refs, &called, &declared);
+                let _ = infer_shape(&op, &refs, &called);
+                let _ = check_shape(&op, &refs, &called, &declared);
                 Ok(())
             })
             .unwrap();

@@ -523,6 +523,14 @@ fn ids_text(v: &[i64]) -> String {
         .join(",")
 }
 
+/// Lists of ids, `|`-separated (`0,1|2,3`).
+fn id_lists_text(v: &[Vec<i64>]) -> String {
+    v.iter()
+        .map(|ids| ids_text(ids))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
 fn ids_parse(s: &str) -> Option<Vec<i64>> {
     if s.is_empty() {
         return Some(Vec::new());
@@ -558,18 +566,7 @@ impl CollectiveDesc {
             CollectiveKind::ReplicaId => ("replica-id", String::new()),
             CollectiveKind::PartitionId => ("partition-id", String::new()),
         };
-        let operands = self
-            .operands
-            .iter()
-            .map(|d| ids_text(d))
-            .collect::<Vec<_>>()
-            .join("|");
-        let groups = self
-            .groups
-            .iter()
-            .map(|g| ids_text(g))
-            .collect::<Vec<_>>()
-            .join("|");
+        let (operands, groups) = (id_lists_text(&self.operands), id_lists_text(&self.groups));
         format!(
             "kind={kind};name={};ty={};operands={operands};groups={groups}{extra}",
             self.name,

@@ -874,18 +874,12 @@ fn seed_custom_calls_build_and_verify() {
     ]);
     let p = b.parameter(0, &arg, "p").unwrap();
     let out = Shape::tuple(vec![f32s(&[512]), f32s(&[1024])]);
-    let cc = b
-        .custom_call(
-            "do_custom_call",
-            &[p],
-            &out,
-            b"",
-            true,
-            &[],
-            CustomCallSchedule::None,
-            CustomCallApiVersion::Original,
-        )
-        .unwrap();
+    let call = CustomCall {
+        target: "do_custom_call".into(),
+        has_side_effect: true,
+        ..Default::default()
+    };
+    let cc = b.custom_call_op(call, &[p], &out).unwrap();
     assert_eq!(shape_of(&b, cc), "(f32[512], f32[1024])");
     let m = b.build_module(cc).unwrap();
     verify_module(&m).unwrap();
@@ -897,21 +891,16 @@ fn seed_custom_calls_build_and_verify() {
     // A call `t(p, q) -> out` whose output `output_index` aliases operand
     // `operand`'s `operand_index`.
     let aliased = |output_index: i64, operand: i64, operand_index: Vec<i64>| {
-        let alias = [OutputOperandAlias {
-            output_index: vec![output_index],
-            operand,
-            operand_index,
-        }];
-        b.custom_call(
-            "t",
-            &[p, q],
-            &out,
-            b"",
-            false,
-            &alias,
-            CustomCallSchedule::None,
-            CustomCallApiVersion::Original,
-        )
+        let call = CustomCall {
+            target: "t".into(),
+            output_operand_aliasing: vec![OutputOperandAlias {
+                output_index: vec![output_index],
+                operand,
+                operand_index,
+            }],
+            ..Default::default()
+        };
+        b.custom_call_op(call, &[p, q], &out)
     };
     let cc = aliased(0, 1, vec![]).unwrap();
     assert_eq!(shape_of(&b, cc), "(f32[512], f32[1024])");
@@ -929,31 +918,18 @@ fn seed_custom_calls_build_and_verify() {
     );
     let mut col = hlox_hlo::ArrayShape::new(T::F32, vec![512]);
     col.layout.minor_to_major = vec![0];
-    let with_layout = b
-        .custom_call_with_layout(
-            "t",
-            &[q],
-            &f32s(&[512]),
-            &[Shape::Array(col)],
-            b"",
-            false,
-            &[],
-            CustomCallSchedule::None,
-            CustomCallApiVersion::Original,
-        )
-        .unwrap();
+    // A call `t(operands) -> f32[512]` that constrains its operands' layouts.
+    let with_layouts = |operands: &[XlaOp], layouts: Vec<Shape>| {
+        let call = CustomCall {
+            target: "t".into(),
+            operand_layout_constraints: Some(layouts),
+            ..Default::default()
+        };
+        b.custom_call_op(call, operands, &f32s(&[512]))
+    };
+    let with_layout = with_layouts(&[q], vec![Shape::Array(col)]).unwrap();
     assert_err(
-        b.custom_call_with_layout(
-            "t",
-            &[q, q],
-            &f32s(&[512]),
-            &[f32s(&[512])],
-            b"",
-            false,
-            &[],
-            CustomCallSchedule::None,
-            CustomCallApiVersion::Original,
-        ),
+        with_layouts(&[q, q], vec![f32s(&[512])]),
         &[
             "custom-call",
             "operand_layout_constraints has 1 shapes",

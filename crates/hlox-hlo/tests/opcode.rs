@@ -1,157 +1,15 @@
 //! The opcode table walked as a whole: names both ways, arity and called
 //! roles against what shape inference accepts, and the properties the rest
-//! of hlox relies on.
+//! of hlox relies on. Each opcode's example `Op` comes from the table
+//! (`Op::with_default_attributes`), so a new opcode needs no edit here.
 
+use hlox_hlo::entity::{EntityRef, PrimaryMap};
 use hlox_hlo::ir::*;
-use hlox_hlo::literal::Literal;
 use hlox_hlo::opcode::{Arity, CalledRole, KeyKind, Opcode};
 use hlox_hlo::shape_inference::{check_shape, infer_shape};
 use hlox_hlo::types::{ElementType, ProgramShape, Shape};
 use hlox_hlo::Module;
 use std::collections::HashSet;
-
-/// An `Op` of each opcode, with plausible attributes. The match is
-/// exhaustive, so a new opcode fails to compile here until it has one.
-fn sample(code: Opcode) -> Op {
-    if let Some(u) = code.as_unary() {
-        return Op::Unary(u);
-    }
-    if let Some(b) = code.as_binary() {
-        return Op::Binary(b);
-    }
-    match code {
-        Opcode::Parameter => Op::Parameter { number: 0 },
-        Opcode::Constant => Op::Constant {
-            literal: Literal::r0(0.0f32),
-        },
-        Opcode::Iota => Op::Iota { dimension: 0 },
-        Opcode::Compare => Op::Compare {
-            direction: ComparisonDirection::Lt,
-            cmp_type: None,
-        },
-        Opcode::Select => Op::Select,
-        Opcode::Clamp => Op::Clamp,
-        Opcode::Convert => Op::Convert,
-        Opcode::BitcastConvert => Op::BitcastConvert,
-        Opcode::ReducePrecision => Op::ReducePrecision {
-            exponent_bits: 5,
-            mantissa_bits: 10,
-        },
-        Opcode::Broadcast => Op::Broadcast {
-            dimensions: vec![0],
-        },
-        Opcode::Reshape => Op::Reshape,
-        Opcode::Bitcast => Op::Bitcast,
-        Opcode::Transpose => Op::Transpose {
-            dimensions: vec![0],
-        },
-        Opcode::Reverse => Op::Reverse {
-            dimensions: vec![0],
-        },
-        Opcode::Slice => Op::Slice {
-            dims: vec![SliceDim {
-                start: 0,
-                limit: 1,
-                stride: 1,
-            }],
-        },
-        Opcode::DynamicSlice => Op::DynamicSlice { sizes: vec![1] },
-        Opcode::DynamicUpdateSlice => Op::DynamicUpdateSlice,
-        Opcode::Concatenate => Op::Concatenate { dimension: 0 },
-        Opcode::Pad => Op::Pad {
-            dims: vec![PadDim::default()],
-        },
-        Opcode::Dot => Op::Dot {
-            dnums: DotDimensionNumbers::default(),
-            precision: vec![],
-        },
-        Opcode::Reduce => Op::Reduce {
-            dimensions: vec![0],
-        },
-        Opcode::ReduceWindow => Op::ReduceWindow {
-            window: Window {
-                dims: vec![WindowDim::new(1)],
-            },
-        },
-        Opcode::SelectAndScatter => Op::SelectAndScatter {
-            window: Window {
-                dims: vec![WindowDim::new(1)],
-            },
-        },
-        Opcode::Convolution => Op::Convolution(Convolution {
-            window: Window::default(),
-            dnums: ConvDimensionNumbers::default(),
-            feature_group_count: 1,
-            batch_group_count: 1,
-            precision: vec![],
-        }),
-        Opcode::Gather => Op::Gather {
-            dnums: GatherDimensionNumbers::default(),
-            slice_sizes: vec![1],
-            indices_are_sorted: false,
-        },
-        Opcode::Scatter => Op::Scatter {
-            dnums: ScatterDimensionNumbers::default(),
-            indices_are_sorted: false,
-            unique_indices: false,
-        },
-        Opcode::Sort => Op::Sort {
-            dimension: 0,
-            is_stable: false,
-        },
-        Opcode::TopK => Op::TopK {
-            k: 1,
-            largest: true,
-        },
-        Opcode::Fft => Op::Fft {
-            fft_type: FftType::Fft,
-            fft_length: vec![4],
-        },
-        Opcode::Tuple => Op::Tuple,
-        Opcode::GetTupleElement => Op::GetTupleElement { index: 0 },
-        Opcode::Call => Op::Call,
-        Opcode::While => Op::While,
-        Opcode::Conditional => Op::Conditional,
-        Opcode::Map => Op::Map {
-            dimensions: vec![0],
-        },
-        Opcode::Copy => Op::Copy,
-        Opcode::CustomCall => Op::CustomCall(Box::new(CustomCall {
-            target: "t".into(),
-            ..Default::default()
-        })),
-        Opcode::RngBitGenerator => Op::RngBitGenerator {
-            algorithm: RngAlgorithm::Default,
-        },
-        Opcode::OptimizationBarrier => Op::OptimizationBarrier,
-        Opcode::AfterAll => Op::AfterAll,
-        Opcode::Fusion => Op::Fusion {
-            kind: FusionKind::Loop,
-        },
-        Opcode::AllReduce => Op::AllReduce(Collective::default()),
-        Opcode::AllGather => Op::AllGather {
-            collective: Collective::default(),
-            dimension: 0,
-        },
-        Opcode::ReduceScatter => Op::ReduceScatter {
-            collective: Collective::default(),
-            dimension: 0,
-        },
-        Opcode::AllToAll => Op::AllToAll {
-            collective: Collective::default(),
-            split_dimension: Some(0),
-        },
-        Opcode::CollectivePermute => Op::CollectivePermute {
-            channel_id: None,
-            source_target_pairs: vec![(0, 0)],
-        },
-        Opcode::CollectiveBroadcast => Op::CollectiveBroadcast(Collective::default()),
-        Opcode::ReplicaId => Op::ReplicaId,
-        Opcode::PartitionId => Op::PartitionId,
-        // The element-wise families returned above.
-        other => panic!("{other} is neither unary nor binary and has no sample"),
-    }
-}
 
 fn f32s(d: &[i64]) -> Shape {
     Shape::array(ElementType::F32, d.to_vec())
@@ -173,8 +31,8 @@ fn names_round_trip_and_are_unique() {
         assert!(seen.insert(name), "{name} appears twice in the table");
         assert_eq!(Opcode::from_name(name), Some(code), "{name}");
         assert_eq!(code.to_string(), name);
-        assert_eq!(sample(code).opcode(), code, "{name}");
-        assert_eq!(sample(code).name(), name);
+        assert_eq!(Op::with_default_attributes(code).opcode(), code, "{name}");
+        assert_eq!(Op::with_default_attributes(code).name(), name);
     }
     assert_eq!(Opcode::from_name("frobnicate"), None);
     assert_eq!(Opcode::from_name(""), None);
@@ -219,7 +77,7 @@ fn sigs_for(code: Opcode, extra: usize) -> Vec<ProgramShape> {
 fn arity_agrees_with_shape_inference() {
     let declared = f32s(&[2]);
     for &code in Opcode::ALL {
-        let op = sample(code);
+        let op = Op::with_default_attributes(code);
         let called = sigs_for(code, 0);
         let arity = code.arity();
         // Too many operands for a fixed arity.
@@ -251,7 +109,7 @@ fn arity_agrees_with_shape_inference() {
 fn called_roles_agree_with_shape_inference() {
     let declared = f32s(&[2]);
     for &code in Opcode::ALL {
-        let op = sample(code);
+        let op = Op::with_default_attributes(code);
         let roles = code.called_roles();
         let shapes = vec![f32s(&[2]); code.arity().min()];
         let refs: Vec<&Shape> = shapes.iter().collect();
@@ -295,7 +153,7 @@ fn role_keys_are_distinct_and_classified() {
 #[test]
 fn declared_shape_property_matches_inference() {
     for &code in Opcode::ALL {
-        let op = sample(code);
+        let op = Op::with_default_attributes(code);
         if code.needs_declared_shape() {
             let shapes = vec![f32s(&[2]); code.arity().min()];
             let refs: Vec<&Shape> = shapes.iter().collect();
@@ -343,8 +201,8 @@ fn properties_match_the_ops() {
         ..Default::default()
     }));
     assert!(side_effecting.has_side_effect());
-    assert!(!sample(Opcode::CustomCall).has_side_effect());
-    assert!(!sample(Opcode::Add).has_side_effect());
+    assert!(!Op::with_default_attributes(Opcode::CustomCall).has_side_effect());
+    assert!(!Op::with_default_attributes(Opcode::Add).has_side_effect());
 }
 
 /// Every `.hlo` file under `tests/filetests` (any depth) that parses.
@@ -399,4 +257,70 @@ fn every_opcode_round_trips_through_a_text_filetest() {
         missing.is_empty(),
         "opcodes no text filetest uses: {missing:?}"
     );
+}
+
+/// A computation of parameters `params` (name, shape) and then `inst`
+/// (its root), whose operands are the parameters.
+fn computation(name: &str, params: Vec<(String, Shape)>, mut inst: Instruction) -> Computation {
+    let mut c = Computation {
+        name: name.into(),
+        instructions: PrimaryMap::new(),
+        params: vec![],
+        root: InstId::new(0),
+        execution_thread: None,
+    };
+    for (number, (name, shape)) in params.into_iter().enumerate() {
+        let op = Op::Parameter {
+            number: number as u64,
+        };
+        let p = c
+            .instructions
+            .push(Instruction::new(name, op, shape, vec![]));
+        c.params.push(p);
+    }
+    inst.operands = c.params.clone();
+    c.root = c.instructions.push(inst);
+    c
+}
+
+/// A module whose entry computation applies `op` to parameters (as many
+/// as its arity's minimum, `f32[2]` each), calling one `(f32[], f32[]) ->
+/// f32[]` computation per called-computation role.
+fn module_of(op: Op) -> Module {
+    let code = op.opcode();
+    let mut computations = PrimaryMap::new();
+    let scalar_params = || vec![("x".into(), f32s(&[])), ("y".into(), f32s(&[]))];
+    let add = || Instruction::new("add", Op::Binary(BinaryOp::Add), f32s(&[]), vec![]);
+    let called: Vec<CompId> = (0..code.called_roles().len())
+        .map(|i| computations.push(computation(&format!("callee{i}"), scalar_params(), add())))
+        .collect();
+    let params = (0..code.arity().min())
+        .map(|i| (format!("p{i}"), f32s(&[2])))
+        .collect();
+    let mut inst = Instruction::new("x", op, f32s(&[2]), vec![]);
+    inst.called = called;
+    let entry = computations.push(computation("entry", params, inst));
+    Module {
+        name: "m".into(),
+        computations,
+        entry,
+        input_output_alias: vec![],
+        is_scheduled: false,
+        frontend_attributes: vec![],
+    }
+}
+
+/// The example op of every opcode (`Op::with_default_attributes`) survives
+/// proto encode and decode, whatever its attributes.
+#[test]
+fn every_opcode_round_trips_through_the_proto() {
+    for &code in Opcode::ALL {
+        if code == Opcode::Parameter {
+            continue; // every module_of has parameters
+        }
+        let m = module_of(Op::with_default_attributes(code));
+        let back = hlox_hlo::proto::decode_module(&hlox_hlo::proto::encode_module(&m))
+            .unwrap_or_else(|e| panic!("{code}: {e}"));
+        assert_eq!(back, m, "{code}");
+    }
 }

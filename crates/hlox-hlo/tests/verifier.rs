@@ -35,6 +35,11 @@ fn comp(name: &str, insts: Vec<Instruction>, params: &[usize], root: usize) -> C
     }
 }
 
+/// A module of one computation, `main`.
+fn main_module(insts: Vec<Instruction>, params: &[usize], root: usize) -> Module {
+    module(vec![comp("main", insts, params, root)], 0)
+}
+
 fn module(comps: Vec<Computation>, entry: usize) -> Module {
     let mut computations = PrimaryMap::new();
     for c in comps {
@@ -89,18 +94,14 @@ fn expect(m: &Module, inst: Option<&str>, needle: &str) {
 
 /// p0: f32[4], p1: f32[4], add, root add.
 fn good() -> Module {
-    module(
-        vec![comp(
-            "main",
-            vec![
-                param("p0", 0, f32s(&[4])),
-                param("p1", 1, f32s(&[4])),
-                inst("add.1", Op::Binary(BinaryOp::Add), f32s(&[4]), &[0, 1]),
-            ],
-            &[0, 1],
-            2,
-        )],
-        0,
+    main_module(
+        vec![
+            param("p0", 0, f32s(&[4])),
+            param("p1", 1, f32s(&[4])),
+            inst("add.1", Op::Binary(BinaryOp::Add), f32s(&[4]), &[0, 1]),
+        ],
+        &[0, 1],
+        2,
     )
 }
 
@@ -150,19 +151,15 @@ fn callees_before_callers_and_acyclic() {
 
 #[test]
 fn operands_must_precede_users() {
-    let m = module(
-        vec![comp(
-            "main",
-            vec![
-                param("p0", 0, f32s(&[4])),
-                inst("neg.1", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[2]),
-                inst("neg.2", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[0]),
-                inst("neg.3", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[7]),
-            ],
-            &[0],
-            3,
-        )],
-        0,
+    let m = main_module(
+        vec![
+            param("p0", 0, f32s(&[4])),
+            inst("neg.1", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[2]),
+            inst("neg.2", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[0]),
+            inst("neg.3", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[7]),
+        ],
+        &[0],
+        3,
     );
     let e = errors(&m);
     assert!(
@@ -200,17 +197,13 @@ fn names_unique_in_module() {
 
 #[test]
 fn parameter_numbering() {
-    let m = module(
-        vec![comp(
-            "main",
-            vec![
-                param("p0", 0, f32s(&[4])),
-                param("p1", 0, f32s(&[4])),
-                param("p5", 5, f32s(&[4])),
-            ],
-            &[0, 1, 2],
-            0,
-        )],
+    let m = main_module(
+        vec![
+            param("p0", 0, f32s(&[4])),
+            param("p1", 0, f32s(&[4])),
+            param("p5", 5, f32s(&[4])),
+        ],
+        &[0, 1, 2],
         0,
     );
     let e = errors(&m);
@@ -303,22 +296,18 @@ fn custom_call_with_no_layout_constraints() {
         operand_layout_constraints: Some(vec![]),
         ..Default::default()
     };
-    let m = module(
-        vec![comp(
-            "main",
-            vec![
-                param("p0", 0, f32s(&[4])),
-                inst(
-                    "custom-call.1",
-                    Op::CustomCall(Box::new(c)),
-                    Shape::tuple(vec![f32s(&[4]), f32s(&[2])]),
-                    &[0],
-                ),
-            ],
-            &[0],
-            1,
-        )],
-        0,
+    let m = main_module(
+        vec![
+            param("p0", 0, f32s(&[4])),
+            inst(
+                "custom-call.1",
+                Op::CustomCall(Box::new(c)),
+                Shape::tuple(vec![f32s(&[4]), f32s(&[2])]),
+                &[0],
+            ),
+        ],
+        &[0],
+        1,
     );
     expect(
         &m,
@@ -329,25 +318,21 @@ fn custom_call_with_no_layout_constraints() {
 
 #[test]
 fn several_problems_all_reported() {
-    let m = module(
-        vec![comp(
-            "main",
-            vec![
-                param("p0", 0, f32s(&[4])),
-                param("p0", 1, f32s(&[4])),
-                inst(
-                    "exp.1",
-                    Op::Unary(UnaryOp::Exp),
-                    Shape::array(T::S32, vec![4]),
-                    &[0],
-                ),
-                inst("add.2", Op::Binary(BinaryOp::Add), f32s(&[4]), &[0]),
-                inst("neg.3", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[5]),
-            ],
-            &[0, 1],
-            4,
-        )],
-        0,
+    let m = main_module(
+        vec![
+            param("p0", 0, f32s(&[4])),
+            param("p0", 1, f32s(&[4])),
+            inst(
+                "exp.1",
+                Op::Unary(UnaryOp::Exp),
+                Shape::array(T::S32, vec![4]),
+                &[0],
+            ),
+            inst("add.2", Op::Binary(BinaryOp::Add), f32s(&[4]), &[0]),
+            inst("neg.3", Op::Unary(UnaryOp::Negate), f32s(&[4]), &[5]),
+        ],
+        &[0, 1],
+        4,
     );
     let e = errors(&m);
     assert!(e.diagnostics.len() >= 4, "{e}");

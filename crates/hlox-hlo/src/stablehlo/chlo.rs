@@ -18,9 +18,9 @@ type LResult<T> = Result<T, ParseError>;
 /// `chlo.erf_inv` and `chlo.erfc`.
 pub(crate) fn lower(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
     let pos = op.pos;
-    let x = lw.operand_values(c, op)?;
+    let x = lw.operands(c, op)?;
     let [x] = x.as_slice() else {
-        return lw.error(pos, format!("'{}' takes one operand", op.name));
+        return lw.err(pos, format!("'{}' takes one operand", op.name));
     };
     let ty = c.insts[*x].shape.element_type();
     let wide = match ty {
@@ -29,7 +29,7 @@ pub(crate) fn lower(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<Ins
             convert(lw, c, pos, *x, ElementType::F32)?
         }
         _ => {
-            return lw.error(
+            return lw.err(
                 pos,
                 format!(
                     "'{}' on {} is not supported yet (hlox expands it for f32, f16 and bf16)",
@@ -58,11 +58,8 @@ fn convert(
     x: InstId,
     t: ElementType,
 ) -> LResult<InstId> {
-    let Some(a) = c.insts[x].shape.as_array().cloned() else {
-        return lw.error(pos, "expected a tensor");
-    };
-    let s = Shape::array(t, a.dims);
-    lw.add_raw(c, pos, Op::Convert, s, vec![x])
+    let s = Shape::array(t, lw.tensor(c, pos, x)?.dims);
+    lw.add(c, pos, Op::Convert, s, vec![x], vec![])
 }
 
 /// `p = c[0]; p = c[i] + p * w` (Horner), or with `first_mul` `p = w * c[0] + c[1]; ...`.
@@ -75,9 +72,9 @@ fn horner(
 ) -> LResult<InstId> {
     let mut p = lw.emit_splat(c, pos, w, coeffs[0] as f64)?;
     for &k in &coeffs[1..] {
-        let m = lw.emit_binary(c, pos, B::Multiply, p, w)?;
+        let m = lw.emit(c, pos, B::Multiply, &[p, w])?;
         let k = lw.emit_splat(c, pos, w, k as f64)?;
-        p = lw.emit_binary(c, pos, B::Add, m, k)?;
+        p = lw.emit(c, pos, B::Add, &[m, k])?;
     }
     Ok(p)
 }
@@ -86,10 +83,10 @@ fn erfc_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<In
     let one = lw.emit_splat(c, pos, x, 1.0)?;
     let two = lw.emit_splat(c, pos, x, 2.0)?;
     let zero = lw.emit_splat(c, pos, x, 0.0)?;
-    let ax = lw.emit_unary(c, pos, U::Abs, x)?;
+    let ax = lw.emit(c, pos, U::Abs, &[x])?;
     let small = lw.emit_compare(c, pos, D::Lt, ax, one)?;
     // |x| < 1: 1 - erf(x), erf by its odd polynomial in x².
-    let z = lw.emit_binary(c, pos, B::Multiply, x, x)?;
+    let z = lw.emit(c, pos, B::Multiply, &[x, x])?;
     let p = horner(
         lw,
         c,
@@ -105,20 +102,20 @@ fn erfc_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<In
             1.12837911,
         ],
     )?;
-    let erf = lw.emit_binary(c, pos, B::Multiply, x, p)?;
-    let near = lw.emit_binary(c, pos, B::Subtract, one, erf)?;
+    let erf = lw.emit(c, pos, B::Multiply, &[x, p])?;
+    let near = lw.emit(c, pos, B::Subtract, &[one, erf])?;
     // |x| >= 1: exp(-x²)/|x| times a rational approximation in 1/x².
     let neg = lw.emit_compare(c, pos, D::Lt, x, zero)?;
-    let z2 = lw.emit_binary(c, pos, B::Multiply, x, x)?;
-    let nz = lw.emit_unary(c, pos, U::Negate, z2)?;
+    let z2 = lw.emit(c, pos, B::Multiply, &[x, x])?;
+    let nz = lw.emit(c, pos, U::Negate, &[z2])?;
     let lim = lw.emit_splat(c, pos, x, -88.7228394)?;
     let underflow = lw.emit_compare(c, pos, D::Lt, nz, lim)?;
-    let e = lw.emit_unary(c, pos, U::Exp, nz)?;
-    let ax2 = lw.emit_unary(c, pos, U::Abs, x)?;
-    let q = lw.emit_binary(c, pos, B::Divide, one, ax2)?;
-    let eq = lw.emit_binary(c, pos, B::Multiply, e, q)?;
+    let e = lw.emit(c, pos, U::Exp, &[nz])?;
+    let ax2 = lw.emit(c, pos, U::Abs, &[x])?;
+    let q = lw.emit(c, pos, B::Divide, &[one, ax2])?;
+    let eq = lw.emit(c, pos, B::Multiply, &[e, q])?;
     let lt2 = lw.emit_compare(c, pos, D::Lt, ax2, two)?;
-    let w = lw.emit_binary(c, pos, B::Divide, one, z2)?;
+    let w = lw.emit(c, pos, B::Divide, &[one, z2])?;
     let p1 = horner(
         lw,
         c,
@@ -152,24 +149,24 @@ fn erfc_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<In
             0.564189494,
         ],
     )?;
-    let sel = lw.emit_select(c, pos, lt2, p1, p2)?;
-    let r = lw.emit_binary(c, pos, B::Multiply, eq, sel)?;
-    let r = lw.emit_select(c, pos, underflow, zero, r)?;
-    let flipped = lw.emit_binary(c, pos, B::Subtract, two, r)?;
-    let far = lw.emit_select(c, pos, neg, flipped, r)?;
-    lw.emit_select(c, pos, small, near, far)
+    let sel = lw.emit(c, pos, Op::Select, &[lt2, p1, p2])?;
+    let r = lw.emit(c, pos, B::Multiply, &[eq, sel])?;
+    let r = lw.emit(c, pos, Op::Select, &[underflow, zero, r])?;
+    let flipped = lw.emit(c, pos, B::Subtract, &[two, r])?;
+    let far = lw.emit(c, pos, Op::Select, &[neg, flipped, r])?;
+    lw.emit(c, pos, Op::Select, &[small, near, far])
 }
 
 fn erf_inv_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<InstId> {
-    let ax = lw.emit_unary(c, pos, U::Abs, x)?;
+    let ax = lw.emit(c, pos, U::Abs, &[x])?;
     let one = lw.emit_splat(c, pos, x, 1.0)?;
     let is_one = lw.emit_compare(c, pos, D::Eq, ax, one)?;
     let inf = lw.emit_splat(c, pos, x, f64::INFINITY)?;
-    let at_one = lw.emit_binary(c, pos, B::Multiply, x, inf)?;
-    let nx = lw.emit_unary(c, pos, U::Negate, x)?;
-    let xx = lw.emit_binary(c, pos, B::Multiply, x, nx)?;
-    let l = lw.emit_unary(c, pos, U::Log1p, xx)?;
-    let w = lw.emit_unary(c, pos, U::Negate, l)?;
+    let at_one = lw.emit(c, pos, B::Multiply, &[x, inf])?;
+    let nx = lw.emit(c, pos, U::Negate, &[x])?;
+    let xx = lw.emit(c, pos, B::Multiply, &[x, nx])?;
+    let l = lw.emit(c, pos, U::Log1p, &[xx])?;
+    let w = lw.emit(c, pos, U::Negate, &[l])?;
     let five = lw.emit_splat(c, pos, x, 5.0)?;
     let lt = lw.emit_compare(c, pos, D::Lt, w, five)?;
     const PAIRS: [(f32, f32); 9] = [
@@ -187,19 +184,19 @@ fn erf_inv_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult
     for (a, b) in PAIRS {
         let a = lw.emit_splat(c, pos, x, a as f64)?;
         let b = lw.emit_splat(c, pos, x, b as f64)?;
-        coeffs.push(lw.emit_select(c, pos, lt, a, b)?);
+        coeffs.push(lw.emit(c, pos, Op::Select, &[lt, a, b])?);
     }
     let k25 = lw.emit_splat(c, pos, x, 2.5)?;
-    let wa = lw.emit_binary(c, pos, B::Subtract, w, k25)?;
-    let sw = lw.emit_unary(c, pos, U::Sqrt, w)?;
+    let wa = lw.emit(c, pos, B::Subtract, &[w, k25])?;
+    let sw = lw.emit(c, pos, U::Sqrt, &[w])?;
     let k3 = lw.emit_splat(c, pos, x, 3.0)?;
-    let wb = lw.emit_binary(c, pos, B::Subtract, sw, k3)?;
-    let ww = lw.emit_select(c, pos, lt, wa, wb)?;
+    let wb = lw.emit(c, pos, B::Subtract, &[sw, k3])?;
+    let ww = lw.emit(c, pos, Op::Select, &[lt, wa, wb])?;
     let mut p = coeffs[0];
     for &k in &coeffs[1..] {
-        let m = lw.emit_binary(c, pos, B::Multiply, p, ww)?;
-        p = lw.emit_binary(c, pos, B::Add, k, m)?;
+        let m = lw.emit(c, pos, B::Multiply, &[p, ww])?;
+        p = lw.emit(c, pos, B::Add, &[k, m])?;
     }
-    let r = lw.emit_binary(c, pos, B::Multiply, p, x)?;
-    lw.emit_select(c, pos, is_one, at_one, r)
+    let r = lw.emit(c, pos, B::Multiply, &[p, x])?;
+    lw.emit(c, pos, Op::Select, &[is_one, at_one, r])
 }

@@ -95,6 +95,15 @@ impl Comp {
     }
 }
 
+/// The rank of the first of `operands`; 0 when there is none or it is not
+/// an array (shape inference then says what is wrong).
+fn first_rank(c: &Comp, operands: &[InstId]) -> usize {
+    operands
+        .first()
+        .and_then(|&i| c.shape(i).as_array())
+        .map_or(0, |a| a.rank())
+}
+
 pub(crate) struct Lowerer<'a> {
     src: &'a str,
     funcs: HashMap<&'a str, &'a MFunc>,
@@ -107,7 +116,7 @@ pub(crate) struct Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
-    fn err<T>(&self, pos: usize, msg: impl Into<String>) -> LResult<T> {
+    pub(crate) fn err<T>(&self, pos: usize, msg: impl Into<String>) -> LResult<T> {
         Err(ParseError::at(self.src, pos, msg))
     }
 
@@ -161,7 +170,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Adds an instruction, checking `shape` against shape inference.
-    fn add(
+    pub(crate) fn add(
         &mut self,
         c: &mut Comp,
         pos: usize,
@@ -250,7 +259,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn operands(&self, c: &Comp, op: &MOp) -> LResult<Vec<InstId>> {
+    pub(crate) fn operands(&self, c: &Comp, op: &MOp) -> LResult<Vec<InstId>> {
         op.operands.iter().map(|r| self.value(c, r)).collect()
     }
 
@@ -340,6 +349,43 @@ impl<'a> Lowerer<'a> {
     fn ints(&self, op: &MOp, key: &str) -> LResult<Vec<i64>> {
         let a = self.attr(op, key)?;
         self.ints_of(&a.value, a.pos, key)
+    }
+
+    /// Per-dimension attributes given as parallel lists (a slice's starts,
+    /// limits and strides): `make` of each dimension's values, or an error
+    /// naming `what` when the lists differ in length.
+    fn per_dim<T, const N: usize>(
+        &self,
+        pos: usize,
+        what: &str,
+        lists: [Vec<i64>; N],
+        make: impl Fn([i64; N]) -> T,
+    ) -> LResult<Vec<T>> {
+        let n = lists.first().map_or(0, Vec::len);
+        if lists.iter().any(|l| l.len() != n) {
+            return self.err(pos, format!("{what} differ in length"));
+        }
+        Ok((0..n)
+            .map(|i| make(lists.each_ref().map(|l| l[i])))
+            .collect())
+    }
+
+    /// `item` of each element of the array attribute `key` (with the
+    /// attribute's position); none when `op` has no such array.
+    fn array_items<T>(
+        &mut self,
+        op: &MOp,
+        key: &str,
+        mut item: impl FnMut(&mut Self, &Attr, usize) -> LResult<T>,
+    ) -> LResult<Vec<T>> {
+        match op.attr(key) {
+            Some(AttrEntry {
+                value: Attr::Array(v),
+                pos,
+                ..
+            }) => v.iter().map(|e| item(self, e, *pos)).collect(),
+            _ => Ok(Vec::new()),
+        }
     }
 
     fn ints_or(&self, op: &MOp, key: &str, default: Vec<i64>) -> LResult<Vec<i64>> {
@@ -511,40 +557,34 @@ impl<'a> Lowerer<'a> {
                 ),
             );
         };
+        // A dense body gives the whole tensor, or one element to splat.
+        let (kind, unit, given, whole, one) = match body {
+            DenseBody::Hex(h) => ("hex literal", "bytes", h.len(), total, size),
+            DenseBody::Elems(v) => ("literal", "elements", v.len(), n as usize, 1),
+        };
+        if given != whole && given != one {
+            return self.err(
+                a.pos,
+                format!(
+                    "the {kind} has {given} {unit}; {} needs {whole} (or {one} for a splat)",
+                    crate::text::shape_to_string(shape)
+                ),
+            );
+        }
         let bytes = match body {
-            DenseBody::Hex(h) if h.len() == total => h.clone(),
-            DenseBody::Hex(h) if h.len() == size => h.repeat(n as usize),
-            DenseBody::Hex(h) => {
-                return self.err(
-                    a.pos,
-                    format!(
-                        "the hex literal has {} bytes; {} needs {total} (or {size} for a splat)",
-                        h.len(),
-                        crate::text::shape_to_string(shape)
-                    ),
-                )
-            }
+            DenseBody::Hex(h) => h.clone(),
             DenseBody::Elems(v) => {
-                if v.len() != n as usize && v.len() != 1 {
-                    return self.err(
-                        a.pos,
-                        format!(
-                            "the literal has {} elements; {} has {n}",
-                            v.len(),
-                            crate::text::shape_to_string(shape)
-                        ),
-                    );
-                }
-                let mut one = Vec::with_capacity(v.len() * size);
+                let mut bytes = Vec::with_capacity(v.len() * size);
                 for e in v {
-                    one.extend(self.elem_bytes(e, s.ty, a.pos)?);
+                    bytes.extend(self.elem_bytes(e, s.ty, a.pos)?);
                 }
-                if v.len() == 1 && n != 1 {
-                    one.repeat(n as usize)
-                } else {
-                    one
-                }
+                bytes
             }
+        };
+        let bytes = if given == one && whole != one {
+            bytes.repeat(n as usize)
+        } else {
+            bytes
         };
         match ArrayLiteral::from_bytes(s.clone(), bytes) {
             Ok(l) => Ok(Literal::Array(l)),
@@ -743,6 +783,23 @@ impl<'a> Lowerer<'a> {
     }
 
     /// A region of scalar-argument reducers/comparators: no captures allowed.
+    /// An op over all of `op`'s operands that calls its one region, `role`
+    /// (a reducer, a comparator): lowers the region, then builds the HLO op
+    /// with `hlo`, given the rank of the first operand (0 when it is not an
+    /// array).
+    fn with_region(
+        &mut self,
+        c: &mut Comp,
+        op: &MOp,
+        role: &str,
+        hlo: impl FnOnce(&Self, usize) -> LResult<Op>,
+    ) -> LResult<Vec<InstId>> {
+        let f = self.applied(c, op, 0, role)?;
+        let x = self.operands(c, op)?;
+        let hlo = hlo(self, first_rank(c, &x))?;
+        self.results_of(c, op, hlo, x, vec![f])
+    }
+
     fn applied(&mut self, c: &Comp, op: &MOp, i: usize, what: &str) -> LResult<CompId> {
         let Some(r) = op.regions.get(i) else {
             return self.err(op.pos, format!("'{}' needs a {what} region", op.name));
@@ -854,18 +911,14 @@ impl<'a> Lowerer<'a> {
                     self.ints(op, "limit_indices")?,
                 );
                 let sd = self.ints_or(op, "strides", vec![1; st.len()])?;
-                if st.len() != li.len() || st.len() != sd.len() {
-                    return self.err(pos, "slice start, limit and stride lists differ in length");
-                }
-                Op::Slice {
-                    dims: (0..st.len())
-                        .map(|i| SliceDim {
-                            start: st[i],
-                            limit: li[i],
-                            stride: sd[i],
-                        })
-                        .collect(),
-                }
+                let what = "slice start, limit and stride lists";
+                let dims =
+                    self.per_dim(pos, what, [st, li, sd], |[start, limit, stride]| SliceDim {
+                        start,
+                        limit,
+                        stride,
+                    })?;
+                Op::Slice { dims }
             }
             "dynamic_slice" => Op::DynamicSlice {
                 sizes: self.ints(op, "slice_sizes")?,
@@ -875,23 +928,17 @@ impl<'a> Lowerer<'a> {
                 dimension: self.int(op, "dimension")?,
             },
             "pad" => {
-                let (lo, hi, int) = (
+                let lists = [
                     self.ints(op, "edge_padding_low")?,
                     self.ints(op, "edge_padding_high")?,
                     self.ints(op, "interior_padding")?,
-                );
-                if lo.len() != hi.len() || lo.len() != int.len() {
-                    return self.err(pos, "pad lists differ in length");
-                }
-                Op::Pad {
-                    dims: (0..lo.len())
-                        .map(|i| PadDim {
-                            lo: lo[i],
-                            hi: hi[i],
-                            interior: int[i],
-                        })
-                        .collect(),
-                }
+                ];
+                let dims = self.per_dim(pos, "pad lists", lists, |[lo, hi, interior]| PadDim {
+                    lo,
+                    hi,
+                    interior,
+                })?;
+                Op::Pad { dims }
             }
             "dot_general" => Op::Dot {
                 dnums: match op.attr("dot_dimension_numbers") {
@@ -938,42 +985,24 @@ impl<'a> Lowerer<'a> {
             }
             "convolution" => self.convolution(c, op)?,
             "reduce" => {
-                let f = self.applied(c, op, 0, "reducer")?;
-                let x = self.operands(c, op)?;
-                return self.results_of(
-                    c,
-                    op,
-                    Op::Reduce {
-                        dimensions: self.ints(op, "dimensions")?,
-                    },
-                    x,
-                    vec![f],
-                );
+                return self.with_region(c, op, "reducer", |lw, _| {
+                    let dimensions = lw.ints(op, "dimensions")?;
+                    Ok(Op::Reduce { dimensions })
+                });
             }
             "reduce_window" => {
-                let f = self.applied(c, op, 0, "reducer")?;
-                let x = self.operands(c, op)?;
-                let rank = x
-                    .first()
-                    .and_then(|&i| c.shape(i).as_array())
-                    .map_or(0, |a| a.rank());
-                let window = self.window(
-                    op,
-                    rank,
-                    "window_dimensions",
-                    "window_strides",
-                    Some(("base_dilations", "window_dilations")),
-                )?;
-                return self.results_of(c, op, Op::ReduceWindow { window }, x, vec![f]);
+                return self.with_region(c, op, "reducer", |lw, rank| {
+                    let dilations = Some(("base_dilations", "window_dilations"));
+                    let window =
+                        lw.window(op, rank, "window_dimensions", "window_strides", dilations)?;
+                    Ok(Op::ReduceWindow { window })
+                });
             }
             "select_and_scatter" => {
                 let sel = self.applied(c, op, 0, "select")?;
                 let sc = self.applied(c, op, 1, "scatter")?;
                 let x = self.operands(c, op)?;
-                let rank = x
-                    .first()
-                    .and_then(|&i| c.shape(i).as_array())
-                    .map_or(0, |a| a.rank());
+                let rank = first_rank(c, &x);
                 let window = self.window(op, rank, "window_dimensions", "window_strides", None)?;
                 return self.results_of(c, op, Op::SelectAndScatter { window }, x, vec![sel, sc]);
             }
@@ -1014,45 +1043,29 @@ impl<'a> Lowerer<'a> {
                 return self.results_of(c, op, hlo, x, vec![f]);
             }
             "sort" => {
-                let f = self.applied(c, op, 0, "comparator")?;
-                let x = self.operands(c, op)?;
-                let dimension = if op.attr("dimension").is_some() {
-                    self.int(op, "dimension")?
-                } else {
-                    -1
-                };
-                let rank = x
-                    .first()
-                    .and_then(|&i| c.shape(i).as_array())
-                    .map_or(0, |a| a.rank() as i64);
-                let dimension = if dimension < 0 {
-                    dimension + rank
-                } else {
-                    dimension
-                };
-                return self.results_of(
-                    c,
-                    op,
-                    Op::Sort {
+                return self.with_region(c, op, "comparator", |lw, rank| {
+                    let dimension = if op.attr("dimension").is_some() {
+                        lw.int(op, "dimension")?
+                    } else {
+                        -1
+                    };
+                    let dimension = if dimension < 0 {
+                        dimension + rank as i64
+                    } else {
+                        dimension
+                    };
+                    let is_stable = lw.flag(op, "is_stable");
+                    Ok(Op::Sort {
                         dimension,
-                        is_stable: self.flag(op, "is_stable"),
-                    },
-                    x,
-                    vec![f],
-                );
+                        is_stable,
+                    })
+                });
             }
             "map" => {
-                let f = self.applied(c, op, 0, "computation")?;
-                let x = self.operands(c, op)?;
-                return self.results_of(
-                    c,
-                    op,
-                    Op::Map {
-                        dimensions: self.ints(op, "dimensions")?,
-                    },
-                    x,
-                    vec![f],
-                );
+                return self.with_region(c, op, "computation", |lw, _| {
+                    let dimensions = lw.ints(op, "dimensions")?;
+                    Ok(Op::Map { dimensions })
+                });
             }
             "while" => return self.while_loop(c, op),
             "case" | "if" => return self.conditional(c, op, name == "if"),
@@ -1112,23 +1125,21 @@ impl<'a> Lowerer<'a> {
             }
             "custom_call" => return self.custom_call(c, op),
             "all_reduce" => {
-                let f = self.applied(c, op, 0, "reducer")?;
-                let coll = self.replica_groups(op)?;
-                let x = self.operands(c, op)?;
-                return self.results_of(c, op, Op::AllReduce(coll), x, vec![f]);
+                return self.with_region(c, op, "reducer", |lw, _| {
+                    Ok(Op::AllReduce(lw.replica_groups(op)?))
+                });
             }
             "all_gather" => Op::AllGather {
                 collective: self.replica_groups(op)?,
                 dimension: self.int(op, "all_gather_dim")?,
             },
             "reduce_scatter" => {
-                let f = self.applied(c, op, 0, "reducer")?;
-                let hlo = Op::ReduceScatter {
-                    collective: self.replica_groups(op)?,
-                    dimension: self.int(op, "scatter_dimension")?,
-                };
-                let x = self.operands(c, op)?;
-                return self.results_of(c, op, hlo, x, vec![f]);
+                return self.with_region(c, op, "reducer", |lw, _| {
+                    Ok(Op::ReduceScatter {
+                        collective: lw.replica_groups(op)?,
+                        dimension: lw.int(op, "scatter_dimension")?,
+                    })
+                });
             }
             "collective_permute" => {
                 let flat = self.ints_or(op, "source_target_pairs", vec![])?;
@@ -1563,38 +1574,22 @@ impl<'a> Lowerer<'a> {
                 _ => return self.err(e.pos, "result_layouts must have one layout per result"),
             }
         }
-        let mut aliasing = Vec::new();
-        if let Some(AttrEntry {
-            value: Attr::Array(v),
-            pos,
-            ..
-        }) = op.attr("output_operand_aliases")
-        {
-            for e in v {
-                let Attr::Struct(_, f) = e else {
-                    return self.err(*pos, "bad output_operand_alias");
-                };
-                aliasing.push(OutputOperandAlias {
-                    output_index: self.field(f, "output_tuple_indices")?,
-                    operand: self.field_int(f, "operand_index", 0)?,
-                    operand_index: self.field(f, "operand_tuple_indices")?,
-                });
-            }
-        }
-        let mut called = Vec::new();
-        if let Some(AttrEntry {
-            value: Attr::Array(v),
-            pos,
-            ..
-        }) = op.attr("called_computations")
-        {
-            for s in v {
-                let Attr::Symbol(s) = s else {
-                    return self.err(*pos, "called_computations must be symbols");
-                };
-                called.push(self.func_comp(s, *pos)?);
-            }
-        }
+        let aliasing = self.array_items(op, "output_operand_aliases", |lw, e, pos| {
+            let Attr::Struct(_, f) = e else {
+                return lw.err(pos, "bad output_operand_alias");
+            };
+            Ok(OutputOperandAlias {
+                output_index: lw.field(f, "output_tuple_indices")?,
+                operand: lw.field_int(f, "operand_index", 0)?,
+                operand_index: lw.field(f, "operand_tuple_indices")?,
+            })
+        })?;
+        let called = self.array_items(op, "called_computations", |lw, s, pos| {
+            let Attr::Symbol(s) = s else {
+                return lw.err(pos, "called_computations must be symbols");
+            };
+            lw.func_comp(s, pos)
+        })?;
         let frontend: Vec<(String, String)> = match op.attr("mhlo.frontend_attributes") {
             Some(AttrEntry {
                 value: Attr::Dict(d),
@@ -1634,26 +1629,27 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    pub(crate) fn emit_unary(
+    /// An element-wise `op` (a [`UnaryOp`], a [`BinaryOp`], `Op::Select`)
+    /// on `operands`; its result has the shape of the last operand.
+    pub(crate) fn emit(
         &mut self,
         c: &mut Comp,
         pos: usize,
-        u: UnaryOp,
-        x: InstId,
+        op: impl Into<Op>,
+        operands: &[InstId],
     ) -> LResult<InstId> {
-        let s = c.shape(x).clone();
-        self.add(c, pos, Op::Unary(u), s, vec![x], vec![])
+        let Some(&last) = operands.last() else {
+            return self.err(pos, "an element-wise op needs an operand");
+        };
+        let s = c.shape(last).clone();
+        self.add(c, pos, op.into(), s, operands.to_vec(), vec![])
     }
-    pub(crate) fn emit_binary(
-        &mut self,
-        c: &mut Comp,
-        pos: usize,
-        b: BinaryOp,
-        x: InstId,
-        y: InstId,
-    ) -> LResult<InstId> {
-        let s = c.shape(x).clone();
-        self.add(c, pos, Op::Binary(b), s, vec![x, y], vec![])
+    /// The array shape of `x`, which must be a tensor.
+    pub(crate) fn tensor(&self, c: &Comp, pos: usize, x: InstId) -> LResult<ArrayShape> {
+        match c.shape(x).as_array() {
+            Some(a) => Ok(a.clone()),
+            None => self.err(pos, "expected a tensor"),
+        }
     }
     /// A scalar `v` of `x`'s element type, broadcast to `x`'s shape.
     pub(crate) fn emit_splat(
@@ -1663,9 +1659,7 @@ impl<'a> Lowerer<'a> {
         x: InstId,
         v: f64,
     ) -> LResult<InstId> {
-        let Some(arr) = c.shape(x).as_array().cloned() else {
-            return self.err(pos, "expected a tensor");
-        };
+        let arr = self.tensor(c, pos, x)?;
         if !arr.ty.is_float() {
             return self.err(pos, "expected a floating-point tensor");
         }
@@ -1698,9 +1692,7 @@ impl<'a> Lowerer<'a> {
         x: InstId,
         y: InstId,
     ) -> LResult<InstId> {
-        let Some(arr) = c.shape(x).as_array().cloned() else {
-            return self.err(pos, "expected a tensor");
-        };
+        let arr = self.tensor(c, pos, x)?;
         self.add(
             c,
             pos,
@@ -1712,33 +1704,6 @@ impl<'a> Lowerer<'a> {
             vec![x, y],
             vec![],
         )
-    }
-    pub(crate) fn emit_select(
-        &mut self,
-        c: &mut Comp,
-        pos: usize,
-        p: InstId,
-        x: InstId,
-        y: InstId,
-    ) -> LResult<InstId> {
-        let s = c.shape(x).clone();
-        self.add(c, pos, Op::Select, s, vec![p, x, y], vec![])
-    }
-    pub(crate) fn add_raw(
-        &mut self,
-        c: &mut Comp,
-        pos: usize,
-        op: Op,
-        shape: Shape,
-        operands: Vec<InstId>,
-    ) -> LResult<InstId> {
-        self.add(c, pos, op, shape, operands, vec![])
-    }
-    pub(crate) fn operand_values(&self, c: &Comp, op: &MOp) -> LResult<Vec<InstId>> {
-        self.operands(c, op)
-    }
-    pub(crate) fn error<T>(&self, pos: usize, msg: impl Into<String>) -> LResult<T> {
-        self.err(pos, msg)
     }
 }
 

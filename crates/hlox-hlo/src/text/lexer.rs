@@ -260,15 +260,18 @@ impl<'a> Cursor<'a> {
             Ok(false)
         }
     }
+    /// Skips trivia before a number: where it starts, and where it goes on
+    /// after an optional `-` or `+` sign. Consumes nothing else.
+    pub fn signed_start(&mut self) -> PResult<(usize, usize)> {
+        self.skip_trivia()?;
+        let start = self.pos;
+        let signed = start < self.end && matches!(self.bytes()[start], b'-' | b'+');
+        Ok((start, start + usize::from(signed)))
+    }
     /// A signed decimal integer, wide enough for u64 and i64 values.
     pub fn int(&mut self, what: &str) -> PResult<(i128, usize)> {
-        self.skip_trivia()?;
+        let (start, mut p) = self.signed_start()?;
         let b = self.bytes();
-        let start = self.pos;
-        let mut p = start;
-        if p < self.end && (b[p] == b'-' || b[p] == b'+') {
-            p += 1;
-        }
         let digits = p;
         while p < self.end && b[p].is_ascii_digit() {
             p += 1;

@@ -22,7 +22,7 @@ pub use print::{
 mod tests {
     use super::*;
     use crate::ir::{CustomCall, Op};
-    use crate::literal::{ArrayLiteral, Literal};
+    use crate::literal::{ArrayLiteral, Literal, NativeType};
     use crate::types::{ArrayShape, ElementType, Layout, Shape};
     use half::{bf16, f16};
 
@@ -31,6 +31,24 @@ mod tests {
         let back = parse_literal(&text, &l.shape()).unwrap_or_else(|e| panic!("{text}: {e}"));
         assert_eq!(&back, l, "literal text {text}");
         assert_eq!(literal_to_string(&back), text);
+    }
+
+    /// The floats of bit patterns `bits`, printed as a literal and parsed
+    /// back, have the same bits.
+    fn assert_bits_round_trip<B: Copy + PartialEq + std::fmt::Debug, T: NativeType>(
+        bits: &[B],
+        from_bits: fn(B) -> T,
+        to_bits: fn(T) -> B,
+    ) {
+        let lit = Literal::r1(&bits.iter().map(|&b| from_bits(b)).collect::<Vec<_>>());
+        let back = parse_literal(&literal_to_string(&lit), &lit.shape()).unwrap();
+        let got: Vec<B> = back
+            .to_vec::<T>()
+            .unwrap()
+            .into_iter()
+            .map(to_bits)
+            .collect();
+        assert_eq!(got, bits, "{}", lit.shape());
     }
 
     #[test]
@@ -47,26 +65,8 @@ mod tests {
         roundtrip_literal(&Literal::r1(&[0u64, 7, u64::MAX]));
         // Every f16 and bf16 bit pattern round-trips exactly.
         let all16: Vec<u16> = (0..=u16::MAX).collect();
-        let h: Vec<f16> = all16.iter().map(|&b| f16::from_bits(b)).collect();
-        let lit = Literal::r1(&h);
-        let back = parse_literal(&literal_to_string(&lit), &lit.shape()).unwrap();
-        let bits: Vec<u16> = back
-            .to_vec::<f16>()
-            .unwrap()
-            .iter()
-            .map(|x| x.to_bits())
-            .collect();
-        assert_eq!(bits, all16);
-        let b: Vec<bf16> = all16.iter().map(|&x| bf16::from_bits(x)).collect();
-        let lit = Literal::r1(&b);
-        let back = parse_literal(&literal_to_string(&lit), &lit.shape()).unwrap();
-        let bits: Vec<u16> = back
-            .to_vec::<bf16>()
-            .unwrap()
-            .iter()
-            .map(|x| x.to_bits())
-            .collect();
-        assert_eq!(bits, all16);
+        assert_bits_round_trip(&all16, f16::from_bits, f16::to_bits);
+        assert_bits_round_trip(&all16, bf16::from_bits, bf16::to_bits);
         // f32 and f64: special values and a spread of bit patterns.
         let mut f32s: Vec<u32> = vec![
             0,
@@ -84,15 +84,7 @@ mod tests {
             x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             f32s.push(x);
         }
-        let lit = Literal::r1(&f32s.iter().map(|&b| f32::from_bits(b)).collect::<Vec<_>>());
-        let back = parse_literal(&literal_to_string(&lit), &lit.shape()).unwrap();
-        let got: Vec<u32> = back
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_bits())
-            .collect();
-        assert_eq!(got, f32s);
+        assert_bits_round_trip(&f32s, f32::from_bits, f32::to_bits);
         let mut f64s: Vec<u64> = vec![
             0,
             1 << 63,
@@ -108,15 +100,7 @@ mod tests {
                 .wrapping_add(1_442_695_040_888_963_407);
             f64s.push(y);
         }
-        let lit = Literal::r1(&f64s.iter().map(|&b| f64::from_bits(b)).collect::<Vec<_>>());
-        let back = parse_literal(&literal_to_string(&lit), &lit.shape()).unwrap();
-        let got: Vec<u64> = back
-            .to_vec::<f64>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_bits())
-            .collect();
-        assert_eq!(got, f64s);
+        assert_bits_round_trip(&f64s, f64::from_bits, f64::to_bits);
         // Nested, non-default layout, tuples.
         let m = Literal::r2(&[&[1i32, 2, 3][..], &[4, 5, 6][..]]).unwrap();
         assert_eq!(literal_to_string(&m), "{ { 1, 2, 3 }, { 4, 5, 6 } }");

@@ -412,13 +412,8 @@ fn nested(c: &mut Cursor, shape: &ArrayShape, d0: usize, out: &mut Vec<u8>) -> P
 
 /// Scan one number-like token: `-1.5e+3`, `inf`, `-nan(0x1)`, `true`.
 fn number_token<'a>(c: &mut Cursor<'a>) -> PResult<(&'a str, usize)> {
-    c.skip_trivia()?;
+    let (start, mut p) = c.signed_start()?;
     let b = c.bytes();
-    let start = c.pos;
-    let mut p = start;
-    if p < c.end && (b[p] == b'-' || b[p] == b'+') {
-        p += 1;
-    }
     while p < c.end && (b[p].is_ascii_alphanumeric() || b[p] == b'.' || b[p] == b'_') {
         // Exponent sign: `1e+30`, `1e-5`.
         if (b[p] == b'e' || b[p] == b'E') && p + 1 < c.end && (b[p + 1] == b'+' || b[p + 1] == b'-')
@@ -886,20 +881,9 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        let entries: Vec<usize> = raw
-            .comps
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.is_entry)
-            .map(|(i, _)| i)
-            .collect();
-        if entries.len() > 1 {
-            return Err(err(
-                raw.comps[entries[1]].pos,
-                "more than one ENTRY computation".into(),
-            ));
-        }
-        let entry_idx = entries.first().copied().unwrap_or(raw.comps.len() - 1);
+        let entry_idx = the_marked(&raw.comps, |c| c.is_entry)
+            .map_err(|i| err(raw.comps[i].pos, "more than one ENTRY computation".into()))?
+            .unwrap_or(raw.comps.len() - 1);
 
         // Called computations of each instruction, resolved to text indices.
         let mut called: Vec<Vec<Vec<usize>>> = Vec::new();
@@ -1122,20 +1106,12 @@ impl<'a> Parser<'a> {
         )?;
 
         // Root.
-        let roots: Vec<usize> = rc
-            .insts
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.is_root)
-            .map(|(i, _)| i)
-            .collect();
-        if roots.len() > 1 {
-            return Err(err(
-                rc.insts[roots[1]].pos,
-                format!("computation '{}' has more than one ROOT", rc.name),
-            ));
-        }
-        let root_old = roots.first().copied().unwrap_or(n - 1);
+        let root_old = the_marked(&rc.insts, |r| r.is_root)
+            .map_err(|i| {
+                let msg = format!("computation '{}' has more than one ROOT", rc.name);
+                err(rc.insts[i].pos, msg)
+            })?
+            .unwrap_or(n - 1);
 
         // Parameters.
         let mut params: Vec<Option<usize>> = Vec::new();
@@ -1505,12 +1481,12 @@ pub(super) fn replica_groups_value(c: &mut Cursor) -> PResult<ReplicaGroups> {
             }
             c.expect(b')', "to close the iota replica groups' transpose")?;
         }
-        return Ok(ReplicaGroups::Iota {
+        return Ok(ReplicaGroups::Iota(IotaReplicaGroups {
             groups,
             size,
             reshape_dims,
             perm,
-        });
+        }));
     }
     Ok(ReplicaGroups::List(braced_list(
         c,
@@ -1947,6 +1923,17 @@ fn unsupported_opcode(name: &str) -> String {
              where this is a plain '{sync}'"
         ),
         None => format!("unsupported opcode '{name}' (hlox does not implement it)"),
+    }
+}
+
+/// The one item `marked` (the ENTRY computation, a computation's ROOT):
+/// its index, or `None` when no item is marked; `Err` with the index of a
+/// second marked item.
+fn the_marked<T>(items: &[T], marked: impl Fn(&T) -> bool) -> Result<Option<usize>, usize> {
+    let mut found = items.iter().enumerate().filter(|(_, t)| marked(t));
+    match (found.next(), found.next()) {
+        (_, Some((second, _))) => Err(second),
+        (first, None) => Ok(first.map(|(i, _)| i)),
     }
 }
 

@@ -254,15 +254,11 @@ pub fn replica_groups_text(g: &ReplicaGroups) -> String {
                 .collect();
             format!("{{{}}}", parts.join(","))
         }
-        ReplicaGroups::Iota {
-            groups,
-            size,
-            reshape_dims,
-            perm,
-        } => {
-            let mut s = format!("[{groups},{size}]<=[{}]", join(reshape_dims, ","));
-            if !perm.is_empty() {
-                let _ = write!(s, "T({})", join(perm, ","));
+        ReplicaGroups::Iota(iota) => {
+            let (groups, size) = (iota.groups, iota.size);
+            let mut s = format!("[{groups},{size}]<=[{}]", join(&iota.reshape_dims, ","));
+            if !iota.perm.is_empty() {
+                let _ = write!(s, "T({})", join(&iota.perm, ","));
             }
             s
         }
