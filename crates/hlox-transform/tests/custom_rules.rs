@@ -3,7 +3,7 @@
 //! and batched by JAX's vmap methods. The target here is `my_sin`
 //! (element-wise sine), run by the evaluator through a handler.
 
-use hlox_eval::{evaluate, CustomCallError, CustomCallHandler};
+use hlox_eval::{evaluate, CustomCallError};
 use hlox_hlo::builder::XlaBuilder;
 use hlox_hlo::text::parse_module;
 use hlox_hlo::{CustomCall, Instruction, Literal, Module};
@@ -11,25 +11,22 @@ use hlox_transform::{
     grad_with, jvp_with, vjp_with, vmap_with, RuleKind, Rules, TransformError, VmapMethod,
 };
 
-struct MySin;
-impl CustomCallHandler for MySin {
-    fn call(
-        &self,
-        _: &Instruction,
-        call: &CustomCall,
-        ops: &[&Literal],
-    ) -> Result<Literal, CustomCallError> {
-        assert_eq!(call.target, "my_sin");
-        let fail = |e: hlox_hlo::LiteralError| CustomCallError::Handler(Box::new(e));
-        let x = ops[0].as_array().map_err(fail)?;
-        let v: Vec<f64> = x.to_vec::<f64>().map_err(fail)?;
-        let s: Vec<f64> = v.iter().map(|a| a.sin()).collect();
-        Literal::from_vec(x.dims(), &s).map_err(fail)
-    }
+/// The `my_sin` target for the evaluator: element-wise sine.
+fn my_sin(
+    _: &Instruction,
+    call: &CustomCall,
+    ops: &[&Literal],
+) -> Result<Literal, CustomCallError> {
+    assert_eq!(call.target, "my_sin");
+    let fail = |e: hlox_hlo::LiteralError| CustomCallError::Handler(Box::new(e));
+    let x = ops[0].as_array().map_err(fail)?;
+    let v: Vec<f64> = x.to_vec::<f64>().map_err(fail)?;
+    let s: Vec<f64> = v.iter().map(|a| a.sin()).collect();
+    Literal::from_vec(x.dims(), &s).map_err(fail)
 }
 
 fn run(m: &Module, args: &[Literal]) -> Vec<f64> {
-    evaluate(m, args, &MySin)
+    evaluate(m, args, &my_sin)
         .unwrap_or_else(|e| panic!("{e}\n{}", hlox_hlo::text::print_module(m)))
         .into_leaves()
         .iter()
