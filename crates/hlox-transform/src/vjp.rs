@@ -7,7 +7,7 @@
 
 use crate::custom::{call_rule, RuleKind, Rules};
 use crate::emit::{Emitter, Out};
-use crate::jvp::flatten;
+use crate::jvp::{flatten, leaves};
 use crate::rules::elementwise::{binary_partials, unary_partial};
 use crate::rules::linear::transpose;
 use crate::tan::{differentiable, Tan};
@@ -145,9 +145,7 @@ fn reverse(
         let g = cts.get(&p).cloned().unwrap_or(Tan::Zero);
         let g = g.materialize(&mut e, &shape)?;
         // A tuple parameter's cotangent is returned as its leaves.
-        let mut leaves = Vec::new();
-        flatten(&mut e, g, &mut leaves)?;
-        grads.extend(leaves);
+        flatten(&mut e, g, &mut grads)?;
     }
     let root = e.tuple(&grads)?;
     let c = e.finish(root);
@@ -325,8 +323,7 @@ fn backward(
                     }
                     Op::CustomCall(_) => {
                         let mut args = ops.clone();
-                        let mut leaves = Vec::new();
-                        flatten(e, c, &mut leaves)?;
+                        let leaves = leaves(e, c)?;
                         args.extend(&leaves);
                         let operand_shapes: Vec<Shape> =
                             ops.iter().map(|&o| e.shape(o).clone()).collect();
