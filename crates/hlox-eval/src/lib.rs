@@ -57,6 +57,23 @@ pub trait CustomCallHandler {
     ) -> Result<Literal, CustomCallError>;
 }
 
+/// A function (or closure) with the signature of [`CustomCallHandler::call`]
+/// is a handler: a test or an embedder with one target writes a `fn`, not
+/// a type and an impl.
+impl<F> CustomCallHandler for F
+where
+    F: Fn(&Instruction, &CustomCall, &[&Literal]) -> Result<Literal, CustomCallError>,
+{
+    fn call(
+        &self,
+        inst: &Instruction,
+        call: &CustomCall,
+        operands: &[&Literal],
+    ) -> Result<Literal, CustomCallError> {
+        self(inst, call, operands)
+    }
+}
+
 /// Why a custom call gave no result in the evaluator. The evaluator wraps it
 /// in [`EvalError::CustomCall`], which names the computation, instruction and
 /// target.

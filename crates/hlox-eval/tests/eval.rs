@@ -8,7 +8,7 @@
 #![allow(clippy::excessive_precision)]
 
 use half::{bf16, f16};
-use hlox_eval::{evaluate, CustomCallError, CustomCallHandler, EvalError, NoCustomCalls};
+use hlox_eval::{evaluate, CustomCallError, EvalError, NoCustomCalls};
 use hlox_hlo::*;
 
 // ------------------------------------------------------------------ helpers
@@ -124,36 +124,31 @@ fn bin(op: BinaryOp, a: Literal, b: Literal) -> Literal {
 
 // ------------------------------------------------------------------ custom calls, layouts, errors
 
-struct Doubler;
-
-impl CustomCallHandler for Doubler {
-    fn call(
-        &self,
-        inst: &Instruction,
-        call: &CustomCall,
-        operands: &[&Literal],
-    ) -> Result<Literal, CustomCallError> {
-        if call.target != "double" {
-            return Err(CustomCallError::NoHandler {
-                target: call.target.clone(),
-            });
-        }
-        let a = operands[0]
-            .as_array()
-            .map_err(|e| CustomCallError::Handler(e.into()))?;
-        // The handler sees bytes in the operand's declared layout.
-        let raw: Vec<f32> = a
-            .bytes()
-            .chunks_exact(4)
-            .map(|c| f32::from_ne_bytes(c.try_into().unwrap()) * 2.0)
-            .collect();
-        let bytes: Vec<u8> = raw.iter().flat_map(|x| x.to_ne_bytes()).collect();
-        let shape = inst.shape.as_array().unwrap().clone();
-        Ok(Literal::Array(
-            ArrayLiteral::from_bytes(shape, bytes)
-                .map_err(|e| CustomCallError::Handler(e.into()))?,
-        ))
+/// Doubles the f32 elements of its operand (target "double" only).
+fn doubler(
+    inst: &Instruction,
+    call: &CustomCall,
+    operands: &[&Literal],
+) -> Result<Literal, CustomCallError> {
+    if call.target != "double" {
+        return Err(CustomCallError::NoHandler {
+            target: call.target.clone(),
+        });
     }
+    let a = operands[0]
+        .as_array()
+        .map_err(|e| CustomCallError::Handler(e.into()))?;
+    // The handler sees bytes in the operand's declared layout.
+    let raw: Vec<f32> = a
+        .bytes()
+        .chunks_exact(4)
+        .map(|c| f32::from_ne_bytes(c.try_into().unwrap()) * 2.0)
+        .collect();
+    let bytes: Vec<u8> = raw.iter().flat_map(|x| x.to_ne_bytes()).collect();
+    let shape = inst.shape.as_array().unwrap().clone();
+    Ok(Literal::Array(
+        ArrayLiteral::from_bytes(shape, bytes).map_err(|e| CustomCallError::Handler(e.into()))?,
+    ))
 }
 
 fn custom_call_module(target: &str) -> Module {
@@ -178,7 +173,7 @@ fn custom_call_module(target: &str) -> Module {
 fn custom_calls_go_through_the_handler_with_declared_layouts() {
     let m = custom_call_module("double");
     let x = lit::<f32>(&[2, 2], &[1.0, 2.0, 3.0, 4.0]);
-    let out = evaluate(&m, &[x], &Doubler).unwrap();
+    let out = evaluate(&m, &[x], &doubler).unwrap();
     assert_eq!(v::<f32>(&out), vec![2.0, 4.0, 6.0, 8.0]);
     // Result in the root's declared column-major layout.
     let a = out.as_array().unwrap();
@@ -206,7 +201,7 @@ fn custom_call_errors_name_instruction_and_target() {
         msg.contains("main.2") && msg.contains("double") && msg.contains("no custom-call handler"),
         "{msg}"
     );
-    let err = evaluate(&custom_call_module("triple"), &[x], &Doubler).unwrap_err();
+    let err = evaluate(&custom_call_module("triple"), &[x], &doubler).unwrap_err();
     assert!(
         matches!(&err, EvalError::CustomCall { source, .. }
             if matches!(&**source, CustomCallError::NoHandler { target } if target == "triple")),

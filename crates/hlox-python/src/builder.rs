@@ -42,10 +42,16 @@ fn comp(m: &Module) -> PyResult<XlaComputation> {
 }
 
 impl Builder {
-    fn op(slf: &Bound<'_, Builder>, r: Result<XlaOp, BuildError>) -> PyResult<Op> {
+    /// Runs one `XlaBuilder` method on this builder and wraps the op it
+    /// made (or its error) for Python: the shared body of every op method.
+    fn with(
+        slf: &Bound<'_, Builder>,
+        build: impl FnOnce(&XlaBuilder) -> Result<XlaOp, BuildError>,
+    ) -> PyResult<Op> {
+        let op = build(&slf.borrow().inner).map_err(build_err)?;
         Ok(Op {
             builder: slf.clone().unbind(),
-            op: r.map_err(build_err)?,
+            op,
         })
     }
 }
@@ -54,37 +60,52 @@ fn ops(v: &[PyRef<'_, Op>]) -> Vec<XlaOp> {
     v.iter().map(|o| o.op).collect()
 }
 
-fn dims_vec(x: Vec<i64>) -> Vec<i64> {
-    x
-}
-
-fn _builder_binary(
-    builder: &Bound<'_, Builder>,
-    name: &str,
-    a: PyRef<'_, Op>,
-    b: PyRef<'_, Op>,
-) -> PyResult<Op> {
-    let r = {
-        let bb = builder.borrow();
-        let x = &bb.inner;
-        match name {
-            "add" => x.add(a.op, b.op),
-            "sub" => x.sub(a.op, b.op),
-            "mul" => x.mul(a.op, b.op),
-            "div" => x.div(a.op, b.op),
-            "rem" => x.rem(a.op, b.op),
-            "pow" => x.pow(a.op, b.op),
-            "max" => x.max(a.op, b.op),
-            "min" => x.min(a.op, b.op),
-            "and" => x.and(a.op, b.op),
-            "or" => x.or(a.op, b.op),
-            "xor" => x.xor(a.op, b.op),
-            "atan2" => x.atan2(a.op, b.op),
-            "dot" => x.dot(a.op, b.op),
-            _ => return Err(PyValueError::new_err(format!("unknown binary op {name}"))),
+/// Generates `#[pymethods] impl Builder`: one method per element-wise op of
+/// the lists (each calls the `XlaBuilder` method of the same meaning), then
+/// the hand-written methods. A `macro_rules` inside a `#[pymethods]` block
+/// is not expanded before PyO3 reads it, so the macro wraps the whole block.
+macro_rules! builder_pymethods {
+    (
+        unary: [$($un:ident => $un_xla:ident),* $(,)?],
+        binary: [$($bin:ident => $bin_xla:ident),* $(,)?],
+        ternary: [$($ter:ident($a:ident, $b:ident, $c:ident)),* $(,)?],
+        $($methods:tt)*
+    ) => {
+        #[pymethods]
+        impl Builder {
+            $(
+                #[doc = concat!("Element-wise `", stringify!($un_xla), "`.")]
+                fn $un(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
+                    Builder::with(slf, |bld| bld.$un_xla(x.op))
+                }
+            )*
+            $(
+                #[doc = concat!("Element-wise `", stringify!($bin_xla), "`.")]
+                fn $bin(
+                    slf: &Bound<'_, Builder>,
+                    a: PyRef<'_, Op>,
+                    b: PyRef<'_, Op>,
+                ) -> PyResult<Op> {
+                    Builder::with(slf, |bld| bld.$bin_xla(a.op, b.op))
+                }
+            )*
+            $(
+                #[doc = concat!(
+                    "Element-wise `", stringify!($ter), "(", stringify!($a), ", ",
+                    stringify!($b), ", ", stringify!($c), ")`."
+                )]
+                fn $ter(
+                    slf: &Bound<'_, Builder>,
+                    $a: PyRef<'_, Op>,
+                    $b: PyRef<'_, Op>,
+                    $c: PyRef<'_, Op>,
+                ) -> PyResult<Op> {
+                    Builder::with(slf, |bld| bld.$ter($a.op, $b.op, $c.op))
+                }
+            )*
+            $($methods)*
         }
     };
-    Builder::op(builder, r)
 }
 
 /// A literal from a numpy array or a Python/numpy scalar.
@@ -131,8 +152,18 @@ fn direction(s: &str) -> PyResult<ComparisonDirection> {
     })
 }
 
-#[pymethods]
-impl Builder {
+builder_pymethods! {
+    unary: [
+        neg => neg, abs => abs, exp => exp, log => log, tanh => tanh, sqrt => sqrt, rsqrt => rsqrt,
+        logistic => logistic, sin => sin, cos => cos, floor => floor, ceil => ceil, sign => sign,
+        not_ => not, expm1 => expm1, log1p => log1p, is_finite => is_finite,
+    ],
+    binary: [
+        add => add, sub => sub, mul => mul, div => div, rem => rem, pow => pow, max => max,
+        min => min, and_ => and, or_ => or, atan2 => atan2,
+    ],
+    ternary: [select(pred, on_true, on_false), clamp(min, x, max)],
+
     #[new]
     fn new(name: &str) -> Builder {
         Builder {
@@ -156,8 +187,7 @@ impl Builder {
         let n = name
             .map(|s| s.to_string())
             .unwrap_or_else(|| format!("p{number}"));
-        let r = slf.borrow().inner.parameter(number, &shape.inner, &n);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.parameter(number, &shape.inner, &n))
     }
 
     /// A constant from a numpy array or scalar (`dtype` converts it first).
@@ -168,8 +198,7 @@ impl Builder {
         dtype: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Op> {
         let lit = literal(slf.py(), value, dtype)?;
-        let r = slf.borrow().inner.constant_literal(&lit);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.constant_literal(&lit))
     }
 
     /// The shape of `op`.
@@ -179,127 +208,9 @@ impl Builder {
         })
     }
 
-    fn add(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "add", a, b)
-    }
-    fn sub(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "sub", a, b)
-    }
-    fn mul(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "mul", a, b)
-    }
-    fn div(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "div", a, b)
-    }
-    fn rem(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "rem", a, b)
-    }
-    fn pow(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "pow", a, b)
-    }
-    fn max(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "max", a, b)
-    }
-    fn min(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "min", a, b)
-    }
-    fn and_(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "and", a, b)
-    }
-    fn or_(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "or", a, b)
-    }
-    fn atan2(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "atan2", a, b)
-    }
-    /// Element-wise `neg`.
-    fn neg(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.neg(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `abs`.
-    fn abs(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.abs(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `exp`.
-    fn exp(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.exp(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `log`.
-    fn log(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.log(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `tanh`.
-    fn tanh(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.tanh(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `sqrt`.
-    fn sqrt(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.sqrt(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `rsqrt`.
-    fn rsqrt(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.rsqrt(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `logistic`.
-    fn logistic(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.logistic(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `sin`.
-    fn sin(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.sin(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `cos`.
-    fn cos(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.cos(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `floor`.
-    fn floor(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.floor(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `ceil`.
-    fn ceil(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.ceil(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `sign`.
-    fn sign(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.sign(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `not`.
-    fn not_(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.not(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `expm1`.
-    fn expm1(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.expm1(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `log1p`.
-    fn log1p(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.log1p(x.op);
-        Builder::op(slf, r)
-    }
-    /// Element-wise `is_finite`.
-    fn is_finite(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>) -> PyResult<Op> {
-        let r = slf.borrow().inner.is_finite(x.op);
-        Builder::op(slf, r)
-    }
     /// Matrix/vector product (XLA's `Dot`).
     fn dot(slf: &Bound<'_, Builder>, a: PyRef<'_, Op>, b: PyRef<'_, Op>) -> PyResult<Op> {
-        _builder_binary(slf, "dot", a, b)
+        Builder::with(slf, |bld| bld.dot(a.op, b.op))
     }
 
     /// `dot_general` with XLA's dimension numbers.
@@ -320,8 +231,7 @@ impl Builder {
             lhs_contracting_dims,
             rhs_contracting_dims,
         };
-        let r = slf.borrow().inner.dot_general(lhs.op, rhs.op, &d, &[]);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.dot_general(lhs.op, rhs.op, &d, &[]))
     }
 
     /// `compare(lhs, rhs, "LT")`: a pred array.
@@ -332,28 +242,7 @@ impl Builder {
         direction: &str,
     ) -> PyResult<Op> {
         let d = self::direction(direction)?;
-        let r = slf.borrow().inner.compare(d, lhs.op, rhs.op);
-        Builder::op(slf, r)
-    }
-
-    fn select(
-        slf: &Bound<'_, Builder>,
-        pred: PyRef<'_, Op>,
-        on_true: PyRef<'_, Op>,
-        on_false: PyRef<'_, Op>,
-    ) -> PyResult<Op> {
-        let r = slf.borrow().inner.select(pred.op, on_true.op, on_false.op);
-        Builder::op(slf, r)
-    }
-
-    fn clamp(
-        slf: &Bound<'_, Builder>,
-        min: PyRef<'_, Op>,
-        x: PyRef<'_, Op>,
-        max: PyRef<'_, Op>,
-    ) -> PyResult<Op> {
-        let r = slf.borrow().inner.clamp(min.op, x.op, max.op);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.compare(d, lhs.op, rhs.op))
     }
 
     /// `convert(x, "f64")`.
@@ -363,8 +252,7 @@ impl Builder {
         dtype: &Bound<'_, PyAny>,
     ) -> PyResult<Op> {
         let t = dtype::parse_element(slf.py(), dtype)?;
-        let r = slf.borrow().inner.convert(x.op, t);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.convert(x.op, t))
     }
 
     fn broadcast_in_dim(
@@ -373,16 +261,11 @@ impl Builder {
         shape: Vec<i64>,
         broadcast_dimensions: Vec<i64>,
     ) -> PyResult<Op> {
-        let r = slf
-            .borrow()
-            .inner
-            .broadcast_in_dim(x.op, &shape, &broadcast_dimensions);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.broadcast_in_dim(x.op, &shape, &broadcast_dimensions))
     }
 
     fn reshape(slf: &Bound<'_, Builder>, x: PyRef<'_, Op>, shape: Vec<i64>) -> PyResult<Op> {
-        let r = slf.borrow().inner.reshape(x.op, &dims_vec(shape));
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.reshape(x.op, &shape))
     }
 
     fn transpose(
@@ -390,8 +273,7 @@ impl Builder {
         x: PyRef<'_, Op>,
         permutation: Vec<i64>,
     ) -> PyResult<Op> {
-        let r = slf.borrow().inner.transpose(x.op, &permutation);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.transpose(x.op, &permutation))
     }
 
     #[pyo3(signature = (x, start, limit, strides = None))]
@@ -403,8 +285,7 @@ impl Builder {
         strides: Option<Vec<i64>>,
     ) -> PyResult<Op> {
         let strides = strides.unwrap_or_else(|| vec![1; start.len()]);
-        let r = slf.borrow().inner.slice(x.op, &start, &limit, &strides);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.slice(x.op, &start, &limit, &strides))
     }
 
     fn concatenate(
@@ -412,14 +293,12 @@ impl Builder {
         operands: Vec<PyRef<'_, Op>>,
         dimension: i64,
     ) -> PyResult<Op> {
-        let r = slf.borrow().inner.concat_in_dim(&ops(&operands), dimension);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.concat_in_dim(&ops(&operands), dimension))
     }
 
     /// `iota(shape, dimension)`.
     fn iota(slf: &Bound<'_, Builder>, shape: &Shape, dimension: i64) -> PyResult<Op> {
-        let r = slf.borrow().inner.iota(&shape.inner, dimension);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.iota(&shape.inner, dimension))
     }
 
     /// `reduce(operand, init, computation, dimensions)`: `computation` is a
@@ -432,11 +311,7 @@ impl Builder {
         dimensions: Vec<i64>,
     ) -> PyResult<Op> {
         let c = comp(computation)?;
-        let r = slf
-            .borrow()
-            .inner
-            .reduce(&[operand.op], &[init.op], &c, &dimensions);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.reduce(&[operand.op], &[init.op], &c, &dimensions))
     }
 
     /// `while_loop(condition, body, init)` (both Modules of one parameter).
@@ -447,8 +322,7 @@ impl Builder {
         init: PyRef<'_, Op>,
     ) -> PyResult<Op> {
         let (c, b) = (comp(condition)?, comp(body)?);
-        let r = slf.borrow().inner.while_loop(&c, &b, init.op);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.while_loop(&c, &b, init.op))
     }
 
     /// `conditional(pred, true_operand, true_computation, false_operand, false_computation)`.
@@ -461,11 +335,9 @@ impl Builder {
         false_computation: &Module,
     ) -> PyResult<Op> {
         let (t, f) = (comp(true_computation)?, comp(false_computation)?);
-        let r = slf
-            .borrow()
-            .inner
-            .conditional(pred.op, true_operand.op, &t, false_operand.op, &f);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| {
+            bld.conditional(pred.op, true_operand.op, &t, false_operand.op, &f)
+        })
     }
 
     /// `call(computation, operands)`.
@@ -475,13 +347,11 @@ impl Builder {
         operands: Vec<PyRef<'_, Op>>,
     ) -> PyResult<Op> {
         let c = comp(computation)?;
-        let r = slf.borrow().inner.call(&c, &ops(&operands));
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.call(&c, &ops(&operands)))
     }
 
     fn tuple(slf: &Bound<'_, Builder>, elements: Vec<PyRef<'_, Op>>) -> PyResult<Op> {
-        let r = slf.borrow().inner.tuple(&ops(&elements));
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.tuple(&ops(&elements)))
     }
 
     fn get_tuple_element(
@@ -489,8 +359,7 @@ impl Builder {
         tuple: PyRef<'_, Op>,
         index: i64,
     ) -> PyResult<Op> {
-        let r = slf.borrow().inner.get_tuple_element(tuple.op, index);
-        Builder::op(slf, r)
+        Builder::with(slf, |bld| bld.get_tuple_element(tuple.op, index))
     }
 
     /// A custom call to `target` with result `shape`. `api_version` is
@@ -532,7 +401,7 @@ impl Builder {
                 },
             )
             .collect();
-        let r = slf.borrow().inner.custom_call(
+        Builder::with(slf, |bld| bld.custom_call(
             target,
             &ops(&operands),
             &shape.inner,
@@ -541,8 +410,7 @@ impl Builder {
             &aliasing,
             CustomCallSchedule::default(),
             v,
-        );
-        Builder::op(slf, r)
+        ))
     }
 
     /// Builds the computation rooted at `root` (verified) as a Module.
@@ -580,9 +448,9 @@ impl Op {
     fn binop(
         &self,
         py: Python<'_>,
-        name: &str,
         other: &Bound<'_, PyAny>,
         swap: bool,
+        build: fn(&XlaBuilder, XlaOp, XlaOp) -> Result<XlaOp, BuildError>,
     ) -> PyResult<Op> {
         let b = self.builder.bind(py);
         let rhs = match same_builder(self, other)? {
@@ -614,55 +482,47 @@ impl Op {
             }
         };
         let (x, y) = if swap { (rhs, self.op) } else { (self.op, rhs) };
-        let r = {
-            let bb = b.borrow();
-            let i = &bb.inner;
-            match name {
-                "add" => i.add(x, y),
-                "sub" => i.sub(x, y),
-                "mul" => i.mul(x, y),
-                "div" => i.div(x, y),
-                "dot" => i.dot(x, y),
-                _ => return Err(PyValueError::new_err(format!("unknown op {name}"))),
-            }
-        };
-        Builder::op(b, r)
+        Builder::with(b, |bld| build(bld, x, y))
     }
 }
 
-#[pymethods]
-impl Op {
-    fn __add__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Op> {
-        self.binop(py, "add", o, false)
-    }
-    fn __radd__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Op> {
-        self.binop(py, "add", o, true)
-    }
-    fn __sub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Op> {
-        self.binop(py, "sub", o, false)
-    }
-    fn __rsub__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Op> {
-        self.binop(py, "sub", o, true)
-    }
-    fn __mul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Op> {
-        self.binop(py, "mul", o, false)
-    }
-    fn __rmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Op> {
-        self.binop(py, "mul", o, true)
-    }
-    fn __truediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Op> {
-        self.binop(py, "div", o, false)
-    }
-    fn __rtruediv__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Op> {
-        self.binop(py, "div", o, true)
-    }
-    fn __matmul__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Op> {
-        self.binop(py, "dot", o, false)
-    }
+/// Generates `#[pymethods] impl Op`: each Python operator (and its
+/// reflected form, `2 * x`) calls [`Op::binop`] with its `XlaBuilder` method,
+/// then the hand-written methods (see `builder_pymethods!` for why the macro
+/// wraps the whole block).
+macro_rules! op_pymethods {
+    (
+        operators: [$($op:ident $(/ $reflected:ident)? => $xla:ident),* $(,)?],
+        $($methods:tt)*
+    ) => {
+        #[pymethods]
+        impl Op {
+            $(
+                fn $op(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Op> {
+                    self.binop(py, o, false, XlaBuilder::$xla)
+                }
+                $(
+                    fn $reflected(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Op> {
+                        self.binop(py, o, true, XlaBuilder::$xla)
+                    }
+                )?
+            )*
+            $($methods)*
+        }
+    };
+}
+
+op_pymethods! {
+    operators: [
+        __add__ / __radd__ => add,
+        __sub__ / __rsub__ => sub,
+        __mul__ / __rmul__ => mul,
+        __truediv__ / __rtruediv__ => div,
+        __matmul__ => dot,
+    ],
+
     fn __neg__(&self, py: Python<'_>) -> PyResult<Op> {
-        let b = self.builder.bind(py);
-        let r = b.borrow().inner.neg(self.op);
-        Builder::op(b, r)
+        Builder::with(self.builder.bind(py), |bld| bld.neg(self.op))
     }
 
     /// The op's shape.

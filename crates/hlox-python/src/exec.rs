@@ -310,11 +310,11 @@ impl Executable {
     /// the parameter wants (a copy only when it must).
     fn leaf<'py>(
         &self,
-        py: Python<'py>,
         index: usize,
         arg: &Bound<'py, PyAny>,
         want: &ArrayShape,
     ) -> PyResult<Bound<'py, PyUntypedArray>> {
+        let py = arg.py();
         let descr = dtype::descr_of(py, want.ty)?;
         let arr: Bound<'py, PyUntypedArray> = match arg.cast::<PyUntypedArray>() {
             Ok(a) => a.clone(),
@@ -371,14 +371,13 @@ impl Executable {
     /// Flattens argument `arg` of parameter shape `shape` into leaves.
     fn flatten<'py>(
         &self,
-        py: Python<'py>,
         index: usize,
         arg: &Bound<'py, PyAny>,
         shape: &Shape,
         out: &mut Vec<Option<Bound<'py, PyUntypedArray>>>,
     ) -> PyResult<()> {
         match shape {
-            Shape::Array(a) => out.push(Some(self.leaf(py, index, arg, a)?)),
+            Shape::Array(a) => out.push(Some(self.leaf(index, arg, a)?)),
             Shape::Token => out.push(None),
             Shape::Tuple(elems) => {
                 let items: Vec<Bound<'py, PyAny>> = if let Ok(t) = arg.cast::<PyTuple>() {
@@ -406,7 +405,7 @@ impl Executable {
                     ));
                 }
                 for (it, s) in items.iter().zip(elems) {
-                    self.flatten(py, index, it, s, out)?;
+                    self.flatten(index, it, s, out)?;
                 }
             }
         }
@@ -415,13 +414,13 @@ impl Executable {
 
     fn run_host<'py>(
         &self,
-        py: Python<'py>,
         exe: &hlox::HostExecutable,
         args: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let py = args.py();
         let mut leaves = Vec::new();
         for (i, (a, s)) in args.iter().zip(&self.params).enumerate() {
-            self.flatten(py, i, &a, s, &mut leaves)?;
+            self.flatten(i, &a, s, &mut leaves)?;
         }
         let mut outs: Vec<OutLeaf<'py>> = Vec::with_capacity(self.outs.len());
         for o in &self.outs {
@@ -501,57 +500,12 @@ impl Executable {
         }
     }
 
-    fn run_cuda<'py>(
-        &self,
-        py: Python<'py>,
-        exe: &hlox::cuda::CudaExecutable,
-        args: &Bound<'py, PyTuple>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        // The CUDA runtime takes host literals (copied to the device).
-        let mut lits = Vec::new();
-        for (i, (a, s)) in args.iter().zip(&self.params).enumerate() {
-            let mut leaves = Vec::new();
-            self.flatten(py, i, &a, s, &mut leaves)?;
-            let mut it = leaves.into_iter();
-            lits.push(self.literal(i, s, &mut it)?);
-        }
-        let out = py
-            .detach(|| exe.execute(&lits))
-            .map_err(|e| errors::cuda_exec_error(py, &self.name, e))?;
-        self.literal_results(py, &out)
-    }
-
-    /// Runs an SPMD program on its Host devices (threads of this process)
-    /// with the global arguments; device 0's result is the global result
-    /// (every device assembles the same one).
-    fn run_devices<'py>(
-        &self,
-        py: Python<'py>,
-        exe: &hlox::DeviceExecutable,
-        args: &Bound<'py, PyTuple>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let lits = self.literals(py, args)?;
-        let refs: Vec<&hlox_hlo::Literal> = lits.iter().collect();
-        let all = py
-            .detach(|| exe.execute(&refs, &hlox::ExecuteOptions::default()))
-            .map_err(|e| errors::ExecError::new_err(format!("{}: {e}", self.name)))?;
-        let first = all
-            .into_iter()
-            .next()
-            .ok_or_else(|| errors::ExecError::new_err(format!("{}: no device ran", self.name)))?;
-        self.literal_results(py, &first)
-    }
-
     /// The arguments as literals (copies), one per parameter.
-    fn literals<'py>(
-        &self,
-        py: Python<'py>,
-        args: &Bound<'py, PyTuple>,
-    ) -> PyResult<Vec<hlox_hlo::Literal>> {
+    fn literals<'py>(&self, args: &Bound<'py, PyTuple>) -> PyResult<Vec<hlox_hlo::Literal>> {
         let mut lits = Vec::new();
         for (i, (a, s)) in args.iter().zip(&self.params).enumerate() {
             let mut leaves = Vec::new();
-            self.flatten(py, i, &a, s, &mut leaves)?;
+            self.flatten(i, &a, s, &mut leaves)?;
             let mut it = leaves.into_iter();
             lits.push(self.literal(i, s, &mut it)?);
         }
@@ -631,11 +585,8 @@ impl Executable {
 #[pymethods]
 impl Executable {
     #[pyo3(signature = (*args))]
-    fn __call__<'py>(
-        &self,
-        py: Python<'py>,
-        args: &Bound<'py, PyTuple>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+    fn __call__<'py>(&self, args: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+        let py = args.py();
         if args.len() != self.params.len() {
             return Err(errors::ExecError::new_err(format!(
                 "{}: the computation takes {} arguments but was given {}",
@@ -645,9 +596,29 @@ impl Executable {
             )));
         }
         match &self.backend {
-            Backend::Host(e) => self.run_host(py, e, args),
-            Backend::Cuda(e) => self.run_cuda(py, e, args),
-            Backend::Devices(e) => self.run_devices(py, e, args),
+            Backend::Host(e) => self.run_host(e, args),
+            // The CUDA runtime takes host literals (copied to the device).
+            Backend::Cuda(e) => {
+                let lits = self.literals(args)?;
+                let out = py
+                    .detach(|| e.execute(&lits))
+                    .map_err(|err| errors::cuda_exec_error(py, &self.name, err))?;
+                self.literal_results(py, &out)
+            }
+            // An SPMD program runs on its Host devices (threads of this
+            // process) with the global arguments; device 0's result is the
+            // global result (every device assembles the same one).
+            Backend::Devices(e) => {
+                let lits = self.literals(args)?;
+                let refs: Vec<&hlox_hlo::Literal> = lits.iter().collect();
+                let all = py
+                    .detach(|| e.execute(&refs, &hlox::ExecuteOptions::default()))
+                    .map_err(|err| errors::ExecError::new_err(format!("{}: {err}", self.name)))?;
+                let first = all.into_iter().next().ok_or_else(|| {
+                    errors::ExecError::new_err(format!("{}: no device ran", self.name))
+                })?;
+                self.literal_results(py, &first)
+            }
             Backend::CudaNoDevice(why) => Err(errors::ExecError::new_err(format!(
                 "{}: compiled for CUDA, but no CUDA device can be opened here: {why}",
                 self.name

@@ -416,50 +416,46 @@ fn differentiate(
     run(py, |r| transform(m, &wrt, r), rules)
 }
 
-/// The gradient of `module`'s scalar floating-point result with respect
-/// to parameters `wrt` (a number or a sequence): a module taking
-/// `module`'s parameters and returning the tuple of the gradients, in
-/// `wrt` order.
-///
-/// >>> g = hlox.compile(hlox.grad(loss, wrt=(1, 2)))
-/// >>> dw, db = g(x, w, b)
-#[pyfunction]
-#[pyo3(signature = (module, wrt = None, *, rules = None))]
-fn grad(
-    py: Python<'_>,
-    module: &Bound<'_, Module>,
-    wrt: Option<&Bound<'_, PyAny>>,
-    rules: Option<PyRef<'_, Rules>>,
-) -> PyResult<Module> {
-    differentiate(py, "grad", hlox_transform::grad_with, module, wrt, rules)
+/// Defines the differentiation functions: one Python signature,
+/// `(module, wrt=None, *, rules=None)`, each running [`differentiate`] with
+/// its transformation.
+macro_rules! differentiation_pyfunctions {
+    ($($(#[$doc:meta])* $name:ident => $transform:path;)*) => {
+        $(
+            $(#[$doc])*
+            #[pyfunction]
+            #[pyo3(signature = (module, wrt = None, *, rules = None))]
+            fn $name(
+                py: Python<'_>,
+                module: &Bound<'_, Module>,
+                wrt: Option<&Bound<'_, PyAny>>,
+                rules: Option<PyRef<'_, Rules>>,
+            ) -> PyResult<Module> {
+                differentiate(py, stringify!($name), $transform, module, wrt, rules)
+            }
+        )*
+    };
 }
 
-/// The vector-Jacobian product: a module taking `module`'s parameters,
-/// then one cotangent per result leaf, and returning the tuple of the
-/// `wrt` parameters' cotangents.
-#[pyfunction]
-#[pyo3(signature = (module, wrt = None, *, rules = None))]
-fn vjp(
-    py: Python<'_>,
-    module: &Bound<'_, Module>,
-    wrt: Option<&Bound<'_, PyAny>>,
-    rules: Option<PyRef<'_, Rules>>,
-) -> PyResult<Module> {
-    differentiate(py, "vjp", hlox_transform::vjp_with, module, wrt, rules)
-}
+differentiation_pyfunctions! {
+    /// The gradient of `module`'s scalar floating-point result with respect
+    /// to parameters `wrt` (a number or a sequence): a module taking
+    /// `module`'s parameters and returning the tuple of the gradients, in
+    /// `wrt` order.
+    ///
+    /// >>> g = hlox.compile(hlox.grad(loss, wrt=(1, 2)))
+    /// >>> dw, db = g(x, w, b)
+    grad => hlox_transform::grad_with;
 
-/// The Jacobian-vector product: a module taking `module`'s parameters,
-/// then one tangent per `wrt` parameter, and returning a tuple of the
-/// result leaves followed by their tangents.
-#[pyfunction]
-#[pyo3(signature = (module, wrt = None, *, rules = None))]
-fn jvp(
-    py: Python<'_>,
-    module: &Bound<'_, Module>,
-    wrt: Option<&Bound<'_, PyAny>>,
-    rules: Option<PyRef<'_, Rules>>,
-) -> PyResult<Module> {
-    differentiate(py, "jvp", hlox_transform::jvp_with, module, wrt, rules)
+    /// The vector-Jacobian product: a module taking `module`'s parameters,
+    /// then one cotangent per result leaf, and returning the tuple of the
+    /// `wrt` parameters' cotangents.
+    vjp => hlox_transform::vjp_with;
+
+    /// The Jacobian-vector product: a module taking `module`'s parameters,
+    /// then one tangent per `wrt` parameter, and returning a tuple of the
+    /// result leaves followed by their tangents.
+    jvp => hlox_transform::jvp_with;
 }
 
 /// `in_axes`: one axis (or None) for every parameter, or one per

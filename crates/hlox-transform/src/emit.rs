@@ -296,14 +296,18 @@ impl<'o> Emitter<'o> {
         .map_err(|e| self.internal(e.to_string()))
     }
 
-    fn push(
+    /// Adds `op` on `operands`: its shape is shape inference's, or
+    /// `declared` once shape inference accepts it; its name is `name` where
+    /// that is free, else the op's (under the place being emitted).
+    fn insert(
         &mut self,
         op: Op,
         operands: &[InstId],
         called: &[CompId],
-        shape: Shape,
+        declared: Option<Shape>,
         name: Option<&str>,
-    ) -> InstId {
+    ) -> Result<InstId, TransformError> {
+        let shape = self.shape_of(&op, operands, called, declared)?;
         let base = match name {
             Some(n) => n.to_string(),
             None if self.at.is_empty() => op.name().to_string(),
@@ -312,7 +316,7 @@ impl<'o> Emitter<'o> {
         let name = self.out.unique_inst_name(&base);
         let mut inst = Instruction::new(name, op, shape, operands.to_vec());
         inst.called = called.to_vec();
-        self.insts.push(inst)
+        Ok(self.insts.push(inst))
     }
 
     /// An instruction whose shape shape inference gives.
@@ -322,8 +326,7 @@ impl<'o> Emitter<'o> {
         operands: &[InstId],
         called: &[CompId],
     ) -> Result<InstId, TransformError> {
-        let shape = self.shape_of(&op, operands, called, None)?;
-        Ok(self.push(op, operands, called, shape, None))
+        self.insert(op, operands, called, None, None)
     }
 
     /// An instruction with a declared shape (checked by shape inference).
@@ -334,19 +337,7 @@ impl<'o> Emitter<'o> {
         called: &[CompId],
         shape: Shape,
     ) -> Result<InstId, TransformError> {
-        self.add_shaped_named(op, operands, called, shape, None)
-    }
-
-    pub fn add_shaped_named(
-        &mut self,
-        op: Op,
-        operands: &[InstId],
-        called: &[CompId],
-        shape: Shape,
-        name: Option<&str>,
-    ) -> Result<InstId, TransformError> {
-        let shape = self.shape_of(&op, operands, called, Some(shape))?;
-        Ok(self.push(op, operands, called, shape, name))
+        self.insert(op, operands, called, Some(shape), None)
     }
 
     /// A copy of `inst` (of the input module) on new operands, keeping its
@@ -356,11 +347,11 @@ impl<'o> Emitter<'o> {
         inst: &Instruction,
         operands: &[InstId],
     ) -> Result<InstId, TransformError> {
-        let id = self.add_shaped_named(
+        let id = self.insert(
             inst.op.clone(),
             operands,
             &inst.called,
-            inst.shape.clone(),
+            Some(inst.shape.clone()),
             Some(&inst.name),
         )?;
         let new = &mut self.insts[id];

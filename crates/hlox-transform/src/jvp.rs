@@ -50,17 +50,21 @@ pub fn jvp_with(
     e.at.clear();
     let shape = e.shape(y).clone();
     let tv = t.materialize(&mut e, &shape)?;
-    let mut leaves = Vec::new();
-    flatten(&mut e, y, &mut leaves)?;
-    let mut tleaves = Vec::new();
-    flatten(&mut e, tv, &mut tleaves)?;
-    leaves.extend(tleaves);
+    let mut leaves = leaves(&mut e, y)?;
+    flatten(&mut e, tv, &mut leaves)?;
     let root = e.tuple(&leaves)?;
     let c = e.finish(root);
     finish(out, c, T)
 }
 
 /// The array leaves of `x`, in pre-order.
+pub(crate) fn leaves(e: &mut Emitter, x: InstId) -> Result<Vec<InstId>, TransformError> {
+    let mut leaves = Vec::new();
+    flatten(e, x, &mut leaves)?;
+    Ok(leaves)
+}
+
+/// Appends the array leaves of `x`, in pre-order, to `leaves`.
 pub(crate) fn flatten(
     e: &mut Emitter,
     x: InstId,

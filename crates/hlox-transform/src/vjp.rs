@@ -7,7 +7,7 @@
 
 use crate::custom::{call_rule, RuleKind, Rules};
 use crate::emit::{Emitter, Out};
-use crate::jvp::flatten;
+use crate::jvp::{flatten, leaves};
 use crate::rules::elementwise::{binary_partials, unary_partial};
 use crate::rules::linear::transpose;
 use crate::tan::{differentiable, Tan};
@@ -145,9 +145,7 @@ fn reverse(
         let g = cts.get(&p).cloned().unwrap_or(Tan::Zero);
         let g = g.materialize(&mut e, &shape)?;
         // A tuple parameter's cotangent is returned as its leaves.
-        let mut leaves = Vec::new();
-        flatten(&mut e, g, &mut leaves)?;
-        grads.extend(leaves);
+        flatten(&mut e, g, &mut grads)?;
     }
     let root = e.tuple(&grads)?;
     let c = e.finish(root);
@@ -325,8 +323,7 @@ fn backward(
                     }
                     Op::CustomCall(_) => {
                         let mut args = ops.clone();
-                        let mut leaves = Vec::new();
-                        flatten(e, c, &mut leaves)?;
+                        let leaves = leaves(e, c)?;
                         args.extend(&leaves);
                         let operand_shapes: Vec<Shape> =
                             ops.iter().map(|&o| e.shape(o).clone()).collect();
@@ -559,17 +556,11 @@ fn vjp_while(
     let mut fwd_state = vec![s.clone(), i32s.clone()];
     fwd_state.extend(stack_shapes.iter().cloned());
     let fwd_shape = Shape::Tuple(fwd_state);
-    let transform = e.transform;
-    let fwd_cond = {
-        let mut sub = Emitter::new(&mut *e.out, "store.cond", transform);
-        let p = sub.param(&fwd_shape, "state");
+    let fwd_cond = state_computation(e, "store.cond", &fwd_shape, |sub, p| {
         let x = sub.gte(p, 0)?;
-        let r = sub.add(Op::Call, &[x], &[cond])?;
-        sub.finish(r)
-    };
-    let fwd_body = {
-        let mut sub = Emitter::new(&mut *e.out, "store.body", transform);
-        let p = sub.param(&fwd_shape, "state");
+        sub.add(Op::Call, &[x], &[cond])
+    })?;
+    let fwd_body = state_computation(e, "store.body", &fwd_shape, |sub, p| {
         let x = sub.gte(p, 0)?;
         let k = sub.gte(p, 1)?;
         let zero = sub.scalar(hlox_hlo::ElementType::S32, 0.0)?;
@@ -588,9 +579,8 @@ fn vjp_while(
             o.extend(std::iter::repeat_n(zero, d.len() - 1));
             out.push(sub.add(Op::DynamicUpdateSlice, &o, &[])?);
         }
-        let r = sub.tuple(&out)?;
-        sub.finish(r)
-    };
+        sub.tuple(&out)
+    })?;
     let mut fwd_init = vec![init, e.scalar(hlox_hlo::ElementType::S32, 0.0)?];
     for sh in &stack_shapes {
         fwd_init.push(e.zeros(sh)?);
@@ -602,17 +592,12 @@ fn vjp_while(
     let mut bwd_state = vec![i32s.clone(), s.clone()];
     bwd_state.extend(stack_shapes.iter().cloned());
     let bwd_shape = Shape::Tuple(bwd_state);
-    let bwd_cond = {
-        let mut sub = Emitter::new(&mut *e.out, "reverse.cond", transform);
-        let p = sub.param(&bwd_shape, "state");
+    let bwd_cond = state_computation(e, "reverse.cond", &bwd_shape, |sub, p| {
         let t = sub.gte(p, 0)?;
         let zero = sub.scalar(hlox_hlo::ElementType::S32, 0.0)?;
-        let r = sub.compare(hlox_hlo::ComparisonDirection::Ge, t, zero)?;
-        sub.finish(r)
-    };
-    let bwd_body = {
-        let mut sub = Emitter::new(&mut *e.out, "reverse.body", transform);
-        let p = sub.param(&bwd_shape, "state");
+        sub.compare(hlox_hlo::ComparisonDirection::Ge, t, zero)
+    })?;
+    let bwd_body = state_computation(e, "reverse.body", &bwd_shape, |sub, p| {
         let t = sub.gte(p, 0)?;
         let c = sub.gte(p, 1)?;
         let zero = sub.scalar(hlox_hlo::ElementType::S32, 0.0)?;
@@ -636,9 +621,8 @@ fn vjp_while(
         let t1 = sub.sub(t, one)?;
         let mut out = vec![t1, c_prev];
         out.extend(stacks);
-        let r = sub.tuple(&out)?;
-        sub.finish(r)
-    };
+        sub.tuple(&out)
+    })?;
     let mut bwd_init = vec![
         e.scalar(hlox_hlo::ElementType::S32, (trips - 1) as f64)?,
         ct,
@@ -649,4 +633,18 @@ fn vjp_while(
     let bwd_init = e.tuple(&bwd_init)?;
     let r = e.add(Op::While, &[bwd_init], &[bwd_cond, bwd_body])?;
     e.gte(r, 1)
+}
+
+/// A loop computation `name` of one parameter, `state` of shape `shape`,
+/// whose root `root` builds from that parameter.
+fn state_computation(
+    e: &mut Emitter,
+    name: &str,
+    shape: &Shape,
+    root: impl FnOnce(&mut Emitter, InstId) -> Result<InstId, TransformError>,
+) -> Result<CompId, TransformError> {
+    let mut sub = Emitter::new(&mut *e.out, name, e.transform);
+    let state = sub.param(shape, "state");
+    let r = root(&mut sub, state)?;
+    Ok(sub.finish(r))
 }

@@ -5,7 +5,7 @@
 
 use crate::custom::{call_rule, RuleKind, Rules, VmapMethod};
 use crate::emit::{walk_forward, Emitter, Out};
-use crate::jvp::flatten;
+use crate::jvp::leaves;
 use crate::{check_input, finish, unsupported, TransformError};
 use hlox_hlo::ir::{
     CompId, Convolution, DotDimensionNumbers, InstId, Instruction, Module, Op, PadDim, SliceDim,
@@ -113,8 +113,7 @@ pub fn vmap_with(
     }
     let (y, b) = vmap_comp(&mut e, m, m.entry, &args, size)?;
     e.at.clear();
-    let mut leaves = Vec::new();
-    flatten(&mut e, y, &mut leaves)?;
+    let leaves = leaves(&mut e, y)?;
     let mut bl = Vec::new();
     b_leaves(&b, e.shape(y), &mut bl);
     let mut outs = Vec::with_capacity(leaves.len());
@@ -429,10 +428,8 @@ fn sequential(
             o.push(if b.any() { example(e, *x, n)? } else { *x });
         }
         let r = e.add_shaped(inst.op.clone(), &o, &[], inst.shape.clone())?;
-        let mut leaves = Vec::new();
-        flatten(e, r, &mut leaves)?;
-        let mut stacked = Vec::with_capacity(leaves.len());
-        for l in leaves {
+        let mut stacked = Vec::new();
+        for l in leaves(e, r)? {
             let mut d = vec![1];
             d.extend(e.dims(l)?);
             stacked.push(e.reshape(l, &d)?);

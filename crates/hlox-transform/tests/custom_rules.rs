@@ -3,7 +3,7 @@
 //! and batched by JAX's vmap methods. The target here is `my_sin`
 //! (element-wise sine), run by the evaluator through a handler.
 
-use hlox_eval::{evaluate, CustomCallError, CustomCallHandler};
+use hlox_eval::{evaluate, CustomCallError};
 use hlox_hlo::builder::XlaBuilder;
 use hlox_hlo::text::parse_module;
 use hlox_hlo::{CustomCall, Instruction, Literal, Module};
@@ -11,25 +11,22 @@ use hlox_transform::{
     grad_with, jvp_with, vjp_with, vmap_with, RuleKind, Rules, TransformError, VmapMethod,
 };
 
-struct MySin;
-impl CustomCallHandler for MySin {
-    fn call(
-        &self,
-        _: &Instruction,
-        call: &CustomCall,
-        ops: &[&Literal],
-    ) -> Result<Literal, CustomCallError> {
-        assert_eq!(call.target, "my_sin");
-        let fail = |e: hlox_hlo::LiteralError| CustomCallError::Handler(Box::new(e));
-        let x = ops[0].as_array().map_err(fail)?;
-        let v: Vec<f64> = x.to_vec::<f64>().map_err(fail)?;
-        let s: Vec<f64> = v.iter().map(|a| a.sin()).collect();
-        Literal::from_vec(x.dims(), &s).map_err(fail)
-    }
+/// The `my_sin` target for the evaluator: element-wise sine.
+fn my_sin(
+    _: &Instruction,
+    call: &CustomCall,
+    ops: &[&Literal],
+) -> Result<Literal, CustomCallError> {
+    assert_eq!(call.target, "my_sin");
+    let fail = |e: hlox_hlo::LiteralError| CustomCallError::Handler(Box::new(e));
+    let x = ops[0].as_array().map_err(fail)?;
+    let v: Vec<f64> = x.to_vec::<f64>().map_err(fail)?;
+    let s: Vec<f64> = v.iter().map(|a| a.sin()).collect();
+    Literal::from_vec(x.dims(), &s).map_err(fail)
 }
 
 fn run(m: &Module, args: &[Literal]) -> Vec<f64> {
-    evaluate(m, args, &MySin)
+    evaluate(m, args, &my_sin)
         .unwrap_or_else(|e| panic!("{e}\n{}", hlox_hlo::text::print_module(m)))
         .into_leaves()
         .iter()
@@ -37,36 +34,9 @@ fn run(m: &Module, args: &[Literal]) -> Vec<f64> {
         .collect()
 }
 
-const PROGRAM: &str = r#"
-HloModule uses_my_sin
-add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT sum = f64[] add(a, b) }
-ENTRY main {
-  x = f64[3] parameter(0)
-  s = f64[3] custom-call(x), custom_call_target="my_sin"
-  p = f64[3] multiply(s, x)
-  zero = f64[] constant(0)
-  ROOT r = f64[] reduce(p, zero), dimensions={0}, to_apply=add
-}
-"#;
+const PROGRAM: &str = include_str!("programs/uses_my_sin.hlo");
 
-const RULES: &str = r#"
-HloModule my_sin_rules
-jvp.my_sin {
-  x = f64[3] parameter(0)
-  t = f64[3] parameter(1)
-  y = f64[3] custom-call(x), custom_call_target="my_sin"
-  c = f64[3] cosine(x)
-  ty = f64[3] multiply(t, c)
-  ROOT r = (f64[3], f64[3]) tuple(y, ty)
-}
-ENTRY vjp.my_sin {
-  x = f64[3] parameter(0)
-  ct = f64[3] parameter(1)
-  c = f64[3] cosine(x)
-  g = f64[3] multiply(ct, c)
-  ROOT r = (f64[3]) tuple(g)
-}
-"#;
+const RULES: &str = include_str!("programs/my_sin_rules.hlo");
 
 fn x() -> Literal {
     Literal::r1(&[0.3f64, -1.2, 2.0])
@@ -78,6 +48,16 @@ fn want_grad() -> Vec<f64> {
         .iter()
         .map(|a| a.cos() * a + a.sin())
         .collect()
+}
+
+/// A batch of two `x`s (f64[2,3]) and the program's result for each.
+fn batch_of_two() -> (Literal, Vec<f64>) {
+    let xs = Literal::from_vec(&[2, 3], &[0.3f64, -1.2, 2.0, 1.0, 0.5, -0.1]).unwrap();
+    let want = [[0.3f64, -1.2, 2.0], [1.0, 0.5, -0.1]]
+        .iter()
+        .map(|r| r.iter().map(|a| a.sin() * a).sum())
+        .collect();
+    (xs, want)
 }
 
 fn close(a: &[f64], b: &[f64]) {
@@ -124,11 +104,7 @@ fn rules_built_in_rust() {
 #[test]
 fn vmap_methods() {
     let m = parse_module(PROGRAM).unwrap();
-    let xs = Literal::from_vec(&[2, 3], &[0.3f64, -1.2, 2.0, 1.0, 0.5, -0.1]).unwrap();
-    let want: Vec<f64> = [[0.3f64, -1.2, 2.0], [1.0, 0.5, -0.1]]
-        .iter()
-        .map(|r| r.iter().map(|a| a.sin() * a).sum())
-        .collect();
+    let (xs, want) = batch_of_two();
     for method in [
         VmapMethod::Sequential,
         VmapMethod::ExpandDims,
@@ -170,22 +146,7 @@ fn a_rule_that_does_not_fit_names_both() {
 
 /// `vmap.my_sin` of a rules module: the operand arrives batched in front;
 /// this rule calls the target once on the whole batch.
-const VMAP_RULE: &str = r#"
-HloModule my_sin_vmap
-ENTRY vmap.my_sin {
-  xs = f64[2,3] parameter(0)
-  ROOT y = f64[2,3] custom-call(xs), custom_call_target="my_sin"
-}
-"#;
-
-fn batch_of_two() -> (Literal, Vec<f64>) {
-    let xs = Literal::from_vec(&[2, 3], &[0.3f64, -1.2, 2.0, 1.0, 0.5, -0.1]).unwrap();
-    let want = [[0.3f64, -1.2, 2.0], [1.0, 0.5, -0.1]]
-        .iter()
-        .map(|r| r.iter().map(|a| a.sin() * a).sum())
-        .collect();
-    (xs, want)
-}
+const VMAP_RULE: &str = include_str!("programs/my_sin_vmap_rule.hlo");
 
 #[test]
 fn vmap_rule_from_an_hlo_module() {

@@ -62,6 +62,31 @@ fn params(m: &Module) -> Vec<Shape> {
     m.entry_computation_layout().parameters
 }
 
+/// The point `x + d * t`, argument by argument: a step along direction `t`.
+fn along(x: &[Literal], t: &[Literal], d: f64) -> Vec<Literal> {
+    x.iter()
+        .zip(t)
+        .map(|(x, t)| {
+            let v: Vec<f64> = vals(x)
+                .iter()
+                .zip(vals(t))
+                .map(|(a, b)| a + d * b)
+                .collect();
+            Literal::from_vec(&dims(&x.shape()), &v).unwrap()
+        })
+        .collect()
+}
+
+/// The central difference `(p - q) / 2h` of results `p` (at `+h`) and `q`
+/// (at `-h`), element by element.
+fn central_difference(p: &Literal, q: &Literal, h: f64) -> Vec<f64> {
+    vals(p)
+        .iter()
+        .zip(vals(q))
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect()
+}
+
 /// grad of a scalar program against central differences, for every
 /// parameter.
 fn check_grad(src: &str, seed: u64) {
@@ -134,28 +159,10 @@ fn check_modes(src: &str, seed: u64) {
     );
     // And jvp against a finite difference along the tangents.
     let h = 1e-6;
-    let shifted = |d: f64| -> Vec<Literal> {
-        let a: Vec<Literal> = args
-            .iter()
-            .zip(&tangents)
-            .map(|(x, t)| {
-                let v: Vec<f64> = vals(x)
-                    .iter()
-                    .zip(vals(t))
-                    .map(|(a, b)| a + d * b)
-                    .collect();
-                Literal::from_vec(&dims(&x.shape()), &v).unwrap()
-            })
-            .collect();
-        run(&m, &a)
-    };
-    let (p, q) = (shifted(h), shifted(-h));
+    let p = run(&m, &along(&args, &tangents, h));
+    let q = run(&m, &along(&args, &tangents, -h));
     for i in 0..nl {
-        let fd: Vec<f64> = vals(&p[i])
-            .iter()
-            .zip(vals(&q[i]))
-            .map(|(a, b)| (a - b) / (2.0 * h))
-            .collect();
+        let fd = central_difference(&p[i], &q[i], h);
         close(
             &vals(&jo[nl + i]),
             &fd,
@@ -222,141 +229,15 @@ fn take(l: &Literal, k: usize, n: i64, dims: &[i64]) -> Literal {
     Literal::from_vec(dims, &out).unwrap()
 }
 
-const ELEMENTWISE: &str = r#"
-HloModule elementwise
-add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }
-ENTRY main {
-  x = f64[5] parameter(0)
-  y = f64[5] parameter(1)
-  k3 = f64[] constant(3)
-  b3 = f64[5] broadcast(k3), dimensions={}
-  k2 = f64[] constant(2)
-  b2 = f64[5] broadcast(k2), dimensions={}
-  e = f64[5] exponential(x)
-  s = f64[5] sine(y)
-  t = f64[5] tanh(x)
-  m = f64[5] multiply(e, s)
-  t3 = f64[5] add(t, b3)
-  d = f64[5] divide(m, t3)
-  yy = f64[5] multiply(y, y)
-  l = f64[5] log-plus-one(yy)
-  dl = f64[5] subtract(d, l)
-  q = f64[5] logistic(dl)
-  c = f64[5] cosine(q)
-  mx = f64[5] maximum(c, x)
-  mn = f64[5] minimum(mx, y)
-  y2 = f64[5] add(y, b2)
-  a2 = f64[5] atan2(mn, y2)
-  ey = f64[5] exponential(y)
-  p = f64[5] power(ey, x)
-  r = f64[5] add(a2, p)
-  er0 = f64[5] exponential(r)
-  sq = f64[5] sqrt(er0)
-  ex = f64[5] exponential(x)
-  rs = f64[5] rsqrt(ex)
-  df = f64[5] subtract(sq, rs)
-  ab = f64[5] abs(df)
-  er = f64[5] erf(ab)
-  e2 = f64[5] add(er, b2)
-  cb = f64[5] cbrt(e2)
-  lg = f64[5] log(e2)
-  ng = f64[5] negate(cb)
-  sm = f64[5] subtract(ng, lg)
-  zero = f64[] constant(0)
-  ROOT out = f64[] reduce(sm, zero), dimensions={0}, to_apply=add
-}
-"#;
+const ELEMENTWISE: &str = include_str!("programs/elementwise.hlo");
 
-const STRUCTURAL: &str = r#"
-HloModule structural
-add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }
-mx { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] maximum(a, b) }
-ENTRY main {
-  x = f64[2,3] parameter(0)
-  w = f64[3,4] parameter(1)
-  v = f64[4] parameter(2)
-  h = f64[2,4] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  b = f64[2,4] broadcast(v), dimensions={1}
-  z = f64[2,4] add(h, b)
-  t = f64[4,2] transpose(z), dimensions={1,0}
-  r = f64[8] reshape(t)
-  s = f64[3] slice(r), slice={[1:7:2]}
-  half = f64[] constant(0.5)
-  p = f64[10] pad(s, half), padding=1_2_2
-  zero = f64[] constant(0)
-  n = f64[8] pad(p, zero), padding=-1_-1_0
-  c = f64[16] concatenate(n, r), dimensions={0}
-  rv = f64[16] reverse(c), dimensions={0}
-  gt = pred[16] compare(rv, c), direction=GT
-  sel = f64[16] select(gt, rv, c)
-  ninf = f64[] constant(-inf)
-  m = f64[] reduce(sel, ninf), dimensions={0}, to_apply=mx
-  sq = f64[16] multiply(sel, sel)
-  sum = f64[] reduce(sq, zero), dimensions={0}, to_apply=add
-  ROOT out = f64[] add(m, sum)
-}
-"#;
+const STRUCTURAL: &str = include_str!("programs/structural.hlo");
 
-const BATCHED_DOT: &str = r#"
-HloModule batched_dot
-add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }
-ENTRY main {
-  q = f64[2,3,4] parameter(0)
-  k = f64[4,2,5] parameter(1)
-  s = f64[2,3,5] dot(q, k), lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={0}
-  e = f64[2,3,5] exponential(s)
-  zero = f64[] constant(0)
-  ROOT out = f64[] reduce(e, zero), dimensions={0,1,2}, to_apply=add
-}
-"#;
+const BATCHED_DOT: &str = include_str!("programs/batched_dot.hlo");
 
-const CALLS_AND_TUPLES: &str = r#"
-HloModule calls
-add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }
-f {
-  a = f64[4] parameter(0)
-  b = f64[4] parameter(1)
-  ab = f64[4] multiply(a, b)
-  sa = f64[4] sine(a)
-  ROOT t = (f64[4], f64[4]) tuple(ab, sa)
-}
-ENTRY main {
-  x = f64[4] parameter(0)
-  y = f64[4] parameter(1)
-  c = (f64[4], f64[4]) call(x, y), to_apply=f
-  g0 = f64[4] get-tuple-element(c), index=0
-  g1 = f64[4] get-tuple-element(c), index=1
-  lo = f64[] constant(-0.3)
-  hi = f64[] constant(0.3)
-  cl = f64[4] clamp(lo, g0, hi)
-  one = s32[] constant(1)
-  ds = f64[2] dynamic-slice(g1, one), dynamic_slice_sizes={2}
-  two = s32[] constant(2)
-  u = f64[4] dynamic-update-slice(cl, ds, two)
-  bx = f64[4] multiply(u, x)
-  zero = f64[] constant(0)
-  ROOT out = f64[] reduce(bx, zero), dimensions={0}, to_apply=add
-}
-"#;
+const CALLS_AND_TUPLES: &str = include_str!("programs/calls_and_tuples.hlo");
 
-const POOLING: &str = r#"
-HloModule pooling
-add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }
-mx { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] maximum(a, b) }
-ENTRY main {
-  x = f64[4,6] parameter(0)
-  ninf = f64[] constant(-inf)
-  zero = f64[] constant(0)
-  p = f64[2,3] reduce-window(x, ninf), window={size=2x2 stride=2x2}, to_apply=mx
-  q = f64[4,6] reduce-window(x, ninf), window={size=3x3 pad=1_1x1_1}, to_apply=mx
-  s = f64[3,3] reduce-window(q, zero), window={size=2x3 stride=1x2 pad=0_0x1_1}, to_apply=add
-  t = f64[2,3] tanh(p)
-  u = f64[3,3] sine(s)
-  a = f64[] reduce(t, zero), dimensions={0,1}, to_apply=add
-  b = f64[] reduce(u, zero), dimensions={0,1}, to_apply=add
-  ROOT out = f64[] add(a, b)
-}
-"#;
+const POOLING: &str = include_str!("programs/pooling.hlo");
 
 const PROGRAMS: &[&str] = &[
     ELEMENTWISE,
@@ -409,28 +290,10 @@ fn hessian_vector_product_is_the_vjp_of_grad() {
         a.extend(v.iter().cloned());
         let got = run(&hvp, &a);
         let h = 1e-5;
-        let at = |d: f64| -> Vec<Literal> {
-            let a: Vec<Literal> = args
-                .iter()
-                .zip(&v)
-                .map(|(x, t)| {
-                    let s: Vec<f64> = vals(x)
-                        .iter()
-                        .zip(vals(t))
-                        .map(|(a, b)| a + d * b)
-                        .collect();
-                    Literal::from_vec(&dims(&x.shape()), &s).unwrap()
-                })
-                .collect();
-            run(&g, &a)
-        };
-        let (p, q) = (at(h), at(-h));
+        let p = run(&g, &along(&args, &v, h));
+        let q = run(&g, &along(&args, &v, -h));
         for k in 0..ps.len() {
-            let fd: Vec<f64> = vals(&p[k])
-                .iter()
-                .zip(vals(&q[k]))
-                .map(|(a, b)| (a - b) / (2.0 * h))
-                .collect();
+            let fd = central_difference(&p[k], &q[k], h);
             close(&vals(&got[k]), &fd, 1e-4, &format!("hvp wrt {k} of\n{src}"));
         }
     }

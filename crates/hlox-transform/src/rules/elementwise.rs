@@ -78,17 +78,12 @@ pub(crate) fn unary_partial(
             let half = e.full_like(y, 0.5)?;
             e.div(half, y)?
         }
-        // -rsqrt(x) / (2 x)
-        Rsqrt => {
-            let mhalf = e.full_like(y, -0.5)?;
+        // The power rule for y = x^p, as p y / x: -rsqrt(x) / (2 x) and
+        // cbrt(x) / (3 x).
+        Rsqrt | Cbrt => {
+            let p = e.full_like(y, if u == Rsqrt { -0.5 } else { 1.0 / 3.0 })?;
             let q = e.div(y, x)?;
-            e.mul(q, mhalf)?
-        }
-        // cbrt(x) / (3 x)
-        Cbrt => {
-            let third = e.full_like(y, 1.0 / 3.0)?;
-            let q = e.div(y, x)?;
-            e.mul(q, third)?
+            e.mul(q, p)?
         }
         Tanh => {
             let one = e.full_like(y, 1.0)?;

@@ -253,12 +253,9 @@ pub(crate) fn transpose(
             batch_group_count: 1,
             precision,
         }) => {
-            r[0] = Some(conv_transpose_lhs(
-                e, window, dnums, precision, ops[0], ops[1], ct,
-            )?);
-            r[1] = Some(conv_transpose_rhs(
-                e, window, dnums, precision, ops[0], ops[1], ct,
-            )?);
+            let conv = ConvTranspose::new(e, window, dnums, precision, [ops[0], ops[1], ct])?;
+            r[0] = Some(conv.lhs(e)?);
+            r[1] = Some(conv.rhs(e)?);
         }
         Op::Convolution(_) => return Err(unsupported(
             e.transform,
@@ -429,38 +426,6 @@ fn dilate(n: i64, d: i64) -> i64 {
     }
 }
 
-/// Per spatial dimension `i` of a convolution: the dilated extents of its
-/// input, kernel and output (`dilate` by base dilation, window dilation and
-/// stride), which both transposes pad against.
-fn dilated_extents(
-    window: &Window,
-    dn: &ConvDimensionNumbers,
-    (la, ra, ca): (
-        &hlox_hlo::ArrayShape,
-        &hlox_hlo::ArrayShape,
-        &hlox_hlo::ArrayShape,
-    ),
-) -> Vec<(i64, i64, i64)> {
-    window
-        .dims
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            (
-                dilate(
-                    la.dims[dn.input_spatial_dimensions[i] as usize],
-                    w.base_dilation,
-                ),
-                dilate(
-                    ra.dims[dn.kernel_spatial_dimensions[i] as usize],
-                    w.window_dilation,
-                ),
-                dilate(ca.dims[dn.output_spatial_dimensions[i] as usize], w.stride),
-            )
-        })
-        .collect()
-}
-
 /// An ungrouped convolution of `a` and `b` with `precision`.
 fn plain_convolution(
     e: &mut Emitter,
@@ -483,96 +448,145 @@ fn plain_convolution(
     )
 }
 
-/// JAX's transpose of a convolution with respect to its input: the
-/// cotangent convolved with the spatially reversed kernel, input and
-/// output roles swapped, strides becoming base dilation.
-fn conv_transpose_lhs(
-    e: &mut Emitter,
-    window: &Window,
-    dn: &ConvDimensionNumbers,
-    precision: &[hlox_hlo::ir::Precision],
+/// An ungrouped convolution `lhs * rhs` whose operands reverse mode
+/// transposes against the result's cotangent `ct`: what both transposes
+/// read.
+struct ConvTranspose<'a> {
+    dn: &'a ConvDimensionNumbers,
+    precision: &'a [hlox_hlo::ir::Precision],
     lhs: InstId,
     rhs: InstId,
     ct: InstId,
-) -> Result<InstId, TransformError> {
-    let (la, ra, ca) = (e.arr(lhs)?, e.arr(rhs)?, e.arr(ct)?);
-    let dims = window
-        .dims
-        .iter()
-        .zip(dilated_extents(window, dn, (&la, &ra, &ca)))
-        .zip(&dn.kernel_spatial_dimensions)
-        .map(|((w, (in_d, k_d, out_d)), &kd)| {
-            let before = k_d - w.pad_lo - 1;
-            WindowDim {
-                size: ra.dims[kd as usize],
-                stride: w.base_dilation,
-                pad_lo: before,
-                pad_hi: in_d + k_d - 1 - out_d - before,
-                window_dilation: w.window_dilation,
-                base_dilation: w.stride,
-                reversal: false,
-            }
-        })
-        .collect();
-    let t = ConvDimensionNumbers {
-        input_batch_dimension: dn.output_batch_dimension,
-        input_feature_dimension: dn.output_feature_dimension,
-        input_spatial_dimensions: dn.output_spatial_dimensions.clone(),
-        kernel_input_feature_dimension: dn.kernel_output_feature_dimension,
-        kernel_output_feature_dimension: dn.kernel_input_feature_dimension,
-        kernel_spatial_dimensions: dn.kernel_spatial_dimensions.clone(),
-        output_batch_dimension: dn.input_batch_dimension,
-        output_feature_dimension: dn.input_feature_dimension,
-        output_spatial_dimensions: dn.input_spatial_dimensions.clone(),
-    };
-    let rev = e.reverse(rhs, &dn.kernel_spatial_dimensions)?;
-    let rev = e.convert(rev, ca.ty)?;
-    let r = plain_convolution(e, dims, t, precision, ct, rev)?;
-    e.convert(r, la.ty)
+    /// The element types of `lhs`, `rhs` and `ct`.
+    types: [hlox_hlo::ElementType; 3],
+    spatial: Vec<Spatial<'a>>,
 }
 
-/// JAX's transpose of a convolution with respect to its kernel: the input
-/// convolved with the cotangent, batch and feature roles swapped, strides
-/// becoming window dilation.
-fn conv_transpose_rhs(
-    e: &mut Emitter,
-    window: &Window,
-    dn: &ConvDimensionNumbers,
-    precision: &[hlox_hlo::ir::Precision],
-    lhs: InstId,
-    rhs: InstId,
-    ct: InstId,
-) -> Result<InstId, TransformError> {
-    let (la, ra, ca) = (e.arr(lhs)?, e.arr(rhs)?, e.arr(ct)?);
-    let dims = window
-        .dims
-        .iter()
-        .zip(dilated_extents(window, dn, (&la, &ra, &ca)))
-        .zip(&dn.output_spatial_dimensions)
-        .map(|((w, (in_d, k_d, out_d)), &od)| WindowDim {
-            size: ca.dims[od as usize],
-            stride: w.window_dilation,
-            pad_lo: w.pad_lo,
-            pad_hi: (out_d - in_d) + (k_d - w.pad_lo - 1),
-            window_dilation: w.stride,
-            base_dilation: w.base_dilation,
-            reversal: false,
+/// One spatial dimension of a convolution being transposed.
+struct Spatial<'a> {
+    w: &'a WindowDim,
+    /// The dilated extents of the input, kernel and output (`dilate` by
+    /// base dilation, window dilation and stride), which both transposes
+    /// pad against.
+    input: i64,
+    kernel: i64,
+    output: i64,
+    /// The undilated extents of the kernel and the cotangent: the window
+    /// sizes of the two transposes.
+    kernel_size: i64,
+    ct_size: i64,
+}
+
+impl<'a> ConvTranspose<'a> {
+    fn new(
+        e: &Emitter,
+        window: &'a Window,
+        dn: &'a ConvDimensionNumbers,
+        precision: &'a [hlox_hlo::ir::Precision],
+        [lhs, rhs, ct]: [InstId; 3],
+    ) -> Result<Self, TransformError> {
+        let [la, ra, ca] = [e.arr(lhs)?, e.arr(rhs)?, e.arr(ct)?];
+        let spatial = window
+            .dims
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let kernel_size = ra.dims[dn.kernel_spatial_dimensions[i] as usize];
+                let ct_size = ca.dims[dn.output_spatial_dimensions[i] as usize];
+                Spatial {
+                    w,
+                    input: dilate(
+                        la.dims[dn.input_spatial_dimensions[i] as usize],
+                        w.base_dilation,
+                    ),
+                    kernel: dilate(kernel_size, w.window_dilation),
+                    output: dilate(ct_size, w.stride),
+                    kernel_size,
+                    ct_size,
+                }
+            })
+            .collect();
+        Ok(ConvTranspose {
+            dn,
+            precision,
+            lhs,
+            rhs,
+            ct,
+            types: [la.ty, ra.ty, ca.ty],
+            spatial,
         })
-        .collect();
-    let t = ConvDimensionNumbers {
-        input_batch_dimension: dn.input_feature_dimension,
-        input_feature_dimension: dn.input_batch_dimension,
-        input_spatial_dimensions: dn.input_spatial_dimensions.clone(),
-        kernel_input_feature_dimension: dn.output_batch_dimension,
-        kernel_output_feature_dimension: dn.output_feature_dimension,
-        kernel_spatial_dimensions: dn.output_spatial_dimensions.clone(),
-        output_batch_dimension: dn.kernel_input_feature_dimension,
-        output_feature_dimension: dn.kernel_output_feature_dimension,
-        output_spatial_dimensions: dn.kernel_spatial_dimensions.clone(),
-    };
-    let x = e.convert(lhs, ca.ty)?;
-    let r = plain_convolution(e, dims, t, precision, x, ct)?;
-    e.convert(r, ra.ty)
+    }
+
+    /// The window of a transpose: one dimension per spatial dimension.
+    fn window(&self, dim: impl Fn(&Spatial) -> WindowDim) -> Vec<WindowDim> {
+        self.spatial.iter().map(dim).collect()
+    }
+
+    /// JAX's transpose with respect to the input: the cotangent convolved
+    /// with the spatially reversed kernel, input and output roles swapped,
+    /// strides becoming base dilation.
+    fn lhs(&self, e: &mut Emitter) -> Result<InstId, TransformError> {
+        let dn = self.dn;
+        let dims = self.window(|s| {
+            let before = s.kernel - s.w.pad_lo - 1;
+            WindowDim {
+                size: s.kernel_size,
+                stride: s.w.base_dilation,
+                pad_lo: before,
+                pad_hi: s.input + s.kernel - 1 - s.output - before,
+                window_dilation: s.w.window_dilation,
+                base_dilation: s.w.stride,
+                reversal: false,
+            }
+        });
+        let t = ConvDimensionNumbers {
+            input_batch_dimension: dn.output_batch_dimension,
+            input_feature_dimension: dn.output_feature_dimension,
+            input_spatial_dimensions: dn.output_spatial_dimensions.clone(),
+            kernel_input_feature_dimension: dn.kernel_output_feature_dimension,
+            kernel_output_feature_dimension: dn.kernel_input_feature_dimension,
+            kernel_spatial_dimensions: dn.kernel_spatial_dimensions.clone(),
+            output_batch_dimension: dn.input_batch_dimension,
+            output_feature_dimension: dn.input_feature_dimension,
+            output_spatial_dimensions: dn.input_spatial_dimensions.clone(),
+        };
+        let rev = e.reverse(self.rhs, &dn.kernel_spatial_dimensions)?;
+        let [lhs_ty, _, ct_ty] = self.types;
+        let rev = e.convert(rev, ct_ty)?;
+        let r = plain_convolution(e, dims, t, self.precision, self.ct, rev)?;
+        e.convert(r, lhs_ty)
+    }
+
+    /// JAX's transpose with respect to the kernel: the input convolved with
+    /// the cotangent, batch and feature roles swapped, strides becoming
+    /// window dilation.
+    fn rhs(&self, e: &mut Emitter) -> Result<InstId, TransformError> {
+        let dn = self.dn;
+        let dims = self.window(|s| WindowDim {
+            size: s.ct_size,
+            stride: s.w.window_dilation,
+            pad_lo: s.w.pad_lo,
+            pad_hi: (s.output - s.input) + (s.kernel - s.w.pad_lo - 1),
+            window_dilation: s.w.stride,
+            base_dilation: s.w.base_dilation,
+            reversal: false,
+        });
+        let t = ConvDimensionNumbers {
+            input_batch_dimension: dn.input_feature_dimension,
+            input_feature_dimension: dn.input_batch_dimension,
+            input_spatial_dimensions: dn.input_spatial_dimensions.clone(),
+            kernel_input_feature_dimension: dn.output_batch_dimension,
+            kernel_output_feature_dimension: dn.output_feature_dimension,
+            kernel_spatial_dimensions: dn.output_spatial_dimensions.clone(),
+            output_batch_dimension: dn.kernel_input_feature_dimension,
+            output_feature_dimension: dn.kernel_output_feature_dimension,
+            output_spatial_dimensions: dn.kernel_spatial_dimensions.clone(),
+        };
+        let [_, rhs_ty, ct_ty] = self.types;
+        let x = e.convert(self.lhs, ct_ty)?;
+        let r = plain_convolution(e, dims, t, self.precision, x, self.ct)?;
+        e.convert(r, rhs_ty)
+    }
 }
 
 /// The permutation a sort applies along `dimension` (as s32 indices of the
