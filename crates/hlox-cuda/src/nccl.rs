@@ -497,44 +497,47 @@ mod tests {
         )
         .unwrap();
         assert_eq!(rs.bytes(4), (64, 16));
-        let why = |d: CollectiveDesc| plan(&d, 4).unwrap_err().to_string();
-        assert!(why(desc(
-            CollectiveKind::AllGather { dim: 1 },
-            ElementType::F32,
-            vec![2, 3],
-            all.clone()
-        ))
-        .contains("not the leading one"));
-        assert!(why(desc(
-            CollectiveKind::AllReduce(ReduceKind::Add),
-            ElementType::F32,
-            vec![2],
-            vec![vec![0, 1], vec![2, 3]]
-        ))
-        .contains("ncclCommSplit"));
-        assert!(why(desc(
-            CollectiveKind::AllReduce(ReduceKind::Xor),
-            ElementType::S32,
-            vec![2],
-            all.clone()
-        ))
-        .contains("xor"));
-        assert!(why(desc(
-            CollectiveKind::AllReduce(ReduceKind::Add),
-            ElementType::F16,
-            vec![2],
-            all.clone()
-        ))
-        .contains("f16 elements"));
-        assert!(why(desc(
-            CollectiveKind::Permute {
-                pairs: vec![(0, 1)]
-            },
-            ElementType::F32,
-            vec![2],
-            all
-        ))
-        .contains("send/recv"));
+        // What NCCL does not run, and the words of the reason.
+        let add = CollectiveKind::AllReduce(ReduceKind::Add);
+        let refused = [
+            (
+                CollectiveKind::AllGather { dim: 1 },
+                ElementType::F32,
+                vec![2, 3],
+                all.clone(),
+                "not the leading one",
+            ),
+            (
+                add.clone(),
+                ElementType::F32,
+                vec![2],
+                vec![vec![0, 1], vec![2, 3]],
+                "ncclCommSplit",
+            ),
+            (
+                CollectiveKind::AllReduce(ReduceKind::Xor),
+                ElementType::S32,
+                vec![2],
+                all.clone(),
+                "xor",
+            ),
+            (add, ElementType::F16, vec![2], all.clone(), "f16 elements"),
+            (
+                CollectiveKind::Permute {
+                    pairs: vec![(0, 1)],
+                },
+                ElementType::F32,
+                vec![2],
+                all,
+                "send/recv",
+            ),
+        ];
+        for (kind, ty, dims, groups, reason) in refused {
+            let why = plan(&desc(kind, ty, dims, groups), 4)
+                .unwrap_err()
+                .to_string();
+            assert!(why.contains(reason), "`{reason}` not in: {why}");
+        }
     }
 
     #[test]

@@ -33,6 +33,17 @@ fn ptxas() -> Option<PathBuf> {
     None
 }
 
+/// Asserts that nothing failed; otherwise lists the failures (the first
+/// 60 of them).
+fn assert_no_failures(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures[..failures.len().min(60)].join("\n")
+    );
+}
+
 /// Assemble `ptx` for `sm` with ptxas; Err(ptxas output) on failure.
 fn assemble(ptxas: &PathBuf, ptx: &str, sm: &str, tag: &str) -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("hlox-cuda-test-{}", std::process::id()));
@@ -327,12 +338,7 @@ fn corpus_kernels_assemble_with_ptxas() {
         gaps.len(),
         gaps.join("\n  ")
     );
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures);
     assert!(assembled >= 55, "only {assembled} corpus cases compiled");
     assert_eq!(
         assembled + gaps.len() + host_only,
@@ -636,8 +642,7 @@ mod math_on_host {
             ));
         }
         eprintln!("NVPTX math vs libm:\n  {}", report.join("\n  "));
-        failures.truncate(40);
-        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        super::assert_no_failures(&failures);
     }
 }
 
@@ -929,7 +934,7 @@ fn opcode_kernels_assemble_with_ptxas() {
         "opcode programs: {kernels} unfused kernels over {} element types",
         TYPES.len()
     );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_no_failures(&failures);
     assert!(kernels > 600, "only {kernels} kernels");
 }
 
@@ -1025,7 +1030,7 @@ fn corpus_runs_on_the_gpu() {
         "corpus on the GPU: {ran} runs (fused + unfused) matched JAX's outputs twice, \
          {graphs} of them the second time as a CUDA graph"
     );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_no_failures(&failures);
     assert!(ran >= 110, "only {ran} runs");
 }
 
@@ -1149,6 +1154,24 @@ fn target_opaque_counts() {
 // Host emulation: the same kernels compiled for the host, the same program
 // interpreter; the corpus must give JAX's outputs (fused and unfused).
 
+/// `pub fn`s with the signature of XLA's CUDA status-returning custom
+/// calls (`stream, buffers, opaque, opaque_len, status`), each written as
+/// `fn name(s, b, o, l, st) { ... }` with its parameter names.
+macro_rules! cuda_status_targets {
+    ($($(#[$doc:meta])* fn $name:ident($s:ident, $b:ident, $o:ident, $l:ident, $st:ident) $body:block)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(
+                $s: hlox_ffi::CUstream,
+                $b: *mut *mut std::ffi::c_void,
+                $o: *const std::ffi::c_char,
+                $l: usize,
+                $st: *mut hlox_ffi::XlaCustomCallStatus,
+            ) $body
+        )*
+    };
+}
+
 /// CUDA-convention targets that run on either backend (buffers through
 /// [`mem`]), used to check XLA's buffer order and aliasing.
 mod test_targets {
@@ -1183,92 +1206,64 @@ mod test_targets {
             panic!("seed: {m}")
         }
     }
-    pub fn seed_status(
-        s: CUstream,
-        b: *mut *mut c_void,
-        _o: *const c_char,
-        _l: usize,
-        st: *mut XlaCustomCallStatus,
-    ) {
-        report(st, seed(s, b))
-    }
-    /// As the example target: x, y: f32[n], alpha, beta: f32[] -> z: f32[n],
-    /// n the opaque as decimal text (256 when empty). It fails when
-    /// y[0] < -1000 (the graph test's failing call).
-    pub fn axpby(
-        s: CUstream,
-        b: *mut *mut c_void,
-        o: *const c_char,
-        l: usize,
-        st: *mut XlaCustomCallStatus,
-    ) {
-        let b = buffers(b, 5);
-        report(st, unsafe {
-            (|| {
-                let n = hlox_cuda::targets::opaque_count(o, l, 256).map_err(|e| e.to_string())?
-                    as usize;
-                let x: Vec<f32> = mem::read(s, b[0], n)?;
-                let y: Vec<f32> = mem::read(s, b[1], n)?;
-                let al: Vec<f32> = mem::read(s, b[2], 1)?;
-                let be: Vec<f32> = mem::read(s, b[3], 1)?;
-                if y[0] < -1000.0 {
-                    return Err("y[0] is below -1000".into());
-                }
-                let z: Vec<f32> = (0..n).map(|i| al[0] * x[i] + be[0] * y[i]).collect();
-                mem::write(s, b[4], &z)
-            })()
-        })
-    }
-    pub fn fails(
-        _s: CUstream,
-        _b: *mut *mut c_void,
-        o: *const c_char,
-        l: usize,
-        st: *mut XlaCustomCallStatus,
-    ) {
-        let msg = unsafe { std::slice::from_raw_parts(o as *const u8, l) };
-        unsafe { (*st).set_failure(msg) };
-    }
     /// Add `d` to element `i` of the f32 buffer `p`.
     unsafe fn bump(s: CUstream, p: *mut c_void, i: usize, d: f32) -> Result<(), String> {
         let mut v: Vec<f32> = unsafe { mem::read(s, p, i + 1)? };
         v[i] += d;
         unsafe { mem::write(s, p, &v) }
     }
-    /// in: f32[4], out: f32[4] aliased to it: `out[0] += 10`, relying on
-    /// `out` holding the operand (one buffer in both places).
-    pub fn bump_first(
-        s: CUstream,
-        b: *mut *mut c_void,
-        _o: *const c_char,
-        _l: usize,
-        st: *mut XlaCustomCallStatus,
-    ) {
-        let b = buffers(b, 2);
-        if b[0] != b[1] {
-            return report(st, Err("operand and aliased result are two buffers".into()));
+    cuda_status_targets! {
+        fn seed_status(s, b, _o, _l, st) {
+            report(st, seed(s, b))
         }
-        report(st, unsafe { bump(s, b[1], 0, 10.0) })
-    }
-    /// p, q: f32[4] -> (f32[4] aliased to q, f32[4] aliased to p):
-    /// `q[1] += 100`, `p[2] += 1000`.
-    pub fn bump_pair(
-        s: CUstream,
-        b: *mut *mut c_void,
-        _o: *const c_char,
-        _l: usize,
-        st: *mut XlaCustomCallStatus,
-    ) {
-        let b = buffers(b, 4);
-        if b[0] != b[3] || b[1] != b[2] {
-            return report(
-                st,
-                Err("operands and aliased results are different buffers".into()),
-            );
+        /// As the example target: x, y: f32[n], alpha, beta: f32[] -> z: f32[n],
+        /// n the opaque as decimal text (256 when empty). It fails when
+        /// y[0] < -1000 (the graph test's failing call).
+        fn axpby(s, b, o, l, st) {
+            let b = buffers(b, 5);
+            report(st, unsafe {
+                (|| {
+                    let n = hlox_cuda::targets::opaque_count(o, l, 256).map_err(|e| e.to_string())?
+                        as usize;
+                    let x: Vec<f32> = mem::read(s, b[0], n)?;
+                    let y: Vec<f32> = mem::read(s, b[1], n)?;
+                    let al: Vec<f32> = mem::read(s, b[2], 1)?;
+                    let be: Vec<f32> = mem::read(s, b[3], 1)?;
+                    if y[0] < -1000.0 {
+                        return Err("y[0] is below -1000".into());
+                    }
+                    let z: Vec<f32> = (0..n).map(|i| al[0] * x[i] + be[0] * y[i]).collect();
+                    mem::write(s, b[4], &z)
+                })()
+            })
         }
-        report(st, unsafe {
-            bump(s, b[2], 1, 100.0).and_then(|_| bump(s, b[3], 2, 1000.0))
-        })
+        fn fails(_s, _b, o, l, st) {
+            let msg = unsafe { std::slice::from_raw_parts(o as *const u8, l) };
+            unsafe { (*st).set_failure(msg) };
+        }
+        /// in: f32[4], out: f32[4] aliased to it: `out[0] += 10`, relying on
+        /// `out` holding the operand (one buffer in both places).
+        fn bump_first(s, b, _o, _l, st) {
+            let b = buffers(b, 2);
+            if b[0] != b[1] {
+                return report(st, Err("operand and aliased result are two buffers".into()));
+            }
+            report(st, unsafe { bump(s, b[1], 0, 10.0) })
+        }
+        /// p, q: f32[4] -> (f32[4] aliased to q, f32[4] aliased to p):
+        /// `q[1] += 100`, `p[2] += 1000`.
+        fn bump_pair(s, b, _o, _l, st) {
+            let b = buffers(b, 4);
+            if b[0] != b[3] || b[1] != b[2] {
+                return report(
+                    st,
+                    Err("operands and aliased results are different buffers".into()),
+                );
+            }
+            report(st, unsafe {
+                bump(s, b[2], 1, 100.0).and_then(|_| bump(s, b[3], 2, 1000.0))
+            })
+        }
     }
 }
 
@@ -1330,12 +1325,7 @@ fn corpus_runs_in_host_emulation() {
         "corpus in host emulation: {ran} runs (fused + unfused) matched JAX's outputs, \
          {replayed} of them replaying a recorded first run"
     );
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_failures(&failures);
     assert!(ran >= 110, "only {ran} runs");
     assert!(replayed >= 80, "only {replayed} replayed");
 }
@@ -1497,50 +1487,89 @@ fn steps(c: &hlox_cuda::CompiledModule) -> impl Iterator<Item = &hlox_cuda::plan
         .map(|(_, s, _)| s)
 }
 
-/// `m` compiled with each of `fusions` (`hlo_passes`): every compiled
-/// program given to `check_plan` (with its fusion) and its PTX assembled
-/// for sm_80 when ptxas is present; then run with `args` on each of `bes`,
-/// output `k` of every run compared with the evaluator's within `tol(k)`
-/// (`(rtol, atol)`; `None`: the caller checks that output itself).
-/// Returns what ran ("<backend> fused <f>") and its result leaves.
-fn assert_matches_evaluator(
-    test: &str,
-    m: &hlox_hlo::Module,
-    args: &[hlox_hlo::Literal],
-    bes: &[Backend],
-    fusions: &[bool],
-    check_plan: impl Fn(&hlox_cuda::CompiledModule, bool),
-    tol: impl Fn(usize) -> Option<(f64, f64)>,
-) -> Vec<(String, Vec<hlox_hlo::Literal>)> {
-    let want = hlox_eval::evaluate_with_registry(m, args, &Registry::new())
-        .expect("evaluator")
-        .into_leaves();
-    let ptxas = ptxas();
-    let mut runs = Vec::new();
-    for &fused in fusions {
-        let o = CompileOptions {
-            hlo_passes: fused,
-            ..Default::default()
-        };
-        let c = compile(m, &o).expect("compile");
-        check_plan(&c, fused);
-        if let Some(px) = &ptxas {
-            assemble(px, &c.ptx, "sm_80", &format!("{test}{fused}")).expect("ptxas");
-        }
-        for be in bes {
-            let exe = be.build(m, &o).expect("builds");
-            let got = exe.execute(args).expect("runs").into_leaves();
-            let what = format!("{} fused {fused}", be.name());
-            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-                if let Some((rtol, atol)) = tol(k) {
-                    hlox_tests::compare_literals(g, w, rtol, atol)
-                        .unwrap_or_else(|e| panic!("{test}: {what}: output {k}: {e}"));
-                }
-            }
-            runs.push((what, got));
+/// A module checked against the evaluator on the CUDA backends: by
+/// default on every backend ([`backends`]), unfused and fused
+/// (`hlo_passes`).
+struct EvaluatorCheck<'a> {
+    test: &'a str,
+    m: &'a hlox_hlo::Module,
+    args: &'a [hlox_hlo::Literal],
+    bes: Vec<Backend>,
+    fusions: &'static [bool],
+}
+
+impl<'a> EvaluatorCheck<'a> {
+    fn new(test: &'a str, m: &'a hlox_hlo::Module, args: &'a [hlox_hlo::Literal]) -> Self {
+        EvaluatorCheck {
+            test,
+            m,
+            args,
+            bes: backends(test),
+            fusions: &[false, true],
         }
     }
-    runs
+
+    /// Runs on the GPU alone (none: nothing runs).
+    fn gpu_only(mut self) -> Self {
+        self.bes = gpu_backends(self.test);
+        self
+    }
+
+    /// Compiles with the HLO passes only.
+    fn fused_only(mut self) -> Self {
+        self.fusions = &[true];
+        self
+    }
+
+    /// The module compiled with each fusion setting: every compiled
+    /// program given to `check_plan` (with its fusion) and its PTX
+    /// assembled for sm_80 when ptxas is present; then run on each
+    /// backend, output `k` of every run compared with the evaluator's
+    /// within `tol(k)` (`(rtol, atol)`; `None`: the caller checks that
+    /// output itself). Returns what ran ("<backend> fused <f>") and its
+    /// result leaves.
+    fn run(
+        self,
+        check_plan: impl Fn(&hlox_cuda::CompiledModule, bool),
+        tol: impl Fn(usize) -> Option<(f64, f64)>,
+    ) -> Vec<(String, Vec<hlox_hlo::Literal>)> {
+        let EvaluatorCheck {
+            test,
+            m,
+            args,
+            bes,
+            fusions,
+        } = self;
+        let want = hlox_eval::evaluate_with_registry(m, args, &Registry::new())
+            .expect("evaluator")
+            .into_leaves();
+        let ptxas = ptxas();
+        let mut runs = Vec::new();
+        for &fused in fusions {
+            let o = CompileOptions {
+                hlo_passes: fused,
+                ..Default::default()
+            };
+            let c = compile(m, &o).expect("compile");
+            check_plan(&c, fused);
+            if let Some(px) = &ptxas {
+                assemble(px, &c.ptx, "sm_80", &format!("{test}{fused}")).expect("ptxas");
+            }
+            for be in &bes {
+                let exe = be.build(m, &o).expect("builds");
+                let got = exe.execute(args).expect("runs").into_leaves();
+                let what = format!("{} fused {fused}", be.name());
+                for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                    if let Some((rtol, atol)) = tol(k) {
+                        hlox_tests::compare_literals(g, w, rtol, atol)
+                            .unwrap_or_else(|e| panic!("{test}: {what}: output {k}: {e}"));
+                    }
+                }
+                runs.push((what, got));
+            }
+        }
+        runs
+    }
 }
 
 /// Case `case` (0-based; cases are separated by `// -----` lines) of the
@@ -1614,12 +1643,7 @@ fn split_reductions_match_the_evaluator() {
     let m = filetest_case("split_reductions.hlo", 0);
     let args = random_args(&m, 1);
     let test = "split_reductions_match_the_evaluator";
-    let runs = assert_matches_evaluator(
-        test,
-        &m,
-        &args,
-        &backends(test),
-        &[false, true],
+    let runs = EvaluatorCheck::new(test, &m, &args).run(
         |c, fused| {
             let splits = steps(c)
                 .filter(|s| matches!(s, hlox_cuda::plan::Step::SplitReduce { .. }))
@@ -1704,12 +1728,7 @@ fn row_reductions_run_a_warp_per_row_and_match_the_evaluator() {
     args[10] = map_bytes(args[10].clone(), |i, b| (b != 0 && i % 1500 == 0) as u8);
     let test = "row_reductions_run_a_warp_per_row_and_match_the_evaluator";
     let checked = std::cell::Cell::new(0);
-    assert_matches_evaluator(
-        test,
-        &m,
-        &args,
-        &backends(test),
-        &[false, true],
+    EvaluatorCheck::new(test, &m, &args).run(
         |c, fused| {
             use hlox_cuda::plan::KernelKind;
             let rows = count_kernels(c, |k| matches!(k, KernelKind::ReduceRows { .. }));
@@ -1766,12 +1785,7 @@ fn row_reductions_run_a_warp_per_row_and_match_the_evaluator() {
 fn row_fusions_reduce_each_row_once_and_match_the_evaluator() {
     let test = "row_fusions_reduce_each_row_once_and_match_the_evaluator";
     let (m, args) = filetest_module("row_fusions.hlo", 11);
-    assert_matches_evaluator(
-        test,
-        &m,
-        &args,
-        &gpu_backends(test),
-        &[false, true],
+    EvaluatorCheck::new(test, &m, &args).gpu_only().run(
         |c, fused| {
             use hlox_cuda::plan::KernelKind;
             let row_fusions = count_kernels(c, |k| matches!(k, KernelKind::RowFusion { .. }));
@@ -1820,12 +1834,7 @@ fn long_sorts_merge_in_parallel_and_match_the_evaluator() {
     let mut args = random_args(&m, 7);
     args[0] = ties(args[0].clone());
     let test = "long_sorts_merge_in_parallel_and_match_the_evaluator";
-    let runs = assert_matches_evaluator(
-        test,
-        &m,
-        &args,
-        &backends(test),
-        &[false, true],
+    let runs = EvaluatorCheck::new(test, &m, &args).run(
         |c, fused| {
             let mut merges: Vec<usize> = steps(c)
                 .filter_map(|s| match s {
@@ -1895,12 +1904,7 @@ fn large_scatters_combine_atomically_and_match_the_evaluator() {
         random_literal("f64", &[5000, 8], 28),
     ];
     let test = "large_scatters_combine_atomically_and_match_the_evaluator";
-    assert_matches_evaluator(
-        test,
-        &m,
-        &args,
-        &backends(test),
-        &[true],
+    EvaluatorCheck::new(test, &m, &args).fused_only().run(
         |c, _| {
             let atomic = count_kernels(c, |k| *k == hlox_cuda::plan::KernelKind::ScatterAtomic);
             assert_eq!(atomic, 4, "{}", hlox_cuda::describe(&c.module, &c.program));
@@ -2030,8 +2034,7 @@ fn opcode_programs_match_the_evaluator() {
     );
     assert!(compared[0] >= 4000, "{compared:?}");
     assert!(!backends.iter().any(Backend::is_gpu) || compared[1] == compared[0]);
-    failures.truncate(60);
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_no_failures(&failures);
 }
 
 // ---------------------------------------------------------------------------
@@ -2202,35 +2205,25 @@ fn ptx_targets_the_device_up_to_sm_90() {
 // ---- Whole runs as graphs ----------------------------------------------------
 
 mod graph_targets {
-    use hlox_ffi::{CUstream, XlaCustomCallStatus};
-    use std::ffi::{c_char, c_void};
+    use hlox_ffi::XlaCustomCallStatus;
+    use std::ffi::c_void;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Calls of [`emulated`] and [`gpu`].
     pub static CALLS: AtomicUsize = AtomicUsize::new(0);
 
-    /// [`super::test_targets::axpby`], counted (its buffer access makes it
-    /// graph-incompatible on a GPU; emulation replays it as a call).
-    pub fn emulated(
-        s: CUstream,
-        b: *mut *mut c_void,
-        o: *const c_char,
-        l: usize,
-        st: *mut XlaCustomCallStatus,
-    ) {
-        CALLS.fetch_add(1, Ordering::SeqCst);
-        super::test_targets::axpby(s, b, o, l, st)
-    }
-    /// The example target (a kernel launched on the stream: graph-compatible).
-    pub fn gpu(
-        s: CUstream,
-        b: *mut *mut c_void,
-        o: *const c_char,
-        l: usize,
-        st: *mut XlaCustomCallStatus,
-    ) {
-        CALLS.fetch_add(1, Ordering::SeqCst);
-        hlox_cuda::targets::axpby(s, b, o, l, st)
+    cuda_status_targets! {
+        /// [`super::test_targets::axpby`], counted (its buffer access makes it
+        /// graph-incompatible on a GPU; emulation replays it as a call).
+        fn emulated(s, b, o, l, st) {
+            CALLS.fetch_add(1, Ordering::SeqCst);
+            super::test_targets::axpby(s, b, o, l, st)
+        }
+        /// The example target (a kernel launched on the stream: graph-compatible).
+        fn gpu(s, b, o, l, st) {
+            CALLS.fetch_add(1, Ordering::SeqCst);
+            hlox_cuda::targets::axpby(s, b, o, l, st)
+        }
     }
     /// The Host convention over f32[64], for the evaluator.
     pub fn host(out: *mut c_void, ins: *const *const c_void, _st: *mut XlaCustomCallStatus) {

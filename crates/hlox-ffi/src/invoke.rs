@@ -28,6 +28,35 @@ use std::sync::Arc;
 /// Alignment of every buffer handed to a host target (XLA's CPU alignment).
 pub const BUFFER_ALIGNMENT: usize = 64;
 
+/// Generated code passed a call a different number of operand or result
+/// buffers than the call was prepared with: a compiler bug, never a user
+/// error. The sandbox and the typed-FFI call both check it before touching
+/// a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("internal: {given_operands} operand and {given_results} result buffers for a call prepared with {operands} and {results}")]
+pub struct BufferCounts {
+    pub given_operands: usize,
+    pub given_results: usize,
+    pub operands: usize,
+    pub results: usize,
+}
+
+impl BufferCounts {
+    /// `Ok` when the `given` (operand, result) buffer counts are the
+    /// `prepared` ones.
+    pub fn check(given: (usize, usize), prepared: (usize, usize)) -> Result<(), BufferCounts> {
+        if given == prepared {
+            return Ok(());
+        }
+        Err(BufferCounts {
+            given_operands: given.0,
+            given_results: given.1,
+            operands: prepared.0,
+            results: prepared.1,
+        })
+    }
+}
+
 /// Errors calling a target.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum InvokeError {

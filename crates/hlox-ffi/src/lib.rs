@@ -41,8 +41,9 @@ mod elf;
 
 pub use elf::PROCESS_SYMBOLS;
 pub use invoke::{
-    cuda_buffer_order, invoke_cuda, invoke_cuda_ffi, invoke_host, prepare_ffi_calls, BufferRole,
-    CudaBuffer, FfiPrepareError, HostCallError, HostCustomCalls, InvokeError, BUFFER_ALIGNMENT,
+    cuda_buffer_order, invoke_cuda, invoke_cuda_ffi, invoke_host, prepare_ffi_calls, BufferCounts,
+    BufferRole, CudaBuffer, FfiPrepareError, HostCallError, HostCustomCalls, InvokeError,
+    BUFFER_ALIGNMENT,
 };
 pub use opaque::{decode_opaque, encode_opaque, opaque_bytes, OpaqueError};
 pub use platform::{Platform, Signature};

@@ -5,12 +5,11 @@
 //! lowers collectives before this pass (`spmd.rs`).
 
 use crate::rewrite::{
-    any_instruction, local_rewrite_pass, LocalRewrite, RewriteError, Rewritten, Site,
+    local_rewrite_pass, FreshNames, NamingRewrite, RewriteError, Rewritten, Site,
 };
 use crate::util::NameUniquer;
-use crate::PassError;
 use hlox_hlo::edit::{Cursor, NewInst};
-use hlox_hlo::{CompId, Computation, InstId, Literal, Module, Op, Shape};
+use hlox_hlo::{InstId, Instruction, Literal, Op, Shape};
 
 /// Rewrites each collective to what it computes on one device:
 ///
@@ -28,31 +27,19 @@ use hlox_hlo::{CompId, Computation, InstId, Literal, Module, Op, Shape};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SingleDeviceCollectives;
 
-local_rewrite_pass!(SingleDeviceCollectives => ToCopies);
+local_rewrite_pass!(SingleDeviceCollectives => FreshNames<SingleDeviceCollectives>);
 
-/// The local rewrite: a collective becomes a copy, a tuple of copies, a
-/// constant or a broadcast zero (fresh names from the uniquer).
-struct ToCopies(NameUniquer);
-
-impl LocalRewrite for ToCopies {
+impl NamingRewrite for SingleDeviceCollectives {
     const NAME: &'static str = "single-device-collectives";
-    type Pass = SingleDeviceCollectives;
     type State = ();
 
-    fn start(_: &SingleDeviceCollectives, m: &mut Module) -> Result<ToCopies, PassError> {
-        Ok(ToCopies(NameUniquer::instructions(m)))
+    fn concerns(i: &Instruction) -> bool {
+        i.op.is_collective()
     }
 
-    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
-        any_instruction(c, |i| i.op.is_collective())
-    }
-
-    fn rewrite(&mut self, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten {
+    fn rewrite(names: &mut NameUniquer, site: Site<'_, '_, ()>, id: InstId) -> Rewritten {
         let Site { ed, .. } = site;
         let inst = ed.inst(id);
-        if !inst.op.is_collective() {
-            return Ok(());
-        }
         let name = inst.name.clone();
         if let Err(e) = hlox_hlo::sharding::check_one_device(&inst.op) {
             return Err(RewriteError::at(&name, e.to_string()));
@@ -77,7 +64,7 @@ impl LocalRewrite for ToCopies {
                 ed.rewrite(id, Op::Constant { literal }, vec![], vec![])?;
             } else {
                 let zero = NewInst::new(
-                    self.0.fresh(&format!("{name}.zero")),
+                    names.fresh(&format!("{name}.zero")),
                     Op::Constant { literal },
                     vec![],
                 );
@@ -100,7 +87,7 @@ impl LocalRewrite for ToCopies {
             let mut copies = Vec::with_capacity(leaves.len());
             for (k, leaf) in leaves.iter().enumerate() {
                 let copy = NewInst::new(
-                    self.0.fresh(&format!("{name}.{k}")),
+                    names.fresh(&format!("{name}.{k}")),
                     Op::Copy,
                     vec![operands[k]],
                 );

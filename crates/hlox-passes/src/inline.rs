@@ -1,12 +1,11 @@
 //! Call inlining.
 
 use crate::rewrite::{
-    any_instruction, local_rewrite_pass, LocalRewrite, RewriteError, Rewritten, Site,
+    local_rewrite_pass, FreshNames, NamingRewrite, RewriteError, Rewritten, Site,
 };
 use crate::util::NameUniquer;
-use crate::PassError;
 use hlox_hlo::edit::{Cursor, NewInst};
-use hlox_hlo::{CompId, Computation, InstId, Module, Op, SecondaryMap};
+use hlox_hlo::{InstId, Instruction, Op, SecondaryMap};
 
 /// Replaces every `call` by a copy of the called computation's body. The
 /// copies get fresh names (XLA style, `name.N`); the copy of the callee's
@@ -15,31 +14,19 @@ use hlox_hlo::{CompId, Computation, InstId, Module, Op, SecondaryMap};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CallInliner;
 
-local_rewrite_pass!(CallInliner => Inline);
+local_rewrite_pass!(CallInliner => FreshNames<CallInliner>);
 
-/// The local rewrite: a `call` becomes the callee's body (fresh names
-/// from the uniquer).
-struct Inline(NameUniquer);
-
-impl LocalRewrite for Inline {
+impl NamingRewrite for CallInliner {
     const NAME: &'static str = "inline";
-    type Pass = CallInliner;
     type State = ();
 
-    fn start(_: &CallInliner, m: &mut Module) -> Result<Inline, PassError> {
-        Ok(Inline(NameUniquer::instructions(m)))
+    fn concerns(i: &Instruction) -> bool {
+        matches!(i.op, Op::Call)
     }
 
-    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
-        any_instruction(c, |i| matches!(i.op, Op::Call))
-    }
-
-    fn rewrite(&mut self, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten {
+    fn rewrite(names: &mut NameUniquer, site: Site<'_, '_, ()>, id: InstId) -> Rewritten {
         let Site { module: m, ed, .. } = site;
         let call = ed.inst(id);
-        if !matches!(call.op, Op::Call) {
-            return Ok(());
-        }
         let (name, shape, metadata) =
             (call.name.clone(), call.shape.clone(), call.metadata.clone());
         let operands = call.operands.clone();
@@ -88,7 +75,7 @@ impl LocalRewrite for Inline {
                 cl.name = name.clone();
                 cl.shape = shape.clone();
             } else {
-                cl.name = self.0.fresh(&b.name);
+                cl.name = names.fresh(&b.name);
             }
             cmap[bid] = Some(ed.insert_clone(Cursor::Before(id), cl)?);
         }

@@ -4,13 +4,12 @@
 //! the rule, which the evaluator applies too).
 
 use crate::rewrite::{
-    any_instruction, local_rewrite_pass, LocalRewrite, RewriteError, Rewritten, Site,
+    local_rewrite_pass, FreshNames, NamingRewrite, RewriteError, Rewritten, Site,
 };
 use crate::util::NameUniquer;
-use crate::PassError;
 use hlox_eval::precision::{computes_in_f32, is_convert_to_f32};
 use hlox_hlo::edit::{Cursor, Editor, NewInst};
-use hlox_hlo::{CompId, Computation, ElementType, InstId, Module, Op, Shape};
+use hlox_hlo::{ElementType, InstId, Instruction, Op, Shape};
 use std::collections::HashMap;
 
 /// Rewrites `u = f32 convert(p)`, where `p` is a bf16 arithmetic
@@ -33,54 +32,54 @@ use std::collections::HashMap;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExcessPrecision;
 
-local_rewrite_pass!(ExcessPrecision => Widen);
-
-/// The local rewrite, with fresh names.
-struct Widen(NameUniquer);
+local_rewrite_pass!(ExcessPrecision => FreshNames<ExcessPrecision>);
 
 /// Per computation, what was made so far: each bf16 arithmetic
 /// instruction's f32 form, and each bf16 value read as f32.
 #[derive(Default)]
-struct Made {
+pub(crate) struct Made {
     wide: HashMap<InstId, InstId>,
     read: HashMap<InstId, InstId>,
 }
 
-impl Widen {
-    /// A new instruction before `at`, named after `base`.
+/// Widening for the convert `at`: the run's fresh names, the computation's
+/// editor and what was made in it so far; new instructions go before `at`.
+struct Widening<'r, 'e> {
+    names: &'r mut NameUniquer,
+    ed: &'r mut Editor<'e>,
+    made: &'r mut Made,
+    at: InstId,
+}
+
+impl Widening<'_, '_> {
+    /// A new instruction named after `base`.
     fn add(
         &mut self,
-        ed: &mut Editor<'_>,
-        at: InstId,
         base: &str,
         op: Op,
         operands: Vec<InstId>,
         shape: Shape,
     ) -> Result<InstId, RewriteError> {
-        let new = NewInst::new(self.0.fresh(base), op, operands);
-        Ok(ed.insert_declared(Cursor::Before(at), new, shape)?)
+        let new = NewInst::new(self.names.fresh(base), op, operands);
+        Ok(self
+            .ed
+            .insert_declared(Cursor::Before(self.at), new, shape)?)
     }
 
-    /// The f32 form of bf16 arithmetic instruction `p` (made before `at`,
-    /// with those of the bf16 arithmetic instructions it reads), walking
-    /// the operands without recursion (chains can be long).
-    fn wide(
-        &mut self,
-        ed: &mut Editor<'_>,
-        made: &mut Made,
-        p: InstId,
-        at: InstId,
-    ) -> Result<InstId, RewriteError> {
+    /// The f32 form of bf16 arithmetic instruction `p` (with those of the
+    /// bf16 arithmetic instructions it reads), walking the operands
+    /// without recursion (chains can be long).
+    fn wide(&mut self, p: InstId) -> Result<InstId, RewriteError> {
         let mut stack = vec![(p, false)];
         while let Some((q, ready)) = stack.pop() {
-            if made.wide.contains_key(&q) {
+            if self.made.wide.contains_key(&q) {
                 continue;
             }
-            let inst = ed.inst(q).clone();
+            let inst = self.ed.inst(q).clone();
             if !ready {
                 stack.push((q, true));
                 for &o in &inst.operands {
-                    if computes_in_f32(ed.inst(o)) && !made.wide.contains_key(&o) {
+                    if computes_in_f32(self.ed.inst(o)) && !self.made.wide.contains_key(&o) {
                         stack.push((o, false));
                     }
                 }
@@ -88,36 +87,33 @@ impl Widen {
             }
             let mut operands = Vec::with_capacity(inst.operands.len());
             for &o in &inst.operands {
-                operands.push(self.read(ed, made, o, at)?);
+                operands.push(self.read(o)?);
             }
             let shape = with_type(&inst.shape, ElementType::F32);
             let new = NewInst::new(
-                self.0.fresh(&format!("{}.unrounded", inst.name)),
+                self.names.fresh(&format!("{}.unrounded", inst.name)),
                 inst.op.clone(),
                 operands,
             )
             .with_called(inst.called.clone())
             .with_metadata(inst.metadata.clone());
-            let w = ed.insert_declared(Cursor::Before(at), new, shape)?;
-            made.wide.insert(q, w);
+            let w = self
+                .ed
+                .insert_declared(Cursor::Before(self.at), new, shape)?;
+            self.made.wide.insert(q, w);
         }
-        made.wide
+        self.made
+            .wide
             .get(&p)
             .copied()
-            .ok_or_else(|| RewriteError::at(&ed.inst(p).name, "no f32 form was made"))
+            .ok_or_else(|| RewriteError::at(&self.ed.inst(p).name, "no f32 form was made"))
     }
 
     /// Operand `o` of an f32 form, as f32: itself unless it is bf16; a bf16
     /// arithmetic instruction's f32 form rounded to bf16 and widened again
-    /// (its [`Widen::wide`] must exist); any other bf16 value widened.
-    fn read(
-        &mut self,
-        ed: &mut Editor<'_>,
-        made: &mut Made,
-        o: InstId,
-        at: InstId,
-    ) -> Result<InstId, RewriteError> {
-        let inst = ed.inst(o);
+    /// (its [`Widening::wide`] must exist); any other bf16 value widened.
+    fn read(&mut self, o: InstId) -> Result<InstId, RewriteError> {
+        let inst = self.ed.inst(o);
         if inst
             .shape
             .as_array()
@@ -125,20 +121,20 @@ impl Widen {
         {
             return Ok(o);
         }
-        if let Some(&r) = made.read.get(&o) {
+        if let Some(&r) = self.made.read.get(&o) {
             return Ok(r);
         }
         let name = format!("{}.f32", inst.name);
         let f32_shape = with_type(&inst.shape, ElementType::F32);
         let bf16_shape = inst.shape.clone();
-        let r = if let Some(&w) = made.wide.get(&o) {
+        let r = if let Some(&w) = self.made.wide.get(&o) {
             let base = format!("{}.rounded", inst.name);
-            let rounded = self.add(ed, at, &base, Op::Convert, vec![w], bf16_shape)?;
-            self.add(ed, at, &name, Op::Convert, vec![rounded], f32_shape)?
+            let rounded = self.add(&base, Op::Convert, vec![w], bf16_shape)?;
+            self.add(&name, Op::Convert, vec![rounded], f32_shape)?
         } else {
-            self.add(ed, at, &name, Op::Convert, vec![o], f32_shape)?
+            self.add(&name, Op::Convert, vec![o], f32_shape)?
         };
-        made.read.insert(o, r);
+        self.made.read.insert(o, r);
         Ok(r)
     }
 }
@@ -152,25 +148,18 @@ fn with_type(shape: &Shape, ty: ElementType) -> Shape {
     s
 }
 
-impl LocalRewrite for Widen {
+impl NamingRewrite for ExcessPrecision {
     const NAME: &'static str = "excess-precision";
-    type Pass = ExcessPrecision;
     type State = Made;
 
-    fn start(_: &ExcessPrecision, m: &mut Module) -> Result<Widen, PassError> {
-        Ok(Widen(NameUniquer::instructions(m)))
+    /// A `convert` to f32 (of a bf16 arithmetic instruction, or not).
+    fn concerns(i: &Instruction) -> bool {
+        is_convert_to_f32(i)
     }
 
-    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<Made> {
-        any_instruction(c, computes_in_f32).map(|()| Made::default())
-    }
-
-    fn rewrite(&mut self, site: Site<'_, '_, Made>, id: InstId) -> Rewritten {
+    fn rewrite(names: &mut NameUniquer, site: Site<'_, '_, Made>, id: InstId) -> Rewritten {
         let Site { ed, state, .. } = site;
         let user = ed.inst(id);
-        if !is_convert_to_f32(user) {
-            return Ok(());
-        }
         let Some(&p) = user.operands.first() else {
             return Ok(());
         };
@@ -178,11 +167,17 @@ impl LocalRewrite for Widen {
             return Ok(());
         }
         let user_shape = user.shape.clone();
-        let mut wide = self.wide(ed, state, p, id)?;
+        let mut w = Widening {
+            names,
+            ed: &mut *ed,
+            made: state,
+            at: id,
+        };
+        let mut wide = w.wide(p)?;
         // The convert's own layout, where it differs from the producer's.
-        if ed.inst(wide).shape != user_shape {
-            let name = ed.inst(id).name.clone();
-            wide = self.add(ed, id, &name, Op::Copy, vec![wide], user_shape)?;
+        if w.ed.inst(wide).shape != user_shape {
+            let name = w.ed.inst(id).name.clone();
+            wide = w.add(&name, Op::Copy, vec![wide], user_shape)?;
         }
         ed.replace_all_uses(id, wide)?;
         ed.remove(id)?;

@@ -2,10 +2,11 @@
 //! computations and instructions, the [`Editor`] and the error context, so
 //! a pass only states its local rewrite ([`LocalRewrite`]).
 
-use crate::util::{check_structure, empty_computation};
+use crate::util::{check_structure, empty_computation, NameUniquer};
 use crate::PassError;
 use hlox_hlo::edit::{EditError, Editor, Signatures};
 use hlox_hlo::{CompId, Computation, InstId, Instruction, Module};
+use std::marker::PhantomData;
 
 /// What a local rewrite can fail with: the editor refused an edit, or the
 /// pass found an instruction it cannot handle.
@@ -115,6 +116,47 @@ pub(crate) fn run<R: LocalRewrite>(pass: &R::Pass, m: &mut Module) -> Result<boo
     let mut rw = R::start(pass, m)?;
     let changed = rewrite_module(R::NAME, m, &mut rw)?;
     rw.end(m, changed)
+}
+
+/// A pass that rewrites only the instructions [`NamingRewrite::concerns`]
+/// accepts and keeps nothing over a run but fresh instruction names (a
+/// computation without such an instruction is not walked).
+/// [`FreshNames`] makes it a [`LocalRewrite`]:
+/// `local_rewrite_pass!(Pass => FreshNames<Pass>)`.
+pub(crate) trait NamingRewrite: Sized {
+    /// The pass's name (in errors, dumps and reports).
+    const NAME: &'static str;
+    /// What the rewrite keeps while it walks one computation.
+    type State: Default;
+    /// Whether the rewrite applies to `i`.
+    fn concerns(i: &Instruction) -> bool;
+    /// As [`LocalRewrite::rewrite`], for an instruction the rewrite
+    /// concerns, with the run's fresh `names`.
+    fn rewrite(names: &mut NameUniquer, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten;
+}
+
+/// The [`LocalRewrite`] of a [`NamingRewrite`] `R`: the run's fresh names.
+pub(crate) struct FreshNames<R>(NameUniquer, PhantomData<R>);
+
+impl<R: NamingRewrite> LocalRewrite for FreshNames<R> {
+    const NAME: &'static str = R::NAME;
+    type Pass = R;
+    type State = R::State;
+
+    fn start(_: &R, m: &mut Module) -> Result<Self, PassError> {
+        Ok(FreshNames(NameUniquer::instructions(m), PhantomData))
+    }
+
+    fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<R::State> {
+        any_instruction(c, R::concerns).map(|()| R::State::default())
+    }
+
+    fn rewrite(&mut self, site: Site<'_, '_, R::State>, id: InstId) -> Rewritten {
+        if !R::concerns(site.ed.inst(id)) {
+            return Ok(());
+        }
+        R::rewrite(&mut self.0, site, id)
+    }
 }
 
 /// `Some(())` when an instruction of `c` satisfies `pred`: the `begin` of a

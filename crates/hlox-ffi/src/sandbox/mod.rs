@@ -31,6 +31,7 @@ pub mod repro;
 
 pub use repro::{ReproError, Reproducer};
 
+use crate::invoke::BufferCounts;
 use crate::status::XlaCustomCallStatus;
 use crate::target::TargetFn;
 use crate::xla_ffi::{abi, FfiCall, FfiCallError, InvokeContext};
@@ -188,13 +189,8 @@ pub enum SandboxError {
     #[error("cannot install the sandbox's signal handlers (sigaction failed)")]
     Handlers,
     /// The generated code passed a different number of buffers than the call has.
-    #[error("internal: {given_operands} operand and {given_results} result buffers for a call of {operands} and {results}")]
-    BufferCount {
-        given_operands: usize,
-        given_results: usize,
-        operands: usize,
-        results: usize,
-    },
+    #[error(transparent)]
+    BufferCount(#[from] BufferCounts),
 }
 
 fn signal_name(signal: i32, code: i32) -> String {
@@ -605,14 +601,10 @@ impl SandboxedCall {
         operands: &[*mut u8],
         results: &[*mut u8],
     ) -> Result<(), SandboxError> {
-        if operands.len() != self.operands.len() || results.len() != self.results.len() {
-            return Err(SandboxError::BufferCount {
-                given_operands: operands.len(),
-                given_results: results.len(),
-                operands: self.operands.len(),
-                results: self.results.len(),
-            });
-        }
+        BufferCounts::check(
+            (operands.len(), results.len()),
+            (self.operands.len(), self.results.len()),
+        )?;
         let map = |l: &Leaf| {
             Guarded::new(l.size, l.element).map_err(|source| SandboxError::Map {
                 buffer: l.name.clone(),

@@ -11,6 +11,7 @@
 use super::abi::{self, dtype, Buffer, CallFrame, Handler};
 use super::api::{self, take_error, CallContext, ExecutionState, InvokeContext};
 use super::attrs::{parse_attrs, EncodedAttrs};
+use crate::invoke::BufferCounts;
 use crate::registry::{LoadedLibrary, Target};
 use crate::target::TargetFn;
 use hlox_hlo::CustomCallApiVersion;
@@ -293,7 +294,7 @@ impl FfiCall {
             });
         }
         let (args, rets) = buffers.split_at(self.args.len());
-        unsafe { self.call_in(args, rets, ctx, run) }
+        unsafe { self.call_in_via(args, rets, ctx, run, None) }
     }
 
     /// Calls the handler's execute stage on these buffers (on the Host: no
@@ -308,19 +309,7 @@ impl FfiCall {
         rets: &[*mut c_void],
         ctx: &InvokeContext,
     ) -> Result<(), FfiCallError> {
-        unsafe { self.call_in(args, rets, ctx, None) }
-    }
-
-    /// # Safety
-    /// As [`FfiCall::call`].
-    unsafe fn call_in(
-        &self,
-        args: &[*mut c_void],
-        rets: &[*mut c_void],
-        ctx: &InvokeContext,
-        run: Option<&mut RunStages>,
-    ) -> Result<(), FfiCallError> {
-        unsafe { self.call_in_via(args, rets, ctx, run, None) }
+        unsafe { self.call_in_via(args, rets, ctx, None, None) }
     }
 
     /// # Safety
@@ -333,14 +322,7 @@ impl FfiCall {
         run: Option<&mut RunStages>,
         invoke: Option<&mut Invoker<'_>>,
     ) -> Result<(), FfiCallError> {
-        if args.len() != self.args.len() || rets.len() != self.rets.len() {
-            return Err(FfiCallError::BufferLists {
-                given_args: args.len(),
-                given_rets: rets.len(),
-                args: self.args.len(),
-                rets: self.rets.len(),
-            });
-        }
+        BufferCounts::check((args.len(), rets.len()), (self.args.len(), self.rets.len()))?;
         // SAFETY: the lists (and the buffers) outlive every stage's call.
         unsafe {
             self.template.with_lists(args, rets, |args, rets| {
@@ -631,13 +613,9 @@ pub enum FfiCallError {
         args: usize,
         rets: usize,
     },
-    #[error("internal: {given_args} argument and {given_rets} result buffers for a call prepared with {args} and {rets}")]
-    BufferLists {
-        given_args: usize,
-        given_rets: usize,
-        args: usize,
-        rets: usize,
-    },
+    /// The argument and result lists do not match the prepared call.
+    #[error(transparent)]
+    BufferLists(#[from] BufferCounts),
     /// The handler returned an error (`code` is its `XLA_FFI_Error_Code`).
     #[error("{}", status_text(*.code, .message))]
     Handler { code: i32, message: String },
