@@ -28,10 +28,18 @@
 //! the executor's threads, and jaxlib's LAPACK kernels are called the same
 //! way under XLA.
 //!
-//! The scalar bound is [`Scalar`]; faer's routines are generic over its
-//! `ComplexField`, so the complex variants (`c`, `z`) need new `Scalar`
-//! impls plus LAPACK's complex `tau` convention in [`geqrf`]/[`orgqr`].
+//! Every routine is generic over [`Field`] (f32, f64 and their complex
+//! types, which are faer's `c32`/`c64`), as faer's are over its
+//! `ComplexField`. One exception: complex Householder QR ([`geqrf`],
+//! [`orgqr`] on `c`/`z`) runs [`linalg::geqrf`]/[`linalg::orgqr`], because
+//! faer's complex reflectors are not LAPACK's. faer makes `tau` real and
+//! `beta` (the diagonal of `R`) complex; LAPACK's `zlarfg` makes `beta`
+//! real and `tau` complex. The two factorizations differ by more than a
+//! diagonal phase in the packed form (each later reflector is computed
+//! from a differently reflected trailing matrix), so JAX's `R` and `Q`
+//! could not be recovered from faer's.
 
+use crate::field::Field;
 use crate::linalg::{self, SvdJob, Triangular};
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor as llt;
@@ -42,12 +50,8 @@ use faer::linalg::qr::no_pivoting::factor as qr;
 use faer::linalg::svd::{self, ComputeSvdVectors};
 use faer::linalg::triangular_solve as tri;
 use faer::{ColMut, Conj, MatMut, MatRef, Par};
-use num_traits::Float;
-
-/// The element types the faer-backed routines run on (f32, f64).
-pub trait Scalar: faer::traits::RealField + Float + Copy {}
-impl Scalar for f32 {}
-impl Scalar for f64 {}
+use num_complex::Complex;
+use num_traits::{Float, One, Zero};
 
 const PAR: Par = Par::Seq;
 
@@ -65,7 +69,7 @@ fn scratch(req: StackReq) -> MemBuffer {
 /// permutation, from which the interchanges are recovered exactly). faer
 /// picks the first entry of largest magnitude, as LAPACK's `i?amax` does.
 /// Returns `info`: 0, or `j + 1` for the first exactly zero `U[j, j]`.
-pub fn getrf<T: Scalar>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
+pub fn getrf<T: Field>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
     let k = m.min(n);
     if k == 0 {
         return 0;
@@ -117,7 +121,7 @@ pub fn getrf<T: Scalar>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i3
 /// matrix is the lower triangle of its transpose); the other triangle is
 /// not touched. Returns `info`: 0, or `j + 1` when the leading minor of
 /// order `j + 1` is not positive definite.
-pub fn potrf<T: Scalar>(lower: bool, n: usize, a: &mut [T]) -> i32 {
+pub fn potrf<T: Field>(lower: bool, n: usize, a: &mut [T]) -> i32 {
     if n == 0 {
         return 0;
     }
@@ -156,7 +160,7 @@ pub fn potrf<T: Scalar>(lower: bool, n: usize, a: &mut [T]) -> i32 {
 /// `p.lower` triangle is read, and not its diagonal when `p.unit`. From the
 /// right, `X op(A) = B` is solved as `op(A)^T X^T = B^T` on transposed
 /// views (no copies).
-pub fn trsm<T: Scalar>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
+pub fn trsm<T: Field>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
     let k = if p.left { m } else { n };
     if m == 0 || n == 0 {
         return;
@@ -171,11 +175,18 @@ pub fn trsm<T: Scalar>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) 
     };
     let t = if transposed { t.transpose() } else { t };
     let t_lower = p.lower != transposed;
+    // `op(A) = A^H` from the left is `conj(A^T)`; from the right,
+    // `op(A)^T = conj(A)`: conjugated either way.
+    let c = if p.transpose && p.conjugate {
+        Conj::Yes
+    } else {
+        Conj::No
+    };
     match (t_lower, p.unit) {
-        (true, false) => tri::solve_lower_triangular_in_place(t, rhs, PAR),
-        (true, true) => tri::solve_unit_lower_triangular_in_place(t, rhs, PAR),
-        (false, false) => tri::solve_upper_triangular_in_place(t, rhs, PAR),
-        (false, true) => tri::solve_unit_upper_triangular_in_place(t, rhs, PAR),
+        (true, false) => tri::solve_lower_triangular_in_place_with_conj(t, c, rhs, PAR),
+        (true, true) => tri::solve_unit_lower_triangular_in_place_with_conj(t, c, rhs, PAR),
+        (false, false) => tri::solve_upper_triangular_in_place_with_conj(t, c, rhs, PAR),
+        (false, true) => tri::solve_unit_upper_triangular_in_place_with_conj(t, c, rhs, PAR),
     }
 }
 
@@ -184,7 +195,7 @@ pub fn trsm<T: Scalar>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) 
 /// faer's `tau` (`H = I - v v^T / tau`) from LAPACK's (`H = I - tau v v^T`)
 /// and back: reciprocals (LAPACK's `tau = 0`, no reflection, is faer's
 /// infinity).
-fn recip<T: Scalar>(t: T) -> T {
+fn recip<T: Field>(t: T) -> T {
     T::one() / t
 }
 
@@ -195,10 +206,15 @@ fn recip<T: Scalar>(t: T) -> T {
 ///
 /// A wide matrix is factored as LAPACK does: QR of its first `m` columns,
 /// then `Q^T` applied to the rest. A numerically rank-deficient matrix
-/// goes to [`linalg::geqrf`] (see the module docs).
-pub fn geqrf<T: Scalar>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
+/// goes to [`linalg::geqrf`] (see the module docs), as does every complex
+/// one (LAPACK's complex reflectors are not faer's).
+pub fn geqrf<T: Field>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
     let k = m.min(n);
     if k == 0 {
+        return;
+    }
+    if T::COMPLEX {
+        linalg::geqrf(m, n, a, tau);
         return;
     }
     let bs = qr::recommended_block_size::<T>(m, k);
@@ -258,9 +274,14 @@ pub fn geqrf<T: Scalar>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
 /// (`m x n`, `k <= n <= m`) holds reflector `j` below its diagonal, as
 /// [`geqrf`] leaves it, and `tau` LAPACK's factors; on exit `a` is `Q`.
 /// faer's block factors are built from LAPACK's `tau` (their diagonals)
-/// and the reflectors (the rest).
-pub fn orgqr<T: Scalar>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
+/// and the reflectors (the rest). Complex `Q` (LAPACK's `ungqr`) is
+/// [`linalg::orgqr`] (see the module docs).
+pub fn orgqr<T: Field>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
     if m == 0 || n == 0 {
+        return;
+    }
+    if T::COMPLEX {
+        linalg::orgqr(m, n, k, a, tau);
         return;
     }
     let basis = a[..m * k].to_vec();
@@ -303,15 +324,15 @@ pub fn orgqr<T: Scalar>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
     );
 }
 
-// ---- Symmetric eigenproblem ----------------------------------------------
+// ---- Hermitian eigenproblem ----------------------------------------------
 
-/// Eigenvalues (ascending, into `w`) and, with `vectors`, orthonormal
-/// eigenvectors (column `j` of `a` for `w[j]`) of the symmetric `n x n`
-/// matrix whose `lower` (or upper) triangle `a` holds (LAPACK `syevd`), by
-/// faer's tridiagonalization and divide and conquer. Without `vectors`,
-/// `a` keeps its input. Returns `info`: 0, or 1 if faer's iteration did
-/// not converge.
-pub fn syevd<T: Scalar>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mut [T]) -> i32 {
+/// Eigenvalues (ascending, real, into `w`) and, with `vectors`, orthonormal
+/// eigenvectors (column `j` of `a` for `w[j]`) of the symmetric or
+/// Hermitian `n x n` matrix whose `lower` (or upper) triangle `a` holds
+/// (LAPACK `syevd`/`heevd`), by faer's tridiagonalization and divide and
+/// conquer. Without `vectors`, `a` keeps its input. Returns `info`: 0, or
+/// 1 if faer's iteration did not converge.
+pub fn syevd<T: Field>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mut [T::Re]) -> i32 {
     if n == 0 {
         return 0;
     }
@@ -321,21 +342,25 @@ pub fn syevd<T: Scalar>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &m
         ComputeEigenvectors::No
     };
     let mut u = vec![T::zero(); if vectors { n * n } else { 0 }];
+    let mut values = vec![T::zero(); n];
     let mut buf = scratch(evd::self_adjoint_evd_scratch::<T>(
         n,
         compute,
         PAR,
         Default::default(),
     ));
+    // faer reads the lower triangle; that of the upper one's adjoint is
+    // the conjugated upper triangle.
+    let src: Vec<T> = if lower {
+        a.to_vec()
+    } else {
+        (0..n * n).map(|x| a[x / n + (x % n) * n].conj()).collect()
+    };
     let ok = {
-        let src = MatRef::from_column_major_slice(a, n, n);
-        // faer reads the lower triangle; the upper one of `a` is the lower
-        // one of its transpose.
-        let src = if lower { src } else { src.transpose() };
         let out = vectors.then(|| MatMut::from_column_major_slice_mut(&mut u, n, n));
         evd::self_adjoint_evd(
-            src,
-            ColMut::from_slice_mut(w).as_diagonal_mut(),
+            MatRef::from_column_major_slice(&src, n, n),
+            ColMut::from_slice_mut(&mut values).as_diagonal_mut(),
             out,
             PAR,
             MemStack::new(&mut buf),
@@ -343,6 +368,7 @@ pub fn syevd<T: Scalar>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &m
         )
         .is_ok()
     };
+    w.iter_mut().zip(&values).for_each(|(w, v)| *w = v.re());
     if vectors {
         a.copy_from_slice(&u);
     }
@@ -355,18 +381,18 @@ pub fn syevd<T: Scalar>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &m
 
 // ---- Singular value decomposition ----------------------------------------
 
-/// Singular value decomposition `A = U diag(s) V^T` (LAPACK `gesdd` and
+/// Singular value decomposition `A = U diag(s) V^H` (LAPACK `gesdd` and
 /// `gesvd`) of `a` (`m x n`, not modified) by faer's bidiagonalization and
-/// divide and conquer: `s` gets the `min(m, n)` singular values,
+/// divide and conquer: `s` gets the `min(m, n)` singular values (real),
 /// descending; `u` and `vt` the vectors as `job` asks (column-major;
-/// untouched for [`SvdJob::None`]; faer returns `V`, transposed here).
-/// Returns `info`: 0, or 1 if faer's iteration did not converge.
-pub fn gesvd<T: Scalar>(
+/// untouched for [`SvdJob::None`]; faer returns `V`, conjugate-transposed
+/// here). Returns `info`: 0, or 1 if faer's iteration did not converge.
+pub fn gesvd<T: Field>(
     job: SvdJob,
     m: usize,
     n: usize,
     a: &[T],
-    s: &mut [T],
+    s: &mut [T::Re],
     u: &mut [T],
     vt: &mut [T],
 ) -> i32 {
@@ -390,6 +416,7 @@ pub fn gesvd<T: Scalar>(
         return 0;
     }
     let mut v = vec![T::zero(); n * vcols];
+    let mut values = vec![T::zero(); k];
     let mut buf = scratch(svd::svd_scratch::<T>(
         m,
         n,
@@ -405,7 +432,7 @@ pub fn gesvd<T: Scalar>(
             (job != SvdJob::None).then(|| MatMut::from_column_major_slice_mut(&mut v, n, vcols));
         svd::svd(
             MatRef::from_column_major_slice(a, m, n),
-            ColMut::from_slice_mut(&mut s[..k]).as_diagonal_mut(),
+            ColMut::from_slice_mut(&mut values).as_diagonal_mut(),
             uo,
             vo,
             PAR,
@@ -414,11 +441,15 @@ pub fn gesvd<T: Scalar>(
         )
         .is_ok()
     };
+    s[..k]
+        .iter_mut()
+        .zip(&values)
+        .for_each(|(s, v)| *s = v.re());
     if job != SvdJob::None {
-        // vt (vcols x n) = V^T, V being n x vcols.
+        // vt (vcols x n) = V^H, V being n x vcols.
         for i in 0..vcols {
             for j in 0..n {
-                vt[i + j * vcols] = v[j + i * n];
+                vt[i + j * vcols] = v[j + i * n].conj();
             }
         }
     }
@@ -426,6 +457,189 @@ pub fn gesvd<T: Scalar>(
         0
     } else {
         1
+    }
+}
+
+// ---- Nonsymmetric eigenproblem -------------------------------------------
+
+/// The element types [`geev`] runs on: faer has one entry point for real
+/// matrices (eigenvalues as real and imaginary parts, complex pairs of
+/// eigenvectors packed in two real columns, as LAPACK's `dgeev`) and one
+/// for complex ones; this picks it and returns LAPACK's complex form.
+pub trait Geev: Field {
+    /// Eigenvalues into `w` and the (unnormalized) left and right
+    /// eigenvectors, as faer leaves them, into `vl`/`vr` (`None` when not
+    /// asked for). Returns false if faer's iteration did not converge.
+    fn faer_evd(
+        n: usize,
+        a: &[Self],
+        w: &mut [Self::Cplx],
+        vl: Option<&mut [Self::Cplx]>,
+        vr: Option<&mut [Self::Cplx]>,
+    ) -> bool;
+}
+
+fn evd_params(left: bool, right: bool) -> (ComputeEigenvectors, ComputeEigenvectors) {
+    let c = |b: bool| {
+        if b {
+            ComputeEigenvectors::Yes
+        } else {
+            ComputeEigenvectors::No
+        }
+    };
+    (c(left), c(right))
+}
+
+macro_rules! real_geev {
+    ($r:ty) => {
+        impl Geev for $r {
+            fn faer_evd(
+                n: usize,
+                a: &[$r],
+                w: &mut [Complex<$r>],
+                vl: Option<&mut [Complex<$r>]>,
+                vr: Option<&mut [Complex<$r>]>,
+            ) -> bool {
+                let (cl, cr) = evd_params(vl.is_some(), vr.is_some());
+                let (mut re, mut im) = (vec![<$r>::zero(); n], vec![<$r>::zero(); n]);
+                let mut ul = vec![<$r>::zero(); if vl.is_some() { n * n } else { 0 }];
+                let mut ur = vec![<$r>::zero(); if vr.is_some() { n * n } else { 0 }];
+                let mut buf = scratch(evd::evd_scratch::<$r>(n, cl, cr, PAR, Default::default()));
+                let ok = evd::evd_real(
+                    MatRef::from_column_major_slice(a, n, n),
+                    ColMut::from_slice_mut(&mut re).as_diagonal_mut(),
+                    ColMut::from_slice_mut(&mut im).as_diagonal_mut(),
+                    vl.is_some()
+                        .then(|| MatMut::from_column_major_slice_mut(&mut ul, n, n)),
+                    vr.is_some()
+                        .then(|| MatMut::from_column_major_slice_mut(&mut ur, n, n)),
+                    PAR,
+                    MemStack::new(&mut buf),
+                    Default::default(),
+                )
+                .is_ok();
+                for j in 0..n {
+                    w[j] = Complex::new(re[j], im[j]);
+                }
+                // A complex pair (j, j + 1), `im[j] > 0`: columns j and j + 1 hold
+                // the real and imaginary parts of the vector of `w[j]`; `w[j + 1]`'s
+                // is its conjugate.
+                for (packed, out) in [(&ul, vl), (&ur, vr)] {
+                    let Some(out) = out else { continue };
+                    let mut j = 0;
+                    while j < n {
+                        let col = |c: usize| &packed[c * n..(c + 1) * n];
+                        if im[j] != <$r>::zero() && j + 1 < n {
+                            for i in 0..n {
+                                let (x, y) = (col(j)[i], col(j + 1)[i]);
+                                out[i + j * n] = Complex::new(x, y);
+                                out[i + (j + 1) * n] = Complex::new(x, -y);
+                            }
+                            j += 2;
+                        } else {
+                            for i in 0..n {
+                                out[i + j * n] = Complex::new(col(j)[i], <$r>::zero());
+                            }
+                            j += 1;
+                        }
+                    }
+                }
+                ok
+            }
+        }
+    };
+}
+real_geev!(f32);
+real_geev!(f64);
+
+macro_rules! complex_geev {
+    ($r:ty) => {
+        impl Geev for Complex<$r> {
+            fn faer_evd(
+                n: usize,
+                a: &[Self],
+                w: &mut [Self],
+                vl: Option<&mut [Self]>,
+                vr: Option<&mut [Self]>,
+            ) -> bool {
+                let (cl, cr) = evd_params(vl.is_some(), vr.is_some());
+                let mut buf = scratch(evd::evd_scratch::<Self>(n, cl, cr, PAR, Default::default()));
+                evd::evd_cplx(
+                    MatRef::from_column_major_slice(a, n, n),
+                    ColMut::from_slice_mut(w).as_diagonal_mut(),
+                    vl.map(|v| MatMut::from_column_major_slice_mut(v, n, n)),
+                    vr.map(|v| MatMut::from_column_major_slice_mut(v, n, n)),
+                    PAR,
+                    MemStack::new(&mut buf),
+                    Default::default(),
+                )
+                .is_ok()
+            }
+        }
+    };
+}
+complex_geev!(f32);
+complex_geev!(f64);
+
+/// Eigenvalues `w` and, as asked, left (`u^H A = w u^H`) and right
+/// (`A v = w v`) eigenvectors of the general `n x n` matrix `a` (LAPACK
+/// `geev`), by faer's Hessenberg reduction and Schur decomposition. Results
+/// are complex for every input type (jaxlib's interface). Each vector is
+/// normalized as LAPACK normalizes it: unit 2-norm and, when complex, its
+/// component of largest modulus real and positive (LAPACK's `dgeev`
+/// leaves a real eigenvalue's vector with faer's sign). `vl`/`vr` are
+/// zeroed when not asked for. Returns `info`: 0, or 1 if faer's iteration
+/// did not converge.
+pub fn geev<T: Geev>(
+    n: usize,
+    a: &[T],
+    w: &mut [T::Cplx],
+    vl: Option<&mut [T::Cplx]>,
+    vr: Option<&mut [T::Cplx]>,
+) -> i32 {
+    if n == 0 {
+        return 0;
+    }
+    let (mut vl, mut vr) = (vl, vr);
+    let ok = T::faer_evd(n, a, w, vl.as_deref_mut(), vr.as_deref_mut());
+    for v in [vl, vr].into_iter().flatten() {
+        for j in 0..n {
+            normalize_eigenvector(
+                &mut v[j * n..(j + 1) * n],
+                T::COMPLEX || w[j].im() != T::Re::zero(),
+            );
+        }
+    }
+    if ok {
+        0
+    } else {
+        1
+    }
+}
+
+/// LAPACK's eigenvector normalization: unit 2-norm, then (`rotate`) the
+/// first component of largest modulus made real and positive.
+fn normalize_eigenvector<C: Field>(v: &mut [C], rotate: bool) {
+    let norm = v.iter().fold(C::Re::zero(), |s, x| s.hypot(x.modulus()));
+    if norm == C::Re::zero() || !norm.is_finite() {
+        return;
+    }
+    let r = C::from_re(C::Re::one() / norm);
+    v.iter_mut().for_each(|x| *x *= r);
+    if rotate {
+        let mut k = 0;
+        let mut best = C::Re::zero();
+        for (i, x) in v.iter().enumerate() {
+            let m = x.re() * x.re() + x.im() * x.im();
+            if m > best {
+                best = m;
+                k = i;
+            }
+        }
+        let p = v[k].conj() / C::from_re(v[k].modulus());
+        v.iter_mut().for_each(|x| *x *= p);
+        // Exactly real, as LAPACK sets it.
+        v[k] = C::from_re(v[k].re());
     }
 }
 

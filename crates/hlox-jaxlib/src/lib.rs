@@ -27,12 +27,14 @@
 //! compile time naming the target.
 
 pub mod blocked;
+pub mod field;
 pub mod lapack;
 pub mod linalg;
 #[cfg(test)]
 mod test_util;
 
 use hlox_ffi::{Platform, Registry, RegistryError};
+use num_complex::{Complex32, Complex64};
 
 macro_rules! targets {
     ($($name:literal => $f:path),* $(,)?) => {
@@ -54,22 +56,44 @@ macro_rules! targets {
 targets! {
     "lapack_strsm_ffi" => lapack::trsm::<f32>,
     "lapack_dtrsm_ffi" => lapack::trsm::<f64>,
+    "lapack_ctrsm_ffi" => lapack::trsm::<Complex32>,
+    "lapack_ztrsm_ffi" => lapack::trsm::<Complex64>,
     "lapack_sgetrf_ffi" => lapack::getrf::<f32>,
     "lapack_dgetrf_ffi" => lapack::getrf::<f64>,
+    "lapack_cgetrf_ffi" => lapack::getrf::<Complex32>,
+    "lapack_zgetrf_ffi" => lapack::getrf::<Complex64>,
     "lapack_spotrf_ffi" => lapack::potrf::<f32>,
     "lapack_dpotrf_ffi" => lapack::potrf::<f64>,
+    "lapack_cpotrf_ffi" => lapack::potrf::<Complex32>,
+    "lapack_zpotrf_ffi" => lapack::potrf::<Complex64>,
     "lapack_sgeqrf_ffi" => lapack::geqrf::<f32>,
     "lapack_dgeqrf_ffi" => lapack::geqrf::<f64>,
+    "lapack_cgeqrf_ffi" => lapack::geqrf::<Complex32>,
+    "lapack_zgeqrf_ffi" => lapack::geqrf::<Complex64>,
     "lapack_sgeqp3_ffi" => lapack::geqp3::<f32>,
     "lapack_dgeqp3_ffi" => lapack::geqp3::<f64>,
     "lapack_sorgqr_ffi" => lapack::orgqr::<f32>,
     "lapack_dorgqr_ffi" => lapack::orgqr::<f64>,
+    "lapack_cungqr_ffi" => lapack::orgqr::<Complex32>,
+    "lapack_zungqr_ffi" => lapack::orgqr::<Complex64>,
     "lapack_ssyevd_ffi" => lapack::syevd::<f32>,
     "lapack_dsyevd_ffi" => lapack::syevd::<f64>,
+    "lapack_cheevd_ffi" => lapack::syevd::<Complex32>,
+    "lapack_zheevd_ffi" => lapack::syevd::<Complex64>,
     "lapack_sgesdd_ffi" => lapack::gesvd::<f32>,
     "lapack_dgesdd_ffi" => lapack::gesvd::<f64>,
+    "lapack_cgesdd_ffi" => lapack::gesvd::<Complex32>,
+    "lapack_zgesdd_ffi" => lapack::gesvd::<Complex64>,
     "lapack_sgesvd_ffi" => lapack::gesvd::<f32>,
     "lapack_dgesvd_ffi" => lapack::gesvd::<f64>,
+    "lapack_cgesvd_ffi" => lapack::gesvd::<Complex32>,
+    "lapack_zgesvd_ffi" => lapack::gesvd::<Complex64>,
     "lapack_sgtsv_ffi" => lapack::gtsv::<f32>,
     "lapack_dgtsv_ffi" => lapack::gtsv::<f64>,
+    "lapack_cgtsv_ffi" => lapack::gtsv::<Complex32>,
+    "lapack_zgtsv_ffi" => lapack::gtsv::<Complex64>,
+    "lapack_sgeev_ffi" => lapack::geev::<f32>,
+    "lapack_dgeev_ffi" => lapack::geev::<f64>,
+    "lapack_cgeev_ffi" => lapack::geev::<Complex32>,
+    "lapack_zgeev_ffi" => lapack::geev::<Complex64>,
 }
