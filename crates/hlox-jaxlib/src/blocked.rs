@@ -650,6 +650,7 @@ fn normalize_eigenvector<C: Field>(v: &mut [C], rotate: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::field::Field;
     use crate::test_util::{every_triangular, lcg, matmul, one_triangle, shifted, transpose};
 
     fn close(a: &[f64], b: &[f64], tol: f64, what: &str) {
@@ -847,5 +848,344 @@ mod tests {
                 close(&matmul(m, k, n, &us, &vtk), &a, 1e-10, "U S V^T");
             }
         }
+    }
+
+    // ---- complex (c/z) and geev ---------------------------------------
+
+    type Z = num_complex::Complex64;
+
+    fn zlcg(len: usize, seed: u64) -> Vec<Z> {
+        let (re, im) = (lcg(len, seed), lcg(len, seed + 1000));
+        re.iter().zip(&im).map(|(&r, &i)| Z::new(r, i)).collect()
+    }
+
+    fn zmatmul(m: usize, k: usize, n: usize, a: &[Z], b: &[Z]) -> Vec<Z> {
+        let mut c = vec![Z::zero(); m * n];
+        for j in 0..n {
+            for p in 0..k {
+                for i in 0..m {
+                    c[i + j * m] += a[i + p * m] * b[p + j * k];
+                }
+            }
+        }
+        c
+    }
+
+    /// `a^H` of an `m x n` matrix.
+    fn adjoint(m: usize, n: usize, a: &[Z]) -> Vec<Z> {
+        (0..m * n).map(|x| a[x / n + (x % n) * m].conj()).collect()
+    }
+
+    fn zclose(a: &[Z], b: &[Z], tol: f64, what: &str) {
+        assert_eq!(a.len(), b.len(), "{what}");
+        let scale = b.iter().fold(1.0f64, |m, v| m.max(v.norm()));
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            assert!(
+                (x - y).norm() <= tol * scale,
+                "{what}: element {i}: {x} vs {y}"
+            );
+        }
+    }
+
+    fn zeye(n: usize) -> Vec<Z> {
+        (0..n * n)
+            .map(|x| {
+                if x % (n + 1) == 0 {
+                    Z::one()
+                } else {
+                    Z::zero()
+                }
+            })
+            .collect()
+    }
+
+    fn hermitian_pd(n: usize, seed: u64) -> Vec<Z> {
+        let r = zlcg(n * n, seed);
+        let mut a = zmatmul(n, n, n, &r, &adjoint(n, n, &r));
+        (0..n).for_each(|i| a[i + i * n] = Z::new(a[i + i * n].re + n as f64, 0.0));
+        a
+    }
+
+    #[test]
+    fn complex_lu_pivots_by_cabs1_as_lapack_and_matches_unblocked() {
+        // zgetrf of [[3, 1], [2+2i, i]]: |2+2i| < 3 but |re| + |im| = 4 > 3,
+        // so LAPACK pivots on row 2 (values from LAPACK).
+        let mut a = vec![
+            Z::new(3.0, 0.0),
+            Z::new(2.0, 2.0),
+            Z::one(),
+            Z::new(0.0, 1.0),
+        ];
+        let mut ipiv = [0; 2];
+        assert_eq!(getrf(2, 2, &mut a, &mut ipiv), 0);
+        assert_eq!(ipiv, [2, 2]);
+        let want = [
+            Z::new(2.0, 2.0),
+            Z::new(0.75, -0.75),
+            Z::new(0.0, 1.0),
+            Z::new(0.25, -0.75),
+        ];
+        zclose(&a, &want, 1e-14, "zgetrf 2x2");
+        for &(m, n) in SHAPES {
+            let a0 = zlcg(m * n, (m * 13 + n) as u64);
+            let k = m.min(n);
+            let (mut a, mut p) = (a0.clone(), vec![0; k]);
+            let (mut b, mut q) = (a0, vec![0; k]);
+            assert_eq!(getrf(m, n, &mut a, &mut p), 0);
+            assert_eq!(linalg::getrf(m, n, &mut b, &mut q), 0);
+            assert_eq!(p, q, "{m}x{n} pivots");
+            zclose(&a, &b, 1e-10, &format!("{m}x{n} complex LU"));
+        }
+    }
+
+    #[test]
+    fn complex_cholesky_both_triangles_reconstructs() {
+        for n in [1, 5, 70] {
+            let a0 = hermitian_pd(n, 40 + n as u64);
+            for lower in [true, false] {
+                let mut a = a0.clone();
+                assert_eq!(potrf(lower, n, &mut a), 0);
+                // The factor's triangle, the other one zeroed.
+                let f: Vec<Z> = (0..n * n)
+                    .map(|x| {
+                        let (i, j) = (x % n, x / n);
+                        if (i >= j) == lower || i == j {
+                            a[x]
+                        } else {
+                            Z::zero()
+                        }
+                    })
+                    .collect();
+                // A = L L^H, or U^H U.
+                let back = if lower {
+                    zmatmul(n, n, n, &f, &adjoint(n, n, &f))
+                } else {
+                    zmatmul(n, n, n, &adjoint(n, n, &f), &f)
+                };
+                zclose(&back, &a0, 1e-10, &format!("cholesky {n} lower={lower}"));
+            }
+        }
+        let mut bad = hermitian_pd(10, 3);
+        bad[4 + 4 * 10] = Z::new(-1e6, 0.0);
+        assert_eq!(potrf(true, 10, &mut bad), 5);
+    }
+
+    #[test]
+    fn complex_trsm_every_variant_including_conjugate_matches_unblocked() {
+        let k = 70;
+        let mut a = zlcg(k * k, 3);
+        (0..k).for_each(|i| a[i + i * k] += Z::new(8.0, 1.0));
+        for (bits, p) in every_triangular() {
+            for conjugate in [false, true] {
+                let p = Triangular { conjugate, ..p };
+                let (m, n) = if p.left { (k, 40) } else { (40, k) };
+                let b0 = zlcg(m * n, 9 + bits);
+                let (mut x, mut y) = (b0.clone(), b0.clone());
+                trsm(p, m, n, &a, &mut x);
+                linalg::trsm(p, m, n, &a, &mut y);
+                zclose(&x, &y, 1e-10, &format!("complex trsm {p:?}"));
+                // And it solves: op(A) X = B (left) with op = A^H for 'C'.
+                if p.left && p.transpose && p.conjugate && !p.unit {
+                    let tri: Vec<Z> = (0..k * k)
+                        .map(|x| {
+                            let (i, j) = (x % k, x / k);
+                            if (i >= j) == p.lower || i == j {
+                                a[x]
+                            } else {
+                                Z::zero()
+                            }
+                        })
+                        .collect();
+                    let back = zmatmul(m, m, n, &adjoint(k, k, &tri), &x);
+                    zclose(&back, &b0, 1e-10, "A^H X = B");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn complex_qr_has_lapacks_reflectors_and_reconstructs() {
+        // zgeqrf of a 3x2 matrix (values from LAPACK): real diagonal of R,
+        // complex tau.
+        let mut a = vec![
+            Z::new(1.0, 2.0),
+            Z::new(0.5, 0.0),
+            Z::new(4.0, -3.0),
+            Z::new(3.0, -1.0),
+            Z::new(-2.0, 1.0),
+            Z::new(1.0, 1.0),
+        ];
+        let mut tau = vec![Z::zero(); 2];
+        geqrf(3, 2, &mut a, &mut tau);
+        let want = [
+            Z::new(-5.5, 0.0),
+            Z::new(0.07027027027027027, -0.021621621621621623),
+            Z::new(0.43243243243243246, -0.5945945945945946),
+            Z::new(-0.18181818181818166, -0.09090909090909105),
+            Z::new(4.118091510147681, 0.0),
+            Z::new(0.06497151509607088, -0.5079735736260954),
+        ];
+        zclose(&a, &want, 1e-12, "zgeqrf packed");
+        let want_tau = [
+            Z::new(1.1818181818181819, 0.36363636363636365),
+            Z::new(1.5351826685979029, -0.2750492867599033),
+        ];
+        zclose(&tau, &want_tau, 1e-12, "zgeqrf tau");
+        for &(m, n) in SHAPES {
+            let a0 = zlcg(m * n, (m * 5 + n) as u64);
+            let k = m.min(n);
+            let (mut a, mut tau) = (a0.clone(), vec![Z::zero(); k]);
+            geqrf(m, n, &mut a, &mut tau);
+            let r: Vec<Z> = (0..k * n)
+                .map(|x| {
+                    if x % k <= x / k {
+                        a[x % k + (x / k) * m]
+                    } else {
+                        Z::zero()
+                    }
+                })
+                .collect();
+            (0..k).for_each(|j| assert_eq!(r[j + j * k].im, 0.0, "R's diagonal is real"));
+            let mut q = a[..m * k].to_vec();
+            orgqr(m, k, k, &mut q, &tau);
+            zclose(
+                &zmatmul(k, m, k, &adjoint(m, k, &q), &q),
+                &zeye(k),
+                1e-10,
+                "Q^H Q",
+            );
+            zclose(
+                &zmatmul(m, k, n, &q, &r),
+                &a0,
+                1e-10,
+                &format!("{m}x{n} Q R"),
+            );
+        }
+    }
+
+    #[test]
+    fn complex_heevd_and_svd_reconstruct() {
+        for n in [1, 6, 40] {
+            let h0 = zlcg(n * n, 70 + n as u64);
+            let h: Vec<Z> = (0..n * n)
+                .map(|x| h0[x] + h0[x / n + (x % n) * n].conj())
+                .collect();
+            for lower in [true, false] {
+                // The unread triangle is garbage.
+                let mut a: Vec<Z> = (0..n * n)
+                    .map(|x| {
+                        let (i, j) = (x % n, x / n);
+                        if (i >= j) == lower || i == j {
+                            h[x]
+                        } else {
+                            Z::new(f64::NAN, 0.0)
+                        }
+                    })
+                    .collect();
+                let mut w = vec![0.0; n];
+                assert_eq!(syevd(lower, true, n, &mut a, &mut w), 0);
+                assert!(w.windows(2).all(|p| p[0] <= p[1]), "ascending");
+                let vw: Vec<Z> = (0..n * n).map(|x| a[x] * w[x / n]).collect();
+                zclose(
+                    &zmatmul(n, n, n, &vw, &adjoint(n, n, &a)),
+                    &h,
+                    1e-10,
+                    "V diag(w) V^H",
+                );
+            }
+        }
+        for &(m, n) in SHAPES {
+            let a = zlcg(m * n, (m * 11 + n) as u64);
+            let k = m.min(n);
+            let (mut s, mut u, mut vt) =
+                (vec![0.0; k], vec![Z::zero(); m * k], vec![Z::zero(); k * n]);
+            assert_eq!(gesvd(SvdJob::Thin, m, n, &a, &mut s, &mut u, &mut vt), 0);
+            assert!(s.windows(2).all(|p| p[0] >= p[1]), "descending");
+            let us: Vec<Z> = (0..m * k).map(|x| u[x] * s[x / m]).collect();
+            zclose(
+                &zmatmul(m, k, n, &us, &vt),
+                &a,
+                1e-10,
+                &format!("{m}x{n} U S V^H"),
+            );
+        }
+    }
+
+    /// `A v = w v`, `u^H A = w u^H`, unit norms, largest component real.
+    fn check_geev<T: Geev>(n: usize, a: &[T]) {
+        let ac: Vec<T::Cplx> = a.iter().map(|x| x.to_cplx()).collect();
+        let mut w = vec![T::Cplx::zero(); n];
+        let (mut vl, mut vr) = (vec![T::Cplx::zero(); n * n], vec![T::Cplx::zero(); n * n]);
+        assert_eq!(geev(n, a, &mut w, Some(&mut vl), Some(&mut vr)), 0);
+        let eps = if std::mem::size_of::<T::Re>() == 4 {
+            1e-3
+        } else {
+            1e-9
+        };
+        let scale = ac.iter().fold(1.0, |m: f64, x| {
+            m.max(num_traits::cast::<_, f64>(x.modulus()).unwrap_or(1.0))
+        });
+        let f = |x: T::Re| num_traits::cast::<_, f64>(x).unwrap_or(f64::NAN);
+        for j in 0..n {
+            for (v, left) in [(&vr, false), (&vl, true)] {
+                let col = &v[j * n..(j + 1) * n];
+                let norm: f64 = col
+                    .iter()
+                    .map(|x| f(x.modulus()).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                assert!((norm - 1.0).abs() < eps, "unit norm, vector {j}");
+                let big = col.iter().map(|x| f(x.modulus())).fold(0.0, f64::max);
+                let k = col.iter().position(|x| f(x.modulus()) == big).unwrap_or(0);
+                assert_eq!(f(col[k].im()), 0.0, "largest component real");
+                for i in 0..n {
+                    // (A v)_i - w v_i, or (u^H A)_i - w conj(u_i).
+                    let mut r = T::Cplx::zero();
+                    for p in 0..n {
+                        r += if left {
+                            col[p].conj() * ac[p + i * n]
+                        } else {
+                            ac[i + p * n] * col[p]
+                        };
+                    }
+                    r -= w[j] * if left { col[i].conj() } else { col[i] };
+                    assert!(
+                        f(r.modulus()) < eps * scale * n as f64,
+                        "residual {j},{i} left={left}"
+                    );
+                }
+            }
+        }
+        // Values only: the same eigenvalues.
+        let mut w2 = vec![T::Cplx::zero(); n];
+        assert_eq!(geev(n, a, &mut w2, None, None), 0);
+        for (x, y) in w.iter().zip(&w2) {
+            assert!(f((*x - *y).modulus()) < eps * scale, "eigvals");
+        }
+    }
+
+    #[test]
+    fn geev_on_every_type_satisfies_both_eigen_equations() {
+        for n in [1, 2, 7, 40] {
+            let a = lcg(n * n, 90 + n as u64);
+            check_geev::<f64>(n, &a);
+            check_geev::<f32>(n, &a.iter().map(|&x| x as f32).collect::<Vec<_>>());
+            let z = zlcg(n * n, 91 + n as u64);
+            check_geev::<Z>(n, &z);
+            let c: Vec<num_complex::Complex32> = z
+                .iter()
+                .map(|x| num_complex::Complex32::new(x.re as f32, x.im as f32))
+                .collect();
+            check_geev::<num_complex::Complex32>(n, &c);
+        }
+        // A rotation: eigenvalues +-i, a complex pair from a real matrix.
+        let mut w = vec![Z::zero(); 2];
+        assert_eq!(
+            geev::<f64>(2, &[0.0, 1.0, -1.0, 0.0], &mut w, None, None),
+            0
+        );
+        let mut ims: Vec<f64> = w.iter().map(|x| x.im).collect();
+        ims.sort_by(f64::total_cmp);
+        assert_eq!(ims, [-1.0, 1.0]);
     }
 }

@@ -4,27 +4,33 @@
 //! custom calls (`api_version=API_VERSION_TYPED_FFI`) named
 //! `lapack_<t><routine>_ffi`, which jaxlib registers with XLA when JAX is
 //! imported. A module JAX printed therefore needs those targets to run
-//! anywhere else. This crate provides them for the real types (`s` = f32,
-//! `d` = f64) with jaxlib's exact interface: the same arguments, results,
+//! anywhere else. This crate provides them for the real and complex types
+//! (`s` = f32, `d` = f64, `c` = c64, `z` = c128; complex `orgqr` and
+//! `syevd` are LAPACK's `ungqr` and `heevd`) with jaxlib's exact
+//! interface: the same arguments, results,
 //! attributes, batching, 1-based pivots and per-matrix `info`, so JAX's own
 //! post-processing (NaNs for failed factorizations, pivot permutations)
 //! works unchanged.
 //!
 //! [`lapack`] reads the call frames; [`blocked`] computes with faer's
 //! blocked algorithms and restores LAPACK's conventions; [`linalg`] holds
-//! hlox's unblocked LAPACK-style routines, used for `geqp3`, `gtsv` and the
-//! inputs faer's results cannot express in LAPACK's form, and as the
-//! reference [`blocked`] is tested against.
+//! hlox's unblocked LAPACK-style routines, used for `geqp3`, `gtsv`,
+//! complex QR and the inputs faer's results cannot express in LAPACK's
+//! form, and as the reference [`blocked`] is tested against. All three are
+//! generic over [`field::Field`], so one function serves a routine's
+//! `s`, `d`, `c` and `z` targets.
 //!
 //! Linking this crate registers every target in [`TARGETS`] for the Host
 //! with [`hlox_ffi::register_custom_call_target!`]; the `hlox` CLI and the
 //! `hlox` facade crate link it. [`register`] adds them to a registry of
 //! your own instead.
 //!
-//! Not provided: the complex variants (`c`, `z`: hlox has no complex
-//! types), and `geev`, `gees`, `gehrd`, `sytrd` (nonsymmetric eigen, Schur,
-//! Hessenberg and tridiagonal reductions). A module that uses them fails at
-//! compile time naming the target.
+//! `geev` (`jnp.linalg.eig`) is provided for all four types, with complex
+//! eigenvalues and vectors for real input as jaxlib returns them.
+//!
+//! Not provided: complex `geqp3` (pivoted QR), and `gees`, `gehrd`,
+//! `sytrd`/`hetrd` (Schur, Hessenberg and tridiagonal reductions). A
+//! module that uses them fails at compile time naming the target.
 
 pub mod blocked;
 pub mod field;

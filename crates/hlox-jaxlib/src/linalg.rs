@@ -11,10 +11,16 @@
 //! loops where the algorithm allows, but not blocked for cache.
 //!
 //! The handlers run [`crate::blocked`] (faer) instead, except for
-//! [`geqp3`] and [`gtsv`] and for the inputs faer's results cannot express
-//! in LAPACK's form ([`getrf`] of a matrix with an exactly zero pivot,
-//! [`geqrf`] of a rank-deficient one). The rest stays as the reference
-//! [`crate::blocked`]'s tests compare with.
+//! [`geqp3`], [`gtsv`], complex Householder QR ([`geqrf`], [`orgqr`]) and
+//! the inputs faer's results cannot express in LAPACK's form ([`getrf`] of
+//! a matrix with an exactly zero pivot, [`geqrf`] of a rank-deficient one).
+//! The rest stays as the reference [`crate::blocked`]'s tests compare with.
+//!
+//! LU, triangular solves, Householder QR and `gtsv` are generic over
+//! [`Field`] and follow LAPACK's complex routines (`zgetf2` pivoting by
+//! `|re| + |im|`, `zlarfg`'s real `beta` and complex `tau`, `H^H` applied by
+//! `zgeqr2`, `zung2r`), which are the real ones when conjugation is the
+//! identity. The Jacobi eigenvalue and SVD references are real only.
 
 use crate::field::{Field, Real};
 use num_traits::{Float, Zero};
