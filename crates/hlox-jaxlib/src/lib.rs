@@ -34,6 +34,7 @@
 
 pub mod blocked;
 pub mod field;
+pub mod fp;
 pub mod lapack;
 pub mod linalg;
 #[cfg(test)]

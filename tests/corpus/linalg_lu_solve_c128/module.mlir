@@ -1,5 +1,5 @@
 module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<2x4x4xcomplex<f64>>, %arg1: tensor<2x4x3xcomplex<f64>>) -> (tensor<2x4x4xcomplex<f64>> {jax.result_info = "result[0]"}, tensor<2x4xi32> {jax.result_info = "result[1]"}, tensor<2x4xi32> {jax.result_info = "result[2]"}, tensor<2x4x3xcomplex<f64>> {jax.result_info = "result[3]"}, tensor<2x4x4xcomplex<f64>> {jax.result_info = "result[4]"}, tensor<2xcomplex<f64>> {jax.result_info = "result[5]"}, tensor<2xcomplex<f64>> {jax.result_info = "result[6]"}, tensor<2xf64> {jax.result_info = "result[7]"}) {
+  func.func public @main(%arg0: tensor<2x4x4xcomplex<f64>>, %arg1: tensor<2x4x3xcomplex<f64>>, %arg2: tensor<3x5xcomplex<f64>>) -> (tensor<2x4x4xcomplex<f64>> {jax.result_info = "result[0]"}, tensor<2x4xi32> {jax.result_info = "result[1]"}, tensor<2x4xi32> {jax.result_info = "result[2]"}, tensor<3x5xcomplex<f64>> {jax.result_info = "result[3]"}, tensor<3xi32> {jax.result_info = "result[4]"}, tensor<2x4x3xcomplex<f64>> {jax.result_info = "result[5]"}, tensor<2x4x4xcomplex<f64>> {jax.result_info = "result[6]"}, tensor<2xcomplex<f64>> {jax.result_info = "result[7]"}, tensor<2xcomplex<f64>> {jax.result_info = "result[8]"}, tensor<2xf64> {jax.result_info = "result[9]"}) {
     %0:3 = stablehlo.custom_call @lapack_zgetrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n], [i]) {i=2, j=4, k=4, l=4, m=4, n=4}, custom>} : (tensor<2x4x4xcomplex<f64>>) -> (tensor<2x4x4xcomplex<f64>>, tensor<2x4xi32>, tensor<2xi32>)
     %c = stablehlo.constant dense<1> : tensor<i32>
     %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<2x4xi32>
@@ -15,22 +15,48 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     %9 = stablehlo.iota dim = 1 : tensor<2x4xi32>
     %c_1 = stablehlo.constant dense<0> : tensor<i64>
     %c_2 = stablehlo.constant dense<0> : tensor<i64>
-    %10:4 = stablehlo.while(%iterArg = %2, %iterArg_3 = %c_2, %iterArg_4 = %c_1, %iterArg_5 = %9) : tensor<2x4xi32>, tensor<i64>, tensor<i64>, tensor<2x4xi32>
+    %10:4 = stablehlo.while(%iterArg = %2, %iterArg_8 = %c_2, %iterArg_9 = %c_1, %iterArg_10 = %9) : tensor<2x4xi32>, tensor<i64>, tensor<i64>, tensor<2x4xi32>
     cond {
-      %c_6 = stablehlo.constant dense<4> : tensor<i64>
-      %15 = stablehlo.compare LT, %iterArg_3, %c_6, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
-      stablehlo.return %15 : tensor<i1>
+      %c_11 = stablehlo.constant dense<4> : tensor<i64>
+      %26 = stablehlo.compare LT, %iterArg_8, %c_11, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %26 : tensor<i1>
     } do {
-      %15:2 = func.call @closed_call(%iterArg, %iterArg_4, %iterArg_5) : (tensor<2x4xi32>, tensor<i64>, tensor<2x4xi32>) -> (tensor<i64>, tensor<2x4xi32>)
-      %c_6 = stablehlo.constant dense<1> : tensor<i64>
-      %16 = stablehlo.add %iterArg_3, %c_6 : tensor<i64>
-      stablehlo.return %iterArg, %16, %15#0, %15#1 : tensor<2x4xi32>, tensor<i64>, tensor<i64>, tensor<2x4xi32>
+      %26:2 = func.call @closed_call(%iterArg, %iterArg_9, %iterArg_10) : (tensor<2x4xi32>, tensor<i64>, tensor<2x4xi32>) -> (tensor<i64>, tensor<2x4xi32>)
+      %c_11 = stablehlo.constant dense<1> : tensor<i64>
+      %27 = stablehlo.add %iterArg_8, %c_11 : tensor<i64>
+      stablehlo.return %iterArg, %27, %26#0, %26#1 : tensor<2x4xi32>, tensor<i64>, tensor<i64>, tensor<2x4xi32>
     }
-    %11:2 = call @slogdet(%arg0) : (tensor<2x4x4xcomplex<f64>>) -> (tensor<2xcomplex<f64>>, tensor<2xf64>)
-    %12 = call @solve(%arg0, %arg1) : (tensor<2x4x4xcomplex<f64>>, tensor<2x4x3xcomplex<f64>>) -> tensor<2x4x3xcomplex<f64>>
-    %13 = call @inv(%arg0) : (tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>>
-    %14 = call @det(%arg0) : (tensor<2x4x4xcomplex<f64>>) -> tensor<2xcomplex<f64>>
-    return %8, %2, %10#3, %12, %13, %14, %11#0, %11#1 : tensor<2x4x4xcomplex<f64>>, tensor<2x4xi32>, tensor<2x4xi32>, tensor<2x4x3xcomplex<f64>>, tensor<2x4x4xcomplex<f64>>, tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>, tensor<2xf64>
+    %11:3 = stablehlo.custom_call @lapack_zgetrf_ffi(%arg2) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k, l], [m], []) {i=3, j=5, k=3, l=5, m=3}, custom>} : (tensor<3x5xcomplex<f64>>) -> (tensor<3x5xcomplex<f64>>, tensor<3xi32>, tensor<i32>)
+    %c_3 = stablehlo.constant dense<1> : tensor<i32>
+    %12 = stablehlo.broadcast_in_dim %c_3, dims = [] : (tensor<i32>) -> tensor<3xi32>
+    %13 = stablehlo.subtract %11#1, %12 : tensor<3xi32>
+    %c_4 = stablehlo.constant dense<0> : tensor<i32>
+    %14 = stablehlo.broadcast_in_dim %c_4, dims = [] : (tensor<i32>) -> tensor<i32>
+    %15 = stablehlo.compare GE, %11#2, %14, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %16 = stablehlo.broadcast_in_dim %15, dims = [] : (tensor<i1>) -> tensor<1x1xi1>
+    %cst_5 = stablehlo.constant dense<(0x7FF8000000000000,0x7FF8000000000000)> : tensor<complex<f64>>
+    %17 = stablehlo.broadcast_in_dim %cst_5, dims = [] : (tensor<complex<f64>>) -> tensor<3x5xcomplex<f64>>
+    %18 = stablehlo.broadcast_in_dim %16, dims = [0, 1] : (tensor<1x1xi1>) -> tensor<3x5xi1>
+    %19 = stablehlo.select %18, %11#0, %17 : tensor<3x5xi1>, tensor<3x5xcomplex<f64>>
+    %20 = stablehlo.iota dim = 0 : tensor<3xi32>
+    %c_6 = stablehlo.constant dense<0> : tensor<i64>
+    %c_7 = stablehlo.constant dense<0> : tensor<i64>
+    %21:4 = stablehlo.while(%iterArg = %13, %iterArg_8 = %c_7, %iterArg_9 = %c_6, %iterArg_10 = %20) : tensor<3xi32>, tensor<i64>, tensor<i64>, tensor<3xi32>
+    cond {
+      %c_11 = stablehlo.constant dense<3> : tensor<i64>
+      %26 = stablehlo.compare LT, %iterArg_8, %c_11, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %26 : tensor<i1>
+    } do {
+      %26:2 = func.call @closed_call_0(%iterArg, %iterArg_9, %iterArg_10) : (tensor<3xi32>, tensor<i64>, tensor<3xi32>) -> (tensor<i64>, tensor<3xi32>)
+      %c_11 = stablehlo.constant dense<1> : tensor<i64>
+      %27 = stablehlo.add %iterArg_8, %c_11 : tensor<i64>
+      stablehlo.return %iterArg, %27, %26#0, %26#1 : tensor<3xi32>, tensor<i64>, tensor<i64>, tensor<3xi32>
+    }
+    %22:2 = call @slogdet(%arg0) : (tensor<2x4x4xcomplex<f64>>) -> (tensor<2xcomplex<f64>>, tensor<2xf64>)
+    %23 = call @solve(%arg0, %arg1) : (tensor<2x4x4xcomplex<f64>>, tensor<2x4x3xcomplex<f64>>) -> tensor<2x4x3xcomplex<f64>>
+    %24 = call @inv(%arg0) : (tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>>
+    %25 = call @det(%arg0) : (tensor<2x4x4xcomplex<f64>>) -> tensor<2xcomplex<f64>>
+    return %8, %2, %10#3, %19, %13, %23, %24, %25, %22#0, %22#1 : tensor<2x4x4xcomplex<f64>>, tensor<2x4xi32>, tensor<2x4xi32>, tensor<3x5xcomplex<f64>>, tensor<3xi32>, tensor<2x4x3xcomplex<f64>>, tensor<2x4x4xcomplex<f64>>, tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>, tensor<2xf64>
   }
   func.func private @closed_call(%arg0: tensor<2x4xi32>, %arg1: tensor<i64>, %arg2: tensor<2x4xi32>) -> (tensor<i64>, tensor<2x4xi32>) {
     %c = stablehlo.constant dense<1> : tensor<i64>
@@ -88,6 +114,55 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     }) : (tensor<2x4xi32>, tensor<2x1xi32>, tensor<2xi32>) -> tensor<2x4xi32>
     return %0, %35 : tensor<i64>, tensor<2x4xi32>
   }
+  func.func private @closed_call_0(%arg0: tensor<3xi32>, %arg1: tensor<i64>, %arg2: tensor<3xi32>) -> (tensor<i64>, tensor<3xi32>) {
+    %c = stablehlo.constant dense<1> : tensor<i64>
+    %0 = stablehlo.add %arg1, %c : tensor<i64>
+    %c_0 = stablehlo.constant dense<0> : tensor<i64>
+    %1 = stablehlo.compare LT, %arg1, %c_0, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    %2 = stablehlo.convert %arg1 : tensor<i64>
+    %c_1 = stablehlo.constant dense<3> : tensor<i64>
+    %3 = stablehlo.add %2, %c_1 : tensor<i64>
+    %4 = stablehlo.select %1, %3, %arg1 : tensor<i1>, tensor<i64>
+    %5 = stablehlo.dynamic_slice %arg0, %4, sizes = [1] : (tensor<3xi32>, tensor<i64>) -> tensor<1xi32>
+    %6 = stablehlo.reshape %5 : (tensor<1xi32>) -> tensor<i32>
+    %c_2 = stablehlo.constant dense<0> : tensor<i64>
+    %7 = stablehlo.compare LT, %arg1, %c_2, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    %8 = stablehlo.convert %arg1 : tensor<i64>
+    %c_3 = stablehlo.constant dense<3> : tensor<i64>
+    %9 = stablehlo.add %8, %c_3 : tensor<i64>
+    %10 = stablehlo.select %7, %9, %arg1 : tensor<i1>, tensor<i64>
+    %11 = stablehlo.dynamic_slice %arg2, %10, sizes = [1] : (tensor<3xi32>, tensor<i64>) -> tensor<1xi32>
+    %12 = stablehlo.reshape %11 : (tensor<1xi32>) -> tensor<i32>
+    %c_4 = stablehlo.constant dense<0> : tensor<i32>
+    %13 = stablehlo.compare LT, %6, %c_4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c_5 = stablehlo.constant dense<3> : tensor<i32>
+    %14 = stablehlo.add %6, %c_5 : tensor<i32>
+    %15 = stablehlo.select %13, %14, %6 : tensor<i1>, tensor<i32>
+    %16 = stablehlo.dynamic_slice %arg2, %15, sizes = [1] : (tensor<3xi32>, tensor<i32>) -> tensor<1xi32>
+    %17 = stablehlo.reshape %16 : (tensor<1xi32>) -> tensor<i32>
+    %c_6 = stablehlo.constant dense<0> : tensor<i64>
+    %18 = stablehlo.compare LT, %arg1, %c_6, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    %c_7 = stablehlo.constant dense<3> : tensor<i64>
+    %19 = stablehlo.add %arg1, %c_7 : tensor<i64>
+    %20 = stablehlo.select %18, %19, %arg1 : tensor<i1>, tensor<i64>
+    %21 = stablehlo.convert %20 : (tensor<i64>) -> tensor<i32>
+    %22 = stablehlo.broadcast_in_dim %21, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %23 = "stablehlo.scatter"(%arg2, %22, %17) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
+    ^bb0(%arg3: tensor<i32>, %arg4: tensor<i32>):
+      stablehlo.return %arg4 : tensor<i32>
+    }) : (tensor<3xi32>, tensor<1xi32>, tensor<i32>) -> tensor<3xi32>
+    %c_8 = stablehlo.constant dense<0> : tensor<i32>
+    %24 = stablehlo.compare LT, %6, %c_8, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c_9 = stablehlo.constant dense<3> : tensor<i32>
+    %25 = stablehlo.add %6, %c_9 : tensor<i32>
+    %26 = stablehlo.select %24, %25, %6 : tensor<i1>, tensor<i32>
+    %27 = stablehlo.broadcast_in_dim %26, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %28 = "stablehlo.scatter"(%23, %27, %12) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
+    ^bb0(%arg3: tensor<i32>, %arg4: tensor<i32>):
+      stablehlo.return %arg4 : tensor<i32>
+    }) : (tensor<3xi32>, tensor<1xi32>, tensor<i32>) -> tensor<3xi32>
+    return %0, %28 : tensor<i64>, tensor<3xi32>
+  }
   func.func private @slogdet(%arg0: tensor<2x4x4xcomplex<f64>>) -> (tensor<2xcomplex<f64>>, tensor<2xf64>) {
     %0:3 = stablehlo.custom_call @lapack_zgetrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n], [i]) {i=2, j=4, k=4, l=4, m=4, n=4}, custom>} : (tensor<2x4x4xcomplex<f64>>) -> (tensor<2x4x4xcomplex<f64>>, tensor<2x4xi32>, tensor<2xi32>)
     %c = stablehlo.constant dense<1> : tensor<i32>
@@ -142,14 +217,14 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     %29 = stablehlo.convert %28 : (tensor<2xi64>) -> tensor<2xcomplex<f64>>
     %30 = stablehlo.multiply %23, %29 : tensor<2xcomplex<f64>>
     %cst_9 = stablehlo.constant dense<(0.000000e+00,0.000000e+00)> : tensor<complex<f64>>
-    %31 = call @_where_0(%14, %cst_9, %30) : (tensor<2xi1>, tensor<complex<f64>>, tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>>
+    %31 = call @_where_1(%14, %cst_9, %30) : (tensor<2xi1>, tensor<complex<f64>>, tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>>
     %32 = stablehlo.abs %11 : (tensor<2x4xcomplex<f64>>) -> tensor<2x4xf64>
     %33 = stablehlo.log %32 : tensor<2x4xf64>
     %34 = stablehlo.convert %33 : (tensor<2x4xf64>) -> tensor<2x4xcomplex<f64>>
     %cst_10 = stablehlo.constant dense<(0.000000e+00,0.000000e+00)> : tensor<complex<f64>>
     %35 = stablehlo.reduce(%34 init: %cst_10) applies stablehlo.add across dimensions = [1] : (tensor<2x4xcomplex<f64>>, tensor<complex<f64>>) -> tensor<2xcomplex<f64>>
     %cst_11 = stablehlo.constant dense<(0xFFF0000000000000,0.000000e+00)> : tensor<complex<f64>>
-    %36 = call @_where_0(%14, %cst_11, %35) : (tensor<2xi1>, tensor<complex<f64>>, tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>>
+    %36 = call @_where_1(%14, %cst_11, %35) : (tensor<2xi1>, tensor<complex<f64>>, tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>>
     %37 = stablehlo.real %36 : (tensor<2xcomplex<f64>>) -> tensor<2xf64>
     return %31, %37 : tensor<2xcomplex<f64>>, tensor<2xf64>
   }
@@ -216,7 +291,7 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     %0 = stablehlo.select %arg0, %arg1, %arg2 : tensor<i1>, tensor<i64>
     return %0 : tensor<i64>
   }
-  func.func private @_where_0(%arg0: tensor<2xi1>, %arg1: tensor<complex<f64>>, %arg2: tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>> {
+  func.func private @_where_1(%arg0: tensor<2xi1>, %arg1: tensor<complex<f64>>, %arg2: tensor<2xcomplex<f64>>) -> tensor<2xcomplex<f64>> {
     %0 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<complex<f64>>) -> tensor<2xcomplex<f64>>
     %1 = stablehlo.select %arg0, %0, %arg2 : tensor<2xi1>, tensor<2xcomplex<f64>>
     return %1 : tensor<2xcomplex<f64>>
@@ -284,10 +359,10 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     %4 = stablehlo.compare EQ, %3, %1, SIGNED : (tensor<4x4xi64>, tensor<4x4xi64>) -> tensor<4x4xi1>
     %5 = stablehlo.convert %4 : (tensor<4x4xi1>) -> tensor<4x4xcomplex<f64>>
     %6 = stablehlo.broadcast_in_dim %5, dims = [1, 2] : (tensor<4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>>
-    %7 = call @solve_1(%arg0, %6) : (tensor<2x4x4xcomplex<f64>>, tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>>
+    %7 = call @solve_2(%arg0, %6) : (tensor<2x4x4xcomplex<f64>>, tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>>
     return %7 : tensor<2x4x4xcomplex<f64>>
   }
-  func.func private @solve_1(%arg0: tensor<2x4x4xcomplex<f64>>, %arg1: tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>> {
+  func.func private @solve_2(%arg0: tensor<2x4x4xcomplex<f64>>, %arg1: tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>> {
     %0:3 = stablehlo.custom_call @lapack_zgetrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n], [i]) {i=2, j=4, k=4, l=4, m=4, n=4}, custom>} : (tensor<2x4x4xcomplex<f64>>) -> (tensor<2x4x4xcomplex<f64>>, tensor<2x4xi32>, tensor<2xi32>)
     %c = stablehlo.constant dense<1> : tensor<i32>
     %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<2x4xi32>
@@ -315,11 +390,11 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
       stablehlo.return %iterArg, %15, %14#0, %14#1 : tensor<2x4xi32>, tensor<i64>, tensor<i64>, tensor<2x4xi32>
     }
     %11 = stablehlo.transpose %arg1, dims = [0, 2, 1] : (tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>>
-    %12 = call @_lu_solve_2(%8, %10#3, %11) : (tensor<2x4x4xcomplex<f64>>, tensor<2x4xi32>, tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>>
+    %12 = call @_lu_solve_3(%8, %10#3, %11) : (tensor<2x4x4xcomplex<f64>>, tensor<2x4xi32>, tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>>
     %13 = stablehlo.transpose %12, dims = [0, 2, 1] : (tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>>
     return %13 : tensor<2x4x4xcomplex<f64>>
   }
-  func.func private @_lu_solve_2(%arg0: tensor<2x4x4xcomplex<f64>>, %arg1: tensor<2x4xi32>, %arg2: tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>> {
+  func.func private @_lu_solve_3(%arg0: tensor<2x4x4xcomplex<f64>>, %arg1: tensor<2x4xi32>, %arg2: tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4xcomplex<f64>> {
     %0 = stablehlo.broadcast_in_dim %arg2, dims = [0, 1, 2] : (tensor<2x4x4xcomplex<f64>>) -> tensor<2x4x4x1xcomplex<f64>>
     %c = stablehlo.constant dense<0> : tensor<i32>
     %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<2x4xi32>

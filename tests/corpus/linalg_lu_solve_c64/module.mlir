@@ -1,5 +1,5 @@
 module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
-  func.func public @main(%arg0: tensor<2x4x4xcomplex<f32>>, %arg1: tensor<2x4x3xcomplex<f32>>, %arg2: tensor<3x5xcomplex<f32>>) -> (tensor<2x4x4xcomplex<f32>> {jax.result_info = "result[0]"}, tensor<2x4xi32> {jax.result_info = "result[1]"}, tensor<2x4xi32> {jax.result_info = "result[2]"}, tensor<2x4x3xcomplex<f32>> {jax.result_info = "result[3]"}, tensor<2x4x4xcomplex<f32>> {jax.result_info = "result[4]"}, tensor<2xcomplex<f32>> {jax.result_info = "result[5]"}, tensor<2xcomplex<f32>> {jax.result_info = "result[6]"}, tensor<2xf32> {jax.result_info = "result[7]"}, tensor<3x5xcomplex<f32>> {jax.result_info = "result[8]"}, tensor<3xi32> {jax.result_info = "result[9]"}) {
+  func.func public @main(%arg0: tensor<2x4x4xcomplex<f32>>, %arg1: tensor<2x4x3xcomplex<f32>>, %arg2: tensor<3x5xcomplex<f32>>) -> (tensor<2x4x4xcomplex<f32>> {jax.result_info = "result[0]"}, tensor<2x4xi32> {jax.result_info = "result[1]"}, tensor<2x4xi32> {jax.result_info = "result[2]"}, tensor<3x5xcomplex<f32>> {jax.result_info = "result[3]"}, tensor<3xi32> {jax.result_info = "result[4]"}, tensor<2x4x3xcomplex<f32>> {jax.result_info = "result[5]"}, tensor<2x4x4xcomplex<f32>> {jax.result_info = "result[6]"}, tensor<2xcomplex<f32>> {jax.result_info = "result[7]"}, tensor<2xcomplex<f32>> {jax.result_info = "result[8]"}, tensor<2xf32> {jax.result_info = "result[9]"}) {
     %0:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n], [i]) {i=2, j=4, k=4, l=4, m=4, n=4}, custom>} : (tensor<2x4x4xcomplex<f32>>) -> (tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2xi32>)
     %c = stablehlo.constant dense<1> : tensor<i32>
     %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<2x4xi32>
@@ -26,37 +26,37 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
       %27 = stablehlo.add %iterArg_8, %c_11 : tensor<i32>
       stablehlo.return %iterArg, %27, %26#0, %26#1 : tensor<2x4xi32>, tensor<i32>, tensor<i32>, tensor<2x4xi32>
     }
-    %11:2 = call @slogdet(%arg0) : (tensor<2x4x4xcomplex<f32>>) -> (tensor<2xcomplex<f32>>, tensor<2xf32>)
-    %12 = call @solve(%arg0, %arg1) : (tensor<2x4x4xcomplex<f32>>, tensor<2x4x3xcomplex<f32>>) -> tensor<2x4x3xcomplex<f32>>
-    %13 = call @inv(%arg0) : (tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>>
-    %14 = call @det(%arg0) : (tensor<2x4x4xcomplex<f32>>) -> tensor<2xcomplex<f32>>
-    %15:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%arg2) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k, l], [m], []) {i=3, j=5, k=3, l=5, m=3}, custom>} : (tensor<3x5xcomplex<f32>>) -> (tensor<3x5xcomplex<f32>>, tensor<3xi32>, tensor<i32>)
+    %11:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%arg2) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([k, l], [m], []) {i=3, j=5, k=3, l=5, m=3}, custom>} : (tensor<3x5xcomplex<f32>>) -> (tensor<3x5xcomplex<f32>>, tensor<3xi32>, tensor<i32>)
     %c_3 = stablehlo.constant dense<1> : tensor<i32>
-    %16 = stablehlo.broadcast_in_dim %c_3, dims = [] : (tensor<i32>) -> tensor<3xi32>
-    %17 = stablehlo.subtract %15#1, %16 : tensor<3xi32>
+    %12 = stablehlo.broadcast_in_dim %c_3, dims = [] : (tensor<i32>) -> tensor<3xi32>
+    %13 = stablehlo.subtract %11#1, %12 : tensor<3xi32>
     %c_4 = stablehlo.constant dense<0> : tensor<i32>
-    %18 = stablehlo.broadcast_in_dim %c_4, dims = [] : (tensor<i32>) -> tensor<i32>
-    %19 = stablehlo.compare GE, %15#2, %18, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %20 = stablehlo.broadcast_in_dim %19, dims = [] : (tensor<i1>) -> tensor<1x1xi1>
+    %14 = stablehlo.broadcast_in_dim %c_4, dims = [] : (tensor<i32>) -> tensor<i32>
+    %15 = stablehlo.compare GE, %11#2, %14, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %16 = stablehlo.broadcast_in_dim %15, dims = [] : (tensor<i1>) -> tensor<1x1xi1>
     %cst_5 = stablehlo.constant dense<(0x7FC00000,0x7FC00000)> : tensor<complex<f32>>
-    %21 = stablehlo.broadcast_in_dim %cst_5, dims = [] : (tensor<complex<f32>>) -> tensor<3x5xcomplex<f32>>
-    %22 = stablehlo.broadcast_in_dim %20, dims = [0, 1] : (tensor<1x1xi1>) -> tensor<3x5xi1>
-    %23 = stablehlo.select %22, %15#0, %21 : tensor<3x5xi1>, tensor<3x5xcomplex<f32>>
-    %24 = stablehlo.iota dim = 0 : tensor<3xi32>
+    %17 = stablehlo.broadcast_in_dim %cst_5, dims = [] : (tensor<complex<f32>>) -> tensor<3x5xcomplex<f32>>
+    %18 = stablehlo.broadcast_in_dim %16, dims = [0, 1] : (tensor<1x1xi1>) -> tensor<3x5xi1>
+    %19 = stablehlo.select %18, %11#0, %17 : tensor<3x5xi1>, tensor<3x5xcomplex<f32>>
+    %20 = stablehlo.iota dim = 0 : tensor<3xi32>
     %c_6 = stablehlo.constant dense<0> : tensor<i32>
     %c_7 = stablehlo.constant dense<0> : tensor<i32>
-    %25:4 = stablehlo.while(%iterArg = %17, %iterArg_8 = %c_7, %iterArg_9 = %c_6, %iterArg_10 = %24) : tensor<3xi32>, tensor<i32>, tensor<i32>, tensor<3xi32>
+    %21:4 = stablehlo.while(%iterArg = %13, %iterArg_8 = %c_7, %iterArg_9 = %c_6, %iterArg_10 = %20) : tensor<3xi32>, tensor<i32>, tensor<i32>, tensor<3xi32>
     cond {
       %c_11 = stablehlo.constant dense<3> : tensor<i32>
       %26 = stablehlo.compare LT, %iterArg_8, %c_11, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
       stablehlo.return %26 : tensor<i1>
     } do {
-      %26:2 = func.call @closed_call_3(%iterArg, %iterArg_9, %iterArg_10) : (tensor<3xi32>, tensor<i32>, tensor<3xi32>) -> (tensor<i32>, tensor<3xi32>)
+      %26:2 = func.call @closed_call_0(%iterArg, %iterArg_9, %iterArg_10) : (tensor<3xi32>, tensor<i32>, tensor<3xi32>) -> (tensor<i32>, tensor<3xi32>)
       %c_11 = stablehlo.constant dense<1> : tensor<i32>
       %27 = stablehlo.add %iterArg_8, %c_11 : tensor<i32>
       stablehlo.return %iterArg, %27, %26#0, %26#1 : tensor<3xi32>, tensor<i32>, tensor<i32>, tensor<3xi32>
     }
-    return %8, %2, %10#3, %12, %13, %14, %11#0, %11#1, %23, %17 : tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2x4xi32>, tensor<2x4x3xcomplex<f32>>, tensor<2x4x4xcomplex<f32>>, tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>, tensor<2xf32>, tensor<3x5xcomplex<f32>>, tensor<3xi32>
+    %22:2 = call @slogdet(%arg0) : (tensor<2x4x4xcomplex<f32>>) -> (tensor<2xcomplex<f32>>, tensor<2xf32>)
+    %23 = call @solve(%arg0, %arg1) : (tensor<2x4x4xcomplex<f32>>, tensor<2x4x3xcomplex<f32>>) -> tensor<2x4x3xcomplex<f32>>
+    %24 = call @inv(%arg0) : (tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>>
+    %25 = call @det(%arg0) : (tensor<2x4x4xcomplex<f32>>) -> tensor<2xcomplex<f32>>
+    return %8, %2, %10#3, %19, %13, %23, %24, %25, %22#0, %22#1 : tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2x4xi32>, tensor<3x5xcomplex<f32>>, tensor<3xi32>, tensor<2x4x3xcomplex<f32>>, tensor<2x4x4xcomplex<f32>>, tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>, tensor<2xf32>
   }
   func.func private @closed_call(%arg0: tensor<2x4xi32>, %arg1: tensor<i32>, %arg2: tensor<2x4xi32>) -> (tensor<i32>, tensor<2x4xi32>) {
     %c = stablehlo.constant dense<1> : tensor<i32>
@@ -114,6 +114,55 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     }) : (tensor<2x4xi32>, tensor<2x1xi32>, tensor<2xi32>) -> tensor<2x4xi32>
     return %0, %35 : tensor<i32>, tensor<2x4xi32>
   }
+  func.func private @closed_call_0(%arg0: tensor<3xi32>, %arg1: tensor<i32>, %arg2: tensor<3xi32>) -> (tensor<i32>, tensor<3xi32>) {
+    %c = stablehlo.constant dense<1> : tensor<i32>
+    %0 = stablehlo.add %arg1, %c : tensor<i32>
+    %c_0 = stablehlo.constant dense<0> : tensor<i32>
+    %1 = stablehlo.compare LT, %arg1, %c_0, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %2 = stablehlo.convert %arg1 : tensor<i32>
+    %c_1 = stablehlo.constant dense<3> : tensor<i32>
+    %3 = stablehlo.add %2, %c_1 : tensor<i32>
+    %4 = stablehlo.select %1, %3, %arg1 : tensor<i1>, tensor<i32>
+    %5 = stablehlo.dynamic_slice %arg0, %4, sizes = [1] : (tensor<3xi32>, tensor<i32>) -> tensor<1xi32>
+    %6 = stablehlo.reshape %5 : (tensor<1xi32>) -> tensor<i32>
+    %c_2 = stablehlo.constant dense<0> : tensor<i32>
+    %7 = stablehlo.compare LT, %arg1, %c_2, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %8 = stablehlo.convert %arg1 : tensor<i32>
+    %c_3 = stablehlo.constant dense<3> : tensor<i32>
+    %9 = stablehlo.add %8, %c_3 : tensor<i32>
+    %10 = stablehlo.select %7, %9, %arg1 : tensor<i1>, tensor<i32>
+    %11 = stablehlo.dynamic_slice %arg2, %10, sizes = [1] : (tensor<3xi32>, tensor<i32>) -> tensor<1xi32>
+    %12 = stablehlo.reshape %11 : (tensor<1xi32>) -> tensor<i32>
+    %c_4 = stablehlo.constant dense<0> : tensor<i32>
+    %13 = stablehlo.compare LT, %6, %c_4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c_5 = stablehlo.constant dense<3> : tensor<i32>
+    %14 = stablehlo.add %6, %c_5 : tensor<i32>
+    %15 = stablehlo.select %13, %14, %6 : tensor<i1>, tensor<i32>
+    %16 = stablehlo.dynamic_slice %arg2, %15, sizes = [1] : (tensor<3xi32>, tensor<i32>) -> tensor<1xi32>
+    %17 = stablehlo.reshape %16 : (tensor<1xi32>) -> tensor<i32>
+    %c_6 = stablehlo.constant dense<0> : tensor<i32>
+    %18 = stablehlo.compare LT, %arg1, %c_6, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c_7 = stablehlo.constant dense<3> : tensor<i32>
+    %19 = stablehlo.add %arg1, %c_7 : tensor<i32>
+    %20 = stablehlo.select %18, %19, %arg1 : tensor<i1>, tensor<i32>
+    %21 = stablehlo.convert %20 : tensor<i32>
+    %22 = stablehlo.broadcast_in_dim %21, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %23 = "stablehlo.scatter"(%arg2, %22, %17) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
+    ^bb0(%arg3: tensor<i32>, %arg4: tensor<i32>):
+      stablehlo.return %arg4 : tensor<i32>
+    }) : (tensor<3xi32>, tensor<1xi32>, tensor<i32>) -> tensor<3xi32>
+    %c_8 = stablehlo.constant dense<0> : tensor<i32>
+    %24 = stablehlo.compare LT, %6, %c_8, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %c_9 = stablehlo.constant dense<3> : tensor<i32>
+    %25 = stablehlo.add %6, %c_9 : tensor<i32>
+    %26 = stablehlo.select %24, %25, %6 : tensor<i1>, tensor<i32>
+    %27 = stablehlo.broadcast_in_dim %26, dims = [] : (tensor<i32>) -> tensor<1xi32>
+    %28 = "stablehlo.scatter"(%23, %27, %12) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
+    ^bb0(%arg3: tensor<i32>, %arg4: tensor<i32>):
+      stablehlo.return %arg4 : tensor<i32>
+    }) : (tensor<3xi32>, tensor<1xi32>, tensor<i32>) -> tensor<3xi32>
+    return %0, %28 : tensor<i32>, tensor<3xi32>
+  }
   func.func private @slogdet(%arg0: tensor<2x4x4xcomplex<f32>>) -> (tensor<2xcomplex<f32>>, tensor<2xf32>) {
     %0:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n], [i]) {i=2, j=4, k=4, l=4, m=4, n=4}, custom>} : (tensor<2x4x4xcomplex<f32>>) -> (tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2xi32>)
     %c = stablehlo.constant dense<1> : tensor<i32>
@@ -168,14 +217,14 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     %29 = stablehlo.convert %28 : (tensor<2xi32>) -> tensor<2xcomplex<f32>>
     %30 = stablehlo.multiply %23, %29 : tensor<2xcomplex<f32>>
     %cst_9 = stablehlo.constant dense<(0.000000e+00,0.000000e+00)> : tensor<complex<f32>>
-    %31 = call @_where_0(%14, %cst_9, %30) : (tensor<2xi1>, tensor<complex<f32>>, tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
+    %31 = call @_where_1(%14, %cst_9, %30) : (tensor<2xi1>, tensor<complex<f32>>, tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
     %32 = stablehlo.abs %11 : (tensor<2x4xcomplex<f32>>) -> tensor<2x4xf32>
     %33 = stablehlo.log %32 : tensor<2x4xf32>
     %34 = stablehlo.convert %33 : (tensor<2x4xf32>) -> tensor<2x4xcomplex<f32>>
     %cst_10 = stablehlo.constant dense<(0.000000e+00,0.000000e+00)> : tensor<complex<f32>>
     %35 = stablehlo.reduce(%34 init: %cst_10) applies stablehlo.add across dimensions = [1] : (tensor<2x4xcomplex<f32>>, tensor<complex<f32>>) -> tensor<2xcomplex<f32>>
     %cst_11 = stablehlo.constant dense<(0xFF800000,0.000000e+00)> : tensor<complex<f32>>
-    %36 = call @_where_0(%14, %cst_11, %35) : (tensor<2xi1>, tensor<complex<f32>>, tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
+    %36 = call @_where_1(%14, %cst_11, %35) : (tensor<2xi1>, tensor<complex<f32>>, tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
     %37 = stablehlo.real %36 : (tensor<2xcomplex<f32>>) -> tensor<2xf32>
     return %31, %37 : tensor<2xcomplex<f32>>, tensor<2xf32>
   }
@@ -239,7 +288,7 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     %0 = stablehlo.select %arg0, %arg1, %arg2 : tensor<i1>, tensor<i32>
     return %0 : tensor<i32>
   }
-  func.func private @_where_0(%arg0: tensor<2xi1>, %arg1: tensor<complex<f32>>, %arg2: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  func.func private @_where_1(%arg0: tensor<2xi1>, %arg1: tensor<complex<f32>>, %arg2: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
     %0 = stablehlo.broadcast_in_dim %arg1, dims = [] : (tensor<complex<f32>>) -> tensor<2xcomplex<f32>>
     %1 = stablehlo.select %arg0, %0, %arg2 : tensor<2xi1>, tensor<2xcomplex<f32>>
     return %1 : tensor<2xcomplex<f32>>
@@ -307,10 +356,10 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     %4 = stablehlo.compare EQ, %3, %1, SIGNED : (tensor<4x4xi32>, tensor<4x4xi32>) -> tensor<4x4xi1>
     %5 = stablehlo.convert %4 : (tensor<4x4xi1>) -> tensor<4x4xcomplex<f32>>
     %6 = stablehlo.broadcast_in_dim %5, dims = [1, 2] : (tensor<4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>>
-    %7 = call @solve_1(%arg0, %6) : (tensor<2x4x4xcomplex<f32>>, tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>>
+    %7 = call @solve_2(%arg0, %6) : (tensor<2x4x4xcomplex<f32>>, tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>>
     return %7 : tensor<2x4x4xcomplex<f32>>
   }
-  func.func private @solve_1(%arg0: tensor<2x4x4xcomplex<f32>>, %arg1: tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>> {
+  func.func private @solve_2(%arg0: tensor<2x4x4xcomplex<f32>>, %arg1: tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>> {
     %0:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%arg0) {backend_config = "", mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "1"}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>], sdy.sharding_rule = #sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i, n], [i]) {i=2, j=4, k=4, l=4, m=4, n=4}, custom>} : (tensor<2x4x4xcomplex<f32>>) -> (tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2xi32>)
     %c = stablehlo.constant dense<1> : tensor<i32>
     %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<2x4xi32>
@@ -338,11 +387,11 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
       stablehlo.return %iterArg, %15, %14#0, %14#1 : tensor<2x4xi32>, tensor<i32>, tensor<i32>, tensor<2x4xi32>
     }
     %11 = stablehlo.transpose %arg1, dims = [0, 2, 1] : (tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>>
-    %12 = call @_lu_solve_2(%8, %10#3, %11) : (tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>>
+    %12 = call @_lu_solve_3(%8, %10#3, %11) : (tensor<2x4x4xcomplex<f32>>, tensor<2x4xi32>, tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>>
     %13 = stablehlo.transpose %12, dims = [0, 2, 1] : (tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>>
     return %13 : tensor<2x4x4xcomplex<f32>>
   }
-  func.func private @_lu_solve_2(%arg0: tensor<2x4x4xcomplex<f32>>, %arg1: tensor<2x4xi32>, %arg2: tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>> {
+  func.func private @_lu_solve_3(%arg0: tensor<2x4x4xcomplex<f32>>, %arg1: tensor<2x4xi32>, %arg2: tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>> {
     %0 = stablehlo.broadcast_in_dim %arg2, dims = [0, 1, 2] : (tensor<2x4x4xcomplex<f32>>) -> tensor<2x4x4x1xcomplex<f32>>
     %c = stablehlo.constant dense<0> : tensor<i32>
     %1 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<i32>) -> tensor<2x4xi32>
@@ -370,54 +419,5 @@ module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 :
     %2 = stablehlo.convert %1 : (tensor<2xf32>) -> tensor<2xcomplex<f32>>
     %3 = stablehlo.multiply %0#0, %2 : tensor<2xcomplex<f32>>
     return %3 : tensor<2xcomplex<f32>>
-  }
-  func.func private @closed_call_3(%arg0: tensor<3xi32>, %arg1: tensor<i32>, %arg2: tensor<3xi32>) -> (tensor<i32>, tensor<3xi32>) {
-    %c = stablehlo.constant dense<1> : tensor<i32>
-    %0 = stablehlo.add %arg1, %c : tensor<i32>
-    %c_0 = stablehlo.constant dense<0> : tensor<i32>
-    %1 = stablehlo.compare LT, %arg1, %c_0, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %2 = stablehlo.convert %arg1 : tensor<i32>
-    %c_1 = stablehlo.constant dense<3> : tensor<i32>
-    %3 = stablehlo.add %2, %c_1 : tensor<i32>
-    %4 = stablehlo.select %1, %3, %arg1 : tensor<i1>, tensor<i32>
-    %5 = stablehlo.dynamic_slice %arg0, %4, sizes = [1] : (tensor<3xi32>, tensor<i32>) -> tensor<1xi32>
-    %6 = stablehlo.reshape %5 : (tensor<1xi32>) -> tensor<i32>
-    %c_2 = stablehlo.constant dense<0> : tensor<i32>
-    %7 = stablehlo.compare LT, %arg1, %c_2, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %8 = stablehlo.convert %arg1 : tensor<i32>
-    %c_3 = stablehlo.constant dense<3> : tensor<i32>
-    %9 = stablehlo.add %8, %c_3 : tensor<i32>
-    %10 = stablehlo.select %7, %9, %arg1 : tensor<i1>, tensor<i32>
-    %11 = stablehlo.dynamic_slice %arg2, %10, sizes = [1] : (tensor<3xi32>, tensor<i32>) -> tensor<1xi32>
-    %12 = stablehlo.reshape %11 : (tensor<1xi32>) -> tensor<i32>
-    %c_4 = stablehlo.constant dense<0> : tensor<i32>
-    %13 = stablehlo.compare LT, %6, %c_4, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %c_5 = stablehlo.constant dense<3> : tensor<i32>
-    %14 = stablehlo.add %6, %c_5 : tensor<i32>
-    %15 = stablehlo.select %13, %14, %6 : tensor<i1>, tensor<i32>
-    %16 = stablehlo.dynamic_slice %arg2, %15, sizes = [1] : (tensor<3xi32>, tensor<i32>) -> tensor<1xi32>
-    %17 = stablehlo.reshape %16 : (tensor<1xi32>) -> tensor<i32>
-    %c_6 = stablehlo.constant dense<0> : tensor<i32>
-    %18 = stablehlo.compare LT, %arg1, %c_6, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %c_7 = stablehlo.constant dense<3> : tensor<i32>
-    %19 = stablehlo.add %arg1, %c_7 : tensor<i32>
-    %20 = stablehlo.select %18, %19, %arg1 : tensor<i1>, tensor<i32>
-    %21 = stablehlo.convert %20 : tensor<i32>
-    %22 = stablehlo.broadcast_in_dim %21, dims = [] : (tensor<i32>) -> tensor<1xi32>
-    %23 = "stablehlo.scatter"(%arg2, %22, %17) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
-    ^bb0(%arg3: tensor<i32>, %arg4: tensor<i32>):
-      stablehlo.return %arg4 : tensor<i32>
-    }) : (tensor<3xi32>, tensor<1xi32>, tensor<i32>) -> tensor<3xi32>
-    %c_8 = stablehlo.constant dense<0> : tensor<i32>
-    %24 = stablehlo.compare LT, %6, %c_8, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-    %c_9 = stablehlo.constant dense<3> : tensor<i32>
-    %25 = stablehlo.add %6, %c_9 : tensor<i32>
-    %26 = stablehlo.select %24, %25, %6 : tensor<i1>, tensor<i32>
-    %27 = stablehlo.broadcast_in_dim %26, dims = [] : (tensor<i32>) -> tensor<1xi32>
-    %28 = "stablehlo.scatter"(%23, %27, %12) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
-    ^bb0(%arg3: tensor<i32>, %arg4: tensor<i32>):
-      stablehlo.return %arg4 : tensor<i32>
-    }) : (tensor<3xi32>, tensor<1xi32>, tensor<i32>) -> tensor<3xi32>
-    return %0, %28 : tensor<i32>, tensor<3xi32>
   }
 }
