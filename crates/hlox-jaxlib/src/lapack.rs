@@ -551,9 +551,9 @@ pub fn geev<T: Geev>(f: &mut Frame) -> Result<(), LapackError> {
     vl.iter_mut()
         .chain(vr.iter_mut())
         .for_each(|v| *v = T::Cplx::zero());
-    for i in 0..batch {
+    for (i, info) in info.iter_mut().enumerate() {
         let r = i * n * n..(i + 1) * n * n;
-        info[i] = blocked::geev(
+        *info = blocked::geev(
             n,
             &a[r.clone()],
             &mut w,

@@ -55,7 +55,7 @@ fn dot<T: Field>(x: &[T], y: &[T]) -> T {
 /// `y -= t * x`.
 fn axpy_sub<T: Field>(y: &mut [T], x: &[T], t: T) {
     for (v, &u) in y.iter_mut().zip(x) {
-        *v = *v - u * t;
+        *v -= u * t;
     }
 }
 
@@ -98,11 +98,9 @@ pub fn getrf<T: Field>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32
             let piv = a[col + j];
             if piv.modulus() >= T::Re::min_positive_value() {
                 let r = T::one() / piv;
-                a[col + j + 1..col + m].iter_mut().for_each(|v| *v = *v * r);
+                a[col + j + 1..col + m].iter_mut().for_each(|v| *v *= r);
             } else {
-                a[col + j + 1..col + m]
-                    .iter_mut()
-                    .for_each(|v| *v = *v / piv);
+                a[col + j + 1..col + m].iter_mut().for_each(|v| *v /= piv);
             }
         } else if info == 0 {
             info = (j + 1) as i32;
@@ -146,7 +144,7 @@ pub fn potrf<T: Real>(lower: bool, n: usize, a: &mut [T]) -> i32 {
             let s = d.sqrt();
             a[cj + j] = s;
             let r = T::one() / s;
-            a[cj + j + 1..cj + n].iter_mut().for_each(|v| *v = *v * r);
+            a[cj + j + 1..cj + n].iter_mut().for_each(|v| *v *= r);
         } else {
             let d = a[cj + j] - dot(&a[cj..cj + j], &a[cj..cj + j]);
             if !(d > T::zero()) {
@@ -273,7 +271,7 @@ fn apply_reflector<T: Field>(
         let (vj, cc) = col_pair(a, m, j, c);
         let w = cc[j] + dot(&vj[j + 1..], &cc[j + 1..]);
         let t = tau * w;
-        cc[j] = cc[j] - t;
+        cc[j] -= t;
         axpy_sub(&mut cc[j + 1..], &vj[j + 1..], t);
     }
 }
@@ -553,7 +551,7 @@ fn complete_basis<T: Real>(q: &mut [T], rows: usize, cols: usize, valid: &mut [b
             }
             let nx = nrm2(&x);
             if nx > T::from(0.25).unwrap_or_else(T::one) {
-                x.iter_mut().for_each(|v| *v = *v / nx);
+                x.iter_mut().for_each(|v| *v /= nx);
                 q[j * rows..(j + 1) * rows].copy_from_slice(&x);
                 valid[j] = true;
                 break;
@@ -714,9 +712,9 @@ pub fn gtsv<T: Field>(
                 return (i + 1) as i32;
             }
             let f = sub / d[i];
-            d[i + 1] = d[i + 1] - f * du[i];
+            d[i + 1] -= f * du[i];
             for c in 0..nrhs {
-                b[i + 1 + c * n] = b[i + 1 + c * n] - f * b[i + c * n];
+                b[i + 1 + c * n] -= f * b[i + c * n];
             }
             dl[i] = T::zero();
         } else {
@@ -743,7 +741,7 @@ pub fn gtsv<T: Field>(
     }
     for c in 0..nrhs {
         let x = &mut b[c * n..(c + 1) * n];
-        x[n - 1] = x[n - 1] / d[n - 1];
+        x[n - 1] /= d[n - 1];
         if n > 1 {
             x[n - 2] = (x[n - 2] - du[n - 2] * x[n - 1]) / d[n - 2];
         }
