@@ -653,13 +653,14 @@ mod tests {
     use crate::field::Field;
     use crate::test_util::{every_triangular, lcg, matmul, one_triangle, shifted, transpose};
 
-    fn close(a: &[f64], b: &[f64], tol: f64, what: &str) {
+    /// `a` and `b` (f64 or c128) agree to `tol` relative to `b`'s largest.
+    fn close<T: Field<Re = f64>>(a: &[T], b: &[T], tol: f64, what: &str) {
         assert_eq!(a.len(), b.len(), "{what}");
-        let scale = b.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let scale = b.iter().fold(1.0f64, |m, v| m.max(v.modulus()));
+        for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
             assert!(
-                (x - y).abs() <= tol * scale,
-                "{what}: element {i}: {x} vs {y}"
+                (x - y).modulus() <= tol * scale,
+                "{what}: element {i}: {x:?} vs {y:?}"
             );
         }
     }
@@ -876,17 +877,6 @@ mod tests {
         (0..m * n).map(|x| a[x / n + (x % n) * m].conj()).collect()
     }
 
-    fn zclose(a: &[Z], b: &[Z], tol: f64, what: &str) {
-        assert_eq!(a.len(), b.len(), "{what}");
-        let scale = b.iter().fold(1.0f64, |m, v| m.max(v.norm()));
-        for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            assert!(
-                (x - y).norm() <= tol * scale,
-                "{what}: element {i}: {x} vs {y}"
-            );
-        }
-    }
-
     fn zeye(n: usize) -> Vec<Z> {
         (0..n * n)
             .map(|x| {
@@ -925,7 +915,7 @@ mod tests {
             Z::new(0.0, 1.0),
             Z::new(0.25, -0.75),
         ];
-        zclose(&a, &want, 1e-14, "zgetrf 2x2");
+        close(&a, &want, 1e-14, "zgetrf 2x2");
         for &(m, n) in SHAPES {
             let a0 = zlcg(m * n, (m * 13 + n) as u64);
             let k = m.min(n);
@@ -934,7 +924,7 @@ mod tests {
             assert_eq!(getrf(m, n, &mut a, &mut p), 0);
             assert_eq!(linalg::getrf(m, n, &mut b, &mut q), 0);
             assert_eq!(p, q, "{m}x{n} pivots");
-            zclose(&a, &b, 1e-10, &format!("{m}x{n} complex LU"));
+            close(&a, &b, 1e-10, &format!("{m}x{n} complex LU"));
         }
     }
 
@@ -962,7 +952,7 @@ mod tests {
                 } else {
                     zmatmul(n, n, n, &adjoint(n, n, &f), &f)
                 };
-                zclose(&back, &a0, 1e-10, &format!("cholesky {n} lower={lower}"));
+                close(&back, &a0, 1e-10, &format!("cholesky {n} lower={lower}"));
             }
         }
         let mut bad = hermitian_pd(10, 3);
@@ -983,7 +973,7 @@ mod tests {
                 let (mut x, mut y) = (b0.clone(), b0.clone());
                 trsm(p, m, n, &a, &mut x);
                 linalg::trsm(p, m, n, &a, &mut y);
-                zclose(&x, &y, 1e-10, &format!("complex trsm {p:?}"));
+                close(&x, &y, 1e-10, &format!("complex trsm {p:?}"));
                 // And it solves: op(A) X = B (left) with op = A^H for 'C'.
                 if p.left && p.transpose && p.conjugate && !p.unit {
                     let tri: Vec<Z> = (0..k * k)
@@ -997,7 +987,7 @@ mod tests {
                         })
                         .collect();
                     let back = zmatmul(m, m, n, &adjoint(k, k, &tri), &x);
-                    zclose(&back, &b0, 1e-10, "A^H X = B");
+                    close(&back, &b0, 1e-10, "A^H X = B");
                 }
             }
         }
@@ -1025,12 +1015,12 @@ mod tests {
             Z::new(4.118091510147681, 0.0),
             Z::new(0.06497151509607088, -0.5079735736260954),
         ];
-        zclose(&a, &want, 1e-12, "zgeqrf packed");
+        close(&a, &want, 1e-12, "zgeqrf packed");
         let want_tau = [
             Z::new(1.1818181818181819, 0.36363636363636365),
             Z::new(1.5351826685979029, -0.2750492867599033),
         ];
-        zclose(&tau, &want_tau, 1e-12, "zgeqrf tau");
+        close(&tau, &want_tau, 1e-12, "zgeqrf tau");
         for &(m, n) in SHAPES {
             let a0 = zlcg(m * n, (m * 5 + n) as u64);
             let k = m.min(n);
@@ -1048,13 +1038,13 @@ mod tests {
             (0..k).for_each(|j| assert_eq!(r[j + j * k].im, 0.0, "R's diagonal is real"));
             let mut q = a[..m * k].to_vec();
             orgqr(m, k, k, &mut q, &tau);
-            zclose(
+            close(
                 &zmatmul(k, m, k, &adjoint(m, k, &q), &q),
                 &zeye(k),
                 1e-10,
                 "Q^H Q",
             );
-            zclose(
+            close(
                 &zmatmul(m, k, n, &q, &r),
                 &a0,
                 1e-10,
@@ -1086,7 +1076,7 @@ mod tests {
                 assert_eq!(syevd(lower, true, n, &mut a, &mut w), 0);
                 assert!(w.windows(2).all(|p| p[0] <= p[1]), "ascending");
                 let vw: Vec<Z> = (0..n * n).map(|x| a[x] * w[x / n]).collect();
-                zclose(
+                close(
                     &zmatmul(n, n, n, &vw, &adjoint(n, n, &a)),
                     &h,
                     1e-10,
@@ -1102,7 +1092,7 @@ mod tests {
             assert_eq!(gesvd(SvdJob::Thin, m, n, &a, &mut s, &mut u, &mut vt), 0);
             assert!(s.windows(2).all(|p| p[0] >= p[1]), "descending");
             let us: Vec<Z> = (0..m * k).map(|x| u[x] * s[x / m]).collect();
-            zclose(
+            close(
                 &zmatmul(m, k, n, &us, &vt),
                 &a,
                 1e-10,
