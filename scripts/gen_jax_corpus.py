@@ -1648,6 +1648,21 @@ for _dt, _name, _x64 in ((np.complex64, "c64", False), (np.complex128, "c128", T
          custom_call_targets=[f"lapack_{_p}gesdd_ffi", f"lapack_{_p}gesvd_ffi"])(_complex_svd_case(_dt))
 
 
+@case("linalg_tridiagonal_solve_c64", "c64 tridiagonal solve (cgtsv, pivots by |re|+|im|), with and without row interchanges",
+      tol=LINALG_CTOL, custom_call_targets=["lapack_cgtsv_ffi"])
+def _(rng):
+    n = 6
+    dl = np.concatenate([[0.0], cplx(rng, np.complex64, n - 1, scale=3)]).astype(np.complex64)
+    d = cplx(rng, np.complex64, n)
+    du = np.concatenate([cplx(rng, np.complex64, n - 1), [0.0]]).astype(np.complex64)
+    b = cplx(rng, np.complex64, n, 2)
+
+    def f(dl, d, du, b):
+        return lax.linalg.tridiagonal_solve(dl, d, du, b)
+
+    return f, [dl, d, du, b]
+
+
 def _eig_case(dtype):
     def build(rng):
         if np.issubdtype(dtype, np.complexfloating):
