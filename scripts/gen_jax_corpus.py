@@ -1516,6 +1516,191 @@ def _(rng):
     return f, [a, spd, b]
 
 
+# Complex linear algebra (the c/z LAPACK targets) and the nonsymmetric
+# eigenproblem (geev). Eigenvectors and singular vectors are unique only up
+# to a phase per vector, so those cases return phase-free quantities
+# (|V|, reconstructions, V^H V); eig's eigenvalues come in no defined order,
+# so eig returns order-free ones (sorted parts, residual norms).
+
+LINALG_CTOL = {"f32": (2e-4, 2e-4), "c64": (2e-4, 2e-4), "f64": (1e-9, 1e-9), "c128": (1e-9, 1e-9)}
+
+
+def _cplx_prefix(dtype):
+    return "c" if np.dtype(dtype) == np.complex64 else "z"
+
+
+def _hpd(rng, n, batch, dtype):
+    a = cplx(rng, dtype, *batch, n, n)
+    return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(dtype)
+
+
+def _complex_lu_case(dtype):
+    def build(rng):
+        a = (cplx(rng, dtype, 2, 4, 4) + 3 * np.eye(4)).astype(dtype)
+        b = cplx(rng, dtype, 2, 4, 3)
+        wide = cplx(rng, dtype, 3, 5)
+
+        def f(a, b, wide):
+            lu, piv, perm = lax.linalg.lu(a)
+            lw, pw, _ = lax.linalg.lu(wide)
+            sign, logdet = jnp.linalg.slogdet(a)
+            return lu, piv, perm, lw, pw, jnp.linalg.solve(a, b), jnp.linalg.inv(a), jnp.linalg.det(a), sign, logdet
+
+        return f, [a, b, wide]
+    return build
+
+
+def _complex_cholesky_case(dtype):
+    def build(rng):
+        hpd = _hpd(rng, 5, (2,), dtype)
+        b = cplx(rng, dtype, 2, 5, 2)
+        t = (cplx(rng, dtype, 4, 4) + 3 * np.eye(4)).astype(dtype)
+        bl = cplx(rng, dtype, 4, 3)
+        br = cplx(rng, dtype, 3, 4)
+
+        def f(hpd, b, t, bl, br):
+            outs = [jnp.linalg.cholesky(hpd), jnp.linalg.cholesky(hpd, upper=True),
+                    jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(hpd), b)]
+            for left in (True, False):
+                for lower in (True, False):
+                    for transpose_a, conjugate_a in ((False, False), (True, False), (True, True)):
+                        for unit in (False, True):
+                            outs.append(lax.linalg.triangular_solve(
+                                t, bl if left else br, left_side=left, lower=lower,
+                                transpose_a=transpose_a, conjugate_a=conjugate_a, unit_diagonal=unit))
+            return outs
+
+        return f, [hpd, b, t, bl, br]
+    return build
+
+
+def _complex_qr_case(dtype):
+    def build(rng):
+        tall = cplx(rng, dtype, 2, 6, 4)
+        wide = cplx(rng, dtype, 3, 5)
+
+        def f(tall, wide):
+            q, r = jnp.linalg.qr(tall)
+            qc, rc = jnp.linalg.qr(tall, mode="complete")
+            qw, rw = jnp.linalg.qr(wide)
+            return q, r, qc, rc, qw, rw
+
+        return f, [tall, wide]
+    return build
+
+
+def _complex_eigh_case(dtype):
+    def build(rng):
+        a = cplx(rng, dtype, 2, 5, 5)
+        a = (a + np.conj(np.swapaxes(a, -1, -2))).astype(dtype)
+
+        def f(a):
+            w, v = jnp.linalg.eigh(a)
+            wu, vu = jnp.linalg.eigh(a, UPLO="U")
+            vh = jnp.conj(jnp.swapaxes(v, -1, -2))
+            back = (v * w[..., None, :]) @ vh
+            return w, back, jnp.abs(v), wu, jnp.abs(vu), jnp.linalg.eigvalsh(a), vh @ v
+
+        return f, [a]
+    return build
+
+
+def _complex_svd_case(dtype):
+    def build(rng):
+        tall = cplx(rng, dtype, 2, 6, 4)
+        wide = cplx(rng, dtype, 3, 5)
+
+        def f(tall, wide):
+            u, s, vt = jnp.linalg.svd(tall, full_matrices=False)
+            uf, sf, vtf = jnp.linalg.svd(tall, full_matrices=True)
+            uw, sw, vtw = jnp.linalg.svd(wide, full_matrices=True)
+            uq, sq, vtq = lax.linalg.svd(wide, full_matrices=False, algorithm=lax.linalg.SvdAlgorithm.QR)
+            recon = (u * s[..., None, :]) @ vt
+            reconw = (uw[:, :3] * sw) @ vtw[:3]
+            eye_u = jnp.conj(jnp.swapaxes(uf, -1, -2)) @ uf
+            eye_v = vtw @ jnp.conj(vtw.T)
+            return (s, recon, jnp.abs(u), jnp.abs(vt), sf, eye_u, sw, reconw, eye_v, sq, (uq * sq) @ vtq,
+                    jnp.linalg.svd(wide, compute_uv=False), jnp.linalg.pinv(tall[0]), jnp.linalg.norm(wide, ord=2))
+
+        return f, [tall, wide]
+    return build
+
+
+for _dt, _name, _x64 in ((np.complex64, "c64", False), (np.complex128, "c128", True)):
+    _p = _cplx_prefix(_dt)
+    _sfx = " (x64)" if _x64 else ""
+    case(f"linalg_lu_solve_{_name}", f"{_name} LU ({_p}getrf, pivots by |re|+|im|) and what JAX builds on it: lu, solve, "
+         f"inv, det, slogdet, batched, wide{_sfx}", x64=_x64, tol=LINALG_CTOL,
+         custom_call_targets=[f"lapack_{_p}getrf_ffi", f"lapack_{_p}trsm_ffi"])(_complex_lu_case(_dt))
+    case(f"linalg_cholesky_triangular_{_name}", f"{_name} Cholesky ({_p}potrf, both triangles) of Hermitian matrices, "
+         f"cho_solve, every triangular_solve variant including the conjugate transpose ({_p}trsm){_sfx}",
+         x64=_x64, tol=LINALG_CTOL,
+         custom_call_targets=[f"lapack_{_p}potrf_ffi", f"lapack_{_p}trsm_ffi"])(_complex_cholesky_case(_dt))
+    case(f"linalg_qr_{_name}", f"{_name} Householder QR ({_p}geqrf + {_p}ungqr, LAPACK's complex reflectors): reduced "
+         f"and complete, tall, wide and batched{_sfx}", x64=_x64, tol=LINALG_CTOL,
+         custom_call_targets=[f"lapack_{_p}geqrf_ffi", f"lapack_{_p}ungqr_ffi"])(_complex_qr_case(_dt))
+    case(f"linalg_eigh_{_name}", f"{_name} Hermitian eigendecomposition ({_p}heevd, real eigenvalues): eigenvalues, "
+         f"reconstruction, |V| and V^H V (phase-free), both triangles, eigvalsh, batched{_sfx}",
+         x64=_x64, tol=LINALG_CTOL, custom_call_targets=[f"lapack_{_p}heevd_ffi"])(_complex_eigh_case(_dt))
+    case(f"linalg_svd_{_name}", f"{_name} singular value decomposition ({_p}gesdd, {_p}gesvd; real singular values): "
+         f"values, reconstructions, |U|, |V^H| (phase-free), full and thin, tall, wide and batched; pinv, 2-norm{_sfx}",
+         x64=_x64, tol=LINALG_CTOL,
+         custom_call_targets=[f"lapack_{_p}gesdd_ffi", f"lapack_{_p}gesvd_ffi"])(_complex_svd_case(_dt))
+
+
+@case("linalg_tridiagonal_solve_c64", "c64 tridiagonal solve (cgtsv, pivots by |re|+|im|), with and without row interchanges",
+      tol=LINALG_CTOL, custom_call_targets=["lapack_cgtsv_ffi"])
+def _(rng):
+    n = 6
+    dl = np.concatenate([[0.0], cplx(rng, np.complex64, n - 1, scale=3)]).astype(np.complex64)
+    d = cplx(rng, np.complex64, n)
+    du = np.concatenate([cplx(rng, np.complex64, n - 1), [0.0]]).astype(np.complex64)
+    b = cplx(rng, np.complex64, n, 2)
+
+    def f(dl, d, du, b):
+        return lax.linalg.tridiagonal_solve(dl, d, du, b)
+
+    return f, [dl, d, du, b]
+
+
+def _eig_case(dtype):
+    def build(rng):
+        if np.issubdtype(dtype, np.complexfloating):
+            a = cplx(rng, dtype, 2, 5, 5)
+        else:
+            a = rng.standard_normal((2, 5, 5)).astype(dtype)
+
+        def order_free(w):
+            return jnp.sort(w.real, axis=-1), jnp.sort(w.imag, axis=-1), jnp.sort(jnp.abs(w), axis=-1)
+
+        def f(a):
+            w, vl, vr = lax.linalg.eig(a, compute_left_eigenvectors=True, compute_right_eigenvectors=True)
+            ac = a.astype(w.dtype)
+            # A v = w v and u^H A = w u^H: residual norms per vector, sorted.
+            right = jnp.sort(jnp.linalg.norm(ac @ vr - vr * w[..., None, :], axis=-2), axis=-1)
+            vlh = jnp.conj(jnp.swapaxes(vl, -1, -2))
+            left = jnp.sort(jnp.linalg.norm(vlh @ ac - w[..., :, None] * vlh, axis=-1), axis=-1)
+            # LAPACK's normalization: unit 2-norm, largest component real.
+            norms = jnp.linalg.norm(vr, axis=-2)
+            big = jnp.argmax(jnp.abs(vr), axis=-2)
+            largest_imag = jnp.abs(jnp.take_along_axis(vr, big[..., None, :], axis=-2).imag)
+            wv = jnp.linalg.eigvals(a)
+            return (*order_free(w), right, left, norms, jnp.linalg.norm(vl, axis=-2), largest_imag,
+                    *order_free(wv))
+
+        return f, [a]
+    return build
+
+
+for _dt, _name, _x64 in ((np.float32, "f32", False), (np.complex64, "c64", False),
+                         (np.float64, "f64", True), (np.complex128, "c128", True)):
+    _p = {"f32": "s", "c64": "c", "f64": "d", "c128": "z"}[_name]
+    case(f"linalg_eig_{_name}", f"{_name} nonsymmetric eigendecomposition ({_p}geev) with left and right eigenvectors, "
+         f"and eigvals: eigenvalues sorted by part (LAPACK's order is not defined), residuals |A v - w v| and "
+         f"|u^H A - w u^H|, unit norms, largest components real{' (x64)' if _x64 else ''}",
+         x64=_x64, tol=LINALG_CTOL, custom_call_targets=[f"lapack_{_p}geev_ffi"])(_eig_case(_dt))
+
+
 @case("collectives_one_device", "shard_map over a one-device mesh: psum/pmax/pmin/pmean (all-reduce), all_gather, "
       "psum_scatter (reduce-scatter), ppermute (collective-permute, also to nobody: zeros), axis_index (partition-id)")
 def _(rng):

@@ -28,10 +28,18 @@
 //! the executor's threads, and jaxlib's LAPACK kernels are called the same
 //! way under XLA.
 //!
-//! The scalar bound is [`Scalar`]; faer's routines are generic over its
-//! `ComplexField`, so the complex variants (`c`, `z`) need new `Scalar`
-//! impls plus LAPACK's complex `tau` convention in [`geqrf`]/[`orgqr`].
+//! Every routine is generic over [`Field`] (f32, f64 and their complex
+//! types, which are faer's `c32`/`c64`), as faer's are over its
+//! `ComplexField`. One exception: complex Householder QR ([`geqrf`],
+//! [`orgqr`] on `c`/`z`) runs [`linalg::geqrf`]/[`linalg::orgqr`], because
+//! faer's complex reflectors are not LAPACK's. faer makes `tau` real and
+//! `beta` (the diagonal of `R`) complex; LAPACK's `zlarfg` makes `beta`
+//! real and `tau` complex. The two factorizations differ by more than a
+//! diagonal phase in the packed form (each later reflector is computed
+//! from a differently reflected trailing matrix), so JAX's `R` and `Q`
+//! could not be recovered from faer's.
 
+use crate::field::Field;
 use crate::linalg::{self, SvdJob, Triangular};
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::factor as llt;
@@ -42,12 +50,8 @@ use faer::linalg::qr::no_pivoting::factor as qr;
 use faer::linalg::svd::{self, ComputeSvdVectors};
 use faer::linalg::triangular_solve as tri;
 use faer::{ColMut, Conj, MatMut, MatRef, Par};
-use num_traits::Float;
-
-/// The element types the faer-backed routines run on (f32, f64).
-pub trait Scalar: faer::traits::RealField + Float + Copy {}
-impl Scalar for f32 {}
-impl Scalar for f64 {}
+use num_complex::Complex;
+use num_traits::{Float, One, Zero};
 
 const PAR: Par = Par::Seq;
 
@@ -65,7 +69,7 @@ fn scratch(req: StackReq) -> MemBuffer {
 /// permutation, from which the interchanges are recovered exactly). faer
 /// picks the first entry of largest magnitude, as LAPACK's `i?amax` does.
 /// Returns `info`: 0, or `j + 1` for the first exactly zero `U[j, j]`.
-pub fn getrf<T: Scalar>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
+pub fn getrf<T: Field>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
     let k = m.min(n);
     if k == 0 {
         return 0;
@@ -117,7 +121,7 @@ pub fn getrf<T: Scalar>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i3
 /// matrix is the lower triangle of its transpose); the other triangle is
 /// not touched. Returns `info`: 0, or `j + 1` when the leading minor of
 /// order `j + 1` is not positive definite.
-pub fn potrf<T: Scalar>(lower: bool, n: usize, a: &mut [T]) -> i32 {
+pub fn potrf<T: Field>(lower: bool, n: usize, a: &mut [T]) -> i32 {
     if n == 0 {
         return 0;
     }
@@ -156,7 +160,7 @@ pub fn potrf<T: Scalar>(lower: bool, n: usize, a: &mut [T]) -> i32 {
 /// `p.lower` triangle is read, and not its diagonal when `p.unit`. From the
 /// right, `X op(A) = B` is solved as `op(A)^T X^T = B^T` on transposed
 /// views (no copies).
-pub fn trsm<T: Scalar>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
+pub fn trsm<T: Field>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
     let k = if p.left { m } else { n };
     if m == 0 || n == 0 {
         return;
@@ -171,11 +175,18 @@ pub fn trsm<T: Scalar>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) 
     };
     let t = if transposed { t.transpose() } else { t };
     let t_lower = p.lower != transposed;
+    // `op(A) = A^H` from the left is `conj(A^T)`; from the right,
+    // `op(A)^T = conj(A)`: conjugated either way.
+    let c = if p.transpose && p.conjugate {
+        Conj::Yes
+    } else {
+        Conj::No
+    };
     match (t_lower, p.unit) {
-        (true, false) => tri::solve_lower_triangular_in_place(t, rhs, PAR),
-        (true, true) => tri::solve_unit_lower_triangular_in_place(t, rhs, PAR),
-        (false, false) => tri::solve_upper_triangular_in_place(t, rhs, PAR),
-        (false, true) => tri::solve_unit_upper_triangular_in_place(t, rhs, PAR),
+        (true, false) => tri::solve_lower_triangular_in_place_with_conj(t, c, rhs, PAR),
+        (true, true) => tri::solve_unit_lower_triangular_in_place_with_conj(t, c, rhs, PAR),
+        (false, false) => tri::solve_upper_triangular_in_place_with_conj(t, c, rhs, PAR),
+        (false, true) => tri::solve_unit_upper_triangular_in_place_with_conj(t, c, rhs, PAR),
     }
 }
 
@@ -184,7 +195,7 @@ pub fn trsm<T: Scalar>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) 
 /// faer's `tau` (`H = I - v v^T / tau`) from LAPACK's (`H = I - tau v v^T`)
 /// and back: reciprocals (LAPACK's `tau = 0`, no reflection, is faer's
 /// infinity).
-fn recip<T: Scalar>(t: T) -> T {
+fn recip<T: Field>(t: T) -> T {
     T::one() / t
 }
 
@@ -195,10 +206,15 @@ fn recip<T: Scalar>(t: T) -> T {
 ///
 /// A wide matrix is factored as LAPACK does: QR of its first `m` columns,
 /// then `Q^T` applied to the rest. A numerically rank-deficient matrix
-/// goes to [`linalg::geqrf`] (see the module docs).
-pub fn geqrf<T: Scalar>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
+/// goes to [`linalg::geqrf`] (see the module docs), as does every complex
+/// one (LAPACK's complex reflectors are not faer's).
+pub fn geqrf<T: Field>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
     let k = m.min(n);
     if k == 0 {
+        return;
+    }
+    if T::COMPLEX {
+        linalg::geqrf(m, n, a, tau);
         return;
     }
     let bs = qr::recommended_block_size::<T>(m, k);
@@ -258,9 +274,14 @@ pub fn geqrf<T: Scalar>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
 /// (`m x n`, `k <= n <= m`) holds reflector `j` below its diagonal, as
 /// [`geqrf`] leaves it, and `tau` LAPACK's factors; on exit `a` is `Q`.
 /// faer's block factors are built from LAPACK's `tau` (their diagonals)
-/// and the reflectors (the rest).
-pub fn orgqr<T: Scalar>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
+/// and the reflectors (the rest). Complex `Q` (LAPACK's `ungqr`) is
+/// [`linalg::orgqr`] (see the module docs).
+pub fn orgqr<T: Field>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
     if m == 0 || n == 0 {
+        return;
+    }
+    if T::COMPLEX {
+        linalg::orgqr(m, n, k, a, tau);
         return;
     }
     let basis = a[..m * k].to_vec();
@@ -303,15 +324,15 @@ pub fn orgqr<T: Scalar>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
     );
 }
 
-// ---- Symmetric eigenproblem ----------------------------------------------
+// ---- Hermitian eigenproblem ----------------------------------------------
 
-/// Eigenvalues (ascending, into `w`) and, with `vectors`, orthonormal
-/// eigenvectors (column `j` of `a` for `w[j]`) of the symmetric `n x n`
-/// matrix whose `lower` (or upper) triangle `a` holds (LAPACK `syevd`), by
-/// faer's tridiagonalization and divide and conquer. Without `vectors`,
-/// `a` keeps its input. Returns `info`: 0, or 1 if faer's iteration did
-/// not converge.
-pub fn syevd<T: Scalar>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mut [T]) -> i32 {
+/// Eigenvalues (ascending, real, into `w`) and, with `vectors`, orthonormal
+/// eigenvectors (column `j` of `a` for `w[j]`) of the symmetric or
+/// Hermitian `n x n` matrix whose `lower` (or upper) triangle `a` holds
+/// (LAPACK `syevd`/`heevd`), by faer's tridiagonalization and divide and
+/// conquer. Without `vectors`, `a` keeps its input. Returns `info`: 0, or
+/// 1 if faer's iteration did not converge.
+pub fn syevd<T: Field>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mut [T::Re]) -> i32 {
     if n == 0 {
         return 0;
     }
@@ -321,21 +342,25 @@ pub fn syevd<T: Scalar>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &m
         ComputeEigenvectors::No
     };
     let mut u = vec![T::zero(); if vectors { n * n } else { 0 }];
+    let mut values = vec![T::zero(); n];
     let mut buf = scratch(evd::self_adjoint_evd_scratch::<T>(
         n,
         compute,
         PAR,
         Default::default(),
     ));
+    // faer reads the lower triangle; that of the upper one's adjoint is
+    // the conjugated upper triangle.
+    let src: Vec<T> = if lower {
+        a.to_vec()
+    } else {
+        (0..n * n).map(|x| a[x / n + (x % n) * n].conj()).collect()
+    };
     let ok = {
-        let src = MatRef::from_column_major_slice(a, n, n);
-        // faer reads the lower triangle; the upper one of `a` is the lower
-        // one of its transpose.
-        let src = if lower { src } else { src.transpose() };
         let out = vectors.then(|| MatMut::from_column_major_slice_mut(&mut u, n, n));
         evd::self_adjoint_evd(
-            src,
-            ColMut::from_slice_mut(w).as_diagonal_mut(),
+            MatRef::from_column_major_slice(&src, n, n),
+            ColMut::from_slice_mut(&mut values).as_diagonal_mut(),
             out,
             PAR,
             MemStack::new(&mut buf),
@@ -343,6 +368,7 @@ pub fn syevd<T: Scalar>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &m
         )
         .is_ok()
     };
+    w.iter_mut().zip(&values).for_each(|(w, v)| *w = v.re());
     if vectors {
         a.copy_from_slice(&u);
     }
@@ -355,18 +381,18 @@ pub fn syevd<T: Scalar>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &m
 
 // ---- Singular value decomposition ----------------------------------------
 
-/// Singular value decomposition `A = U diag(s) V^T` (LAPACK `gesdd` and
+/// Singular value decomposition `A = U diag(s) V^H` (LAPACK `gesdd` and
 /// `gesvd`) of `a` (`m x n`, not modified) by faer's bidiagonalization and
-/// divide and conquer: `s` gets the `min(m, n)` singular values,
+/// divide and conquer: `s` gets the `min(m, n)` singular values (real),
 /// descending; `u` and `vt` the vectors as `job` asks (column-major;
-/// untouched for [`SvdJob::None`]; faer returns `V`, transposed here).
-/// Returns `info`: 0, or 1 if faer's iteration did not converge.
-pub fn gesvd<T: Scalar>(
+/// untouched for [`SvdJob::None`]; faer returns `V`, conjugate-transposed
+/// here). Returns `info`: 0, or 1 if faer's iteration did not converge.
+pub fn gesvd<T: Field>(
     job: SvdJob,
     m: usize,
     n: usize,
     a: &[T],
-    s: &mut [T],
+    s: &mut [T::Re],
     u: &mut [T],
     vt: &mut [T],
 ) -> i32 {
@@ -390,6 +416,7 @@ pub fn gesvd<T: Scalar>(
         return 0;
     }
     let mut v = vec![T::zero(); n * vcols];
+    let mut values = vec![T::zero(); k];
     let mut buf = scratch(svd::svd_scratch::<T>(
         m,
         n,
@@ -405,7 +432,7 @@ pub fn gesvd<T: Scalar>(
             (job != SvdJob::None).then(|| MatMut::from_column_major_slice_mut(&mut v, n, vcols));
         svd::svd(
             MatRef::from_column_major_slice(a, m, n),
-            ColMut::from_slice_mut(&mut s[..k]).as_diagonal_mut(),
+            ColMut::from_slice_mut(&mut values).as_diagonal_mut(),
             uo,
             vo,
             PAR,
@@ -414,11 +441,15 @@ pub fn gesvd<T: Scalar>(
         )
         .is_ok()
     };
+    s[..k]
+        .iter_mut()
+        .zip(&values)
+        .for_each(|(s, v)| *s = v.re());
     if job != SvdJob::None {
-        // vt (vcols x n) = V^T, V being n x vcols.
+        // vt (vcols x n) = V^H, V being n x vcols.
         for i in 0..vcols {
             for j in 0..n {
-                vt[i + j * vcols] = v[j + i * n];
+                vt[i + j * vcols] = v[j + i * n].conj();
             }
         }
     }
@@ -429,6 +460,189 @@ pub fn gesvd<T: Scalar>(
     }
 }
 
+// ---- Nonsymmetric eigenproblem -------------------------------------------
+
+/// The element types [`geev`] runs on: faer has one entry point for real
+/// matrices (eigenvalues as real and imaginary parts, complex pairs of
+/// eigenvectors packed in two real columns, as LAPACK's `dgeev`) and one
+/// for complex ones; this picks it and returns LAPACK's complex form.
+pub trait Geev: Field {
+    /// Eigenvalues into `w` and the (unnormalized) left and right
+    /// eigenvectors, as faer leaves them, into `vl`/`vr` (`None` when not
+    /// asked for). Returns false if faer's iteration did not converge.
+    fn faer_evd(
+        n: usize,
+        a: &[Self],
+        w: &mut [Self::Cplx],
+        vl: Option<&mut [Self::Cplx]>,
+        vr: Option<&mut [Self::Cplx]>,
+    ) -> bool;
+}
+
+fn evd_params(left: bool, right: bool) -> (ComputeEigenvectors, ComputeEigenvectors) {
+    let c = |b: bool| {
+        if b {
+            ComputeEigenvectors::Yes
+        } else {
+            ComputeEigenvectors::No
+        }
+    };
+    (c(left), c(right))
+}
+
+macro_rules! real_geev {
+    ($r:ty) => {
+        impl Geev for $r {
+            fn faer_evd(
+                n: usize,
+                a: &[$r],
+                w: &mut [Complex<$r>],
+                vl: Option<&mut [Complex<$r>]>,
+                vr: Option<&mut [Complex<$r>]>,
+            ) -> bool {
+                let (cl, cr) = evd_params(vl.is_some(), vr.is_some());
+                let (mut re, mut im) = (vec![<$r>::zero(); n], vec![<$r>::zero(); n]);
+                let mut ul = vec![<$r>::zero(); if vl.is_some() { n * n } else { 0 }];
+                let mut ur = vec![<$r>::zero(); if vr.is_some() { n * n } else { 0 }];
+                let mut buf = scratch(evd::evd_scratch::<$r>(n, cl, cr, PAR, Default::default()));
+                let ok = evd::evd_real(
+                    MatRef::from_column_major_slice(a, n, n),
+                    ColMut::from_slice_mut(&mut re).as_diagonal_mut(),
+                    ColMut::from_slice_mut(&mut im).as_diagonal_mut(),
+                    vl.is_some()
+                        .then(|| MatMut::from_column_major_slice_mut(&mut ul, n, n)),
+                    vr.is_some()
+                        .then(|| MatMut::from_column_major_slice_mut(&mut ur, n, n)),
+                    PAR,
+                    MemStack::new(&mut buf),
+                    Default::default(),
+                )
+                .is_ok();
+                for j in 0..n {
+                    w[j] = Complex::new(re[j], im[j]);
+                }
+                // A complex pair (j, j + 1), `im[j] > 0`: columns j and j + 1 hold
+                // the real and imaginary parts of the vector of `w[j]`; `w[j + 1]`'s
+                // is its conjugate.
+                for (packed, out) in [(&ul, vl), (&ur, vr)] {
+                    let Some(out) = out else { continue };
+                    let mut j = 0;
+                    while j < n {
+                        let col = |c: usize| &packed[c * n..(c + 1) * n];
+                        if im[j] != <$r>::zero() && j + 1 < n {
+                            for i in 0..n {
+                                let (x, y) = (col(j)[i], col(j + 1)[i]);
+                                out[i + j * n] = Complex::new(x, y);
+                                out[i + (j + 1) * n] = Complex::new(x, -y);
+                            }
+                            j += 2;
+                        } else {
+                            for i in 0..n {
+                                out[i + j * n] = Complex::new(col(j)[i], <$r>::zero());
+                            }
+                            j += 1;
+                        }
+                    }
+                }
+                ok
+            }
+        }
+    };
+}
+real_geev!(f32);
+real_geev!(f64);
+
+macro_rules! complex_geev {
+    ($r:ty) => {
+        impl Geev for Complex<$r> {
+            fn faer_evd(
+                n: usize,
+                a: &[Self],
+                w: &mut [Self],
+                vl: Option<&mut [Self]>,
+                vr: Option<&mut [Self]>,
+            ) -> bool {
+                let (cl, cr) = evd_params(vl.is_some(), vr.is_some());
+                let mut buf = scratch(evd::evd_scratch::<Self>(n, cl, cr, PAR, Default::default()));
+                evd::evd_cplx(
+                    MatRef::from_column_major_slice(a, n, n),
+                    ColMut::from_slice_mut(w).as_diagonal_mut(),
+                    vl.map(|v| MatMut::from_column_major_slice_mut(v, n, n)),
+                    vr.map(|v| MatMut::from_column_major_slice_mut(v, n, n)),
+                    PAR,
+                    MemStack::new(&mut buf),
+                    Default::default(),
+                )
+                .is_ok()
+            }
+        }
+    };
+}
+complex_geev!(f32);
+complex_geev!(f64);
+
+/// Eigenvalues `w` and, as asked, left (`u^H A = w u^H`) and right
+/// (`A v = w v`) eigenvectors of the general `n x n` matrix `a` (LAPACK
+/// `geev`), by faer's Hessenberg reduction and Schur decomposition. Results
+/// are complex for every input type (jaxlib's interface). Each vector is
+/// normalized as LAPACK normalizes it: unit 2-norm and, when complex, its
+/// component of largest modulus real and positive (LAPACK's `dgeev`
+/// leaves a real eigenvalue's vector with faer's sign). `vl`/`vr` are
+/// zeroed when not asked for. Returns `info`: 0, or 1 if faer's iteration
+/// did not converge.
+pub fn geev<T: Geev>(
+    n: usize,
+    a: &[T],
+    w: &mut [T::Cplx],
+    vl: Option<&mut [T::Cplx]>,
+    vr: Option<&mut [T::Cplx]>,
+) -> i32 {
+    if n == 0 {
+        return 0;
+    }
+    let (mut vl, mut vr) = (vl, vr);
+    let ok = T::faer_evd(n, a, w, vl.as_deref_mut(), vr.as_deref_mut());
+    for v in [vl, vr].into_iter().flatten() {
+        for j in 0..n {
+            normalize_eigenvector(
+                &mut v[j * n..(j + 1) * n],
+                T::COMPLEX || w[j].im() != T::Re::zero(),
+            );
+        }
+    }
+    if ok {
+        0
+    } else {
+        1
+    }
+}
+
+/// LAPACK's eigenvector normalization: unit 2-norm, then (`rotate`) the
+/// first component of largest modulus made real and positive.
+fn normalize_eigenvector<C: Field>(v: &mut [C], rotate: bool) {
+    let norm = v.iter().fold(C::Re::zero(), |s, x| s.hypot(x.modulus()));
+    if norm == C::Re::zero() || !norm.is_finite() {
+        return;
+    }
+    let r = C::from_re(C::Re::one() / norm);
+    v.iter_mut().for_each(|x| *x *= r);
+    if rotate {
+        let mut k = 0;
+        let mut best = C::Re::zero();
+        for (i, x) in v.iter().enumerate() {
+            let m = x.re() * x.re() + x.im() * x.im();
+            if m > best {
+                best = m;
+                k = i;
+            }
+        }
+        let p = v[k].conj() / C::from_re(v[k].modulus());
+        v.iter_mut().for_each(|x| *x *= p);
+        // Exactly real, as LAPACK sets it.
+        v[k] = C::from_re(v[k].re());
+    }
+}
+
 /// Each routine against the unblocked LAPACK-style code of
 /// [`crate::linalg`] (itself checked against LAPACK's known outputs
 /// there), on sizes that reach faer's blocked paths: pivots and `info`
@@ -436,15 +650,17 @@ pub fn gesvd<T: Scalar>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::field::Field;
     use crate::test_util::{every_triangular, lcg, matmul, one_triangle, shifted, transpose};
 
-    fn close(a: &[f64], b: &[f64], tol: f64, what: &str) {
+    /// `a` and `b` (f64 or c128) agree to `tol` relative to `b`'s largest.
+    fn close<T: Field<Re = f64>>(a: &[T], b: &[T], tol: f64, what: &str) {
         assert_eq!(a.len(), b.len(), "{what}");
-        let scale = b.iter().fold(1.0f64, |m, v| m.max(v.abs()));
-        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let scale = b.iter().fold(1.0f64, |m, v| m.max(v.modulus()));
+        for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
             assert!(
-                (x - y).abs() <= tol * scale,
-                "{what}: element {i}: {x} vs {y}"
+                (x - y).modulus() <= tol * scale,
+                "{what}: element {i}: {x:?} vs {y:?}"
             );
         }
     }
@@ -633,5 +849,333 @@ mod tests {
                 close(&matmul(m, k, n, &us, &vtk), &a, 1e-10, "U S V^T");
             }
         }
+    }
+
+    // ---- complex (c/z) and geev ---------------------------------------
+
+    type Z = num_complex::Complex64;
+
+    fn zlcg(len: usize, seed: u64) -> Vec<Z> {
+        let (re, im) = (lcg(len, seed), lcg(len, seed + 1000));
+        re.iter().zip(&im).map(|(&r, &i)| Z::new(r, i)).collect()
+    }
+
+    fn zmatmul(m: usize, k: usize, n: usize, a: &[Z], b: &[Z]) -> Vec<Z> {
+        let mut c = vec![Z::zero(); m * n];
+        for j in 0..n {
+            for p in 0..k {
+                for i in 0..m {
+                    c[i + j * m] += a[i + p * m] * b[p + j * k];
+                }
+            }
+        }
+        c
+    }
+
+    /// `a^H` of an `m x n` matrix.
+    fn adjoint(m: usize, n: usize, a: &[Z]) -> Vec<Z> {
+        (0..m * n).map(|x| a[x / n + (x % n) * m].conj()).collect()
+    }
+
+    fn zeye(n: usize) -> Vec<Z> {
+        (0..n * n)
+            .map(|x| {
+                if x % (n + 1) == 0 {
+                    Z::one()
+                } else {
+                    Z::zero()
+                }
+            })
+            .collect()
+    }
+
+    fn hermitian_pd(n: usize, seed: u64) -> Vec<Z> {
+        let r = zlcg(n * n, seed);
+        let mut a = zmatmul(n, n, n, &r, &adjoint(n, n, &r));
+        (0..n).for_each(|i| a[i + i * n] = Z::new(a[i + i * n].re + n as f64, 0.0));
+        a
+    }
+
+    #[test]
+    fn complex_lu_pivots_by_cabs1_as_lapack_and_matches_unblocked() {
+        // zgetrf of [[3, 1], [2+2i, i]]: |2+2i| < 3 but |re| + |im| = 4 > 3,
+        // so LAPACK pivots on row 2 (values from LAPACK).
+        let mut a = vec![
+            Z::new(3.0, 0.0),
+            Z::new(2.0, 2.0),
+            Z::one(),
+            Z::new(0.0, 1.0),
+        ];
+        let mut ipiv = [0; 2];
+        assert_eq!(getrf(2, 2, &mut a, &mut ipiv), 0);
+        assert_eq!(ipiv, [2, 2]);
+        let want = [
+            Z::new(2.0, 2.0),
+            Z::new(0.75, -0.75),
+            Z::new(0.0, 1.0),
+            Z::new(0.25, -0.75),
+        ];
+        close(&a, &want, 1e-14, "zgetrf 2x2");
+        for &(m, n) in SHAPES {
+            let a0 = zlcg(m * n, (m * 13 + n) as u64);
+            let k = m.min(n);
+            let (mut a, mut p) = (a0.clone(), vec![0; k]);
+            let (mut b, mut q) = (a0, vec![0; k]);
+            assert_eq!(getrf(m, n, &mut a, &mut p), 0);
+            assert_eq!(linalg::getrf(m, n, &mut b, &mut q), 0);
+            assert_eq!(p, q, "{m}x{n} pivots");
+            close(&a, &b, 1e-10, &format!("{m}x{n} complex LU"));
+        }
+    }
+
+    #[test]
+    fn complex_cholesky_both_triangles_reconstructs() {
+        for n in [1, 5, 70] {
+            let a0 = hermitian_pd(n, 40 + n as u64);
+            for lower in [true, false] {
+                let mut a = a0.clone();
+                assert_eq!(potrf(lower, n, &mut a), 0);
+                // The factor's triangle, the other one zeroed.
+                let f: Vec<Z> = (0..n * n)
+                    .map(|x| {
+                        let (i, j) = (x % n, x / n);
+                        if (i >= j) == lower || i == j {
+                            a[x]
+                        } else {
+                            Z::zero()
+                        }
+                    })
+                    .collect();
+                // A = L L^H, or U^H U.
+                let back = if lower {
+                    zmatmul(n, n, n, &f, &adjoint(n, n, &f))
+                } else {
+                    zmatmul(n, n, n, &adjoint(n, n, &f), &f)
+                };
+                close(&back, &a0, 1e-10, &format!("cholesky {n} lower={lower}"));
+            }
+        }
+        let mut bad = hermitian_pd(10, 3);
+        bad[4 + 4 * 10] = Z::new(-1e6, 0.0);
+        assert_eq!(potrf(true, 10, &mut bad), 5);
+    }
+
+    #[test]
+    fn complex_trsm_every_variant_including_conjugate_matches_unblocked() {
+        let k = 70;
+        let mut a = zlcg(k * k, 3);
+        (0..k).for_each(|i| a[i + i * k] += Z::new(8.0, 1.0));
+        for (bits, p) in every_triangular() {
+            for conjugate in [false, true] {
+                let p = Triangular { conjugate, ..p };
+                let (m, n) = if p.left { (k, 40) } else { (40, k) };
+                let b0 = zlcg(m * n, 9 + bits);
+                let (mut x, mut y) = (b0.clone(), b0.clone());
+                trsm(p, m, n, &a, &mut x);
+                linalg::trsm(p, m, n, &a, &mut y);
+                close(&x, &y, 1e-10, &format!("complex trsm {p:?}"));
+                // And it solves: op(A) X = B (left) with op = A^H for 'C'.
+                if p.left && p.transpose && p.conjugate && !p.unit {
+                    let tri: Vec<Z> = (0..k * k)
+                        .map(|x| {
+                            let (i, j) = (x % k, x / k);
+                            if (i >= j) == p.lower || i == j {
+                                a[x]
+                            } else {
+                                Z::zero()
+                            }
+                        })
+                        .collect();
+                    let back = zmatmul(m, m, n, &adjoint(k, k, &tri), &x);
+                    close(&back, &b0, 1e-10, "A^H X = B");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn complex_qr_has_lapacks_reflectors_and_reconstructs() {
+        // zgeqrf of a 3x2 matrix (values from LAPACK): real diagonal of R,
+        // complex tau.
+        let mut a = vec![
+            Z::new(1.0, 2.0),
+            Z::new(0.5, 0.0),
+            Z::new(4.0, -3.0),
+            Z::new(3.0, -1.0),
+            Z::new(-2.0, 1.0),
+            Z::new(1.0, 1.0),
+        ];
+        let mut tau = vec![Z::zero(); 2];
+        geqrf(3, 2, &mut a, &mut tau);
+        let want = [
+            Z::new(-5.5, 0.0),
+            Z::new(0.07027027027027027, -0.021621621621621623),
+            Z::new(0.43243243243243246, -0.5945945945945946),
+            Z::new(-0.18181818181818166, -0.09090909090909105),
+            Z::new(4.118091510147681, 0.0),
+            Z::new(0.06497151509607088, -0.5079735736260954),
+        ];
+        close(&a, &want, 1e-12, "zgeqrf packed");
+        let want_tau = [
+            Z::new(1.1818181818181819, 0.36363636363636365),
+            Z::new(1.5351826685979029, -0.2750492867599033),
+        ];
+        close(&tau, &want_tau, 1e-12, "zgeqrf tau");
+        for &(m, n) in SHAPES {
+            let a0 = zlcg(m * n, (m * 5 + n) as u64);
+            let k = m.min(n);
+            let (mut a, mut tau) = (a0.clone(), vec![Z::zero(); k]);
+            geqrf(m, n, &mut a, &mut tau);
+            let r: Vec<Z> = (0..k * n)
+                .map(|x| {
+                    if x % k <= x / k {
+                        a[x % k + (x / k) * m]
+                    } else {
+                        Z::zero()
+                    }
+                })
+                .collect();
+            (0..k).for_each(|j| assert_eq!(r[j + j * k].im, 0.0, "R's diagonal is real"));
+            let mut q = a[..m * k].to_vec();
+            orgqr(m, k, k, &mut q, &tau);
+            close(
+                &zmatmul(k, m, k, &adjoint(m, k, &q), &q),
+                &zeye(k),
+                1e-10,
+                "Q^H Q",
+            );
+            close(
+                &zmatmul(m, k, n, &q, &r),
+                &a0,
+                1e-10,
+                &format!("{m}x{n} Q R"),
+            );
+        }
+    }
+
+    #[test]
+    fn complex_heevd_and_svd_reconstruct() {
+        for n in [1, 6, 40] {
+            let h0 = zlcg(n * n, 70 + n as u64);
+            let h: Vec<Z> = (0..n * n)
+                .map(|x| h0[x] + h0[x / n + (x % n) * n].conj())
+                .collect();
+            for lower in [true, false] {
+                // The unread triangle is garbage.
+                let mut a: Vec<Z> = (0..n * n)
+                    .map(|x| {
+                        let (i, j) = (x % n, x / n);
+                        if (i >= j) == lower || i == j {
+                            h[x]
+                        } else {
+                            Z::new(f64::NAN, 0.0)
+                        }
+                    })
+                    .collect();
+                let mut w = vec![0.0; n];
+                assert_eq!(syevd(lower, true, n, &mut a, &mut w), 0);
+                assert!(w.windows(2).all(|p| p[0] <= p[1]), "ascending");
+                let vw: Vec<Z> = (0..n * n).map(|x| a[x] * w[x / n]).collect();
+                close(
+                    &zmatmul(n, n, n, &vw, &adjoint(n, n, &a)),
+                    &h,
+                    1e-10,
+                    "V diag(w) V^H",
+                );
+            }
+        }
+        for &(m, n) in SHAPES {
+            let a = zlcg(m * n, (m * 11 + n) as u64);
+            let k = m.min(n);
+            let (mut s, mut u, mut vt) =
+                (vec![0.0; k], vec![Z::zero(); m * k], vec![Z::zero(); k * n]);
+            assert_eq!(gesvd(SvdJob::Thin, m, n, &a, &mut s, &mut u, &mut vt), 0);
+            assert!(s.windows(2).all(|p| p[0] >= p[1]), "descending");
+            let us: Vec<Z> = (0..m * k).map(|x| u[x] * s[x / m]).collect();
+            close(
+                &zmatmul(m, k, n, &us, &vt),
+                &a,
+                1e-10,
+                &format!("{m}x{n} U S V^H"),
+            );
+        }
+    }
+
+    /// `A v = w v`, `u^H A = w u^H`, unit norms, largest component real.
+    fn check_geev<T: Geev>(n: usize, a: &[T]) {
+        let ac: Vec<T::Cplx> = a.iter().map(|x| x.to_cplx()).collect();
+        let mut w = vec![T::Cplx::zero(); n];
+        let (mut vl, mut vr) = (vec![T::Cplx::zero(); n * n], vec![T::Cplx::zero(); n * n]);
+        assert_eq!(geev(n, a, &mut w, Some(&mut vl), Some(&mut vr)), 0);
+        let eps = if std::mem::size_of::<T::Re>() == 4 {
+            1e-3
+        } else {
+            1e-9
+        };
+        let scale = ac.iter().fold(1.0, |m: f64, x| {
+            m.max(num_traits::cast::<_, f64>(x.modulus()).unwrap_or(1.0))
+        });
+        let f = |x: T::Re| num_traits::cast::<_, f64>(x).unwrap_or(f64::NAN);
+        for j in 0..n {
+            for (v, left) in [(&vr, false), (&vl, true)] {
+                let col = &v[j * n..(j + 1) * n];
+                let norm: f64 = col
+                    .iter()
+                    .map(|x| f(x.modulus()).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                assert!((norm - 1.0).abs() < eps, "unit norm, vector {j}");
+                let big = col.iter().map(|x| f(x.modulus())).fold(0.0, f64::max);
+                let k = col.iter().position(|x| f(x.modulus()) == big).unwrap_or(0);
+                assert_eq!(f(col[k].im()), 0.0, "largest component real");
+                for i in 0..n {
+                    // (A v)_i - w v_i, or (u^H A)_i - w conj(u_i).
+                    let mut r = T::Cplx::zero();
+                    for p in 0..n {
+                        r += if left {
+                            col[p].conj() * ac[p + i * n]
+                        } else {
+                            ac[i + p * n] * col[p]
+                        };
+                    }
+                    r -= w[j] * if left { col[i].conj() } else { col[i] };
+                    assert!(
+                        f(r.modulus()) < eps * scale * n as f64,
+                        "residual {j},{i} left={left}"
+                    );
+                }
+            }
+        }
+        // Values only: the same eigenvalues.
+        let mut w2 = vec![T::Cplx::zero(); n];
+        assert_eq!(geev(n, a, &mut w2, None, None), 0);
+        for (x, y) in w.iter().zip(&w2) {
+            assert!(f((*x - *y).modulus()) < eps * scale, "eigvals");
+        }
+    }
+
+    #[test]
+    fn geev_on_every_type_satisfies_both_eigen_equations() {
+        for n in [1, 2, 7, 40] {
+            let a = lcg(n * n, 90 + n as u64);
+            check_geev::<f64>(n, &a);
+            check_geev::<f32>(n, &a.iter().map(|&x| x as f32).collect::<Vec<_>>());
+            let z = zlcg(n * n, 91 + n as u64);
+            check_geev::<Z>(n, &z);
+            let c: Vec<num_complex::Complex32> = z
+                .iter()
+                .map(|x| num_complex::Complex32::new(x.re as f32, x.im as f32))
+                .collect();
+            check_geev::<num_complex::Complex32>(n, &c);
+        }
+        // A rotation: eigenvalues +-i, a complex pair from a real matrix.
+        let mut w = vec![Z::zero(); 2];
+        assert_eq!(
+            geev::<f64>(2, &[0.0, 1.0, -1.0, 0.0], &mut w, None, None),
+            0
+        );
+        let mut ims: Vec<f64> = w.iter().map(|x| x.im).collect();
+        ims.sort_by(f64::total_cmp);
+        assert_eq!(ims, [-1.0, 1.0]);
     }
 }

@@ -1,6 +1,8 @@
 //! The `lapack_?xxx_ffi` handlers: the typed-FFI interface of jaxlib's CPU
 //! LAPACK kernels (arguments, results and attributes in jaxlib's order),
-//! with [`crate::linalg`] doing the math.
+//! with [`crate::blocked`] (faer) and [`crate::linalg`] doing the math.
+//! Every handler is generic over the element type ([`Field`]), so one
+//! function serves the `s`, `d`, `c` and `z` targets of a routine.
 //!
 //! Conventions, all jaxlib's: every matrix operand is `[batch..., rows,
 //! cols]` with a column-major layout for the last two dimensions (JAX puts
@@ -9,12 +11,15 @@
 //! (`output_to_operand_aliasing`), and the input is copied over when they
 //! do not; pivots are 1-based; every batch entry gets an `info` (s32), which
 //! JAX turns into NaNs or errors itself. Attributes are u8 characters
-//! (`uplo = 76 : ui8` is `'L'`).
+//! (`uplo = 76 : ui8` is `'L'`). Every handler runs with IEEE denormals
+//! ([`crate::fp`]), whatever its caller's flushing mode.
 
-use crate::blocked;
+use crate::blocked::{self, Geev};
+use crate::field::{Field, Real};
+use crate::fp::IeeeDenormals;
 use crate::linalg::{self, SvdJob, Triangular};
 use hlox_ffi::xla_ffi::{FfiElement, FfiError, Frame, FrameError};
-use num_traits::Float;
+use num_traits::Zero;
 use thiserror::Error;
 
 /// Why a LAPACK handler refused its call frame (it becomes the
@@ -119,11 +124,6 @@ impl From<LapackError> for FfiError {
 
 type Result<T, E = LapackError> = std::result::Result<T, E>;
 
-/// The element types the real LAPACK routines (`s`, `d`) run on.
-pub trait Real: Float + FfiElement + blocked::Scalar {}
-impl Real for f32 {}
-impl Real for f64 {}
-
 /// `[batch..., rows, cols]` of buffer `dims` (named `what` in errors).
 fn split_batch(dims: &[i64], what: &'static str) -> Result<(usize, usize, usize), LapackError> {
     if dims.len() < 2 {
@@ -214,11 +214,15 @@ fn info_ret<'a>(f: &Frame<'a>, i: usize, batch: usize) -> Result<&'a mut [i32], 
 /// `lapack_?trsm_ffi(a, b[, alpha]) -> x`, attributes `side`, `uplo`,
 /// `trans_x`, `diag`: `op(a) x = alpha b` or `x op(a) = alpha b`. Newer JAX
 /// passes no `alpha` (it is 1); older passes a scalar third argument.
-pub fn trsm<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
+/// `trans_x = 'C'` is the conjugate transpose (the transpose on `s`/`d`).
+pub fn trsm<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = IeeeDenormals::enter();
+    let trans = char_attr(f, "trans_x", b"NTC")?;
     let p = Triangular {
         left: char_attr(f, "side", b"LR")? == b'L',
         lower: char_attr(f, "uplo", b"LU")? == b'L',
-        transpose: char_attr(f, "trans_x", b"NTC")? != b'N',
+        transpose: trans != b'N',
+        conjugate: trans == b'C',
         unit: char_attr(f, "diag", b"NU")? == b'U',
     };
     let (batch, m, n) = split_batch(f.arg(1)?.dims(), "b")?;
@@ -257,7 +261,8 @@ pub fn trsm<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
 }
 
 /// `lapack_?getrf_ffi(a) -> (lu, ipiv, info)`.
-pub fn getrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
+pub fn getrf<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = IeeeDenormals::enter();
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let k = m.min(n);
@@ -275,7 +280,8 @@ pub fn getrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
 }
 
 /// `lapack_?potrf_ffi(a) -> (l, info)`, attribute `uplo`.
-pub fn potrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
+pub fn potrf<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = IeeeDenormals::enter();
     let lower = char_attr(f, "uplo", b"LU")? == b'L';
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     if m != n {
@@ -290,7 +296,8 @@ pub fn potrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
 }
 
 /// `lapack_?geqrf_ffi(a) -> (qr, tau)`.
-pub fn geqrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
+pub fn geqrf<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = IeeeDenormals::enter();
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let k = m.min(n);
@@ -308,6 +315,7 @@ pub fn geqrf<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
 
 /// `lapack_?geqp3_ffi(a, jpvt) -> (qr, jpvt, tau)`.
 pub fn geqp3<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = IeeeDenormals::enter();
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let jpvt = arg_into_ret::<i32>(f, 1, 1)?;
@@ -333,8 +341,10 @@ pub fn geqp3<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     Ok(())
 }
 
-/// `lapack_?orgqr_ffi(a, tau) -> q` (JAX's `householder_product`).
-pub fn orgqr<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
+/// `lapack_?orgqr_ffi(a, tau) -> q` (JAX's `householder_product`; the
+/// complex targets are named `lapack_?ungqr_ffi`).
+pub fn orgqr<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = IeeeDenormals::enter();
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let tau_view = f.arg(1)?;
     let k = tau_view.dims().last().map_or(0, |&d| d.max(0) as usize);
@@ -358,9 +368,11 @@ pub fn orgqr<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     Ok(())
 }
 
-/// `lapack_?syevd_ffi(a) -> (v, w, info)`, attributes `uplo` and `mode`
+/// `lapack_?syevd_ffi(a) -> (v, w, info)` (`lapack_?heevd_ffi` on the
+/// complex types, with real eigenvalues `w`), attributes `uplo` and `mode`
 /// (`'V'` for vectors, `'N'` for values only).
-pub fn syevd<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
+pub fn syevd<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = IeeeDenormals::enter();
     let lower = char_attr(f, "uplo", b"LU")? == b'L';
     let vectors = char_attr(f, "mode", b"VN")? == b'V';
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
@@ -368,7 +380,7 @@ pub fn syevd<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
         return Err(LapackError::NotSquare { m, n });
     }
     let a = arg_into_ret::<T>(f, 0, 0)?;
-    let w = ret_of::<T>(f, 1, batch * n, "eigenvalues")?;
+    let w = ret_of::<T::Re>(f, 1, batch * n, "eigenvalues")?;
     let info = info_ret(f, 2, batch)?;
     for i in 0..batch {
         info[i] = blocked::syevd(
@@ -382,11 +394,13 @@ pub fn syevd<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     Ok(())
 }
 
-/// `lapack_?gesdd_ffi` and `lapack_?gesvd_ffi(a) -> (a, s, u, vt, info)`,
+/// `lapack_?gesdd_ffi` and `lapack_?gesvd_ffi(a) -> (a, s, u, vt, info)`
+/// (`s` real, `vt = V^H` on the complex types),
 /// attribute `mode` (`'A'` full, `'S'` thin, `'N'` values only). `u` and
 /// `vt` are zero for `'N'`; `a` keeps the input (LAPACK leaves scratch
 /// there, and JAX does not read it).
-pub fn gesvd<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
+pub fn gesvd<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = IeeeDenormals::enter();
     let job = match char_attr(f, "mode", b"ASNO")? {
         b'A' => SvdJob::Full,
         b'S' => SvdJob::Thin,
@@ -396,7 +410,7 @@ pub fn gesvd<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let k = m.min(n);
-    let s = ret_of::<T>(f, 1, batch * k, "s")?;
+    let s = ret_of::<T::Re>(f, 1, batch * k, "s")?;
     let (u_view, vt_view) = (f.ret(2)?, f.ret(3)?);
     let (_, ur, uc) = split_batch(u_view.dims(), "u")?;
     let (_, vr, vc) = split_batch(vt_view.dims(), "vt")?;
@@ -447,7 +461,8 @@ pub fn gesvd<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
 /// `lapack_?gtsv_ffi(dl, d, du, b) -> (dl, d, du, x, info)`: `dl[0]` and
 /// `du[n-1]` are ignored (JAX's convention); the first three results keep
 /// the inputs (LAPACK leaves its factorization there, which JAX discards).
-pub fn gtsv<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
+pub fn gtsv<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = IeeeDenormals::enter();
     let (batch, n, nrhs) = split_batch(f.arg(3)?.dims(), "b")?;
     let diag = |i: usize, what: &'static str| -> Result<&[T], LapackError> {
         let v = f.arg(i)?;
@@ -492,6 +507,68 @@ pub fn gtsv<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
             sup,
             &mut b[i * n * nrhs..(i + 1) * n * nrhs],
         );
+    }
+    Ok(())
+}
+
+/// `lapack_?geev_ffi(a) -> (w, vl, vr, info)` on the complex types and
+/// `(wr, wi, vl, vr, info)` on the real ones (eigenvalues as real and
+/// imaginary parts; the vectors are complex either way), attributes
+/// `compute_left` and `compute_right` (`'V'` or `'N'`). The vectors are
+/// normalized as LAPACK's (see [`blocked::geev`]); one not asked for is
+/// zero. `a` is not modified (nothing aliases it).
+pub fn geev<T: Geev>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = IeeeDenormals::enter();
+    let left = char_attr(f, "compute_left", b"VN")? == b'V';
+    let right = char_attr(f, "compute_right", b"VN")? == b'V';
+    let a_view = f.arg(0)?;
+    let (batch, m, n) = split_batch(a_view.dims(), "a")?;
+    if m != n {
+        return Err(LapackError::NotSquare { m, n });
+    }
+    if a_view.dtype() != T::DTYPE {
+        return Err(LapackError::ArgumentType {
+            arg: 0,
+            code: a_view.dtype(),
+            expected: T::NAME,
+        });
+    }
+    let a = a_view.slice::<T>()?;
+    let first_vector = if T::COMPLEX { 1 } else { 2 };
+    let vl = ret_of::<T::Cplx>(f, first_vector, batch * n * n, "vl")?;
+    let vr = ret_of::<T::Cplx>(f, first_vector + 1, batch * n * n, "vr")?;
+    let info = info_ret(f, first_vector + 2, batch)?;
+    let mut w = vec![T::Cplx::zero(); n];
+    let (mut wr, mut wi, mut wc) = if T::COMPLEX {
+        (None, None, Some(ret_of::<T::Cplx>(f, 0, batch * n, "w")?))
+    } else {
+        (
+            Some(ret_of::<T::Re>(f, 0, batch * n, "wr")?),
+            Some(ret_of::<T::Re>(f, 1, batch * n, "wi")?),
+            None,
+        )
+    };
+    vl.iter_mut()
+        .chain(vr.iter_mut())
+        .for_each(|v| *v = T::Cplx::zero());
+    for (i, info) in info.iter_mut().enumerate() {
+        let r = i * n * n..(i + 1) * n * n;
+        *info = blocked::geev(
+            n,
+            &a[r.clone()],
+            &mut w,
+            left.then(|| &mut vl[r.clone()]),
+            right.then(|| &mut vr[r]),
+        );
+        let out = i * n..(i + 1) * n;
+        if let Some(wc) = wc.as_deref_mut() {
+            wc[out].copy_from_slice(&w);
+        } else if let (Some(wr), Some(wi)) = (wr.as_deref_mut(), wi.as_deref_mut()) {
+            for (j, x) in out.zip(&w) {
+                wr[j] = x.re();
+                wi[j] = x.im();
+            }
+        }
     }
     Ok(())
 }

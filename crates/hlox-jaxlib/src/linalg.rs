@@ -11,37 +11,51 @@
 //! loops where the algorithm allows, but not blocked for cache.
 //!
 //! The handlers run [`crate::blocked`] (faer) instead, except for
-//! [`geqp3`] and [`gtsv`] and for the inputs faer's results cannot express
-//! in LAPACK's form ([`getrf`] of a matrix with an exactly zero pivot,
-//! [`geqrf`] of a rank-deficient one). The rest stays as the reference
-//! [`crate::blocked`]'s tests compare with.
+//! [`geqp3`], [`gtsv`], complex Householder QR ([`geqrf`], [`orgqr`]) and
+//! the inputs faer's results cannot express in LAPACK's form ([`getrf`] of
+//! a matrix with an exactly zero pivot, [`geqrf`] of a rank-deficient one).
+//! The rest stays as the reference [`crate::blocked`]'s tests compare with.
+//!
+//! LU, triangular solves, Householder QR and `gtsv` are generic over
+//! [`Field`] and follow LAPACK's complex routines (`zgetf2` pivoting by
+//! `|re| + |im|`, `zlarfg`'s real `beta` and complex `tau`, `H^H` applied by
+//! `zgeqr2`, `zung2r`), which are the real ones when conjugation is the
+//! identity. The Jacobi eigenvalue and SVD references are real only.
 
-use num_traits::Float;
+use crate::field::{Field, Real};
+use num_traits::{Float, Zero};
 
 fn two<T: Float>() -> T {
     T::one() + T::one()
 }
 
 /// Euclidean norm, scaled so that it neither overflows nor underflows.
-fn nrm2<T: Float>(x: &[T]) -> T {
-    let scale = x.iter().fold(T::zero(), |m, v| m.max(v.abs()));
-    if scale == T::zero() || !scale.is_finite() {
+fn nrm2<T: Field>(x: &[T]) -> T::Re {
+    let zero = T::Re::zero();
+    let scale = x
+        .iter()
+        .fold(zero, |m, v| m.max(v.re().abs()).max(v.im().abs()));
+    if scale == zero || !scale.is_finite() {
         return scale;
     }
-    let ss = x
-        .iter()
-        .fold(T::zero(), |s, &v| s + (v / scale) * (v / scale));
+    let ss = x.iter().fold(zero, |s, &v| {
+        let (r, i) = (v.re() / scale, v.im() / scale);
+        s + r * r + i * i
+    });
     scale * ss.sqrt()
 }
 
-fn dot<T: Float>(x: &[T], y: &[T]) -> T {
-    x.iter().zip(y).fold(T::zero(), |s, (&a, &b)| s + a * b)
+/// `x^H y` (BLAS `dotc`; `dot` on the real types).
+fn dot<T: Field>(x: &[T], y: &[T]) -> T {
+    x.iter()
+        .zip(y)
+        .fold(T::zero(), |s, (&a, &b)| s + a.conj() * b)
 }
 
 /// `y -= t * x`.
-fn axpy_sub<T: Float>(y: &mut [T], x: &[T], t: T) {
+fn axpy_sub<T: Field>(y: &mut [T], x: &[T], t: T) {
     for (v, &u) in y.iter_mut().zip(x) {
-        *v = *v - u * t;
+        *v -= u * t;
     }
 }
 
@@ -60,15 +74,15 @@ fn col_pair<T>(a: &mut [T], ld: usize, j: usize, c: usize) -> (&[T], &mut [T]) {
 /// the 1-based row that row `j` was swapped with. Returns `info`: 0, or
 /// `j + 1` for the first exactly zero pivot `U[j, j]` (the factorization is
 /// still completed, as LAPACK does).
-pub fn getrf<T: Float>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
+pub fn getrf<T: Field>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
     let mut info = 0;
     for j in 0..m.min(n) {
         let col = j * m;
-        // The first entry of largest magnitude (LAPACK's i?amax).
+        // The first entry of largest `|re| + |im|` (LAPACK's i?amax).
         let mut p = j;
-        let mut best = a[col + j].abs();
+        let mut best = a[col + j].abs1();
         for i in j + 1..m {
-            let v = a[col + i].abs();
+            let v = a[col + i].abs1();
             if v > best {
                 best = v;
                 p = i;
@@ -82,13 +96,11 @@ pub fn getrf<T: Float>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32
                 }
             }
             let piv = a[col + j];
-            if piv.abs() >= T::min_positive_value() {
+            if piv.modulus() >= T::Re::min_positive_value() {
                 let r = T::one() / piv;
-                a[col + j + 1..col + m].iter_mut().for_each(|v| *v = *v * r);
+                a[col + j + 1..col + m].iter_mut().for_each(|v| *v *= r);
             } else {
-                a[col + j + 1..col + m]
-                    .iter_mut()
-                    .for_each(|v| *v = *v / piv);
+                a[col + j + 1..col + m].iter_mut().for_each(|v| *v /= piv);
             }
         } else if info == 0 {
             info = (j + 1) as i32;
@@ -113,7 +125,7 @@ pub fn getrf<T: Float>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32
 /// definite (the factorization stops there).
 // `!(d > 0)` on purpose: a NaN pivot is not positive definite either.
 #[allow(clippy::neg_cmp_op_on_partial_ord)]
-pub fn potrf<T: Float>(lower: bool, n: usize, a: &mut [T]) -> i32 {
+pub fn potrf<T: Real>(lower: bool, n: usize, a: &mut [T]) -> i32 {
     for j in 0..n {
         let cj = j * n;
         if lower {
@@ -132,7 +144,7 @@ pub fn potrf<T: Float>(lower: bool, n: usize, a: &mut [T]) -> i32 {
             let s = d.sqrt();
             a[cj + j] = s;
             let r = T::one() / s;
-            a[cj + j + 1..cj + n].iter_mut().for_each(|v| *v = *v * r);
+            a[cj + j + 1..cj + n].iter_mut().for_each(|v| *v *= r);
         } else {
             let d = a[cj + j] - dot(&a[cj..cj + j], &a[cj..cj + j]);
             if !(d > T::zero()) {
@@ -163,6 +175,9 @@ pub struct Triangular {
     pub lower: bool,
     /// `op(A) = A^T` (else `A`).
     pub transpose: bool,
+    /// With `transpose`, `op(A) = A^H` (LAPACK's `'C'`; the same as `'T'`
+    /// on the real types).
+    pub conjugate: bool,
     /// `A` has a unit diagonal (not read).
     pub unit: bool,
 }
@@ -170,14 +185,16 @@ pub struct Triangular {
 /// Solves `op(A) X = B` or `X op(A) = B` (LAPACK/BLAS `trsm` with
 /// `alpha = 1`), overwriting `b` (`m x n`) with `X`. `a` is `k x k`, `k = m`
 /// when solving from the left and `n` from the right.
-pub fn trsm<T: Float>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
+pub fn trsm<T: Field>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
     let k = if p.left { m } else { n };
     // op(A)(i, j)
     let op = |i: usize, j: usize| {
-        if p.transpose {
-            a[j + i * k]
-        } else {
+        if !p.transpose {
             a[i + j * k]
+        } else if p.conjugate {
+            a[j + i * k].conj()
+        } else {
+            a[j + i * k]
         }
     };
     let op_lower = p.lower != p.transpose;
@@ -219,25 +236,28 @@ pub fn trsm<T: Float>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
 
 // ---- Householder QR ------------------------------------------------------
 
-/// Generates an elementary reflector (LAPACK `larfg`): given `alpha` and
-/// `x`, finds `beta` and `tau` with `H [alpha; x] = [beta; 0]` for
-/// `H = I - tau [1; v] [1; v]^T`; `x` is overwritten by `v`, and
-/// `(beta, tau)` returned.
-fn larfg<T: Float>(alpha: T, x: &mut [T]) -> (T, T) {
+/// Generates an elementary reflector (LAPACK `larfg`, `zlarfg` on the
+/// complex types): given `alpha` and `x`, finds a real `beta` and `tau`
+/// with `H^H [alpha; x] = [beta; 0]` for `H = I - tau [1; v] [1; v]^H`;
+/// `x` is overwritten by `v`, and `(beta, tau)` returned. `tau` is real on
+/// the real types and complex (`1 <= re(tau) <= 2`, `|tau - 1| <= 1`)
+/// on the complex ones, as LAPACK's.
+fn larfg<T: Field>(alpha: T, x: &mut [T]) -> (T, T) {
     let xnorm = nrm2(x);
-    if xnorm == T::zero() {
+    let (ar, ai) = (alpha.re(), alpha.im());
+    if xnorm == T::Re::zero() && ai == T::Re::zero() {
         return (alpha, T::zero());
     }
-    let beta = -alpha.hypot(xnorm).copysign(alpha);
-    let tau = (beta - alpha) / beta;
-    let r = T::one() / (alpha - beta);
-    x.iter_mut().for_each(|v| *v = *v * r);
-    (beta, tau)
+    let beta = -ar.hypot(ai).hypot(xnorm).copysign(ar);
+    let tau = (T::from_re(beta) - alpha) / T::from_re(beta);
+    let r = T::one() / (alpha - T::from_re(beta));
+    x.iter_mut().for_each(|v| *v *= r);
+    (T::from_re(beta), tau)
 }
 
-/// Applies `H = I - tau v v^T` (`v = a[j..m, j]` with an implicit 1 first)
+/// Applies `H = I - tau v v^H` (`v = a[j..m, j]` with an implicit 1 first)
 /// from the left to columns `cols` of the `m`-row matrix `a`, rows `j..m`.
-fn apply_reflector<T: Float>(
+fn apply_reflector<T: Field>(
     a: &mut [T],
     m: usize,
     j: usize,
@@ -251,33 +271,36 @@ fn apply_reflector<T: Float>(
         let (vj, cc) = col_pair(a, m, j, c);
         let w = cc[j] + dot(&vj[j + 1..], &cc[j + 1..]);
         let t = tau * w;
-        cc[j] = cc[j] - t;
+        cc[j] -= t;
         axpy_sub(&mut cc[j + 1..], &vj[j + 1..], t);
     }
 }
 
 /// One Householder step on column `j` of `a` (`m x n`): reflector into
-/// `a[j.., j]` and `tau[j]`, applied to the columns after `j`.
-fn householder_step<T: Float>(m: usize, n: usize, a: &mut [T], tau: &mut [T], j: usize) {
+/// `a[j.., j]` and `tau[j]`, `H^H` applied to the columns after `j` (as
+/// LAPACK's `?geqr2`: `H^H` reduces the column, `tau` conjugated).
+fn householder_step<T: Field>(m: usize, n: usize, a: &mut [T], tau: &mut [T], j: usize) {
     let col = j * m;
     let (beta, t) = if j + 1 < m {
         let alpha = a[col + j];
         larfg(alpha, &mut a[col + j + 1..col + m])
     } else {
-        (a[col + j], T::zero())
+        // A one-entry column: LAPACK's `larfg` with an empty `x` (a real
+        // entry needs no reflection; a complex one is made real).
+        larfg(a[col + j], &mut [])
     };
     a[col + j] = beta;
     tau[j] = t;
     let keep = a[col + j];
     a[col + j] = T::one();
-    apply_reflector(a, m, j, t, j + 1..n);
+    apply_reflector(a, m, j, t.conj(), j + 1..n);
     a[col + j] = keep;
 }
 
 /// Householder QR (LAPACK `geqrf`): `a` (`m x n`) is overwritten by `R`
 /// (upper triangle) and the reflectors' vectors (below it); `tau` gets the
 /// `min(m, n)` scalar factors.
-pub fn geqrf<T: Float>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
+pub fn geqrf<T: Field>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
     for j in 0..m.min(n) {
         householder_step(m, n, a, tau, j);
     }
@@ -287,7 +310,7 @@ pub fn geqrf<T: Float>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
 /// nonzero `jpvt[j]` moves column `j` to the front (kept there, in order);
 /// on exit `jpvt[j]` is the 1-based original index of column `j` of `A P`.
 /// The other columns are chosen greedily by largest remaining norm.
-pub fn geqp3<T: Float>(m: usize, n: usize, a: &mut [T], jpvt: &mut [i32], tau: &mut [T]) {
+pub fn geqp3<T: Real>(m: usize, n: usize, a: &mut [T], jpvt: &mut [i32], tau: &mut [T]) {
     let swap_cols = |a: &mut [T], x: usize, y: usize| {
         if x != y {
             for i in 0..m {
@@ -327,7 +350,7 @@ pub fn geqp3<T: Float>(m: usize, n: usize, a: &mut [T], jpvt: &mut [i32], tau: &
 /// The first `n` columns of `Q = H(0) H(1) ... H(k-1)` (LAPACK `orgqr`):
 /// on entry column `j < k` of `a` (`m x n`, `n <= m`) holds reflector `j`
 /// below its diagonal, as [`geqrf`] leaves it; on exit `a` is `Q`.
-pub fn orgqr<T: Float>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
+pub fn orgqr<T: Field>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
     for j in k..n {
         let c = &mut a[j * m..(j + 1) * m];
         c.iter_mut().for_each(|v| *v = T::zero());
@@ -359,7 +382,7 @@ const MAX_SWEEPS: usize = 100;
 /// A plane rotation `(c, s)` that annihilates the off-diagonal entry of
 /// the symmetric 2x2 `[[app, apq], [apq, aqq]]` (Golub and Van Loan's
 /// `sym.schur2`).
-fn jacobi_rotation<T: Float>(app: T, apq: T, aqq: T) -> (T, T) {
+fn jacobi_rotation<T: Real>(app: T, apq: T, aqq: T) -> (T, T) {
     let tau = (aqq - app) / (two::<T>() * apq);
     let t = if tau >= T::zero() {
         T::one() / (tau + T::one().hypot(tau))
@@ -372,7 +395,7 @@ fn jacobi_rotation<T: Float>(app: T, apq: T, aqq: T) -> (T, T) {
 
 /// Rotates columns `p` and `q` of the column-major matrix `a` (`rows`
 /// rows): `col_p <- c col_p - s col_q`, `col_q <- s col_p + c col_q`.
-fn rotate_cols<T: Float>(a: &mut [T], rows: usize, p: usize, q: usize, c: T, s: T) {
+fn rotate_cols<T: Real>(a: &mut [T], rows: usize, p: usize, q: usize, c: T, s: T) {
     let (cp, cq) = {
         let (l, r) = a.split_at_mut(q * rows);
         (&mut l[p * rows..(p + 1) * rows], &mut r[..rows])
@@ -385,7 +408,7 @@ fn rotate_cols<T: Float>(a: &mut [T], rows: usize, p: usize, q: usize, c: T, s: 
 }
 
 /// The `n x n` identity, column-major.
-fn identity<T: Float>(n: usize) -> Vec<T> {
+fn identity<T: Real>(n: usize) -> Vec<T> {
     let mut v = vec![T::zero(); n * n];
     (0..n).for_each(|i| v[i + i * n] = T::one());
     v
@@ -396,7 +419,7 @@ fn identity<T: Float>(n: usize) -> Vec<T> {
 /// `pair` gives the symmetric 2x2 `(app, apq, aqq)` of a pair; one whose
 /// `apq` is negligible next to the diagonal is skipped, the others are
 /// annihilated by `rotate(state, p, q, c, s)`.
-fn cyclic_jacobi<T: Float, S>(
+fn cyclic_jacobi<T: Real, S>(
     n: usize,
     state: &mut S,
     pair: impl Fn(&S, usize, usize) -> (T, T, T),
@@ -433,7 +456,7 @@ fn cyclic_jacobi<T: Float, S>(
 /// computed by cyclic Jacobi, which is accurate to high relative
 /// precision). Without `vectors`, `a` is left as scratch. Returns `info`:
 /// 0, or 1 if the iteration did not converge.
-pub fn syevd<T: Float>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mut [T]) -> i32 {
+pub fn syevd<T: Real>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mut [T]) -> i32 {
     let mut s = vec![T::zero(); n * n];
     for j in 0..n {
         for i in 0..n {
@@ -507,7 +530,7 @@ pub enum SvdJob {
 /// marks false so that all columns are orthonormal, given that the valid
 /// ones are: Gram-Schmidt (twice) of unit vectors against the columns so
 /// far.
-fn complete_basis<T: Float>(q: &mut [T], rows: usize, cols: usize, valid: &mut [bool]) {
+fn complete_basis<T: Real>(q: &mut [T], rows: usize, cols: usize, valid: &mut [bool]) {
     let mut next = 0;
     for j in 0..cols {
         if valid[j] {
@@ -528,7 +551,7 @@ fn complete_basis<T: Float>(q: &mut [T], rows: usize, cols: usize, valid: &mut [
             }
             let nx = nrm2(&x);
             if nx > T::from(0.25).unwrap_or_else(T::one) {
-                x.iter_mut().for_each(|v| *v = *v / nx);
+                x.iter_mut().for_each(|v| *v /= nx);
                 q[j * rows..(j + 1) * rows].copy_from_slice(&x);
                 valid[j] = true;
                 break;
@@ -541,7 +564,7 @@ fn complete_basis<T: Float>(q: &mut [T], rows: usize, cols: usize, valid: &mut [
 /// `(s, u, v, converged)` with `s` descending, `u` `m x ucols` (`ucols` is
 /// `n`, or `m` for a full basis) and `v` `n x n`; `u` and `v` are empty
 /// (and the rotations not accumulated) without `vectors`.
-fn jacobi_svd_tall<T: Float>(
+fn jacobi_svd_tall<T: Real>(
     m: usize,
     n: usize,
     a: &[T],
@@ -609,7 +632,7 @@ fn jacobi_svd_tall<T: Float>(
 /// the `min(m, n)` singular values, descending; `u` and `vt` the vectors
 /// as `job` asks (column-major; untouched for [`SvdJob::None`]). Returns
 /// `info`: 0, or 1 if the iteration did not converge.
-pub fn gesvd<T: Float>(
+pub fn gesvd<T: Real>(
     job: SvdJob,
     m: usize,
     n: usize,
@@ -669,7 +692,7 @@ pub fn gesvd<T: Float>(
 /// `b` (`n x nrhs`, overwritten by `X`). `dl`, `d` and `du` are overwritten
 /// by the factorization. Returns `info`: 0, or `i + 1` when `U[i, i]` is
 /// exactly zero (no solution is computed).
-pub fn gtsv<T: Float>(
+pub fn gtsv<T: Field>(
     n: usize,
     nrhs: usize,
     dl: &mut [T],
@@ -684,14 +707,14 @@ pub fn gtsv<T: Float>(
     let mut du2 = vec![T::zero(); n.saturating_sub(2)];
     for i in 0..n - 1 {
         let sub = dl[i];
-        if d[i].abs() >= sub.abs() {
+        if d[i].abs1() >= sub.abs1() {
             if d[i] == T::zero() {
                 return (i + 1) as i32;
             }
             let f = sub / d[i];
-            d[i + 1] = d[i + 1] - f * du[i];
+            d[i + 1] -= f * du[i];
             for c in 0..nrhs {
-                b[i + 1 + c * n] = b[i + 1 + c * n] - f * b[i + c * n];
+                b[i + 1 + c * n] -= f * b[i + c * n];
             }
             dl[i] = T::zero();
         } else {
@@ -718,7 +741,7 @@ pub fn gtsv<T: Float>(
     }
     for c in 0..nrhs {
         let x = &mut b[c * n..(c + 1) * n];
-        x[n - 1] = x[n - 1] / d[n - 1];
+        x[n - 1] /= d[n - 1];
         if n > 1 {
             x[n - 2] = (x[n - 2] - du[n - 2] * x[n - 1]) / d[n - 2];
         }

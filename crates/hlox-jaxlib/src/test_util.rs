@@ -52,6 +52,7 @@ pub fn every_triangular() -> impl Iterator<Item = (u64, Triangular)> {
             left: bits & 1 != 0,
             lower: bits & 2 != 0,
             transpose: bits & 4 != 0,
+            conjugate: false,
             unit: bits & 8 != 0,
         };
         (bits, p)
