@@ -181,24 +181,7 @@ impl DotKernel {
         let b = permuted(r, &self.rhs, &self.rorder);
         let (m, n, k) = (self.m, self.n, self.k);
         let mut c = vec![T::default(); self.b * m * n];
-        for bi in 0..self.b {
-            gemm_strided(
-                m,
-                n,
-                k,
-                c.as_mut_ptr().add(bi * m * n),
-                n as isize,
-                1,
-                a.as_ptr().add(bi * m * k),
-                k as isize,
-                1,
-                b.as_ptr().add(bi * k * n),
-                n as isize,
-                1,
-                one,
-                true,
-            );
-        }
+        crate::matmul::float_matmul(&a, &b, &mut c, self.b, m, k, n, one, true);
         let mut i = 0;
         crate::for_each_offset(&self.out.dims, &self.out.strides, |off| {
             if let Some(x) = c.get(i) {
