@@ -616,13 +616,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .collect()
     }
 
-    /// Calls the runtime helper at `addr` (an `extern "C" fn(...) -> i32`
-    /// taking these pointer and i64 arguments) and checks its status.
     /// A custom call whose prepared form the runtime finds at a call site
     /// (typed FFI, sandboxed): checks the leaf counts against the prepared
     /// call's `counts` (operands, results), records `site`, and calls
-    /// `entry(ctx, site, argument table, result table)`.
-    #[allow(clippy::too_many_arguments)]
+    /// `hlox_rt_prepared_call(ctx, site, argument table, result table)`.
     fn call_prepared_site(
         &mut self,
         fr: &Frame<'a, 'ctx>,
@@ -631,7 +628,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         out_ptrs: &[PointerValue<'ctx>],
         counts: (usize, usize),
         site: CallSite,
-        entry: usize,
     ) -> R<()> {
         let name = site.inst.clone();
         if (args.len(), out_ptrs.len()) != counts {
@@ -650,11 +646,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.call_runtime(
             fr,
             &name,
-            entry,
+            runtime::hlox_rt_prepared_call as *const () as usize,
             &[fr.ctx.into(), index.into(), args_t.into(), rets_t.into()],
         )
     }
 
+    /// Calls the runtime helper at `addr` (an `extern "C" fn(...) -> i32`
+    /// taking these pointer and i64 arguments) and checks its status.
     fn call_runtime(
         &self,
         fr: &Frame<'a, 'ctx>,
@@ -1805,7 +1803,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 &out_ptrs,
                 counts,
                 site,
-                runtime::hlox_rt_sandboxed_call as *const () as usize,
             );
         }
         if let hlox_ffi::TargetFn::Ffi(_) = func {
@@ -1827,7 +1824,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 &out_ptrs,
                 counts,
                 site,
-                runtime::hlox_rt_ffi_call as *const () as usize,
             );
         }
         let mut ins = Vec::new();
