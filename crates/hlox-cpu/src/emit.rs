@@ -858,7 +858,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         if arrays.is_empty() {
             return Ok(());
         }
-        let work = reduce_work_factor(gen_comp, root, &sources);
+        let work = reduce_work_factor(gen_comp, root, sources);
         if self.emit_column_reduce(g, root, outs)? {
             return Ok(());
         }
@@ -876,8 +876,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let out_ptrs: Vec<(PointerValue<'ctx>, ArrayShape)> =
                 group.iter().map(|(k, s)| (outs[*k].0, s.clone())).collect();
             let ks: Vec<usize> = group.iter().map(|(k, _)| *k).collect();
-            let hoist = row_hoists(gen_comp, root, &sources, &loop_shape);
-            let shared = row_shared(gen_comp, root, &sources, &loop_shape, &hoist);
+            let hoist = row_hoists(gen_comp, root, sources, &loop_shape);
+            let shared = row_shared(gen_comp, root, sources, &loop_shape, &hoist);
             self.emit_loop(
                 g,
                 &out_ptrs,
