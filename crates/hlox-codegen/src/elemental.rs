@@ -15,6 +15,7 @@ use hlox_hlo::{
     ArrayShape, BinaryOp, CompId, Computation, ElementType, InstId, Instruction, Layout, Literal,
     Module, Op, Shape,
 };
+use inkwell::basic_block::BasicBlock;
 use inkwell::values::{AsValueRef, BasicValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use std::collections::HashMap;
@@ -313,7 +314,13 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         })
     }
 
-    fn one(&mut self, cg: &Cg<'_, 'ctx>, id: InstId, index: &[IntValue<'ctx>]) -> Result<V<'ctx>> {
+    /// The element of array `id` at logical `index` (its only leaf).
+    pub fn one(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        id: InstId,
+        index: &[IntValue<'ctx>],
+    ) -> Result<V<'ctx>> {
         let name = &self.comp.inst(id).name;
         let v = self.gen(cg, id, index)?;
         v.into_iter()
@@ -447,18 +454,19 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         let eb = cg.ctx.append_basic_block(f, "else");
         let jb = cg.ctx.append_basic_block(f, "join");
         b.build_conditional_branch(cond, tb, eb)?;
-        b.position_at_end(tb);
-        self.push();
-        let tv = then_(self)?;
-        self.pop();
-        let tend = b.get_insert_block().unwrap_or(tb);
-        b.build_unconditional_branch(jb)?;
-        b.position_at_end(eb);
-        self.push();
-        let ev = else_(self)?;
-        self.pop();
-        let eend = b.get_insert_block().unwrap_or(eb);
-        b.build_unconditional_branch(jb)?;
+        // One arm in `bb`: its values and the block it ends in.
+        let arm = |this: &mut Self,
+                   bb: BasicBlock<'ctx>,
+                   f: &mut dyn FnMut(&mut Self) -> Result<Vec<V<'ctx>>>|
+         -> Result<(Vec<V<'ctx>>, BasicBlock<'ctx>)> {
+            b.position_at_end(bb);
+            let v = this.scoped(|this| f(this))?;
+            let end = b.get_insert_block().unwrap_or(bb);
+            b.build_unconditional_branch(jb)?;
+            Ok((v, end))
+        };
+        let (tv, tend) = arm(self, tb, then_)?;
+        let (ev, eend) = arm(self, eb, else_)?;
         b.position_at_end(jb);
         let mut out = Vec::new();
         for (t, e) in tv.iter().zip(&ev) {

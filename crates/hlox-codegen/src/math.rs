@@ -57,12 +57,64 @@ impl MathFn {
         }
     }
 
+    /// The function computing element-wise `op` on a real float by
+    /// itself, if there is one (`abs` is `fabs`, `round_nearest_afz`
+    /// `round`); the other ops are arithmetic around these or not defined
+    /// on floats.
+    pub fn of_unary(op: hlox_hlo::UnaryOp) -> Option<MathFn> {
+        use hlox_hlo::UnaryOp as U;
+        use MathFn::*;
+        Some(match op {
+            U::Abs => Fabs,
+            U::Exp => Exp,
+            U::Expm1 => Expm1,
+            U::Log => Log,
+            U::Log1p => Log1p,
+            U::Sqrt => Sqrt,
+            U::Cbrt => Cbrt,
+            U::Tanh => Tanh,
+            U::Sin => Sin,
+            U::Cos => Cos,
+            U::Tan => Tan,
+            U::Floor => Floor,
+            U::Ceil => Ceil,
+            U::RoundNearestAfz => Round,
+            U::RoundNearestEven => RoundEven,
+            U::Erf => Erf,
+            U::Negate
+            | U::Sign
+            | U::Rsqrt
+            | U::Logistic
+            | U::IsFinite
+            | U::Not
+            | U::PopulationCount
+            | U::CountLeadingZeros
+            | U::Real
+            | U::Imag => return None,
+        })
+    }
+
     /// How many arguments the function takes (one or two).
     pub fn arity(self) -> usize {
         match self {
             MathFn::Pow | MathFn::Atan2 | MathFn::Fmod => 2,
             _ => 1,
         }
+    }
+}
+
+/// hlox's own f32 code for `f` where it has one (`exp`, `log`, `tanh`):
+/// every backend emits these, so that they compute the same bits.
+pub fn own_f32<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    f: MathFn,
+    x: FloatValue<'ctx>,
+) -> Option<Result<FloatValue<'ctx>>> {
+    match f {
+        MathFn::Exp => Some(exp_f32(cg, x)),
+        MathFn::Log => Some(log_f32(cg, x)),
+        MathFn::Tanh => Some(tanh_f32(cg, x)),
+        _ => None,
     }
 }
 
@@ -103,11 +155,8 @@ impl MathLib for HostMath {
         let ty = args[0].get_type();
         let is64 = ty == cg.f64();
         if ty == cg.f32() && args.len() == 1 {
-            match f {
-                MathFn::Exp => return exp_f32(cg, args[0]),
-                MathFn::Log => return log_f32(cg, args[0]),
-                MathFn::Tanh => return tanh_f32(cg, args[0]),
-                _ => {}
+            if let Some(r) = own_f32(cg, f, args[0]) {
+                return r;
             }
         }
         // What LLVM lowers inline or to the C library itself.

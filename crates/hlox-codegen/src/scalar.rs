@@ -145,6 +145,19 @@ pub fn f64_to_f32_round_to_odd<'ctx>(
     Ok(b.build_bit_cast(tb, cg.f32(), "")?.into_float_value())
 }
 
+/// The bits of f32 or f64 `x` without its sign: zero exactly for ±0, with
+/// no denormals-are-zero (a denormal is not zero here).
+fn magnitude_bits<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<IntValue<'ctx>> {
+    let it = if x.get_type() == cg.f64() {
+        cg.i64()
+    } else {
+        cg.i32()
+    };
+    let bits = cg.b.build_bit_cast(x, it, "")?.into_int_value();
+    let sign_off = it.const_int(u64::MAX >> (65 - it.get_bit_width()), false);
+    Ok(cg.b.build_and(bits, sign_off, "")?)
+}
+
 fn is_f64(ty: ElementType) -> bool {
     ty == ElementType::F64
 }
@@ -175,7 +188,6 @@ pub fn unary<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) 
             // A real number's real part is itself, its imaginary part 0.
             Real => x,
             Imag => ft.const_zero(),
-            Abs => m(MathFn::Fabs)?,
             Sign => {
                 let isnan = b.build_float_compare(FloatPredicate::UNO, x, x, "")?;
                 let iszero = b.build_float_compare(FloatPredicate::OEQ, x, ft.const_zero(), "")?;
@@ -184,31 +196,16 @@ pub fn unary<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) 
                 b.build_select(keep, x, s.into_float_value(), "")?
                     .into_float_value()
             }
-            Exp => m(MathFn::Exp)?,
-            Expm1 => m(MathFn::Expm1)?,
-            Log => m(MathFn::Log)?,
-            Log1p => m(MathFn::Log1p)?,
-            Sqrt => m(MathFn::Sqrt)?,
             Rsqrt => {
                 let s = m(MathFn::Sqrt)?;
                 b.build_float_div(one, s, "")?
             }
-            Cbrt => m(MathFn::Cbrt)?,
-            Tanh => m(MathFn::Tanh)?,
             Logistic => {
                 let n = b.build_float_neg(x, "")?;
                 let e = cg.math.emit(cg, MathFn::Exp, &[n])?;
                 let d = b.build_float_add(one, e, "")?;
                 b.build_float_div(one, d, "")?
             }
-            Sin => m(MathFn::Sin)?,
-            Cos => m(MathFn::Cos)?,
-            Tan => m(MathFn::Tan)?,
-            Floor => m(MathFn::Floor)?,
-            Ceil => m(MathFn::Ceil)?,
-            RoundNearestAfz => m(MathFn::Round)?,
-            RoundNearestEven => m(MathFn::RoundEven)?,
-            Erf => m(MathFn::Erf)?,
             IsFinite => {
                 let a = m(MathFn::Fabs)?;
                 let inf = ft.const_float(f64::INFINITY);
@@ -216,7 +213,10 @@ pub fn unary<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) 
                     .build_float_compare(FloatPredicate::ONE, a, inf, "")?
                     .into());
             }
-            Not | PopulationCount | CountLeadingZeros => return err(op.name(), ty),
+            _ => match MathFn::of_unary(op) {
+                Some(f) => m(f)?,
+                None => return err(op.name(), ty),
+            },
         };
         let r = if f32_arith_out { r } else { daz(cg, r)? };
         return cg.round_to(ty, r.into());
@@ -301,14 +301,9 @@ pub fn binary<'ctx>(
                 let x1 = b.build_float_compare(FloatPredicate::OEQ, x, one, "")?;
                 // y == ±0 on the bits: the check must not see DAZ (a
                 // denormal y is not zero for libm's pow).
-                let it = if ft == cg.f64() { cg.i64() } else { cg.i32() };
-                let yb = b.build_bit_cast(y, it, "")?.into_int_value();
-                let mag = b.build_and(
-                    yb,
-                    it.const_int(u64::MAX >> (65 - it.get_bit_width()), false),
-                    "",
-                )?;
-                let y0 = b.build_int_compare(IntPredicate::EQ, mag, it.const_zero(), "")?;
+                let mag = magnitude_bits(cg, y)?;
+                let y0 =
+                    b.build_int_compare(IntPredicate::EQ, mag, mag.get_type().const_zero(), "")?;
                 let c = b.build_or(x1, y0, "")?;
                 b.build_select(c, one, p, "")?.into_float_value()
             }
@@ -637,19 +632,8 @@ pub fn convert<'ctx>(
     if to == Pred {
         return Ok(if from.is_float() {
             // On the bits: a denormal is not zero here (no DAZ in convert).
-            let v = x.into_float_value();
-            let it = if v.get_type() == cg.f64() {
-                cg.i64()
-            } else {
-                cg.i32()
-            };
-            let bits = b.build_bit_cast(v, it, "")?.into_int_value();
-            let mag = b.build_and(
-                bits,
-                it.const_int(u64::MAX >> (65 - it.get_bit_width()), false),
-                "",
-            )?;
-            b.build_int_compare(IntPredicate::NE, mag, it.const_zero(), "")?
+            let mag = magnitude_bits(cg, x.into_float_value())?;
+            b.build_int_compare(IntPredicate::NE, mag, mag.get_type().const_zero(), "")?
                 .into()
         } else {
             let v = x.into_int_value();

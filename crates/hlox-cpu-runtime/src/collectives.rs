@@ -271,6 +271,14 @@ pub fn run_collective(
         collective: desc.name.clone(),
         source,
     };
+    // Buffer `k` of the operands or results (`what`) has `got` bytes.
+    let check_len = |what: &str, k: usize, got: usize, want: usize| {
+        if got == want {
+            Ok(())
+        } else {
+            Err(invalid(format!("{what} {k} has {got} bytes, not {want}")))
+        }
+    };
     match desc.kind {
         CollectiveKind::ReplicaId | CollectiveKind::PartitionId => {
             let v = match desc.kind {
@@ -296,13 +304,7 @@ pub fn run_collective(
         )));
     }
     for (k, (b, d)) in ins.iter().zip(&desc.operands).enumerate() {
-        if b.len() != byte_len(desc, d) {
-            return Err(invalid(format!(
-                "operand {k} has {} bytes, not {}",
-                b.len(),
-                byte_len(desc, d)
-            )));
-        }
+        check_len("operand", k, b.len(), byte_len(desc, d))?;
     }
     let mine: Vec<u8> = ins.concat();
     let per = mine.len();
@@ -340,12 +342,7 @@ pub fn run_collective(
             let mut off = 0;
             for (k, out) in outs.iter_mut().enumerate() {
                 let len = ins[k].len();
-                if out.len() != len {
-                    return Err(invalid(format!(
-                        "result {k} has {} bytes, not {len}",
-                        out.len()
-                    )));
-                }
+                check_len("result", k, out.len(), len)?;
                 out.copy_from_slice(&of(g[0])[off..off + len]);
                 for &d in &g[1..] {
                     reduce_into(*r, desc.ty, out, &of(d)[off..off + len]).map_err(&buffers)?;
@@ -413,12 +410,7 @@ pub fn run_collective(
                 .collect();
             for (j, out) in outs.iter_mut().enumerate() {
                 let len = ins[p].len();
-                if out.len() != len {
-                    return Err(invalid(format!(
-                        "result {j} has {} bytes, not {len}",
-                        out.len()
-                    )));
-                }
+                check_len("result", j, out.len(), len)?;
                 out.copy_from_slice(&of(g[j])[offs[p]..offs[p] + len]);
             }
         }

@@ -3,10 +3,8 @@
 //! batching dimensions. Scatter combines through a recognized fast path
 //! (add, multiply, max, min, and, or, overwrite) or the compiled combiner.
 
-use crate::elem::{
-    rd, read_index, recognize_combiner, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr,
-};
-use crate::{check_counts, copy_relayout, Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
+use crate::elem::{rd, read_index, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr};
+use crate::{copy_relayout, Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
 use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
 use hlox_hlo::{GatherDimensionNumbers, ScatterDimensionNumbers};
 
@@ -15,7 +13,6 @@ fn idims(g: &Geom) -> Vec<i64> {
 }
 
 pub(crate) struct GatherKernel {
-    name: String,
     operand: Geom,
     indices: Geom,
     out: Geom,
@@ -43,7 +40,6 @@ impl GatherKernel {
         )
         .map_err(|e| cx.plan_err(e))?;
         Ok(GatherKernel {
-            name: cx.inst.name.clone(),
             operand,
             indices,
             out,
@@ -54,7 +50,6 @@ impl GatherKernel {
 
 impl HostKernel for GatherKernel {
     unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
-        check_counts(&self.name, operands, outputs, 2, 1)?;
         if self.out.count() == 0 {
             return Ok(());
         }
@@ -125,7 +120,6 @@ impl HostKernel for GatherKernel {
 }
 
 pub(crate) struct ScatterKernel {
-    name: String,
     n: usize,
     operands: Vec<Geom>,
     indices: Geom,
@@ -165,14 +159,8 @@ impl ScatterKernel {
             &idims(&updates[0]),
         )
         .map_err(|e| cx.plan_err(e))?;
-        let (callee, comp) = cx.callee(0)?;
-        let fast = if n == 1 {
-            recognize_combiner(cx.module, comp, operands[0].ty)
-        } else {
-            None
-        };
+        let (callee, fast) = cx.combiner_callee(0, n, operands[0].ty)?;
         Ok(ScatterKernel {
-            name: cx.inst.name.clone(),
             n,
             operands,
             indices,
@@ -271,7 +259,6 @@ impl ScatterKernel {
 impl HostKernel for ScatterKernel {
     unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
         let n = self.n;
-        check_counts(&self.name, operands, outputs, 2 * n + 1, n)?;
         for k in 0..n {
             copy_relayout(operands[k], &self.operands[k], outputs[k], &self.outs[k]);
         }

@@ -188,6 +188,24 @@ impl Ctx<'_> {
         })?;
         Ok((f, comp))
     }
+    /// Called computation `i` as an update function of `n` values of type
+    /// `ty`: its compiled function and, for one value (`n == 1`), the
+    /// [`elem::Combiner`] it is when the runtime recognizes it (then applied
+    /// without calling the function).
+    pub(crate) fn combiner_callee(
+        &self,
+        i: usize,
+        n: usize,
+        ty: ElementType,
+    ) -> Result<(ScalarFn, Option<elem::Combiner>), KernelError> {
+        let (f, comp) = self.callee(i)?;
+        let fast = if n == 1 {
+            elem::recognize_combiner(self.module, comp, ty)
+        } else {
+            None
+        };
+        Ok((f, fast))
+    }
 }
 
 /// Builds the kernel for `inst` of computation `comp`, or Ok(None) if this opcode is not a runtime
@@ -307,7 +325,29 @@ pub fn make_kernel(
         } => Box::new(fft::FftKernel::new(&cx, *fft_type, fft_length)?),
         _ => return Ok(None),
     };
-    Ok(Some(k))
+    Ok(Some(Box::new(Checked {
+        name: instr.name.clone(),
+        n_in: cx.operands.iter().map(|s| s.leaves().len()).sum(),
+        n_out: instr.shape.leaves().len(),
+        kernel: k,
+    })))
+}
+
+/// A kernel behind the check every kernel needs before it reads a buffer:
+/// one operand buffer per leaf of the operands, one result buffer per leaf
+/// of the result, none null.
+struct Checked {
+    name: String,
+    n_in: usize,
+    n_out: usize,
+    kernel: Box<dyn HostKernel>,
+}
+
+impl HostKernel for Checked {
+    unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
+        check_counts(&self.name, operands, outputs, self.n_in, self.n_out)?;
+        self.kernel.run(operands, outputs)
+    }
 }
 
 /// Whether every element offset of `a` fits in isize bytes.
@@ -366,7 +406,7 @@ pub(crate) unsafe fn copy_relayout(src: *const u8, sg: &Geom, dst: *mut u8, dg: 
 }
 
 /// Checks the leaf counts a kernel is run with.
-pub(crate) fn check_counts(
+fn check_counts(
     what: &str,
     operands: &[*const u8],
     outputs: &[*mut u8],

@@ -289,8 +289,12 @@ pub(crate) unsafe fn gemm_strided<T: 'static + Copy + Default>(
     );
 }
 
+/// `c = a · b` for `bt` row-major products [m, k] x [k, n] stored one
+/// after another (gemm's kernels for f32, f64, c32 and c64, `one` being the
+/// element type's 1): in parallel over the batch when the products are
+/// small and many, else each product parallel inside when `par`.
 #[allow(clippy::too_many_arguments)]
-fn float_matmul<T: 'static + Copy + Default + Send + Sync>(
+pub(crate) fn float_matmul<T: 'static + Copy + Default + Send + Sync>(
     a: &[T],
     b: &[T],
     c: &mut [T],

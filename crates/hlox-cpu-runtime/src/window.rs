@@ -3,8 +3,8 @@
 //! path (add, multiply, max, min, and, or, overwrite) or the compiled
 //! function; select always calls its compiled function.
 
-use crate::elem::{rd, recognize_combiner, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr};
-use crate::{check_counts, Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
+use crate::elem::{rd, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr};
+use crate::{Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
 use hlox_hlo::semantics::window::WindowTable;
 use hlox_hlo::Window;
 use rayon::prelude::*;
@@ -35,7 +35,6 @@ fn unravel(mut i: usize, dims: &[usize], out: &mut [usize]) {
 }
 
 pub(crate) struct ReduceWindowKernel {
-    name: String,
     n: usize,
     ins: Vec<Geom>,
     outs: Vec<Geom>,
@@ -57,14 +56,8 @@ impl ReduceWindowKernel {
             ins.push(Geom::new(&cx.array_operand(i)?));
             outs.push(Geom::new(&cx.result_leaf(i)?));
         }
-        let (callee, comp) = cx.callee(0)?;
-        let fast = if n == 1 {
-            recognize_combiner(cx.module, comp, ins[0].ty)
-        } else {
-            None
-        };
+        let (callee, fast) = cx.combiner_callee(0, n, ins[0].ty)?;
         Ok(ReduceWindowKernel {
-            name: cx.inst.name.clone(),
             n,
             tab: window_table(cx, &ins[0], &outs[0], w)?,
             ins,
@@ -149,8 +142,6 @@ fn par_chunks(count: usize, per: usize, f: impl Fn(usize, usize) + Sync) {
 
 impl HostKernel for ReduceWindowKernel {
     unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
-        let n = self.n;
-        check_counts(&self.name, operands, outputs, 2 * n, n)?;
         if self.outs[0].count() == 0 {
             return Ok(());
         }
@@ -165,7 +156,6 @@ impl HostKernel for ReduceWindowKernel {
 }
 
 pub(crate) struct SelectAndScatterKernel {
-    name: String,
     operand: Geom,
     source: Geom,
     out: Geom,
@@ -184,11 +174,10 @@ impl SelectAndScatterKernel {
             return Err(cx.err("unsupported source type"));
         }
         let (select, _) = cx.callee(0)?;
-        let (scatter, comp) = cx.callee(1)?;
+        let (scatter, fast) = cx.combiner_callee(1, 1, source.ty)?;
         Ok(SelectAndScatterKernel {
-            name: cx.inst.name.clone(),
             tab: window_table(cx, &operand, &source, w)?,
-            fast: recognize_combiner(cx.module, comp, source.ty),
+            fast,
             operand,
             source,
             out,
@@ -200,7 +189,6 @@ impl SelectAndScatterKernel {
 
 impl HostKernel for SelectAndScatterKernel {
     unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
-        check_counts(&self.name, operands, outputs, 3, 1)?;
         let (op, sp, ip, out) = (operands[0], operands[1], operands[2], outputs[0]);
         let ssz = self.source.ty.byte_size();
         let osz = self.operand.ty.byte_size();

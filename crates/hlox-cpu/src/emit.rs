@@ -21,14 +21,35 @@ use hlox_codegen::loops::{outer_extent, shape_loop_hoisting, LoopPoint};
 use hlox_codegen::Cg;
 use hlox_ffi::{BoundTargets, Platform};
 use hlox_hlo::{
-    ArrayShape, CompId, Computation, CustomCallApiVersion, ElementType, EntityRef, InstId, Literal,
-    Module, Op, Shape,
+    ArrayShape, CompId, Computation, CustomCallApiVersion, ElementType, EntityRef, InstId,
+    Instruction, Literal, Module, Op, Shape,
 };
 use inkwell::values::{BasicMetadataValueEnum, BasicValue, FunctionValue, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use std::collections::HashMap;
 
 type R<T> = Result<T, CompileError>;
+
+/// An instruction's leaf buffers: the pointer and shape of each leaf.
+type Leaves<'ctx> = [(PointerValue<'ctx>, Shape)];
+
+/// A buffer a generated loop reads: the instruction and its leaves.
+type Source<'ctx> = (InstId, Vec<(PointerValue<'ctx>, Shape)>);
+
+/// The body of an element loop, given the loop function's output buffers
+/// and the element index.
+type ElementBody<'b, 'a, 'ctx> = dyn FnMut(
+        &Cg<'_, 'ctx>,
+        &mut ElementalCtx<'a, 'ctx>,
+        &[(PointerValue<'ctx>, ArrayShape)],
+        &[IntValue<'ctx>],
+    ) -> hlox_codegen::Result<()>
+    + 'b;
+
+/// The leaves' pointers.
+fn ptrs<'ctx>(leaves: &Leaves<'ctx>) -> Vec<PointerValue<'ctx>> {
+    leaves.iter().map(|(p, _)| *p).collect()
+}
 
 pub(crate) struct Emitter<'a, 'ctx> {
     pub cg: Cg<'a, 'ctx>,
@@ -62,8 +83,29 @@ pub(crate) struct Emitter<'a, 'ctx> {
     pub column_reductions_split_rows: usize,
 }
 
-/// The per-function values of a sequential computation being emitted.
-struct Frame<'ctx> {
+/// An instruction of the sequential computation being emitted.
+struct InstAt<'a, 'ctx> {
+    id: InstId,
+    inst: &'a Instruction,
+    /// The instruction's output leaves.
+    out: Vec<(PointerValue<'ctx>, Shape)>,
+}
+
+/// What a group of element loops generates from: the computation whose
+/// instructions they generate, the buffers they read (everything else is
+/// generated), and the name their functions and errors carry.
+struct Gen<'s, 'a, 'ctx> {
+    comp: &'a Computation,
+    sources: &'s [Source<'ctx>],
+    name: &'s str,
+}
+
+/// The sequential computation being emitted and its function's values.
+struct Frame<'a, 'ctx> {
+    cid: CompId,
+    comp: &'a Computation,
+    /// The computation's buffer assignment.
+    a: &'a Assignment,
     ctx: PointerValue<'ctx>,
     params: PointerValue<'ctx>,
     outs: PointerValue<'ctx>,
@@ -90,15 +132,12 @@ fn e<E: std::fmt::Display>(inst: &str) -> impl Fn(E) -> CompileError + '_ {
 /// The largest number of input elements per output element of a reduce
 /// computed (not read from a buffer) by the generator of `root`.
 fn reduce_work_factor<T>(comp: &Computation, root: InstId, sources: &[(InstId, T)]) -> usize {
-    let mut stack = vec![root];
-    let mut seen = vec![];
+    let generated = reachable(comp, root, |id| sources.iter().any(|(s, _)| *s == id));
     let mut work = 1usize;
-    while let Some(id) = stack.pop() {
-        if seen.contains(&id) || sources.iter().any(|(s, _)| *s == id) {
+    for (id, inst) in comp.instructions.iter() {
+        if !generated[id.index()] {
             continue;
         }
-        seen.push(id);
-        let inst = comp.inst(id);
         if let Op::Reduce { .. } = inst.op {
             let out = inst.shape.leaves();
             let out_n = out
@@ -115,9 +154,24 @@ fn reduce_work_factor<T>(comp: &Computation, root: InstId, sources: &[(InstId, T
                 work = work.max(a.element_count() / out_n);
             }
         }
-        stack.extend(inst.operands.iter().copied());
     }
     work
+}
+
+/// The instructions (by index) whose values the generator of `start`
+/// computes: reachable from it through operands without entering one where
+/// `stop` holds (a buffer the loop reads, a value computed elsewhere).
+fn reachable(comp: &Computation, start: InstId, stop: impl Fn(InstId) -> bool) -> Vec<bool> {
+    let mut reach = vec![false; comp.instructions.len()];
+    let mut stack = vec![start];
+    while let Some(id) = stack.pop() {
+        if reach[id.index()] || stop(id) {
+            continue;
+        }
+        reach[id.index()] = true;
+        stack.extend(comp.inst(id).operands.iter().copied());
+    }
+    reach
 }
 
 /// Values to compute once per row of a loop over `loop_shape` (rank >= 2)
@@ -141,15 +195,7 @@ fn row_hoists<T>(
     }
     let is_source = |id: InstId| sources.iter().any(|(s, _)| *s == id);
     // Instructions reachable from the root without passing through sources.
-    let mut reach = vec![false; comp.instructions.len()];
-    let mut stack = vec![root];
-    while let Some(id) = stack.pop() {
-        if reach[id.index()] || is_source(id) {
-            continue;
-        }
-        reach[id.index()] = true;
-        stack.extend(comp.inst(id).operands.iter().copied());
-    }
+    let reach = reachable(comp, root, is_source);
     // Does the value of an instruction involve a reduce (in topological order)?
     let mut has_reduce = vec![false; comp.instructions.len()];
     for (id, inst) in comp.instructions.iter() {
@@ -218,16 +264,10 @@ fn row_shared<T>(
     let rank = loop_shape.rank() as i64;
     let is_source = |id: InstId| sources.iter().any(|(s, _)| *s == id);
     let is_hoisted = |id: InstId| hoist.iter().any(|(x, _)| *x == id);
+    let generated_from =
+        |start: InstId| reachable(comp, start, |id| is_source(id) || is_hoisted(id));
     // Instructions the output loop generates itself.
-    let mut in_body = vec![false; comp.instructions.len()];
-    let mut stack = vec![root];
-    while let Some(id) = stack.pop() {
-        if in_body[id.index()] || is_source(id) || is_hoisted(id) {
-            continue;
-        }
-        in_body[id.index()] = true;
-        stack.extend(comp.inst(id).operands.iter().copied());
-    }
+    let in_body = generated_from(root);
     let other_dims: Vec<i64> = (0..rank).filter(|&d| d != minor).collect();
     let mut out: Vec<(usize, InstId)> = Vec::new();
     for (k, (x, dims)) in hoist.iter().enumerate() {
@@ -253,19 +293,14 @@ fn row_shared<T>(
             continue;
         }
         // The value's own expression: expensive, and free of reductions.
+        let own = generated_from(e);
         let mut expensive = false;
         let mut reduces = false;
-        let mut seen = vec![false; comp.instructions.len()];
-        let mut stack = vec![e];
-        while let Some(id) = stack.pop() {
-            if seen[id.index()] || is_source(id) || is_hoisted(id) {
-                continue;
+        for (id, inst) in comp.instructions.iter() {
+            if own[id.index()] {
+                reduces |= matches!(inst.op, Op::Reduce { .. });
+                expensive |= inst.op.opcode().is_expensive();
             }
-            seen[id.index()] = true;
-            let inst = comp.inst(id);
-            reduces |= matches!(inst.op, Op::Reduce { .. });
-            expensive |= inst.op.opcode().is_expensive();
-            stack.extend(inst.operands.iter().copied());
         }
         if expensive && !reduces {
             out.push((k, e));
@@ -296,6 +331,25 @@ fn column_loops<'ctx>(
             column_loops(cg, shape, rest, idx, body)
         },
     )
+}
+
+/// Stores into `out` the partial results of reduce `root` at `at(0)`,
+/// `at(1)`, ... (`parts` of them, of type `ty`) combined in that order.
+fn combine_partials<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    ctx: &ElementalCtx<'_, 'ctx>,
+    root: InstId,
+    ty: ElementType,
+    parts: i64,
+    at: impl Fn(i64) -> hlox_codegen::Result<PointerValue<'ctx>>,
+    out: PointerValue<'ctx>,
+) -> hlox_codegen::Result<()> {
+    let mut acc = cg.load_elem(ty, at(0)?)?;
+    for k in 1..parts {
+        let x = cg.load_elem(ty, at(k)?)?;
+        acc = ctx.combine_reduced(cg, root, acc, x)?;
+    }
+    cg.store_elem(ty, out, acc)
 }
 
 /// Computations executed as functions, reachable from the entry, callees first.
@@ -402,6 +456,22 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         );
     }
 
+    /// Adds `void name(params)` with this module's function attributes and
+    /// positions the builder at its entry block.
+    fn begin_void_fn(
+        &self,
+        name: &str,
+        params: &[inkwell::types::BasicMetadataTypeEnum<'ctx>],
+    ) -> FunctionValue<'ctx> {
+        let cg = &self.cg;
+        let f = cg
+            .module
+            .add_function(name, cg.ctx.void_type().fn_type(params, false), None);
+        self.add_attrs(f);
+        cg.b.position_at_end(cg.ctx.append_basic_block(f, "entry"));
+        f
+    }
+
     pub fn fn_name(&self, cid: CompId) -> String {
         format!("comp.{}.{}", cid, self.module.comp(cid).name)
     }
@@ -420,24 +490,17 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
     }
 
-    fn ptr_of(&self, fr: &Frame<'ctx>, a: &Assignment, loc: &Loc) -> R<PointerValue<'ctx>> {
+    fn ptr_of(&self, fr: &Frame<'a, 'ctx>, loc: &Loc) -> R<PointerValue<'ctx>> {
         let cg = &self.cg;
-        let b = cg.b;
-        let load_from = |table: PointerValue<'ctx>, i: usize| -> R<PointerValue<'ctx>> {
-            let slot = unsafe { b.build_in_bounds_gep(cg.ptr(), table, &[cg.i64c(i as i64)], "") }
-                .map_err(e("leaf"))?;
-            Ok(b.build_load(cg.ptr(), slot, "")
-                .map_err(e("leaf"))?
-                .into_pointer_value())
-        };
+        let a = fr.a;
         Ok(match loc {
-            Loc::Param(i) => load_from(fr.params, *i)?,
+            Loc::Param(i) => self.load_ptr(fr.params, *i, "leaf")?,
             Loc::Temp(t) => {
                 let tt = &a.temps[*t];
                 match tt.out {
-                    Some(k) => load_from(fr.outs, k)?,
+                    Some(k) => self.load_ptr(fr.outs, k, "leaf")?,
                     None => unsafe {
-                        b.build_in_bounds_gep(
+                        cg.b.build_in_bounds_gep(
                             cg.i8(),
                             fr.arena,
                             &[cg.i64c((a.base + tt.offset) as i64)],
@@ -456,20 +519,49 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     /// Leaf pointers and shapes of an instruction.
-    fn leaves_of(
-        &self,
-        fr: &Frame<'ctx>,
-        a: &Assignment,
-        comp: &Computation,
-        id: InstId,
-    ) -> R<Vec<(PointerValue<'ctx>, Shape)>> {
-        let locs = a.leaves.get(&id).cloned().unwrap_or_default();
-        let shapes = comp.inst(id).shape.leaves();
+    fn leaves_of(&self, fr: &Frame<'a, 'ctx>, id: InstId) -> R<Vec<(PointerValue<'ctx>, Shape)>> {
+        let locs = fr.a.leaves.get(&id).cloned().unwrap_or_default();
+        let shapes = fr.comp.inst(id).shape.leaves();
         let mut out = Vec::new();
         for (l, (_, s)) in locs.iter().zip(shapes) {
-            out.push((self.ptr_of(fr, a, l)?, s.clone()));
+            out.push((self.ptr_of(fr, l)?, s.clone()));
         }
         Ok(out)
+    }
+
+    /// The leaf pointers of `ids`, one after another.
+    fn leaf_ptrs(&self, fr: &Frame<'a, 'ctx>, ids: &[InstId]) -> R<Vec<PointerValue<'ctx>>> {
+        let mut out = Vec::new();
+        for &id in ids {
+            out.extend(ptrs(&self.leaves_of(fr, id)?));
+        }
+        Ok(out)
+    }
+
+    /// The buffers a loop generating from `operands` reads: each distinct
+    /// operand with its leaves.
+    fn sources_of(&self, fr: &Frame<'a, 'ctx>, operands: &[InstId]) -> R<Vec<Source<'ctx>>> {
+        let mut sources: Vec<Source<'ctx>> = Vec::new();
+        for &o in operands {
+            if !sources.iter().any(|(s, _)| *s == o) {
+                sources.push((o, self.leaves_of(fr, o)?));
+            }
+        }
+        Ok(sources)
+    }
+
+    /// The pointer in slot `i` of the pointer table at `table`.
+    fn load_ptr(&self, table: PointerValue<'ctx>, i: usize, what: &str) -> R<PointerValue<'ctx>> {
+        let cg = &self.cg;
+        let slot = unsafe {
+            cg.b.build_in_bounds_gep(cg.ptr(), table, &[cg.i64c(i as i64)], "")
+        }
+        .map_err(e(what))?;
+        Ok(cg
+            .b
+            .build_load(cg.ptr(), slot, "")
+            .map_err(e(what))?
+            .into_pointer_value())
     }
 
     fn memcpy(&self, dst: PointerValue<'ctx>, src: PointerValue<'ctx>, size: usize) -> R<()> {
@@ -480,6 +572,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .b
             .build_memcpy(dst, 1, src, 1, self.cg.i64c(size as i64))
             .map_err(e("memcpy"))?;
+        Ok(())
+    }
+
+    /// Copies each array leaf of `srcs` into its leaf of `dst`.
+    fn copy_arrays(&self, dst: &Leaves<'ctx>, srcs: &[PointerValue<'ctx>]) -> R<()> {
+        for ((d, s), src) in dst.iter().zip(srcs) {
+            if let Some(arr) = s.as_array() {
+                self.memcpy(*d, *src, arr.byte_size())?;
+            }
+        }
         Ok(())
     }
 
@@ -514,22 +616,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .collect()
     }
 
-    /// Calls the runtime helper at `addr` (an `extern "C" fn(...) -> i32`
-    /// taking these pointer and i64 arguments) and checks its status.
     /// A custom call whose prepared form the runtime finds at a call site
     /// (typed FFI, sandboxed): checks the leaf counts against the prepared
     /// call's `counts` (operands, results), records `site`, and calls
-    /// `entry(ctx, site, argument table, result table)`.
-    #[allow(clippy::too_many_arguments)]
+    /// `hlox_rt_prepared_call(ctx, site, argument table, result table)`.
     fn call_prepared_site(
         &mut self,
-        fr: &Frame<'ctx>,
+        fr: &Frame<'a, 'ctx>,
         what: &str,
         args: &[PointerValue<'ctx>],
         out_ptrs: &[PointerValue<'ctx>],
         counts: (usize, usize),
         site: CallSite,
-        entry: usize,
     ) -> R<()> {
         let name = site.inst.clone();
         if (args.len(), out_ptrs.len()) != counts {
@@ -548,14 +646,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.call_runtime(
             fr,
             &name,
-            entry,
+            runtime::hlox_rt_prepared_call as *const () as usize,
             &[fr.ctx.into(), index.into(), args_t.into(), rets_t.into()],
         )
     }
 
+    /// Calls the runtime helper at `addr` (an `extern "C" fn(...) -> i32`
+    /// taking these pointer and i64 arguments) and checks its status.
     fn call_runtime(
         &self,
-        fr: &Frame<'ctx>,
+        fr: &Frame<'a, 'ctx>,
         name: &str,
         addr: usize,
         args: &[BasicMetadataValueEnum<'ctx>],
@@ -569,7 +669,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.check(fr, rc)
     }
 
-    fn check(&self, fr: &Frame<'ctx>, rc: IntValue<'ctx>) -> R<()> {
+    fn check(&self, fr: &Frame<'a, 'ctx>, rc: IntValue<'ctx>) -> R<()> {
         let cg = &self.cg;
         let f = cg.current_fn().map_err(e("check"))?;
         let ok = cg.ctx.append_basic_block(f, "ok");
@@ -596,6 +696,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         cg.b.position_at_end(entry);
         let pv = |i: u32| -> R<PointerValue<'ctx>> { Ok(param(f, i)?.into_pointer_value()) };
         let fr = Frame {
+            cid,
+            comp,
+            a,
             ctx: pv(0)?,
             params: pv(1)?,
             outs: pv(2)?,
@@ -603,24 +706,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             fail,
         };
         for id in comp.instructions.keys() {
-            self.emit_inst(&fr, cid, id)?;
+            self.emit_inst(&fr, id)?;
         }
         // Root leaves not computed in place are copied to the outputs.
         let rshapes = comp.root_inst().shape.leaves();
         for (k, loc) in a.root_copies.clone() {
-            let src = self.ptr_of(&fr, a, &loc)?;
-            let slot = unsafe {
-                self.cg
-                    .b
-                    .build_in_bounds_gep(self.cg.ptr(), fr.outs, &[self.cg.i64c(k as i64)], "")
-            }
-            .map_err(e("root"))?;
-            let dst = self
-                .cg
-                .b
-                .build_load(self.cg.ptr(), slot, "")
-                .map_err(e("root"))?
-                .into_pointer_value();
+            let src = self.ptr_of(&fr, &loc)?;
+            let dst = self.load_ptr(fr.outs, k, "root")?;
             let size = rshapes
                 .get(k)
                 .and_then(|(_, s)| s.as_array())
@@ -635,10 +727,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(())
     }
 
-    fn emit_inst(&mut self, fr: &Frame<'ctx>, cid: CompId, id: InstId) -> R<()> {
+    fn emit_inst(&mut self, fr: &Frame<'a, 'ctx>, id: InstId) -> R<()> {
         let module = self.module;
-        let comp = module.comp(cid);
-        let a = &self.assignments[&cid];
+        let (comp, a) = (fr.comp, fr.a);
         let inst = comp.inst(id);
         let name = inst.name.as_str();
         match &inst.op {
@@ -651,13 +742,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             Op::Reshape | Op::Bitcast if crate::buffers::is_alias_view(comp, id) => return Ok(()),
             _ => {}
         }
-        let out_leaves = self.leaves_of(fr, a, comp, id)?;
+        let at = InstAt {
+            id,
+            inst,
+            out: self.leaves_of(fr, id)?,
+        };
+        let out_leaves = &at.out;
         match &inst.op {
-            Op::DynamicUpdateSlice if a.in_place.contains(&id) => {
-                self.emit_dus_in_place(fr, cid, id, &out_leaves)
-            }
+            Op::DynamicUpdateSlice if a.in_place.contains(&id) => self.emit_dus_in_place(fr, &at),
             Op::BitcastConvert if !is_elemental(module, comp, id) => {
-                let src = self.leaves_of(fr, a, comp, inst.operands[0])?;
+                let src = self.leaves_of(fr, inst.operands[0])?;
                 let size = inst.shape.as_array().map(|s| s.byte_size()).unwrap_or(0);
                 self.memcpy(out_leaves[0].0, src[0].0, size)
             }
@@ -671,31 +765,40 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                             inst: name.into(),
                             message: format!("fused computation has no parameter {k}"),
                         })?;
-                        sources.push((p, self.leaves_of(fr, a, comp, o)?));
+                        sources.push((p, self.leaves_of(fr, o)?));
                     }
-                    self.emit_root_loops(fc, fc.root, sources, &out_leaves, name)
+                    self.emit_root_loops(
+                        &Gen {
+                            comp: fc,
+                            sources: &sources,
+                            name,
+                        },
+                        fc.root,
+                        out_leaves,
+                    )
                 } else {
-                    self.emit_call(fr, cid, id, fused, &inst.operands, &out_leaves)
+                    self.emit_call(fr, &at, fused)
                 }
             }
             _ if is_elemental(module, comp, id) => {
-                let mut sources = Vec::new();
-                let mut seen = Vec::new();
-                for &o in &inst.operands {
-                    if !seen.contains(&o) {
-                        seen.push(o);
-                        sources.push((o, self.leaves_of(fr, a, comp, o)?));
-                    }
-                }
-                self.emit_root_loops(comp, id, sources, &out_leaves, name)
+                let sources = self.sources_of(fr, &inst.operands)?;
+                self.emit_root_loops(
+                    &Gen {
+                        comp,
+                        sources: &sources,
+                        name,
+                    },
+                    id,
+                    out_leaves,
+                )
             }
             Op::Call => {
                 let callee = inst.called[0];
-                self.emit_call(fr, cid, id, callee, &inst.operands, &out_leaves)
+                self.emit_call(fr, &at, callee)
             }
-            Op::While => self.emit_while(fr, cid, id, &out_leaves),
-            Op::Conditional => self.emit_conditional(fr, cid, id, &out_leaves),
-            Op::CustomCall(_) => self.emit_custom_call(fr, cid, id, &out_leaves),
+            Op::While => self.emit_while(fr, &at),
+            Op::Conditional => self.emit_conditional(fr, &at),
+            Op::CustomCall(_) => self.emit_custom_call(fr, &at),
             // Run by a kernel of hlox-cpu-runtime (`is_runtime_kernel`):
             // index maps, sorting, linear algebra, windows, random bits.
             #[rustfmt::skip]
@@ -703,7 +806,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             | Op::Sort { .. } | Op::TopK { .. }
             | Op::Dot { .. } | Op::Convolution(_)
             | Op::ReduceWindow { .. } | Op::SelectAndScatter { .. }
-            | Op::RngBitGenerator { .. } | Op::Fft { .. } => self.emit_kernel(fr, cid, id, &out_leaves),
+            | Op::RngBitGenerator { .. } | Op::Fft { .. } => self.emit_kernel(fr, &at),
             Op::Map { .. } | Op::Reduce { .. } => Err(CompileError::Unsupported {
                 inst: name.into(),
                 message: format!(
@@ -742,12 +845,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     /// Loops writing every leaf of `root` (of `gen_comp`) into `outs`.
     fn emit_root_loops(
         &mut self,
-        gen_comp: &'a Computation,
+        g: &Gen<'_, 'a, 'ctx>,
         root: InstId,
-        sources: Vec<(InstId, Vec<(PointerValue<'ctx>, Shape)>)>,
-        outs: &[(PointerValue<'ctx>, Shape)],
-        name: &str,
+        outs: &Leaves<'ctx>,
     ) -> R<()> {
+        let (gen_comp, sources) = (g.comp, g.sources);
         let arrays: Vec<(usize, ArrayShape)> = outs
             .iter()
             .enumerate()
@@ -756,11 +858,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         if arrays.is_empty() {
             return Ok(());
         }
-        let work = reduce_work_factor(gen_comp, root, &sources);
-        if self.emit_column_reduce(gen_comp, root, &sources, outs, name)? {
+        let work = reduce_work_factor(gen_comp, root, sources);
+        if self.emit_column_reduce(g, root, outs)? {
             return Ok(());
         }
-        if self.emit_split_reduce(gen_comp, root, &sources, outs, work, name)? {
+        if self.emit_split_reduce(g, root, outs, work)? {
             return Ok(());
         }
         let same = arrays.iter().all(|(_, s)| s.dims == arrays[0].1.dims);
@@ -769,19 +871,17 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         } else {
             arrays.into_iter().map(|x| vec![x]).collect()
         };
-        for g in groups {
-            let loop_shape = g[0].1.clone();
+        for group in groups {
+            let loop_shape = group[0].1.clone();
             let out_ptrs: Vec<(PointerValue<'ctx>, ArrayShape)> =
-                g.iter().map(|(k, s)| (outs[*k].0, s.clone())).collect();
-            let ks: Vec<usize> = g.iter().map(|(k, _)| *k).collect();
-            let hoist = row_hoists(gen_comp, root, &sources, &loop_shape);
-            let shared = row_shared(gen_comp, root, &sources, &loop_shape, &hoist);
-            self.emit_loop_with_work(
-                gen_comp,
-                &sources,
+                group.iter().map(|(k, s)| (outs[*k].0, s.clone())).collect();
+            let ks: Vec<usize> = group.iter().map(|(k, _)| *k).collect();
+            let hoist = row_hoists(gen_comp, root, sources, &loop_shape);
+            let shared = row_shared(gen_comp, root, sources, &loop_shape, &hoist);
+            self.emit_loop(
+                g,
                 &out_ptrs,
                 &loop_shape,
-                name,
                 work,
                 &hoist,
                 &shared,
@@ -812,12 +912,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     /// Returns false (and emits nothing) for other reductions.
     fn emit_column_reduce(
         &mut self,
-        gen_comp: &'a Computation,
+        g: &Gen<'_, 'a, 'ctx>,
         root: InstId,
-        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
-        outs: &[(PointerValue<'ctx>, Shape)],
-        name: &str,
+        outs: &Leaves<'ctx>,
     ) -> R<bool> {
+        let (gen_comp, sources) = (g.comp, g.sources);
         let [(_, Shape::Array(out_shape))] = outs else {
             return Ok(false);
         };
@@ -859,9 +958,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let kept: Vec<usize> = (0..in_shape.rank())
             .filter(|d| !dimensions.contains(&(*d as i64)))
             .collect();
-        if self
-            .emit_column_reduce_split_rows(gen_comp, root, sources, outs[0].0, out_shape, name)?
-        {
+        if self.emit_column_reduce_split_rows(g, root, outs[0].0, out_shape)? {
             self.column_reductions += 1;
             self.column_reductions_split_rows += 1;
             return Ok(true);
@@ -869,17 +966,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let n = outer_extent(out_shape);
         let out_arrays = [(outs[0].0, out_shape.clone())];
         self.emit_outlined(
-            gen_comp,
-            sources,
+            g,
             &out_arrays,
-            name,
             n,
             in_shape.element_count(),
             &mut |cg, ctx, louts, start, end| {
                 let (optr, oshape) = &louts[0];
-                let init_v = ctx.gen(cg, init, &[])?.into_iter().next().ok_or_else(|| {
-                    hlox_codegen::CodegenError::Other("reduce init has no value".into())
-                })?;
+                let init_v = ctx.one(cg, init, &[])?;
                 hlox_codegen::loops::shape_loop(cg, oshape, Some((start, end)), &mut |oi| {
                     let p = cg.element_ptr(*optr, oshape, oi)?;
                     cg.store_elem(ty, p, init_v)
@@ -891,15 +984,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         for (k, &d) in kept.iter().enumerate() {
                             idx[d] = oi[k];
                         }
-                        let x = ctx
-                            .gen(cg, input, &idx)?
-                            .into_iter()
-                            .next()
-                            .ok_or_else(|| {
-                                hlox_codegen::CodegenError::Other(
-                                    "reduce input has no value".into(),
-                                )
-                            })?;
+                        let x = ctx.one(cg, input, &idx)?;
                         let p = cg.element_ptr(*optr, oshape, oi)?;
                         let a = cg.load_elem(ty, p)?;
                         let r = ctx.combine_reduced(cg, root, a, x)?;
@@ -923,13 +1008,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     /// when the reduction is not such a one.
     fn emit_column_reduce_split_rows(
         &mut self,
-        gen_comp: &'a Computation,
+        g: &Gen<'_, 'a, 'ctx>,
         root: InstId,
-        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
         out_ptr: PointerValue<'ctx>,
         out_shape: &ArrayShape,
-        name: &str,
     ) -> R<bool> {
+        let (gen_comp, name) = (g.comp, g.name);
         let inst = gen_comp.inst(root);
         let Op::Reduce { dimensions } = &inst.op else {
             return Ok(false);
@@ -974,16 +1058,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let oshape = out_shape.clone();
         let in_rank = in_shape.rank();
         self.emit_outlined(
-            gen_comp,
-            sources,
+            g,
             &[(scratch, scratch_shape.clone())],
-            name,
             parts,
             in_shape.element_count(),
             &mut |cg, ctx, louts, start, end| {
-                let init_v = ctx.gen(cg, init, &[])?.into_iter().next().ok_or_else(|| {
-                    hlox_codegen::CodegenError::Other("reduce init has no value".into())
-                })?;
+                let init_v = ctx.one(cg, init, &[])?;
                 hlox_codegen::loops::for_range(cg, start, end, "part", &mut |c| {
                     let b = cg.b;
                     let base_at = b.build_int_mul(c, cg.i64c(out_n as i64), "")?;
@@ -1002,9 +1082,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         for (k, &d) in kept.iter().enumerate() {
                             idx[d] = oi[k];
                         }
-                        ctx.gen(cg, input, &idx)?.into_iter().next().ok_or_else(|| {
-                            hlox_codegen::CodegenError::Other("reduce input has no value".into())
-                        })
+                        ctx.one(cg, input, &idx)
                     };
                     // The part's first row.
                     hlox_codegen::loops::shape_loop(cg, &oshape, None, &mut |oi| {
@@ -1056,13 +1134,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let base = cg.element_ptr(scratch, &scratch_shape, &[cg.i64c(k * out_n as i64)])?;
                 cg.element_ptr(base, out_shape, oi)
             };
-            let mut acc = cg.load_elem(ty, at(0)?)?;
-            for k in 1..parts {
-                let x = cg.load_elem(ty, at(k)?)?;
-                acc = ctx.combine_reduced(cg, root, acc, x)?;
-            }
             let p = cg.element_ptr(out_ptr, out_shape, oi)?;
-            cg.store_elem(ty, p, acc)
+            combine_partials(cg, &ctx, root, ty, parts, at, p)
         })
         .map_err(e(name))?;
         Ok(true)
@@ -1074,13 +1147,12 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     /// emits nothing) when `root` is not such a reduction.
     fn emit_split_reduce(
         &mut self,
-        gen_comp: &'a Computation,
+        g: &Gen<'_, 'a, 'ctx>,
         root: InstId,
-        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
-        outs: &[(PointerValue<'ctx>, Shape)],
+        outs: &Leaves<'ctx>,
         work: usize,
-        name: &str,
     ) -> R<bool> {
+        let (gen_comp, sources, name) = (g.comp, g.sources, g.name);
         let [(out_ptr, Shape::Array(out_shape))] = outs else {
             return Ok(false);
         };
@@ -1108,12 +1180,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let scratch = cg.entry_alloca(slot_ty.into(), "parts").map_err(e(name))?;
         let parts_shape = ArrayShape::new(ty, vec![parts]);
         let rank = out_shape.rank();
-        self.emit_loop_with_work(
-            gen_comp,
-            sources,
+        self.emit_loop(
+            g,
             &[(scratch, parts_shape.clone())],
             &parts_shape,
-            name,
             work / parts as usize,
             &[],
             &[],
@@ -1128,148 +1198,110 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let cg = &self.cg;
         let ctx = ElementalCtx::new(self.module, gen_comp);
         let at = |k: i64| cg.element_ptr(scratch, &parts_shape, &[cg.i64c(k)]);
-        let mut acc = cg.load_elem(ty, at(0).map_err(e(name))?).map_err(e(name))?;
-        for k in 1..parts {
-            let x = cg.load_elem(ty, at(k).map_err(e(name))?).map_err(e(name))?;
-            acc = ctx.combine_reduced(cg, root, acc, x).map_err(e(name))?;
-        }
-        cg.store_elem(ty, *out_ptr, acc).map_err(e(name))?;
+        combine_partials(cg, &ctx, root, ty, parts, at, *out_ptr).map_err(e(name))?;
         Ok(true)
     }
 
     /// Outline a loop over `loop_shape` into its own function and call it
-    /// (in parallel when large).
-    #[allow(clippy::type_complexity)]
-    fn emit_loop(
-        &mut self,
-        gen_comp: &'a Computation,
-        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
-        outs: &[(PointerValue<'ctx>, ArrayShape)],
-        loop_shape: &ArrayShape,
-        name: &str,
-        body: &mut dyn FnMut(
-            &Cg<'_, 'ctx>,
-            &mut ElementalCtx<'a, 'ctx>,
-            &[(PointerValue<'ctx>, ArrayShape)],
-            &[IntValue<'ctx>],
-        ) -> hlox_codegen::Result<()>,
-    ) -> R<()> {
-        self.emit_loop_with_work(gen_comp, sources, outs, loop_shape, name, 1, &[], &[], body)
-    }
-
-    /// [`Self::emit_loop`] where each element costs about `work` elements
+    /// (in parallel when large). Each element costs about `work` elements
     /// (the reduced size of reductions), for the parallel decision; the
     /// `hoist`ed values ([`row_hoists`]) are computed once per row, and each
     /// `shared` value ([`row_shared`]) once per row into a scratch row just
     /// before the hoisted value that reduces it.
-    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-    fn emit_loop_with_work(
+    #[allow(clippy::too_many_arguments)]
+    fn emit_loop(
         &mut self,
-        gen_comp: &'a Computation,
-        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
+        g: &Gen<'_, 'a, 'ctx>,
         outs: &[(PointerValue<'ctx>, ArrayShape)],
         loop_shape: &ArrayShape,
-        name: &str,
         work: usize,
         hoist: &[(InstId, Vec<i64>)],
         shared: &[(usize, InstId)],
-        body: &mut dyn FnMut(
-            &Cg<'_, 'ctx>,
-            &mut ElementalCtx<'a, 'ctx>,
-            &[(PointerValue<'ctx>, ArrayShape)],
-            &[IntValue<'ctx>],
-        ) -> hlox_codegen::Result<()>,
+        body: &mut ElementBody<'_, 'a, 'ctx>,
     ) -> R<()> {
+        let (gen_comp, name) = (g.comp, g.name);
         let mut in_body = 0usize;
         let n = outer_extent(loop_shape);
         let total = loop_shape.element_count().saturating_mul(work.max(1));
-        self.emit_outlined(
-            gen_comp,
-            sources,
-            outs,
-            name,
-            n,
-            total,
-            &mut |cg, ctx, louts, start, end| {
-                // One scratch row per shared value, in the loop function's
-                // entry (so per thread and per call, not per row).
-                let minor = loop_shape
-                    .layout
-                    .minor_to_major
-                    .first()
-                    .copied()
-                    .unwrap_or(0) as usize;
-                let mut scratch = Vec::with_capacity(shared.len());
-                for &(k, e) in shared {
-                    let ty = gen_comp.inst(e).shape.element_type().ok_or_else(|| {
-                        hlox_codegen::CodegenError::Other(format!(
-                            "row scratch for `{}`: not an array",
-                            gen_comp.inst(e).name
-                        ))
-                    })?;
-                    let len = loop_shape.dims[minor];
-                    let row_ty =
-                        inkwell::types::BasicType::array_type(&cg.storage_type(ty), len as u32);
-                    let p =
-                        cg.entry_alloca(row_ty.into(), &format!("row.{}", gen_comp.inst(e).name))?;
-                    // The row's shape: every other dimension 1, so the
-                    // loop's index addresses the row by its minor index.
-                    let mut row = loop_shape.clone();
-                    row.ty = ty;
-                    for (d, n) in row.dims.iter_mut().enumerate() {
-                        if d != minor {
-                            *n = 1;
-                        }
+        self.emit_outlined(g, outs, n, total, &mut |cg, ctx, louts, start, end| {
+            // One scratch row per shared value, in the loop function's
+            // entry (so per thread and per call, not per row).
+            let minor = loop_shape
+                .layout
+                .minor_to_major
+                .first()
+                .copied()
+                .unwrap_or(0) as usize;
+            let mut scratch = Vec::with_capacity(shared.len());
+            for &(k, e) in shared {
+                let ty = gen_comp.inst(e).shape.element_type().ok_or_else(|| {
+                    hlox_codegen::CodegenError::Other(format!(
+                        "row scratch for `{}`: not an array",
+                        gen_comp.inst(e).name
+                    ))
+                })?;
+                let len = loop_shape.dims[minor];
+                let row_ty =
+                    inkwell::types::BasicType::array_type(&cg.storage_type(ty), len as u32);
+                let p =
+                    cg.entry_alloca(row_ty.into(), &format!("row.{}", gen_comp.inst(e).name))?;
+                // The row's shape: every other dimension 1, so the
+                // loop's index addresses the row by its minor index.
+                let mut row = loop_shape.clone();
+                row.ty = ty;
+                for (d, n) in row.dims.iter_mut().enumerate() {
+                    if d != minor {
+                        *n = 1;
                     }
-                    scratch.push((k, e, p, row));
                 }
-                shape_loop_hoisting(
-                    cg,
-                    loop_shape,
-                    Some((start, end)),
-                    &mut |at, idx| match at {
-                        LoopPoint::Body => {
-                            let before = ctx.reduces_generated;
-                            let r = body(cg, ctx, louts, idx);
-                            in_body += ctx.reduces_generated - before;
-                            r
-                        }
-                        LoopPoint::BeforeInner => {
-                            for (k, (x, dims)) in hoist.iter().enumerate() {
-                                for (_, e, p, row) in scratch.iter().filter(|s| s.0 == k) {
-                                    let mut ei = idx.to_vec();
-                                    ctx.scoped(|ctx| {
-                                        hlox_codegen::loops::for_range(
-                                            cg,
-                                            cg.i64c(0),
-                                            cg.i64c(loop_shape.dims[minor]),
-                                            "row",
-                                            &mut |c| {
-                                                ei[minor] = c;
-                                                let v = ctx.gen(cg, *e, &ei)?[0];
-                                                let q = cg.element_ptr(*p, row, &ei)?;
-                                                cg.store_elem(row.ty, q, v)
-                                            },
-                                        )
-                                    })?;
-                                    ctx.sources.insert(
-                                        *e,
-                                        vec![Leaf::Buffer {
-                                            ptr: *p,
-                                            shape: row.clone(),
-                                        }],
-                                    );
-                                }
-                                let xi: Vec<IntValue<'ctx>> =
-                                    dims.iter().map(|&d| idx[d as usize]).collect();
-                                ctx.gen(cg, *x, &xi)?;
+                scratch.push((k, e, p, row));
+            }
+            shape_loop_hoisting(
+                cg,
+                loop_shape,
+                Some((start, end)),
+                &mut |at, idx| match at {
+                    LoopPoint::Body => {
+                        let before = ctx.reduces_generated;
+                        let r = body(cg, ctx, louts, idx);
+                        in_body += ctx.reduces_generated - before;
+                        r
+                    }
+                    LoopPoint::BeforeInner => {
+                        for (k, (x, dims)) in hoist.iter().enumerate() {
+                            for (_, e, p, row) in scratch.iter().filter(|s| s.0 == k) {
+                                let mut ei = idx.to_vec();
+                                ctx.scoped(|ctx| {
+                                    hlox_codegen::loops::for_range(
+                                        cg,
+                                        cg.i64c(0),
+                                        cg.i64c(loop_shape.dims[minor]),
+                                        "row",
+                                        &mut |c| {
+                                            ei[minor] = c;
+                                            let v = ctx.one(cg, *e, &ei)?;
+                                            let q = cg.element_ptr(*p, row, &ei)?;
+                                            cg.store_elem(row.ty, q, v)
+                                        },
+                                    )
+                                })?;
+                                ctx.sources.insert(
+                                    *e,
+                                    vec![Leaf::Buffer {
+                                        ptr: *p,
+                                        shape: row.clone(),
+                                    }],
+                                );
                             }
-                            Ok(())
+                            let xi: Vec<IntValue<'ctx>> =
+                                dims.iter().map(|&d| idx[d as usize]).collect();
+                            ctx.gen(cg, *x, &xi)?;
                         }
-                    },
-                )
-            },
-        )?;
+                        Ok(())
+                    }
+                },
+            )
+        })?;
         if !hoist.is_empty() {
             self.row_hoisted += hoist.len();
             self.row_shared += shared.len();
@@ -1293,10 +1325,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn emit_outlined(
         &mut self,
-        gen_comp: &'a Computation,
-        sources: &[(InstId, Vec<(PointerValue<'ctx>, Shape)>)],
+        g: &Gen<'_, 'a, 'ctx>,
         outs: &[(PointerValue<'ctx>, ArrayShape)],
-        name: &str,
         n: i64,
         total_work: usize,
         range_body: &mut dyn FnMut(
@@ -1307,40 +1337,28 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             IntValue<'ctx>,
         ) -> hlox_codegen::Result<()>,
     ) -> R<()> {
+        let (gen_comp, sources, name) = (g.comp, g.sources, g.name);
         let cg = &self.cg;
         let b = cg.b;
-        let mut ptrs: Vec<PointerValue<'ctx>> = outs.iter().map(|(p, _)| *p).collect();
+        let mut table_ptrs: Vec<PointerValue<'ctx>> = outs.iter().map(|(p, _)| *p).collect();
         for (_, ls) in sources {
-            ptrs.extend(ls.iter().map(|(p, _)| *p));
+            table_ptrs.extend(ptrs(ls));
         }
-        let table = self.table(&ptrs)?;
+        let table = self.table(&table_ptrs)?;
         let caller_bb = b
             .get_insert_block()
             .ok_or_else(|| CompileError::Internal("no block".into()))?;
         // The loop function.
         self.loops += 1;
         let fname = format!("loop.{}.{}", self.loops, name);
-        let fty = cg
-            .ctx
-            .void_type()
-            .fn_type(&[cg.ptr().into(), cg.i64().into(), cg.i64().into()], false);
-        let lf = cg.module.add_function(&fname, fty, None);
-        self.add_attrs(lf);
+        let lf = self.begin_void_fn(&fname, &[cg.ptr().into(), cg.i64().into(), cg.i64().into()]);
         let cg = &self.cg;
-        let entry = cg.ctx.append_basic_block(lf, "entry");
-        b.position_at_end(entry);
         let tp = param(lf, 0)?.into_pointer_value();
         let start = param(lf, 1)?.into_int_value();
         let end = param(lf, 2)?.into_int_value();
         let mut loaded = Vec::new();
-        for i in 0..ptrs.len() {
-            let slot = unsafe { b.build_in_bounds_gep(cg.ptr(), tp, &[cg.i64c(i as i64)], "") }
-                .map_err(e(name))?;
-            loaded.push(
-                b.build_load(cg.ptr(), slot, "")
-                    .map_err(e(name))?
-                    .into_pointer_value(),
-            );
+        for i in 0..table_ptrs.len() {
+            loaded.push(self.load_ptr(tp, i, name)?);
         }
         let mut ctx = ElementalCtx::new(self.module, gen_comp);
         let mut k = outs.len();
@@ -1409,17 +1427,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     }
 
     /// dynamic-update-slice writing only the update window of the operand's buffer.
-    fn emit_dus_in_place(
-        &mut self,
-        fr: &Frame<'ctx>,
-        cid: CompId,
-        id: InstId,
-        out: &[(PointerValue<'ctx>, Shape)],
-    ) -> R<()> {
-        let module = self.module;
-        let comp = module.comp(cid);
-        let a = &self.assignments[&cid];
-        let inst = comp.inst(id);
+    fn emit_dus_in_place(&mut self, fr: &Frame<'a, 'ctx>, at: &InstAt<'a, 'ctx>) -> R<()> {
+        let (comp, inst) = (fr.comp, at.inst);
+        let out = &at.out;
         let upd_id = inst.operands[1];
         let upd = comp.inst(upd_id).shape.as_array().cloned().ok_or_else(|| {
             CompileError::Unsupported {
@@ -1432,56 +1442,47 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .as_array()
             .cloned()
             .unwrap_or_else(|| upd.clone());
-        let mut sources = Vec::new();
-        let mut seen = Vec::new();
-        for &o in &inst.operands[1..] {
-            if !seen.contains(&o) {
-                seen.push(o);
-                sources.push((o, self.leaves_of(fr, a, comp, o)?));
-            }
-        }
+        let sources = self.sources_of(fr, &inst.operands[1..])?;
         let starts: Vec<InstId> = inst.operands[2..].to_vec();
         let outs = vec![(out[0].0, opnd.clone())];
-        self.emit_loop(
+        let g = Gen {
             comp,
-            &sources,
-            &outs,
-            &upd,
-            &inst.name,
-            &mut |cg, ctx, outs, idx| {
-                let b = cg.b;
-                let mut oi = Vec::new();
-                for (d, &s) in starts.iter().enumerate() {
-                    let sty = comp
-                        .inst(s)
-                        .shape
-                        .element_type()
-                        .unwrap_or(ElementType::S32);
-                    let v = ctx.gen(cg, s, &[])?[0].into_int_value();
-                    let v = if v.get_type().get_bit_width() == 64 {
-                        v
-                    } else if sty.is_signed_int() {
-                        b.build_int_s_extend(v, cg.i64(), "")?
-                    } else {
-                        b.build_int_z_extend(v, cg.i64(), "")?
-                    };
-                    let hi = cg.i64c((opnd.dims[d] - upd.dims[d]).max(0));
-                    let lt0 = b.build_int_compare(IntPredicate::SLT, v, cg.i64c(0), "")?;
-                    let v = b.build_select(lt0, cg.i64c(0), v, "")?.into_int_value();
-                    let gt = b.build_int_compare(IntPredicate::SGT, v, hi, "")?;
-                    let v = b.build_select(gt, hi, v, "")?.into_int_value();
-                    oi.push(b.build_int_add(v, idx[d], "")?);
-                }
-                let val = ctx.gen(cg, upd_id, idx)?[0];
-                let p = cg.element_ptr(outs[0].0, &outs[0].1, &oi)?;
-                cg.store_elem(outs[0].1.ty, p, val)
-            },
-        )
+            sources: &sources,
+            name: &inst.name,
+        };
+        self.emit_loop(&g, &outs, &upd, 1, &[], &[], &mut |cg, ctx, outs, idx| {
+            let b = cg.b;
+            let mut oi = Vec::new();
+            for (d, &s) in starts.iter().enumerate() {
+                let sty = comp
+                    .inst(s)
+                    .shape
+                    .element_type()
+                    .unwrap_or(ElementType::S32);
+                let v = ctx.one(cg, s, &[])?.into_int_value();
+                let v = if v.get_type().get_bit_width() == 64 {
+                    v
+                } else if sty.is_signed_int() {
+                    b.build_int_s_extend(v, cg.i64(), "")?
+                } else {
+                    b.build_int_z_extend(v, cg.i64(), "")?
+                };
+                let hi = cg.i64c((opnd.dims[d] - upd.dims[d]).max(0));
+                let lt0 = b.build_int_compare(IntPredicate::SLT, v, cg.i64c(0), "")?;
+                let v = b.build_select(lt0, cg.i64c(0), v, "")?.into_int_value();
+                let gt = b.build_int_compare(IntPredicate::SGT, v, hi, "")?;
+                let v = b.build_select(gt, hi, v, "")?.into_int_value();
+                oi.push(b.build_int_add(v, idx[d], "")?);
+            }
+            let val = ctx.one(cg, upd_id, idx)?;
+            let p = cg.element_ptr(outs[0].0, &outs[0].1, &oi)?;
+            cg.store_elem(outs[0].1.ty, p, val)
+        })
     }
 
     fn call_comp(
         &self,
-        fr: &Frame<'ctx>,
+        fr: &Frame<'a, 'ctx>,
         callee: CompId,
         params: &[PointerValue<'ctx>],
         outs: &[PointerValue<'ctx>],
@@ -1510,42 +1511,18 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.check(fr, rc)
     }
 
-    fn emit_call(
-        &mut self,
-        fr: &Frame<'ctx>,
-        cid: CompId,
-        _id: InstId,
-        callee: CompId,
-        operands: &[InstId],
-        out: &[(PointerValue<'ctx>, Shape)],
-    ) -> R<()> {
-        let comp = self.module.comp(cid);
-        let a = &self.assignments[&cid];
-        let mut params = Vec::new();
-        for &o in operands {
-            params.extend(self.leaves_of(fr, a, comp, o)?.into_iter().map(|(p, _)| p));
-        }
-        let outs: Vec<PointerValue> = out.iter().map(|(p, _)| *p).collect();
-        self.call_comp(fr, callee, &params, &outs)
+    /// Calls `callee` with the instruction's operands and outputs.
+    fn emit_call(&mut self, fr: &Frame<'a, 'ctx>, at: &InstAt<'a, 'ctx>, callee: CompId) -> R<()> {
+        let params = self.leaf_ptrs(fr, &at.inst.operands)?;
+        self.call_comp(fr, callee, &params, &ptrs(&at.out))
     }
 
-    fn emit_while(
-        &mut self,
-        fr: &Frame<'ctx>,
-        cid: CompId,
-        id: InstId,
-        out: &[(PointerValue<'ctx>, Shape)],
-    ) -> R<()> {
-        let comp = self.module.comp(cid);
-        let a = &self.assignments[&cid];
-        let inst = comp.inst(id);
+    fn emit_while(&mut self, fr: &Frame<'a, 'ctx>, at: &InstAt<'a, 'ctx>) -> R<()> {
+        let (a, id, inst) = (fr.a, at.id, at.inst);
+        let out = &at.out;
         let (cond, body) = (inst.called[0], inst.called[1]);
-        let init = self.leaves_of(fr, a, comp, inst.operands[0])?;
-        for ((d, s), (src, _)) in out.iter().zip(&init) {
-            if let Some(arr) = s.as_array() {
-                self.memcpy(*d, *src, arr.byte_size())?;
-            }
-        }
+        let init = self.leaf_ptrs(fr, &inst.operands[..1])?;
+        self.copy_arrays(out, &init)?;
         let (scratch, pred) = a.while_scratch.get(&id).cloned().unwrap_or_default();
         let mut scratch_ptrs = Vec::new();
         let mut si = scratch.iter();
@@ -1554,13 +1531,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 let t = *si
                     .next()
                     .ok_or_else(|| CompileError::Internal("while scratch".into()))?;
-                scratch_ptrs.push(self.ptr_of(fr, a, &Loc::Temp(t))?);
+                scratch_ptrs.push(self.ptr_of(fr, &Loc::Temp(t))?);
             } else {
                 scratch_ptrs.push(*p);
             }
         }
-        let pred_ptr = self.ptr_of(fr, a, &Loc::Temp(pred))?;
-        let state: Vec<PointerValue> = out.iter().map(|(p, _)| *p).collect();
+        let pred_ptr = self.ptr_of(fr, &Loc::Temp(pred))?;
+        let state = ptrs(out);
         let cg = &self.cg;
         let f = cg.current_fn().map_err(e(&inst.name))?;
         let head = cg.ctx.append_basic_block(f, "while.head");
@@ -1582,11 +1559,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .map_err(e(&inst.name))?;
         cg.b.position_at_end(bodyb);
         self.call_comp(fr, body, &state, &scratch_ptrs)?;
-        for ((d, s), src) in out.iter().zip(&scratch_ptrs) {
-            if let Some(arr) = s.as_array() {
-                self.memcpy(*d, *src, arr.byte_size())?;
-            }
-        }
+        self.copy_arrays(out, &scratch_ptrs)?;
         self.back_edge_stop_check(fr, head, &inst.name)?;
         self.cg.b.position_at_end(exit);
         Ok(())
@@ -1598,7 +1571,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
     /// run context (`runtime::RunCtx::stop`).
     fn back_edge_stop_check(
         &self,
-        fr: &Frame<'ctx>,
+        fr: &Frame<'a, 'ctx>,
         head: inkwell::basic_block::BasicBlock<'ctx>,
         name: &str,
     ) -> R<()> {
@@ -1633,63 +1606,44 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(())
     }
 
-    fn emit_conditional(
-        &mut self,
-        fr: &Frame<'ctx>,
-        cid: CompId,
-        id: InstId,
-        out: &[(PointerValue<'ctx>, Shape)],
-    ) -> R<()> {
-        let comp = self.module.comp(cid);
-        let a = &self.assignments[&cid];
-        let inst = comp.inst(id);
+    fn emit_conditional(&mut self, fr: &Frame<'a, 'ctx>, at: &InstAt<'a, 'ctx>) -> R<()> {
+        let (comp, inst) = (fr.comp, at.inst);
+        let out = &at.out;
         let sel = inst.operands[0];
         let sel_ty = comp
             .inst(sel)
             .shape
             .element_type()
             .unwrap_or(ElementType::Pred);
-        let sp = self.leaves_of(fr, a, comp, sel)?[0].0;
+        let sp = self.leaves_of(fr, sel)?[0].0;
         let n = inst.called.len();
         let cg = &self.cg;
         let name = inst.name.as_str();
         // Branch number: PRED true -> 0, false -> 1; S32 out of range -> last.
-        let idx = if sel_ty == ElementType::Pred {
-            let v =
-                cg.b.build_load(cg.i8(), sp, "")
-                    .map_err(e(name))?
-                    .into_int_value();
-            let t =
-                cg.b.build_int_compare(IntPredicate::NE, v, cg.i8().const_zero(), "")
-                    .map_err(e(name))?;
-            cg.b.build_select(t, cg.i32().const_zero(), cg.i32().const_int(1, false), "")
+        let pred = sel_ty == ElementType::Pred;
+        let v =
+            cg.b.build_load(if pred { cg.i8() } else { cg.i32() }, sp, "")
                 .map_err(e(name))?
-                .into_int_value()
-        } else {
-            let v =
-                cg.b.build_load(cg.i32(), sp, "")
-                    .map_err(e(name))?
-                    .into_int_value();
-            let bad_lo =
-                cg.b.build_int_compare(IntPredicate::SLT, v, cg.i32().const_zero(), "")
+                .into_int_value();
+        let idx = if pred {
+            let f =
+                cg.b.build_int_compare(IntPredicate::EQ, v, cg.i8().const_zero(), "")
                     .map_err(e(name))?;
-            let bad_hi =
+            cg.b.build_int_z_extend(f, cg.i32(), "").map_err(e(name))?
+        } else {
+            // Negative numbers are out of range too as unsigned ones.
+            let bad =
                 cg.b.build_int_compare(
-                    IntPredicate::SGE,
+                    IntPredicate::UGE,
                     v,
                     cg.i32().const_int(n as u64, false),
                     "",
                 )
                 .map_err(e(name))?;
-            let bad = cg.b.build_or(bad_lo, bad_hi, "").map_err(e(name))?;
-            cg.b.build_select(
-                bad,
-                cg.i32().const_int(n.saturating_sub(1) as u64, false),
-                v,
-                "",
-            )
-            .map_err(e(name))?
-            .into_int_value()
+            let last = cg.i32().const_int(n.saturating_sub(1) as u64, false);
+            cg.b.build_select(bad, last, v, "")
+                .map_err(e(name))?
+                .into_int_value()
         };
         let f = cg.current_fn().map_err(e(name))?;
         let join = cg.ctx.append_basic_block(f, "cond.join");
@@ -1702,14 +1656,10 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .map(|(k, bb)| (cg.i32().const_int(k as u64, false), *bb))
             .collect();
         cg.b.build_switch(idx, join, &cases).map_err(e(name))?;
-        let outs: Vec<PointerValue> = out.iter().map(|(p, _)| *p).collect();
+        let outs = ptrs(out);
         for (k, bb) in blocks.iter().enumerate() {
             self.cg.b.position_at_end(*bb);
-            let params: Vec<PointerValue> = self
-                .leaves_of(fr, a, comp, inst.operands[k + 1])?
-                .into_iter()
-                .map(|(p, _)| p)
-                .collect();
+            let params = self.leaf_ptrs(fr, &inst.operands[k + 1..k + 2])?;
             self.call_comp(fr, inst.called[k], &params, &outs)?;
             self.cg
                 .b
@@ -1742,16 +1692,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
     }
 
-    fn emit_custom_call(
-        &mut self,
-        fr: &Frame<'ctx>,
-        cid: CompId,
-        id: InstId,
-        out: &[(PointerValue<'ctx>, Shape)],
-    ) -> R<()> {
-        let comp = self.module.comp(cid);
-        let a = &self.assignments[&cid];
-        let inst = comp.inst(id);
+    fn emit_custom_call(&mut self, fr: &Frame<'a, 'ctx>, at: &InstAt<'a, 'ctx>) -> R<()> {
+        let (comp, inst) = (fr.comp, at.inst);
+        let out = &at.out;
         let name = inst.name.as_str();
         let Op::CustomCall(call) = &inst.op else {
             return Err(CompileError::Internal(format!(
@@ -1786,16 +1729,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 }
             }
         }
-        let out_ptrs: Vec<PointerValue> = out.iter().map(|(p, _)| *p).collect();
+        let out_ptrs = ptrs(out);
         // Operand leaves, with aliased ones replaced by (a copy in) the output buffer.
         let mut operand_leaves: Vec<Vec<PointerValue>> = Vec::new();
         for &o in &inst.operands {
-            operand_leaves.push(
-                self.leaves_of(fr, a, comp, o)?
-                    .into_iter()
-                    .map(|(p, _)| p)
-                    .collect(),
-            );
+            operand_leaves.push(ptrs(&self.leaves_of(fr, o)?));
         }
         let rleaves = inst.shape.leaves();
         for al in &call.output_operand_aliasing {
@@ -1817,6 +1755,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             self.memcpy(out_ptrs[ok], operand_leaves[on][ol], size)?;
             operand_leaves[on][ol] = out_ptrs[ok];
         }
+        // A typed-FFI handler's call, prepared for these operand shapes.
+        let ffi_call = |shapes: &[&Shape]| {
+            hlox_ffi::xla_ffi::FfiCall::new(target, &call.opaque, shapes, &inst.shape).map_err(
+                |message| CompileError::Unsupported {
+                    inst: name.into(),
+                    message: format!("custom-call target \"{}\": {message}", call.target),
+                },
+            )
+        };
         if let Some(options) = &self.sandbox {
             // Sandboxed: the runtime calls the target on guarded copies of
             // the leaf buffers (operands, then results).
@@ -1828,13 +1775,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let ffi = match func {
                 hlox_ffi::TargetFn::Ffi(_) => {
                     let refs: Vec<&Shape> = shapes.iter().collect();
-                    Some(std::sync::Arc::new(
-                        hlox_ffi::xla_ffi::FfiCall::new(target, &call.opaque, &refs, &inst.shape)
-                            .map_err(|message| CompileError::Unsupported {
-                            inst: name.into(),
-                            message: format!("custom-call target \"{}\": {message}", call.target),
-                        })?,
-                    ))
+                    Some(std::sync::Arc::new(ffi_call(&refs)?))
                 }
                 _ => None,
             };
@@ -1862,19 +1803,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 &out_ptrs,
                 counts,
                 site,
-                runtime::hlox_rt_sandboxed_call as *const () as usize,
             );
         }
         if let hlox_ffi::TargetFn::Ffi(_) = func {
             // Typed FFI: one table of argument leaves, one of result leaves,
             // and a runtime call that builds the call frame.
             let shapes: Vec<&Shape> = inst.operands.iter().map(|&o| &comp.inst(o).shape).collect();
-            let prepared =
-                hlox_ffi::xla_ffi::FfiCall::new(target, &call.opaque, &shapes, &inst.shape)
-                    .map_err(|message| CompileError::Unsupported {
-                        inst: name.into(),
-                        message: format!("custom-call target \"{}\": {message}", call.target),
-                    })?;
+            let prepared = ffi_call(&shapes)?;
             let counts = (prepared.arg_count(), prepared.ret_count());
             let site = CallSite {
                 inst: name.to_string(),
@@ -1889,7 +1824,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 &out_ptrs,
                 counts,
                 site,
-                runtime::hlox_rt_ffi_call as *const () as usize,
             );
         }
         let mut ins = Vec::new();
@@ -2005,24 +1939,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let cg = &self.cg;
         let b = cg.b;
         let saved = b.get_insert_block();
-        let fty = cg
-            .ctx
-            .void_type()
-            .fn_type(&[cg.ptr().into(), cg.ptr().into()], false);
-        let f = cg.module.add_function(&fname, fty, None);
-        self.add_attrs(f);
+        let f = self.begin_void_fn(&fname, &[cg.ptr().into(), cg.ptr().into()]);
         let cg = &self.cg;
-        let entry = cg.ctx.append_basic_block(f, "entry");
-        b.position_at_end(entry);
         let args = param(f, 0)?.into_pointer_value();
         let outs = param(f, 1)?.into_pointer_value();
-        let slot = |t: PointerValue<'ctx>, i: usize| -> R<PointerValue<'ctx>> {
-            let p = unsafe { b.build_in_bounds_gep(cg.ptr(), t, &[cg.i64c(i as i64)], "") }
-                .map_err(e(user))?;
-            Ok(b.build_load(cg.ptr(), p, "")
-                .map_err(e(user))?
-                .into_pointer_value())
-        };
+        let slot = |t: PointerValue<'ctx>, i: usize| self.load_ptr(t, i, user);
         let mut vals = Vec::new();
         let mut k = 0;
         for &p in &comp.params {
@@ -2047,16 +1968,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(fname)
     }
 
-    fn emit_kernel(
-        &mut self,
-        fr: &Frame<'ctx>,
-        cid: CompId,
-        id: InstId,
-        out: &[(PointerValue<'ctx>, Shape)],
-    ) -> R<()> {
-        let comp = self.module.comp(cid);
-        let a = &self.assignments[&cid];
-        let inst = comp.inst(id);
+    fn emit_kernel(&mut self, fr: &Frame<'a, 'ctx>, at: &InstAt<'a, 'ctx>) -> R<()> {
+        let &InstAt { id, inst, ref out } = at;
+        let cid = fr.cid;
         let name = inst.name.as_str();
         let mut callees = Vec::new();
         for &c in &inst.called {
@@ -2064,11 +1978,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
         let k = self.kernels.len();
         self.kernels.push((cid, id, callees));
-        let mut ins = Vec::new();
-        for &o in &inst.operands {
-            ins.extend(self.leaves_of(fr, a, comp, o)?.into_iter().map(|(p, _)| p));
-        }
-        let outs: Vec<PointerValue> = out.iter().map(|(p, _)| *p).collect();
+        let ins = self.leaf_ptrs(fr, &inst.operands)?;
+        let outs = ptrs(out);
         let it = self.table(&ins)?;
         let ot = self.table(&outs)?;
         let i = |v: usize| self.cg.i64c(v as i64).into();

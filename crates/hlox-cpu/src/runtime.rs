@@ -59,32 +59,6 @@ impl RunCtx<'_> {
     fn fail(&self, msg: String) {
         self.record(RunFailure::Other(msg));
     }
-    /// Runs `run` on the prepared call that `prepared` finds at call site
-    /// `site` (`kind`: what a site without one is not); records a missing
-    /// site or call, or the failure message `run` returns. 0 on success.
-    fn run_call_site<T: ?Sized, E: std::fmt::Display>(
-        &self,
-        site: i64,
-        kind: &str,
-        prepared: impl FnOnce(&CallSite) -> Option<&T>,
-        run: impl FnOnce(&T) -> Result<(), E>,
-    ) -> i32 {
-        let Some(s) = self.call_sites.get(site as usize) else {
-            self.fail(format!("no custom-call site {site}"));
-            return 1;
-        };
-        let Some(call) = prepared(s) else {
-            self.fail(format!("custom call {} is not {kind}", s.inst));
-            return 1;
-        };
-        match run(call) {
-            Ok(()) => 0,
-            Err(message) => {
-                self.fail_call(s, message.to_string());
-                1
-            }
-        }
-    }
     fn fail_call(&self, site: &CallSite, message: String) {
         self.record(RunFailure::CustomCall {
             instruction: site.inst.clone(),
@@ -119,55 +93,49 @@ pub(crate) unsafe extern "C" fn hlox_rt_cc_check(
     1
 }
 
-/// Runs typed-FFI call site `site` on its argument and result leaf buffers;
-/// records an error and returns non-zero on failure.
-pub(crate) unsafe extern "C" fn hlox_rt_ffi_call(
+/// Runs the call prepared at call site `site` (sandboxed, or a typed-FFI
+/// call) on its operand/argument and result leaf buffers; records an error
+/// and returns non-zero on failure.
+pub(crate) unsafe extern "C" fn hlox_rt_prepared_call(
     ctx: *const c_void,
     site: i64,
     args: *const *mut c_void,
     rets: *const *mut c_void,
 ) -> i32 {
     let ctx = &*(ctx as *const RunCtx);
-    ctx.run_call_site(
-        site,
-        "a typed-FFI call",
-        |s| s.ffi.as_deref(),
-        |call| {
-            let args = std::slice::from_raw_parts(args, call.arg_count());
-            let rets = std::slice::from_raw_parts(rets, call.ret_count());
-            let ictx = hlox_ffi::xla_ffi::InvokeContext::host(ctx.run_id);
-            call.call(args, rets, &ictx).map_err(|e| e.to_string())
-        },
-    )
-}
-
-/// Runs sandboxed call site `site` on its operand and result leaf buffers
-/// (see `hlox_ffi::sandbox`); records an error and returns non-zero on failure.
-pub(crate) unsafe extern "C" fn hlox_rt_sandboxed_call(
-    ctx: *const c_void,
-    site: i64,
-    args: *const *mut u8,
-    rets: *const *mut u8,
-) -> i32 {
-    let ctx = &*(ctx as *const RunCtx);
-    ctx.run_call_site(
-        site,
-        "sandboxed",
-        |s| s.sandbox.as_deref(),
-        |call| {
-            let leaves = |p: *const *mut u8, n: usize| {
-                if n == 0 {
-                    &[][..]
-                } else {
-                    std::slice::from_raw_parts(p, n)
-                }
-            };
-            let args = leaves(args, call.operand_leaves());
-            let rets = leaves(rets, call.result_leaves());
-            call.run(args, rets)
-                .map_err(|failure| format!("sandbox: {failure}"))
-        },
-    )
+    let Some(s) = ctx.call_sites.get(site as usize) else {
+        ctx.fail(format!("no custom-call site {site}"));
+        return 1;
+    };
+    // The `n` leaf pointers of a table (none for an empty one).
+    unsafe fn leaves<'t, T>(p: *const *mut T, n: usize) -> &'t [*mut T] {
+        if n == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(p, n)
+        }
+    }
+    let result = if let Some(call) = s.sandbox.as_deref() {
+        let args = leaves(args as *const *mut u8, call.operand_leaves());
+        let rets = leaves(rets as *const *mut u8, call.result_leaves());
+        call.run(args, rets)
+            .map_err(|failure| format!("sandbox: {failure}"))
+    } else if let Some(call) = s.ffi.as_deref() {
+        let args = leaves(args, call.arg_count());
+        let rets = leaves(rets, call.ret_count());
+        let ictx = hlox_ffi::xla_ffi::InvokeContext::host(ctx.run_id);
+        call.call(args, rets, &ictx).map_err(|e| e.to_string())
+    } else {
+        ctx.fail(format!("custom call {} has no prepared call", s.inst));
+        return 1;
+    };
+    match result {
+        Ok(()) => 0,
+        Err(message) => {
+            ctx.fail_call(s, message);
+            1
+        }
+    }
 }
 
 /// Runs runtime kernel `k` on leaf buffers.
@@ -238,56 +206,52 @@ pub(crate) unsafe extern "C" fn hlox_rt_parallel_for(
     });
 }
 
-/// The out-of-line complex functions on c64 values (`hlox_codegen::complex`):
-/// `ComplexFn` `code` of `a` (and `b`), written to `out[0..2]`; computed by
-/// the evaluator's own formulas. An unknown code writes NaNs (the emitter
-/// only passes `ComplexFn::code`s).
-///
-/// # Safety
-/// `out` points at two writable f32s.
-pub(crate) unsafe extern "C" fn hlox_rt_complex_c64(
-    code: u32,
-    a_re: f32,
-    a_im: f32,
-    b_re: f32,
-    b_im: f32,
-    out: *mut f32,
-) {
-    use hlox_hlo::semantics::complex::ComplexFn;
-    use num_complex::Complex;
-    // The evaluator's arithmetic, without the denormal modes (the
-    // emitter flushes the operands and the result).
-    let _g = FpEnv::exact();
-    let r = match ComplexFn::from_code(code) {
-        Some(f) => f.eval_c64(Complex::new(a_re, a_im), Complex::new(b_re, b_im)),
-        None => Complex::new(f32::NAN, f32::NAN),
+/// Defines the out-of-line complex function entry `$name` on values with
+/// `$part` parts (`hlox_codegen::complex`): `ComplexFn` `code` of `a` (and
+/// `b`), written to `out[0..2]`; computed by the evaluator's own formulas
+/// (`$eval`). An unknown code writes NaNs (the emitter only passes
+/// `ComplexFn::code`s).
+macro_rules! complex_entry {
+    ($(#[$doc:meta])* $name:ident, $part:ty, $eval:ident) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// `out` points at two writable parts.
+        pub(crate) unsafe extern "C" fn $name(
+            code: u32,
+            a_re: $part,
+            a_im: $part,
+            b_re: $part,
+            b_im: $part,
+            out: *mut $part,
+        ) {
+            use hlox_hlo::semantics::complex::ComplexFn;
+            use num_complex::Complex;
+            // The evaluator's arithmetic, without the denormal modes (the
+            // emitter flushes the operands and the result).
+            let _g = FpEnv::exact();
+            let r = match ComplexFn::from_code(code) {
+                Some(f) => f.$eval(Complex::new(a_re, a_im), Complex::new(b_re, b_im)),
+                None => Complex::new(<$part>::NAN, <$part>::NAN),
+            };
+            *out = r.re;
+            *out.add(1) = r.im;
+        }
     };
-    *out = r.re;
-    *out.add(1) = r.im;
 }
 
-/// [`hlox_rt_complex_c64`] on c128 values.
-///
-/// # Safety
-/// `out` points at two writable f64s.
-pub(crate) unsafe extern "C" fn hlox_rt_complex_c128(
-    code: u32,
-    a_re: f64,
-    a_im: f64,
-    b_re: f64,
-    b_im: f64,
-    out: *mut f64,
-) {
-    use hlox_hlo::semantics::complex::ComplexFn;
-    use num_complex::Complex;
-    let _g = FpEnv::exact();
-    let r = match ComplexFn::from_code(code) {
-        Some(f) => f.eval_c128(Complex::new(a_re, a_im), Complex::new(b_re, b_im)),
-        None => Complex::new(f64::NAN, f64::NAN),
-    };
-    *out = r.re;
-    *out.add(1) = r.im;
-}
+complex_entry!(
+    /// The out-of-line complex functions on c64 values.
+    hlox_rt_complex_c64,
+    f32,
+    eval_c64
+);
+complex_entry!(
+    /// The out-of-line complex functions on c128 values.
+    hlox_rt_complex_c128,
+    f64,
+    eval_c128
+);
 
 pub(crate) extern "C" fn hlox_rt_f64_to_f16(x: f64) -> u16 {
     half::f16::from_f64(x).to_bits()
