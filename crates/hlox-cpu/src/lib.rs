@@ -47,19 +47,13 @@ pub use hlox_hlo::cancel::{CancelToken, ExecuteOptions, Stop};
 /// Every backend's options and errors (one type each, shared with
 /// `hlox-cuda`); the Host reads `parallel_threshold` and ignores the
 /// CUDA-only fields.
-pub use hlox_passes::frontend::{CompileError, CompileOptions, Compiler};
+pub use hlox_passes::frontend::{ArgumentError, CompileError, CompileOptions, Compiler};
 
 /// Errors of [`Executable::execute`] and [`Executable::execute_into`].
 #[derive(Debug, thiserror::Error)]
 pub enum ExecError {
-    #[error("the computation takes {expected} arguments but was given {actual}")]
-    ArgumentCount { expected: usize, actual: usize },
-    #[error("argument {index} (parameter `{name}`): {message}")]
-    Argument {
-        index: usize,
-        name: String,
-        message: String,
-    },
+    #[error(transparent)]
+    Arguments(#[from] ArgumentError),
     #[error("output buffers: {0}")]
     Output(String),
     #[error("execution failed: {0}")]
@@ -588,10 +582,10 @@ impl Executable {
         options: &ExecuteOptions,
     ) -> Result<Literal, ExecError> {
         if args.len() != self.params.len() {
-            return Err(ExecError::ArgumentCount {
+            return Err(ExecError::Arguments(ArgumentError::Count {
                 expected: self.params.len(),
                 actual: args.len(),
-            });
+            }));
         }
         let mut owned: Vec<ArrayLiteral> = Vec::new();
         let mut ptrs: Vec<(usize, usize)> = Vec::new(); // (owned index or usize::MAX, ...)
@@ -599,11 +593,11 @@ impl Executable {
         for (i, (arg, want)) in args.iter().zip(&self.params).enumerate() {
             let got = arg.shape();
             if !got.compatible(want) {
-                return Err(ExecError::Argument {
+                return Err(ExecError::Arguments(ArgumentError::Mismatch {
                     index: i,
                     name: self.param_names.get(i).cloned().unwrap_or_default(),
                     message: format!("expected {}, got {}", shape_str(want), shape_str(&got)),
-                });
+                }));
             }
             for (l, (_, ws)) in arg.leaves().into_iter().zip(want.leaves()) {
                 match (l, ws) {
@@ -688,19 +682,19 @@ impl Executable {
             }
         }
         if args.len() != want.len() {
-            return Err(ExecError::ArgumentCount {
+            return Err(ExecError::Arguments(ArgumentError::Count {
                 expected: want.len(),
                 actual: args.len(),
-            });
+            }));
         }
         for (k, (a, w)) in args.iter().zip(&want).enumerate() {
             let n = w.as_ref().map(|s| s.byte_size()).unwrap_or(0);
             if a.len() != n {
-                return Err(ExecError::Argument {
+                return Err(ExecError::Arguments(ArgumentError::Mismatch {
                     index: names[k].0,
                     name: names[k].1.clone(),
                     message: format!("leaf buffer {k} has {} bytes, expected {n}", a.len()),
-                });
+                }));
             }
         }
         let rl = leaf_arrays(&self.result);

@@ -2,7 +2,7 @@
 //! Compiled results are compared with the reference evaluator and with
 //! JAX's recorded outputs.
 
-use hlox_cpu::{compile, CompileOptions, ExecError};
+use hlox_cpu::{compile, ArgumentError, CompileOptions, ExecError};
 use hlox_hlo::text::parse_module;
 use hlox_hlo::{Literal, Module};
 use std::sync::Arc;
@@ -641,10 +641,10 @@ fn arguments_are_checked_with_errors_naming_the_parameter() {
     assert!(
         matches!(
             e,
-            ExecError::ArgumentCount {
+            ExecError::Arguments(ArgumentError::Count {
                 expected: 2,
                 actual: 1
-            }
+            })
         ),
         "{e}"
     );

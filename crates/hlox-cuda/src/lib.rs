@@ -38,7 +38,7 @@ pub use graph::GraphStatus;
 /// Every backend's options and errors (one type each, shared with
 /// `hlox-cpu`); CUDA reads `sm`, `block_size`, `use_cublas` and
 /// `cuda_graphs` and ignores the Host-only fields.
-pub use hlox_passes::frontend::{CompileError, CompileOptions, Compiler};
+pub use hlox_passes::frontend::{ArgumentError, CompileError, CompileOptions, Compiler};
 pub use runtime::{CudaClient, CudaExecutable};
 
 /// A module compiled for CUDA, not yet loaded on a device.

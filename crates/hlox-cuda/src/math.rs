@@ -65,11 +65,8 @@ impl MathLib for NvptxMath {
         let ty = x.get_type();
         let is32 = ty == cg.f32();
         if is32 {
-            match f {
-                MathFn::Exp => return hlox_codegen::math::exp_f32(cg, x),
-                MathFn::Log => return hlox_codegen::math::log_f32(cg, x),
-                MathFn::Tanh => return hlox_codegen::math::tanh_f32(cg, x),
-                _ => {}
+            if let Some(r) = hlox_codegen::math::own_f32(cg, f, x) {
+                return r;
             }
         }
         // What the NVPTX target lowers to single instructions.

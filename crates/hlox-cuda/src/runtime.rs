@@ -12,7 +12,7 @@
 
 use crate::graph::{Cmd, GraphStatus, Recording, Slot, Tape};
 use crate::plan::{CompPlan, Step};
-use crate::{compile, CompileError, CompileOptions, CompiledModule};
+use crate::{compile, ArgumentError, CompileError, CompileOptions, CompiledModule};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
     PushKernelArg,
@@ -33,14 +33,8 @@ pub enum RuntimeError {
     Driver(String),
     #[error("{0}")]
     Compile(#[from] CompileError),
-    #[error("the computation takes {expected} arguments but was given {actual}")]
-    ArgumentCount { expected: usize, actual: usize },
-    #[error("argument {index} (parameter `{name}`): {message}")]
-    Argument {
-        index: usize,
-        name: String,
-        message: String,
-    },
+    #[error(transparent)]
+    Arguments(#[from] ArgumentError),
     /// Custom call `inst` of `target` failed (or its target is not bound).
     #[error("{inst}: CustomCall failed: target \"{target}\": {message}")]
     CustomCall {
@@ -361,10 +355,12 @@ fn arg_leaves<'a>(
     a: &'a Literal,
     s: &Shape,
 ) -> Result<Vec<Option<Cow<'a, ArrayLiteral>>>, RuntimeError> {
-    let mismatch = |message: String| RuntimeError::Argument {
-        index,
-        name: name.to_string(),
-        message,
+    let mismatch = |message: String| {
+        RuntimeError::Arguments(ArgumentError::Mismatch {
+            index,
+            name: name.to_string(),
+            message,
+        })
     };
     let mut out = Vec::new();
     fn walk<'a>(
@@ -512,10 +508,10 @@ impl<D: Device> Runner<D> {
         let m = &self.compiled.module;
         let entry = m.entry_computation();
         if args.len() != entry.params.len() {
-            return Err(RuntimeError::ArgumentCount {
+            return Err(RuntimeError::Arguments(ArgumentError::Count {
                 expected: entry.params.len(),
                 actual: args.len(),
-            });
+            }));
         }
         let mut slot = lock(&self.graph);
         match &mut *slot {

@@ -120,6 +120,20 @@ impl CompileOptions {
     }
 }
 
+/// Arguments that do not fit an executable's parameters: every backend's
+/// `execute` checks them the same way and says the same.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgumentError {
+    #[error("the computation takes {expected} arguments but was given {actual}")]
+    Count { expected: usize, actual: usize },
+    #[error("argument {index} (parameter `{name}`): {message}")]
+    Mismatch {
+        index: usize,
+        name: String,
+        message: String,
+    },
+}
+
 /// Errors of compilation, on every platform (no device involved). Each
 /// variant says what failed; [`std::error::Error::source`] leads to the
 /// underlying error where there is one.
