@@ -909,13 +909,10 @@ impl<'a> Parser<'a> {
         let mut deps = DepGraph::new(n);
         for (i, per_inst) in called.iter().enumerate() {
             for &k in per_inst.iter().flatten() {
-                if k == i {
-                    return Err(err(
-                        raw.comps[i].pos,
-                        format!("computation '{}' calls itself", raw.comps[i].name),
-                    ));
-                }
-                deps.add_dep(i, k);
+                depend(&mut deps, i, k, || {
+                    let rc = &raw.comps[i];
+                    err(rc.pos, format!("computation '{}' calls itself", rc.name))
+                })?;
             }
         }
         let (comp_order, comp_id) = ordered::<CompId>(
@@ -1086,13 +1083,12 @@ impl<'a> Parser<'a> {
                         ),
                     ));
                 };
-                if k == i {
-                    return Err(err(
+                depend(&mut deps, i, k, || {
+                    err(
                         *pos,
                         format!("instruction '{}' uses itself as an operand", ri.name),
-                    ));
-                }
-                deps.add_dep(i, k);
+                    )
+                })?;
                 v.push(k);
             }
             operand_idx.push(v);
@@ -1935,6 +1931,22 @@ fn the_marked<T>(items: &[T], marked: impl Fn(&T) -> bool) -> Result<Option<usiz
         (_, Some((second, _))) => Err(second),
         (first, None) => Ok(first.map(|(i, _)| i)),
     }
+}
+
+/// Records that definition `user` depends on `dep`. A definition that
+/// depends on itself is the error `itself` (its own message reads better
+/// than the one-node cycle [`ordered`] would report).
+fn depend(
+    deps: &mut DepGraph,
+    user: usize,
+    dep: usize,
+    itself: impl FnOnce() -> ParseError,
+) -> PResult<()> {
+    if user == dep {
+        return Err(itself());
+    }
+    deps.add_dep(user, dep);
+    Ok(())
 }
 
 /// The order to build definitions in ([`DepGraph::order`]) and the id each
