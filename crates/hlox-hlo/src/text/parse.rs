@@ -595,6 +595,32 @@ struct RawComp {
     execution_thread: Option<String>,
 }
 
+/// A named definition in the text (a computation, an instruction), as
+/// [`ordered`] reports it on a cycle.
+trait Definition {
+    fn name(&self) -> &str;
+    /// Byte offset of the definition in the source.
+    fn pos(&self) -> usize;
+}
+
+impl Definition for RawComp {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn pos(&self) -> usize {
+        self.pos
+    }
+}
+
+impl Definition for RawInst {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn pos(&self) -> usize {
+        self.pos
+    }
+}
+
 struct RawModule {
     name: String,
     comps: Vec<RawComp>,
@@ -915,13 +941,8 @@ impl<'a> Parser<'a> {
                 })?;
             }
         }
-        let (comp_order, comp_id) = ordered::<CompId>(
-            &deps,
-            src,
-            |i| (&raw.comps[i].name, raw.comps[i].pos),
-            "computation",
-            "a call cycle",
-        )?;
+        let (comp_order, comp_id) =
+            ordered::<CompId, _>(&deps, src, &raw.comps, "computation", "a call cycle")?;
 
         // Instruction names are unique in a computation; a name reused in a
         // later computation is renamed `name.N`, as XLA's parser does.
@@ -1093,13 +1114,8 @@ impl<'a> Parser<'a> {
             }
             operand_idx.push(v);
         }
-        let (order, new_id) = ordered::<InstId>(
-            &deps,
-            src,
-            |i| (&rc.insts[i].name, rc.insts[i].pos),
-            "instruction",
-            "a dependency cycle",
-        )?;
+        let (order, new_id) =
+            ordered::<InstId, _>(&deps, src, &rc.insts, "instruction", "a dependency cycle")?;
 
         // Root.
         let root_old = the_marked(&rc.insts, |r| r.is_root)
@@ -1952,22 +1968,23 @@ fn depend(
 /// The order to build definitions in ([`DepGraph::order`]) and the id each
 /// definition (by text index) gets in it; on a cycle, the error
 /// `{what} 'a' is part of {kind}: a -> b -> a` at the first node's
-/// definition. `node` gives each definition's name and position.
-fn ordered<'n, K: EntityRef>(
+/// definition. `defs` are the definitions in text order.
+fn ordered<K: EntityRef, D: Definition>(
     deps: &DepGraph,
     src: &str,
-    node: impl Fn(usize) -> (&'n String, usize),
+    defs: &[D],
     what: &str,
     kind: &str,
 ) -> PResult<(Vec<usize>, Vec<K>)> {
     let order = deps.order().map_err(|cycle| {
-        let (name, pos) = node(cycle.first());
+        let first = &defs[cycle.first()];
         ParseError::at(
             src,
-            pos,
+            first.pos(),
             format!(
-                "{what} '{name}' is part of {kind}: {}",
-                cycle.describe(|i| node(i).0.as_str())
+                "{what} '{}' is part of {kind}: {}",
+                first.name(),
+                cycle.describe(|i| defs[i].name())
             ),
         )
     })?;
