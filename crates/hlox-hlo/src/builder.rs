@@ -1072,12 +1072,7 @@ impl XlaBuilder {
         computation: &XlaComputation,
         replica_groups: &[Vec<i64>],
     ) -> Result<XlaOp, BuildError> {
-        self.add_op(
-            Op::AllReduce(collective(replica_groups)),
-            operands,
-            &[computation],
-            None,
-        )
+        self.add_collective(Op::AllReduce, operands, &[computation], replica_groups)
     }
     /// `all-gather`: every participant's operand, concatenated along
     /// `dimension`.
@@ -1087,15 +1082,11 @@ impl XlaBuilder {
         dimension: i64,
         replica_groups: &[Vec<i64>],
     ) -> Result<XlaOp, BuildError> {
-        self.add_op(
-            Op::AllGather {
-                collective: collective(replica_groups),
-                dimension,
-            },
-            &[operand],
-            &[],
-            None,
-        )
+        let op = |collective| Op::AllGather {
+            collective,
+            dimension,
+        };
+        self.add_collective(op, &[operand], &[], replica_groups)
     }
     /// `reduce-scatter`: all-reduce, then this participant's slice of
     /// `dimension`.
@@ -1106,15 +1097,11 @@ impl XlaBuilder {
         dimension: i64,
         replica_groups: &[Vec<i64>],
     ) -> Result<XlaOp, BuildError> {
-        self.add_op(
-            Op::ReduceScatter {
-                collective: collective(replica_groups),
-                dimension,
-            },
-            &[operand],
-            &[computation],
-            None,
-        )
+        let op = |collective| Op::ReduceScatter {
+            collective,
+            dimension,
+        };
+        self.add_collective(op, &[operand], &[computation], replica_groups)
     }
     /// `all-to-all` of one array split along `split_dimension`.
     pub fn all_to_all(
@@ -1123,15 +1110,11 @@ impl XlaBuilder {
         split_dimension: i64,
         replica_groups: &[Vec<i64>],
     ) -> Result<XlaOp, BuildError> {
-        self.add_op(
-            Op::AllToAll {
-                collective: collective(replica_groups),
-                split_dimension: Some(split_dimension),
-            },
-            &[operand],
-            &[],
-            None,
-        )
+        let op = |collective| Op::AllToAll {
+            collective,
+            split_dimension: Some(split_dimension),
+        };
+        self.add_collective(op, &[operand], &[], replica_groups)
     }
     /// `collective-permute`: `operand` goes from each pair's source device
     /// to its target; a device no pair targets gets zeros.
@@ -1157,6 +1140,22 @@ impl XlaBuilder {
     /// `u32[]`: this device's partition number.
     pub fn partition_id(&self) -> Result<XlaOp, BuildError> {
         self.add_op(Op::PartitionId, &[], &[], None)
+    }
+
+    /// Adds the collective `op` over `replica_groups` (its other collective
+    /// fields default), with its shape inferred.
+    fn add_collective(
+        &self,
+        op: impl FnOnce(Collective) -> Op,
+        operands: &[XlaOp],
+        called: &[&XlaComputation],
+        replica_groups: &[Vec<i64>],
+    ) -> Result<XlaOp, BuildError> {
+        let collective = Collective {
+            replica_groups: ReplicaGroups::List(replica_groups.to_vec()),
+            ..Default::default()
+        };
+        self.add_op(op(collective), operands, called, None)
     }
 
     // ---- building ----
@@ -1219,12 +1218,5 @@ fn dot_op(dnums: &DotDimensionNumbers, precision: &[Precision]) -> Op {
     Op::Dot {
         dnums: dnums.clone(),
         precision: precision.to_vec(),
-    }
-}
-
-fn collective(replica_groups: &[Vec<i64>]) -> Collective {
-    Collective {
-        replica_groups: ReplicaGroups::List(replica_groups.to_vec()),
-        ..Default::default()
     }
 }

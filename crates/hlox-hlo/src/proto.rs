@@ -1108,6 +1108,69 @@ fn check_name(loc: &str, what: &str, name: &str) -> Result<(), ProtoError> {
     }
 }
 
+/// A module's computations or a computation's instructions, as the proto
+/// lists them: each has a name and an id, unique in `scope`.
+struct Defs<'a> {
+    /// Where they are, for errors (`module `m``, `computation `c``).
+    scope: &'a str,
+    /// "computation", "instruction".
+    what: &'static str,
+    names: Vec<&'a str>,
+    /// Id -> index in the proto.
+    index: HashMap<i64, usize>,
+}
+
+impl<'a> Defs<'a> {
+    /// `defs` (`(name, id)` in proto order) of `scope`, a `within`
+    /// ("module", "computation"), after checking that each name is an HLO
+    /// identifier and that no name or id is used twice.
+    fn new(
+        (within, scope): (&'static str, &'a str),
+        what: &'static str,
+        defs: impl Iterator<Item = (&'a str, i64)>,
+    ) -> Result<Defs<'a>, ProtoError> {
+        let mut d = Defs {
+            scope,
+            what,
+            names: Vec::new(),
+            index: HashMap::new(),
+        };
+        let mut seen = std::collections::HashSet::new();
+        for (i, (name, id)) in defs.enumerate() {
+            let loc = format!("{scope}, {what} `{name}`");
+            check_name(&loc, what, name)?;
+            if !seen.insert(name) {
+                return Err(invalid(
+                    loc,
+                    format!("the {what} name is used by more than one {what} of the {within}"),
+                ));
+            }
+            if d.index.insert(id, i).is_some() {
+                return Err(invalid(
+                    format!("{loc}, field `id`"),
+                    format!("{what} id {id} is used by more than one {what}"),
+                ));
+            }
+            d.names.push(name);
+        }
+        Ok(d)
+    }
+
+    /// The definitions (by proto index) ordered so that each comes after
+    /// those it depends on (`deps[i]`); a cycle is the error `cycle` with
+    /// the names on it, at its first definition.
+    fn order(&self, deps: &[Vec<usize>], cycle: &str) -> Result<Vec<usize>, ProtoError> {
+        DepGraph::from_deps(deps.len(), |i| deps[i].clone())
+            .order()
+            .map_err(|c| {
+                invalid(
+                    format!("{}, {} `{}`", self.scope, self.what, self.names[c.first()]),
+                    format!("{cycle}: {}", c.describe(|i| self.names[i])),
+                )
+            })
+    }
+}
+
 /// An `HloModuleProto` as our module.
 pub fn module_from_proto(p: &xla::HloModuleProto) -> Result<Module, ProtoError> {
     let mloc = format!("module `{}`", p.name);
@@ -1115,30 +1178,13 @@ pub fn module_from_proto(p: &xla::HloModuleProto) -> Result<Module, ProtoError> 
         return Err(invalid(mloc, "the module has no computations"));
     }
     check_name(&mloc, "module", &p.name)?;
-    let mut comp_names = std::collections::HashSet::new();
-    for c in &p.computations {
-        let loc = format!("{mloc}, computation `{}`", c.name);
-        check_name(&loc, "computation", &c.name)?;
-        if !comp_names.insert(c.name.as_str()) {
-            return Err(invalid(
-                loc,
-                "the computation name is used by more than one computation",
-            ));
-        }
-    }
     // Computation id -> index in the proto.
-    let mut comp_index: HashMap<i64, usize> = HashMap::new();
-    for (i, c) in p.computations.iter().enumerate() {
-        if comp_index.insert(c.id, i).is_some() {
-            return Err(invalid(
-                format!("{mloc}, computation `{}`", c.name),
-                format!(
-                    "computation id {} is used by more than one computation",
-                    c.id
-                ),
-            ));
-        }
-    }
+    let comps = Defs::new(
+        ("module", &mloc),
+        "computation",
+        p.computations.iter().map(|c| (c.name.as_str(), c.id)),
+    )?;
+    let comp_index = &comps.index;
     // Validate called computation ids, then order callees before callers.
     let mut callees: Vec<Vec<usize>> = Vec::with_capacity(p.computations.len());
     for c in &p.computations {
@@ -1159,26 +1205,13 @@ pub fn module_from_proto(p: &xla::HloModuleProto) -> Result<Module, ProtoError> 
         }
         callees.push(cs);
     }
-    let order = DepGraph::from_deps(p.computations.len(), |i| callees[i].clone())
-        .order()
-        .map_err(|cycle| {
-            invalid(
-                format!(
-                    "{mloc}, computation `{}`",
-                    p.computations[cycle.first()].name
-                ),
-                format!(
-                    "computations call each other in a cycle: {}",
-                    cycle.describe(|i| p.computations[i].name.as_str())
-                ),
-            )
-        })?;
+    let order = comps.order(&callees, "computations call each other in a cycle")?;
     // Proto index -> our CompId.
     let mut comp_map: HashMap<usize, CompId> = HashMap::new();
     let mut computations: crate::entity::PrimaryMap<CompId, Computation> =
         crate::entity::PrimaryMap::new();
     for &ci in &order {
-        let c = computation_from_proto(&p.computations[ci], &comp_index, &comp_map)?;
+        let c = computation_from_proto(&p.computations[ci], comp_index, &comp_map)?;
         let id = computations.push(c);
         comp_map.insert(ci, id);
     }
@@ -1245,27 +1278,12 @@ fn computation_from_proto(
     if c.instructions.is_empty() {
         return Err(invalid(cloc, "the computation has no instructions"));
     }
-    let mut inst_index: HashMap<i64, usize> = HashMap::new();
-    let mut inst_names = std::collections::HashSet::new();
-    for (i, inst) in c.instructions.iter().enumerate() {
-        let loc = format!("{cloc}, instruction `{}`", inst.name);
-        check_name(&loc, "instruction", &inst.name)?;
-        if !inst_names.insert(inst.name.as_str()) {
-            return Err(invalid(
-                loc,
-                "the instruction name is used by more than one instruction of the computation",
-            ));
-        }
-        if inst_index.insert(inst.id, i).is_some() {
-            return Err(invalid(
-                format!("{cloc}, instruction `{}`, field `id`", inst.name),
-                format!(
-                    "instruction id {} is used by more than one instruction",
-                    inst.id
-                ),
-            ));
-        }
-    }
+    let insts = Defs::new(
+        ("computation", &cloc),
+        "instruction",
+        c.instructions.iter().map(|i| (i.name.as_str(), i.id)),
+    )?;
+    let inst_index = &insts.index;
     // Operand and control-predecessor indices, validated.
     let mut deps: Vec<Vec<usize>> = Vec::with_capacity(c.instructions.len());
     let mut operand_idx: Vec<Vec<usize>> = Vec::with_capacity(c.instructions.len());
@@ -1290,20 +1308,7 @@ fn computation_from_proto(
         deps.push(d);
         operand_idx.push(ops);
     }
-    let order = DepGraph::from_deps(c.instructions.len(), |i| deps[i].clone())
-        .order()
-        .map_err(|cycle| {
-            invalid(
-                format!(
-                    "{cloc}, instruction `{}`",
-                    c.instructions[cycle.first()].name
-                ),
-                format!(
-                    "operands (or control predecessors) form a cycle: {}",
-                    cycle.describe(|i| c.instructions[i].name.as_str())
-                ),
-            )
-        })?;
+    let order = insts.order(&deps, "operands (or control predecessors) form a cycle")?;
     let mut new_id: Vec<Option<InstId>> = vec![None; c.instructions.len()];
     let mut instructions: crate::entity::PrimaryMap<InstId, Instruction> =
         crate::entity::PrimaryMap::new();

@@ -46,7 +46,7 @@ pub enum DimensionNumbersError {
         window: usize,
         operand: usize,
     },
-    #[error("{what} has {batch} batch dimensions, indices have {indices}")]
+    #[error("the {what} has {batch} batch dimensions, indices have {indices}")]
     BatchRank {
         what: &'static str,
         batch: usize,
@@ -166,6 +166,113 @@ fn vector_offsets(
     (base, ivd.map_or(0, |d| strides[d]))
 }
 
+/// The dimension numbers gather and scatter share, under each op's own
+/// field names: XLA's two ops address the operand the same way, so one
+/// resolver ([`IndexSpace::resolve`]) serves both. The "target" is the
+/// gather's result or the scatter's updates.
+struct IndexFields<'a> {
+    index_vector_dim: i64,
+    /// (field, dims): the operand dimension of each index-vector component.
+    index_map: (&'static str, &'a [i64]),
+    /// Operand dimensions the window drops (collapsed / inserted).
+    collapsed: &'a [i64],
+    /// How errors name `collapsed` and `operand_batching` together.
+    elided_name: &'static str,
+    /// (field, dims): the operand's and the indices' batching dimensions.
+    operand_batching: (&'static str, &'a [i64]),
+    indices_batching: (&'static str, &'a [i64]),
+    /// (field, dims): the target dimensions that walk the window.
+    window: (&'static str, &'a [i64]),
+    /// How errors name the target ("result", "updates").
+    target: &'static str,
+}
+
+/// [`IndexFields`] checked against the shapes and resolved.
+struct IndexSpace {
+    index_vector_dim: Option<usize>,
+    index_batch_dims: Vec<usize>,
+    index_map: Vec<usize>,
+    /// Operand dimensions the window drops, collapsed ones first.
+    elided: Vec<usize>,
+    /// Operand dimensions the window walks, and the target dimension of each.
+    window_operand_dims: Vec<usize>,
+    window_dims: Vec<usize>,
+    /// Target dimensions that walk the index batch (one per `index_batch_dims`).
+    batch_dims: Vec<usize>,
+    /// (operand batching dimension, position in `batch_dims`).
+    operand_batching: Vec<(usize, usize)>,
+}
+
+impl IndexSpace {
+    fn resolve(
+        f: &IndexFields,
+        operand_dims: &[i64],
+        index_dims: &[i64],
+        target_dims: &[i64],
+    ) -> R<IndexSpace> {
+        use DimensionNumbersError as E;
+        let orank = operand_dims.len();
+        let (ivd, index_batch_dims, vec_len) = index_vector(f.index_vector_dim, index_dims)?;
+        let (map_field, map) = f.index_map;
+        if map.len() != vec_len {
+            return Err(E::IndexVectorLength {
+                field: map_field,
+                entries: map.len(),
+                vector: vec_len,
+            });
+        }
+        let index_map = unique_dims(map, orank, map_field)?;
+        let mut elided = f.collapsed.to_vec();
+        elided.extend(f.operand_batching.1);
+        let elided = unique_dims(&elided, orank, f.elided_name)?;
+        let window_operand_dims = complement(orank, &elided);
+        let window_dims = unique_dims(f.window.1, target_dims.len(), f.window.0)?;
+        if window_dims.len() != window_operand_dims.len() {
+            return Err(E::WindowRank {
+                what: f.window.0,
+                window: window_dims.len(),
+                operand: window_operand_dims.len(),
+            });
+        }
+        let batch_dims = complement(target_dims.len(), &window_dims);
+        if batch_dims.len() != index_batch_dims.len() {
+            return Err(E::BatchRank {
+                what: f.target,
+                batch: batch_dims.len(),
+                indices: index_batch_dims.len(),
+            });
+        }
+        for (&td, &id) in batch_dims.iter().zip(&index_batch_dims) {
+            if target_dims[td] != index_dims[id] {
+                return Err(E::BatchSize {
+                    what: f.target,
+                    dim: td,
+                    size: target_dims[td],
+                    index_dim: id,
+                    index_size: index_dims[id],
+                });
+            }
+        }
+        let operand_batching = batching(
+            &unique_dims(f.operand_batching.1, orank, f.operand_batching.0)?,
+            f.indices_batching.1,
+            &index_batch_dims,
+            ivd,
+            (f.operand_batching.0, f.indices_batching.0),
+        )?;
+        Ok(IndexSpace {
+            index_vector_dim: ivd,
+            index_batch_dims,
+            index_map,
+            elided,
+            window_operand_dims,
+            window_dims,
+            batch_dims,
+            operand_batching,
+        })
+    }
+}
+
 /// A gather's index map. Output position `o` splits into its batch
 /// position (`o[batch_out_dims[k]]`, which is index-array batch position
 /// `index_batch_dims[k]`) and its offset in the slice (`o[offset_dims[k]]`
@@ -203,14 +310,6 @@ impl GatherPlan {
     ) -> R<GatherPlan> {
         use DimensionNumbersError as E;
         let orank = operand_dims.len();
-        let (ivd, index_batch_dims, vec_len) = index_vector(dn.index_vector_dim, index_dims)?;
-        if dn.start_index_map.len() != vec_len {
-            return Err(E::IndexVectorLength {
-                field: "start_index_map",
-                entries: dn.start_index_map.len(),
-                vector: vec_len,
-            });
-        }
         if slice_sizes.len() != orank {
             return Err(E::SliceSizesLength {
                 entries: slice_sizes.len(),
@@ -226,46 +325,24 @@ impl GatherPlan {
                 });
             }
         }
-        let start_index_map = unique_dims(&dn.start_index_map, orank, "start_index_map")?;
-        let mut elided = dn.collapsed_slice_dims.clone();
-        elided.extend(&dn.operand_batching_dims);
-        let elided = unique_dims(
-            &elided,
-            orank,
-            "collapsed_slice_dims + operand_batching_dims",
-        )?;
-        if let Some(&d) = elided.iter().find(|&&d| slice_sizes[d] > 1) {
+        let fields = IndexFields {
+            index_vector_dim: dn.index_vector_dim,
+            index_map: ("start_index_map", &dn.start_index_map),
+            collapsed: &dn.collapsed_slice_dims,
+            elided_name: "collapsed_slice_dims + operand_batching_dims",
+            operand_batching: ("operand_batching_dims", &dn.operand_batching_dims),
+            indices_batching: (
+                "start_indices_batching_dims",
+                &dn.start_indices_batching_dims,
+            ),
+            window: ("offset_dims", &dn.offset_dims),
+            target: "result",
+        };
+        let space = IndexSpace::resolve(&fields, operand_dims, index_dims, out_dims)?;
+        if let Some(&d) = space.elided.iter().find(|&&d| slice_sizes[d] > 1) {
             return Err(E::CollapsedSliceSize(d));
         }
-        let window_operand_dims = complement(orank, &elided);
-        let offset_dims = unique_dims(&dn.offset_dims, out_dims.len(), "offset_dims")?;
-        if offset_dims.len() != window_operand_dims.len() {
-            return Err(E::WindowRank {
-                what: "offset_dims",
-                window: offset_dims.len(),
-                operand: window_operand_dims.len(),
-            });
-        }
-        let batch_out_dims = complement(out_dims.len(), &offset_dims);
-        if batch_out_dims.len() != index_batch_dims.len() {
-            return Err(E::BatchRank {
-                what: "the result",
-                batch: batch_out_dims.len(),
-                indices: index_batch_dims.len(),
-            });
-        }
-        for (&od, &id) in batch_out_dims.iter().zip(&index_batch_dims) {
-            if out_dims[od] != index_dims[id] {
-                return Err(E::BatchSize {
-                    what: "result",
-                    dim: od,
-                    size: out_dims[od],
-                    index_dim: id,
-                    index_size: index_dims[id],
-                });
-            }
-        }
-        for (&od, &wd) in offset_dims.iter().zip(&window_operand_dims) {
+        for (&od, &wd) in space.window_dims.iter().zip(&space.window_operand_dims) {
             if out_dims[od] != slice_sizes[wd] {
                 return Err(E::OffsetSize {
                     dim: od,
@@ -275,24 +352,17 @@ impl GatherPlan {
                 });
             }
         }
-        let operand_batching = batching(
-            &unique_dims(&dn.operand_batching_dims, orank, "operand_batching_dims")?,
-            &dn.start_indices_batching_dims,
-            &index_batch_dims,
-            ivd,
-            ("operand_batching_dims", "start_indices_batching_dims"),
-        )?;
         Ok(GatherPlan {
             operand_dims: operand_dims.to_vec(),
             out_dims: out_dims.to_vec(),
-            index_vector_dim: ivd,
-            start_index_map,
+            index_vector_dim: space.index_vector_dim,
+            start_index_map: space.index_map,
             slice_sizes: slice_sizes.to_vec(),
-            offset_dims,
-            window_operand_dims,
-            batch_out_dims,
-            index_batch_dims,
-            operand_batching,
+            offset_dims: space.window_dims,
+            window_operand_dims: space.window_operand_dims,
+            batch_out_dims: space.batch_dims,
+            index_batch_dims: space.index_batch_dims,
+            operand_batching: space.operand_batching,
         })
     }
 
@@ -368,61 +438,28 @@ impl ScatterPlan {
         index_dims: &[i64],
         update_dims: &[i64],
     ) -> R<ScatterPlan> {
-        use DimensionNumbersError as E;
-        let orank = operand_dims.len();
-        let (ivd, index_batch_dims, vec_len) = index_vector(dn.index_vector_dim, index_dims)?;
-        if dn.scatter_dims_to_operand_dims.len() != vec_len {
-            return Err(E::IndexVectorLength {
-                field: "scatter_dims_to_operand_dims",
-                entries: dn.scatter_dims_to_operand_dims.len(),
-                vector: vec_len,
-            });
-        }
-        let sdod = unique_dims(
-            &dn.scatter_dims_to_operand_dims,
-            orank,
-            "scatter_dims_to_operand_dims",
-        )?;
-        let mut elided = dn.inserted_window_dims.clone();
-        elided.extend(&dn.input_batching_dims);
-        let elided = unique_dims(&elided, orank, "inserted_window_dims + input_batching_dims")?;
-        let window_operand_dims = complement(orank, &elided);
-        let uwd = unique_dims(
-            &dn.update_window_dims,
-            update_dims.len(),
-            "update_window_dims",
-        )?;
-        if uwd.len() != window_operand_dims.len() {
-            return Err(E::WindowRank {
-                what: "update_window_dims",
-                window: uwd.len(),
-                operand: window_operand_dims.len(),
-            });
-        }
-        let update_scatter_dims = complement(update_dims.len(), &uwd);
-        if update_scatter_dims.len() != index_batch_dims.len() {
-            return Err(E::BatchRank {
-                what: "the updates",
-                batch: update_scatter_dims.len(),
-                indices: index_batch_dims.len(),
-            });
-        }
-        for (&ud, &id) in update_scatter_dims.iter().zip(&index_batch_dims) {
-            if update_dims[ud] != index_dims[id] {
-                return Err(E::BatchSize {
-                    what: "updates",
-                    dim: ud,
-                    size: update_dims[ud],
-                    index_dim: id,
-                    index_size: index_dims[id],
-                });
-            }
-        }
-        let mut window_sizes = vec![1i64; orank];
-        for (&ud, &od) in uwd.iter().zip(&window_operand_dims) {
+        let fields = IndexFields {
+            index_vector_dim: dn.index_vector_dim,
+            index_map: (
+                "scatter_dims_to_operand_dims",
+                &dn.scatter_dims_to_operand_dims,
+            ),
+            collapsed: &dn.inserted_window_dims,
+            elided_name: "inserted_window_dims + input_batching_dims",
+            operand_batching: ("input_batching_dims", &dn.input_batching_dims),
+            indices_batching: (
+                "scatter_indices_batching_dims",
+                &dn.scatter_indices_batching_dims,
+            ),
+            window: ("update_window_dims", &dn.update_window_dims),
+            target: "updates",
+        };
+        let space = IndexSpace::resolve(&fields, operand_dims, index_dims, update_dims)?;
+        let mut window_sizes = vec![1i64; operand_dims.len()];
+        for (&ud, &od) in space.window_dims.iter().zip(&space.window_operand_dims) {
             window_sizes[od] = update_dims[ud];
             if update_dims[ud] > operand_dims[od] {
-                return Err(E::UpdateWindowSize {
+                return Err(DimensionNumbersError::UpdateWindowSize {
                     update_dim: ud,
                     size: update_dims[ud],
                     operand_dim: od,
@@ -430,23 +467,16 @@ impl ScatterPlan {
                 });
             }
         }
-        let input_batching = batching(
-            &unique_dims(&dn.input_batching_dims, orank, "input_batching_dims")?,
-            &dn.scatter_indices_batching_dims,
-            &index_batch_dims,
-            ivd,
-            ("input_batching_dims", "scatter_indices_batching_dims"),
-        )?;
         Ok(ScatterPlan {
             operand_dims: operand_dims.to_vec(),
             update_dims: update_dims.to_vec(),
-            index_vector_dim: ivd,
-            scatter_dims_to_operand_dims: sdod,
-            update_window_dims: uwd,
-            window_operand_dims,
-            update_scatter_dims,
-            index_batch_dims,
-            input_batching,
+            index_vector_dim: space.index_vector_dim,
+            scatter_dims_to_operand_dims: space.index_map,
+            update_window_dims: space.window_dims,
+            window_operand_dims: space.window_operand_dims,
+            update_scatter_dims: space.batch_dims,
+            index_batch_dims: space.index_batch_dims,
+            input_batching: space.operand_batching,
             window_sizes,
         })
     }

@@ -595,6 +595,32 @@ struct RawComp {
     execution_thread: Option<String>,
 }
 
+/// A named definition in the text (a computation, an instruction), as
+/// [`ordered`] reports it on a cycle.
+trait Definition {
+    fn name(&self) -> &str;
+    /// Byte offset of the definition in the source.
+    fn pos(&self) -> usize;
+}
+
+impl Definition for RawComp {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn pos(&self) -> usize {
+        self.pos
+    }
+}
+
+impl Definition for RawInst {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn pos(&self) -> usize {
+        self.pos
+    }
+}
+
 struct RawModule {
     name: String,
     comps: Vec<RawComp>,
@@ -909,22 +935,14 @@ impl<'a> Parser<'a> {
         let mut deps = DepGraph::new(n);
         for (i, per_inst) in called.iter().enumerate() {
             for &k in per_inst.iter().flatten() {
-                if k == i {
-                    return Err(err(
-                        raw.comps[i].pos,
-                        format!("computation '{}' calls itself", raw.comps[i].name),
-                    ));
-                }
-                deps.add_dep(i, k);
+                depend(&mut deps, i, k, || {
+                    let rc = &raw.comps[i];
+                    err(rc.pos, format!("computation '{}' calls itself", rc.name))
+                })?;
             }
         }
-        let (comp_order, comp_id) = ordered::<CompId>(
-            &deps,
-            src,
-            |i| (&raw.comps[i].name, raw.comps[i].pos),
-            "computation",
-            "a call cycle",
-        )?;
+        let (comp_order, comp_id) =
+            ordered::<CompId, _>(&deps, src, &raw.comps, "computation", "a call cycle")?;
 
         // Instruction names are unique in a computation; a name reused in a
         // later computation is renamed `name.N`, as XLA's parser does.
@@ -1086,24 +1104,18 @@ impl<'a> Parser<'a> {
                         ),
                     ));
                 };
-                if k == i {
-                    return Err(err(
+                depend(&mut deps, i, k, || {
+                    err(
                         *pos,
                         format!("instruction '{}' uses itself as an operand", ri.name),
-                    ));
-                }
-                deps.add_dep(i, k);
+                    )
+                })?;
                 v.push(k);
             }
             operand_idx.push(v);
         }
-        let (order, new_id) = ordered::<InstId>(
-            &deps,
-            src,
-            |i| (&rc.insts[i].name, rc.insts[i].pos),
-            "instruction",
-            "a dependency cycle",
-        )?;
+        let (order, new_id) =
+            ordered::<InstId, _>(&deps, src, &rc.insts, "instruction", "a dependency cycle")?;
 
         // Root.
         let root_old = the_marked(&rc.insts, |r| r.is_root)
@@ -1937,25 +1949,42 @@ fn the_marked<T>(items: &[T], marked: impl Fn(&T) -> bool) -> Result<Option<usiz
     }
 }
 
+/// Records that definition `user` depends on `dep`. A definition that
+/// depends on itself is the error `itself` (its own message reads better
+/// than the one-node cycle [`ordered`] would report).
+fn depend(
+    deps: &mut DepGraph,
+    user: usize,
+    dep: usize,
+    itself: impl FnOnce() -> ParseError,
+) -> PResult<()> {
+    if user == dep {
+        return Err(itself());
+    }
+    deps.add_dep(user, dep);
+    Ok(())
+}
+
 /// The order to build definitions in ([`DepGraph::order`]) and the id each
 /// definition (by text index) gets in it; on a cycle, the error
 /// `{what} 'a' is part of {kind}: a -> b -> a` at the first node's
-/// definition. `node` gives each definition's name and position.
-fn ordered<'n, K: EntityRef>(
+/// definition. `defs` are the definitions in text order.
+fn ordered<K: EntityRef, D: Definition>(
     deps: &DepGraph,
     src: &str,
-    node: impl Fn(usize) -> (&'n String, usize),
+    defs: &[D],
     what: &str,
     kind: &str,
 ) -> PResult<(Vec<usize>, Vec<K>)> {
     let order = deps.order().map_err(|cycle| {
-        let (name, pos) = node(cycle.first());
+        let first = &defs[cycle.first()];
         ParseError::at(
             src,
-            pos,
+            first.pos(),
             format!(
-                "{what} '{name}' is part of {kind}: {}",
-                cycle.describe(|i| node(i).0.as_str())
+                "{what} '{}' is part of {kind}: {}",
+                first.name(),
+                cycle.describe(|i| defs[i].name())
             ),
         )
     })?;
