@@ -57,27 +57,11 @@ pub fn leaf_count(s: &Shape) -> usize {
 pub fn is_elemental(module: &Module, comp: &Computation, id: InstId) -> bool {
     let inst = comp.inst(id);
     match &inst.op {
+        op if op.is_elementwise() || op.opcode().is_data_movement() => true,
         Op::Parameter { .. }
         | Op::Constant { .. }
         | Op::Iota { .. }
-        | Op::Unary(_)
-        | Op::Binary(_)
-        | Op::Compare { .. }
-        | Op::Select
-        | Op::Clamp
-        | Op::Convert
-        | Op::ReducePrecision { .. }
-        | Op::Broadcast { .. }
-        | Op::Reshape
-        | Op::Bitcast
-        | Op::Transpose { .. }
-        | Op::Reverse { .. }
-        | Op::Slice { .. }
-        | Op::DynamicSlice { .. }
         | Op::DynamicUpdateSlice
-        | Op::Concatenate { .. }
-        | Op::Pad { .. }
-        | Op::Copy
         | Op::Tuple
         | Op::GetTupleElement { .. }
         | Op::OptimizationBarrier => true,

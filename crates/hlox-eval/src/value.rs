@@ -213,6 +213,24 @@ pub(crate) fn encode(v: &Vals, ty: ElementType, dims: &[i64]) -> ArrayLiteral {
             _ => unreachable!(),
         }
     }
+    /// Writes each of `v` as element type `ty`: with `float` for a
+    /// floating-point type, else as the integer bits `int` gives.
+    fn put_all<T: Copy>(
+        out: &mut [u8],
+        v: &[T],
+        ty: ElementType,
+        float: impl Fn(&mut [u8], usize, T),
+        int: impl Fn(T) -> u64,
+    ) {
+        let sz = ty.byte_size();
+        for (i, &x) in v.iter().enumerate() {
+            if ty.is_float() {
+                float(out, i, x);
+            } else {
+                put_int(out, i, sz, ty, int(x));
+            }
+        }
+    }
     // A complex result: real values become real parts (imaginary 0), as
     // XLA's convert does; complex values change precision part by part.
     if ty.is_complex() {
@@ -247,42 +265,34 @@ pub(crate) fn encode(v: &Vals, ty: ElementType, dims: &[i64]) -> ArrayLiteral {
         Vals::Z(v) => {
             return encode(&Vals::D(v.iter().map(|x| x.re).collect()), ty, dims);
         }
-        Vals::S(v) => {
-            for (i, &x) in v.iter().enumerate() {
-                if ty.is_float() {
-                    put_f64(&mut out, i, ty, x as f64);
-                } else {
-                    put_int(&mut out, i, sz, ty, x as u64);
-                }
-            }
-        }
-        Vals::U(v) => {
-            for (i, &x) in v.iter().enumerate() {
-                if ty.is_float() {
-                    put_f64(&mut out, i, ty, x as f64);
-                } else {
-                    put_int(&mut out, i, sz, ty, x);
-                }
-            }
-        }
-        Vals::F(v) => {
-            for (i, &x) in v.iter().enumerate() {
-                if ty.is_float() {
-                    put_f32(&mut out, i, ty, x);
-                } else {
-                    put_int(&mut out, i, sz, ty, f32_to_int(x, ty).bits());
-                }
-            }
-        }
-        Vals::D(v) => {
-            for (i, &x) in v.iter().enumerate() {
-                if ty.is_float() {
-                    put_f64(&mut out, i, ty, x);
-                } else {
-                    put_int(&mut out, i, sz, ty, f64_to_int(x, ty).bits());
-                }
-            }
-        }
+        Vals::S(v) => put_all(
+            &mut out,
+            v,
+            ty,
+            |o, i, x| put_f64(o, i, ty, x as f64),
+            |x| x as u64,
+        ),
+        Vals::U(v) => put_all(
+            &mut out,
+            v,
+            ty,
+            |o, i, x| put_f64(o, i, ty, x as f64),
+            |x| x,
+        ),
+        Vals::F(v) => put_all(
+            &mut out,
+            v,
+            ty,
+            |o, i, x| put_f32(o, i, ty, x),
+            |x| f32_to_int(x, ty).bits(),
+        ),
+        Vals::D(v) => put_all(
+            &mut out,
+            v,
+            ty,
+            |o, i, x| put_f64(o, i, ty, x),
+            |x| f64_to_int(x, ty).bits(),
+        ),
     }
     ArrayLiteral::from_bytes(ArrayShape::new(ty, dims.to_vec()), out).expect("encode: byte count")
 }

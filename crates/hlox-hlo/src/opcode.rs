@@ -193,6 +193,15 @@ opcode_properties! {
     /// XLA's scheduler splits it into `<name>-start`/`<name>-done` pairs,
     /// which hlox does not read (the parser says so).
     ASYNC_PAIR = 5, has_async_pair;
+    /// Each result element is an element of an operand (or a pad value),
+    /// picked by index arithmetic alone: broadcast, reshape, bitcast,
+    /// transpose, reverse, slice, dynamic-slice, pad, concatenate and copy
+    /// (XLA's "data movement"). Forward mode applies such an op to the
+    /// tangents as it is (`hlox_transform`'s `linear_operands`), the
+    /// elemental emitter generates each of them (`hlox_codegen`'s
+    /// `is_elemental`), and fusion fuses all but copy and bitcast
+    /// (`hlox_passes`' `fusible_kind`).
+    DATA_MOVEMENT = 6, is_data_movement;
 }
 
 /// An element-wise family (`UnaryOp`, `BinaryOp`): its enum, generated from
@@ -667,28 +676,28 @@ opcode_table! {
             exponent_bits: i32 = [I32 "exponent_bits" req, Same .exponent_bits],
             mantissa_bits: i32 = [I32 "mantissa_bits" req, Same .mantissa_bits],
         };
-        Broadcast          = "broadcast",            Fixed(1),    [],                      DECLARED_SHAPE, {
+        Broadcast          = "broadcast",            Fixed(1),    [],                      DECLARED_SHAPE | DATA_MOVEMENT, {
             dimensions: Vec<i64> = [Ints "dimensions" req, Same .dimensions],
         };
-        Reshape            = "reshape",              Fixed(1),    [],                      DECLARED_SHAPE;
-        Bitcast            = "bitcast",              Fixed(1),    [],                      DECLARED_SHAPE;
-        Transpose          = "transpose",            Fixed(1),    [],                      NONE, {
+        Reshape            = "reshape",              Fixed(1),    [],                      DECLARED_SHAPE | DATA_MOVEMENT;
+        Bitcast            = "bitcast",              Fixed(1),    [],                      DECLARED_SHAPE | DATA_MOVEMENT;
+        Transpose          = "transpose",            Fixed(1),    [],                      DATA_MOVEMENT, {
             dimensions: Vec<i64> = [Ints "dimensions" req, Same .dimensions],
         };
-        Reverse            = "reverse",              Fixed(1),    [],                      NONE, {
+        Reverse            = "reverse",              Fixed(1),    [],                      DATA_MOVEMENT, {
             dimensions: Vec<i64> = [Ints "dimensions" req, Same .dimensions],
         };
-        Slice              = "slice",                Fixed(1),    [],                      NONE, {
+        Slice              = "slice",                Fixed(1),    [],                      DATA_MOVEMENT, {
             dims: Vec<SliceDim> = [Slices "slice" req, Slices .slice_dimensions],
         };
-        DynamicSlice       = "dynamic-slice",        AtLeast(1),  [],                      NONE, {
+        DynamicSlice       = "dynamic-slice",        AtLeast(1),  [],                      DATA_MOVEMENT, {
             sizes: Vec<i64> = [Ints "dynamic_slice_sizes" req, Same .dynamic_slice_sizes],
         };
         DynamicUpdateSlice = "dynamic-update-slice", AtLeast(2),  [],                      NONE;
-        Concatenate        = "concatenate",          AtLeast(1),  [],                      NONE, {
+        Concatenate        = "concatenate",          AtLeast(1),  [],                      DATA_MOVEMENT, {
             dimension: i64 = [Dim1 "dimensions" req, Dim1 .dimensions],
         };
-        Pad                = "pad",                  Fixed(2),    [],                      NONE, {
+        Pad                = "pad",                  Fixed(2),    [],                      DATA_MOVEMENT, {
             dims: Vec<PadDim> = [Padding "padding" req, Padding .padding_config],
         };
         Dot                = "dot",                  Fixed(2),    [],                      EXPENSIVE, {
@@ -754,7 +763,7 @@ opcode_table! {
         Map                = "map",                  AtLeast(1),  [ToApply],               EXPENSIVE, {
             dimensions: Vec<i64> = [Ints "dimensions" (shown Vec::new()), Same .dimensions],
         };
-        Copy               = "copy",                 Fixed(1),    [],                      NONE;
+        Copy               = "copy",                 Fixed(1),    [],                      DATA_MOVEMENT;
         /// called: any computations the target is given (`called_computations=`).
         CustomCall         = "custom-call",          AtLeast(0),  [CalledComputations],    SIDE_EFFECT | EXPENSIVE | DECLARED_SHAPE, (Box<CustomCall>);
         RngBitGenerator    = "rng-bit-generator",    Fixed(1),    [],                      EXPENSIVE | DECLARED_SHAPE, {
@@ -910,5 +919,36 @@ impl Op {
             Op::CustomCall(c) => c.has_side_effect,
             op => op.opcode().may_have_side_effect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The members of [`props::DATA_MOVEMENT`], as its doc and its callers
+    /// (forward mode, the elemental emitter, fusion) rely on.
+    #[test]
+    fn data_movement_members() {
+        let names: Vec<&str> = Opcode::ALL
+            .iter()
+            .filter(|c| c.is_data_movement())
+            .map(|c| c.name())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "broadcast",
+                "reshape",
+                "bitcast",
+                "transpose",
+                "reverse",
+                "slice",
+                "dynamic-slice",
+                "concatenate",
+                "pad",
+                "copy"
+            ]
+        );
     }
 }

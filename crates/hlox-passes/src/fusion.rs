@@ -78,21 +78,14 @@ pub fn is_expensive(op: &Op) -> bool {
     }
 }
 
+/// Element-wise and data-movement ops (but copy and bitcast), iota and
+/// constants.
 fn fusible_kind(op: &Op) -> bool {
-    op.is_elementwise()
-        || matches!(
-            op,
-            Op::Broadcast { .. }
-                | Op::Reshape
-                | Op::Transpose { .. }
-                | Op::Slice { .. }
-                | Op::Iota { .. }
-                | Op::Constant { .. }
-                | Op::Reverse { .. }
-                | Op::Concatenate { .. }
-                | Op::Pad { .. }
-                | Op::DynamicSlice { .. }
-        )
+    match op {
+        Op::Copy | Op::Bitcast => false,
+        Op::Iota { .. } | Op::Constant { .. } => true,
+        op => op.is_elementwise() || op.opcode().is_data_movement(),
+    }
 }
 
 /// Largest constant copied into fusions (the size of the constants

@@ -100,20 +100,14 @@ pub(crate) fn jvp_comp(
 /// their tangents, the other operands kept).
 fn linear_operands(op: &Op, n: usize) -> Option<Vec<usize>> {
     Some(match op {
-        Op::Copy
-        | Op::Reshape
-        | Op::Bitcast
-        | Op::Broadcast { .. }
-        | Op::Transpose { .. }
-        | Op::Reverse { .. }
-        | Op::Slice { .. }
-        | Op::Gather { .. }
-        | Op::ReducePrecision { .. }
-        | Op::DynamicSlice { .. } => vec![0],
         // Linear in the source (the init value's tangent must be zero).
         Op::SelectAndScatter { .. } => vec![1, 2],
         Op::Pad { .. } | Op::DynamicUpdateSlice => vec![0, 1],
         Op::Concatenate { .. } => (0..n).collect(),
+        // The other data-movement ops (copy, reshape, bitcast, broadcast,
+        // transpose, reverse, slice, dynamic-slice) move operand 0's elements.
+        Op::Gather { .. } | Op::ReducePrecision { .. } => vec![0],
+        op if op.opcode().is_data_movement() => vec![0],
         _ => return None,
     })
 }
