@@ -887,13 +887,8 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
 /// minimum, and, or. Such reductions may be reassociated (as XLA:CPU does).
 pub fn simple_reducer(module: &Module, comp: CompId) -> Option<(BinaryOp, ElementType)> {
     let c = module.computations.get(comp)?;
-    if c.params.len() != 2 {
-        return None;
-    }
+    let (op, _) = c.binary_of_params()?;
     let r = c.root_inst();
-    let Op::Binary(op) = r.op else {
-        return None;
-    };
     let ty = r.shape.as_array().filter(|a| a.rank() == 0)?.ty;
     // F16/BF16 round after every step; complex sums are kept in the
     // evaluator's order (the general reduce loop inlines the reducer).
@@ -905,15 +900,10 @@ pub fn simple_reducer(module: &Module, comp: CompId) -> Option<(BinaryOp, Elemen
         BinaryOp::And | BinaryOp::Or => !ty.is_float(),
         _ => false,
     };
-    if !ok_op || r.operands.len() != 2 {
+    if !ok_op {
         return None;
     }
-    let (a, b) = (r.operands[0], r.operands[1]);
-    let (p0, p1) = (c.params[0], c.params[1]);
-    if !((a == p0 && b == p1) || (a == p1 && b == p0)) {
-        return None;
-    }
-    for p in [p0, p1] {
+    for &p in &c.params {
         if c.inst(p).shape.as_array().map(|s| (s.rank(), s.ty)) != Some((0, ty)) {
             return None;
         }

@@ -90,16 +90,9 @@ impl Func<'_> {
                 let i = c.params.iter().position(|&p| p == c.root)?;
                 Some(Fast::Param(i))
             }
-            Op::Binary(op) if root.operands.len() == 2 => {
-                let (a, b) = (root.operands[0], root.operands[1]);
-                if a == c.params[0] && b == c.params[1] {
-                    Some(Fast::Bin(*op, false))
-                } else if a == c.params[1] && b == c.params[0] {
-                    Some(Fast::Bin(*op, true))
-                } else {
-                    None
-                }
-            }
+            Op::Binary(_) => c
+                .binary_of_params()
+                .map(|(op, swapped)| Fast::Bin(op, swapped)),
             _ => None,
         }
     }

@@ -589,6 +589,27 @@ impl Computation {
     pub fn root_inst(&self) -> &Instruction {
         &self.instructions[self.root]
     }
+    /// The binary op this computation applies to its two parameters when
+    /// that is all it does (a reduction's or scatter's combiner such as
+    /// `ROOT s = add(p0, p1)`), and whether the operands come swapped
+    /// (`op(p1, p0)`). Every engine that runs such a combiner as one
+    /// operation (the elemental emitter's reductions, the evaluator's fast
+    /// path, the transformations' reduce rules, the SPMD collectives)
+    /// recognizes it here.
+    pub fn binary_of_params(&self) -> Option<(BinaryOp, bool)> {
+        let [p0, p1] = self.params[..] else {
+            return None;
+        };
+        let root = self.root_inst();
+        let Op::Binary(op) = root.op else {
+            return None;
+        };
+        match root.operands[..] {
+            [a, b] if (a, b) == (p0, p1) => Some((op, false)),
+            [a, b] if (a, b) == (p1, p0) => Some((op, true)),
+            _ => None,
+        }
+    }
     /// The signature of this computation.
     pub fn program_shape(&self) -> ProgramShape {
         ProgramShape {

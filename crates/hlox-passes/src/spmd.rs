@@ -203,20 +203,7 @@ fn ed_walk(x: &mut Expander<'_, '_>) -> Result<(), SpmdError> {
 /// The reduction a combiner computation performs: its root is one of the
 /// recognized binary ops of its two parameters.
 fn reduce_kind_of(c: &hlox_hlo::Computation) -> Option<ReduceKind> {
-    if c.params.len() != 2 {
-        return None;
-    }
-    let root = c.instructions.get(c.root)?;
-    let Op::Binary(b) = root.op else {
-        return None;
-    };
-    let mut ops = root.operands.clone();
-    ops.sort();
-    let mut ps = c.params.clone();
-    ps.sort();
-    if ops != ps {
-        return None;
-    }
+    let (b, _) = c.binary_of_params()?;
     Some(match b {
         BinaryOp::Add => ReduceKind::Add,
         BinaryOp::Multiply => ReduceKind::Mul,

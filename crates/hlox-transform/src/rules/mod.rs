@@ -9,27 +9,13 @@
 pub(crate) mod elementwise;
 pub(crate) mod linear;
 
-use hlox_hlo::ir::{BinaryOp, CompId, Module, Op};
+use hlox_hlo::ir::{BinaryOp, CompId, Module};
 
 /// The binary op a reduction computation applies, when it is
 /// `(a, b) -> a op b` (or `b op a`) over scalars: how reduce's rules
 /// recognize a sum, max or min.
 pub(crate) fn reducer_op(m: &Module, comp: CompId) -> Option<BinaryOp> {
-    let c = m.computations.get(comp)?;
-    if c.params.len() != 2 {
-        return None;
-    }
-    let root = c.root_inst();
-    let Op::Binary(b) = root.op else {
-        return None;
-    };
-    let (p0, p1) = (c.params[0], c.params[1]);
-    let ops = &root.operands;
-    if (ops[..] == [p0, p1]) || (ops[..] == [p1, p0]) {
-        Some(b)
-    } else {
-        None
-    }
+    m.computations.get(comp)?.binary_of_params().map(|(b, _)| b)
 }
 
 /// Whether a scatter's combiner computation returns its second parameter
