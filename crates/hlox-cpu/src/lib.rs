@@ -529,7 +529,7 @@ impl Executable {
             run_id: hlox_ffi::xla_ffi::InvokeContext::next_run_id(),
         };
         let rc = {
-            let _fp = runtime::FpEnv::enter();
+            let _fp = runtime::FpEnv::flush_denormals();
             (self.entry)(
                 &ctx as *const runtime::RunCtx as *const u8,
                 params.as_ptr(),

@@ -200,7 +200,7 @@ pub(crate) unsafe extern "C" fn hlox_rt_parallel_for(
         let s = c * per;
         let e = ((c + 1) * per).min(n);
         if s < e {
-            let _g = FpEnv::enter();
+            let _g = FpEnv::flush_denormals();
             f(p.0, s, e);
         }
     });
@@ -229,7 +229,7 @@ macro_rules! complex_entry {
             use num_complex::Complex;
             // The evaluator's arithmetic, without the denormal modes (the
             // emitter flushes the operands and the result).
-            let _g = FpEnv::exact();
+            let _g = FpEnv::ieee_denormals();
             let r = match ComplexFn::from_code(code) {
                 Some(f) => f.$eval(Complex::new(a_re, a_im), Complex::new(b_re, b_im)),
                 None => Complex::new(<$part>::NAN, <$part>::NAN),
@@ -262,11 +262,11 @@ pub(crate) extern "C" fn hlox_rt_f64_to_bf16(x: f64) -> u16 {
 /// libm's pow, with the denormal modes off when an input is denormal
 /// (libm reads its inputs' bits; XLA:CPU's pow sees denormals).
 pub(crate) extern "C" fn hlox_rt_powf(x: f32, y: f32) -> f32 {
-    let _g = (x.is_subnormal() || y.is_subnormal()).then(FpEnv::exact);
+    let _g = (x.is_subnormal() || y.is_subnormal()).then(FpEnv::ieee_denormals);
     x.powf(y)
 }
 pub(crate) extern "C" fn hlox_rt_pow(x: f64, y: f64) -> f64 {
-    let _g = (x.is_subnormal() || y.is_subnormal()).then(FpEnv::exact);
+    let _g = (x.is_subnormal() || y.is_subnormal()).then(FpEnv::ieee_denormals);
     x.powf(y)
 }
 pub(crate) extern "C" fn hlox_rt_erff(x: f32) -> f32 {
@@ -276,65 +276,4 @@ pub(crate) extern "C" fn hlox_rt_erf(x: f64) -> f64 {
     libm::erf(x)
 }
 
-/// Sets the denormal flushing modes for the current thread (x86-64: MXCSR
-/// FTZ and DAZ; aarch64: FPCR.FZ) and restores the previous mode on drop.
-pub(crate) struct FpEnv {
-    #[allow(dead_code)]
-    saved: u64,
-}
-
-impl FpEnv {
-    /// Denormal modes off until drop.
-    pub fn exact() -> FpEnv {
-        FpEnv::flush_denormals(false)
-    }
-
-    pub fn enter() -> FpEnv {
-        FpEnv::flush_denormals(true)
-    }
-
-    /// Sets (`on`) or clears the flush-denormals modes (x86_64 MXCSR FTZ and
-    /// DAZ, aarch64 FPCR.FZ), keeping the previous state for drop.
-    fn flush_denormals(on: bool) -> FpEnv {
-        #[cfg(target_arch = "x86_64")]
-        unsafe {
-            let mut csr: u32 = 0;
-            std::arch::asm!("stmxcsr [{}]", in(reg) &mut csr as *mut u32, options(nostack));
-            let bits = (1 << 15) | (1 << 6);
-            let new = if on { csr | bits } else { csr & !bits };
-            std::arch::asm!("ldmxcsr [{}]", in(reg) &new as *const u32, options(nostack));
-            FpEnv { saved: csr as u64 }
-        }
-        #[cfg(target_arch = "aarch64")]
-        unsafe {
-            let fpcr: u64;
-            std::arch::asm!("mrs {}, fpcr", out(reg) fpcr);
-            let new = if on {
-                fpcr | (1 << 24)
-            } else {
-                fpcr & !(1 << 24)
-            };
-            std::arch::asm!("msr fpcr, {}", in(reg) new);
-            FpEnv { saved: fpcr }
-        }
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-        {
-            let _ = on;
-            FpEnv { saved: 0 }
-        }
-    }
-}
-
-impl Drop for FpEnv {
-    fn drop(&mut self) {
-        #[cfg(target_arch = "x86_64")]
-        unsafe {
-            let csr = self.saved as u32;
-            std::arch::asm!("ldmxcsr [{}]", in(reg) &csr as *const u32, options(nostack));
-        }
-        #[cfg(target_arch = "aarch64")]
-        unsafe {
-            std::arch::asm!("msr fpcr, {}", in(reg) self.saved);
-        }
-    }
-}
+pub(crate) use hlox_ffi::fpenv::FpEnv;

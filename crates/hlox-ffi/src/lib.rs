@@ -19,6 +19,7 @@
 //! functions dynamically (see `.cargo/config.toml` and docs/custom-calls.md).
 
 pub mod dynamic;
+pub mod fpenv;
 pub mod invoke;
 pub mod opaque;
 pub mod platform;

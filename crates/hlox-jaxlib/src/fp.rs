@@ -8,77 +8,13 @@
 //! and zero multipliers, where the evaluator (which does not flush) and
 //! LAPACK agree. LAPACK's own kernels give the same results either way
 //! (jaxlib's run under XLA's flushing), so ours must too: every handler in
-//! [`crate::lapack`] runs inside an [`IeeeDenormals`] guard, which costs
-//! two register writes per call.
-
-/// Clears the flush-denormals modes of the current thread until dropped,
-/// then restores what was there.
-pub struct IeeeDenormals {
-    #[cfg_attr(
-        not(any(target_arch = "x86_64", target_arch = "aarch64")),
-        allow(dead_code)
-    )]
-    saved: u64,
-}
-
-impl IeeeDenormals {
-    pub fn enter() -> IeeeDenormals {
-        let saved = read_mode();
-        // FTZ (bit 15) and DAZ (bit 6) of MXCSR; FZ (bit 24) of FPCR.
-        #[cfg(target_arch = "x86_64")]
-        write_mode(saved & !((1 << 15) | (1 << 6)));
-        #[cfg(target_arch = "aarch64")]
-        write_mode(saved & !(1 << 24));
-        IeeeDenormals { saved }
-    }
-}
-
-impl Drop for IeeeDenormals {
-    fn drop(&mut self) {
-        write_mode(self.saved);
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-fn read_mode() -> u64 {
-    let mut csr: u32 = 0;
-    // SAFETY: stores the MXCSR register into a local.
-    unsafe { std::arch::asm!("stmxcsr [{}]", in(reg) &mut csr as *mut u32, options(nostack)) };
-    u64::from(csr)
-}
-
-#[cfg(target_arch = "x86_64")]
-fn write_mode(mode: u64) {
-    let csr = mode as u32;
-    // SAFETY: loads a value read from MXCSR with only FTZ/DAZ changed.
-    unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) &csr as *const u32, options(nostack)) };
-}
-
-#[cfg(target_arch = "aarch64")]
-fn read_mode() -> u64 {
-    let fpcr: u64;
-    // SAFETY: reads the floating-point control register.
-    unsafe { std::arch::asm!("mrs {}, fpcr", out(reg) fpcr) };
-    fpcr
-}
-
-#[cfg(target_arch = "aarch64")]
-fn write_mode(mode: u64) {
-    // SAFETY: writes a value read from FPCR with only FZ changed.
-    unsafe { std::arch::asm!("msr fpcr, {}", in(reg) mode) };
-}
-
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-fn read_mode() -> u64 {
-    0
-}
-
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-fn write_mode(_: u64) {}
+//! [`crate::lapack`] runs inside an [`hlox_ffi::fpenv::FpEnv::ieee_denormals`]
+//! guard, which costs two register writes per call. This module keeps the
+//! test that shows why.
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use hlox_ffi::fpenv::FpEnv;
 
     /// A complex LU that faer gets wrong with denormals flushed (found by
     /// the compiled Host path, which flushes them: a 3x3 c64 operand of
@@ -108,24 +44,22 @@ mod tests {
         let mut want = a0;
         // LAPACK's pivots (cgetrf).
         assert_eq!(lu(&mut want), [2, 2, 3]);
-        let flush = (1 << 15) | (1 << 6);
-        let before = read_mode();
-        write_mode(before | flush);
+        let flush = FpEnv::flush_denormals();
         let mut flushed = a0;
         let flushed_ipiv = lu(&mut flushed);
         let mut guarded = a0;
         let guarded_ipiv = {
-            let _ieee = IeeeDenormals::enter();
+            let _ieee = FpEnv::ieee_denormals();
             lu(&mut guarded)
         };
-        let after = read_mode();
-        write_mode(before);
+        let restored = FpEnv::flushing();
+        drop(flush);
         assert!(
             flushed != want || flushed_ipiv != [2, 2, 3],
             "faer under FTZ/DAZ: the hazard this guard is for is gone; see the module docs"
         );
         assert_eq!(guarded_ipiv, [2, 2, 3]);
         assert_eq!(guarded, want);
-        assert_eq!(after & flush, flush, "the caller's mode is restored");
+        assert!(restored, "the caller's mode is restored");
     }
 }

@@ -16,8 +16,8 @@
 
 use crate::blocked::{self, Geev};
 use crate::field::{Field, Real};
-use crate::fp::IeeeDenormals;
 use crate::linalg::{self, SvdJob, Triangular};
+use hlox_ffi::fpenv::FpEnv;
 use hlox_ffi::xla_ffi::{FfiElement, FfiError, Frame, FrameError};
 use num_traits::Zero;
 use thiserror::Error;
@@ -216,7 +216,7 @@ fn info_ret<'a>(f: &Frame<'a>, i: usize, batch: usize) -> Result<&'a mut [i32], 
 /// passes no `alpha` (it is 1); older passes a scalar third argument.
 /// `trans_x = 'C'` is the conjugate transpose (the transpose on `s`/`d`).
 pub fn trsm<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
-    let _ieee = IeeeDenormals::enter();
+    let _ieee = FpEnv::ieee_denormals();
     let trans = char_attr(f, "trans_x", b"NTC")?;
     let p = Triangular {
         left: char_attr(f, "side", b"LR")? == b'L',
@@ -262,7 +262,7 @@ pub fn trsm<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
 
 /// `lapack_?getrf_ffi(a) -> (lu, ipiv, info)`.
 pub fn getrf<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
-    let _ieee = IeeeDenormals::enter();
+    let _ieee = FpEnv::ieee_denormals();
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let k = m.min(n);
@@ -281,7 +281,7 @@ pub fn getrf<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
 
 /// `lapack_?potrf_ffi(a) -> (l, info)`, attribute `uplo`.
 pub fn potrf<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
-    let _ieee = IeeeDenormals::enter();
+    let _ieee = FpEnv::ieee_denormals();
     let lower = char_attr(f, "uplo", b"LU")? == b'L';
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     if m != n {
@@ -297,7 +297,7 @@ pub fn potrf<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
 
 /// `lapack_?geqrf_ffi(a) -> (qr, tau)`.
 pub fn geqrf<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
-    let _ieee = IeeeDenormals::enter();
+    let _ieee = FpEnv::ieee_denormals();
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let k = m.min(n);
@@ -315,7 +315,7 @@ pub fn geqrf<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
 
 /// `lapack_?geqp3_ffi(a, jpvt) -> (qr, jpvt, tau)`.
 pub fn geqp3<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
-    let _ieee = IeeeDenormals::enter();
+    let _ieee = FpEnv::ieee_denormals();
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
     let jpvt = arg_into_ret::<i32>(f, 1, 1)?;
@@ -344,7 +344,7 @@ pub fn geqp3<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
 /// `lapack_?orgqr_ffi(a, tau) -> q` (JAX's `householder_product`; the
 /// complex targets are named `lapack_?ungqr_ffi`).
 pub fn orgqr<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
-    let _ieee = IeeeDenormals::enter();
+    let _ieee = FpEnv::ieee_denormals();
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let tau_view = f.arg(1)?;
     let k = tau_view.dims().last().map_or(0, |&d| d.max(0) as usize);
@@ -372,7 +372,7 @@ pub fn orgqr<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
 /// complex types, with real eigenvalues `w`), attributes `uplo` and `mode`
 /// (`'V'` for vectors, `'N'` for values only).
 pub fn syevd<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
-    let _ieee = IeeeDenormals::enter();
+    let _ieee = FpEnv::ieee_denormals();
     let lower = char_attr(f, "uplo", b"LU")? == b'L';
     let vectors = char_attr(f, "mode", b"VN")? == b'V';
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
@@ -400,7 +400,7 @@ pub fn syevd<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
 /// `vt` are zero for `'N'`; `a` keeps the input (LAPACK leaves scratch
 /// there, and JAX does not read it).
 pub fn gesvd<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
-    let _ieee = IeeeDenormals::enter();
+    let _ieee = FpEnv::ieee_denormals();
     let job = match char_attr(f, "mode", b"ASNO")? {
         b'A' => SvdJob::Full,
         b'S' => SvdJob::Thin,
@@ -462,7 +462,7 @@ pub fn gesvd<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
 /// `du[n-1]` are ignored (JAX's convention); the first three results keep
 /// the inputs (LAPACK leaves its factorization there, which JAX discards).
 pub fn gtsv<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
-    let _ieee = IeeeDenormals::enter();
+    let _ieee = FpEnv::ieee_denormals();
     let (batch, n, nrhs) = split_batch(f.arg(3)?.dims(), "b")?;
     let diag = |i: usize, what: &'static str| -> Result<&[T], LapackError> {
         let v = f.arg(i)?;
@@ -518,7 +518,7 @@ pub fn gtsv<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
 /// normalized as LAPACK's (see [`blocked::geev`]); one not asked for is
 /// zero. `a` is not modified (nothing aliases it).
 pub fn geev<T: Geev>(f: &mut Frame) -> Result<(), LapackError> {
-    let _ieee = IeeeDenormals::enter();
+    let _ieee = FpEnv::ieee_denormals();
     let left = char_attr(f, "compute_left", b"VN")? == b'V';
     let right = char_attr(f, "compute_right", b"VN")? == b'V';
     let a_view = f.arg(0)?;
