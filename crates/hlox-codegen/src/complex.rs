@@ -11,7 +11,9 @@
 //! entry per part type ([`crate::ConvertHelpers::complex_c64`] /
 //! `complex_c128`) that computes exactly what the evaluator computes. A
 //! backend without those entries (device code) gets an error naming the
-//! op.
+//! op. [`crate::scalar`] routes complex element types here in one place per
+//! kind of op: [`apply`] for unary, binary and compare ([`ComplexOp`]),
+//! [`convert`] for converts.
 
 use crate::{Cg, CodegenError, Result};
 use hlox_hlo::semantics::complex::ComplexFn;
@@ -91,15 +93,161 @@ pub fn constant<'ctx>(cg: &Cg<'_, 'ctx>, ty: ElementType, bytes: &[u8]) -> Resul
         .into())
 }
 
-/// A call of the runtime entry computing `f(a, b)` on `ty` values.
+/// An element-wise operation on complex values: the one entry through
+/// which [`crate::scalar`]'s `unary`, `binary` and `compare` route complex
+/// element types (and `complex(re, im)`) to this module.
+#[derive(Clone, Copy, Debug)]
+pub enum ComplexOp {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    Compare(ComparisonDirection),
+}
+
+impl ComplexOp {
+    fn name(self) -> &'static str {
+        match self {
+            ComplexOp::Unary(op) => op.name(),
+            ComplexOp::Binary(op) => op.name(),
+            ComplexOp::Compare(dir) => dir.name(),
+        }
+    }
+}
+
+/// The real and imaginary parts of one complex value.
+type Parts<'ctx> = (FloatValue<'ctx>, FloatValue<'ctx>);
+
+/// `op(args)` for complex elements of type `ty`, or `complex(re, im)` of
+/// two real parts (`ty` is then the parts' type, f32 or f64). `real`,
+/// `imag` and `abs` give the part type, compares PRED (i1), every other op
+/// `ty`. Denormal parts of the operands and the result are flushed to
+/// zero, as the evaluator flushes them (XLA:CPU's flush-to-zero modes).
+pub fn apply<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    op: ComplexOp,
+    ty: ElementType,
+    args: &[V<'ctx>],
+) -> Result<V<'ctx>> {
+    let args = args
+        .iter()
+        .map(|&v| flush(cg, v))
+        .collect::<Result<Vec<_>>>()?;
+    let r = match (op, &args[..]) {
+        (ComplexOp::Unary(UnaryOp::Real), &[x]) => parts(cg, x)?.0.into(),
+        (ComplexOp::Unary(UnaryOp::Imag), &[x]) => parts(cg, x)?.1.into(),
+        (ComplexOp::Unary(UnaryOp::Negate), &[x]) => {
+            let (re, im) = parts(cg, x)?;
+            let (re, im) = (cg.b.build_float_neg(re, "")?, cg.b.build_float_neg(im, "")?);
+            make(cg, ty, re, im)?
+        }
+        (ComplexOp::Unary(_), &[x]) => call(cg, op, ty, x, None)?,
+        (ComplexOp::Binary(BinaryOp::Complex), &[re, im]) => {
+            let Some(cty) = ty.complex_of() else {
+                return other(format!("complex takes f32 or f64 parts, not {ty}"));
+            };
+            make(cg, cty, re.into_float_value(), im.into_float_value())?
+        }
+        (
+            ComplexOp::Binary(bop @ (BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply)),
+            &[a, b],
+        ) => {
+            let (re, im) = arith(cg, bop, parts(cg, a)?, parts(cg, b)?)?;
+            make(cg, ty, re, im)?
+        }
+        (ComplexOp::Binary(_), &[a, b]) => call(cg, op, ty, a, Some(b))?,
+        (ComplexOp::Compare(dir), &[a, b]) => equal(cg, dir, ty, parts(cg, a)?, parts(cg, b)?)?,
+        _ => {
+            return other(format!(
+                "{} of {ty} values got {} operands",
+                op.name(),
+                args.len()
+            ))
+        }
+    };
+    flush(cg, r)
+}
+
+/// `a op b` part by part for add, subtract and multiply, in
+/// `hlox_hlo::semantics::complex`'s operation order.
+fn arith<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    op: BinaryOp,
+    (ar, ai): Parts<'ctx>,
+    (br, bi): Parts<'ctx>,
+) -> Result<Parts<'ctx>> {
+    let b = cg.b;
+    Ok(match op {
+        BinaryOp::Add => (
+            b.build_float_add(ar, br, "")?,
+            b.build_float_add(ai, bi, "")?,
+        ),
+        BinaryOp::Subtract => (
+            b.build_float_sub(ar, br, "")?,
+            b.build_float_sub(ai, bi, "")?,
+        ),
+        // (a.re b.re - a.im b.im) + i (a.re b.im + a.im b.re), num_complex's order.
+        _ => {
+            let rr = b.build_float_mul(ar, br, "")?;
+            let ii = b.build_float_mul(ai, bi, "")?;
+            let ri = b.build_float_mul(ar, bi, "")?;
+            let ir = b.build_float_mul(ai, br, "")?;
+            (
+                b.build_float_sub(rr, ii, "")?,
+                b.build_float_add(ri, ir, "")?,
+            )
+        }
+    })
+}
+
+/// `eq`/`ne` of complex elements (both parts equal; NaN equals nothing);
+/// complex numbers are not ordered, so other directions are refused.
+fn equal<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    dir: ComparisonDirection,
+    ty: ElementType,
+    (ar, ai): Parts<'ctx>,
+    (br, bi): Parts<'ctx>,
+) -> Result<V<'ctx>> {
+    let b = cg.b;
+    let r = match dir {
+        ComparisonDirection::Eq => {
+            let x = b.build_float_compare(FloatPredicate::OEQ, ar, br, "")?;
+            let y = b.build_float_compare(FloatPredicate::OEQ, ai, bi, "")?;
+            b.build_and(x, y, "")?
+        }
+        ComparisonDirection::Ne => {
+            let x = b.build_float_compare(FloatPredicate::UNE, ar, br, "")?;
+            let y = b.build_float_compare(FloatPredicate::UNE, ai, bi, "")?;
+            b.build_or(x, y, "")?
+        }
+        d => {
+            return other(format!(
+                "complex numbers are not ordered: direction {} is not defined for {ty}",
+                d.name()
+            ))
+        }
+    };
+    Ok(r.into())
+}
+
+/// A call of the runtime entry computing `op(a, b)` on `ty` values (the
+/// [`ComplexFn`]s: functions with branches and library calls); an op with
+/// no such function is refused for complex types.
 fn call<'ctx>(
     cg: &Cg<'_, 'ctx>,
-    f: ComplexFn,
-    what: &str,
+    op: ComplexOp,
     ty: ElementType,
     a: V<'ctx>,
     b: Option<V<'ctx>>,
 ) -> Result<V<'ctx>> {
+    let what = op.name();
+    let f = match op {
+        ComplexOp::Unary(u) => ComplexFn::of_unary(u),
+        ComplexOp::Binary(bop) => ComplexFn::of_binary(bop),
+        ComplexOp::Compare(_) => None,
+    };
+    let Some(f) = f else {
+        return other(format!("{what} is not defined for element type {ty}"));
+    };
     let addr = match ty {
         ElementType::C64 => cg.helpers.complex_c64,
         _ => cg.helpers.complex_c128,
@@ -148,131 +296,6 @@ fn call<'ctx>(
         ComplexFn::Abs => re.into(),
         _ => make(cg, ty, re, im)?,
     })
-}
-
-/// `op(x)` for a complex element of type `ty`: `real`, `imag` and `abs`
-/// give the part type, every other op `ty`. Denormal parts of the operand
-/// and the result are flushed to zero, as the evaluator flushes them
-/// (XLA:CPU's flush-to-zero modes).
-pub fn unary<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) -> Result<V<'ctx>> {
-    let x = flush(cg, x)?;
-    let r = unary_raw(cg, op, ty, x)?;
-    flush(cg, r)
-}
-
-fn unary_raw<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) -> Result<V<'ctx>> {
-    match op {
-        UnaryOp::Real => Ok(parts(cg, x)?.0.into()),
-        UnaryOp::Imag => Ok(parts(cg, x)?.1.into()),
-        UnaryOp::Negate => {
-            let (re, im) = parts(cg, x)?;
-            let (re, im) = (cg.b.build_float_neg(re, "")?, cg.b.build_float_neg(im, "")?);
-            make(cg, ty, re, im)
-        }
-        _ => match ComplexFn::of_unary(op) {
-            Some(f) => call(cg, f, op.name(), ty, x, None),
-            None => other(format!(
-                "{} is not defined for element type {ty}",
-                op.name()
-            )),
-        },
-    }
-}
-
-/// `op(a, b)` for complex elements of type `ty`, or `complex(a, b)` of
-/// two real parts (`ty` is then the parts' type, f32 or f64); denormals
-/// flushed in the operands and the result, as [`unary`].
-pub fn binary<'ctx>(
-    cg: &Cg<'_, 'ctx>,
-    op: BinaryOp,
-    ty: ElementType,
-    a: V<'ctx>,
-    bv: V<'ctx>,
-) -> Result<V<'ctx>> {
-    let (a, bv) = (flush(cg, a)?, flush(cg, bv)?);
-    let r = binary_raw(cg, op, ty, a, bv)?;
-    flush(cg, r)
-}
-
-fn binary_raw<'ctx>(
-    cg: &Cg<'_, 'ctx>,
-    op: BinaryOp,
-    ty: ElementType,
-    a: V<'ctx>,
-    bv: V<'ctx>,
-) -> Result<V<'ctx>> {
-    let b = cg.b;
-    if op == BinaryOp::Complex {
-        let Some(cty) = ty.complex_of() else {
-            return other(format!("complex takes f32 or f64 parts, not {ty}"));
-        };
-        return make(cg, cty, a.into_float_value(), bv.into_float_value());
-    }
-    let (ar, ai) = parts(cg, a)?;
-    let (br, bi) = parts(cg, bv)?;
-    let (re, im) = match op {
-        BinaryOp::Add => (
-            b.build_float_add(ar, br, "")?,
-            b.build_float_add(ai, bi, "")?,
-        ),
-        BinaryOp::Subtract => (
-            b.build_float_sub(ar, br, "")?,
-            b.build_float_sub(ai, bi, "")?,
-        ),
-        // (a.re b.re - a.im b.im) + i (a.re b.im + a.im b.re), num_complex's order.
-        BinaryOp::Multiply => {
-            let rr = b.build_float_mul(ar, br, "")?;
-            let ii = b.build_float_mul(ai, bi, "")?;
-            let ri = b.build_float_mul(ar, bi, "")?;
-            let ir = b.build_float_mul(ai, br, "")?;
-            (
-                b.build_float_sub(rr, ii, "")?,
-                b.build_float_add(ri, ir, "")?,
-            )
-        }
-        _ => {
-            return match ComplexFn::of_binary(op) {
-                Some(f) => call(cg, f, op.name(), ty, a, Some(bv)),
-                None => other(format!(
-                    "{} is not defined for element type {ty}",
-                    op.name()
-                )),
-            }
-        }
-    };
-    make(cg, ty, re, im)
-}
-
-/// `eq`/`ne` of complex elements (both parts equal; NaN equals nothing).
-pub fn compare<'ctx>(
-    cg: &Cg<'_, 'ctx>,
-    dir: ComparisonDirection,
-    ty: ElementType,
-    a: V<'ctx>,
-    bv: V<'ctx>,
-) -> Result<V<'ctx>> {
-    let b = cg.b;
-    let (ar, ai) = parts(cg, flush(cg, a)?)?;
-    let (br, bi) = parts(cg, flush(cg, bv)?)?;
-    let r = match dir {
-        ComparisonDirection::Eq => {
-            let x = b.build_float_compare(FloatPredicate::OEQ, ar, br, "")?;
-            let y = b.build_float_compare(FloatPredicate::OEQ, ai, bi, "")?;
-            b.build_and(x, y, "")?
-        }
-        ComparisonDirection::Ne => {
-            let x = b.build_float_compare(FloatPredicate::UNE, ar, br, "")?;
-            let y = b.build_float_compare(FloatPredicate::UNE, ai, bi, "")?;
-            b.build_or(x, y, "")?
-        }
-        d => {
-            return other(format!(
-                "complex numbers are not ordered: direction {} is not defined for {ty}",
-                d.name()
-            ))
-        }
-    };
-    Ok(r.into())
 }
 
 /// `convert` to or from a complex type: a real value becomes the real part

@@ -332,7 +332,8 @@ impl<'a, 'ctx> Cg<'a, 'ctx> {
         Ok(())
     }
 
-    /// Storage bits/value -> compute value.
+    /// Storage value -> compute value: a PRED byte becomes `!= 0` (i1);
+    /// every other storage value is already its compute value.
     pub fn from_storage(
         &self,
         ty: ElementType,
@@ -353,7 +354,9 @@ impl<'a, 'ctx> Cg<'a, 'ctx> {
         })
     }
 
-    /// Compute value -> storage value (rounding F16/BF16 to nearest even).
+    /// Compute value -> storage value: PRED's i1 becomes a byte; every other
+    /// compute value is already its storage value (F16/BF16 were rounded by
+    /// [`Cg::round_to`] when computed).
     pub fn to_storage(
         &self,
         ty: ElementType,

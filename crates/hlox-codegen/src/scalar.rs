@@ -5,6 +5,7 @@
 //! converts saturate with NaN -> 0, max/min propagate NaN, F16/BF16 are
 //! computed in f32 and rounded after every op.
 
+use crate::complex::ComplexOp;
 use crate::math::MathFn;
 use crate::{Cg, CodegenError, Result};
 use hlox_hlo::semantics::reduce_precision::ReducePrecision;
@@ -168,7 +169,7 @@ pub fn unary<'ctx>(cg: &Cg<'_, 'ctx>, op: UnaryOp, ty: ElementType, x: V<'ctx>) 
     use UnaryOp::*;
     let b = cg.b;
     if ty.is_complex() {
-        return crate::complex::unary(cg, op, ty, x);
+        return crate::complex::apply(cg, ComplexOp::Unary(op), ty, &[x]);
     }
     if ty.is_float() {
         // The f32 approximations of exp/tanh/logistic only do arithmetic on
@@ -271,7 +272,7 @@ pub fn binary<'ctx>(
     use BinaryOp::*;
     let b = cg.b;
     if ty.is_complex() || op == Complex {
-        return crate::complex::binary(cg, op, ty, a, bv);
+        return crate::complex::apply(cg, ComplexOp::Binary(op), ty, &[a, bv]);
     }
     if ty.is_float() {
         let (x, y) = (
@@ -514,7 +515,7 @@ pub fn compare<'ctx>(
     use ComparisonDirection::*;
     let b = cg.b;
     if ty.is_complex() {
-        return crate::complex::compare(cg, dir, ty, a, bv);
+        return crate::complex::apply(cg, ComplexOp::Compare(dir), ty, &[a, bv]);
     }
     let ct = cmp_type.unwrap_or_else(|| ComparisonType::default_for(ty));
     if ty.is_float() {
