@@ -13,6 +13,7 @@
 //! whose collectives name device ids past 0 needs that many devices.
 
 use crate::ir::{Op, ReplicaGroups};
+use crate::opcode::Opcode;
 use thiserror::Error;
 
 /// The module frontend attribute that holds JAX's meshes.
@@ -541,18 +542,18 @@ fn ids_parse(s: &str) -> Option<Vec<i64>> {
 impl CollectiveDesc {
     pub fn encode(&self) -> Vec<u8> {
         let (kind, extra) = match &self.kind {
-            CollectiveKind::AllReduce(r) => ("all-reduce", format!(";reduce={}", r.name())),
-            CollectiveKind::AllGather { dim } => ("all-gather", format!(";dim={dim}")),
+            CollectiveKind::AllReduce(r) => (Opcode::AllReduce, format!(";reduce={}", r.name())),
+            CollectiveKind::AllGather { dim } => (Opcode::AllGather, format!(";dim={dim}")),
             CollectiveKind::ReduceScatter { dim, reduce } => (
-                "reduce-scatter",
+                Opcode::ReduceScatter,
                 format!(";dim={dim};reduce={}", reduce.name()),
             ),
             CollectiveKind::AllToAll { split } => (
-                "all-to-all",
+                Opcode::AllToAll,
                 split.map(|d| format!(";dim={d}")).unwrap_or_default(),
             ),
             CollectiveKind::Permute { pairs } => (
-                "collective-permute",
+                Opcode::CollectivePermute,
                 format!(
                     ";pairs={}",
                     pairs
@@ -562,13 +563,14 @@ impl CollectiveDesc {
                         .join(",")
                 ),
             ),
-            CollectiveKind::Broadcast => ("collective-broadcast", String::new()),
-            CollectiveKind::ReplicaId => ("replica-id", String::new()),
-            CollectiveKind::PartitionId => ("partition-id", String::new()),
+            CollectiveKind::Broadcast => (Opcode::CollectiveBroadcast, String::new()),
+            CollectiveKind::ReplicaId => (Opcode::ReplicaId, String::new()),
+            CollectiveKind::PartitionId => (Opcode::PartitionId, String::new()),
         };
         let (operands, groups) = (id_lists_text(&self.operands), id_lists_text(&self.groups));
         format!(
-            "kind={kind};name={};ty={};operands={operands};groups={groups}{extra}",
+            "kind={};name={};ty={};operands={operands};groups={groups}{extra}",
+            kind.name(),
             self.name,
             self.ty.name()
         )
@@ -592,15 +594,15 @@ impl CollectiveDesc {
         };
         let dim = || kv.get("dim").and_then(|d| d.parse().ok());
         let reduce = || kv.get("reduce").and_then(|r| ReduceKind::from_name(r));
-        let kind = match *kv.get("kind")? {
-            "all-reduce" => CollectiveKind::AllReduce(reduce()?),
-            "all-gather" => CollectiveKind::AllGather { dim: dim()? },
-            "reduce-scatter" => CollectiveKind::ReduceScatter {
+        let kind = match Opcode::from_name(kv.get("kind")?)? {
+            Opcode::AllReduce => CollectiveKind::AllReduce(reduce()?),
+            Opcode::AllGather => CollectiveKind::AllGather { dim: dim()? },
+            Opcode::ReduceScatter => CollectiveKind::ReduceScatter {
                 dim: dim()?,
                 reduce: reduce()?,
             },
-            "all-to-all" => CollectiveKind::AllToAll { split: dim() },
-            "collective-permute" => {
+            Opcode::AllToAll => CollectiveKind::AllToAll { split: dim() },
+            Opcode::CollectivePermute => {
                 let p = kv.get("pairs")?;
                 let pairs = if p.is_empty() {
                     Vec::new()
@@ -614,9 +616,9 @@ impl CollectiveDesc {
                 };
                 CollectiveKind::Permute { pairs }
             }
-            "collective-broadcast" => CollectiveKind::Broadcast,
-            "replica-id" => CollectiveKind::ReplicaId,
-            "partition-id" => CollectiveKind::PartitionId,
+            Opcode::CollectiveBroadcast => CollectiveKind::Broadcast,
+            Opcode::ReplicaId => CollectiveKind::ReplicaId,
+            Opcode::PartitionId => CollectiveKind::PartitionId,
             _ => return None,
         };
         Some(CollectiveDesc {
