@@ -5,6 +5,7 @@
 
 use anyhow::Result;
 use hlox_cpu::collectives::{CollectiveError, Communicator};
+use std::sync::Arc;
 
 #[cfg(feature = "mpi")]
 mod imp {
@@ -57,10 +58,10 @@ mod imp {
             _rank: usize,
             _collective: &str,
             data: &[u8],
-        ) -> Result<Vec<u8>, CollectiveError> {
+        ) -> Result<Arc<Vec<u8>>, CollectiveError> {
             let mut all = vec![0u8; data.len() * self.size];
             self.world.all_gather_into(data, &mut all[..]);
-            Ok(all)
+            Ok(Arc::new(all))
         }
         fn abort(&self, rank: usize, message: &str) {
             // Every other rank may be waiting in a collective: stop the job.
@@ -88,7 +89,7 @@ impl Communicator for MpiWorld {
     fn size(&self) -> usize {
         1
     }
-    fn all_gather(&self, _: usize, c: &str, _: &[u8]) -> Result<Vec<u8>, CollectiveError> {
+    fn all_gather(&self, _: usize, c: &str, _: &[u8]) -> Result<Arc<Vec<u8>>, CollectiveError> {
         Err(CollectiveError::Transport {
             collective: c.to_string(),
             message: "hlox was built without MPI".into(),

@@ -61,13 +61,14 @@ pub trait Communicator: Send + Sync {
     fn size(&self) -> usize;
     /// Every device's `data` (all of one length), concatenated in device
     /// order. Blocks until every device contributed; `collective` names
-    /// the instruction for errors.
+    /// the instruction for errors. The devices of one process share the
+    /// one gathered buffer (no copy per device).
     fn all_gather(
         &self,
         rank: usize,
         collective: &str,
         data: &[u8],
-    ) -> Result<Vec<u8>, CollectiveError>;
+    ) -> Result<Arc<Vec<u8>>, CollectiveError>;
     /// Device `rank` failed with `message`: wake every device waiting in
     /// (or later entering) a rendezvous with that error.
     fn abort(&self, rank: usize, message: &str);
@@ -118,7 +119,7 @@ impl Communicator for InProcess {
         rank: usize,
         collective: &str,
         data: &[u8],
-    ) -> Result<Vec<u8>, CollectiveError> {
+    ) -> Result<Arc<Vec<u8>>, CollectiveError> {
         let aborted = |(failed, message): &(usize, String)| CollectiveError::Aborted {
             collective: collective.to_string(),
             device: rank,
@@ -161,20 +162,24 @@ impl Communicator for InProcess {
         st.arrived += 1;
         let gen = st.generation;
         if st.arrived == self.n {
-            let mut all = Vec::with_capacity(data.len() * self.n);
-            for s in st.slots.iter_mut() {
+            // Device 0's contribution becomes the front of the gathered
+            // buffer; the others are appended once, and every device gets
+            // the same buffer.
+            let mut all = st.slots[0].take().unwrap_or_default();
+            all.reserve(data.len() * (self.n - 1));
+            for s in st.slots.iter_mut().skip(1) {
                 all.extend_from_slice(&s.take().unwrap_or_default());
             }
             st.result = Arc::new(all);
             st.arrived = 0;
             st.generation += 1;
             self.cv.notify_all();
-            return Ok(st.result.to_vec());
+            return Ok(st.result.clone());
         }
         let deadline = Instant::now() + self.timeout;
         loop {
             if st.generation != gen {
-                return Ok(st.result.to_vec());
+                return Ok(st.result.clone());
             }
             if let Some(f) = &st.failure {
                 return Err(aborted(f));
@@ -306,7 +311,11 @@ pub fn run_collective(
     for (k, (b, d)) in ins.iter().zip(&desc.operands).enumerate() {
         check_len("operand", k, b.len(), byte_len(desc, d))?;
     }
-    let mine: Vec<u8> = ins.concat();
+    // One operand (the common case) is exchanged from its own buffer.
+    let mine: std::borrow::Cow<[u8]> = match ins {
+        [one] => std::borrow::Cow::Borrowed(one),
+        _ => std::borrow::Cow::Owned(ins.concat()),
+    };
     let per = mine.len();
     let all = ctx.comm.all_gather(ctx.rank, &desc.name, &mine)?;
     let n = ctx.comm.size();
