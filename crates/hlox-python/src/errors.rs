@@ -217,7 +217,7 @@ pub fn transform_error(py: Python<'_>, e: &hlox_transform::TransformError) -> Py
         } => (
             *transform,
             obj(py, instruction),
-            obj(py, "custom-call"),
+            obj(py, hlox_hlo::Opcode::CustomCall.name()),
             obj(py, target),
         ),
         T::Emit {
