@@ -283,6 +283,31 @@ def _(rng):
     return f, [x]
 
 
+@case("sinh_cosh", "sinh and cosh (chlo.sinh/chlo.cosh in StableHLO) on f32 and f16, small and large arguments",
+      transcendental=True)
+def _(rng):
+    # |x| < 1 takes sinh's expm1 form, |x| >= 1 the exponentials; +-80
+    # overflows f32 through e^(x + log 1/2) at 89.
+    x = np.concatenate([f32(rng, 48, lo=-1, hi=1), f32(rng, 48, lo=-12, hi=12),
+                        np.array([0.0, -0.0, 1.0, -1.0, 1e-6, -3e-8, 80.0, -80.0, 89.5, -89.5], np.float32)])
+    h = f32(rng, 64, lo=-6, hi=6).astype(np.float16)
+
+    def f(x, h):
+        return jnp.sinh(x), jnp.cosh(x), jnp.sinh(h), jnp.cosh(h)
+
+    return f, [x, h]
+
+
+@case("sinh_cosh_f64", "sinh and cosh on f64 (x64)", x64=True, transcendental=True)
+def _(rng):
+    x = np.concatenate([rng.uniform(-1, 1, 40), rng.uniform(-30, 30, 40), [0.0, 1.0, -1.0, 1e-12, 700.0, -700.0]])
+
+    def f(x):
+        return jnp.sinh(x), jnp.cosh(x)
+
+    return f, [x]
+
+
 # ==========================================================================
 # Integers and bits
 # ==========================================================================

@@ -51,6 +51,65 @@ pub(crate) fn lower(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<Ins
     Ok(vec![r])
 }
 
+/// `chlo.sinh` and `chlo.cosh` on real types, as XLA's CHLO legalization
+/// writes them (f16/bf16 in f32):
+///
+/// - cosh(x) = e^(x + log ½) + e^(log ½ - x);
+/// - sinh(x) = e^(x + log ½) - e^(log ½ - x) for |x| >= 1, and for |x| < 1
+///   (where that difference cancels) (m + m / (m + 1)) · ½ with m = expm1(x).
+///
+/// Complex operands (XLA expands them through a careful complex `log`) are
+/// refused.
+pub(crate) fn hyperbolic(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
+    let pos = op.pos;
+    let x = lw.operands(c, op)?;
+    let [x] = x.as_slice() else {
+        return lw.err(pos, format!("'{}' takes one operand", op.name));
+    };
+    let ty = c.insts[*x].shape.element_type();
+    let wide = match ty {
+        Some(ElementType::F32) | Some(ElementType::F64) => *x,
+        Some(ElementType::F16) | Some(ElementType::Bf16) => {
+            convert(lw, c, pos, *x, ElementType::F32)?
+        }
+        _ => {
+            return lw.err(
+                pos,
+                format!(
+                    "'{}' on {} is not supported yet (hlox expands it for f16, bf16, f32 and f64)",
+                    op.name,
+                    ty.map_or("a non-array", |t| t.name())
+                ),
+            )
+        }
+    };
+    let log_half = lw.emit_splat(c, pos, wide, 0.5f64.ln())?;
+    let up = lw.emit(c, pos, B::Add, &[wide, log_half])?;
+    let up = lw.emit(c, pos, U::Exp, &[up])?;
+    let down = lw.emit(c, pos, B::Subtract, &[log_half, wide])?;
+    let down = lw.emit(c, pos, U::Exp, &[down])?;
+    let r = if op.name == "chlo.cosh" {
+        lw.emit(c, pos, B::Add, &[up, down])?
+    } else {
+        let large = lw.emit(c, pos, B::Subtract, &[up, down])?;
+        let one = lw.emit_splat(c, pos, wide, 1.0)?;
+        let m = lw.emit(c, pos, U::Expm1, &[wide])?;
+        let m1 = lw.emit(c, pos, B::Add, &[m, one])?;
+        let q = lw.emit(c, pos, B::Divide, &[m, m1])?;
+        let sum = lw.emit(c, pos, B::Add, &[m, q])?;
+        let half = lw.emit_splat(c, pos, wide, 0.5)?;
+        let small = lw.emit(c, pos, B::Multiply, &[sum, half])?;
+        let ax = lw.emit(c, pos, U::Abs, &[wide])?;
+        let near = lw.emit_compare(c, pos, D::Lt, ax, one)?;
+        lw.emit(c, pos, Op::Select, &[near, small, large])?
+    };
+    let r = match ty {
+        Some(t) if t != ElementType::F32 && t != ElementType::F64 => convert(lw, c, pos, r, t)?,
+        _ => r,
+    };
+    Ok(vec![r])
+}
+
 fn convert(
     lw: &mut Lowerer,
     c: &mut Comp,
