@@ -1599,19 +1599,22 @@ def _complex_cholesky_case(dtype):
     return build
 
 
-def _complex_qr_case(dtype):
+def _on_tall_and_wide(dtype, f):
+    """A case builder: `f(tall, wide)` on a batch of two tall 6x4 complex
+    matrices and one wide 3x5."""
     def build(rng):
-        tall = cplx(rng, dtype, 2, 6, 4)
-        wide = cplx(rng, dtype, 3, 5)
-
-        def f(tall, wide):
-            q, r = jnp.linalg.qr(tall)
-            qc, rc = jnp.linalg.qr(tall, mode="complete")
-            qw, rw = jnp.linalg.qr(wide)
-            return q, r, qc, rc, qw, rw
-
-        return f, [tall, wide]
+        return f, [cplx(rng, dtype, 2, 6, 4), cplx(rng, dtype, 3, 5)]
     return build
+
+
+def _complex_qr_case(dtype):
+    def f(tall, wide):
+        q, r = jnp.linalg.qr(tall)
+        qc, rc = jnp.linalg.qr(tall, mode="complete")
+        qw, rw = jnp.linalg.qr(wide)
+        return q, r, qc, rc, qw, rw
+
+    return _on_tall_and_wide(dtype, f)
 
 
 def _complex_eigh_case(dtype):
@@ -1631,24 +1634,19 @@ def _complex_eigh_case(dtype):
 
 
 def _complex_svd_case(dtype):
-    def build(rng):
-        tall = cplx(rng, dtype, 2, 6, 4)
-        wide = cplx(rng, dtype, 3, 5)
+    def f(tall, wide):
+        u, s, vt = jnp.linalg.svd(tall, full_matrices=False)
+        uf, sf, vtf = jnp.linalg.svd(tall, full_matrices=True)
+        uw, sw, vtw = jnp.linalg.svd(wide, full_matrices=True)
+        uq, sq, vtq = lax.linalg.svd(wide, full_matrices=False, algorithm=lax.linalg.SvdAlgorithm.QR)
+        recon = (u * s[..., None, :]) @ vt
+        reconw = (uw[:, :3] * sw) @ vtw[:3]
+        eye_u = jnp.conj(jnp.swapaxes(uf, -1, -2)) @ uf
+        eye_v = vtw @ jnp.conj(vtw.T)
+        return (s, recon, jnp.abs(u), jnp.abs(vt), sf, eye_u, sw, reconw, eye_v, sq, (uq * sq) @ vtq,
+                jnp.linalg.svd(wide, compute_uv=False), jnp.linalg.pinv(tall[0]), jnp.linalg.norm(wide, ord=2))
 
-        def f(tall, wide):
-            u, s, vt = jnp.linalg.svd(tall, full_matrices=False)
-            uf, sf, vtf = jnp.linalg.svd(tall, full_matrices=True)
-            uw, sw, vtw = jnp.linalg.svd(wide, full_matrices=True)
-            uq, sq, vtq = lax.linalg.svd(wide, full_matrices=False, algorithm=lax.linalg.SvdAlgorithm.QR)
-            recon = (u * s[..., None, :]) @ vt
-            reconw = (uw[:, :3] * sw) @ vtw[:3]
-            eye_u = jnp.conj(jnp.swapaxes(uf, -1, -2)) @ uf
-            eye_v = vtw @ jnp.conj(vtw.T)
-            return (s, recon, jnp.abs(u), jnp.abs(vt), sf, eye_u, sw, reconw, eye_v, sq, (uq * sq) @ vtq,
-                    jnp.linalg.svd(wide, compute_uv=False), jnp.linalg.pinv(tall[0]), jnp.linalg.norm(wide, ord=2))
-
-        return f, [tall, wide]
-    return build
+    return _on_tall_and_wide(dtype, f)
 
 
 for _dt, _name, _x64 in ((np.complex64, "c64", False), (np.complex128, "c128", True)):

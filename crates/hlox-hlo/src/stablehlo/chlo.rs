@@ -15,44 +15,19 @@ use crate::types::{ElementType, Shape};
 
 type LResult<T> = Result<T, ParseError>;
 
-/// `chlo.erf_inv` and `chlo.erfc`.
+/// `chlo.erf_inv` and `chlo.erfc` (f32; f16/bf16 in f32).
 pub(crate) fn lower(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
-    let pos = op.pos;
-    let x = lw.operands(c, op)?;
-    let [x] = x.as_slice() else {
-        return lw.err(pos, format!("'{}' takes one operand", op.name));
-    };
-    let ty = c.insts[*x].shape.element_type();
-    let wide = match ty {
-        Some(ElementType::F32) => *x,
-        Some(ElementType::F16) | Some(ElementType::Bf16) => {
-            convert(lw, c, pos, *x, ElementType::F32)?
+    unary_in_f32(lw, c, op, false, |lw, c, pos, x| {
+        if op.name == "chlo.erfc" {
+            erfc_f32(lw, c, pos, x)
+        } else {
+            erf_inv_f32(lw, c, pos, x)
         }
-        _ => {
-            return lw.err(
-                pos,
-                format!(
-                    "'{}' on {} is not supported yet (hlox expands it for f32, f16 and bf16)",
-                    op.name,
-                    ty.map_or("a non-array", |t| t.name())
-                ),
-            )
-        }
-    };
-    let r = if op.name == "chlo.erfc" {
-        erfc_f32(lw, c, pos, wide)?
-    } else {
-        erf_inv_f32(lw, c, pos, wide)?
-    };
-    let r = match ty {
-        Some(t) if t != ElementType::F32 => convert(lw, c, pos, r, t)?,
-        _ => r,
-    };
-    Ok(vec![r])
+    })
 }
 
 /// `chlo.sinh` and `chlo.cosh` on real types, as XLA's CHLO legalization
-/// writes them (f16/bf16 in f32):
+/// writes them (f32 and f64; f16/bf16 in f32):
 ///
 /// - cosh(x) = e^(x + log ½) + e^(log ½ - x);
 /// - sinh(x) = e^(x + log ½) - e^(log ½ - x) for |x| >= 1, and for |x| < 1
@@ -61,6 +36,40 @@ pub(crate) fn lower(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<Ins
 /// Complex operands (XLA expands them through a careful complex `log`) are
 /// refused.
 pub(crate) fn hyperbolic(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
+    unary_in_f32(lw, c, op, true, |lw, c, pos, x| {
+        let log_half = lw.emit_splat(c, pos, x, 0.5f64.ln())?;
+        let up = lw.emit(c, pos, B::Add, &[x, log_half])?;
+        let up = lw.emit(c, pos, U::Exp, &[up])?;
+        let down = lw.emit(c, pos, B::Subtract, &[log_half, x])?;
+        let down = lw.emit(c, pos, U::Exp, &[down])?;
+        if op.name == "chlo.cosh" {
+            return lw.emit(c, pos, B::Add, &[up, down]);
+        }
+        let large = lw.emit(c, pos, B::Subtract, &[up, down])?;
+        let one = lw.emit_splat(c, pos, x, 1.0)?;
+        let m = lw.emit(c, pos, U::Expm1, &[x])?;
+        let m1 = lw.emit(c, pos, B::Add, &[m, one])?;
+        let q = lw.emit(c, pos, B::Divide, &[m, m1])?;
+        let sum = lw.emit(c, pos, B::Add, &[m, q])?;
+        let half = lw.emit_splat(c, pos, x, 0.5)?;
+        let small = lw.emit(c, pos, B::Multiply, &[sum, half])?;
+        let ax = lw.emit(c, pos, U::Abs, &[x])?;
+        let near = lw.emit_compare(c, pos, D::Lt, ax, one)?;
+        lw.emit(c, pos, Op::Select, &[near, small, large])
+    })
+}
+
+/// A one-operand CHLO op expanded by `expand` on f32 (and on f64 itself
+/// when `f64` is set), as XLA's CHLO legalization does: f16/bf16 operands
+/// are converted to f32 and the result back; any other element type is
+/// refused, naming the op and what is supported.
+fn unary_in_f32(
+    lw: &mut Lowerer,
+    c: &mut Comp,
+    op: &MOp,
+    f64: bool,
+    expand: impl FnOnce(&mut Lowerer, &mut Comp, usize, InstId) -> LResult<InstId>,
+) -> LResult<Vec<InstId>> {
     let pos = op.pos;
     let x = lw.operands(c, op)?;
     let [x] = x.as_slice() else {
@@ -68,43 +77,30 @@ pub(crate) fn hyperbolic(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Ve
     };
     let ty = c.insts[*x].shape.element_type();
     let wide = match ty {
-        Some(ElementType::F32) | Some(ElementType::F64) => *x,
+        Some(ElementType::F32) => *x,
+        Some(ElementType::F64) if f64 => *x,
         Some(ElementType::F16) | Some(ElementType::Bf16) => {
             convert(lw, c, pos, *x, ElementType::F32)?
         }
         _ => {
+            let supported = if f64 {
+                "f16, bf16, f32 and f64"
+            } else {
+                "f32, f16 and bf16"
+            };
             return lw.err(
                 pos,
                 format!(
-                    "'{}' on {} is not supported yet (hlox expands it for f16, bf16, f32 and f64)",
+                    "'{}' on {} is not supported yet (hlox expands it for {supported})",
                     op.name,
                     ty.map_or("a non-array", |t| t.name())
                 ),
-            )
+            );
         }
     };
-    let log_half = lw.emit_splat(c, pos, wide, 0.5f64.ln())?;
-    let up = lw.emit(c, pos, B::Add, &[wide, log_half])?;
-    let up = lw.emit(c, pos, U::Exp, &[up])?;
-    let down = lw.emit(c, pos, B::Subtract, &[log_half, wide])?;
-    let down = lw.emit(c, pos, U::Exp, &[down])?;
-    let r = if op.name == "chlo.cosh" {
-        lw.emit(c, pos, B::Add, &[up, down])?
-    } else {
-        let large = lw.emit(c, pos, B::Subtract, &[up, down])?;
-        let one = lw.emit_splat(c, pos, wide, 1.0)?;
-        let m = lw.emit(c, pos, U::Expm1, &[wide])?;
-        let m1 = lw.emit(c, pos, B::Add, &[m, one])?;
-        let q = lw.emit(c, pos, B::Divide, &[m, m1])?;
-        let sum = lw.emit(c, pos, B::Add, &[m, q])?;
-        let half = lw.emit_splat(c, pos, wide, 0.5)?;
-        let small = lw.emit(c, pos, B::Multiply, &[sum, half])?;
-        let ax = lw.emit(c, pos, U::Abs, &[wide])?;
-        let near = lw.emit_compare(c, pos, D::Lt, ax, one)?;
-        lw.emit(c, pos, Op::Select, &[near, small, large])?
-    };
+    let r = expand(lw, c, pos, wide)?;
     let r = match ty {
-        Some(t) if t != ElementType::F32 && t != ElementType::F64 => convert(lw, c, pos, r, t)?,
+        Some(t @ (ElementType::F16 | ElementType::Bf16)) => convert(lw, c, pos, r, t)?,
         _ => r,
     };
     Ok(vec![r])

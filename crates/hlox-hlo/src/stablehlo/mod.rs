@@ -154,6 +154,16 @@ mod tests {
                 (3, 20),
                 "undefined function '@g'",
             ),
+            (
+                main_with("    %0 = chlo.sinh %arg0 : tensor<4xcomplex<f32>> -> tensor<4xcomplex<f32>>\n    return %0 : tensor<4xcomplex<f32>>", "%arg0: tensor<4xcomplex<f32>>", "tensor<4xcomplex<f32>>"),
+                (3, 10),
+                "'chlo.sinh' on c64 is not supported yet (hlox expands it for f16, bf16, f32 and f64)",
+            ),
+            (
+                main_with("    %0 = chlo.erf_inv %arg0 : tensor<4xf64> -> tensor<4xf64>\n    return %0 : tensor<4xf64>", "%arg0: tensor<4xf64>", "tensor<4xf64>"),
+                (3, 10),
+                "'chlo.erf_inv' on f64 is not supported yet (hlox expands it for f32, f16 and bf16)",
+            ),
         ];
         for (src, (line, col), want) in cases {
             let (l, c, m) = error(&src);
