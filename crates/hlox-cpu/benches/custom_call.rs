@@ -202,6 +202,15 @@ fn per_call(cr: &mut Criterion) {
         let f = black_box(add1_body as fn(&mut f32, &f32));
         f(o, i)
     });
+    // The same C function for typed FFI: the handler (the `XLA_FFI_Handler`
+    // the registry holds, the Rust handler's trampoline), called directly
+    // on a call frame built once, only its two data pointers set per call
+    // (what a caller that knows the call at compile time does).
+    let handler = match registry.lookup("add1_ffi", host).map(|t| t.func) {
+        Some(hlox_ffi::TargetFn::Ffi(h)) => h.execute,
+        _ => panic!("add1_ffi is a typed-FFI handler"),
+    };
+    direct_frame_calls(&mut g, handler);
     let modules = [
         ("add1_original", "API_VERSION_ORIGINAL"),
         ("add1_status", "API_VERSION_STATUS_RETURNING"),
@@ -225,6 +234,76 @@ fn per_call(cr: &mut Criterion) {
         }
     }
     g.finish();
+}
+
+/// `CHAIN` calls of the typed-FFI `handler` on one `f32[1] -> f32[1]` call
+/// frame built once (no attributes, no context: the handler reads neither).
+fn direct_frame_calls<M: criterion::measurement::Measurement>(
+    g: &mut criterion::BenchmarkGroup<M>,
+    handler: hlox_ffi::xla_ffi::abi::Handler,
+) {
+    use hlox_ffi::xla_ffi::abi;
+    let null = std::ptr::null_mut();
+    let mut dims = [1i64];
+    let dims = dims.as_mut_ptr();
+    let buffer = || abi::Buffer {
+        struct_size: abi::BUFFER_STRUCT_SIZE,
+        extension_start: null as _,
+        dtype: abi::dtype::F32,
+        data: null,
+        rank: 1,
+        dims,
+    };
+    let (mut arg, mut ret) = (buffer(), buffer());
+    let mut types = [abi::ARG_BUFFER];
+    let mut arg_p = [&mut arg as *mut abi::Buffer as *mut c_void];
+    let mut ret_p = [&mut ret as *mut abi::Buffer as *mut c_void];
+    let list = |p: *mut *mut c_void, types: *mut i32| abi::Args {
+        struct_size: abi::ARGS_STRUCT_SIZE,
+        extension_start: null as _,
+        size: 1,
+        types,
+        args: p,
+    };
+    let mut frame = abi::CallFrame {
+        struct_size: abi::CALL_FRAME_STRUCT_SIZE,
+        extension_start: null as _,
+        api: hlox_ffi::xla_ffi::api(),
+        ctx: null as _,
+        stage: abi::stage::EXECUTE,
+        args: list(arg_p.as_mut_ptr(), types.as_mut_ptr()),
+        rets: list(ret_p.as_mut_ptr(), types.as_mut_ptr()),
+        attrs: abi::Attrs {
+            struct_size: abi::ATTRS_STRUCT_SIZE,
+            extension_start: null as _,
+            size: 0,
+            types: null as _,
+            names: null as _,
+            attrs: null as _,
+        },
+        future: null as _,
+    };
+    g.bench_function(
+        format!("API_VERSION_TYPED_FFI: handler on a prepared frame x{CHAIN}"),
+        |bn| {
+            bn.iter(|| {
+                let mut a = black_box(1f32);
+                for _ in 0..CHAIN {
+                    let mut o = 0f32;
+                    // SAFETY: the frame's buffers point at `a` and `o`,
+                    // live for the call.
+                    unsafe {
+                        (*(arg_p[0] as *mut abi::Buffer)).data = &mut a as *mut f32 as *mut c_void;
+                        (*(ret_p[0] as *mut abi::Buffer)).data = &mut o as *mut f32 as *mut c_void;
+                        let e = black_box(handler)(&mut frame);
+                        assert!(e.is_null());
+                    }
+                    a = o;
+                }
+                black_box(a)
+            })
+        },
+    );
 }
 
 criterion_group!(benches, bench, per_call);

@@ -651,6 +651,130 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         )
     }
 
+    /// A typed-FFI call made by the generated code itself: the call frame
+    /// built on the stack by the recipe of hlox-ffi's `direct` module (the
+    /// ABI's layouts stay there), the handler called directly, and the
+    /// runtime called only when the handler returned an error or a future
+    /// or left scratch memory (`hlox_rt_ffi_finish`). The prepared call in
+    /// `site` owns what the frame points at, for the executable's life.
+    fn call_direct_ffi(
+        &mut self,
+        fr: &Frame<'a, 'ctx>,
+        args: &[PointerValue<'ctx>],
+        rets: &[PointerValue<'ctx>],
+        counts: (usize, usize),
+        d: &hlox_ffi::xla_ffi::direct::DirectCall,
+        site: CallSite,
+    ) -> R<()> {
+        use hlox_ffi::xla_ffi::direct::{Area, Value};
+        let name = site.inst.clone();
+        if (args.len(), rets.len()) != counts {
+            return Err(CompileError::Internal(format!(
+                "custom call {name}: {} operand and {} result buffers for a typed-FFI call of {} and {}",
+                args.len(),
+                rets.len(),
+                counts.0,
+                counts.1
+            )));
+        }
+        let index = self.cg.i64c(self.call_sites.len() as i64);
+        self.call_sites.push(site);
+        let cg = &self.cg;
+        let en = e(&name);
+        let i8t = cg.ctx.i8_type();
+        let area = |size: usize, what: &str| {
+            let words = size.div_ceil(8).max(1) as u32;
+            cg.entry_alloca(cg.i64().array_type(words).into(), what)
+        };
+        let frame = area(d.frame_size, "ffi.frame").map_err(en)?;
+        let context = area(d.context_size, "ffi.ctx").map_err(e(&name))?;
+        let buffers = area(d.buffers_size, "ffi.buffers").map_err(e(&name))?;
+        let pointers = area(d.pointers_size, "ffi.ptrs").map_err(e(&name))?;
+        let at = |base: PointerValue<'ctx>, offset: usize| {
+            // SAFETY: `offset` is inside the area (the recipe's layouts).
+            unsafe {
+                cg.b.build_in_bounds_gep(i8t, base, &[cg.i64c(offset as i64)], "")
+            }
+            .map_err(e(&name))
+        };
+        let base = |a: Area| match a {
+            Area::Frame => frame,
+            Area::Context => context,
+            Area::Buffers => buffers,
+            Area::Pointers => pointers,
+        };
+        let invoke = at(fr.ctx, std::mem::offset_of!(runtime::RunCtx, invoke))?;
+        for s in &d.stores {
+            let v: inkwell::values::BasicValueEnum<'ctx> = match s.value {
+                Value::Word(w) => cg.i64().const_int(w, false).into(),
+                Value::Half(h) => cg.i32().const_int(h as u64, false).into(),
+                Value::Arg(i) | Value::Ret(i) => {
+                    let list = if matches!(s.value, Value::Arg(_)) {
+                        args
+                    } else {
+                        rets
+                    };
+                    let p = list.get(i).ok_or_else(|| {
+                        CompileError::Internal(format!("custom call {name}: no buffer {i}"))
+                    })?;
+                    (*p).into()
+                }
+                Value::Address(a, off) => at(base(a), off)?.into(),
+                Value::Invoke => invoke.into(),
+            };
+            cg.b.build_store(at(base(s.area), s.offset)?, v)
+                .map_err(e(&name))?;
+        }
+        let fty = cg.ptr().fn_type(&[cg.ptr().into()], false);
+        let err = cg
+            .call_addr(d.handler, fty, &[frame.into()])
+            .map_err(e(&name))?
+            .ok_or_else(|| CompileError::Internal(format!("{name}: the handler returned void")))?
+            .into_pointer_value();
+        let future =
+            cg.b.build_load(cg.ptr(), at(frame, d.future_offset)?, "future")
+                .map_err(e(&name))?
+                .into_pointer_value();
+        let live_at = at(
+            invoke,
+            hlox_ffi::xla_ffi::InvokeContext::scratch_live_offset(),
+        )?;
+        let live =
+            cg.b.build_load(cg.i64(), live_at, "scratch")
+                .map_err(e(&name))?
+                .into_int_value();
+        let b = &cg.b;
+        let is_set = |p: PointerValue<'ctx>| b.build_is_not_null(p, "");
+        let slow = b
+            .build_or(
+                is_set(err).map_err(e(&name))?,
+                is_set(future).map_err(e(&name))?,
+                "",
+            )
+            .map_err(e(&name))?;
+        let any_live = b
+            .build_int_compare(IntPredicate::NE, live, cg.i64().const_zero(), "")
+            .map_err(e(&name))?;
+        let slow = b.build_or(slow, any_live, "").map_err(e(&name))?;
+        let f = cg.current_fn().map_err(e(&name))?;
+        let slow_bb = cg.ctx.append_basic_block(f, "ffi.slow");
+        let done = cg.ctx.append_basic_block(f, "ffi.done");
+        b.build_conditional_branch(slow, slow_bb, done)
+            .map_err(e(&name))?;
+        b.position_at_end(slow_bb);
+        let finish = runtime::hlox_rt_ffi_finish as *const () as usize;
+        self.call_runtime(
+            fr,
+            &name,
+            finish,
+            &[fr.ctx.into(), index.into(), err.into(), future.into()],
+        )?;
+        let b = &self.cg.b;
+        b.build_unconditional_branch(done).map_err(e(&name))?;
+        b.position_at_end(done);
+        Ok(())
+    }
+
     /// Calls the runtime helper at `addr` (an `extern "C" fn(...) -> i32`
     /// taking these pointer and i64 arguments) and checks its status.
     fn call_runtime(
@@ -1809,14 +1933,26 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             // Typed FFI: one table of argument leaves, one of result leaves,
             // and a runtime call that builds the call frame.
             let shapes: Vec<&Shape> = inst.operands.iter().map(|&o| &comp.inst(o).shape).collect();
-            let prepared = ffi_call(&shapes)?;
+            // In its `Arc` before the recipe is taken: the frame points into it.
+            let prepared = std::sync::Arc::new(ffi_call(&shapes)?);
             let counts = (prepared.arg_count(), prepared.ret_count());
+            let direct = prepared.direct();
             let site = CallSite {
                 inst: name.to_string(),
                 target: call.target.clone(),
-                ffi: Some(std::sync::Arc::new(prepared)),
+                ffi: Some(prepared),
                 sandbox: None,
             };
+            if let Some(direct) = direct {
+                return self.call_direct_ffi(
+                    fr,
+                    &operand_leaves.concat(),
+                    &out_ptrs,
+                    counts,
+                    &direct,
+                    site,
+                );
+            }
             return self.call_prepared_site(
                 fr,
                 "a typed-FFI call",

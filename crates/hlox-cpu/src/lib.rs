@@ -521,12 +521,14 @@ impl Executable {
             };
         let off = arena.as_ptr().align_offset(buffers::ALIGN);
         let base = arena.as_mut_ptr().add(off);
+        let run_id = hlox_ffi::xla_ffi::InvokeContext::next_run_id();
         let ctx = runtime::RunCtx {
             stop: watch.flag(),
             call_sites: &self.call_sites,
             kernels: &self.kernels,
             error: Mutex::new(None),
-            run_id: hlox_ffi::xla_ffi::InvokeContext::next_run_id(),
+            run_id,
+            invoke: hlox_ffi::xla_ffi::InvokeContext::host(run_id),
         };
         let rc = {
             let _fp = runtime::FpEnv::flush_denormals();

@@ -32,6 +32,11 @@ pub(crate) struct RunCtx<'a> {
     /// gives one per execution): taken from the process's counter when the
     /// run starts, not per call.
     pub run_id: i64,
+    /// What the frames of the run's direct typed-FFI calls point at (the
+    /// run id, the Host platform, the scratch memory of the call under
+    /// way), made once per run; compiled code finds it at
+    /// `offset_of!(RunCtx, invoke)`.
+    pub invoke: hlox_ffi::xla_ffi::InvokeContext,
 }
 
 /// Why a run stopped with a non-zero status: the first failure recorded.
@@ -133,6 +138,31 @@ pub(crate) unsafe extern "C" fn hlox_rt_prepared_call(
         Ok(()) => 0,
         Err(message) => {
             ctx.fail_call(s, message);
+            1
+        }
+    }
+}
+
+/// The slow path of a direct typed-FFI call at call site `site` (emit.rs
+/// `call_direct_ffi`): the handler returned an error `err` or left a
+/// `future`, or scratch memory is allocated. Waits for the future, frees
+/// the scratch memory, records the error; returns non-zero on failure.
+pub(crate) unsafe extern "C" fn hlox_rt_ffi_finish(
+    ctx: *const c_void,
+    site: i64,
+    err: *mut c_void,
+    future: *mut c_void,
+) -> i32 {
+    let ctx = &*(ctx as *const RunCtx);
+    let r = hlox_ffi::xla_ffi::direct::finish_direct(err as *mut _, future, &ctx.invoke);
+    match (r, ctx.call_sites.get(site as usize)) {
+        (Ok(()), _) => 0,
+        (Err(e), Some(s)) => {
+            ctx.fail_call(s, e.to_string());
+            1
+        }
+        (Err(e), None) => {
+            ctx.fail(format!("custom call at unknown site {site} failed: {e}"));
             1
         }
     }

@@ -11,8 +11,7 @@ use super::abi::{self, code, Api, ApiVersion, Error, Future, Handler};
 use super::call::FfiHandlers;
 use crate::platform::Platform;
 use std::alloc::Layout;
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
 use std::ffi::{c_void, CStr, CString};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -334,9 +333,15 @@ pub struct InvokeContext {
     /// Where scratch memory comes from in a GPU call (`None`: host memory,
     /// as on the Host and in emulation, where buffers are host memory).
     device: Option<std::sync::Arc<dyn DeviceScratch>>,
-    /// Scratch allocations not yet freed (address -> layout; device ones
-    /// have no layout); freed when the context is dropped.
-    allocations: RefCell<HashMap<usize, Option<Layout>>>,
+    /// Scratch allocations not yet freed (address and layout; device ones
+    /// have no layout); freed when the context is dropped. A list, not a
+    /// map: a call makes a few at most, and an empty `Vec` costs nothing to
+    /// make or drop on the per-call path (a `HashMap` seeds its hasher).
+    allocations: RefCell<Vec<(usize, Option<Layout>)>>,
+    /// How many entries `allocations` has, where compiled code can read it
+    /// ([`InvokeContext::scratch_live_offset`]): after a direct call
+    /// (`super::direct`) it frees scratch memory only when there is some.
+    scratch_live: Cell<usize>,
 }
 
 impl InvokeContext {
@@ -356,7 +361,8 @@ impl InvokeContext {
             platform: Platform::Host,
             stream: std::ptr::null_mut(),
             device: None,
-            allocations: RefCell::new(HashMap::new()),
+            allocations: RefCell::new(Vec::new()),
+            scratch_live: Cell::new(0),
         }
     }
     /// A CUDA context with the process's next run id: the call's stream
@@ -372,7 +378,8 @@ impl InvokeContext {
             platform: Platform::Cuda,
             stream,
             device,
-            allocations: RefCell::new(HashMap::new()),
+            allocations: RefCell::new(Vec::new()),
+            scratch_live: Cell::new(0),
         }
     }
 }
@@ -387,8 +394,30 @@ impl InvokeContext {
             platform: self.platform,
             stream: self.stream,
             device: self.device.clone(),
-            allocations: RefCell::new(HashMap::new()),
+            allocations: RefCell::new(Vec::new()),
+            scratch_live: Cell::new(0),
         }
+    }
+
+    /// The byte offset of the number of live scratch allocations (a
+    /// `usize`) in an `InvokeContext`, for compiled code.
+    pub const fn scratch_live_offset() -> usize {
+        std::mem::offset_of!(InvokeContext, scratch_live)
+    }
+
+    /// Frees every scratch allocation made so far (the end of a call).
+    pub fn release_scratch(&self) {
+        let left = std::mem::take(&mut *self.allocations.borrow_mut());
+        self.scratch_live.set(0);
+        for (p, l) in left {
+            self.release(p, l);
+        }
+    }
+
+    fn add_scratch(&self, p: usize, layout: Option<Layout>) {
+        let mut live = self.allocations.borrow_mut();
+        live.push((p, layout));
+        self.scratch_live.set(live.len());
     }
 
     /// Frees scratch allocation `p` (`layout`: host memory; `None`: device).
@@ -404,9 +433,8 @@ impl InvokeContext {
 
 impl Drop for InvokeContext {
     fn drop(&mut self) {
-        let left: Vec<_> = self.allocations.get_mut().drain().collect();
-        for (p, l) in left {
-            self.release(p, l);
+        if self.scratch_live.get() > 0 {
+            self.release_scratch();
         }
     }
 }
@@ -602,7 +630,7 @@ unsafe extern "C" fn memory_allocate(args: *mut abi::MemoryAllocateArgs) -> *mut
             }
             return match d.alloc(a.size.max(1)) {
                 Ok(p) => {
-                    c.allocations.borrow_mut().insert(p as usize, None);
+                    c.add_scratch(p as usize, None);
                     a.data = p;
                     std::ptr::null_mut()
                 }
@@ -635,7 +663,7 @@ unsafe extern "C" fn memory_allocate(args: *mut abi::MemoryAllocateArgs) -> *mut
                 ),
             );
         }
-        c.allocations.borrow_mut().insert(p as usize, Some(layout));
+        c.add_scratch(p as usize, Some(layout));
         a.data = p as *mut c_void;
         std::ptr::null_mut()
     })
@@ -643,7 +671,13 @@ unsafe extern "C" fn memory_allocate(args: *mut abi::MemoryAllocateArgs) -> *mut
 
 unsafe extern "C" fn memory_free(args: *mut abi::MemoryFreeArgs) -> *mut Error {
     with_ctx!(args, "XLA_FFI_DeviceMemory_Free", |a, c| {
-        let found = c.allocations.borrow_mut().remove(&(a.data as usize));
+        let found = {
+            let mut live = c.allocations.borrow_mut();
+            let at = live.iter().position(|&(p, _)| p == a.data as usize);
+            let found = at.map(|i| live.swap_remove(i).1);
+            c.scratch_live.set(live.len());
+            found
+        };
         match found {
             Some(l) => {
                 c.release(a.data as usize, l);

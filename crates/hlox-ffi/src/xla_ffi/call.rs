@@ -200,16 +200,8 @@ impl FfiCall {
             self.template.with_lists(
                 &nulls[..self.args.len()],
                 &nulls[..self.rets.len()],
-                |args, rets| {
-                    self.run_stage(
-                        handler,
-                        abi::stage::INSTANTIATE,
-                        &invoke,
-                        args,
-                        rets,
-                        None,
-                        None,
-                    )
+                |lists| {
+                    self.run_stage(handler, abi::stage::INSTANTIATE, &invoke, lists, None, None)
                 },
             )
         }
@@ -222,18 +214,19 @@ impl FfiCall {
     }
 
     /// Calls `handler` for `stage` with these arguments and results, this
-    /// call's attributes and state, in the context `invoke`.
+    /// call's attributes and state, in the context `invoke`. The call frame
+    /// is built in place here, its lists from `lists`' pointers (passing
+    /// `XLA_FFI_Args` structs by value cost a store-forwarding stall per
+    /// field on every call: issue 26's custom-call cost).
     ///
     /// # Safety
-    /// `args` and `rets` point to buffer descriptions valid for the call.
-    #[allow(clippy::too_many_arguments)]
+    /// `lists` point to buffer descriptions valid for the call.
     unsafe fn run_stage(
         &self,
         handler: Handler,
         stage: i32,
         invoke: &InvokeContext,
-        args: abi::Args,
-        rets: abi::Args,
+        lists: Lists,
         run: Option<&RunStages>,
         via: Option<&mut Invoker<'_>>,
     ) -> Result<(), FfiCallError> {
@@ -249,8 +242,8 @@ impl FfiCall {
             api: api::api(),
             ctx: &cx as *const CallContext as *mut c_void,
             stage,
-            args,
-            rets,
+            args: self.template.list(lists.args, lists.arg_ptrs),
+            rets: self.template.list(lists.rets, lists.ret_ptrs),
             attrs: self.attrs.frame_attrs(),
             future: std::ptr::null_mut(),
         };
@@ -261,6 +254,26 @@ impl FfiCall {
         };
         // SAFETY: `err` is what the handler returned for this frame.
         unsafe { finish(err, &frame) }
+    }
+
+    /// The buffer descriptions of the arguments and results, data null.
+    pub(crate) fn buffer_templates(&self) -> (&[Buffer], &[Buffer]) {
+        (&self.template.args, &self.template.rets)
+    }
+    /// The lists' type array (`XLA_FFI_ArgType_BUFFER` for every entry).
+    pub(crate) fn list_types(&self) -> *mut i32 {
+        self.template.types.as_ptr() as *mut i32
+    }
+    pub(crate) fn frame_attrs(&self) -> abi::Attrs {
+        self.attrs.frame_attrs()
+    }
+    /// Where this call's instantiate-stage state lives (its address is
+    /// fixed for the call's life).
+    pub(crate) fn state_address(&self) -> *const ExecutionState {
+        &self.state
+    }
+    pub(crate) fn execute_handler(&self) -> Handler {
+        self.handlers.execute
     }
 
     /// Number of argument buffers (operand leaves).
@@ -325,9 +338,8 @@ impl FfiCall {
         BufferCounts::check((args.len(), rets.len()), (self.args.len(), self.rets.len()))?;
         // SAFETY: the lists (and the buffers) outlive every stage's call.
         unsafe {
-            self.template.with_lists(args, rets, |args, rets| {
-                self.run_stages(args, rets, ctx, run, invoke)
-            })
+            self.template
+                .with_lists(args, rets, |lists| self.run_stages(lists, ctx, run, invoke))
         }
     }
 
@@ -335,11 +347,10 @@ impl FfiCall {
     /// the execute stage, on these buffer lists.
     ///
     /// # Safety
-    /// `args` and `rets` describe the call's buffers and are valid for it.
+    /// `lists` describe the call's buffers and are valid for it.
     unsafe fn run_stages(
         &self,
-        args: abi::Args,
-        rets: abi::Args,
+        lists: Lists,
         ctx: &InvokeContext,
         run: Option<&mut RunStages>,
         invoke: Option<&mut Invoker<'_>>,
@@ -354,15 +365,7 @@ impl FfiCall {
                     no_stream.stream = std::ptr::null_mut();
                     // SAFETY: the lists (and the buffers) outlive the call.
                     unsafe {
-                        self.run_stage(
-                            h,
-                            abi::stage::PREPARE,
-                            &no_stream,
-                            dup(&args),
-                            dup(&rets),
-                            Some(&*run),
-                            None,
-                        )
+                        self.run_stage(h, abi::stage::PREPARE, &no_stream, lists, Some(&*run), None)
                     }
                     .map_err(|e| FfiCallError::stage("prepare", e))?;
                 }
@@ -370,15 +373,7 @@ impl FfiCall {
                     run.initialized = true;
                     // SAFETY: as above.
                     unsafe {
-                        self.run_stage(
-                            h,
-                            abi::stage::INITIALIZE,
-                            ctx,
-                            dup(&args),
-                            dup(&rets),
-                            Some(&*run),
-                            None,
-                        )
+                        self.run_stage(h, abi::stage::INITIALIZE, ctx, lists, Some(&*run), None)
                     }
                     .map_err(|e| FfiCallError::stage("initialize", e))?;
                 }
@@ -391,8 +386,7 @@ impl FfiCall {
                 self.handlers.execute,
                 abi::stage::EXECUTE,
                 ctx,
-                args,
-                rets,
+                lists,
                 run,
                 invoke,
             )
@@ -485,6 +479,7 @@ impl FrameTemplate {
     }
 
     /// A call frame's `args` or `rets` over `n` entries at `ptrs`.
+    #[inline]
     fn list(&self, n: usize, ptrs: *mut *mut c_void) -> abi::Args {
         abi::Args {
             struct_size: abi::ARGS_STRUCT_SIZE,
@@ -507,7 +502,7 @@ impl FrameTemplate {
         &self,
         args: &[*mut c_void],
         rets: &[*mut c_void],
-        f: impl FnOnce(abi::Args, abi::Args) -> R,
+        f: impl FnOnce(Lists) -> R,
     ) -> R {
         debug_assert!(args.len() == self.args.len() && rets.len() == self.rets.len());
         if args.len() <= INLINE_BUFFERS && rets.len() <= INLINE_BUFFERS {
@@ -521,10 +516,12 @@ impl FrameTemplate {
             for (i, (t, &d)) in self.rets.iter().zip(rets).enumerate() {
                 rp[i] = rb[i].write(patched(t, d)) as *mut Buffer as *mut c_void;
             }
-            f(
-                self.list(args.len(), ap.as_mut_ptr()),
-                self.list(rets.len(), rp.as_mut_ptr()),
-            )
+            f(Lists {
+                args: args.len(),
+                arg_ptrs: ap.as_mut_ptr(),
+                rets: rets.len(),
+                ret_ptrs: rp.as_mut_ptr(),
+            })
         } else {
             let fill = |tmpl: &[Buffer], data: &[*mut c_void]| -> Box<[Buffer]> {
                 tmpl.iter().zip(data).map(|(t, &d)| patched(t, d)).collect()
@@ -536,23 +533,25 @@ impl FrameTemplate {
                     .collect()
             };
             let (mut ap, mut rp) = (ptrs(&mut ab), ptrs(&mut rb));
-            f(
-                self.list(ap.len(), ap.as_mut_ptr()),
-                self.list(rp.len(), rp.as_mut_ptr()),
-            )
+            f(Lists {
+                args: ap.len(),
+                arg_ptrs: ap.as_mut_ptr(),
+                rets: rp.len(),
+                ret_ptrs: rp.as_mut_ptr(),
+            })
         }
     }
 }
 
-/// A second copy of a list (the stages of one call share its buffers).
-fn dup(a: &abi::Args) -> abi::Args {
-    abi::Args {
-        struct_size: a.struct_size,
-        extension_start: a.extension_start,
-        size: a.size,
-        types: a.types,
-        args: a.args,
-    }
+/// One call's buffer lists: the counts and the arrays of `XLA_FFI_Buffer`
+/// pointers, which every stage of the call shares (each stage's frame
+/// makes its `XLA_FFI_Args` from them).
+#[derive(Clone, Copy)]
+struct Lists {
+    args: usize,
+    arg_ptrs: *mut *mut c_void,
+    rets: usize,
+    ret_ptrs: *mut *mut c_void,
 }
 
 /// A handler's outcome: its error, or the future it returned, waited for.
@@ -560,12 +559,23 @@ fn dup(a: &abi::Args) -> abi::Args {
 /// # Safety
 /// `err` and `frame.future` come from the handler that was just called.
 unsafe fn finish(err: *mut abi::Error, frame: &CallFrame) -> Result<(), FfiCallError> {
+    unsafe { finish_parts(err, frame.future) }
+}
+
+/// [`finish`] given the error and the frame's future.
+///
+/// # Safety
+/// As [`finish`].
+pub(crate) unsafe fn finish_parts(
+    err: *mut abi::Error,
+    future: *mut abi::Future,
+) -> Result<(), FfiCallError> {
     if !err.is_null() {
         let (code, message) = unsafe { take_error(err) };
         return Err(FfiCallError::Handler { code, message });
     }
-    if !frame.future.is_null() {
-        unsafe { api::wait_future(frame.future) }?;
+    if !future.is_null() {
+        unsafe { api::wait_future(future) }?;
     }
     Ok(())
 }

@@ -70,18 +70,22 @@ pub struct BufferView<'a> {
 }
 
 impl<'a> BufferView<'a> {
+    #[inline]
     pub fn dtype(&self) -> i32 {
         self.raw.dtype
     }
+    #[inline]
     pub fn dims(&self) -> &'a [i64] {
         if self.raw.rank <= 0 || self.raw.dims.is_null() {
             return &[];
         }
         unsafe { std::slice::from_raw_parts(self.raw.dims, self.raw.rank as usize) }
     }
+    #[inline]
     pub fn element_count(&self) -> usize {
         self.dims().iter().map(|&d| d.max(0) as usize).product()
     }
+    #[inline]
     pub fn data(&self) -> *mut c_void {
         self.raw.data
     }
@@ -89,28 +93,39 @@ impl<'a> BufferView<'a> {
     fn what(&self) -> String {
         format!("{} {}", self.kind, self.index)
     }
+    /// The checks of a typed view, inlined into the handler; the errors
+    /// are built out of line (the per-call path stays a compare and a
+    /// branch: issue 26's custom-call cost).
+    #[inline]
     fn check<T: FfiElement>(&self) -> Result<(), FrameError> {
-        if self.raw.dtype != T::DTYPE {
-            return Err(FrameError::ElementType {
-                buffer: self.what(),
-                found: dtype_name(self.raw.dtype),
-                expected: T::NAME,
-            });
-        }
-        if self.raw.data.is_null() && self.element_count() > 0 {
-            return Err(FrameError::NoData {
-                buffer: self.what(),
-            });
+        if self.raw.dtype != T::DTYPE || (self.raw.data.is_null() && self.element_count() > 0) {
+            return Err(self.view_error(T::DTYPE, T::NAME));
         }
         Ok(())
     }
+    #[cold]
+    #[inline(never)]
+    fn view_error(&self, dtype: i32, name: &'static str) -> FrameError {
+        if self.raw.dtype != dtype {
+            return FrameError::ElementType {
+                buffer: self.what(),
+                found: dtype_name(self.raw.dtype),
+                expected: name,
+            };
+        }
+        FrameError::NoData {
+            buffer: self.what(),
+        }
+    }
     /// The elements, row-major.
+    #[inline]
     pub fn slice<T: FfiElement>(&self) -> Result<&'a [T], FrameError> {
         self.check::<T>()?;
         Ok(unsafe { raw_slice(self.raw.data as *const T, self.element_count()) })
     }
     /// The elements, writable (results; an argument aliased to a result).
     #[allow(clippy::mut_from_ref)]
+    #[inline]
     pub fn slice_mut<T: FfiElement>(&self) -> Result<&'a mut [T], FrameError> {
         self.check::<T>()?;
         if self.element_count() == 0 {
@@ -129,6 +144,7 @@ pub struct Frame<'a> {
     raw: &'a CallFrame,
 }
 
+#[inline]
 fn entries(a: &abi::Args, n: i64) -> &[*mut c_void] {
     if n <= 0 || a.args.is_null() {
         return &[];
@@ -155,12 +171,15 @@ fn find_attr(attrs: &abi::Attrs, name: &str) -> Option<(i32, *mut c_void)> {
 }
 
 impl<'a> Frame<'a> {
+    #[inline]
     pub fn arg_count(&self) -> usize {
         entries(&self.raw.args, self.raw.args.size).len()
     }
+    #[inline]
     pub fn ret_count(&self) -> usize {
         entries(&self.raw.rets, self.raw.rets.size).len()
     }
+    #[inline]
     fn buffer(
         &self,
         list: &'a abi::Args,
@@ -168,14 +187,13 @@ impl<'a> Frame<'a> {
         kind: &'static str,
     ) -> Result<BufferView<'a>, FrameError> {
         let e = entries(list, list.size);
-        let p = e.get(index).ok_or(FrameError::MissingBuffer {
-            kind,
-            index,
-            count: e.len(),
-        })?;
-        let raw = unsafe { (*p as *const Buffer).as_ref() }
-            .ok_or(FrameError::NullBuffer { kind, index })?;
-        Ok(BufferView { raw, kind, index })
+        let raw = e
+            .get(index)
+            .and_then(|&p| unsafe { (p as *const Buffer).as_ref() });
+        match raw {
+            Some(raw) => Ok(BufferView { raw, kind, index }),
+            None => Err(missing_buffer(e, kind, index)),
+        }
     }
     /// The call's `CUstream` (`XLA_FFI_Stream_Get`): a handler registered
     /// for CUDA queues its work here. Null in the CUDA backend's host
@@ -282,10 +300,12 @@ impl<'a> Frame<'a> {
     }
 
     /// Argument buffer `i` (operand leaves in order).
+    #[inline]
     pub fn arg(&self, i: usize) -> Result<BufferView<'a>, FrameError> {
         self.buffer(&self.raw.args, i, "argument")
     }
     /// Result buffer `i`.
+    #[inline]
     pub fn ret(&self, i: usize) -> Result<BufferView<'a>, FrameError> {
         self.buffer(&self.raw.rets, i, "result")
     }
@@ -364,10 +384,26 @@ fn check_attr_dtype<T: FfiElement>(
     })
 }
 
+/// Why entry `index` of a buffer list `e` cannot be viewed.
+#[cold]
+#[inline(never)]
+fn missing_buffer(e: &[*mut c_void], kind: &'static str, index: usize) -> FrameError {
+    if index < e.len() {
+        FrameError::NullBuffer { kind, index }
+    } else {
+        FrameError::MissingBuffer {
+            kind,
+            index,
+            count: e.len(),
+        }
+    }
+}
+
 /// `n` elements at `p`; empty (and `p` unread, it may be null) for `n == 0`.
 ///
 /// # Safety
 /// For `n > 0`, `p` points to `n` initialized `T`s that live for `'a`.
+#[inline]
 unsafe fn raw_slice<'a, T>(p: *const T, n: usize) -> &'a [T] {
     if n == 0 {
         return &[];

@@ -9,6 +9,8 @@
 //!   `XLA_FFI_REGISTER_HANDLER`.
 //! - [`attrs`]: the `backend_config` dictionary, parsed and encoded.
 //! - [`call`]: a prepared call ([`FfiCall`]) and the metadata query.
+//! - [`direct`]: the call frame's recipe for compiled code that calls a
+//!   handler itself.
 //! - [`frame`]: Rust handlers; [`error`]: their errors.
 //!
 //! On the Host hlox runs the stages XLA:CPU runs: instantiate once per
@@ -23,6 +25,7 @@ pub mod abi;
 pub mod api;
 pub mod attrs;
 pub mod call;
+pub mod direct;
 pub mod error;
 pub mod frame;
 
