@@ -722,8 +722,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 Value::Address(a, off) => at(base(a), off)?.into(),
                 Value::Invoke => invoke.into(),
             };
-            cg.b.build_store(at(base(s.area), s.offset)?, v)
-                .map_err(e(&name))?;
+            // Volatile: LLVM would merge the constant stores into 32-byte
+            // vector stores, which the handler's 8-byte loads of single
+            // fields cannot be forwarded from (a stall per load).
+            let st =
+                cg.b.build_store(at(base(s.area), s.offset)?, v)
+                    .map_err(e(&name))?;
+            st.set_volatile(true).map_err(|err| {
+                CompileError::Internal(format!("custom call {name}: volatile store: {err}"))
+            })?;
         }
         let fty = cg.ptr().fn_type(&[cg.ptr().into()], false);
         let err = cg
