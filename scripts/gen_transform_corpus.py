@@ -294,6 +294,48 @@ def conv_nchw(rng):
     return f, [f32(rng, 2, 3, 5, 6), f32(rng, 4, 3, 2, 3)]
 
 
+def conv_groups(x, k, kd):
+    """A convolution with 2 feature groups, then a depthwise one (as many
+    groups as features), NHWC."""
+    dn = ("NHWC", "HWIO", "NHWC")
+    y = lax.conv_general_dilated(x, k, (1, 2), ((1, 0), (0, 1)), (1, 1), (1, 1), dimension_numbers=dn, feature_group_count=2)
+    z = lax.conv_general_dilated(jnp.tanh(y), kd, (1, 1), "SAME", (1, 1), (2, 1), dimension_numbers=dn, feature_group_count=6)
+    return jnp.sum(jnp.sin(z))
+
+
+@case(in_axes=(0, 0, None))
+def conv_grouped(rng):
+    # Both gradients of grouped and depthwise convolutions; vmap with the
+    # input and the grouped kernel batched (the batch becomes more groups).
+    return conv_groups, [f32(rng, 2, 5, 6, 4), f32(rng, 2, 2, 2, 6), f32(rng, 2, 1, 1, 6)]
+
+
+@case(in_axes=(None, 0, 0, 0))
+def conv_batched_kernel(rng):
+    # vmap over the kernels only: of a grouped convolution (the batch goes
+    # inside each group of the output features), then of a depthwise one
+    # whose input is batched too, and of an ungrouped one.
+    def f(x, k, kd, kp):
+        p = lax.conv_general_dilated(x, kp, (2, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return conv_groups(x, k, kd) + jnp.sum(p * p)
+
+    return f, [f32(rng, 2, 5, 6, 4), f32(rng, 2, 2, 2, 6), f32(rng, 2, 1, 1, 6), f32(rng, 2, 2, 4, 3)]
+
+
+@case(in_axes=(0, 0, None))
+def conv_batch_groups(rng):
+    # batch_group_count (what the kernel gradient of a grouped convolution
+    # is): both gradients, and vmap with input and kernel batched, and with
+    # the input only.
+    def f(x, k, k2):
+        dn = ("NCHW", "OIHW", "NCHW")
+        y = lax.conv_general_dilated(x, k, (1, 1), "VALID", dimension_numbers=dn, batch_group_count=2)
+        w = lax.conv_general_dilated(x, k2, (2, 1), ((0, 1), (1, 0)), dimension_numbers=dn, batch_group_count=2)
+        return jnp.sum(jnp.sin(y)) + jnp.sum(w * w)
+
+    return f, [f32(rng, 4, 3, 5, 5), f32(rng, 4, 3, 2, 2), f32(rng, 6, 3, 2, 3)]
+
+
 @case(in_axes=(0,))
 def sort_and_top(rng):
     def f(x):

@@ -192,4 +192,7 @@ cases! {
     top_k,
     scatter_set,
     rng_bits,
+    conv_grouped,
+    conv_batched_kernel,
+    conv_batch_groups,
 }

@@ -238,6 +238,8 @@ const BATCHED_DOT: &str = include_str!("programs/batched_dot.hlo");
 const CALLS_AND_TUPLES: &str = include_str!("programs/calls_and_tuples.hlo");
 
 const POOLING: &str = include_str!("programs/pooling.hlo");
+/// Grouped, depthwise and batch-grouped convolutions.
+const CONVOLUTIONS: &str = include_str!("programs/convolutions.hlo");
 
 const PROGRAMS: &[&str] = &[
     ELEMENTWISE,
@@ -245,6 +247,7 @@ const PROGRAMS: &[&str] = &[
     BATCHED_DOT,
     CALLS_AND_TUPLES,
     POOLING,
+    CONVOLUTIONS,
 ];
 
 #[test]
@@ -271,6 +274,20 @@ fn vmap_matches_a_loop_over_the_batch() {
     check_vmap(BATCHED_DOT, &[Some(3), Some(0)], 2, 6);
     check_vmap(BATCHED_DOT, &[None, Some(1)], 3, 7);
     check_vmap(CALLS_AND_TUPLES, &[Some(0), None], 3, 8);
+    // Batched kernels: alone, with the input, in every group kind.
+    check_vmap(CONVOLUTIONS, &[None, Some(0), Some(2), None, Some(1)], 2, 9);
+    check_vmap(
+        CONVOLUTIONS,
+        &[Some(3), Some(3), None, Some(0), Some(0)],
+        3,
+        10,
+    );
+    check_vmap(
+        CONVOLUTIONS,
+        &[Some(0), None, Some(0), Some(2), None],
+        2,
+        11,
+    );
 }
 
 /// The vjp of a grad is a Hessian-vector product: compare it with a
@@ -314,6 +331,10 @@ fn per_example_gradients_are_vmap_of_grad() {
     let m = parse(POOLING);
     let g = grad(&m, &[0]).unwrap();
     check_vmap_of(&g, &[Some(1)], 3);
+    // Per-example kernel gradients of grouped convolutions.
+    let m = parse(CONVOLUTIONS);
+    let g = grad(&m, &[1, 2, 4]).unwrap();
+    check_vmap_of(&g, &[Some(0), None, None, Some(0), None], 2);
 }
 
 fn check_vmap_of(m: &Module, axes: &[Option<usize>], size: i64) {
