@@ -336,6 +336,44 @@ def conv_batch_groups(rng):
     return f, [f32(rng, 4, 3, 5, 5), f32(rng, 4, 3, 2, 2), f32(rng, 6, 3, 2, 3)]
 
 
+def pick_reduce(x, axis, better):
+    """(value, index) of the element `better` picks along `axis`, lower
+    index on ties: a variadic reduce whose value result is used."""
+    idx = lax.broadcasted_iota(jnp.int32, x.shape, axis)
+
+    def comp(a, b):
+        (av, ai), (bv, bi) = a, b
+        pick = better(av, bv) | ((av == bv) & (ai < bi))
+        return lax.select(pick, av, bv), lax.select(pick, ai, bi)
+
+    init = -jnp.inf if better is lax.gt else jnp.inf
+    return lax.reduce((x, idx), (jnp.float32(init), jnp.int32(0)), comp, (axis,))
+
+
+@case(in_axes=(0, None))
+def argmax_value(rng):
+    # The value result of argmax/argmin-style reductions: its cotangent
+    # flows to the chosen element.
+    # JAX's own jvp of a variadic reduce fails on the indices' symbolic
+    # zero tangent, so its derivatives are recorded from the same function
+    # written with argmax/argmin and take_along_axis.
+    def f(x, w):
+        v, i = pick_reduce(jnp.tanh(x) * w, 1, lax.gt)
+        u, j = pick_reduce(x * x, 0, lax.lt)
+        return jnp.sum(jnp.sin(v) * i) + jnp.sum(u * u * jnp.asarray(w)[j, 0])
+
+    def reference(x, w):
+        y = jnp.tanh(x) * w
+        i = jnp.argmax(y, 1)
+        v = jnp.take_along_axis(y, i[:, None], 1)[:, 0]
+        z = x * x
+        j = jnp.argmin(z, 0)
+        u = jnp.take_along_axis(z, j[None, :], 0)[0]
+        return jnp.sum(jnp.sin(v) * i) + jnp.sum(u * u * jnp.asarray(w)[j, 0])
+
+    return f, [f32(rng, 4, 5), f32(rng, 4, 5)], reference
+
+
 @case(in_axes=(0,))
 def sort_and_top(rng):
     def f(x):
@@ -441,16 +479,22 @@ def arr(a):
 
 def generate(name, build, in_axes, size, reverse):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
-    f, args = build(rng)
+    # A build may return a third function: the same math in a form JAX
+    # can differentiate, which the derivatives are recorded from (the
+    # forward HLO, its outputs and vmap still come from the first).
+    f, args, *reference = build(rng)
     args = [np.asarray(a) for a in args]
     text = jax.jit(f).lower(*args).as_text(dialect="hlo")
+    g = reference[0] if reference else f
+    for a, b in zip(jax.tree_util.tree_leaves(f(*args)), jax.tree_util.tree_leaves(g(*args))):
+        np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=f"{name}: the reference differs")
     wrt = [i for i, a in enumerate(args) if np.issubdtype(a.dtype, np.floating)]
 
     def f_wrt(*xs):
         full = list(args)
         for i, x in zip(wrt, xs):
             full[i] = x
-        return f(*full)
+        return g(*full)
 
     primals = [args[i] for i in wrt]
     tangents = [f32(rng, *args[i].shape) for i in wrt]

@@ -279,16 +279,11 @@ fn jvp_inst(
             // JAX's argmax/argmin: (values, iota) reduced together; the
             // value output's tangent is the tangent at the chosen index.
             let d = dimensions[0];
-            let iota_ok = iota_along(e, prim[1], d)
+            let iota_ok = crate::rules::linear::is_argmax(e, m, inst, &prim)
                 && ops[1].1.is_zero()
-                && ops[2].1.is_zero()
-                && !differentiable(e.shape(prim[1]));
+                && ops[2].1.is_zero();
             if !iota_ok {
-                return Err(unsupported(
-                    T,
-                    inst,
-                    "a variadic reduce is differentiated only as an argmax/argmin (values and an iota along the one reduced dimension)",
-                ));
+                return Err(unsupported(T, inst, crate::rules::linear::ARGMAX_ONLY));
             }
             let t0 = tan(e, 0)?;
             // The index with the reduced dimension back as a unit one.
@@ -487,18 +482,4 @@ fn jvp_while(
     let y = e.gte(r, 0)?;
     let t = e.gte(r, 1)?;
     Ok((y, Tan::Val(t)))
-}
-
-/// Whether `x` counts 0, 1, ... along dimension `d` (an iota, or a
-/// broadcast of a rank-1 iota into `d`, as JAX builds them).
-fn iota_along(e: &Emitter, x: InstId, d: i64) -> bool {
-    let inst = e.inst(x);
-    match &inst.op {
-        Op::Iota { dimension } => *dimension == d,
-        Op::Broadcast { dimensions } => {
-            dimensions[..] == [d]
-                && matches!(e.inst(inst.operands[0]).op, Op::Iota { dimension: 0 })
-        }
-        _ => false,
-    }
 }

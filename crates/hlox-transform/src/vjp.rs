@@ -292,6 +292,41 @@ fn backward(
                 }
                 out
             }
+            Op::Reduce { dimensions } if ops.len() == 4 => {
+                // An argmax/argmin's value result: its cotangent goes to
+                // the chosen element (the index result has none).
+                if !crate::rules::linear::is_argmax(e, m, inst, ops) {
+                    return Err(crate::unsupported(
+                        e.transform,
+                        inst,
+                        crate::rules::linear::ARGMAX_ONLY,
+                    ));
+                }
+                if tape.active.contains(ops[2]) {
+                    return Err(crate::unsupported(
+                        e.transform,
+                        inst,
+                        "an argmax/argmin whose initial value depends on the wrt parameters is not differentiated",
+                    ));
+                }
+                let cv = ct.element(e, 0)?;
+                let mut out = vec![Tan::Zero; 4];
+                if !cv.is_zero() {
+                    let Shape::Tuple(parts) = &inst.shape else {
+                        return Err(e.internal("a variadic reduce of an array".into()));
+                    };
+                    let s = parts[0].clone();
+                    let cv = cv.materialize(e, &s)?;
+                    out[0] = Tan::Val(crate::rules::linear::argmax_transpose(
+                        e,
+                        ops[0],
+                        entry.out,
+                        cv,
+                        dimensions[0],
+                    )?);
+                }
+                out
+            }
             Op::Conditional => {
                 let shape = inst.shape.clone();
                 let c = ct.materialize(e, &shape)?;

@@ -195,4 +195,5 @@ cases! {
     conv_grouped,
     conv_batched_kernel,
     conv_batch_groups,
+    argmax_value,
 }

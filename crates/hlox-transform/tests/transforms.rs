@@ -240,6 +240,8 @@ const CALLS_AND_TUPLES: &str = include_str!("programs/calls_and_tuples.hlo");
 const POOLING: &str = include_str!("programs/pooling.hlo");
 /// Grouped, depthwise and batch-grouped convolutions.
 const CONVOLUTIONS: &str = include_str!("programs/convolutions.hlo");
+/// The value result of an argmax.
+const ARGMAX_VALUE: &str = include_str!("programs/argmax_value.hlo");
 
 const PROGRAMS: &[&str] = &[
     ELEMENTWISE,
@@ -248,6 +250,7 @@ const PROGRAMS: &[&str] = &[
     CALLS_AND_TUPLES,
     POOLING,
     CONVOLUTIONS,
+    ARGMAX_VALUE,
 ];
 
 #[test]
@@ -288,6 +291,7 @@ fn vmap_matches_a_loop_over_the_batch() {
         2,
         11,
     );
+    check_vmap(ARGMAX_VALUE, &[Some(1), Some(0)], 2, 12);
 }
 
 /// The vjp of a grad is a Hessian-vector product: compare it with a
@@ -405,6 +409,19 @@ ENTRY main {
     );
     let e = vmap(&cc, &[Some(0)], 2).unwrap_err();
     assert!(e.to_string().contains("no vmap rule"), "{e}");
+
+    // A variadic reduce with an iota whose computation does not pick one
+    // (value, index) pair (here it adds the values): neither mode
+    // differentiates it as an argmax.
+    let not_argmax = ARGMAX_VALUE.replace("v = f64[] select(p, av, bv)", "v = f64[] add(av, bv)");
+    let m = parse(&not_argmax);
+    for e in [jvp(&m, &[0]).unwrap_err(), vjp(&m, &[0]).unwrap_err()] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce", .. } if instruction == "m"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("only as an argmax/argmin"), "{e}");
+    }
 }
 
 /// Every module of the JAX corpus (tests/corpus) transforms into a module

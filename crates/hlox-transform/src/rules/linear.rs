@@ -825,6 +825,61 @@ pub(crate) fn take_along_axis(
     )
 }
 
+/// What reverse and forward mode say of a variadic reduce that is not an
+/// argmax/argmin.
+pub(crate) const ARGMAX_ONLY: &str = "a variadic reduce is differentiated only as an argmax/argmin: values and an iota along the one reduced dimension, reduced by a computation that picks one (value, index) pair";
+
+/// Whether `x` counts 0, 1, ... along dimension `d` (an iota, or a
+/// broadcast of a rank-1 iota into `d`, as JAX builds them).
+fn iota_along(e: &Emitter, x: InstId, d: i64) -> bool {
+    let inst = e.inst(x);
+    match &inst.op {
+        Op::Iota { dimension } => *dimension == d,
+        Op::Broadcast { dimensions } => {
+            dimensions[..] == [d]
+                && matches!(e.inst(inst.operands[0]).op, Op::Iota { dimension: 0 })
+        }
+        _ => false,
+    }
+}
+
+/// Whether the reduce `inst` of `ops` (`values, indices, value init,
+/// index init`) is an argmax/argmin: integer indices counting along its
+/// one reduced dimension, reduced by a computation that picks a whole
+/// (value, index) pair — so its value result is the values' element at
+/// its index result.
+pub(crate) fn is_argmax(e: &Emitter, m: &Module, inst: &Instruction, ops: &[InstId]) -> bool {
+    let Op::Reduce { dimensions } = &inst.op else {
+        return false;
+    };
+    ops.len() == 4
+        && dimensions.len() == 1
+        && iota_along(e, ops[1], dimensions[0])
+        && e.ty(ops[1]).is_ok_and(|t| !t.is_float())
+        && inst
+            .called
+            .first()
+            .is_some_and(|&c| super::is_pair_picker(m, c))
+}
+
+/// An argmax/argmin's values' cotangent, given its value result's
+/// cotangent `cv`: added at the chosen index (`out`'s second element).
+pub(crate) fn argmax_transpose(
+    e: &mut Emitter,
+    x: InstId,
+    out: InstId,
+    cv: InstId,
+    dimension: i64,
+) -> Result<InstId, TransformError> {
+    let idx = e.gte(out, 1)?;
+    let mut idims = e.dims(idx)?;
+    idims.insert(dimension as usize, 1);
+    let idx = e.reshape(idx, &idims)?;
+    let cv = e.reshape(cv, &idims)?;
+    let xd = e.dims(x)?;
+    add_along(e, cv, idx, dimension, &xd)
+}
+
 /// The transpose of [`take_along_axis`]: `ct` (of `idx`'s shape) added
 /// into zeros of `operand_dims` where each element was read.
 pub(crate) fn add_along(
