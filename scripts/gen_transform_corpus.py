@@ -46,13 +46,14 @@ OUT = REPO / "tests" / "transform_corpus"
 CASES = {}
 
 
-def case(in_axes, size=3, reverse=True):
+def case(in_axes, size=3, reverse=True, hvp=False):
     """Registers a program: ``build(rng) -> (f, args)``; ``in_axes`` for vmap;
     ``reverse=False`` where JAX itself has no reverse mode (then no ``vjp``
-    or ``grad`` is recorded)."""
+    or ``grad`` is recorded); ``hvp=True`` also records a Hessian-vector
+    product (the vjp of ``jax.grad``; the result must be a scalar)."""
 
     def wrap(build):
-        CASES[build.__name__] = (build, in_axes, size, reverse)
+        CASES[build.__name__] = (build, in_axes, size, reverse, hvp)
         return build
 
     return wrap
@@ -250,7 +251,7 @@ def conditional(rng):
     return f, [f32(rng, 4), np.int32(1)]
 
 
-@case(in_axes=(0, None))
+@case(in_axes=(0, None), hvp=True)
 def fori_loop(rng):
     def f(x, w):
         def body(i, h):
@@ -261,7 +262,7 @@ def fori_loop(rng):
     return f, [f32(rng, 2, 3), f32(rng, 3, 3)]
 
 
-@case(in_axes=(None, 1))
+@case(in_axes=(None, 1), hvp=True)
 def scan_rnn(rng):
     def f(w, xs):
         def step(h, x):
@@ -477,7 +478,7 @@ def arr(a):
     return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}
 
 
-def generate(name, build, in_axes, size, reverse):
+def generate(name, build, in_axes, size, reverse, hvp):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     # A build may return a third function: the same math in a form JAX
     # can differentiate, which the derivatives are recorded from (the
@@ -485,8 +486,8 @@ def generate(name, build, in_axes, size, reverse):
     f, args, *reference = build(rng)
     args = [np.asarray(a) for a in args]
     text = jax.jit(f).lower(*args).as_text(dialect="hlo")
-    g = reference[0] if reference else f
-    for a, b in zip(jax.tree_util.tree_leaves(f(*args)), jax.tree_util.tree_leaves(g(*args))):
+    ref = reference[0] if reference else f
+    for a, b in zip(jax.tree_util.tree_leaves(f(*args)), jax.tree_util.tree_leaves(ref(*args))):
         np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=f"{name}: the reference differs")
     wrt = [i for i, a in enumerate(args) if np.issubdtype(a.dtype, np.floating)]
 
@@ -494,7 +495,7 @@ def generate(name, build, in_axes, size, reverse):
         full = list(args)
         for i, x in zip(wrt, xs):
             full[i] = x
-        return g(*full)
+        return ref(*full)
 
     primals = [args[i] for i in wrt]
     tangents = [f32(rng, *args[i].shape) for i in wrt]
@@ -534,6 +535,13 @@ def generate(name, build, in_axes, size, reverse):
         "inputs": [arr(a) for a in batched],
         "out": [arr(l) for l in jax.tree_util.tree_leaves(vm)],
     }
+    if hvp:
+        # Drawn last, so the cases recorded before this existed keep their
+        # data.
+        vs = [f32(rng, *np.shape(p)) for p in primals]
+        grad_all = jax.grad(f_wrt, argnums=tuple(range(len(wrt))))
+        _, pullback = jax.vjp(grad_all, *primals)
+        rec["hvp"] = {"vectors": [arr(v) for v in vs], "out": [arr(h) for h in pullback(tuple(vs))]}
     d = OUT / name
     d.mkdir(parents=True, exist_ok=True)
     (d / "forward.hlo").write_text(text)
@@ -545,10 +553,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*")
     a = ap.parse_args()
-    for name, (build, in_axes, size, reverse) in CASES.items():
+    for name, (build, in_axes, size, reverse, hvp) in CASES.items():
         if a.only and name not in a.only:
             continue
-        generate(name, build, in_axes, size, reverse)
+        generate(name, build, in_axes, size, reverse, hvp)
 
 
 if __name__ == "__main__":

@@ -78,6 +78,16 @@ fn check_reverse(name: &str, m: &Module, case: &Value, inputs: &[Literal], wrt: 
         let gm = grad(m, wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
         compare(name, "grad", &run(&gm, inputs), &lits(g));
     }
+    if let Some(h) = case.get("hvp") {
+        // Second order: the vjp of the grad module (for loops, reverse
+        // mode of the loops reverse mode emitted) against the vjp of
+        // jax.grad.
+        let gm = grad(m, wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let hv = vjp(&gm, wrt).unwrap_or_else(|e| panic!("{name} hvp: {e}"));
+        let mut a = inputs.to_vec();
+        a.extend(lits(&h["vectors"]));
+        compare(name, "hvp", &run(&hv, &a), &lits(&h["out"]));
+    }
 }
 
 fn check(name: &str) {

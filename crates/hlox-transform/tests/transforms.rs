@@ -242,6 +242,8 @@ const POOLING: &str = include_str!("programs/pooling.hlo");
 const CONVOLUTIONS: &str = include_str!("programs/convolutions.hlo");
 /// The value result of an argmax.
 const ARGMAX_VALUE: &str = include_str!("programs/argmax_value.hlo");
+/// A fori_loop: second order through the loops reverse mode emits.
+const FORI_LOOP: &str = include_str!("programs/fori_loop.hlo");
 
 const PROGRAMS: &[&str] = &[
     ELEMENTWISE,
@@ -251,6 +253,7 @@ const PROGRAMS: &[&str] = &[
     POOLING,
     CONVOLUTIONS,
     ARGMAX_VALUE,
+    FORI_LOOP,
 ];
 
 #[test]
