@@ -46,14 +46,17 @@ OUT = REPO / "tests" / "transform_corpus"
 CASES = {}
 
 
-def case(in_axes, size=3, reverse=True, hvp=False):
+def case(in_axes, size=3, reverse=True, hvp=False, hlo=None):
     """Registers a program: ``build(rng) -> (f, args)``; ``in_axes`` for vmap;
     ``reverse=False`` where JAX itself has no reverse mode (then no ``vjp``
     or ``grad`` is recorded); ``hvp=True`` also records a Hessian-vector
-    product (the vjp of ``jax.grad``; the result must be a scalar)."""
+    product (the vjp of ``jax.grad``; the result must be a scalar);
+    ``hlo``: the forward HLO written by hand, for what JAX does not emit
+    (``build``'s function is the same math; the Rust test checks the two
+    agree on the recorded outputs)."""
 
     def wrap(build):
-        CASES[build.__name__] = (build, in_axes, size, reverse, hvp)
+        CASES[build.__name__] = (build, in_axes, size, reverse, hvp, hlo)
         return build
 
     return wrap
@@ -375,6 +378,46 @@ def argmax_value(rng):
     return f, [f32(rng, 4, 5), f32(rng, 4, 5)], reference
 
 
+MAP_HLO = """HloModule map_elementwise
+
+neg_square_exp {
+  a = f32[] parameter(0)
+  na = f32[] negate(a)
+  aa = f32[] multiply(na, a)
+  ROOT e = f32[] exponential(aa)
+}
+
+g {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  s = f32[] sine(a)
+  sb = f32[] multiply(s, b)
+  e = f32[] call(a), to_apply=neg_square_exp
+  half = f32[] constant(0.5)
+  m = f32[] maximum(b, half)
+  t = f32[] add(sb, e)
+  ROOT r = f32[] multiply(t, m)
+}
+
+ENTRY main {
+  x = f32[3,4] parameter(0)
+  y = f32[3,4] parameter(1)
+  mp = f32[3,4] map(x, y), dimensions={0,1}, to_apply=g
+  ROOT th = f32[3,4] tanh(mp)
+}
+"""
+
+
+@case(in_axes=(0, 1), hlo=MAP_HLO)
+def map_elementwise(rng):
+    # HLO's map (JAX never emits one: written by hand above), its
+    # computation with a call, a constant and a maximum.
+    def f(x, y):
+        return jnp.tanh((jnp.sin(x) * y + jnp.exp(-x * x)) * jnp.maximum(y, 0.5))
+
+    return f, [f32(rng, 3, 4), f32(rng, 3, 4)]
+
+
 @case(in_axes=(0,))
 def sort_and_top(rng):
     def f(x):
@@ -478,14 +521,14 @@ def arr(a):
     return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}
 
 
-def generate(name, build, in_axes, size, reverse, hvp):
+def generate(name, build, in_axes, size, reverse, hvp, hlo):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     # A build may return a third function: the same math in a form JAX
     # can differentiate, which the derivatives are recorded from (the
     # forward HLO, its outputs and vmap still come from the first).
     f, args, *reference = build(rng)
     args = [np.asarray(a) for a in args]
-    text = jax.jit(f).lower(*args).as_text(dialect="hlo")
+    text = hlo or jax.jit(f).lower(*args).as_text(dialect="hlo")
     ref = reference[0] if reference else f
     for a, b in zip(jax.tree_util.tree_leaves(f(*args)), jax.tree_util.tree_leaves(ref(*args))):
         np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=f"{name}: the reference differs")
@@ -553,10 +596,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*")
     a = ap.parse_args()
-    for name, (build, in_axes, size, reverse, hvp) in CASES.items():
+    for name, (build, in_axes, size, reverse, hvp, hlo) in CASES.items():
         if a.only and name not in a.only:
             continue
-        generate(name, build, in_axes, size, reverse, hvp)
+        generate(name, build, in_axes, size, reverse, hvp, hlo)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,8 @@ pub fn jvp_with(
     wrt: &[usize],
     rules: &Rules,
 ) -> Result<VerifiedModule, TransformError> {
-    check_input(m, T)?;
+    let m = check_input(m, T)?;
+    let m = &*m;
     check_wrt(m, wrt, T)?;
     let entry = m.entry_computation();
     let mut out = Out::new(m, format!("jvp_{}", m.name), rules);

@@ -33,6 +33,7 @@
 mod custom;
 mod emit;
 mod jvp;
+mod map;
 mod rules;
 mod tan;
 mod vjp;
@@ -108,7 +109,13 @@ pub enum TransformError {
 pub use jvp::{jvp, jvp_with};
 pub use vjp::{grad, grad_with, vjp, vjp_with};
 
-fn check_input(m: &Module, transform: &'static str) -> Result<(), TransformError> {
+/// Verifies the input and refuses what no rule covers; returns the module
+/// the transformation walks: `m`, or a copy with its `map`s expanded into
+/// element-wise ops ([`map::expand_maps`]).
+fn check_input<'m>(
+    m: &'m Module,
+    transform: &'static str,
+) -> Result<std::borrow::Cow<'m, Module>, TransformError> {
     hlox_hlo::verifier::verify_module(m)
         .map_err(|source| TransformError::Input { transform, source })?;
     // The rules are written for real numbers (a complex derivative needs
@@ -121,7 +128,7 @@ fn check_input(m: &Module, transform: &'static str) -> Result<(), TransformError
             detail: format!("its {ty} (complex) values are not transformed yet"),
         });
     }
-    Ok(())
+    map::expand_maps(m, transform)
 }
 
 fn check_wrt(m: &Module, wrt: &[usize], transform: &'static str) -> Result<(), TransformError> {

@@ -68,7 +68,8 @@ fn reverse(
     t: &'static str,
     rules: &Rules,
 ) -> Result<VerifiedModule, TransformError> {
-    check_input(m, t)?;
+    let m = check_input(m, t)?;
+    let m = &*m;
     check_wrt(m, wrt, t)?;
     let entry = m.entry_computation();
     let result = &entry.root_inst().shape;

@@ -60,7 +60,8 @@ pub fn vmap_with(
     size: i64,
     rules: &Rules,
 ) -> Result<VerifiedModule, TransformError> {
-    check_input(m, T)?;
+    let m = check_input(m, T)?;
+    let m = &*m;
     let entry = m.entry_computation();
     let arg = |message: String| TransformError::Argument {
         transform: T,

@@ -206,4 +206,5 @@ cases! {
     conv_batched_kernel,
     conv_batch_groups,
     argmax_value,
+    map_elementwise,
 }

@@ -244,6 +244,8 @@ const CONVOLUTIONS: &str = include_str!("programs/convolutions.hlo");
 const ARGMAX_VALUE: &str = include_str!("programs/argmax_value.hlo");
 /// A fori_loop: second order through the loops reverse mode emits.
 const FORI_LOOP: &str = include_str!("programs/fori_loop.hlo");
+/// `map` of a scalar computation.
+const MAP: &str = include_str!("programs/map.hlo");
 
 const PROGRAMS: &[&str] = &[
     ELEMENTWISE,
@@ -254,6 +256,7 @@ const PROGRAMS: &[&str] = &[
     CONVOLUTIONS,
     ARGMAX_VALUE,
     FORI_LOOP,
+    MAP,
 ];
 
 #[test]
@@ -295,6 +298,7 @@ fn vmap_matches_a_loop_over_the_batch() {
         11,
     );
     check_vmap(ARGMAX_VALUE, &[Some(1), Some(0)], 2, 12);
+    check_vmap(MAP, &[Some(2), None], 3, 13);
 }
 
 /// The vjp of a grad is a Hessian-vector product: compare it with a
@@ -424,6 +428,29 @@ ENTRY main {
             "{e}"
         );
         assert!(e.to_string().contains("only as an argmax/argmin"), "{e}");
+    }
+
+    // A map whose computation calls a target: the map is named, and what
+    // in its computation is not mapped.
+    let cc_map = MAP.replace(
+        "e = f64[] exponential(b)",
+        "e = f64[] custom-call(b), custom_call_target=\"my_exp\"",
+    );
+    let m = parse(&cc_map);
+    for e in [
+        jvp(&m, &[0]).unwrap_err(),
+        vjp(&m, &[0]).unwrap_err(),
+        vmap(&m, &[Some(0), None], 2).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "map", .. } if instruction == "mp"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("`e` (custom-call): only element-wise ops"),
+            "{e}"
+        );
     }
 }
 
