@@ -418,6 +418,37 @@ def map_elementwise(rng):
     return f, [f32(rng, 3, 4), f32(rng, 3, 4)]
 
 
+def c64(rng, *shape):
+    return (f32(rng, *shape) + 1j * f32(rng, *shape)).astype(np.complex64)
+
+
+@case(in_axes=(0, None, 0))
+def complex_math(rng):
+    # jax.grad of a real function of complex inputs (JAX's convention: the
+    # cotangent is the transpose of the jvp, never conjugated, so
+    # grad(|z|^2) = 2 conj(z)); holomorphic math, dot, a complex sum,
+    # abs, real, imag, conj and complex.
+    def f(z, w, x):
+        a = jnp.exp(z) * jnp.sin(z) / (z + 2.0) - jnp.tanh(z) * jnp.sqrt(z + 3.0)
+        b = a @ w
+        c = jnp.sum(b, axis=1) + jnp.log(z[:, 0] + 4.0)
+        d = jnp.abs(c) ** 2 + jnp.real(c) * x - jnp.imag(jnp.conj(c) * c * 1j)
+        e = lax.complex(x, x * x) * jnp.conj(c)
+        return jnp.sum(d) + jnp.sum(jnp.real(e) * jnp.imag(e)) + jnp.sum(jnp.abs(w))
+
+    return f, [c64(rng, 3, 4), c64(rng, 4, 2), f32(rng, 3)]
+
+
+@case(in_axes=(0, 0))
+def complex_outputs(rng):
+    # Complex results: jvp tangents and vjp cotangents are complex.
+    def f(z, w):
+        y = jnp.cos(z) * w + z * z
+        return y, jnp.abs(y) + jnp.real(w)
+
+    return f, [c64(rng, 2, 3), c64(rng, 2, 3)]
+
+
 @case(in_axes=(0,))
 def sort_and_top(rng):
     def f(x):
@@ -518,7 +549,18 @@ def while_data_dependent(rng):
 
 def arr(a):
     a = np.asarray(a)
-    return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}
+    flat = a.reshape(-1)
+    if np.iscomplexobj(a):
+        # Interleaved (real, imaginary) pairs.
+        flat = np.stack([flat.real, flat.imag], axis=-1).reshape(-1)
+    return {"dtype": str(a.dtype), "shape": list(a.shape), "data": flat.tolist()}
+
+
+def like(rng, a, *shape):
+    """Random values of `a`'s kind (complex for complex) and `shape`."""
+    if np.iscomplexobj(a):
+        return (f32(rng, *shape) + 1j * f32(rng, *shape)).astype(np.asarray(a).dtype)
+    return f32(rng, *shape)
 
 
 def generate(name, build, in_axes, size, reverse, hvp, hlo):
@@ -532,7 +574,7 @@ def generate(name, build, in_axes, size, reverse, hvp, hlo):
     ref = reference[0] if reference else f
     for a, b in zip(jax.tree_util.tree_leaves(f(*args)), jax.tree_util.tree_leaves(ref(*args))):
         np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=f"{name}: the reference differs")
-    wrt = [i for i, a in enumerate(args) if np.issubdtype(a.dtype, np.floating)]
+    wrt = [i for i, a in enumerate(args) if np.issubdtype(a.dtype, np.inexact)]
 
     def f_wrt(*xs):
         full = list(args)
@@ -541,11 +583,11 @@ def generate(name, build, in_axes, size, reverse, hvp, hlo):
         return ref(*full)
 
     primals = [args[i] for i in wrt]
-    tangents = [f32(rng, *args[i].shape) for i in wrt]
+    tangents = [like(rng, args[i], *args[i].shape) for i in wrt]
     out, out_t = jax.jvp(f_wrt, primals, tangents)
     leaves = jax.tree_util.tree_leaves(out)
     t_leaves = jax.tree_util.tree_leaves(out_t)
-    cts = [f32(rng, *np.shape(l)) for l in leaves]
+    cts = [like(rng, l, *np.shape(l)) for l in leaves]
     rec = {
         "inputs": [arr(a) for a in args],
         "wrt": wrt,
@@ -567,8 +609,8 @@ def generate(name, build, in_axes, size, reverse, hvp, hlo):
         else:
             shape = list(a.shape)
             shape.insert(ax, size)
-            if np.issubdtype(a.dtype, np.floating):
-                batched.append(f32(rng, *shape))
+            if np.issubdtype(a.dtype, np.inexact):
+                batched.append(like(rng, a, *shape))
             else:
                 batched.append(rng.integers(-1, 5, shape).astype(a.dtype))
     vm = jax.vmap(f, in_axes=in_axes)(*batched)
@@ -581,7 +623,7 @@ def generate(name, build, in_axes, size, reverse, hvp, hlo):
     if hvp:
         # Drawn last, so the cases recorded before this existed keep their
         # data.
-        vs = [f32(rng, *np.shape(p)) for p in primals]
+        vs = [like(rng, p, *np.shape(p)) for p in primals]
         grad_all = jax.grad(f_wrt, argnums=tuple(range(len(wrt))))
         _, pullback = jax.vjp(grad_all, *primals)
         rec["hvp"] = {"vectors": [arr(v) for v in vs], "out": [arr(h) for h in pullback(tuple(vs))]}

@@ -203,7 +203,7 @@ fn jvp_inst(
             acc
         }
         Op::Convert => {
-            if e.ty(prim[0])?.is_float() {
+            if e.ty(prim[0])?.is_float_or_complex() {
                 let t0 = tan(e, 0)?;
                 let ty = e.ty(y)?;
                 Some(e.convert(t0, ty)?)

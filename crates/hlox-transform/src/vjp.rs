@@ -344,16 +344,16 @@ fn backward(
                 let r: Vec<Option<InstId>> = match &inst.op {
                     Op::Unary(u) => {
                         let p = unary_partial(e, *u, ops[0], entry.out)?;
-                        vec![p.apply(e, c)?]
+                        vec![p.transpose(e, c)?]
                     }
                     Op::Binary(b) => {
                         let (px, py) = binary_partials(e, *b, ops[0], ops[1], entry.out)?;
                         let mut r = vec![None, None];
                         if tape.active.contains(ops[0]) {
-                            r[0] = px.apply(e, c)?;
+                            r[0] = px.transpose(e, c)?;
                         }
                         if tape.active.contains(ops[1]) {
-                            r[1] = py.apply(e, c)?;
+                            r[1] = py.transpose(e, c)?;
                         }
                         r
                     }

@@ -32,6 +32,19 @@ fn lit(v: &Value) -> Literal {
             let x: Vec<i32> = data.iter().map(|d| d.as_i64().unwrap() as i32).collect();
             Literal::from_vec(&dims, &x).unwrap()
         }
+        "complex64" => {
+            // Interleaved (real, imaginary) pairs.
+            let x: Vec<hlox_hlo::Complex32> = data
+                .chunks(2)
+                .map(|p| {
+                    hlox_hlo::Complex32::new(
+                        p[0].as_f64().unwrap() as f32,
+                        p[1].as_f64().unwrap() as f32,
+                    )
+                })
+                .collect();
+            Literal::from_vec(&dims, &x).unwrap()
+        }
         "uint32" => {
             let x: Vec<u32> = data.iter().map(|d| d.as_u64().unwrap() as u32).collect();
             Literal::from_vec(&dims, &x).unwrap()
@@ -50,6 +63,14 @@ fn run(m: &Module, args: &[Literal]) -> Vec<Literal> {
         .into_leaves()
 }
 
+/// A literal's values as f32s; complex ones as (real, imaginary) pairs.
+fn reals(l: &Literal) -> Vec<f32> {
+    match l.to_vec::<hlox_hlo::Complex32>() {
+        Ok(c) => c.iter().flat_map(|z| [z.re, z.im]).collect(),
+        Err(_) => l.to_vec::<f32>().unwrap(),
+    }
+}
+
 fn compare(name: &str, what: &str, got: &[Literal], want: &[Literal]) {
     assert_eq!(got.len(), want.len(), "{name} {what}: number of results");
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
@@ -59,7 +80,7 @@ fn compare(name: &str, what: &str, got: &[Literal], want: &[Literal]) {
             g.shape(),
             w.shape()
         );
-        let (g, w) = (g.to_vec::<f32>().unwrap(), w.to_vec::<f32>().unwrap());
+        let (g, w) = (reals(g), reals(w));
         for (i, (a, b)) in g.iter().zip(&w).enumerate() {
             assert!(
                 (a - b).abs() <= 1e-5 + 2e-4 * b.abs(),
@@ -207,4 +228,6 @@ cases! {
     conv_batch_groups,
     argmax_value,
     map_elementwise,
+    complex_math,
+    complex_outputs,
 }

@@ -65,7 +65,7 @@ pub(crate) fn transpose(
         }
         Op::Convert => {
             let (ti, to) = (e.ty(ops[0])?, e.ty(out)?);
-            if ti.is_float() && to.is_float() {
+            if ti.is_float_or_complex() && to.is_float_or_complex() {
                 r[0] = Some(e.convert(ct, ti)?);
             }
         }
