@@ -32,7 +32,13 @@ from pathlib import Path
 
 import numpy as np
 
-import jax
+import os
+
+# 4 Host devices, for the shard_map cases (the others run on device 0 as
+# before).
+os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4"
+
+import jax  # noqa: E402
 
 jax.config.update("jax_platforms", "cpu")
 jax.config.update("jax_hlo_source_file_canonicalization_regex", ".*/")
@@ -46,17 +52,19 @@ OUT = REPO / "tests" / "transform_corpus"
 CASES = {}
 
 
-def case(in_axes, size=3, reverse=True, hvp=False, hlo=None):
+def case(in_axes, size=3, reverse=True, hvp=False, hlo=None, devices=1):
     """Registers a program: ``build(rng) -> (f, args)``; ``in_axes`` for vmap;
     ``reverse=False`` where JAX itself has no reverse mode (then no ``vjp``
     or ``grad`` is recorded); ``hvp=True`` also records a Hessian-vector
     product (the vjp of ``jax.grad``; the result must be a scalar);
     ``hlo``: the forward HLO written by hand, for what JAX does not emit
     (``build``'s function is the same math; the Rust test checks the two
-    agree on the recorded outputs)."""
+    agree on the recorded outputs); ``in_axes=None``: no vmap recorded;
+    ``devices``: how many devices the program runs on (``hlox run
+    --devices N``)."""
 
     def wrap(build):
-        CASES[build.__name__] = (build, in_axes, size, reverse, hvp, hlo)
+        CASES[build.__name__] = (build, in_axes, size, reverse, hvp, hlo, devices)
         return build
 
     return wrap
@@ -449,6 +457,28 @@ def complex_outputs(rng):
     return f, [c64(rng, 2, 3), c64(rng, 2, 3)]
 
 
+@case(in_axes=None, devices=4)
+def shard_map_collectives(rng):
+    # A shard_map over 4 devices with psum, all_gather, ppermute and
+    # psum_scatter, the loss psum'd so it is replicated: jax.grad of it
+    # against hlox's grad run with --devices 4 (no vmap of collectives).
+    from jax import shard_map
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:4]), ("x",))
+
+    def body(xs, w):
+        h = jnp.tanh(xs @ w)
+        s = lax.psum(jnp.sum(h * h), "x")
+        g = lax.all_gather(h, "x", tiled=True)
+        p = lax.ppermute(h, "x", [(i, (i + 1) % 4) for i in range(4)])
+        r = lax.psum_scatter(g * g, "x", scatter_dimension=0, tiled=True)
+        return lax.psum(jnp.sum(p * h) + jnp.sum(r * xs) + jnp.sum(jnp.sin(g[:, 0])), "x") + s
+
+    f = shard_map(body, mesh=mesh, in_specs=(P("x"), P()), out_specs=P(), check_vma=False)
+    return f, [f32(rng, 8, 3), f32(rng, 3, 3)]
+
+
 @case(in_axes=(0,))
 def sort_and_top(rng):
     def f(x):
@@ -563,7 +593,7 @@ def like(rng, a, *shape):
     return f32(rng, *shape)
 
 
-def generate(name, build, in_axes, size, reverse, hvp, hlo):
+def generate(name, build, in_axes, size, reverse, hvp, hlo, devices):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     # A build may return a third function: the same math in a form JAX
     # can differentiate, which the derivatives are recorded from (the
@@ -603,7 +633,7 @@ def generate(name, build, in_axes, size, reverse, hvp, hlo):
         g = jax.grad(f_wrt, argnums=tuple(range(len(wrt))))(*primals)
         rec["grad"] = [arr(x) for x in g]
     batched = []
-    for a, ax in zip(args, in_axes):
+    for a, ax in zip(args, in_axes or []):
         if ax is None:
             batched.append(a)
         else:
@@ -613,13 +643,16 @@ def generate(name, build, in_axes, size, reverse, hvp, hlo):
                 batched.append(like(rng, a, *shape))
             else:
                 batched.append(rng.integers(-1, 5, shape).astype(a.dtype))
-    vm = jax.vmap(f, in_axes=in_axes)(*batched)
-    rec["vmap"] = {
-        "in_axes": list(in_axes),
-        "size": size,
-        "inputs": [arr(a) for a in batched],
-        "out": [arr(l) for l in jax.tree_util.tree_leaves(vm)],
-    }
+    if in_axes is not None:
+        vm = jax.vmap(f, in_axes=in_axes)(*batched)
+        rec["vmap"] = {
+            "in_axes": list(in_axes),
+            "size": size,
+            "inputs": [arr(a) for a in batched],
+            "out": [arr(l) for l in jax.tree_util.tree_leaves(vm)],
+        }
+    if devices > 1:
+        rec["devices"] = devices
     if hvp:
         # Drawn last, so the cases recorded before this existed keep their
         # data.
@@ -638,10 +671,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*")
     a = ap.parse_args()
-    for name, (build, in_axes, size, reverse, hvp, hlo) in CASES.items():
+    for name, (build, in_axes, size, reverse, hvp, hlo, devices) in CASES.items():
         if a.only and name not in a.only:
             continue
-        generate(name, build, in_axes, size, reverse, hvp, hlo)
+        generate(name, build, in_axes, size, reverse, hvp, hlo, devices)
 
 
 if __name__ == "__main__":

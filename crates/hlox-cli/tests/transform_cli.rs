@@ -272,9 +272,10 @@ fn rules_registered_by_a_c_plugin() {
     );
 }
 
-/// `hlox jvp`, `vjp` and `vmap` (and `grad` then `vjp` of it where the
-/// case records a Hessian-vector product) of a corpus case, each run with
-/// `hlox run` on the Host and compared with JAX.
+/// `hlox jvp`, `vjp`, `grad` and `vmap` (and `grad` then `vjp` of it
+/// where the case records a Hessian-vector product) of a corpus case, each
+/// run with `hlox run` on the Host (with `--devices N` for an SPMD
+/// program) and compared with JAX.
 fn corpus_case_on_the_host(name: &str) {
     let (fwd, c) = case(name);
     let list = |v: &Value| -> String {
@@ -286,11 +287,30 @@ fn corpus_case_on_the_host(name: &str) {
             .join(",")
     };
     let wrt = list(&c["wrt"]);
+    let devices = c.get("devices").map(|n| n.to_string());
+    let then_run =
+        |transform: &str, module: &Path, args: &[&str], out: &Path, inputs: &[PathBuf]| {
+            Hlox::new(transform)
+                .arg(module)
+                .args(args)
+                .arg("-o")
+                .arg(out)
+                .ok();
+            let mut run = Hlox::new("run")
+                .arg(out)
+                .inputs(inputs)
+                .arg("-o")
+                .arg(out.parent().unwrap());
+            if let Some(n) = &devices {
+                run = run.args(["--devices", n]);
+            }
+            run.ok();
+        };
 
     let d = tmp_dir(&format!("{name}_jvp"));
     let mut inputs = npys(&d, "in", &c["inputs"]);
     inputs.extend(npys(&d, "t", &c["jvp"]["tangents"]));
-    transform_then_run("jvp", &fwd, &["--wrt", &wrt], &d.join("jvp.hlo"), &inputs);
+    then_run("jvp", &fwd, &["--wrt", &wrt], &d.join("jvp.hlo"), &inputs);
     let mut want = c["outputs"].as_array().unwrap().clone();
     want.extend(c["jvp"]["out"].as_array().unwrap().iter().cloned());
     check_outputs(&d, &Value::Array(want), &format!("hlox jvp {name}"));
@@ -298,16 +318,24 @@ fn corpus_case_on_the_host(name: &str) {
     let d = tmp_dir(&format!("{name}_vjp"));
     let mut inputs = npys(&d, "in", &c["inputs"]);
     inputs.extend(npys(&d, "ct", &c["vjp"]["cotangents"]));
-    transform_then_run("vjp", &fwd, &["--wrt", &wrt], &d.join("vjp.hlo"), &inputs);
+    then_run("vjp", &fwd, &["--wrt", &wrt], &d.join("vjp.hlo"), &inputs);
     check_outputs(&d, &c["vjp"]["out"], &format!("hlox vjp {name}"));
 
-    let d = tmp_dir(&format!("{name}_vmap"));
-    let vm = &c["vmap"];
-    let inputs = npys(&d, "in", &vm["inputs"]);
-    let size = vm["size"].to_string();
-    let args = ["--in-axes", &list(&vm["in_axes"]), "--size", &size];
-    transform_then_run("vmap", &fwd, &args, &d.join("vmap.hlo"), &inputs);
-    check_outputs(&d, &vm["out"], &format!("hlox vmap {name}"));
+    if let Some(g) = c.get("grad") {
+        let d = tmp_dir(&format!("{name}_grad"));
+        let inputs = npys(&d, "in", &c["inputs"]);
+        then_run("grad", &fwd, &["--wrt", &wrt], &d.join("grad.hlo"), &inputs);
+        check_outputs(&d, g, &format!("hlox grad {name}"));
+    }
+
+    if let Some(vm) = c.get("vmap") {
+        let d = tmp_dir(&format!("{name}_vmap"));
+        let inputs = npys(&d, "in", &vm["inputs"]);
+        let size = vm["size"].to_string();
+        let args = ["--in-axes", &list(&vm["in_axes"]), "--size", &size];
+        then_run("vmap", &fwd, &args, &d.join("vmap.hlo"), &inputs);
+        check_outputs(&d, &vm["out"], &format!("hlox vmap {name}"));
+    }
 
     if let Some(h) = c.get("hvp") {
         let d = tmp_dir(&format!("{name}_hvp"));
@@ -319,7 +347,7 @@ fn corpus_case_on_the_host(name: &str) {
             .ok();
         let mut inputs = npys(&d, "in", &c["inputs"]);
         inputs.extend(npys(&d, "v", &h["vectors"]));
-        transform_then_run("vjp", &g, &["--wrt", &wrt], &d.join("hvp.hlo"), &inputs);
+        then_run("vjp", &g, &["--wrt", &wrt], &d.join("hvp.hlo"), &inputs);
         check_outputs(&d, &h["out"], &format!("hlox vjp of grad {name}"));
     }
 }
@@ -343,4 +371,13 @@ fn transformed_corpus_cases_run_on_the_host() {
     ] {
         corpus_case_on_the_host(name);
     }
+}
+
+/// The gradient of a `shard_map` over 4 devices with `psum`, `all_gather`,
+/// `ppermute` and `psum_scatter` (collectives transposed as JAX does, the
+/// `shard_map` boundaries into each other), run with `--devices 4`
+/// against `jax.grad`, `jax.vjp` and `jax.jvp`.
+#[test]
+fn transformed_spmd_program_runs_on_4_devices() {
+    corpus_case_on_the_host("shard_map_collectives");
 }

@@ -32,6 +32,9 @@ pub(crate) struct Out {
     pub rules: Rules,
     /// Rule modules' computations already copied in, per module.
     pub imported: HashMap<usize, HashMap<CompId, CompId>>,
+    /// The input module's frontend attributes (JAX's device mesh lives
+    /// there), kept on the result.
+    pub frontend_attributes: Vec<(String, String)>,
 }
 
 impl Out {
@@ -56,6 +59,7 @@ impl Out {
             assigners: HashMap::new(),
             rules: rules.clone(),
             imported: HashMap::new(),
+            frontend_attributes: m.frontend_attributes.clone(),
         }
     }
 
@@ -178,7 +182,7 @@ impl Out {
             entry: remap[&entry],
             input_output_alias: Vec::new(),
             is_scheduled: false,
-            frontend_attributes: Vec::new(),
+            frontend_attributes: self.frontend_attributes,
         }
     }
 }
@@ -317,6 +321,12 @@ impl<'o> Emitter<'o> {
         let mut inst = Instruction::new(name, op, shape, operands.to_vec());
         inst.called = called.to_vec();
         Ok(self.insts.push(inst))
+    }
+
+    /// Sets the frontend attributes of the instruction `x` emitted here
+    /// (the sharding annotations of a `shard_map` boundary).
+    pub fn set_frontend_attributes(&mut self, x: InstId, attrs: Vec<(String, String)>) {
+        self.insts[x].frontend_attributes = attrs;
     }
 
     /// An instruction whose shape shape inference gives.

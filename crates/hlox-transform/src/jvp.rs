@@ -121,6 +121,17 @@ fn jvp_inst(
 ) -> Result<(InstId, Tan), TransformError> {
     let prim: Vec<InstId> = ops.iter().map(|o| o.0).collect();
     let all_zero = ops.iter().all(|o| o.1.is_zero()) || !differentiable(&inst.shape);
+    if !all_zero && crate::collective::is_linear_collective(m, inst) {
+        // Linear: the op applied to the tangents.
+        let y = e.reemit(inst, &prim)?;
+        let mut ts = Vec::with_capacity(ops.len());
+        for (k, o) in ops.iter().enumerate() {
+            let s = e.shape(prim[k]).clone();
+            ts.push(o.1.materialize(e, &s)?);
+        }
+        let t = e.reemit(inst, &ts)?;
+        return Ok((y, Tan::Val(t)));
+    }
     if let (Op::CustomCall(_), false) = (&inst.op, all_zero) {
         // The rule gives both the result and its tangent.
         let mut args = prim.clone();

@@ -30,6 +30,7 @@
 //! ([`vmap`]). An instruction outside coverage is an error naming it and
 //! its opcode, never a wrong module.
 
+mod collective;
 mod custom;
 mod emit;
 mod jvp;

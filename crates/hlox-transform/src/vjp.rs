@@ -206,7 +206,9 @@ fn forward<'m>(
                     ops.iter().any(|&o| tape.active.contains(o)) && differentiable(&inst.shape);
                 if active {
                     if let Op::CustomCall(cc) = &inst.op {
-                        if e.out.rules.has(RuleKind::Vjp, &cc.target) {
+                        if e.out.rules.has(RuleKind::Vjp, &cc.target)
+                            || crate::collective::is_boundary(&cc.target)
+                        {
                             // Checked and called on the way back.
                         } else {
                             return Err(TransformError::MissingRule {
@@ -249,6 +251,15 @@ fn backward(
         e.at = format!("{}.vjp", inst.name);
         let ops = &entry.ops;
         let operand_cts: Vec<Tan> = match &inst.op {
+            _ if crate::collective::is_linear_collective(m, inst) => {
+                let shape = inst.shape.clone();
+                let c = ct.materialize(e, &shape)?;
+                let cts = leaves(e, c)?;
+                crate::collective::transpose(e, m, inst, ops, &cts)?
+                    .into_iter()
+                    .map(Tan::Val)
+                    .collect()
+            }
             Op::Tuple => (0..ops.len())
                 .map(|i| ct.element(e, i))
                 .collect::<Result<_, _>>()?,

@@ -898,6 +898,16 @@ fn vmap_inst(
             o.extend(&prim[2..]);
             e.add(Op::DynamicUpdateSlice, &o, &[])?
         }
+        Op::CustomCall(cc) if crate::collective::is_boundary(&cc.target) => {
+            return Err(unsupported(
+                T,
+                inst,
+                format!(
+                    "`{}` (a shard_map boundary or sharding annotation): vmap of SPMD programs is not supported yet",
+                    cc.target
+                ),
+            ))
+        }
         Op::CustomCall(cc) if e.out.rules.has(RuleKind::Vmap, &cc.target) => {
             // The target's own batching rule: every operand batched in
             // front, every result leaf batched in front.

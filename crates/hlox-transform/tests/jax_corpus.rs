@@ -125,6 +125,23 @@ fn check(name: &str) {
         .map(|w| w.as_u64().unwrap() as usize)
         .collect();
     let outputs = lits(&case["outputs"]);
+    if let Some(n) = case.get("devices") {
+        // An SPMD program (shard_map and collectives over N devices): the
+        // evaluator runs one device, so here the transformations must
+        // succeed; crates/hlox-cli/tests/transform_cli.rs runs them with
+        // `hlox run --devices N` against JAX.
+        assert!(n.as_u64().unwrap() > 1);
+        jvp(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
+        vjp(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
+        grad(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let axes = vec![Some(0); wrt.len()];
+        let e = vmap(&m, &axes, 2).expect_err("vmap of collectives");
+        assert!(
+            matches!(e, TransformError::Unsupported { .. }),
+            "{name}: {e}"
+        );
+        return;
+    }
     compare(name, "forward", &run(&m, &inputs), &outputs);
 
     let j = jvp(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -230,4 +247,5 @@ cases! {
     map_elementwise,
     complex_math,
     complex_outputs,
+    shard_map_collectives,
 }
