@@ -457,11 +457,11 @@ def complex_outputs(rng):
     return f, [c64(rng, 2, 3), c64(rng, 2, 3)]
 
 
-@case(in_axes=None, devices=4)
+@case(in_axes=(0, None), devices=4)
 def shard_map_collectives(rng):
     # A shard_map over 4 devices with psum, all_gather, ppermute and
     # psum_scatter, the loss psum'd so it is replicated: jax.grad of it
-    # against hlox's grad run with --devices 4 (no vmap of collectives).
+    # against hlox's grad run with --devices 4, and jax.vmap of it.
     from jax import shard_map
     from jax.sharding import Mesh, PartitionSpec as P
 

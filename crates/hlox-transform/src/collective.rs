@@ -253,3 +253,29 @@ fn groups_along(mesh: &Mesh, along: &[usize]) -> Vec<Vec<i64>> {
     }
     groups.into_iter().map(|g| g.1).collect()
 }
+
+/// The frontend attributes that hold a value's sharding.
+pub(crate) const SHARDING_ATTRS: &[&str] = &[
+    "xla.sdy.in_shardings",
+    "xla.sdy.out_shardings",
+    "xla.sdy.sharding",
+];
+
+/// A sharding attribute (`#sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>,
+/// ...]>` or `#sdy.sharding<@mesh, [...]>`) with an unsharded dimension
+/// in front of every value: what vmap's batch dimension is. `None` when
+/// the text is not of that form.
+pub(crate) fn batch_sharding(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    let mut values = 0;
+    while let Some(at) = rest.find("<@") {
+        let open = at + rest[at..].find('[')?;
+        out.push_str(&rest[..=open]);
+        rest = &rest[open + 1..];
+        out.push_str(if rest.starts_with(']') { "{}" } else { "{}, " });
+        values += 1;
+    }
+    out.push_str(rest);
+    (values > 0).then_some(out)
+}

@@ -899,15 +899,56 @@ fn vmap_inst(
             e.add(Op::DynamicUpdateSlice, &o, &[])?
         }
         Op::CustomCall(cc) if crate::collective::is_boundary(&cc.target) => {
-            return Err(unsupported(
-                T,
-                inst,
-                format!(
-                    "`{}` (a shard_map boundary or sharding annotation): vmap of SPMD programs is not supported yet",
-                    cc.target
-                ),
-            ))
+            // A shard_map boundary or sharding annotation: every value
+            // batched in front, the batch dimension unsharded.
+            let mut o = Vec::with_capacity(prim.len());
+            for k in 0..prim.len() {
+                o.push(bat(e, k)?);
+            }
+            let mut attrs = inst.frontend_attributes.clone();
+            for (key, v) in attrs.iter_mut() {
+                if crate::collective::SHARDING_ATTRS.contains(&key.as_str()) {
+                    *v = crate::collective::batch_sharding(v).ok_or_else(|| {
+                        unsupported(T, inst, format!("cannot read its {key} `{v}`"))
+                    })?;
+                }
+            }
+            let r = e.add_shaped(inst.op.clone(), &o, &[], batched_leaves(&inst.shape, size))?;
+            e.set_frontend_attributes(r, attrs);
+            return Ok((r, all_batched(&inst.shape)));
         }
+        // Collectives act on each device's value as a whole: the batch
+        // dimension rides along (a gathered or scattered dimension moves
+        // past it).
+        Op::AllReduce(_) | Op::CollectivePermute { .. }
+            if prim.len() == 1 && crate::collective::is_linear_collective(m, inst) =>
+        {
+            e.add_shaped(inst.op.clone(), &prim, &inst.called, out_shape)?
+        }
+        Op::AllGather {
+            collective,
+            dimension,
+        } => e.add_shaped(
+            Op::AllGather {
+                collective: collective.clone(),
+                dimension: dimension + 1,
+            },
+            &prim,
+            &[],
+            out_shape,
+        )?,
+        Op::ReduceScatter {
+            collective,
+            dimension,
+        } if crate::collective::is_linear_collective(m, inst) => e.add_shaped(
+            Op::ReduceScatter {
+                collective: collective.clone(),
+                dimension: dimension + 1,
+            },
+            &prim,
+            &inst.called,
+            out_shape,
+        )?,
         Op::CustomCall(cc) if e.out.rules.has(RuleKind::Vmap, &cc.target) => {
             // The target's own batching rule: every operand batched in
             // front, every result leaf batched in front.
