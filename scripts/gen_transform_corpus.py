@@ -459,8 +459,8 @@ def complex_outputs(rng):
 
 @case(in_axes=(0, None), devices=4)
 def shard_map_collectives(rng):
-    # A shard_map over 4 devices with psum, all_gather, ppermute and
-    # psum_scatter, the loss psum'd so it is replicated: jax.grad of it
+    # A shard_map over 4 devices with psum, all_gather, ppermute,
+    # psum_scatter and all_to_all, the loss psum'd so it is replicated: jax.grad of it
     # against hlox's grad run with --devices 4, and jax.vmap of it.
     from jax import shard_map
     from jax.sharding import Mesh, PartitionSpec as P
@@ -473,7 +473,9 @@ def shard_map_collectives(rng):
         g = lax.all_gather(h, "x", tiled=True)
         p = lax.ppermute(h, "x", [(i, (i + 1) % 4) for i in range(4)])
         r = lax.psum_scatter(g * g, "x", scatter_dimension=0, tiled=True)
-        return lax.psum(jnp.sum(p * h) + jnp.sum(r * xs) + jnp.sum(jnp.sin(g[:, 0])), "x") + s
+        a = lax.all_to_all(jnp.tile(h, (2, 1)), "x", 0, 0, tiled=True)
+        local = jnp.sum(p * h) + jnp.sum(r * xs) + jnp.sum(jnp.sin(g[:, 0])) + jnp.sum(jnp.cos(a) * a[::-1])
+        return lax.psum(local, "x") + s
 
     f = shard_map(body, mesh=mesh, in_specs=(P("x"), P()), out_specs=P(), check_vma=False)
     return f, [f32(rng, 8, 3), f32(rng, 3, 3)]

@@ -3,9 +3,10 @@
 //! are differentiated.
 //!
 //! All of them are linear: forward mode applies the op to the tangents.
-//! Reverse mode uses JAX's transposes: a sum all-reduce is its own
-//! transpose; all-gather and a sum reduce-scatter transpose into each
-//! other; a collective-permute into the inverse permutation. At a
+//! Reverse mode uses JAX's transposes: a sum all-reduce and an (array)
+//! all-to-all are their own transposes; all-gather and a sum
+//! reduce-scatter transpose into each other; a collective-permute into
+//! the inverse permutation. At a
 //! `shard_map` boundary (`xla.sdy.GlobalToLocalShape` /
 //! `LocalToGlobalShape`) the two custom calls transpose into each other
 //! with the same shardings, as JAX's `shard_map` transpose (with
@@ -33,6 +34,12 @@ pub(crate) fn is_linear_collective(m: &Module, inst: &Instruction) -> bool {
         }
         Op::ReduceScatter { .. } => reducer_op(m, inst.called[0]) == Some(BinaryOp::Add),
         Op::AllGather { .. } | Op::CollectivePermute { .. } => true,
+        // The array form: chunk j of device i goes to chunk i of device j,
+        // a symmetric permutation, so its own transpose.
+        Op::AllToAll {
+            split_dimension: Some(_),
+            ..
+        } => inst.operands.len() == 1,
         Op::CustomCall(cc) => is_boundary(&cc.target),
         _ => false,
     }
@@ -66,7 +73,7 @@ pub(crate) fn transpose(
          called: &[hlox_hlo::CompId]|
          -> Result<Vec<InstId>, TransformError> { Ok(vec![e.add(op, &cts[..1], called)?]) };
     match &inst.op {
-        Op::AllReduce(_) => one(e, inst.op.clone(), &inst.called),
+        Op::AllReduce(_) | Op::AllToAll { .. } => one(e, inst.op.clone(), &inst.called),
         Op::AllGather {
             collective,
             dimension,

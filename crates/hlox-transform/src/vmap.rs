@@ -937,6 +937,18 @@ fn vmap_inst(
             &[],
             out_shape,
         )?,
+        Op::AllToAll {
+            collective,
+            split_dimension: Some(d),
+        } if prim.len() == 1 => e.add_shaped(
+            Op::AllToAll {
+                collective: collective.clone(),
+                split_dimension: Some(d + 1),
+            },
+            &prim,
+            &[],
+            out_shape,
+        )?,
         Op::ReduceScatter {
             collective,
             dimension,
