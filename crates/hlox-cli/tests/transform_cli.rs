@@ -373,10 +373,11 @@ fn transformed_corpus_cases_run_on_the_host() {
     }
 }
 
-/// The gradient of a `shard_map` over 4 devices with `psum`, `all_gather`,
-/// `ppermute`, `psum_scatter` and `all_to_all` (collectives transposed as JAX does, the
-/// `shard_map` boundaries into each other), and its vmap, run with
-/// `--devices 4` against `jax.grad`, `jax.vjp`, `jax.jvp` and `jax.vmap`.
+/// The gradient of a `shard_map` over 4 devices with `psum`,
+/// `all_gather`, `ppermute`, `psum_scatter` and `all_to_all` (collectives
+/// transposed as JAX does, the `shard_map` boundaries into each other),
+/// and its vmap, run with `--devices 4` against `jax.grad`, `jax.vjp`,
+/// `jax.jvp` and `jax.vmap`.
 #[test]
 fn transformed_spmd_program_runs_on_4_devices() {
     corpus_case_on_the_host("shard_map_collectives");
