@@ -457,7 +457,7 @@ def complex_outputs(rng):
     return f, [c64(rng, 2, 3), c64(rng, 2, 3)]
 
 
-@case(in_axes=(0, None), devices=4)
+@case(in_axes=(0, None), devices=4, hvp=True)
 def shard_map_collectives(rng):
     # A shard_map over 4 devices with psum, all_gather, ppermute,
     # psum_scatter and all_to_all, the loss psum'd so it is replicated: jax.grad of it

@@ -133,7 +133,10 @@ fn check(name: &str) {
         assert!(n.as_u64().unwrap() > 1);
         jvp(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
         vjp(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
-        grad(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let g = grad(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if case.get("hvp").is_some() {
+            vjp(&g, &wrt).unwrap_or_else(|e| panic!("{name} hvp: {e}"));
+        }
         let axes: Vec<Option<usize>> = case["vmap"]["in_axes"]
             .as_array()
             .unwrap()
