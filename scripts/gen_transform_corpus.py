@@ -32,7 +32,13 @@ from pathlib import Path
 
 import numpy as np
 
-import jax
+import os
+
+# 4 Host devices, for the shard_map cases (the others run on device 0 as
+# before).
+os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=4"
+
+import jax  # noqa: E402
 
 jax.config.update("jax_platforms", "cpu")
 jax.config.update("jax_hlo_source_file_canonicalization_regex", ".*/")
@@ -46,13 +52,19 @@ OUT = REPO / "tests" / "transform_corpus"
 CASES = {}
 
 
-def case(in_axes, size=3, reverse=True):
+def case(in_axes, size=3, reverse=True, hvp=False, hlo=None, devices=1):
     """Registers a program: ``build(rng) -> (f, args)``; ``in_axes`` for vmap;
     ``reverse=False`` where JAX itself has no reverse mode (then no ``vjp``
-    or ``grad`` is recorded)."""
+    or ``grad`` is recorded); ``hvp=True`` also records a Hessian-vector
+    product (the vjp of ``jax.grad``; the result must be a scalar);
+    ``hlo``: the forward HLO written by hand, for what JAX does not emit
+    (``build``'s function is the same math; the Rust test checks the two
+    agree on the recorded outputs); ``in_axes=None``: no vmap recorded;
+    ``devices``: how many devices the program runs on (``hlox run
+    --devices N``)."""
 
     def wrap(build):
-        CASES[build.__name__] = (build, in_axes, size, reverse)
+        CASES[build.__name__] = (build, in_axes, size, reverse, hvp, hlo, devices)
         return build
 
     return wrap
@@ -250,7 +262,7 @@ def conditional(rng):
     return f, [f32(rng, 4), np.int32(1)]
 
 
-@case(in_axes=(0, None))
+@case(in_axes=(0, None), hvp=True)
 def fori_loop(rng):
     def f(x, w):
         def body(i, h):
@@ -261,7 +273,7 @@ def fori_loop(rng):
     return f, [f32(rng, 2, 3), f32(rng, 3, 3)]
 
 
-@case(in_axes=(None, 1))
+@case(in_axes=(None, 1), hvp=True)
 def scan_rnn(rng):
     def f(w, xs):
         def step(h, x):
@@ -292,6 +304,181 @@ def conv_nchw(rng):
         return jnp.sum(y * y)
 
     return f, [f32(rng, 2, 3, 5, 6), f32(rng, 4, 3, 2, 3)]
+
+
+def conv_groups(x, k, kd):
+    """A convolution with 2 feature groups, then a depthwise one (as many
+    groups as features), NHWC."""
+    dn = ("NHWC", "HWIO", "NHWC")
+    y = lax.conv_general_dilated(x, k, (1, 2), ((1, 0), (0, 1)), (1, 1), (1, 1), dimension_numbers=dn, feature_group_count=2)
+    z = lax.conv_general_dilated(jnp.tanh(y), kd, (1, 1), "SAME", (1, 1), (2, 1), dimension_numbers=dn, feature_group_count=6)
+    return jnp.sum(jnp.sin(z))
+
+
+@case(in_axes=(0, 0, None))
+def conv_grouped(rng):
+    # Both gradients of grouped and depthwise convolutions; vmap with the
+    # input and the grouped kernel batched (the batch becomes more groups).
+    return conv_groups, [f32(rng, 2, 5, 6, 4), f32(rng, 2, 2, 2, 6), f32(rng, 2, 1, 1, 6)]
+
+
+@case(in_axes=(None, 0, 0, 0))
+def conv_batched_kernel(rng):
+    # vmap over the kernels only: of a grouped convolution (the batch goes
+    # inside each group of the output features), then of a depthwise one
+    # whose input is batched too, and of an ungrouped one.
+    def f(x, k, kd, kp):
+        p = lax.conv_general_dilated(x, kp, (2, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return conv_groups(x, k, kd) + jnp.sum(p * p)
+
+    return f, [f32(rng, 2, 5, 6, 4), f32(rng, 2, 2, 2, 6), f32(rng, 2, 1, 1, 6), f32(rng, 2, 2, 4, 3)]
+
+
+@case(in_axes=(0, 0, None))
+def conv_batch_groups(rng):
+    # batch_group_count (what the kernel gradient of a grouped convolution
+    # is): both gradients, and vmap with input and kernel batched, and with
+    # the input only.
+    def f(x, k, k2):
+        dn = ("NCHW", "OIHW", "NCHW")
+        y = lax.conv_general_dilated(x, k, (1, 1), "VALID", dimension_numbers=dn, batch_group_count=2)
+        w = lax.conv_general_dilated(x, k2, (2, 1), ((0, 1), (1, 0)), dimension_numbers=dn, batch_group_count=2)
+        return jnp.sum(jnp.sin(y)) + jnp.sum(w * w)
+
+    return f, [f32(rng, 4, 3, 5, 5), f32(rng, 4, 3, 2, 2), f32(rng, 6, 3, 2, 3)]
+
+
+def pick_reduce(x, axis, better):
+    """(value, index) of the element `better` picks along `axis`, lower
+    index on ties: a variadic reduce whose value result is used."""
+    idx = lax.broadcasted_iota(jnp.int32, x.shape, axis)
+
+    def comp(a, b):
+        (av, ai), (bv, bi) = a, b
+        pick = better(av, bv) | ((av == bv) & (ai < bi))
+        return lax.select(pick, av, bv), lax.select(pick, ai, bi)
+
+    init = -jnp.inf if better is lax.gt else jnp.inf
+    return lax.reduce((x, idx), (jnp.float32(init), jnp.int32(0)), comp, (axis,))
+
+
+@case(in_axes=(0, None))
+def argmax_value(rng):
+    # The value result of argmax/argmin-style reductions: its cotangent
+    # flows to the chosen element.
+    # JAX's own jvp of a variadic reduce fails on the indices' symbolic
+    # zero tangent, so its derivatives are recorded from the same function
+    # written with argmax/argmin and take_along_axis.
+    def f(x, w):
+        v, i = pick_reduce(jnp.tanh(x) * w, 1, lax.gt)
+        u, j = pick_reduce(x * x, 0, lax.lt)
+        return jnp.sum(jnp.sin(v) * i) + jnp.sum(u * u * jnp.asarray(w)[j, 0])
+
+    def reference(x, w):
+        y = jnp.tanh(x) * w
+        i = jnp.argmax(y, 1)
+        v = jnp.take_along_axis(y, i[:, None], 1)[:, 0]
+        z = x * x
+        j = jnp.argmin(z, 0)
+        u = jnp.take_along_axis(z, j[None, :], 0)[0]
+        return jnp.sum(jnp.sin(v) * i) + jnp.sum(u * u * jnp.asarray(w)[j, 0])
+
+    return f, [f32(rng, 4, 5), f32(rng, 4, 5)], reference
+
+
+MAP_HLO = """HloModule map_elementwise
+
+neg_square_exp {
+  a = f32[] parameter(0)
+  na = f32[] negate(a)
+  aa = f32[] multiply(na, a)
+  ROOT e = f32[] exponential(aa)
+}
+
+g {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  s = f32[] sine(a)
+  sb = f32[] multiply(s, b)
+  e = f32[] call(a), to_apply=neg_square_exp
+  half = f32[] constant(0.5)
+  m = f32[] maximum(b, half)
+  t = f32[] add(sb, e)
+  ROOT r = f32[] multiply(t, m)
+}
+
+ENTRY main {
+  x = f32[3,4] parameter(0)
+  y = f32[3,4] parameter(1)
+  mp = f32[3,4] map(x, y), dimensions={0,1}, to_apply=g
+  ROOT th = f32[3,4] tanh(mp)
+}
+"""
+
+
+@case(in_axes=(0, 1), hlo=MAP_HLO)
+def map_elementwise(rng):
+    # HLO's map (JAX never emits one: written by hand above), its
+    # computation with a call, a constant and a maximum.
+    def f(x, y):
+        return jnp.tanh((jnp.sin(x) * y + jnp.exp(-x * x)) * jnp.maximum(y, 0.5))
+
+    return f, [f32(rng, 3, 4), f32(rng, 3, 4)]
+
+
+def c64(rng, *shape):
+    return (f32(rng, *shape) + 1j * f32(rng, *shape)).astype(np.complex64)
+
+
+@case(in_axes=(0, None, 0))
+def complex_math(rng):
+    # jax.grad of a real function of complex inputs (JAX's convention: the
+    # cotangent is the transpose of the jvp, never conjugated, so
+    # grad(|z|^2) = 2 conj(z)); holomorphic math, dot, a complex sum,
+    # abs, real, imag, conj and complex.
+    def f(z, w, x):
+        a = jnp.exp(z) * jnp.sin(z) / (z + 2.0) - jnp.tanh(z) * jnp.sqrt(z + 3.0)
+        b = a @ w
+        c = jnp.sum(b, axis=1) + jnp.log(z[:, 0] + 4.0)
+        d = jnp.abs(c) ** 2 + jnp.real(c) * x - jnp.imag(jnp.conj(c) * c * 1j)
+        e = lax.complex(x, x * x) * jnp.conj(c)
+        return jnp.sum(d) + jnp.sum(jnp.real(e) * jnp.imag(e)) + jnp.sum(jnp.abs(w))
+
+    return f, [c64(rng, 3, 4), c64(rng, 4, 2), f32(rng, 3)]
+
+
+@case(in_axes=(0, 0))
+def complex_outputs(rng):
+    # Complex results: jvp tangents and vjp cotangents are complex.
+    def f(z, w):
+        y = jnp.cos(z) * w + z * z
+        return y, jnp.abs(y) + jnp.real(w)
+
+    return f, [c64(rng, 2, 3), c64(rng, 2, 3)]
+
+
+@case(in_axes=(0, None), devices=4, hvp=True)
+def shard_map_collectives(rng):
+    # A shard_map over 4 devices with psum, all_gather, ppermute,
+    # psum_scatter and all_to_all, the loss psum'd so it is replicated: jax.grad of it
+    # against hlox's grad run with --devices 4, and jax.vmap of it.
+    from jax import shard_map
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:4]), ("x",))
+
+    def body(xs, w):
+        h = jnp.tanh(xs @ w)
+        s = lax.psum(jnp.sum(h * h), "x")
+        g = lax.all_gather(h, "x", tiled=True)
+        p = lax.ppermute(h, "x", [(i, (i + 1) % 4) for i in range(4)])
+        r = lax.psum_scatter(g * g, "x", scatter_dimension=0, tiled=True)
+        a = lax.all_to_all(jnp.tile(h, (2, 1)), "x", 0, 0, tiled=True)
+        local = jnp.sum(p * h) + jnp.sum(r * xs) + jnp.sum(jnp.sin(g[:, 0])) + jnp.sum(jnp.cos(a) * a[::-1])
+        return lax.psum(local, "x") + s
+
+    f = shard_map(body, mesh=mesh, in_specs=(P("x"), P()), out_specs=P(), check_vma=False)
+    return f, [f32(rng, 8, 3), f32(rng, 3, 3)]
 
 
 @case(in_axes=(0,))
@@ -394,28 +581,45 @@ def while_data_dependent(rng):
 
 def arr(a):
     a = np.asarray(a)
-    return {"dtype": str(a.dtype), "shape": list(a.shape), "data": a.reshape(-1).tolist()}
+    flat = a.reshape(-1)
+    if np.iscomplexobj(a):
+        # Interleaved (real, imaginary) pairs.
+        flat = np.stack([flat.real, flat.imag], axis=-1).reshape(-1)
+    return {"dtype": str(a.dtype), "shape": list(a.shape), "data": flat.tolist()}
 
 
-def generate(name, build, in_axes, size, reverse):
+def like(rng, a, *shape):
+    """Random values of `a`'s kind (complex for complex) and `shape`."""
+    if np.iscomplexobj(a):
+        return (f32(rng, *shape) + 1j * f32(rng, *shape)).astype(np.asarray(a).dtype)
+    return f32(rng, *shape)
+
+
+def generate(name, build, in_axes, size, reverse, hvp, hlo, devices):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
-    f, args = build(rng)
+    # A build may return a third function: the same math in a form JAX
+    # can differentiate, which the derivatives are recorded from (the
+    # forward HLO, its outputs and vmap still come from the first).
+    f, args, *reference = build(rng)
     args = [np.asarray(a) for a in args]
-    text = jax.jit(f).lower(*args).as_text(dialect="hlo")
-    wrt = [i for i, a in enumerate(args) if np.issubdtype(a.dtype, np.floating)]
+    text = hlo or jax.jit(f).lower(*args).as_text(dialect="hlo")
+    ref = reference[0] if reference else f
+    for a, b in zip(jax.tree_util.tree_leaves(f(*args)), jax.tree_util.tree_leaves(ref(*args))):
+        np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=f"{name}: the reference differs")
+    wrt = [i for i, a in enumerate(args) if np.issubdtype(a.dtype, np.inexact)]
 
     def f_wrt(*xs):
         full = list(args)
         for i, x in zip(wrt, xs):
             full[i] = x
-        return f(*full)
+        return ref(*full)
 
     primals = [args[i] for i in wrt]
-    tangents = [f32(rng, *args[i].shape) for i in wrt]
+    tangents = [like(rng, args[i], *args[i].shape) for i in wrt]
     out, out_t = jax.jvp(f_wrt, primals, tangents)
     leaves = jax.tree_util.tree_leaves(out)
     t_leaves = jax.tree_util.tree_leaves(out_t)
-    cts = [f32(rng, *np.shape(l)) for l in leaves]
+    cts = [like(rng, l, *np.shape(l)) for l in leaves]
     rec = {
         "inputs": [arr(a) for a in args],
         "wrt": wrt,
@@ -431,23 +635,33 @@ def generate(name, build, in_axes, size, reverse):
         g = jax.grad(f_wrt, argnums=tuple(range(len(wrt))))(*primals)
         rec["grad"] = [arr(x) for x in g]
     batched = []
-    for a, ax in zip(args, in_axes):
+    for a, ax in zip(args, in_axes or []):
         if ax is None:
             batched.append(a)
         else:
             shape = list(a.shape)
             shape.insert(ax, size)
-            if np.issubdtype(a.dtype, np.floating):
-                batched.append(f32(rng, *shape))
+            if np.issubdtype(a.dtype, np.inexact):
+                batched.append(like(rng, a, *shape))
             else:
                 batched.append(rng.integers(-1, 5, shape).astype(a.dtype))
-    vm = jax.vmap(f, in_axes=in_axes)(*batched)
-    rec["vmap"] = {
-        "in_axes": list(in_axes),
-        "size": size,
-        "inputs": [arr(a) for a in batched],
-        "out": [arr(l) for l in jax.tree_util.tree_leaves(vm)],
-    }
+    if in_axes is not None:
+        vm = jax.vmap(f, in_axes=in_axes)(*batched)
+        rec["vmap"] = {
+            "in_axes": list(in_axes),
+            "size": size,
+            "inputs": [arr(a) for a in batched],
+            "out": [arr(l) for l in jax.tree_util.tree_leaves(vm)],
+        }
+    if devices > 1:
+        rec["devices"] = devices
+    if hvp:
+        # Drawn last, so the cases recorded before this existed keep their
+        # data.
+        vs = [like(rng, p, *np.shape(p)) for p in primals]
+        grad_all = jax.grad(f_wrt, argnums=tuple(range(len(wrt))))
+        _, pullback = jax.vjp(grad_all, *primals)
+        rec["hvp"] = {"vectors": [arr(v) for v in vs], "out": [arr(h) for h in pullback(tuple(vs))]}
     d = OUT / name
     d.mkdir(parents=True, exist_ok=True)
     (d / "forward.hlo").write_text(text)
@@ -459,10 +673,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*")
     a = ap.parse_args()
-    for name, (build, in_axes, size, reverse) in CASES.items():
+    for name, (build, in_axes, size, reverse, hvp, hlo, devices) in CASES.items():
         if a.only and name not in a.only:
             continue
-        generate(name, build, in_axes, size, reverse)
+        generate(name, build, in_axes, size, reverse, hvp, hlo, devices)
 
 
 if __name__ == "__main__":

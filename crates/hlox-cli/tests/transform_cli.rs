@@ -21,6 +21,17 @@ fn npys(out: &Path, prefix: &str, arrays: &Value) -> Vec<PathBuf> {
         let dims: Vec<i64> = serde_json::from_value(a["shape"].clone()).unwrap();
         let data = a["data"].as_array().unwrap();
         let lit = match a["dtype"].as_str().unwrap() {
+            "complex64" => {
+                // Interleaved (real, imaginary) pairs.
+                let v: Vec<hlox_hlo::Complex32> = data
+                    .chunks(2)
+                    .map(|p| {
+                        let part = |x: &Value| x.as_f64().unwrap() as f32;
+                        hlox_hlo::Complex32::new(part(&p[0]), part(&p[1]))
+                    })
+                    .collect();
+                hlox_hlo::Literal::from_vec(&dims, &v).unwrap()
+            }
             "float32" => {
                 let v: Vec<f32> = data.iter().map(|x| x.as_f64().unwrap() as f32).collect();
                 hlox_hlo::Literal::from_vec(&dims, &v).unwrap()
@@ -40,7 +51,15 @@ fn npys(out: &Path, prefix: &str, arrays: &Value) -> Vec<PathBuf> {
 /// Asserts that `out_dir`'s outputs match the JSON arrays `want`.
 fn check_outputs(out_dir: &Path, want: &Value, what: &str) {
     for (k, w) in want.as_array().unwrap().iter().enumerate() {
-        let got = read_f32(&out_dir.join(format!("out{k}.npy")));
+        let p = out_dir.join(format!("out{k}.npy"));
+        let lit =
+            hlox_hlo::npy::read_npy_file(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        // Complex outputs as interleaved (real, imaginary) pairs, as the
+        // corpus stores them.
+        let got = match lit.to_vec::<hlox_hlo::Complex32>() {
+            Ok(c) => c.iter().flat_map(|z| [z.re, z.im]).collect(),
+            Err(_) => read_f32(&p),
+        };
         let w: Vec<f32> = serde_json::from_value(w["data"].clone()).unwrap();
         assert_close(&got, &w, 1e-5, 2e-4, &format!("{what} output {k} vs JAX"));
     }
@@ -251,4 +270,115 @@ fn rules_registered_by_a_c_plugin() {
         1e-5,
         "vmap via plugin rule",
     );
+}
+
+/// `hlox jvp`, `vjp`, `grad` and `vmap` (and `grad` then `vjp` of it
+/// where the case records a Hessian-vector product) of a corpus case, each
+/// run with `hlox run` on the Host (with `--devices N` for an SPMD
+/// program) and compared with JAX.
+fn corpus_case_on_the_host(name: &str) {
+    let (fwd, c) = case(name);
+    let list = |v: &Value| -> String {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().map_or("none".to_string(), |n| n.to_string()))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let wrt = list(&c["wrt"]);
+    let devices = c.get("devices").map(|n| n.to_string());
+    let then_run =
+        |transform: &str, module: &Path, args: &[&str], out: &Path, inputs: &[PathBuf]| {
+            Hlox::new(transform)
+                .arg(module)
+                .args(args)
+                .arg("-o")
+                .arg(out)
+                .ok();
+            let mut run = Hlox::new("run")
+                .arg(out)
+                .inputs(inputs)
+                .arg("-o")
+                .arg(out.parent().unwrap());
+            if let Some(n) = &devices {
+                run = run.args(["--devices", n]);
+            }
+            run.ok();
+        };
+
+    let d = tmp_dir(&format!("{name}_jvp"));
+    let mut inputs = npys(&d, "in", &c["inputs"]);
+    inputs.extend(npys(&d, "t", &c["jvp"]["tangents"]));
+    then_run("jvp", &fwd, &["--wrt", &wrt], &d.join("jvp.hlo"), &inputs);
+    let mut want = c["outputs"].as_array().unwrap().clone();
+    want.extend(c["jvp"]["out"].as_array().unwrap().iter().cloned());
+    check_outputs(&d, &Value::Array(want), &format!("hlox jvp {name}"));
+
+    let d = tmp_dir(&format!("{name}_vjp"));
+    let mut inputs = npys(&d, "in", &c["inputs"]);
+    inputs.extend(npys(&d, "ct", &c["vjp"]["cotangents"]));
+    then_run("vjp", &fwd, &["--wrt", &wrt], &d.join("vjp.hlo"), &inputs);
+    check_outputs(&d, &c["vjp"]["out"], &format!("hlox vjp {name}"));
+
+    if let Some(g) = c.get("grad") {
+        let d = tmp_dir(&format!("{name}_grad"));
+        let inputs = npys(&d, "in", &c["inputs"]);
+        then_run("grad", &fwd, &["--wrt", &wrt], &d.join("grad.hlo"), &inputs);
+        check_outputs(&d, g, &format!("hlox grad {name}"));
+    }
+
+    if let Some(vm) = c.get("vmap") {
+        let d = tmp_dir(&format!("{name}_vmap"));
+        let inputs = npys(&d, "in", &vm["inputs"]);
+        let size = vm["size"].to_string();
+        let args = ["--in-axes", &list(&vm["in_axes"]), "--size", &size];
+        then_run("vmap", &fwd, &args, &d.join("vmap.hlo"), &inputs);
+        check_outputs(&d, &vm["out"], &format!("hlox vmap {name}"));
+    }
+
+    if let Some(h) = c.get("hvp") {
+        let d = tmp_dir(&format!("{name}_hvp"));
+        let g = d.join("grad.hlo");
+        Hlox::new("grad")
+            .arg(&fwd)
+            .args(["--wrt", &wrt, "-o"])
+            .arg(&g)
+            .ok();
+        let mut inputs = npys(&d, "in", &c["inputs"]);
+        inputs.extend(npys(&d, "v", &h["vectors"]));
+        then_run("vjp", &g, &["--wrt", &wrt], &d.join("hvp.hlo"), &inputs);
+        check_outputs(&d, &h["out"], &format!("hlox vjp of grad {name}"));
+    }
+}
+
+/// Grouped, depthwise and batch-grouped convolutions (both gradients,
+/// vmap with batched kernels), an argmax's value result, `map`, complex
+/// numbers, and second order through `fori_loop` and `scan`, compiled for
+/// the Host.
+#[test]
+fn transformed_corpus_cases_run_on_the_host() {
+    for name in [
+        "conv_grouped",
+        "conv_batched_kernel",
+        "conv_batch_groups",
+        "argmax_value",
+        "map_elementwise",
+        "complex_math",
+        "complex_outputs",
+        "fori_loop",
+        "scan_rnn",
+    ] {
+        corpus_case_on_the_host(name);
+    }
+}
+
+/// The gradient of a `shard_map` over 4 devices with `psum`,
+/// `all_gather`, `ppermute`, `psum_scatter` and `all_to_all` (collectives
+/// transposed as JAX does, the `shard_map` boundaries into each other),
+/// and its vmap, run with `--devices 4` against `jax.grad`, `jax.vjp`,
+/// `jax.jvp` and `jax.vmap`.
+#[test]
+fn transformed_spmd_program_runs_on_4_devices() {
+    corpus_case_on_the_host("shard_map_collectives");
 }

@@ -32,6 +32,9 @@ pub(crate) struct Out {
     pub rules: Rules,
     /// Rule modules' computations already copied in, per module.
     pub imported: HashMap<usize, HashMap<CompId, CompId>>,
+    /// The input module's frontend attributes (JAX's device mesh lives
+    /// there), kept on the result.
+    pub frontend_attributes: Vec<(String, String)>,
 }
 
 impl Out {
@@ -56,6 +59,7 @@ impl Out {
             assigners: HashMap::new(),
             rules: rules.clone(),
             imported: HashMap::new(),
+            frontend_attributes: m.frontend_attributes.clone(),
         }
     }
 
@@ -178,7 +182,7 @@ impl Out {
             entry: remap[&entry],
             input_output_alias: Vec::new(),
             is_scheduled: false,
-            frontend_attributes: Vec::new(),
+            frontend_attributes: self.frontend_attributes,
         }
     }
 }
@@ -317,6 +321,12 @@ impl<'o> Emitter<'o> {
         let mut inst = Instruction::new(name, op, shape, operands.to_vec());
         inst.called = called.to_vec();
         Ok(self.insts.push(inst))
+    }
+
+    /// Sets the frontend attributes of the instruction `x` emitted here
+    /// (the sharding annotations of a `shard_map` boundary).
+    pub fn set_frontend_attributes(&mut self, x: InstId, attrs: Vec<(String, String)>) {
+        self.insts[x].frontend_attributes = attrs;
     }
 
     /// An instruction whose shape shape inference gives.
@@ -575,6 +585,55 @@ impl<'o> Emitter<'o> {
             &[x],
             &[],
         )
+    }
+
+    /// Splits axis `src` of `x` into two, `(size, n / size)` with `size`
+    /// major (JAX's `_reshape_axis_out_of`): how grouped convolutions'
+    /// rules take a group or batch factor out of a feature dimension.
+    pub fn split_axis(
+        &mut self,
+        x: InstId,
+        src: usize,
+        size: i64,
+    ) -> Result<InstId, TransformError> {
+        let mut d = self.dims(x)?;
+        let n = *d
+            .get(src)
+            .ok_or_else(|| self.internal(format!("split_axis: no axis {src} in {d:?}")))?;
+        if size <= 0 || n % size != 0 {
+            return Err(self.internal(format!(
+                "split_axis: axis {src} of {d:?} is not a multiple of {size}"
+            )));
+        }
+        d[src] = n / size;
+        d.insert(src, size);
+        self.reshape(x, &d)
+    }
+
+    /// Moves axis `src` of `x` in front of axis `dst` (numbered with `src`
+    /// removed) and merges the two, `src` major (JAX's
+    /// `_reshape_axis_into`).
+    pub fn merge_axis(
+        &mut self,
+        x: InstId,
+        src: usize,
+        dst: usize,
+    ) -> Result<InstId, TransformError> {
+        let d = self.dims(x)?;
+        if src >= d.len() || dst + 1 >= d.len() {
+            return Err(self.internal(format!("merge_axis: axes {src}, {dst} of {d:?}")));
+        }
+        let mut perm: Vec<i64> = (0..d.len() as i64).filter(|&i| i != src as i64).collect();
+        perm.insert(dst, src as i64);
+        let t = self.transpose(x, &perm)?;
+        let mut nd: Vec<i64> = d
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != src)
+            .map(|(_, &n)| n)
+            .collect();
+        nd[dst] *= d[src];
+        self.reshape(t, &nd)
     }
 
     pub fn reverse(&mut self, x: InstId, dims: &[i64]) -> Result<InstId, TransformError> {

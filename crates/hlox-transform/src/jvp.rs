@@ -27,7 +27,8 @@ pub fn jvp_with(
     wrt: &[usize],
     rules: &Rules,
 ) -> Result<VerifiedModule, TransformError> {
-    check_input(m, T)?;
+    let m = check_input(m, T)?;
+    let m = &*m;
     check_wrt(m, wrt, T)?;
     let entry = m.entry_computation();
     let mut out = Out::new(m, format!("jvp_{}", m.name), rules);
@@ -120,6 +121,17 @@ fn jvp_inst(
 ) -> Result<(InstId, Tan), TransformError> {
     let prim: Vec<InstId> = ops.iter().map(|o| o.0).collect();
     let all_zero = ops.iter().all(|o| o.1.is_zero()) || !differentiable(&inst.shape);
+    if !all_zero && crate::collective::is_linear_collective(m, inst) {
+        // Linear: the op applied to the tangents.
+        let y = e.reemit(inst, &prim)?;
+        let mut ts = Vec::with_capacity(ops.len());
+        for (k, o) in ops.iter().enumerate() {
+            let s = e.shape(prim[k]).clone();
+            ts.push(o.1.materialize(e, &s)?);
+        }
+        let t = e.reemit(inst, &ts)?;
+        return Ok((y, Tan::Val(t)));
+    }
     if let (Op::CustomCall(_), false) = (&inst.op, all_zero) {
         // The rule gives both the result and its tangent.
         let mut args = prim.clone();
@@ -202,7 +214,7 @@ fn jvp_inst(
             acc
         }
         Op::Convert => {
-            if e.ty(prim[0])?.is_float() {
+            if e.ty(prim[0])?.is_float_or_complex() {
                 let t0 = tan(e, 0)?;
                 let ty = e.ty(y)?;
                 Some(e.convert(t0, ty)?)
@@ -279,16 +291,11 @@ fn jvp_inst(
             // JAX's argmax/argmin: (values, iota) reduced together; the
             // value output's tangent is the tangent at the chosen index.
             let d = dimensions[0];
-            let iota_ok = iota_along(e, prim[1], d)
+            let iota_ok = crate::rules::linear::is_argmax(e, m, inst, &prim)
                 && ops[1].1.is_zero()
-                && ops[2].1.is_zero()
-                && !differentiable(e.shape(prim[1]));
+                && ops[2].1.is_zero();
             if !iota_ok {
-                return Err(unsupported(
-                    T,
-                    inst,
-                    "a variadic reduce is differentiated only as an argmax/argmin (values and an iota along the one reduced dimension)",
-                ));
+                return Err(unsupported(T, inst, crate::rules::linear::ARGMAX_ONLY));
             }
             let t0 = tan(e, 0)?;
             // The index with the reduced dimension back as a unit one.
@@ -487,18 +494,4 @@ fn jvp_while(
     let y = e.gte(r, 0)?;
     let t = e.gte(r, 1)?;
     Ok((y, Tan::Val(t)))
-}
-
-/// Whether `x` counts 0, 1, ... along dimension `d` (an iota, or a
-/// broadcast of a rank-1 iota into `d`, as JAX builds them).
-fn iota_along(e: &Emitter, x: InstId, d: i64) -> bool {
-    let inst = e.inst(x);
-    match &inst.op {
-        Op::Iota { dimension } => *dimension == d,
-        Op::Broadcast { dimensions } => {
-            dimensions[..] == [d]
-                && matches!(e.inst(inst.operands[0]).op, Op::Iota { dimension: 0 })
-        }
-        _ => false,
-    }
 }

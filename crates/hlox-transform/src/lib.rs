@@ -30,9 +30,11 @@
 //! ([`vmap`]). An instruction outside coverage is an error naming it and
 //! its opcode, never a wrong module.
 
+mod collective;
 mod custom;
 mod emit;
 mod jvp;
+mod map;
 mod rules;
 mod tan;
 mod vjp;
@@ -108,18 +110,98 @@ pub enum TransformError {
 pub use jvp::{jvp, jvp_with};
 pub use vjp::{grad, grad_with, vjp, vjp_with};
 
-fn check_input(m: &Module, transform: &'static str) -> Result<(), TransformError> {
+/// Verifies the input and refuses what no rule covers; returns the module
+/// the transformation walks: `m`, or a copy with its `map`s expanded into
+/// element-wise ops ([`map::expand_maps`]).
+fn check_input<'m>(
+    m: &'m Module,
+    transform: &'static str,
+) -> Result<std::borrow::Cow<'m, Module>, TransformError> {
     hlox_hlo::verifier::verify_module(m)
         .map_err(|source| TransformError::Input { transform, source })?;
-    // The rules are written for real numbers (a complex derivative needs
-    // conjugates): refuse rather than give a wrong one.
-    if let Some((_, inst, ty)) = m.first_complex_instruction() {
-        return Err(TransformError::Unsupported {
-            transform,
-            instruction: inst.name.clone(),
-            opcode: inst.op.name(),
-            detail: format!("its {ty} (complex) values are not transformed yet"),
-        });
+    complex_coverage(m, transform)?;
+    map::expand_maps(m, transform)
+}
+
+/// Refuses an instruction with complex operands or results that no rule
+/// covers for complex values (see `rules::elementwise` for the
+/// convention): the ops listed here are the covered ones.
+fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), TransformError> {
+    use hlox_hlo::ir::{BinaryOp as B, Op, UnaryOp as U};
+    let complex = |s: &hlox_hlo::Shape| {
+        s.leaves()
+            .iter()
+            .any(|(_, l)| l.element_type().is_some_and(|t| t.is_complex()))
+    };
+    for c in m.computations.values() {
+        for inst in c.instructions.values() {
+            let touches =
+                complex(&inst.shape) || inst.operands.iter().any(|&o| complex(&c.inst(o).shape));
+            if !touches {
+                continue;
+            }
+            let covered = match &inst.op {
+                Op::Unary(u) => matches!(
+                    u,
+                    U::Negate
+                        | U::Exp
+                        | U::Expm1
+                        | U::Log
+                        | U::Log1p
+                        | U::Sqrt
+                        | U::Rsqrt
+                        | U::Tanh
+                        | U::Logistic
+                        | U::Sin
+                        | U::Cos
+                        | U::Tan
+                        | U::Sign
+                        | U::Real
+                        | U::Imag
+                        | U::Abs
+                ),
+                Op::Binary(b) => matches!(
+                    b,
+                    B::Add | B::Subtract | B::Multiply | B::Divide | B::Complex
+                ),
+                Op::Reduce { .. } => {
+                    inst.operands.len() == 2 && rules::reducer_op(m, inst.called[0]) == Some(B::Add)
+                }
+                Op::Parameter { .. }
+                | Op::Constant { .. }
+                | Op::Tuple
+                | Op::GetTupleElement { .. }
+                | Op::Copy
+                | Op::Compare { .. }
+                | Op::Select
+                | Op::Convert
+                | Op::Broadcast { .. }
+                | Op::Reshape
+                | Op::Transpose { .. }
+                | Op::Reverse { .. }
+                | Op::Slice { .. }
+                | Op::Pad { .. }
+                | Op::Concatenate { .. }
+                | Op::Dot { .. }
+                | Op::DynamicSlice { .. }
+                | Op::DynamicUpdateSlice
+                | Op::Gather { .. }
+                | Op::Call
+                | Op::Conditional
+                | Op::While
+                | Op::OptimizationBarrier => true,
+                // The add computation of a complex sum.
+                _ => false,
+            };
+            if !covered {
+                return Err(TransformError::Unsupported {
+                    transform,
+                    instruction: inst.name.clone(),
+                    opcode: inst.op.name(),
+                    detail: "its complex values are not transformed yet (covered for complex numbers: element-wise math, `abs`, `real`, `imag`, `complex`, compare, select, convert, data movement, `dot`, sum reductions, calls, conditionals and loops)".into(),
+                });
+            }
+        }
     }
     Ok(())
 }
@@ -142,12 +224,12 @@ fn check_wrt(m: &Module, wrt: &[usize], transform: &'static str) -> Result<(), T
             .shape
             .leaves()
             .iter()
-            .all(|(_, s)| s.element_type().is_some_and(|t| t.is_float()));
+            .all(|(_, s)| s.element_type().is_some_and(|t| t.is_float_or_complex()));
         if !float {
             return Err(TransformError::Argument {
                 transform,
                 message: format!(
-                    "wrt parameter {w} (`{}`, {}) is not floating point: only floating-point parameters can be differentiated",
+                    "wrt parameter {w} (`{}`, {}) is not floating point or complex: only floating-point and complex parameters can be differentiated",
                     inst.name,
                     hlox_hlo::shape_inference::short(&inst.shape)
                 ),

@@ -85,5 +85,5 @@ pub(crate) fn differentiable(shape: &Shape) -> bool {
     shape
         .leaves()
         .iter()
-        .any(|(_, s)| s.element_type().is_some_and(|t| t.is_float()))
+        .any(|(_, s)| s.element_type().is_some_and(|t| t.is_float_or_complex()))
 }

@@ -68,7 +68,8 @@ fn reverse(
     t: &'static str,
     rules: &Rules,
 ) -> Result<VerifiedModule, TransformError> {
-    check_input(m, t)?;
+    let m = check_input(m, t)?;
+    let m = &*m;
     check_wrt(m, wrt, t)?;
     let entry = m.entry_computation();
     let result = &entry.root_inst().shape;
@@ -205,7 +206,9 @@ fn forward<'m>(
                     ops.iter().any(|&o| tape.active.contains(o)) && differentiable(&inst.shape);
                 if active {
                     if let Op::CustomCall(cc) = &inst.op {
-                        if e.out.rules.has(RuleKind::Vjp, &cc.target) {
+                        if e.out.rules.has(RuleKind::Vjp, &cc.target)
+                            || crate::collective::is_boundary(&cc.target)
+                        {
                             // Checked and called on the way back.
                         } else {
                             return Err(TransformError::MissingRule {
@@ -248,6 +251,15 @@ fn backward(
         e.at = format!("{}.vjp", inst.name);
         let ops = &entry.ops;
         let operand_cts: Vec<Tan> = match &inst.op {
+            _ if crate::collective::is_linear_collective(m, inst) => {
+                let shape = inst.shape.clone();
+                let c = ct.materialize(e, &shape)?;
+                let cts = leaves(e, c)?;
+                crate::collective::transpose(e, m, inst, ops, &cts)?
+                    .into_iter()
+                    .map(Tan::Val)
+                    .collect()
+            }
             Op::Tuple => (0..ops.len())
                 .map(|i| ct.element(e, i))
                 .collect::<Result<_, _>>()?,
@@ -292,6 +304,41 @@ fn backward(
                 }
                 out
             }
+            Op::Reduce { dimensions } if ops.len() == 4 => {
+                // An argmax/argmin's value result: its cotangent goes to
+                // the chosen element (the index result has none).
+                if !crate::rules::linear::is_argmax(e, m, inst, ops) {
+                    return Err(crate::unsupported(
+                        e.transform,
+                        inst,
+                        crate::rules::linear::ARGMAX_ONLY,
+                    ));
+                }
+                if tape.active.contains(ops[2]) {
+                    return Err(crate::unsupported(
+                        e.transform,
+                        inst,
+                        "an argmax/argmin whose initial value depends on the wrt parameters is not differentiated",
+                    ));
+                }
+                let cv = ct.element(e, 0)?;
+                let mut out = vec![Tan::Zero; 4];
+                if !cv.is_zero() {
+                    let Shape::Tuple(parts) = &inst.shape else {
+                        return Err(e.internal("a variadic reduce of an array".into()));
+                    };
+                    let s = parts[0].clone();
+                    let cv = cv.materialize(e, &s)?;
+                    out[0] = Tan::Val(crate::rules::linear::argmax_transpose(
+                        e,
+                        ops[0],
+                        entry.out,
+                        cv,
+                        dimensions[0],
+                    )?);
+                }
+                out
+            }
             Op::Conditional => {
                 let shape = inst.shape.clone();
                 let c = ct.materialize(e, &shape)?;
@@ -308,16 +355,16 @@ fn backward(
                 let r: Vec<Option<InstId>> = match &inst.op {
                     Op::Unary(u) => {
                         let p = unary_partial(e, *u, ops[0], entry.out)?;
-                        vec![p.apply(e, c)?]
+                        vec![p.transpose(e, c)?]
                     }
                     Op::Binary(b) => {
                         let (px, py) = binary_partials(e, *b, ops[0], ops[1], entry.out)?;
                         let mut r = vec![None, None];
                         if tape.active.contains(ops[0]) {
-                            r[0] = px.apply(e, c)?;
+                            r[0] = px.transpose(e, c)?;
                         }
                         if tape.active.contains(ops[1]) {
-                            r[1] = py.apply(e, c)?;
+                            r[1] = py.transpose(e, c)?;
                         }
                         r
                     }
@@ -540,8 +587,10 @@ fn vjp_while(
     if trips == 0 {
         return Ok(ct);
     }
-    let (cond, body) = (inst.called[0], inst.called[1]);
-    let i32s = Shape::scalar(hlox_hlo::ElementType::S32);
+    let body = inst.called[1];
+    let s32 = hlox_hlo::ElementType::S32;
+    let i32s = Shape::scalar(s32);
+    let n = leaves.len();
     let stack_shapes: Vec<Shape> = leaves
         .iter()
         .map(|l| {
@@ -551,60 +600,78 @@ fn vjp_while(
             Shape::array(a.ty, d)
         })
         .collect();
+    // Both loops below are flat and count `k` from 0 while `k < trips`,
+    // one at a time: the pattern this function itself differentiates, so
+    // reverse mode of their module works again (grad of grad, the vjp of a
+    // grad of a fori_loop).
+    let counted = |e: &mut Emitter, name: &str, shape: &Shape, k: usize| {
+        state_computation(e, name, shape, |sub, p| {
+            let k = sub.gte(p, k)?;
+            let limit = sub.scalar(s32, trips as f64)?;
+            sub.compare(hlox_hlo::ComparisonDirection::Lt, k, limit)
+        })
+    };
     // Forward loop storing each iteration's starting state:
-    // (state, k, stacks...).
-    let mut fwd_state = vec![s.clone(), i32s.clone()];
+    // (state leaves..., k, stacks...).
+    let mut fwd_state = leaves.clone();
+    fwd_state.push(i32s.clone());
     fwd_state.extend(stack_shapes.iter().cloned());
     let fwd_shape = Shape::Tuple(fwd_state);
-    let fwd_cond = state_computation(e, "store.cond", &fwd_shape, |sub, p| {
-        let x = sub.gte(p, 0)?;
-        sub.add(Op::Call, &[x], &[cond])
-    })?;
+    let fwd_cond = counted(e, "store.cond", &fwd_shape, n)?;
     let fwd_body = state_computation(e, "store.body", &fwd_shape, |sub, p| {
-        let x = sub.gte(p, 0)?;
-        let k = sub.gte(p, 1)?;
-        let zero = sub.scalar(hlox_hlo::ElementType::S32, 0.0)?;
-        let mut out = vec![];
+        let xs = (0..n)
+            .map(|l| sub.gte(p, l))
+            .collect::<Result<Vec<_>, _>>()?;
+        let k = sub.gte(p, n)?;
+        let zero = sub.scalar(s32, 0.0)?;
+        let x = sub.tuple(&xs)?;
         let next = sub.add(Op::Call, &[x], &[body])?;
-        out.push(next);
-        let one = sub.scalar(hlox_hlo::ElementType::S32, 1.0)?;
+        let mut out = (0..n)
+            .map(|l| sub.gte(next, l))
+            .collect::<Result<Vec<_>, _>>()?;
+        let one = sub.scalar(s32, 1.0)?;
         out.push(sub.addv(k, one)?);
         for (l, leaf) in leaves.iter().enumerate() {
-            let stack = sub.gte(p, l + 2)?;
-            let v = sub.gte(x, l)?;
+            let stack = sub.gte(p, n + 1 + l)?;
             let mut d = vec![1];
             d.extend(&leaf.as_array().expect("array leaf").dims);
-            let v = sub.reshape(v, &d)?;
+            let v = sub.reshape(xs[l], &d)?;
             let mut o = vec![stack, v, k];
             o.extend(std::iter::repeat_n(zero, d.len() - 1));
             out.push(sub.add(Op::DynamicUpdateSlice, &o, &[])?);
         }
         sub.tuple(&out)
     })?;
-    let mut fwd_init = vec![init, e.scalar(hlox_hlo::ElementType::S32, 0.0)?];
+    let mut fwd_init = (0..n)
+        .map(|l| e.gte(init, l))
+        .collect::<Result<Vec<_>, _>>()?;
+    fwd_init.push(e.scalar(s32, 0.0)?);
     for sh in &stack_shapes {
         fwd_init.push(e.zeros(sh)?);
     }
     let fwd_init = e.tuple(&fwd_init)?;
     let stored = e.add(Op::While, &[fwd_init], &[fwd_cond, fwd_body])?;
-    // Backward loop: (t, cotangent of the state, stacks...), t = T-1..0.
+    // Backward loop: (k, cotangent leaves of the state, stacks...); step
+    // k undoes iteration t = trips - 1 - k.
     let body_vjp = vjp_computation(e, m, body)?;
-    let mut bwd_state = vec![i32s.clone(), s.clone()];
+    let mut bwd_state = vec![i32s.clone()];
+    bwd_state.extend(leaves.iter().cloned());
     bwd_state.extend(stack_shapes.iter().cloned());
     let bwd_shape = Shape::Tuple(bwd_state);
-    let bwd_cond = state_computation(e, "reverse.cond", &bwd_shape, |sub, p| {
-        let t = sub.gte(p, 0)?;
-        let zero = sub.scalar(hlox_hlo::ElementType::S32, 0.0)?;
-        sub.compare(hlox_hlo::ComparisonDirection::Ge, t, zero)
-    })?;
+    let bwd_cond = counted(e, "reverse.cond", &bwd_shape, 0)?;
     let bwd_body = state_computation(e, "reverse.body", &bwd_shape, |sub, p| {
-        let t = sub.gte(p, 0)?;
-        let c = sub.gte(p, 1)?;
-        let zero = sub.scalar(hlox_hlo::ElementType::S32, 0.0)?;
-        let mut xs = Vec::with_capacity(leaves.len());
-        let mut stacks = Vec::with_capacity(leaves.len());
+        let k = sub.gte(p, 0)?;
+        let last = sub.scalar(s32, (trips - 1) as f64)?;
+        let t = sub.sub(last, k)?;
+        let cs = (0..n)
+            .map(|l| sub.gte(p, 1 + l))
+            .collect::<Result<Vec<_>, _>>()?;
+        let c = sub.tuple(&cs)?;
+        let zero = sub.scalar(s32, 0.0)?;
+        let mut xs = Vec::with_capacity(n);
+        let mut stacks = Vec::with_capacity(n);
         for (l, leaf) in leaves.iter().enumerate() {
-            let stack = sub.gte(p, l + 2)?;
+            let stack = sub.gte(p, 1 + n + l)?;
             stacks.push(stack);
             let dims = leaf.as_array().expect("array leaf").dims.clone();
             let mut sizes = vec![1];
@@ -617,22 +684,27 @@ fn vjp_while(
         let x = sub.tuple(&xs)?;
         let arg = sub.tuple(&[x, c])?;
         let c_prev = sub.add(Op::Call, &[arg], &[body_vjp])?;
-        let one = sub.scalar(hlox_hlo::ElementType::S32, 1.0)?;
-        let t1 = sub.sub(t, one)?;
-        let mut out = vec![t1, c_prev];
+        let one = sub.scalar(s32, 1.0)?;
+        let mut out = vec![sub.addv(k, one)?];
+        for l in 0..n {
+            out.push(sub.gte(c_prev, l)?);
+        }
         out.extend(stacks);
         sub.tuple(&out)
     })?;
-    let mut bwd_init = vec![
-        e.scalar(hlox_hlo::ElementType::S32, (trips - 1) as f64)?,
-        ct,
-    ];
-    for l in 0..leaves.len() {
-        bwd_init.push(e.gte(stored, l + 2)?);
+    let mut bwd_init = vec![e.scalar(s32, 0.0)?];
+    for l in 0..n {
+        bwd_init.push(e.gte(ct, l)?);
+    }
+    for l in 0..n {
+        bwd_init.push(e.gte(stored, n + 1 + l)?);
     }
     let bwd_init = e.tuple(&bwd_init)?;
     let r = e.add(Op::While, &[bwd_init], &[bwd_cond, bwd_body])?;
-    e.gte(r, 1)
+    let cs = (0..n)
+        .map(|l| e.gte(r, 1 + l))
+        .collect::<Result<Vec<_>, _>>()?;
+    e.tuple(&cs)
 }
 
 /// A loop computation `name` of one parameter, `state` of shape `shape`,

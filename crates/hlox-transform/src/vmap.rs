@@ -60,7 +60,8 @@ pub fn vmap_with(
     size: i64,
     rules: &Rules,
 ) -> Result<VerifiedModule, TransformError> {
-    check_input(m, T)?;
+    let m = check_input(m, T)?;
+    let m = &*m;
     let entry = m.entry_computation();
     let arg = |message: String| TransformError::Argument {
         transform: T,
@@ -705,41 +706,7 @@ fn vmap_inst(
                 &inst.called,
             )?
         }
-        Op::Convolution(Convolution { dnums, .. }) if !is(1) => {
-            // Fold the batch into the input's batch dimension, convolve,
-            // and unfold it from the output's.
-            let x = prim[0];
-            let xd = e.dims(x)?;
-            let rank = xd.len() - 1;
-            let b = dnums.input_batch_dimension as usize;
-            let mut perm = Vec::with_capacity(rank + 1);
-            for d in 0..rank {
-                if d == b {
-                    perm.push(0);
-                }
-                perm.push(d as i64 + 1);
-            }
-            let t = e.transpose(x, &perm)?;
-            let mut merged = xd[1..].to_vec();
-            merged[b] *= size;
-            let folded = e.reshape(t, &merged)?;
-            let y = e.add(inst.op.clone(), &[folded, prim[1]], &[])?;
-            let yd = e.dims(y)?;
-            let ob = dnums.output_batch_dimension as usize;
-            let mut split = Vec::with_capacity(yd.len() + 1);
-            for (d, &n) in yd.iter().enumerate() {
-                if d == ob {
-                    split.push(size);
-                    split.push(if size == 0 { 0 } else { n / size });
-                } else {
-                    split.push(n);
-                }
-            }
-            let u = e.reshape(y, &split)?;
-            let mut back = vec![ob as i64];
-            back.extend((0..split.len() as i64).filter(|&d| d != ob as i64));
-            e.transpose(u, &back)?
-        }
+        Op::Convolution(c) => vmap_convolution(e, c, [(prim[0], is(0)), (prim[1], is(1))], size)?,
         Op::Sort {
             dimension,
             is_stable,
@@ -931,6 +898,69 @@ fn vmap_inst(
             o.extend(&prim[2..]);
             e.add(Op::DynamicUpdateSlice, &o, &[])?
         }
+        Op::CustomCall(cc) if crate::collective::is_boundary(&cc.target) => {
+            // A shard_map boundary or sharding annotation: every value
+            // batched in front, the batch dimension unsharded.
+            let mut o = Vec::with_capacity(prim.len());
+            for k in 0..prim.len() {
+                o.push(bat(e, k)?);
+            }
+            let mut attrs = inst.frontend_attributes.clone();
+            for (key, v) in attrs.iter_mut() {
+                if crate::collective::SHARDING_ATTRS.contains(&key.as_str()) {
+                    *v = crate::collective::batch_sharding(v).ok_or_else(|| {
+                        unsupported(T, inst, format!("cannot read its {key} `{v}`"))
+                    })?;
+                }
+            }
+            let r = e.add_shaped(inst.op.clone(), &o, &[], batched_leaves(&inst.shape, size))?;
+            e.set_frontend_attributes(r, attrs);
+            return Ok((r, all_batched(&inst.shape)));
+        }
+        // Collectives act on each device's value as a whole: the batch
+        // dimension rides along (a gathered or scattered dimension moves
+        // past it).
+        Op::AllReduce(_) | Op::CollectivePermute { .. }
+            if prim.len() == 1 && crate::collective::is_linear_collective(m, inst) =>
+        {
+            e.add_shaped(inst.op.clone(), &prim, &inst.called, out_shape)?
+        }
+        Op::AllGather {
+            collective,
+            dimension,
+        } => e.add_shaped(
+            Op::AllGather {
+                collective: collective.clone(),
+                dimension: dimension + 1,
+            },
+            &prim,
+            &[],
+            out_shape,
+        )?,
+        Op::AllToAll {
+            collective,
+            split_dimension: Some(d),
+        } if prim.len() == 1 => e.add_shaped(
+            Op::AllToAll {
+                collective: collective.clone(),
+                split_dimension: Some(d + 1),
+            },
+            &prim,
+            &[],
+            out_shape,
+        )?,
+        Op::ReduceScatter {
+            collective,
+            dimension,
+        } if crate::collective::is_linear_collective(m, inst) => e.add_shaped(
+            Op::ReduceScatter {
+                collective: collective.clone(),
+                dimension: dimension + 1,
+            },
+            &prim,
+            &inst.called,
+            out_shape,
+        )?,
         Op::CustomCall(cc) if e.out.rules.has(RuleKind::Vmap, &cc.target) => {
             // The target's own batching rule: every operand batched in
             // front, every result leaf batched in front.
@@ -1027,4 +1057,89 @@ fn vmap_inst(
         }
     };
     Ok((y, B::Yes))
+}
+
+/// JAX's batching rule of a convolution (`_conv_general_dilated_batch_rule`)
+/// with the batch in front of each batched operand: the batch is folded
+/// into the input's batch dimension when only the input is batched, into
+/// the kernel's output features when only the kernel is, and into feature
+/// (or batch) groups when both are; groups stay outermost in the folded
+/// dimensions so the convolution's grouping still lines up. The result has
+/// the batch in front.
+fn vmap_convolution(
+    e: &mut Emitter,
+    c: &Convolution,
+    [(lhs, lhs_b), (rhs, rhs_b)]: [(InstId, bool); 2],
+    size: i64,
+) -> Result<InstId, TransformError> {
+    let dn = &c.dnums;
+    let (in_b, in_f) = (
+        dn.input_batch_dimension as usize,
+        dn.input_feature_dimension as usize,
+    );
+    let k_out = dn.kernel_output_feature_dimension as usize;
+    let (out_b, out_f) = (
+        dn.output_batch_dimension as usize,
+        dn.output_feature_dimension as usize,
+    );
+    let (mut fgc, mut bgc) = (c.feature_group_count, c.batch_group_count);
+    let conv = |e: &mut Emitter, a: InstId, b: InstId, fgc: i64, bgc: i64| {
+        e.add(
+            Op::Convolution(Convolution {
+                feature_group_count: fgc,
+                batch_group_count: bgc,
+                ..c.clone()
+            }),
+            &[a, b],
+            &[],
+        )
+    };
+    let (y, bdim) = match (lhs_b, rhs_b) {
+        (true, true) => {
+            let a = if bgc > 1 {
+                bgc *= size;
+                e.merge_axis(lhs, 0, in_b)?
+            } else {
+                fgc *= size;
+                e.merge_axis(lhs, 0, in_f)?
+            };
+            let k = e.merge_axis(rhs, 0, k_out)?;
+            let y = conv(e, a, k, fgc, bgc)?;
+            (e.split_axis(y, out_f, size)?, out_f)
+        }
+        (true, false) => {
+            let a = if bgc == 1 {
+                e.merge_axis(lhs, 0, in_b)?
+            } else {
+                let a = e.split_axis(lhs, in_b + 1, bgc)?;
+                let a = e.merge_axis(a, 0, in_b + 1)?;
+                e.merge_axis(a, in_b, in_b)?
+            };
+            let y = conv(e, a, rhs, fgc, bgc)?;
+            (e.split_axis(y, out_b, size)?, out_b)
+        }
+        (false, true) => {
+            if fgc == 1 && bgc == 1 {
+                let k = e.merge_axis(rhs, 0, k_out)?;
+                let y = conv(e, lhs, k, fgc, bgc)?;
+                (e.split_axis(y, out_f, size)?, out_f)
+            } else {
+                let g = fgc.max(bgc);
+                let k = e.split_axis(rhs, k_out + 1, g)?;
+                let k = e.merge_axis(k, 0, k_out + 1)?;
+                let k = e.merge_axis(k, k_out, k_out)?;
+                let y = conv(e, lhs, k, fgc, bgc)?;
+                let y = e.split_axis(y, out_f, g)?;
+                let y = e.split_axis(y, out_f + 1, size)?;
+                (e.merge_axis(y, out_f, out_f + 1)?, out_f)
+            }
+        }
+        (false, false) => {
+            return Err(e.internal("vmap_convolution: no operand is batched".into()));
+        }
+    };
+    let rank = e.dims(y)?.len() as i64;
+    let mut perm = vec![bdim as i64];
+    perm.extend((0..rank).filter(|&d| d != bdim as i64));
+    e.transpose(y, &perm)
 }

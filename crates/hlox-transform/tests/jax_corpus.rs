@@ -32,6 +32,19 @@ fn lit(v: &Value) -> Literal {
             let x: Vec<i32> = data.iter().map(|d| d.as_i64().unwrap() as i32).collect();
             Literal::from_vec(&dims, &x).unwrap()
         }
+        "complex64" => {
+            // Interleaved (real, imaginary) pairs.
+            let x: Vec<hlox_hlo::Complex32> = data
+                .chunks(2)
+                .map(|p| {
+                    hlox_hlo::Complex32::new(
+                        p[0].as_f64().unwrap() as f32,
+                        p[1].as_f64().unwrap() as f32,
+                    )
+                })
+                .collect();
+            Literal::from_vec(&dims, &x).unwrap()
+        }
         "uint32" => {
             let x: Vec<u32> = data.iter().map(|d| d.as_u64().unwrap() as u32).collect();
             Literal::from_vec(&dims, &x).unwrap()
@@ -50,6 +63,14 @@ fn run(m: &Module, args: &[Literal]) -> Vec<Literal> {
         .into_leaves()
 }
 
+/// A literal's values as f32s; complex ones as (real, imaginary) pairs.
+fn reals(l: &Literal) -> Vec<f32> {
+    match l.to_vec::<hlox_hlo::Complex32>() {
+        Ok(c) => c.iter().flat_map(|z| [z.re, z.im]).collect(),
+        Err(_) => l.to_vec::<f32>().unwrap(),
+    }
+}
+
 fn compare(name: &str, what: &str, got: &[Literal], want: &[Literal]) {
     assert_eq!(got.len(), want.len(), "{name} {what}: number of results");
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
@@ -59,7 +80,7 @@ fn compare(name: &str, what: &str, got: &[Literal], want: &[Literal]) {
             g.shape(),
             w.shape()
         );
-        let (g, w) = (g.to_vec::<f32>().unwrap(), w.to_vec::<f32>().unwrap());
+        let (g, w) = (reals(g), reals(w));
         for (i, (a, b)) in g.iter().zip(&w).enumerate() {
             assert!(
                 (a - b).abs() <= 1e-5 + 2e-4 * b.abs(),
@@ -78,6 +99,16 @@ fn check_reverse(name: &str, m: &Module, case: &Value, inputs: &[Literal], wrt: 
         let gm = grad(m, wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
         compare(name, "grad", &run(&gm, inputs), &lits(g));
     }
+    if let Some(h) = case.get("hvp") {
+        // Second order: the vjp of the grad module (for loops, reverse
+        // mode of the loops reverse mode emitted) against the vjp of
+        // jax.grad.
+        let gm = grad(m, wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let hv = vjp(&gm, wrt).unwrap_or_else(|e| panic!("{name} hvp: {e}"));
+        let mut a = inputs.to_vec();
+        a.extend(lits(&h["vectors"]));
+        compare(name, "hvp", &run(&hv, &a), &lits(&h["out"]));
+    }
 }
 
 fn check(name: &str) {
@@ -94,6 +125,27 @@ fn check(name: &str) {
         .map(|w| w.as_u64().unwrap() as usize)
         .collect();
     let outputs = lits(&case["outputs"]);
+    if let Some(n) = case.get("devices") {
+        // An SPMD program (shard_map and collectives over N devices): the
+        // evaluator runs one device, so here the transformations must
+        // succeed; crates/hlox-cli/tests/transform_cli.rs runs them with
+        // `hlox run --devices N` against JAX.
+        assert!(n.as_u64().unwrap() > 1);
+        jvp(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
+        vjp(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let g = grad(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if case.get("hvp").is_some() {
+            vjp(&g, &wrt).unwrap_or_else(|e| panic!("{name} hvp: {e}"));
+        }
+        let axes: Vec<Option<usize>> = case["vmap"]["in_axes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_u64().map(|x| x as usize))
+            .collect();
+        vmap(&m, &axes, 3).unwrap_or_else(|e| panic!("{name}: {e}"));
+        return;
+    }
     compare(name, "forward", &run(&m, &inputs), &outputs);
 
     let j = jvp(&m, &wrt).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -192,4 +244,12 @@ cases! {
     top_k,
     scatter_set,
     rng_bits,
+    conv_grouped,
+    conv_batched_kernel,
+    conv_batch_groups,
+    argmax_value,
+    map_elementwise,
+    complex_math,
+    complex_outputs,
+    shard_map_collectives,
 }

@@ -238,6 +238,14 @@ const BATCHED_DOT: &str = include_str!("programs/batched_dot.hlo");
 const CALLS_AND_TUPLES: &str = include_str!("programs/calls_and_tuples.hlo");
 
 const POOLING: &str = include_str!("programs/pooling.hlo");
+/// Grouped, depthwise and batch-grouped convolutions.
+const CONVOLUTIONS: &str = include_str!("programs/convolutions.hlo");
+/// The value result of an argmax.
+const ARGMAX_VALUE: &str = include_str!("programs/argmax_value.hlo");
+/// A fori_loop: second order through the loops reverse mode emits.
+const FORI_LOOP: &str = include_str!("programs/fori_loop.hlo");
+/// `map` of a scalar computation.
+const MAP: &str = include_str!("programs/map.hlo");
 
 const PROGRAMS: &[&str] = &[
     ELEMENTWISE,
@@ -245,6 +253,10 @@ const PROGRAMS: &[&str] = &[
     BATCHED_DOT,
     CALLS_AND_TUPLES,
     POOLING,
+    CONVOLUTIONS,
+    ARGMAX_VALUE,
+    FORI_LOOP,
+    MAP,
 ];
 
 #[test]
@@ -271,6 +283,22 @@ fn vmap_matches_a_loop_over_the_batch() {
     check_vmap(BATCHED_DOT, &[Some(3), Some(0)], 2, 6);
     check_vmap(BATCHED_DOT, &[None, Some(1)], 3, 7);
     check_vmap(CALLS_AND_TUPLES, &[Some(0), None], 3, 8);
+    // Batched kernels: alone, with the input, in every group kind.
+    check_vmap(CONVOLUTIONS, &[None, Some(0), Some(2), None, Some(1)], 2, 9);
+    check_vmap(
+        CONVOLUTIONS,
+        &[Some(3), Some(3), None, Some(0), Some(0)],
+        3,
+        10,
+    );
+    check_vmap(
+        CONVOLUTIONS,
+        &[Some(0), None, Some(0), Some(2), None],
+        2,
+        11,
+    );
+    check_vmap(ARGMAX_VALUE, &[Some(1), Some(0)], 2, 12);
+    check_vmap(MAP, &[Some(2), None], 3, 13);
 }
 
 /// The vjp of a grad is a Hessian-vector product: compare it with a
@@ -314,6 +342,10 @@ fn per_example_gradients_are_vmap_of_grad() {
     let m = parse(POOLING);
     let g = grad(&m, &[0]).unwrap();
     check_vmap_of(&g, &[Some(1)], 3);
+    // Per-example kernel gradients of grouped convolutions.
+    let m = parse(CONVOLUTIONS);
+    let g = grad(&m, &[1, 2, 4]).unwrap();
+    check_vmap_of(&g, &[Some(0), None, None, Some(0), None], 2);
 }
 
 fn check_vmap_of(m: &Module, axes: &[Option<usize>], size: i64) {
@@ -384,6 +416,42 @@ ENTRY main {
     );
     let e = vmap(&cc, &[Some(0)], 2).unwrap_err();
     assert!(e.to_string().contains("no vmap rule"), "{e}");
+
+    // A variadic reduce with an iota whose computation does not pick one
+    // (value, index) pair (here it adds the values): neither mode
+    // differentiates it as an argmax.
+    let not_argmax = ARGMAX_VALUE.replace("v = f64[] select(p, av, bv)", "v = f64[] add(av, bv)");
+    let m = parse(&not_argmax);
+    for e in [jvp(&m, &[0]).unwrap_err(), vjp(&m, &[0]).unwrap_err()] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce", .. } if instruction == "m"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("only as an argmax/argmin"), "{e}");
+    }
+
+    // A map whose computation calls a target: the map is named, and what
+    // in its computation is not mapped.
+    let cc_map = MAP.replace(
+        "e = f64[] exponential(b)",
+        "e = f64[] custom-call(b), custom_call_target=\"my_exp\"",
+    );
+    let m = parse(&cc_map);
+    for e in [
+        jvp(&m, &[0]).unwrap_err(),
+        vjp(&m, &[0]).unwrap_err(),
+        vmap(&m, &[Some(0), None], 2).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "map", .. } if instruction == "mp"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("`e` (custom-call): only element-wise ops"),
+            "{e}"
+        );
+    }
 }
 
 /// Every module of the JAX corpus (tests/corpus) transforms into a module
@@ -462,6 +530,58 @@ fn grad_of_grad() {
     let e = grad(&two, &[0]).unwrap_err();
     assert!(
         e.to_string().contains("scalar floating-point result"),
+        "{e}"
+    );
+}
+
+/// The gradient with respect to complex inputs follows JAX: for a real f
+/// of z = x + iy, grad is df/dx - i df/dy (the transpose of the jvp, not
+/// conjugated). Checked against central differences along the real and
+/// the imaginary axis of each element, and the jvp against a difference
+/// along a complex direction.
+#[test]
+fn complex_gradients_follow_jaxs_convention() {
+    use hlox_hlo::Complex64 as C;
+    let m = parse(include_str!("programs/complex.hlo"));
+    let z = [C::new(0.3, -0.2), C::new(-0.5, 0.7), C::new(0.1, 0.4)];
+    let x = [0.8, -0.6, 1.1];
+    let args = |z: &[C]| vec![Literal::from_vec(&[3], z).unwrap(), Literal::r1(&x)];
+    let f = |z: &[C]| vals(&run(&m, &args(z))[0])[0];
+    let g = grad(&m, &[0]).unwrap();
+    let got = run(&g, &args(&z))[0].to_vec::<C>().unwrap();
+    let h = 1e-6;
+    for k in 0..3 {
+        let along = |d: C| {
+            let (mut p, mut q) = (z, z);
+            p[k] += d;
+            q[k] -= d;
+            (f(&p) - f(&q)) / (2.0 * h)
+        };
+        let (dx, dy) = (along(C::new(h, 0.0)), along(C::new(0.0, h)));
+        close(
+            &[got[k].re, got[k].im],
+            &[dx, -dy],
+            1e-6,
+            &format!("grad wrt z[{k}]"),
+        );
+    }
+    // jvp along a complex direction v: the directional derivative.
+    let v = [C::new(0.2, 0.9), C::new(-0.4, 0.1), C::new(0.7, -0.3)];
+    let j = jvp(&m, &[0]).unwrap();
+    let mut a = args(&z);
+    a.push(Literal::from_vec(&[3], &v).unwrap());
+    let t = vals(&run(&j, &a)[1])[0];
+    let shifted = |s: f64| -> Vec<C> { z.iter().zip(&v).map(|(z, v)| z + v * s).collect() };
+    let fd = (f(&shifted(h)) - f(&shifted(-h))) / (2.0 * h);
+    close(&[t], &[fd], 1e-6, "jvp along v");
+    // An op complex values do not have a rule for: named with its opcode.
+    let m = parse(
+        "HloModule c
+         ENTRY main { z = c64[2] parameter(0)  ROOT y = c64[2] cbrt(z) }",
+    );
+    let e = jvp(&m, &[0]).unwrap_err();
+    assert!(
+        matches!(&e, TransformError::Unsupported { instruction, opcode: "cbrt", .. } if instruction == "y"),
         "{e}"
     );
 }

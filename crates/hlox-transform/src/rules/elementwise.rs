@@ -9,10 +9,21 @@
 //! Ties follow JAX: `maximum`/`minimum` split the derivative evenly
 //! between equal operands; `abs` and `sign` at 0 follow `sign(0) = 0`;
 //! rounding and integer ops have zero derivatives.
+//!
+//! Complex values follow JAX too: a holomorphic op's partial is its
+//! complex derivative (the same formula), and reverse mode is the plain
+//! transpose of forward mode — a cotangent is multiplied by the same
+//! factor, never by its conjugate — so `grad` of a real function of
+//! complex inputs is JAX's (`grad(|z|^2) = 2 conj(z)`). The ops between
+//! real and complex values (`abs`, `real`, `imag` of a complex operand;
+//! `complex`) are R-linear but not C-linear: their partials
+//! ([`Partial::ToReal`], [`Partial::ToComplex`]) are transposed by
+//! [`Partial::transpose`] as JAX's rules do.
 
 use crate::emit::Emitter;
 use crate::TransformError;
 use hlox_hlo::ir::{BinaryOp, ComparisonDirection, InstId, UnaryOp};
+use hlox_hlo::{Complex32, Complex64, ElementType, Literal};
 
 /// The partial derivative of an element-wise result with respect to one
 /// operand.
@@ -28,6 +39,12 @@ pub(crate) enum Partial {
     /// to `x`), applied as one division rather than a reciprocal and a
     /// product.
     Quotient(InstId),
+    /// A real result of a complex operand: the tangent is `real(t * f)`
+    /// (`f` = 1 when `None`); the transpose `complex(c, 0) * f`.
+    ToReal(Option<InstId>),
+    /// A complex result of a real operand: the tangent is `complex(t, 0) *
+    /// f`; the transpose `real(c * f)`.
+    ToComplex(Option<InstId>),
 }
 
 impl Partial {
@@ -39,8 +56,55 @@ impl Partial {
             Partial::MinusOne => Some(e.neg(t)?),
             Partial::Factor(f) => Some(e.mul(t, f)?),
             Partial::Quotient(d) => Some(e.div(t, d)?),
+            Partial::ToReal(f) => {
+                let t = match f {
+                    Some(f) => e.mul(t, f)?,
+                    None => t,
+                };
+                Some(e.unary(UnaryOp::Real, t)?)
+            }
+            Partial::ToComplex(f) => {
+                let t = to_complex(e, t)?;
+                Some(match f {
+                    Some(f) => e.mul(t, f)?,
+                    None => t,
+                })
+            }
         })
     }
+
+    /// `c` times the transpose of `self` (reverse mode): `apply` itself
+    /// for the real and holomorphic partials (a product is its own
+    /// transpose); the R-linear maps between real and complex values
+    /// swap roles.
+    pub fn transpose(self, e: &mut Emitter, c: InstId) -> Result<Option<InstId>, TransformError> {
+        match self {
+            Partial::ToReal(f) => Partial::ToComplex(f).apply(e, c),
+            Partial::ToComplex(f) => Partial::ToReal(f).apply(e, c),
+            p => p.apply(e, c),
+        }
+    }
+}
+
+/// `t` (real) as a complex value with a zero imaginary part.
+fn to_complex(e: &mut Emitter, t: InstId) -> Result<InstId, TransformError> {
+    let ty = e.ty(t)?;
+    let c = ty
+        .complex_of()
+        .ok_or_else(|| e.internal(format!("no complex type for {ty}")))?;
+    e.convert(t, c)
+}
+
+/// A constant of `x`'s (complex) shape, every element `re + im i`.
+fn complex_like(e: &mut Emitter, x: InstId, re: f64, im: f64) -> Result<InstId, TransformError> {
+    let a = e.arr(x)?;
+    let lit = match a.ty {
+        ElementType::C64 => Literal::r0(Complex32::new(re as f32, im as f32)),
+        ElementType::C128 => Literal::r0(Complex64::new(re, im)),
+        t => return Err(e.internal(format!("complex_like of {t}"))),
+    };
+    let k = e.constant(lit)?;
+    e.broadcast_in_dim(k, &a.dims, &[])
 }
 
 /// d(u(x))/dx, given the operand `x` and the result `y`.
@@ -51,14 +115,44 @@ pub(crate) fn unary_partial(
     y: InstId,
 ) -> Result<Partial, TransformError> {
     use UnaryOp::*;
-    if !e.ty(y)?.is_float() {
+    let (tx, ty) = (e.ty(x)?, e.ty(y)?);
+    if tx.is_complex() {
+        match u {
+            // Of a complex operand: real results (JAX's rules).
+            Real => return Ok(Partial::ToReal(None)),
+            // imag(t) = real(t * -i)
+            Imag => {
+                let f = complex_like(e, x, 0.0, -1.0)?;
+                return Ok(Partial::ToReal(Some(f)));
+            }
+            // real(t * conj(x) / |x|), 0 where x = 0.
+            Abs => {
+                let re = e.unary(Real, x)?;
+                let im = e.unary(Imag, x)?;
+                let nim = e.neg(im)?;
+                let conj = e.binary(BinaryOp::Complex, re, nim)?;
+                let zero = e.full_like(y, 0.0)?;
+                let one = e.full_like(y, 1.0)?;
+                let y0 = e.compare(ComparisonDirection::Eq, y, zero)?;
+                let safe = e.select(y0, one, y)?;
+                let safe = to_complex(e, safe)?;
+                let f = e.div(conj, safe)?;
+                return Ok(Partial::ToReal(Some(f)));
+            }
+            // Holomorphic: the formulas below hold as they are.
+            Negate | Exp | Expm1 | Log | Log1p | Sqrt | Rsqrt | Tanh | Logistic | Sin | Cos
+            | Tan => {}
+            Sign => return Ok(Partial::Zero),
+            _ => return Err(e.internal(format!("{u:?} of complex values is not differentiated"))),
+        }
+    } else if !ty.is_float() {
         return Ok(Partial::Zero);
     }
     let f = match u {
         Negate => return Ok(Partial::MinusOne),
         Sign | Floor | Ceil | RoundNearestAfz | RoundNearestEven => return Ok(Partial::Zero),
         Not | IsFinite | PopulationCount | CountLeadingZeros => return Ok(Partial::Zero),
-        // Of a real operand (complex modules are refused up front).
+        // Of a real operand.
         Real => return Ok(Partial::One),
         Imag => return Ok(Partial::Zero),
         Abs => e.unary(Sign, x)?,
@@ -126,7 +220,19 @@ pub(crate) fn binary_partials(
     z: InstId,
 ) -> Result<(Partial, Partial), TransformError> {
     use BinaryOp::*;
-    if !e.ty(z)?.is_float() {
+    let tz = e.ty(z)?;
+    if tz.is_complex() {
+        match b {
+            // complex(re, im): re + i im.
+            Complex => {
+                let i = complex_like(e, z, 0.0, 1.0)?;
+                return Ok((Partial::ToComplex(None), Partial::ToComplex(Some(i))));
+            }
+            // Holomorphic: the formulas below hold as they are.
+            Add | Subtract | Multiply | Divide => {}
+            _ => return Err(e.internal(format!("{b:?} of complex values is not differentiated"))),
+        }
+    } else if !tz.is_float() {
         return Ok((Partial::Zero, Partial::Zero));
     }
     Ok(match b {
@@ -177,8 +283,7 @@ pub(crate) fn binary_partials(
             let dy = e.div(nx, d)?;
             (Partial::Factor(dx), Partial::Factor(dy))
         }
-        // `complex` has a complex result, which returned above (and
-        // `check_input` refuses complex modules before any rule runs).
+        // `complex` has a complex result, handled above.
         And | Or | Xor | ShiftLeft | ShiftRightLogical | ShiftRightArithmetic | Complex => {
             (Partial::Zero, Partial::Zero)
         }

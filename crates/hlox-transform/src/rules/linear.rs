@@ -65,7 +65,7 @@ pub(crate) fn transpose(
         }
         Op::Convert => {
             let (ti, to) = (e.ty(ops[0])?, e.ty(out)?);
-            if ti.is_float() && to.is_float() {
+            if ti.is_float_or_complex() && to.is_float_or_complex() {
                 r[0] = Some(e.convert(ct, ti)?);
             }
         }
@@ -249,19 +249,21 @@ pub(crate) fn transpose(
         Op::Convolution(Convolution {
             window,
             dnums,
-            feature_group_count: 1,
-            batch_group_count: 1,
+            feature_group_count,
+            batch_group_count,
             precision,
         }) => {
-            let conv = ConvTranspose::new(e, window, dnums, precision, [ops[0], ops[1], ct])?;
+            let conv = ConvTranspose::new(
+                e,
+                window,
+                dnums,
+                precision,
+                [*feature_group_count, *batch_group_count],
+                [ops[0], ops[1], ct],
+            )?;
             r[0] = Some(conv.lhs(e)?);
             r[1] = Some(conv.rhs(e)?);
         }
-        Op::Convolution(_) => return Err(unsupported(
-            e.transform,
-            inst,
-            "reverse mode of grouped convolutions (feature or batch groups) is not supported yet",
-        )),
         Op::ReduceWindow { window } if n == 2 => {
             let x = ops[0];
             let a = e.arr(x)?;
@@ -426,12 +428,14 @@ fn dilate(n: i64, d: i64) -> i64 {
     }
 }
 
-/// An ungrouped convolution of `a` and `b` with `precision`.
-fn plain_convolution(
+/// A convolution of `a` and `b` with `precision` and `[feature_group_count,
+/// batch_group_count]`.
+fn convolution(
     e: &mut Emitter,
     dims: Vec<WindowDim>,
     dnums: ConvDimensionNumbers,
     precision: &[hlox_hlo::ir::Precision],
+    [feature_group_count, batch_group_count]: [i64; 2],
     a: InstId,
     b: InstId,
 ) -> Result<InstId, TransformError> {
@@ -439,8 +443,8 @@ fn plain_convolution(
         Op::Convolution(Convolution {
             window: Window { dims },
             dnums,
-            feature_group_count: 1,
-            batch_group_count: 1,
+            feature_group_count,
+            batch_group_count,
             precision: precision.to_vec(),
         }),
         &[a, b],
@@ -448,12 +452,14 @@ fn plain_convolution(
     )
 }
 
-/// An ungrouped convolution `lhs * rhs` whose operands reverse mode
-/// transposes against the result's cotangent `ct`: what both transposes
-/// read.
+/// A convolution `lhs * rhs` whose operands reverse mode transposes
+/// against the result's cotangent `ct`: what both transposes read.
 struct ConvTranspose<'a> {
     dn: &'a ConvDimensionNumbers,
     precision: &'a [hlox_hlo::ir::Precision],
+    /// The convolution's feature and batch group counts (at most one of
+    /// them above 1).
+    groups: [i64; 2],
     lhs: InstId,
     rhs: InstId,
     ct: InstId,
@@ -483,6 +489,7 @@ impl<'a> ConvTranspose<'a> {
         window: &'a Window,
         dn: &'a ConvDimensionNumbers,
         precision: &'a [hlox_hlo::ir::Precision],
+        groups: [i64; 2],
         [lhs, rhs, ct]: [InstId; 3],
     ) -> Result<Self, TransformError> {
         let [la, ra, ca] = [e.arr(lhs)?, e.arr(rhs)?, e.arr(ct)?];
@@ -509,6 +516,7 @@ impl<'a> ConvTranspose<'a> {
         Ok(ConvTranspose {
             dn,
             precision,
+            groups,
             lhs,
             rhs,
             ct,
@@ -524,7 +532,11 @@ impl<'a> ConvTranspose<'a> {
 
     /// JAX's transpose with respect to the input: the cotangent convolved
     /// with the spatially reversed kernel, input and output roles swapped,
-    /// strides becoming base dilation.
+    /// strides becoming base dilation. With `G` feature (or batch) groups
+    /// the kernel's output features are `G` blocks; moving the block index
+    /// into its input features makes the transpose a convolution with `G`
+    /// feature groups; with batch groups its result's features then hold
+    /// the `G` blocks of the input's batch, moved back there.
     fn lhs(&self, e: &mut Emitter) -> Result<InstId, TransformError> {
         let dn = self.dn;
         let dims = self.window(|s| {
@@ -550,16 +562,36 @@ impl<'a> ConvTranspose<'a> {
             output_feature_dimension: dn.input_feature_dimension,
             output_spatial_dimensions: dn.input_spatial_dimensions.clone(),
         };
-        let rev = e.reverse(self.rhs, &dn.kernel_spatial_dimensions)?;
+        let [fgc, bgc] = self.groups;
+        let g = fgc.max(bgc);
+        let mut k = self.rhs;
+        if g > 1 {
+            let (o, i) = (
+                dn.kernel_output_feature_dimension as usize,
+                dn.kernel_input_feature_dimension as usize,
+            );
+            k = e.split_axis(k, o, g)?;
+            k = e.merge_axis(k, o, i)?;
+        }
+        let rev = e.reverse(k, &dn.kernel_spatial_dimensions)?;
         let [lhs_ty, _, ct_ty] = self.types;
         let rev = e.convert(rev, ct_ty)?;
-        let r = plain_convolution(e, dims, t, self.precision, self.ct, rev)?;
+        let mut r = convolution(e, dims, t, self.precision, [g, 1], self.ct, rev)?;
+        if bgc > 1 {
+            let (b, f) = (
+                dn.input_batch_dimension as usize,
+                dn.input_feature_dimension as usize,
+            );
+            r = e.split_axis(r, f, bgc)?;
+            r = e.merge_axis(r, f, b)?;
+        }
         e.convert(r, lhs_ty)
     }
 
     /// JAX's transpose with respect to the kernel: the input convolved with
     /// the cotangent, batch and feature roles swapped, strides becoming
-    /// window dilation.
+    /// window dilation — so feature groups become batch groups and batch
+    /// groups feature groups.
     fn rhs(&self, e: &mut Emitter) -> Result<InstId, TransformError> {
         let dn = self.dn;
         let dims = self.window(|s| WindowDim {
@@ -584,7 +616,8 @@ impl<'a> ConvTranspose<'a> {
         };
         let [_, rhs_ty, ct_ty] = self.types;
         let x = e.convert(self.lhs, ct_ty)?;
-        let r = plain_convolution(e, dims, t, self.precision, x, self.ct)?;
+        let [fgc, bgc] = self.groups;
+        let r = convolution(e, dims, t, self.precision, [bgc, fgc], x, self.ct)?;
         e.convert(r, rhs_ty)
     }
 }
@@ -790,6 +823,61 @@ pub(crate) fn take_along_axis(
         &[x, idx],
         &[],
     )
+}
+
+/// What reverse and forward mode say of a variadic reduce that is not an
+/// argmax/argmin.
+pub(crate) const ARGMAX_ONLY: &str = "a variadic reduce is differentiated only as an argmax/argmin: values and an iota along the one reduced dimension, reduced by a computation that picks one (value, index) pair";
+
+/// Whether `x` counts 0, 1, ... along dimension `d` (an iota, or a
+/// broadcast of a rank-1 iota into `d`, as JAX builds them).
+fn iota_along(e: &Emitter, x: InstId, d: i64) -> bool {
+    let inst = e.inst(x);
+    match &inst.op {
+        Op::Iota { dimension } => *dimension == d,
+        Op::Broadcast { dimensions } => {
+            dimensions[..] == [d]
+                && matches!(e.inst(inst.operands[0]).op, Op::Iota { dimension: 0 })
+        }
+        _ => false,
+    }
+}
+
+/// Whether the reduce `inst` of `ops` (`values, indices, value init,
+/// index init`) is an argmax/argmin: integer indices counting along its
+/// one reduced dimension, reduced by a computation that picks a whole
+/// (value, index) pair — so its value result is the values' element at
+/// its index result.
+pub(crate) fn is_argmax(e: &Emitter, m: &Module, inst: &Instruction, ops: &[InstId]) -> bool {
+    let Op::Reduce { dimensions } = &inst.op else {
+        return false;
+    };
+    ops.len() == 4
+        && dimensions.len() == 1
+        && iota_along(e, ops[1], dimensions[0])
+        && e.ty(ops[1]).is_ok_and(|t| !t.is_float())
+        && inst
+            .called
+            .first()
+            .is_some_and(|&c| super::is_pair_picker(m, c))
+}
+
+/// An argmax/argmin's values' cotangent, given its value result's
+/// cotangent `cv`: added at the chosen index (`out`'s second element).
+pub(crate) fn argmax_transpose(
+    e: &mut Emitter,
+    x: InstId,
+    out: InstId,
+    cv: InstId,
+    dimension: i64,
+) -> Result<InstId, TransformError> {
+    let idx = e.gte(out, 1)?;
+    let mut idims = e.dims(idx)?;
+    idims.insert(dimension as usize, 1);
+    let idx = e.reshape(idx, &idims)?;
+    let cv = e.reshape(cv, &idims)?;
+    let xd = e.dims(x)?;
+    add_along(e, cv, idx, dimension, &xd)
 }
 
 /// The transpose of [`take_along_axis`]: `ct` (of `idx`'s shape) added

@@ -9,7 +9,7 @@
 pub(crate) mod elementwise;
 pub(crate) mod linear;
 
-use hlox_hlo::ir::{BinaryOp, CompId, Module};
+use hlox_hlo::ir::{BinaryOp, CompId, Module, Op};
 
 /// The binary op a reduction computation applies, when it is
 /// `(a, b) -> a op b` (or `b op a`) over scalars: how reduce's rules
@@ -24,4 +24,28 @@ pub(crate) fn is_assignment(m: &Module, comp: CompId) -> bool {
     m.computations
         .get(comp)
         .is_some_and(|c| c.params.len() == 2 && c.root == c.params[1])
+}
+
+/// Whether a variadic reduce's computation over `(value, index)` pairs
+/// picks one whole pair: it returns `(select(p, v0, v1), select(q, i0,
+/// i1))` with the values and indices of the same sides in the same order
+/// (JAX's argmax/argmin comparators, whose `p` and `q` differ only where
+/// the two values are equal). Then the value result is the operand's
+/// element at the index result, which is what the argmax rules use.
+pub(crate) fn is_pair_picker(m: &Module, comp: CompId) -> bool {
+    let Some(c) = m.computations.get(comp) else {
+        return false;
+    };
+    let [v0, i0, v1, i1] = c.params[..] else {
+        return false;
+    };
+    let root = c.root_inst();
+    let (Op::Tuple, [sv, si]) = (&root.op, &root.operands[..]) else {
+        return false;
+    };
+    let picks = |s, a, b| {
+        let x = c.inst(s);
+        matches!(x.op, Op::Select) && x.operands[1..] == [a, b]
+    };
+    (picks(*sv, v0, v1) && picks(*si, i0, i1)) || (picks(*sv, v1, v0) && picks(*si, i1, i0))
 }
