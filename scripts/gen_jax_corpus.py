@@ -1980,6 +1980,74 @@ case("complex_matmul_c128", "c128 matmul, batched einsum, matvec, vdot (x64)", x
     _complex_matmul_case(np.complex128))
 
 
+def _complex_kernels_case(dtype):
+    def build(rng):
+        x = cplx(rng, dtype, 2, 3, 9)  # convolution input [batch, feature, width]
+        k = cplx(rng, dtype, 4, 3, 3)  # kernel [out, in, width]
+        img = cplx(rng, dtype, 1, 2, 6, 5)  # 2-D input, NCHW
+        ker = cplx(rng, dtype, 4, 1, 3, 2)  # depthwise-ish: two feature groups
+        s = cplx(rng, dtype, 3, 10)
+        # ties in the real part (sorted by the imaginary part), a NaN, -0
+        s[0, :4] = np.array([1 + 2j, 1 - 1j, 1 + 2j, -0.0 + 1j], dtype)
+        s[1, 0] = complex(np.nan, 0.0)
+        pay = rng.integers(-50, 50, size=(3, 10)).astype(np.int32)
+        t = cplx(rng, dtype, 8, 3)
+        idx = np.array([1, 6, 1, 3, 7, 6], np.int32)
+        u = cplx(rng, dtype, 6, 3)
+        v = cplx(rng, dtype, 12)
+
+        def f(x, k, img, ker, s, pay, t, idx, u, v):
+            return {
+                "conv1d": lax.conv_general_dilated(x, k, (1,), "SAME"),
+                "conv1d_strided": lax.conv_general_dilated(x, k, (2,), [(2, 1)], rhs_dilation=(2,)),
+                "conv2d_groups": lax.conv_general_dilated(img, ker, (1, 1), "VALID", feature_group_count=2),
+                "convolve": jnp.convolve(v, v[:4]),
+                "sort": jnp.sort(s, axis=1),
+                "sort_axis0": jnp.sort(s, axis=0),
+                "argsort": jnp.argsort(s[0]),
+                "sort_payload": lax.sort((s, pay), dimension=1, num_keys=1),
+                "scatter_add": t.at[idx].add(u),
+                "scatter_set": t.at[idx[:3]].set(u[:3]),
+                "scatter_mul": t.at[idx].multiply(u),
+                "cumsum": jnp.cumsum(v),
+                "cumsum_2d": jnp.cumsum(t, axis=0),
+                "cumprod": jnp.cumprod(v * 0.8),
+                "window_sum": lax.reduce_window(img, 0j, lax.add, (1, 1, 2, 2), (1, 1, 2, 1), "SAME"),
+            }
+
+        return f, [x, k, img, ker, s, pay, t, idx, u, v]
+
+    return build
+
+
+case("complex_kernels_c64",
+     "c64 through the runtime kernels: convolution (JAX writes it as three real ones), sort with JAX's complex "
+     "comparator (and argsort, a payload), scatter add/set/multiply, reduce-window sums (cumsum, pooling), cumprod")(
+    _complex_kernels_case(np.complex64))
+case("complex_kernels_c128", "c128 convolution, sort, scatter, reduce-window and cumulative ops (x64)", x64=True)(
+    _complex_kernels_case(np.complex128))
+
+
+def _complex_sinh_cosh_case(dtype):
+    def build(rng):
+        z = cplx(rng, dtype, 40, scale=2.0)
+        # zero, pure real/imaginary, small and large magnitudes
+        z[:8] = np.array([0, 0.5, -3j, 1e-4 + 1e-4j, 20 - 1j, -15 + 2j, 1 + 3.14159j, -0.25 - 0.75j], dtype)
+
+        def f(z):
+            return jnp.sinh(z), jnp.cosh(z)
+
+        return f, [z]
+
+    return build
+
+
+case("sinh_cosh_c64", "sinh and cosh of c64 (chlo.sinh/chlo.cosh on complex in StableHLO)", transcendental=True)(
+    _complex_sinh_cosh_case(np.complex64))
+case("sinh_cosh_c128", "sinh and cosh of c128 (x64)", x64=True, transcendental=True)(
+    _complex_sinh_cosh_case(np.complex128))
+
+
 def _fft_case(real_dtype):
     cdt = np.complex64 if np.dtype(real_dtype) == np.float32 else np.complex128
 
