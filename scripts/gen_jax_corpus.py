@@ -1671,6 +1671,43 @@ for _dt, _name, _x64 in ((np.complex64, "c64", False), (np.complex128, "c128", T
          custom_call_targets=[f"lapack_{_p}gesdd_ffi", f"lapack_{_p}gesvd_ffi"])(_complex_svd_case(_dt))
 
 
+def _reductions_case(dtype):
+    dtype = np.dtype(dtype)
+    complex_ = np.issubdtype(dtype, np.complexfloating)
+
+    def build(rng):
+        gen = (lambda *s: cplx(rng, dtype, *s)) if complex_ else (lambda *s: normal(rng, *s, dtype=dtype))
+        a = gen(5, 5)
+        ab = gen(2, 4, 4)
+        h = gen(2, 5, 5)
+        h = (h + np.conj(np.swapaxes(h, -1, -2))).astype(dtype)
+        p = gen(6, 4)
+
+        def f(a, ab, h, p):
+            hh, hq = jax.scipy.linalg.hessenberg(a, calc_q=True)
+            hb, hbt = lax.linalg.hessenberg(ab)
+            tl = lax.linalg.tridiagonal(h, lower=True)
+            tu = lax.linalg.tridiagonal(h, lower=False)
+            qp, rp, pp = jax.scipy.linalg.qr(p, pivoting=True, mode="economic")
+            return (hh, hq, hb, hbt, *tl, *tu, qp, rp, pp)
+
+        return f, [a, ab, h, p]
+
+    return build
+
+
+for _dt, _name, _p, _x64 in ((np.float32, "f32", "s", False), (np.float64, "f64", "d", True),
+                             (np.complex64, "c64", "c", False), (np.complex128, "c128", "z", True)):
+    _sy = "he" if _p in "cz" else "sy"
+    _un = "un" if _p in "cz" else "or"
+    case(f"linalg_reductions_{_name}",
+         f"{_name} Hessenberg reduction ({_p}gehrd: scipy's hessenberg with Q, lax's batched raw reflectors), "
+         f"tridiagonal reduction ({_p}{_sy}trd, both triangles, raw d/e/tau/reflectors) and QR with column pivoting "
+         f"({_p}geqp3){' (x64)' if _x64 else ''}", x64=_x64, tol=LINALG_CTOL,
+         custom_call_targets=[f"lapack_{_p}gehrd_ffi", f"lapack_{_p}{_un}gqr_ffi", f"lapack_{_p}{_sy}trd_ffi",
+                              f"lapack_{_p}geqp3_ffi"])(_reductions_case(_dt))
+
+
 @case("linalg_tridiagonal_solve_c64", "c64 tridiagonal solve (cgtsv, pivots by |re|+|im|), with and without row interchanges",
       tol=LINALG_CTOL, custom_call_targets=["lapack_cgtsv_ffi"])
 def _(rng):

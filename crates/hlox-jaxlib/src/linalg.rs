@@ -11,7 +11,7 @@
 //! loops where the algorithm allows, but not blocked for cache.
 //!
 //! The handlers run [`crate::blocked`] (faer) instead, except for
-//! [`geqp3`], [`gtsv`], complex Householder QR ([`geqrf`], [`orgqr`]) and
+//! [`geqp3`], [`gehrd`], [`sytrd`], [`gtsv`], complex Householder QR ([`geqrf`], [`orgqr`]) and
 //! the inputs faer's results cannot express in LAPACK's form ([`getrf`] of
 //! a matrix with an exactly zero pivot, [`geqrf`] of a rank-deficient one).
 //! The rest stays as the reference [`crate::blocked`]'s tests compare with.
@@ -309,8 +309,9 @@ pub fn geqrf<T: Field>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
 /// Householder QR with column pivoting (LAPACK `geqp3`). On entry a
 /// nonzero `jpvt[j]` moves column `j` to the front (kept there, in order);
 /// on exit `jpvt[j]` is the 1-based original index of column `j` of `A P`.
-/// The other columns are chosen greedily by largest remaining norm.
-pub fn geqp3<T: Real>(m: usize, n: usize, a: &mut [T], jpvt: &mut [i32], tau: &mut [T]) {
+/// The other columns are chosen greedily by largest remaining norm (the
+/// modulus-based 2-norm on the complex types, as `zgeqp3`'s `dznrm2`).
+pub fn geqp3<T: Field>(m: usize, n: usize, a: &mut [T], jpvt: &mut [i32], tau: &mut [T]) {
     let swap_cols = |a: &mut [T], x: usize, y: usize| {
         if x != y {
             for i in 0..m {
@@ -370,6 +371,151 @@ pub fn orgqr<T: Field>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
             .for_each(|v| *v = -t * *v);
         a[col + i] = T::one() - t;
         a[col..col + i].iter_mut().for_each(|v| *v = T::zero());
+    }
+}
+
+// ---- Hessenberg and tridiagonal reductions -------------------------------
+
+/// Reduction of the `n x n` matrix `a` to upper Hessenberg form `Q^H A Q`
+/// by Householder reflectors (LAPACK `gehd2`, `zgehd2` on the complex
+/// types). Only rows and columns `ilo..=ihi` (1-based, as LAPACK's) are
+/// reduced, as after a balancing; `a` is overwritten by the Hessenberg
+/// matrix (on and above the first subdiagonal) and reflector `i`'s vector
+/// below it in column `i`; `tau` (`n - 1` entries) gets the factors, zero
+/// outside `ilo..ihi`.
+pub fn gehrd<T: Field>(n: usize, ilo: usize, ihi: usize, a: &mut [T], tau: &mut [T]) {
+    tau.iter_mut().for_each(|t| *t = T::zero());
+    let (ilo, ihi) = (ilo.max(1), ihi.min(n));
+    for i in ilo - 1..ihi.saturating_sub(1) {
+        // Reflector H(i) annihilating a[i + 2..ihi, i].
+        let col = i * n;
+        let (beta, t) = larfg(a[col + i + 1], &mut a[col + i + 2..col + ihi]);
+        a[col + i + 1] = T::one();
+        let v: Vec<T> = a[col + i + 1..col + ihi].to_vec();
+        // From the right to a[0..ihi, i + 1..ihi]: A := A (I - t v v^H).
+        if t != T::zero() {
+            for r in 0..ihi {
+                let s = v
+                    .iter()
+                    .enumerate()
+                    .fold(T::zero(), |s, (k, &vk)| s + a[r + (i + 1 + k) * n] * vk);
+                let ts = t * s;
+                for (k, &vk) in v.iter().enumerate() {
+                    a[r + (i + 1 + k) * n] -= ts * vk.conj();
+                }
+            }
+            // From the left to a[i + 1..ihi, i + 1..n]: A := (I - t v v^H)^H A.
+            let tc = t.conj();
+            for c in i + 1..n {
+                let cc = &mut a[c * n + i + 1..c * n + ihi];
+                let w = dot(&v, cc);
+                axpy_sub(cc, &v, tc * w);
+            }
+        }
+        a[col + i + 1] = beta;
+        tau[i] = t;
+    }
+}
+
+/// Reduction of the Hermitian (symmetric) `n x n` matrix `a`, given by its
+/// `lower` or upper triangle, to real tridiagonal form `Q^H A Q` (LAPACK
+/// `sytd2`/`hetd2`): the diagonal into `d` (`n`), the off-diagonal into `e`
+/// (`n - 1`, real), the reflectors' factors into `tau` (`n - 1`), and their
+/// vectors into the triangle of `a` below (lower) or above (upper) the
+/// off-diagonal, which `a` holds (as real numbers) with the diagonal. With
+/// `lower`, reflector `i` annihilates `a[i + 2.., i]`; otherwise reflector
+/// `i` annihilates `a[..i, i + 1]`, from the last column back.
+pub fn sytrd<T: Field>(
+    lower: bool,
+    n: usize,
+    a: &mut [T],
+    d: &mut [T::Re],
+    e: &mut [T::Re],
+    tau: &mut [T],
+) {
+    if n == 0 {
+        return;
+    }
+    let real = |x: T| T::from_re(x.re());
+    // The trailing (lower) or leading (upper) block `lo..hi` of the matrix,
+    // Hermitian from the stored triangle, updated by the reflector `v`
+    // with factor `t` (BLAS `hemv`, `dotc`, `axpy`, `her2`, as LAPACK):
+    // A := H^H A H for H = I - t v v^H; the stored triangle is written back,
+    // the diagonal real.
+    let update = |a: &mut [T], lo: usize, hi: usize, v: &[T], t: T| {
+        let k = hi - lo;
+        let at = |a: &[T], r: usize, c: usize| -> T {
+            let (r, c) = (lo + r, lo + c);
+            if r == c {
+                real(a[r + c * n])
+            } else if (r > c) == lower {
+                a[r + c * n]
+            } else {
+                a[c + r * n].conj()
+            }
+        };
+        let mut x = vec![T::zero(); k];
+        for (r, xr) in x.iter_mut().enumerate() {
+            let s = (0..k).fold(T::zero(), |s, c| s + at(a, r, c) * v[c]);
+            *xr = t * s;
+        }
+        let half = T::from_re(<T::Re as num_traits::One>::one() / two::<T::Re>());
+        let alpha = -(half * t * dot(&x, v));
+        for (xr, &vr) in x.iter_mut().zip(v) {
+            *xr += alpha * vr;
+        }
+        for c in 0..k {
+            for r in 0..k {
+                if r != c && (r > c) != lower {
+                    continue;
+                }
+                let p = lo + r + (lo + c) * n;
+                let upd = v[r] * x[c].conj() + x[r] * v[c].conj();
+                a[p] -= upd;
+                if r == c {
+                    a[p] = real(a[p]);
+                }
+            }
+        }
+    };
+    if lower {
+        a[0] = real(a[0]);
+        for i in 0..n - 1 {
+            let col = i * n;
+            let (beta, t) = larfg(a[col + i + 1], &mut a[col + i + 2..col + n]);
+            e[i] = beta.re();
+            if t != T::zero() {
+                let mut v = vec![T::one()];
+                v.extend_from_slice(&a[col + i + 2..col + n]);
+                update(a, i + 1, n, &v, t);
+            } else {
+                let p = (i + 1) * (n + 1);
+                a[p] = real(a[p]);
+            }
+            a[col + i + 1] = T::from_re(e[i]);
+            d[i] = a[i * (n + 1)].re();
+            tau[i] = t;
+        }
+        d[n - 1] = a[(n - 1) * (n + 1)].re();
+    } else {
+        a[(n - 1) * (n + 1)] = real(a[(n - 1) * (n + 1)]);
+        for i in (0..n - 1).rev() {
+            let col = (i + 1) * n;
+            let (beta, t) = larfg(a[col + i], &mut a[col..col + i]);
+            e[i] = beta.re();
+            if t != T::zero() {
+                let mut v = a[col..col + i].to_vec();
+                v.push(T::one());
+                update(a, 0, i + 1, &v, t);
+            } else {
+                let p = i * (n + 1);
+                a[p] = real(a[p]);
+            }
+            a[col + i] = T::from_re(e[i]);
+            d[i + 1] = a[(i + 1) * (n + 1)].re();
+            tau[i] = t;
+        }
+        d[0] = a[0].re();
     }
 }
 
@@ -999,5 +1145,142 @@ mod tests {
         let (mut dl, mut d, mut du) = (vec![1.0], vec![0.0, 0.0], vec![0.0]);
         let mut b = vec![1.0, 1.0];
         assert_eq!(gtsv(2, 1, &mut dl, &mut d, &mut du, &mut b), 2);
+    }
+
+    // ---- Hessenberg and tridiagonal reductions, complex ----------------
+
+    type C = num_complex::Complex64;
+
+    fn crand(n: usize, seed: u64) -> Vec<C> {
+        let (re, im) = (lcg(n, seed), lcg(n, seed + 1000));
+        re.iter().zip(&im).map(|(&r, &i)| C::new(r, i)).collect()
+    }
+
+    /// `a (n x n) * b (n x n)`, column-major, complex.
+    fn cmul(n: usize, a: &[C], b: &[C]) -> Vec<C> {
+        let mut c = vec![C::new(0.0, 0.0); n * n];
+        for j in 0..n {
+            for l in 0..n {
+                for i in 0..n {
+                    c[i + j * n] += a[i + l * n] * b[l + j * n];
+                }
+            }
+        }
+        c
+    }
+
+    fn adjoint(n: usize, a: &[C]) -> Vec<C> {
+        (0..n * n).map(|x| a[x / n + (x % n) * n].conj()).collect()
+    }
+
+    /// `q * (I - tau v v^H)`.
+    fn times_reflector(n: usize, q: &[C], v: &[C], tau: C) -> Vec<C> {
+        let mut h: Vec<C> = (0..n * n)
+            .map(|x| -tau * v[x % n] * v[x / n].conj())
+            .collect();
+        (0..n).for_each(|i| h[i + i * n] += 1.0);
+        cmul(n, q, &h)
+    }
+
+    fn ceye(n: usize) -> Vec<C> {
+        (0..n * n)
+            .map(|x| C::new((x % n == x / n) as u8 as f64, 0.0))
+            .collect()
+    }
+
+    fn assert_close(got: &[C], want: &[C], what: &str) {
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!((g - w).norm() < 1e-12, "{what}: element {k}: {g} vs {w}");
+        }
+    }
+
+    #[test]
+    fn gehrd_complex_is_a_unitary_similarity_to_hessenberg_form() {
+        let n = 6;
+        let a0 = crand(n * n, 7);
+        let mut a = a0.clone();
+        let mut tau = vec![C::new(9.0, 9.0); n - 1];
+        gehrd(n, 1, n, &mut a, &mut tau);
+        let mut q = ceye(n);
+        for i in 0..n - 1 {
+            let mut v = vec![C::new(0.0, 0.0); n];
+            v[i + 1] = C::new(1.0, 0.0);
+            v[i + 2..].copy_from_slice(&a[i * n + i + 2..(i + 1) * n]);
+            q = times_reflector(n, &q, &v, tau[i]);
+        }
+        let hess: Vec<C> = (0..n * n)
+            .map(|x| {
+                if x % n <= x / n + 1 {
+                    a[x]
+                } else {
+                    C::new(0.0, 0.0)
+                }
+            })
+            .collect();
+        assert_close(
+            &cmul(n, &adjoint(n, &q), &cmul(n, &a0, &q)),
+            &hess,
+            "Q^H A Q",
+        );
+        // Outside ilo..ihi nothing is reduced and tau is zero.
+        let mut b = a0.clone();
+        gehrd(n, 3, 3, &mut b, &mut tau);
+        assert_eq!(b, a0);
+        assert!(tau.iter().all(|t| *t == C::new(0.0, 0.0)));
+    }
+
+    #[test]
+    fn hetrd_both_triangles_give_a_real_tridiagonal_similarity() {
+        let n = 5;
+        let r = crand(n * n, 11);
+        let herm: Vec<C> = (0..n * n)
+            .map(|x| r[x] + r[x / n + (x % n) * n].conj())
+            .collect();
+        for lower in [true, false] {
+            // The other triangle is never read: NaN there stays NaN.
+            let mut a: Vec<C> = (0..n * n)
+                .map(|x| {
+                    let (i, j) = (x % n, x / n);
+                    if i == j || (i > j) == lower {
+                        herm[x]
+                    } else {
+                        C::new(f64::NAN, f64::NAN)
+                    }
+                })
+                .collect();
+            let (mut d, mut e, mut tau) =
+                (vec![0.0; n], vec![0.0; n - 1], vec![C::default(); n - 1]);
+            sytrd(lower, n, &mut a, &mut d, &mut e, &mut tau);
+            let mut q = ceye(n);
+            let order: Vec<usize> = if lower {
+                (0..n - 1).collect()
+            } else {
+                (0..n - 1).rev().collect()
+            };
+            for i in order {
+                let mut v = vec![C::new(0.0, 0.0); n];
+                if lower {
+                    v[i + 1] = C::new(1.0, 0.0);
+                    v[i + 2..].copy_from_slice(&a[i * n + i + 2..(i + 1) * n]);
+                } else {
+                    v[..i].copy_from_slice(&a[(i + 1) * n..(i + 1) * n + i]);
+                    v[i] = C::new(1.0, 0.0);
+                }
+                q = times_reflector(n, &q, &v, tau[i]);
+            }
+            let mut t = vec![C::new(0.0, 0.0); n * n];
+            for i in 0..n {
+                t[i + i * n] = C::new(d[i], 0.0);
+                assert_eq!(a[i + i * n], C::new(d[i], 0.0));
+            }
+            for i in 0..n - 1 {
+                t[i + 1 + i * n] = C::new(e[i], 0.0);
+                t[i + (i + 1) * n] = C::new(e[i], 0.0);
+            }
+            let got = cmul(n, &adjoint(n, &q), &cmul(n, &herm, &q));
+            assert_close(&got, &t, if lower { "lower" } else { "upper" });
+            let unread = (0..n * n).filter(|&x| (x % n > x / n) != lower && x % n != x / n);
+            assert!(unread.into_iter().all(|x| a[x].re.is_nan()));
+        }
     }
 }
