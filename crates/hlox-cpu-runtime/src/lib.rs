@@ -247,7 +247,17 @@ pub fn make_kernel(
             inst: instr.name.clone(),
             opcode: instr.op.name(),
             computation: comp.name.clone(),
-            message: format!("the Host runtime kernels do not compute {ty} (complex) values yet"),
+            message: match instr.op {
+                Op::TopK { .. } => format!(
+                    "topk of {ty} (complex) values is not defined: complex numbers have no \
+                     order (sort by the real or imaginary parts, or the moduli, instead)"
+                ),
+                _ => format!(
+                    "the Host's {} kernel does not produce {ty} (complex) values; generate \
+                     unsigned bits and convert them",
+                    instr.op.name()
+                ),
+            },
         });
     }
     let mut operands = Vec::with_capacity(instr.operands.len());
