@@ -1708,6 +1708,51 @@ for _dt, _name, _p, _x64 in ((np.float32, "f32", "s", False), (np.float64, "f64"
                               f"lapack_{_p}geqp3_ffi"])(_reductions_case(_dt))
 
 
+def _schur_case(dtype):
+    dtype = np.dtype(dtype)
+    complex_ = np.issubdtype(dtype, np.complexfloating)
+
+    def build(rng):
+        gen = (lambda *s: cplx(rng, dtype, *s)) if complex_ else (lambda *s: normal(rng, *s, dtype=dtype))
+        a = gen(6, 6)
+        ab = gen(2, 4, 4)
+
+        def phase_free(t, z, x):
+            # The Schur form is unique only up to the eigenvalues' order and
+            # Z's phases: the reconstruction, Z^H Z, T's zero part, the
+            # eigenvalues (sorted) and the sorted diagonal (equal within a
+            # real 2 x 2 block, as LAPACK standardizes it).
+            zh = jnp.conj(jnp.swapaxes(z, -1, -2))
+            below = jnp.tril(t, -1 if complex_ else -2)
+            # (Parts sorted separately: a conjugate pair's real parts tie,
+            # so a lexicographic sort would order it by rounding.)
+            ev = jnp.linalg.eigvals(t)
+            diag = jnp.diagonal(t, axis1=-2, axis2=-1)
+            parts = [jnp.sort(p(v), axis=-1) for v in (ev, diag) for p in (jnp.real, jnp.imag)]
+            return (z @ t @ zh, zh @ z, below, *parts)
+
+        def f(a, ab):
+            t, z = jax.scipy.linalg.schur(a)
+            tb, zb = lax.linalg.schur(ab)
+            (tn,) = lax.linalg.schur(ab, compute_schur_vectors=False)
+            dn = jnp.diagonal(tn, axis1=-2, axis2=-1)
+            return (*phase_free(t, z, a), *phase_free(tb, zb, ab),
+                    jnp.sort(jnp.real(dn), axis=-1), jnp.sort(jnp.imag(dn), axis=-1))
+
+        return f, [a, ab]
+
+    return build
+
+
+for _dt, _name, _p, _x64 in ((np.float32, "f32", "s", False), (np.float64, "f64", "d", True),
+                             (np.complex64, "c64", "c", False), (np.complex128, "c128", "z", True)):
+    case(f"linalg_schur_{_name}",
+         f"{_name} Schur decomposition ({_p}gees: scipy's schur and lax's batched one, with and without vectors): "
+         f"phase- and order-free results (reconstruction, Z^H Z, T's zero part, sorted parts of the eigenvalues and of the diagonal)"
+         f"{' (x64)' if _x64 else ''}", x64=_x64, tol=LINALG_CTOL,
+         custom_call_targets=[f"lapack_{_p}gees_ffi", f"lapack_{_p}geev_ffi"])(_schur_case(_dt))
+
+
 @case("linalg_tridiagonal_solve_c64", "c64 tridiagonal solve (cgtsv, pivots by |re|+|im|), with and without row interchanges",
       tol=LINALG_CTOL, custom_call_targets=["lapack_cgtsv_ffi"])
 def _(rng):

@@ -80,6 +80,8 @@ pub enum LapackError {
     ResultAliasesA,
     #[error("a must be square, is {m} x {n}")]
     NotSquare { m: usize, n: usize },
+    #[error("gees: sorting the eigenvalues (sort = 'S') is not supported; JAX does not emit it")]
+    GeesSort,
     #[error("gehrd: low = {low}, high = {high} is not a 1-based range 1 <= low <= high <= n for n = {n}")]
     HessenbergRange { low: i32, high: i32, n: usize },
     /// `jpvt` or a `gtsv` diagonal without one entry per column and matrix.
@@ -431,6 +433,70 @@ pub fn sytrd<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
             &mut tau[i * k..(i + 1) * k],
         );
         info[i] = 0;
+    }
+    Ok(())
+}
+
+/// `lapack_?gees_ffi(a) -> (t, vs, wr, wi, sdim, info)` on the real types
+/// and `(t, vs, w, sdim, info)` on the complex ones, attributes `mode`
+/// (`'V'`: Schur vectors, `'N'`: none, `vs` zeroed) and `sort` (`'N'`; JAX
+/// refuses sorting itself, and so does this handler): the Schur
+/// decomposition (`jax.scipy.linalg.schur`, `lax.linalg.schur`). `sdim`
+/// is 0 (nothing is selected without sorting).
+pub fn gees<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = FpEnv::ieee_denormals();
+    let vectors = char_attr(f, "mode", b"VN")? == b'V';
+    if char_attr(f, "sort", b"NS")? == b'S' {
+        return Err(LapackError::GeesSort);
+    }
+    let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
+    if m != n {
+        return Err(LapackError::NotSquare { m, n });
+    }
+    let a = arg_into_ret::<T>(f, 0, 0)?;
+    let vs = ret_of::<T>(f, 1, batch * n * n, "vs")?;
+    let (mut w, mut wr_wi) = (None, None);
+    let next = if T::COMPLEX {
+        w = Some(ret_of::<T>(f, 2, batch * n, "w")?);
+        3
+    } else {
+        wr_wi = Some((
+            ret_of::<T::Re>(f, 2, batch * n, "wr")?,
+            ret_of::<T::Re>(f, 3, batch * n, "wi")?,
+        ));
+        4
+    };
+    let sdim = ret_of::<i32>(f, next, batch, "sdim")?;
+    let info = info_ret(f, next + 1, batch)?;
+    for i in 0..batch {
+        let t = &mut a[i * n * n..(i + 1) * n * n];
+        info[i] = linalg::gees(vectors, n, t, &mut vs[i * n * n..(i + 1) * n * n]);
+        sdim[i] = 0;
+        if let Some(w) = w.as_deref_mut() {
+            for j in 0..n {
+                w[i * n + j] = t[j * (n + 1)];
+            }
+        }
+        if let Some((wr, wi)) = wr_wi.as_mut() {
+            let (wr, wi) = (&mut wr[i * n..(i + 1) * n], &mut wi[i * n..(i + 1) * n]);
+            let mut j = 0;
+            while j < n {
+                let d = t[j * (n + 1)].re();
+                if j + 1 < n && t[j + 1 + j * n] != T::zero() {
+                    // A standardized block: equal diagonal entries, the
+                    // pair's imaginary parts from the off-diagonal ones.
+                    let sq = |x: T| num_traits::Float::sqrt(x.modulus());
+                    let im = sq(t[j + (j + 1) * n]) * sq(t[j + 1 + j * n]);
+                    (wr[j], wr[j + 1]) = (d, t[(j + 1) * (n + 1)].re());
+                    (wi[j], wi[j + 1]) = (im, -im);
+                    j += 2;
+                } else {
+                    wr[j] = d;
+                    wi[j] = <T::Re as num_traits::Zero>::zero();
+                    j += 1;
+                }
+            }
+        }
     }
     Ok(())
 }

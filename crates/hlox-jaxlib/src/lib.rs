@@ -15,7 +15,7 @@
 //! [`lapack`] reads the call frames; [`blocked`] computes with faer's
 //! blocked algorithms and restores LAPACK's conventions; [`linalg`] holds
 //! hlox's unblocked LAPACK-style routines, used for `geqp3`, `gehrd`,
-//! `sytrd`/`hetrd`, `gtsv`,
+//! `sytrd`/`hetrd`, `gees`, `gtsv`,
 //! complex QR and the inputs faer's results cannot express in LAPACK's
 //! form, and as the reference [`blocked`] is tested against. All three are
 //! generic over [`field::Field`], so one function serves a routine's
@@ -31,11 +31,10 @@
 //!
 //! `gehrd` (`jax.scipy.linalg.hessenberg`) and `sytrd`/`hetrd`
 //! (`lax.linalg.tridiagonal`) are provided for all four types, as LAPACK's
-//! unblocked `gehd2` and `sytd2`/`hetd2`.
-//!
-//! Not provided: `gees` (`jax.scipy.linalg.schur`; faer's Schur iteration
-//! is not public API). A module that uses it fails at compile time naming
-//! the target.
+//! unblocked `gehd2` and `sytd2`/`hetd2`, and `gees`
+//! (`jax.scipy.linalg.schur`, without eigenvalue sorting, which JAX does
+//! not offer) by hlox's own shifted QR iteration ([`linalg::gees`]: faer's
+//! Schur iteration is not public API).
 
 pub mod blocked;
 pub mod field;
@@ -114,6 +113,10 @@ targets! {
     "lapack_dsytrd_ffi" => lapack::sytrd::<f64>,
     "lapack_chetrd_ffi" => lapack::sytrd::<Complex32>,
     "lapack_zhetrd_ffi" => lapack::sytrd::<Complex64>,
+    "lapack_sgees_ffi" => lapack::gees::<f32>,
+    "lapack_dgees_ffi" => lapack::gees::<f64>,
+    "lapack_cgees_ffi" => lapack::gees::<Complex32>,
+    "lapack_zgees_ffi" => lapack::gees::<Complex64>,
     "lapack_sgeev_ffi" => lapack::geev::<f32>,
     "lapack_dgeev_ffi" => lapack::geev::<f64>,
     "lapack_cgeev_ffi" => lapack::geev::<Complex32>,
