@@ -1671,6 +1671,88 @@ for _dt, _name, _x64 in ((np.complex64, "c64", False), (np.complex128, "c128", T
          custom_call_targets=[f"lapack_{_p}gesdd_ffi", f"lapack_{_p}gesvd_ffi"])(_complex_svd_case(_dt))
 
 
+def _reductions_case(dtype):
+    dtype = np.dtype(dtype)
+    complex_ = np.issubdtype(dtype, np.complexfloating)
+
+    def build(rng):
+        gen = (lambda *s: cplx(rng, dtype, *s)) if complex_ else (lambda *s: normal(rng, *s, dtype=dtype))
+        a = gen(5, 5)
+        ab = gen(2, 4, 4)
+        h = gen(2, 5, 5)
+        h = (h + np.conj(np.swapaxes(h, -1, -2))).astype(dtype)
+        p = gen(6, 4)
+
+        def f(a, ab, h, p):
+            hh, hq = jax.scipy.linalg.hessenberg(a, calc_q=True)
+            hb, hbt = lax.linalg.hessenberg(ab)
+            tl = lax.linalg.tridiagonal(h, lower=True)
+            tu = lax.linalg.tridiagonal(h, lower=False)
+            qp, rp, pp = jax.scipy.linalg.qr(p, pivoting=True, mode="economic")
+            return (hh, hq, hb, hbt, *tl, *tu, qp, rp, pp)
+
+        return f, [a, ab, h, p]
+
+    return build
+
+
+for _dt, _name, _p, _x64 in ((np.float32, "f32", "s", False), (np.float64, "f64", "d", True),
+                             (np.complex64, "c64", "c", False), (np.complex128, "c128", "z", True)):
+    _sy = "he" if _p in "cz" else "sy"
+    _un = "un" if _p in "cz" else "or"
+    case(f"linalg_reductions_{_name}",
+         f"{_name} Hessenberg reduction ({_p}gehrd: scipy's hessenberg with Q, lax's batched raw reflectors), "
+         f"tridiagonal reduction ({_p}{_sy}trd, both triangles, raw d/e/tau/reflectors) and QR with column pivoting "
+         f"({_p}geqp3){' (x64)' if _x64 else ''}", x64=_x64, tol=LINALG_CTOL,
+         custom_call_targets=[f"lapack_{_p}gehrd_ffi", f"lapack_{_p}{_un}gqr_ffi", f"lapack_{_p}{_sy}trd_ffi",
+                              f"lapack_{_p}geqp3_ffi"])(_reductions_case(_dt))
+
+
+def _schur_case(dtype):
+    dtype = np.dtype(dtype)
+    complex_ = np.issubdtype(dtype, np.complexfloating)
+
+    def build(rng):
+        gen = (lambda *s: cplx(rng, dtype, *s)) if complex_ else (lambda *s: normal(rng, *s, dtype=dtype))
+        a = gen(6, 6)
+        ab = gen(2, 4, 4)
+
+        def phase_free(t, z, x):
+            # The Schur form is unique only up to the eigenvalues' order and
+            # Z's phases: the reconstruction, Z^H Z, T's zero part, the
+            # eigenvalues (sorted) and the sorted diagonal (equal within a
+            # real 2 x 2 block, as LAPACK standardizes it).
+            zh = jnp.conj(jnp.swapaxes(z, -1, -2))
+            below = jnp.tril(t, -1 if complex_ else -2)
+            # (Parts sorted separately: a conjugate pair's real parts tie,
+            # so a lexicographic sort would order it by rounding.)
+            ev = jnp.linalg.eigvals(t)
+            diag = jnp.diagonal(t, axis1=-2, axis2=-1)
+            parts = [jnp.sort(p(v), axis=-1) for v in (ev, diag) for p in (jnp.real, jnp.imag)]
+            return (z @ t @ zh, zh @ z, below, *parts)
+
+        def f(a, ab):
+            t, z = jax.scipy.linalg.schur(a)
+            tb, zb = lax.linalg.schur(ab)
+            (tn,) = lax.linalg.schur(ab, compute_schur_vectors=False)
+            dn = jnp.diagonal(tn, axis1=-2, axis2=-1)
+            return (*phase_free(t, z, a), *phase_free(tb, zb, ab),
+                    jnp.sort(jnp.real(dn), axis=-1), jnp.sort(jnp.imag(dn), axis=-1))
+
+        return f, [a, ab]
+
+    return build
+
+
+for _dt, _name, _p, _x64 in ((np.float32, "f32", "s", False), (np.float64, "f64", "d", True),
+                             (np.complex64, "c64", "c", False), (np.complex128, "c128", "z", True)):
+    case(f"linalg_schur_{_name}",
+         f"{_name} Schur decomposition ({_p}gees: scipy's schur and lax's batched one, with and without vectors): "
+         f"phase- and order-free results (reconstruction, Z^H Z, T's zero part, sorted parts of the eigenvalues and of the diagonal)"
+         f"{' (x64)' if _x64 else ''}", x64=_x64, tol=LINALG_CTOL,
+         custom_call_targets=[f"lapack_{_p}gees_ffi", f"lapack_{_p}geev_ffi"])(_schur_case(_dt))
+
+
 @case("linalg_tridiagonal_solve_c64", "c64 tridiagonal solve (cgtsv, pivots by |re|+|im|), with and without row interchanges",
       tol=LINALG_CTOL, custom_call_targets=["lapack_cgtsv_ffi"])
 def _(rng):
@@ -1978,6 +2060,74 @@ case("complex_matmul_c64", "c64 matmul, batched einsum, matvec, vdot, conjugate-
     _complex_matmul_case(np.complex64))
 case("complex_matmul_c128", "c128 matmul, batched einsum, matvec, vdot (x64)", x64=True)(
     _complex_matmul_case(np.complex128))
+
+
+def _complex_kernels_case(dtype):
+    def build(rng):
+        x = cplx(rng, dtype, 2, 3, 9)  # convolution input [batch, feature, width]
+        k = cplx(rng, dtype, 4, 3, 3)  # kernel [out, in, width]
+        img = cplx(rng, dtype, 1, 2, 6, 5)  # 2-D input, NCHW
+        ker = cplx(rng, dtype, 4, 1, 3, 2)  # depthwise-ish: two feature groups
+        s = cplx(rng, dtype, 3, 10)
+        # ties in the real part (sorted by the imaginary part), a NaN, -0
+        s[0, :4] = np.array([1 + 2j, 1 - 1j, 1 + 2j, -0.0 + 1j], dtype)
+        s[1, 0] = complex(np.nan, 0.0)
+        pay = rng.integers(-50, 50, size=(3, 10)).astype(np.int32)
+        t = cplx(rng, dtype, 8, 3)
+        idx = np.array([1, 6, 1, 3, 7, 6], np.int32)
+        u = cplx(rng, dtype, 6, 3)
+        v = cplx(rng, dtype, 12)
+
+        def f(x, k, img, ker, s, pay, t, idx, u, v):
+            return {
+                "conv1d": lax.conv_general_dilated(x, k, (1,), "SAME"),
+                "conv1d_strided": lax.conv_general_dilated(x, k, (2,), [(2, 1)], rhs_dilation=(2,)),
+                "conv2d_groups": lax.conv_general_dilated(img, ker, (1, 1), "VALID", feature_group_count=2),
+                "convolve": jnp.convolve(v, v[:4]),
+                "sort": jnp.sort(s, axis=1),
+                "sort_axis0": jnp.sort(s, axis=0),
+                "argsort": jnp.argsort(s[0]),
+                "sort_payload": lax.sort((s, pay), dimension=1, num_keys=1),
+                "scatter_add": t.at[idx].add(u),
+                "scatter_set": t.at[idx[:3]].set(u[:3]),
+                "scatter_mul": t.at[idx].multiply(u),
+                "cumsum": jnp.cumsum(v),
+                "cumsum_2d": jnp.cumsum(t, axis=0),
+                "cumprod": jnp.cumprod(v * 0.8),
+                "window_sum": lax.reduce_window(img, 0j, lax.add, (1, 1, 2, 2), (1, 1, 2, 1), "SAME"),
+            }
+
+        return f, [x, k, img, ker, s, pay, t, idx, u, v]
+
+    return build
+
+
+case("complex_kernels_c64",
+     "c64 through the runtime kernels: convolution (JAX writes it as three real ones), sort with JAX's complex "
+     "comparator (and argsort, a payload), scatter add/set/multiply, reduce-window sums (cumsum, pooling), cumprod")(
+    _complex_kernels_case(np.complex64))
+case("complex_kernels_c128", "c128 convolution, sort, scatter, reduce-window and cumulative ops (x64)", x64=True)(
+    _complex_kernels_case(np.complex128))
+
+
+def _complex_sinh_cosh_case(dtype):
+    def build(rng):
+        z = cplx(rng, dtype, 40, scale=2.0)
+        # zero, pure real/imaginary, small and large magnitudes
+        z[:8] = np.array([0, 0.5, -3j, 1e-4 + 1e-4j, 20 - 1j, -15 + 2j, 1 + 3.14159j, -0.25 - 0.75j], dtype)
+
+        def f(z):
+            return jnp.sinh(z), jnp.cosh(z)
+
+        return f, [z]
+
+    return build
+
+
+case("sinh_cosh_c64", "sinh and cosh of c64 (chlo.sinh/chlo.cosh on complex in StableHLO)", transcendental=True)(
+    _complex_sinh_cosh_case(np.complex64))
+case("sinh_cosh_c128", "sinh and cosh of c128 (x64)", x64=True, transcendental=True)(
+    _complex_sinh_cosh_case(np.complex128))
 
 
 def _fft_case(real_dtype):

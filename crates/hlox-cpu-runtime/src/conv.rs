@@ -1,6 +1,6 @@
 //! convolution: im2col + matrix product per (output-feature group, output
-//! batch). Floats multiply with `gemm` (F16/BF16 via f32), integers with
-//! wrapping loops. General dimension numbers, strides, padding, lhs/rhs
+//! batch). Floats multiply with `gemm` (F16/BF16 via f32; c64/c128 with its
+//! complex kernels), integers with wrapping loops. General dimension numbers, strides, padding, lhs/rhs
 //! dilation, window reversal, feature and batch groups.
 
 use crate::elem::SendPtr;
@@ -52,6 +52,14 @@ impl ConvKernel {
         let r = cx.array_operand(1)?;
         let o = cx.result_leaf(0)?;
         let (lhs, rhs, out) = (Geom::new(&l), Geom::new(&r), Geom::new(&o));
+        let complex = [lhs.ty, rhs.ty, out.ty].iter().any(|t| t.is_complex());
+        if complex && !(lhs.ty == out.ty && rhs.ty == out.ty) {
+            return Err(cx.err(format!(
+                "a complex convolution needs both operands of the result's type {} \
+                 (got {} and {}); convert the operands first",
+                out.ty, lhs.ty, rhs.ty
+            )));
+        }
         let u = |v: &[i64]| v.iter().map(|&d| d as usize).collect::<Vec<_>>();
         let nsp = dn.input_spatial_dimensions.len();
         if window.dims.len() != nsp || fgc < 1 || bgc < 1 {
@@ -278,7 +286,8 @@ impl HostKernel for ConvKernel {
             F64 => self.run_dom::<f64>(l, r, o),
             S8 | S16 | S32 | S64 => self.run_dom::<i64>(l, r, o),
             Pred | U8 | U16 | U32 | U64 => self.run_dom::<u64>(l, r, o),
-            C64 | C128 => return Err(crate::RunError::Complex { ty: self.out.ty }),
+            C64 => self.run_dom::<num_complex::Complex<f32>>(l, r, o),
+            C128 => self.run_dom::<num_complex::Complex<f64>>(l, r, o),
         }
         Ok(())
     }

@@ -149,6 +149,55 @@ macro_rules! half_elem {
 half_elem!(f16);
 half_elem!(bf16);
 
+/// Complex elements: sums and products as the evaluator computes them
+/// (`num_complex`, the textbook formulas). Complex numbers are not ordered
+/// in HLO: `recognize_combiner` never recognizes max/min over them (the
+/// compiled function runs instead), so `e_max`/`e_min`/`e_cmp` only give
+/// a deterministic answer — lexicographic on (real, imaginary) under the
+/// parts' total order, numpy's convention — and are never reached from HLO.
+macro_rules! complex_elem {
+    ($t:ty) => {
+        impl Elem for num_complex::Complex<$t> {
+            #[inline]
+            fn e_add(self, o: Self) -> Self {
+                self + o
+            }
+            #[inline]
+            fn e_mul(self, o: Self) -> Self {
+                self * o
+            }
+            #[inline]
+            fn e_max(self, o: Self) -> Self {
+                if self.e_cmp(&o) == Ordering::Less {
+                    o
+                } else {
+                    self
+                }
+            }
+            #[inline]
+            fn e_min(self, o: Self) -> Self {
+                if o.e_cmp(&self) == Ordering::Less {
+                    o
+                } else {
+                    self
+                }
+            }
+            #[inline]
+            fn e_cmp(&self, o: &Self) -> Ordering {
+                self.re.total_cmp(&o.re).then(self.im.total_cmp(&o.im))
+            }
+        }
+    };
+}
+complex_elem!(f32);
+complex_elem!(f64);
+
+/// A scratch slot for one scalar of any element type (the widest, c128, is
+/// 16 bytes), aligned for it: what compiled scalar functions read and write.
+#[derive(Copy, Clone, Default)]
+#[repr(C, align(16))]
+pub(crate) struct Slot(pub [u8; 16]);
+
 fn total_key16(bits: u16) -> i16 {
     let b = bits as i16;
     if b < 0 {
@@ -217,10 +266,13 @@ macro_rules! with_elem {
                 type $T = f64;
                 $body
             }
-            // `make_kernel` refuses complex instructions; a kernel run on
-            // complex buffers anyway is an error, not a guess.
-            t @ (hlox_hlo::ElementType::C64 | hlox_hlo::ElementType::C128) => {
-                return Err($crate::RunError::Complex { ty: t })
+            hlox_hlo::ElementType::C64 => {
+                type $T = num_complex::Complex<f32>;
+                $body
+            }
+            hlox_hlo::ElementType::C128 => {
+                type $T = num_complex::Complex<f64>;
+                $body
             }
         }
     }};
@@ -300,6 +352,9 @@ pub(crate) fn recognize_combiner(
             let cop = match op {
                 BinaryOp::Add => CombineOp::Add,
                 BinaryOp::Multiply => CombineOp::Mul,
+                // Complex values are not ordered and have no bits to and/or:
+                // only sums and products are recognized over them.
+                _ if ty.is_complex() => return None,
                 BinaryOp::Maximum => CombineOp::Max,
                 BinaryOp::Minimum => CombineOp::Min,
                 BinaryOp::And if !ty.is_float() => CombineOp::And,

@@ -3,7 +3,7 @@
 //! batching dimensions. Scatter combines through a recognized fast path
 //! (add, multiply, max, min, and, or, overwrite) or the compiled combiner.
 
-use crate::elem::{rd, read_index, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr};
+use crate::elem::{rd, read_index, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr, Slot};
 use crate::{copy_relayout, Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
 use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
 use hlox_hlo::{GatherDimensionNumbers, ScatterDimensionNumbers};
@@ -272,18 +272,18 @@ impl HostKernel for ScatterKernel {
             return Ok(());
         }
         let tys: Vec<usize> = self.outs.iter().map(|g| g.ty.byte_size()).collect();
-        let mut tmp: Vec<[u8; 8]> = vec![[0u8; 8]; n];
+        let mut tmp: Vec<Slot> = vec![Slot::default(); n];
         let mut args: Vec<*const u8> = vec![std::ptr::null(); 2 * n];
         self.for_each_pair(ip, |u, o| {
             for k in 0..n {
                 args[k] = outputs[k].add(o[k] * tys[k]);
                 args[n + k] = operands[n + 1 + k].add(u[k] * tys[k]);
             }
-            let outs: Vec<*mut u8> = tmp.iter_mut().map(|t| t.as_mut_ptr()).collect();
+            let outs: Vec<*mut u8> = tmp.iter_mut().map(|t| t.0.as_mut_ptr()).collect();
             (self.callee)(args.as_ptr(), outs.as_ptr());
             for k in 0..n {
                 std::ptr::copy_nonoverlapping(
-                    tmp[k].as_ptr(),
+                    tmp[k].0.as_ptr(),
                     outputs[k].add(o[k] * tys[k]),
                     tys[k],
                 );

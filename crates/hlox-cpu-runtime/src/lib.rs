@@ -63,8 +63,8 @@ pub enum RunError {
     },
     #[error("{kernel}: a buffer pointer is null")]
     NullBuffer { kernel: String },
-    /// A kernel was handed complex buffers ([`make_kernel`] refuses to
-    /// build kernels for complex instructions).
+    /// A kernel was handed complex buffers it does not compute
+    /// ([`make_kernel`] refuses to build such kernels).
     #[error("the Host runtime kernels do not compute {ty} (complex) values")]
     Complex { ty: ElementType },
 }
@@ -238,18 +238,26 @@ pub fn make_kernel(
             .filter_map(|&o| comp.instructions.get(o))
             .find_map(|o| complex(&o.shape))
     });
-    // Complex values: dot and fft compute them, gather moves their bytes;
-    // the other kernels not yet.
-    let complex_ok = matches!(
-        instr.op,
-        Op::Dot { .. } | Op::Fft { .. } | Op::Gather { .. }
-    );
+    // Complex values: every kernel but top-k (complex numbers have no
+    // order to pick the largest by) and the random bit generator (whose
+    // results are integers) computes or moves them.
+    let complex_ok = !matches!(instr.op, Op::TopK { .. } | Op::RngBitGenerator { .. });
     if let (Some(ty), false) = (complex_ty, complex_ok) {
         return Err(KernelError::Invalid {
             inst: instr.name.clone(),
             opcode: instr.op.name(),
             computation: comp.name.clone(),
-            message: format!("the Host runtime kernels do not compute {ty} (complex) values yet"),
+            message: match instr.op {
+                Op::TopK { .. } => format!(
+                    "topk of {ty} (complex) values is not defined: complex numbers have no \
+                     order (sort by the real or imaginary parts, or the moduli, instead)"
+                ),
+                _ => format!(
+                    "the Host's {} kernel does not produce {ty} (complex) values; generate \
+                     unsigned bits and convert them",
+                    instr.op.name()
+                ),
+            },
         });
     }
     let mut operands = Vec::with_capacity(instr.operands.len());

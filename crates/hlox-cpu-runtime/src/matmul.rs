@@ -34,8 +34,9 @@ unsafe fn decode(ty: ElementType, p: *const u8, i: usize) -> Scal {
         Bf16 => Scal::F(rd::<bf16>(p, i).to_f32()),
         F32 => Scal::F(rd::<f32>(p, i)),
         F64 => Scal::D(rd::<f64>(p, i)),
-        // Never reached: `make_kernel` refuses complex dots and convolutions
-        // (the real part, read as the element's first part).
+        // Never reached: complex dots and convolutions load their operands
+        // directly (mixed types are refused); the real part, read as the
+        // element's first part.
         C64 => Scal::F(rd::<f32>(p, 2 * i)),
         C128 => Scal::D(rd::<f64>(p, 2 * i)),
     }
@@ -453,6 +454,68 @@ impl Dom for f64 {
         float_matmul(a, b, c, bt, m, k, n, 1.0f64, par)
     }
 }
+
+/// Complex domains (c64, c128 results): operands of the result's own type
+/// only (`conv::ConvKernel::new` refuses mixed types), multiplied with
+/// `gemm`'s complex kernels.
+macro_rules! complex_dom {
+    ($part:ty) => {
+        impl Take for num_complex::Complex<$part> {
+            /// A real scalar as a complex one (imaginary part zero), as
+            /// convert does; complex operands never come through here.
+            #[allow(clippy::unnecessary_cast)]
+            fn take() -> fn(Scal) -> Self {
+                |v| {
+                    let re = match v {
+                        Scal::F(x) => x as $part,
+                        Scal::D(x) => x as $part,
+                        Scal::S(x) => x as $part,
+                        Scal::U(x) => x as $part,
+                    };
+                    num_complex::Complex::new(re, 0.0)
+                }
+            }
+        }
+        impl Dom for num_complex::Complex<$part> {
+            fn load_fn(src: ElementType, out: ElementType) -> Option<LoadFn<Self>> {
+                unsafe fn l(p: *const u8, i: usize) -> num_complex::Complex<$part> {
+                    rd(p, i)
+                }
+                (src == out).then_some(l as LoadFn<Self>)
+            }
+            fn store_fn(_out: ElementType) -> StoreFn<Self> {
+                unsafe fn s(p: *mut u8, i: usize, v: num_complex::Complex<$part>) {
+                    wr(p, i, v)
+                }
+                s
+            }
+            fn matmul(
+                a: &[Self],
+                b: &[Self],
+                c: &mut [Self],
+                bt: usize,
+                m: usize,
+                k: usize,
+                n: usize,
+                par: bool,
+            ) {
+                float_matmul(
+                    a,
+                    b,
+                    c,
+                    bt,
+                    m,
+                    k,
+                    n,
+                    num_complex::Complex::new(1.0, 0.0),
+                    par,
+                )
+            }
+        }
+    };
+}
+complex_dom!(f32);
+complex_dom!(f64);
 
 macro_rules! int_store {
     ($name:ident, $d:ty) => {

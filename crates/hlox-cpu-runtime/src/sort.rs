@@ -95,6 +95,11 @@ pub(crate) struct SortKernel {
 fn recognize(cx: &Ctx, comp: hlox_hlo::CompId, tys: &[ElementType]) -> Option<FastCmp> {
     let c = CompareComparator::recognize(cx.module.computations.get(comp)?, tys)?;
     let ty = tys[c.key];
+    if ty.is_complex() {
+        // Not an order (compare refuses complex LT/GT); left to the
+        // compiled comparator, which is what JAX writes for complex keys.
+        return None;
+    }
     let ok = match c.cmp_type {
         ComparisonType::Float | ComparisonType::TotalOrder => ty.is_float(),
         ComparisonType::Signed | ComparisonType::Unsigned => !ty.is_float(),

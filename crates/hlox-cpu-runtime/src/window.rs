@@ -3,7 +3,7 @@
 //! path (add, multiply, max, min, and, or, overwrite) or the compiled
 //! function; select always calls its compiled function.
 
-use crate::elem::{rd, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr};
+use crate::elem::{rd, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr, Slot};
 use crate::{Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
 use hlox_hlo::semantics::window::WindowTable;
 use hlox_hlo::Window;
@@ -96,27 +96,27 @@ impl ReduceWindowKernel {
         let esz: Vec<usize> = self.ins.iter().map(|g| g.ty.byte_size()).collect();
         let chunk = |lo: usize, hi: usize| {
             let (mut o, mut k, mut ii) = (vec![0; rank], vec![0; rank], vec![0; rank]);
-            let mut acc: Vec<[u8; 8]> = vec![[0u8; 8]; n];
-            let mut tmp: Vec<[u8; 8]> = vec![[0u8; 8]; n];
+            let mut acc: Vec<Slot> = vec![Slot::default(); n];
+            let mut tmp: Vec<Slot> = vec![Slot::default(); n];
             let mut args: Vec<*const u8> = vec![std::ptr::null(); 2 * n];
             for lin in lo..hi {
                 unravel(lin, odims, &mut o);
                 for j in 0..n {
-                    std::ptr::copy_nonoverlapping(ins[n + j].0, acc[j].as_mut_ptr(), esz[j]);
+                    std::ptr::copy_nonoverlapping(ins[n + j].0, acc[j].0.as_mut_ptr(), esz[j]);
                 }
                 self.tab.for_each(&o, &mut k, &mut ii, |ii| {
                     for j in 0..n {
-                        args[j] = acc[j].as_ptr();
+                        args[j] = acc[j].0.as_ptr();
                         args[n + j] = ins[j].0.add(offset(ii, &self.ins[j].strides) * esz[j]);
                     }
-                    let optrs: Vec<*mut u8> = tmp.iter_mut().map(|t| t.as_mut_ptr()).collect();
+                    let optrs: Vec<*mut u8> = tmp.iter_mut().map(|t| t.0.as_mut_ptr()).collect();
                     (self.callee)(args.as_ptr(), optrs.as_ptr());
                     acc.copy_from_slice(&tmp);
                 });
                 for j in 0..n {
                     let off = offset(&o, &self.outs[j].strides);
                     std::ptr::copy_nonoverlapping(
-                        acc[j].as_ptr(),
+                        acc[j].0.as_ptr(),
                         outs[j].0.add(off * esz[j]),
                         esz[j],
                     );
@@ -170,9 +170,6 @@ impl SelectAndScatterKernel {
         let operand = Geom::new(&cx.array_operand(0)?);
         let source = Geom::new(&cx.array_operand(1)?);
         let out = Geom::new(&cx.result_leaf(0)?);
-        if source.ty.byte_size() > 8 {
-            return Err(cx.err("unsupported source type"));
-        }
         let (select, _) = cx.callee(0)?;
         let (scatter, fast) = cx.combiner_callee(1, 1, source.ty)?;
         Ok(SelectAndScatterKernel {
@@ -203,7 +200,7 @@ impl HostKernel for SelectAndScatterKernel {
         let (mut o, mut k, mut ii) = (vec![0; rank], vec![0; rank], vec![0; rank]);
         let mut sel = vec![0usize; rank];
         let mut pred = 0u8;
-        let mut tmp = [0u8; 8];
+        let mut tmp = Slot::default();
         for lin in 0..self.source.count() {
             unravel(lin, sdims, &mut o);
             let mut have = false;
@@ -235,9 +232,9 @@ impl HostKernel for SelectAndScatterKernel {
                 }),
                 None => {
                     let args = [dst as *const u8, src];
-                    let outs = [tmp.as_mut_ptr()];
+                    let outs = [tmp.0.as_mut_ptr()];
                     (self.scatter)(args.as_ptr(), outs.as_ptr());
-                    std::ptr::copy_nonoverlapping(tmp.as_ptr(), dst, ssz);
+                    std::ptr::copy_nonoverlapping(tmp.0.as_ptr(), dst, ssz);
                 }
             }
         }

@@ -38,6 +38,9 @@ pub trait Field:
     /// `c`/`z` (true) or `s`/`d`.
     const COMPLEX: bool;
     fn from_re(r: Self::Re) -> Self;
+    /// `re + i im` on the complex types; `re` on the real ones (`im` is
+    /// dropped).
+    fn from_parts(re: Self::Re, im: Self::Re) -> Self;
     fn re(self) -> Self::Re;
     fn im(self) -> Self::Re;
     fn conj(self) -> Self;
@@ -62,6 +65,9 @@ macro_rules! real_field {
             const COMPLEX: bool = false;
             fn from_re(r: $t) -> $t {
                 r
+            }
+            fn from_parts(re: $t, _im: $t) -> $t {
+                re
             }
             fn re(self) -> $t {
                 self
@@ -88,6 +94,9 @@ macro_rules! real_field {
             const COMPLEX: bool = true;
             fn from_re(r: $t) -> Self {
                 Complex::new(r, 0.0)
+            }
+            fn from_parts(re: $t, im: $t) -> Self {
+                Complex::new(re, im)
             }
             fn re(self) -> $t {
                 self.re

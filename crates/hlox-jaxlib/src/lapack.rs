@@ -15,7 +15,7 @@
 //! ([`crate::fp`]), whatever its caller's flushing mode.
 
 use crate::blocked::{self, Geev};
-use crate::field::{Field, Real};
+use crate::field::Field;
 use crate::linalg::{self, SvdJob, Triangular};
 use hlox_ffi::fpenv::FpEnv;
 use hlox_ffi::xla_ffi::{FfiElement, FfiError, Frame, FrameError};
@@ -80,6 +80,10 @@ pub enum LapackError {
     ResultAliasesA,
     #[error("a must be square, is {m} x {n}")]
     NotSquare { m: usize, n: usize },
+    #[error("gees: sorting the eigenvalues (sort = 'S') is not supported; JAX does not emit it")]
+    GeesSort,
+    #[error("gehrd: low = {low}, high = {high} is not a 1-based range 1 <= low <= high <= n for n = {n}")]
+    HessenbergRange { low: i32, high: i32, n: usize },
     /// `jpvt` or a `gtsv` diagonal without one entry per column and matrix.
     #[error("{what} has shape {dims:?}, expected {batch} x {n} entries")]
     EntryCount {
@@ -314,7 +318,7 @@ pub fn geqrf<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
 }
 
 /// `lapack_?geqp3_ffi(a, jpvt) -> (qr, jpvt, tau)`.
-pub fn geqp3<T: Real>(f: &mut Frame) -> Result<(), LapackError> {
+pub fn geqp3<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
     let _ieee = FpEnv::ieee_denormals();
     let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
     let a = arg_into_ret::<T>(f, 0, 0)?;
@@ -364,6 +368,135 @@ pub fn orgqr<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
             &mut a[i * m * n..(i + 1) * m * n],
             &tau[i * k..(i + 1) * k],
         );
+    }
+    Ok(())
+}
+
+/// `lapack_?gehrd_ffi(a) -> (a, tau, info)`, attributes `low` and `high`
+/// (LAPACK's 1-based `ilo`, `ihi`; JAX passes 1 and n): reduction to
+/// upper Hessenberg form (`jax.scipy.linalg.hessenberg`), `tau` with
+/// `n - 1` entries per matrix.
+pub fn gehrd<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = FpEnv::ieee_denormals();
+    let low: i32 = f.attr("low")?;
+    let high: i32 = f.attr("high")?;
+    let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
+    if m != n {
+        return Err(LapackError::NotSquare { m, n });
+    }
+    // LAPACK: 1 <= ilo <= max(1, n), min(ilo, n) <= ihi <= n.
+    let (lo, hi) = (low as i64, high as i64);
+    if lo < 1 || lo > (n as i64).max(1) || hi < lo.min(n as i64) || hi > n as i64 {
+        return Err(LapackError::HessenbergRange { low, high, n });
+    }
+    let k = n.saturating_sub(1);
+    let a = arg_into_ret::<T>(f, 0, 0)?;
+    let tau = ret_of::<T>(f, 1, batch * k, "tau")?;
+    let info = info_ret(f, 2, batch)?;
+    for i in 0..batch {
+        linalg::gehrd(
+            n,
+            lo as usize,
+            hi as usize,
+            &mut a[i * n * n..(i + 1) * n * n],
+            &mut tau[i * k..(i + 1) * k],
+        );
+        info[i] = 0;
+    }
+    Ok(())
+}
+
+/// `lapack_?sytrd_ffi(a) -> (a, d, e, tau, info)` (`lapack_?hetrd_ffi`
+/// on the complex types; `d` and `e` real), attribute `uplo`: reduction
+/// of a symmetric (Hermitian) matrix to tridiagonal form
+/// (`jax.lax.linalg.tridiagonal`).
+pub fn sytrd<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = FpEnv::ieee_denormals();
+    let lower = char_attr(f, "uplo", b"LU")? == b'L';
+    let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
+    if m != n {
+        return Err(LapackError::NotSquare { m, n });
+    }
+    let k = n.saturating_sub(1);
+    let a = arg_into_ret::<T>(f, 0, 0)?;
+    let d = ret_of::<T::Re>(f, 1, batch * n, "d")?;
+    let e = ret_of::<T::Re>(f, 2, batch * k, "e")?;
+    let tau = ret_of::<T>(f, 3, batch * k, "tau")?;
+    let info = info_ret(f, 4, batch)?;
+    for i in 0..batch {
+        linalg::sytrd(
+            lower,
+            n,
+            &mut a[i * n * n..(i + 1) * n * n],
+            &mut d[i * n..(i + 1) * n],
+            &mut e[i * k..(i + 1) * k],
+            &mut tau[i * k..(i + 1) * k],
+        );
+        info[i] = 0;
+    }
+    Ok(())
+}
+
+/// `lapack_?gees_ffi(a) -> (t, vs, wr, wi, sdim, info)` on the real types
+/// and `(t, vs, w, sdim, info)` on the complex ones, attributes `mode`
+/// (`'V'`: Schur vectors, `'N'`: none, `vs` zeroed) and `sort` (`'N'`; JAX
+/// refuses sorting itself, and so does this handler): the Schur
+/// decomposition (`jax.scipy.linalg.schur`, `lax.linalg.schur`). `sdim`
+/// is 0 (nothing is selected without sorting).
+pub fn gees<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
+    let _ieee = FpEnv::ieee_denormals();
+    let vectors = char_attr(f, "mode", b"VN")? == b'V';
+    if char_attr(f, "sort", b"NS")? == b'S' {
+        return Err(LapackError::GeesSort);
+    }
+    let (batch, m, n) = split_batch(f.arg(0)?.dims(), "a")?;
+    if m != n {
+        return Err(LapackError::NotSquare { m, n });
+    }
+    let a = arg_into_ret::<T>(f, 0, 0)?;
+    let vs = ret_of::<T>(f, 1, batch * n * n, "vs")?;
+    let (mut w, mut wr_wi) = (None, None);
+    let next = if T::COMPLEX {
+        w = Some(ret_of::<T>(f, 2, batch * n, "w")?);
+        3
+    } else {
+        wr_wi = Some((
+            ret_of::<T::Re>(f, 2, batch * n, "wr")?,
+            ret_of::<T::Re>(f, 3, batch * n, "wi")?,
+        ));
+        4
+    };
+    let sdim = ret_of::<i32>(f, next, batch, "sdim")?;
+    let info = info_ret(f, next + 1, batch)?;
+    for i in 0..batch {
+        let t = &mut a[i * n * n..(i + 1) * n * n];
+        info[i] = linalg::gees(vectors, n, t, &mut vs[i * n * n..(i + 1) * n * n]);
+        sdim[i] = 0;
+        if let Some(w) = w.as_deref_mut() {
+            for j in 0..n {
+                w[i * n + j] = t[j * (n + 1)];
+            }
+        }
+        if let Some((wr, wi)) = wr_wi.as_mut() {
+            let (wr, wi) = (&mut wr[i * n..(i + 1) * n], &mut wi[i * n..(i + 1) * n]);
+            let mut j = 0;
+            while j < n {
+                let d = t[j * (n + 1)].re();
+                if j + 1 < n && t[j + 1 + j * n] != T::zero() {
+                    // A standardized block: equal diagonal entries, the
+                    // pair's imaginary parts from the off-diagonal ones.
+                    let sq = |x: T| num_traits::Float::sqrt(x.modulus());
+                    let im = sq(t[j + (j + 1) * n]) * sq(t[j + 1 + j * n]);
+                    (wr[j], wr[j + 1]) = (d, t[(j + 1) * (n + 1)].re());
+                    (wi[j], wi[j + 1]) = (im, -im);
+                    j += 2;
+                } else {
+                    wr[j] = d;
+                    wi[j] = <T::Re as num_traits::Zero>::zero();
+                    j += 1;
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -14,7 +14,8 @@
 //!
 //! [`lapack`] reads the call frames; [`blocked`] computes with faer's
 //! blocked algorithms and restores LAPACK's conventions; [`linalg`] holds
-//! hlox's unblocked LAPACK-style routines, used for `geqp3`, `gtsv`,
+//! hlox's unblocked LAPACK-style routines, used for `geqp3`, `gehrd`,
+//! `sytrd`/`hetrd`, `gees`, `gtsv`,
 //! complex QR and the inputs faer's results cannot express in LAPACK's
 //! form, and as the reference [`blocked`] is tested against. All three are
 //! generic over [`field::Field`], so one function serves a routine's
@@ -28,9 +29,12 @@
 //! `geev` (`jnp.linalg.eig`) is provided for all four types, with complex
 //! eigenvalues and vectors for real input as jaxlib returns them.
 //!
-//! Not provided: complex `geqp3` (pivoted QR), and `gees`, `gehrd`,
-//! `sytrd`/`hetrd` (Schur, Hessenberg and tridiagonal reductions). A
-//! module that uses them fails at compile time naming the target.
+//! `gehrd` (`jax.scipy.linalg.hessenberg`) and `sytrd`/`hetrd`
+//! (`lax.linalg.tridiagonal`) are provided for all four types, as LAPACK's
+//! unblocked `gehd2` and `sytd2`/`hetd2`, and `gees`
+//! (`jax.scipy.linalg.schur`, without eigenvalue sorting, which JAX does
+//! not offer) by hlox's own shifted QR iteration ([`linalg::gees`]: faer's
+//! Schur iteration is not public API).
 
 pub mod blocked;
 pub mod field;
@@ -79,6 +83,8 @@ targets! {
     "lapack_zgeqrf_ffi" => lapack::geqrf::<Complex64>,
     "lapack_sgeqp3_ffi" => lapack::geqp3::<f32>,
     "lapack_dgeqp3_ffi" => lapack::geqp3::<f64>,
+    "lapack_cgeqp3_ffi" => lapack::geqp3::<Complex32>,
+    "lapack_zgeqp3_ffi" => lapack::geqp3::<Complex64>,
     "lapack_sorgqr_ffi" => lapack::orgqr::<f32>,
     "lapack_dorgqr_ffi" => lapack::orgqr::<f64>,
     "lapack_cungqr_ffi" => lapack::orgqr::<Complex32>,
@@ -99,6 +105,18 @@ targets! {
     "lapack_dgtsv_ffi" => lapack::gtsv::<f64>,
     "lapack_cgtsv_ffi" => lapack::gtsv::<Complex32>,
     "lapack_zgtsv_ffi" => lapack::gtsv::<Complex64>,
+    "lapack_sgehrd_ffi" => lapack::gehrd::<f32>,
+    "lapack_dgehrd_ffi" => lapack::gehrd::<f64>,
+    "lapack_cgehrd_ffi" => lapack::gehrd::<Complex32>,
+    "lapack_zgehrd_ffi" => lapack::gehrd::<Complex64>,
+    "lapack_ssytrd_ffi" => lapack::sytrd::<f32>,
+    "lapack_dsytrd_ffi" => lapack::sytrd::<f64>,
+    "lapack_chetrd_ffi" => lapack::sytrd::<Complex32>,
+    "lapack_zhetrd_ffi" => lapack::sytrd::<Complex64>,
+    "lapack_sgees_ffi" => lapack::gees::<f32>,
+    "lapack_dgees_ffi" => lapack::gees::<f64>,
+    "lapack_cgees_ffi" => lapack::gees::<Complex32>,
+    "lapack_zgees_ffi" => lapack::gees::<Complex64>,
     "lapack_sgeev_ffi" => lapack::geev::<f32>,
     "lapack_dgeev_ffi" => lapack::geev::<f64>,
     "lapack_cgeev_ffi" => lapack::geev::<Complex32>,

@@ -11,7 +11,7 @@
 //! loops where the algorithm allows, but not blocked for cache.
 //!
 //! The handlers run [`crate::blocked`] (faer) instead, except for
-//! [`geqp3`], [`gtsv`], complex Householder QR ([`geqrf`], [`orgqr`]) and
+//! [`geqp3`], [`gehrd`], [`sytrd`], [`gtsv`], complex Householder QR ([`geqrf`], [`orgqr`]) and
 //! the inputs faer's results cannot express in LAPACK's form ([`getrf`] of
 //! a matrix with an exactly zero pivot, [`geqrf`] of a rank-deficient one).
 //! The rest stays as the reference [`crate::blocked`]'s tests compare with.
@@ -23,7 +23,7 @@
 //! identity. The Jacobi eigenvalue and SVD references are real only.
 
 use crate::field::{Field, Real};
-use num_traits::{Float, Zero};
+use num_traits::{Float, One, Zero};
 
 fn two<T: Float>() -> T {
     T::one() + T::one()
@@ -309,8 +309,9 @@ pub fn geqrf<T: Field>(m: usize, n: usize, a: &mut [T], tau: &mut [T]) {
 /// Householder QR with column pivoting (LAPACK `geqp3`). On entry a
 /// nonzero `jpvt[j]` moves column `j` to the front (kept there, in order);
 /// on exit `jpvt[j]` is the 1-based original index of column `j` of `A P`.
-/// The other columns are chosen greedily by largest remaining norm.
-pub fn geqp3<T: Real>(m: usize, n: usize, a: &mut [T], jpvt: &mut [i32], tau: &mut [T]) {
+/// The other columns are chosen greedily by largest remaining norm (the
+/// modulus-based 2-norm on the complex types, as `zgeqp3`'s `dznrm2`).
+pub fn geqp3<T: Field>(m: usize, n: usize, a: &mut [T], jpvt: &mut [i32], tau: &mut [T]) {
     let swap_cols = |a: &mut [T], x: usize, y: usize| {
         if x != y {
             for i in 0..m {
@@ -371,6 +372,489 @@ pub fn orgqr<T: Field>(m: usize, n: usize, k: usize, a: &mut [T], tau: &[T]) {
         a[col + i] = T::one() - t;
         a[col..col + i].iter_mut().for_each(|v| *v = T::zero());
     }
+}
+
+// ---- Hessenberg and tridiagonal reductions -------------------------------
+
+/// Reduction of the `n x n` matrix `a` to upper Hessenberg form `Q^H A Q`
+/// by Householder reflectors (LAPACK `gehd2`, `zgehd2` on the complex
+/// types). Only rows and columns `ilo..=ihi` (1-based, as LAPACK's) are
+/// reduced, as after a balancing; `a` is overwritten by the Hessenberg
+/// matrix (on and above the first subdiagonal) and reflector `i`'s vector
+/// below it in column `i`; `tau` (`n - 1` entries) gets the factors, zero
+/// outside `ilo..ihi`.
+pub fn gehrd<T: Field>(n: usize, ilo: usize, ihi: usize, a: &mut [T], tau: &mut [T]) {
+    tau.iter_mut().for_each(|t| *t = T::zero());
+    let (ilo, ihi) = (ilo.max(1), ihi.min(n));
+    for i in ilo - 1..ihi.saturating_sub(1) {
+        // Reflector H(i) annihilating a[i + 2..ihi, i].
+        let col = i * n;
+        let (beta, t) = larfg(a[col + i + 1], &mut a[col + i + 2..col + ihi]);
+        a[col + i + 1] = T::one();
+        let v: Vec<T> = a[col + i + 1..col + ihi].to_vec();
+        // From the right to a[0..ihi, i + 1..ihi]: A := A (I - t v v^H).
+        if t != T::zero() {
+            for r in 0..ihi {
+                let s = v
+                    .iter()
+                    .enumerate()
+                    .fold(T::zero(), |s, (k, &vk)| s + a[r + (i + 1 + k) * n] * vk);
+                let ts = t * s;
+                for (k, &vk) in v.iter().enumerate() {
+                    a[r + (i + 1 + k) * n] -= ts * vk.conj();
+                }
+            }
+            // From the left to a[i + 1..ihi, i + 1..n]: A := (I - t v v^H)^H A.
+            let tc = t.conj();
+            for c in i + 1..n {
+                let cc = &mut a[c * n + i + 1..c * n + ihi];
+                let w = dot(&v, cc);
+                axpy_sub(cc, &v, tc * w);
+            }
+        }
+        a[col + i + 1] = beta;
+        tau[i] = t;
+    }
+}
+
+/// Reduction of the Hermitian (symmetric) `n x n` matrix `a`, given by its
+/// `lower` or upper triangle, to real tridiagonal form `Q^H A Q` (LAPACK
+/// `sytd2`/`hetd2`): the diagonal into `d` (`n`), the off-diagonal into `e`
+/// (`n - 1`, real), the reflectors' factors into `tau` (`n - 1`), and their
+/// vectors into the triangle of `a` below (lower) or above (upper) the
+/// off-diagonal, which `a` holds (as real numbers) with the diagonal. With
+/// `lower`, reflector `i` annihilates `a[i + 2.., i]`; otherwise reflector
+/// `i` annihilates `a[..i, i + 1]`, from the last column back.
+pub fn sytrd<T: Field>(
+    lower: bool,
+    n: usize,
+    a: &mut [T],
+    d: &mut [T::Re],
+    e: &mut [T::Re],
+    tau: &mut [T],
+) {
+    if n == 0 {
+        return;
+    }
+    let real = |x: T| T::from_re(x.re());
+    // The trailing (lower) or leading (upper) block `lo..hi` of the matrix,
+    // Hermitian from the stored triangle, updated by the reflector `v`
+    // with factor `t` (BLAS `hemv`, `dotc`, `axpy`, `her2`, as LAPACK):
+    // A := H^H A H for H = I - t v v^H; the stored triangle is written back,
+    // the diagonal real.
+    let update = |a: &mut [T], lo: usize, hi: usize, v: &[T], t: T| {
+        let k = hi - lo;
+        let at = |a: &[T], r: usize, c: usize| -> T {
+            let (r, c) = (lo + r, lo + c);
+            if r == c {
+                real(a[r + c * n])
+            } else if (r > c) == lower {
+                a[r + c * n]
+            } else {
+                a[c + r * n].conj()
+            }
+        };
+        let mut x = vec![T::zero(); k];
+        for (r, xr) in x.iter_mut().enumerate() {
+            let s = (0..k).fold(T::zero(), |s, c| s + at(a, r, c) * v[c]);
+            *xr = t * s;
+        }
+        let half = T::from_re(T::Re::one() / two::<T::Re>());
+        let alpha = -(half * t * dot(&x, v));
+        for (xr, &vr) in x.iter_mut().zip(v) {
+            *xr += alpha * vr;
+        }
+        for c in 0..k {
+            for r in 0..k {
+                if r != c && (r > c) != lower {
+                    continue;
+                }
+                let p = lo + r + (lo + c) * n;
+                let upd = v[r] * x[c].conj() + x[r] * v[c].conj();
+                a[p] -= upd;
+                if r == c {
+                    a[p] = real(a[p]);
+                }
+            }
+        }
+    };
+    if lower {
+        a[0] = real(a[0]);
+        for i in 0..n - 1 {
+            let col = i * n;
+            let (beta, t) = larfg(a[col + i + 1], &mut a[col + i + 2..col + n]);
+            e[i] = beta.re();
+            if t != T::zero() {
+                let mut v = vec![T::one()];
+                v.extend_from_slice(&a[col + i + 2..col + n]);
+                update(a, i + 1, n, &v, t);
+            } else {
+                let p = (i + 1) * (n + 1);
+                a[p] = real(a[p]);
+            }
+            a[col + i + 1] = T::from_re(e[i]);
+            d[i] = a[i * (n + 1)].re();
+            tau[i] = t;
+        }
+        d[n - 1] = a[(n - 1) * (n + 1)].re();
+    } else {
+        a[(n - 1) * (n + 1)] = real(a[(n - 1) * (n + 1)]);
+        for i in (0..n - 1).rev() {
+            let col = (i + 1) * n;
+            let (beta, t) = larfg(a[col + i], &mut a[col..col + i]);
+            e[i] = beta.re();
+            if t != T::zero() {
+                let mut v = a[col..col + i].to_vec();
+                v.push(T::one());
+                update(a, 0, i + 1, &v, t);
+            } else {
+                let p = i * (n + 1);
+                a[p] = real(a[p]);
+            }
+            a[col + i] = T::from_re(e[i]);
+            d[i + 1] = a[(i + 1) * (n + 1)].re();
+            tau[i] = t;
+        }
+        d[0] = a[0].re();
+    }
+}
+
+// ---- Schur decomposition ------------------------------------------------
+
+/// Schur decomposition `A = Z T Z^H` of the `n x n` matrix `a` (LAPACK
+/// `gees` without eigenvalue sorting): `a` is overwritten by `T`, upper
+/// triangular on the complex types and, on the real ones, upper
+/// quasi-triangular with LAPACK's standardized 2 x 2 blocks (equal
+/// diagonal entries and off-diagonal entries of opposite signs, one per
+/// complex conjugate pair of eigenvalues, as `dlanv2` leaves them); `z`
+/// (`n x n`) gets the unitary `Z` when `vectors`. The matrix is reduced to
+/// Hessenberg form ([`gehrd`]) and iterated with implicit shifted QR steps
+/// chasing a bulge with Householder reflectors: a single Wilkinson shift
+/// on the complex types, a Francis double shift on the real ones, and an
+/// exceptional shift after 10 steps without deflation. Returns `info`: 0,
+/// or (as LAPACK) `i + 1` when eigenvalue `i` and those before it did not
+/// converge in `30 n` steps (`T` and `Z` are then incomplete).
+pub fn gees<T: Field>(vectors: bool, n: usize, a: &mut [T], z: &mut [T]) -> i32 {
+    if n == 0 {
+        return 0;
+    }
+    let mut tau = vec![T::zero(); n - 1];
+    gehrd(n, 1, n, a, &mut tau);
+    // Z = H(0) H(1) ... H(n-2), the reflectors' product, then T = H.
+    let mut zz = vec![T::zero(); n * n];
+    (0..n).for_each(|i| zz[i + i * n] = T::one());
+    for i in 0..n.saturating_sub(1) {
+        let mut v = vec![T::zero(); n];
+        v[i + 1] = T::one();
+        v[i + 2..].copy_from_slice(&a[i * n + i + 2..(i + 1) * n]);
+        reflect_right(&mut zz, n, 0..n, i + 1, &v[i + 1..], tau[i]);
+        a[i * n + i + 2..(i + 1) * n]
+            .iter_mut()
+            .for_each(|x| *x = T::zero());
+    }
+    let info = schur_iterate(n, a, &mut zz);
+    if vectors {
+        z.copy_from_slice(&zz);
+    } else {
+        z.iter_mut().for_each(|x| *x = T::zero());
+    }
+    info
+}
+
+/// `c[rows, col0..col0 + v.len()] := c[rows, ..] (I - tau v v^H)` for the
+/// column-major matrix `c` with `ld` rows.
+fn reflect_right<T: Field>(
+    c: &mut [T],
+    ld: usize,
+    rows: std::ops::Range<usize>,
+    col0: usize,
+    v: &[T],
+    tau: T,
+) {
+    if tau == T::zero() {
+        return;
+    }
+    for r in rows {
+        let s = v
+            .iter()
+            .enumerate()
+            .fold(T::zero(), |s, (k, &vk)| s + c[r + (col0 + k) * ld] * vk);
+        let ts = tau * s;
+        for (k, &vk) in v.iter().enumerate() {
+            c[r + (col0 + k) * ld] -= ts * vk.conj();
+        }
+    }
+}
+
+/// `c[row0..row0 + v.len(), cols] := (I - tau v v^H)^H c[.., cols]`.
+fn reflect_left<T: Field>(
+    c: &mut [T],
+    ld: usize,
+    row0: usize,
+    cols: std::ops::Range<usize>,
+    v: &[T],
+    tau: T,
+) {
+    if tau == T::zero() {
+        return;
+    }
+    let tc = tau.conj();
+    for col in cols {
+        let cc = &mut c[col * ld + row0..col * ld + row0 + v.len()];
+        let w = dot(v, cc);
+        axpy_sub(cc, v, tc * w);
+    }
+}
+
+/// The QR iteration of [`gees`] on the Hessenberg matrix `h`, accumulating
+/// the transformations into `z`.
+fn schur_iterate<T: Field>(n: usize, h: &mut [T], z: &mut [T]) -> i32 {
+    let eps = <T::Re as num_traits::Float>::epsilon();
+    let zero = T::Re::zero();
+    let at = |h: &[T], i: usize, j: usize| h[i + j * n];
+    let mut hi = n - 1;
+    let mut its = 0usize;
+    let mut total = 0usize;
+    loop {
+        if hi == 0 {
+            return 0;
+        }
+        // The last negligible subdiagonal entry at or above `hi` starts the
+        // active block `l..=hi`.
+        let mut l = 0;
+        for k in (1..=hi).rev() {
+            let sub = at(h, k, k - 1).abs1();
+            let mut tst = at(h, k - 1, k - 1).abs1() + at(h, k, k).abs1();
+            if tst == zero {
+                tst = (0..n).fold(zero, |m, i| m.max(at(h, i, i).abs1()));
+            }
+            if sub <= eps * tst {
+                h[k + (k - 1) * n] = T::zero();
+                l = k;
+                break;
+            }
+        }
+        if l == hi {
+            hi -= 1;
+            its = 0;
+            continue;
+        }
+        if !T::COMPLEX && l + 1 == hi {
+            standardize_block(n, h, z, hi - 1);
+            if hi < 2 {
+                return 0;
+            }
+            hi -= 2;
+            its = 0;
+            continue;
+        }
+        if total >= 30 * n {
+            return hi as i32 + 1;
+        }
+        its += 1;
+        total += 1;
+        let exceptional = its.is_multiple_of(10);
+        let first: Vec<T> = if T::COMPLEX {
+            let mu = if exceptional {
+                at(h, hi, hi) + T::from_re(at(h, hi, hi - 1).abs1() * (T::Re::one() + T::Re::one()))
+            } else {
+                wilkinson(
+                    at(h, hi - 1, hi - 1),
+                    at(h, hi - 1, hi),
+                    at(h, hi, hi - 1),
+                    at(h, hi, hi),
+                )
+            };
+            vec![at(h, l, l) - mu, at(h, l + 1, l)]
+        } else {
+            // The double shift's sum and product: the trailing 2 x 2
+            // block's trace and determinant (or EISPACK's exceptional ones).
+            let (s, t) = if exceptional {
+                let w = at(h, hi, hi - 1).abs1() + at(h, hi - 1, hi - 2).abs1();
+                let w = T::from_re(w);
+                (
+                    T::from_re(T::Re::one() + T::Re::one() / two::<T::Re>()) * w,
+                    w * w,
+                )
+            } else {
+                (
+                    at(h, hi - 1, hi - 1) + at(h, hi, hi),
+                    at(h, hi - 1, hi - 1) * at(h, hi, hi) - at(h, hi - 1, hi) * at(h, hi, hi - 1),
+                )
+            };
+            let (h00, h01, h10, h11) = (
+                at(h, l, l),
+                at(h, l, l + 1),
+                at(h, l + 1, l),
+                at(h, l + 1, l + 1),
+            );
+            vec![
+                h00 * h00 + h01 * h10 - s * h00 + t,
+                h10 * (h00 + h11 - s),
+                h10 * at(h, l + 2, l + 1),
+            ]
+        };
+        chase(n, h, z, l, hi, first);
+    }
+}
+
+/// Standardizes the real 2 x 2 diagonal block at `k` of `h` as LAPACK's
+/// `dlanv2`: a block with real eigenvalues becomes upper triangular, one
+/// with a complex pair gets equal diagonal entries and off-diagonal entries
+/// of opposite signs; the rotation is applied to the rest of `h` and to `z`.
+fn standardize_block<T: Field>(n: usize, h: &mut [T], z: &mut [T], k: usize) {
+    let at = |h: &[T], i: usize, j: usize| h[i + j * n].re();
+    let (mut a, mut b, mut c, mut d) = (
+        at(h, k, k),
+        at(h, k, k + 1),
+        at(h, k + 1, k),
+        at(h, k + 1, k + 1),
+    );
+    let zero = T::Re::zero();
+    let one = T::Re::one();
+    let half = one / two::<T::Re>();
+    let eps = <T::Re as num_traits::Float>::epsilon();
+    let sign = |x: T::Re, y: T::Re| x.abs().copysign(y);
+    let (mut cs, mut sn);
+    if c == zero {
+        (cs, sn) = (one, zero);
+    } else if b == zero {
+        (cs, sn) = (zero, one);
+        std::mem::swap(&mut a, &mut d);
+        b = -c;
+        c = zero;
+    } else if a - d == zero && sign(one, b) != sign(one, c) {
+        (cs, sn) = (one, zero);
+    } else {
+        let temp = a - d;
+        let mut p = half * temp;
+        let bcmax = b.abs().max(c.abs());
+        let bcmis = b.abs().min(c.abs()) * sign(one, b) * sign(one, c);
+        let scale = p.abs().max(bcmax);
+        let mut zz = (p / scale) * p + (bcmax / scale) * bcmis;
+        if zz >= (two::<T::Re>() + two::<T::Re>()) * eps {
+            // Real eigenvalues.
+            zz = p + sign(scale.sqrt() * zz.sqrt(), p);
+            a = d + zz;
+            d -= (bcmax / zz) * bcmis;
+            let tau = c.hypot(zz);
+            cs = zz / tau;
+            sn = c / tau;
+            b -= c;
+            c = zero;
+        } else {
+            // A complex pair, or nearly equal real eigenvalues: make the
+            // diagonal entries equal.
+            let sigma = b + c;
+            let tau = sigma.hypot(temp);
+            cs = (half * (one + sigma.abs() / tau)).sqrt();
+            sn = -(p / (tau * cs)) * sign(one, sigma);
+            let (aa, bb) = (a * cs + b * sn, -a * sn + b * cs);
+            let (cc, dd) = (c * cs + d * sn, -c * sn + d * cs);
+            a = aa * cs + cc * sn;
+            b = bb * cs + dd * sn;
+            c = -aa * sn + cc * cs;
+            d = -bb * sn + dd * cs;
+            let temp = half * (a + d);
+            a = temp;
+            d = temp;
+            if c != zero {
+                if b != zero {
+                    if sign(one, b) == sign(one, c) {
+                        // Real eigenvalues after all: upper triangular.
+                        let sab = b.abs().sqrt();
+                        let sac = c.abs().sqrt();
+                        p = sign(sab * sac, c);
+                        let tau = one / (b + c).abs().sqrt();
+                        a = temp + p;
+                        d = temp - p;
+                        b -= c;
+                        c = zero;
+                        let (cs1, sn1) = (sab * tau, sac * tau);
+                        let t = cs * cs1 - sn * sn1;
+                        sn = cs * sn1 + sn * cs1;
+                        cs = t;
+                    }
+                } else {
+                    b = -c;
+                    c = zero;
+                    let t = cs;
+                    cs = -sn;
+                    sn = t;
+                }
+            }
+        }
+    }
+    h[k + k * n] = T::from_re(a);
+    h[k + (k + 1) * n] = T::from_re(b);
+    h[k + 1 + k * n] = T::from_re(c);
+    h[k + 1 + (k + 1) * n] = T::from_re(d);
+    let (cs, sn) = (T::from_re(cs), T::from_re(sn));
+    // Rows k, k + 1 right of the block, columns k, k + 1 above it, and Z.
+    for j in k + 2..n {
+        let (x, y) = (h[k + j * n], h[k + 1 + j * n]);
+        h[k + j * n] = cs * x + sn * y;
+        h[k + 1 + j * n] = cs * y - sn * x;
+    }
+    for (m, ld, rows) in [(&mut *h, n, k), (&mut *z, n, n)] {
+        for i in 0..rows {
+            let (x, y) = (m[i + k * ld], m[i + (k + 1) * ld]);
+            m[i + k * ld] = cs * x + sn * y;
+            m[i + (k + 1) * ld] = cs * y - sn * x;
+        }
+    }
+}
+
+/// One implicit QR step on the active block `l..=hi` of `h` (and `z`):
+/// the reflector of `first` (the shifted first column) creates a bulge,
+/// and reflectors of the same size chase it off the bottom.
+fn chase<T: Field>(n: usize, h: &mut [T], z: &mut [T], l: usize, hi: usize, first: Vec<T>) {
+    let r = first.len();
+    for k in l..hi {
+        let rr = r.min(hi - k + 1);
+        let mut x: Vec<T> = if k == l {
+            first[..rr].to_vec()
+        } else {
+            (0..rr).map(|i| h[k + i + (k - 1) * n]).collect()
+        };
+        let (beta, tau) = {
+            let (head, tail) = x.split_at_mut(1);
+            larfg(head[0], tail)
+        };
+        x[0] = T::one();
+        let q = if k > l { k - 1 } else { l };
+        reflect_left(h, n, k, q..n, &x, tau);
+        if k > l {
+            h[k + (k - 1) * n] = beta;
+            (1..rr).for_each(|i| h[k + i + (k - 1) * n] = T::zero());
+        }
+        let last = (k + rr).min(hi);
+        reflect_right(h, n, 0..last + 1, k, &x, tau);
+        reflect_right(z, n, 0..n, k, &x, tau);
+    }
+}
+
+/// The eigenvalue of `[[a, b], [c, d]]` closer to `d` (Wilkinson's shift).
+fn wilkinson<T: Field>(a: T, b: T, c: T, d: T) -> T {
+    let half = T::from_re(T::Re::one() / two::<T::Re>());
+    let p = (a - d) * half;
+    let disc = sqrt_c(p * p + b * c);
+    let (l1, l2) = (d + p + disc, d + p - disc);
+    if (l1 - d).modulus() <= (l2 - d).modulus() {
+        l1
+    } else {
+        l2
+    }
+}
+
+/// The principal square root of a complex (or non-negative real) value.
+fn sqrt_c<T: Field>(x: T) -> T {
+    let (re, im) = (x.re(), x.im());
+    let m = re.hypot(im);
+    let half = T::Re::one() / two::<T::Re>();
+    let r = ((m + re) * half).max(T::Re::zero()).sqrt();
+    let i = ((m - re) * half).max(T::Re::zero()).sqrt().copysign(im);
+    T::from_parts(r, i)
 }
 
 // ---- Symmetric eigenproblem ----------------------------------------------
@@ -999,5 +1483,204 @@ mod tests {
         let (mut dl, mut d, mut du) = (vec![1.0], vec![0.0, 0.0], vec![0.0]);
         let mut b = vec![1.0, 1.0];
         assert_eq!(gtsv(2, 1, &mut dl, &mut d, &mut du, &mut b), 2);
+    }
+
+    // ---- Hessenberg and tridiagonal reductions, complex ----------------
+
+    type C = num_complex::Complex64;
+
+    fn crand(n: usize, seed: u64) -> Vec<C> {
+        let (re, im) = (lcg(n, seed), lcg(n, seed + 1000));
+        re.iter().zip(&im).map(|(&r, &i)| C::new(r, i)).collect()
+    }
+
+    /// `a (n x n) * b (n x n)`, column-major, complex.
+    fn cmul(n: usize, a: &[C], b: &[C]) -> Vec<C> {
+        let mut c = vec![C::new(0.0, 0.0); n * n];
+        for j in 0..n {
+            for l in 0..n {
+                for i in 0..n {
+                    c[i + j * n] += a[i + l * n] * b[l + j * n];
+                }
+            }
+        }
+        c
+    }
+
+    fn adjoint(n: usize, a: &[C]) -> Vec<C> {
+        (0..n * n).map(|x| a[x / n + (x % n) * n].conj()).collect()
+    }
+
+    /// `q * (I - tau v v^H)`.
+    fn times_reflector(n: usize, q: &[C], v: &[C], tau: C) -> Vec<C> {
+        let mut h: Vec<C> = (0..n * n)
+            .map(|x| -tau * v[x % n] * v[x / n].conj())
+            .collect();
+        (0..n).for_each(|i| h[i + i * n] += 1.0);
+        cmul(n, q, &h)
+    }
+
+    fn ceye(n: usize) -> Vec<C> {
+        (0..n * n)
+            .map(|x| C::new((x % n == x / n) as u8 as f64, 0.0))
+            .collect()
+    }
+
+    fn assert_close(got: &[C], want: &[C], what: &str) {
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!((g - w).norm() < 1e-12, "{what}: element {k}: {g} vs {w}");
+        }
+    }
+
+    #[test]
+    fn gehrd_complex_is_a_unitary_similarity_to_hessenberg_form() {
+        let n = 6;
+        let a0 = crand(n * n, 7);
+        let mut a = a0.clone();
+        let mut tau = vec![C::new(9.0, 9.0); n - 1];
+        gehrd(n, 1, n, &mut a, &mut tau);
+        let mut q = ceye(n);
+        for i in 0..n - 1 {
+            let mut v = vec![C::new(0.0, 0.0); n];
+            v[i + 1] = C::new(1.0, 0.0);
+            v[i + 2..].copy_from_slice(&a[i * n + i + 2..(i + 1) * n]);
+            q = times_reflector(n, &q, &v, tau[i]);
+        }
+        let hess: Vec<C> = (0..n * n)
+            .map(|x| {
+                if x % n <= x / n + 1 {
+                    a[x]
+                } else {
+                    C::new(0.0, 0.0)
+                }
+            })
+            .collect();
+        assert_close(
+            &cmul(n, &adjoint(n, &q), &cmul(n, &a0, &q)),
+            &hess,
+            "Q^H A Q",
+        );
+        // Outside ilo..ihi nothing is reduced and tau is zero.
+        let mut b = a0.clone();
+        gehrd(n, 3, 3, &mut b, &mut tau);
+        assert_eq!(b, a0);
+        assert!(tau.iter().all(|t| *t == C::new(0.0, 0.0)));
+    }
+
+    #[test]
+    fn hetrd_both_triangles_give_a_real_tridiagonal_similarity() {
+        let n = 5;
+        let r = crand(n * n, 11);
+        let herm: Vec<C> = (0..n * n)
+            .map(|x| r[x] + r[x / n + (x % n) * n].conj())
+            .collect();
+        for lower in [true, false] {
+            // The other triangle is never read: NaN there stays NaN.
+            let mut a: Vec<C> = (0..n * n)
+                .map(|x| {
+                    let (i, j) = (x % n, x / n);
+                    if i == j || (i > j) == lower {
+                        herm[x]
+                    } else {
+                        C::new(f64::NAN, f64::NAN)
+                    }
+                })
+                .collect();
+            let (mut d, mut e, mut tau) =
+                (vec![0.0; n], vec![0.0; n - 1], vec![C::default(); n - 1]);
+            sytrd(lower, n, &mut a, &mut d, &mut e, &mut tau);
+            let mut q = ceye(n);
+            let order: Vec<usize> = if lower {
+                (0..n - 1).collect()
+            } else {
+                (0..n - 1).rev().collect()
+            };
+            for i in order {
+                let mut v = vec![C::new(0.0, 0.0); n];
+                if lower {
+                    v[i + 1] = C::new(1.0, 0.0);
+                    v[i + 2..].copy_from_slice(&a[i * n + i + 2..(i + 1) * n]);
+                } else {
+                    v[..i].copy_from_slice(&a[(i + 1) * n..(i + 1) * n + i]);
+                    v[i] = C::new(1.0, 0.0);
+                }
+                q = times_reflector(n, &q, &v, tau[i]);
+            }
+            let mut t = vec![C::new(0.0, 0.0); n * n];
+            for i in 0..n {
+                t[i + i * n] = C::new(d[i], 0.0);
+                assert_eq!(a[i + i * n], C::new(d[i], 0.0));
+            }
+            for i in 0..n - 1 {
+                t[i + 1 + i * n] = C::new(e[i], 0.0);
+                t[i + (i + 1) * n] = C::new(e[i], 0.0);
+            }
+            let got = cmul(n, &adjoint(n, &q), &cmul(n, &herm, &q));
+            assert_close(&got, &t, if lower { "lower" } else { "upper" });
+            let unread = (0..n * n).filter(|&x| (x % n > x / n) != lower && x % n != x / n);
+            assert!(unread.into_iter().all(|x| a[x].re.is_nan()));
+        }
+    }
+
+    /// `A = Z T Z^H`, `Z^H Z = I` and `T`'s shape (triangular; on the real
+    /// types quasi-triangular with standardized 2 x 2 blocks).
+    fn check_schur(n: usize, a: &[C], t: &[C], z: &[C], real: bool, what: &str) {
+        let scale = 1.0 + a.iter().fold(0.0f64, |m, x| m.max(x.norm()));
+        let back = cmul(n, z, &cmul(n, t, &adjoint(n, z)));
+        for (k, (g, w)) in back.iter().zip(a).enumerate() {
+            assert!(
+                (g - w).norm() < 1e-12 * scale * n as f64,
+                "{what}: Z T Z^H at {k}: {g} vs {w}"
+            );
+        }
+        assert_close(&cmul(n, &adjoint(n, z), z), &ceye(n), what);
+        for j in 0..n {
+            for i in j + 1..n {
+                let x = t[i + j * n];
+                if i == j + 1 && real && x != C::default() {
+                    // A standardized block: alone, equal diagonal, b c < 0.
+                    assert!(
+                        j == 0 || t[j + (j - 1) * n] == C::default(),
+                        "{what}: adjacent blocks at {j}"
+                    );
+                    assert_eq!(t[j + j * n], t[i + i * n], "{what}: block {j} diagonal");
+                    assert!(t[j + i * n].re * x.re < 0.0, "{what}: block {j} signs");
+                } else {
+                    assert_eq!(x, C::default(), "{what}: T[{i}, {j}]");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gees_real_and_complex_satisfy_the_schur_equations() {
+        for n in [1usize, 2, 3, 4, 5, 8, 13] {
+            let r = lcg(n * n, 40 + n as u64);
+            let (mut t, mut z) = (r.clone(), vec![0.0; n * n]);
+            assert_eq!(gees(true, n, &mut t, &mut z), 0, "f64 {n}");
+            let c = |v: &[f64]| v.iter().map(|&x| C::new(x, 0.0)).collect::<Vec<_>>();
+            check_schur(n, &c(&r), &c(&t), &c(&z), true, &format!("f64 {n}"));
+            let a = crand(n * n, 70 + n as u64);
+            let (mut t, mut z) = (a.clone(), vec![C::default(); n * n]);
+            assert_eq!(gees(true, n, &mut t, &mut z), 0, "c128 {n}");
+            check_schur(n, &a, &t, &z, false, &format!("c128 {n}"));
+        }
+        // Known blocks: a rotation (eigenvalues +-i) stays a standardized
+        // block; [[1, 2], [3, 4]] (real eigenvalues) becomes triangular.
+        let (mut t, mut z) = (vec![0.0, 1.0, -1.0, 0.0], vec![0.0; 4]);
+        gees(true, 2, &mut t, &mut z);
+        assert_eq!((t[0], t[3]), (0.0, 0.0));
+        assert!((t[1] * t[2] + 1.0).abs() < 1e-15, "{t:?}");
+        let (mut t, mut z) = (vec![1.0, 3.0, 2.0, 4.0], vec![0.0; 4]);
+        gees(false, 2, &mut t, &mut z);
+        assert_eq!(t[1], 0.0);
+        let mut ev = [t[0], t[3]];
+        ev.sort_by(f64::total_cmp);
+        let s = 33f64.sqrt();
+        assert!(
+            (ev[0] - (5.0 - s) / 2.0).abs() < 1e-14 && (ev[1] - (5.0 + s) / 2.0).abs() < 1e-14,
+            "{ev:?}"
+        );
+        assert!(z.iter().all(|&x| x == 0.0));
     }
 }

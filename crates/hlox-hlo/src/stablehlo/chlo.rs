@@ -10,8 +10,9 @@
 use super::lower::{Computing as Comp, Lowerer};
 use super::syntax::MOp;
 use crate::ir::{BinaryOp as B, ComparisonDirection as D, InstId, Op, UnaryOp as U};
+use crate::literal::{ArrayLiteral, Literal};
 use crate::text::ParseError;
-use crate::types::{ElementType, Shape};
+use crate::types::{ArrayShape, ElementType, Shape};
 
 type LResult<T> = Result<T, ParseError>;
 
@@ -26,22 +27,48 @@ pub(crate) fn lower(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<Ins
     })
 }
 
-/// `chlo.sinh` and `chlo.cosh` on real types, as XLA's CHLO legalization
-/// writes them (f32 and f64; f16/bf16 in f32):
+/// `chlo.sinh` and `chlo.cosh`, as XLA's CHLO legalization writes them
+/// (f32, f64, c64 and c128; f16/bf16 in f32):
 ///
 /// - cosh(x) = e^(x + log ½) + e^(log ½ - x);
-/// - sinh(x) = e^(x + log ½) - e^(log ½ - x) for |x| >= 1, and for |x| < 1
-///   (where that difference cancels) (m + m / (m + 1)) · ½ with m = expm1(x).
+/// - sinh(x) = e^(x + log ½) - e^(log ½ - x) for |x| >= 1 and for every
+///   complex x, and for real |x| < 1 (where that difference cancels)
+///   (m + m / (m + 1)) · ½ with m = expm1(x).
 ///
-/// Complex operands (XLA expands them through a careful complex `log`) are
-/// refused.
+/// For complex x, log ½ is the complex `log` of the constant ½ + 0i, as
+/// XLA writes it.
 pub(crate) fn hyperbolic(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
+    let pos = op.pos;
+    let xs = lw.operands(c, op)?;
+    if let [x] = xs.as_slice() {
+        let ty = c.insts[*x].shape.element_type();
+        if !ty.is_some_and(|t| t.is_float_or_complex()) {
+            return lw.err(
+                pos,
+                format!(
+                    "'{}' on {} is not supported (hlox expands it for f16, bf16, f32, f64, c64 \
+                     and c128, the types XLA's CHLO legalization takes)",
+                    op.name,
+                    ty.map_or("a non-array", |t| t.name())
+                ),
+            );
+        }
+        if let Some(ty @ (ElementType::C64 | ElementType::C128)) = ty {
+            let x = *x;
+            let half = complex_splat(lw, c, pos, x, ty, 0.5)?;
+            let log_half = lw.emit(c, pos, U::Log, &[half])?;
+            let (up, down) = exp_pair(lw, c, pos, x, log_half)?;
+            let b = if op.name == "chlo.cosh" {
+                B::Add
+            } else {
+                B::Subtract
+            };
+            return Ok(vec![lw.emit(c, pos, b, &[up, down])?]);
+        }
+    }
     unary_in_f32(lw, c, op, true, |lw, c, pos, x| {
         let log_half = lw.emit_splat(c, pos, x, 0.5f64.ln())?;
-        let up = lw.emit(c, pos, B::Add, &[x, log_half])?;
-        let up = lw.emit(c, pos, U::Exp, &[up])?;
-        let down = lw.emit(c, pos, B::Subtract, &[log_half, x])?;
-        let down = lw.emit(c, pos, U::Exp, &[down])?;
+        let (up, down) = exp_pair(lw, c, pos, x, log_half)?;
         if op.name == "chlo.cosh" {
             return lw.emit(c, pos, B::Add, &[up, down]);
         }
@@ -57,6 +84,60 @@ pub(crate) fn hyperbolic(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Ve
         let near = lw.emit_compare(c, pos, D::Lt, ax, one)?;
         lw.emit(c, pos, Op::Select, &[near, small, large])
     })
+}
+
+/// (e^(x + log ½), e^(log ½ - x)), the two halves of cosh and sinh.
+fn exp_pair(
+    lw: &mut Lowerer,
+    c: &mut Comp,
+    pos: usize,
+    x: InstId,
+    log_half: InstId,
+) -> LResult<(InstId, InstId)> {
+    let up = lw.emit(c, pos, B::Add, &[x, log_half])?;
+    let up = lw.emit(c, pos, U::Exp, &[up])?;
+    let down = lw.emit(c, pos, B::Subtract, &[log_half, x])?;
+    let down = lw.emit(c, pos, U::Exp, &[down])?;
+    Ok((up, down))
+}
+
+/// The complex scalar `re + 0i` of type `ty` (c64 or c128), broadcast to
+/// `x`'s shape.
+fn complex_splat(
+    lw: &mut Lowerer,
+    c: &mut Comp,
+    pos: usize,
+    x: InstId,
+    ty: ElementType,
+    re: f64,
+) -> LResult<InstId> {
+    let dims = lw.tensor(c, pos, x)?.dims;
+    let bytes = match ty {
+        ElementType::C64 => [(re as f32).to_le_bytes(), 0f32.to_le_bytes()].concat(),
+        _ => [re.to_le_bytes(), 0f64.to_le_bytes()].concat(),
+    };
+    let lit = match ArrayLiteral::from_bytes(ArrayShape::scalar(ty), bytes) {
+        Ok(l) => l,
+        Err(e) => return lw.err(pos, e.to_string()),
+    };
+    let k = lw.add(
+        c,
+        pos,
+        Op::Constant {
+            literal: Literal::Array(lit),
+        },
+        Shape::scalar(ty),
+        vec![],
+        vec![],
+    )?;
+    lw.add(
+        c,
+        pos,
+        Op::Broadcast { dimensions: vec![] },
+        Shape::Array(ArrayShape::new(ty, dims)),
+        vec![k],
+        vec![],
+    )
 }
 
 /// A one-operand CHLO op expanded by `expand` on f32 (and on f64 itself
