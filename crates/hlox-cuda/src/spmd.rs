@@ -64,6 +64,12 @@ pub enum DevicesError {
     #[cfg(feature = "nccl")]
     #[error("{0}")]
     Nccl(#[from] crate::nccl::NcclError),
+    /// hlox-cuda was built without NCCL.
+    #[error(
+        "running on several GPUs needs NCCL: this build of hlox has no `nccl` feature (build \
+         with `--features nccl`: cargo build -p hlox-cli --features nccl)"
+    )]
+    NoNcclFeature,
     /// Loading the program on a GPU failed.
     #[error("loading the program on GPU {device}: {source}")]
     Load {
@@ -379,39 +385,43 @@ impl EmulatedDevices {
 
 /// An SPMD program loaded on N GPUs of this process (GPU d is device d),
 /// collectives through NCCL on each device's stream ([`crate::nccl`]).
-#[cfg(feature = "nccl")]
+/// Without the `nccl` feature [`CudaDevices::load`] says so.
 pub struct CudaDevices {
     module: SpmdModule,
+    #[cfg(feature = "nccl")]
     comms: Arc<crate::nccl::NcclComms>,
     exes: Vec<crate::CudaExecutable>,
     timeout: Duration,
 }
 
-#[cfg(feature = "nccl")]
 impl CudaDevices {
     /// Opens GPUs `0..N` (N the program's devices), their NCCL
     /// communicators (one over all of them, one per sub-group the
     /// program's collectives name), and loads the program on each. Errors
-    /// say what is missing: the driver, NCCL, or GPUs.
+    /// say what is missing: the `nccl` feature, the driver, NCCL, GPUs.
     pub fn load(module: SpmdModule) -> Result<CudaDevices, DevicesError> {
-        let n = module.devices();
-        let comms = crate::nccl::NcclComms::open(n, &module.collectives())?;
-        let mut exes = Vec::with_capacity(n);
-        for d in 0..n {
-            let client = crate::CudaClient::new(d)
-                .map_err(|source| DevicesError::Load { device: d, source })?;
-            exes.push(
-                client
-                    .load(module.compiled.clone())
-                    .map_err(|source| DevicesError::Load { device: d, source })?,
-            );
+        #[cfg(not(feature = "nccl"))]
+        {
+            let _ = module;
+            Err(DevicesError::NoNcclFeature)
         }
-        Ok(CudaDevices {
-            module,
-            comms: Arc::new(comms),
-            exes,
-            timeout: DEFAULT_COLLECTIVE_TIMEOUT,
-        })
+        #[cfg(feature = "nccl")]
+        {
+            let n = module.devices();
+            let comms = crate::nccl::NcclComms::open(n, &module.collectives())?;
+            let mut exes = Vec::with_capacity(n);
+            for d in 0..n {
+                let load = |source| DevicesError::Load { device: d, source };
+                let client = crate::CudaClient::new(d).map_err(load)?;
+                exes.push(client.load(module.compiled.clone()).map_err(load)?);
+            }
+            Ok(CudaDevices {
+                module,
+                comms: Arc::new(comms),
+                exes,
+                timeout: DEFAULT_COLLECTIVE_TIMEOUT,
+            })
+        }
     }
 
     pub fn devices(&self) -> usize {
@@ -422,6 +432,7 @@ impl CudaDevices {
         &self.module
     }
 
+    /// How long a device waits at a collective for the others.
     pub fn set_collective_timeout(&mut self, timeout: Duration) {
         self.timeout = timeout;
     }
@@ -439,11 +450,17 @@ impl CudaDevices {
                 topology,
                 comm: control.clone(),
             };
-            let exe = &self.exes[rank];
-            crate::nccl::with_comms(self.comms.clone(), ctx.clone(), || {
+            let exe = self.exes.get(rank).ok_or(DevicesError::Thread {
+                device: rank,
+                message: "no executable loaded for this device".into(),
+            })?;
+            #[cfg(feature = "nccl")]
+            let r = crate::nccl::with_comms(self.comms.clone(), ctx.clone(), || {
                 with_device(ctx, || exe.execute(args))
-            })
-            .map_err(|source| DevicesError::Device {
+            });
+            #[cfg(not(feature = "nccl"))]
+            let r = with_device(ctx, || exe.execute(args));
+            r.map_err(|source| DevicesError::Device {
                 device: rank,
                 source,
             })
