@@ -398,6 +398,75 @@ pub struct Buffers<'a> {
     pub out_lens: &'a [usize],
 }
 
+/// A strided copy: `height` rows of `width` bytes, rows `spitch` apart
+/// from byte `src` of the source and `dpitch` apart from byte `dst` of the
+/// destination (one `cuMemcpy2DAsync`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strided {
+    pub dst: usize,
+    pub dpitch: usize,
+    pub src: usize,
+    pub spitch: usize,
+    pub width: usize,
+    pub height: usize,
+}
+
+/// Rows of `parts` pieces of `piece` bytes (`outer` rows) into `parts`
+/// blocks, block j holding piece j of every row: NCCL's layout (it
+/// scatters and sends whole blocks) from the array's, before a
+/// reduce-scatter or the sends of an all-to-all along a dimension that is
+/// not the leading one.
+pub fn pack_blocks(parts: usize, outer: usize, piece: usize) -> Vec<Strided> {
+    (0..parts)
+        .map(|j| Strided {
+            dst: j * outer * piece,
+            dpitch: piece,
+            src: j * piece,
+            spitch: parts * piece,
+            width: piece,
+            height: outer,
+        })
+        .collect()
+}
+
+/// The reverse of [`pack_blocks`]: `parts` blocks of `outer` rows of
+/// `piece` bytes into rows of `parts` pieces, after an all-gather (block j
+/// is member j's contribution) or the receives of an all-to-all.
+pub fn unpack_blocks(parts: usize, outer: usize, piece: usize) -> Vec<Strided> {
+    (0..parts)
+        .map(|j| Strided {
+            dst: j * piece,
+            dpitch: parts * piece,
+            src: j * outer * piece,
+            spitch: piece,
+            width: piece,
+            height: outer,
+        })
+        .collect()
+}
+
+/// [`Strided`] copies from device buffer `src` to `dst` on `stream`.
+unsafe fn copy_strided(
+    stream: sys::cudaStream_t,
+    dst: u64,
+    src: u64,
+    copies: &[Strided],
+) -> Result<(), NcclError> {
+    for s in copies {
+        // SAFETY: the caller's buffers hold the copies' rows.
+        unsafe {
+            copy_2d(
+                stream,
+                (dst + s.dst as u64, s.dpitch),
+                (src + s.src as u64, s.spitch),
+                s.width,
+                s.height,
+            )?
+        };
+    }
+    Ok(())
+}
+
 /// A strided device-to-device copy on `stream`: `height` rows of `width`
 /// bytes, rows `spitch` apart at `src` and `dpitch` apart at `dst`.
 unsafe fn copy_2d(
@@ -606,19 +675,15 @@ pub unsafe fn enqueue(
             // `dim`: out[o][j] = block j's row o.
             let scratch = Scratch::new(stream, out_len)?;
             gather(scratch.ptr)?;
-            for j in 0..g.len() {
-                // SAFETY: rows inside the scratch and the result.
-                unsafe {
-                    copy_2d(
-                        stream,
-                        (dst + (j * chunk) as u64, g.len() * chunk),
-                        (scratch.ptr + (j * in_len) as u64, chunk),
-                        chunk,
-                        outer,
-                    )?
-                };
+            // SAFETY: rows inside the scratch and the result.
+            unsafe {
+                copy_strided(
+                    stream,
+                    dst,
+                    scratch.ptr,
+                    &unpack_blocks(g.len(), outer, chunk),
+                )
             }
-            Ok(())
         }
         CollectiveKind::ReduceScatter { dim, reduce } => {
             let (g, p) = group()?;
@@ -626,7 +691,7 @@ pub unsafe fn enqueue(
             let dims = &desc.operands[0];
             let (outer, chunk) = split(dims, *dim, es).map_err(invalid)?;
             let parts = g.len();
-            if chunk % parts != 0 {
+            if dims[*dim as usize] % parts as i64 != 0 {
                 return Err(invalid(format!(
                     "dimension {dim} of {dims:?} does not split into {parts} parts"
                 )));
@@ -657,18 +722,8 @@ pub unsafe fn enqueue(
             }
             // Pack part j of every row into block j: NCCL scatters blocks.
             let scratch = Scratch::new(stream, in_len)?;
-            for j in 0..parts {
-                // SAFETY: rows inside the operand and the scratch.
-                unsafe {
-                    copy_2d(
-                        stream,
-                        (scratch.ptr + (j * outer * piece) as u64, piece),
-                        (src + (j * piece) as u64, chunk),
-                        piece,
-                        outer,
-                    )?
-                };
-            }
+            // SAFETY: rows inside the operand and the scratch.
+            unsafe { copy_strided(stream, scratch.ptr, src, &pack_blocks(parts, outer, piece))? };
             scatter(scratch.ptr)
         }
         CollectiveKind::AllToAll { split: Some(dim) } => {
@@ -680,7 +735,7 @@ pub unsafe fn enqueue(
             let dims = &desc.operands[0];
             let (outer, chunk) = split(dims, *dim, es).map_err(invalid)?;
             let parts = g.len();
-            if chunk % parts != 0 {
+            if dims[*dim as usize] % parts as i64 != 0 {
                 return Err(invalid(format!(
                     "dimension {dim} of {dims:?} does not split into {parts} parts"
                 )));
@@ -691,18 +746,8 @@ pub unsafe fn enqueue(
             // j of `recv` is member j's piece p of every row.
             let send = Scratch::new(stream, in_len)?;
             let recv = Scratch::new(stream, in_len)?;
-            for j in 0..parts {
-                // SAFETY: rows inside the operand and the scratch.
-                unsafe {
-                    copy_2d(
-                        stream,
-                        (send.ptr + (j * block) as u64, piece),
-                        (src + (j * piece) as u64, chunk),
-                        piece,
-                        outer,
-                    )?
-                };
-            }
+            // SAFETY: rows inside the operand and the scratch.
+            unsafe { copy_strided(stream, send.ptr, src, &pack_blocks(parts, outer, piece))? };
             grouped(|| {
                 for j in 0..parts {
                     let off = (j * block) as u64;
@@ -716,19 +761,8 @@ pub unsafe fn enqueue(
                 }
                 Ok(())
             })?;
-            for j in 0..parts {
-                // SAFETY: rows inside the scratch and the result.
-                unsafe {
-                    copy_2d(
-                        stream,
-                        (dst + (j * piece) as u64, chunk),
-                        (recv.ptr + (j * block) as u64, piece),
-                        piece,
-                        outer,
-                    )?
-                };
-            }
-            Ok(())
+            // SAFETY: rows inside the scratch and the result.
+            unsafe { copy_strided(stream, dst, recv.ptr, &unpack_blocks(parts, outer, piece)) }
         }
         CollectiveKind::AllToAll { split: None } => {
             let (g, p) = group()?;
@@ -855,6 +889,125 @@ mod tests {
         let e = check(&bad_dim).unwrap_err().to_string();
         assert!(e.contains("dimension 2 out of range for rank 2"), "{e}");
         assert_eq!(split(&[2, 3, 4], 1, 4).unwrap(), (2, 48));
+    }
+
+    /// Applies strided copies on host memory (what cuMemcpy2DAsync does).
+    fn apply(dst: &mut [u8], src: &[u8], copies: &[Strided]) {
+        for s in copies {
+            for r in 0..s.height {
+                let (d, f) = (s.dst + r * s.dpitch, s.src + r * s.spitch);
+                dst[d..d + s.width].copy_from_slice(&src[f..f + s.width]);
+            }
+        }
+    }
+
+    /// `desc` on `n` threads through the Host's collective engine (the
+    /// reference the emulation runs): every device's result.
+    fn host_engine(
+        n: usize,
+        desc: &CollectiveDesc,
+        inputs: &[Vec<u8>],
+        out: usize,
+    ) -> Vec<Vec<u8>> {
+        use hlox_cpu_runtime::collectives::{run_collective, with_device, InProcess};
+        let comm: Arc<dyn hlox_cpu_runtime::collectives::Communicator> =
+            Arc::new(InProcess::new(n, std::time::Duration::from_secs(20)));
+        std::thread::scope(|s| {
+            let hs: Vec<_> = (0..n)
+                .map(|rank| {
+                    let comm = comm.clone();
+                    s.spawn(move || {
+                        let ctx = DeviceContext {
+                            rank,
+                            topology: Topology {
+                                replicas: 1,
+                                partitions: n as i64,
+                            },
+                            comm,
+                        };
+                        let mut o = vec![0u8; out];
+                        with_device(ctx, || {
+                            run_collective(desc, &[&inputs[rank]], &mut [&mut o])
+                        })
+                        .unwrap();
+                        o
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).collect()
+        })
+    }
+
+    /// The layouts of the GPU path (NCCL's blocks in rank order, the
+    /// strided copies around them) give the Host engine's results for
+    /// all-gather, reduce-scatter and all-to-all along a middle dimension
+    /// (u8 elements: the copies move bytes).
+    #[test]
+    fn strided_layouts_around_nccl_match_the_host_engine() {
+        let n = 3;
+        let dims = vec![2i64, 6, 2];
+        let (outer, chunk) = split(&dims, 1, 1).unwrap();
+        let len = outer * chunk;
+        let inputs: Vec<Vec<u8>> = (0..n)
+            .map(|d| (0..len).map(|i| (d * 50 + i * 3) as u8).collect())
+            .collect();
+        let desc = |kind| CollectiveDesc {
+            name: "c".into(),
+            kind,
+            ty: ElementType::U8,
+            operands: vec![dims.clone()],
+            groups: vec![(0..n as i64).collect()],
+        };
+        // all-gather: NCCL concatenates the contributions, then unpack.
+        let gathered: Vec<u8> = inputs.concat();
+        let mut out = vec![0u8; len * n];
+        apply(&mut out, &gathered, &unpack_blocks(n, outer, chunk));
+        let want = host_engine(
+            n,
+            &desc(CollectiveKind::AllGather { dim: 1 }),
+            &inputs,
+            len * n,
+        );
+        assert!(want.iter().all(|w| *w == out), "all-gather");
+        let piece = chunk / n;
+        let packed: Vec<Vec<u8>> = inputs
+            .iter()
+            .map(|x| {
+                let mut p = vec![0u8; len];
+                apply(&mut p, x, &pack_blocks(n, outer, piece));
+                p
+            })
+            .collect();
+        let block = outer * piece;
+        let rs = desc(CollectiveKind::ReduceScatter {
+            dim: 1,
+            reduce: ReduceKind::Add,
+        });
+        let want = host_engine(n, &rs, &inputs, block);
+        let a2a = host_engine(
+            n,
+            &desc(CollectiveKind::AllToAll { split: Some(1) }),
+            &inputs,
+            len,
+        );
+        for d in 0..n {
+            // reduce-scatter: NCCL gives rank d the sum of every block d.
+            let got: Vec<u8> = (0..block)
+                .map(|i| {
+                    packed
+                        .iter()
+                        .fold(0u8, |a, p| a.wrapping_add(p[d * block + i]))
+                })
+                .collect();
+            assert_eq!(got, want[d], "reduce-scatter on device {d}");
+            // all-to-all: block j of d's receives is member j's block d.
+            let recv: Vec<u8> = (0..n)
+                .flat_map(|j| packed[j][d * block..(d + 1) * block].to_vec())
+                .collect();
+            let mut out = vec![0u8; len];
+            apply(&mut out, &recv, &unpack_blocks(n, outer, piece));
+            assert_eq!(out, a2a[d], "all-to-all on device {d}");
+        }
     }
 
     #[test]

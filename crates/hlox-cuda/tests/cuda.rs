@@ -3080,9 +3080,8 @@ ENTRY main {{
         Literal::from_vec(&[4, 12], &v).unwrap()
     }
 
-    /// Every collective kind on 2 and 4 emulated devices: the all-reduce,
-    /// the permute and the ids against their values (the corpus checks the
-    /// others against JAX).
+    /// Every collective kind on 2 and 4 emulated devices, each device's
+    /// results against their values (sums of small halves: exact in f32).
     #[test]
     fn collective_kinds_on_emulated_cuda_devices() {
         let x = kinds_input();
@@ -3103,6 +3102,36 @@ ENTRY main {{
                 let cp = leaves[4].to_vec::<f32>().unwrap();
                 let want: Vec<f32> = xs.iter().map(|v| v + from as f32).collect();
                 assert_eq!(cp, want, "permute on device {d} of {n}");
+                // y_j[r][c] = x[r][c] + j; pieces of 12 / n columns.
+                let y = |j: usize, r: usize, c: usize| xs[r * 12 + c] + j as f32;
+                let piece = 12 / n;
+                let mut ag = Vec::new();
+                let mut rs = Vec::new();
+                let mut a2a = Vec::new();
+                for r in 0..4 {
+                    for j in 0..n {
+                        ag.extend((0..12).map(|c| y(j, r, c)));
+                        a2a.extend((0..piece).map(|c| y(j, r, d * piece + c)));
+                    }
+                    rs.extend(
+                        (0..piece).map(|c| (0..n).map(|j| y(j, r, d * piece + c)).sum::<f32>()),
+                    );
+                }
+                assert_eq!(
+                    leaves[1].to_vec::<f32>().unwrap(),
+                    ag,
+                    "all-gather on {d} of {n}"
+                );
+                assert_eq!(
+                    leaves[2].to_vec::<f32>().unwrap(),
+                    rs,
+                    "reduce-scatter on {d} of {n}"
+                );
+                assert_eq!(
+                    leaves[3].to_vec::<f32>().unwrap(),
+                    a2a,
+                    "all-to-all on {d} of {n}"
+                );
             }
         }
     }
