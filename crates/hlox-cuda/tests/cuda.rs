@@ -3136,6 +3136,83 @@ ENTRY main {{
         }
     }
 
+    /// Half precision and pred (NCCL has f16 and bf16 sums, and or of
+    /// pred is its max): a variadic f16 all-reduce and an or on 2 emulated
+    /// devices.
+    #[test]
+    fn half_and_pred_all_reduces_on_emulated_cuda_devices() {
+        let m = hlox_hlo::text::parse_module(
+            r#"HloModule halves
+
+add.h {
+  a = f16[] parameter(0)
+  b = f16[] parameter(1)
+  ROOT s = f16[] add(a, b)
+}
+
+or {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT o = pred[] or(a, b)
+}
+
+ENTRY main {
+  x = f16[3]{0} parameter(0)
+  id = u32[] replica-id()
+  one = u32[] constant(1)
+  is1 = pred[] compare(id, one), direction=EQ
+  p = pred[3]{0} broadcast(is1), dimensions={}
+  idh = f16[] convert(id)
+  b = f16[3]{0} broadcast(idh), dimensions={}
+  y = f16[3]{0} add(x, b)
+  ar = (f16[3]{0}, f16[3]{0}) all-reduce(y, x), replica_groups={{0,1}}, to_apply=add.h
+  ar0 = f16[3]{0} get-tuple-element(ar), index=0
+  ar1 = f16[3]{0} get-tuple-element(ar), index=1
+  any = pred[3]{0} all-reduce(p), replica_groups={{0,1}}, to_apply=or
+  ROOT t = (f16[3]{0}, f16[3]{0}, pred[3]{0}) tuple(ar0, ar1, any)
+}
+"#,
+        )
+        .unwrap();
+        let x = Literal::from_vec(
+            &[3],
+            &[
+                half::f16::from_f32(1.5),
+                half::f16::from_f32(-2.0),
+                half::f16::from_f32(0.25),
+            ],
+        )
+        .unwrap();
+        let spmd = compile_for_devices(&m, 2, &options()).unwrap();
+        let all = EmulatedDevices::new(spmd).execute(&[&x]).unwrap();
+        for (d, r) in all.into_iter().enumerate() {
+            let leaves = r.into_leaves();
+            let f32s = |l: &Literal| -> Vec<f32> {
+                l.to_vec::<half::f16>()
+                    .unwrap()
+                    .iter()
+                    .map(|h| h.to_f32())
+                    .collect()
+            };
+            // (x + 0) + (x + 1) and x + x, exact in f16.
+            assert_eq!(
+                f32s(&leaves[0]),
+                [4.0, -3.0, 1.5],
+                "f16 all-reduce on device {d}"
+            );
+            assert_eq!(
+                f32s(&leaves[1]),
+                [3.0, -4.0, 0.5],
+                "its second operand on device {d}"
+            );
+            assert_eq!(
+                leaves[2].to_vec::<bool>().unwrap(),
+                [true; 3],
+                "or on device {d}"
+            );
+        }
+    }
+
     /// The multi-device corpus on GPUs through NCCL when there are 4, and
     /// the collective kinds on every GPU there is (one GPU: a one-rank
     /// communicator) against the same program in emulation.
