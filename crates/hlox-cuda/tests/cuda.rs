@@ -3213,6 +3213,52 @@ ENTRY main {
         }
     }
 
+    /// A device that never arrives at a collective (device 1 takes the
+    /// branch without it) is named when the wait passes the timeout: the
+    /// run ends with that error instead of hanging.
+    #[test]
+    fn a_device_that_never_arrives_is_named_by_the_timeout() {
+        let m = hlox_hlo::text::parse_module(
+            r#"HloModule never_arrives
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+with_psum {
+  p = f32[2]{0} parameter(0)
+  ROOT ar = f32[2]{0} all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+
+without {
+  ROOT p = f32[2]{0} parameter(0)
+}
+
+ENTRY main {
+  x = f32[2]{0} parameter(0)
+  id = u32[] replica-id()
+  zero = u32[] constant(0)
+  first = pred[] compare(id, zero), direction=EQ
+  ROOT r = f32[2]{0} conditional(first, x, x), true_computation=with_psum, false_computation=without
+}
+"#,
+        )
+        .unwrap();
+        let spmd = compile_for_devices(&m, 2, &options()).unwrap();
+        let mut devs = EmulatedDevices::new(spmd);
+        devs.set_collective_timeout(Duration::from_millis(500));
+        let x = Literal::from_vec(&[2], &[1f32, 2.0]).unwrap();
+        let t = Instant::now();
+        let e = devs.execute(&[&x]).unwrap_err().to_string();
+        assert!(
+            e.contains("device 0") && e.contains("device(s) [1] did not arrive within 0.5 s"),
+            "{e}"
+        );
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    }
+
     /// The multi-device corpus on GPUs through NCCL when there are 4, and
     /// the collective kinds on every GPU there is (one GPU: a one-rank
     /// communicator) against the same program in emulation.
