@@ -243,15 +243,24 @@ impl Client {
             }
             Backend::CudaDevices => {
                 use hlox_cuda::spmd::DevicesError as E;
-                let spmd = hlox_cuda::spmd::compile_for_devices(module, self.devices, options)
-                    .map_err(|e| match e {
+                // Every device runs GPU 0's architecture's PTX.
+                let sm = hlox_cuda::CudaClient::new(0)
+                    .and_then(|c| c.sm())
+                    .map_err(cuda_device)?;
+                let o = CompileOptions {
+                    sm: hlox_cuda::runtime::target_sm(&sm),
+                    ..options.clone()
+                };
+                let spmd = hlox_cuda::spmd::compile_for_devices(module, self.devices, &o).map_err(
+                    |e| match e {
                         E::Spmd(e) => Error::Spmd(e),
                         E::Compile(e) => Error::Compile(e),
                         other => Error::Device {
                             platform: Platform::Cuda,
                             source: Box::new(other),
                         },
-                    })?;
+                    },
+                )?;
                 Executable::CudaDevices(CudaDevices::load(spmd).map_err(|e| Error::Device {
                     platform: Platform::Cuda,
                     source: Box::new(e),
