@@ -13,13 +13,14 @@ mkdir -p .gpu/lib
 rm -f .gpu/*.xz
 
 echo "== building (release): the CUDA test binary, the CLI, the CUDA example"
-tests=$($CARGO test -p hlox-cuda --release --test cuda --no-run --message-format=json \
+# With NCCL (loaded at run time): SPMD programs on the GPUs.
+tests=$($CARGO test -p hlox-cuda --release --features nccl --test cuda --no-run --message-format=json \
   | python3 -c 'import json,sys
 for l in sys.stdin:
     m = json.loads(l)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "cuda":
         print(m["executable"])')
-$CARGO build --release -p hlox-cli
+$CARGO build --release -p hlox-cli --features nccl
 $CARGO build --release -p hlox-examples --example custom_call_cuda
 
 pack() { # pack SRC NAME: strip, compress

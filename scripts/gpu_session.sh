@@ -3,12 +3,18 @@
 # a copy of the repository with .gpu/ (from scripts/gpu_bundle.sh, i.e.
 # `make gpu-bundle`) beside it:
 #
-#   bash scripts/gpu_session.sh [tests] [example] [bench]     (default: all three)
+#   bash scripts/gpu_session.sh [tests] [spmd] [example] [bench]   (default: all four)
 #
 # tests    the CUDA backend's tests with HLOX_REQUIRE_GPU=1 (a missing GPU
 #          fails them instead of skipping): the corpus and the opcode
 #          programs on the GPU against JAX's outputs and the evaluator,
 #          custom calls, CUDA graphs;
+# spmd     SPMD programs on every GPU there is through NCCL (the test
+#          binary is built with --features nccl): each collective kind
+#          against host emulation, the multi-device corpus on 4 GPUs
+#          against JAX where there are 4, and `hlox run --platform cuda
+#          --devices N` on the corpus's shard_map program; needs libnccl
+#          (the nvidia-nccl-cu* wheel or the system's);
 # example  examples/custom_call_cuda (the seed of XLA's guide on the GPU);
 # bench    scripts/bench_vs_xla.py --platform cuda (XLA's GPU client beside
 #          hlox, device time, fraction of the copy bandwidth).
@@ -21,7 +27,7 @@ cd "$(dirname "$0")/.."
 out=${OUT:-.gpu/out}
 mkdir -p "$out"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(tests example bench)
+[ ${#parts[@]} -eq 0 ] && parts=(tests spmd example bench)
 [ -f .gpu/MANIFEST ] || { echo "no .gpu/: run 'make gpu-bundle' here and carry .gpu" >&2; exit 2; }
 cat .gpu/MANIFEST | tee "$out/manifest.txt"
 echo "this machine: $(ldd --version 2>&1 | head -1)" | tee -a "$out/manifest.txt"
@@ -37,7 +43,7 @@ done
 # Python's nvidia-* wheels, wherever this machine has them.
 sites=$(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null || true)
 cuda_libs=$(find /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib $sites \
-  \( -name 'libcublas.so*' -o -name 'libnvrtc.so*' \) 2>/dev/null | xargs -r -n1 dirname | sort -u | paste -sd:)
+  \( -name 'libcublas.so*' -o -name 'libnvrtc.so*' -o -name 'libnccl.so*' \) 2>/dev/null | xargs -r -n1 dirname | sort -u | paste -sd:)
 # The bundled libffi/libz/libzstd only where the machine lacks them.
 for l in .gpu/lib/*; do
   [ -e "$l" ] || continue
@@ -58,6 +64,17 @@ for part in "${parts[@]}"; do
       HLOX_CPP_FFI_PLUGIN=$PWD/.gpu/plugins/libhlox_cpp_ffi_targets.so \
       HLOX_WORKSPACE_ROOT=$PWD HLOX_REQUIRE_GPU=${HLOX_REQUIRE_GPU:-1} HLOX_PTXAS=$ptxas \
         "$bin/cuda-tests" --nocapture 2>&1 | tee "$out/cuda-tests.log" || status=1 ;;
+    spmd)
+      HLOX_WORKSPACE_ROOT=$PWD HLOX_REQUIRE_GPU=${HLOX_REQUIRE_GPU:-1} HLOX_PTXAS=$ptxas \
+        "$bin/cuda-tests" spmd:: --nocapture 2>&1 | tee "$out/spmd.log" || status=1
+      gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+      md=tests/corpus/multidevice/sm_collectives
+      if [ "${gpus:-0}" -ge 4 ]; then
+        "$bin/hlox" run $md/module.hlo -i $md/in0.npy -i $md/in1.npy --platform cuda \
+          --devices 4 -o "$out/spmd-cli" 2>&1 | tee -a "$out/spmd.log" || status=1
+      else
+        echo "SKIP: hlox run --platform cuda --devices 4: ${gpus:-0} GPU(s)" | tee -a "$out/spmd.log"
+      fi ;;
     example)
       "$bin/custom_call_cuda" 2>&1 | tee "$out/example.log" || status=1
       if [ "${HLOX_REQUIRE_GPU:-1}" != 0 ] && grep -q SKIP "$out/example.log"; then
@@ -66,7 +83,7 @@ for part in "${parts[@]}"; do
     bench)
       PYTHONUNBUFFERED=1 python3 scripts/bench_vs_xla.py --platform cuda --hlox "$bin/hlox" \
         --iters 50 --warmup 5 --markdown "$out/bench.md" 2>&1 | tee "$out/bench.log" || status=1 ;;
-    *) echo "unknown part '$part' (tests, example, bench)" >&2; status=2 ;;
+    *) echo "unknown part '$part' (tests, spmd, example, bench)" >&2; status=2 ;;
   esac
 done
 echo "== done: status $status; logs in $out"

@@ -88,7 +88,7 @@ pub fn set_sandbox(sandbox: bool, check_results: bool, repro_dir: Option<&Path>)
     }
 }
 
-fn sandbox_options() -> Option<hlox_ffi::sandbox::SandboxOptions> {
+pub(crate) fn sandbox_options() -> Option<hlox_ffi::sandbox::SandboxOptions> {
     SANDBOX.lock().ok().and_then(|g| g.clone())
 }
 

@@ -1,5 +1,7 @@
-//! `hlox run --devices N` (N Host devices, threads of this process) and
-//! `hlox run --mpi` (each MPI rank one device): docs/multi-device.md.
+//! `hlox run --devices N` (N Host devices, threads of this process),
+//! `hlox run --mpi` (each MPI rank one device) and `hlox run --platform
+//! cuda --devices N` (N GPUs, collectives through NCCL):
+//! docs/multi-device.md.
 
 use crate::commands::{self, Plugins};
 use crate::Platform;
@@ -118,4 +120,43 @@ pub fn run(launch: Launch, a: &DeviceArgs<'_>) -> Result<()> {
         commands::write_outputs(&result, a.out_dir, true)?;
     }
     Ok(())
+}
+
+/// `hlox run --platform cuda --devices N`: GPUs `0..N` of this process,
+/// collectives through NCCL (`hlox_cuda::spmd::CudaDevices`). Says what is
+/// missing: the `nccl` feature, the driver, libnccl or GPUs.
+pub fn run_cuda(n: usize, a: &DeviceArgs<'_>) -> Result<()> {
+    anyhow::ensure!(
+        !a.interpret,
+        "--interpret runs the evaluator on the CPU; drop --platform cuda or --interpret"
+    );
+    anyhow::ensure!(
+        commands::sandbox_options().is_none(),
+        "--sandbox (and --check-results, --repro-dir) run custom calls compiled for the Host; \
+         drop --platform cuda"
+    );
+    if !cfg!(feature = "nccl") {
+        return Err(hlox_cuda::spmd::DevicesError::NoNcclFeature.into());
+    }
+    let m = load_module(a.file)?;
+    let registry = a.plugins.registry(Platform::Cuda)?;
+    let args = commands::inputs_or_random(a.file, &m, a.inputs, a.random)?;
+    let refs: Vec<&Literal> = args.iter().collect();
+    // GPU 0's architecture for every device's PTX (an error naming
+    // libcuda.so without a driver).
+    let sm = hlox_cuda::CudaClient::new(0)
+        .and_then(|c| c.sm())
+        .context("opening GPU 0")?;
+    let mut options = commands::compile_options(registry, a.dump_dir);
+    options.sm = hlox_cuda::runtime::target_sm(&sm);
+    let spmd = hlox_cuda::spmd::compile_for_devices(&m, n, &options)
+        .with_context(|| format!("compiling {} for {n} CUDA devices", a.file.display()))?;
+    let mut gpus = hlox_cuda::spmd::CudaDevices::load(spmd)
+        .with_context(|| format!("loading {} on {n} GPUs", a.file.display()))?;
+    gpus.set_collective_timeout(Duration::from_secs_f64(a.collective_timeout.max(0.001)));
+    let mut results = gpus
+        .execute(&refs)
+        .with_context(|| format!("running {}", a.file.display()))?;
+    anyhow::ensure!(!results.is_empty(), "no device ran");
+    commands::write_outputs(&results.swap_remove(0), a.out_dir, true)
 }

@@ -125,7 +125,8 @@ enum Command {
         no_excess_precision: bool,
         /// Run on N Host devices, threads of this process: shard_map
         /// regions on each device's shard, collectives between them
-        /// (docs/multi-device.md).
+        /// (docs/multi-device.md). With --platform cuda: N GPUs,
+        /// collectives through NCCL (a build with the nccl feature).
         #[arg(long, value_name = "N", default_value_t = 1)]
         devices: usize,
         /// Run as one device of an MPI job: each rank of
@@ -358,28 +359,30 @@ fn run(cli: Cli) -> Result<()> {
                 )
             } else {
                 anyhow::ensure!(
-                    platform == Platform::Host,
-                    "--devices and --mpi run on Host devices; drop --platform cuda"
+                    platform == Platform::Host || !mpi,
+                    "--mpi runs on Host devices; drop --platform cuda (--platform cuda \
+                     --devices N runs on N GPUs of one process)"
                 );
                 anyhow::ensure!(devices >= 1, "--devices must be at least 1");
+                let args = devices::DeviceArgs {
+                    file: &file,
+                    inputs: &inputs,
+                    plugins: &plugins,
+                    out_dir: out_dir.as_deref(),
+                    interpret,
+                    random,
+                    dump_dir: dump_dir.as_deref(),
+                    collective_timeout,
+                };
+                if platform == Platform::Cuda {
+                    return devices::run_cuda(devices, &args);
+                }
                 let launch = if mpi {
                     devices::Launch::Mpi
                 } else {
                     devices::Launch::Threads(devices)
                 };
-                devices::run(
-                    launch,
-                    &devices::DeviceArgs {
-                        file: &file,
-                        inputs: &inputs,
-                        plugins: &plugins,
-                        out_dir: out_dir.as_deref(),
-                        interpret,
-                        random,
-                        dump_dir: dump_dir.as_deref(),
-                        collective_timeout,
-                    },
-                )
+                devices::run(launch, &args)
             }
         }
         Command::Compile {

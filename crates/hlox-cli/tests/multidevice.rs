@@ -218,6 +218,46 @@ fn a_module_for_four_devices_on_fewer_is_an_error_naming_the_count() {
     assert_fails(&o, 1, &["the module needs at least 4 devices"]);
 }
 
+/// `--platform cuda --devices 4` runs on 4 GPUs through NCCL; a build or
+/// machine that cannot says what is missing (the nccl feature, the driver,
+/// NCCL, GPUs), exits 1 and writes nothing. (The CUDA runs themselves are
+/// tested in host emulation and on GPUs by crates/hlox-cuda/tests/cuda.rs.)
+#[test]
+fn four_cuda_devices_or_an_error_saying_what_is_missing() {
+    let case = repo("tests/corpus/multidevice/sm_collectives");
+    let out = tmp_dir("md-cuda");
+    let mut args = run_args(&case, &out);
+    args.extend([
+        "--platform".into(),
+        "cuda".into(),
+        "--devices".into(),
+        "4".into(),
+    ]);
+    let o = hlox(&args);
+    if o.status.success() {
+        assert_outputs(&case, &out, "sm_collectives on 4 GPUs");
+        return;
+    }
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        [
+            "`nccl` feature",
+            "libcuda.so",
+            "libnccl",
+            "GPU device(s) asked for"
+        ]
+        .iter()
+        .any(|w| err.contains(w)),
+        "the error names nothing missing: {err}"
+    );
+    assert!(numbered(&out, "out").is_empty(), "outputs written: {err}");
+    let mut mpi = run_args(&case, &out);
+    mpi.extend(["--platform".into(), "cuda".into(), "--mpi".into()]);
+    assert_fails(&hlox(&mpi), 1, &["--mpi runs on Host devices"]);
+}
+
 fn mpirun() -> Option<PathBuf> {
     let found = Command::new("sh")
         .args(["-c", "command -v mpirun"])

@@ -735,6 +735,20 @@ fn facade_client_compiles_and_runs_with_a_custom_registry() {
         matches!(e, hlox::Error::Compile(hlox::CompileError::Bind(_))),
         "{e}"
     );
+    // Several GPUs (NCCL): without the nccl feature or a driver, an error
+    // saying which, never a panic (crates/hlox-cuda/tests/cuda.rs runs them).
+    match hlox::Client::cuda_devices(4) {
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("`nccl` feature") || msg.contains("libcuda.so"),
+                "{msg}"
+            );
+            assert_eq!(e.platform(), Some(hlox::Platform::Cuda));
+        }
+        Ok(c) => assert_eq!(c.device_count(), 4),
+    }
+    assert!(hlox::Client::cuda_devices(0).is_err());
 }
 
 #[test]

@@ -25,6 +25,7 @@ pub mod nccl;
 pub mod plan;
 pub mod ptx;
 pub mod runtime;
+pub mod spmd;
 pub mod targets;
 
 use hlox_ffi::{BoundTargets, Platform};
@@ -41,7 +42,9 @@ pub use graph::GraphStatus;
 pub use hlox_passes::frontend::{ArgumentError, CompileError, CompileOptions, Compiler};
 pub use runtime::{CudaClient, CudaExecutable};
 
-/// A module compiled for CUDA, not yet loaded on a device.
+/// A module compiled for CUDA, not yet loaded on a device (cloned to load
+/// one program on several devices, [`spmd`]).
+#[derive(Clone)]
 pub struct CompiledModule {
     /// The module after the HLO passes.
     pub module: VerifiedModule,

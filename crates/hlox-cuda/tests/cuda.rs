@@ -2839,3 +2839,478 @@ ENTRY main {
         assert_eq!(got[1].to_vec::<i64>().unwrap(), [n, n, 1, 1, 1]);
     }
 }
+
+/// SPMD programs on several CUDA devices (`hlox_cuda::spmd`): the
+/// multi-device corpus and the collective kinds, in host emulation (4
+/// devices, threads of this process, collectives through the Host's
+/// engine) and, with the `nccl` feature, on the GPUs through NCCL.
+mod spmd {
+    use super::{assemble, gpu_required, ptxas};
+    use hlox_cuda::spmd::{compile_for_devices, DevicesError, EmulatedDevices, SpmdModule};
+    use hlox_cuda::CompileOptions;
+    use hlox_ffi::xla_ffi::Frame;
+    use hlox_ffi::{Platform, Registry};
+    use hlox_hlo::Literal;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    /// `y = scale * x + shift`, as md_targets.cc's `MdScale` (buffers in
+    /// host memory: emulation).
+    fn md_scale(f: &mut Frame) -> Result<(), String> {
+        let (scale, shift): (f32, f32) = (f.attr("scale")?, f.attr("shift")?);
+        let (x, y) = (f.arg(0)?, f.ret(0)?);
+        if x.element_count() != y.element_count() {
+            return Err("MdScale: x and y differ in size".into());
+        }
+        // SAFETY: f32 buffers of element_count elements in host memory.
+        let (x, y) = unsafe {
+            (
+                std::slice::from_raw_parts(x.data() as *const f32, x.element_count()),
+                std::slice::from_raw_parts_mut(y.data() as *mut f32, y.element_count()),
+            )
+        };
+        for (o, i) in y.iter_mut().zip(x) {
+            *o = scale * i + shift;
+        }
+        Ok(())
+    }
+
+    /// `y = x`, failing above `limit`, as md_targets.cc's `MdFailAbove`.
+    fn md_fail_above(f: &mut Frame) -> Result<(), String> {
+        let limit: f32 = f.attr("limit")?;
+        let (x, y) = (f.arg(0)?, f.ret(0)?);
+        // SAFETY: as in md_scale.
+        let (x, y) = unsafe {
+            (
+                std::slice::from_raw_parts(x.data() as *const f32, x.element_count()),
+                std::slice::from_raw_parts_mut(y.data() as *mut f32, y.element_count()),
+            )
+        };
+        for (i, (o, &v)) in y.iter_mut().zip(x).enumerate() {
+            if v > limit {
+                return Err(format!(
+                    "MdFailAbove: element {i} is {v:.6}, above the limit {limit:.6}"
+                ));
+            }
+            *o = v;
+        }
+        Ok(())
+    }
+
+    fn options() -> CompileOptions {
+        let r = Registry::new();
+        r.register_fn("MdScale", Platform::Cuda, md_scale).unwrap();
+        r.register_fn("MdFailAbove", Platform::Cuda, md_fail_above)
+            .unwrap();
+        CompileOptions {
+            registry: Some(Arc::new(r)),
+            ..Default::default()
+        }
+    }
+
+    struct Case {
+        dir: PathBuf,
+        meta: serde_json::Value,
+    }
+
+    impl Case {
+        fn name(&self) -> String {
+            self.dir.file_name().unwrap().to_string_lossy().into_owned()
+        }
+        fn numbered(&self, prefix: &str) -> Vec<Literal> {
+            (0..)
+                .map(|i| self.dir.join(format!("{prefix}{i}.npy")))
+                .take_while(|p| p.exists())
+                .map(|p| hlox_hlo::npy::read_npy_file(&p).unwrap())
+                .collect()
+        }
+        fn tol(&self, k: &str) -> f64 {
+            self.meta[k].as_f64().unwrap_or(0.0)
+        }
+        /// Checks one device's result against JAX's outputs.
+        fn check(&self, got: Literal, how: &str) {
+            let want = self.numbered("out");
+            let got = got.into_leaves();
+            assert_eq!(got.len(), want.len(), "{} {how}: outputs", self.name());
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                hlox_tests::compare_literals(g, w, self.tol("rtol"), self.tol("atol"))
+                    .unwrap_or_else(|e| panic!("{} {how}: out{i}: {e}", self.name()));
+            }
+        }
+    }
+
+    fn corpus() -> Vec<Case> {
+        let root = hlox_tests::workspace_root().join("tests/corpus/multidevice");
+        let mut v: Vec<Case> = std::fs::read_dir(&root)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("module.hlo").exists())
+            .map(|dir| Case {
+                meta: serde_json::from_str(
+                    &std::fs::read_to_string(dir.join("meta.json")).unwrap(),
+                )
+                .unwrap(),
+                dir,
+            })
+            .collect();
+        v.sort_by_key(|c| c.dir.clone());
+        v
+    }
+
+    fn compile(path: &Path, devices: usize) -> SpmdModule {
+        let m = hlox_hlo::load::load_module(path).unwrap();
+        compile_for_devices(&m, devices, &options())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// Runs `case` on `run`, checking every device's result against JAX's,
+    /// or, for a case that must fail, that every device stopped at once
+    /// with the failing device's error.
+    fn run_case(
+        case: &Case,
+        how: &str,
+        run: impl FnOnce(&[&Literal]) -> Result<Vec<Literal>, DevicesError>,
+    ) {
+        let args = case.numbered("in");
+        let refs: Vec<&Literal> = args.iter().collect();
+        let t = Instant::now();
+        let r = run(&refs);
+        if let Some(errors) = case.meta["error"].as_array() {
+            let e = r.expect_err("the case must fail").to_string();
+            eprintln!(
+                "{} {how}: failed as it must, in {:?}: {e}",
+                case.name(),
+                t.elapsed()
+            );
+            for want in errors {
+                let want = want.as_str().unwrap();
+                assert!(
+                    e.contains(want),
+                    "{} {how}: `{want}` not in: {e}",
+                    case.name()
+                );
+            }
+            // The others stopped at once, not at the rendezvous timeout.
+            assert!(
+                t.elapsed() < Duration::from_secs(25),
+                "{} {how}: took {:?}",
+                case.name(),
+                t.elapsed()
+            );
+            return;
+        }
+        let all = r.unwrap_or_else(|e| panic!("{} {how}: {e}", case.name()));
+        assert_eq!(all.len(), 4, "{} {how}: devices", case.name());
+        for (d, got) in all.into_iter().enumerate() {
+            case.check(got, &format!("{how}, device {d}"));
+        }
+    }
+
+    /// The multi-device corpus (JAX's programs for 4 devices: shard_map
+    /// with every collective and axis_index, a 2x2 mesh, pmap, jit with
+    /// shardings, a data-parallel step, typed-FFI custom calls inside
+    /// shard_map, one failing on device 3 only) on 4 emulated CUDA devices,
+    /// each device's result against JAX's; the per-device PTX through
+    /// ptxas.
+    #[test]
+    fn multidevice_corpus_on_four_emulated_cuda_devices() {
+        let cases = corpus();
+        assert!(cases.len() >= 7, "{} cases", cases.len());
+        let ptxas = ptxas();
+        for case in &cases {
+            let spmd = compile(&case.dir.join("module.hlo"), 4);
+            assert!(
+                !spmd.collectives().is_empty() || case.name() == "jit_sharded",
+                "{}: no collectives after the expansion",
+                case.name()
+            );
+            if let Some(p) = &ptxas {
+                for sm in ["sm_80", "sm_90"] {
+                    assemble(p, &spmd.compiled.ptx, sm, &format!("md_{}", case.name()))
+                        .unwrap_or_else(|e| panic!("{}: {e}", case.name()));
+                }
+            }
+            let mut devs = EmulatedDevices::new(spmd);
+            devs.set_collective_timeout(Duration::from_secs(30));
+            run_case(case, "emulated", |a| devs.execute(a));
+            eprintln!("{}: 4 emulated CUDA devices match", case.name());
+        }
+    }
+
+    /// A cross-replica program of every collective kind for `n` devices
+    /// (`f32[4,12]` per device, split along dimension 1).
+    fn kinds_module(n: usize) -> hlox_hlo::Module {
+        let all: Vec<String> = (0..n).map(|d| d.to_string()).collect();
+        let g = format!("{{{{{}}}}}", all.join(","));
+        let pairs: Vec<String> = (0..n).map(|d| format!("{{{d},{}}}", (d + 1) % n)).collect();
+        let text = format!(
+            r#"HloModule spmd_kinds
+
+add {{
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}}
+
+ENTRY main {{
+  x = f32[4,12]{{1,0}} parameter(0)
+  id = u32[] replica-id()
+  idf = f32[] convert(id)
+  bid = f32[4,12]{{1,0}} broadcast(idf), dimensions={{}}
+  y = f32[4,12]{{1,0}} add(x, bid)
+  ar = f32[4,12]{{1,0}} all-reduce(y), replica_groups={g}, to_apply=add
+  ag = f32[4,{ag}]{{1,0}} all-gather(y), dimensions={{1}}, replica_groups={g}
+  rs = f32[4,{rs}]{{1,0}} reduce-scatter(y), dimensions={{1}}, replica_groups={g}, to_apply=add
+  a2a = f32[4,12]{{1,0}} all-to-all(y), dimensions={{1}}, replica_groups={g}
+  cp = f32[4,12]{{1,0}} collective-permute(y), source_target_pairs={{{pairs}}}
+  ROOT t = (f32[4,12]{{1,0}}, f32[4,{ag}]{{1,0}}, f32[4,{rs}]{{1,0}}, f32[4,12]{{1,0}}, f32[4,12]{{1,0}}, u32[]) tuple(ar, ag, rs, a2a, cp, id)
+}}
+"#,
+            ag = 12 * n,
+            rs = 12 / n,
+            pairs = pairs.join(","),
+        );
+        hlox_hlo::text::parse_module(&text).unwrap()
+    }
+
+    fn kinds_input() -> Literal {
+        let v: Vec<f32> = (0..48).map(|i| i as f32 * 0.5 - 3.0).collect();
+        Literal::from_vec(&[4, 12], &v).unwrap()
+    }
+
+    /// Every collective kind on 2 and 4 emulated devices, each device's
+    /// results against their values (sums of small halves: exact in f32).
+    #[test]
+    fn collective_kinds_on_emulated_cuda_devices() {
+        let x = kinds_input();
+        let xs = x.to_vec::<f32>().unwrap();
+        for n in [2usize, 4] {
+            let spmd = compile_for_devices(&kinds_module(n), n, &options()).unwrap();
+            let devs = EmulatedDevices::new(spmd);
+            let all = devs.execute(&[&x]).unwrap();
+            let idsum: f32 = (0..n).map(|d| d as f32).sum();
+            for (d, r) in all.into_iter().enumerate() {
+                let leaves = r.into_leaves();
+                let ar = leaves[0].to_vec::<f32>().unwrap();
+                let want: Vec<f32> = xs.iter().map(|v| n as f32 * v + idsum).collect();
+                assert_eq!(ar, want, "all-reduce on device {d} of {n}");
+                assert_eq!(leaves[5].to_vec::<u32>().unwrap(), [d as u32]);
+                // collective-permute: device d holds device d-1's y.
+                let from = (d + n - 1) % n;
+                let cp = leaves[4].to_vec::<f32>().unwrap();
+                let want: Vec<f32> = xs.iter().map(|v| v + from as f32).collect();
+                assert_eq!(cp, want, "permute on device {d} of {n}");
+                // y_j[r][c] = x[r][c] + j; pieces of 12 / n columns.
+                let y = |j: usize, r: usize, c: usize| xs[r * 12 + c] + j as f32;
+                let piece = 12 / n;
+                let mut ag = Vec::new();
+                let mut rs = Vec::new();
+                let mut a2a = Vec::new();
+                for r in 0..4 {
+                    for j in 0..n {
+                        ag.extend((0..12).map(|c| y(j, r, c)));
+                        a2a.extend((0..piece).map(|c| y(j, r, d * piece + c)));
+                    }
+                    rs.extend(
+                        (0..piece).map(|c| (0..n).map(|j| y(j, r, d * piece + c)).sum::<f32>()),
+                    );
+                }
+                assert_eq!(
+                    leaves[1].to_vec::<f32>().unwrap(),
+                    ag,
+                    "all-gather on {d} of {n}"
+                );
+                assert_eq!(
+                    leaves[2].to_vec::<f32>().unwrap(),
+                    rs,
+                    "reduce-scatter on {d} of {n}"
+                );
+                assert_eq!(
+                    leaves[3].to_vec::<f32>().unwrap(),
+                    a2a,
+                    "all-to-all on {d} of {n}"
+                );
+            }
+        }
+    }
+
+    /// Half precision and pred (NCCL has f16 and bf16 sums, and or of
+    /// pred is its max): a variadic f16 all-reduce and an or on 2 emulated
+    /// devices.
+    #[test]
+    fn half_and_pred_all_reduces_on_emulated_cuda_devices() {
+        let m = hlox_hlo::text::parse_module(
+            r#"HloModule halves
+
+add.h {
+  a = f16[] parameter(0)
+  b = f16[] parameter(1)
+  ROOT s = f16[] add(a, b)
+}
+
+or {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT o = pred[] or(a, b)
+}
+
+ENTRY main {
+  x = f16[3]{0} parameter(0)
+  id = u32[] replica-id()
+  one = u32[] constant(1)
+  is1 = pred[] compare(id, one), direction=EQ
+  p = pred[3]{0} broadcast(is1), dimensions={}
+  idh = f16[] convert(id)
+  b = f16[3]{0} broadcast(idh), dimensions={}
+  y = f16[3]{0} add(x, b)
+  ar = (f16[3]{0}, f16[3]{0}) all-reduce(y, x), replica_groups={{0,1}}, to_apply=add.h
+  ar0 = f16[3]{0} get-tuple-element(ar), index=0
+  ar1 = f16[3]{0} get-tuple-element(ar), index=1
+  any = pred[3]{0} all-reduce(p), replica_groups={{0,1}}, to_apply=or
+  ROOT t = (f16[3]{0}, f16[3]{0}, pred[3]{0}) tuple(ar0, ar1, any)
+}
+"#,
+        )
+        .unwrap();
+        let x = Literal::from_vec(
+            &[3],
+            &[
+                half::f16::from_f32(1.5),
+                half::f16::from_f32(-2.0),
+                half::f16::from_f32(0.25),
+            ],
+        )
+        .unwrap();
+        let spmd = compile_for_devices(&m, 2, &options()).unwrap();
+        let all = EmulatedDevices::new(spmd).execute(&[&x]).unwrap();
+        for (d, r) in all.into_iter().enumerate() {
+            let leaves = r.into_leaves();
+            let f32s = |l: &Literal| -> Vec<f32> {
+                l.to_vec::<half::f16>()
+                    .unwrap()
+                    .iter()
+                    .map(|h| h.to_f32())
+                    .collect()
+            };
+            // (x + 0) + (x + 1) and x + x, exact in f16.
+            assert_eq!(
+                f32s(&leaves[0]),
+                [4.0, -3.0, 1.5],
+                "f16 all-reduce on device {d}"
+            );
+            assert_eq!(
+                f32s(&leaves[1]),
+                [3.0, -4.0, 0.5],
+                "its second operand on device {d}"
+            );
+            assert_eq!(
+                leaves[2].to_vec::<bool>().unwrap(),
+                [true; 3],
+                "or on device {d}"
+            );
+        }
+    }
+
+    /// A device that never arrives at a collective (device 1 takes the
+    /// branch without it) is named when the wait passes the timeout: the
+    /// run ends with that error instead of hanging.
+    #[test]
+    fn a_device_that_never_arrives_is_named_by_the_timeout() {
+        let m = hlox_hlo::text::parse_module(
+            r#"HloModule never_arrives
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+with_psum {
+  p = f32[2]{0} parameter(0)
+  ROOT ar = f32[2]{0} all-reduce(p), replica_groups={{0,1}}, to_apply=add
+}
+
+without {
+  ROOT p = f32[2]{0} parameter(0)
+}
+
+ENTRY main {
+  x = f32[2]{0} parameter(0)
+  id = u32[] replica-id()
+  zero = u32[] constant(0)
+  first = pred[] compare(id, zero), direction=EQ
+  ROOT r = f32[2]{0} conditional(first, x, x), true_computation=with_psum, false_computation=without
+}
+"#,
+        )
+        .unwrap();
+        let spmd = compile_for_devices(&m, 2, &options()).unwrap();
+        let mut devs = EmulatedDevices::new(spmd);
+        devs.set_collective_timeout(Duration::from_millis(500));
+        let x = Literal::from_vec(&[2], &[1f32, 2.0]).unwrap();
+        let t = Instant::now();
+        let e = devs.execute(&[&x]).unwrap_err().to_string();
+        assert!(
+            e.contains("device 0") && e.contains("device(s) [1] did not arrive within 0.5 s"),
+            "{e}"
+        );
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    }
+
+    /// The multi-device corpus on GPUs through NCCL when there are 4, and
+    /// the collective kinds on every GPU there is (one GPU: a one-rank
+    /// communicator) against the same program in emulation.
+    #[cfg(feature = "nccl")]
+    #[test]
+    fn spmd_on_gpus_through_nccl() {
+        use hlox_cuda::spmd::CudaDevices;
+        let test = "spmd_on_gpus_through_nccl";
+        if !hlox_cuda::runtime::driver_present() {
+            assert!(
+                !gpu_required(),
+                "{test}: HLOX_REQUIRE_GPU is set but no CUDA driver"
+            );
+            eprintln!("SKIP: {test}: no CUDA driver (libcuda.so), so not on a GPU");
+            return;
+        }
+        let n = cudarc::driver::CudaContext::device_count()
+            .unwrap_or(0)
+            .max(0) as usize;
+        assert!(n > 0, "{test}: a driver but no GPU");
+        let n = n.min(4);
+        let x = kinds_input();
+        let spmd = compile_for_devices(&kinds_module(n), n, &options()).unwrap();
+        let want = EmulatedDevices::new(spmd.clone()).execute(&[&x]).unwrap();
+        let gpus = CudaDevices::load(spmd).unwrap_or_else(|e| panic!("{test}: {e}"));
+        let got = gpus
+            .execute(&[&x])
+            .unwrap_or_else(|e| panic!("{test}: {e}"));
+        assert_eq!(got, want, "{test}: {n} GPUs against emulation");
+        eprintln!("{test}: every collective kind on {n} GPU(s) matches emulation");
+        if n < 4 {
+            eprintln!("SKIP: {test}: the corpus needs 4 GPUs, this machine has {n}");
+            return;
+        }
+        for case in corpus() {
+            let spmd = compile(&case.dir.join("module.hlo"), 4);
+            let gpus = CudaDevices::load(spmd).unwrap_or_else(|e| panic!("{}: {e}", case.name()));
+            run_case(&case, "on 4 GPUs", |a| gpus.execute(a));
+        }
+    }
+
+    /// Without the `nccl` feature a GPU machine cannot run SPMD programs:
+    /// say so where a GPU is required, so gpu_session.sh does not pass
+    /// without running them.
+    #[cfg(not(feature = "nccl"))]
+    #[test]
+    fn spmd_on_gpus_needs_the_nccl_feature() {
+        assert!(
+            !gpu_required(),
+            "HLOX_REQUIRE_GPU is set, but this test binary was built without the nccl feature \
+             (scripts/gpu_bundle.sh builds it with --features nccl)"
+        );
+        eprintln!("SKIP: spmd_on_gpus_through_nccl: built without the nccl feature");
+    }
+}

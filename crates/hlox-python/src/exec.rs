@@ -209,10 +209,12 @@ fn compile(
                     }
                     hlox::Executable::Host(e) => Ok((Backend::Host(e), String::new())),
                     // A CUDA client has one device: never a multi-device executable.
-                    hlox::Executable::Devices(_) => Err(hlox::Error::Device {
-                        platform: hlox::Platform::Host,
-                        source: "multi-device executables are not offered to Python yet".into(),
-                    }),
+                    hlox::Executable::Devices(_) | hlox::Executable::CudaDevices(_) => {
+                        Err(hlox::Error::Device {
+                            platform: hlox::Platform::Host,
+                            source: "multi-device executables are not offered to Python yet".into(),
+                        })
+                    }
                 }
             }
             Err(device) => {

@@ -37,6 +37,9 @@ pub type HostExecutable = hlox_cpu::Executable;
 pub use hlox_cpu::collectives::SpmdError;
 /// One program compiled for N Host devices (docs/multi-device.md).
 pub use hlox_cpu::collectives::{DeviceExecutable, DevicesError};
+/// One program on N GPUs of this process, collectives through NCCL
+/// (the `nccl` feature; docs/multi-device.md).
+pub use hlox_cuda::spmd::CudaDevices;
 
 /// A platform's own error, as the source of [`Error::Device`] and
 /// [`Error::Execute`] (downcast to `hlox::ExecError` on the Host,
@@ -102,6 +105,8 @@ fn cuda_device(e: hlox_cuda::runtime::RuntimeError) -> Error {
 enum Backend {
     Host,
     Cuda(Arc<hlox_cuda::CudaClient>),
+    /// GPUs `0..devices` ([`Client::cuda_devices`]).
+    CudaDevices,
 }
 
 /// A compilation client for one platform.
@@ -161,10 +166,45 @@ impl Client {
         })
     }
 
+    /// A CUDA client of `devices` GPUs of this process (GPU d is device
+    /// d), each running its program on its own stream, collectives through
+    /// NCCL (docs/multi-device.md). Its executables take and return global
+    /// arrays, as [`Client::cpu_devices`]'s. Needs the `nccl` feature, the
+    /// driver, libnccl and that many GPUs: each missing one is an error
+    /// saying which (at creation: the feature and the driver; when
+    /// compiling: NCCL and the GPU count).
+    pub fn cuda_devices(devices: usize) -> Result<Client> {
+        if devices == 0 {
+            return Err(Error::Spmd(SpmdError::NoDevices(0)));
+        }
+        let refuse = |source: BoxError| Error::Device {
+            platform: Platform::Cuda,
+            source,
+        };
+        if !cfg!(feature = "nccl") {
+            return Err(refuse(Box::new(
+                hlox_cuda::spmd::DevicesError::NoNcclFeature,
+            )));
+        }
+        if !hlox_cuda::runtime::driver_present() {
+            return Err(refuse(Box::new(
+                hlox_cuda::runtime::RuntimeError::NoDriver(
+                    "several GPUs need the NVIDIA driver library; run on a machine with GPUs (or \
+                 on Host devices: Client::cpu_devices)"
+                        .into(),
+                ),
+            )));
+        }
+        Ok(Client {
+            backend: Backend::CudaDevices,
+            devices,
+        })
+    }
+
     pub fn platform(&self) -> Platform {
         match self.backend {
             Backend::Host => Platform::Host,
-            Backend::Cuda(_) => Platform::Cuda,
+            Backend::Cuda(_) | Backend::CudaDevices => Platform::Cuda,
         }
     }
 
@@ -201,6 +241,31 @@ impl Client {
                 let compiled = hlox_cuda::CudaCompiler.compile(module, &o)?;
                 Executable::Cuda(c.load(compiled).map_err(cuda_device)?)
             }
+            Backend::CudaDevices => {
+                use hlox_cuda::spmd::DevicesError as E;
+                // Every device runs GPU 0's architecture's PTX.
+                let sm = hlox_cuda::CudaClient::new(0)
+                    .and_then(|c| c.sm())
+                    .map_err(cuda_device)?;
+                let o = CompileOptions {
+                    sm: hlox_cuda::runtime::target_sm(&sm),
+                    ..options.clone()
+                };
+                let spmd = hlox_cuda::spmd::compile_for_devices(module, self.devices, &o).map_err(
+                    |e| match e {
+                        E::Spmd(e) => Error::Spmd(e),
+                        E::Compile(e) => Error::Compile(e),
+                        other => Error::Device {
+                            platform: Platform::Cuda,
+                            source: Box::new(other),
+                        },
+                    },
+                )?;
+                Executable::CudaDevices(CudaDevices::load(spmd).map_err(|e| Error::Device {
+                    platform: Platform::Cuda,
+                    source: Box::new(e),
+                })?)
+            }
         })
     }
 }
@@ -214,6 +279,8 @@ pub enum Executable {
     Cuda(hlox_cuda::CudaExecutable),
     /// Host devices of one process ([`Client::cpu_devices`]).
     Devices(DeviceExecutable),
+    /// GPUs of one process ([`Client::cuda_devices`]).
+    CudaDevices(CudaDevices),
 }
 
 impl Executable {
@@ -229,7 +296,9 @@ impl Executable {
         match self {
             Executable::Host(e) => e.execute(args).map_err(|e| failed(Box::new(e))),
             Executable::Cuda(e) => e.execute(args).map_err(|e| failed(Box::new(e))),
-            Executable::Devices(_) => self.execute_with(args, &ExecuteOptions::default()),
+            Executable::Devices(_) | Executable::CudaDevices(_) => {
+                self.execute_with(args, &ExecuteOptions::default())
+            }
         }
     }
 
@@ -247,6 +316,20 @@ impl Executable {
                 module: self.name().to_string(),
                 source: Box::new(e),
             }),
+            Executable::CudaDevices(_) if options.cancel.is_some() || options.timeout.is_some() => {
+                Err(Error::Execute {
+                    platform: Platform::Cuda,
+                    module: self.name().to_string(),
+                    source: "a CUDA run cannot be cancelled or given a timeout yet; run it \
+                             without ExecuteOptions"
+                        .into(),
+                })
+            }
+            Executable::CudaDevices(e) => e.execute(args).map_err(|e| Error::Execute {
+                platform: Platform::Cuda,
+                module: self.name().to_string(),
+                source: Box::new(e),
+            }),
             _ => Ok(vec![self.execute_with(args, options)?]),
         }
     }
@@ -255,6 +338,7 @@ impl Executable {
     pub fn device_count(&self) -> usize {
         match self {
             Executable::Devices(e) => e.devices(),
+            Executable::CudaDevices(e) => e.devices(),
             _ => 1,
         }
     }
@@ -281,7 +365,7 @@ impl Executable {
                 ))
             }
             Executable::Cuda(e) => e.execute(args).map_err(|e| failed(Box::new(e))),
-            Executable::Devices(_) => {
+            Executable::Devices(_) | Executable::CudaDevices(_) => {
                 let mut all = self.execute_on_devices(args, options)?;
                 if all.is_empty() {
                     return Err(failed("no device ran".into()));
@@ -297,13 +381,14 @@ impl Executable {
             Executable::Host(e) => e.name(),
             Executable::Cuda(e) => &e.compiled().module.name,
             Executable::Devices(e) => e.executable().name(),
+            Executable::CudaDevices(e) => &e.module().compiled.module.name,
         }
     }
 
     pub fn platform(&self) -> Platform {
         match self {
             Executable::Host(_) | Executable::Devices(_) => Platform::Host,
-            Executable::Cuda(_) => Platform::Cuda,
+            Executable::Cuda(_) | Executable::CudaDevices(_) => Platform::Cuda,
         }
     }
 
@@ -311,7 +396,7 @@ impl Executable {
     pub fn as_host(&self) -> Option<&HostExecutable> {
         match self {
             Executable::Host(e) => Some(e),
-            Executable::Devices(_) | Executable::Cuda(_) => None,
+            Executable::Devices(_) | Executable::Cuda(_) | Executable::CudaDevices(_) => None,
         }
     }
 }
