@@ -283,3 +283,90 @@ fn make(p: &FftPlan, stream: cudarc::cufft::sys::cudaStream_t) -> Result<Plans, 
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(fft_type: FftType, part: ElementType, batch: i64, lengths: &[i64]) -> FftPlan {
+        FftPlan {
+            fft_type,
+            part,
+            batch,
+            lengths: lengths.to_vec(),
+        }
+    }
+
+    /// Without libcufft (as on this project's build machines) a program
+    /// with an fft fails to load with an error that says what to install,
+    /// not a panic; with it, plans are made or their error reported.
+    #[test]
+    fn missing_cufft_is_an_error_not_a_panic() {
+        let plans = [
+            plan(FftType::Fft, ElementType::F32, 2, &[7]),
+            plan(FftType::Irfft, ElementType::F64, 3, &[4, 10]),
+        ];
+        // SAFETY: only tries to load the library.
+        let present = unsafe { cudarc::cufft::sys::is_culib_present() };
+        match CufftPlans::new(&plans, std::ptr::null_mut()) {
+            Err(e) if !present => {
+                let s = e.to_string();
+                assert!(
+                    s.starts_with("cuFFT transform: libcufft is not installed"),
+                    "{s}"
+                );
+            }
+            Err(e) => eprintln!("libcufft present, plans not made here: {e}"),
+            Ok(p) => assert_eq!(p.plans.len(), 2),
+        }
+    }
+
+    /// The emulation's unnormalized transforms, then `1/n`, are the
+    /// evaluator's normalized ones bit for bit (what the scale kernel
+    /// relies on), for IFFT and IRFFT over one to three dimensions.
+    #[test]
+    fn unscaled_transforms_then_one_over_n_are_the_evaluators() {
+        let mut s = 7u64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s % 2000) as f64 / 100.0 - 10.0
+        };
+        for lengths in [vec![7usize], vec![3, 5], vec![2, 3, 6]] {
+            let n: usize = lengths.iter().product();
+            let k = lengths.len();
+            let half: usize = lengths[..k - 1].iter().product::<usize>() * (lengths[k - 1] / 2 + 1);
+            let x: Vec<Complex<f64>> = (0..2 * n).map(|_| Complex::new(next(), next())).collect();
+            let p = plan(
+                FftType::Ifft,
+                ElementType::F64,
+                2,
+                &lengths.iter().map(|&v| v as i64).collect::<Vec<_>>(),
+            );
+            let mut got = vec![Complex::new(0.0, 0.0); 2 * n];
+            // SAFETY: buffers of the plan's sizes.
+            unsafe { host_transform(&p, x.as_ptr().cast(), got.as_mut_ptr().cast()) };
+            let sc = 1.0 / n as f64;
+            let got: Vec<_> = got.iter().map(|z| z * sc).collect();
+            let mut want = x.clone();
+            fft::complex(&mut want, &lengths, true);
+            assert_eq!(got, want, "IFFT {lengths:?}");
+
+            let spec: Vec<Complex<f64>> = (0..2 * half)
+                .map(|_| Complex::new(next(), next()))
+                .collect();
+            let p = FftPlan {
+                fft_type: FftType::Irfft,
+                ..p
+            };
+            let mut got = vec![0.0f64; 2 * n];
+            // SAFETY: buffers of the plan's sizes.
+            unsafe { host_transform(&p, spec.as_ptr().cast(), got.as_mut_ptr().cast()) };
+            let got: Vec<f64> = got.iter().map(|v| v * sc).collect();
+            let mut want = vec![0.0f64; 2 * n];
+            fft::real_inverse(&spec, &lengths, &mut want);
+            assert_eq!(got, want, "IRFFT {lengths:?}");
+        }
+    }
+}
