@@ -10,8 +10,9 @@
 //! power, exp, log, sqrt, trigonometric, ...) are calls into one runtime
 //! entry per part type ([`crate::ConvertHelpers::complex_c64`] /
 //! `complex_c128`) that computes exactly what the evaluator computes. A
-//! backend without those entries (device code) gets an error naming the
-//! op. [`crate::scalar`] routes complex element types here in one place per
+//! backend without those entries (device code) emits them through its
+//! [`crate::MathLib::complex`] (the CUDA backend's NVPTX math library), or
+//! gets an error naming the op. [`crate::scalar`] routes complex element types here in one place per
 //! kind of op: [`apply`] for unary, binary and compare ([`ComplexOp`]),
 //! [`convert`] for converts.
 
@@ -252,18 +253,28 @@ fn call<'ctx>(
         ElementType::C64 => cg.helpers.complex_c64,
         _ => cg.helpers.complex_c128,
     };
-    if addr == 0 {
-        return other(format!(
-            "{what} of {ty} values is not compiled for this target yet (it has no complex \
-             runtime entry); run the module on the Host or with the evaluator"
-        ));
-    }
     let pt = part_type(cg, ty)?;
     let (ar, ai) = parts(cg, a)?;
     let (br, bi) = match b {
         Some(b) => parts(cg, b)?,
         None => (pt.const_zero(), pt.const_zero()),
     };
+    if addr == 0 {
+        // Device code: the math library's own complex code, if it has it.
+        return match cg.math.complex(cg, f, (ar, ai), (br, bi)) {
+            Some(r) => {
+                let (re, im) = r?;
+                Ok(match f {
+                    ComplexFn::Abs => re.into(),
+                    _ => make(cg, ty, re, im)?,
+                })
+            }
+            None => other(format!(
+                "{what} of {ty} values is not compiled for this target yet (it has no complex \
+                 runtime entry); run the module on the Host or with the evaluator"
+            )),
+        };
+    }
     let out = cg.entry_alloca(pt.array_type(2).into(), "cout")?;
     let fty = cg.ctx.void_type().fn_type(
         &[

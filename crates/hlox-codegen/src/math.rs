@@ -126,6 +126,23 @@ pub trait MathLib {
         f: MathFn,
         args: &[FloatValue<'ctx>],
     ) -> Result<FloatValue<'ctx>>;
+
+    /// `f(a, b)` on complex values given as their (real, imaginary) parts
+    /// (f32 for c64, f64 for c128; `b` is `(0, 0)` for unary functions),
+    /// emitted inline, for targets whose code cannot call the complex
+    /// runtime entry ([`crate::ConvertHelpers::complex_c64`]: device code).
+    /// `None`: this library has no such code, and the op is refused by
+    /// name. Only asked when the runtime entry is absent, so a backend that
+    /// has one (the Host) is unaffected.
+    fn complex<'ctx>(
+        &self,
+        _cg: &Cg<'_, 'ctx>,
+        _f: hlox_hlo::semantics::complex::ComplexFn,
+        _a: (FloatValue<'ctx>, FloatValue<'ctx>),
+        _b: (FloatValue<'ctx>, FloatValue<'ctx>),
+    ) -> Option<Result<(FloatValue<'ctx>, FloatValue<'ctx>)>> {
+        None
+    }
 }
 
 /// The host math library: LLVM intrinsics for what LLVM lowers inline or to

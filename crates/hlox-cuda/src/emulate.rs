@@ -151,6 +151,13 @@ impl Device for HostDevice {
     fn sync(&self) -> Result<(), DeviceError> {
         Ok(())
     }
+    /// The transform by `rustfft` on the host buffers ([`crate::fft`]).
+    fn fft(&self, plan: &crate::plan::FftPlan, src: u64, dst: u64) -> Result<(), DeviceError> {
+        // SAFETY: the runner gives live buffers of the plan's input and
+        // output sizes (checked against the shapes by the plan).
+        unsafe { crate::fft::host_transform(plan, src as *const u8, dst as *mut u8) };
+        Ok(())
+    }
     /// No graphs here: the runner replays the recorded commands.
     type Graph = std::convert::Infallible;
     fn capture(

@@ -44,6 +44,13 @@ pub(crate) enum Cmd {
         inst: InstId,
         buffers: Vec<u64>,
     },
+    /// The fft `inst`'s transform from `src` to `dst` ([`crate::fft`]).
+    Fft {
+        inst: String,
+        plan: crate::plan::FftPlan,
+        src: u64,
+        dst: u64,
+    },
 }
 
 /// What a recorded run leaves behind.

@@ -17,7 +17,9 @@
 //! Steps 1-3 need no GPU: [`compile_to_ptx`] is what `hlox compile
 //! --platform cuda --emit ptx` prints.
 
+pub mod complex;
 pub mod emulate;
+pub mod fft;
 pub mod graph;
 pub mod math;
 #[cfg(feature = "nccl")]
@@ -98,12 +100,6 @@ impl Compiler for CudaCompiler {
         options: &CompileOptions,
     ) -> Result<CompiledModule, CompileError> {
         let Lowered { module, bound, .. } = lowered;
-        if let Some((c, inst, ty)) = module.first_complex_instruction() {
-            return Err(CompileError::Unsupported {
-                inst: format!("{}/{}", c.name, inst.name),
-                message: hlox_codegen::complex_unsupported_message(ty, "CUDA"),
-            });
-        }
         let dir = options.dump_dir.as_deref();
         let ffi_calls = prepare_ffi_calls(&module, &bound)?;
         let program = plan::plan(&module)?;

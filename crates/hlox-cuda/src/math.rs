@@ -101,6 +101,17 @@ impl MathLib for NvptxMath {
             call(cg, func, args)
         }
     }
+
+    /// Every complex function, inline ([`crate::complex`]).
+    fn complex<'ctx>(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        f: hlox_hlo::semantics::complex::ComplexFn,
+        a: (FloatValue<'ctx>, FloatValue<'ctx>),
+        b: (FloatValue<'ctx>, FloatValue<'ctx>),
+    ) -> Option<Result<(FloatValue<'ctx>, FloatValue<'ctx>)>> {
+        Some(crate::complex::emit(cg, f, a, b))
+    }
 }
 
 /// f32 -> f64 exactly, denormals included: under FTZ (the kernels' f32

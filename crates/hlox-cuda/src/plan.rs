@@ -116,6 +116,20 @@ pub enum KernelKind {
         width: i64,
         first: bool,
     },
+    /// The `1/n` of an IFFT or IRFFT ([`Step::Fft`]; cuFFT's transforms
+    /// are unnormalized): thread `t` multiplies float `t` of the result
+    /// (complex values part by part) by `1/n` rounded to the part type,
+    /// as the evaluator scales. Parameter: the result.
+    FftScale {
+        n: i64,
+    },
+    /// An fft's operand (`input`) copied into row-major order, or its
+    /// row-major result copied into the result's layout, one thread per
+    /// element ([`Step::Fft`]; cuFFT takes row-major data). Parameters: the
+    /// source, then the destination.
+    FftRelayout {
+        input: bool,
+    },
 }
 
 /// Scatters with at least this many update elements (one input, 32- or
@@ -329,9 +343,9 @@ pub struct KernelInfo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Gemm {
     /// The operands' element type (both the same) and the result's: F32
-    /// and F32, F64 and F64 (S/DGEMM), or F16/BF16 and the same or F32
-    /// (GemmEx, accumulated in f32 as XLA's GPU backend and the dot kernel
-    /// do).
+    /// and F32, F64 and F64 (S/DGEMM), C64 and C64, C128 and C128 (C/ZGEMM:
+    /// no conjugation), or F16/BF16 and the same or F32 (GemmEx,
+    /// accumulated in f32 as XLA's GPU backend and the dot kernel do).
     pub input: hlox_hlo::ElementType,
     pub output: hlox_hlo::ElementType,
     pub batch: i64,
@@ -398,6 +412,7 @@ pub fn gemm_of(comp: &Computation, id: InstId) -> Option<Gemm> {
         && match l.ty {
             T::F32 | T::F64 => o.ty == l.ty,
             T::F16 | T::Bf16 => o.ty == l.ty || o.ty == T::F32,
+            T::C64 | T::C128 => o.ty == l.ty,
             _ => false,
         };
     if !ok {
@@ -487,6 +502,63 @@ pub enum Step {
     Conditional(Vec<CompId>),
     Call(CompId),
     CustomCall,
+    /// An fft ([`crate::fft`]): cuFFT's transform of operand 0 into the
+    /// result (from a copy of the operand for IRFFT, whose C2R transform
+    /// may overwrite its input), then the `scale` kernel
+    /// ([`KernelKind::FftScale`]) for IFFT and IRFFT; an operand or result
+    /// in another layout than the default goes through a row-major buffer
+    /// and a `relayout` kernel ([`KernelKind::FftRelayout`]: `[input,
+    /// output]`).
+    Fft {
+        plan: FftPlan,
+        scale: Option<usize>,
+        relayout: [Option<usize>; 2],
+    },
+}
+
+/// An fft as cuFFT computes it: `batch` row-major blocks transformed over
+/// their trailing `lengths` (1 to 3), unnormalized.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FftPlan {
+    pub fft_type: hlox_hlo::FftType,
+    /// The part type: F32 (c64 and f32 data) or F64 (c128 and f64).
+    pub part: hlox_hlo::ElementType,
+    pub batch: i64,
+    pub lengths: Vec<i64>,
+}
+
+impl FftPlan {
+    /// Elements of a block of the transform's input: the lengths, the last
+    /// halved (`last / 2 + 1` frequencies) for IRFFT.
+    fn block(&self, input: bool) -> usize {
+        let k = self.lengths.len();
+        let halved = match self.fft_type {
+            hlox_hlo::FftType::Rfft => !input,
+            hlox_hlo::FftType::Irfft => input,
+            _ => false,
+        };
+        self.lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                if halved && i + 1 == k {
+                    n as usize / 2 + 1
+                } else {
+                    n as usize
+                }
+            })
+            .product()
+    }
+
+    /// Input elements (complex or real) of the whole transform.
+    pub fn input_count(&self) -> usize {
+        self.batch as usize * self.block(true)
+    }
+
+    /// Output elements (complex or real) of the whole transform.
+    pub fn output_count(&self) -> usize {
+        self.batch as usize * self.block(false)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -505,6 +577,71 @@ fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect()
+}
+
+/// The [`FftPlan`] of fft `id`, or why cuFFT cannot run it as planned.
+fn fft_plan(
+    comp: &Computation,
+    id: InstId,
+    fft_type: hlox_hlo::FftType,
+    fft_length: &[i64],
+) -> Result<FftPlan, String> {
+    use hlox_hlo::ElementType as T;
+    use hlox_hlo::FftType as F;
+    let inst = comp.inst(id);
+    let (Some(i), Some(o)) = (
+        inst.operands
+            .first()
+            .and_then(|&x| comp.inst(x).shape.as_array()),
+        inst.shape.as_array(),
+    ) else {
+        return Err("fft: the operand and the result must be arrays".into());
+    };
+    let part = match (fft_type, i.ty, o.ty) {
+        (F::Fft | F::Ifft, T::C64, T::C64)
+        | (F::Rfft, T::F32, T::C64)
+        | (F::Irfft, T::C64, T::F32) => T::F32,
+        (F::Fft | F::Ifft, T::C128, T::C128)
+        | (F::Rfft, T::F64, T::C128)
+        | (F::Irfft, T::C128, T::F64) => T::F64,
+        _ => {
+            return Err(format!(
+                "fft: {} does not take {} to {}",
+                fft_type.name(),
+                i.ty,
+                o.ty
+            ))
+        }
+    };
+    let k = fft_length.len();
+    if !(1..=3).contains(&k) || o.rank() < k {
+        return Err(format!(
+            "fft: fft_length {fft_length:?} is not 1 to 3 trailing dimensions"
+        ));
+    }
+    let fits = |v: i64| v > 0 && v <= i32::MAX as i64;
+    let batch: i64 = o.dims[..o.rank() - k].iter().product();
+    let counts = [o.element_count(), i.element_count()];
+    if !fft_length.iter().all(|&n| fits(n)) || !counts.iter().all(|&c| c <= i32::MAX as usize) {
+        return Err(format!(
+            "fft: fft_length {fft_length:?} and {} elements: cuFFT plans take positive 32-bit \
+             sizes",
+            o.element_count()
+        ));
+    }
+    let plan = FftPlan {
+        fft_type,
+        part,
+        batch,
+        lengths: fft_length.to_vec(),
+    };
+    if plan.input_count() != i.element_count() || plan.output_count() != o.element_count() {
+        return Err(format!(
+            "fft: fft_length {fft_length:?} does not match the operand's and result's \
+             dimensions"
+        ));
+    }
+    Ok(plan)
 }
 
 fn unsupported(inst: &str, message: impl Into<String>) -> CompileError {
@@ -691,17 +828,51 @@ fn plan_comp(module: &Module, cid: CompId, p: &mut Program) -> Result<(), Compil
             _ if is_elemental(module, comp, id) => {
                 elemental_kernel(p, module, comp, id, cid, id, name, &inst.shape)
             }
-            // fft is on complex values, which `compile_lowered` refuses first.
-            Op::Fft { .. } => {
-                return Err(unsupported(
-                    name,
-                    hlox_codegen::complex_unsupported_message(
-                        inst.shape
-                            .element_type()
-                            .unwrap_or(hlox_hlo::ElementType::C64),
-                        "CUDA",
-                    ),
-                ))
+            Op::Fft {
+                fft_type,
+                fft_length,
+            } => {
+                let plan =
+                    fft_plan(comp, id, *fft_type, fft_length).map_err(|m| unsupported(name, m))?;
+                let scale = matches!(fft_type, hlox_hlo::FftType::Ifft | hlox_hlo::FftType::Irfft)
+                    .then(|| {
+                        let n = plan.lengths.iter().product();
+                        let k = kernel(p, KernelKind::FftScale { n });
+                        // One thread per float of the result.
+                        let parts = if plan.fft_type == hlox_hlo::FftType::Ifft {
+                            2
+                        } else {
+                            1
+                        };
+                        if let Some(info) = p.kernels.last_mut() {
+                            info.threads = plan.output_count() as u64 * parts;
+                        }
+                        k
+                    });
+                // Row-major copies for other layouts.
+                let mut relayout = [None, None];
+                for (slot, input) in relayout.iter_mut().zip([true, false]) {
+                    let shape = if input {
+                        inst.operands.first().map(|&o| &comp.inst(o).shape)
+                    } else {
+                        Some(&inst.shape)
+                    };
+                    let Some(a) = shape.and_then(|s| s.as_array()) else {
+                        continue;
+                    };
+                    if !a.layout.is_default() {
+                        let k = kernel(p, KernelKind::FftRelayout { input });
+                        if let Some(info) = p.kernels.last_mut() {
+                            info.threads = a.element_count() as u64;
+                        }
+                        *slot = Some(k);
+                    }
+                }
+                Step::Fft {
+                    plan,
+                    scale,
+                    relayout,
+                }
             }
             // Not supported on CUDA: reductions, sorts and scatters whose
             // computation is not scalar element-wise code, the collectives,

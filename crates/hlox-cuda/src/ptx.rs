@@ -200,6 +200,8 @@ pub fn kernel_arity(module: &Module, k: &KernelInfo) -> usize {
     match k.kind {
         KernelKind::ReducePartials(_) => operands + 1,
         KernelKind::ReduceCombine(_) => 2,
+        KernelKind::FftScale { .. } => 1,
+        KernelKind::FftRelayout { .. } => 2,
         _ => operands + leaf_count(&inst.shape),
     }
 }
@@ -310,6 +312,26 @@ fn kernel_body<'ctx>(
     if let KernelKind::SortMerge { width, first } = k.kind {
         return emit_sort_merge(cg, module, k, width, first, params, tid);
     }
+    if let KernelKind::FftScale { n } = k.kind {
+        return emit_fft_scale(cg, &inst.shape, k.threads, n, params, tid);
+    }
+    if let KernelKind::FftRelayout { input } = k.kind {
+        let shape = if input {
+            inst.operands.first().map(|&o| &comp.inst(o).shape)
+        } else {
+            Some(&inst.shape)
+        };
+        let a = shape
+            .and_then(|s| s.as_array())
+            .ok_or_else(|| CodegenError::Other("an fft takes and gives arrays".into()))?;
+        let row_major = ArrayShape::new(a.ty, a.dims.clone());
+        let (from, to) = if input {
+            (a.clone(), row_major)
+        } else {
+            (row_major, a.clone())
+        };
+        return emit_relayout(cg, &from, &to, params, tid);
+    }
     // Operand leaves as sources.
     let mut pi = 0;
     let mut operand_leaves: Vec<Vec<Leaf>> = Vec::new();
@@ -408,9 +430,12 @@ fn kernel_body<'ctx>(
                 elemental_ctx(module, ecomp, k, &inst.op, &inst.operands, operand_leaves)?;
             row_fusion(cg, flavor, &mut ctx, root, &outs, tid, rows, len)?;
         }
-        KernelKind::ReduceCombine(_) | KernelKind::SortMerge { .. } => {
+        KernelKind::ReduceCombine(_)
+        | KernelKind::SortMerge { .. }
+        | KernelKind::FftScale { .. }
+        | KernelKind::FftRelayout { .. } => {
             return Err(CodegenError::Other(
-                "combine and merge kernels are emitted apart".into(),
+                "combine, merge and fft kernels are emitted apart".into(),
             ))
         }
         KernelKind::Elemental => {
@@ -909,6 +934,64 @@ fn shfl<'ctx>(
     Ok(b.build_bit_cast(r, v.get_type(), "")?)
 }
 
+/// An fft's `1/n` ([`KernelKind::FftScale`]): float `tid` of the result
+/// (`floats` of them: complex values part by part) times `1/n` rounded to
+/// the part type, as `hlox_hlo::semantics::fft` scales.
+fn emit_fft_scale<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    shape: &hlox_hlo::Shape,
+    floats: u64,
+    n: i64,
+    params: &[PointerValue<'ctx>],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let ty = shape
+        .element_type()
+        .ok_or_else(|| CodegenError::Other("an fft's result is an array".into()))?;
+    let part = ty.complex_component().unwrap_or(ty);
+    let ft = match part {
+        ElementType::F32 => cg.f32(),
+        ElementType::F64 => cg.f64(),
+        t => return Err(CodegenError::Other(format!("an fft does not give {t}"))),
+    };
+    let out = *params
+        .first()
+        .ok_or_else(|| CodegenError::Other("the scale kernel takes the result".into()))?;
+    let s = if part == ElementType::F32 {
+        (1.0 / n as f64) as f32 as f64
+    } else {
+        1.0 / n as f64
+    };
+    in_range(cg, tid, floats as i64, |cg| {
+        let p = unsafe { cg.b.build_in_bounds_gep(ft, out, &[tid], "")? };
+        let x = cg.b.build_load(ft, p, "")?.into_float_value();
+        let y = cg.b.build_float_mul(x, ft.const_float(s), "")?;
+        cg.b.build_store(p, y)?;
+        Ok(())
+    })
+}
+
+/// Element `tid` (in `to`'s physical order) of `from` (parameter 0) copied
+/// to `to` (parameter 1): the same array in two layouts.
+fn emit_relayout<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    from: &ArrayShape,
+    to: &ArrayShape,
+    params: &[PointerValue<'ctx>],
+    tid: IntValue<'ctx>,
+) -> Result<(), CodegenError> {
+    let [src, dst] = params else {
+        return Err(CodegenError::Other(
+            "a relayout takes a source and a destination".into(),
+        ));
+    };
+    in_range(cg, tid, to.element_count() as i64, |cg| {
+        let idx = delinearize(cg, to, tid)?;
+        let v = cg.load_elem(from.ty, cg.element_ptr(*src, from, &idx)?)?;
+        cg.store_elem(to.ty, cg.element_ptr(*dst, to, &idx)?, v)
+    })
+}
+
 /// `if tid < count { body }`.
 fn in_range<'ctx>(
     cg: &Cg<'_, 'ctx>,
@@ -1049,8 +1132,10 @@ fn dot_domain(ty: ElementType) -> Option<ElementType> {
         F64 => F64,
         S8 | S16 | S32 | S64 => S64,
         U8 | U16 | U32 | U64 => U64,
-        // Complex modules are refused before planning.
-        Pred | C64 | C128 => return None,
+        // Complex products summed in their own type, as the evaluator.
+        C64 => C64,
+        C128 => C128,
+        Pred => return None,
     })
 }
 
@@ -2581,6 +2666,9 @@ impl<'ctx> Acc<'ctx> {
         let zero: BasicValueEnum = match ty {
             inkwell::types::BasicTypeEnum::FloatType(t) => t.const_zero().into(),
             inkwell::types::BasicTypeEnum::IntType(t) => t.const_zero().into(),
+            inkwell::types::BasicTypeEnum::StructType(t) if dom.is_complex() => {
+                t.const_zero().into()
+            }
             _ => return Err(CodegenError::Other("unexpected accumulator type".into())),
         };
         cg.b.build_store(ptr, zero)?;
@@ -2595,7 +2683,21 @@ impl<'ctx> Acc<'ctx> {
         b: BasicValueEnum<'ctx>,
     ) -> Result<(), CodegenError> {
         let s = cg.b.build_load(self.ty, self.ptr, "")?;
-        let r: BasicValueEnum = if self.dom.is_float() {
+        let r: BasicValueEnum = if self.dom.is_complex() {
+            use hlox_codegen::complex::{apply, ComplexOp};
+            let p = apply(
+                cg,
+                ComplexOp::Binary(hlox_hlo::BinaryOp::Multiply),
+                self.dom,
+                &[a, b],
+            )?;
+            apply(
+                cg,
+                ComplexOp::Binary(hlox_hlo::BinaryOp::Add),
+                self.dom,
+                &[s, p],
+            )?
+        } else if self.dom.is_float() {
             let p =
                 cg.b.build_float_mul(a.into_float_value(), b.into_float_value(), "")?;
             cg.b.build_float_add(s.into_float_value(), p, "")?.into()
@@ -2618,6 +2720,7 @@ impl<'ctx> Acc<'ctx> {
     ) -> Result<(), CodegenError> {
         let s = cg.b.build_load(self.ty, self.ptr, "")?;
         let v = if !self.dom.is_float() {
+            // (complex: the same type, unchanged)
             scalar::convert(cg, self.dom, oshape.ty, s)?
         } else if self.dom == ElementType::F32 {
             cg.round_to(oshape.ty, s)?

@@ -94,6 +94,8 @@ pub enum DeviceOp {
     Sync,
     /// Launching the run's CUDA graph.
     Graph,
+    /// An fft's transform by cuFFT.
+    Fft,
 }
 
 impl DeviceOp {
@@ -117,6 +119,7 @@ impl std::fmt::Display for DeviceOp {
             DeviceOp::Copy(n) => write!(f, "copying {n} bytes between device buffers"),
             DeviceOp::Sync => write!(f, "waiting for the stream"),
             DeviceOp::Graph => write!(f, "launching the run's CUDA graph"),
+            DeviceOp::Fft => write!(f, "cuFFT transform"),
         }
     }
 }
@@ -239,6 +242,16 @@ impl CudaClient {
         } else {
             None
         };
+        // cuFFT plans for the ffts, where there are any (libcufft is
+        // loaded only then: a clear error if it is missing).
+        let fft_plans = compiled.program.comps.values().flat_map(|c| {
+            c.steps.iter().filter_map(|(_, s, _)| match s {
+                crate::plan::Step::Fft { plan, .. } => Some(plan),
+                _ => None,
+            })
+        });
+        let ffts = crate::fft::CufftPlans::new(fft_plans, self.stream.cu_stream() as _)
+            .map_err(|e| RuntimeError::Driver(e.to_string()))?;
         let dev = CudaDevice {
             scratch: Arc::new(CudaScratch {
                 stream: self.stream.clone(),
@@ -247,6 +260,7 @@ impl CudaClient {
             gemms: compiled.program.kernels.iter().map(|k| k.gemm).collect(),
             funcs,
             blas,
+            ffts,
             block_size: compiled.options.block_size,
         };
         Ok(CudaExecutable {
@@ -278,6 +292,15 @@ pub(crate) trait Device {
     fn ffi_context(&self) -> hlox_ffi::xla_ffi::InvokeContext;
     /// Wait for all queued work.
     fn sync(&self) -> Result<(), DeviceError>;
+    /// The unnormalized transform of an fft ([`crate::fft`]) from `src`
+    /// to `dst`, queued on the run's stream.
+    fn fft(&self, plan: &crate::plan::FftPlan, src: u64, dst: u64) -> Result<(), DeviceError> {
+        let _ = (src, dst);
+        Err(DeviceOp::Fft.failed(format_args!(
+            "this device runs no fft ({:?} over {:?})",
+            plan.fft_type, plan.lengths
+        )))
+    }
     /// A device graph.
     type Graph: Send;
     /// The graph of the work `issue` queues on the stream (captured, not
@@ -651,6 +674,12 @@ impl<D: Device> Runner<D> {
                     inst,
                     buffers,
                 } => self.invoke(*comp, *inst, buffers.clone(), scope)?,
+                Cmd::Fft {
+                    inst,
+                    plan,
+                    src,
+                    dst,
+                } => self.dev.fft(plan, *src, *dst).map_err(at(inst))?,
             }
         }
         Ok(())
@@ -911,6 +940,11 @@ impl<D: Device> Runner<D> {
                     self.run_comp(branches[b], vec![operand(1 + b)?], scope)?
                 }
                 Step::CustomCall => self.custom_call(cid, *id, operands()?, frees, scope)?,
+                Step::Fft {
+                    plan,
+                    scale,
+                    relayout,
+                } => self.fft(name, plan, *scale, *relayout, operand(0)?, &inst.shape)?,
             };
             vals.insert(*id, v);
             for f in frees {
@@ -939,6 +973,59 @@ impl<D: Device> Runner<D> {
         let ptrs = self.ptrs(&leaves);
         for &k in ks {
             self.run_kernel(name, k, &ptrs)?;
+        }
+        Ok(out)
+    }
+
+    /// The fft `name` ([`Step::Fft`]): the operand in row-major order (its
+    /// relayout kernel, or a copy for IRFFT, whose transform may overwrite
+    /// it), the transform, the scale kernel, the result's relayout kernel.
+    fn fft(
+        &self,
+        name: &str,
+        plan: &crate::plan::FftPlan,
+        scale: Option<usize>,
+        relayout: [Option<usize>; 2],
+        operand: Val<D::Buf>,
+        shape: &hlox_hlo::Shape,
+    ) -> Result<Val<D::Buf>, RuntimeError> {
+        let out = self.alloc(shape).map_err(at(name))?;
+        let (Val::Buf(src), Val::Buf(dst)) = (&operand, &out) else {
+            return Err(exec(name, "an fft takes and gives arrays"));
+        };
+        if plan.input_count() == 0 || plan.output_count() == 0 {
+            return Ok(out);
+        }
+        let row_major = |a: &ArrayShape| ArrayShape::new(a.ty, a.dims.clone());
+        let src = if let Some(k) = relayout[0] {
+            let t = self.new_buf(&row_major(&src.shape)).map_err(at(name))?;
+            self.run_kernel(name, k, &[self.dev.ptr(&src.buf), self.dev.ptr(&t.buf)])?;
+            t
+        } else if plan.fft_type == hlox_hlo::FftType::Irfft {
+            let t = self.new_buf(&src.shape).map_err(at(name))?;
+            self.copy(name, &t, src, src.shape.byte_size())?;
+            t
+        } else {
+            src.clone()
+        };
+        let tmp = match relayout[1] {
+            Some(_) => Some(self.new_buf(&row_major(&dst.shape)).map_err(at(name))?),
+            None => None,
+        };
+        let d = self.dev.ptr(&tmp.as_ref().unwrap_or(dst).buf);
+        let s = self.dev.ptr(&src.buf);
+        self.record(|| Cmd::Fft {
+            inst: name.to_string(),
+            plan: plan.clone(),
+            src: s,
+            dst: d,
+        });
+        self.dev.fft(plan, s, d).map_err(at(name))?;
+        if let Some(k) = scale {
+            self.run_kernel(name, k, &[d])?;
+        }
+        if let Some(k) = relayout[1] {
+            self.run_kernel(name, k, &[d, self.dev.ptr(&dst.buf)])?;
         }
         Ok(out)
     }
@@ -1164,6 +1251,8 @@ pub(crate) struct CudaDevice {
     funcs: Vec<CudaFunction>,
     gemms: Vec<Option<crate::plan::Gemm>>,
     blas: Option<cudarc::cublas::CudaBlas>,
+    /// The cuFFT plans of the program's ffts (made at load).
+    ffts: crate::fft::CufftPlans,
     block_size: u32,
 }
 
@@ -1198,18 +1287,35 @@ impl CudaDevice {
             T::Bf16 => Ok(sys::cudaDataType_t::CUDA_R_16BF),
             T::F32 => Ok(sys::cudaDataType_t::CUDA_R_32F),
             T::F64 => Ok(sys::cudaDataType_t::CUDA_R_64F),
+            T::C64 => Ok(sys::cudaDataType_t::CUDA_C_32F),
+            T::C128 => Ok(sys::cudaDataType_t::CUDA_C_64F),
             t => Err(DeviceOp::Gemm.failed(format_args!("no cuBLAS GEMM for {t:?}"))),
         };
         let (ti, to) = (dt(g.input)?, dt(g.output)?);
         // F64 in f64; F32, F16 and BF16 accumulated in f32 (full f32: no
-        // TF32), alpha and beta in the compute type.
+        // TF32), alpha and beta in the compute type; C64 and C128 in their
+        // part types (CGEMM, ZGEMM), alpha and beta complex.
         let (one64, zero64, one32, zero32) = (1.0f64, 0.0f64, 1.0f32, 0.0f32);
+        let (c_one64, c_zero64, c_one32, c_zero32) =
+            ([1.0f64, 0.0], [0.0f64; 2], [1.0f32, 0.0], [0.0f32; 2]);
         let (compute, one, zero): (_, *const std::ffi::c_void, *const std::ffi::c_void) =
             if g.input == T::F64 {
                 (
                     sys::cublasComputeType_t::CUBLAS_COMPUTE_64F,
                     (&one64 as *const f64).cast(),
                     (&zero64 as *const f64).cast(),
+                )
+            } else if g.input == T::C128 {
+                (
+                    sys::cublasComputeType_t::CUBLAS_COMPUTE_64F,
+                    c_one64.as_ptr().cast(),
+                    c_zero64.as_ptr().cast(),
+                )
+            } else if g.input == T::C64 {
+                (
+                    sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
+                    c_one32.as_ptr().cast(),
+                    c_zero32.as_ptr().cast(),
                 )
             } else {
                 (
@@ -1289,6 +1395,9 @@ impl Device for CudaDevice {
             cudarc::driver::result::memcpy_htod_async(self.ptr(b), bytes, self.stream.cu_stream())
         }
         .map_err(|e| upload.failed(e))
+    }
+    fn fft(&self, plan: &crate::plan::FftPlan, src: u64, dst: u64) -> Result<(), DeviceError> {
+        self.ffts.exec(plan, src, dst)
     }
     fn launch(&self, k: usize, ptrs: &[u64], threads: u64) -> Result<(), DeviceError> {
         if let (Some(blas), Some(Some(g))) = (&self.blas, self.gemms.get(k)) {

@@ -106,15 +106,12 @@ fn opts(sm: &str, case: &str) -> CompileOptions {
 }
 
 /// Whether a compile error is one of the documented gaps: an opcode the
-/// plan does not lower yet, or complex values (c64/c128 and fft run on the
-/// Host and in the evaluator; docs/numerics.md, "Complex numbers").
+/// plan does not lower yet (none now; complex values and fft compile too).
 fn documented_gap(e: &CompileError) -> bool {
     let s = e.to_string();
     hlox_cuda::plan::UNSUPPORTED_OPS
         .iter()
         .any(|op| s.contains(&format!("not yet supported on CUDA: {op} ")))
-        || (s.contains("the CUDA backend does not compile c64 (complex) values yet")
-            || s.contains("the CUDA backend does not compile c128 (complex) values yet"))
 }
 
 // ---------------------------------------------------------------------------
@@ -339,7 +336,7 @@ fn corpus_kernels_assemble_with_ptxas() {
         gaps.join("\n  ")
     );
     assert_no_failures(&failures);
-    assert!(assembled >= 55, "only {assembled} corpus cases compiled");
+    assert!(assembled >= 89, "only {assembled} corpus cases compiled");
     assert_eq!(
         assembled + gaps.len() + host_only,
         cases.len(),
@@ -1326,7 +1323,7 @@ fn corpus_runs_in_host_emulation() {
          {replayed} of them replaying a recorded first run"
     );
     assert_no_failures(&failures);
-    assert!(ran >= 110, "only {ran} runs");
+    assert!(ran >= 178, "only {ran} runs");
     assert!(replayed >= 80, "only {replayed} replayed");
 }
 
@@ -1770,6 +1767,100 @@ fn row_reductions_run_a_warp_per_row_and_match_the_evaluator() {
     };
     let e = compile(&m, &odd).expect_err("block size 100");
     assert!(e.to_string().contains("multiple of 32"), "{e}");
+}
+
+/// Complex numbers and fft on CUDA: every case of the filetest
+/// `tests/filetests/cuda/complex.hlo` (which runs them in emulation, HLO
+/// passes on and off, against the interpreter) compiles unfused and fused
+/// for sm_80 and sm_90 and ptxas assembles its PTX; complex reductions,
+/// long rows and whole arrays too, run a thread per output (the general
+/// reduce loop, in the evaluator's order: no warp or split path); the dots
+/// are cuBLAS GEMMs (complex GemmEx: CGEMM, ZGEMM) where their layouts
+/// allow, and dot kernels in emulation; ffts are `Step::Fft`s with scale
+/// kernels for IFFT and IRFFT and relayout kernels for other layouts.
+#[test]
+fn complex_kernels_assemble_with_ptxas() {
+    use hlox_cuda::plan::KernelKind;
+    let ptxas = ptxas();
+    let mut failures = Vec::new();
+    let mut compiled = 0;
+    for case in 0..9 {
+        let m = filetest_case("complex.hlo", case);
+        for (fused, sm) in [
+            (false, "sm_80"),
+            (false, "sm_90"),
+            (true, "sm_80"),
+            (true, "sm_90"),
+        ] {
+            let o = CompileOptions {
+                sm: sm.into(),
+                hlo_passes: fused,
+                ..Default::default()
+            };
+            let c = match compile(&m, &o) {
+                Ok(c) => c,
+                Err(e) => {
+                    failures.push(format!("case {case} [{sm}, fused {fused}]: {e}"));
+                    continue;
+                }
+            };
+            compiled += 1;
+            if let Some(p) = &ptxas {
+                if let Err(e) = assemble(p, &c.ptx, sm, &format!("complex_{case}_{fused}")) {
+                    failures.push(format!("case {case}: {e}"));
+                }
+            }
+            let plan = hlox_cuda::describe(&c.module, &c.program);
+            if case == 4 && !fused {
+                // rows (8 rows of 256) and all (4096 elements): a thread
+                // per output all the same.
+                let rows = count_kernels(&c, |k| matches!(k, KernelKind::ReduceRows { .. }));
+                let splits = steps(&c)
+                    .filter(|s| matches!(s, hlox_cuda::plan::Step::SplitReduce { .. }))
+                    .count();
+                assert_eq!((rows, splits), (0, 0), "{plan}");
+                let all = c.program.kernels.iter().find(|k| k.inst == "all");
+                assert_eq!(all.map(|k| k.threads), Some(1), "{plan}");
+            }
+            if case == 5 {
+                // x2 (c64, batched) and g (c128) are GEMMs; x and y (an
+                // operand in another layout) and mv (a vector) run the dot
+                // kernel.
+                let gemms: Vec<_> = c
+                    .program
+                    .kernels
+                    .iter()
+                    .filter_map(|k| k.gemm.map(|g| (k.inst.as_str(), g.input, g.output)))
+                    .collect();
+                use hlox_hlo::ElementType::{C128, C64};
+                assert_eq!(gemms, [("x2", C64, C64), ("g", C128, C128)], "{plan}");
+            }
+            if case == 6 {
+                // Nine transforms; IFFT and IRFFT (five) scaled by a kernel.
+                let ffts: Vec<_> = steps(&c)
+                    .filter_map(|s| match s {
+                        hlox_cuda::plan::Step::Fft { plan, scale, .. } => Some((plan, scale)),
+                        _ => None,
+                    })
+                    .collect();
+                assert_eq!(ffts.len(), 9, "{plan}");
+                assert_eq!(
+                    ffts.iter().filter(|(_, s)| s.is_some()).count(),
+                    5,
+                    "{plan}"
+                );
+                let scales = count_kernels(&c, |k| matches!(k, KernelKind::FftScale { .. }));
+                assert_eq!(scales, 5, "{plan}");
+            }
+            if case == 7 && !fused {
+                // a's operand, i's and r's results: three relayouts.
+                let relayouts = count_kernels(&c, |k| matches!(k, KernelKind::FftRelayout { .. }));
+                assert_eq!(relayouts, 3, "{plan}");
+            }
+        }
+    }
+    assert_no_failures(&failures);
+    assert_eq!(compiled, 36);
 }
 
 /// Row fusions (softmax, log-softmax, layernorm, a rank-3 softmax along a

@@ -94,14 +94,21 @@ fn scale<T: FftFloat>(data: &mut [Complex<T>], n: usize) {
 /// `lengths` of `data`, in place.
 pub fn complex<T: FftFloat>(data: &mut [Complex<T>], lengths: &[usize], inverse: bool) {
     let n: usize = lengths.iter().product();
+    complex_unscaled(data, lengths, inverse);
+    if inverse && n != 0 {
+        scale(data, n);
+    }
+}
+
+/// [`complex`] without IFFT's `1/n` (cuFFT's convention: the CUDA
+/// backend's emulation scales in a kernel of its own).
+pub fn complex_unscaled<T: FftFloat>(data: &mut [Complex<T>], lengths: &[usize], inverse: bool) {
+    let n: usize = lengths.iter().product();
     if n == 0 {
         return;
     }
     for axis in 0..lengths.len() {
         along_axis(data, lengths, axis, inverse);
-    }
-    if inverse {
-        scale(data, n);
     }
 }
 
@@ -126,6 +133,28 @@ pub fn real_forward<T: FftFloat>(input: &[T], lengths: &[usize], output: &mut [C
 /// `last / 2 + 1` frequencies, `output` blocks of `lengths` real values.
 pub fn real_inverse<T: FftFloat>(input: &[Complex<T>], lengths: &[usize], output: &mut [T]) {
     let n: usize = lengths.iter().product();
+    let s = T::from_f64(1.0 / n as f64).unwrap_or_else(T::zero);
+    real_inverse_scaled(input, lengths, output, s);
+}
+
+/// [`real_inverse`] without the `1/n` (cuFFT's convention, as
+/// [`complex_unscaled`]).
+pub fn real_inverse_unscaled<T: FftFloat>(
+    input: &[Complex<T>],
+    lengths: &[usize],
+    output: &mut [T],
+) {
+    real_inverse_scaled(input, lengths, output, T::one());
+}
+
+/// IRFFT with every output multiplied by `s`.
+fn real_inverse_scaled<T: FftFloat>(
+    input: &[Complex<T>],
+    lengths: &[usize],
+    output: &mut [T],
+    s: T,
+) {
+    let n: usize = lengths.iter().product();
     let k = lengths.len();
     let last = *lengths.last().unwrap_or(&1);
     let half = if last == 0 { 0 } else { last / 2 + 1 };
@@ -144,7 +173,6 @@ pub fn real_inverse<T: FftFloat>(input: &[Complex<T>], lengths: &[usize], output
     let plan = T::with_planner(|p| p.plan_fft_inverse(last));
     let mut scratch = vec![Complex::zero(); plan.get_inplace_scratch_len()];
     let mut row = vec![Complex::zero(); last];
-    let s = T::from_f64(1.0 / n as f64).unwrap_or_else(T::zero);
     for (h, out) in spec.chunks_exact(half).zip(output.chunks_exact_mut(last)) {
         row[..half].copy_from_slice(h);
         for j in half..last {
