@@ -403,11 +403,3 @@ impl<'a, 'ctx> Cg<'a, 'ctx> {
     }
 }
 
-/// The message the compiled backends give for a module with complex numbers.
-pub fn complex_unsupported_message(ty: ElementType, backend: &str) -> String {
-    format!(
-        "the {backend} backend does not compile {ty} (complex) values yet; run the module with \
-         the evaluator (`hlox run --interpret`, `hlox_eval::evaluate`), which computes every \
-         complex op and fft"
-    )
-}

@@ -678,32 +678,6 @@ impl Module {
     pub fn comp(&self, id: CompId) -> &Computation {
         &self.computations[id]
     }
-    /// The first instruction that produces or reads complex numbers
-    /// (`c64`/`c128`, at any tuple depth), with its computation and the
-    /// complex type: what the engines that do not handle complex numbers
-    /// yet (the compiled backends, the transformations) name when they
-    /// refuse a module.
-    pub fn first_complex_instruction(&self) -> Option<(&Computation, &Instruction, ElementType)> {
-        fn complex_in(s: &Shape) -> Option<ElementType> {
-            s.leaves()
-                .into_iter()
-                .find_map(|(_, l)| l.element_type().filter(|t| t.is_complex()))
-        }
-        for c in self.computations.values() {
-            for inst in c.instructions.values() {
-                let ty = complex_in(&inst.shape).or_else(|| {
-                    inst.operands
-                        .iter()
-                        .filter_map(|&o| c.instructions.get(o))
-                        .find_map(|o| complex_in(&o.shape))
-                });
-                if let Some(ty) = ty {
-                    return Some((c, inst, ty));
-                }
-            }
-        }
-        None
-    }
     pub fn entry_computation(&self) -> &Computation {
         &self.computations[self.entry]
     }
