@@ -52,6 +52,8 @@ import numpy as np  # noqa: E402
 ARTIFACTS_FLAG = "--artifacts"
 # Larger artifacts are not committed (their text form, module.mlir, is).
 MAX_ARTIFACT_BYTES = 200_000
+# The case that also gets its module as plain MLIR bytecode (plain.mlirbc).
+PLAIN_BYTECODE_CASE = "pow_edge_f32"
 if ARTIFACTS_FLAG in sys.argv:
     # Keep this checkout's absolute paths out of the artifacts' locations.
     jax.config.update("jax_hlo_source_file_canonicalization_regex", ".*/")
@@ -82,6 +84,10 @@ def write_artifact(case, out_root: Path) -> str:
 
     module = ir.Module.parse(export.deserialize(data).mlir_module(), context=jmlir.make_ir_context())
     text_path.write_text(module.operation.get_asm(enable_debug_info=False))
+    if case.name == PLAIN_BYTECODE_CASE:
+        # Plain (unversioned) bytecode, which hlox refuses with what to do.
+        lowered = jax.jit(f).lower(*args).compiler_ir("stablehlo")
+        (out_root / case.name / "plain.mlirbc").write_bytes(jmlir.module_to_bytecode(lowered))
     return f"{len(data)} bytes"
 
 

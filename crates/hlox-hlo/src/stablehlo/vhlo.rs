@@ -946,13 +946,15 @@ impl<'b> Printer<'b> {
         let indent = "  ".repeat(depth);
         let base = match op.name.strip_prefix("vhlo.") {
             Some(b) => b.rsplit_once("_v").map_or(b, |(n, _)| n),
-            None => return self.fail(
-                op,
-                format!(
+            None => {
+                return self.fail(
+                    op,
+                    format!(
                     "'{}' is not a VHLO operation (hlox reads VHLO-versioned portable artifacts)",
                     op.name
                 ),
-            ),
+                )
+            }
         };
         let (operands, operand_tys) = self.operand_list(op)?;
         let result_names = self.name_values(&op.results, true);
