@@ -181,7 +181,7 @@ impl<'a> Cur<'a> {
             if !align.is_power_of_two() || align > 1 << 32 {
                 return self.err(format!("section alignment {align} is not a power of two"));
             }
-            while self.pos as u64 % align != 0 {
+            while !(self.pos as u64).is_multiple_of(align) {
                 if self.byte()? != 0xCB {
                     self.pos -= 1;
                     return self.err("expected an alignment byte 0xCB");
