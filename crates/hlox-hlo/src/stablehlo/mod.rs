@@ -270,6 +270,23 @@ mod tests {
         for op in ["sine(", "multiply(", "add(", "constant(2)"] {
             assert!(text.contains(op), "{op} in\n{text}");
         }
+        // An op hlox does not lower (`add_v1` renamed in the string table):
+        // the error names the line of the decoded text and shows it.
+        let at = bytes.windows(6).position(|w| w == b"add_v1").unwrap();
+        let mut renamed = bytes.clone();
+        renamed[at + 2] = b'x';
+        let p = std::env::temp_dir().join(format!("hlox-renamed-{}.bin", std::process::id()));
+        std::fs::write(&p, &renamed).unwrap();
+        let e = crate::load::load_module(&p).unwrap_err().to_string();
+        let _ = std::fs::remove_file(&p);
+        assert!(
+            e.starts_with(&format!(
+                "{} (decoded from bytecode):7:11: unsupported operation 'stablehlo.adx'",
+                p.display()
+            )),
+            "{e}"
+        );
+        assert!(e.contains("%v6 = \"stablehlo.adx\"(%v5, %v1)"), "{e}");
         // The bytecode alone (a portable artifact) loads the same, under any name.
         let (_, module) = export::exported_module(&bytes).unwrap();
         let p = std::env::temp_dir().join(format!("hlox-portable-{}.pb", std::process::id()));
