@@ -201,6 +201,40 @@ mod tests {
         }
     }
 
+    /// A comparator may use a constant of its function (copied into the
+    /// comparator's computation, as XLA's import does), not another value.
+    #[test]
+    fn regions_copy_captured_constants_and_refuse_other_captures() {
+        let sort = |captured: &str| {
+            format!(
+                r#"module @m {{
+  func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<f32>) -> (tensor<4xf32>) {{
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = "stablehlo.sort"(%arg0) <{{dimension = 0 : i64, is_stable = true}}> ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %1 = stablehlo.add %a, {captured} : tensor<f32>
+      %2 = stablehlo.compare LT, %1, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %2 : tensor<i1>
+    }}) : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }}
+}}
+"#
+            )
+        };
+        let m = parse_module(&sort("%cst")).unwrap_or_else(|e| panic!("{e}"));
+        crate::verifier::verify_module(&m).unwrap();
+        let text = print_module(&m);
+        let region = text.split("\n\n").find(|c| c.contains("compare(")).unwrap();
+        assert!(region.contains("constant(0)"), "{text}");
+        let (line, col, msg) = error(&sort("%arg1"));
+        assert_eq!((line, col), (4, 77), "{msg}");
+        assert!(
+            msg.contains("the comparator of 'stablehlo.sort' uses '%arg1' from outside; hlox supports this only for constants and for while, case and if"),
+            "{msg}"
+        );
+    }
+
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let deep = format!(
