@@ -352,6 +352,8 @@ pub(crate) struct Bytecode {
     pub ops: Vec<Op>,
     /// Values defined in all.
     pub num_values: u32,
+    /// The size of the bytecode in bytes.
+    pub len: usize,
 }
 
 struct OpName {
@@ -466,6 +468,7 @@ pub(crate) fn read(b: &[u8]) -> BResult<Bytecode> {
         attrs,
         ops,
         num_values: r.next_value,
+        len: b.len(),
     })
 }
 

@@ -624,9 +624,10 @@ const OPS: &[(&str, &[&str])] = &[
     ("xor_v1", &[]),
 ];
 
-/// How much text the decoded module may take (attributes are shared by
-/// index, so a crafted file could otherwise expand without bound).
-const MAX_TEXT: usize = 1 << 30;
+/// How much text the decoded module may take beyond 4 characters per byte
+/// of bytecode (attributes are shared by index, so a crafted file could
+/// otherwise expand without bound).
+const MAX_TEXT: usize = 64 << 20;
 
 /// Prints a VHLO module (a read portable artifact) as StableHLO MLIR text.
 pub(crate) fn to_stablehlo_text(bc: &Bytecode) -> BResult<String> {
@@ -636,6 +637,7 @@ pub(crate) fn to_stablehlo_text(bc: &Bytecode) -> BResult<String> {
         names: vec![String::new(); bc.num_values as usize],
         value_types: vec![usize::MAX; bc.num_values as usize],
         steps: std::cell::Cell::new(0),
+        charged: std::cell::Cell::new(0),
     };
     let module = match bc.ops.as_slice() {
         [m] if m.name == "builtin.module" => m,
@@ -691,6 +693,8 @@ struct Printer<'b> {
     /// Attributes and types visited while printing: shared entries could
     /// otherwise expand exponentially.
     steps: std::cell::Cell<usize>,
+    /// Bytes of element data printed so far (bounded like the text).
+    charged: std::cell::Cell<usize>,
 }
 
 /// How many attribute and type nodes may be printed in all.
@@ -858,8 +862,23 @@ impl<'b> Printer<'b> {
     }
 
     fn budget(&self, op: &Op) -> BResult<()> {
-        if self.out.len() > MAX_TEXT {
-            return self.fail(op, "the module's text would exceed 1 GiB");
+        let max = MAX_TEXT.saturating_add(self.bc.len.saturating_mul(4));
+        if self.out.len() > max {
+            return self.fail(op, format!("the module's text would exceed {max} bytes"));
+        }
+        Ok(())
+    }
+
+    /// Accounts for `n` bytes of printed element data.
+    fn charge(&self, op: &Op, n: usize) -> BResult<()> {
+        let total = self.charged.get().saturating_add(n);
+        self.charged.set(total);
+        let max = MAX_TEXT.saturating_add(self.bc.len.saturating_mul(4));
+        if total > max {
+            return self.fail(
+                op,
+                format!("the module's constants would print as more than {max} bytes"),
+            );
         }
         Ok(())
     }
@@ -1373,6 +1392,7 @@ impl<'b> Printer<'b> {
                 if n > 1 << 24 {
                     return self.fail(op, "an integer list of more than 2^24 elements");
                 }
+                self.charge(op, n.saturating_mul(8))?;
                 Ok((0..n)
                     .map(|i| {
                         let at = if data.len() == w { 0 } else { i * w };
@@ -1450,6 +1470,7 @@ impl<'b> Printer<'b> {
                     return self.fail(op, format!("attribute '{key}' has a dimension over 2^24"));
                 }
                 let is_int = int_bits(&self.bc.types, elem).is_some();
+                self.charge(op, data.len().saturating_mul(4))?;
                 if key != "value" && is_int && shape.len() == 1 {
                     let v = self.ints(op, a)?;
                     let t = if self.bc.types.get(elem) == Some(&Ty::Bool) { "i1" } else { "i64" };
@@ -1479,6 +1500,7 @@ impl<'b> Printer<'b> {
                 let Some(bits) = int_bits(&self.bc.types, *elem) else {
                     return self.fail(op, "a dense array of non-integers");
                 };
+                self.charge(op, data.len().saturating_mul(4))?;
                 let w = bits.div_ceil(8).max(1) as usize;
                 if (*n as usize).saturating_mul(w) != data.len() {
                     return self.fail(op, "a dense array's data does not match its size");
