@@ -822,7 +822,7 @@ impl<'a> Reader<'a> {
         self.scopes.push(Scope::default());
         self.scope().push(0);
         let mut block = Block::default();
-        self.block_header(&mut c, &mut block, 0)
+        self.block_header(&mut c, &mut block)
             .and_then(|n| self.block_ops(&mut c, &mut block, n, 0))?;
         if !c.is_empty() {
             return c.err("unexpected bytes after the top-level operations");
@@ -863,12 +863,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Parses a block header and its arguments; returns the op count.
-    fn block_header(
-        &mut self,
-        c: &mut Cur<'a>,
-        block: &mut Block,
-        _depth: usize,
-    ) -> BResult<usize> {
+    fn block_header(&mut self, c: &mut Cur<'a>, block: &mut Block) -> BResult<usize> {
         let (n_ops, has_args) = c.varint_flag()?;
         if n_ops > c.left() as u64 {
             return c.err(format!(
@@ -1055,7 +1050,7 @@ impl<'a> Reader<'a> {
                 self.scope().push(nv);
                 for _ in 0..nb {
                     let mut block = Block::default();
-                    let n_ops = self.block_header(c, &mut block, depth)?;
+                    let n_ops = self.block_header(c, &mut block)?;
                     self.block_ops(c, &mut block, n_ops, depth)?;
                     region.blocks.push(block);
                 }
