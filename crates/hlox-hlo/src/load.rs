@@ -224,12 +224,11 @@ fn parse_decoded_text(text: &str, path: &Path) -> Result<Module, LoadError> {
 /// (platforms, shardings) is [`crate::stablehlo::export::read_exported`]'s.
 pub fn parse_exported_and_verify(bytes: &[u8], path: &Path) -> Result<Module, LoadError> {
     let (info, module) =
-        crate::stablehlo::export::exported_module(bytes).map_err(|e| LoadError::JaxExport {
+        crate::stablehlo::export::exported_module(bytes).map_err(|e| LoadError::StableHlo {
             path: path.to_owned(),
-            info: Box::default(),
             error: crate::stablehlo::BytecodeError {
                 offset: 0,
-                section: "jax.export flatbuffer",
+                section: "the jax.export flatbuffer around it",
                 message: e.to_string(),
             },
         })?;
