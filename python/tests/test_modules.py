@@ -92,9 +92,20 @@ def test_load_stablehlo_error_has_position(tmp_path):
     assert e.value.line is not None and "bad.mlir:" in str(e.value)
 
 
-def test_load_jax_export_artifact_says_what_to_do():
-    with pytest.raises(hlox.ParseError, match=r"jax\.export artifact .*mlir_module\(\)"):
-        hlox.load(STABLEHLO / "sin_add.jax_exported")
+def test_load_jax_export_artifact_runs(tmp_path):
+    m = hlox.load(STABLEHLO / "sin_add.jax_exported")
+    assert m.name == "jit_f"
+    assert [str(s) for s in m.parameter_shapes] == ["f32[8]", "f32[8]"]
+    x, y = np.load(STABLEHLO / "in0.npy"), np.load(STABLEHLO / "in1.npy")
+    out = hlox.compile(m)(x, y)
+    np.testing.assert_allclose(np.asarray(out), np.load(STABLEHLO / "out0.npy"), rtol=1e-5, atol=1e-5)
+    # An artifact hlox cannot read is an error that says where and what to do.
+    data = bytearray((STABLEHLO / "sin_add.jax_exported").read_bytes())
+    data[data.index(b"ML\xefR") + 4] = 0x0F  # bytecode version 7
+    bad = tmp_path / "bad.jax_exported"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(hlox.Error, match=r"byte 4 \(header\): bytecode version 7 .*mlir_module\(\)"):
+        hlox.load(bad)
 
 
 def test_missing_file():

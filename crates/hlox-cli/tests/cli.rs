@@ -834,20 +834,40 @@ fn stablehlo_input_runs_and_bytecode_says_what_to_do() {
     Hlox::new("run").arg(&bytecode).arg("--random").fails(
         1,
         &[
-            "this is StableHLO (MLIR bytecode), which hlox does not read yet",
+            "cannot read this StableHLO bytecode: MLIR bytecode byte 16 (header): the string section is missing",
             "mlir_module()",
         ],
     );
+    // The jax.export artifact itself (VHLO bytecode) runs to the same
+    // output, and every command reads it.
+    let exported_out = tmp_dir("jax_exported_out");
     Hlox::new("run")
         .arg(dir.join("sin_add.jax_exported"))
-        .arg("--random")
-        .fails(
-            1,
-            &[
-                "this is a serialized jax.export artifact (function 'f', platforms [cpu]",
-                "mlir_module()",
-            ],
+        .arg("-i")
+        .arg(dir.join("in0.npy"))
+        .arg("-i")
+        .arg(dir.join("in1.npy"))
+        .arg("--out-dir")
+        .arg(&exported_out)
+        .ok();
+    let out = Hlox::new("fmt").arg(dir.join("sin_add.jax_exported")).ok();
+    assert!(
+        out.starts_with("HloModule jit_f") && out.contains("sine("),
+        "{out}"
+    );
+    Hlox::new("compile")
+        .arg(dir.join("sin_add.jax_exported"))
+        .ok();
+    let (got, want) = (
+        read(exported_out.join("out0.npy")),
+        read(dir.join("out0.npy")),
+    );
+    for (g, w) in got.iter().zip(&want) {
+        assert!(
+            (g - w).abs() <= 1e-5 + 1e-5 * w.abs(),
+            "{got:?} vs {want:?}"
         );
+    }
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! Loading and saving modules from files: HLO text (`.hlo`, `.txt`),
-//! binary HloModuleProto (`.pb`), or StableHLO MLIR text (`.mlir`, or any
-//! text file whose first token is MLIR's), chosen by extension and content.
-//! Every loaded module is verified. MLIR bytecode and `jax.export` artifacts
-//! are recognised and refused with what to do instead.
+//! binary HloModuleProto (`.pb`), StableHLO MLIR text (`.mlir`, or any
+//! text file whose first token is MLIR's), StableHLO portable artifacts
+//! (VHLO MLIR bytecode, `ML\xefR`) and serialized `jax.export` artifacts,
+//! chosen by extension and content. Every loaded module is verified.
 
 use crate::ir::Module;
 use std::path::{Path, PathBuf};
@@ -59,24 +59,28 @@ pub enum LoadError {
         path: PathBuf,
         error: crate::verifier::VerifyError,
     },
-    /// The file is MLIR bytecode (what `jax.export` serializes inside its
-    /// artifact, or `compiler_ir('stablehlo')` writes), which hlox does not
-    /// read yet.
-    #[error("{path}: this is StableHLO ({form}), which hlox does not read yet; {BYTECODE_HINT}")]
-    StableHlo { path: PathBuf, form: MlirForm },
-    /// The file is a serialized `jax.export` artifact; its module is MLIR
-    /// bytecode, which hlox does not read yet.
+    /// The file is MLIR bytecode that hlox cannot read: plain (not
+    /// VHLO-versioned) bytecode, or a malformed or unsupported one; the error
+    /// names the byte offset and section.
+    #[error("{path}: cannot read this StableHLO bytecode: {error}; {BYTECODE_HINT}")]
+    StableHlo {
+        path: PathBuf,
+        error: crate::stablehlo::BytecodeError,
+    },
+    /// The file is a serialized `jax.export` artifact whose module cannot be
+    /// read (what the artifact records, then why).
     #[error(
-        "{path}: this is a serialized jax.export artifact ({info}); hlox reads its header but not \
-             MLIR bytecode yet; {BYTECODE_HINT}"
+        "{path}: this is a serialized jax.export artifact ({info}); its module cannot be read: \
+             {error}; {BYTECODE_HINT}"
     )]
     JaxExport {
         path: PathBuf,
         info: Box<crate::stablehlo::export::ExportedInfo>,
+        error: crate::stablehlo::BytecodeError,
     },
 }
 
-/// What to do with MLIR bytecode: write the text form, which hlox reads.
+/// What to do with MLIR bytecode hlox cannot read: write the text form.
 pub const BYTECODE_HINT: &str = "write the module as MLIR text and load that `.mlir` file: \
      `jax.export.deserialize(data).mlir_module()` for an artifact, \
      `jax.jit(f).lower(*args).as_text()` for a function";
@@ -186,16 +190,55 @@ pub fn decode_and_verify(bytes: &[u8], path: &Path) -> Result<Module, LoadError>
     verify(m, path)
 }
 
-/// Content that is MLIR whatever the caller expected: StableHLO text is
-/// converted, bytecode and other forms refused; `None` for anything else.
+/// Content that is MLIR whatever the caller expected: StableHLO text and
+/// portable artifacts are converted; `None` for anything else.
 fn load_if_mlir(bytes: &[u8], path: &Path) -> Option<Result<Module, LoadError>> {
     Some(match detect_mlir(bytes)? {
         MlirForm::Text => parse_stablehlo_and_verify(&String::from_utf8_lossy(bytes), path),
-        form => Err(LoadError::StableHlo {
-            path: path.to_owned(),
-            form,
-        }),
+        MlirForm::Bytecode => parse_bytecode_and_verify(bytes, path),
     })
+}
+
+/// Reads StableHLO bytecode (a VHLO portable artifact), converts it to HLO
+/// through its StableHLO text and verifies it. An error in that text (an
+/// op hlox does not lower, say) names its line in the decoded text and
+/// shows it, under the file's name with `(decoded from bytecode)`.
+pub fn parse_bytecode_and_verify(bytes: &[u8], path: &Path) -> Result<Module, LoadError> {
+    let text = crate::stablehlo::bytecode_to_text(bytes).map_err(|error| LoadError::StableHlo {
+        path: path.to_owned(),
+        error,
+    })?;
+    parse_decoded_text(&text, path)
+}
+
+fn parse_decoded_text(text: &str, path: &Path) -> Result<Module, LoadError> {
+    let m = crate::stablehlo::parse_module(text).map_err(|error| LoadError::Parse {
+        path: path.to_owned(),
+        error: error.with_file(format!("{} (decoded from bytecode)", path.display())),
+    })?;
+    verify(m, path)
+}
+
+/// Reads a serialized `jax.export` artifact: its module (VHLO bytecode)
+/// converted to HLO and verified. What the artifact records besides
+/// (platforms, shardings) is [`crate::stablehlo::export::read_exported`]'s.
+pub fn parse_exported_and_verify(bytes: &[u8], path: &Path) -> Result<Module, LoadError> {
+    let (info, module) =
+        crate::stablehlo::export::exported_module(bytes).map_err(|e| LoadError::StableHlo {
+            path: path.to_owned(),
+            error: crate::stablehlo::BytecodeError {
+                offset: 0,
+                section: "the jax.export flatbuffer around it",
+                message: e.to_string(),
+            },
+        })?;
+    let text =
+        crate::stablehlo::bytecode_to_text(module).map_err(|error| LoadError::JaxExport {
+            path: path.to_owned(),
+            info: Box::new(info),
+            error,
+        })?;
+    parse_decoded_text(&text, path)
 }
 
 /// A name (a module's, an instruction's) made safe as part of a file name:
@@ -227,20 +270,12 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, LoadError> {
         path: path.to_owned(),
         source,
     })?;
-    if let Ok(info) = crate::stablehlo::export::read_exported(&bytes) {
-        if detect_mlir(&bytes).is_none() {
-            return Err(LoadError::JaxExport {
-                path: path.to_owned(),
-                info: Box::new(info),
-            });
-        }
+    if detect_mlir(&bytes).is_none() && crate::stablehlo::export::is_exported(&bytes) {
+        return parse_exported_and_verify(&bytes, path);
     }
     let format = ModuleFormat::from_path(path);
     match (format, detect_mlir(&bytes)) {
-        (_, Some(MlirForm::Bytecode)) => Err(LoadError::StableHlo {
-            path: path.to_owned(),
-            form: MlirForm::Bytecode,
-        }),
+        (_, Some(MlirForm::Bytecode)) => parse_bytecode_and_verify(&bytes, path),
         (ModuleFormat::Proto, _) => decode_and_verify(&bytes, path),
         (ModuleFormat::StableHlo, _) | (_, Some(MlirForm::Text)) => {
             parse_stablehlo_and_verify(&String::from_utf8_lossy(&bytes), path)
@@ -347,24 +382,16 @@ mod tests {
             )),
             "{msg}"
         );
-        // Bytecode, whether named .pb or anything else.
+        // Bytecode, whether named .pb or anything else: this one is only a
+        // header, so reading it fails at its first missing section.
         for name in ["f.pb", "f.mlirbc", "f.mlir"] {
             let p = dir.join(name);
             std::fs::write(&p, MLIR_BYTECODE).unwrap();
             let e = load_module(&p).unwrap_err();
-            assert!(
-                matches!(
-                    e,
-                    LoadError::StableHlo {
-                        form: MlirForm::Bytecode,
-                        ..
-                    }
-                ),
-                "{name}: {e:?}"
-            );
+            assert!(matches!(e, LoadError::StableHlo { .. }), "{name}: {e:?}");
             let msg = e.to_string();
             assert!(
-                msg.contains("(MLIR bytecode), which hlox does not read yet"),
+                msg.contains("cannot read this StableHLO bytecode: MLIR bytecode byte 16 (header): the string section is missing"),
                 "{msg}"
             );
             assert!(msg.contains("mlir_module()"), "{msg}");

@@ -137,6 +137,12 @@ impl<'a> Fb<'a> {
 
 /// Reads the `Exported` table of a serialized `jax.export` artifact.
 pub fn read_exported(bytes: &[u8]) -> Result<ExportedInfo, ExportError> {
+    exported_module(bytes).map(|(info, _)| info)
+}
+
+/// Reads the `Exported` table and returns it with the serialized module
+/// (MLIR bytecode) it holds.
+pub fn exported_module(bytes: &[u8]) -> Result<(ExportedInfo, &[u8]), ExportError> {
     let fb = Fb { b: bytes };
     let t = fb.deref(0)?;
     // Field slots of table Exported (serialization.fbs, JAX 0.10).
@@ -200,7 +206,7 @@ pub fn read_exported(bytes: &[u8]) -> Result<ExportedInfo, ExportError> {
             "it records no platform or no MLIR bytecode module".into(),
         ));
     }
-    Ok(info)
+    Ok((info, module))
 }
 
 /// Whether `bytes` look like a serialized `jax.export` artifact (a

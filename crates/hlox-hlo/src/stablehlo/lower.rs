@@ -663,6 +663,20 @@ impl<'a> Lowerer<'a> {
         captures: &[Capture],
         pass_captures: bool,
     ) -> LResult<CompId> {
+        self.region_comp_with(r, name, params, captures, pass_captures, &[])
+    }
+
+    /// [`Self::region_comp`], with constants of the enclosing computation
+    /// copied in under their names.
+    fn region_comp_with(
+        &mut self,
+        r: &MRegion,
+        name: String,
+        params: Params,
+        captures: &[Capture],
+        pass_captures: bool,
+        constants: &[(String, Instruction)],
+    ) -> LResult<CompId> {
         let mut c = Comp::new(name);
         let arg_shapes: Vec<Shape> = r
             .args
@@ -707,6 +721,12 @@ impl<'a> Lowerer<'a> {
                     c.values.insert(k.name.clone(), g);
                 }
             }
+        }
+        for (n, inst) in constants {
+            let mut inst = inst.clone();
+            inst.name = self.fresh("constant");
+            let id = c.insts.push(inst);
+            c.values.insert(n.clone(), vec![id]);
         }
         let Some((last, body)) = r.ops.split_last() else {
             return self.err(r.pos, "a region must end with a return");
@@ -804,11 +824,25 @@ impl<'a> Lowerer<'a> {
         let Some(r) = op.regions.get(i) else {
             return self.err(op.pos, format!("'{}' needs a {what} region", op.name));
         };
-        if let Some(k) = self.captures(c, &[r], r.pos)?.first() {
-            return self.err(r.pos, format!("the {what} of '{}' uses '%{}' from outside; hlox supports this only for while, case and if", op.name, k.name));
+        // A constant of the enclosing computation (MLIR's canonicalizer
+        // hoists them out of comparators and reducers) is copied into the
+        // region, as XLA's import does; any other value is refused.
+        let captures = self.captures(c, &[r], r.pos)?;
+        for k in &captures {
+            let constant = match k.ids.as_slice() {
+                [id] => matches!(c.insts[*id].op, Op::Constant { .. }),
+                _ => false,
+            };
+            if !constant {
+                return self.err(r.pos, format!("the {what} of '{}' uses '%{}' from outside; hlox supports this only for constants and for while, case and if", op.name, k.name));
+            }
         }
+        let constants: Vec<(String, Instruction)> = captures
+            .iter()
+            .map(|k| (k.name.clone(), c.insts[k.ids[0]].clone()))
+            .collect();
         let name = self.comp_name(&format!("region_{}", self.next_id + 1));
-        self.region_comp(r, name, Params::Each, &[], false)
+        self.region_comp_with(r, name, Params::Each, &[], false, &constants)
     }
 
     // ---------------------------------------------------------------- ops

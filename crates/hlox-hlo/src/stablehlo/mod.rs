@@ -5,10 +5,14 @@
 //! What is read and how it maps is in docs/stablehlo.md. Errors are
 //! [`ParseError`]s with line and column; [`crate::load`] adds the file.
 
+mod bytecode;
 mod chlo;
 pub mod export;
 mod lower;
 mod syntax;
+mod vhlo;
+
+pub use bytecode::BytecodeError;
 
 use crate::ir::Module;
 use crate::text::ParseError;
@@ -19,6 +23,31 @@ use crate::text::ParseError;
 pub fn parse_module(src: &str) -> Result<Module, ParseError> {
     let m = syntax::Parser::new(src).module()?;
     lower::lower(&m, src)
+}
+
+/// Decodes MLIR bytecode holding a VHLO-versioned StableHLO module (a
+/// portable artifact, what `jax.export` serializes) and writes it as
+/// StableHLO MLIR text, the form [`parse_module`] reads: VHLO ops and
+/// attributes become their StableHLO spelling (docs/stablehlo.md).
+/// Plain (unversioned) bytecode is refused with what to do instead.
+pub fn bytecode_to_text(bytes: &[u8]) -> Result<String, BytecodeError> {
+    let bc = bytecode::read(bytes)?;
+    if !bc.dialects.iter().any(|d| d == "vhlo") {
+        return Err(BytecodeError {
+            offset: 0,
+            section: "dialect section",
+            message: format!(
+                "this bytecode (version {}, producer '{}', dialects {}) is not a VHLO portable artifact; \
+                 hlox reads StableHLO bytecode in its versioned form: write it with \
+                 `jax.export` (`Exported.serialize()`) or \
+                 `stablehlo.serialize_portable_artifact`, or as MLIR text",
+                bc.version,
+                bc.producer,
+                bc.dialects.join(", ")
+            ),
+        });
+    }
+    vhlo::to_stablehlo_text(&bc)
 }
 
 #[cfg(test)]
@@ -172,6 +201,40 @@ mod tests {
         }
     }
 
+    /// A comparator may use a constant of its function (copied into the
+    /// comparator's computation, as XLA's import does), not another value.
+    #[test]
+    fn regions_copy_captured_constants_and_refuse_other_captures() {
+        let sort = |captured: &str| {
+            format!(
+                r#"module @m {{
+  func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<f32>) -> (tensor<4xf32>) {{
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %0 = "stablehlo.sort"(%arg0) <{{dimension = 0 : i64, is_stable = true}}> ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %1 = stablehlo.add %a, {captured} : tensor<f32>
+      %2 = stablehlo.compare LT, %1, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %2 : tensor<i1>
+    }}) : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }}
+}}
+"#
+            )
+        };
+        let m = parse_module(&sort("%cst")).unwrap_or_else(|e| panic!("{e}"));
+        crate::verifier::verify_module(&m).unwrap();
+        let text = print_module(&m);
+        let region = text.split("\n\n").find(|c| c.contains("compare(")).unwrap();
+        assert!(region.contains("constant(0)"), "{text}");
+        let (line, col, msg) = error(&sort("%arg1"));
+        assert_eq!((line, col), (4, 77), "{msg}");
+        assert!(
+            msg.contains("the comparator of 'stablehlo.sort' uses '%arg1' from outside; hlox supports this only for constants and for while, case and if"),
+            "{msg}"
+        );
+    }
+
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let deep = format!(
@@ -231,18 +294,40 @@ mod tests {
             info.module_producer.starts_with("StableHLO_v1."),
             "{info:?}"
         );
-        // Loading it says what it is and what to do.
-        let e = crate::load::load_module(dir.join("sin_add.jax_exported")).unwrap_err();
-        let msg = e.to_string();
+        // It loads: its VHLO bytecode decodes to the HLO its text gives.
+        let m = crate::load::load_module(dir.join("sin_add.jax_exported"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let t =
+            crate::load::load_module(dir.join("sin_add.mlir")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(print_module(&m), print_module(&t));
+        let text = print_module(&m);
+        for op in ["sine(", "multiply(", "add(", "constant(2)"] {
+            assert!(text.contains(op), "{op} in\n{text}");
+        }
+        // An op hlox does not lower (`add_v1` renamed in the string table):
+        // the error names the line of the decoded text and shows it.
+        let at = bytes.windows(6).position(|w| w == b"add_v1").unwrap();
+        let mut renamed = bytes.clone();
+        renamed[at + 2] = b'x';
+        let p = std::env::temp_dir().join(format!("hlox-renamed-{}.bin", std::process::id()));
+        std::fs::write(&p, &renamed).unwrap();
+        let e = crate::load::load_module(&p).unwrap_err().to_string();
+        let _ = std::fs::remove_file(&p);
         assert!(
-            matches!(e, crate::load::LoadError::JaxExport { .. }),
-            "{msg}"
+            e.starts_with(&format!(
+                "{} (decoded from bytecode):7:11: unsupported operation 'stablehlo.adx'",
+                p.display()
+            )),
+            "{e}"
         );
-        assert!(
-            msg.contains("platforms [cpu], 1 device(s), calling convention version 10"),
-            "{msg}"
-        );
-        assert!(msg.contains("mlir_module()"), "{msg}");
+        assert!(e.contains("%v6 = \"stablehlo.adx\"(%v5, %v1)"), "{e}");
+        // The bytecode alone (a portable artifact) loads the same, under any name.
+        let (_, module) = export::exported_module(&bytes).unwrap();
+        let p = std::env::temp_dir().join(format!("hlox-portable-{}.pb", std::process::id()));
+        std::fs::write(&p, module).unwrap();
+        let b = crate::load::load_module(&p).unwrap_or_else(|e| panic!("{e}"));
+        let _ = std::fs::remove_file(&p);
+        assert_eq!(print_module(&b), text);
         // Truncated or corrupt artifacts are errors, not panics.
         for n in 0..bytes.len() {
             let _ = export::read_exported(&bytes[..n]);
@@ -253,8 +338,110 @@ mod tests {
             let _ = export::read_exported(&bad);
             bad[i] ^= 0x5a;
         }
-        // Its text form (`exported.mlir_module()`) loads.
-        let m = crate::load::load_module(dir.join("sin_add.mlir")).unwrap();
-        assert_eq!(m.entry_computation().params.len(), 2);
+    }
+
+    /// Every corpus artifact (`tests/corpus/*/exported.bin`, a
+    /// `jax.export` artifact) reads into the same HLO as its module's text
+    /// (`exported.mlir`, `deserialize(data).mlir_module()`).
+    #[test]
+    fn corpus_artifacts_read_as_their_text() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let mut n = 0;
+        for d in std::fs::read_dir(&root).unwrap() {
+            let d = d.unwrap().path();
+            if !d.join("exported.bin").exists() {
+                continue;
+            }
+            let m =
+                crate::load::load_module(d.join("exported.bin")).unwrap_or_else(|e| panic!("{e}"));
+            let t =
+                crate::load::load_module(d.join("exported.mlir")).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(print_module(&m), print_module(&t), "{}", d.display());
+            n += 1;
+        }
+        assert!(n >= 100, "only {n} artifacts");
+    }
+
+    /// Truncations and byte changes of real artifacts are errors with a
+    /// byte offset, or modules: never a panic or a hang.
+    #[test]
+    fn damaged_artifacts_never_panic() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests");
+        for f in [
+            "stablehlo/sin_add.jax_exported",
+            "corpus/while_loops/exported.bin",
+            "corpus/conv2d/exported.bin",
+        ] {
+            let bytes = std::fs::read(root.join(f)).unwrap();
+            let (_, module) = export::exported_module(&bytes).unwrap();
+            let try_all = |m: &[u8]| {
+                if let Ok(text) = bytecode_to_text(m) {
+                    let _ = parse_module(&text);
+                }
+            };
+            for n in 0..module.len() {
+                match bytecode_to_text(&module[..n]) {
+                    Err(e) => assert!(e.offset <= n, "{f}[..{n}]: {e}"),
+                    Ok(_) => panic!("{f}: a truncation to {n} bytes read as a module"),
+                }
+            }
+            let mut bad = module.to_vec();
+            for i in 0..bad.len() {
+                for x in [0x01u8, 0xff] {
+                    bad[i] ^= x;
+                    try_all(&bad);
+                    bad[i] ^= x;
+                }
+            }
+            // Random multi-byte damage (a fixed linear congruential sequence).
+            let mut seed = 0x2545_f491_4f6c_dd1du64;
+            for _ in 0..1000 {
+                let mut bad = module.to_vec();
+                for _ in 0..4 {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let i = (seed >> 33) as usize % bad.len();
+                    bad[i] = (seed >> 17) as u8;
+                }
+                try_all(&bad);
+            }
+            // The whole artifact, truncated: the flatbuffer or the module fails.
+            for n in (0..bytes.len()).step_by(7) {
+                if let Ok((_, m)) = export::exported_module(&bytes[..n]) {
+                    let _ = bytecode_to_text(m);
+                }
+            }
+        }
+    }
+
+    /// Plain (not VHLO) bytecode and bytecode of a newer version are refused
+    /// with what to do.
+    #[test]
+    fn unsupported_bytecode_says_what_to_do() {
+        let e = bytecode_to_text(b"ML\xefR\x0fX\x00").unwrap_err();
+        assert_eq!((e.offset, e.section), (4, "header"), "{e}");
+        assert!(
+            e.message
+                .contains("bytecode version 7 is newer than the newest hlox reads (6)"),
+            "{e}"
+        );
+        // Plain bytecode of a corpus case (`module_to_bytecode`, see tests/corpus/README.md).
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/corpus/pow_edge_f32");
+        let e = crate::load::load_module(root.join("plain.mlirbc")).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains(
+                "MLIR bytecode byte 0 (dialect section): this bytecode (version 6, producer 'MLIR"
+            ) && msg.contains("dialects builtin, func, stablehlo) is not a VHLO portable artifact"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("jax.export") && msg.contains("mlir_module()"),
+            "{msg}"
+        );
+        let e = bytecode_to_text(b"XXXX").unwrap_err();
+        assert!(e.message.contains("no ML\\xefR magic"), "{e}");
     }
 }
