@@ -402,4 +402,3 @@ impl<'a, 'ctx> Cg<'a, 'ctx> {
         Ok(cs.try_as_basic_value().basic())
     }
 }
-

@@ -51,41 +51,21 @@ fn hlox_collective(
     let Some(me) = current_device() else {
         return fail(CollectiveError::NoDevice.to_string());
     };
-    let es = desc.ty.byte_size();
-    let lens: Vec<usize> = desc
-        .operands
-        .iter()
-        .map(|d| d.iter().product::<i64>().max(0) as usize * es)
-        .collect();
-    let group = desc
-        .groups
-        .iter()
-        .find(|g| g.contains(&(me as i64)))
-        .map(|g| g.len())
-        .unwrap_or(1);
-    let no_operands = matches!(
-        desc.kind,
-        CollectiveKind::ReplicaId | CollectiveKind::PartitionId
-    );
-    let (out_lens, tuple): (Vec<usize>, bool) = match &desc.kind {
-        CollectiveKind::ReplicaId | CollectiveKind::PartitionId => (vec![4], false),
-        CollectiveKind::AllReduce(_) => (lens.clone(), lens.len() > 1),
-        CollectiveKind::AllToAll { split: None } => (lens.clone(), true),
-        CollectiveKind::AllGather { .. } => (vec![lens[0] * group], false),
-        CollectiveKind::ReduceScatter { .. } => (vec![lens[0] / group.max(1)], false),
-        _ => (vec![lens[0]], false),
+    let (lens, out_lens) = desc.buffer_sizes(me);
+    // A tuple result: a variadic all-reduce, an all-to-all of several arrays.
+    let tuple = match &desc.kind {
+        CollectiveKind::AllReduce(_) => lens.len() > 1,
+        CollectiveKind::AllToAll { split: None } => true,
+        _ => false,
     };
     // SAFETY: the compiled code (or the evaluator) passes one pointer per
     // operand and, for a tuple result, a table of one pointer per leaf, each
     // buffer of the size the descriptor's shapes give.
-    let ins: Vec<&[u8]> = if no_operands {
-        Vec::new()
-    } else {
-        lens.iter()
-            .enumerate()
-            .map(|(k, &len)| unsafe { std::slice::from_raw_parts(*ins.add(k) as *const u8, len) })
-            .collect()
-    };
+    let ins: Vec<&[u8]> = lens
+        .iter()
+        .enumerate()
+        .map(|(k, &len)| unsafe { std::slice::from_raw_parts(*ins.add(k) as *const u8, len) })
+        .collect();
     let mut outs: Vec<&mut [u8]> = if tuple {
         let table = out as *const *mut u8;
         out_lens

@@ -28,7 +28,7 @@ use hlox_cpu_runtime::collectives::{
     with_device, CollectiveError, Communicator, DeviceContext, InProcess,
 };
 use hlox_ffi::{CUstream, Platform, XlaCustomCallStatus};
-use hlox_hlo::sharding::{CollectiveDesc, CollectiveKind, Topology, COLLECTIVE_TARGET};
+use hlox_hlo::sharding::{CollectiveDesc, Topology, COLLECTIVE_TARGET};
 use hlox_hlo::{Literal, Module, Op};
 pub use hlox_passes::spmd::SpmdError;
 use std::ffi::{c_char, c_void};
@@ -155,27 +155,7 @@ enum TargetError {
 /// The byte sizes of a collective's operand buffers and result buffers on
 /// device `me` (the CUDA convention: operand leaves, then result leaves).
 pub fn buffer_sizes(desc: &CollectiveDesc, me: usize) -> (Vec<usize>, Vec<usize>) {
-    let es = desc.ty.byte_size();
-    let lens: Vec<usize> = desc
-        .operands
-        .iter()
-        .map(|d| d.iter().product::<i64>().max(0) as usize * es)
-        .collect();
-    let group = desc
-        .groups
-        .iter()
-        .find(|g| g.contains(&(me as i64)))
-        .map_or(1, |g| g.len());
-    let first = lens.first().copied().unwrap_or(0);
-    match &desc.kind {
-        CollectiveKind::ReplicaId | CollectiveKind::PartitionId => (Vec::new(), vec![4]),
-        CollectiveKind::AllReduce(_) | CollectiveKind::AllToAll { split: None } => {
-            (lens.clone(), lens)
-        }
-        CollectiveKind::AllGather { .. } => (lens, vec![first * group]),
-        CollectiveKind::ReduceScatter { .. } => (lens, vec![first / group.max(1)]),
-        _ => (lens, vec![first]),
-    }
+    desc.buffer_sizes(me)
 }
 
 /// The CUDA target behind every collective of an SPMD program
@@ -472,7 +452,7 @@ impl CudaDevices {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hlox_hlo::sharding::ReduceKind;
+    use hlox_hlo::sharding::{CollectiveKind, ReduceKind};
     use hlox_hlo::ElementType;
 
     #[test]

@@ -540,6 +540,34 @@ fn ids_parse(s: &str) -> Option<Vec<i64>> {
 }
 
 impl CollectiveDesc {
+    /// The byte sizes of the collective's operand buffers and result
+    /// buffers on device `me` (no operands for the id ops), as every
+    /// engine lays them out: one home for what each collective reads and
+    /// writes.
+    pub fn buffer_sizes(&self, me: usize) -> (Vec<usize>, Vec<usize>) {
+        let es = self.ty.byte_size();
+        let lens: Vec<usize> = self
+            .operands
+            .iter()
+            .map(|d| d.iter().product::<i64>().max(0) as usize * es)
+            .collect();
+        let group = self
+            .groups
+            .iter()
+            .find(|g| g.contains(&(me as i64)))
+            .map_or(1, |g| g.len());
+        let first = lens.first().copied().unwrap_or(0);
+        match &self.kind {
+            CollectiveKind::ReplicaId | CollectiveKind::PartitionId => (Vec::new(), vec![4]),
+            CollectiveKind::AllReduce(_) | CollectiveKind::AllToAll { split: None } => {
+                (lens.clone(), lens)
+            }
+            CollectiveKind::AllGather { .. } => (lens, vec![first * group]),
+            CollectiveKind::ReduceScatter { .. } => (lens, vec![first / group.max(1)]),
+            _ => (lens, vec![first]),
+        }
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         let (kind, extra) = match &self.kind {
             CollectiveKind::AllReduce(r) => (Opcode::AllReduce, format!(";reduce={}", r.name())),
