@@ -55,6 +55,9 @@ enum Backend {
     /// An SPMD program on N Host devices of this process (`devices=N`):
     /// global arrays in, each device's run on its shard, global arrays out.
     Devices(hlox::DeviceExecutable),
+    /// An SPMD program on N GPUs of this process, collectives through NCCL
+    /// (`platform="cuda", devices=N`): global arrays in and out.
+    CudaDevices(hlox::CudaDevices),
 }
 
 /// A compiled module. Call it with numpy arrays (or anything with
@@ -133,12 +136,6 @@ fn compile(
             "devices=0: a program runs on at least one device",
         ));
     }
-    if devices > 1 && platform != Platform::Host {
-        return Err(PyValueError::new_err(format!(
-            "devices={devices} runs on N Host devices; several CUDA devices (NCCL) are not \
-             offered from Python yet: use platform=\"cpu\""
-        )));
-    }
     let sandbox = (sandbox || check_results || repro_dir.is_some()).then_some(
         hlox_ffi::sandbox::SandboxOptions {
             check_results,
@@ -190,6 +187,23 @@ fn compile(
                 }),
             }
         }
+        Platform::Cuda if devices > 1 => {
+            // N GPUs through NCCL: the client says what is missing (the
+            // extension's `nccl` feature, the driver, NCCL, GPUs).
+            match hlox::Client::cuda_devices(devices)?.compile(module_ref, &options)? {
+                hlox::Executable::CudaDevices(e) => {
+                    let text = hlox_hlo::text::print::print_module(&e.module().compiled.module);
+                    Ok((Backend::CudaDevices(e), text))
+                }
+                _ => Err(hlox::Error::Device {
+                    platform: hlox::Platform::Cuda,
+                    source: format!(
+                        "hlox.Client.cuda_devices({devices}) gave a one-device executable"
+                    )
+                    .into(),
+                }),
+            }
+        }
         Platform::Host => {
             let c = Capture {
                 inner: hlox_cpu::HostCompiler::default(),
@@ -212,7 +226,7 @@ fn compile(
                     hlox::Executable::Devices(_) | hlox::Executable::CudaDevices(_) => {
                         Err(hlox::Error::Device {
                             platform: hlox::Platform::Host,
-                            source: "multi-device executables are not offered to Python yet".into(),
+                            source: "a one-device CUDA client gave a multi-device executable".into(),
                         })
                     }
                 }
@@ -621,6 +635,18 @@ impl Executable {
                 })?;
                 self.literal_results(py, &first)
             }
+            // Every GPU's result is the global result; device 0's is returned.
+            Backend::CudaDevices(e) => {
+                let lits = self.literals(args)?;
+                let refs: Vec<&hlox_hlo::Literal> = lits.iter().collect();
+                let all = py
+                    .detach(|| e.execute(&refs))
+                    .map_err(|err| errors::ExecError::new_err(format!("{}: {err}", self.name)))?;
+                let first = all.into_iter().next().ok_or_else(|| {
+                    errors::ExecError::new_err(format!("{}: no device ran", self.name))
+                })?;
+                self.literal_results(py, &first)
+            }
             Backend::CudaNoDevice(why) => Err(errors::ExecError::new_err(format!(
                 "{}: compiled for CUDA, but no CUDA device can be opened here: {why}",
                 self.name
@@ -652,6 +678,7 @@ impl Executable {
     fn devices(&self) -> usize {
         match &self.backend {
             Backend::Devices(e) => e.devices(),
+            Backend::CudaDevices(e) => e.devices(),
             _ => 1,
         }
     }
