@@ -34,12 +34,12 @@ type LResult<T> = Result<T, ParseError>;
 /// The identity custom call XLA writes for `sdy.sharding_constraint`.
 const SHARDING_CONSTRAINT: &str = "xla.sdy.ShardingConstraint";
 
+/// A frontend attribute: key and value.
+type FrontendAttr = (String, String);
+
 /// The module's `xla.sdy.meshes` attribute, and the meshes it names; none
 /// without `sdy.mesh`es.
-pub(crate) fn meshes(
-    lw: &Lowerer,
-    meshes: &[MMesh],
-) -> LResult<(Option<(String, String)>, Vec<Mesh>)> {
+pub(crate) fn meshes(lw: &Lowerer, meshes: &[MMesh]) -> LResult<(Option<FrontendAttr>, Vec<Mesh>)> {
     if meshes.is_empty() {
         return Ok((None, Vec::new()));
     }
@@ -309,7 +309,7 @@ mod tests {
 
     /// The custom calls of `m`'s entry, in order: (target, frontend
     /// attributes, operand count).
-    fn boundary(m: &Module) -> Vec<(String, Vec<(String, String)>, usize)> {
+    fn boundary(m: &Module) -> Vec<(String, Vec<super::FrontendAttr>, usize)> {
         let e = m.entry_computation();
         e.instructions
             .values()
