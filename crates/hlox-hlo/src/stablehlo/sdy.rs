@@ -45,14 +45,14 @@ pub(crate) fn meshes(lw: &Lowerer, meshes: &[MMesh]) -> LResult<(Option<Frontend
     }
     let mut parsed = Vec::new();
     let mut entries = Vec::new();
-    for m in meshes {
+    for (i, m) in meshes.iter().enumerate() {
+        if meshes[..i].iter().any(|p| p.name == m.name) {
+            return lw.err(m.pos, format!("mesh '@{}' is defined twice", m.name));
+        }
         let entry = format!("{} = {}", m.name, m.text);
         match sharding::parse_meshes(&format!("{{{entry}}}")) {
             Ok(v) => parsed.extend(v),
             Err(e) => return lw.err(m.pos, format!("sdy.mesh @{}: {e}", m.name)),
-        }
-        if parsed[..parsed.len() - 1].iter().any(|p| p.name == m.name) {
-            return lw.err(m.pos, format!("mesh '@{}' is defined twice", m.name));
         }
         entries.push(entry);
     }
@@ -404,6 +404,56 @@ mod tests {
         assert!(boundary(&m).is_empty());
     }
 
+    /// MLIR's generic form of the same ops lowers as the pretty form does.
+    #[test]
+    fn generic_form_of_manual_computation() {
+        let generic = r#"module @m {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+    %0:2 = "sdy.manual_computation"(%arg0) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{"x"}]>]>, manual_axes = #sdy<manual_axes{"x"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"x"}]>, <@mesh, [{}]>]>}> ({
+    ^bb0(%arg1: tensor<2xf32>):
+      %1 = "stablehlo.negate"(%arg1) : (tensor<2xf32>) -> tensor<2xf32>
+      "sdy.return"(%1, %arg1) : (tensor<2xf32>, tensor<2xf32>) -> ()
+    }) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>)
+    %2 = "sdy.sharding_constraint"(%0#0) <{sharding = #sdy.sharding<@mesh, [{"x"}]>}> : (tensor<4xf32>) -> tensor<4xf32>
+    return %2, %0#1 : tensor<4xf32>, tensor<2xf32>
+  }
+}"#;
+        let pretty = r#"module @m {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+    %0:2 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x"}]>] out_shardings=[<@mesh, [{"x"}]>, <@mesh, [{}]>] manual_axes={"x"} (%arg1: tensor<2xf32>) {
+      %1 = stablehlo.negate %arg1 : tensor<2xf32>
+      sdy.return %1, %arg1 : tensor<2xf32>, tensor<2xf32>
+    } : (tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>)
+    %2 = sdy.sharding_constraint %0#0 <@mesh, [{"x"}]> : tensor<4xf32>
+    return %2, %0#1 : tensor<4xf32>, tensor<2xf32>
+  }
+}"#;
+        let a = super::super::parse_module(generic).unwrap_or_else(|e| panic!("{e}"));
+        let b = super::super::parse_module(pretty).unwrap_or_else(|e| panic!("{e}"));
+        crate::verifier::verify_module(&a).unwrap();
+        assert_eq!(print_module(&a), print_module(&b));
+        let targets: Vec<String> = boundary(&a).into_iter().map(|(t, ..)| t).collect();
+        assert_eq!(
+            targets,
+            [
+                sharding::GLOBAL_TO_LOCAL,
+                sharding::LOCAL_TO_GLOBAL,
+                "xla.sdy.ShardingConstraint"
+            ]
+        );
+    }
+
+    /// Every prefix of a Shardy module is read or refused, never a panic.
+    #[test]
+    fn every_prefix_of_a_shardy_module_is_an_error_or_a_module() {
+        let text = corpus("sm_custom_call", "module.mlir");
+        for (i, _) in text.char_indices().step_by(3) {
+            let _ = super::super::parse_module(&text[..i]);
+        }
+    }
+
     #[test]
     fn sharding_constraint_and_errors_with_line_and_column() {
         let ok = r#"module @m {
@@ -476,6 +526,11 @@ mod tests {
                 mc.replace("out_shardings", "out_sharding"),
                 "4:",
                 "out_shardings",
+            ),
+            (
+                mc.replace("  func.func", "  sdy.mesh @mesh = <[\"y\"=2]>\n  func.func"),
+                "3:3",
+                "defined twice",
             ),
         ] {
             let e = super::super::parse_module(&text).unwrap_err().to_string();
