@@ -445,12 +445,39 @@ mod tests {
         );
     }
 
-    /// Every prefix of a Shardy module is read or refused, never a panic.
+    /// Every prefix of a Shardy module, and random edits of the Shardy
+    /// parts of one, are read or refused, never a panic.
     #[test]
-    fn every_prefix_of_a_shardy_module_is_an_error_or_a_module() {
+    fn prefixes_and_edits_of_a_shardy_module_are_an_error_or_a_module() {
         let text = corpus("sm_custom_call", "module.mlir");
         for (i, _) in text.char_indices().step_by(3) {
             let _ = super::super::parse_module(&text[..i]);
+        }
+        let text = corpus("mesh_2x2", "module.mlir");
+        let bytes = text.as_bytes();
+        let pieces: &[&[u8]] = &[
+            b"<", b">", b"[", b"]", b"{", b"}", b"\"", b",", b"=", b"@", b"%", b"x", b"9", b"",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        // Edits inside the first 3 lines and the sdy.manual_computation line.
+        let line4 = text.match_indices('\n').nth(3).map_or(0, |(i, _)| i);
+        let hot = line4 + text[line4..].find('\n').unwrap_or(0);
+        for _ in 0..600 {
+            let at = next(hot.max(1));
+            let len = next(4);
+            let piece = pieces[next(pieces.len())];
+            let mut edited = bytes[..at].to_vec();
+            edited.extend_from_slice(piece);
+            edited.extend_from_slice(&bytes[(at + len).min(bytes.len())..]);
+            if let Ok(s) = std::str::from_utf8(&edited) {
+                let _ = super::super::parse_module(s);
+            }
         }
     }
 
