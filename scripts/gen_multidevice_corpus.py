@@ -7,8 +7,9 @@ lowered to HLO before partitioning (what ``lowered.as_text(dialect="hlo")``
 gives: the mesh in the module's frontend attributes, each shard_map a call
 between xla.sdy.GlobalToLocalShape and xla.sdy.LocalToGlobalShape) and run
 by JAX on the 4 devices for the expected outputs. For each case, under
-``tests/corpus/multidevice/<name>/``: module.hlo, module.pb, inN.npy (the
-global inputs), outN.npy (JAX's global outputs), meta.json.
+``tests/corpus/multidevice/<name>/``: module.hlo, module.pb, module.mlir
+(the StableHLO text, ``lowered.as_text()``, with Shardy's ``sdy.mesh`` and
+``sdy.manual_computation``), inN.npy (the global inputs), outN.npy (JAX's global outputs), meta.json.
 
 hlox runs each with ``hlox run module.hlo -i ... --devices 4`` and under
 ``mpirun -np 4 hlox run ... --mpi`` (crates/hlox-cli/tests/multidevice.rs).
@@ -215,6 +216,7 @@ def main() -> int:
         for old in d.glob("*.npy"):
             old.unlink()
         (d / "module.hlo").write_text(lowered.as_text(dialect="hlo"))
+        (d / "module.mlir").write_text(lowered.as_text())
         (d / "module.pb").write_bytes(
             lowered.compiler_ir("hlo").as_serialized_hlo_module_proto()
         )

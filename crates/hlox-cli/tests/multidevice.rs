@@ -1,7 +1,9 @@
 //! Several devices end to end (docs/multi-device.md): every case of
 //! tests/corpus/multidevice (JAX programs for 4 devices, with JAX's outputs)
 //! runs with `--devices 4` (threads of one process, compiled and
-//! interpreted) and under `mpirun -np 4 ... --mpi`, and matches; a custom
+//! interpreted) and under `mpirun -np 4 ... --mpi`, and matches, from its
+//! HLO text (`module.hlo`) and from its StableHLO text (`module.mlir`,
+//! with Shardy's `sdy.mesh` and `sdy.manual_computation`); a custom
 //! call runs per device and one that fails on one device only stops every
 //! device with its error (two JAX programs of the corpus, with the typed-FFI
 //! targets of tests/corpus/multidevice/md_targets.cc, and a hand-written
@@ -105,8 +107,23 @@ fn assert_outputs(case: &Path, got: &Path, how: &str) {
     }
 }
 
+/// The forms every corpus case is run from: XLA's HLO text and JAX's
+/// StableHLO text of the same program.
+const MODULES: [&str; 2] = ["module.hlo", "module.mlir"];
+
 fn run_args(case: &Path, out: &Path) -> Vec<std::ffi::OsString> {
-    let mut a: Vec<std::ffi::OsString> = vec!["run".into(), case.join("module.hlo").into()];
+    run_args_from(case, "module.hlo", out)
+}
+
+/// `hlox run` of `case`'s `module` (one of [`MODULES`]) with its inputs.
+fn run_args_from(case: &Path, module: &str, out: &Path) -> Vec<std::ffi::OsString> {
+    let path = case.join(module);
+    assert!(
+        path.exists(),
+        "{} is missing (scripts/gen_multidevice_corpus.py writes it)",
+        path.display()
+    );
+    let mut a: Vec<std::ffi::OsString> = vec!["run".into(), path.into()];
     for i in numbered(case, "in") {
         a.push("-i".into());
         a.push(i.into());
@@ -142,9 +159,9 @@ fn corpus_cases_that_fail_on_one_device_stop_every_device_with_its_error() {
         let name = case.file_name().unwrap().to_string_lossy().to_string();
         let want = expected_errors(&case);
         let want: Vec<&str> = want.iter().map(String::as_str).collect();
-        for interpret in [false, true] {
-            let out = tmp_dir(&format!("md-{name}-{interpret}"));
-            let mut args = run_args(&case, &out);
+        for (module, interpret) in MODULES.iter().flat_map(|m| [(*m, false), (*m, true)]) {
+            let out = tmp_dir(&format!("md-{name}-{module}-{interpret}"));
+            let mut args = run_args_from(&case, module, &out);
             args.extend([
                 "--devices".into(),
                 "4".into(),
@@ -158,7 +175,7 @@ fn corpus_cases_that_fail_on_one_device_stop_every_device_with_its_error() {
             assert_fails(&hlox(&args), 1, &want);
             assert!(
                 t.elapsed().as_secs() < 120,
-                "{name}: stopped by the failure, not a timeout"
+                "{name} {module}: stopped by the failure, not a timeout"
             );
         }
         let out = tmp_dir(&format!("md-mpi-{name}"));
@@ -190,14 +207,14 @@ fn on_four_threads(mut args: Vec<std::ffi::OsString>, interpret: bool) -> Output
 fn corpus_on_four_threads_compiled_and_interpreted() {
     for case in cases() {
         let name = case.file_name().unwrap().to_string_lossy().to_string();
-        for interpret in [false, true] {
-            let out = tmp_dir(&format!("md-{name}-{interpret}"));
-            let o = on_four_threads(run_args(&case, &out), interpret);
-            assert!(o.status.success(), "{name}: {}", stderr(&o));
+        for (module, interpret) in MODULES.iter().flat_map(|m| [(*m, false), (*m, true)]) {
+            let out = tmp_dir(&format!("md-{name}-{module}-{interpret}"));
+            let o = on_four_threads(run_args_from(&case, module, &out), interpret);
+            assert!(o.status.success(), "{name} {module}: {}", stderr(&o));
             assert_outputs(
                 &case,
                 &out,
-                &format!("{name} --devices 4 (interpret: {interpret})"),
+                &format!("{name} {module} --devices 4 (interpret: {interpret})"),
             );
         }
     }
@@ -293,12 +310,14 @@ fn mpi(np: usize, args: &[std::ffi::OsString]) -> Option<Output> {
 fn corpus_under_mpirun_four_ranks() {
     for case in cases() {
         let name = case.file_name().unwrap().to_string_lossy().to_string();
-        let out = tmp_dir(&format!("md-mpi-{name}"));
-        let Some(o) = mpi(4, &run_args(&case, &out)) else {
-            return;
-        };
-        assert!(o.status.success(), "{name}: {}", stderr(&o));
-        assert_outputs(&case, &out, &format!("{name} mpirun -np 4"));
+        for module in MODULES {
+            let out = tmp_dir(&format!("md-mpi-{name}-{module}"));
+            let Some(o) = mpi(4, &run_args_from(&case, module, &out)) else {
+                return;
+            };
+            assert!(o.status.success(), "{name} {module}: {}", stderr(&o));
+            assert_outputs(&case, &out, &format!("{name} {module} mpirun -np 4"));
+        }
     }
 }
 

@@ -113,11 +113,28 @@ pub(crate) struct Lowerer<'a> {
     comps: PrimaryMap<CompId, Computation>,
     comp_names: HashSet<String>,
     next_id: usize,
+    /// The module's Shardy meshes (`sdy.mesh`), for the shardings that
+    /// name them.
+    meshes: Vec<crate::sharding::Mesh>,
 }
 
 impl<'a> Lowerer<'a> {
     pub(crate) fn err<T>(&self, pos: usize, msg: impl Into<String>) -> LResult<T> {
         Err(ParseError::at(self.src, pos, msg))
+    }
+
+    /// The source text of `span` (a byte range of the module text).
+    pub(crate) fn source(&self, span: (usize, usize)) -> &'a str {
+        self.src.get(span.0..span.1).unwrap_or("")
+    }
+
+    pub(crate) fn meshes(&self) -> &[crate::sharding::Mesh] {
+        &self.meshes
+    }
+
+    /// The shape the root of computation `id` has.
+    pub(crate) fn comp_root_shape(&self, id: CompId) -> Shape {
+        self.comps[id].root_inst().shape.clone()
     }
 
     fn fresh(&mut self, base: &str) -> String {
@@ -134,7 +151,7 @@ impl<'a> Lowerer<'a> {
         name
     }
 
-    fn shape(&self, t: &MType) -> LResult<Shape> {
+    pub(crate) fn shape(&self, t: &MType) -> LResult<Shape> {
         Ok(match t {
             MType::Token => Shape::Token,
             MType::Tuple(ts) => {
@@ -154,11 +171,11 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    fn result_shapes(&self, op: &MOp) -> LResult<Vec<Shape>> {
+    pub(crate) fn result_shapes(&self, op: &MOp) -> LResult<Vec<Shape>> {
         op.result_types.iter().map(|t| self.shape(t)).collect()
     }
 
-    fn one_result(&self, op: &MOp) -> LResult<Shape> {
+    pub(crate) fn one_result(&self, op: &MOp) -> LResult<Shape> {
         let mut v = self.result_shapes(op)?;
         if v.len() != 1 {
             return self.err(
@@ -194,7 +211,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The `get-tuple-element`s of every element of a tuple instruction.
-    fn untuple(&mut self, c: &mut Comp, pos: usize, t: InstId) -> LResult<Vec<InstId>> {
+    pub(crate) fn untuple(&mut self, c: &mut Comp, pos: usize, t: InstId) -> LResult<Vec<InstId>> {
         let elems = c
             .shape(t)
             .tuple_elements()
@@ -645,7 +662,15 @@ impl<'a> Lowerer<'a> {
             );
         }
         let cname = self.comp_name(name);
+        let shardings = super::sdy::arg_shardings(self, f)?;
         let id = self.region_comp(&f.body, cname, Params::Each, &[], false)?;
+        let params = self.comps[id].params.clone();
+        for (p, s) in params.into_iter().zip(shardings) {
+            if let Some(s) = s {
+                self.comps[id].instructions[p].frontend_attributes =
+                    vec![("xla.sdy.sharding".into(), s)];
+            }
+        }
         self.active.remove(name);
         self.done.insert(name.to_string(), id);
         Ok(id)
@@ -736,7 +761,7 @@ impl<'a> Lowerer<'a> {
         }
         if !matches!(
             last.name.as_str(),
-            "func.return" | "stablehlo.return" | "mhlo.return"
+            "func.return" | "stablehlo.return" | "mhlo.return" | "sdy.return"
         ) {
             return self.err(
                 last.pos,
@@ -824,6 +849,20 @@ impl<'a> Lowerer<'a> {
         let Some(r) = op.regions.get(i) else {
             return self.err(op.pos, format!("'{}' needs a {what} region", op.name));
         };
+        let name = format!("region_{}", self.next_id + 1);
+        self.isolated_region(c, r, &name, &format!("{what} of '{}'", op.name))
+    }
+
+    /// Region `r` as a computation named after `base`, one parameter per
+    /// block argument, using nothing from outside but constants of `c`
+    /// (copied in). `what` names the region in errors.
+    pub(crate) fn isolated_region(
+        &mut self,
+        c: &Comp,
+        r: &MRegion,
+        base: &str,
+        what: &str,
+    ) -> LResult<CompId> {
         // A constant of the enclosing computation (MLIR's canonicalizer
         // hoists them out of comparators and reducers) is copied into the
         // region, as XLA's import does; any other value is refused.
@@ -834,14 +873,14 @@ impl<'a> Lowerer<'a> {
                 _ => false,
             };
             if !constant {
-                return self.err(r.pos, format!("the {what} of '{}' uses '%{}' from outside; hlox supports this only for constants and for while, case and if", op.name, k.name));
+                return self.err(r.pos, format!("the {what} uses '%{}' from outside; hlox supports this only for constants and for while, case and if", k.name));
             }
         }
         let constants: Vec<(String, Instruction)> = captures
             .iter()
             .map(|k| (k.name.clone(), c.insts[k.ids[0]].clone()))
             .collect();
-        let name = self.comp_name(&format!("region_{}", self.next_id + 1));
+        let name = self.comp_name(base);
         self.region_comp_with(r, name, Params::Each, &[], false, &constants)
     }
 
@@ -884,6 +923,11 @@ impl<'a> Lowerer<'a> {
             let x = self.operands(c, op)?;
             let s = self.one_result(op)?;
             return Ok(vec![self.add(c, pos, Op::Binary(b), s, x, vec![])?]);
+        }
+        match name {
+            "sdy.manual_computation" => return super::sdy::manual_computation(self, c, op),
+            "sdy.sharding_constraint" => return super::sdy::sharding_constraint(self, c, op),
+            _ => {}
         }
         let hlo = match name {
             "constant" => {
@@ -1186,6 +1230,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             "collective_broadcast" => Op::CollectiveBroadcast(self.replica_groups(op)?),
+            "all_to_all" => return self.all_to_all(c, op),
             "chlo.square" => {
                 let x = self.operands(c, op)?;
                 let s = self.one_result(op)?;
@@ -1251,6 +1296,90 @@ impl<'a> Lowerer<'a> {
     /// `broadcast_in_dim`: HLO's `broadcast` needs each mapped operand
     /// dimension to equal the result's; size-1 dimensions that expand are
     /// reshaped away first (as XLA does).
+    /// `all_to_all` of one operand, as XLA's builder writes it: an HLO
+    /// `all-to-all` along `split_dimension`, and where the concatenation is
+    /// along another dimension, a reshape that splits the received chunks
+    /// out, a transpose that moves them before `concat_dimension`, and a
+    /// reshape to the result.
+    fn all_to_all(&mut self, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
+        let pos = op.pos;
+        let x = self.operands(c, op)?;
+        let [x0] = x[..] else {
+            return self.err(
+                pos,
+                format!(
+                    "all_to_all of {} operands is not supported (hlox reads one)",
+                    x.len()
+                ),
+            );
+        };
+        let out = self.one_result(op)?;
+        let split = self.int(op, "split_dimension")?;
+        let concat = self.int(op, "concat_dimension")?;
+        let count = self.int(op, "split_count")?;
+        let collective = self.replica_groups(op)?;
+        let in_shape = c.shape(x0).clone();
+        let Some(a) = in_shape.as_array().cloned() else {
+            return self.err(pos, "all_to_all takes an array");
+        };
+        let rank = a.rank() as i64;
+        if !(0..rank).contains(&split) || !(0..rank).contains(&concat) {
+            return self.err(
+                pos,
+                format!("split_dimension {split} or concat_dimension {concat} is out of range for rank {rank}"),
+            );
+        }
+        if count <= 0 || a.dims[split as usize] % count != 0 {
+            return self.err(
+                pos,
+                format!(
+                    "split_count {count} does not divide dimension {split} ({})",
+                    a.dims[split as usize]
+                ),
+            );
+        }
+        let hlo = Op::AllToAll {
+            collective,
+            split_dimension: Some(split),
+        };
+        let all = self.add(c, pos, hlo, in_shape, vec![x0], vec![])?;
+        if split == concat {
+            if c.shape(all) != &out {
+                return self.err(pos, "the result type of all_to_all is not its operand's");
+            }
+            return Ok(vec![all]);
+        }
+        let mut sizes = Vec::with_capacity(a.dims.len() + 1);
+        for (i, &d) in a.dims.iter().enumerate() {
+            if i as i64 == split {
+                sizes.push(count);
+                sizes.push(d / count);
+            } else {
+                sizes.push(d);
+            }
+        }
+        let mut perm = Vec::with_capacity(sizes.len());
+        for i in 0..rank {
+            if i == concat {
+                perm.push(split);
+            }
+            perm.push(if i >= split { i + 1 } else { i });
+        }
+        let split_shape = Shape::Array(ArrayShape::new(a.ty, sizes.clone()));
+        let r = self.add(c, pos, Op::Reshape, split_shape, vec![all], vec![])?;
+        let moved: Vec<i64> = perm.iter().map(|&p| sizes[p as usize]).collect();
+        let moved = Shape::Array(ArrayShape::new(a.ty, moved));
+        let t = self.add(
+            c,
+            pos,
+            Op::Transpose { dimensions: perm },
+            moved,
+            vec![r],
+            vec![],
+        )?;
+        Ok(vec![self.add(c, pos, Op::Reshape, out, vec![t], vec![])?])
+    }
+
     fn broadcast_in_dim(&mut self, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
         let dims = self.ints(op, "broadcast_dimensions")?;
         let s = self.one_result(op)?;
@@ -1855,7 +1984,10 @@ pub(crate) fn lower(m: &MModule, src: &str) -> LResult<Module> {
         comps: PrimaryMap::new(),
         comp_names: HashSet::new(),
         next_id: 0,
+        meshes: Vec::new(),
     };
+    let (meshes_attr, meshes) = super::sdy::meshes(&lw, &m.meshes)?;
+    lw.meshes = meshes;
     for f in &m.funcs {
         if lw.funcs.insert(f.name.as_str(), f).is_some() {
             return Err(ParseError::at(
@@ -1885,6 +2017,6 @@ pub(crate) fn lower(m: &MModule, src: &str) -> LResult<Module> {
         entry: entry_id,
         input_output_alias: Vec::new(),
         is_scheduled: false,
-        frontend_attributes: Vec::new(),
+        frontend_attributes: meshes_attr.into_iter().collect(),
     })
 }

@@ -9,6 +9,7 @@ mod bytecode;
 mod chlo;
 pub mod export;
 mod lower;
+mod sdy;
 mod syntax;
 mod vhlo;
 

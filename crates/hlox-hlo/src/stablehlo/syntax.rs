@@ -149,13 +149,26 @@ pub(crate) struct MFunc {
     pub pos: usize,
     pub body: MRegion,
     pub results: Vec<MType>,
+    /// Each argument's attribute dictionary (`{sdy.sharding = ...}`), empty
+    /// where it has none.
+    pub arg_attrs: Vec<Vec<AttrEntry>>,
 }
 
-/// A module: its functions in source order.
+/// A Shardy mesh of the module body, `sdy.mesh @name = <["x"=4]>`.
+#[derive(Clone, PartialEq, Debug)]
+pub(crate) struct MMesh {
+    pub name: String,
+    /// The mesh as XLA spells it in `xla.sdy.meshes`: `#sdy.mesh<["x"=4]>`.
+    pub text: String,
+    pub pos: usize,
+}
+
+/// A module: its functions in source order, and its Shardy meshes.
 #[derive(Clone, PartialEq, Debug)]
 pub(crate) struct MModule {
     pub name: Option<String>,
     pub funcs: Vec<MFunc>,
+    pub meshes: Vec<MMesh>,
 }
 
 pub(crate) struct Parser<'a> {
@@ -1527,6 +1540,21 @@ impl<'a> Parser<'a> {
                 self.expect(b')', "to close the top_k operands")?;
                 sig(self, &mut op)?;
             }
+            "sdy.manual_computation" => self.sdy_manual_computation(&mut op)?,
+            "sdy.sharding_constraint" => {
+                op.operands = self.operand_list()?;
+                self.ws();
+                let p = self.pos;
+                let text = self.sdy_raw(b'<', b'>', "#sdy.sharding", "the sharding")?;
+                Self::put(&mut op, "sharding", Attr::Str(text.into_bytes()), p);
+                sig(self, &mut op)?;
+            }
+            "sdy.return" => {
+                op.operands = self.operand_list()?;
+                if !op.operands.is_empty() {
+                    self.signature(&name)?;
+                }
+            }
             "return" | "func.return" => {
                 op.name = "func.return".into();
                 op.operands = self.operand_list()?;
@@ -1552,6 +1580,105 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(op)
+    }
+
+    // --------------------------------------------------------------- Shardy
+
+    /// The text of a Shardy attribute opened by `open` at the cursor, as
+    /// written (`<@mesh, [{"x"}, {}]>`), with an optional `#dialect`
+    /// `prefix` before it skipped.
+    fn sdy_raw(&mut self, open: u8, close: u8, prefix: &str, what: &str) -> PResult<String> {
+        self.ws();
+        if self.peek_str(prefix) && self.b.get(self.pos + prefix.len()) == Some(&open) {
+            self.pos += prefix.len();
+        }
+        let start = self.pos;
+        if self.peek() != Some(open) {
+            return self.err(
+                start,
+                format!(
+                    "expected '{}' to open {what}, found {}",
+                    open as char,
+                    self.found()
+                ),
+            );
+        }
+        self.skip_balanced(open, close)?;
+        Ok(self.src[start..self.pos].to_string())
+    }
+
+    /// `sdy.mesh @name = <["x"=4]> {attrs}` (after `sdy.mesh`), at `pos`.
+    fn sdy_mesh(&mut self, pos: usize) -> PResult<MMesh> {
+        let (name, _) = self.symbol("the mesh name")?;
+        self.expect(b'=', "after the mesh name")?;
+        let body = self.sdy_raw(b'<', b'>', "#sdy.mesh", "the mesh")?;
+        self.skip_attr_dict_if_any()?;
+        self.skip_loc()?;
+        Ok(MMesh {
+            name,
+            text: format!("#sdy.mesh{body}"),
+            pos,
+        })
+    }
+
+    /// The pretty form of `sdy.manual_computation` (after its name):
+    /// `(%a, %b) in_shardings=[...] out_shardings=[...] manual_axes={...}
+    /// (%arg: T, ...) { body } : (T, ...) -> (T, ...)`. The shardings and
+    /// axes are kept as XLA's round-trip export spells them
+    /// (`#sdy.sharding_per_value<[...]>`, `#sdy<manual_axes{...}>`).
+    fn sdy_manual_computation(&mut self, op: &mut MOp) -> PResult<()> {
+        self.expect(b'(', "to open the operands of 'sdy.manual_computation'")?;
+        op.operands = self.operand_list()?;
+        self.expect(b')', "to close the operands")?;
+        for key in ["in_shardings", "out_shardings", "manual_axes"] {
+            self.ws();
+            let p = self.pos;
+            if self.peek_word() != key {
+                return self.err(
+                    p,
+                    format!(
+                        "expected '{key}=' in 'sdy.manual_computation', found {}",
+                        self.found()
+                    ),
+                );
+            }
+            self.pos += key.len();
+            self.expect(b'=', &format!("after '{key}'"))?;
+            let text = if key == "manual_axes" {
+                let axes = self.sdy_raw(b'{', b'}', "", "the manual axes")?;
+                format!("#sdy<manual_axes{axes}>")
+            } else {
+                let list = self.sdy_raw(b'[', b']', "", "the shardings")?;
+                format!("#sdy.sharding_per_value<{list}>")
+            };
+            Self::put(op, key, Attr::Str(text.into_bytes()), p);
+        }
+        self.expect(
+            b'(',
+            "to open the block arguments of 'sdy.manual_computation'",
+        )?;
+        let args = self.list_until(b')', "between block arguments", |p| {
+            let (n, _) = p.value_name("a block argument")?;
+            p.expect(b':', "after a block argument")?;
+            let t = p.ty()?;
+            p.skip_loc()?;
+            Ok((n, t))
+        })?;
+        let mut region = self.region()?;
+        if !region.args.is_empty() {
+            return self.err(
+                region.pos,
+                "the body of 'sdy.manual_computation' has its arguments before the region",
+            );
+        }
+        region.args = args;
+        op.regions.push(region);
+        if self.peek() == Some(b'{') {
+            op.attrs.extend(self.attr_dict()?);
+        }
+        let (res, _) = self.signature(&op.name.clone())?;
+        op.result_types = res;
+        Ok(())
     }
 
     /// `dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {...}`
@@ -1742,10 +1869,15 @@ impl<'a> Parser<'a> {
             let (n, _) = p.value_name("a function argument")?;
             p.expect(b':', "after a function argument")?;
             let t = p.ty()?;
-            p.skip_attr_dict_if_any()?;
+            let attrs = if p.peek() == Some(b'{') {
+                p.attr_dict()?
+            } else {
+                Vec::new()
+            };
             p.skip_loc()?;
-            Ok((n, t))
+            Ok(((n, t), attrs))
         })?;
+        let (args, arg_attrs): (Vec<_>, Vec<_>) = args.into_iter().unzip();
         let results = if self.eat_str("->") {
             self.result_types()?
         } else {
@@ -1769,6 +1901,7 @@ impl<'a> Parser<'a> {
             pos,
             body,
             results,
+            arg_attrs,
         })
     }
 
@@ -1794,6 +1927,7 @@ impl<'a> Parser<'a> {
         let mut m = MModule {
             name: None,
             funcs: Vec::new(),
+            meshes: Vec::new(),
         };
         let mut seen_module = false;
         loop {
@@ -1825,8 +1959,12 @@ impl<'a> Parser<'a> {
                                     None => return self.err(p, "unclosed module body"),
                                     _ => {
                                         let (w, fp) = self.ident("'func.func'")?;
+                                        if w == "sdy.mesh" {
+                                            m.meshes.push(self.sdy_mesh(fp)?);
+                                            continue;
+                                        }
                                         if w != "func.func" {
-                                            return self.err(fp, format!("expected 'func.func' in the module body, found '{w}' (only functions are supported at the top level)"));
+                                            return self.err(fp, format!("expected 'func.func' or 'sdy.mesh' in the module body, found '{w}' (only functions and Shardy meshes are supported at the top level)"));
                                         }
                                         m.funcs.push(self.func()?);
                                     }
