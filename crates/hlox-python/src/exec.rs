@@ -226,7 +226,8 @@ fn compile(
                     hlox::Executable::Devices(_) | hlox::Executable::CudaDevices(_) => {
                         Err(hlox::Error::Device {
                             platform: hlox::Platform::Host,
-                            source: "a one-device CUDA client gave a multi-device executable".into(),
+                            source: "a one-device CUDA client gave a multi-device executable"
+                                .into(),
                         })
                     }
                 }
