@@ -97,6 +97,25 @@ fn corpus_evaluates_to_jax_outputs() {
     });
 }
 
+/// That `m` (read from MLIR) has the entry signature of `hlo` (the case's
+/// module.hlo), layouts aside: XLA gives some entry results a layout of its
+/// own choosing (a transpose's), which MLIR does not carry.
+fn same_signature(m: &hlox_hlo::Module, hlo: &hlox_hlo::Module) -> Result<(), String> {
+    let (a, b) = (m.entry_computation_layout(), hlo.entry_computation_layout());
+    let plain = |v: &[hlox_hlo::Shape]| -> Vec<hlox_hlo::Shape> {
+        v.iter().map(|s| s.with_default_layout()).collect()
+    };
+    if plain(&a.parameters) != plain(&b.parameters)
+        || a.result.with_default_layout() != b.result.with_default_layout()
+    {
+        return Err(format!(
+            "entry signature {:?} -> {:?} differs from module.hlo's {:?} -> {:?}",
+            a.parameters, a.result, b.parameters, b.result
+        ));
+    }
+    Ok(())
+}
+
 /// Every case's StableHLO text (`module.mlir`, JAX's default `as_text()`,
 /// written by scripts/gen_stablehlo_corpus.py from the same lowering as
 /// `module.hlo`) loads through `hlox_hlo::load` (converted to HLO and
@@ -108,20 +127,7 @@ fn corpus_stablehlo_loads_and_evaluates_to_jax_outputs() {
         let path = case.dir.join("module.mlir");
         let m = hlox_hlo::load::load_module(&path).map_err(|e| format!("load: {e}"))?;
         let hlo = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
-        let (a, b) = (m.entry_computation_layout(), hlo.entry_computation_layout());
-        // Layouts aside: XLA gives some entry results a layout of its own
-        // choosing (a transpose's), which MLIR does not carry.
-        let plain = |v: &[hlox_hlo::Shape]| -> Vec<hlox_hlo::Shape> {
-            v.iter().map(|s| s.with_default_layout()).collect()
-        };
-        if plain(&a.parameters) != plain(&b.parameters)
-            || a.result.with_default_layout() != b.result.with_default_layout()
-        {
-            return Err(format!(
-                "entry signature {:?} -> {:?} differs from module.hlo's {:?} -> {:?}",
-                a.parameters, a.result, b.parameters, b.result
-            ));
-        }
+        same_signature(&m, &hlo)?;
         // The converted module prints and parses back as HLO text.
         let printed = print_module(&m);
         let reparsed = parse_module(&printed).map_err(|e| format!("reparse: {e}"))?;
@@ -157,18 +163,7 @@ fn corpus_jax_export_artifacts_evaluate_to_jax_outputs() {
         count.set(count.get() + 1);
         let m = hlox_hlo::load::load_module(&path).map_err(|e| format!("load: {e}"))?;
         let hlo = parse_module(&case.hlo_text()).map_err(|e| format!("parse: {e}"))?;
-        let (a, b) = (m.entry_computation_layout(), hlo.entry_computation_layout());
-        let plain = |v: &[hlox_hlo::Shape]| -> Vec<hlox_hlo::Shape> {
-            v.iter().map(|s| s.with_default_layout()).collect()
-        };
-        if plain(&a.parameters) != plain(&b.parameters)
-            || a.result.with_default_layout() != b.result.with_default_layout()
-        {
-            return Err(format!(
-                "entry signature {:?} -> {:?} differs from module.hlo's {:?} -> {:?}",
-                a.parameters, a.result, b.parameters, b.result
-            ));
-        }
+        same_signature(&m, &hlo)?;
         let args = case.inputs()?;
         let got = hlox_eval::evaluate_with_registry(&m, &args, &hlox_tests::registry_for(case))
             .map_err(|e| format!("evaluate: {e}"))?;

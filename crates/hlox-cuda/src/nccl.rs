@@ -337,7 +337,7 @@ pub fn with_comms<R>(comms: Arc<NcclComms>, ctx: DeviceContext, f: impl FnOnce()
 ///
 /// # Safety
 /// `buffers` holds one device pointer per operand and result leaf, of the
-/// sizes the descriptor gives ([`crate::spmd::buffer_sizes`]); `stream`
+/// sizes the descriptor gives ([`CollectiveDesc::buffer_sizes`]); `stream`
 /// is the device's stream.
 pub unsafe fn run_as_current_device(
     desc: &CollectiveDesc,
@@ -350,7 +350,7 @@ pub unsafe fn run_as_current_device(
             .map(|d| (d.comms.clone(), d.ctx.clone()))
     })?;
     let (me, topology, control) = (ctx.rank, ctx.topology, ctx.comm);
-    let (in_lens, out_lens) = crate::spmd::buffer_sizes(desc, me);
+    let (in_lens, out_lens) = desc.buffer_sizes(me);
     // SAFETY: as the caller promises.
     let ptr = |k: usize| unsafe { *buffers.add(k) } as u64;
     let ins: Vec<u64> = (0..in_lens.len()).map(ptr).collect();

@@ -152,12 +152,6 @@ enum TargetError {
     NoNccl(String),
 }
 
-/// The byte sizes of a collective's operand buffers and result buffers on
-/// device `me` (the CUDA convention: operand leaves, then result leaves).
-pub fn buffer_sizes(desc: &CollectiveDesc, me: usize) -> (Vec<usize>, Vec<usize>) {
-    desc.buffer_sizes(me)
-}
-
 /// The CUDA target behind every collective of an SPMD program
 /// (`API_VERSION_STATUS_RETURNING`; the opaque bytes are a
 /// [`CollectiveDesc`]): see the module docs.
@@ -201,7 +195,7 @@ unsafe fn run_collective_call(
     }
     // Host emulation: the buffers are host memory.
     let me = hlox_cpu_runtime::collectives::current_device().ok_or(CollectiveError::NoDevice)?;
-    let (in_lens, out_lens) = buffer_sizes(&desc, me);
+    let (in_lens, out_lens) = desc.buffer_sizes(me);
     let ptr = |k: usize| unsafe { *buffers.add(k) };
     let ins: Vec<&[u8]> = in_lens
         .iter()
@@ -260,9 +254,19 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 /// `comm`, so the others stop at their next collective.
 fn on_device_threads(
     n: usize,
-    comm: &Arc<dyn Communicator>,
-    run: &(dyn Fn(usize) -> Result<Literal, DevicesError> + Sync),
+    timeout: Duration,
+    topology: Topology,
+    run: &(dyn Fn(DeviceContext) -> Result<Literal, DevicesError> + Sync),
 ) -> Result<Vec<Literal>, DevicesError> {
+    let comm: Arc<dyn Communicator> = Arc::new(InProcess::new(n, timeout));
+    let comm = &comm;
+    let run = |rank: usize| {
+        run(DeviceContext {
+            rank,
+            topology,
+            comm: comm.clone(),
+        })
+    };
     let results: Vec<Result<Literal, DevicesError>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..n)
             .map(|rank| {
@@ -344,22 +348,15 @@ impl EmulatedDevices {
     /// result, in device order. A failing device stops every device with
     /// its error (no hang).
     pub fn execute(&self, args: &[&Literal]) -> Result<Vec<Literal>, DevicesError> {
-        let n = self.devices();
-        let comm: Arc<dyn Communicator> = Arc::new(InProcess::new(n, self.timeout));
-        let topology = self.module.topology;
-        let run = |rank: usize| -> Result<Literal, DevicesError> {
+        let run = |ctx: DeviceContext| -> Result<Literal, DevicesError> {
+            let rank = ctx.rank;
             let exe = crate::emulate::EmulatedExecutable::new(self.module.compiled.clone())?;
-            let ctx = DeviceContext {
-                rank,
-                topology,
-                comm: comm.clone(),
-            };
             with_device(ctx, || exe.execute(args)).map_err(|source| DevicesError::Device {
                 device: rank,
                 source,
             })
         };
-        on_device_threads(n, &comm, &run)
+        on_device_threads(self.devices(), self.timeout, self.module.topology, &run)
     }
 }
 
@@ -421,15 +418,10 @@ impl CudaDevices {
     /// result, in device order. A device that fails stops the others at
     /// their next collective, before they enter NCCL.
     pub fn execute(&self, args: &[&Literal]) -> Result<Vec<Literal>, DevicesError> {
-        let n = self.devices();
-        let control: Arc<dyn Communicator> = Arc::new(InProcess::new(n, self.timeout));
-        let topology = self.module.topology;
-        let run = |rank: usize| -> Result<Literal, DevicesError> {
-            let ctx = DeviceContext {
-                rank,
-                topology,
-                comm: control.clone(),
-            };
+        // The host rendezvous before each NCCL call is the control
+        // communicator of `on_device_threads`.
+        let run = |ctx: DeviceContext| -> Result<Literal, DevicesError> {
+            let rank = ctx.rank;
             let exe = self.exes.get(rank).ok_or(DevicesError::Thread {
                 device: rank,
                 message: "no executable loaded for this device".into(),
@@ -445,7 +437,7 @@ impl CudaDevices {
                 source,
             })
         };
-        on_device_threads(n, &control, &run)
+        on_device_threads(self.devices(), self.timeout, self.module.topology, &run)
     }
 }
 
@@ -465,21 +457,19 @@ mod tests {
             groups: vec![vec![0, 1], vec![2, 3]],
         };
         assert_eq!(
-            buffer_sizes(&d(CollectiveKind::AllGather { dim: 1 }), 3),
+            d(CollectiveKind::AllGather { dim: 1 }).buffer_sizes(3),
             (vec![32], vec![64])
         );
         assert_eq!(
-            buffer_sizes(
-                &d(CollectiveKind::ReduceScatter {
-                    dim: 0,
-                    reduce: ReduceKind::Add
-                }),
-                0
-            ),
+            d(CollectiveKind::ReduceScatter {
+                dim: 0,
+                reduce: ReduceKind::Add
+            })
+            .buffer_sizes(0),
             (vec![32], vec![16])
         );
         assert_eq!(
-            buffer_sizes(&d(CollectiveKind::PartitionId), 2),
+            d(CollectiveKind::PartitionId).buffer_sizes(2),
             (vec![], vec![4])
         );
     }
