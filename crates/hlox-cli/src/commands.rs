@@ -291,6 +291,7 @@ pub fn bench(
     random: Option<u64>,
     out_dir: Option<&Path>,
     cuda_graphs: bool,
+    profile: bool,
 ) -> Result<()> {
     use anyhow::{ensure, Context};
     use std::time::Instant;
@@ -298,12 +299,27 @@ pub fn bench(
         iters > 0,
         "--iters must be at least 1 (the number of timed runs)"
     );
+    ensure!(
+        !profile || platform == Platform::Host,
+        "--profile times the Host backend's instructions; for CUDA, use Nsight Systems \
+         (`nsys profile hlox bench --platform cuda ...`)"
+    );
     let m = load_module(file)?;
     let registry = plugins.registry(platform)?;
     let args = inputs_or_random(file, &m, inputs, random)?;
     let pb = spinner(format!("compiling {}", file.display()));
     let t = Instant::now();
-    let exe = compile_for(platform, &m, registry, None, cuda_graphs);
+    let exe = if profile {
+        let options = CompileOptions {
+            profile: true,
+            ..compile_options(registry, None)
+        };
+        hlox_cpu::compile(&m, &options)
+            .map(Exe::Host)
+            .map_err(anyhow::Error::from)
+    } else {
+        compile_for(platform, &m, registry, None, cuda_graphs)
+    };
     let compile_ms = t.elapsed().as_secs_f64() * 1e3;
     pb.finish_and_clear();
     let exe = exe.with_context(|| format!("compiling {}", file.display()))?;
@@ -314,6 +330,9 @@ pub fn bench(
     for i in 0..warmup {
         last = Some(exe.execute(&args).with_context(|| running(i + 1))?);
         pb.inc(1);
+    }
+    if let Exe::Host(e) = &exe {
+        e.reset_profile();
     }
     pb.set_message("timed");
     let mut times = Vec::with_capacity(iters);
@@ -346,6 +365,11 @@ pub fn bench(
         format!(", \"device_median_ms\": {:.4}", median(&mut device_times))
     };
     let median = median(&mut times);
+    if let Exe::Host(e) = &exe {
+        if let Some(p) = e.profile() {
+            print_profile(&p, iters, median);
+        }
+    }
     if let Some(result) = &last {
         write_outputs(result, out_dir, false)?;
     }
@@ -377,6 +401,34 @@ pub fn bench(
         times[0]
     );
     Ok(())
+}
+
+/// The `--profile` table on stderr: each instruction's time per run, the
+/// slowest first, with its share of the median run and the running total.
+fn print_profile(p: &[hlox_cpu::ProfileEntry], iters: usize, median_ms: f64) {
+    let mut rows: Vec<&hlox_cpu::ProfileEntry> = p.iter().collect();
+    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns));
+    let per_run = |e: &hlox_cpu::ProfileEntry| e.total_ns as f64 / 1e6 / iters.max(1) as f64;
+    let all: f64 = rows.iter().map(|e| per_run(e)).sum();
+    eprintln!(
+        "profile: {} instructions, {all:.4} ms per run in them (median run {median_ms:.4} ms)",
+        rows.len()
+    );
+    eprintln!("  {:>9} {:>6} {:>6}  instruction", "ms/run", "%", "cum%");
+    let mut cum = 0.0;
+    for e in rows {
+        let ms = per_run(e);
+        cum += ms;
+        let pct = |x: f64| if all > 0.0 { 100.0 * x / all } else { 0.0 };
+        eprintln!(
+            "  {ms:9.4} {:6.1} {:6.1}  {} = {} {}",
+            pct(ms),
+            pct(cum),
+            e.instruction,
+            e.shape,
+            e.opcode
+        );
+    }
 }
 
 fn print_timings(r: &hlox_cpu::CompileReport) {

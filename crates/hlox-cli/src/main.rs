@@ -240,6 +240,12 @@ enum Command {
         /// CUDA graph.
         #[arg(long)]
         no_cuda_graphs: bool,
+        /// Host: time every instruction of the entry computation over the
+        /// timed runs (as XLA's --xla_hlo_profile) and print a table, the
+        /// slowest first, on stderr before the JSON line. The
+        /// instrumentation adds two clock reads per instruction.
+        #[arg(long)]
+        profile: bool,
         /// Stop an execution that runs longer than this many seconds
         /// (each run, for bench), with exit code 3.
         #[arg(long, value_name = "SECONDS")]
@@ -421,6 +427,7 @@ fn run(cli: Cli) -> Result<()> {
             out_dir,
             platform,
             no_cuda_graphs,
+            profile,
             timeout: _,
         } => commands::bench(
             platform,
@@ -432,6 +439,7 @@ fn run(cli: Cli) -> Result<()> {
             random,
             out_dir.as_deref(),
             !no_cuda_graphs,
+            profile,
         ),
     }
 }

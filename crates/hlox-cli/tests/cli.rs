@@ -570,6 +570,47 @@ fn hlox_log_debug_traces_passes_phases_and_bindings_on_stderr_only() {
         .fails(1, &["HLOX_LOG=debug"]);
 }
 
+/// `bench --profile`: a table of the entry's instructions on stderr, the
+/// slowest first, whose shares add up to 100%; the JSON line stays last on
+/// stdout. CUDA is refused with what to use instead.
+#[test]
+fn bench_profile_prints_each_instruction_time() {
+    let (m, inputs) = layernorm();
+    let o = Hlox::new("bench")
+        .arg(&m)
+        .inputs(&inputs)
+        .args(["--iters", "5", "--profile"])
+        .output();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = last_json(&stdout(&o));
+    assert!(v["median_ms"].as_f64().unwrap() > 0.0, "{v}");
+    let err = stderr(&o);
+    let mut lines = err.lines();
+    let head = lines.next().unwrap_or_default();
+    assert!(head.starts_with("profile: "), "{err}");
+    assert!(
+        lines.next().unwrap_or_default().contains("instruction"),
+        "{err}"
+    );
+    let rows: Vec<(f64, f64)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f[0].parse().expect("ms"), f[2].parse().expect("cum%"))
+        })
+        .collect();
+    assert!(!rows.is_empty(), "{err}");
+    assert!(
+        rows.windows(2).all(|w| w[0].0 >= w[1].0),
+        "slowest first: {err}"
+    );
+    let last = rows.last().map_or(0.0, |r| r.1);
+    assert!((last - 100.0).abs() < 0.2, "{err}");
+    Hlox::new("bench")
+        .arg(&m)
+        .args(["--random", "--profile", "--platform", "cuda"])
+        .fails(1, &["--profile", "Host", "nsys"]);
+}
+
 #[test]
 fn piped_output_has_no_progress_escape_codes() {
     let (m, inputs) = layernorm();

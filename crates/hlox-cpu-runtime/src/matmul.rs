@@ -223,19 +223,21 @@ fn direct_ok(src: ElementType, out: ElementType) -> bool {
     same_domain(src, out) && out != ElementType::Pred
 }
 
-fn gemm_par(work: usize) -> gemm::Parallelism {
+/// How many single-threaded blocks a parallel product of `work`
+/// multiply-adds is split into: one per thread when it is worth it, else 1.
+fn gemm_parts(work: usize) -> usize {
     let t = rayon::current_num_threads();
     if work >= 1 << 20 && t > 1 {
-        gemm::Parallelism::Rayon(t)
+        t
     } else {
-        gemm::Parallelism::None
+        1
     }
 }
 
 /// Strided single matrix product `dst[m][n] = sum_k lhs[m][k] * rhs[k][n]`
 /// for f32/f64 via `gemm` (strides in elements; `dst` is overwritten).
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn gemm_strided<T: 'static + Copy + Default>(
+pub(crate) unsafe fn gemm_strided<T: 'static + Copy + Default + Send + Sync>(
     m: usize,
     n: usize,
     k: usize,
@@ -262,32 +264,83 @@ pub(crate) unsafe fn gemm_strided<T: 'static + Copy + Default>(
         }
         return;
     }
-    let p = if par {
-        gemm_par(m * n * k)
-    } else {
-        gemm::Parallelism::None
-    };
-    gemm::gemm(
-        m,
-        n,
-        k,
-        dst,
-        dst_cs,
-        dst_rs,
-        false,
-        lhs,
-        lhs_cs,
-        lhs_rs,
-        rhs,
-        rhs_cs,
-        rhs_rs,
-        T::default(),
-        one,
-        false,
-        false,
-        false,
-        p,
+    let parts = if par { gemm_parts(m * n * k) } else { 1 };
+    // One single-threaded gemm per block of the output, in parallel, rather
+    // than gemm's own `Parallelism::Rayon`: that splits poorly when one
+    // side is short. For a transformer block's gradient (m = 128 rows)
+    // gemm's two threads ran `[128,1024] x [1024,256]` with the right
+    // operand k-contiguous at 1.07x one thread (1.21 against 1.31 ms);
+    // two halves of the output's columns, each on one thread, at 1.9x
+    // (0.68 ms), and no slower than gemm's split on every other product
+    // timed (square 512 and 1024, the block's 24 products; the figures are
+    // in docs/performance.md). Each block packs only its part of the
+    // operand it splits and all of the other one, so the split is along
+    // the side whose operand is the larger to pack: columns (the right
+    // operand, k x n) unless the left one (m x k) is larger.
+    let split_cols = n >= m;
+    let len = if split_cols { n } else { m };
+    let parts = parts.min(len / 16).max(1);
+    let (dp, lp, rp) = (
+        crate::elem::SendPtr(dst as *mut u8),
+        crate::elem::SendConstPtr(lhs as *const u8),
+        crate::elem::SendConstPtr(rhs as *const u8),
     );
+    let run = |start: usize, end: usize| {
+        let (dp, lp, rp) = (dp, lp, rp);
+        let (dst, lhs, rhs) = (dp.0 as *mut T, lp.0 as *const T, rp.0 as *const T);
+        let s = start as isize;
+        let (bm, bn, dst, lhs, rhs) = if split_cols {
+            (
+                m,
+                end - start,
+                dst.offset(s * dst_cs),
+                lhs,
+                rhs.offset(s * rhs_cs),
+            )
+        } else {
+            (
+                end - start,
+                n,
+                dst.offset(s * dst_rs),
+                lhs.offset(s * lhs_rs),
+                rhs,
+            )
+        };
+        gemm::gemm(
+            bm,
+            bn,
+            k,
+            dst,
+            dst_cs,
+            dst_rs,
+            false,
+            lhs,
+            lhs_cs,
+            lhs_rs,
+            rhs,
+            rhs_cs,
+            rhs_rs,
+            T::default(),
+            one,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        )
+    };
+    if parts == 1 {
+        run(0, len);
+        return;
+    }
+    // Block boundaries on multiples of 16 elements (a 512-bit register of f32).
+    let per = len.div_ceil(parts).div_ceil(16) * 16;
+    use rayon::prelude::*;
+    (0..parts).into_par_iter().for_each(|p| {
+        let (s, e) = (p * per, ((p + 1) * per).min(len));
+        if s < e {
+            run(s, e)
+        }
+    });
 }
 
 /// `c = a · b` for `bt` row-major products [m, k] x [k, n] stored one
@@ -623,4 +676,60 @@ pub(crate) unsafe fn store_all<D: Dom>(vals: &[D], dst: *mut u8, g: &crate::Geom
         st(dst, o, vals[i]);
         i += 1;
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gemm_strided;
+
+    /// Every operand layout, both split directions (n >= m and m > n),
+    /// sizes not multiples of 16, against a plain triple loop, on a pool of
+    /// three threads so the products are split into blocks.
+    #[test]
+    fn split_products_equal_the_plain_loop() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .expect("thread pool");
+        for &(m, n, k) in &[(40, 203, 300), (203, 40, 300), (130, 130, 70)] {
+            let a: Vec<f64> = (0..m * k).map(|i| ((i * 7) % 13) as f64 - 6.0).collect();
+            let b: Vec<f64> = (0..k * n).map(|i| ((i * 5) % 11) as f64 - 5.0).collect();
+            for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+                // a(i, l) and b(l, j) in row-major or transposed storage.
+                let (a_rs, a_cs) = if ta { (1, m as isize) } else { (k as isize, 1) };
+                let (b_rs, b_cs) = if tb { (1, k as isize) } else { (n as isize, 1) };
+                let mut want = vec![0.0; m * n];
+                for i in 0..m {
+                    for j in 0..n {
+                        want[i * n + j] = (0..k)
+                            .map(|l| {
+                                a[(i as isize * a_rs + l as isize * a_cs) as usize]
+                                    * b[(l as isize * b_rs + j as isize * b_cs) as usize]
+                            })
+                            .sum();
+                    }
+                }
+                let mut got = vec![f64::NAN; m * n];
+                pool.install(|| unsafe {
+                    gemm_strided(
+                        m,
+                        n,
+                        k,
+                        got.as_mut_ptr(),
+                        n as isize,
+                        1,
+                        a.as_ptr(),
+                        a_rs,
+                        a_cs,
+                        b.as_ptr(),
+                        b_rs,
+                        b_cs,
+                        1.0,
+                        true,
+                    )
+                });
+                assert_eq!(got, want, "{m}x{n}x{k} ta={ta} tb={tb}");
+            }
+        }
+    }
 }

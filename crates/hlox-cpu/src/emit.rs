@@ -60,6 +60,10 @@ pub(crate) struct Emitter<'a, 'ctx> {
     pub call_sites: Vec<CallSite>,
     /// Run custom calls in the sandbox (`CompileOptions::sandbox`).
     pub sandbox: Option<hlox_ffi::sandbox::SandboxOptions>,
+    /// The entry computation's instructions that generate code, in order,
+    /// each bracketed by `hlox_rt_profile` calls (`CompileOptions::profile`);
+    /// `None` when not profiling.
+    pub profiled: Option<Vec<InstId>>,
     /// Runtime kernels to build after JIT: (computation, instruction,
     /// names of the compiled callee functions).
     pub kernels: Vec<(CompId, InstId, Vec<String>)>,
@@ -120,6 +124,21 @@ fn param<'ctx>(
 ) -> Result<inkwell::values::BasicValueEnum<'ctx>, CompileError> {
     f.get_nth_param(i)
         .ok_or_else(|| CompileError::Internal(format!("function has no parameter {i}")))
+}
+
+/// Whether `emit_inst` writes code for `id` (parameters, constants, tuples
+/// and alias views cost nothing at run time).
+fn generates_code(comp: &Computation, id: InstId) -> bool {
+    match comp.inst(id).op {
+        Op::Parameter { .. }
+        | Op::Constant { .. }
+        | Op::Tuple
+        | Op::GetTupleElement { .. }
+        | Op::OptimizationBarrier
+        | Op::AfterAll => false,
+        Op::Reshape | Op::Bitcast => !crate::buffers::is_alias_view(comp, id),
+        _ => true,
+    }
 }
 
 fn e<E: std::fmt::Display>(inst: &str) -> impl Fn(E) -> CompileError + '_ {
@@ -413,6 +432,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             bound,
             call_sites: Vec::new(),
             sandbox: None,
+            profiled: None,
             kernels: Vec::new(),
             consts,
             cpu,
@@ -836,8 +856,20 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             arena: pv(3)?,
             fail,
         };
+        let profile = self.profiled.is_some() && cid == self.module.entry;
         for id in comp.instructions.keys() {
+            if profile && generates_code(comp, id) {
+                let slot = self.profiled.as_ref().map_or(0, |v| v.len());
+                self.profile_mark(&fr, slot as u64)?;
+                if let Some(v) = self.profiled.as_mut() {
+                    v.push(id);
+                }
+            }
             self.emit_inst(&fr, id)?;
+        }
+        if profile {
+            // Ends the last instruction's interval.
+            self.profile_mark(&fr, u64::MAX)?;
         }
         // Root leaves not computed in place are copied to the outputs.
         let rshapes = comp.root_inst().shape.leaves();
@@ -858,20 +890,27 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         Ok(())
     }
 
+    /// `hlox_rt_profile(ctx, slot)`: the time since the previous mark goes
+    /// to the previous slot's instruction (`u64::MAX`: none follows).
+    fn profile_mark(&self, fr: &Frame<'a, 'ctx>, slot: u64) -> R<()> {
+        let cg = &self.cg;
+        let args = [fr.ctx.into(), cg.i64().const_int(slot, false).into()];
+        cg.call_addr(
+            crate::runtime::hlox_rt_profile as *const () as usize,
+            cg.ctx.void_type().fn_type(&self.param_types(&args), false),
+            &args,
+        )
+        .map_err(e("profile"))?;
+        Ok(())
+    }
+
     fn emit_inst(&mut self, fr: &Frame<'a, 'ctx>, id: InstId) -> R<()> {
         let module = self.module;
         let (comp, a) = (fr.comp, fr.a);
         let inst = comp.inst(id);
         let name = inst.name.as_str();
-        match &inst.op {
-            Op::Parameter { .. }
-            | Op::Constant { .. }
-            | Op::Tuple
-            | Op::GetTupleElement { .. }
-            | Op::OptimizationBarrier
-            | Op::AfterAll => return Ok(()),
-            Op::Reshape | Op::Bitcast if crate::buffers::is_alias_view(comp, id) => return Ok(()),
-            _ => {}
+        if !generates_code(comp, id) {
+            return Ok(());
         }
         let at = InstAt {
             id,

@@ -136,8 +136,27 @@ pub struct Executable {
     /// `execute` hands the run uninitialized result buffers instead of
     /// zeroed ones.
     results_written: bool,
+    /// `CompileOptions::profile`: each profiled instruction (name, opcode,
+    /// result shape) and its counters.
+    profile: Option<(Vec<(String, String, String)>, runtime::ProfileCounters)>,
     _bound: BoundTargets,
     _jit: hlox_codegen::Jit,
+}
+
+/// One instruction's share of the runs profiled so far
+/// ([`Executable::profile`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileEntry {
+    /// The instruction's name in the optimized module.
+    pub instruction: String,
+    /// Its opcode (a fusion's kind is in the optimized module's text).
+    pub opcode: String,
+    /// Its result shape.
+    pub shape: String,
+    /// Time in it over every profiled run, in nanoseconds.
+    pub total_ns: u64,
+    /// How many times it ran.
+    pub count: u64,
 }
 
 /// A relocatable object file of a module's optimized LLVM code (see
@@ -346,6 +365,9 @@ fn back_half(
         threads,
     );
     em.sandbox = options.sandbox.clone();
+    if options.profile {
+        em.profiled = Some(Vec::new());
+    }
     em.declare(&comps);
     for &c in &comps {
         em.define(c)?;
@@ -356,6 +378,18 @@ fn back_half(
     report.row_shared = em.row_shared;
     report.column_reductions = em.column_reductions;
     report.column_reductions_split_rows = em.column_reductions_split_rows;
+    let profile = em.profiled.take().map(|ids| {
+        let comp = module.entry_computation();
+        let names: Vec<(String, String, String)> = ids
+            .iter()
+            .map(|&id| {
+                let i = comp.inst(id);
+                (i.name.clone(), i.op.name().to_string(), i.shape.to_string())
+            })
+            .collect();
+        let counters = runtime::ProfileCounters::new(names.len());
+        (names, counters)
+    });
     let call_sites = std::mem::take(&mut em.call_sites);
     let pending_kernels = std::mem::take(&mut em.kernels);
     drop(em);
@@ -477,6 +511,7 @@ fn back_half(
                 .values()
                 .any(|i| matches!(i.op, hlox_hlo::Op::CustomCall(_)))
         }),
+        profile,
         _bound: bound,
         // SAFETY: `ee` was made from `llmod`, created in `ctx_box`.
         _jit: unsafe { hlox_codegen::Jit::new(ctx_box, ee) },
@@ -504,6 +539,38 @@ impl Executable {
         &self.result
     }
 
+    /// Time per instruction of the entry computation over every run so far,
+    /// in the order they run; `None` unless compiled with
+    /// `CompileOptions::profile`. An instruction of a run that failed may
+    /// be missing its last interval.
+    pub fn profile(&self) -> Option<Vec<ProfileEntry>> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let (names, c) = self.profile.as_ref()?;
+        Some(
+            names
+                .iter()
+                .enumerate()
+                .map(|(k, (instruction, opcode, shape))| ProfileEntry {
+                    instruction: instruction.clone(),
+                    opcode: opcode.clone(),
+                    shape: shape.clone(),
+                    total_ns: c.ns.get(k).map_or(0, |x| x.load(Relaxed)),
+                    count: c.count.get(k).map_or(0, |x| x.load(Relaxed)),
+                })
+                .collect(),
+        )
+    }
+
+    /// Sets every profile counter back to zero (after warm-up runs).
+    pub fn reset_profile(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if let Some((_, c)) = &self.profile {
+            c.ns.iter()
+                .chain(&c.count)
+                .for_each(|x| x.store(0, Relaxed));
+        }
+    }
+
     unsafe fn run(
         &self,
         params: &[*const u8],
@@ -529,6 +596,8 @@ impl Executable {
             error: Mutex::new(None),
             run_id,
             invoke: hlox_ffi::xla_ffi::InvokeContext::host(run_id),
+            profile: self.profile.as_ref().map(|(_, c)| c),
+            profile_open: Mutex::new(None),
         };
         let rc = {
             let _fp = runtime::FpEnv::flush_denormals();

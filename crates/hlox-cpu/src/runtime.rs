@@ -37,6 +37,50 @@ pub(crate) struct RunCtx<'a> {
     /// way), made once per run; compiled code finds it at
     /// `offset_of!(RunCtx, invoke)`.
     pub invoke: hlox_ffi::xla_ffi::InvokeContext,
+    /// The executable's profile counters when it was compiled with
+    /// `CompileOptions::profile`, and the run's open interval (the slot
+    /// marked last and when).
+    pub profile: Option<&'a ProfileCounters>,
+    pub profile_open: Mutex<Option<(usize, std::time::Instant)>>,
+}
+
+/// Time spent in each profiled instruction over every run so far
+/// (nanoseconds, runs), one slot per instruction of the entry computation
+/// that generates code (`CompileOptions::profile`).
+#[derive(Debug, Default)]
+pub(crate) struct ProfileCounters {
+    pub ns: Vec<std::sync::atomic::AtomicU64>,
+    pub count: Vec<std::sync::atomic::AtomicU64>,
+}
+
+impl ProfileCounters {
+    pub fn new(n: usize) -> ProfileCounters {
+        ProfileCounters {
+            ns: (0..n).map(|_| Default::default()).collect(),
+            count: (0..n).map(|_| Default::default()).collect(),
+        }
+    }
+}
+
+/// Profiling mark (`CompileOptions::profile`): the time since the run's
+/// previous mark goes to that mark's instruction; `slot` (`u64::MAX`: none)
+/// starts the next interval.
+pub(crate) unsafe extern "C" fn hlox_rt_profile(ctx: *const c_void, slot: u64) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let ctx = &*(ctx as *const RunCtx);
+    let (Some(p), Ok(mut open)) = (ctx.profile, ctx.profile_open.lock()) else {
+        return;
+    };
+    let now = std::time::Instant::now();
+    if let Some((s, t)) = open.take() {
+        if let (Some(ns), Some(c)) = (p.ns.get(s), p.count.get(s)) {
+            ns.fetch_add(now.duration_since(t).as_nanos() as u64, Relaxed);
+            c.fetch_add(1, Relaxed);
+        }
+    }
+    if slot != u64::MAX {
+        *open = Some((slot as usize, now));
+    }
 }
 
 /// Why a run stopped with a non-zero status: the first failure recorded.

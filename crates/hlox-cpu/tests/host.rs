@@ -1175,3 +1175,72 @@ fn loop_and_branch_boundaries_in_other_layouts_match_the_evaluator() {
         }
     }
 }
+
+/// `CompileOptions::profile`: every instruction of the entry computation
+/// that generates code gets a slot, in order, counted once per run; what
+/// costs nothing (parameters, constants, tuples, alias reshapes) gets none;
+/// a while loop is one slot with its body inside; the results are the
+/// unprofiled ones.
+#[test]
+fn profile_times_each_entry_instruction_once_per_run() {
+    let text = r#"HloModule prof
+body {
+  p = (s32[], f32[64,64]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  one = s32[] constant(1)
+  n = s32[] add(i, one)
+  x = f32[64,64] get-tuple-element(p), index=1
+  y = f32[64,64] dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (s32[], f32[64,64]) tuple(n, y)
+}
+cond {
+  p = (s32[], f32[64,64]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  three = s32[] constant(3)
+  ROOT lt = pred[] compare(i, three), direction=LT
+}
+ENTRY e {
+  a = f32[64,64] parameter(0)
+  s = f32[64,64] multiply(a, a)
+  r = f32[4096] reshape(s)
+  zero = s32[] constant(0)
+  init = (s32[], f32[64,64]) tuple(zero, s)
+  w = (s32[], f32[64,64]) while(init), condition=cond, body=body
+  ROOT out = f32[64,64] get-tuple-element(w), index=1
+}
+"#;
+    let m = parse_module(text).expect("parse");
+    let a = Literal::from_vec(
+        &[64, 64],
+        &(0..4096)
+            .map(|i| ((i % 7) as f32 - 3.0) / 8.0)
+            .collect::<Vec<f32>>(),
+    )
+    .expect("literal");
+    let plain = compile(&m, &opts()).expect("compile");
+    let profiled = compile(
+        &m,
+        &CompileOptions {
+            profile: true,
+            hlo_passes: false,
+            ..opts()
+        },
+    )
+    .expect("compile with profile");
+    assert!(plain.profile().is_none());
+    let want = plain.execute(&[&a]).expect("run");
+    for _ in 0..3 {
+        assert_eq!(profiled.execute(&[&a]).expect("profiled run"), want);
+    }
+    let p = profiled.profile().expect("profile");
+    let names: Vec<&str> = p.iter().map(|e| e.instruction.as_str()).collect();
+    assert_eq!(names, ["s", "w"], "{p:?}");
+    assert_eq!(p[1].opcode, "while");
+    assert!(p.iter().all(|e| e.count == 3 && e.total_ns > 0), "{p:?}");
+    profiled.reset_profile();
+    assert!(profiled
+        .profile()
+        .expect("profile")
+        .iter()
+        .all(|e| e.count == 0 && e.total_ns == 0));
+}

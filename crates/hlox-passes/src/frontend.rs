@@ -72,6 +72,11 @@ pub struct CompileOptions {
     /// the same policy (`hlox_eval::evaluate_with_rounding`); see
     /// docs/numerics.md.
     pub half_rounding: hlox_eval::HalfRounding,
+    /// Host: time every instruction of the entry computation in each run,
+    /// as XLA's `--xla_hlo_profile` does (`Executable::profile`; `hlox bench
+    /// --profile`). Two clock reads per instruction; a while loop, call or
+    /// conditional counts as one instruction with everything it runs.
+    pub profile: bool,
 }
 
 impl Default for CompileOptions {
@@ -88,6 +93,7 @@ impl Default for CompileOptions {
             cuda_graphs: true,
             sandbox: None,
             half_rounding: hlox_eval::HalfRounding::default(),
+            profile: false,
         }
     }
 }
@@ -106,6 +112,7 @@ impl std::fmt::Debug for CompileOptions {
             .field("cuda_graphs", &self.cuda_graphs)
             .field("sandbox", &self.sandbox)
             .field("half_rounding", &self.half_rounding)
+            .field("profile", &self.profile)
             .finish()
     }
 }
