@@ -457,6 +457,28 @@ def complex_outputs(rng):
     return f, [c64(rng, 2, 3), c64(rng, 2, 3)]
 
 
+@case(in_axes=(0, None, 0))
+def complex_ops(rng):
+    # Complex values of pow, max/min (JAX lowers them to compare and
+    # select of the real and imaginary parts), max, min and product
+    # reductions (a max's reducer is such a select), sort (lexicographic),
+    # scatter that adds and that assigns, cumsum, and the four FFTs.
+    def f(z, w, x):
+        p = lax.pow(z * 0.5 + 3.0, jnp.broadcast_to(w * 0.5, z.shape))
+        mx = jnp.maximum(z, p) * jnp.minimum(z, w)
+        r = jnp.max(z, axis=1) * jnp.min(p, axis=0)[:3] + jnp.prod(z * 0.7, axis=1)
+        s = jnp.sort(z * w, axis=1)
+        sc = jnp.asarray(z).at[jnp.array([2, 0, 2])].add(p * 2.0).at[jnp.array([1])].set(w[None, :] * 3.0)
+        c = jnp.cumsum(z, axis=1)
+        ff = jnp.fft.fft(z * w) + jnp.fft.ifft(mx) + jnp.fft.rfft(x, axis=1)[:, :4] * x[:, :4].astype(z.dtype)
+        ir = jnp.fft.irfft(z, axis=1)
+        terms = [p, mx, r, s, sc, c, ff]
+        a = sum(jnp.sum(jnp.real(t) ** 2 - jnp.imag(t) * (k + 1.0)) for k, t in enumerate(terms))
+        return a + jnp.sum(jnp.sin(ir) * x)
+
+    return f, [c64(rng, 3, 4), c64(rng, 4), f32(rng, 3, 6)]
+
+
 @case(in_axes=(0, None), devices=4, hvp=True)
 def shard_map_collectives(rng):
     # A shard_map over 4 devices with psum, all_gather, ppermute,

@@ -354,7 +354,7 @@ fn corpus_case_on_the_host(name: &str) {
 
 /// Grouped, depthwise and batch-grouped convolutions (both gradients,
 /// vmap with batched kernels), an argmax's value result, `map`, complex
-/// numbers, and second order through `fori_loop` and `scan`, compiled for
+/// numbers (with `pow`, sort, scatters and the FFTs), and second order through `fori_loop` and `scan`, compiled for
 /// the Host.
 #[test]
 fn transformed_corpus_cases_run_on_the_host() {
@@ -366,6 +366,7 @@ fn transformed_corpus_cases_run_on_the_host() {
         "map_elementwise",
         "complex_math",
         "complex_outputs",
+        "complex_ops",
         "fori_loop",
         "scan_rnn",
     ] {

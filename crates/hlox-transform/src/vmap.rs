@@ -1012,6 +1012,8 @@ fn vmap_inst(
                 }
             }
         }
+        // Over the last dimensions, which the batch in front does not move.
+        Op::Fft { .. } => e.add_shaped(inst.op.clone(), &prim, &[], out_shape)?,
         Op::TopK { .. } => {
             // Along the last dimension, which the batch does not move.
             let r = e.add(inst.op.clone(), &[prim[0]], &[])?;

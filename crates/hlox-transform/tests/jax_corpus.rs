@@ -251,5 +251,6 @@ cases! {
     map_elementwise,
     complex_math,
     complex_outputs,
+    complex_ops,
     shard_map_collectives,
 }

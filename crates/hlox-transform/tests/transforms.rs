@@ -579,9 +579,42 @@ fn complex_gradients_follow_jaxs_convention() {
         "HloModule c
          ENTRY main { z = c64[2] parameter(0)  ROOT y = c64[2] cbrt(z) }",
     );
+    for e in [
+        jvp(&m, &[0]).unwrap_err(),
+        vjp(&m, &[0]).unwrap_err(),
+        vmap(&m, &[Some(0)], 2).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "cbrt", .. } if instruction == "y"),
+            "{e}"
+        );
+        // JAX has no complex cbrt either: the message says so.
+        assert!(
+            e.to_string()
+                .contains("JAX does not accept a complex operand for it either"),
+            "{e}"
+        );
+    }
+    // A complex cummax (a reduce-window choosing by the parts, as JAX
+    // lowers it): JAX refuses its jvp, and so does hlox, saying so.
+    let m = parse(
+        "HloModule c
+         cmax {
+           a = c64[] parameter(0)  b = c64[] parameter(1)
+           ra = f32[] real(a)  rb = f32[] real(b)
+           p = pred[] compare(ra, rb), direction=GT
+           ROOT r = c64[] select(p, a, b)
+         }
+         ENTRY main {
+           z = c64[4] parameter(0)
+           init = c64[] constant((-inf, 0))
+           ROOT y = c64[4] reduce-window(z, init), window={size=4 pad=3_0}, to_apply=cmax
+         }",
+    );
     let e = jvp(&m, &[0]).unwrap_err();
     assert!(
-        matches!(&e, TransformError::Unsupported { instruction, opcode: "cbrt", .. } if instruction == "y"),
+        matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce-window", .. } if instruction == "y"),
         "{e}"
     );
+    assert!(e.to_string().contains("JAX refuses its jvp too"), "{e}");
 }

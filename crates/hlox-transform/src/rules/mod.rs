@@ -18,6 +18,44 @@ pub(crate) fn reducer_op(m: &Module, comp: CompId) -> Option<BinaryOp> {
     m.computations.get(comp)?.binary_of_params().map(|(b, _)| b)
 }
 
+/// What a single-operand reduction's computation computes, as the
+/// reduce rules tell reductions apart.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Reduction {
+    /// `a + b`.
+    Sum,
+    /// `a * b`.
+    Product,
+    /// One of its two operands: `maximum`, `minimum`, or a `select(p, a,
+    /// b)` of the two parameters whatever `p` is (JAX's max and min of
+    /// complex numbers, which compare the real parts, then the imaginary
+    /// ones). The result is one of the reduced elements (or the init
+    /// value), which is all JAX's chooser rule needs: the derivative
+    /// shared evenly among the elements equal to the result.
+    Choice,
+}
+
+/// The [`Reduction`] a reduce's computation is, if any.
+pub(crate) fn reduction(m: &Module, comp: CompId) -> Option<Reduction> {
+    match reducer_op(m, comp) {
+        Some(BinaryOp::Add) => return Some(Reduction::Sum),
+        Some(BinaryOp::Multiply) => return Some(Reduction::Product),
+        Some(BinaryOp::Maximum | BinaryOp::Minimum) => return Some(Reduction::Choice),
+        Some(_) => return None,
+        None => {}
+    }
+    let c = m.computations.get(comp)?;
+    let [a, b] = c.params[..] else {
+        return None;
+    };
+    let root = c.root_inst();
+    let picks = matches!(root.op, Op::Select)
+        && (root.operands[1..] == [a, b] || root.operands[1..] == [b, a])
+        && c.inst(a).shape.as_array().is_some_and(|s| s.rank() == 0)
+        && c.inst(a).shape == c.inst(b).shape;
+    picks.then_some(Reduction::Choice)
+}
+
 /// Whether a scatter's combiner computation returns its second parameter
 /// (the update replaces the operand's element).
 pub(crate) fn is_assignment(m: &Module, comp: CompId) -> bool {
