@@ -479,6 +479,27 @@ def complex_ops(rng):
     return f, [c64(rng, 3, 4), c64(rng, 4), f32(rng, 3, 6)]
 
 
+@case(in_axes=(0, 0))
+def variadic_reduce(rng):
+    # lax.reduce of tuples whose computation reduces each operand on its
+    # own (two sums; a product and a max, with a pair of tied maxima),
+    # which hlox splits into one reduce per operand; JAX differentiates
+    # the general reduce by its own rule.
+    def f(x, y):
+        a, b = lax.reduce((x, y), (np.float32(0), np.float32(0)), lambda p, q: (p[0] + q[0], p[1] + q[1]), (1,))
+        c, d = lax.reduce(
+            (x * y, jnp.cos(x)),
+            (np.float32(1), np.float32(-np.inf)),
+            lambda p, q: (p[0] * q[0], jnp.maximum(p[1], q[1])),
+            (0,),
+        )
+        return jnp.sum(jnp.sin(a) * b) + jnp.sum(c * d)
+
+    x = f32(rng, 3, 4)
+    x[2, 1] = x[0, 1]
+    return f, [x, f32(rng, 3, 4)]
+
+
 @case(in_axes=(0, None), devices=4, hvp=True)
 def shard_map_collectives(rng):
     # A shard_map over 4 devices with psum, all_gather, ppermute,

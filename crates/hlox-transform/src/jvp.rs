@@ -308,6 +308,10 @@ fn jvp_inst(
             let g = e.reshape(g, &od)?;
             return Ok((y, Tan::Tuple(vec![Tan::Val(g), Tan::Zero])));
         }
+        // Variadic reduces that neither split nor are an argmax.
+        Op::Reduce { .. } if prim.len() > 2 => {
+            return Err(unsupported(T, inst, crate::rules::linear::ARGMAX_ONLY))
+        }
         Op::ReduceWindow { window } if prim.len() == 2 => {
             if !ops[1].1.is_zero() {
                 return Err(unsupported(

@@ -36,6 +36,7 @@ mod emit;
 mod jvp;
 mod map;
 mod rules;
+mod split;
 mod tan;
 mod vjp;
 mod vmap;
@@ -112,7 +113,9 @@ pub use vjp::{grad, grad_with, vjp, vjp_with};
 
 /// Verifies the input and refuses what no rule covers; returns the module
 /// the transformation walks: `m`, or a copy with its `map`s expanded into
-/// element-wise ops ([`map::expand_maps`]).
+/// element-wise ops ([`map::expand_maps`]) and its variadic reduces that
+/// reduce each operand on its own split into one reduce per operand
+/// ([`split::split_reduces`]).
 fn check_input<'m>(
     m: &'m Module,
     transform: &'static str,
@@ -120,6 +123,10 @@ fn check_input<'m>(
     hlox_hlo::verifier::verify_module(m)
         .map_err(|source| TransformError::Input { transform, source })?;
     let m = map::expand_maps(m, transform)?;
+    let m = match split::split_reduces(&m) {
+        Some(split) => std::borrow::Cow::Owned(split),
+        None => m,
+    };
     complex_coverage(&m, transform)?;
     Ok(m)
 }

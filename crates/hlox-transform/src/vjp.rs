@@ -304,6 +304,14 @@ fn backward(
                 }
                 out
             }
+            Op::Reduce { .. } if ops.len() != 4 && ops.len() > 2 => {
+                // Variadic reduces that neither split nor are an argmax.
+                return Err(crate::unsupported(
+                    e.transform,
+                    inst,
+                    crate::rules::linear::ARGMAX_ONLY,
+                ));
+            }
             Op::Reduce { dimensions } if ops.len() == 4 => {
                 // An argmax/argmin's value result: its cotangent goes to
                 // the chosen element (the index result has none).

@@ -252,5 +252,6 @@ cases! {
     complex_math,
     complex_outputs,
     complex_ops,
+    variadic_reduce,
     shard_map_collectives,
 }

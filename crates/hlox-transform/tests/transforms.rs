@@ -430,6 +430,48 @@ ENTRY main {
         assert!(e.to_string().contains("only as an argmax/argmin"), "{e}");
     }
 
+    // A variadic reduce whose second result reads the first operand (a sum,
+    // and a product weighted by the other side's first element): it does
+    // not split into per-operand reduces, and is no argmax.
+    let mixed_src = r#"
+HloModule mixed
+mix {
+  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)
+  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
+  s = f64[] add(a0, b0)
+  p = f64[] multiply(a1, b0)
+  ROOT r = (f64[], f64[]) tuple(s, p)
+}
+ENTRY main {
+  x = f64[3,4] parameter(0)
+  y = f64[3,4] parameter(1)
+  zero = f64[] constant(0)
+  one = f64[] constant(1)
+  m = (f64[3], f64[3]) reduce(x, y, zero, one), dimensions={1}, to_apply=mix
+  ROOT v = f64[3] get-tuple-element(m), index=1
+}
+"#;
+    let mixed = parse(mixed_src);
+    for e in [
+        jvp(&mixed, &[0]).unwrap_err(),
+        vjp(&mixed, &[0, 1]).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce", .. } if instruction == "m"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("or when its computation reduces each operand on its own"),
+            "{e}"
+        );
+    }
+    // The same reduce with independent components (a sum and a product)
+    // is split, so both modes and vmap transform it.
+    let split = mixed_src.replace("multiply(a1, b0)", "multiply(a1, b1)");
+    check_modes(&split, 7);
+    check_vmap(&split, &[Some(1), None], 2, 7);
+
     // A map whose computation calls a target: the map is named, and what
     // in its computation is not mapped.
     let cc_map = MAP.replace(

@@ -919,7 +919,7 @@ pub(crate) fn take_along_axis(
 
 /// What reverse and forward mode say of a variadic reduce that is not an
 /// argmax/argmin.
-pub(crate) const ARGMAX_ONLY: &str = "a variadic reduce is differentiated only as an argmax/argmin: values and an iota along the one reduced dimension, reduced by a computation that picks one (value, index) pair";
+pub(crate) const ARGMAX_ONLY: &str = "a variadic reduce is differentiated only as an argmax/argmin (values and an iota along the one reduced dimension, reduced by a computation that picks one (value, index) pair) or when its computation reduces each operand on its own (result k computed from the k-th parameters of both sides only, e.g. two sums, or a sum and a max: it is split into one reduce per operand, each a sum, product, max or min); this one's computation mixes its operands otherwise";
 
 /// Whether `x` counts 0, 1, ... along dimension `d` (an iota, or a
 /// broadcast of a rank-1 iota into `d`, as JAX builds them).
