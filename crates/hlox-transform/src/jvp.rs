@@ -132,6 +132,9 @@ fn jvp_inst(
         let t = e.reemit(inst, &ts)?;
         return Ok((y, Tan::Val(t)));
     }
+    if let (Some(why), false) = (crate::collective::refusal(m, inst), all_zero) {
+        return Err(unsupported(T, inst, why));
+    }
     if let (Op::CustomCall(_), false) = (&inst.op, all_zero) {
         // The rule gives both the result and its tangent.
         let mut args = prim.clone();

@@ -212,7 +212,8 @@ fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), Transform
                 | Op::AllGather { .. }
                 | Op::ReduceScatter { .. }
                 | Op::AllToAll { .. }
-                | Op::CollectivePermute { .. } => {
+                | Op::CollectivePermute { .. }
+                | Op::CollectiveBroadcast(_) => {
                     (!collective::is_linear_collective(m, inst)).then(|| NOT_YET.into())
                 }
                 Op::Parameter { .. }

@@ -249,6 +249,9 @@ fn backward(
         }
         let inst = entry.inst;
         e.at = format!("{}.vjp", inst.name);
+        if let Some(why) = crate::collective::refusal(m, inst) {
+            return Err(crate::unsupported(e.transform, inst, why));
+        }
         let ops = &entry.ops;
         let operand_cts: Vec<Tan> = match &inst.op {
             _ if crate::collective::is_linear_collective(m, inst) => {
