@@ -389,6 +389,28 @@ ENTRY main {
     );
     let e = grad(&m, &[0]).unwrap_err();
     assert!(e.to_string().contains("scalar"), "{e}");
+    // A reducer that selects one side whatever the values (its result may
+    // be the init value, which no element equals): not a max or min.
+    let first = parse(
+        r#"
+HloModule first
+pick { a = f64[] parameter(0)  b = f64[] parameter(1)  t = pred[] constant(true)  ROOT c = f64[] select(t, a, b) }
+ENTRY main {
+  x = f64[4] parameter(0)
+  zero = f64[] constant(0)
+  ROOT r = f64[] reduce(x, zero), dimensions={0}, to_apply=pick
+}
+"#,
+    );
+    for e in [
+        jvp(&first, &[0]).unwrap_err(),
+        vjp(&first, &[0]).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce", .. } if instruction == "r"),
+            "{e}"
+        );
+    }
     let e = vjp(&m, &[3]).unwrap_err();
     assert!(
         e.to_string().contains("wrt parameter 3 does not exist"),

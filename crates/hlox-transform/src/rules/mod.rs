@@ -9,7 +9,7 @@
 pub(crate) mod elementwise;
 pub(crate) mod linear;
 
-use hlox_hlo::ir::{BinaryOp, CompId, Module, Op};
+use hlox_hlo::ir::{BinaryOp, CompId, InstId, Module, Op};
 
 /// The binary op a reduction computation applies, when it is
 /// `(a, b) -> a op b` (or `b op a`) over scalars: how reduce's rules
@@ -52,8 +52,27 @@ pub(crate) fn reduction(m: &Module, comp: CompId) -> Option<Reduction> {
     let picks = matches!(root.op, Op::Select)
         && (root.operands[1..] == [a, b] || root.operands[1..] == [b, a])
         && c.inst(a).shape.as_array().is_some_and(|s| s.rank() == 0)
-        && c.inst(a).shape == c.inst(b).shape;
+        && c.inst(a).shape == c.inst(b).shape
+        && reads_both(c, root.operands[0], a, b);
     picks.then_some(Reduction::Choice)
+}
+
+/// Whether `x` depends on both `a` and `b`: a select that picks by
+/// comparing the two (not one that always takes the same side, whose
+/// result could be the init value, which no element equals).
+fn reads_both(c: &hlox_hlo::ir::Computation, x: InstId, a: InstId, b: InstId) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![x];
+    let (mut sa, mut sb) = (false, false);
+    while let Some(y) = stack.pop() {
+        if !seen.insert(y) {
+            continue;
+        }
+        sa |= y == a;
+        sb |= y == b;
+        stack.extend(&c.inst(y).operands);
+    }
+    sa && sb
 }
 
 /// Whether a scatter's combiner computation returns its second parameter
