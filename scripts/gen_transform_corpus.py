@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import zlib
 from pathlib import Path
 
@@ -52,7 +53,7 @@ OUT = REPO / "tests" / "transform_corpus"
 CASES = {}
 
 
-def case(in_axes, size=3, reverse=True, hvp=False, hlo=None, devices=1):
+def case(in_axes, size=3, reverse=True, hvp=False, hlo=None, devices=1, rewrite=None, forward=True):
     """Registers a program: ``build(rng) -> (f, args)``; ``in_axes`` for vmap;
     ``reverse=False`` where JAX itself has no reverse mode (then no ``vjp``
     or ``grad`` is recorded); ``hvp=True`` also records a Hessian-vector
@@ -61,10 +62,15 @@ def case(in_axes, size=3, reverse=True, hvp=False, hlo=None, devices=1):
     (``build``'s function is the same math; the Rust test checks the two
     agree on the recorded outputs); ``in_axes=None``: no vmap recorded;
     ``devices``: how many devices the program runs on (``hlox run
-    --devices N``)."""
+    --devices N``); ``rewrite``: a function of the lowered HLO text giving
+    the forward HLO, for ops JAX does not emit but XLA's passes do (a
+    variadic all-reduce, the tuple form of all-to-all, collective-broadcast):
+    the rewritten module computes the same math, which the recorded
+    outputs check; ``forward=False``: JAX has no derivative of the program
+    at all (``pmax``), so only the outputs and vmap are recorded."""
 
     def wrap(build):
-        CASES[build.__name__] = (build, in_axes, size, reverse, hvp, hlo, devices)
+        CASES[build.__name__] = (build, in_axes, size, reverse, hvp, hlo, devices, rewrite, forward)
         return build
 
     return wrap
@@ -457,6 +463,49 @@ def complex_outputs(rng):
     return f, [c64(rng, 2, 3), c64(rng, 2, 3)]
 
 
+@case(in_axes=(0, None, 0))
+def complex_ops(rng):
+    # Complex values of pow, max/min (JAX lowers them to compare and
+    # select of the real and imaginary parts), max, min and product
+    # reductions (a max's reducer is such a select), sort (lexicographic),
+    # scatter that adds and that assigns, cumsum, and the four FFTs.
+    def f(z, w, x):
+        p = lax.pow(z * 0.5 + 3.0, jnp.broadcast_to(w * 0.5, z.shape))
+        mx = jnp.maximum(z, p) * jnp.minimum(z, w)
+        r = jnp.max(z, axis=1) * jnp.min(p, axis=0)[:3] + jnp.prod(z * 0.7, axis=1)
+        s = jnp.sort(z * w, axis=1)
+        sc = jnp.asarray(z).at[jnp.array([2, 0, 2])].add(p * 2.0).at[jnp.array([1])].set(w[None, :] * 3.0)
+        c = jnp.cumsum(z, axis=1)
+        ff = jnp.fft.fft(z * w) + jnp.fft.ifft(mx) + jnp.fft.rfft(x, axis=1)[:, :4] * x[:, :4].astype(z.dtype)
+        ir = jnp.fft.irfft(z, axis=1)
+        terms = [p, mx, r, s, sc, c, ff]
+        a = sum(jnp.sum(jnp.real(t) ** 2 - jnp.imag(t) * (k + 1.0)) for k, t in enumerate(terms))
+        return a + jnp.sum(jnp.sin(ir) * x)
+
+    return f, [c64(rng, 3, 4), c64(rng, 4), f32(rng, 3, 6)]
+
+
+@case(in_axes=(0, 0))
+def variadic_reduce(rng):
+    # lax.reduce of tuples whose computation reduces each operand on its
+    # own (two sums; a product and a max, with a pair of tied maxima),
+    # which hlox splits into one reduce per operand; JAX differentiates
+    # the general reduce by its own rule.
+    def f(x, y):
+        a, b = lax.reduce((x, y), (np.float32(0), np.float32(0)), lambda p, q: (p[0] + q[0], p[1] + q[1]), (1,))
+        c, d = lax.reduce(
+            (x * y, jnp.cos(x)),
+            (np.float32(1), np.float32(-np.inf)),
+            lambda p, q: (p[0] * q[0], jnp.maximum(p[1], q[1])),
+            (0,),
+        )
+        return jnp.sum(jnp.sin(a) * b) + jnp.sum(c * d)
+
+    x = f32(rng, 3, 4)
+    x[2, 1] = x[0, 1]
+    return f, [x, f32(rng, 3, 4)]
+
+
 @case(in_axes=(0, None), devices=4, hvp=True)
 def shard_map_collectives(rng):
     # A shard_map over 4 devices with psum, all_gather, ppermute,
@@ -478,6 +527,113 @@ def shard_map_collectives(rng):
         return lax.psum(local, "x") + s
 
     f = shard_map(body, mesh=mesh, in_specs=(P("x"), P()), out_specs=P(), check_vma=False)
+    return f, [f32(rng, 8, 3), f32(rng, 3, 3)]
+
+
+def _instructions(text):
+    """The HLO text's instruction lines: (index, name, shape, opcode, operands, rest)."""
+    out = []
+    for i, line in enumerate(text.splitlines()):
+        m = re.match(r"^(\s*)(ROOT )?([\w.\-]+) = (\S+) ([\w\-]+)\(([^)]*)\)(.*)$", line)
+        if m:
+            out.append((i, m.group(3), m.group(4), m.group(5), [o.strip() for o in m.group(6).split(",") if o.strip()], m.group(7)))
+    return out
+
+
+def _xla_collectives(text):
+    """JAX's lowering of `shard_map_more_collectives`, rewritten into the
+    forms XLA's passes make: the tuple psum's two all-reduces (the first
+    two `psum` ones) as one variadic all-reduce, the (array) all-to-all as
+    its tuple form (one operand per device, the chunks of the split
+    dimension), and the broadcast from device 0 -- lowered as a `pmax` of
+    the value masked to device 0 -- as `collective-broadcast`."""
+    lines = text.splitlines()
+    insts = _instructions(text)
+    by_name = {name: (i, shape, op, ops, rest) for i, name, shape, op, ops, rest in insts}
+    psums = [x for x in insts if x[3] == "all-reduce" and x[1].startswith("psum")][:2]
+    (i0, n0, s0, _, o0, r0), (i1, n1, s1, _, o1, r1) = psums
+    assert r0.split("to_apply")[0] == r1.split("to_apply")[0], (r0, r1)
+    lines[i0] = ""
+    lines[i1] = "\n".join([
+        f"  {n0}.{n1} = ({s0}, {s1}) all-reduce({o0[0]}, {o1[0]}){r0}",
+        f"  {n0} = {s0} get-tuple-element({n0}.{n1}), index=0",
+        f"  {n1} = {s1} get-tuple-element({n0}.{n1}), index=1",
+    ])
+    (i, n, shape, _, ops, rest), = [x for x in insts if x[3] == "all-to-all"]
+    dims = [int(d) for d in re.match(r"f32\[([\d,]+)\]", shape).group(1).split(",")]
+    assert re.search(r"dimensions=\{0\}", rest), rest
+    k = dims[0] // 4
+    chunk = "f32[" + ",".join(str(d) for d in [k] + dims[1:]) + "]"
+    groups = re.search(r"replica_groups=\{\{[\d,]+\}\}", rest).group(0)
+    channel = re.search(r"channel_id=\d+", rest).group(0)
+    new = []
+    for j in range(4):
+        sl = ", ".join([f"[{j * k}:{(j + 1) * k}]"] + [f"[0:{d}]" for d in dims[1:]])
+        new.append(f"  {n}.s{j} = {chunk} slice({ops[0]}), slice={{{sl}}}")
+    tup = "(" + ", ".join([chunk] * 4) + ")"
+    new.append(f"  {n}.t = {tup} all-to-all({', '.join(f'{n}.s{j}' for j in range(4))}), {channel}, {groups}")
+    for j in range(4):
+        new.append(f"  {n}.g{j} = {chunk} get-tuple-element({n}.t), index={j}")
+    new.append(f"  {n} = {shape} concatenate({', '.join(f'{n}.g{j}' for j in range(4))}), dimensions={{0}}")
+    lines[i] = "\n".join(new)
+    (i, n, shape, _, ops, rest), = [x for x in insts if x[3] == "all-reduce" and x[1].startswith("pmax")]
+    # The masked value: jnp.where's select (or its call of `_where`), whose
+    # second operand is the value.
+    _, _, sel, sel_ops, _ = by_name[ops[0]]
+    assert sel in ("select", "call"), sel
+    rest = re.sub(r", to_apply=[\w.\-]+", "", rest)
+    lines[i] = f"  {n} = {shape} collective-broadcast({sel_ops[1]}){rest}"
+    return "\n".join(l for l in lines if l != "") + "\n"
+
+
+def _more_collectives(broadcast):
+    from jax import shard_map
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:4]), ("x",))
+
+    def body(xs, w):
+        h = jnp.tanh(xs @ w)
+        a, b = lax.psum((h, jnp.sin(h)), "x")
+        t = lax.all_to_all(jnp.tile(h * a, (2, 1)), "x", 0, 0, tiled=True)
+        c = broadcast(jnp.cos(h) * b)
+        local = jnp.sum(a * b) + jnp.sum(jnp.sin(t) * t[::-1]) + jnp.sum(c * xs)
+        return lax.psum(local, "x")
+
+    return shard_map(body, mesh=mesh, in_specs=(P("x"), P()), out_specs=P(), check_vma=False)
+
+
+@case(in_axes=(0, None), devices=4, hvp=True, rewrite=_xla_collectives)
+def shard_map_more_collectives(rng):
+    # The collectives XLA's passes make and JAX does not emit, in a
+    # shard_map over 4 devices: a variadic all-reduce (psum of a tuple), the
+    # tuple form of all-to-all, and collective-broadcast (lax.pbroadcast,
+    # which JAX cannot lower for the CPU). The forward HLO is JAX's
+    # lowering rewritten into those forms (`_xla_collectives`); the
+    # broadcast is recorded as what it computes: lowered as a pmax of the
+    # value masked to device 0 (the same values), differentiated as a psum
+    # of it (pbroadcast's definition).
+    def first(v, neutral):
+        return jnp.where(lax.axis_index("x") == 0, v, neutral)
+
+    f = _more_collectives(lambda v: lax.pmax(first(v, -jnp.inf), "x"))
+    ref = _more_collectives(lambda v: lax.psum(first(v, 0.0), "x"))
+    return f, [f32(rng, 8, 3), f32(rng, 3, 3)], ref
+
+
+@case(in_axes=(0, 1), devices=4, forward=False)
+def shard_map_pmax_pmin(rng):
+    # pmax and pmin: JAX defines no derivative for them (nor does hlox:
+    # jvp and vjp refuse, naming the all-reduce), and batches them.
+    from jax import shard_map
+    from jax.sharding import Mesh, PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:4]), ("x",))
+
+    def body(xs, w):
+        return lax.pmax(jnp.sin(xs @ w), "x") + lax.pmin(xs, "x") * 2.0
+
+    f = shard_map(body, mesh=mesh, in_specs=(P("x"), P()), out_specs=P("x"), check_vma=False)
     return f, [f32(rng, 8, 3), f32(rng, 3, 3)]
 
 
@@ -595,7 +751,7 @@ def like(rng, a, *shape):
     return f32(rng, *shape)
 
 
-def generate(name, build, in_axes, size, reverse, hvp, hlo, devices):
+def generate(name, build, in_axes, size, reverse, hvp, hlo, devices, rewrite=None, forward=True):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     # A build may return a third function: the same math in a form JAX
     # can differentiate, which the derivatives are recorded from (the
@@ -603,6 +759,8 @@ def generate(name, build, in_axes, size, reverse, hvp, hlo, devices):
     f, args, *reference = build(rng)
     args = [np.asarray(a) for a in args]
     text = hlo or jax.jit(f).lower(*args).as_text(dialect="hlo")
+    if rewrite:
+        text = rewrite(text)
     ref = reference[0] if reference else f
     for a, b in zip(jax.tree_util.tree_leaves(f(*args)), jax.tree_util.tree_leaves(ref(*args))):
         np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=f"{name}: the reference differs")
@@ -615,17 +773,22 @@ def generate(name, build, in_axes, size, reverse, hvp, hlo, devices):
         return ref(*full)
 
     primals = [args[i] for i in wrt]
-    tangents = [like(rng, args[i], *args[i].shape) for i in wrt]
-    out, out_t = jax.jvp(f_wrt, primals, tangents)
-    leaves = jax.tree_util.tree_leaves(out)
-    t_leaves = jax.tree_util.tree_leaves(out_t)
-    cts = [like(rng, l, *np.shape(l)) for l in leaves]
+    if forward:
+        tangents = [like(rng, args[i], *args[i].shape) for i in wrt]
+        out, out_t = jax.jvp(f_wrt, primals, tangents)
+        leaves = jax.tree_util.tree_leaves(out)
+        t_leaves = jax.tree_util.tree_leaves(out_t)
+        cts = [like(rng, l, *np.shape(l)) for l in leaves]
+    else:
+        reverse = False
+        leaves = jax.tree_util.tree_leaves(f_wrt(*primals))
     rec = {
         "inputs": [arr(a) for a in args],
         "wrt": wrt,
         "outputs": [arr(l) for l in leaves],
-        "jvp": {"tangents": [arr(t) for t in tangents], "out": [arr(t) for t in t_leaves]},
     }
+    if forward:
+        rec["jvp"] = {"tangents": [arr(t) for t in tangents], "out": [arr(t) for t in t_leaves]}
     if reverse:
         _, pullback = jax.vjp(f_wrt, *primals)
         ct_tree = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(out), cts)
@@ -673,10 +836,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*")
     a = ap.parse_args()
-    for name, (build, in_axes, size, reverse, hvp, hlo, devices) in CASES.items():
+    for name, (build, in_axes, size, reverse, hvp, hlo, devices, rewrite, forward) in CASES.items():
         if a.only and name not in a.only:
             continue
-        generate(name, build, in_axes, size, reverse, hvp, hlo, devices)
+        generate(name, build, in_axes, size, reverse, hvp, hlo, devices, rewrite, forward)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,13 @@
 //! are differentiated.
 //!
 //! All of them are linear: forward mode applies the op to the tangents.
-//! Reverse mode uses JAX's transposes: a sum all-reduce and an (array)
-//! all-to-all are their own transposes; all-gather and a sum
-//! reduce-scatter transpose into each other; a collective-permute into
-//! the inverse permutation. At a
+//! Reverse mode uses JAX's transposes: a sum all-reduce (of one operand
+//! or several) and an all-to-all (array or tuple form) are their own
+//! transposes; all-gather and a sum reduce-scatter transpose into each
+//! other; a collective-permute into the inverse permutation; a
+//! collective-broadcast (JAX's `pbroadcast`) into a sum over its group
+//! kept on the group's first device. Max and min all-reduces (`pmax`,
+//! `pmin`) have no derivative, as in JAX ([`refusal`]). At a
 //! `shard_map` boundary (`xla.sdy.GlobalToLocalShape` /
 //! `LocalToGlobalShape`) the two custom calls transpose into each other
 //! with the same shardings, as JAX's `shard_map` transpose (with
@@ -29,19 +32,42 @@ use hlox_hlo::Shape;
 /// cover (every one of them linear in its operands).
 pub(crate) fn is_linear_collective(m: &Module, inst: &Instruction) -> bool {
     match &inst.op {
-        Op::AllReduce(_) => {
-            inst.operands.len() == 1 && reducer_op(m, inst.called[0]) == Some(BinaryOp::Add)
+        // A sum of one operand or several (XLA's combined all-reduces).
+        Op::AllReduce(_) | Op::ReduceScatter { .. } => {
+            reducer_op(m, inst.called[0]) == Some(BinaryOp::Add)
         }
-        Op::ReduceScatter { .. } => reducer_op(m, inst.called[0]) == Some(BinaryOp::Add),
-        Op::AllGather { .. } | Op::CollectivePermute { .. } => true,
-        // The array form: chunk j of device i goes to chunk i of device j,
-        // a symmetric permutation, so its own transpose.
+        Op::AllGather { .. } | Op::CollectivePermute { .. } | Op::CollectiveBroadcast(_) => true,
+        // The array form: chunk j of device i goes to chunk i of device j;
+        // the tuple form: operand j of device i becomes result i of device
+        // j. Both are symmetric permutations, so their own transposes.
         Op::AllToAll {
             split_dimension: Some(_),
             ..
         } => inst.operands.len() == 1,
+        Op::AllToAll {
+            split_dimension: None,
+            ..
+        } => true,
         Op::CustomCall(cc) => is_boundary(&cc.target),
         _ => false,
+    }
+}
+
+/// Why `inst`, a collective no rule differentiates, is refused: what
+/// forward and reverse mode say of it (`None`: not such a collective).
+pub(crate) fn refusal(m: &Module, inst: &Instruction) -> Option<String> {
+    match &inst.op {
+        Op::AllReduce(_) | Op::ReduceScatter { .. } if !is_linear_collective(m, inst) => {
+            let what = match reducer_op(m, inst.called[0]) {
+                Some(BinaryOp::Maximum) => "a max all-reduce (`pmax`)",
+                Some(BinaryOp::Minimum) => "a min all-reduce (`pmin`)",
+                _ => "an all-reduce or reduce-scatter that is not a sum",
+            };
+            Some(format!(
+                "{what} has no derivative: JAX defines none for `pmax`/`pmin` either (only sums are differentiated; vmap batches any)"
+            ))
+        }
+        _ => None,
     }
 }
 
@@ -73,7 +99,41 @@ pub(crate) fn transpose(
          called: &[hlox_hlo::CompId]|
          -> Result<Vec<InstId>, TransformError> { Ok(vec![e.add(op, &cts[..1], called)?]) };
     match &inst.op {
-        Op::AllReduce(_) | Op::AllToAll { .. } => one(e, inst.op.clone(), &inst.called),
+        Op::AllReduce(_) | Op::AllToAll { .. } if cts.len() == 1 => {
+            one(e, inst.op.clone(), &inst.called)
+        }
+        // Variadic: the same op of every leaf's cotangent, split again.
+        Op::AllReduce(_) | Op::AllToAll { .. } => {
+            let shape = Shape::Tuple(cts.iter().map(|&c| e.shape(c).clone()).collect());
+            let r = e.add_shaped(inst.op.clone(), cts, &inst.called, shape)?;
+            (0..cts.len()).map(|i| e.gte(r, i)).collect()
+        }
+        Op::CollectiveBroadcast(c) => {
+            // JAX's `pbroadcast` transpose: the cotangents summed over the
+            // group, to its first device (the source); the others get
+            // zeros, which a collective-permute from each source to itself
+            // gives (a device no pair targets receives zeros).
+            let groups = c.replica_groups.expand().ok_or_else(|| {
+                unsupported(e.transform, inst, "its replica groups do not expand")
+            })?;
+            let firsts: Vec<i64> = if groups.is_empty() {
+                vec![0]
+            } else {
+                groups.iter().filter_map(|g| g.first().copied()).collect()
+            };
+            let ty = e.ty(cts[0])?;
+            let add = e.out.reducer(BinaryOp::Add, ty)?;
+            let sum = e.add(Op::AllReduce(c.clone()), &cts[..1], &[add])?;
+            let r = e.add(
+                Op::CollectivePermute {
+                    channel_id: c.channel_id,
+                    source_target_pairs: firsts.iter().map(|&f| (f, f)).collect(),
+                },
+                &[sum],
+                &[],
+            )?;
+            Ok(vec![r])
+        }
         Op::AllGather {
             collective,
             dimension,

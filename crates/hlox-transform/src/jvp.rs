@@ -4,7 +4,7 @@ use crate::custom::{call_rule, RuleKind, Rules};
 use crate::emit::{walk_forward, Emitter, Out};
 use crate::rules::elementwise::{binary_partials, unary_partial, Partial};
 use crate::rules::linear::{chooser_indicators, clamp_masks, scalar_to};
-use crate::rules::reducer_op;
+use crate::rules::{reducer_op, reduction, Reduction};
 use crate::tan::{differentiable, Tan};
 use crate::{check_input, check_wrt, finish, unsupported, TransformError};
 use hlox_hlo::ir::{BinaryOp, CompId, ComparisonDirection, InstId, Instruction, Module, Op};
@@ -107,7 +107,7 @@ fn linear_operands(op: &Op, n: usize) -> Option<Vec<usize>> {
         Op::Concatenate { .. } => (0..n).collect(),
         // The other data-movement ops (copy, reshape, bitcast, broadcast,
         // transpose, reverse, slice, dynamic-slice) move operand 0's elements.
-        Op::Gather { .. } | Op::ReducePrecision { .. } => vec![0],
+        Op::Gather { .. } | Op::ReducePrecision { .. } | Op::Fft { .. } => vec![0],
         op if op.opcode().is_data_movement() => vec![0],
         _ => return None,
     })
@@ -131,6 +131,9 @@ fn jvp_inst(
         }
         let t = e.reemit(inst, &ts)?;
         return Ok((y, Tan::Val(t)));
+    }
+    if let (Some(why), false) = (crate::collective::refusal(m, inst), all_zero) {
+        return Err(unsupported(T, inst, why));
     }
     if let (Op::CustomCall(_), false) = (&inst.op, all_zero) {
         // The rule gives both the result and its tangent.
@@ -240,19 +243,19 @@ fn jvp_inst(
             }
             acc
         }
-        Op::Reduce { dimensions } if prim.len() == 2 => match reducer_op(m, inst.called[0]) {
-            Some(BinaryOp::Add) => {
+        Op::Reduce { dimensions } if prim.len() == 2 => match reduction(m, inst.called[0]) {
+            Some(Reduction::Sum) => {
                 let (t0, t1) = (tan(e, 0)?, tan(e, 1)?);
                 Some(e.add_shaped(inst.op.clone(), &[t0, t1], &inst.called, inst.shape.clone())?)
             }
-            Some(BinaryOp::Maximum | BinaryOp::Minimum) => {
+            Some(Reduction::Choice) => {
                 let (ind, counts) = chooser_indicators(e, prim[0], y, dimensions)?;
                 let t0 = tan(e, 0)?;
                 let w = e.mul(t0, ind)?;
                 let s = e.reduce_sum(w, dimensions)?;
                 Some(e.div(s, counts)?)
             }
-            Some(BinaryOp::Multiply) => {
+            Some(Reduction::Product) => {
                 // y = init * prod(x): the tangent is init * sum(t * the
                 // product of the others) + t_init * prod(x).
                 let others = crate::rules::linear::others_product(e, prim[0], dimensions)?;
@@ -307,6 +310,10 @@ fn jvp_inst(
             let g = crate::rules::linear::take_along_axis(e, t0, idx, d)?;
             let g = e.reshape(g, &od)?;
             return Ok((y, Tan::Tuple(vec![Tan::Val(g), Tan::Zero])));
+        }
+        // Variadic reduces that neither split nor are an argmax.
+        Op::Reduce { .. } if prim.len() > 2 => {
+            return Err(unsupported(T, inst, crate::rules::linear::ARGMAX_ONLY))
         }
         Op::ReduceWindow { window } if prim.len() == 2 => {
             if !ops[1].1.is_zero() {

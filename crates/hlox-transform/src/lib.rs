@@ -36,6 +36,7 @@ mod emit;
 mod jvp;
 mod map;
 mod rules;
+mod split;
 mod tan;
 mod vjp;
 mod vmap;
@@ -112,27 +113,37 @@ pub use vjp::{grad, grad_with, vjp, vjp_with};
 
 /// Verifies the input and refuses what no rule covers; returns the module
 /// the transformation walks: `m`, or a copy with its `map`s expanded into
-/// element-wise ops ([`map::expand_maps`]).
+/// element-wise ops ([`map::expand_maps`]) and its variadic reduces that
+/// reduce each operand on its own split into one reduce per operand
+/// ([`split::split_reduces`]).
 fn check_input<'m>(
     m: &'m Module,
     transform: &'static str,
 ) -> Result<std::borrow::Cow<'m, Module>, TransformError> {
     hlox_hlo::verifier::verify_module(m)
         .map_err(|source| TransformError::Input { transform, source })?;
-    complex_coverage(m, transform)?;
-    map::expand_maps(m, transform)
+    let m = map::expand_maps(m, transform)?;
+    let m = match split::split_reduces(&m) {
+        Some(split) => std::borrow::Cow::Owned(split),
+        None => m,
+    };
+    complex_coverage(&m, transform)?;
+    Ok(m)
 }
 
 /// Refuses an instruction with complex operands or results that no rule
 /// covers for complex values (see `rules::elementwise` for the
-/// convention): the ops listed here are the covered ones.
+/// convention): the ops matched here are the covered ones; the others are
+/// refused with why (JAX refusing them too, where it does).
 fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), TransformError> {
     use hlox_hlo::ir::{BinaryOp as B, Op, UnaryOp as U};
+    use rules::Reduction;
     let complex = |s: &hlox_hlo::Shape| {
         s.leaves()
             .iter()
             .any(|(_, l)| l.element_type().is_some_and(|t| t.is_complex()))
     };
+    const NOT_YET: &str = "its complex values are not transformed yet (covered for complex numbers: element-wise math, `power`, `abs`, `real`, `imag`, `complex`, compare, select, convert, data movement, `dot`, `fft`, sum, product and max/min reductions, cumulative sums, `sort`, gather, scatter that adds or assigns, the linear collectives, custom calls with rules, calls, conditionals and loops)";
     for c in m.computations.values() {
         for inst in c.instructions.values() {
             let touches =
@@ -140,32 +151,70 @@ fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), Transform
             if !touches {
                 continue;
             }
-            let covered = match &inst.op {
-                Op::Unary(u) => matches!(
-                    u,
+            let refused: Option<String> = match &inst.op {
+                Op::Unary(u) => match u {
                     U::Negate
-                        | U::Exp
-                        | U::Expm1
-                        | U::Log
-                        | U::Log1p
-                        | U::Sqrt
-                        | U::Rsqrt
-                        | U::Tanh
-                        | U::Logistic
-                        | U::Sin
-                        | U::Cos
-                        | U::Tan
-                        | U::Sign
-                        | U::Real
-                        | U::Imag
-                        | U::Abs
-                ),
-                Op::Binary(b) => matches!(
-                    b,
-                    B::Add | B::Subtract | B::Multiply | B::Divide | B::Complex
-                ),
-                Op::Reduce { .. } => {
-                    inst.operands.len() == 2 && rules::reducer_op(m, inst.called[0]) == Some(B::Add)
+                    | U::Exp
+                    | U::Expm1
+                    | U::Log
+                    | U::Log1p
+                    | U::Sqrt
+                    | U::Rsqrt
+                    | U::Tanh
+                    | U::Logistic
+                    | U::Sin
+                    | U::Cos
+                    | U::Tan
+                    | U::Sign
+                    | U::Real
+                    | U::Imag
+                    | U::Abs => None,
+                    // JAX's dtype rules take floating point only.
+                    U::Cbrt
+                    | U::Floor
+                    | U::Ceil
+                    | U::RoundNearestAfz
+                    | U::RoundNearestEven
+                    | U::IsFinite
+                    | U::Erf => Some(format!(
+                        "`{}` of complex values has no derivative: JAX does not accept a complex operand for it either (its dtype rule takes floating point only), so there is no convention to follow",
+                        u.name()
+                    )),
+                    _ => Some(NOT_YET.into()),
+                },
+                Op::Binary(b) => match b {
+                    B::Add | B::Subtract | B::Multiply | B::Divide | B::Complex | B::Power => None,
+                    B::Remainder => Some(
+                        "`remainder` of complex values has no derivative: JAX does not accept complex operands for `rem` either".into(),
+                    ),
+                    B::Atan2 => Some(
+                        "`atan2` of complex values is not transformed: hlox does not evaluate it (use `atan2` of real values)".into(),
+                    ),
+                    _ => Some(NOT_YET.into()),
+                },
+                Op::Reduce { .. } => match rules::reduction(m, inst.called[0]) {
+                    Some(_) if inst.operands.len() == 2 => None,
+                    _ => Some(NOT_YET.into()),
+                },
+                Op::ReduceWindow { .. } => match rules::reduction(m, inst.called[0]) {
+                    Some(Reduction::Sum) if inst.operands.len() == 2 => None,
+                    Some(Reduction::Choice) => Some(
+                        "a max or min reduce-window (`cummax`, max-pool) of complex values has no derivative: JAX refuses its jvp too (it compares complex values with `ge`)".into(),
+                    ),
+                    _ => Some(NOT_YET.into()),
+                },
+                Op::Scatter { .. } => {
+                    let linear = rules::reducer_op(m, inst.called[0]) == Some(B::Add)
+                        || rules::is_assignment(m, inst.called[0]);
+                    (!linear).then(|| NOT_YET.into())
+                }
+                Op::AllReduce(_)
+                | Op::AllGather { .. }
+                | Op::ReduceScatter { .. }
+                | Op::AllToAll { .. }
+                | Op::CollectivePermute { .. }
+                | Op::CollectiveBroadcast(_) => {
+                    (!collective::is_linear_collective(m, inst)).then(|| NOT_YET.into())
                 }
                 Op::Parameter { .. }
                 | Op::Constant { .. }
@@ -177,6 +226,7 @@ fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), Transform
                 | Op::Convert
                 | Op::Broadcast { .. }
                 | Op::Reshape
+                | Op::Bitcast
                 | Op::Transpose { .. }
                 | Op::Reverse { .. }
                 | Op::Slice { .. }
@@ -186,19 +236,25 @@ fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), Transform
                 | Op::DynamicSlice { .. }
                 | Op::DynamicUpdateSlice
                 | Op::Gather { .. }
+                | Op::Sort { .. }
+                | Op::Fft { .. }
+                | Op::CustomCall(_)
                 | Op::Call
                 | Op::Conditional
                 | Op::While
-                | Op::OptimizationBarrier => true,
-                // The add computation of a complex sum.
-                _ => false,
+                | Op::OptimizationBarrier => None,
+                Op::TopK { .. } | Op::Clamp | Op::ReducePrecision { .. } => Some(format!(
+                    "`{}` of complex values has no derivative: JAX does not differentiate it for complex values either",
+                    inst.op.name()
+                )),
+                _ => Some(NOT_YET.into()),
             };
-            if !covered {
+            if let Some(detail) = refused {
                 return Err(TransformError::Unsupported {
                     transform,
                     instruction: inst.name.clone(),
                     opcode: inst.op.name(),
-                    detail: "its complex values are not transformed yet (covered for complex numbers: element-wise math, `abs`, `real`, `imag`, `complex`, compare, select, convert, data movement, `dot`, sum reductions, calls, conditionals and loops)".into(),
+                    detail,
                 });
             }
         }

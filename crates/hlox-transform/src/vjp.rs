@@ -249,6 +249,9 @@ fn backward(
         }
         let inst = entry.inst;
         e.at = format!("{}.vjp", inst.name);
+        if let Some(why) = crate::collective::refusal(m, inst) {
+            return Err(crate::unsupported(e.transform, inst, why));
+        }
         let ops = &entry.ops;
         let operand_cts: Vec<Tan> = match &inst.op {
             _ if crate::collective::is_linear_collective(m, inst) => {
@@ -303,6 +306,14 @@ fn backward(
                     });
                 }
                 out
+            }
+            Op::Reduce { .. } if ops.len() != 4 && ops.len() > 2 => {
+                // Variadic reduces that neither split nor are an argmax.
+                return Err(crate::unsupported(
+                    e.transform,
+                    inst,
+                    crate::rules::linear::ARGMAX_ONLY,
+                ));
             }
             Op::Reduce { dimensions } if ops.len() == 4 => {
                 // An argmax/argmin's value result: its cotangent goes to

@@ -920,10 +920,27 @@ fn vmap_inst(
         // Collectives act on each device's value as a whole: the batch
         // dimension rides along (a gathered or scattered dimension moves
         // past it).
-        Op::AllReduce(_) | Op::CollectivePermute { .. }
-            if prim.len() == 1 && crate::collective::is_linear_collective(m, inst) =>
-        {
-            e.add_shaped(inst.op.clone(), &prim, &inst.called, out_shape)?
+        // Any reducer (`pmax` and `pmin` too: it combines the devices'
+        // values element by element), any number of operands; the tuple
+        // form of all-to-all sends each operand whole.
+        Op::AllReduce(_)
+        | Op::CollectivePermute { .. }
+        | Op::CollectiveBroadcast(_)
+        | Op::AllToAll {
+            split_dimension: None,
+            ..
+        } => {
+            let mut o = Vec::with_capacity(prim.len());
+            for k in 0..prim.len() {
+                o.push(bat(e, k)?);
+            }
+            let r = e.add_shaped(
+                inst.op.clone(),
+                &o,
+                &inst.called,
+                batched_leaves(&inst.shape, size),
+            )?;
+            return Ok((r, all_batched(&inst.shape)));
         }
         Op::AllGather {
             collective,
@@ -952,7 +969,7 @@ fn vmap_inst(
         Op::ReduceScatter {
             collective,
             dimension,
-        } if crate::collective::is_linear_collective(m, inst) => e.add_shaped(
+        } => e.add_shaped(
             Op::ReduceScatter {
                 collective: collective.clone(),
                 dimension: dimension + 1,
@@ -1012,6 +1029,8 @@ fn vmap_inst(
                 }
             }
         }
+        // Over the last dimensions, which the batch in front does not move.
+        Op::Fft { .. } => e.add_shaped(inst.op.clone(), &prim, &[], out_shape)?,
         Op::TopK { .. } => {
             // Along the last dimension, which the batch does not move.
             let r = e.add(inst.op.clone(), &[prim[0]], &[])?;

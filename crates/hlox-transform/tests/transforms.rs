@@ -389,6 +389,28 @@ ENTRY main {
     );
     let e = grad(&m, &[0]).unwrap_err();
     assert!(e.to_string().contains("scalar"), "{e}");
+    // A reducer that selects one side whatever the values (its result may
+    // be the init value, which no element equals): not a max or min.
+    let first = parse(
+        r#"
+HloModule first
+pick { a = f64[] parameter(0)  b = f64[] parameter(1)  t = pred[] constant(true)  ROOT c = f64[] select(t, a, b) }
+ENTRY main {
+  x = f64[4] parameter(0)
+  zero = f64[] constant(0)
+  ROOT r = f64[] reduce(x, zero), dimensions={0}, to_apply=pick
+}
+"#,
+    );
+    for e in [
+        jvp(&first, &[0]).unwrap_err(),
+        vjp(&first, &[0]).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce", .. } if instruction == "r"),
+            "{e}"
+        );
+    }
     let e = vjp(&m, &[3]).unwrap_err();
     assert!(
         e.to_string().contains("wrt parameter 3 does not exist"),
@@ -429,6 +451,48 @@ ENTRY main {
         );
         assert!(e.to_string().contains("only as an argmax/argmin"), "{e}");
     }
+
+    // A variadic reduce whose second result reads the first operand (a sum,
+    // and a product weighted by the other side's first element): it does
+    // not split into per-operand reduces, and is no argmax.
+    let mixed_src = r#"
+HloModule mixed
+mix {
+  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)
+  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
+  s = f64[] add(a0, b0)
+  p = f64[] multiply(a1, b0)
+  ROOT r = (f64[], f64[]) tuple(s, p)
+}
+ENTRY main {
+  x = f64[3,4] parameter(0)
+  y = f64[3,4] parameter(1)
+  zero = f64[] constant(0)
+  one = f64[] constant(1)
+  m = (f64[3], f64[3]) reduce(x, y, zero, one), dimensions={1}, to_apply=mix
+  ROOT v = f64[3] get-tuple-element(m), index=1
+}
+"#;
+    let mixed = parse(mixed_src);
+    for e in [
+        jvp(&mixed, &[0]).unwrap_err(),
+        vjp(&mixed, &[0, 1]).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce", .. } if instruction == "m"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("or when its computation reduces each operand on its own"),
+            "{e}"
+        );
+    }
+    // The same reduce with independent components (a sum and a product)
+    // is split, so both modes and vmap transform it.
+    let split = mixed_src.replace("multiply(a1, b0)", "multiply(a1, b1)");
+    check_modes(&split, 7);
+    check_vmap(&split, &[Some(1), None], 2, 7);
 
     // A map whose computation calls a target: the map is named, and what
     // in its computation is not mapped.
@@ -579,9 +643,42 @@ fn complex_gradients_follow_jaxs_convention() {
         "HloModule c
          ENTRY main { z = c64[2] parameter(0)  ROOT y = c64[2] cbrt(z) }",
     );
+    for e in [
+        jvp(&m, &[0]).unwrap_err(),
+        vjp(&m, &[0]).unwrap_err(),
+        vmap(&m, &[Some(0)], 2).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "cbrt", .. } if instruction == "y"),
+            "{e}"
+        );
+        // JAX has no complex cbrt either: the message says so.
+        assert!(
+            e.to_string()
+                .contains("JAX does not accept a complex operand for it either"),
+            "{e}"
+        );
+    }
+    // A complex cummax (a reduce-window choosing by the parts, as JAX
+    // lowers it): JAX refuses its jvp, and so does hlox, saying so.
+    let m = parse(
+        "HloModule c
+         cmax {
+           a = c64[] parameter(0)  b = c64[] parameter(1)
+           ra = f32[] real(a)  rb = f32[] real(b)
+           p = pred[] compare(ra, rb), direction=GT
+           ROOT r = c64[] select(p, a, b)
+         }
+         ENTRY main {
+           z = c64[4] parameter(0)
+           init = c64[] constant((-inf, 0))
+           ROOT y = c64[4] reduce-window(z, init), window={size=4 pad=3_0}, to_apply=cmax
+         }",
+    );
     let e = jvp(&m, &[0]).unwrap_err();
     assert!(
-        matches!(&e, TransformError::Unsupported { instruction, opcode: "cbrt", .. } if instruction == "y"),
+        matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce-window", .. } if instruction == "y"),
         "{e}"
     );
+    assert!(e.to_string().contains("JAX refuses its jvp too"), "{e}");
 }

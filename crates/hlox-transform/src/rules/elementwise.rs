@@ -228,8 +228,10 @@ pub(crate) fn binary_partials(
                 let i = complex_like(e, z, 0.0, 1.0)?;
                 return Ok((Partial::ToComplex(None), Partial::ToComplex(Some(i))));
             }
-            // Holomorphic: the formulas below hold as they are.
-            Add | Subtract | Multiply | Divide => {}
+            // Holomorphic: the formulas below hold as they are (`power`'s
+            // as JAX's `_pow_jvp_lhs`/`_pow_jvp_rhs` on complex values:
+            // `y x^(y-1)` and `log(x) x^y`, the principal branch).
+            Add | Subtract | Multiply | Divide | Power => {}
             _ => return Err(e.internal(format!("{b:?} of complex values is not differentiated"))),
         }
     } else if !tz.is_float() {

@@ -10,9 +10,9 @@ use crate::emit::Emitter;
 use crate::rules::{is_assignment, reducer_op};
 use crate::{unsupported, TransformError};
 use hlox_hlo::ir::{
-    BinaryOp, ComparisonDirection, ConvDimensionNumbers, Convolution, DotDimensionNumbers,
+    BinaryOp, ComparisonDirection, ConvDimensionNumbers, Convolution, DotDimensionNumbers, FftType,
     GatherDimensionNumbers, InstId, Instruction, Module, Op, PadDim, ScatterDimensionNumbers,
-    SliceDim, Window, WindowDim,
+    SliceDim, UnaryOp, Window, WindowDim,
 };
 use hlox_hlo::Shape;
 
@@ -66,7 +66,14 @@ pub(crate) fn transpose(
         Op::Convert => {
             let (ti, to) = (e.ty(ops[0])?, e.ty(out)?);
             if ti.is_float_or_complex() && to.is_float_or_complex() {
-                r[0] = Some(e.convert(ct, ti)?);
+                // A real value made complex transposes to the real part
+                // (JAX's rule; HLO has no complex-to-real convert).
+                let c = if to.is_complex() && !ti.is_complex() {
+                    e.unary(UnaryOp::Real, ct)?
+                } else {
+                    ct
+                };
+                r[0] = Some(e.convert(c, ti)?);
             }
         }
         Op::Reshape | Op::Bitcast => {
@@ -213,18 +220,18 @@ pub(crate) fn transpose(
             let kept: Vec<i64> = (0..xd.len() as i64)
                 .filter(|d| !dimensions.contains(d))
                 .collect();
-            match reducer_op(m, inst.called[0]) {
-                Some(BinaryOp::Add) => {
+            match super::reduction(m, inst.called[0]) {
+                Some(super::Reduction::Sum) => {
                     r[0] = Some(e.broadcast_in_dim(ct, &xd, &kept)?);
                     r[1] = Some(ct_to_init(e, ct)?);
                 }
-                Some(BinaryOp::Maximum | BinaryOp::Minimum) => {
+                Some(super::Reduction::Choice) => {
                     let (ind, counts) = chooser_indicators(e, x, out, dimensions)?;
                     let q = e.div(ct, counts)?;
                     let b = e.broadcast_in_dim(q, &xd, &kept)?;
                     r[0] = Some(e.mul(b, ind)?);
                 }
-                Some(BinaryOp::Multiply) => {
+                Some(super::Reduction::Product) => {
                     // y = init * prod(x): d/dx_i = init * (the product of the
                     // others), d/dinit = prod(x).
                     let others = others_product(e, x, dimensions)?;
@@ -402,6 +409,10 @@ pub(crate) fn transpose(
             let zu = e.full_like(cu, 0.0)?;
             r[2] = Some(e.select(won, cu, zu)?);
         }
+        Op::Fft {
+            fft_type,
+            fft_length,
+        } => r[0] = Some(fft_transpose(e, *fft_type, fft_length, ct)?),
         Op::TopK { .. } => {
             // The values' cotangent goes back where they were taken from.
             let cv = e.gte(ct, 0)?;
@@ -673,6 +684,87 @@ pub(crate) fn sort_permutation(
     e.gte(sorted, ops.len())
 }
 
+/// JAX's transposes of the four FFTs. The DFT matrix is symmetric, so
+/// FFT and IFFT are their own transposes (the plain transpose: no
+/// conjugate, JAX's complex convention). RFFT is the FFT of the real
+/// operand made complex, sliced to its first `n/2 + 1` frequencies: its
+/// transpose pads the cotangent back to `n`, applies the FFT and keeps the
+/// real part (the transpose of making a real value complex). IRFFT's is
+/// JAX's `_irfft_transpose`: the RFFT of the cotangent, each frequency
+/// that stands for two conjugate ones doubled, scaled by `1 / prod(n)`,
+/// conjugated.
+fn fft_transpose(
+    e: &mut Emitter,
+    fft_type: FftType,
+    fft_length: &[i64],
+    ct: InstId,
+) -> Result<InstId, TransformError> {
+    let fft = |e: &mut Emitter, t, x| {
+        e.add(
+            Op::Fft {
+                fft_type: t,
+                fft_length: fft_length.to_vec(),
+            },
+            &[x],
+            &[],
+        )
+    };
+    let a = e.arr(ct)?;
+    let last = a.rank() - 1;
+    let n = *fft_length
+        .last()
+        .ok_or_else(|| e.internal("an fft without lengths".into()))?;
+    match fft_type {
+        FftType::Fft | FftType::Ifft => fft(e, fft_type, ct),
+        FftType::Rfft => {
+            let pads = (0..a.rank())
+                .map(|d| PadDim {
+                    lo: 0,
+                    hi: if d == last { n - a.dims[d] } else { 0 },
+                    interior: 0,
+                })
+                .collect();
+            let z = e.scalar(a.ty, 0.0)?;
+            let full = e.pad(ct, z, pads)?;
+            let f = fft(e, FftType::Fft, full)?;
+            e.unary(UnaryOp::Real, f)
+        }
+        FftType::Irfft => {
+            let x = fft(e, FftType::Rfft, ct)?;
+            let xa = e.arr(x)?;
+            let k = xa.dims[last];
+            let scale = 1.0 / fft_length.iter().product::<i64>().max(1) as f64;
+            // 1 for the zero frequency (and the Nyquist one of an even
+            // length), 2 for the others, times the scale.
+            let weights: Vec<f64> = (0..k)
+                .map(|i| {
+                    let single = i == 0 || (n % 2 == 0 && i == k - 1);
+                    scale * if single { 1.0 } else { 2.0 }
+                })
+                .collect();
+            let part = xa
+                .ty
+                .complex_component()
+                .ok_or_else(|| e.internal(format!("an IRFFT of {}", xa.ty)))?;
+            let w = match part {
+                hlox_hlo::ElementType::F64 => hlox_hlo::Literal::r1(&weights),
+                _ => {
+                    let w32: Vec<f32> = weights.iter().map(|&v| v as f32).collect();
+                    hlox_hlo::Literal::r1(&w32)
+                }
+            };
+            let w = e.constant(w)?;
+            let w = e.broadcast_in_dim(w, &xa.dims, &[last as i64])?;
+            let re = e.unary(UnaryOp::Real, x)?;
+            let im = e.unary(UnaryOp::Imag, x)?;
+            let re = e.mul(re, w)?;
+            let im = e.mul(im, w)?;
+            let nim = e.neg(im)?;
+            e.binary(BinaryOp::Complex, re, nim)
+        }
+    }
+}
+
 /// The scatter that writes where a gather with `dnums` reads.
 pub(crate) fn scatter_of_gather(dnums: &GatherDimensionNumbers) -> ScatterDimensionNumbers {
     ScatterDimensionNumbers {
@@ -827,7 +919,7 @@ pub(crate) fn take_along_axis(
 
 /// What reverse and forward mode say of a variadic reduce that is not an
 /// argmax/argmin.
-pub(crate) const ARGMAX_ONLY: &str = "a variadic reduce is differentiated only as an argmax/argmin: values and an iota along the one reduced dimension, reduced by a computation that picks one (value, index) pair";
+pub(crate) const ARGMAX_ONLY: &str = "a variadic reduce is differentiated only as an argmax/argmin (values and an iota along the one reduced dimension, reduced by a computation that picks one (value, index) pair) or when its computation reduces each operand on its own (result k computed from the k-th parameters of both sides only, e.g. two sums, or a sum and a max: it is split into one reduce per operand, each a sum, product, max or min); this one's computation mixes its operands otherwise";
 
 /// Whether `x` counts 0, 1, ... along dimension `d` (an iota, or a
 /// broadcast of a rank-1 iota into `d`, as JAX builds them).
