@@ -122,13 +122,44 @@ fn check_input<'m>(
 ) -> Result<std::borrow::Cow<'m, Module>, TransformError> {
     hlox_hlo::verifier::verify_module(m)
         .map_err(|source| TransformError::Input { transform, source })?;
-    let m = map::expand_maps(m, transform)?;
+    let m = match unfuse(m) {
+        std::borrow::Cow::Borrowed(m) => map::expand_maps(m, transform)?,
+        std::borrow::Cow::Owned(u) => {
+            std::borrow::Cow::Owned(map::expand_maps(&u, transform)?.into_owned())
+        }
+    };
     let m = match split::split_reduces(&m) {
         Some(split) => std::borrow::Cow::Owned(split),
         None => m,
     };
     complex_coverage(&m, transform)?;
     Ok(m)
+}
+
+/// `m` with every `fusion` a `call` of its fused computation (what an
+/// optimized module, e.g. one hlox or XLA dumped after its passes, holds):
+/// a fusion computes exactly what its computation computes, so the call's
+/// rules (walking the callee) transform it; the transformed module is
+/// fused again by the pass pipeline when compiled.
+fn unfuse(m: &Module) -> std::borrow::Cow<'_, Module> {
+    use hlox_hlo::ir::Op;
+    let fused = |c: &hlox_hlo::ir::Computation| {
+        c.instructions
+            .values()
+            .any(|i| matches!(i.op, Op::Fusion { .. }))
+    };
+    if !m.computations.values().any(fused) {
+        return std::borrow::Cow::Borrowed(m);
+    }
+    let mut out = m.clone();
+    for c in out.computations.values_mut() {
+        for inst in c.instructions.values_mut() {
+            if matches!(inst.op, Op::Fusion { .. }) {
+                inst.op = Op::Call;
+            }
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Refuses an instruction with complex operands or results that no rule
