@@ -58,6 +58,9 @@ pub(crate) struct Emitter<'a, 'ctx> {
     pub fns: HashMap<CompId, FunctionValue<'ctx>>,
     pub bound: &'a BoundTargets,
     pub call_sites: Vec<CallSite>,
+    /// Where the frames of the direct typed-FFI calls lie in a run's frame
+    /// arena (`call_direct_ffi`).
+    pub ffi_frames: hlox_ffi::xla_ffi::direct::FrameLayout,
     /// Run custom calls in the sandbox (`CompileOptions::sandbox`).
     pub sandbox: Option<hlox_ffi::sandbox::SandboxOptions>,
     /// The entry computation's instructions that generate code, in order,
@@ -431,6 +434,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             fns: HashMap::new(),
             bound,
             call_sites: Vec::new(),
+            ffi_frames: Default::default(),
             sandbox: None,
             profiled: None,
             kernels: Vec::new(),
@@ -671,12 +675,14 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         )
     }
 
-    /// A typed-FFI call made by the generated code itself: the call frame
-    /// built on the stack by the recipe of hlox-ffi's `direct` module (the
-    /// ABI's layouts stay there), the handler called directly, and the
-    /// runtime called only when the handler returned an error or a future
-    /// or left scratch memory (`hlox_rt_ffi_finish`). The prepared call in
-    /// `site` owns what the frame points at, for the executable's life.
+    /// A typed-FFI call made by the generated code itself: its call frame
+    /// placed in the run's frame arena (hlox-ffi's `direct` module keeps the
+    /// ABI's layouts and writes the frame's constant parts once per arena),
+    /// so the call writes only its buffers' data pointers, calls the handler
+    /// directly, and calls the runtime only when the handler returned an
+    /// error or a future or left scratch memory (`hlox_rt_ffi_finish`). The
+    /// prepared call in `site` owns what the frame points at, for the
+    /// executable's life.
     fn call_direct_ffi(
         &mut self,
         fr: &Frame<'a, 'ctx>,
@@ -686,7 +692,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         d: &hlox_ffi::xla_ffi::direct::DirectCall,
         site: CallSite,
     ) -> R<()> {
-        use hlox_ffi::xla_ffi::direct::{Area, Value};
         let name = site.inst.clone();
         if (args.len(), rets.len()) != counts {
             return Err(CompileError::Internal(format!(
@@ -699,54 +704,35 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
         let index = self.cg.i64c(self.call_sites.len() as i64);
         self.call_sites.push(site);
+        let placed = self.ffi_frames.place(d);
         let cg = &self.cg;
-        let en = e(&name);
         let i8t = cg.ctx.i8_type();
-        let area = |size: usize, what: &str| {
-            let words = size.div_ceil(8).max(1) as u32;
-            cg.entry_alloca(cg.i64().array_type(words).into(), what)
-        };
-        let frame = area(d.frame_size, "ffi.frame").map_err(en)?;
-        let context = area(d.context_size, "ffi.ctx").map_err(e(&name))?;
-        let buffers = area(d.buffers_size, "ffi.buffers").map_err(e(&name))?;
-        let pointers = area(d.pointers_size, "ffi.ptrs").map_err(e(&name))?;
         let at = |base: PointerValue<'ctx>, offset: usize| {
-            // SAFETY: `offset` is inside the area (the recipe's layouts).
+            // SAFETY: `offset` is inside the block (the run context's
+            // layout, the arena's layout).
             unsafe {
                 cg.b.build_in_bounds_gep(i8t, base, &[cg.i64c(offset as i64)], "")
             }
             .map_err(e(&name))
         };
-        let base = |a: Area| match a {
-            Area::Frame => frame,
-            Area::Context => context,
-            Area::Buffers => buffers,
-            Area::Pointers => pointers,
+        let load_ptr = |offset: usize, what: &str| -> R<PointerValue<'ctx>> {
+            Ok(cg
+                .b
+                .build_load(cg.ptr(), at(fr.ctx, offset)?, what)
+                .map_err(e(&name))?
+                .into_pointer_value())
         };
-        let invoke = at(fr.ctx, std::mem::offset_of!(runtime::RunCtx, invoke))?;
-        for s in &d.stores {
-            let v: inkwell::values::BasicValueEnum<'ctx> = match s.value {
-                Value::Word(w) => cg.i64().const_int(w, false).into(),
-                Value::Half(h) => cg.i32().const_int(h as u64, false).into(),
-                Value::Arg(i) | Value::Ret(i) => {
-                    let list = if matches!(s.value, Value::Arg(_)) {
-                        args
-                    } else {
-                        rets
-                    };
-                    let p = list.get(i).ok_or_else(|| {
-                        CompileError::Internal(format!("custom call {name}: no buffer {i}"))
-                    })?;
-                    (*p).into()
-                }
-                Value::Address(a, off) => at(base(a), off)?.into(),
-                Value::Invoke => invoke.into(),
-            };
-            // Volatile: LLVM would merge the constant stores into 32-byte
-            // vector stores, which the handler's 8-byte loads of single
-            // fields cannot be forwarded from (a stall per load).
+        let frames = load_ptr(std::mem::offset_of!(runtime::RunCtx, frames), "ffi.frames")?;
+        for s in &placed.data {
+            let list = if s.ret { rets } else { args };
+            let p = list.get(s.index).ok_or_else(|| {
+                CompileError::Internal(format!("custom call {name}: no buffer {}", s.index))
+            })?;
+            // Volatile: the handler reads each field with an 8-byte load,
+            // which LLVM's merging of neighbouring stores into a vector
+            // store would stall (store forwarding fails).
             let st =
-                cg.b.build_store(at(base(s.area), s.offset)?, v)
+                cg.b.build_store(at(frames, s.offset)?, *p)
                     .map_err(e(&name))?;
             st.set_volatile(true).map_err(|err| {
                 CompileError::Internal(format!("custom call {name}: volatile store: {err}"))
@@ -754,14 +740,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         }
         let fty = cg.ptr().fn_type(&[cg.ptr().into()], false);
         let err = cg
-            .call_addr(d.handler, fty, &[frame.into()])
+            .call_addr(placed.handler, fty, &[at(frames, placed.frame)?.into()])
             .map_err(e(&name))?
             .ok_or_else(|| CompileError::Internal(format!("{name}: the handler returned void")))?
             .into_pointer_value();
+        let future_slot = at(frames, placed.future)?;
         let future =
-            cg.b.build_load(cg.ptr(), at(frame, d.future_offset)?, "future")
+            cg.b.build_load(cg.ptr(), future_slot, "future")
                 .map_err(e(&name))?
                 .into_pointer_value();
+        let invoke = load_ptr(std::mem::offset_of!(runtime::RunCtx, invoke), "ffi.invoke")?;
         let live_at = at(
             invoke,
             hlox_ffi::xla_ffi::InvokeContext::scratch_live_offset(),
@@ -789,12 +777,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         b.build_conditional_branch(slow, slow_bb, done)
             .map_err(e(&name))?;
         b.position_at_end(slow_bb);
+        // The runtime puts the frame's `future` back to null.
         let finish = runtime::hlox_rt_ffi_finish as *const () as usize;
         self.call_runtime(
             fr,
             &name,
             finish,
-            &[fr.ctx.into(), index.into(), err.into(), future.into()],
+            &[fr.ctx.into(), index.into(), err.into(), future_slot.into()],
         )?;
         let b = &self.cg.b;
         b.build_unconditional_branch(done).map_err(e(&name))?;

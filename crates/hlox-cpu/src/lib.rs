@@ -128,9 +128,13 @@ pub struct Executable {
     kernels: Vec<(String, Box<dyn kernels::HostKernel>)>,
     report: CompileReport,
     name: String,
+    /// Where the frames of the direct typed-FFI calls lie in a run's
+    /// frame arena.
+    ffi_frames: hlox_ffi::xla_ffi::direct::FrameLayout,
     /// Arenas of finished runs, reused by later runs (no page faults on
-    /// fresh memory each time); one is taken per concurrent run.
-    arenas: Mutex<Vec<Vec<u8>>>,
+    /// fresh memory, call frames written once); one is taken per
+    /// concurrent run.
+    arenas: Mutex<Vec<RunArena>>,
     /// Every byte of the result is written by hlox's own code (the module
     /// has no custom calls, whose targets might leave an output short), so
     /// `execute` hands the run uninitialized result buffers instead of
@@ -157,6 +161,15 @@ pub struct ProfileEntry {
     pub total_ns: u64,
     /// How many times it ran.
     pub count: u64,
+}
+
+/// What one run of an [`Executable`] works in, kept for later runs.
+struct RunArena {
+    /// The temporary buffers (`arena_size` bytes from an aligned start).
+    buffers: Vec<u8>,
+    /// The call frames of the direct typed-FFI calls, made by the first
+    /// run that needs them (`None` in an executable without any).
+    frames: Option<hlox_ffi::xla_ffi::direct::FrameArena>,
 }
 
 /// A relocatable object file of a module's optimized LLVM code (see
@@ -391,6 +404,7 @@ fn back_half(
         (names, counters)
     });
     let call_sites = std::mem::take(&mut em.call_sites);
+    let ffi_frames = std::mem::take(&mut em.ffi_frames);
     let pending_kernels = std::mem::take(&mut em.kernels);
     drop(em);
     report.ir_generation = t.elapsed();
@@ -505,6 +519,7 @@ fn back_half(
         kernels,
         report,
         name: module.name.clone(),
+        ffi_frames,
         arenas: Mutex::new(Vec::new()),
         results_written: !module.computations.values().any(|c| {
             c.instructions
@@ -579,23 +594,38 @@ impl Executable {
     ) -> Result<(), ExecError> {
         let watch = options.start();
         let pooled = self.arenas.lock().ok().and_then(|mut v| v.pop());
-        let mut arena =
-            match pooled {
-                Some(a) => a,
-                None => hlox_hlo::literal::try_zeroed(self.arena_size + buffers::ALIGN).map_err(
+        let mut arena = match pooled {
+            Some(a) => a,
+            None => RunArena {
+                buffers: hlox_hlo::literal::try_zeroed(self.arena_size + buffers::ALIGN).map_err(
                     |e| ExecError::Runtime(format!("temporary buffers of {}: {e}", self.name)),
                 )?,
-            };
-        let off = arena.as_ptr().align_offset(buffers::ALIGN);
-        let base = arena.as_mut_ptr().add(off);
+                frames: None,
+            },
+        };
+        let off = arena.buffers.as_ptr().align_offset(buffers::ALIGN);
+        let base = arena.buffers.as_mut_ptr().add(off);
         let run_id = hlox_ffi::xla_ffi::InvokeContext::next_run_id();
+        if arena.frames.is_none() && self.ffi_frames.calls() > 0 {
+            let frames = hlox_ffi::xla_ffi::direct::FrameArena::new(&self.ffi_frames, run_id)
+                .map_err(|e| ExecError::Runtime(format!("{}: {e}", self.name)))?;
+            arena.frames = Some(frames);
+        }
+        let (frames, invoke) = match arena.frames.as_mut() {
+            Some(f) => {
+                f.start_run(run_id);
+                (f.base(), f.invoke())
+            }
+            None => (std::ptr::null_mut(), std::ptr::null()),
+        };
         let ctx = runtime::RunCtx {
             stop: watch.flag(),
             call_sites: &self.call_sites,
             kernels: &self.kernels,
             error: Mutex::new(None),
             run_id,
-            invoke: hlox_ffi::xla_ffi::InvokeContext::host(run_id),
+            frames,
+            invoke,
             profile: self.profile.as_ref().map(|(_, c)| c),
             profile_open: Mutex::new(None),
         };

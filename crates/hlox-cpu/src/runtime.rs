@@ -32,11 +32,16 @@ pub(crate) struct RunCtx<'a> {
     /// gives one per execution): taken from the process's counter when the
     /// run starts, not per call.
     pub run_id: i64,
-    /// What the frames of the run's direct typed-FFI calls point at (the
-    /// run id, the Host platform, the scratch memory of the call under
-    /// way), made once per run; compiled code finds it at
-    /// `offset_of!(RunCtx, invoke)`.
-    pub invoke: hlox_ffi::xla_ffi::InvokeContext,
+    /// The base of the run's frame arena (`hlox_ffi::xla_ffi::direct`),
+    /// where the call frames of the direct typed-FFI calls lie; compiled
+    /// code loads it at `offset_of!(RunCtx, frames)`. Null when the
+    /// executable makes no direct call.
+    pub frames: *mut u8,
+    /// What those frames' contexts point at (the run id, the Host platform,
+    /// the scratch memory of the call under way), owned by the arena;
+    /// compiled code loads it at `offset_of!(RunCtx, invoke)` to see
+    /// whether a call left scratch memory. Null with `frames`.
+    pub invoke: *const hlox_ffi::xla_ffi::InvokeContext,
     /// The executable's profile counters when it was compiled with
     /// `CompileOptions::profile`, and the run's open interval (the slot
     /// marked last and when).
@@ -189,16 +194,23 @@ pub(crate) unsafe extern "C" fn hlox_rt_prepared_call(
 
 /// The slow path of a direct typed-FFI call at call site `site` (emit.rs
 /// `call_direct_ffi`): the handler returned an error `err` or left a
-/// `future`, or scratch memory is allocated. Waits for the future, frees
-/// the scratch memory, records the error; returns non-zero on failure.
+/// future in its frame's `future_slot`, or scratch memory is allocated.
+/// Puts the slot back to null, waits for the future, frees the scratch
+/// memory, records the error; returns non-zero on failure.
 pub(crate) unsafe extern "C" fn hlox_rt_ffi_finish(
     ctx: *const c_void,
     site: i64,
     err: *mut c_void,
-    future: *mut c_void,
+    future_slot: *mut *mut c_void,
 ) -> i32 {
     let ctx = &*(ctx as *const RunCtx);
-    let r = hlox_ffi::xla_ffi::direct::finish_direct(err as *mut _, future, &ctx.invoke);
+    let Some(invoke) = ctx.invoke.as_ref() else {
+        ctx.fail(format!(
+            "custom call at site {site}: a direct typed-FFI call in a run without call frames"
+        ));
+        return 1;
+    };
+    let r = hlox_ffi::xla_ffi::direct::finish_direct(err as *mut _, future_slot, invoke);
     match (r, ctx.call_sites.get(site as usize)) {
         (Ok(()), _) => 0,
         (Err(e), Some(s)) => {

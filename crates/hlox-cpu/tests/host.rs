@@ -567,6 +567,74 @@ mod custom_calls {
             }
         }
     }
+
+    /// Typed-FFI calls keep their call frames in a per-run arena from the
+    /// executable's pool (hlox_ffi::xla_ffi::direct): runs of one
+    /// executable on several threads at once each take their own. The chain
+    /// has every path of a direct call: the fast one (AxpbyFfi), scratch
+    /// memory (ScratchFfi), a future completed before the handler returns
+    /// and one completed later on another thread (AsyncDoubleFfi), and a
+    /// handler's error in a second executable run alongside.
+    #[test]
+    fn eight_threads_run_one_executable_with_typed_ffi_calls() {
+        let r = suite::cpp_ffi_plugin();
+        let m = suite::module(
+            r#"HloModule ffi_threads
+
+ENTRY main {
+  x = f32[64]{0} parameter(0)
+  y = f32[64]{0} parameter(1)
+  a = f32[64]{0} custom-call(x, y), custom_call_target="AxpbyFfi", api_version=API_VERSION_TYPED_FFI, backend_config={alpha = 2.000000e+00 : f32, beta = -5.000000e-01 : f32}
+  s = f32[64]{0} custom-call(a), custom_call_target="ScratchFfi", api_version=API_VERSION_TYPED_FFI, backend_config={}
+  d = f32[64]{0} custom-call(s), custom_call_target="AsyncDoubleFfi", api_version=API_VERSION_TYPED_FFI, backend_config={delay_ms = -1 : i64}
+  l = f32[64]{0} custom-call(d), custom_call_target="AsyncDoubleFfi", api_version=API_VERSION_TYPED_FFI, backend_config={delay_ms = 0 : i64}
+  b = f32[64]{0} custom-call(l, x), custom_call_target="AxpbyFfi", api_version=API_VERSION_TYPED_FFI, backend_config={alpha = 1.000000e+00 : f32, beta = 1.000000e+00 : f32}
+  ROOT t = f32[64]{0} custom-call(b), custom_call_target="ScratchFfi", api_version=API_VERSION_TYPED_FFI, backend_config={}
+}
+"#,
+        );
+        let exe = Arc::new(build(&m, &r).unwrap());
+        let fails = suite::module(
+            r#"HloModule ffi_fails
+
+ENTRY main {
+  x = f32[64]{0} parameter(0)
+  a = f32[64]{0} custom-call(x), custom_call_target="ScratchFfi", api_version=API_VERSION_TYPED_FFI, backend_config={}
+  ROOT f = f32[64]{0} custom-call(a), custom_call_target="FailFfi", api_version=API_VERSION_TYPED_FFI, backend_config={why = "thread"}
+}
+"#,
+        );
+        let fails = Arc::new(build(&fails, &r).unwrap());
+        let handles: Vec<_> = (0..8)
+            .map(|t| {
+                let (exe, fails) = (exe.clone(), fails.clone());
+                std::thread::spawn(move || {
+                    for k in 0..40 {
+                        // Inputs of their own per thread and run.
+                        let x: Vec<f32> = (0..64).map(|i| (i + 100 * t + k) as f32).collect();
+                        let y: Vec<f32> = (0..64).map(|i| (i * t) as f32 * 0.5).collect();
+                        let got = exe
+                            .execute(&[&Literal::r1(&x), &Literal::r1(&y)])
+                            .unwrap()
+                            .to_vec::<f32>()
+                            .unwrap();
+                        // rev(4 * rev(2x - y/2) + x) = 4 (2x - y/2) + rev(x)
+                        let want: Vec<f32> = (0..64)
+                            .map(|i| 4.0 * (2.0 * x[i] - 0.5 * y[i]) + x[63 - i])
+                            .collect();
+                        assert_eq!(got, want, "thread {t}, run {k}");
+                        if k % 8 == 0 {
+                            let e = fails.execute(&[&Literal::r1(&x)]).unwrap_err();
+                            assert!(e.to_string().contains("refused: thread"), "{e}");
+                        }
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
