@@ -60,6 +60,14 @@ pub(crate) struct Emitter<'a, 'ctx> {
     pub call_sites: Vec<CallSite>,
     /// Run custom calls in the sandbox (`CompileOptions::sandbox`).
     pub sandbox: Option<hlox_ffi::sandbox::SandboxOptions>,
+    /// Relocatable code (the compilation cache): `cg.addresses` is set, and
+    /// typed-FFI calls go through the runtime's prepared call (a direct
+    /// call's frame embeds addresses of this process's prepared call).
+    pub relocatable: bool,
+    /// The address of each legacy custom-call target the code calls, with
+    /// the target's name and `api_version` (what a relocatable object's
+    /// address slots are resolved by again at load time).
+    pub target_addrs: Vec<(usize, String, CustomCallApiVersion)>,
     /// Runtime kernels to build after JIT: (computation, instruction,
     /// names of the compiled callee functions).
     pub kernels: Vec<(CompId, InstId, Vec<String>)>,
@@ -413,6 +421,8 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             bound,
             call_sites: Vec::new(),
             sandbox: None,
+            relocatable: false,
+            target_addrs: Vec::new(),
             kernels: Vec::new(),
             consts,
             cpu,
@@ -1924,6 +1934,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let site = CallSite {
                 inst: name.to_string(),
                 target: call.target.clone(),
+                at: (fr.cid, at.id),
                 ffi,
                 sandbox: Some(std::sync::Arc::new(sandboxed)),
             };
@@ -1947,10 +1958,11 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let site = CallSite {
                 inst: name.to_string(),
                 target: call.target.clone(),
+                at: (fr.cid, at.id),
                 ffi: Some(prepared),
                 sandbox: None,
             };
-            if let Some(direct) = direct {
+            if let (Some(direct), false) = (direct, self.relocatable) {
                 return self.call_direct_ffi(
                     fr,
                     &operand_leaves.concat(),
@@ -2013,10 +2025,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         };
         let fty = void.fn_type(&self.param_types(&args), false);
         cg.call_addr(func.addr(), fty, &args).map_err(e(name))?;
+        self.target_addrs
+            .push((func.addr(), call.target.clone(), call.api_version));
         let site = self.call_sites.len();
         self.call_sites.push(CallSite {
             inst: name.to_string(),
             target: call.target.clone(),
+            at: (fr.cid, at.id),
             ffi: None,
             sandbox: None,
         });

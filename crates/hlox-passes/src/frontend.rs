@@ -72,6 +72,12 @@ pub struct CompileOptions {
     /// the same policy (`hlox_eval::evaluate_with_rounding`); see
     /// docs/numerics.md.
     pub half_rounding: hlox_eval::HalfRounding,
+    /// Host: a persistent compilation cache in this directory (created if
+    /// missing): a compile whose optimized module, options, hlox build, CPU
+    /// and bound targets match an entry loads its machine code instead of
+    /// running LLVM (`hlox_cpu::cache`; docs/performance.md). `None`: the
+    /// `HLOX_CACHE_DIR` environment variable, where set, else no cache.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Default for CompileOptions {
@@ -88,6 +94,7 @@ impl Default for CompileOptions {
             cuda_graphs: true,
             sandbox: None,
             half_rounding: hlox_eval::HalfRounding::default(),
+            cache_dir: None,
         }
     }
 }
@@ -106,6 +113,7 @@ impl std::fmt::Debug for CompileOptions {
             .field("cuda_graphs", &self.cuda_graphs)
             .field("sandbox", &self.sandbox)
             .field("half_rounding", &self.half_rounding)
+            .field("cache_dir", &self.cache_dir)
             .finish()
     }
 }
