@@ -281,33 +281,6 @@ fn back_half(
         ..Default::default()
     };
     let dump_dir = options.dump_dir.as_deref();
-    let t = Instant::now();
-    let comps = emit::sequential_computations(module);
-    let mut assignments: HashMap<CompId, buffers::Assignment> = HashMap::new();
-    let mut base = 0;
-    let mut listing = String::new();
-    for &c in &comps {
-        let mut a = buffers::assign(module, c);
-        a.base = base;
-        base += a.size;
-        buffers::describe(module, c, &a, &mut listing);
-        assignments.insert(c, a);
-    }
-    report.arena_bytes = base;
-    report.buffer_assignment = t.elapsed();
-    tracing::debug!(
-        ms = ms(report.buffer_assignment),
-        computations = comps.len(),
-        arena_bytes = base,
-        "buffer assignment"
-    );
-    dump(dump_dir, "buffer-assignment.txt", || &listing)?;
-
-    // LLVM module generation.
-    let t = Instant::now();
-    Target::initialize_native(&InitializationConfig::default()).map_err(CompileError::Llvm)?;
-    hlox_codegen::init_llvm_options();
-    let (cpu, features) = cache::host_cpu().clone();
     let threads = rayon::current_num_threads();
     // The compilation cache: a hit loads the cached object and skips
     // everything below; a miss compiles relocatable code and stores it.
@@ -355,6 +328,33 @@ fn back_half(
             }
         }
     }
+    let t = Instant::now();
+    let comps = emit::sequential_computations(module);
+    let mut assignments: HashMap<CompId, buffers::Assignment> = HashMap::new();
+    let mut base = 0;
+    let mut listing = String::new();
+    for &c in &comps {
+        let mut a = buffers::assign(module, c);
+        a.base = base;
+        base += a.size;
+        buffers::describe(module, c, &a, &mut listing);
+        assignments.insert(c, a);
+    }
+    report.arena_bytes = base;
+    report.buffer_assignment = t.elapsed();
+    tracing::debug!(
+        ms = ms(report.buffer_assignment),
+        computations = comps.len(),
+        arena_bytes = base,
+        "buffer assignment"
+    );
+    dump(dump_dir, "buffer-assignment.txt", || &listing)?;
+
+    // LLVM module generation.
+    let t = Instant::now();
+    Target::initialize_native(&InitializationConfig::default()).map_err(CompileError::Llvm)?;
+    hlox_codegen::init_llvm_options();
+    let (cpu, features) = cache::host_cpu().clone();
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple).map_err(|e| CompileError::Llvm(e.to_string()))?;
     let level = match options.opt_level {
