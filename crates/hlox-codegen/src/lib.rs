@@ -188,6 +188,8 @@ pub struct Cg<'a, 'ctx> {
 pub struct AddressTable<'ctx> {
     global: inkwell::values::GlobalValue<'ctx>,
     slots: std::cell::RefCell<Vec<u64>>,
+    /// Slots made by [`AddressTable::push`], never shared.
+    private: std::cell::RefCell<Vec<bool>>,
 }
 
 impl<'ctx> AddressTable<'ctx> {
@@ -201,19 +203,37 @@ impl<'ctx> AddressTable<'ctx> {
         AddressTable {
             global,
             slots: std::cell::RefCell::new(Vec::new()),
+            private: std::cell::RefCell::new(Vec::new()),
         }
     }
 
     /// The slot holding `addr` (a new one for an address not seen yet).
     pub fn slot_of(&self, addr: usize) -> usize {
-        let mut s = self.slots.borrow_mut();
-        match s.iter().position(|&a| a == addr as u64) {
+        let private = self.private.borrow();
+        let found = self
+            .slots
+            .borrow()
+            .iter()
+            .zip(private.iter())
+            .position(|(&a, &p)| a == addr as u64 && !p);
+        drop(private);
+        match found {
             Some(k) => k,
-            None => {
-                s.push(addr as u64);
-                s.len() - 1
-            }
+            None => self.new_slot(addr as u64, false),
         }
+    }
+
+    /// A new slot of its own holding `word` (an address or value that the
+    /// compiler names itself, such as a typed-FFI call frame's words).
+    pub fn push(&self, word: u64) -> usize {
+        self.new_slot(word, true)
+    }
+
+    fn new_slot(&self, word: u64, private: bool) -> usize {
+        let mut s = self.slots.borrow_mut();
+        s.push(word);
+        self.private.borrow_mut().push(private);
+        s.len() - 1
     }
 
     /// The address of each slot in this process, in slot order.
@@ -223,6 +243,20 @@ impl<'ctx> AddressTable<'ctx> {
 
     /// Loads slot `k` as a pointer, at the builder's position.
     pub fn load(&self, cg: &Cg<'_, 'ctx>, k: usize) -> Result<PointerValue<'ctx>> {
+        Ok(self.load_as(cg, k, cg.ptr().into())?.into_pointer_value())
+    }
+
+    /// Loads slot `k` as an i64, at the builder's position.
+    pub fn load_word(&self, cg: &Cg<'_, 'ctx>, k: usize) -> Result<IntValue<'ctx>> {
+        Ok(self.load_as(cg, k, cg.i64().into())?.into_int_value())
+    }
+
+    fn load_as(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        k: usize,
+        ty: BasicTypeEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
         let at = unsafe {
             cg.b.build_in_bounds_gep(
                 cg.i64(),
@@ -231,7 +265,7 @@ impl<'ctx> AddressTable<'ctx> {
                 "",
             )?
         };
-        let v = cg.b.build_load(cg.ptr(), at, "addr")?;
+        let v = cg.b.build_load(ty, at, "addr")?;
         if let Some(i) = v.as_instruction_value() {
             // The table is filled before the code runs and never changes.
             let _ = i.set_metadata(
@@ -239,7 +273,7 @@ impl<'ctx> AddressTable<'ctx> {
                 cg.ctx.get_kind_id("invariant.load"),
             );
         }
-        Ok(v.into_pointer_value())
+        Ok(v)
     }
 }
 

@@ -12,10 +12,12 @@
 //! addresses ([`hlox_codegen::AddressTable`], the external symbol
 //! `hlox.addresses`) that the loader fills with the loading process's
 //! addresses, each slot resolved by name (a helper's name, a target's name
-//! and `api_version` looked up in the bound targets); typed-FFI calls go
-//! through the runtime's prepared call (a direct call's frame embeds
-//! addresses of this process's prepared call), which is prepared again,
-//! instantiate stage included, from the module and the bound targets.
+//! and `api_version` looked up in the bound targets). A typed-FFI call
+//! keeps building its call frame itself, but reads the frame's words (the
+//! prepared call's dimensions, attributes and state, the API table) and
+//! the handler from the table too: on load the call is prepared again,
+//! instantiate stage included, from the module and the bound targets, and
+//! its recipe's words fill those slots.
 //!
 //! **Loading: ORC's LLJIT**, one per executable, through LLVM's C API
 //! (`LLVMOrcLLJITAddObjectFile`), with the table defined as an absolute
@@ -199,6 +201,11 @@ pub(crate) enum Slot {
     Helper(String),
     /// A legacy custom-call target, by name and `api_version`.
     Target(String, CustomCallApiVersion),
+    /// The handler of the direct typed-FFI call at this call site.
+    FfiHandler(u32),
+    /// The word of store `k` of the direct typed-FFI call's recipe at this
+    /// call site (`hlox_ffi::xla_ffi::direct`): (site, k).
+    FfiWord(u32, u32),
 }
 
 /// What the executable needs besides the object's code.
@@ -330,6 +337,15 @@ impl Entry {
                         w.u64(api_code(*v));
                         w.str(n);
                     }
+                    Slot::FfiHandler(site) => {
+                        w.u64(5);
+                        w.u64(*site as u64);
+                    }
+                    Slot::FfiWord(site, k) => {
+                        w.u64(6);
+                        w.u64(*site as u64);
+                        w.u64(*k as u64);
+                    }
                 }
             }
         }
@@ -381,11 +397,14 @@ impl Entry {
         for _ in 0..r.len()? {
             let mut names = Vec::new();
             for _ in 0..r.len()? {
-                let tag = r.u64()?;
-                let n = r.str()?;
-                names.push(match tag {
-                    0 => Slot::Helper(n),
-                    c => Slot::Target(n, api_from(c)?),
+                names.push(match r.u64()? {
+                    0 => Slot::Helper(r.str()?),
+                    5 => Slot::FfiHandler(r.u32()?),
+                    6 => Slot::FfiWord(r.u32()?, r.u32()?),
+                    c => {
+                        let v = api_from(c)?;
+                        Slot::Target(r.str()?, v)
+                    }
                 });
             }
             slots.push(names);
@@ -425,10 +444,12 @@ impl Entry {
 // ---------------------------------------------------------------------------
 // The cache: a directory, with a per-process layer in front.
 
-/// Entries this process loaded or wrote, by key (the per-process layer: a
-/// hit here reads no file).
-fn memory() -> &'static Mutex<HashMap<Key, Arc<Entry>>> {
-    static MEM: OnceLock<Mutex<HashMap<Key, Arc<Entry>>>> = OnceLock::new();
+/// Entries this process loaded or wrote, by cache directory and key (the
+/// per-process layer: a hit here reads no file).
+type Memory = Mutex<HashMap<(PathBuf, Key), Arc<Entry>>>;
+
+fn memory() -> &'static Memory {
+    static MEM: OnceLock<Memory> = OnceLock::new();
     MEM.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
@@ -476,7 +497,8 @@ impl Cache {
     /// directory. A missing file is a plain miss; a file that is not a
     /// whole entry of this key is a warning and a miss.
     pub(crate) fn lookup(&self, key: &Key) -> Option<(Arc<Entry>, Hit)> {
-        if let Some(e) = memory().lock().ok().and_then(|m| m.get(key).cloned()) {
+        let at = (self.dir.clone(), *key);
+        if let Some(e) = memory().lock().ok().and_then(|m| m.get(&at).cloned()) {
             return Some((e, Hit::Memory));
         }
         let path = self.path_of(key);
@@ -492,7 +514,7 @@ impl Cache {
             Ok(e) if e.key == *key => {
                 let e = Arc::new(e);
                 if let Ok(mut m) = memory().lock() {
-                    m.insert(*key, e.clone());
+                    m.insert(at, e.clone());
                 }
                 Some((e, Hit::Disk))
             }
@@ -515,7 +537,7 @@ impl Cache {
     /// Forgets `key` in this process (an entry that did not load).
     pub(crate) fn forget(&self, key: &Key) {
         if let Ok(mut m) = memory().lock() {
-            m.remove(key);
+            m.remove(&(self.dir.clone(), *key));
         }
     }
 
@@ -523,7 +545,7 @@ impl Cache {
     /// A failure is a warning: the compile does not depend on the cache.
     pub(crate) fn store(&self, entry: Arc<Entry>) {
         if let Ok(mut m) = memory().lock() {
-            m.insert(entry.key, entry.clone());
+            m.insert((self.dir.clone(), entry.key), entry.clone());
         }
         let path = self.path_of(&entry.key);
         if let Err(source) = write_atomically(&self.dir, &path, &entry.encode()) {
@@ -564,9 +586,27 @@ fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()
 // Load time: the slots' addresses, the call sites, ORC.
 
 /// This process's address of every slot of `meta`, each slot's names
-/// resolved against the runtime helpers and the bound targets.
-pub(crate) fn resolve_slots(meta: &Meta, bound: &BoundTargets) -> Result<Vec<u64>, String> {
+/// resolved against the runtime helpers, the bound targets and the
+/// prepared typed-FFI calls of `sites` (their recipes for direct calls).
+pub(crate) fn resolve_slots(
+    meta: &Meta,
+    bound: &BoundTargets,
+    sites: &[CallSite],
+) -> Result<Vec<u64>, String> {
     let helpers = crate::runtime::helpers();
+    let mut recipes: HashMap<u32, hlox_ffi::xla_ffi::direct::DirectCall> = HashMap::new();
+    let mut recipe = |site: u32| -> Result<hlox_ffi::xla_ffi::direct::DirectCall, String> {
+        if let Some(d) = recipes.get(&site) {
+            return Ok(d.clone());
+        }
+        let d = sites
+            .get(site as usize)
+            .and_then(|s| s.ffi.as_ref())
+            .and_then(|f| f.direct())
+            .ok_or_else(|| format!("call site {site} is no direct typed-FFI call"))?;
+        recipes.insert(site, d.clone());
+        Ok(d)
+    };
     let mut table = Vec::with_capacity(meta.slots.len());
     for (k, names) in meta.slots.iter().enumerate() {
         let mut addr: Option<usize> = None;
@@ -582,6 +622,18 @@ pub(crate) fn resolve_slots(meta: &Meta, bound: &BoundTargets) -> Result<Vec<u64
                     .and_then(|t| t.func.for_call(Platform::Host, *v))
                     .map(|f| f.addr())
                     .ok_or_else(|| format!("slot {k}: custom-call target \"{n}\" is not bound"))?,
+                Slot::FfiHandler(site) => recipe(*site)?.handler,
+                Slot::FfiWord(site, j) => match recipe(*site)?.stores.get(*j as usize) {
+                    Some(hlox_ffi::xla_ffi::direct::Store {
+                        value: hlox_ffi::xla_ffi::direct::Value::Word(w),
+                        ..
+                    }) => *w as usize,
+                    _ => {
+                        return Err(format!(
+                            "slot {k}: store {j} of call site {site}'s frame is no word now"
+                        ))
+                    }
+                },
             };
             if addr.is_some_and(|b| b != a) {
                 return Err(format!(
@@ -595,16 +647,26 @@ pub(crate) fn resolve_slots(meta: &Meta, bound: &BoundTargets) -> Result<Vec<u64
     Ok(table)
 }
 
-/// Names every slot of a table this process just filled (compile time).
+/// Names every slot of a table this process just filled (compile time):
+/// the emitter's typed-FFI slots by their call site, every other slot by
+/// the helpers and legacy targets at its address.
 pub(crate) fn name_slots(
     slots: &[u64],
     targets: &[(usize, String, CustomCallApiVersion)],
+    ffi: &[(usize, usize, crate::emit::FfiSlot)],
 ) -> Result<Vec<Vec<Slot>>, String> {
     let helpers = crate::runtime::helpers();
     slots
         .iter()
         .enumerate()
         .map(|(k, &a)| {
+            if let Some(&(_, site, what)) = ffi.iter().find(|(s, _, _)| *s == k) {
+                let site = site as u32;
+                return Ok(vec![match what {
+                    crate::emit::FfiSlot::Handler => Slot::FfiHandler(site),
+                    crate::emit::FfiSlot::Word(j) => Slot::FfiWord(site, j as u32),
+                }]);
+            }
             let mut names: Vec<Slot> = helpers
                 .iter()
                 .filter(|&&(_, h)| h as u64 == a)

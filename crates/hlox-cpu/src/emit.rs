@@ -30,6 +30,17 @@ use std::collections::HashMap;
 
 type R<T> = Result<T, CompileError>;
 
+/// What an address-table slot of a direct typed-FFI call holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FfiSlot {
+    /// The handler's address (`DirectCall::handler`).
+    Handler,
+    /// The word of store `k` of the call's recipe (`DirectCall::stores`):
+    /// addresses of the prepared call's dimensions, attributes and state,
+    /// the API table, and sizes.
+    Word(usize),
+}
+
 /// An instruction's leaf buffers: the pointer and shape of each leaf.
 type Leaves<'ctx> = [(PointerValue<'ctx>, Shape)];
 
@@ -60,10 +71,12 @@ pub(crate) struct Emitter<'a, 'ctx> {
     pub call_sites: Vec<CallSite>,
     /// Run custom calls in the sandbox (`CompileOptions::sandbox`).
     pub sandbox: Option<hlox_ffi::sandbox::SandboxOptions>,
-    /// Relocatable code (the compilation cache): `cg.addresses` is set, and
-    /// typed-FFI calls go through the runtime's prepared call (a direct
-    /// call's frame embeds addresses of this process's prepared call).
+    /// Relocatable code (the compilation cache): `cg.addresses` is set.
     pub relocatable: bool,
+    /// The address-table slots of direct typed-FFI calls: (slot, call
+    /// site, what the slot holds), resolved again from the call prepared
+    /// again at load time.
+    pub ffi_slots: Vec<(usize, usize, FfiSlot)>,
     /// The address of each legacy custom-call target the code calls, with
     /// the target's name and `api_version` (what a relocatable object's
     /// address slots are resolved by again at load time).
@@ -422,6 +435,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             call_sites: Vec::new(),
             sandbox: None,
             relocatable: false,
+            ffi_slots: Vec::new(),
             target_addrs: Vec::new(),
             kernels: Vec::new(),
             consts,
@@ -687,10 +701,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 counts.1
             )));
         }
-        let index = self.cg.i64c(self.call_sites.len() as i64);
+        let site_index = self.call_sites.len();
+        let index = self.cg.i64c(site_index as i64);
         self.call_sites.push(site);
         let cg = &self.cg;
         let en = e(&name);
+        // Relocatable code reads the recipe's words and the handler from
+        // the address table (they are this process's addresses).
+        let table = cg.addresses.filter(|_| self.relocatable);
+        let mut ffi_slots = Vec::new();
         let i8t = cg.ctx.i8_type();
         let area = |size: usize, what: &str| {
             let words = size.div_ceil(8).max(1) as u32;
@@ -714,9 +733,16 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             Area::Pointers => pointers,
         };
         let invoke = at(fr.ctx, std::mem::offset_of!(runtime::RunCtx, invoke))?;
-        for s in &d.stores {
+        for (k, s) in d.stores.iter().enumerate() {
             let v: inkwell::values::BasicValueEnum<'ctx> = match s.value {
-                Value::Word(w) => cg.i64().const_int(w, false).into(),
+                Value::Word(w) => match table {
+                    Some(t) => {
+                        let slot = t.push(w);
+                        ffi_slots.push((slot, site_index, FfiSlot::Word(k)));
+                        t.load_word(cg, slot).map_err(e(&name))?.into()
+                    }
+                    None => cg.i64().const_int(w, false).into(),
+                },
                 Value::Half(h) => cg.i32().const_int(h as u64, false).into(),
                 Value::Arg(i) | Value::Ret(i) => {
                     let list = if matches!(s.value, Value::Arg(_)) {
@@ -743,11 +769,22 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             })?;
         }
         let fty = cg.ptr().fn_type(&[cg.ptr().into()], false);
-        let err = cg
-            .call_addr(d.handler, fty, &[frame.into()])
-            .map_err(e(&name))?
-            .ok_or_else(|| CompileError::Internal(format!("{name}: the handler returned void")))?
-            .into_pointer_value();
+        let err = match table {
+            Some(t) => {
+                let slot = t.push(d.handler as u64);
+                ffi_slots.push((slot, site_index, FfiSlot::Handler));
+                let p = t.load(cg, slot).map_err(e(&name))?;
+                cg.b.build_indirect_call(fty, p, &[frame.into()], "")
+                    .map_err(e(&name))?
+                    .try_as_basic_value()
+                    .basic()
+            }
+            None => cg
+                .call_addr(d.handler, fty, &[frame.into()])
+                .map_err(e(&name))?,
+        }
+        .ok_or_else(|| CompileError::Internal(format!("{name}: the handler returned void")))?
+        .into_pointer_value();
         let future =
             cg.b.build_load(cg.ptr(), at(frame, d.future_offset)?, "future")
                 .map_err(e(&name))?
@@ -779,6 +816,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         b.build_conditional_branch(slow, slow_bb, done)
             .map_err(e(&name))?;
         b.position_at_end(slow_bb);
+        self.ffi_slots.extend(ffi_slots);
         let finish = runtime::hlox_rt_ffi_finish as *const () as usize;
         self.call_runtime(
             fr,
@@ -1962,7 +2000,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 ffi: Some(prepared),
                 sandbox: None,
             };
-            if let (Some(direct), false) = (direct, self.relocatable) {
+            if let Some(direct) = direct {
                 return self.call_direct_ffi(
                     fr,
                     &operand_leaves.concat(),

@@ -427,6 +427,7 @@ fn back_half(
     let call_sites = std::mem::take(&mut em.call_sites);
     let pending_kernels = std::mem::take(&mut em.kernels);
     let target_addrs = std::mem::take(&mut em.target_addrs);
+    let ffi_slots = std::mem::take(&mut em.ffi_slots);
     drop(em);
     report.ir_generation = t.elapsed();
     tracing::debug!(
@@ -481,7 +482,7 @@ fn back_half(
         let buf = pic
             .write_to_memory_buffer(&llmod, FileType::Object)
             .map_err(|e| CompileError::Llvm(e.to_string()))?;
-        let slots = cache::name_slots(&table.slots(), &target_addrs)
+        let slots = cache::name_slots(&table.slots(), &target_addrs, &ffi_slots)
             .map_err(|m| CompileError::Internal(format!("compilation cache: {m}")))?;
         let index = |(c, i): (CompId, hlox_hlo::InstId)| {
             use hlox_hlo::EntityRef;
@@ -644,11 +645,11 @@ fn load_object(
 ) -> Result<Loaded, String> {
     let meta = &entry.meta;
     Target::initialize_native(&InitializationConfig::default())?;
-    let table: Box<[u64]> = cache::resolve_slots(meta, bound)?.into_boxed_slice();
     let call_sites = match sites {
         Some(s) => s,
         None => cache::prepare_sites(module, bound, meta)?,
     };
+    let table: Box<[u64]> = cache::resolve_slots(meta, bound, &call_sites)?.into_boxed_slice();
     let mut pending = Vec::with_capacity(meta.kernels.len());
     for (c, i, names) in &meta.kernels {
         let (c, i) = cache::instruction(module, *c, *i)?;

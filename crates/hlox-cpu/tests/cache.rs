@@ -13,6 +13,14 @@ use hlox_hlo::{Literal, Module};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Held by every test that forgets this process's entries or expects a
+/// hit from memory: forgetting is process-wide.
+static FORGETTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    FORGETTING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A fresh cache directory for one test.
 fn fresh_dir(name: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -126,6 +134,7 @@ fn run(exe: &Executable, args: &[Literal]) -> Literal {
 
 #[test]
 fn a_compile_writes_an_entry_that_later_compiles_hit_with_the_same_outputs() {
+    let _serial = serial();
     let dir = fresh_dir("hit");
     let (m, args) = (program(), program_args());
     let want = run(&compile(&m, &CompileOptions::default()).unwrap(), &args);
@@ -154,6 +163,7 @@ fn a_compile_writes_an_entry_that_later_compiles_hit_with_the_same_outputs() {
 
 #[test]
 fn a_truncated_or_corrupted_entry_is_ignored_and_replaced() {
+    let _serial = serial();
     let dir = fresh_dir("corrupt");
     let (m, args) = (program(), program_args());
     let want = run(&compile(&m, &CompileOptions::default()).unwrap(), &args);
@@ -181,6 +191,7 @@ fn a_truncated_or_corrupted_entry_is_ignored_and_replaced() {
 
 #[test]
 fn other_options_and_other_modules_miss() {
+    let _serial = serial();
     let dir = fresh_dir("options");
     let m = program();
     compile(&m, &cached(&dir)).unwrap();
@@ -228,6 +239,7 @@ ENTRY main {{
 
 #[test]
 fn custom_call_targets_run_from_cached_code_and_a_rebound_name_misses() {
+    let _serial = serial();
     let dir = fresh_dir("targets");
     let b: Vec<f32> = (0..128).map(|i| i as f32).collect();
     let c: Vec<f32> = (0..2048).map(|i| i as f32 * 0.5).collect();
@@ -287,6 +299,7 @@ fn custom_call_targets_run_from_cached_code_and_a_rebound_name_misses() {
 
 #[test]
 fn typed_ffi_with_state_runs_from_cached_code() {
+    let _serial = serial();
     let dir = fresh_dir("ffi");
     // A Rust handler with state (registered by macro) and a C++ handler
     // built against XLA's headers (a plugin).
