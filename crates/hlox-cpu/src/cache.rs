@@ -19,10 +19,11 @@
 //! instantiate stage included, from the module and the bound targets, and
 //! its recipe's words fill those slots.
 //!
-//! **Loading: ORC's LLJIT**, one per executable, through LLVM's C API
-//! (`LLVMOrcLLJITAddObjectFile`), with the table defined as an absolute
-//! symbol and the process's own symbols (libm, `memcpy`) found by a
-//! process search generator, as MCJIT finds them. Chosen over linking a
+//! **Loading: ORC's LLJIT**, one per process, through LLVM's C API: each
+//! object goes into a JITDylib of its own (`LLVMOrcLLJITAddObjectFile`),
+//! with the table defined there as an absolute symbol and the process's
+//! own symbols (libm, `memcpy`) found by a process search generator, as
+//! MCJIT finds them; dropping the executable clears its JITDylib. Chosen over linking a
 //! shared object (`cc -shared` on a miss, `dlopen` on a hit) because it
 //! needs no linker or compiler on the machine, no file outside the cache
 //! directory, and links in-process in well under a millisecond. A miss
@@ -173,8 +174,13 @@ pub(crate) fn key(
     options: &crate::CompileOptions,
     threads: usize,
 ) -> Key {
-    let text = hlox_hlo::text::print_module(module);
+    let t = std::time::Instant::now();
     let (cpu, features) = host_cpu();
+    let t_cpu = t.elapsed();
+    let build = build_id();
+    let t_build = t.elapsed();
+    let text = hlox_hlo::text::print_module(module);
+    let t_text = t.elapsed();
     let mut targets: Vec<String> = bound.iter().map(|(n, t)| target_identity(n, t)).collect();
     targets.sort();
     let opts = format!(
@@ -184,14 +190,22 @@ pub(crate) fn key(
         options.hlo_passes,
         options.half_rounding
     );
-    Key(hash128(&[
-        build_id().as_bytes(),
+    let k = Key(hash128(&[
+        build.as_bytes(),
         cpu.as_bytes(),
         features.as_bytes(),
         opts.as_bytes(),
         targets.join("\n").as_bytes(),
         text.as_bytes(),
-    ]))
+    ]));
+    tracing::debug!(
+        cpu_us = t_cpu.as_micros() as u64,
+        build_us = (t_build - t_cpu).as_micros() as u64,
+        print_us = (t_text - t_build).as_micros() as u64,
+        hash_us = (t.elapsed() - t_text).as_micros() as u64,
+        "cache key"
+    );
+    k
 }
 
 /// What one slot of the address table stands for.
@@ -740,27 +754,17 @@ pub(crate) fn instruction(module: &Module, c: u32, i: u32) -> Result<(CompId, In
     Ok((cid, InstId::new(i)))
 }
 
-/// An object file loaded by ORC's LLJIT, kept alive with the executable.
-pub(crate) struct ObjectJit {
+/// The process's ORC JIT: one LLJIT (creating one costs about half a
+/// millisecond), in whose session every loaded object gets a JITDylib of
+/// its own (so that two executables' symbols never clash).
+struct Orc {
     jit: llvm_sys::orc2::lljit::LLVMOrcLLJITRef,
 }
 
-// SAFETY: after loading, the JIT is only kept alive (its code is immutable
-// and called through plain function pointers) and disposed of once.
-unsafe impl Send for ObjectJit {}
-unsafe impl Sync for ObjectJit {}
-
-impl Drop for ObjectJit {
-    fn drop(&mut self) {
-        // SAFETY: made by LLVMOrcCreateLLJIT, disposed of once.
-        unsafe {
-            let e = llvm_sys::orc2::lljit::LLVMOrcDisposeLLJIT(self.jit);
-            if !e.is_null() {
-                llvm_sys::error::LLVMConsumeError(e);
-            }
-        }
-    }
-}
+// SAFETY: ORC's execution session is thread-safe; the LLJIT is never
+// disposed of (it lives as long as the process).
+unsafe impl Send for Orc {}
+unsafe impl Sync for Orc {}
 
 /// The message of an LLVM error (consumed).
 unsafe fn take_error(e: llvm_sys::error::LLVMErrorRef) -> String {
@@ -770,22 +774,74 @@ unsafe fn take_error(e: llvm_sys::error::LLVMErrorRef) -> String {
     s
 }
 
+fn orc() -> Result<&'static Orc, String> {
+    static ORC: OnceLock<Result<Orc, String>> = OnceLock::new();
+    ORC.get_or_init(|| {
+        use llvm_sys::orc2::lljit::*;
+        let t = std::time::Instant::now();
+        let mut jit: LLVMOrcLLJITRef = std::ptr::null_mut();
+        // SAFETY: the builder is consumed by the call; an error is consumed.
+        let e = unsafe { LLVMOrcCreateLLJIT(&mut jit, LLVMOrcCreateLLJITBuilder()) };
+        if !e.is_null() {
+            return Err(format!("ORC LLJIT: {}", unsafe { take_error(e) }));
+        }
+        tracing::debug!(us = t.elapsed().as_micros() as u64, "ORC LLJIT created");
+        Ok(Orc { jit })
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// An object file loaded into its own JITDylib of the process's LLJIT,
+/// kept alive with the executable (dropping it frees the code).
+pub(crate) struct ObjectJit {
+    orc: &'static Orc,
+    jd: llvm_sys::orc2::LLVMOrcJITDylibRef,
+}
+
+// SAFETY: after loading, the code is immutable and called through plain
+// function pointers; ORC's session is thread-safe.
+unsafe impl Send for ObjectJit {}
+unsafe impl Sync for ObjectJit {}
+
+impl Drop for ObjectJit {
+    fn drop(&mut self) {
+        // SAFETY: the JITDylib belongs to the process's session; clearing
+        // it removes the object and frees its memory (the empty JITDylib,
+        // a few hundred bytes, stays in the session).
+        unsafe {
+            let e = llvm_sys::orc2::LLVMOrcJITDylibClear(self.jd);
+            if !e.is_null() {
+                llvm_sys::error::LLVMConsumeError(e);
+            }
+        }
+    }
+}
+
 impl ObjectJit {
-    /// Links `object` into a new LLJIT with `table` as the address table's
-    /// symbol and the process's symbols for the rest.
+    /// Links `object` into a new JITDylib of the process's LLJIT, with
+    /// `table` as the address table's symbol and the process's symbols for
+    /// the rest.
     pub(crate) fn load(object: &[u8], table: *const u64) -> Result<ObjectJit, String> {
         use llvm_sys::orc2::lljit::*;
         use llvm_sys::orc2::*;
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let orc = orc()?;
+        let jit = orc.jit;
+        let name = std::ffi::CString::new(format!(
+            "hlox.object.{}",
+            SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ))
+        .map_err(|e| e.to_string())?;
         // SAFETY: LLVM's C API used as documented; every reference made is
         // handed to LLVM or disposed of, and errors are consumed.
         unsafe {
-            let mut jit: LLVMOrcLLJITRef = std::ptr::null_mut();
-            let e = LLVMOrcCreateLLJIT(&mut jit, LLVMOrcCreateLLJITBuilder());
-            if !e.is_null() {
-                return Err(format!("LLJIT: {}", take_error(e)));
+            let es = LLVMOrcLLJITGetExecutionSession(jit);
+            let jd = LLVMOrcExecutionSessionCreateBareJITDylib(es, name.as_ptr());
+            if jd.is_null() {
+                return Err("ORC: no JITDylib".into());
             }
-            let this = ObjectJit { jit };
-            let jd = LLVMOrcLLJITGetMainJITDylib(jit);
+            let this = ObjectJit { orc, jd };
             let mut generator: LLVMOrcDefinitionGeneratorRef = std::ptr::null_mut();
             let e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
                 &mut generator,
@@ -797,10 +853,11 @@ impl ObjectJit {
                 return Err(format!("process symbols: {}", take_error(e)));
             }
             LLVMOrcJITDylibAddGenerator(jd, generator);
-            let name = std::ffi::CString::new(hlox_codegen::AddressTable::SYMBOL)
+            let sym = std::ffi::CString::new(hlox_codegen::AddressTable::SYMBOL)
                 .map_err(|e| e.to_string())?;
             let mut pair = LLVMOrcCSymbolMapPair {
-                Name: LLVMOrcLLJITMangleAndIntern(jit, name.as_ptr()),
+                // Retained for LLVMOrcAbsoluteSymbols, which takes it.
+                Name: LLVMOrcLLJITMangleAndIntern(jit, sym.as_ptr()),
                 Sym: LLVMJITEvaluatedSymbol {
                     Address: table as u64,
                     Flags: LLVMJITSymbolFlags {
@@ -828,19 +885,78 @@ impl ObjectJit {
         }
     }
 
-    /// The address of a symbol the object defines (links on first use).
+    /// The address of a symbol the object defines (the first lookup
+    /// links the object).
     pub(crate) fn lookup(&self, name: &str) -> Result<usize, String> {
+        use llvm_sys::orc2::*;
+        /// Where the session's callback leaves the answer.
+        type Answer = (Mutex<Option<Result<u64, String>>>, std::sync::Condvar);
+        extern "C" fn done(
+            err: llvm_sys::error::LLVMErrorRef,
+            result: LLVMOrcCSymbolMapPairs,
+            n: usize,
+            ctx: *mut libc::c_void,
+        ) {
+            // SAFETY: `ctx` is a reference to the `Answer` the caller waits
+            // on, made by `Arc::into_raw` for this call, taken back here
+            // once; `result` holds `n` pairs.
+            let answer = unsafe { Arc::from_raw(ctx as *const Answer) };
+            let r = if !err.is_null() {
+                Err(unsafe { take_error(err) })
+            } else if n == 0 || result.is_null() {
+                Err("not found".to_string())
+            } else {
+                Ok(unsafe { (*result).Sym.Address })
+            };
+            if let Ok(mut a) = answer.0.lock() {
+                *a = Some(r);
+            }
+            answer.1.notify_all();
+        }
         let c = std::ffi::CString::new(name).map_err(|e| e.to_string())?;
-        let mut addr: u64 = 0;
-        // SAFETY: `self.jit` is alive; `c` is NUL-terminated.
-        let e =
-            unsafe { llvm_sys::orc2::lljit::LLVMOrcLLJITLookup(self.jit, &mut addr, c.as_ptr()) };
-        if !e.is_null() {
-            return Err(format!("symbol {name}: {}", unsafe { take_error(e) }));
+        let answer: Arc<Answer> = Arc::new((Mutex::new(None), std::sync::Condvar::new()));
+        // SAFETY: the JITDylib and session are alive; the lookup set's
+        // name is retained by the session for the lookup (the reference
+        // made here is not released: an interned name, kept for the
+        // process, as the symbol it names usually is).
+        unsafe {
+            let jit = self.orc.jit;
+            let es = llvm_sys::orc2::lljit::LLVMOrcLLJITGetExecutionSession(jit);
+            let mut order = [LLVMOrcCJITDylibSearchOrderElement {
+                JD: self.jd,
+                JDLookupFlags:
+                    LLVMOrcJITDylibLookupFlags::LLVMOrcJITDylibLookupFlagsMatchAllSymbols,
+            }];
+            let mut set = [LLVMOrcCLookupSetElement {
+                Name: llvm_sys::orc2::lljit::LLVMOrcLLJITMangleAndIntern(jit, c.as_ptr()),
+                LookupFlags: LLVMOrcSymbolLookupFlags::LLVMOrcSymbolLookupFlagsRequiredSymbol,
+            }];
+            LLVMOrcExecutionSessionLookup(
+                es,
+                LLVMOrcLookupKind::LLVMOrcLookupKindStatic,
+                order.as_mut_ptr(),
+                1,
+                set.as_mut_ptr(),
+                1,
+                done,
+                Arc::into_raw(answer.clone()) as *mut libc::c_void,
+            );
         }
-        if addr == 0 {
-            return Err(format!("symbol {name} is at address 0"));
+        let mut got = answer
+            .0
+            .lock()
+            .map_err(|_| format!("symbol {name}: lookup state poisoned"))?;
+        while got.is_none() {
+            got = answer
+                .1
+                .wait(got)
+                .map_err(|_| format!("symbol {name}: lookup state poisoned"))?;
         }
-        Ok(addr as usize)
+        match got.take() {
+            Some(Ok(0)) => Err(format!("symbol {name} is at address 0")),
+            Some(Ok(a)) => Ok(a as usize),
+            Some(Err(e)) => Err(format!("symbol {name}: {e}")),
+            None => Err(format!("symbol {name}: no answer")),
+        }
     }
 }

@@ -291,7 +291,15 @@ fn back_half(
         .as_ref()
         .map(|_| cache::key(module, &bound, options, threads));
     if let (Some(c), Some(k)) = (&cache, &key) {
-        if let Some((entry, hit)) = c.lookup(k) {
+        let key_ms = ms(t0.elapsed());
+        let found = c.lookup(k);
+        tracing::debug!(
+            key_ms,
+            lookup_ms = ms(t0.elapsed()) - key_ms,
+            found = found.is_some(),
+            "compilation cache"
+        );
+        if let Some((entry, hit)) = found {
             let t = Instant::now();
             match load_object(module, &bound, &entry, None) {
                 Ok(loaded) => {
@@ -644,6 +652,7 @@ fn load_object(
     sites: Option<Vec<runtime::CallSite>>,
 ) -> Result<Loaded, String> {
     let meta = &entry.meta;
+    let t = Instant::now();
     Target::initialize_native(&InitializationConfig::default())?;
     let call_sites = match sites {
         Some(s) => s,
@@ -655,9 +664,19 @@ fn load_object(
         let (c, i) = cache::instruction(module, *c, *i)?;
         pending.push((c, i, names.clone()));
     }
+    let prepared = t.elapsed();
     let jit = cache::ObjectJit::load(&entry.object, table.as_ptr())?;
+    let added = t.elapsed();
     let addr = jit.lookup(&meta.entry)?;
+    let linked = t.elapsed();
     let kernels = make_kernels(module, &pending, |n| jit.lookup(n)).map_err(|e| e.to_string())?;
+    tracing::debug!(
+        sites_ms = ms(prepared),
+        add_object_ms = ms(added - prepared),
+        link_ms = ms(linked - added),
+        kernels_ms = ms(t.elapsed() - linked),
+        "loaded a relocatable object"
+    );
     Ok(Loaded {
         entry: addr,
         call_sites,
