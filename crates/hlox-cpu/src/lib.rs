@@ -596,6 +596,9 @@ fn back_half(
     ))))
 }
 
+/// The runtime kernels of an executable, by instruction name.
+type Kernels = Vec<(String, Box<dyn kernels::HostKernel>)>;
+
 /// Kernels to build once the code is loaded: (computation, instruction,
 /// the symbols of their compiled scalar callees).
 type PendingKernels = [(CompId, hlox_hlo::InstId, Vec<String>)];
@@ -605,8 +608,8 @@ fn make_kernels(
     module: &VerifiedModule,
     pending: &PendingKernels,
     lookup: impl Fn(&str) -> Result<usize, String>,
-) -> Result<Vec<(String, Box<dyn kernels::HostKernel>)>, CompileError> {
-    let mut kernels: Vec<(String, Box<dyn kernels::HostKernel>)> = Vec::new();
+) -> Result<Kernels, CompileError> {
+    let mut kernels: Kernels = Vec::new();
     for (cid, id, callee_names) in pending {
         let comp = module.comp(*cid);
         let name = comp.inst(*id).name.clone();
@@ -636,7 +639,7 @@ struct Loaded {
     /// The entry function's address.
     entry: usize,
     call_sites: Vec<runtime::CallSite>,
-    kernels: Vec<(String, Box<dyn kernels::HostKernel>)>,
+    kernels: Kernels,
     code: Code,
 }
 
