@@ -717,10 +717,15 @@ pub(crate) fn prepare_sites(
             let Op::CustomCall(call) = &inst.op else {
                 return Err(format!("call site {} is not a custom call", inst.name));
             };
-            let ffi = if call.api_version == CustomCallApiVersion::TypedFfi {
-                let target = bound.get(&call.target).ok_or_else(|| {
-                    format!("custom-call target \"{}\" is not bound", call.target)
-                })?;
+            let target = bound
+                .get(&call.target)
+                .ok_or_else(|| format!("custom-call target \"{}\" is not bound", call.target))?;
+            // A typed-FFI call exactly where the emitter made one.
+            let typed = matches!(
+                target.func.for_call(Platform::Host, call.api_version),
+                Some(hlox_ffi::TargetFn::Ffi(_))
+            );
+            let ffi = if typed {
                 let shapes: Vec<&hlox_hlo::Shape> =
                     inst.operands.iter().map(|&o| &comp.inst(o).shape).collect();
                 let prepared =
