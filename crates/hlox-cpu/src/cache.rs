@@ -784,6 +784,12 @@ fn orc() -> Result<&'static Orc, String> {
     ORC.get_or_init(|| {
         use llvm_sys::orc2::lljit::*;
         let t = std::time::Instant::now();
+        // The LLJIT finds its target machine through the registered native
+        // target (on whichever thread makes it first).
+        inkwell::targets::Target::initialize_native(
+            &inkwell::targets::InitializationConfig::default(),
+        )
+        .map_err(|e| format!("LLVM's native target: {e}"))?;
         let mut jit: LLVMOrcLLJITRef = std::ptr::null_mut();
         // SAFETY: the builder is consumed by the call; an error is consumed.
         let e = unsafe { LLVMOrcCreateLLJIT(&mut jit, LLVMOrcCreateLLJITBuilder()) };
@@ -795,6 +801,20 @@ fn orc() -> Result<&'static Orc, String> {
     })
     .as_ref()
     .map_err(Clone::clone)
+}
+
+/// Starts creating the process's LLJIT on another thread, so that it
+/// overlaps the cache key's computation (a fresh process's first cached
+/// compile would otherwise wait about half a millisecond for it).
+pub(crate) fn warm_up() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let _ = std::thread::Builder::new()
+            .name("hlox-orc-init".into())
+            .spawn(|| {
+                let _ = orc();
+            });
+    });
 }
 
 /// An object file loaded into its own JITDylib of the process's LLJIT,
