@@ -803,20 +803,6 @@ fn orc() -> Result<&'static Orc, String> {
     .map_err(Clone::clone)
 }
 
-/// Starts creating the process's LLJIT on another thread, so that it
-/// overlaps the cache key's computation (a fresh process's first cached
-/// compile would otherwise wait about half a millisecond for it).
-pub(crate) fn warm_up() {
-    static STARTED: std::sync::Once = std::sync::Once::new();
-    STARTED.call_once(|| {
-        let _ = std::thread::Builder::new()
-            .name("hlox-orc-init".into())
-            .spawn(|| {
-                let _ = orc();
-            });
-    });
-}
-
 /// An object file loaded into its own JITDylib of the process's LLJIT,
 /// kept alive with the executable (dropping it frees the code).
 pub(crate) struct ObjectJit {

@@ -287,9 +287,6 @@ fn back_half(
     let cache = (!object)
         .then(|| cache::Cache::for_options(options))
         .flatten();
-    if cache.is_some() {
-        cache::warm_up();
-    }
     let key = cache
         .as_ref()
         .map(|_| cache::key(module, &bound, options, threads));
