@@ -133,6 +133,7 @@ def compile(
     check_results: bool = False,
     repro_dir: str | os.PathLike[str] | None = None,
     devices: int = 1,
+    cache_dir: str | os.PathLike[str] | None = None,
 ) -> Executable:
     """Compile for "cpu" or "cuda" (CUDA compiles without a GPU; running needs one).
 
@@ -144,7 +145,11 @@ def compile(
     ``sandbox=True`` (CPU only) runs every custom call in hlox's sandbox: a
     fault or C++ exception in a target raises CustomCallError naming it;
     ``check_results`` fails on NaN/Inf or untouched results; ``repro_dir``
-    writes a reproducer of a failing call (docs/reliability.md)."""
+    writes a reproducer of a failing call (docs/reliability.md).
+
+    ``cache_dir`` (CPU only) keeps the compiled code in that directory and
+    loads it from there when the same module is compiled again, in this
+    process or another (default: ``HLOX_CACHE_DIR``; docs/performance.md)."""
 
 # ---------------------------------------------------------------- builder
 

@@ -260,3 +260,28 @@ def test_torch_tensors_if_installed(add):
     torch = pytest.importorskip("torch")
     t = torch.arange(4, dtype=torch.float32)
     np.testing.assert_array_equal(add(t, t), [0, 2, 4, 6])
+
+
+def test_compilation_cache_dir(tmp_path):
+    # The first compile writes one entry; the second (a hit) and a fresh
+    # process's compile load it and give the same outputs.
+    m = hlox.Module.from_text(ADD)
+    x = np.arange(4, dtype=np.float32)
+    y = np.full(4, 0.5, dtype=np.float32)
+    first = hlox.compile(m, cache_dir=tmp_path)
+    entries = sorted(p.name for p in tmp_path.iterdir())
+    assert len(entries) == 1 and entries[0].endswith(".hloxc"), entries
+    again = hlox.compile(m, cache_dir=str(tmp_path))
+    np.testing.assert_array_equal(first(x, y), x + y)
+    np.testing.assert_array_equal(again(x, y), x + y)
+    import subprocess
+    import sys
+
+    code = (
+        "import hlox, numpy as np, sys; "
+        f"e = hlox.compile(hlox.Module.from_text({ADD!r}), cache_dir=sys.argv[1]); "
+        "print(e(np.arange(4, dtype=np.float32), np.full(4, 0.5, dtype=np.float32)).tolist())"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[0.5, 1.5, 2.5, 3.5]", out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == entries

@@ -92,6 +92,21 @@ pub(crate) fn sandbox_options() -> Option<hlox_ffi::sandbox::SandboxOptions> {
     SANDBOX.lock().ok().and_then(|g| g.clone())
 }
 
+/// `--cache-dir DIR` of `run` and `bench`: the Host's persistent
+/// compilation cache (`hlox_cpu::cache`; unset, `HLOX_CACHE_DIR` applies).
+static CACHE_DIR: std::sync::Mutex<Option<std::path::PathBuf>> = std::sync::Mutex::new(None);
+
+/// Told by `main` the `--cache-dir` of `run` or `bench`.
+pub fn set_cache_dir(dir: Option<&Path>) {
+    if let Ok(mut g) = CACHE_DIR.lock() {
+        *g = dir.map(Path::to_path_buf);
+    }
+}
+
+fn cache_dir() -> Option<std::path::PathBuf> {
+    CACHE_DIR.lock().ok().and_then(|g| g.clone())
+}
+
 /// Whether `e` is an execution stopped by `--timeout` (exit code [`EXIT_TIMEOUT`]).
 pub fn is_timeout(e: &anyhow::Error) -> bool {
     use hlox_hlo::cancel::Stop;
@@ -157,6 +172,7 @@ pub(crate) fn compile_options(
         registry: Some(std::sync::Arc::new(registry)),
         sandbox: sandbox_options(),
         half_rounding: half_rounding(),
+        cache_dir: cache_dir(),
         ..Default::default()
     }
 }
@@ -380,8 +396,13 @@ pub fn bench(
         Exe::Host(e) => {
             let r = e.report();
             let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            let hit = match r.cache_hit {
+                Some(hlox_cpu::cache::Hit::Memory) => ", \"cache\": \"hit (memory)\"",
+                Some(hlox_cpu::cache::Hit::Disk) => ", \"cache\": \"hit\"",
+                None => "",
+            };
             format!(
-                ", \"ir_ms\": {:.3}, \"llvm_opt_ms\": {:.3}, \"jit_ms\": {:.3}",
+                ", \"ir_ms\": {:.3}, \"llvm_opt_ms\": {:.3}, \"jit_ms\": {:.3}{hit}",
                 ms(r.ir_generation),
                 ms(r.optimization),
                 ms(r.jit)
@@ -444,7 +465,10 @@ fn print_timings(r: &hlox_cpu::CompileReport) {
     row("buffer assignment", r.buffer_assignment);
     row("LLVM IR generation", r.ir_generation);
     row("LLVM optimization", r.optimization);
-    row("JIT", r.jit);
+    match r.cache_hit {
+        Some(hit) => row(&format!("load cached ({hit:?})"), r.jit),
+        None => row("JIT", r.jit),
+    }
     row("total", r.total);
     eprintln!("  arena bytes per run: {}", r.arena_bytes);
 }

@@ -34,7 +34,8 @@ mod transform;
                   hlox compile model.hlo --emit asm -o model.s",
     after_long_help = "Environment:\n  \
                        HLOX_LOG=debug             log every pass and compile phase to stderr\n  \
-                       HLOX_LOG=hlox_passes=trace one crate only (a tracing-subscriber filter)\n\n\
+                       HLOX_LOG=hlox_passes=trace one crate only (a tracing-subscriber filter)\n  \
+                       HLOX_CACHE_DIR=DIR         the Host's compilation cache (as --cache-dir)\n\n\
                        Exit codes: 0 success, 1 user error, 2 internal error (a bug in hlox).\n\
                        More: docs/cli.md and docs/debugging.md."
 )]
@@ -97,6 +98,12 @@ enum Command {
         /// Print per-phase and per-pass compile times to stderr.
         #[arg(long)]
         timings: bool,
+        /// Host: keep compiled code in this directory and load it from
+        /// there when the same module is compiled again (default:
+        /// $HLOX_CACHE_DIR; docs/cli.md). Not used with --dump-dir or
+        /// --sandbox.
+        #[arg(long, value_name = "DIR")]
+        cache_dir: Option<PathBuf>,
         /// Where to compile and run.
         #[arg(long, value_enum, default_value = "host")]
         platform: Platform,
@@ -250,6 +257,11 @@ enum Command {
         /// (each run, for bench), with exit code 3.
         #[arg(long, value_name = "SECONDS")]
         timeout: Option<f64>,
+        /// Host: keep compiled code in this directory and load it from
+        /// there when the same module is compiled again (default:
+        /// $HLOX_CACHE_DIR; docs/cli.md).
+        #[arg(long, value_name = "DIR")]
+        cache_dir: Option<PathBuf>,
     },
     /// The gradient of a module's scalar result: OUT takes the module's
     /// parameters and returns the tuple of the gradients, in --wrt order.
@@ -318,6 +330,9 @@ impl PluginArgs {
 fn run(cli: Cli) -> Result<()> {
     if let Command::Run { timeout, .. } | Command::Bench { timeout, .. } = &cli.command {
         commands::set_timeout(*timeout)?;
+    }
+    if let Command::Run { cache_dir, .. } | Command::Bench { cache_dir, .. } = &cli.command {
+        commands::set_cache_dir(cache_dir.as_deref());
     }
     if let Command::Run {
         sandbox,
@@ -429,6 +444,7 @@ fn run(cli: Cli) -> Result<()> {
             no_cuda_graphs,
             profile,
             timeout: _,
+            cache_dir: _,
         } => commands::bench(
             platform,
             &file,

@@ -928,3 +928,168 @@ fn bench_random_times_seeded_inputs_that_run_random_also_gives() {
         .inputs(&inputs[..1])
         .fails(1, &["do not also pass --input"]);
 }
+
+/// The `.hloxc` entries in a cache directory, and everything in it.
+fn cache_files(dir: &Path) -> (usize, usize) {
+    let all: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|r| r.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    let entries = all
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "hloxc"))
+        .count();
+    (entries, all.len())
+}
+
+#[test]
+fn compilation_cache_across_processes() {
+    let cache = tmp("compilation_cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let (m, inputs) = layernorm();
+    let run = |out: &str| {
+        let dir = tmp(out);
+        let o = Hlox::new("run")
+            .arg(&m)
+            .inputs(&inputs)
+            .arg("--cache-dir")
+            .arg(&cache)
+            .arg("--timings")
+            .arg("-o")
+            .arg(&dir)
+            .env("HLOX_LOG", "warn")
+            .output();
+        assert!(o.status.success(), "{}", stderr(&o));
+        (dir, stderr(&o))
+    };
+    // A miss compiles and writes one entry; a fresh process hits it.
+    let (first, err) = run("cache_out_miss");
+    assert!(!err.contains("load cached"), "{err}");
+    assert_eq!(cache_files(&cache), (1, 1));
+    let (second, err) = run("cache_out_hit");
+    assert!(err.contains("load cached (Disk)"), "{err}");
+    assert_out0_like_corpus(&first, "layernorm", 1e-4);
+    assert_eq!(
+        std::fs::read(first.join("out0.npy")).unwrap(),
+        std::fs::read(second.join("out0.npy")).unwrap(),
+        "the same outputs from cached code"
+    );
+    // HLOX_CACHE_DIR instead of the flag; bench says where its code came from.
+    let v = last_json(
+        &Hlox::new("bench")
+            .arg(&m)
+            .inputs(&inputs)
+            .args(["--iters", "1", "--warmup", "0"])
+            .env("HLOX_CACHE_DIR", cache.to_str().unwrap())
+            .ok(),
+    );
+    assert_eq!(v["cache"], "hit", "{v}");
+    // A truncated entry: a warning, a correct compile, a whole entry again.
+    let entry = std::fs::read_dir(&cache)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "hloxc"))
+        .unwrap();
+    let whole = std::fs::read(&entry).unwrap();
+    std::fs::write(&entry, &whole[..whole.len() / 2]).unwrap();
+    let (third, err) = run("cache_out_truncated");
+    assert!(
+        err.contains("WARN")
+            && err.contains("checksum mismatch")
+            && err.contains("compiling again"),
+        "{err}"
+    );
+    assert_out0_like_corpus(&third, "layernorm", 1e-4);
+    assert_eq!(std::fs::read(&entry).unwrap(), whole);
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn compilation_cache_filled_by_processes_at_once() {
+    let cache = tmp("compilation_cache_concurrent");
+    let _ = std::fs::remove_dir_all(&cache);
+    let (m, inputs) = layernorm();
+    let children: Vec<_> = (0..4)
+        .map(|k| {
+            let dir = tmp(&format!("cache_concurrent_out{k}"));
+            let child = Command::new(env!("CARGO_BIN_EXE_hlox"))
+                .arg("run")
+                .arg(&m)
+                .args(inputs.iter().flat_map(|i| ["-i".as_ref(), i.as_os_str()]))
+                .arg("--cache-dir")
+                .arg(&cache)
+                .arg("-o")
+                .arg(&dir)
+                .stderr(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            (dir, child)
+        })
+        .collect();
+    for (dir, child) in children {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_out0_like_corpus(&dir, "layernorm", 1e-4);
+    }
+    assert_eq!(
+        cache_files(&cache),
+        (1, 1),
+        "one whole entry, no temporary file"
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn compilation_cache_with_custom_calls_across_processes() {
+    let cache = tmp("compilation_cache_targets");
+    let _ = std::fs::remove_dir_all(&cache);
+    // A legacy target from a plugin, and jaxlib's typed-FFI LAPACK targets.
+    let (hlo, b, c, want) = seed_files("do_custom_call");
+    let case = |f: &str| corpus("linalg_cholesky_triangular", f);
+    for round in ["miss", "hit"] {
+        let out = tmp(&format!("cache_targets_seed_{round}"));
+        let o = run_seed(&hlo, &b, &c)
+            .args(["--plugin", REGISTERED, "--timings", "--cache-dir"])
+            .arg(&cache)
+            .arg("-o")
+            .arg(&out)
+            .output();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stderr(&o).contains("load cached (Disk)"), round == "hit");
+        assert_eq!(read_f32(&out.join("out0.npy")), want, "{round}");
+
+        let out = tmp(&format!("cache_targets_lapack_{round}"));
+        let mut inputs = Vec::new();
+        for k in 0.. {
+            let p = case(&format!("in{k}.npy"));
+            if !p.exists() {
+                break;
+            }
+            inputs.push(p);
+        }
+        let o = Hlox::new("run")
+            .arg(case("module.pb"))
+            .inputs(&inputs)
+            .args(["--timings", "--cache-dir"])
+            .arg(&cache)
+            .arg("-o")
+            .arg(&out)
+            .output();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stderr(&o).contains("load cached (Disk)"), round == "hit");
+    }
+    // The cached code gives the compiled code's outputs, bit for bit.
+    let (miss, hit) = (
+        tmp("cache_targets_lapack_miss"),
+        tmp("cache_targets_lapack_hit"),
+    );
+    for k in 0..20 {
+        let f = format!("out{k}.npy");
+        let want = std::fs::read(miss.join(&f)).unwrap();
+        assert_eq!(std::fs::read(hit.join(&f)).unwrap(), want, "{f}");
+    }
+    assert_out0_like_corpus(&hit, "linalg_cholesky_triangular", 1e-3);
+    assert_eq!(cache_files(&cache).0, 2);
+    let _ = std::fs::remove_dir_all(&cache);
+}

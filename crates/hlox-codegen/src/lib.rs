@@ -169,6 +169,112 @@ pub struct Cg<'a, 'ctx> {
     pub b: &'a Builder<'ctx>,
     pub math: &'a dyn MathLib,
     pub helpers: ConvertHelpers,
+    /// Relocatable code: [`Cg::call_addr`] loads each address from this
+    /// table instead of embedding it (see [`AddressTable`]). `None`: the
+    /// address is a constant in the code, valid in this process only.
+    pub addresses: Option<&'a AddressTable<'ctx>>,
+}
+
+/// The addresses relocatable code calls through: one external global
+/// array of 8-byte words ([`AddressTable::SYMBOL`]) that whoever loads
+/// the object defines, filled with this process's addresses of what each
+/// slot stands for. The code then holds no address of the compiling
+/// process (runtime helpers, custom-call targets), so its object can be
+/// cached and loaded by another process (hlox-cpu's compilation cache).
+///
+/// Slots made by [`AddressTable::slot_of`] are deduplicated by address;
+/// the compiler records what each address is (a helper's name, a target's
+/// identity) to resolve the slots again at load time.
+pub struct AddressTable<'ctx> {
+    global: inkwell::values::GlobalValue<'ctx>,
+    slots: std::cell::RefCell<Vec<u64>>,
+    /// Slots made by [`AddressTable::push`], never shared.
+    private: std::cell::RefCell<Vec<bool>>,
+}
+
+impl<'ctx> AddressTable<'ctx> {
+    /// The table's symbol in the object.
+    pub const SYMBOL: &'static str = "hlox.addresses";
+
+    /// Declares the table (an external global) in `module`.
+    pub fn declare(ctx: &'ctx Context, module: &Module<'ctx>) -> AddressTable<'ctx> {
+        let global = module.add_global(ctx.i64_type().array_type(0), None, Self::SYMBOL);
+        global.set_linkage(inkwell::module::Linkage::External);
+        AddressTable {
+            global,
+            slots: std::cell::RefCell::new(Vec::new()),
+            private: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The slot holding `addr` (a new one for an address not seen yet).
+    pub fn slot_of(&self, addr: usize) -> usize {
+        let private = self.private.borrow();
+        let found = self
+            .slots
+            .borrow()
+            .iter()
+            .zip(private.iter())
+            .position(|(&a, &p)| a == addr as u64 && !p);
+        drop(private);
+        match found {
+            Some(k) => k,
+            None => self.new_slot(addr as u64, false),
+        }
+    }
+
+    /// A new slot of its own holding `word` (an address or value that the
+    /// compiler names itself, such as a typed-FFI call frame's words).
+    pub fn push(&self, word: u64) -> usize {
+        self.new_slot(word, true)
+    }
+
+    fn new_slot(&self, word: u64, private: bool) -> usize {
+        let mut s = self.slots.borrow_mut();
+        s.push(word);
+        self.private.borrow_mut().push(private);
+        s.len() - 1
+    }
+
+    /// The address of each slot in this process, in slot order.
+    pub fn slots(&self) -> Vec<u64> {
+        self.slots.borrow().clone()
+    }
+
+    /// Loads slot `k` as a pointer, at the builder's position.
+    pub fn load(&self, cg: &Cg<'_, 'ctx>, k: usize) -> Result<PointerValue<'ctx>> {
+        Ok(self.load_as(cg, k, cg.ptr().into())?.into_pointer_value())
+    }
+
+    /// Loads slot `k` as an i64, at the builder's position.
+    pub fn load_word(&self, cg: &Cg<'_, 'ctx>, k: usize) -> Result<IntValue<'ctx>> {
+        Ok(self.load_as(cg, k, cg.i64().into())?.into_int_value())
+    }
+
+    fn load_as(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        k: usize,
+        ty: BasicTypeEnum<'ctx>,
+    ) -> Result<BasicValueEnum<'ctx>> {
+        let at = unsafe {
+            cg.b.build_in_bounds_gep(
+                cg.i64(),
+                self.global.as_pointer_value(),
+                &[cg.i64c(k as i64)],
+                "",
+            )?
+        };
+        let v = cg.b.build_load(ty, at, "addr")?;
+        if let Some(i) = v.as_instruction_value() {
+            // The table is filled before the code runs and never changes.
+            let _ = i.set_metadata(
+                cg.ctx.metadata_node(&[]),
+                cg.ctx.get_kind_id("invariant.load"),
+            );
+        }
+        Ok(v)
+    }
 }
 
 impl<'a, 'ctx> Cg<'a, 'ctx> {
@@ -388,16 +494,21 @@ impl<'a, 'ctx> Cg<'a, 'ctx> {
         })
     }
 
-    /// Call a function at a fixed address with the given type.
+    /// Call a function at a fixed address with the given type (through
+    /// [`Cg::addresses`] where the code is relocatable).
     pub fn call_addr(
         &self,
         addr: usize,
         fty: inkwell::types::FunctionType<'ctx>,
         args: &[inkwell::values::BasicMetadataValueEnum<'ctx>],
     ) -> Result<Option<BasicValueEnum<'ctx>>> {
-        let p =
-            self.b
-                .build_int_to_ptr(self.i64().const_int(addr as u64, false), self.ptr(), "")?;
+        let p = match self.addresses {
+            Some(t) => t.load(self, t.slot_of(addr))?,
+            None => {
+                self.b
+                    .build_int_to_ptr(self.i64().const_int(addr as u64, false), self.ptr(), "")?
+            }
+        };
         let cs = self.b.build_indirect_call(fty, p, args, "")?;
         Ok(cs.try_as_basic_value().basic())
     }

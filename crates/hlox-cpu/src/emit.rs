@@ -30,6 +30,16 @@ use std::collections::HashMap;
 
 type R<T> = Result<T, CompileError>;
 
+/// What an address-table slot of a direct typed-FFI call holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FfiSlot {
+    /// The handler's address (`DirectCall::handler`). The frame's other
+    /// words (addresses of the prepared call's dimensions, attributes and
+    /// state) are written by the run's frame arena in the loading process
+    /// (`xla_ffi::direct::FrameArena`), so they need no slots.
+    Handler,
+}
+
 /// An instruction's leaf buffers: the pointer and shape of each leaf.
 type Leaves<'ctx> = [(PointerValue<'ctx>, Shape)];
 
@@ -67,6 +77,16 @@ pub(crate) struct Emitter<'a, 'ctx> {
     /// each bracketed by `hlox_rt_profile` calls (`CompileOptions::profile`);
     /// `None` when not profiling.
     pub profiled: Option<Vec<InstId>>,
+    /// Relocatable code (the compilation cache): `cg.addresses` is set.
+    pub relocatable: bool,
+    /// The address-table slots of direct typed-FFI calls: (slot, call
+    /// site, what the slot holds), resolved again from the call prepared
+    /// again at load time.
+    pub ffi_slots: Vec<(usize, usize, FfiSlot)>,
+    /// The address of each legacy custom-call target the code calls, with
+    /// the target's name and `api_version` (what a relocatable object's
+    /// address slots are resolved by again at load time).
+    pub target_addrs: Vec<(usize, String, CustomCallApiVersion)>,
     /// Runtime kernels to build after JIT: (computation, instruction,
     /// names of the compiled callee functions).
     pub kernels: Vec<(CompId, InstId, Vec<String>)>,
@@ -437,6 +457,9 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             ffi_frames: Default::default(),
             sandbox: None,
             profiled: None,
+            relocatable: false,
+            ffi_slots: Vec::new(),
+            target_addrs: Vec::new(),
             kernels: Vec::new(),
             consts,
             cpu,
@@ -702,10 +725,15 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 counts.1
             )));
         }
-        let index = self.cg.i64c(self.call_sites.len() as i64);
+        let site_index = self.call_sites.len();
+        let index = self.cg.i64c(site_index as i64);
         self.call_sites.push(site);
         let placed = self.ffi_frames.place(d);
         let cg = &self.cg;
+        // Relocatable code (the compilation cache) calls the handler
+        // through the address table (an address of this process).
+        let table = cg.addresses.filter(|_| self.relocatable);
+        let mut ffi_slots = Vec::new();
         let i8t = cg.ctx.i8_type();
         let at = |base: PointerValue<'ctx>, offset: usize| {
             // SAFETY: `offset` is inside the block (the run context's
@@ -739,11 +767,23 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             })?;
         }
         let fty = cg.ptr().fn_type(&[cg.ptr().into()], false);
-        let err = cg
-            .call_addr(placed.handler, fty, &[at(frames, placed.frame)?.into()])
-            .map_err(e(&name))?
-            .ok_or_else(|| CompileError::Internal(format!("{name}: the handler returned void")))?
-            .into_pointer_value();
+        let frame = at(frames, placed.frame)?;
+        let err = match table {
+            Some(t) => {
+                let slot = t.push(placed.handler as u64);
+                ffi_slots.push((slot, site_index, FfiSlot::Handler));
+                let p = t.load(cg, slot).map_err(e(&name))?;
+                cg.b.build_indirect_call(fty, p, &[frame.into()], "")
+                    .map_err(e(&name))?
+                    .try_as_basic_value()
+                    .basic()
+            }
+            None => cg
+                .call_addr(placed.handler, fty, &[frame.into()])
+                .map_err(e(&name))?,
+        }
+        .ok_or_else(|| CompileError::Internal(format!("{name}: the handler returned void")))?
+        .into_pointer_value();
         let future_slot = at(frames, placed.future)?;
         let future =
             cg.b.build_load(cg.ptr(), future_slot, "future")
@@ -778,6 +818,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             .map_err(e(&name))?;
         b.position_at_end(slow_bb);
         // The runtime puts the frame's `future` back to null.
+        self.ffi_slots.extend(ffi_slots);
         let finish = runtime::hlox_rt_ffi_finish as *const () as usize;
         self.call_runtime(
             fr,
@@ -1952,6 +1993,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let site = CallSite {
                 inst: name.to_string(),
                 target: call.target.clone(),
+                at: (fr.cid, at.id),
                 ffi,
                 sandbox: Some(std::sync::Arc::new(sandboxed)),
             };
@@ -1975,6 +2017,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let site = CallSite {
                 inst: name.to_string(),
                 target: call.target.clone(),
+                at: (fr.cid, at.id),
                 ffi: Some(prepared),
                 sandbox: None,
             };
@@ -2041,10 +2084,13 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         };
         let fty = void.fn_type(&self.param_types(&args), false);
         cg.call_addr(func.addr(), fty, &args).map_err(e(name))?;
+        self.target_addrs
+            .push((func.addr(), call.target.clone(), call.api_version));
         let site = self.call_sites.len();
         self.call_sites.push(CallSite {
             inst: name.to_string(),
             target: call.target.clone(),
+            at: (fr.cid, at.id),
             ffi: None,
             sandbox: None,
         });

@@ -24,6 +24,7 @@
 //!    through its address.
 
 mod buffers;
+pub mod cache;
 pub mod collectives;
 mod emit;
 pub mod kernels;
@@ -113,6 +114,11 @@ pub struct CompileReport {
     /// Of those, the ones split across threads by rows (each thread reduces
     /// a band of rows; partial results are combined in order).
     pub column_reductions_split_rows: usize,
+    /// Where the code came from when the compilation cache had it
+    /// ([`cache`]); `None` when it was compiled (a miss, or no cache). On a
+    /// hit, `jit` is the time taken to load the cached object and
+    /// `ir_generation` and `optimization` are zero.
+    pub cache_hit: Option<cache::Hit>,
 }
 
 type EntryFn = unsafe extern "C" fn(*const u8, *const *const u8, *const *mut u8, *mut u8) -> i32;
@@ -144,7 +150,19 @@ pub struct Executable {
     /// result shape) and its counters.
     profile: Option<(Vec<(String, String, String)>, runtime::ProfileCounters)>,
     _bound: BoundTargets,
-    _jit: hlox_codegen::Jit,
+    _code: Code,
+}
+
+/// The loaded machine code an executable calls into, kept alive with it.
+enum Code {
+    /// Compiled in this process and loaded by MCJIT (no cache).
+    Mcjit(#[allow(dead_code)] hlox_codegen::Jit),
+    /// A relocatable object (compiled for the cache, or read from it)
+    /// loaded by ORC, and the address table its code reads.
+    Object {
+        _jit: cache::ObjectJit,
+        _table: Box<[u64]>,
+    },
 }
 
 /// One instruction's share of the runs profiled so far
@@ -295,6 +313,61 @@ fn back_half(
         ..Default::default()
     };
     let dump_dir = options.dump_dir.as_deref();
+    let threads = rayon::current_num_threads();
+    // The compilation cache: a hit loads the cached object and skips
+    // everything below; a miss compiles relocatable code and stores it.
+    let cache = (!object)
+        .then(|| cache::Cache::for_options(options))
+        .flatten();
+    let key = cache
+        .as_ref()
+        .map(|_| cache::key(module, &bound, options, threads));
+    if let (Some(c), Some(k)) = (&cache, &key) {
+        let key_ms = ms(t0.elapsed());
+        let found = c.lookup(k);
+        tracing::debug!(
+            key_ms,
+            lookup_ms = ms(t0.elapsed()) - key_ms,
+            found = found.is_some(),
+            "compilation cache"
+        );
+        if let Some((entry, hit)) = found {
+            let t = Instant::now();
+            match load_object(module, &bound, &entry, None) {
+                Ok(loaded) => {
+                    report.jit = t.elapsed();
+                    report.cache_hit = Some(hit);
+                    report.arena_bytes = entry.meta.arena_bytes as usize;
+                    let [f, rh, pe, rs, cr, crs] = entry.meta.counters.map(|c| c as usize);
+                    report.llvm_functions = f;
+                    report.row_hoisted = rh;
+                    report.per_element_reductions = pe;
+                    report.row_shared = rs;
+                    report.column_reductions = cr;
+                    report.column_reductions_split_rows = crs;
+                    report.total = front_total + t0.elapsed();
+                    tracing::info!(
+                        ms = ms(report.total),
+                        hit = ?hit,
+                        "compiled (from the compilation cache)"
+                    );
+                    return Ok(HostOutput::Executable(Box::new(executable(
+                        module, bound, report, loaded, None,
+                    ))));
+                }
+                Err(message) => {
+                    tracing::warn!(
+                        "{}; compiling again",
+                        cache::CacheError::Load {
+                            path: c.path_of(k),
+                            message
+                        }
+                    );
+                    c.forget(k);
+                }
+            }
+        }
+    }
     let t = Instant::now();
     let comps = emit::sequential_computations(module);
     let mut assignments: HashMap<CompId, buffers::Assignment> = HashMap::new();
@@ -321,8 +394,7 @@ fn back_half(
     let t = Instant::now();
     Target::initialize_native(&InitializationConfig::default()).map_err(CompileError::Llvm)?;
     hlox_codegen::init_llvm_options();
-    let cpu = TargetMachine::get_host_cpu_name().to_string();
-    let features = TargetMachine::get_host_cpu_features().to_string();
+    let (cpu, features) = cache::host_cpu().clone();
     let triple = TargetMachine::get_default_triple();
     let target = Target::from_triple(&triple).map_err(|e| CompileError::Llvm(e.to_string()))?;
     let level = match options.opt_level {
@@ -354,10 +426,14 @@ fn back_half(
         powf: Some(runtime::hlox_rt_powf as *const () as usize),
         pow: Some(runtime::hlox_rt_pow as *const () as usize),
     };
+    let table = cache
+        .is_some()
+        .then(|| hlox_codegen::AddressTable::declare(ctx, &llmod));
     let cg = hlox_codegen::Cg {
         ctx,
         module: &llmod,
         b: &builder,
+        addresses: table.as_ref(),
         math: &math,
         helpers: hlox_codegen::ConvertHelpers {
             f64_to_f16: runtime::hlox_rt_f64_to_f16 as *const () as usize,
@@ -366,7 +442,6 @@ fn back_half(
             complex_c128: runtime::hlox_rt_complex_c128 as *const () as usize,
         },
     };
-    let threads = rayon::current_num_threads();
     let mut em = emit::Emitter::new(
         cg,
         module,
@@ -381,6 +456,7 @@ fn back_half(
     if options.profile {
         em.profiled = Some(Vec::new());
     }
+    em.relocatable = table.is_some();
     em.declare(&comps);
     for &c in &comps {
         em.define(c)?;
@@ -406,6 +482,8 @@ fn back_half(
     let call_sites = std::mem::take(&mut em.call_sites);
     let ffi_frames = std::mem::take(&mut em.ffi_frames);
     let pending_kernels = std::mem::take(&mut em.kernels);
+    let target_addrs = std::mem::take(&mut em.target_addrs);
+    let ffi_slots = std::mem::take(&mut em.ffi_slots);
     drop(em);
     report.ir_generation = t.elapsed();
     tracing::debug!(
@@ -441,6 +519,72 @@ fn back_half(
         })?;
     }
     report.llvm_functions = llmod.get_functions().count();
+    if let (Some(c), Some(k), Some(table)) = (&cache, key, &table) {
+        // Relocatable code: write the object, store it with what the
+        // executable needs, and load it as a hit would.
+        let t = Instant::now();
+        let pic = target
+            .create_target_machine(
+                &triple,
+                &cpu,
+                &features,
+                level,
+                RelocMode::PIC,
+                CodeModel::Default,
+            )
+            .ok_or_else(|| {
+                CompileError::Llvm("cannot create a target machine for the host".into())
+            })?;
+        let buf = pic
+            .write_to_memory_buffer(&llmod, FileType::Object)
+            .map_err(|e| CompileError::Llvm(e.to_string()))?;
+        let slots = cache::name_slots(&table.slots(), &target_addrs, &ffi_slots)
+            .map_err(|m| CompileError::Internal(format!("compilation cache: {m}")))?;
+        let index = |(c, i): (CompId, hlox_hlo::InstId)| {
+            use hlox_hlo::EntityRef;
+            (c.index() as u32, i.index() as u32)
+        };
+        let entry = std::sync::Arc::new(cache::Entry {
+            key: k,
+            meta: cache::Meta {
+                entry: entry_name,
+                arena_bytes: base as u64,
+                counters: [
+                    report.llvm_functions,
+                    report.row_hoisted,
+                    report.per_element_reductions,
+                    report.row_shared,
+                    report.column_reductions,
+                    report.column_reductions_split_rows,
+                ]
+                .map(|c| c as u64),
+                slots,
+                sites: call_sites.iter().map(|s| index(s.at)).collect(),
+                kernels: pending_kernels
+                    .iter()
+                    .map(|(c, i, names)| {
+                        let (c, i) = index((*c, *i));
+                        (c, i, names.clone())
+                    })
+                    .collect(),
+            },
+            object: buf.as_slice().to_vec(),
+        });
+        drop(llmod);
+        c.store(entry.clone());
+        let loaded = load_object(module, &bound, &entry, Some(call_sites))
+            .map_err(|m| CompileError::Llvm(format!("loading the compiled object: {m}")))?;
+        report.jit = t.elapsed();
+        report.total = front_total + t0.elapsed();
+        tracing::info!(
+            ms = ms(report.total),
+            llvm_functions = report.llvm_functions,
+            "compiled (stored in the compilation cache)"
+        );
+        return Ok(HostOutput::Executable(Box::new(executable(
+            module, bound, report, loaded, profile,
+        ))));
+    }
     if object {
         let t = Instant::now();
         // A second target machine: position-independent code in the default
@@ -477,18 +621,55 @@ fn back_half(
         .get_function_address(&entry_name)
         .map_err(|e| CompileError::Llvm(format!("entry function: {e}")))?;
     // Runtime kernels, now that their compiled callees have addresses.
-    let mut kernels: Vec<(String, Box<dyn kernels::HostKernel>)> = Vec::new();
-    for (cid, id, callee_names) in pending_kernels {
-        let comp = module.comp(cid);
-        let name = comp.inst(id).name.clone();
+    let kernels = make_kernels(module, &pending_kernels, |n| {
+        ee.get_function_address(n).map_err(|e| e.to_string())
+    })?;
+    report.jit = t.elapsed();
+    report.total = front_total + t0.elapsed();
+    tracing::debug!(ms = ms(report.jit), kernels = kernels.len(), "JIT");
+    tracing::info!(
+        ms = ms(report.total),
+        llvm_functions = report.llvm_functions,
+        "compiled"
+    );
+    let loaded = Loaded {
+        entry: addr,
+        call_sites,
+        ffi_frames,
+        kernels,
+        // SAFETY: `ee` was made from `llmod`, created in `ctx_box`.
+        code: Code::Mcjit(unsafe { hlox_codegen::Jit::new(ctx_box, ee) }),
+    };
+    Ok(HostOutput::Executable(Box::new(executable(
+        module, bound, report, loaded, profile,
+    ))))
+}
+
+/// The runtime kernels of an executable, by instruction name.
+type Kernels = Vec<(String, Box<dyn kernels::HostKernel>)>;
+
+/// Kernels to build once the code is loaded: (computation, instruction,
+/// the symbols of their compiled scalar callees).
+type PendingKernels = [(CompId, hlox_hlo::InstId, Vec<String>)];
+
+/// The runtime kernels of `pending`, their callees found by `lookup`.
+fn make_kernels(
+    module: &VerifiedModule,
+    pending: &PendingKernels,
+    lookup: impl Fn(&str) -> Result<usize, String>,
+) -> Result<Kernels, CompileError> {
+    let mut kernels: Kernels = Vec::new();
+    for (cid, id, callee_names) in pending {
+        let comp = module.comp(*cid);
+        let name = comp.inst(*id).name.clone();
         let mut callees: Vec<kernels::ScalarFn> = Vec::new();
         for n in callee_names {
-            let a = ee
-                .get_function_address(&n)
-                .map_err(|e| CompileError::Llvm(format!("{n}: {e}")))?;
+            let a = lookup(n).map_err(|e| CompileError::Llvm(format!("{n}: {e}")))?;
+            // SAFETY: `n` is a function the emitter compiled with the
+            // `ScalarFn` signature (`Emitter::scalar_fn`).
             callees.push(unsafe { std::mem::transmute::<usize, kernels::ScalarFn>(a) });
         }
-        let k = kernels::make_kernel(module, comp, id, &callees)
+        let k = kernels::make_kernel(module, comp, *id, &callees)
             .map_err(|e| CompileError::Unsupported {
                 inst: name.clone(),
                 message: e.to_string(),
@@ -499,27 +680,93 @@ fn back_half(
             })?;
         kernels.push((name, k));
     }
-    report.jit = t.elapsed();
-    report.total = front_total + t0.elapsed();
-    tracing::debug!(ms = ms(report.jit), kernels = kernels.len(), "JIT");
-    tracing::info!(
-        ms = ms(report.total),
-        llvm_functions = report.llvm_functions,
-        "compiled"
+    Ok(kernels)
+}
+
+/// Loaded code and what the executable builds around it.
+struct Loaded {
+    /// The entry function's address.
+    entry: usize,
+    call_sites: Vec<runtime::CallSite>,
+    /// Where the direct typed-FFI calls' frames lie in a run's frame arena.
+    ffi_frames: hlox_ffi::xla_ffi::direct::FrameLayout,
+    kernels: Kernels,
+    code: Code,
+}
+
+/// Loads a relocatable object of `module` (a cache entry): fills its
+/// address table from this process's helpers and bound targets, links it
+/// with ORC, prepares the call sites again (unless the compile that just
+/// made the object gives its own, `sites`: a typed-FFI call's instantiate
+/// stage runs once per compile) and builds the kernels.
+fn load_object(
+    module: &VerifiedModule,
+    bound: &BoundTargets,
+    entry: &cache::Entry,
+    sites: Option<Vec<runtime::CallSite>>,
+) -> Result<Loaded, String> {
+    let meta = &entry.meta;
+    let t = Instant::now();
+    Target::initialize_native(&InitializationConfig::default())?;
+    let call_sites = match sites {
+        Some(s) => s,
+        None => cache::prepare_sites(module, bound, meta)?,
+    };
+    let table: Box<[u64]> = cache::resolve_slots(meta, bound, &call_sites)?.into_boxed_slice();
+    let ffi_frames = cache::frame_layout(meta, &call_sites)?;
+    let mut pending = Vec::with_capacity(meta.kernels.len());
+    for (c, i, names) in &meta.kernels {
+        let (c, i) = cache::instruction(module, *c, *i)?;
+        pending.push((c, i, names.clone()));
+    }
+    let prepared = t.elapsed();
+    let jit = cache::ObjectJit::load(&entry.object, table.as_ptr())?;
+    let added = t.elapsed();
+    let addr = jit.lookup(&meta.entry)?;
+    let linked = t.elapsed();
+    let kernels = make_kernels(module, &pending, |n| jit.lookup(n)).map_err(|e| e.to_string())?;
+    tracing::debug!(
+        sites_ms = ms(prepared),
+        add_object_ms = ms(added - prepared),
+        link_ms = ms(linked - added),
+        kernels_ms = ms(t.elapsed() - linked),
+        "loaded a relocatable object"
     );
-    let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(addr) };
+    Ok(Loaded {
+        entry: addr,
+        call_sites,
+        ffi_frames,
+        kernels,
+        code: Code::Object {
+            _jit: jit,
+            _table: table,
+        },
+    })
+}
+
+/// The executable around loaded code.
+fn executable(
+    module: &VerifiedModule,
+    bound: BoundTargets,
+    report: CompileReport,
+    loaded: Loaded,
+    profile: Option<(Vec<(String, String, String)>, runtime::ProfileCounters)>,
+) -> Executable {
+    // SAFETY: the address of the entry function, compiled with `EntryFn`'s
+    // signature (`Emitter::declare`).
+    let entry: EntryFn = unsafe { std::mem::transmute::<usize, EntryFn>(loaded.entry) };
     let ps = module.entry_computation().program_shape();
-    Ok(HostOutput::Executable(Box::new(Executable {
+    Executable {
         entry,
-        arena_size: base,
+        arena_size: report.arena_bytes,
         params: ps.parameters,
         param_names: ps.parameter_names,
         result: ps.result,
-        call_sites,
-        kernels,
+        call_sites: loaded.call_sites,
+        kernels: loaded.kernels,
         report,
         name: module.name.clone(),
-        ffi_frames,
+        ffi_frames: loaded.ffi_frames,
         arenas: Mutex::new(Vec::new()),
         results_written: !module.computations.values().any(|c| {
             c.instructions
@@ -528,9 +775,8 @@ fn back_half(
         }),
         profile,
         _bound: bound,
-        // SAFETY: `ee` was made from `llmod`, created in `ctx_box`.
-        _jit: unsafe { hlox_codegen::Jit::new(ctx_box, ee) },
-    })))
+        _code: loaded.code,
+    }
 }
 
 fn leaf_arrays(s: &Shape) -> Vec<Option<ArrayShape>> {

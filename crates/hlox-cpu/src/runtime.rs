@@ -12,6 +12,9 @@ use std::sync::Mutex;
 pub(crate) struct CallSite {
     pub inst: String,
     pub target: String,
+    /// The custom call's computation and instruction (to prepare the call
+    /// again when a cached object is loaded, `crate::cache`).
+    pub at: (hlox_hlo::CompId, hlox_hlo::InstId),
     /// The prepared call of a typed-FFI custom call.
     pub ffi: Option<std::sync::Arc<hlox_ffi::xla_ffi::FfiCall>>,
     /// The call, prepared to run in the sandbox (`CompileOptions::sandbox`).
@@ -363,3 +366,46 @@ pub(crate) extern "C" fn hlox_rt_erf(x: f64) -> f64 {
 }
 
 pub(crate) use hlox_ffi::fpenv::FpEnv;
+
+/// Every runtime helper generated code may call, by name: what the slots
+/// of a relocatable object's address table are resolved by at load time
+/// (`crate::cache`). A helper missing here cannot be cached (the compile
+/// refuses to write an entry whose slots it cannot name).
+pub(crate) fn helpers() -> [(&'static str, usize); 13] {
+    [
+        ("hlox_rt_cc_check", hlox_rt_cc_check as *const () as usize),
+        (
+            "hlox_rt_prepared_call",
+            hlox_rt_prepared_call as *const () as usize,
+        ),
+        (
+            "hlox_rt_ffi_finish",
+            hlox_rt_ffi_finish as *const () as usize,
+        ),
+        ("hlox_rt_kernel", hlox_rt_kernel as *const () as usize),
+        (
+            "hlox_rt_parallel_for",
+            hlox_rt_parallel_for as *const () as usize,
+        ),
+        (
+            "hlox_rt_f64_to_f16",
+            hlox_rt_f64_to_f16 as *const () as usize,
+        ),
+        (
+            "hlox_rt_f64_to_bf16",
+            hlox_rt_f64_to_bf16 as *const () as usize,
+        ),
+        ("hlox_rt_powf", hlox_rt_powf as *const () as usize),
+        ("hlox_rt_pow", hlox_rt_pow as *const () as usize),
+        ("hlox_rt_erff", hlox_rt_erff as *const () as usize),
+        ("hlox_rt_erf", hlox_rt_erf as *const () as usize),
+        (
+            "hlox_rt_complex_c64",
+            hlox_rt_complex_c64 as *const () as usize,
+        ),
+        (
+            "hlox_rt_complex_c128",
+            hlox_rt_complex_c128 as *const () as usize,
+        ),
+    ]
+}

@@ -44,6 +44,7 @@ impl NvptxMath {
             b,
             math: self,
             helpers: Default::default(),
+            addresses: None,
         }
     }
 }
@@ -185,6 +186,7 @@ pub fn device_fn<'ctx>(cg: &Cg<'_, 'ctx>, f: MathFn) -> Result<FunctionValue<'ct
         b: &builder,
         math: cg.math,
         helpers: cg.helpers,
+        addresses: cg.addresses,
     };
     let p = |i: u32| -> Result<FloatValue<'ctx>> {
         func.get_nth_param(i)

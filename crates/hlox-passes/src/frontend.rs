@@ -77,6 +77,12 @@ pub struct CompileOptions {
     /// --profile`). Two clock reads per instruction; a while loop, call or
     /// conditional counts as one instruction with everything it runs.
     pub profile: bool,
+    /// Host: a persistent compilation cache in this directory (created if
+    /// missing): a compile whose optimized module, options, hlox build, CPU
+    /// and bound targets match an entry loads its machine code instead of
+    /// running LLVM (`hlox_cpu::cache`; docs/performance.md). `None`: the
+    /// `HLOX_CACHE_DIR` environment variable, where set, else no cache.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl Default for CompileOptions {
@@ -94,6 +100,7 @@ impl Default for CompileOptions {
             sandbox: None,
             half_rounding: hlox_eval::HalfRounding::default(),
             profile: false,
+            cache_dir: None,
         }
     }
 }
@@ -113,6 +120,7 @@ impl std::fmt::Debug for CompileOptions {
             .field("sandbox", &self.sandbox)
             .field("half_rounding", &self.half_rounding)
             .field("profile", &self.profile)
+            .field("cache_dir", &self.cache_dir)
             .finish()
     }
 }

@@ -114,10 +114,15 @@ pub fn platform_arg(p: &str) -> PyResult<Platform> {
 /// process: the executable takes and returns the global arrays, as
 /// `jax.jit` does (docs/multi-device.md). CPU only.
 ///
+/// `cache_dir=DIR` (CPU only) keeps the compiled code in DIR and loads it
+/// from there when the same module is compiled again, in this process or
+/// another (default: the `HLOX_CACHE_DIR` environment variable; see
+/// docs/performance.md, "Compilation cache").
+///
 /// >>> exe = hlox.compile(hlox.load("add.hlo"))
 /// >>> exe4 = hlox.compile(hlox.load("shard_map.hlo"), devices=4)
 #[pyfunction]
-#[pyo3(signature = (module, platform = "cpu", plugins = Vec::new(), opt_level = 3, sandbox = false, check_results = false, repro_dir = None, devices = 1))]
+#[pyo3(signature = (module, platform = "cpu", plugins = Vec::new(), opt_level = 3, sandbox = false, check_results = false, repro_dir = None, devices = 1, cache_dir = None))]
 #[allow(clippy::too_many_arguments)]
 fn compile(
     py: Python<'_>,
@@ -129,6 +134,7 @@ fn compile(
     check_results: bool,
     repro_dir: Option<std::path::PathBuf>,
     devices: usize,
+    cache_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Executable> {
     let platform = parse_platform(platform)?;
     if devices == 0 {
@@ -160,6 +166,7 @@ fn compile(
     let options = CompileOptions {
         opt_level,
         sandbox,
+        cache_dir,
         ..CompileOptions::default()
     };
     let module_ref = &m.inner;
