@@ -428,7 +428,7 @@ pub fn bench(
 /// slowest first, with its share of the median run and the running total.
 fn print_profile(p: &[hlox_cpu::ProfileEntry], iters: usize, median_ms: f64) {
     let mut rows: Vec<&hlox_cpu::ProfileEntry> = p.iter().collect();
-    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns));
+    rows.sort_by_key(|e| std::cmp::Reverse(e.total_ns));
     let per_run = |e: &hlox_cpu::ProfileEntry| e.total_ns as f64 / 1e6 / iters.max(1) as f64;
     let all: f64 = rows.iter().map(|e| per_run(e)).sum();
     eprintln!(

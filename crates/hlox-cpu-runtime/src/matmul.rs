@@ -313,7 +313,7 @@ pub(crate) unsafe fn gemm_strided<T: 'static + Copy + Default + Send + Sync>(
         // same product stored [1024,256]. Such a block of the operand is
         // first transposed into row-major scratch memory (0.47 ms in all).
         let aliased = rhs_rs == 1
-            && (rhs_cs as usize * std::mem::size_of::<T>()) % 4096 == 0
+            && (rhs_cs as usize * std::mem::size_of::<T>()).is_multiple_of(4096)
             && (split_cols || parts == 1)
             && bn >= 16;
         if aliased {

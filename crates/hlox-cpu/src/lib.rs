@@ -148,7 +148,7 @@ pub struct Executable {
     results_written: bool,
     /// `CompileOptions::profile`: each profiled instruction (name, opcode,
     /// result shape) and its counters.
-    profile: Option<(Vec<(String, String, String)>, runtime::ProfileCounters)>,
+    profile: Option<Profiled>,
     _bound: BoundTargets,
     _code: Code,
 }
@@ -164,6 +164,10 @@ enum Code {
         _table: Box<[u64]>,
     },
 }
+
+/// A profiled executable's instructions (name, opcode, result shape) and
+/// their counters (`CompileOptions::profile`).
+type Profiled = (Vec<(String, String, String)>, runtime::ProfileCounters);
 
 /// One instruction's share of the runs profiled so far
 /// ([`Executable::profile`]).
@@ -750,7 +754,7 @@ fn executable(
     bound: BoundTargets,
     report: CompileReport,
     loaded: Loaded,
-    profile: Option<(Vec<(String, String, String)>, runtime::ProfileCounters)>,
+    profile: Option<Profiled>,
 ) -> Executable {
     // SAFETY: the address of the entry function, compiled with `EntryFn`'s
     // signature (`Emitter::declare`).
