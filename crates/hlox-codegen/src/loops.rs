@@ -2,7 +2,7 @@
 
 use crate::{Cg, CodegenError, Result};
 use hlox_hlo::ArrayShape;
-use inkwell::values::IntValue;
+use inkwell::values::{AsValueRef, IntValue};
 use inkwell::IntPredicate;
 
 /// `for i in start..end { body(i) }` with an i64 induction variable. The
@@ -26,6 +26,18 @@ pub fn for_range_step<'ctx>(
     name: &str,
     body: &mut dyn FnMut(IntValue<'ctx>) -> Result<()>,
 ) -> Result<()> {
+    range_loop(cg, start, end, step, name, body).map(|_| ())
+}
+
+/// [`for_range_step`], returning the loop's latch (its back-edge branch).
+fn range_loop<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    start: IntValue<'ctx>,
+    end: IntValue<'ctx>,
+    step: i64,
+    name: &str,
+    body: &mut dyn FnMut(IntValue<'ctx>) -> Result<()>,
+) -> Result<inkwell::values::InstructionValue<'ctx>> {
     let b = cg.b;
     let f = cg.current_fn()?;
     let pre = b
@@ -47,9 +59,46 @@ pub fn for_range_step<'ctx>(
     let latch = b
         .get_insert_block()
         .ok_or_else(|| CodegenError::Other("builder not positioned".into()))?;
-    b.build_unconditional_branch(head)?;
+    let back = b.build_unconditional_branch(head)?;
     phi.add_incoming(&[(&next, latch)]);
     b.position_at_end(exit);
+    Ok(back)
+}
+
+/// [`for_range`] for a loop LLVM must leave as written: its latch carries
+/// `llvm.loop` metadata with `llvm.loop.vectorize.enable = false` and
+/// `llvm.loop.unroll.disable`. For the short loops inside a tile
+/// (`hlox-cpu`'s tiled transposing loops): vectorized with gathers and
+/// unrolled, each such loop nest cost 50 ms of LLVM time, and a tile's
+/// loop of at most 16 iterations gains nothing from either.
+pub fn for_range_plain<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    start: IntValue<'ctx>,
+    end: IntValue<'ctx>,
+    name: &str,
+    body: &mut dyn FnMut(IntValue<'ctx>) -> Result<()>,
+) -> Result<()> {
+    let latch = range_loop(cg, start, end, 1, name, body)?;
+    use llvm_sys::core::*;
+    use llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
+    // SAFETY: every handle comes from this context; the temporary node is
+    // replaced by the loop ID (making it self-referential, as LLVM requires
+    // of `llvm.loop` metadata) before it is used, and then disposed of.
+    unsafe {
+        let ctx = cg.ctx.raw();
+        let md_str = |s: &str| LLVMMDStringInContext2(ctx, s.as_ptr().cast(), s.len());
+        let no = LLVMValueAsMetadata(LLVMConstInt(LLVMInt1TypeInContext(ctx), 0, 0));
+        let mut vec_ops = [md_str("llvm.loop.vectorize.enable"), no];
+        let vec_off = LLVMMDNodeInContext2(ctx, vec_ops.as_mut_ptr(), 2);
+        let mut unroll_ops = [md_str("llvm.loop.unroll.disable")];
+        let unroll_off = LLVMMDNodeInContext2(ctx, unroll_ops.as_mut_ptr(), 1);
+        let tmp = LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
+        let mut ops = [tmp, vec_off, unroll_off];
+        let id = LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 3);
+        LLVMMetadataReplaceAllUsesWith(tmp, id);
+        let kind = LLVMGetMDKindIDInContext(ctx, c"llvm.loop".as_ptr(), 9);
+        LLVMSetMetadata(latch.as_value_ref(), kind, LLVMMetadataAsValue(ctx, id));
+    }
     Ok(())
 }
 

@@ -216,6 +216,56 @@ fn reachable(comp: &Computation, start: InstId, stop: impl Fn(InstId) -> bool) -
     reach
 }
 
+/// The tile edge of [`Emitter::emit_tiled_loop`]: 16 f32 are one 64-byte
+/// cache line, so a 16 x 16 tile reads 16 whole lines of a transposed
+/// source and writes 16 whole lines of the output.
+const TRANSPOSE_TILE: i64 = 16;
+
+/// Whether the element loop over `loop_shape` (rank 2, both dimensions at
+/// least two tiles) generating `root` reads a source across its layout: a
+/// rank-2 source buffer whose minor-most dimension is not the loop's, or a
+/// transpose. Row by row, such a read strides by a whole row per element
+/// (2 KB for a 512-wide f32 matrix, all in the same few cache sets), so the
+/// relayout copies and transposing fusions around the LAPACK calls ran at
+/// 2 ns per element; tiled ([`Emitter::emit_tiled_loop`]) they run at the
+/// copy's speed.
+fn reads_transposed<T>(
+    comp: &Computation,
+    root: InstId,
+    sources: &[(InstId, Vec<(T, Shape)>)],
+    loop_shape: &ArrayShape,
+) -> bool {
+    if loop_shape.rank() != 2 || loop_shape.dims.iter().any(|&d| d < 2 * TRANSPOSE_TILE) {
+        return false;
+    }
+    let minor = loop_shape.layout.minor_to_major.first().copied();
+    let mut stack = vec![root];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        if let Some((_, leaves)) = sources.iter().find(|(s, _)| *s == id) {
+            let across = leaves.iter().any(|(_, s)| match s {
+                Shape::Array(a) => {
+                    a.rank() == 2 && a.layout.minor_to_major.first().copied() != minor
+                }
+                _ => false,
+            });
+            if across {
+                return true;
+            }
+            continue;
+        }
+        let inst = comp.inst(id);
+        if matches!(inst.op, Op::Transpose { .. }) {
+            return true;
+        }
+        stack.extend(inst.operands.iter().copied());
+    }
+    false
+}
+
 /// Values to compute once per row of a loop over `loop_shape` (rank >= 2)
 /// generating `root`: the operands of broadcasts to `loop_shape` along its
 /// innermost (minor-most) dimension whose value involves a reduce (row
@@ -1078,6 +1128,24 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let ks: Vec<usize> = group.iter().map(|(k, _)| *k).collect();
             let hoist = row_hoists(gen_comp, root, sources, &loop_shape);
             let shared = row_shared(gen_comp, root, sources, &loop_shape, &hoist);
+            if work <= 1
+                && hoist.is_empty()
+                && shared.is_empty()
+                && reads_transposed(gen_comp, root, sources, &loop_shape)
+            {
+                self.emit_tiled_loop(g, &out_ptrs, &loop_shape, &mut |cg, ctx, outs, idx| {
+                    let vals = ctx.gen(cg, root, idx)?;
+                    for ((p, s), k) in outs.iter().zip(&ks) {
+                        let v = *vals.get(*k).ok_or_else(|| {
+                            hlox_codegen::CodegenError::Other(format!("no value for leaf {k}"))
+                        })?;
+                        let ptr = cg.element_ptr(*p, s, idx)?;
+                        cg.store_elem(s.ty, ptr, v)?;
+                    }
+                    Ok(())
+                })?;
+                continue;
+            }
             self.emit_loop(
                 g,
                 &out_ptrs,
@@ -1515,6 +1583,69 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             }
         }
         Ok(())
+    }
+
+    /// Outline a loop over the rank-2 `loop_shape` that visits it in
+    /// [`TRANSPOSE_TILE`]-square tiles (rows of tiles split over the thread
+    /// pool as [`Self::emit_loop`] splits rows), for loops that
+    /// [`reads_transposed`]: each tile's transposed reads then touch
+    /// `TRANSPOSE_TILE` cache lines, each used whole, instead of one line
+    /// per element.
+    fn emit_tiled_loop(
+        &mut self,
+        g: &Gen<'_, 'a, 'ctx>,
+        outs: &[(PointerValue<'ctx>, ArrayShape)],
+        loop_shape: &ArrayShape,
+        body: &mut ElementBody<'_, 'a, 'ctx>,
+    ) -> R<()> {
+        let order: Vec<usize> = loop_shape.layout.major_to_minor().collect();
+        let (outer, inner) = (order[0], order[1]);
+        let n = loop_shape.dims[outer];
+        let n_inner = loop_shape.dims[inner];
+        let total = loop_shape.element_count();
+        self.emit_outlined(g, outs, n, total, &mut |cg, ctx, louts, start, end| {
+            let b = cg.b;
+            let min =
+                |x: IntValue<'ctx>, y: IntValue<'ctx>| -> hlox_codegen::Result<IntValue<'ctx>> {
+                    let lt = b.build_int_compare(IntPredicate::SLT, x, y, "")?;
+                    Ok(b.build_select(lt, x, y, "")?.into_int_value())
+                };
+            let t = cg.i64c(TRANSPOSE_TILE);
+            hlox_codegen::loops::for_range_step(cg, start, end, TRANSPOSE_TILE, "to", &mut |o0| {
+                let o1 = min(b.build_int_add(o0, t, "")?, end)?;
+                let end_i = cg.i64c(n_inner);
+                hlox_codegen::loops::for_range_step(
+                    cg,
+                    cg.i64c(0),
+                    end_i,
+                    TRANSPOSE_TILE,
+                    "ti",
+                    &mut |i0| {
+                        let i1 = min(b.build_int_add(i0, t, "")?, end_i)?;
+                        hlox_codegen::loops::for_range_plain(
+                            cg,
+                            o0,
+                            o1,
+                            &format!("d{outer}"),
+                            &mut |o| {
+                                hlox_codegen::loops::for_range_plain(
+                                    cg,
+                                    i0,
+                                    i1,
+                                    &format!("d{inner}"),
+                                    &mut |i| {
+                                        let mut idx = vec![cg.i64c(0); 2];
+                                        idx[outer] = o;
+                                        idx[inner] = i;
+                                        body(cg, ctx, louts, &idx)
+                                    },
+                                )
+                            },
+                        )
+                    },
+                )
+            })
+        })
     }
 
     /// Outline a loop into its own function `loop.N.name(table, start, end)`

@@ -24,9 +24,10 @@
 //! tridiagonal solver (LAPACK's `gtsv` is the same O(n) elimination).
 //!
 //! All matrices are column-major (`a[i + j * m]`), as in [`crate::linalg`].
-//! faer runs single-threaded (`Par::Seq`): a custom call runs on one of
-//! the executor's threads, and jaxlib's LAPACK kernels are called the same
-//! way under XLA.
+//! faer runs single-threaded (`Par::Seq`) except for the LU factorization
+//! and the triangular solve of large matrices ([`GETRF_THREADS_FROM`],
+//! [`TRSM_THREADS_FROM`]), which run on rayon's global pool: on the
+//! benchmark's sizes (512) two threads made faer slower, not faster.
 //!
 //! Every routine is generic over [`Field`] (f32, f64 and their complex
 //! types, which are faer's `c32`/`c64`), as faer's are over its
@@ -53,7 +54,51 @@ use faer::{ColMut, Conj, MatMut, MatRef, Par};
 use num_complex::Complex;
 use num_traits::{Float, One, Zero};
 
+/// faer on one thread: the routines below [`GETRF_THREADS_FROM`] and
+/// [`TRSM_THREADS_FROM`], and those not measured on threads (Cholesky, QR,
+/// the eigen- and singular value decompositions).
 const PAR: Par = Par::Seq;
+
+/// The matrix order from which the LU factorization runs on rayon's
+/// threads. Measured on the 2-core machine (docs/performance.md, "Linear
+/// algebra through faer"): at 512 two threads made faer's LU 1.2x slower
+/// (1.73 against 1.44 ms), at 1024 and 1536 they did not pay either, at
+/// 2048 they were 1.2x faster.
+const GETRF_THREADS_FROM: usize = 2048;
+
+/// The order of the triangle from which the triangular solve runs on
+/// rayon's threads: at 512 (64 right-hand sides) two threads were 1.5x
+/// slower, at 1024 (256) even, at 2048 (256) 1.8x faster.
+const TRSM_THREADS_FROM: usize = 1536;
+
+/// faer's parallelism for a matrix of order `n` with the threshold `from`:
+/// rayon's global pool (the Host backend's own thread pool, so no second
+/// pool competes for the cores) from `from` up, one thread below it.
+fn threads_from(from: usize, n: usize) -> Par {
+    if n >= from && rayon::current_num_threads() > 1 {
+        Par::rayon(0)
+    } else {
+        Par::Seq
+    }
+}
+
+/// Runs `f` (one faer call with parallelism `p`) on a worker of rayon's
+/// pool when `p` is parallel. faer splits its work with `rayon::join`;
+/// from a thread outside the pool (the executor's) each of those joins is
+/// sent to the pool and waited for, which made a threaded 512 LU 1.4x
+/// slower still (2.45 against 1.73 ms) than when the whole call runs on a
+/// worker, where the joins are local.
+fn on_pool<R: Send>(p: Par, f: impl FnOnce() -> R + Send) -> R {
+    match p {
+        Par::Seq => f(),
+        _ => {
+            let mut out = None;
+            rayon::scope(|_| out = Some(f()));
+            // `scope` returns after its closure ran, which set `out`.
+            out.unwrap_or_else(|| unreachable!("rayon::scope ran its closure"))
+        }
+    }
+}
 
 /// Scratch memory for one faer call.
 fn scratch(req: StackReq) -> MemBuffer {
@@ -70,6 +115,11 @@ fn scratch(req: StackReq) -> MemBuffer {
 /// picks the first entry of largest magnitude, as LAPACK's `i?amax` does.
 /// Returns `info`: 0, or `j + 1` for the first exactly zero `U[j, j]`.
 pub fn getrf<T: Field>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
+    getrf_with(threads_from(GETRF_THREADS_FROM, m.min(n)), m, n, a, ipiv)
+}
+
+/// [`getrf`] with faer's parallelism `p`.
+fn getrf_with<T: Field>(p: Par, m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32 {
     let k = m.min(n);
     if k == 0 {
         return 0;
@@ -77,23 +127,23 @@ pub fn getrf<T: Field>(m: usize, n: usize, a: &mut [T], ipiv: &mut [i32]) -> i32
     // Kept for the exactly-singular fallback (see the module docs).
     let saved = a.to_vec();
     let (mut perm, mut perm_inv) = (vec![0usize; m], vec![0usize; m]);
-    {
-        let mat = MatMut::from_column_major_slice_mut(a, m, n);
+    on_pool(p, || {
+        let mat = MatMut::from_column_major_slice_mut(&mut *a, m, n);
         let mut buf = scratch(lu::lu_in_place_scratch::<usize, T>(
             m,
             n,
-            PAR,
+            p,
             Default::default(),
         ));
         lu::lu_in_place(
             mat,
             &mut perm,
             &mut perm_inv,
-            PAR,
+            p,
             MemStack::new(&mut buf),
             Default::default(),
         );
-    }
+    });
     if (0..k).any(|j| a[j + j * m] == T::zero()) {
         a.copy_from_slice(&saved);
         return linalg::getrf(m, n, a, ipiv);
@@ -162,6 +212,12 @@ pub fn potrf<T: Field>(lower: bool, n: usize, a: &mut [T]) -> i32 {
 /// views (no copies).
 pub fn trsm<T: Field>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
     let k = if p.left { m } else { n };
+    trsm_with(threads_from(TRSM_THREADS_FROM, k), p, m, n, a, b)
+}
+
+/// [`trsm`] with faer's parallelism `pp`.
+fn trsm_with<T: Field>(pp: Par, p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
+    let k = if p.left { m } else { n };
     if m == 0 || n == 0 {
         return;
     }
@@ -182,12 +238,12 @@ pub fn trsm<T: Field>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
     } else {
         Conj::No
     };
-    match (t_lower, p.unit) {
-        (true, false) => tri::solve_lower_triangular_in_place_with_conj(t, c, rhs, PAR),
-        (true, true) => tri::solve_unit_lower_triangular_in_place_with_conj(t, c, rhs, PAR),
-        (false, false) => tri::solve_upper_triangular_in_place_with_conj(t, c, rhs, PAR),
-        (false, true) => tri::solve_unit_upper_triangular_in_place_with_conj(t, c, rhs, PAR),
-    }
+    on_pool(pp, || match (t_lower, p.unit) {
+        (true, false) => tri::solve_lower_triangular_in_place_with_conj(t, c, rhs, pp),
+        (true, true) => tri::solve_unit_lower_triangular_in_place_with_conj(t, c, rhs, pp),
+        (false, false) => tri::solve_upper_triangular_in_place_with_conj(t, c, rhs, pp),
+        (false, true) => tri::solve_unit_upper_triangular_in_place_with_conj(t, c, rhs, pp),
+    })
 }
 
 // ---- Householder QR ------------------------------------------------------
@@ -704,6 +760,36 @@ mod tests {
         let mut ipiv = vec![0; n];
         assert_eq!(getrf(n, n, &mut a, &mut ipiv), 1);
         assert!(a.iter().all(|v| v.is_finite()));
+    }
+
+    /// The threaded paths (taken from [`GETRF_THREADS_FROM`] and
+    /// [`TRSM_THREADS_FROM`] up, too large for a debug-build test) forced
+    /// on smaller matrices: the same pivots and, within rounding, the same
+    /// factors and solutions as the unblocked code.
+    #[test]
+    fn threaded_getrf_and_trsm_match_unblocked() {
+        let p = Par::rayon(2);
+        for (m, n) in [(300, 300), (257, 190)] {
+            let a0 = lcg(m * n, (m + n) as u64);
+            let k = m.min(n);
+            let (mut a, mut ip) = (a0.clone(), vec![0; k]);
+            let (mut b, mut iq) = (a0, vec![0; k]);
+            assert_eq!(getrf_with(p, m, n, &mut a, &mut ip), 0);
+            assert_eq!(linalg::getrf(m, n, &mut b, &mut iq), 0);
+            assert_eq!(ip, iq, "{m}x{n} pivots");
+            close(&a, &b, 1e-10, &format!("threaded {m}x{n} LU"));
+        }
+        let k = 260;
+        let a = shifted(k, 4, 30.0);
+        for (bits, t) in every_triangular() {
+            let (m, n) = if t.left { (k, 70) } else { (70, k) };
+            let b0 = lcg(m * n, 19 + bits);
+            let (mut x, mut y) = (b0.clone(), b0);
+            trsm_with(p, t, m, n, &a, &mut x);
+            linalg::trsm(t, m, n, &a, &mut y);
+            close(&x, &y, 1e-10, &format!("threaded trsm {t:?}"));
+        }
+        assert!(matches!(threads_from(GETRF_THREADS_FROM, 512), Par::Seq));
     }
 
     #[test]
