@@ -523,10 +523,10 @@ fn back_half(
         })?;
     }
     report.llvm_functions = llmod.get_functions().count();
-    if let (Some(c), Some(k), Some(table)) = (&cache, key, &table) {
-        // Relocatable code: write the object, store it with what the
-        // executable needs, and load it as a hit would.
-        let t = Instant::now();
+    // The module as a relocatable object: a second target machine making
+    // position-independent code in the default code model, as a
+    // relocatable object expects (a cache entry, or `compile_to_object`).
+    let pic_object = |llmod: &inkwell::module::Module<'_>| {
         let pic = target
             .create_target_machine(
                 &triple,
@@ -539,9 +539,14 @@ fn back_half(
             .ok_or_else(|| {
                 CompileError::Llvm("cannot create a target machine for the host".into())
             })?;
-        let buf = pic
-            .write_to_memory_buffer(&llmod, FileType::Object)
-            .map_err(|e| CompileError::Llvm(e.to_string()))?;
+        pic.write_to_memory_buffer(llmod, FileType::Object)
+            .map_err(|e| CompileError::Llvm(e.to_string()))
+    };
+    if let (Some(c), Some(k), Some(table)) = (&cache, key, &table) {
+        // Relocatable code: write the object, store it with what the
+        // executable needs, and load it as a hit would.
+        let t = Instant::now();
+        let buf = pic_object(&llmod)?;
         let slots = cache::name_slots(&table.slots(), &target_addrs, &ffi_slots)
             .map_err(|m| CompileError::Internal(format!("compilation cache: {m}")))?;
         let index = |(c, i): (CompId, hlox_hlo::InstId)| {
@@ -591,23 +596,7 @@ fn back_half(
     }
     if object {
         let t = Instant::now();
-        // A second target machine: position-independent code in the default
-        // code model, as a relocatable object expects.
-        let pic = target
-            .create_target_machine(
-                &triple,
-                &cpu,
-                &features,
-                level,
-                RelocMode::PIC,
-                CodeModel::Default,
-            )
-            .ok_or_else(|| {
-                CompileError::Llvm("cannot create a target machine for the host".into())
-            })?;
-        let buf = pic
-            .write_to_memory_buffer(&llmod, FileType::Object)
-            .map_err(|e| CompileError::Llvm(e.to_string()))?;
+        let buf = pic_object(&llmod)?;
         let bytes = buf.as_slice().to_vec();
         tracing::debug!(ms = ms(t.elapsed()), bytes = bytes.len(), "object file");
         return Ok(HostOutput::Object(ObjectCode {
