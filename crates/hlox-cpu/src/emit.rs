@@ -164,6 +164,18 @@ fn generates_code(comp: &Computation, id: InstId) -> bool {
     }
 }
 
+/// A prepared custom call's leaf counts (operands, results) against the
+/// buffers the emitter has for it.
+fn check_counts(name: &str, what: &str, have: (usize, usize), counts: (usize, usize)) -> R<()> {
+    if have == counts {
+        return Ok(());
+    }
+    Err(CompileError::Internal(format!(
+        "custom call {name}: {} operand and {} result buffers for {what} of {} and {}",
+        have.0, have.1, counts.0, counts.1
+    )))
+}
+
 fn e<E: std::fmt::Display>(inst: &str) -> impl Fn(E) -> CompileError + '_ {
     move |err| CompileError::Codegen {
         inst: inst.to_string(),
@@ -727,15 +739,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         site: CallSite,
     ) -> R<()> {
         let name = site.inst.clone();
-        if (args.len(), out_ptrs.len()) != counts {
-            return Err(CompileError::Internal(format!(
-                "custom call {name}: {} operand and {} result buffers for {what} of {} and {}",
-                args.len(),
-                out_ptrs.len(),
-                counts.0,
-                counts.1
-            )));
-        }
+        check_counts(&name, what, (args.len(), out_ptrs.len()), counts)?;
         let args_t = self.table(args)?;
         let rets_t = self.table(out_ptrs)?;
         let index = self.cg.i64c(self.call_sites.len() as i64);
@@ -766,15 +770,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         site: CallSite,
     ) -> R<()> {
         let name = site.inst.clone();
-        if (args.len(), rets.len()) != counts {
-            return Err(CompileError::Internal(format!(
-                "custom call {name}: {} operand and {} result buffers for a typed-FFI call of {} and {}",
-                args.len(),
-                rets.len(),
-                counts.0,
-                counts.1
-            )));
-        }
+        check_counts(&name, "a typed-FFI call", (args.len(), rets.len()), counts)?;
         let site_index = self.call_sites.len();
         let index = self.cg.i64c(site_index as i64);
         self.call_sites.push(site);
@@ -1128,22 +1124,24 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             let ks: Vec<usize> = group.iter().map(|(k, _)| *k).collect();
             let hoist = row_hoists(gen_comp, root, sources, &loop_shape);
             let shared = row_shared(gen_comp, root, sources, &loop_shape, &hoist);
+            // Each element: the root's leaf values stored to the outputs.
+            let mut store: Box<ElementBody<'_, 'a, 'ctx>> = Box::new(|cg, ctx, outs, idx| {
+                let vals = ctx.gen(cg, root, idx)?;
+                for ((p, s), k) in outs.iter().zip(&ks) {
+                    let v = *vals.get(*k).ok_or_else(|| {
+                        hlox_codegen::CodegenError::Other(format!("no value for leaf {k}"))
+                    })?;
+                    let ptr = cg.element_ptr(*p, s, idx)?;
+                    cg.store_elem(s.ty, ptr, v)?;
+                }
+                Ok(())
+            });
             if work <= 1
                 && hoist.is_empty()
                 && shared.is_empty()
                 && reads_transposed(gen_comp, root, sources, &loop_shape)
             {
-                self.emit_tiled_loop(g, &out_ptrs, &loop_shape, &mut |cg, ctx, outs, idx| {
-                    let vals = ctx.gen(cg, root, idx)?;
-                    for ((p, s), k) in outs.iter().zip(&ks) {
-                        let v = *vals.get(*k).ok_or_else(|| {
-                            hlox_codegen::CodegenError::Other(format!("no value for leaf {k}"))
-                        })?;
-                        let ptr = cg.element_ptr(*p, s, idx)?;
-                        cg.store_elem(s.ty, ptr, v)?;
-                    }
-                    Ok(())
-                })?;
+                self.emit_tiled_loop(g, &out_ptrs, &loop_shape, &mut *store)?;
                 continue;
             }
             self.emit_loop(
@@ -1153,17 +1151,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 work,
                 &hoist,
                 &shared,
-                &mut |cg, ctx, outs, idx| {
-                    let vals = ctx.gen(cg, root, idx)?;
-                    for ((p, s), k) in outs.iter().zip(&ks) {
-                        let v = *vals.get(*k).ok_or_else(|| {
-                            hlox_codegen::CodegenError::Other(format!("no value for leaf {k}"))
-                        })?;
-                        let ptr = cg.element_ptr(*p, s, idx)?;
-                        cg.store_elem(s.ty, ptr, v)?;
-                    }
-                    Ok(())
-                },
+                &mut *store,
             )?;
         }
         Ok(())

@@ -122,12 +122,12 @@ fn check_input<'m>(
 ) -> Result<std::borrow::Cow<'m, Module>, TransformError> {
     hlox_hlo::verifier::verify_module(m)
         .map_err(|source| TransformError::Input { transform, source })?;
-    let m = match unfuse(m) {
-        std::borrow::Cow::Borrowed(m) => map::expand_maps(m, transform)?,
-        std::borrow::Cow::Owned(u) => {
-            std::borrow::Cow::Owned(map::expand_maps(&u, transform)?.into_owned())
-        }
+    let m = unfuse(m);
+    let expanded = match map::expand_maps(&m, transform)? {
+        std::borrow::Cow::Owned(x) => Some(x),
+        std::borrow::Cow::Borrowed(_) => None,
     };
+    let m = expanded.map_or(m, std::borrow::Cow::Owned);
     let m = match split::split_reduces(&m) {
         Some(split) => std::borrow::Cow::Owned(split),
         None => m,
