@@ -18,6 +18,7 @@ mod elem;
 mod fft;
 mod gather;
 mod matmul;
+pub mod pool;
 mod rng;
 mod sort;
 mod window;

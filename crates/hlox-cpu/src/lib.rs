@@ -835,12 +835,16 @@ impl Executable {
         let pooled = self.arenas.lock().ok().and_then(|mut v| v.pop());
         let mut arena = match pooled {
             Some(a) => a,
-            None => RunArena {
-                buffers: hlox_hlo::literal::try_zeroed(self.arena_size + buffers::ALIGN).map_err(
-                    |e| ExecError::Runtime(format!("temporary buffers of {}: {e}", self.name)),
-                )?,
-                frames: None,
-            },
+            None => {
+                hlox_hlo::literal::retain_freed_memory();
+                RunArena {
+                    buffers: hlox_hlo::literal::try_zeroed(self.arena_size + buffers::ALIGN)
+                        .map_err(|e| {
+                            ExecError::Runtime(format!("temporary buffers of {}: {e}", self.name))
+                        })?,
+                    frames: None,
+                }
+            }
         };
         let off = arena.buffers.as_ptr().align_offset(buffers::ALIGN);
         let base = arena.buffers.as_mut_ptr().add(off);
@@ -868,15 +872,34 @@ impl Executable {
             profile: self.profile.as_ref().map(|(_, c)| c),
             profile_open: Mutex::new(None),
         };
-        let rc = {
-            let _fp = runtime::FpEnv::flush_denormals();
-            (self.entry)(
-                &ctx as *const runtime::RunCtx as *const u8,
-                params.as_ptr(),
-                outs.as_ptr(),
-                base,
-            )
-        };
+        /// The entry call's arguments, sent to the run pool's worker.
+        struct Go(
+            *const u8,
+            *const *const u8,
+            *const *mut u8,
+            *mut u8,
+            EntryFn,
+        );
+        // SAFETY: the run context, parameter and output tables and the
+        // arena outlive the call, and the caller waits for it to return.
+        unsafe impl Send for Go {}
+        impl Go {
+            /// Flush-to-zero is set on the thread that runs the code.
+            unsafe fn go(self) -> i32 {
+                let _fp = runtime::FpEnv::flush_denormals();
+                (self.4)(self.0, self.1, self.2, self.3)
+            }
+        }
+        let go = Go(
+            &ctx as *const runtime::RunCtx as *const u8,
+            params.as_ptr(),
+            outs.as_ptr(),
+            base,
+            self.entry,
+        );
+        // SAFETY: the pointers stay valid until the run returns; see
+        // `hlox_cpu_runtime::pool` for why the run moves onto a worker.
+        let rc = hlox_cpu_runtime::pool::on_run_pool(move || unsafe { go.go() });
         if let Ok(mut v) = self.arenas.lock() {
             if v.len() < 4 {
                 v.push(arena);
