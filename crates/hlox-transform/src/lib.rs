@@ -174,7 +174,7 @@ fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), Transform
             .iter()
             .any(|(_, l)| l.element_type().is_some_and(|t| t.is_complex()))
     };
-    const NOT_YET: &str = "its complex values are not transformed yet (covered for complex numbers: element-wise math, `power`, `abs`, `real`, `imag`, `complex`, compare, select, convert, data movement, `dot`, `fft`, sum, product and max/min reductions, cumulative sums, `sort`, gather, scatter that adds or assigns, the linear collectives, custom calls with rules, calls, conditionals and loops)";
+    const NOT_YET: &str = "its complex values are not transformed yet (covered for complex numbers: element-wise math, `power`, `abs`, `real`, `imag`, `complex`, compare, select, convert, data movement, `dot`, `convolution`, `fft`, sum, product and max/min reductions, cumulative sums, `sort`, gather, scatter that adds or assigns, the linear collectives, custom calls with rules, calls, conditionals and loops)";
     for c in m.computations.values() {
         for inst in c.instructions.values() {
             let touches =
@@ -264,6 +264,7 @@ fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), Transform
                 | Op::Pad { .. }
                 | Op::Concatenate { .. }
                 | Op::Dot { .. }
+                | Op::Convolution(_)
                 | Op::DynamicSlice { .. }
                 | Op::DynamicUpdateSlice
                 | Op::Gather { .. }

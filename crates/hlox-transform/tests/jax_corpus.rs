@@ -272,6 +272,8 @@ cases! {
     complex_math,
     complex_outputs,
     complex_ops,
+    complex_conv,
+    complex_conv_outputs,
     variadic_reduce,
     shard_map_collectives,
     shard_map_more_collectives,
