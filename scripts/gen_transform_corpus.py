@@ -26,6 +26,7 @@ The Rust test ``crates/hlox-transform/tests/jax_corpus.rs`` reads it.
 from __future__ import annotations
 
 import argparse
+from functools import partial
 import json
 import re
 import zlib
@@ -518,6 +519,40 @@ def complex_conv_outputs(rng):
         return y, jnp.sin(y) * y
 
     return f, [f32(rng, 2, 3, 4, 5), c64(rng, 4, 3, 2, 3)]
+
+
+def product_window(x):
+    """A strided, padded 2x2 product window (`lax.reduce_window` with
+    `lax.mul`)."""
+    one = jnp.ones((), x.dtype)
+    return lax.reduce_window(x, one, lax.mul, (2, 2), (2, 1), ((0, 1), (1, 0)))
+
+
+def product_window_by_slices(x):
+    """`product_window` as products of strided slices of `x` padded with
+    ones: the same math, which JAX differentiates in reverse mode too (it
+    has only a jvp for a general `reduce_window`)."""
+    p = jnp.pad(x, ((0, 1), (1, 0)), constant_values=1)
+    h, w = (p.shape[0] - 2) // 2 + 1, p.shape[1] - 1
+    return p[0 : 2 * h : 2, :w] * p[1 : 2 * h : 2, :w] * p[0 : 2 * h : 2, 1:] * p[1 : 2 * h : 2, 1:]
+
+
+@case(in_axes=(0, 0), hvp=True)
+def product_windows(rng):
+    # Product reduce-windows, real and complex: jnp.cumprod (which JAX
+    # lowers to one on the CPU and differentiates in both modes) and a
+    # strided, padded 2x2 window (JAX: jvp only, so the derivatives are
+    # recorded from the same products written with slices). A zero in x
+    # checks the derivatives are exact there (no division).
+    def f(x, z, window=product_window):
+        a = jnp.sum(jnp.sin(jnp.cumprod(x, axis=1))) + jnp.sum(window(x) ** 2)
+        c = jnp.cumprod(z * 0.8, axis=0)
+        b = jnp.sum(jnp.real(c) * jnp.imag(c)) + jnp.sum(jnp.abs(window(z)) ** 2)
+        return a + b
+
+    x = f32(rng, 4, 5)
+    x[1, 2] = 0.0
+    return f, [x, c64(rng, 4, 3)], partial(f, window=product_window_by_slices)
 
 
 @case(in_axes=(0, 0))
