@@ -376,7 +376,7 @@ fn corpus_case_on_the_host(name: &str) {
 /// Grouped, depthwise and batch-grouped convolutions (both gradients,
 /// vmap with batched kernels), an argmax's value result, `map`, complex
 /// numbers (with `pow`, sort, scatters, the FFTs and convolutions), product
-/// reduce-windows (`cumprod`, also second order), and second order through
+/// and dilated sum reduce-windows (`cumprod`, also second order), and second order through
 /// `fori_loop` and `scan`, compiled for the Host.
 #[test]
 fn transformed_corpus_cases_run_on_the_host() {
@@ -391,7 +391,7 @@ fn transformed_corpus_cases_run_on_the_host() {
         "complex_ops",
         "complex_conv",
         "complex_conv_outputs",
-        "product_windows",
+        "reduce_windows",
         "fori_loop",
         "scan_rnn",
     ] {

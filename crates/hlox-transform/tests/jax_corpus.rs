@@ -274,7 +274,7 @@ cases! {
     complex_ops,
     complex_conv,
     complex_conv_outputs,
-    product_windows,
+    reduce_windows,
     variadic_reduce,
     shard_map_collectives,
     shard_map_more_collectives,

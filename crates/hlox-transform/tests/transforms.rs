@@ -246,9 +246,10 @@ const ARGMAX_VALUE: &str = include_str!("programs/argmax_value.hlo");
 const FORI_LOOP: &str = include_str!("programs/fori_loop.hlo");
 /// `map` of a scalar computation.
 const MAP: &str = include_str!("programs/map.hlo");
-/// Product reduce-windows: strided, padded, base- and window-dilated with
-/// an init value that is not 1, and a `cumprod`.
-const PRODUCT_WINDOWS: &str = include_str!("programs/product_windows.hlo");
+/// Reduce-windows: a product one strided, padded, base- and
+/// window-dilated with an init value that is not 1, a `cumprod`, and a
+/// base- and window-dilated sum.
+const REDUCE_WINDOWS: &str = include_str!("programs/reduce_windows.hlo");
 
 const PROGRAMS: &[&str] = &[
     ELEMENTWISE,
@@ -260,7 +261,7 @@ const PROGRAMS: &[&str] = &[
     ARGMAX_VALUE,
     FORI_LOOP,
     MAP,
-    PRODUCT_WINDOWS,
+    REDUCE_WINDOWS,
 ];
 
 #[test]
@@ -303,7 +304,7 @@ fn vmap_matches_a_loop_over_the_batch() {
     );
     check_vmap(ARGMAX_VALUE, &[Some(1), Some(0)], 2, 12);
     check_vmap(MAP, &[Some(2), None], 3, 13);
-    check_vmap(PRODUCT_WINDOWS, &[Some(1)], 2, 14);
+    check_vmap(REDUCE_WINDOWS, &[Some(1)], 2, 14);
 }
 
 /// The vjp of a grad is a Hessian-vector product: compare it with a

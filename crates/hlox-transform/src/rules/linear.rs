@@ -281,17 +281,30 @@ pub(crate) fn transpose(
         Op::ReduceWindow { window } if n == 2 => {
             let x = ops[0];
             let a = e.arr(x)?;
-            if !plain_window(window) {
+            let reducer = reducer_op(m, inst.called[0]);
+            let transposable = if reducer == Some(BinaryOp::Add) {
+                window.dims.iter().all(|w| !w.reversal)
+            } else {
+                plain_window(window)
+            };
+            if !transposable {
                 return Err(unsupported(
                     e.transform,
                     inst,
-                    "reduce-window with base or window dilation or reversal is not differentiated yet",
+                    if reducer == Some(BinaryOp::Add) {
+                        "a sum reduce-window with window reversal is not differentiated yet"
+                    } else {
+                        "reduce-window with base or window dilation or reversal is not differentiated yet"
+                    },
                 ));
             }
-            match reducer_op(m, inst.called[0]) {
+            match reducer {
                 Some(BinaryOp::Add) => {
-                    // JAX's transpose: pad the cotangent (strides become
-                    // interior padding) and sum it over the same window.
+                    // JAX's transpose (`_reduce_window_sum_transpose_rule`):
+                    // pad the cotangent (strides become interior padding,
+                    // the edges those of a convolution's input transpose)
+                    // and sum it over the same window, window dilation
+                    // kept, base dilation becoming the stride.
                     let od = e.dims(ct)?;
                     let pads = window
                         .dims
@@ -299,11 +312,14 @@ pub(crate) fn transpose(
                         .zip(&a.dims)
                         .zip(&od)
                         .map(|((w, &i), &o)| {
-                            let before = w.size - w.pad_lo - 1;
-                            let out_dilated = if o == 0 { 0 } else { (o - 1) * w.stride + 1 };
+                            let kernel = dilate(w.size, w.window_dilation);
+                            let before = kernel - w.pad_lo - 1;
                             PadDim {
                                 lo: before,
-                                hi: i + w.size - 1 - out_dilated - before,
+                                hi: dilate(i, w.base_dilation) + kernel
+                                    - 1
+                                    - dilate(o, w.stride)
+                                    - before,
                                 interior: w.stride - 1,
                             }
                         })
@@ -311,7 +327,15 @@ pub(crate) fn transpose(
                     let z = e.scalar(a.ty, 0.0)?;
                     let padded = e.pad(ct, z, pads)?;
                     let w = Window {
-                        dims: window.dims.iter().map(|w| WindowDim::new(w.size)).collect(),
+                        dims: window
+                            .dims
+                            .iter()
+                            .map(|w| WindowDim {
+                                stride: w.base_dilation,
+                                window_dilation: w.window_dilation,
+                                ..WindowDim::new(w.size)
+                            })
+                            .collect(),
                     };
                     let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
                     r[0] = Some(e.add(Op::ReduceWindow { window: w }, &[padded, z], &[comp])?);
