@@ -544,11 +544,13 @@ def reduce_windows(rng):
     # strided, padded 2x2 window (JAX: jvp only, so the derivatives are
     # recorded from the same products written with slices). A zero in x
     # checks the derivatives are exact there (no division). And a sum
-    # window with base and window dilation.
+    # window with base and window dilation, a max window with base
+    # dilation.
     def f(x, z, window=product_window):
         a = jnp.sum(jnp.sin(jnp.cumprod(x, axis=1))) + jnp.sum(window(x) ** 2)
         s = lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), ((1, 0), (0, 1)), base_dilation=(2, 1), window_dilation=(1, 2))
-        a = a + jnp.sum(jnp.cos(s))
+        mx = lax.reduce_window(x, -jnp.inf, lax.max, (2, 3), (1, 1), ((0, 1), (1, 0)), base_dilation=(1, 2))
+        a = a + jnp.sum(jnp.cos(s)) + jnp.sum(jnp.sin(mx))
         c = jnp.cumprod(z * 0.8, axis=0)
         b = jnp.sum(jnp.real(c) * jnp.imag(c)) + jnp.sum(jnp.abs(window(z)) ** 2)
         return a + b

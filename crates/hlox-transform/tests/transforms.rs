@@ -247,8 +247,8 @@ const FORI_LOOP: &str = include_str!("programs/fori_loop.hlo");
 /// `map` of a scalar computation.
 const MAP: &str = include_str!("programs/map.hlo");
 /// Reduce-windows: a product one strided, padded, base- and
-/// window-dilated with an init value that is not 1, a `cumprod`, and a
-/// base- and window-dilated sum.
+/// window-dilated with an init value that is not 1, a `cumprod`, a base-
+/// and window-dilated sum and a base-dilated max.
 const REDUCE_WINDOWS: &str = include_str!("programs/reduce_windows.hlo");
 
 const PROGRAMS: &[&str] = &[

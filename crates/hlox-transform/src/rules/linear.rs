@@ -282,20 +282,19 @@ pub(crate) fn transpose(
             let x = ops[0];
             let a = e.arr(x)?;
             let reducer = reducer_op(m, inst.called[0]);
-            let transposable = if reducer == Some(BinaryOp::Add) {
-                window.dims.iter().all(|w| !w.reversal)
-            } else {
-                plain_window(window)
-            };
-            if !transposable {
+            if window.dims.iter().any(|w| w.reversal) {
                 return Err(unsupported(
                     e.transform,
                     inst,
-                    if reducer == Some(BinaryOp::Add) {
-                        "a sum reduce-window with window reversal is not differentiated yet"
-                    } else {
-                        "reduce-window with base or window dilation or reversal is not differentiated yet"
-                    },
+                    "a reduce-window with window reversal is not differentiated yet",
+                ));
+            }
+            let chooser = matches!(reducer, Some(BinaryOp::Maximum | BinaryOp::Minimum));
+            if chooser && window.dims.iter().any(|w| w.window_dilation > 1) {
+                return Err(unsupported(
+                    e.transform,
+                    inst,
+                    "a max or min reduce-window with window dilation has no reverse mode: JAX does not implement it either (its select-and-gather-add transpose refuses window dilation); forward mode (jvp) works",
                 ));
             }
             match reducer {
@@ -350,13 +349,60 @@ pub(crate) fn transpose(
                     let select = e.out.comparator(dir, a.ty)?;
                     let scatter = e.out.reducer(BinaryOp::Add, a.ty)?;
                     let z = e.scalar(a.ty, 0.0)?;
-                    r[0] = Some(e.add(
-                        Op::SelectAndScatter {
-                            window: window.clone(),
-                        },
-                        &[x, ct, z],
+                    // Base dilation (JAX's `_select_and_gather_add_transpose`):
+                    // the holes made explicit with the identity, which no
+                    // window selects over an element, and sliced away after.
+                    let based = window.dims.iter().any(|w| w.base_dilation > 1);
+                    let (operand, w) = if based {
+                        let worst = if op == BinaryOp::Maximum {
+                            f64::NEG_INFINITY
+                        } else {
+                            f64::INFINITY
+                        };
+                        let id = e.scalar(a.ty, worst)?;
+                        let holes = window
+                            .dims
+                            .iter()
+                            .map(|w| PadDim {
+                                lo: 0,
+                                hi: 0,
+                                interior: w.base_dilation - 1,
+                            })
+                            .collect();
+                        let xp = e.pad(x, id, holes)?;
+                        let w = Window {
+                            dims: window
+                                .dims
+                                .iter()
+                                .map(|w| WindowDim {
+                                    base_dilation: 1,
+                                    ..*w
+                                })
+                                .collect(),
+                        };
+                        (xp, w)
+                    } else {
+                        (x, window.clone())
+                    };
+                    let mut cx = e.add(
+                        Op::SelectAndScatter { window: w },
+                        &[operand, ct, z],
                         &[select, scatter],
-                    )?);
+                    )?;
+                    if based {
+                        let back = window
+                            .dims
+                            .iter()
+                            .zip(&a.dims)
+                            .map(|(w, &n)| SliceDim {
+                                start: 0,
+                                limit: dilate(n, w.base_dilation),
+                                stride: w.base_dilation,
+                            })
+                            .collect();
+                        cx = e.slice(cx, back)?;
+                    }
+                    r[0] = Some(cx);
                 }
                 _ => {
                     return Err(unsupported(
