@@ -26,6 +26,7 @@ The Rust test ``crates/hlox-transform/tests/jax_corpus.rs`` reads it.
 from __future__ import annotations
 
 import argparse
+from functools import partial
 import json
 import re
 import zlib
@@ -53,7 +54,7 @@ OUT = REPO / "tests" / "transform_corpus"
 CASES = {}
 
 
-def case(in_axes, size=3, reverse=True, hvp=False, hlo=None, devices=1, rewrite=None, forward=True):
+def case(in_axes, size=3, reverse=True, hvp=False, hlo=None, devices=1, rewrite=None, forward=True, platform=None):
     """Registers a program: ``build(rng) -> (f, args)``; ``in_axes`` for vmap;
     ``reverse=False`` where JAX itself has no reverse mode (then no ``vjp``
     or ``grad`` is recorded); ``hvp=True`` also records a Hessian-vector
@@ -67,10 +68,13 @@ def case(in_axes, size=3, reverse=True, hvp=False, hlo=None, devices=1, rewrite=
     variadic all-reduce, the tuple form of all-to-all, collective-broadcast):
     the rewritten module computes the same math, which the recorded
     outputs check; ``forward=False``: JAX has no derivative of the program
-    at all (``pmax``), so only the outputs and vmap are recorded."""
+    at all (``pmax``), so only the outputs and vmap are recorded;
+    ``platform``: lower the forward HLO as for that platform (``"tpu"``
+    keeps complex convolutions, which JAX expands into three real ones on
+    CPU and GPU; the recorded results still come from the CPU)."""
 
     def wrap(build):
-        CASES[build.__name__] = (build, in_axes, size, reverse, hvp, hlo, devices, rewrite, forward)
+        CASES[build.__name__] = (build, in_axes, size, reverse, hvp, hlo, devices, rewrite, forward, platform)
         return build
 
     return wrap
@@ -485,6 +489,77 @@ def complex_ops(rng):
     return f, [c64(rng, 3, 4), c64(rng, 4), f32(rng, 3, 6)]
 
 
+@case(in_axes=(0, None, 0), platform="tpu")
+def complex_conv(rng):
+    # Complex convolutions (lowered as for TPU: on CPU and GPU JAX expands
+    # each into three real ones): stride 2, padding and rhs dilation, then
+    # 2 feature groups, under a real loss (grad), complex tangents and
+    # vmap with the input and the grouped kernel batched. JAX's
+    # convolution is bilinear, its transposes plain (no conjugate).
+    def f(x, k, kg):
+        dn = ("NHWC", "HWIO", "NHWC")
+        y = lax.conv_general_dilated(x, k, (2, 1), ((1, 2), (0, 1)), (1, 1), (1, 2), dimension_numbers=dn)
+        h = jnp.tanh(y * 0.5) + y
+        z = lax.conv_general_dilated(h, kg, (1, 2), ((1, 0), (1, 1)), (1, 1), (1, 1), dimension_numbers=dn, feature_group_count=2)
+        return jnp.sum(jnp.abs(z) ** 2) + jnp.sum(jnp.real(y) * jnp.imag(y))
+
+    # Scaled so the gradients' terms are O(1): f32 rounding then stays
+    # within the comparison's absolute tolerance where they cancel.
+    return f, [c64(rng, 2, 6, 5, 4) * 0.5, c64(rng, 3, 2, 4, 4) * 0.3, c64(rng, 2, 2, 2, 6) * 0.3]
+
+
+@case(in_axes=(0, 0), platform="tpu")
+def complex_conv_outputs(rng):
+    # Complex results of complex convolutions (complex cotangents), NCHW
+    # with stride 2 and lhs dilation, a real input made complex (its
+    # cotangent is the real part), and vmap with the kernel batched.
+    def f(x, k):
+        dn = ("NCHW", "OIHW", "NCHW")
+        y = lax.conv_general_dilated(x.astype(k.dtype), k, (2, 1), ((1, 1), (0, 2)), (2, 1), (1, 1), dimension_numbers=dn)
+        return y, jnp.sin(y) * y
+
+    return f, [f32(rng, 2, 3, 4, 5), c64(rng, 4, 3, 2, 3)]
+
+
+def product_window(x):
+    """A strided, padded 2x2 product window (`lax.reduce_window` with
+    `lax.mul`)."""
+    one = jnp.ones((), x.dtype)
+    return lax.reduce_window(x, one, lax.mul, (2, 2), (2, 1), ((0, 1), (1, 0)))
+
+
+def product_window_by_slices(x):
+    """`product_window` as products of strided slices of `x` padded with
+    ones: the same math, which JAX differentiates in reverse mode too (it
+    has only a jvp for a general `reduce_window`)."""
+    p = jnp.pad(x, ((0, 1), (1, 0)), constant_values=1)
+    h, w = (p.shape[0] - 2) // 2 + 1, p.shape[1] - 1
+    return p[0 : 2 * h : 2, :w] * p[1 : 2 * h : 2, :w] * p[0 : 2 * h : 2, 1:] * p[1 : 2 * h : 2, 1:]
+
+
+@case(in_axes=(0, 0), hvp=True)
+def reduce_windows(rng):
+    # Product reduce-windows, real and complex: jnp.cumprod (which JAX
+    # lowers to one on the CPU and differentiates in both modes) and a
+    # strided, padded 2x2 window (JAX: jvp only, so the derivatives are
+    # recorded from the same products written with slices). A zero in x
+    # checks the derivatives are exact there (no division). And a sum
+    # window with base and window dilation, a max window with base
+    # dilation.
+    def f(x, z, window=product_window):
+        a = jnp.sum(jnp.sin(jnp.cumprod(x, axis=1))) + jnp.sum(window(x) ** 2)
+        s = lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), ((1, 0), (0, 1)), base_dilation=(2, 1), window_dilation=(1, 2))
+        mx = lax.reduce_window(x, -jnp.inf, lax.max, (2, 3), (1, 1), ((0, 1), (1, 0)), base_dilation=(1, 2))
+        a = a + jnp.sum(jnp.cos(s)) + jnp.sum(jnp.sin(mx))
+        c = jnp.cumprod(z * 0.8, axis=0)
+        b = jnp.sum(jnp.real(c) * jnp.imag(c)) + jnp.sum(jnp.abs(window(z)) ** 2)
+        return a + b
+
+    x = f32(rng, 4, 5)
+    x[1, 2] = 0.0
+    return f, [x, c64(rng, 4, 3)], partial(f, window=product_window_by_slices)
+
+
 @case(in_axes=(0, 0))
 def variadic_reduce(rng):
     # lax.reduce of tuples whose computation reduces each operand on its
@@ -751,14 +826,19 @@ def like(rng, a, *shape):
     return f32(rng, *shape)
 
 
-def generate(name, build, in_axes, size, reverse, hvp, hlo, devices, rewrite=None, forward=True):
+def generate(name, build, in_axes, size, reverse, hvp, hlo, devices, rewrite=None, forward=True, platform=None):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     # A build may return a third function: the same math in a form JAX
     # can differentiate, which the derivatives are recorded from (the
     # forward HLO, its outputs and vmap still come from the first).
     f, args, *reference = build(rng)
     args = [np.asarray(a) for a in args]
-    text = hlo or jax.jit(f).lower(*args).as_text(dialect="hlo")
+    if hlo:
+        text = hlo
+    elif platform:
+        text = jax.jit(f).trace(*args).lower(lowering_platforms=(platform,)).as_text(dialect="hlo")
+    else:
+        text = jax.jit(f).lower(*args).as_text(dialect="hlo")
     if rewrite:
         text = rewrite(text)
     ref = reference[0] if reference else f
@@ -836,10 +916,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*")
     a = ap.parse_args()
-    for name, (build, in_axes, size, reverse, hvp, hlo, devices, rewrite, forward) in CASES.items():
+    for name, (build, in_axes, size, reverse, hvp, hlo, devices, rewrite, forward, platform) in CASES.items():
         if a.only and name not in a.only:
             continue
-        generate(name, build, in_axes, size, reverse, hvp, hlo, devices, rewrite, forward)
+        generate(name, build, in_axes, size, reverse, hvp, hlo, devices, rewrite, forward, platform)
 
 
 if __name__ == "__main__":

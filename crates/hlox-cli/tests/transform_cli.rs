@@ -375,8 +375,9 @@ fn corpus_case_on_the_host(name: &str) {
 
 /// Grouped, depthwise and batch-grouped convolutions (both gradients,
 /// vmap with batched kernels), an argmax's value result, `map`, complex
-/// numbers (with `pow`, sort, scatters and the FFTs), and second order through `fori_loop` and `scan`, compiled for
-/// the Host.
+/// numbers (with `pow`, sort, scatters, the FFTs and convolutions), product
+/// and dilated sum reduce-windows (`cumprod`, also second order), and second order through
+/// `fori_loop` and `scan`, compiled for the Host.
 #[test]
 fn transformed_corpus_cases_run_on_the_host() {
     for name in [
@@ -388,6 +389,9 @@ fn transformed_corpus_cases_run_on_the_host() {
         "complex_math",
         "complex_outputs",
         "complex_ops",
+        "complex_conv",
+        "complex_conv_outputs",
+        "reduce_windows",
         "fori_loop",
         "scan_rnn",
     ] {

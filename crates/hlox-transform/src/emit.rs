@@ -139,6 +139,25 @@ impl Out {
         Ok(e.finish(r))
     }
 
+    /// `(ax, at, bx, bt) -> (ax * bx, ax * bt + at * bx)`: the product rule
+    /// as a reduction over (value, tangent) pairs — the jvp of a product
+    /// reduce-window (JAX's `reduce_window_jvp`: the reduction's own jvp,
+    /// reduced over the same windows). No division, so exact at zeros.
+    pub fn pair_product(&mut self, ty: ElementType) -> Result<CompId, TransformError> {
+        let mut e = Emitter::new(self, "product_rule", "pair product");
+        let s = Shape::scalar(ty);
+        let ax = e.param(&s, "ax");
+        let at = e.param(&s, "at");
+        let bx = e.param(&s, "bx");
+        let bt = e.param(&s, "bt");
+        let x = e.mul(ax, bx)?;
+        let l = e.mul(ax, bt)?;
+        let r = e.mul(at, bx)?;
+        let t = e.addv(l, r)?;
+        let r = e.tuple(&[x, t])?;
+        Ok(e.finish(r))
+    }
+
     /// The module with entry `entry`, keeping only the computations it
     /// reaches, callees before callers.
     pub fn finish(self, entry: CompId) -> Module {

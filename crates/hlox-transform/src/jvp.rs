@@ -350,11 +350,26 @@ fn jvp_inst(
                     )?;
                     Some(e.gte(r, 1)?)
                 }
+                Some(BinaryOp::Multiply) => {
+                    // JAX's jvp of a general reduce-window: the same
+                    // windows over (value, tangent) pairs, reduced by the
+                    // product rule (any window: strides, padding,
+                    // dilations).
+                    let comp = e.out.pair_product(ty)?;
+                    let r = e.add(
+                        Op::ReduceWindow {
+                            window: window.clone(),
+                        },
+                        &[prim[0], t0, prim[1], z],
+                        &[comp],
+                    )?;
+                    Some(e.gte(r, 1)?)
+                }
                 _ => {
                     return Err(unsupported(
                         T,
                         inst,
-                        "only sum, max and min reduce-windows are differentiated",
+                        "only sum, product, max and min reduce-windows are differentiated",
                     ))
                 }
             }

@@ -174,7 +174,7 @@ fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), Transform
             .iter()
             .any(|(_, l)| l.element_type().is_some_and(|t| t.is_complex()))
     };
-    const NOT_YET: &str = "its complex values are not transformed yet (covered for complex numbers: element-wise math, `power`, `abs`, `real`, `imag`, `complex`, compare, select, convert, data movement, `dot`, `fft`, sum, product and max/min reductions, cumulative sums, `sort`, gather, scatter that adds or assigns, the linear collectives, custom calls with rules, calls, conditionals and loops)";
+    const NOT_YET: &str = "its complex values are not transformed yet (covered for complex numbers: element-wise math, `power`, `abs`, `real`, `imag`, `complex`, compare, select, convert, data movement, `dot`, `convolution`, `fft`, sum, product and max/min reductions, sum and product reduce-windows (`cumsum`, `cumprod`), `sort`, gather, scatter that adds or assigns, the linear collectives, custom calls with rules, calls, conditionals and loops)";
     for c in m.computations.values() {
         for inst in c.instructions.values() {
             let touches =
@@ -219,7 +219,7 @@ fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), Transform
                         "`remainder` of complex values has no derivative: JAX does not accept complex operands for `rem` either".into(),
                     ),
                     B::Atan2 => Some(
-                        "`atan2` of complex values is not transformed: hlox does not evaluate it (use `atan2` of real values)".into(),
+                        "`atan2` of complex values is not transformed: hlox does not take complex operands for `atan2` at all (its shape inference wants floating point), although JAX accepts and differentiates them; use `atan2` of real values".into(),
                     ),
                     _ => Some(NOT_YET.into()),
                 },
@@ -228,7 +228,7 @@ fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), Transform
                     _ => Some(NOT_YET.into()),
                 },
                 Op::ReduceWindow { .. } => match rules::reduction(m, inst.called[0]) {
-                    Some(Reduction::Sum) if inst.operands.len() == 2 => None,
+                    Some(Reduction::Sum | Reduction::Product) if inst.operands.len() == 2 => None,
                     Some(Reduction::Choice) => Some(
                         "a max or min reduce-window (`cummax`, max-pool) of complex values has no derivative: JAX refuses its jvp too (it compares complex values with `ge`)".into(),
                     ),
@@ -264,6 +264,7 @@ fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), Transform
                 | Op::Pad { .. }
                 | Op::Concatenate { .. }
                 | Op::Dot { .. }
+                | Op::Convolution(_)
                 | Op::DynamicSlice { .. }
                 | Op::DynamicUpdateSlice
                 | Op::Gather { .. }

@@ -246,6 +246,10 @@ const ARGMAX_VALUE: &str = include_str!("programs/argmax_value.hlo");
 const FORI_LOOP: &str = include_str!("programs/fori_loop.hlo");
 /// `map` of a scalar computation.
 const MAP: &str = include_str!("programs/map.hlo");
+/// Reduce-windows: a product one strided, padded, base- and
+/// window-dilated with an init value that is not 1, a `cumprod`, a base-
+/// and window-dilated sum and a base-dilated max.
+const REDUCE_WINDOWS: &str = include_str!("programs/reduce_windows.hlo");
 
 const PROGRAMS: &[&str] = &[
     ELEMENTWISE,
@@ -257,6 +261,7 @@ const PROGRAMS: &[&str] = &[
     ARGMAX_VALUE,
     FORI_LOOP,
     MAP,
+    REDUCE_WINDOWS,
 ];
 
 #[test]
@@ -299,6 +304,7 @@ fn vmap_matches_a_loop_over_the_batch() {
     );
     check_vmap(ARGMAX_VALUE, &[Some(1), Some(0)], 2, 12);
     check_vmap(MAP, &[Some(2), None], 3, 13);
+    check_vmap(REDUCE_WINDOWS, &[Some(1)], 2, 14);
 }
 
 /// The vjp of a grad is a Hessian-vector product: compare it with a

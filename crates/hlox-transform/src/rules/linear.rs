@@ -271,20 +271,39 @@ pub(crate) fn transpose(
             r[0] = Some(conv.lhs(e)?);
             r[1] = Some(conv.rhs(e)?);
         }
+        Op::ReduceWindow { window }
+            if n == 2 && reducer_op(m, inst.called[0]) == Some(BinaryOp::Multiply) =>
+        {
+            let (cx, cinit) = product_window_transpose(e, inst, window, ops[0], ops[1], ct)?;
+            r[0] = Some(cx);
+            r[1] = Some(cinit);
+        }
         Op::ReduceWindow { window } if n == 2 => {
             let x = ops[0];
             let a = e.arr(x)?;
-            if !plain_window(window) {
+            let reducer = reducer_op(m, inst.called[0]);
+            if window.dims.iter().any(|w| w.reversal) {
                 return Err(unsupported(
                     e.transform,
                     inst,
-                    "reduce-window with base or window dilation or reversal is not differentiated yet",
+                    "a reduce-window with window reversal is not differentiated yet",
                 ));
             }
-            match reducer_op(m, inst.called[0]) {
+            let chooser = matches!(reducer, Some(BinaryOp::Maximum | BinaryOp::Minimum));
+            if chooser && window.dims.iter().any(|w| w.window_dilation > 1) {
+                return Err(unsupported(
+                    e.transform,
+                    inst,
+                    "a max or min reduce-window with window dilation has no reverse mode: JAX does not implement it either (its select-and-gather-add transpose refuses window dilation); forward mode (jvp) works",
+                ));
+            }
+            match reducer {
                 Some(BinaryOp::Add) => {
-                    // JAX's transpose: pad the cotangent (strides become
-                    // interior padding) and sum it over the same window.
+                    // JAX's transpose (`_reduce_window_sum_transpose_rule`):
+                    // pad the cotangent (strides become interior padding,
+                    // the edges those of a convolution's input transpose)
+                    // and sum it over the same window, window dilation
+                    // kept, base dilation becoming the stride.
                     let od = e.dims(ct)?;
                     let pads = window
                         .dims
@@ -292,11 +311,14 @@ pub(crate) fn transpose(
                         .zip(&a.dims)
                         .zip(&od)
                         .map(|((w, &i), &o)| {
-                            let before = w.size - w.pad_lo - 1;
-                            let out_dilated = if o == 0 { 0 } else { (o - 1) * w.stride + 1 };
+                            let kernel = dilate(w.size, w.window_dilation);
+                            let before = kernel - w.pad_lo - 1;
                             PadDim {
                                 lo: before,
-                                hi: i + w.size - 1 - out_dilated - before,
+                                hi: dilate(i, w.base_dilation) + kernel
+                                    - 1
+                                    - dilate(o, w.stride)
+                                    - before,
                                 interior: w.stride - 1,
                             }
                         })
@@ -304,7 +326,15 @@ pub(crate) fn transpose(
                     let z = e.scalar(a.ty, 0.0)?;
                     let padded = e.pad(ct, z, pads)?;
                     let w = Window {
-                        dims: window.dims.iter().map(|w| WindowDim::new(w.size)).collect(),
+                        dims: window
+                            .dims
+                            .iter()
+                            .map(|w| WindowDim {
+                                stride: w.base_dilation,
+                                window_dilation: w.window_dilation,
+                                ..WindowDim::new(w.size)
+                            })
+                            .collect(),
                     };
                     let comp = e.out.reducer(BinaryOp::Add, a.ty)?;
                     r[0] = Some(e.add(Op::ReduceWindow { window: w }, &[padded, z], &[comp])?);
@@ -319,19 +349,66 @@ pub(crate) fn transpose(
                     let select = e.out.comparator(dir, a.ty)?;
                     let scatter = e.out.reducer(BinaryOp::Add, a.ty)?;
                     let z = e.scalar(a.ty, 0.0)?;
-                    r[0] = Some(e.add(
-                        Op::SelectAndScatter {
-                            window: window.clone(),
-                        },
-                        &[x, ct, z],
+                    // Base dilation (JAX's `_select_and_gather_add_transpose`):
+                    // the holes made explicit with the identity, which no
+                    // window selects over an element, and sliced away after.
+                    let based = window.dims.iter().any(|w| w.base_dilation > 1);
+                    let (operand, w) = if based {
+                        let worst = if op == BinaryOp::Maximum {
+                            f64::NEG_INFINITY
+                        } else {
+                            f64::INFINITY
+                        };
+                        let id = e.scalar(a.ty, worst)?;
+                        let holes = window
+                            .dims
+                            .iter()
+                            .map(|w| PadDim {
+                                lo: 0,
+                                hi: 0,
+                                interior: w.base_dilation - 1,
+                            })
+                            .collect();
+                        let xp = e.pad(x, id, holes)?;
+                        let w = Window {
+                            dims: window
+                                .dims
+                                .iter()
+                                .map(|w| WindowDim {
+                                    base_dilation: 1,
+                                    ..*w
+                                })
+                                .collect(),
+                        };
+                        (xp, w)
+                    } else {
+                        (x, window.clone())
+                    };
+                    let mut cx = e.add(
+                        Op::SelectAndScatter { window: w },
+                        &[operand, ct, z],
                         &[select, scatter],
-                    )?);
+                    )?;
+                    if based {
+                        let back = window
+                            .dims
+                            .iter()
+                            .zip(&a.dims)
+                            .map(|(w, &n)| SliceDim {
+                                start: 0,
+                                limit: dilate(n, w.base_dilation),
+                                stride: w.base_dilation,
+                            })
+                            .collect();
+                        cx = e.slice(cx, back)?;
+                    }
+                    r[0] = Some(cx);
                 }
                 _ => {
                     return Err(unsupported(
                         e.transform,
                         inst,
-                        "only sum, max and min reduce-windows are differentiated",
+                        "only sum, product, max and min reduce-windows are differentiated",
                     ))
                 }
             }
@@ -807,6 +884,174 @@ fn gather_of_scatter(
         slice_sizes,
         indices_are_sorted,
     }
+}
+
+/// The transpose of a product reduce-window `y = init * prod(window of
+/// x)` (padding and base-dilation holes contribute nothing, as the
+/// evaluator and XLA compute it): each element of `x` gets, from every
+/// window it is in, that window's cotangent times `init` times the product
+/// of the window's other elements. The windows are gathered as one array
+/// `[out..., window...]` of `x` padded (and base-dilated) with ones, their
+/// products of the others taken with [`others_product`] (exact at zeros,
+/// as JAX's `cumprod` derivative is), and scattered back, added. `init`'s
+/// cotangent is the sum of the cotangent times each window's product.
+/// JAX's general `reduce_window` has a jvp only; this is the transpose of
+/// that jvp, and what `jnp.cumprod`, which JAX lowers to a product
+/// reduce-window, needs in reverse mode.
+fn product_window_transpose(
+    e: &mut Emitter,
+    inst: &Instruction,
+    window: &Window,
+    x: InstId,
+    init: InstId,
+    ct: InstId,
+) -> Result<(InstId, InstId), TransformError> {
+    if window
+        .dims
+        .iter()
+        .any(|w| w.reversal || w.pad_lo < 0 || w.pad_hi < 0)
+    {
+        return Err(unsupported(
+            e.transform,
+            inst,
+            "a product reduce-window with window reversal or negative padding is not differentiated yet",
+        ));
+    }
+    let a = e.arr(x)?;
+    let od = e.dims(ct)?;
+    let r = a.rank();
+    // init's cotangent: the cotangent times each window's own product.
+    let one = e.scalar(a.ty, 1.0)?;
+    let mul = e.out.reducer(BinaryOp::Multiply, a.ty)?;
+    let windows = e.add(
+        Op::ReduceWindow {
+            window: window.clone(),
+        },
+        &[x, one],
+        &[mul],
+    )?;
+    let cw = e.mul(ct, windows)?;
+    let cinit = ct_to_init(e, cw)?;
+    let init_b = scalar_to(e, init, &od)?;
+    let scaled = e.mul(ct, init_b)?;
+    let sizes: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
+    let empty = a.dims.contains(&0) || od.contains(&0) || sizes.contains(&0);
+    if r == 0 || empty {
+        // A scalar (y = init * x) or no element in any window.
+        let cx = if empty { e.full_like(x, 0.0)? } else { scaled };
+        return Ok((cx, cinit));
+    }
+    let pads = window
+        .dims
+        .iter()
+        .map(|w| PadDim {
+            lo: w.pad_lo,
+            hi: w.pad_hi,
+            interior: w.base_dilation - 1,
+        })
+        .collect();
+    let xp = e.pad(x, one, pads)?;
+    let pd = e.dims(xp)?;
+    // Each window's first position in `xp`: its output index times the
+    // stride.
+    let s32 = hlox_hlo::ElementType::S32;
+    let mut idx_dims = od.clone();
+    idx_dims.push(1);
+    let mut starts = Vec::with_capacity(r);
+    for (d, w) in window.dims.iter().enumerate() {
+        let i = e.add_shaped(
+            Op::Iota {
+                dimension: d as i64,
+            },
+            &[],
+            &[],
+            Shape::array(s32, idx_dims.clone()),
+        )?;
+        let st = e.full(s32, &idx_dims, w.stride as f64)?;
+        starts.push(e.mul(i, st)?);
+    }
+    let idx = e.concat(&starts, r as i64)?;
+    let extents: Vec<i64> = window
+        .dims
+        .iter()
+        .map(|w| dilate(w.size, w.window_dilation))
+        .collect();
+    let window_dims: Vec<i64> = (r as i64..2 * r as i64).collect();
+    let dn = GatherDimensionNumbers {
+        offset_dims: window_dims.clone(),
+        collapsed_slice_dims: vec![],
+        start_index_map: (0..r as i64).collect(),
+        operand_batching_dims: vec![],
+        start_indices_batching_dims: vec![],
+        index_vector_dim: r as i64,
+    };
+    let g = e.add(
+        Op::Gather {
+            dnums: dn.clone(),
+            slice_sizes: extents.clone(),
+            indices_are_sorted: false,
+        },
+        &[xp, idx],
+        &[],
+    )?;
+    // With window dilation, the window's elements are every
+    // `window_dilation`-th of the gathered extent.
+    let dilated = window.dims.iter().any(|w| w.window_dilation > 1);
+    let p = if dilated {
+        let mut dims: Vec<SliceDim> = od
+            .iter()
+            .map(|&n| SliceDim {
+                start: 0,
+                limit: n,
+                stride: 1,
+            })
+            .collect();
+        dims.extend(window.dims.iter().zip(&extents).map(|(w, &x)| SliceDim {
+            start: 0,
+            limit: x,
+            stride: w.window_dilation,
+        }));
+        e.slice(g, dims)?
+    } else {
+        g
+    };
+    let others = others_product(e, p, &window_dims)?;
+    let pdims = e.dims(p)?;
+    let kept: Vec<i64> = (0..r as i64).collect();
+    let b = e.broadcast_in_dim(scaled, &pdims, &kept)?;
+    let mut cp = e.mul(b, others)?;
+    let zero = e.scalar(a.ty, 0.0)?;
+    if dilated {
+        let mut dims: Vec<PadDim> = od.iter().map(|_| PadDim::default()).collect();
+        dims.extend(window.dims.iter().map(|w| PadDim {
+            lo: 0,
+            hi: 0,
+            interior: w.window_dilation - 1,
+        }));
+        cp = e.pad(cp, zero, dims)?;
+    }
+    let zp = e.full(a.ty, &pd, 0.0)?;
+    let add = e.out.reducer(BinaryOp::Add, a.ty)?;
+    let cxp = e.add(
+        Op::Scatter {
+            dnums: scatter_of_gather(&dn),
+            indices_are_sorted: false,
+            unique_indices: false,
+        },
+        &[zp, idx, cp],
+        &[add],
+    )?;
+    let back = window
+        .dims
+        .iter()
+        .zip(&a.dims)
+        .map(|(w, &n)| SliceDim {
+            start: w.pad_lo,
+            limit: w.pad_lo + dilate(n, w.base_dilation),
+            stride: w.base_dilation,
+        })
+        .collect();
+    Ok((e.slice(cxp, back)?, cinit))
 }
 
 /// For each element of `x`, the product of the other elements it is
