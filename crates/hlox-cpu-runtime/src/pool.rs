@@ -85,5 +85,20 @@ mod tests {
                 rayon::current_num_threads()
             }
         );
+        // One device of a multi-device run stays on its own thread.
+        let ctx = crate::collectives::DeviceContext {
+            rank: 0,
+            topology: hlox_hlo::sharding::Topology {
+                replicas: 1,
+                partitions: 1,
+            },
+            comm: std::sync::Arc::new(crate::collectives::InProcess::new(
+                1,
+                std::time::Duration::from_secs(1),
+            )),
+        };
+        assert!(!crate::collectives::with_device(ctx, || on_run_pool(
+            on_pool_worker
+        )));
     }
 }
