@@ -439,9 +439,12 @@ fn check_counts(
     Ok(())
 }
 
+/// The element operations from which a kernel's loop is split over rayon.
+pub const PARALLEL_WORK: usize = 1 << 16;
+
 /// Whether a loop of `work` element operations is worth splitting over rayon.
 pub(crate) fn parallel_worth(work: usize) -> bool {
-    work >= 1 << 16 && rayon::current_num_threads() > 1
+    work >= PARALLEL_WORK && rayon::current_num_threads() > 1
 }
 
 /// Calls `f(i)` for each of the `n` independent rows (batches, windows) of

@@ -146,6 +146,9 @@ pub struct Executable {
     /// `execute` hands the run uninitialized result buffers instead of
     /// zeroed ones.
     results_written: bool,
+    /// Whether a run may start parallel work ([`may_run_parallel`]), so it
+    /// runs on the run pool.
+    parallel: bool,
     /// `CompileOptions::profile`: each profiled instruction (name, opcode,
     /// result shape) and its counters.
     profile: Option<Profiled>,
@@ -761,6 +764,7 @@ fn executable(
         name: module.name.clone(),
         ffi_frames: loaded.ffi_frames,
         arenas: Mutex::new(Vec::new()),
+        parallel: may_run_parallel(module),
         results_written: !module.computations.values().any(|c| {
             c.instructions
                 .values()
@@ -770,6 +774,45 @@ fn executable(
         _bound: bound,
         _code: loaded.code,
     }
+}
+
+/// Whether a run may start a parallel loop or kernel: some instruction
+/// touches at least [`hlox_cpu_runtime::PARALLEL_WORK`] elements (a dot or
+/// a convolution counts its multiply-adds). Only such a run moves onto the
+/// run pool (`hlox_cpu_runtime::pool`): for one without parallel work the
+/// move is two thread wake-ups for nothing (a module of one small custom
+/// call: 1 us a run on the caller's thread, 25 us through the pool).
+fn may_run_parallel(module: &Module) -> bool {
+    let elements = |s: &Shape| -> usize {
+        s.leaves()
+            .iter()
+            .filter_map(|(_, l)| l.as_array())
+            .map(|a| a.element_count())
+            .sum()
+    };
+    module.computations.values().any(|c| {
+        c.instructions.values().any(|i| {
+            let out = elements(&i.shape);
+            let operand = |k: usize| i.operands.get(k).map_or(0, |&o| elements(&c.inst(o).shape));
+            let work = match &i.op {
+                hlox_hlo::Op::Dot { dnums, .. } => {
+                    let lhs = i.operands.first().and_then(|&o| c.inst(o).shape.as_array());
+                    let k: usize = lhs.map_or(1, |l| {
+                        dnums
+                            .lhs_contracting_dims
+                            .iter()
+                            .filter_map(|&d| l.dims.get(d as usize))
+                            .map(|&n| n.max(0) as usize)
+                            .product()
+                    });
+                    out.saturating_mul(k)
+                }
+                hlox_hlo::Op::Convolution(_) => out.saturating_mul(operand(1)),
+                _ => (0..i.operands.len()).map(operand).fold(out, usize::max),
+            };
+            work >= hlox_cpu_runtime::PARALLEL_WORK
+        })
+    })
 }
 
 fn leaf_arrays(s: &Shape) -> Vec<Option<ArrayShape>> {
@@ -899,7 +942,11 @@ impl Executable {
         );
         // SAFETY: the pointers stay valid until the run returns; see
         // `hlox_cpu_runtime::pool` for why the run moves onto a worker.
-        let rc = hlox_cpu_runtime::pool::on_run_pool(move || unsafe { go.go() });
+        let rc = if self.parallel {
+            hlox_cpu_runtime::pool::on_run_pool(move || unsafe { go.go() })
+        } else {
+            go.go()
+        };
         if let Ok(mut v) = self.arenas.lock() {
             if v.len() < 4 {
                 v.push(arena);
@@ -1123,4 +1170,32 @@ fn build_literal(
             Literal::Token
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_run_parallel;
+
+    fn module(src: &str) -> hlox_hlo::Module {
+        hlox_hlo::text::parse_module(src).expect("test module parses")
+    }
+
+    #[test]
+    fn only_modules_with_parallel_work_run_on_the_run_pool() {
+        // Small element-wise work: on the caller's thread.
+        let small = module(
+            "HloModule s\nENTRY e {\n  p = f32[128]{0} parameter(0)\n  ROOT n = f32[128]{0} negate(p)\n}\n",
+        );
+        assert!(!may_run_parallel(&small));
+        // A small result read from a large operand (a reduction's input).
+        let reduce = module(
+            "HloModule r\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  p = f32[256,1024]{1,0} parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[256]{0} reduce(p, z), dimensions={1}, to_apply=add\n}\n",
+        );
+        assert!(may_run_parallel(&reduce));
+        // A dot counts its multiply-adds: 128 x 128 results, 64 each.
+        let dot = module(
+            "HloModule d\nENTRY e {\n  a = f32[128,64]{1,0} parameter(0)\n  b = f32[64,128]{1,0} parameter(1)\n  ROOT d = f32[128,128]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+        );
+        assert!(may_run_parallel(&dot));
+    }
 }
