@@ -48,7 +48,17 @@ pub use elemental::{ElementalCtx, Leaf};
 ///   Partial and runtime unrolling are unchanged; of the benchmark
 ///   programs, only the LU solve, Cholesky and triangular solve compile to
 ///   different code (their relayout loops), all others to the same.
-pub const LLVM_OPTIONS: &[&str] = &["-unroll-full-max-count=24"];
+/// - `-disable-lsr`: no loop strength reduction in code generation. It was
+///   the most expensive pass of the column sum's code generation (22 of 56
+///   ms of `llc -O3 -time-passes`, a loop with many accumulators and
+///   induction-variable users); without it the Host's JIT time fell from 51
+///   to 24 ms there, and the cold compile's geometric mean over the 17
+///   benchmarks and 85 corpus modules from 68.3 to 58.2 ms (1.13 -> 1.00 of
+///   XLA's), with run times unchanged within the noise of two rounds of
+///   `bench_vs_xla.py` (docs/performance.md, "Fourth session"). x86's
+///   addressing modes do what LSR would; on CUDA, ptxas strength-reduces
+///   again when it assembles the PTX.
+pub const LLVM_OPTIONS: &[&str] = &["-unroll-full-max-count=24", "-disable-lsr"];
 
 /// Sets [`LLVM_OPTIONS`] in this process's LLVM, once (later calls do
 /// nothing). The options are global to the process: every LLVM
