@@ -80,8 +80,21 @@ impl HostKernel for GatherKernel {
                 i += 1;
             });
         }
-        let batch = |bi: usize| {
-            let (op, ip, outp) = (op, ip, outp);
+        // The window as runs of elements contiguous in both the operand and
+        // the output (an embedding row is one run): one copy per run, and a
+        // typed load and store for a lone element, instead of a `memcpy`
+        // call per element (JAX's row permutation in `solve`, 512 x 512 f32
+        // gathered by columns: 0.45 -> 0.35 ms in the LU solve's profile).
+        let mut runs: Vec<(usize, usize, usize)> = Vec::with_capacity(win.len());
+        for &(so, oo) in &win {
+            match runs.last_mut() {
+                Some(r) if r.0 + r.2 == so && r.1 + r.2 == oo => r.2 += 1,
+                _ => runs.push((so, oo, 1)),
+            }
+        }
+        // Where batch `bi`'s window starts in the operand and the output.
+        let bases = |bi: usize| -> (usize, usize) {
+            let ip = ip;
             // Unravel the batch index.
             let mut bidx = vec![0usize; batch_sizes.len()];
             let mut rem = bi;
@@ -106,16 +119,36 @@ impl HostKernel for GatherKernel {
                 .zip(&self.operand.strides)
                 .map(|(&s, &st)| s as usize * st)
                 .sum();
-            for &(so, oo) in &win {
-                std::ptr::copy_nonoverlapping(
+            (sbase, obase)
+        };
+        let batch = |bi: usize| {
+            let (op, outp) = (op, outp);
+            let (sbase, obase) = bases(bi);
+            for &(so, oo, n) in &runs {
+                copy_run(
                     op.0.add((sbase + so) * esz),
                     outp.0.add((obase + oo) * esz),
+                    n,
                     esz,
                 );
             }
         };
         crate::for_each_row(nbatch, self.out.count(), batch);
         Ok(())
+    }
+}
+
+/// Copies `n` elements of `esz` bytes from `src` to `dst` (not
+/// overlapping): a lone element of 1, 2, 4 or 8 bytes as one typed
+/// (unaligned) load and store, anything else as one `memcpy`.
+#[inline(always)]
+unsafe fn copy_run(src: *const u8, dst: *mut u8, n: usize, esz: usize) {
+    match (n, esz) {
+        (1, 4) => (dst as *mut u32).write_unaligned((src as *const u32).read_unaligned()),
+        (1, 8) => (dst as *mut u64).write_unaligned((src as *const u64).read_unaligned()),
+        (1, 2) => (dst as *mut u16).write_unaligned((src as *const u16).read_unaligned()),
+        (1, 1) => *dst = *src,
+        _ => std::ptr::copy_nonoverlapping(src, dst, n * esz),
     }
 }
 

@@ -233,10 +233,12 @@ fn reachable(comp: &Computation, start: InstId, stop: impl Fn(InstId) -> bool) -
 /// source and writes 16 whole lines of the output.
 const TRANSPOSE_TILE: i64 = 16;
 
-/// Whether the element loop over `loop_shape` (rank 2, both dimensions at
-/// least two tiles) generating `root` reads a source across its layout: a
-/// rank-2 source buffer whose minor-most dimension is not the loop's, or a
-/// transpose. Row by row, such a read strides by a whole row per element
+/// Whether the element loop over `loop_shape` (two dimensions longer than
+/// 1, both at least two tiles; unit dimensions anywhere) generating `root`
+/// reads a source across its layout: a rank-2 source buffer (or one of the
+/// loop's shape) whose minor-most wide dimension is not the loop's, a
+/// transpose that moves the minor-most wide dimension, or a reshape of an
+/// operand not laid out row-major. Row by row, such a read strides by a whole row per element
 /// (2 KB for a 512-wide f32 matrix, all in the same few cache sets), so the
 /// relayout copies and transposing fusions around the LAPACK calls ran at
 /// 2 ns per element; tiled ([`Emitter::emit_tiled_loop`]) they run at the
@@ -247,10 +249,16 @@ fn reads_transposed<T>(
     sources: &[(InstId, Vec<(T, Shape)>)],
     loop_shape: &ArrayShape,
 ) -> bool {
-    if loop_shape.rank() != 2 || loop_shape.dims.iter().any(|&d| d < 2 * TRANSPOSE_TILE) {
+    let wide = tiled_dims(loop_shape);
+    if wide.len() != 2
+        || wide
+            .iter()
+            .any(|&d| loop_shape.dims[d] < 2 * TRANSPOSE_TILE)
+    {
         return false;
     }
     let minor = loop_shape.layout.minor_to_major.first().copied();
+    let minor_wide = minor_nonunit(loop_shape);
     let mut stack = vec![root];
     let mut seen = std::collections::HashSet::new();
     while let Some(id) = stack.pop() {
@@ -260,7 +268,10 @@ fn reads_transposed<T>(
         if let Some((_, leaves)) = sources.iter().find(|(s, _)| *s == id) {
             let across = leaves.iter().any(|(_, s)| match s {
                 Shape::Array(a) => {
-                    a.rank() == 2 && a.layout.minor_to_major.first().copied() != minor
+                    (a.rank() == 2
+                        && loop_shape.rank() == 2
+                        && a.layout.minor_to_major.first().copied() != minor)
+                        || (a.dims == loop_shape.dims && minor_nonunit(a) != minor_wide)
                 }
                 _ => false,
             });
@@ -270,10 +281,22 @@ fn reads_transposed<T>(
             continue;
         }
         let inst = comp.inst(id);
-        if let Op::Transpose { dimensions } = &inst.op {
-            if moves_minor(comp, inst, dimensions) {
-                return true;
+        match &inst.op {
+            Op::Transpose { dimensions } if moves_minor(comp, inst, dimensions) => return true,
+            // A reshape of an operand laid out other than row-major (over its
+            // dimensions longer than 1) reads it across its rows: the
+            // linear index runs in row-major order (JAX's solve reshapes a
+            // `{0,1}` transpose of its right-hand side into `[n, n, 1]`).
+            Op::Reshape => {
+                let src = inst
+                    .operands
+                    .first()
+                    .and_then(|&o| comp.inst(o).shape.as_array());
+                if src.is_some_and(|a| !row_major_over_wide(a)) {
+                    return true;
+                }
             }
+            _ => {}
         }
         stack.extend(inst.operands.iter().copied());
     }
@@ -294,12 +317,35 @@ fn moves_minor(comp: &Computation, inst: &Instruction, dimensions: &[i64]) -> bo
     ) else {
         return true;
     };
-    let out_minor = out.layout.minor_to_major.first().copied();
-    let src_minor = src.layout.minor_to_major.first().copied();
-    match (out_minor, src_minor) {
+    match (minor_nonunit(out), minor_nonunit(src)) {
         (Some(r), Some(o)) => dimensions.get(r as usize).copied() != Some(o),
         _ => false,
     }
+}
+
+/// The dimensions longer than 1, major to minor in `a`'s layout: the ones a
+/// tiled loop runs over (the others have index 0).
+fn tiled_dims(a: &ArrayShape) -> Vec<usize> {
+    a.layout
+        .major_to_minor()
+        .filter(|&d| a.dims.get(d).is_some_and(|&n| n > 1))
+        .collect()
+}
+
+/// The minor-most dimension longer than 1 of `a`'s layout (unit dimensions
+/// move no data, wherever the layout puts them).
+fn minor_nonunit(a: &ArrayShape) -> Option<i64> {
+    a.layout
+        .minor_to_major
+        .iter()
+        .copied()
+        .find(|&d| a.dims.get(d as usize).is_some_and(|&n| n > 1))
+}
+
+/// Whether `a`'s dimensions longer than 1 lie in row-major order.
+fn row_major_over_wide(a: &ArrayShape) -> bool {
+    let wide = tiled_dims(a);
+    wide.windows(2).all(|w| w[0] < w[1])
 }
 
 /// Values to compute once per row of a loop over `loop_shape` (rank >= 2)
@@ -1610,8 +1656,17 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         loop_shape: &ArrayShape,
         body: &mut ElementBody<'_, 'a, 'ctx>,
     ) -> R<()> {
-        let order: Vec<usize> = loop_shape.layout.major_to_minor().collect();
-        let (outer, inner) = (order[0], order[1]);
+        let order = tiled_dims(loop_shape);
+        let (&outer, &inner) = match order.as_slice() {
+            [o, i] => (o, i),
+            _ => {
+                return Err(CompileError::Internal(format!(
+                    "a tiled loop over {:?} (two dimensions longer than 1 expected)",
+                    loop_shape.dims
+                )))
+            }
+        };
+        let rank = loop_shape.rank();
         let n = loop_shape.dims[outer];
         let n_inner = loop_shape.dims[inner];
         let total = loop_shape.element_count();
@@ -1646,7 +1701,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                                     i1,
                                     &format!("d{inner}"),
                                     &mut |i| {
-                                        let mut idx = vec![cg.i64c(0); 2];
+                                        let mut idx = vec![cg.i64c(0); rank];
                                         idx[outer] = o;
                                         idx[inner] = i;
                                         body(cg, ctx, louts, &idx)
