@@ -198,29 +198,32 @@ fn advise_huge_pages(_: *mut u8, _: usize) {}
 
 /// glibc's trim threshold hlox sets ([`retain_freed_memory`]): up to this
 /// many free bytes at the top of the heap stay mapped.
-pub const TRIM_THRESHOLD: usize = 128 << 20;
-
-/// glibc's mmap threshold hlox sets ([`retain_freed_memory`]): the largest
-/// value glibc's own dynamic threshold can reach on 64-bit systems.
-pub const MMAP_THRESHOLD: usize = 32 << 20;
+pub const TRIM_THRESHOLD: usize = 256 << 20;
 
 /// Keep the memory of freed result buffers for the next run, once per
 /// process (the Host runtime calls this before its first run).
 ///
 /// Why: a run's result buffers are fresh allocations handed to the caller,
-/// who frees them before the next run. With glibc's default rules a free of
-/// a few MiB at the top of the heap is given back to the kernel (the trim
-/// threshold follows the mmap threshold, 2x the largest freed mapping), so
-/// the next run's results fault every 4 KiB page in again: a transformer
-/// block's gradient (3 MiB of weight gradients) took 560 page faults per
-/// run, 1 ms of a 6 ms median. hlox sets the trim threshold to
-/// [`TRIM_THRESHOLD`] and the mmap threshold to [`MMAP_THRESHOLD`] (buffers
-/// from 32 MiB up are still mapped on their own, advised for huge pages).
+/// who frees them before the next run. With glibc's defaults, a buffer of
+/// 32 MiB or more is a mapping of its own, unmapped when freed, and a
+/// smaller one freed at the top of the heap is given back to the kernel
+/// (the trim threshold follows the mmap threshold): either way the next
+/// run's results are new pages, each faulted in and zeroed by the kernel
+/// before hlox writes it. A transformer block's gradient (3 MiB of weight
+/// gradients) took 560 page faults per run, 1 ms of a 6 ms median; `2.5 x
+/// + y` over 16M floats (a 64 MiB result) ran at 8.6-23 ms against 5.1-5.9
+/// without the kernel's zeroing, which is the STREAM triad's bandwidth.
+/// hlox therefore serves every allocation from the heap (`M_MMAP_MAX` 0:
+/// glibc still maps memory where the heap cannot grow, and threads' arenas
+/// map what exceeds their 64 MiB heaps) and keeps up to [`TRIM_THRESHOLD`]
+/// of free memory at its top. The cost: a process keeps up to that much
+/// freed memory mapped, and a freed large block below a live one is reused
+/// by later allocations rather than unmapped.
 ///
 /// Opt-outs: nothing is changed where `HLOX_KEEP_MALLOC=1`, or where the
-/// process already chose (`MALLOC_TRIM_THRESHOLD_`, `MALLOC_MMAP_THRESHOLD_`
-/// or a `glibc.malloc` tunable in `GLIBC_TUNABLES`). Returns whether the
-/// settings were applied by this call.
+/// process already chose (`MALLOC_TRIM_THRESHOLD_`, `MALLOC_MMAP_THRESHOLD_`,
+/// `MALLOC_MMAP_MAX_` or a `glibc.malloc` tunable in `GLIBC_TUNABLES`).
+/// Returns whether the settings were applied by this call.
 pub fn retain_freed_memory() -> bool {
     static ONCE: std::sync::Once = std::sync::Once::new();
     let mut applied = false;
@@ -229,6 +232,7 @@ pub fn retain_freed_memory() -> bool {
         let chosen = env("HLOX_KEEP_MALLOC").is_some_and(|v| v == "1")
             || env("MALLOC_TRIM_THRESHOLD_").is_some()
             || env("MALLOC_MMAP_THRESHOLD_").is_some()
+            || env("MALLOC_MMAP_MAX_").is_some()
             || env("GLIBC_TUNABLES").is_some_and(|v| v.contains("glibc.malloc."));
         if !chosen {
             applied = set_malloc_thresholds();
@@ -240,9 +244,9 @@ pub fn retain_freed_memory() -> bool {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn set_malloc_thresholds() -> bool {
     // SAFETY: mallopt only changes the allocator's parameters; both values
-    // fit a c_int and are within glibc's accepted ranges.
+    // are within glibc's accepted ranges.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD as libc::c_int) == 1
+        libc::mallopt(libc::M_MMAP_MAX, 0) == 1
             && libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD as libc::c_int) == 1
     }
 }
@@ -264,17 +268,24 @@ mod malloc_tests {
         }
     }
 
-    /// A result-sized buffer allocated, written page by page, and freed, as
+    /// Result-sized buffers allocated, written page by page, and freed, as
     /// a run's results are: with hlox's settings the next one reuses the
-    /// freed pages.
+    /// freed pages, below glibc's mmap threshold (3 MiB) and above it (48
+    /// MiB, which glibc maps on its own by default).
     #[test]
     fn freed_result_buffers_are_reused_without_page_faults() {
         if std::env::var_os("HLOX_KEEP_MALLOC").is_some() {
             return;
         }
         super::retain_freed_memory();
+        for mib in [3, 48] {
+            reused(mib << 20);
+        }
+    }
+
+    fn reused(bytes: usize) {
         let cycle = || {
-            let mut v = super::try_uninit(3 << 20).expect("3 MiB");
+            let mut v = super::try_uninit(bytes).expect("result-sized buffer");
             for i in (0..v.len()).step_by(4096) {
                 v[i] = std::mem::MaybeUninit::new(1);
             }
@@ -288,7 +299,8 @@ mod malloc_tests {
         let taken = faults() - before;
         assert!(
             taken < 64,
-            "{taken} page faults in 8 result cycles of 3 MiB"
+            "{taken} page faults in 8 result cycles of {} MiB",
+            bytes >> 20
         );
     }
 }
