@@ -41,11 +41,12 @@ pub enum ComplexFn {
     Tan,
     Divide,
     Power,
+    Atan2,
 }
 
 impl ComplexFn {
     /// Every function, in code order.
-    pub const ALL: [ComplexFn; 16] = [
+    pub const ALL: [ComplexFn; 17] = [
         ComplexFn::Abs,
         ComplexFn::Sign,
         ComplexFn::Exp,
@@ -62,6 +63,7 @@ impl ComplexFn {
         ComplexFn::Tan,
         ComplexFn::Divide,
         ComplexFn::Power,
+        ComplexFn::Atan2,
     ];
 
     /// The code passed to the runtime entry.
@@ -102,6 +104,7 @@ impl ComplexFn {
         Some(match op {
             BinaryOp::Divide => ComplexFn::Divide,
             BinaryOp::Power => ComplexFn::Power,
+            BinaryOp::Atan2 => ComplexFn::Atan2,
             _ => return None,
         })
     }
@@ -144,6 +147,7 @@ impl ComplexFn {
             F::Tan => u(U::Tan),
             F::Divide => binary(BinaryOp::Divide, a, b).unwrap_or_default(),
             F::Power => binary(BinaryOp::Power, a, b).unwrap_or_default(),
+            F::Atan2 => binary(BinaryOp::Atan2, a, b).unwrap_or_default(),
         }
     }
 }
@@ -233,6 +237,19 @@ macro_rules! complex_math {
                     let m = r.powf(c) * (-d * th).exp();
                     let t = c * th + d * r.ln();
                     Complex::new(m * t.cos(), m * t.sin())
+                }
+                // atan2(a, b) = -i log((b + i a) / sqrt(b^2 + a^2)), XLA's
+                // (and StableHLO's) definition for complex operands, term
+                // by term: complex products (so signed zeros and infinities
+                // go where the formula sends them), Smith's division, the
+                // principal sqrt and log. The device emitter follows the
+                // same steps.
+                BinaryOp::Atan2 => {
+                    let i = Complex::<$t>::new(0.0, 1.0);
+                    let num = b + i * a;
+                    let den = (b * b + a * a).sqrt();
+                    let l = $binary(BinaryOp::Divide, num, den)?.ln();
+                    Complex::<$t>::new(0.0, -1.0) * l
                 }
                 _ => return None,
             })

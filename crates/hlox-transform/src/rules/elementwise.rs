@@ -275,7 +275,8 @@ pub(crate) fn binary_partials(
             let nt = e.neg(t)?;
             (Partial::One, Partial::Factor(nt))
         }
-        // atan2(x, y): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2)
+        // atan2(x, y): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2);
+        // JAX's rule, holomorphic, so it serves complex operands as written.
         Atan2 => {
             let xx = e.mul(x, x)?;
             let yy = e.mul(y, y)?;
