@@ -230,8 +230,9 @@ pub(crate) fn binary_partials(
             }
             // Holomorphic: the formulas below hold as they are (`power`'s
             // as JAX's `_pow_jvp_lhs`/`_pow_jvp_rhs` on complex values:
-            // `y x^(y-1)` and `log(x) x^y`, the principal branch).
-            Add | Subtract | Multiply | Divide | Power => {}
+            // `y x^(y-1)` and `log(x) x^y`, the principal branch; `atan2`'s
+            // as JAX's `atan2_p` jvp on complex values).
+            Add | Subtract | Multiply | Divide | Power | Atan2 => {}
             _ => return Err(e.internal(format!("{b:?} of complex values is not differentiated"))),
         }
     } else if !tz.is_float() {
