@@ -287,4 +287,41 @@ mod tests {
             "{q}"
         );
     }
+
+    #[test]
+    fn atan2_is_xlas_formula() {
+        let at = |y: Complex<f64>, x: Complex<f64>| binary_c128(BinaryOp::Atan2, y, x).unwrap();
+        let c = Complex::new;
+        // Real operands give the real atan2 (up to rounding in the imaginary part).
+        for (y, x) in [
+            (1.0, 1.0),
+            (0.0, -1.0),
+            (-1.0, -1.0),
+            (3.0, 0.0),
+            (-2.0, 0.5),
+        ] {
+            let r = at(c(y, 0.0), c(x, 0.0));
+            assert!(
+                (r.re - f64::atan2(y, x)).abs() < 1e-15 && r.im.abs() < 1e-15,
+                "{r}"
+            );
+        }
+        // JAX 0.10.2's values (c128).
+        let r = at(c(1.0, 2.0), c(0.5, -1.0));
+        assert!(
+            (r - c(1.908_166_797_906_672_8, 0.379_086_872_342_022_5)).norm() < 1e-14,
+            "{r}"
+        );
+        // x^2 + y^2 = 0: NaN, as JAX.
+        assert!(at(c(0.0, 0.0), c(0.0, 0.0)).re.is_nan());
+        assert!(at(c(1.0, 0.0), c(0.0, 1.0)).re.is_nan());
+        assert_eq!(
+            ComplexFn::of_binary(BinaryOp::Atan2),
+            Some(ComplexFn::Atan2)
+        );
+        assert_eq!(
+            ComplexFn::Atan2.eval_c128(c(1.0, 2.0), c(0.5, -1.0)),
+            at(c(1.0, 2.0), c(0.5, -1.0))
+        );
+    }
 }
