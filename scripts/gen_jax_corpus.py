@@ -2062,6 +2062,39 @@ case("complex_matmul_c128", "c128 matmul, batched einsum, matvec, vdot (x64)", x
     _complex_matmul_case(np.complex128))
 
 
+def _complex_atan2_case(dtype):
+    dtype = np.dtype(dtype)
+
+    def build(rng):
+        y = cplx(rng, dtype, 40)
+        x = cplx(rng, dtype, 40)
+        # edge values: zeros of either sign, the real and imaginary axes
+        # (where the principal branches of the formula's sqrt and log
+        # meet), large and small magnitudes, and x^2 + y^2 == 0 (NaN).
+        y[:16] = np.array([0, 0, 1, -1, 1, -1, 0, 3, 1j, -2j, 1e-3 + 1e-3j, 30 - 20j,
+                           complex(-0.0, 0.0), complex(0.0, -0.0), 1, 1j], dtype)
+        x[:16] = np.array([1, -1, 0, 0, -1, -1, 0, complex(-0.0, 0.0), 2, -0.5 + 1j, 1e3 + 1j, -2 - 2j,
+                           -1, complex(-1.0, -0.0), 1j, 1], dtype)
+
+        def f(y, x):
+            return {
+                "atan2": lax.atan2(y, x),
+                "arctan2": jnp.arctan2(x, y),
+                "chain": jnp.exp(lax.atan2(y * x, y + x)) * y,
+            }
+
+        return f, [y, x]
+
+    return build
+
+
+case("complex_atan2_c64",
+     "atan2 of c64 operands (XLA's -i log((x + i y) / sqrt(x^2 + y^2))) with signed zeros, the axes and x^2 + y^2 = 0",
+     transcendental=True)(_complex_atan2_case(np.complex64))
+case("complex_atan2_c128", "atan2 of c128 operands (x64)", x64=True, transcendental=True)(
+    _complex_atan2_case(np.complex128))
+
+
 def _complex_kernels_case(dtype):
     def build(rng):
         x = cplx(rng, dtype, 2, 3, 9)  # convolution input [batch, feature, width]

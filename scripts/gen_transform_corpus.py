@@ -489,6 +489,21 @@ def complex_ops(rng):
     return f, [c64(rng, 3, 4), c64(rng, 4), f32(rng, 3, 6)]
 
 
+@case(in_axes=(0, 0, None))
+def complex_atan2(rng):
+    # atan2 of complex operands (JAX's rule, holomorphic: d atan2(y, x) =
+    # (x dy - y dx) / (x^2 + y^2)) in both argument positions, one operand
+    # a real made complex, under a real loss (grad), with complex tangents
+    # and batched operands.
+    def f(y, x, r):
+        a = lax.atan2(y, x + 2.0)
+        b = jnp.arctan2(x * 0.5 + 1.5, y * y + r.astype(y.dtype))
+        t = a * b + jnp.exp(a) / (b + 3.0)
+        return jnp.sum(jnp.real(t) ** 2 - jnp.imag(t) * 0.5) + jnp.sum(jnp.abs(a))
+
+    return f, [c64(rng, 2, 3), c64(rng, 2, 3), f32(rng, 3)]
+
+
 @case(in_axes=(0, None, 0), platform="tpu")
 def complex_conv(rng):
     # Complex convolutions (lowered as for TPU: on CPU and GPU JAX expands

@@ -231,6 +231,14 @@ impl<'ctx> E<'_, '_, 'ctx> {
         self.selz(c_big, p1, p2)
     }
 
+    /// The complex product, as `num_complex`'s: `(ac - bd, ad + bc)`.
+    fn cmul(&self, (a, b): Parts<'ctx>, (c, d): Parts<'ctx>) -> Result<Parts<'ctx>> {
+        Ok((
+            self.sub(self.mul(a, c)?, self.mul(b, d)?)?,
+            self.add(self.mul(a, d)?, self.mul(b, c)?)?,
+        ))
+    }
+
     fn exp(&self, (re, im): Parts<'ctx>) -> Result<Parts<'ctx>> {
         let m = self.m(MathFn::Exp, &[re])?;
         let normal = self.polar(m, im)?;
@@ -363,6 +371,17 @@ impl<'ctx> E<'_, '_, 'ctx> {
                 (self.div(self.m(MathFn::Sin, &[x2])?, d)?, self.div(sh, d)?)
             }
             C::Divide => self.divide(a, b)?,
+            // -i log((b + i a) / sqrt(b^2 + a^2)), step by step as
+            // `binary_c64`/`binary_c128`.
+            C::Atan2 => {
+                let ia = self.cmul((zero, self.c(1.0)), a)?;
+                let num = (self.add(b.0, ia.0)?, self.add(b.1, ia.1)?);
+                let (bb, aa) = (self.cmul(b, b)?, self.cmul(a, a)?);
+                let den = self.root((self.add(bb.0, aa.0)?, self.add(bb.1, aa.1)?), false)?;
+                let q = self.divide(num, den)?;
+                let l = (self.m(MathFn::Log, &[self.hypot(q.0, q.1)?])?, self.arg(q)?);
+                self.cmul((zero, self.c(-1.0)), l)?
+            }
             // |a|^c e^(-d arg a) (cos t + i sin t), t = c arg a + d ln|a|;
             // 0^0 = 1, 0^b = 0 for Re b > 0.
             C::Power => {

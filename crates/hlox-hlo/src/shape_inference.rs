@@ -1271,7 +1271,11 @@ impl<'a> Cx<'a> {
             ShiftLeft | ShiftRightLogical | ShiftRightArithmetic => {
                 (x.ty.is_integral(), "an integral")
             }
-            Atan2 => (x.ty.is_float(), "a floating-point"),
+            // XLA defines complex atan2 too: -i log((x + i y) / sqrt(x^2 + y^2)).
+            Atan2 => (
+                x.ty.is_float() || x.ty.is_complex(),
+                "a floating-point or complex",
+            ),
             // Complex numbers have no order, and XLA defines no remainder of them.
             Maximum | Minimum => (!x.ty.is_complex(), "a real (not complex)"),
             Remainder => (

@@ -214,12 +214,15 @@ fn complex_coverage(m: &Module, transform: &'static str) -> Result<(), Transform
                     _ => Some(NOT_YET.into()),
                 },
                 Op::Binary(b) => match b {
-                    B::Add | B::Subtract | B::Multiply | B::Divide | B::Complex | B::Power => None,
+                    B::Add
+                    | B::Subtract
+                    | B::Multiply
+                    | B::Divide
+                    | B::Complex
+                    | B::Power
+                    | B::Atan2 => None,
                     B::Remainder => Some(
                         "`remainder` of complex values has no derivative: JAX does not accept complex operands for `rem` either".into(),
-                    ),
-                    B::Atan2 => Some(
-                        "`atan2` of complex values is not transformed: hlox does not take complex operands for `atan2` at all (its shape inference wants floating point), although JAX accepts and differentiates them; use `atan2` of real values".into(),
                     ),
                     _ => Some(NOT_YET.into()),
                 },

@@ -272,6 +272,7 @@ cases! {
     complex_math,
     complex_outputs,
     complex_ops,
+    complex_atan2,
     complex_conv,
     complex_conv_outputs,
     reduce_windows,

@@ -41,11 +41,12 @@ pub enum ComplexFn {
     Tan,
     Divide,
     Power,
+    Atan2,
 }
 
 impl ComplexFn {
     /// Every function, in code order.
-    pub const ALL: [ComplexFn; 16] = [
+    pub const ALL: [ComplexFn; 17] = [
         ComplexFn::Abs,
         ComplexFn::Sign,
         ComplexFn::Exp,
@@ -62,6 +63,7 @@ impl ComplexFn {
         ComplexFn::Tan,
         ComplexFn::Divide,
         ComplexFn::Power,
+        ComplexFn::Atan2,
     ];
 
     /// The code passed to the runtime entry.
@@ -102,6 +104,7 @@ impl ComplexFn {
         Some(match op {
             BinaryOp::Divide => ComplexFn::Divide,
             BinaryOp::Power => ComplexFn::Power,
+            BinaryOp::Atan2 => ComplexFn::Atan2,
             _ => return None,
         })
     }
@@ -144,6 +147,7 @@ impl ComplexFn {
             F::Tan => u(U::Tan),
             F::Divide => binary(BinaryOp::Divide, a, b).unwrap_or_default(),
             F::Power => binary(BinaryOp::Power, a, b).unwrap_or_default(),
+            F::Atan2 => binary(BinaryOp::Atan2, a, b).unwrap_or_default(),
         }
     }
 }
@@ -234,6 +238,19 @@ macro_rules! complex_math {
                     let t = c * th + d * r.ln();
                     Complex::new(m * t.cos(), m * t.sin())
                 }
+                // atan2(a, b) = -i log((b + i a) / sqrt(b^2 + a^2)), XLA's
+                // (and StableHLO's) definition for complex operands, term
+                // by term: complex products (so signed zeros and infinities
+                // go where the formula sends them), Smith's division, the
+                // principal sqrt and log. The device emitter follows the
+                // same steps.
+                BinaryOp::Atan2 => {
+                    let i = Complex::<$t>::new(0.0, 1.0);
+                    let num = b + i * a;
+                    let den = (b * b + a * a).sqrt();
+                    let l = $binary(BinaryOp::Divide, num, den)?.ln();
+                    Complex::<$t>::new(0.0, -1.0) * l
+                }
                 _ => return None,
             })
         }
@@ -268,6 +285,43 @@ mod tests {
         assert!(
             (q.re - -0.2).abs() < 1e-7 && (q.im - 0.4).abs() < 1e-7,
             "{q}"
+        );
+    }
+
+    #[test]
+    fn atan2_is_xlas_formula() {
+        let at = |y: Complex<f64>, x: Complex<f64>| binary_c128(BinaryOp::Atan2, y, x).unwrap();
+        let c = Complex::new;
+        // Real operands give the real atan2 (up to rounding in the imaginary part).
+        for (y, x) in [
+            (1.0, 1.0),
+            (0.0, -1.0),
+            (-1.0, -1.0),
+            (3.0, 0.0),
+            (-2.0, 0.5),
+        ] {
+            let r = at(c(y, 0.0), c(x, 0.0));
+            assert!(
+                (r.re - f64::atan2(y, x)).abs() < 1e-15 && r.im.abs() < 1e-15,
+                "{r}"
+            );
+        }
+        // JAX 0.10.2's values (c128).
+        let r = at(c(1.0, 2.0), c(0.5, -1.0));
+        assert!(
+            (r - c(1.908_166_797_906_672_8, 0.379_086_872_342_022_5)).norm() < 1e-14,
+            "{r}"
+        );
+        // x^2 + y^2 = 0: NaN, as JAX.
+        assert!(at(c(0.0, 0.0), c(0.0, 0.0)).re.is_nan());
+        assert!(at(c(1.0, 0.0), c(0.0, 1.0)).re.is_nan());
+        assert_eq!(
+            ComplexFn::of_binary(BinaryOp::Atan2),
+            Some(ComplexFn::Atan2)
+        );
+        assert_eq!(
+            ComplexFn::Atan2.eval_c128(c(1.0, 2.0), c(0.5, -1.0)),
+            at(c(1.0, 2.0), c(0.5, -1.0))
         );
     }
 }

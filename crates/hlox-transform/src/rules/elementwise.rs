@@ -230,8 +230,9 @@ pub(crate) fn binary_partials(
             }
             // Holomorphic: the formulas below hold as they are (`power`'s
             // as JAX's `_pow_jvp_lhs`/`_pow_jvp_rhs` on complex values:
-            // `y x^(y-1)` and `log(x) x^y`, the principal branch).
-            Add | Subtract | Multiply | Divide | Power => {}
+            // `y x^(y-1)` and `log(x) x^y`, the principal branch; `atan2`'s
+            // as JAX's `atan2_p` jvp on complex values).
+            Add | Subtract | Multiply | Divide | Power | Atan2 => {}
             _ => return Err(e.internal(format!("{b:?} of complex values is not differentiated"))),
         }
     } else if !tz.is_float() {
@@ -275,7 +276,8 @@ pub(crate) fn binary_partials(
             let nt = e.neg(t)?;
             (Partial::One, Partial::Factor(nt))
         }
-        // atan2(x, y): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2)
+        // atan2(x, y): d/dx = y / (x^2 + y^2), d/dy = -x / (x^2 + y^2);
+        // JAX's rule, holomorphic, so it serves complex operands as written.
         Atan2 => {
             let xx = e.mul(x, x)?;
             let yy = e.mul(y, y)?;
