@@ -2369,6 +2369,9 @@ bash scripts/setup_jax.sh && .venv-jax/bin/python scripts/gen_jax_corpus.py
 | `module.hlo` | `jax.jit(f).lower(*args).as_text(dialect="hlo")` (pre-optimization HLO text) |
 | `module.pb` | `jax.jit(f).lower(*args).compiler_ir("hlo").as_serialized_hlo_module_proto()` (serialized `HloModuleProto`) |
 | `module.mlir` | `jax.jit(f).lower(*args).as_text()` (StableHLO MLIR, JAX's default; written by `scripts/gen_stablehlo_corpus.py` from the same lowering) |
+| `exported.bin` | the serialized `jax.export` artifact of the same function and inputs (`Exported.serialize()`: a flatbuffer holding the module as VHLO MLIR bytecode; `scripts/gen_stablehlo_corpus.py --artifacts`; every case but `multidevice`) |
+| `exported.mlir` | that artifact's module as text (`jax.export.deserialize(data).mlir_module()`, without locations), to check that bytecode and text read to the same HLO |
+| `plain.mlirbc` | (`pow_edge_f32` only) the module as plain, unversioned MLIR bytecode (`module_to_bytecode`), which hlox refuses with what to do |
 | `in0.npy`, `in1.npy`, ... | the entry parameters, in parameter order (seeded numpy RNG; deterministic) |
 | `out0.npy`, `out1.npy`, ... | the expected results: leaves of the JAX result pytree in `jax.tree_util` flatten order. JAX flattens the result, so the HLO root is a flat tuple of exactly these leaves (or the single array when there is one leaf); the generator checks every case's `entry_computation_layout` against the inputs/outputs, and no case has a nested result tuple (`result_tuple_nested` is false everywhere) |
 | `meta.json` | see below |
