@@ -341,14 +341,7 @@ fn jvp_inst(
                         ComparisonDirection::Le
                     };
                     let comp = e.out.pair_chooser(dir, ty)?;
-                    let r = e.add(
-                        Op::ReduceWindow {
-                            window: window.clone(),
-                        },
-                        &[prim[0], t0, prim[1], z],
-                        &[comp],
-                    )?;
-                    Some(e.gte(r, 1)?)
+                    Some(pair_window(e, window, [prim[0], t0, prim[1], z], comp)?)
                 }
                 Some(BinaryOp::Multiply) => {
                     // JAX's jvp of a general reduce-window: the same
@@ -356,14 +349,7 @@ fn jvp_inst(
                     // product rule (any window: strides, padding,
                     // dilations).
                     let comp = e.out.pair_product(ty)?;
-                    let r = e.add(
-                        Op::ReduceWindow {
-                            window: window.clone(),
-                        },
-                        &[prim[0], t0, prim[1], z],
-                        &[comp],
-                    )?;
-                    Some(e.gte(r, 1)?)
+                    Some(pair_window(e, window, [prim[0], t0, prim[1], z], comp)?)
                 }
                 _ => {
                     return Err(unsupported(
@@ -516,4 +502,22 @@ fn jvp_while(
     let y = e.gte(r, 0)?;
     let t = e.gte(r, 1)?;
     Ok((y, Tan::Val(t)))
+}
+
+/// A reduce-window over (value, tangent) pairs `[x, dx, init, zero]` with
+/// the pair reducer `comp`: the tangent of a max/min or product window.
+fn pair_window(
+    e: &mut Emitter,
+    window: &hlox_hlo::ir::Window,
+    operands: [InstId; 4],
+    comp: CompId,
+) -> Result<InstId, TransformError> {
+    let r = e.add(
+        Op::ReduceWindow {
+            window: window.clone(),
+        },
+        &operands,
+        &[comp],
+    )?;
+    e.gte(r, 1)
 }
