@@ -210,8 +210,8 @@ pub const TRIM_THRESHOLD: usize = 256 << 20;
 /// (the trim threshold follows the mmap threshold): either way the next
 /// run's results are new pages, each faulted in and zeroed by the kernel
 /// before hlox writes it. A transformer block's gradient (3 MiB of weight
-/// gradients) took 560 page faults per run, 1 ms of a 6 ms median; `2.5 x
-/// + y` over 16M floats (a 64 MiB result) ran at 8.6-23 ms against 5.1-5.9
+/// gradients) took 560 page faults per run, 1 ms of a 6 ms median; an
+/// axpy over 16M floats (a 64 MiB result) ran at 8.6-23 ms against 5.1-5.9
 /// without the kernel's zeroing, which is the STREAM triad's bandwidth.
 /// hlox therefore serves every allocation from the heap (`M_MMAP_MAX` 0:
 /// glibc still maps memory where the heap cannot grow, and threads' arenas
