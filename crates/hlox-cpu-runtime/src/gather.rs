@@ -94,6 +94,9 @@ impl HostKernel for GatherKernel {
         }
         // Where batch `bi`'s window starts in the operand and the output.
         let bases = |bi: usize| -> (usize, usize) {
+            // Captures the whole `SendConstPtr` (not its raw field), so the
+            // closure stays `Sync`.
+            #[allow(clippy::redundant_locals)]
             let ip = ip;
             // Unravel the batch index.
             let mut bidx = vec![0usize; batch_sizes.len()];
