@@ -10,6 +10,7 @@ use hlox_cpu::{compile, CompileOptions, Executable};
 use hlox_ffi::Registry;
 use hlox_hlo::text::parse_module;
 use hlox_hlo::{Literal, Module};
+use hlox_tests::custom_call_suite::seed_module;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -219,24 +220,6 @@ fn other_options_and_other_modules_miss() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The seed module: one custom call of `target` with `api`.
-fn module_with_call(target: &str, api: &str) -> Module {
-    parse_module(&format!(
-        r#"HloModule cc
-
-ENTRY main {{
-  b = f32[128]{{0}} parameter(0)
-  c = f32[2048]{{0}} parameter(1)
-  cc = f32[2048]{{0}} custom-call(b, c), custom_call_target="{target}"{api}
-  two = f32[] constant(2)
-  twos = f32[2048]{{0}} broadcast(two), dimensions={{}}
-  ROOT out = f32[2048]{{0}} multiply(cc, twos)
-}}
-"#
-    ))
-    .unwrap()
-}
-
 #[test]
 fn custom_call_targets_run_from_cached_code_and_a_rebound_name_misses() {
     let _serial = serial();
@@ -258,7 +241,7 @@ fn custom_call_targets_run_from_cached_code_and_a_rebound_name_misses() {
             ", api_version=API_VERSION_STATUS_RETURNING_UNIFIED",
         ),
     ] {
-        let m = module_with_call(target, api);
+        let m = seed_module(target, api);
         let o = CompileOptions {
             registry: Some(statics()),
             ..cached(&dir)
@@ -290,7 +273,7 @@ fn custom_call_targets_run_from_cached_code_and_a_rebound_name_misses() {
         registry: Some(Arc::new(r)),
         ..cached(&dir)
     };
-    let exe = compile(&module_with_call("do_custom_call", ""), &o).unwrap();
+    let exe = compile(&seed_module("do_custom_call", ""), &o).unwrap();
     assert_eq!(exe.report().cache_hit, None, "another target identity");
     let got = run(&exe, &args).to_vec::<f32>().unwrap();
     assert_eq!(got[0], 2.0 * (b[0] + c[0] + 1.0));
