@@ -60,14 +60,14 @@ pub fn on_run_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     }
 }
 
-/// Whether the calling thread is a worker of the run pool.
-pub fn on_pool_worker() -> bool {
-    pool().is_some_and(|p| p.current_thread_index().is_some())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether the calling thread is a worker of the run pool.
+    fn on_pool_worker() -> bool {
+        pool().is_some_and(|p| p.current_thread_index().is_some())
+    }
 
     #[test]
     fn a_run_hops_onto_the_pool_unless_it_is_a_device() {
