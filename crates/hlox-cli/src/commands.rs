@@ -470,6 +470,13 @@ fn print_timings(r: &hlox_cpu::CompileReport) {
         None => row("JIT", r.jit),
     }
     row("total", r.total);
+    if r.codegen_parts > 1 {
+        eprintln!(
+            "  (optimization and code generation split into {} parts on as many threads: \
+             the longest part's optimization, then the rest)",
+            r.codegen_parts
+        );
+    }
     eprintln!("  arena bytes per run: {}", r.arena_bytes);
 }
 

@@ -923,6 +923,18 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         acc: V<'ctx>,
         x: V<'ctx>,
     ) -> Result<V<'ctx>> {
+        Self::combine_with(cg, op, ty, acc, x, true)
+    }
+
+    /// [`Self::combine`], the `reassoc` flag only with `reassoc`.
+    fn combine_with(
+        cg: &Cg<'_, 'ctx>,
+        op: BinaryOp,
+        ty: ElementType,
+        acc: V<'ctx>,
+        x: V<'ctx>,
+        reassoc: bool,
+    ) -> Result<V<'ctx>> {
         if !ty.is_float() {
             return scalar::binary(cg, op, ty, acc, x);
         }
@@ -950,7 +962,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                     .ok_or_else(|| CodegenError::Other(format!("{name} returned void")));
             }
         };
-        if let Some(i) = r.as_instruction() {
+        if let Some(i) = r.as_instruction().filter(|_| reassoc) {
             let _ = i.set_fast_math_flags(inkwell::values::FastMathFlags::AllowReassoc);
         }
         Ok(r.into())
@@ -1375,14 +1387,18 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
     /// The identity of the reducer of reduce `id` (a [`simple_reducer`]):
     /// see [`reducer_identity`].
     pub fn reduce_identity(&self, cg: &Cg<'_, 'ctx>, id: InstId) -> Result<V<'ctx>> {
-        let (op, ty) = self
-            .comp
+        let (op, ty) = self.reducer_of(id)?;
+        reducer_identity(cg, op, ty)
+    }
+
+    /// The [`simple_reducer`] of reduce `id`.
+    fn reducer_of(&self, id: InstId) -> Result<(BinaryOp, ElementType)> {
+        self.comp
             .inst(id)
             .called
             .first()
             .and_then(|&c| simple_reducer(self.module, c))
-            .ok_or_else(|| CodegenError::Other("reducer is not simple".into()))?;
-        reducer_identity(cg, op, ty)
+            .ok_or_else(|| CodegenError::Other("reducer is not simple".into()))
     }
 
     /// The reducer of reduce `id` (a [`simple_reducer`]) applied to `a`, `x`.
@@ -1393,13 +1409,24 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         a: V<'ctx>,
         x: V<'ctx>,
     ) -> Result<V<'ctx>> {
-        let inst = self.comp.inst(id);
-        let (op, ty) = inst
-            .called
-            .first()
-            .and_then(|&c| simple_reducer(self.module, c))
-            .ok_or_else(|| CodegenError::Other("reducer is not simple".into()))?;
+        let (op, ty) = self.reducer_of(id)?;
         Self::combine(cg, op, ty, a, x)
+    }
+
+    /// [`Self::combine_reduced`] without the `reassoc` flag: LLVM keeps
+    /// the order of the combines, for loops that vectorize across outputs
+    /// (column reductions), where each output's inputs are combined in the
+    /// evaluator's order and the result is bit-exact. With the flag, LLVM
+    /// may reorder an unrolled run of one output's combines.
+    pub fn combine_reduced_in_order(
+        &self,
+        cg: &Cg<'_, 'ctx>,
+        id: InstId,
+        a: V<'ctx>,
+        x: V<'ctx>,
+    ) -> Result<V<'ctx>> {
+        let (op, ty) = self.reducer_of(id)?;
+        Self::combine_with(cg, op, ty, a, x, false)
     }
 }
 

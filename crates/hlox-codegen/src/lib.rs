@@ -58,7 +58,18 @@ pub use elemental::{ElementalCtx, Leaf};
 ///   `bench_vs_xla.py` (docs/performance.md, "Fourth session"). x86's
 ///   addressing modes do what LSR would; on CUDA, ptxas strength-reduces
 ///   again when it assembles the PTX.
-pub const LLVM_OPTIONS: &[&str] = &["-unroll-full-max-count=24", "-disable-lsr"];
+/// - `-unroll-threshold=100` (O3's default is 300): with the loops' trip
+///   counts known (the Host's serial loops, `hlox_cpu`'s emitter), the
+///   default fully unrolled nests of small loops into thousands of
+///   instructions (the corpus' attention: 60 -> 320 ms). With 100 the
+///   corpus' cold compiles took 45 ms (geometric mean) against 94 before
+///   both changes, run times unchanged (docs/performance.md, "Fifth
+///   session"). On CUDA, ptxas unrolls again.
+pub const LLVM_OPTIONS: &[&str] = &[
+    "-unroll-full-max-count=24",
+    "-disable-lsr",
+    "-unroll-threshold=100",
+];
 
 /// Sets [`LLVM_OPTIONS`] in this process's LLVM, once (later calls do
 /// nothing). The options are global to the process: every LLVM

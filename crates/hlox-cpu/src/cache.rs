@@ -23,8 +23,9 @@
 //! **Loading: ORC's LLJIT**, one per process, through LLVM's C API: each
 //! object goes into a JITDylib of its own (`LLVMOrcLLJITAddObjectFile`),
 //! with the table defined there as an absolute symbol and the process's
-//! own symbols (libm, `memcpy`) found by a process search generator, as
-//! MCJIT finds them; dropping the executable clears its JITDylib. Chosen over linking a
+//! own symbols (libm, `memcpy`) found by a process search generator;
+//! dropping the executable clears its JITDylib. Every Host compile links
+//! its objects this way, cached or not. Chosen over linking a
 //! shared object (`cc -shared` on a miss, `dlopen` on a hit) because it
 //! needs no linker or compiler on the machine, no file outside the cache
 //! directory, and links in-process in well under a millisecond. A miss
@@ -839,10 +840,11 @@ impl Drop for ObjectJit {
 }
 
 impl ObjectJit {
-    /// Links `object` into a new JITDylib of the process's LLJIT, with
-    /// `table` as the address table's symbol and the process's symbols for
-    /// the rest.
-    pub(crate) fn load(object: &[u8], table: *const u64) -> Result<ObjectJit, String> {
+    /// Links `objects` into a new JITDylib of the process's LLJIT, with
+    /// `table` (when the code is relocatable) as the address table's
+    /// symbol, the objects' symbols for each other and the process's
+    /// symbols for the rest.
+    pub(crate) fn load(objects: &[&[u8]], table: Option<*const u64>) -> Result<ObjectJit, String> {
         use llvm_sys::orc2::lljit::*;
         use llvm_sys::orc2::*;
         static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -873,33 +875,37 @@ impl ObjectJit {
                 return Err(format!("process symbols: {}", take_error(e)));
             }
             LLVMOrcJITDylibAddGenerator(jd, generator);
-            let sym = std::ffi::CString::new(hlox_codegen::AddressTable::SYMBOL)
-                .map_err(|e| e.to_string())?;
-            let mut pair = LLVMOrcCSymbolMapPair {
-                // Retained for LLVMOrcAbsoluteSymbols, which takes it.
-                Name: LLVMOrcLLJITMangleAndIntern(jit, sym.as_ptr()),
-                Sym: LLVMJITEvaluatedSymbol {
-                    Address: table as u64,
-                    Flags: LLVMJITSymbolFlags {
-                        GenericFlags: LLVMJITSymbolGenericFlags::LLVMJITSymbolGenericFlagsExported
-                            as u8,
-                        TargetFlags: 0,
+            if let Some(table) = table {
+                let sym = std::ffi::CString::new(hlox_codegen::AddressTable::SYMBOL)
+                    .map_err(|e| e.to_string())?;
+                let mut pair = LLVMOrcCSymbolMapPair {
+                    // Retained for LLVMOrcAbsoluteSymbols, which takes it.
+                    Name: LLVMOrcLLJITMangleAndIntern(jit, sym.as_ptr()),
+                    Sym: LLVMJITEvaluatedSymbol {
+                        Address: table as u64,
+                        Flags: LLVMJITSymbolFlags {
+                            GenericFlags:
+                                LLVMJITSymbolGenericFlags::LLVMJITSymbolGenericFlagsExported as u8,
+                            TargetFlags: 0,
+                        },
                     },
-                },
-            };
-            let mu = LLVMOrcAbsoluteSymbols(&mut pair, 1);
-            let e = LLVMOrcJITDylibDefine(jd, mu);
-            if !e.is_null() {
-                return Err(format!("address table: {}", take_error(e)));
+                };
+                let mu = LLVMOrcAbsoluteSymbols(&mut pair, 1);
+                let e = LLVMOrcJITDylibDefine(jd, mu);
+                if !e.is_null() {
+                    return Err(format!("address table: {}", take_error(e)));
+                }
             }
-            let buf = llvm_sys::core::LLVMCreateMemoryBufferWithMemoryRangeCopy(
-                object.as_ptr() as *const libc::c_char,
-                object.len(),
-                c"hlox-cache-object".as_ptr(),
-            );
-            let e = LLVMOrcLLJITAddObjectFile(jit, jd, buf);
-            if !e.is_null() {
-                return Err(format!("object file: {}", take_error(e)));
+            for object in objects {
+                let buf = llvm_sys::core::LLVMCreateMemoryBufferWithMemoryRangeCopy(
+                    object.as_ptr() as *const libc::c_char,
+                    object.len(),
+                    c"hlox-object".as_ptr(),
+                );
+                let e = LLVMOrcLLJITAddObjectFile(jit, jd, buf);
+                if !e.is_null() {
+                    return Err(format!("object file: {}", take_error(e)));
+                }
             }
             Ok(this)
         }

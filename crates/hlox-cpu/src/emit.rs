@@ -1313,7 +1313,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                         let x = ctx.one(cg, input, &idx)?;
                         let p = cg.element_ptr(*optr, oshape, oi)?;
                         let a = cg.load_elem(ty, p)?;
-                        let r = ctx.combine_reduced(cg, root, a, x)?;
+                        let r = ctx.combine_reduced_in_order(cg, root, a, x)?;
                         cg.store_elem(ty, p, r)
                     })
                 })
@@ -1413,7 +1413,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                     // The part's first row.
                     hlox_codegen::loops::shape_loop(cg, &oshape, None, &mut |oi| {
                         let x = input_at(cg, ctx, lo, oi)?;
-                        let with_init = ctx.combine_reduced(cg, root, init_v, x)?;
+                        let with_init = ctx.combine_reduced_in_order(cg, root, init_v, x)?;
                         let v = cg.b.build_select(first, with_init, x, "")?;
                         let p = cg.element_ptr(base, &oshape, oi)?;
                         cg.store_elem(ty, p, v)
@@ -1431,7 +1431,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                                 for k in 0..n {
                                     let row = cg.b.build_int_add(row0, cg.i64c(k), "")?;
                                     let x = input_at(cg, ctx, row, oi)?;
-                                    a = ctx.combine_reduced(cg, root, a, x)?;
+                                    a = ctx.combine_reduced_in_order(cg, root, a, x)?;
                                 }
                                 cg.store_elem(ty, p, a)
                             })
@@ -1750,10 +1750,35 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.loops += 1;
         let fname = format!("loop.{}.{}", self.loops, name);
         let lf = self.begin_void_fn(&fname, &[cg.ptr().into(), cg.i64().into(), cg.i64().into()]);
+        // Internal: nothing looks a loop up by name. A loop called once
+        // from its caller is inlined there and not compiled a second time
+        // on its own; a parallel loop's address goes to the runtime.
+        // Internal and never inlined: each loop is compiled once, as its
+        // own function (externally visible loops inlined into their
+        // callers were compiled twice, and made the cold compile twice as
+        // slow: docs/performance.md, "Fifth session"). Nothing looks a loop
+        // up by name; a parallel loop's address goes to the runtime.
+        lf.set_linkage(inkwell::module::Linkage::Internal);
+        let noinline = inkwell::attributes::Attribute::get_named_enum_kind_id("noinline");
+        lf.add_attribute(
+            inkwell::attributes::AttributeLoc::Function,
+            self.cg.ctx.create_enum_attribute(noinline, 0),
+        );
         let cg = &self.cg;
+        let parallel = total_work >= self.par_threshold && n >= 2 && self.threads > 1;
         let tp = param(lf, 0)?.into_pointer_value();
-        let start = param(lf, 1)?.into_int_value();
-        let end = param(lf, 2)?.into_int_value();
+        // A serial loop runs over all of [0, n): its bounds are constants
+        // (its trip count known to LLVM: a small loop is unrolled rather
+        // than given vector, epilogue and remainder loops), and the loop
+        // stands on its own when code generation splits the module.
+        let (start, end) = if parallel {
+            (
+                param(lf, 1)?.into_int_value(),
+                param(lf, 2)?.into_int_value(),
+            )
+        } else {
+            (cg.i64c(0), cg.i64c(n))
+        };
         let mut loaded = Vec::new();
         for i in 0..table_ptrs.len() {
             loaded.push(self.load_ptr(tp, i, name)?);
@@ -1791,7 +1816,7 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         b.build_return(None).map_err(e(name))?;
         // Back in the caller.
         b.position_at_end(caller_bb);
-        if total_work >= self.par_threshold && n >= 2 && self.threads > 1 {
+        if parallel {
             let chunks = (self.threads as i64 * 4).min(n);
             let pf = cg.ctx.void_type().fn_type(
                 &[

@@ -18,10 +18,12 @@
 //!    heavy ops (dot, convolution, sort, gather, scatter, ...) are runtime
 //!    kernels ([`kernels`]);
 //! 4. optimization with LLVM's new pass manager (`default<On>`) for the host
-//!    CPU (its name and features are set on every function);
-//! 5. JIT: LLVM's MCJIT execution engine loads the object code in-process;
-//!    the executable keeps the engine alive and calls the entry function
-//!    through its address.
+//!    CPU (its name and features are set on every function) and code
+//!    generation to an object file; a large module is split into parts
+//!    compiled on several threads ([`split`]);
+//! 5. linking: ORC's LLJIT links the object files in-process
+//!    (`cache::ObjectJit`, the loader a cache hit uses too); the executable
+//!    keeps them alive and calls the entry function through its address.
 
 mod buffers;
 pub mod cache;
@@ -29,15 +31,14 @@ pub mod collectives;
 mod emit;
 pub mod kernels;
 mod runtime;
+mod split;
 
 use hlox_ffi::{BoundTargets, Platform};
 use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::{ArrayLiteral, ArrayShape, CompId, Literal, Module, Shape};
 use hlox_passes::frontend::{dump, Lowered};
 use inkwell::context::Context;
-use inkwell::targets::{
-    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
-};
+use inkwell::targets::{FileType, InitializationConfig, Target, TargetMachine};
 use inkwell::OptimizationLevel;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -91,9 +92,18 @@ pub struct CompileReport {
     pub bind: Duration,
     pub buffer_assignment: Duration,
     pub ir_generation: Duration,
+    /// LLVM's optimization; with code generation split into parts (see
+    /// `codegen_parts`), the longest of the parts'.
     pub optimization: Duration,
+    /// Code generation and linking; when split, the rest of the wall time
+    /// of the parts' compiles (after the longest optimization) and the
+    /// linking.
     pub jit: Duration,
     pub total: Duration,
+    /// The LLVM modules the code was compiled in, on as many threads:
+    /// more than 1 when a large module was split (`split`), 1 otherwise,
+    /// 0 on a cache hit.
+    pub codegen_parts: usize,
     /// Bytes of the temporary arena of one run.
     pub arena_bytes: usize,
     pub llvm_functions: usize,
@@ -156,16 +166,13 @@ pub struct Executable {
     _code: Code,
 }
 
-/// The loaded machine code an executable calls into, kept alive with it.
-enum Code {
-    /// Compiled in this process and loaded by MCJIT (no cache).
-    Mcjit(#[allow(dead_code)] hlox_codegen::Jit),
-    /// A relocatable object (compiled for the cache, or read from it)
-    /// loaded by ORC, and the address table its code reads.
-    Object {
-        _jit: cache::ObjectJit,
-        _table: Box<[u64]>,
-    },
+/// The loaded machine code an executable calls into, kept alive with it:
+/// object files linked by ORC (one per part of a split compile, one for a
+/// cache entry), and the address table a relocatable object's code reads
+/// (empty for code compiled in this process).
+struct Code {
+    _jit: cache::ObjectJit,
+    _table: Box<[u64]>,
 }
 
 /// A profiled executable's instructions (name, opcode, result shape) and
@@ -403,25 +410,25 @@ fn back_half(
     hlox_codegen::init_llvm_options();
     let (cpu, features) = cache::host_cpu().clone();
     let triple = TargetMachine::get_default_triple();
-    let target = Target::from_triple(&triple).map_err(|e| CompileError::Llvm(e.to_string()))?;
     let level = match options.opt_level {
         0 => OptimizationLevel::None,
         1 => OptimizationLevel::Less,
         2 => OptimizationLevel::Default,
         _ => OptimizationLevel::Aggressive,
     };
-    let tm = target
-        .create_target_machine(
-            &triple,
-            &cpu,
-            &features,
-            level,
-            RelocMode::Default,
-            CodeModel::JITDefault,
-        )
-        .ok_or_else(|| CompileError::Llvm("cannot create a target machine for the host".into()))?;
+    // One target machine for optimization and code generation: position-
+    // independent code in the default code model, as ORC links it and a
+    // relocatable object (a cache entry, `compile_to_object`) expects.
+    let machine = split::Machine {
+        triple: triple.as_str().to_string_lossy().into_owned(),
+        cpu: cpu.clone(),
+        features: features.clone(),
+        level,
+    };
+    let tm = machine.target_machine().map_err(CompileError::Llvm)?;
     let ctx_box = Box::new(Context::create());
-    // SAFETY: the context outlives the module and engine (`hlox_codegen::Jit`).
+    // SAFETY: `ctx_box` is declared before everything made in the context
+    // (module, builder, emitter), so it is dropped after them.
     let ctx: &'static Context = unsafe { &*(ctx_box.as_ref() as *const Context) };
     let llmod = ctx.create_module(&module.name);
     llmod.set_triple(&triple);
@@ -505,140 +512,179 @@ fn back_half(
         .verify()
         .map_err(|e| CompileError::Internal(format!("generated LLVM IR does not verify: {e}")))?;
 
-    let t = Instant::now();
     let passes = format!("default<O{}>", options.opt_level.min(3));
-    llmod
-        .run_passes(&passes, &tm, inkwell::passes::PassBuilderOptions::create())
-        .map_err(|e| CompileError::Llvm(e.to_string()))?;
-    report.optimization = t.elapsed();
-    tracing::debug!(
-        ms = ms(report.optimization),
-        passes = %passes,
-        "LLVM optimization"
-    );
-    dump(dump_dir, "module.opt.ll", llvm_ir)?;
-    if dump_dir.is_some() {
-        let asm = tm
-            .write_to_memory_buffer(&llmod, FileType::Assembly)
-            .map_err(|e| CompileError::Llvm(e.to_string()))?;
-        dump(dump_dir, "module.s", || {
-            String::from_utf8_lossy(asm.as_slice())
-        })?;
-    }
-    report.llvm_functions = llmod.get_functions().count();
-    // The module as a relocatable object: a second target machine making
-    // position-independent code in the default code model, as a
-    // relocatable object expects (a cache entry, or `compile_to_object`).
-    let pic_object = |llmod: &inkwell::module::Module<'_>| {
-        let pic = target
-            .create_target_machine(
-                &triple,
-                &cpu,
-                &features,
-                level,
-                RelocMode::PIC,
-                CodeModel::Default,
-            )
-            .ok_or_else(|| {
-                CompileError::Llvm("cannot create a target machine for the host".into())
-            })?;
-        pic.write_to_memory_buffer(llmod, FileType::Object)
-            .map_err(|e| CompileError::Llvm(e.to_string()))
+    // Code generation split over threads (`split`): not for a dump (one
+    // module, one listing), a cache entry or an object file (one object).
+    let groups = if dump_dir.is_none() && !object && cache.is_none() {
+        split::partition(&llmod, threads)
+    } else {
+        Vec::new()
     };
-    if let (Some(c), Some(k), Some(table)) = (&cache, key, &table) {
-        // Relocatable code: write the object, store it with what the
-        // executable needs, and load it as a hit would.
+    // The object files, and when code generation and linking began (less
+    // the longest optimization of a split compile, which overlapped it).
+    let (objects, jit_start, jit_overlap) = if groups.len() > 1 {
         let t = Instant::now();
-        let buf = pic_object(&llmod)?;
-        let slots = cache::name_slots(&table.slots(), &target_addrs, &ffi_slots)
-            .map_err(|m| CompileError::Internal(format!("compilation cache: {m}")))?;
-        let index = |(c, i): (CompId, hlox_hlo::InstId)| {
-            use hlox_hlo::EntityRef;
-            (c.index() as u32, i.index() as u32)
-        };
-        let entry = std::sync::Arc::new(cache::Entry {
-            key: k,
-            meta: cache::Meta {
-                entry: entry_name,
-                arena_bytes: base as u64,
-                counters: [
-                    report.llvm_functions,
-                    report.row_hoisted,
-                    report.per_element_reductions,
-                    report.row_shared,
-                    report.column_reductions,
-                    report.column_reductions_split_rows,
-                ]
-                .map(|c| c as u64),
-                slots,
-                sites: call_sites.iter().map(|s| index(s.at)).collect(),
-                kernels: pending_kernels
-                    .iter()
-                    .map(|(c, i, names)| {
-                        let (c, i) = index((*c, *i));
-                        (c, i, names.clone())
-                    })
-                    .collect(),
-            },
-            object: buf.as_slice().to_vec(),
-        });
-        drop(llmod);
-        c.store(entry.clone());
-        let loaded = load_object(module, &bound, &entry, Some(call_sites))
-            .map_err(|m| CompileError::Llvm(format!("loading the compiled object: {m}")))?;
-        report.jit = t.elapsed();
-        report.total = front_total + t0.elapsed();
-        tracing::info!(
-            ms = ms(report.total),
-            llvm_functions = report.llvm_functions,
-            "compiled (stored in the compilation cache)"
+        report.llvm_functions = llmod.get_functions().count();
+        let bitcodes = split::split(&llmod, &groups).map_err(CompileError::Internal)?;
+        let split_time = t.elapsed();
+        let (objects, times) = split::compile_parts(&llmod, &tm, &bitcodes, &machine, &passes)
+            .map_err(CompileError::Llvm)?;
+        report.optimization = times.optimization;
+        report.codegen_parts = groups.len();
+        tracing::debug!(
+            parts = groups.len(),
+            split_ms = ms(split_time),
+            optimization_ms = ms(times.optimization),
+            codegen_ms = ms(times.codegen),
+            "LLVM optimization and code generation, split"
         );
-        return Ok(HostOutput::Executable(Box::new(executable(
-            module, bound, report, loaded, profile,
-        ))));
-    }
-    if object {
+        (objects, t, times.optimization)
+    } else {
+        let t = Instant::now();
+        report.codegen_parts = 1;
+        llmod
+            .run_passes(&passes, &tm, inkwell::passes::PassBuilderOptions::create())
+            .map_err(|e| CompileError::Llvm(e.to_string()))?;
+        report.optimization = t.elapsed();
+        tracing::debug!(
+            ms = ms(report.optimization),
+            passes = %passes,
+            "LLVM optimization"
+        );
+        dump(dump_dir, "module.opt.ll", llvm_ir)?;
+        if dump_dir.is_some() {
+            let asm = tm
+                .write_to_memory_buffer(&llmod, FileType::Assembly)
+                .map_err(|e| CompileError::Llvm(e.to_string()))?;
+            dump(dump_dir, "module.s", || {
+                String::from_utf8_lossy(asm.as_slice())
+            })?;
+        }
+        report.llvm_functions = llmod.get_functions().count();
+        let pic_object = |llmod: &inkwell::module::Module<'_>| {
+            tm.write_to_memory_buffer(llmod, FileType::Object)
+                .map_err(|e| CompileError::Llvm(e.to_string()))
+        };
+        if let (Some(c), Some(k), Some(table)) = (&cache, key, &table) {
+            // Relocatable code: write the object, store it with what the
+            // executable needs, and load it as a hit would.
+            let t = Instant::now();
+            let buf = pic_object(&llmod)?;
+            let slots = cache::name_slots(&table.slots(), &target_addrs, &ffi_slots)
+                .map_err(|m| CompileError::Internal(format!("compilation cache: {m}")))?;
+            let index = |(c, i): (CompId, hlox_hlo::InstId)| {
+                use hlox_hlo::EntityRef;
+                (c.index() as u32, i.index() as u32)
+            };
+            let entry = std::sync::Arc::new(cache::Entry {
+                key: k,
+                meta: cache::Meta {
+                    entry: entry_name,
+                    arena_bytes: base as u64,
+                    counters: [
+                        report.llvm_functions,
+                        report.row_hoisted,
+                        report.per_element_reductions,
+                        report.row_shared,
+                        report.column_reductions,
+                        report.column_reductions_split_rows,
+                    ]
+                    .map(|c| c as u64),
+                    slots,
+                    sites: call_sites.iter().map(|s| index(s.at)).collect(),
+                    kernels: pending_kernels
+                        .iter()
+                        .map(|(c, i, names)| {
+                            let (c, i) = index((*c, *i));
+                            (c, i, names.clone())
+                        })
+                        .collect(),
+                },
+                object: buf.as_slice().to_vec(),
+            });
+            drop(llmod);
+            c.store(entry.clone());
+            let loaded = load_object(module, &bound, &entry, Some(call_sites))
+                .map_err(|m| CompileError::Llvm(format!("loading the compiled object: {m}")))?;
+            report.jit = t.elapsed();
+            report.total = front_total + t0.elapsed();
+            tracing::info!(
+                ms = ms(report.total),
+                llvm_functions = report.llvm_functions,
+                "compiled (stored in the compilation cache)"
+            );
+            return Ok(HostOutput::Executable(Box::new(executable(
+                module, bound, report, loaded, profile,
+            ))));
+        }
+        if object {
+            let t = Instant::now();
+            let buf = pic_object(&llmod)?;
+            let bytes = buf.as_slice().to_vec();
+            tracing::debug!(ms = ms(t.elapsed()), bytes = bytes.len(), "object file");
+            return Ok(HostOutput::Object(ObjectCode {
+                bytes,
+                entry_symbol: entry_name,
+                arena_bytes: base,
+            }));
+        }
+
         let t = Instant::now();
         let buf = pic_object(&llmod)?;
-        let bytes = buf.as_slice().to_vec();
-        tracing::debug!(ms = ms(t.elapsed()), bytes = bytes.len(), "object file");
-        return Ok(HostOutput::Object(ObjectCode {
-            bytes,
-            entry_symbol: entry_name,
-            arena_bytes: base,
-        }));
-    }
-
-    let t = Instant::now();
-    let ee = llmod
-        .create_jit_execution_engine(level)
-        .map_err(|e| CompileError::Llvm(e.to_string()))?;
-    let addr = ee
-        .get_function_address(&entry_name)
-        .map_err(|e| CompileError::Llvm(format!("entry function: {e}")))?;
-    // Runtime kernels, now that their compiled callees have addresses.
-    let kernels = make_kernels(module, &pending_kernels, |n| {
-        ee.get_function_address(n).map_err(|e| e.to_string())
-    })?;
-    report.jit = t.elapsed();
+        (vec![buf.as_slice().to_vec()], t, Duration::ZERO)
+    };
+    drop(llmod);
+    let objects: Vec<&[u8]> = objects.iter().map(|o| o.as_slice()).collect();
+    let loaded = link(
+        module,
+        &objects,
+        &entry_name,
+        &pending_kernels,
+        call_sites,
+        ffi_frames,
+    )?;
+    report.jit = jit_start.elapsed().saturating_sub(jit_overlap);
     report.total = front_total + t0.elapsed();
-    tracing::debug!(ms = ms(report.jit), kernels = kernels.len(), "JIT");
+    tracing::debug!(ms = ms(report.jit), kernels = loaded.kernels.len(), "JIT");
     tracing::info!(
         ms = ms(report.total),
         llvm_functions = report.llvm_functions,
+        parts = report.codegen_parts,
         "compiled"
     );
-    let loaded = Loaded {
-        entry: addr,
-        call_sites,
-        ffi_frames,
-        kernels,
-        // SAFETY: `ee` was made from `llmod`, created in `ctx_box`.
-        code: Code::Mcjit(unsafe { hlox_codegen::Jit::new(ctx_box, ee) }),
-    };
     Ok(HostOutput::Executable(Box::new(executable(
         module, bound, report, loaded, profile,
     ))))
+}
+
+/// Links the object files of a compile made in this process (its code not
+/// relocatable: helpers' addresses are constants in it) and finds its
+/// entry function and runtime kernels.
+fn link(
+    module: &VerifiedModule,
+    objects: &[&[u8]],
+    entry_name: &str,
+    pending_kernels: &PendingKernels,
+    call_sites: Vec<runtime::CallSite>,
+    ffi_frames: hlox_ffi::xla_ffi::direct::FrameLayout,
+) -> Result<Loaded, CompileError> {
+    let jit = cache::ObjectJit::load(objects, None)
+        .map_err(|m| CompileError::Llvm(format!("linking the compiled code: {m}")))?;
+    let entry = jit
+        .lookup(entry_name)
+        .map_err(|e| CompileError::Llvm(format!("entry function: {e}")))?;
+    // Runtime kernels, now that their compiled callees have addresses.
+    let kernels = make_kernels(module, pending_kernels, |n| jit.lookup(n))?;
+    Ok(Loaded {
+        entry,
+        call_sites,
+        ffi_frames,
+        kernels,
+        code: Code {
+            _jit: jit,
+            _table: Box::new([]),
+        },
+    })
 }
 
 /// The runtime kernels of an executable, by instruction name.
@@ -716,7 +762,7 @@ fn load_object(
         pending.push((c, i, names.clone()));
     }
     let prepared = t.elapsed();
-    let jit = cache::ObjectJit::load(&entry.object, table.as_ptr())?;
+    let jit = cache::ObjectJit::load(&[entry.object.as_slice()], Some(table.as_ptr()))?;
     let added = t.elapsed();
     let addr = jit.lookup(&meta.entry)?;
     let linked = t.elapsed();
@@ -733,7 +779,7 @@ fn load_object(
         call_sites,
         ffi_frames,
         kernels,
-        code: Code::Object {
+        code: Code {
             _jit: jit,
             _table: table,
         },

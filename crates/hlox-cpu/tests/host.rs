@@ -1312,3 +1312,62 @@ ENTRY e {
         .iter()
         .all(|e| e.count == 0 && e.total_ns == 0));
 }
+
+/// A module with enough code is optimized and compiled in several LLVM
+/// modules on as many threads (`split.rs`), linked together, and computes
+/// what the evaluator computes; a small one stays in one part.
+#[test]
+fn large_modules_compile_in_parts_with_the_evaluators_results() {
+    let mut body = String::new();
+    let mut roots = Vec::new();
+    // Eight loops of different shapes and math, so that no two fuse.
+    let ops = [
+        "tanh",
+        "exponential",
+        "sine",
+        "cosine",
+        "logistic",
+        "abs",
+        "negate",
+        "floor",
+    ];
+    for (k, op) in ops.iter().enumerate() {
+        let (r, c) = (8 + k, 12 + 2 * k);
+        body += &format!(
+            "  x{k} = f32[{r},{c}]{{1,0}} parameter({k})\n  e{k} = f32[{r},{c}]{{1,0}} {op}(x{k})\n  \
+             m{k} = f32[{r},{c}]{{1,0}} multiply(e{k}, x{k})\n  \
+             s{k} = f32[{c}]{{0}} reduce(m{k}, z), dimensions={{0}}, to_apply=add\n  \
+             t{k} = f32[{c},{r}]{{1,0}} transpose(m{k}), dimensions={{1,0}}\n"
+        );
+        roots.push(format!("s{k}"));
+        roots.push(format!("t{k}"));
+    }
+    let shapes: Vec<String> = (0..ops.len())
+        .flat_map(|k| {
+            let (r, c) = (8 + k, 12 + 2 * k);
+            [format!("f32[{c}]{{0}}"), format!("f32[{c},{r}]{{1,0}}")]
+        })
+        .collect();
+    let text = format!(
+        "HloModule parts\n\nadd {{\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}}\n\n\
+         ENTRY e {{\n  z = f32[] constant(0)\n{body}  ROOT r = ({}) tuple({})\n}}\n",
+        shapes.join(", "),
+        roots.join(", ")
+    );
+    let m = parse_module(&text).unwrap();
+    let exe = compile(&m, &opts()).unwrap();
+    let threads = rayon::current_num_threads();
+    if threads > 1 {
+        assert!(
+            exe.report().codegen_parts >= 2,
+            "{} parts with {threads} threads",
+            exe.report().codegen_parts
+        );
+    }
+    check_module(&m, &random_args(&m, 5), 1e-5).unwrap();
+    let small = parse_module(
+        "HloModule small\n\nENTRY e {\n  x = f32[4]{0} parameter(0)\n  ROOT y = f32[4]{0} add(x, x)\n}\n",
+    )
+    .unwrap();
+    assert_eq!(compile(&small, &opts()).unwrap().report().codegen_parts, 1);
+}
