@@ -596,6 +596,30 @@ def variadic_reduce(rng):
     return f, [x, f32(rng, 3, 4)]
 
 
+@case(in_axes=(0, None), hvp=True)
+def variadic_reduce_mixing(rng):
+    # lax.reduce of tuples whose computation mixes its operands: an online
+    # log-sum-exp ((max, scaled sum) pairs) over two of three dimensions
+    # (15 elements: odd halves padded with the init values), and a mean
+    # combined with its count over 3 rows. hlox makes them trees of
+    # element-wise steps as JAX's _reduce_jvp does. The counts and scaled
+    # sums start as x * 0 + 1: JAX's rule fails on a symbolic zero tangent.
+    def lse_step(p, q):
+        m = jnp.maximum(p[0], q[0])
+        return (m, p[1] * jnp.exp(p[0] - m) + q[1] * jnp.exp(q[0] - m))
+
+    def mean_step(p, q):
+        c = p[0] + q[0]
+        return (c, (p[0] * p[1] + q[0] * q[1]) / c)
+
+    def f(x, y):
+        m, s = lax.reduce((x, x * 0 + 1), (np.float32(-np.inf), np.float32(0)), lse_step, (0, 2))
+        c, mu = lax.reduce((y * 0 + 1, jnp.sin(y) * x[0, 0]), (np.float32(0), np.float32(0)), mean_step, (0,))
+        return jnp.sum((m + jnp.log(s)) * mu[:2]) + jnp.sum(mu * mu * c)
+
+    return f, [f32(rng, 3, 2, 5), f32(rng, 3, 5)]
+
+
 @case(in_axes=(0, None), devices=4, hvp=True)
 def shard_map_collectives(rng):
     # A shard_map over 4 devices with psum, all_gather, ppermute,

@@ -376,8 +376,10 @@ fn corpus_case_on_the_host(name: &str) {
 /// Grouped, depthwise and batch-grouped convolutions (both gradients,
 /// vmap with batched kernels), an argmax's value result, `map`, complex
 /// numbers (with `pow`, sort, scatters, the FFTs and convolutions), product
-/// and dilated sum reduce-windows (`cumprod`, also second order), and second order through
-/// `fori_loop` and `scan`, compiled for the Host.
+/// and dilated sum reduce-windows (`cumprod`, also second order),
+/// variadic reduces that mix their operands (trees of element-wise steps,
+/// also second order), and second order through `fori_loop` and `scan`,
+/// compiled for the Host.
 #[test]
 fn transformed_corpus_cases_run_on_the_host() {
     for name in [
@@ -392,6 +394,7 @@ fn transformed_corpus_cases_run_on_the_host() {
         "complex_conv",
         "complex_conv_outputs",
         "reduce_windows",
+        "variadic_reduce_mixing",
         "fori_loop",
         "scan_rnn",
     ] {

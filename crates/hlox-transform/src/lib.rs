@@ -113,8 +113,10 @@ pub use vjp::{grad, grad_with, vjp, vjp_with};
 
 /// Verifies the input and refuses what no rule covers; returns the module
 /// the transformation walks: `m`, or a copy with its `map`s expanded into
-/// element-wise ops ([`map::expand_maps`]) and its variadic reduces that
-/// reduce each operand on its own split into one reduce per operand
+/// element-wise ops and, for jvp and vjp, its variadic reduces that mix
+/// their operands made trees of element-wise steps
+/// ([`map::expand_maps`]), and its variadic reduces that reduce each
+/// operand on its own split into one reduce per operand
 /// ([`split::split_reduces`]).
 fn check_input<'m>(
     m: &'m Module,
@@ -123,7 +125,7 @@ fn check_input<'m>(
     hlox_hlo::verifier::verify_module(m)
         .map_err(|source| TransformError::Input { transform, source })?;
     let m = unfuse(m);
-    let expanded = match map::expand_maps(&m, transform)? {
+    let expanded = match map::expand_maps(&m, transform, transform != "vmap")? {
         std::borrow::Cow::Owned(x) => Some(x),
         std::borrow::Cow::Borrowed(_) => None,
     };

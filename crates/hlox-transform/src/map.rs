@@ -1,24 +1,40 @@
-//! `map` before transforming: each `map` instruction becomes its scalar
-//! computation applied to whole arrays (element-wise ops on the operands,
-//! scalar constants broadcast to the map's shape), in place, so the rules
-//! of the element-wise ops differentiate and batch it and no rule of its
-//! own is needed.
+//! Computations applied element-wise, before transforming:
+//!
+//! - each `map` instruction becomes its scalar computation applied to
+//!   whole arrays (element-wise ops on the operands, scalar constants
+//!   broadcast to the map's shape), in place, so the rules of the
+//!   element-wise ops differentiate and batch it and no rule of its own is
+//!   needed;
+//! - for jvp and vjp, each variadic `reduce` whose computation mixes its
+//!   operands (an online log-sum-exp's (max, scaled sum), a mean and its
+//!   count; not one that splits into a reduce per operand, `split.rs`,
+//!   nor an argmax/argmin, which has rules of its own) becomes JAX's
+//!   `_reduce_jvp` tree: the reduced dimensions moved last and flattened,
+//!   then halved until one element is left, each step the
+//!   computation applied element-wise to the two halves (an odd half
+//!   padded with the init values). The tree holds only data movement and
+//!   element-wise ops, whose rules differentiate it, in both modes and to
+//!   any order. Its primal result is the tree's (as JAX's: the rounding of
+//!   another association order). vmap batches such a reduce as it is.
 
 use crate::{unsupported, TransformError};
-use hlox_hlo::ir::{CompId, Computation, InstId, Instruction, Module, Op};
+use hlox_hlo::ir::{CompId, Computation, InstId, Instruction, Module, Op, PadDim, SliceDim};
 use hlox_hlo::{PrimaryMap, SecondaryMap, Shape};
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-/// `m` with every `map` expanded, or `m` itself when it has none.
+/// `m` with every `map` expanded, and with `trees` every variadic reduce
+/// that mixes its operands made a tree of its computation; `m` itself
+/// when it has neither.
 pub(crate) fn expand_maps<'m>(
     m: &'m Module,
     transform: &'static str,
+    trees: bool,
 ) -> Result<Cow<'m, Module>, TransformError> {
     let has_map = |c: &Computation| {
         c.instructions
             .values()
-            .any(|i| matches!(i.op, Op::Map { .. }))
+            .any(|i| matches!(i.op, Op::Map { .. }) || (trees && mixing_reduce(m, c, i)))
     };
     if !m.computations.values().any(has_map) {
         return Ok(Cow::Borrowed(m));
@@ -31,18 +47,49 @@ pub(crate) fn expand_maps<'m>(
     let mut out = m.clone();
     for (id, c) in m.computations.iter() {
         if has_map(c) {
-            out.computations[id] = expand_in(m, c, transform, &mut names)?;
+            out.computations[id] = expand_in(m, c, transform, trees, &mut names)?;
         }
     }
     Ok(Cow::Owned(out))
 }
 
-/// A copy of `c` with its maps expanded (instructions renumbered, still in
-/// topological order).
+/// Whether `inst` (of `c`) is a variadic reduce whose computation mixes
+/// its operands: neither split into one reduce per operand
+/// (`split::components`) nor an argmax/argmin (a pair-picking computation
+/// over values and an iota along the one reduced dimension), which the
+/// argmax rules cover.
+fn mixing_reduce(m: &Module, c: &Computation, inst: &Instruction) -> bool {
+    let Op::Reduce { dimensions } = &inst.op else {
+        return false;
+    };
+    if !inst.shape.is_tuple() || inst.operands.len() < 4 {
+        return false;
+    }
+    let Some(&reducer) = inst.called.first() else {
+        return false;
+    };
+    if crate::split::components(m, reducer).is_some() {
+        return false;
+    }
+    let argmax = inst.operands.len() == 4
+        && dimensions.len() == 1
+        && crate::rules::is_pair_picker(m, reducer)
+        && crate::rules::linear::iota_along(|x| c.inst(x), inst.operands[1], dimensions[0])
+        && c.inst(inst.operands[1])
+            .shape
+            .element_type()
+            .is_some_and(|t| !t.is_float());
+    !argmax
+}
+
+/// A copy of `c` with its maps (and, with `trees`, its mixing variadic
+/// reduces) expanded (instructions renumbered, still in topological
+/// order).
 fn expand_in(
     m: &Module,
     c: &Computation,
     transform: &'static str,
+    trees: bool,
     names: &mut HashSet<String>,
 ) -> Result<Computation, TransformError> {
     let mut x = Expander {
@@ -71,7 +118,14 @@ fn expand_in(
                         "a map over some of the dimensions only",
                     ));
                 }
-                x.apply(inst, inst.called[0], &ops, &dims)?
+                let r = x.apply(inst, inst.called[0], &ops, &dims)?;
+                match r[..] {
+                    [r] => r,
+                    _ => return Err(unsupported(transform, inst, "a map of tuples")),
+                }
+            }
+            Op::Reduce { dimensions } if trees && mixing_reduce(m, c, inst) => {
+                x.reduce_tree(inst, dimensions, &ops)?
             }
             _ => {
                 let mut i = inst.clone();
@@ -119,15 +173,15 @@ impl Expander<'_> {
     }
 
     /// The scalar computation `f` applied element-wise to the arrays
-    /// `args` of dimensions `dims`, for the map (or call inside a map's
-    /// computation) `at`.
+    /// `args` of dimensions `dims`, for the map or reduce (or call inside
+    /// their computation) `at`: its result, or its root tuple's elements.
     fn apply(
         &mut self,
         at: &Instruction,
         f: CompId,
         args: &[InstId],
         dims: &[i64],
-    ) -> Result<InstId, TransformError> {
+    ) -> Result<Vec<InstId>, TransformError> {
         let comp = self.m.comp(f);
         let mut val: SecondaryMap<InstId, Option<InstId>> = SecondaryMap::new();
         for (id, inst) in comp.instructions.iter() {
@@ -136,9 +190,10 @@ impl Expander<'_> {
                 .iter()
                 .map(|&o| val[o].expect("operands come first"))
                 .collect();
+            let transform = self.transform;
             let refuse = |why: &str| {
                 Err(unsupported(
-                    self.transform,
+                    transform,
                     at,
                     format!(
                         "its computation `{}` has `{}` ({}): {why}",
@@ -148,11 +203,14 @@ impl Expander<'_> {
                     ),
                 ))
             };
+            if id == comp.root && matches!(inst.op, Op::Tuple) {
+                return Ok(ops);
+            }
             let Shape::Array(a) = &inst.shape else {
-                return refuse("only scalar computations are mapped");
+                return refuse("only scalar computations are applied element-wise");
             };
             if !a.dims.is_empty() {
-                return refuse("only scalar computations are mapped");
+                return refuse("only scalar computations are applied element-wise");
             }
             let shape = Shape::array(a.ty, dims.to_vec());
             let base = format!("{}.{}", at.name, inst.name);
@@ -165,16 +223,146 @@ impl Expander<'_> {
                     let k = self.insts.push(k);
                     self.push(&base, Op::Broadcast { dimensions: vec![] }, shape, vec![k])
                 }
-                Op::Call => self.apply(at, inst.called[0], &ops, dims)?,
+                Op::Call => match self.apply(at, inst.called[0], &ops, dims)?[..] {
+                    [r] => r,
+                    _ => return refuse("only scalar computations are applied element-wise"),
+                },
                 // Scalar to scalar: the value itself.
                 Op::Copy | Op::Reshape | Op::Bitcast | Op::Broadcast { .. } => ops[0],
                 op if op.is_elementwise() && inst.called.is_empty() => {
                     self.push(&base, op.clone(), shape, ops)
                 }
-                _ => return refuse("only element-wise ops, constants and calls are mapped"),
+                _ => {
+                    return refuse(
+                        "only element-wise ops, constants and calls are applied element-wise",
+                    )
+                }
             };
             val[id] = Some(v);
         }
-        Ok(val[comp.root].expect("the root is an instruction"))
+        Ok(vec![val[comp.root].expect("the root is an instruction")])
+    }
+
+    /// The variadic reduce `at` (over `reduced`, of the new operands
+    /// `ops`: arrays, then their init values) as JAX's `_reduce_jvp` tree:
+    /// a tuple of its results under its name.
+    fn reduce_tree(
+        &mut self,
+        at: &Instruction,
+        reduced: &[i64],
+        ops: &[InstId],
+    ) -> Result<InstId, TransformError> {
+        let n = ops.len() / 2;
+        let (xs, inits) = ops.split_at(n);
+        let Shape::Tuple(leaves) = &at.shape else {
+            return Err(unsupported(
+                self.transform,
+                at,
+                "a variadic reduce of an array",
+            ));
+        };
+        let Some((ty0, dims)) = self.insts[xs[0]]
+            .shape
+            .as_array()
+            .map(|a| (a.ty, a.dims.clone()))
+        else {
+            return Err(unsupported(self.transform, at, "a reduce of tuples"));
+        };
+        let kept: Vec<i64> = (0..dims.len() as i64)
+            .filter(|d| !reduced.contains(d))
+            .collect();
+        // The reduced dimensions moved last (JAX moves them first; last
+        // leaves a row reduction's operands in place) and flattened.
+        let perm: Vec<i64> = kept.iter().chain(reduced).copied().collect();
+        let kdims: Vec<i64> = kept.iter().map(|&d| dims[d as usize]).collect();
+        let len: i64 = reduced.iter().map(|&d| dims[d as usize]).product();
+        let base = at.name.clone();
+        let with_len = |l: i64| [&kdims[..], &[l]].concat();
+        let mut cur = Vec::with_capacity(n);
+        for &x in xs {
+            let ty = self.insts[x].shape.element_type().unwrap_or(ty0);
+            let mut x = x;
+            if perm.iter().enumerate().any(|(i, &p)| p != i as i64) {
+                let pd: Vec<i64> = perm.iter().map(|&p| dims[p as usize]).collect();
+                x = self.push(
+                    &base,
+                    Op::Transpose {
+                        dimensions: perm.clone(),
+                    },
+                    Shape::array(ty, pd),
+                    vec![x],
+                );
+            }
+            if reduced.len() != 1 || perm.iter().enumerate().any(|(i, &p)| p != i as i64) {
+                x = self.push(&base, Op::Reshape, Shape::array(ty, with_len(len)), vec![x]);
+            }
+            cur.push(x);
+        }
+        let mut l = len;
+        while l > 1 {
+            let (n1, n2) = ((l + 1) / 2, l / 2);
+            let slice = |start, limit| {
+                let mut d: Vec<SliceDim> = kdims
+                    .iter()
+                    .map(|&k| SliceDim {
+                        start: 0,
+                        limit: k,
+                        stride: 1,
+                    })
+                    .collect();
+                d.push(SliceDim {
+                    start,
+                    limit,
+                    stride: 1,
+                });
+                Op::Slice { dims: d }
+            };
+            let mut args = Vec::with_capacity(2 * n);
+            for (start, limit) in [(0, n1), (n1, l)] {
+                for (j, &x) in cur.iter().enumerate() {
+                    let ty = self.insts[x].shape.element_type().unwrap_or(ty0);
+                    let part = Shape::array(ty, with_len(limit - start));
+                    let mut h = self.push(&base, slice(start, limit), part, vec![x]);
+                    if limit - start < n1 {
+                        // The odd element's partner: the init value.
+                        let mut pads = vec![PadDim::default(); kdims.len()];
+                        pads.push(PadDim {
+                            lo: 0,
+                            hi: n1 - n2,
+                            interior: 0,
+                        });
+                        let padded = Shape::array(ty, with_len(n1));
+                        h = self.push(&base, Op::Pad { dims: pads }, padded, vec![h, inits[j]]);
+                    }
+                    args.push(h);
+                }
+            }
+            cur = self.apply(at, at.called[0], &args, &with_len(n1))?;
+            if cur.len() != n {
+                return Err(unsupported(
+                    self.transform,
+                    at,
+                    "its computation does not return one value per operand",
+                ));
+            }
+            l = n1;
+        }
+        let mut results = Vec::with_capacity(n);
+        for (j, &x) in cur.iter().enumerate() {
+            let r = if len == 0 {
+                self.push(
+                    &base,
+                    Op::Broadcast { dimensions: vec![] },
+                    leaves[j].clone(),
+                    vec![inits[j]],
+                )
+            } else {
+                self.push(&base, Op::Reshape, leaves[j].clone(), vec![x])
+            };
+            results.push(r);
+        }
+        let mut t = Instruction::new(base, Op::Tuple, at.shape.clone(), results);
+        t.metadata = at.metadata.clone();
+        Ok(self.insts.push(t))
     }
 }

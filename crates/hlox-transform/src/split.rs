@@ -145,7 +145,7 @@ fn split_one(
 /// returning an `n`-tuple split into `n` computations of two parameters,
 /// when result `k` depends on `a_k` and `b_k` only (and nothing has side
 /// effects).
-fn components(m: &Module, comp: CompId) -> Option<Vec<Computation>> {
+pub(crate) fn components(m: &Module, comp: CompId) -> Option<Vec<Computation>> {
     let c = m.computations.get(comp)?;
     let root = c.root_inst();
     let n = root.operands.len();

@@ -277,6 +277,7 @@ cases! {
     complex_conv_outputs,
     reduce_windows,
     variadic_reduce,
+    variadic_reduce_mixing,
     shard_map_collectives,
     shard_map_more_collectives,
     shard_map_pmax_pmin,

@@ -446,28 +446,73 @@ ENTRY main {
     assert!(e.to_string().contains("no vmap rule"), "{e}");
 
     // A variadic reduce with an iota whose computation does not pick one
-    // (value, index) pair (here it adds the values): neither mode
-    // differentiates it as an argmax.
-    let not_argmax = ARGMAX_VALUE.replace("v = f64[] select(p, av, bv)", "v = f64[] add(av, bv)");
-    let m = parse(&not_argmax);
-    for e in [jvp(&m, &[0]).unwrap_err(), vjp(&m, &[0]).unwrap_err()] {
-        assert!(
-            matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce", .. } if instruction == "m"),
-            "{e}"
-        );
-        assert!(e.to_string().contains("only as an argmax/argmin"), "{e}");
-    }
+    // (value, index) pair (here it adds the values, from 0): no argmax, so
+    // jvp and vjp make it a tree of element-wise steps (JAX's
+    // `_reduce_jvp`), checked against each other and finite differences.
+    let not_argmax = ARGMAX_VALUE
+        .replace("v = f64[] select(p, av, bv)", "v = f64[] add(av, bv)")
+        .replace("ninf = f64[] constant(-inf)", "ninf = f64[] constant(0)");
+    check_modes(&not_argmax, 5);
 
-    // A variadic reduce whose second result reads the first operand (a sum,
-    // and a product weighted by the other side's first element): it does
-    // not split into per-operand reduces, and is no argmax.
+    // A variadic reduce whose second result reads the first operands (an
+    // online log-sum-exp: (max, scaled sum) pairs, associative as a
+    // reducer must be): it does not split into per-operand reduces and is
+    // no argmax; it is a tree too, differentiated in both modes (over
+    // dimensions 0 and 2: moved last, flattened, 6 -> 3 -> 2 -> 1) and
+    // batched as it is.
     let mixed_src = r#"
 HloModule mixed
 mix {
   a0 = f64[] parameter(0)  a1 = f64[] parameter(1)
   b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
+  mx = f64[] maximum(a0, b0)
+  da = f64[] subtract(a0, mx)  ea = f64[] exponential(da)  ta = f64[] multiply(a1, ea)
+  db = f64[] subtract(b0, mx)  eb = f64[] exponential(db)  tb = f64[] multiply(b1, eb)
+  p = f64[] add(ta, tb)
+  ROOT r = (f64[], f64[]) tuple(mx, p)
+}
+ENTRY main {
+  x = f64[3,4,2] parameter(0)
+  y = f64[3,4,2] parameter(1)
+  ninf = f64[] constant(-inf)
+  zero = f64[] constant(0)
+  m = (f64[4], f64[4]) reduce(x, y, ninf, zero), dimensions={0,2}, to_apply=mix
+  mv = f64[4] get-tuple-element(m), index=0
+  sv = f64[4] get-tuple-element(m), index=1
+  ROOT v = f64[4] multiply(mv, sv)
+}
+"#;
+    check_modes(mixed_src, 6);
+    check_vmap(mixed_src, &[Some(1), None], 2, 6);
+    // Its computation with an op that does not apply element-wise: both
+    // modes name the reduce and that instruction.
+    let mixed = parse(&mixed_src.replace(
+        "p = f64[] add(ta, tb)",
+        "p = f64[] custom-call(ta, tb), custom_call_target=\"my_add\"",
+    ));
+    for e in [
+        jvp(&mixed, &[0]).unwrap_err(),
+        vjp(&mixed, &[0, 1]).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce", .. } if instruction == "m"),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("its computation `mix` has `p` (custom-call): only element-wise ops"),
+            "{e}"
+        );
+    }
+    // The same reduce with independent components (a sum and a product)
+    // is split, so both modes and vmap transform it.
+    let split = r#"
+HloModule split
+mix {
+  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)
+  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
   s = f64[] add(a0, b0)
-  p = f64[] multiply(a1, b0)
+  p = f64[] multiply(a1, b1)
   ROOT r = (f64[], f64[]) tuple(s, p)
 }
 ENTRY main {
@@ -479,26 +524,8 @@ ENTRY main {
   ROOT v = f64[3] get-tuple-element(m), index=1
 }
 "#;
-    let mixed = parse(mixed_src);
-    for e in [
-        jvp(&mixed, &[0]).unwrap_err(),
-        vjp(&mixed, &[0, 1]).unwrap_err(),
-    ] {
-        assert!(
-            matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce", .. } if instruction == "m"),
-            "{e}"
-        );
-        assert!(
-            e.to_string()
-                .contains("or when its computation reduces each operand on its own"),
-            "{e}"
-        );
-    }
-    // The same reduce with independent components (a sum and a product)
-    // is split, so both modes and vmap transform it.
-    let split = mixed_src.replace("multiply(a1, b0)", "multiply(a1, b1)");
-    check_modes(&split, 7);
-    check_vmap(&split, &[Some(1), None], 2, 7);
+    check_modes(split, 7);
+    check_vmap(split, &[Some(1), None], 2, 7);
 
     // A map whose computation calls a target: the map is named, and what
     // in its computation is not mapped.

@@ -1162,19 +1162,19 @@ pub(crate) fn take_along_axis(
     )
 }
 
-/// What reverse and forward mode say of a variadic reduce that is not an
-/// argmax/argmin.
-pub(crate) const ARGMAX_ONLY: &str = "a variadic reduce is differentiated only as an argmax/argmin (values and an iota along the one reduced dimension, reduced by a computation that picks one (value, index) pair) or when its computation reduces each operand on its own (result k computed from the k-th parameters of both sides only, e.g. two sums, or a sum and a max: it is split into one reduce per operand, each a sum, product, max or min); this one's computation mixes its operands otherwise";
+/// What reverse and forward mode say of a variadic reduce that reaches
+/// them and is not an argmax/argmin (splits and trees are made before).
+pub(crate) const ARGMAX_ONLY: &str = "a variadic reduce is differentiated as an argmax/argmin (values and an integer iota along the one reduced dimension, reduced by a computation that picks one (value, index) pair), split into one reduce per operand (when its computation reduces each operand on its own), or as a tree of its computation applied element-wise (any other computation of element-wise ops); this one is none of these";
 
 /// Whether `x` counts 0, 1, ... along dimension `d` (an iota, or a
-/// broadcast of a rank-1 iota into `d`, as JAX builds them).
-fn iota_along(e: &Emitter, x: InstId, d: i64) -> bool {
-    let inst = e.inst(x);
-    match &inst.op {
+/// broadcast of a rank-1 iota into `d`, as JAX builds them), its
+/// instructions read through `inst`.
+pub(crate) fn iota_along<'a>(inst: impl Fn(InstId) -> &'a Instruction, x: InstId, d: i64) -> bool {
+    let i = inst(x);
+    match &i.op {
         Op::Iota { dimension } => *dimension == d,
         Op::Broadcast { dimensions } => {
-            dimensions[..] == [d]
-                && matches!(e.inst(inst.operands[0]).op, Op::Iota { dimension: 0 })
+            dimensions[..] == [d] && matches!(inst(i.operands[0]).op, Op::Iota { dimension: 0 })
         }
         _ => false,
     }
@@ -1191,7 +1191,7 @@ pub(crate) fn is_argmax(e: &Emitter, m: &Module, inst: &Instruction, ops: &[Inst
     };
     ops.len() == 4
         && dimensions.len() == 1
-        && iota_along(e, ops[1], dimensions[0])
+        && iota_along(|x| e.inst(x), ops[1], dimensions[0])
         && e.ty(ops[1]).is_ok_and(|t| !t.is_float())
         && inst
             .called
