@@ -806,6 +806,20 @@ def scatter_set(rng):
     return f, [f32(rng, 3, 4), f32(rng, 2, 4)]
 
 
+@case(in_axes=(0, 0), hvp=True)
+def scatter_mul(rng):
+    # x.at[i].multiply(u): with unique indices, differentiated with respect
+    # to both the operand and the updates (JAX's rules); with a repeated
+    # index and constant updates, with respect to the operand only (JAX
+    # differentiates the updates of unique indices only).
+    def f(x, u):
+        y = jnp.asarray(x).at[jnp.array([3, 0, 5])].multiply(u, unique_indices=True)
+        z = y.at[jnp.array([1, 1, 4])].multiply(jnp.array([[1.5, -2.0], [0.5, 3.0], [-1.0, 2.0]], jnp.float32))
+        return jnp.sum(jnp.sin(z) * z)
+
+    return f, [f32(rng, 6, 2), f32(rng, 3, 2)]
+
+
 @case(in_axes=(0, 0))
 def rng_bits(rng):
     # rng-bit-generator (the rbg key): bits carry no derivative; a batched

@@ -360,6 +360,57 @@ fn jvp_inst(
                 }
             }
         }
+        Op::Scatter {
+            dnums,
+            indices_are_sorted,
+            unique_indices,
+        } if prim.len() == 3
+            && matches!(reducer_op(m, inst.called[0]), Some(BinaryOp::Multiply)) =>
+        {
+            // JAX's rules for `x.at[i].multiply(u)`: linear in the operand
+            // (its tangent multiplied by the same updates); an update's
+            // tangent times the operand where it lands, with unique
+            // indices only (as JAX: with repeats, each update's partial
+            // is a product of the others).
+            let mut acc = None;
+            if !ops[0].1.is_zero() {
+                let t0 = tan(e, 0)?;
+                acc = Some(e.add_shaped(
+                    inst.op.clone(),
+                    &[t0, prim[1], prim[2]],
+                    &inst.called,
+                    inst.shape.clone(),
+                )?);
+            }
+            if !ops[2].1.is_zero() && differentiable(e.shape(prim[2])) {
+                if !unique_indices {
+                    return Err(unsupported(
+                        T,
+                        inst,
+                        crate::rules::linear::SCATTER_MUL_UNIQUE,
+                    ));
+                }
+                let t2 = tan(e, 2)?;
+                let a = e.arr(prim[0])?;
+                let z = e.full(a.ty, &a.dims, 0.0)?;
+                let add = e.out.reducer(BinaryOp::Add, a.ty)?;
+                let spread = e.add(
+                    Op::Scatter {
+                        dnums: dnums.clone(),
+                        indices_are_sorted: *indices_are_sorted,
+                        unique_indices: true,
+                    },
+                    &[z, prim[1], t2],
+                    &[add],
+                )?;
+                let t = e.mul(prim[0], spread)?;
+                acc = Some(match acc {
+                    Some(a) => e.addv(a, t)?,
+                    None => t,
+                });
+            }
+            acc
+        }
         Op::Scatter { .. } => {
             let n = prim.len() / 2;
             let linear = matches!(reducer_op(m, inst.called[0]), Some(BinaryOp::Add))
@@ -368,7 +419,7 @@ fn jvp_inst(
                 return Err(unsupported(
                     T,
                     inst,
-                    "only scatters that add or assign are differentiated",
+                    "only scatters that add, assign or multiply (one operand) are differentiated",
                 ));
             }
             let mut o = prim.clone();

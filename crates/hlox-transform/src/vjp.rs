@@ -12,7 +12,7 @@ use crate::rules::elementwise::{binary_partials, unary_partial};
 use crate::rules::linear::transpose;
 use crate::tan::{differentiable, Tan};
 use crate::{check_input, check_wrt, finish, TransformError};
-use hlox_hlo::ir::{CompId, InstId, Instruction, Module, Op};
+use hlox_hlo::ir::{BinaryOp, CompId, InstId, Instruction, Module, Op};
 use hlox_hlo::shape_inference::short;
 use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::{EntitySet, ProgramShape, SecondaryMap, Shape};
@@ -349,6 +349,19 @@ fn backward(
                     )?);
                 }
                 out
+            }
+            Op::Scatter {
+                unique_indices: false,
+                ..
+            } if ops.len() == 3
+                && tape.active.contains(ops[2])
+                && crate::rules::reducer_op(m, inst.called[0]) == Some(BinaryOp::Multiply) =>
+            {
+                return Err(crate::unsupported(
+                    e.transform,
+                    inst,
+                    crate::rules::linear::SCATTER_MUL_UNIQUE,
+                ));
             }
             Op::Conditional => {
                 let shape = inst.shape.clone();

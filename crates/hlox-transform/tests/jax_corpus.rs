@@ -278,6 +278,7 @@ cases! {
     reduce_windows,
     variadic_reduce,
     variadic_reduce_mixing,
+    scatter_mul,
     shard_map_collectives,
     shard_map_more_collectives,
     shard_map_pmax_pmin,

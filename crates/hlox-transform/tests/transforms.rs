@@ -527,6 +527,58 @@ ENTRY main {
     check_modes(split, 7);
     check_vmap(split, &[Some(1), None], 2, 7);
 
+    // A scatter that multiplies, with indices that may repeat: its
+    // updates are not differentiated (JAX's rule neither), its operand is.
+    let scatter_mul = r#"
+HloModule scatter_mul
+mul {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT c = f64[] multiply(a, b)
+}
+add {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT c = f64[] add(a, b)
+}
+ENTRY main {
+  x = f64[4,2] parameter(0)
+  u = f64[3,2] parameter(1)
+  i = s32[3,1] constant({{1}, {1}, {3}})
+  s = f64[4,2] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=mul
+  q = f64[4,2] multiply(s, s)
+  zero = f64[] constant(0)
+  ROOT r = f64[] reduce(q, zero), dimensions={0,1}, to_apply=add
+}
+"#;
+    let m = parse(scatter_mul);
+    for e in [jvp(&m, &[1]).unwrap_err(), vjp(&m, &[0, 1]).unwrap_err()] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "scatter", .. } if instruction == "s"),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("only when its indices are unique"),
+            "{e}"
+        );
+    }
+    // With constant updates (repeated indices): the operand's gradient
+    // against finite differences; with unique indices, both, in both
+    // modes.
+    let constant_updates = scatter_mul.replace(
+        "u = f64[3,2] parameter(1)",
+        "u = f64[3,2] constant({{2, -1}, {0.5, 3}, {-2, 1.5}})",
+    );
+    check_grad(&constant_updates, 3);
+    let unique = scatter_mul
+        .replace(
+            "index_vector_dim=1,",
+            "index_vector_dim=1, unique_indices=true,",
+        )
+        .replace("{{1}, {1}, {3}}", "{{1}, {0}, {3}}");
+    check_modes(&unique, 4);
+    check_grad(&unique, 5);
+
     // A map whose computation calls a target: the map is named, and what
     // in its computation is not mapped.
     let cc_map = MAP.replace(

@@ -486,6 +486,21 @@ pub(crate) fn transpose(
             let zu = e.full_like(cu, 0.0)?;
             r[2] = Some(e.select(won, cu, zu)?);
         }
+        Op::Scatter {
+            dnums,
+            indices_are_sorted,
+            ..
+        } if n == 3 && reducer_op(m, inst.called[0]) == Some(BinaryOp::Multiply) => {
+            // `x.at[i].multiply(u)` (JAX's transposes): the operand's
+            // cotangent is the cotangent multiplied by the same updates;
+            // an update's (unique indices: `vjp.rs` refuses others) is
+            // the cotangent times the operand, read where it landed.
+            r[0] = Some(e.add(inst.op.clone(), &[ct, ops[1], ops[2]], &inst.called)?);
+            let (od, ud) = (e.dims(ops[0])?, e.dims(ops[2])?);
+            let read = gather_of_scatter(dnums, &od, &ud, *indices_are_sorted);
+            let cx = e.mul(ct, ops[0])?;
+            r[2] = Some(e.add(read, &[cx, ops[1]], &[])?);
+        }
         Op::Fft {
             fft_type,
             fft_length,
@@ -1161,6 +1176,10 @@ pub(crate) fn take_along_axis(
         &[],
     )
 }
+
+/// What both modes say of a multiplying scatter with repeatable indices
+/// whose updates are differentiated.
+pub(crate) const SCATTER_MUL_UNIQUE: &str = "a scatter that multiplies is differentiated with respect to its updates only when its indices are unique (`unique_indices=true`, e.g. `x.at[i].multiply(u, unique_indices=True)`), as in JAX: with repeated indices each update's derivative is the product of the others; with respect to the operand it is differentiated either way";
 
 /// What reverse and forward mode say of a variadic reduce that reaches
 /// them and is not an argmax/argmin (splits and trees are made before).
