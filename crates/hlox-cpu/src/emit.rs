@@ -1750,9 +1750,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         self.loops += 1;
         let fname = format!("loop.{}.{}", self.loops, name);
         let lf = self.begin_void_fn(&fname, &[cg.ptr().into(), cg.i64().into(), cg.i64().into()]);
-        // Internal: nothing looks a loop up by name. A loop called once
-        // from its caller is inlined there and not compiled a second time
-        // on its own; a parallel loop's address goes to the runtime.
         // Internal and never inlined: each loop is compiled once, as its
         // own function (externally visible loops inlined into their
         // callers were compiled twice, and made the cold compile twice as

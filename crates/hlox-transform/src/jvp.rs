@@ -294,7 +294,7 @@ fn jvp_inst(
             // JAX's argmax/argmin: (values, iota) reduced together; the
             // value output's tangent is the tangent at the chosen index.
             let d = dimensions[0];
-            let iota_ok = crate::rules::linear::is_argmax(e, m, inst, &prim)
+            let iota_ok = crate::rules::linear::is_argmax(|x| e.inst(x), m, inst, &prim)
                 && ops[1].1.is_zero()
                 && ops[2].1.is_zero();
             if !iota_ok {

@@ -59,10 +59,7 @@ pub(crate) fn expand_maps<'m>(
 /// over values and an iota along the one reduced dimension), which the
 /// argmax rules cover.
 fn mixing_reduce(m: &Module, c: &Computation, inst: &Instruction) -> bool {
-    let Op::Reduce { dimensions } = &inst.op else {
-        return false;
-    };
-    if !inst.shape.is_tuple() || inst.operands.len() < 4 {
+    if !matches!(inst.op, Op::Reduce { .. }) || !inst.shape.is_tuple() || inst.operands.len() < 4 {
         return false;
     }
     let Some(&reducer) = inst.called.first() else {
@@ -71,15 +68,7 @@ fn mixing_reduce(m: &Module, c: &Computation, inst: &Instruction) -> bool {
     if crate::split::components(m, reducer).is_some() {
         return false;
     }
-    let argmax = inst.operands.len() == 4
-        && dimensions.len() == 1
-        && crate::rules::is_pair_picker(m, reducer)
-        && crate::rules::linear::iota_along(|x| c.inst(x), inst.operands[1], dimensions[0])
-        && c.inst(inst.operands[1])
-            .shape
-            .element_type()
-            .is_some_and(|t| !t.is_float());
-    !argmax
+    !crate::rules::linear::is_argmax(|x| c.inst(x), m, inst, &inst.operands)
 }
 
 /// A copy of `c` with its maps (and, with `trees`, its mixing variadic
@@ -261,83 +250,78 @@ impl Expander<'_> {
                 "a variadic reduce of an array",
             ));
         };
-        let Some((ty0, dims)) = self.insts[xs[0]]
-            .shape
-            .as_array()
-            .map(|a| (a.ty, a.dims.clone()))
-        else {
+        let Some(dims) = self.insts[xs[0]].shape.as_array().map(|a| a.dims.clone()) else {
             return Err(unsupported(self.transform, at, "a reduce of tuples"));
         };
+        let tys: Vec<_> = xs
+            .iter()
+            .map(|&x| self.insts[x].shape.element_type())
+            .collect::<Option<_>>()
+            .ok_or_else(|| unsupported(self.transform, at, "a reduce of tuples"))?;
         let kept: Vec<i64> = (0..dims.len() as i64)
             .filter(|d| !reduced.contains(d))
             .collect();
         // The reduced dimensions moved last (JAX moves them first; last
         // leaves a row reduction's operands in place) and flattened.
         let perm: Vec<i64> = kept.iter().chain(reduced).copied().collect();
+        let moved = perm.iter().enumerate().any(|(i, &p)| p != i as i64);
         let kdims: Vec<i64> = kept.iter().map(|&d| dims[d as usize]).collect();
         let len: i64 = reduced.iter().map(|&d| dims[d as usize]).product();
         let base = at.name.clone();
         let with_len = |l: i64| [&kdims[..], &[l]].concat();
         let mut cur = Vec::with_capacity(n);
-        for &x in xs {
-            let ty = self.insts[x].shape.element_type().unwrap_or(ty0);
+        for (&x, &ty) in xs.iter().zip(&tys) {
             let mut x = x;
-            if perm.iter().enumerate().any(|(i, &p)| p != i as i64) {
+            if moved {
                 let pd: Vec<i64> = perm.iter().map(|&p| dims[p as usize]).collect();
-                x = self.push(
-                    &base,
-                    Op::Transpose {
-                        dimensions: perm.clone(),
-                    },
-                    Shape::array(ty, pd),
-                    vec![x],
-                );
+                let t = Op::Transpose {
+                    dimensions: perm.clone(),
+                };
+                x = self.push(&base, t, Shape::array(ty, pd), vec![x]);
             }
-            if reduced.len() != 1 || perm.iter().enumerate().any(|(i, &p)| p != i as i64) {
+            if moved || reduced.len() != 1 {
                 x = self.push(&base, Op::Reshape, Shape::array(ty, with_len(len)), vec![x]);
             }
             cur.push(x);
         }
+        // Every kept dimension whole; the last one `[start, limit)`.
+        let kept_whole: Vec<SliceDim> = kdims
+            .iter()
+            .map(|&k| SliceDim {
+                start: 0,
+                limit: k,
+                stride: 1,
+            })
+            .collect();
         let mut l = len;
         while l > 1 {
-            let (n1, n2) = ((l + 1) / 2, l / 2);
-            let slice = |start, limit| {
-                let mut d: Vec<SliceDim> = kdims
-                    .iter()
-                    .map(|&k| SliceDim {
-                        start: 0,
-                        limit: k,
-                        stride: 1,
-                    })
-                    .collect();
-                d.push(SliceDim {
+            let half = (l + 1) / 2;
+            let mut args = Vec::with_capacity(2 * n);
+            for (start, limit) in [(0, half), (half, l)] {
+                let mut sl = kept_whole.clone();
+                sl.push(SliceDim {
                     start,
                     limit,
                     stride: 1,
                 });
-                Op::Slice { dims: d }
-            };
-            let mut args = Vec::with_capacity(2 * n);
-            for (start, limit) in [(0, n1), (n1, l)] {
-                for (j, &x) in cur.iter().enumerate() {
-                    let ty = self.insts[x].shape.element_type().unwrap_or(ty0);
+                for (j, (&x, &ty)) in cur.iter().zip(&tys).enumerate() {
                     let part = Shape::array(ty, with_len(limit - start));
-                    let mut h = self.push(&base, slice(start, limit), part, vec![x]);
-                    if limit - start < n1 {
+                    let mut h = self.push(&base, Op::Slice { dims: sl.clone() }, part, vec![x]);
+                    if limit - start < half {
                         // The odd element's partner: the init value.
                         let mut pads = vec![PadDim::default(); kdims.len()];
                         pads.push(PadDim {
                             lo: 0,
-                            hi: n1 - n2,
+                            hi: 1,
                             interior: 0,
                         });
-                        let padded = Shape::array(ty, with_len(n1));
+                        let padded = Shape::array(ty, with_len(half));
                         h = self.push(&base, Op::Pad { dims: pads }, padded, vec![h, inits[j]]);
                     }
                     args.push(h);
                 }
             }
-            cur = self.apply(at, at.called[0], &args, &with_len(n1))?;
+            cur = self.apply(at, at.called[0], &args, &with_len(half))?;
             if cur.len() != n {
                 return Err(unsupported(
                     self.transform,
@@ -345,7 +329,7 @@ impl Expander<'_> {
                     "its computation does not return one value per operand",
                 ));
             }
-            l = n1;
+            l = half;
         }
         let mut results = Vec::with_capacity(n);
         for (j, &x) in cur.iter().enumerate() {

@@ -318,7 +318,7 @@ fn backward(
             Op::Reduce { dimensions } if ops.len() == 4 => {
                 // An argmax/argmin's value result: its cotangent goes to
                 // the chosen element (the index result has none).
-                if !crate::rules::linear::is_argmax(e, m, inst, ops) {
+                if !crate::rules::linear::is_argmax(|x| e.inst(x), m, inst, ops) {
                     return Err(crate::unsupported(
                         e.transform,
                         inst,

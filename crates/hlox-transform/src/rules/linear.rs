@@ -1188,7 +1188,7 @@ pub(crate) const ARGMAX_ONLY: &str = "a variadic reduce is differentiated as an 
 /// Whether `x` counts 0, 1, ... along dimension `d` (an iota, or a
 /// broadcast of a rank-1 iota into `d`, as JAX builds them), its
 /// instructions read through `inst`.
-pub(crate) fn iota_along<'a>(inst: impl Fn(InstId) -> &'a Instruction, x: InstId, d: i64) -> bool {
+fn iota_along<'a>(inst: impl Fn(InstId) -> &'a Instruction, x: InstId, d: i64) -> bool {
     let i = inst(x);
     match &i.op {
         Op::Iota { dimension } => *dimension == d,
@@ -1203,15 +1203,24 @@ pub(crate) fn iota_along<'a>(inst: impl Fn(InstId) -> &'a Instruction, x: InstId
 /// index init`) is an argmax/argmin: integer indices counting along its
 /// one reduced dimension, reduced by a computation that picks a whole
 /// (value, index) pair — so its value result is the values' element at
-/// its index result.
-pub(crate) fn is_argmax(e: &Emitter, m: &Module, inst: &Instruction, ops: &[InstId]) -> bool {
+/// its index result. `ops`' instructions are read through `get` (the
+/// emitter's, or the input computation's before transforming).
+pub(crate) fn is_argmax<'a>(
+    get: impl Fn(InstId) -> &'a Instruction + Copy,
+    m: &Module,
+    inst: &Instruction,
+    ops: &[InstId],
+) -> bool {
     let Op::Reduce { dimensions } = &inst.op else {
         return false;
     };
     ops.len() == 4
         && dimensions.len() == 1
-        && iota_along(|x| e.inst(x), ops[1], dimensions[0])
-        && e.ty(ops[1]).is_ok_and(|t| !t.is_float())
+        && iota_along(get, ops[1], dimensions[0])
+        && get(ops[1])
+            .shape
+            .element_type()
+            .is_some_and(|t| !t.is_float())
         && inst
             .called
             .first()
