@@ -820,6 +820,94 @@ def scatter_mul(rng):
     return f, [f32(rng, 6, 2), f32(rng, 3, 2)]
 
 
+def fold_windows(xs, inits, comp, dims, strides, padding, base_dilation=None, window_dilation=None):
+    """`lax.reduce_window` of the tuple `xs` written with pads and strided
+    slices: the operands padded (and base-dilated) with their init values,
+    `comp` folded over the window's positions. The same math when the init
+    values are the computation's identity (XLA skips padding; this
+    combines it), in ops JAX differentiates in reverse mode too (it has
+    only a jvp for a general `reduce_window`)."""
+    import itertools
+
+    nd = xs[0].ndim
+    bd = base_dilation or (1,) * nd
+    wd = window_dilation or (1,) * nd
+    ps = [lax.pad(x, jnp.asarray(i, x.dtype), [(lo, hi, b - 1) for (lo, hi), b in zip(padding, bd)]) for x, i in zip(xs, inits)]
+    out = [(ps[0].shape[d] - ((dims[d] - 1) * wd[d] + 1)) // strides[d] + 1 for d in range(nd)]
+    acc = tuple(jnp.full(out, i, x.dtype) for x, i in zip(xs, inits))
+    for k in itertools.product(*[range(n) for n in dims]):
+        sl = tuple(slice(k[d] * wd[d], k[d] * wd[d] + (out[d] - 1) * strides[d] + 1, strides[d]) for d in range(nd))
+        acc = tuple(comp(acc, tuple(p[sl] for p in ps)))
+    return acc
+
+
+@case(in_axes=(0, None, 0), hvp=True)
+def variadic_reduce_window(rng):
+    # lax.reduce_window of tuples whose computation mixes its operands,
+    # which hlox folds over the window's positions for jvp and vjp:
+    # a windowed online log-sum-exp ((max, scaled sum) pairs) with strides,
+    # padding and base dilation; a max-pool that also returns the argmax
+    # (values and an iota, as floats: JAX's rule fails on an integer's
+    # symbolic zero tangent; ties to the lower index) with padding and
+    # window dilation; and a windowed affine recurrence of complex pairs
+    # ((a1, b1), (a2, b2)) -> (a1 a2, b1 a2 + b2) over padded windows.
+    # Forward mode is JAX's own (its reduce_window_jvp, checked against the
+    # slices below); reverse mode and the Hessian-vector product are
+    # recorded from the same math written with slices (`fold_windows`).
+    # The log-sum-exp's max starts at -1e30, not -inf: the slices combine
+    # padding, and exp(-inf - -inf) is NaN.
+    def lse_step(p, q):
+        m = jnp.maximum(p[0], q[0])
+        return (m, p[1] * jnp.exp(p[0] - m) + q[1] * jnp.exp(q[0] - m))
+
+    def argmax_step(p, q):
+        take = (q[0] > p[0]) | ((q[0] == p[0]) & (q[1] < p[1]))
+        return (jnp.where(take, q[0], p[0]), jnp.where(take, q[1], p[1]))
+
+    def affine_step(p, q):
+        return (p[0] * q[0], p[1] * q[0] + q[1])
+
+    def f(x, k, z, rw=lax.reduce_window):
+        def windows(xs, inits, comp, dims, strides, padding, base_dilation=None, window_dilation=None):
+            if rw is lax.reduce_window:
+                return lax.reduce_window(xs, inits, comp, dims, strides, padding, base_dilation, window_dilation)
+            return fold_windows(xs, inits, comp, dims, strides, padding, base_dilation, window_dilation)
+
+        m, s = windows((x, x * 0 + 1), (np.float32(-1e30), np.float32(0)), lse_step, (2, 3), (1, 2), ((1, 0), (0, 1)), base_dilation=(1, 2))
+        iota = x * 0 + lax.broadcasted_iota(jnp.float32, x.shape, 1)
+        v, i = windows((x * k, iota), (np.float32(-np.inf), np.float32(2**30)), argmax_step, (2, 2), (1, 1), ((0, 1), (1, 1)), window_dilation=(1, 2))
+        one, zero = np.complex64(1), np.complex64(0)
+        a, b = windows((z * 0.8, jnp.sin(z)), (one, zero), affine_step, (3, 1), (1, 1), ((2, 0), (0, 0)))
+        lse = jnp.sum(jnp.sin(m + jnp.log(s)))
+        mp = jnp.sum(v * v * i)
+        aff = jnp.sum(jnp.real(a) * jnp.imag(b)) + jnp.sum(jnp.abs(b) ** 2)
+        return lse + mp + aff
+
+    x = f32(rng, 4, 5)
+    x[2, 1] = x[2, 3]
+    k = f32(rng, 4, 5)
+    z = c64(rng, 5, 2)
+    ref = partial(f, rw=fold_windows)
+    # JAX's own forward mode of the reduce-windows agrees with the slices'.
+    ts = (f32(rng, 4, 5), f32(rng, 4, 5), c64(rng, 5, 2))
+    for a, b in zip(jax.jvp(f, (x, k, z), ts), jax.jvp(ref, (x, k, z), ts)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    return f, [x, k, z], ref
+
+
+@case(in_axes=(0, 0))
+def complex_scatter_mul(rng):
+    # x.at[i].multiply(u) of complex values: holomorphic, so JAX's rules
+    # (linear in the operand; the updates of unique indices) without
+    # conjugates, under a real loss.
+    def f(x, u):
+        y = jnp.asarray(x).at[jnp.array([2, 0])].multiply(u, unique_indices=True)
+        z = y.at[jnp.array([1, 1])].multiply(jnp.array([[1.5 - 1j], [0.5 + 2j]], jnp.complex64))
+        return jnp.sum(jnp.real(z) * jnp.imag(z * z))
+
+    return f, [c64(rng, 4, 1), c64(rng, 2, 1)]
+
+
 @case(in_axes=(0, 0))
 def rng_bits(rng):
     # rng-bit-generator (the rbg key): bits carry no derivative; a batched

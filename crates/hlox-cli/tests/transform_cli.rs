@@ -378,7 +378,8 @@ fn corpus_case_on_the_host(name: &str) {
 /// numbers (with `pow`, sort, scatters, the FFTs and convolutions), product
 /// and dilated sum reduce-windows (`cumprod`, also second order),
 /// variadic reduces that mix their operands (trees of element-wise steps,
-/// also second order), scatters that multiply, and second order through
+/// also second order), variadic reduce-windows (folds over the window,
+/// real and complex), scatters that multiply (complex too), and second order through
 /// `fori_loop` and `scan`,
 /// compiled for the Host.
 #[test]
@@ -397,6 +398,8 @@ fn transformed_corpus_cases_run_on_the_host() {
         "reduce_windows",
         "variadic_reduce_mixing",
         "scatter_mul",
+        "variadic_reduce_window",
+        "complex_scatter_mul",
         "fori_loop",
         "scan_rnn",
     ] {

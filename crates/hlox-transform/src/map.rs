@@ -15,26 +15,49 @@
 //!   padded with the init values). The tree holds only data movement and
 //!   element-wise ops, whose rules differentiate it, in both modes and to
 //!   any order. Its primal result is the tree's (as JAX's: the rounding of
-//!   another association order). vmap batches such a reduce as it is.
+//!   another association order). vmap batches such a reduce as it is;
+//! - for jvp and vjp, each variadic `reduce-window` that does not split
+//!   into one per operand (`split.rs`), and each of one operand whose
+//!   computation is not a sum, product, max or min, becomes a fold over the window's
+//!   positions: the accumulators start at the init values, the operands
+//!   are padded and dilated, one strided slice is taken per position, and
+//!   the computation is applied element-wise to the accumulators and each
+//!   slice in turn; positions that fall on padding or a dilation hole are
+//!   masked out with a `select`, so they are skipped as XLA skips them,
+//!   whatever the init values (the padding is the operand's first
+//!   element, so the masked-out steps have finite derivatives). This is the
+//!   computation's derivative over the same windows, JAX's
+//!   `reduce_window_jvp`, in ops whose rules also transpose it (JAX has
+//!   no reverse mode for a general reduce-window). vmap batches it as it
+//!   is.
 
 use crate::{unsupported, TransformError};
-use hlox_hlo::ir::{CompId, Computation, InstId, Instruction, Module, Op, PadDim, SliceDim};
-use hlox_hlo::{PrimaryMap, SecondaryMap, Shape};
+use hlox_hlo::ir::{
+    CompId, Computation, InstId, Instruction, Module, Op, PadDim, SliceDim, Window,
+};
+use hlox_hlo::{ElementType, Literal, PrimaryMap, SecondaryMap, Shape};
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+/// The most positions a variadic reduce-window's window may have to be
+/// folded (each position adds a slice and the computation's ops per
+/// operand to the module).
+pub(crate) const MAX_FOLDED_WINDOW: i64 = 4096;
+
 /// `m` with every `map` expanded, and with `trees` every variadic reduce
-/// that mixes its operands made a tree of its computation; `m` itself
-/// when it has neither.
+/// that mixes its operands made a tree of its computation and every
+/// variadic reduce-window a fold over its window; `m` itself when it has
+/// none of them.
 pub(crate) fn expand_maps<'m>(
     m: &'m Module,
     transform: &'static str,
     trees: bool,
 ) -> Result<Cow<'m, Module>, TransformError> {
     let has_map = |c: &Computation| {
-        c.instructions
-            .values()
-            .any(|i| matches!(i.op, Op::Map { .. }) || (trees && mixing_reduce(m, c, i)))
+        c.instructions.values().any(|i| {
+            matches!(i.op, Op::Map { .. })
+                || (trees && (mixing_reduce(m, c, i) || folded_window(m, i)))
+        })
     };
     if !m.computations.values().any(has_map) {
         return Ok(Cow::Borrowed(m));
@@ -57,18 +80,39 @@ pub(crate) fn expand_maps<'m>(
 /// its operands: neither split into one reduce per operand
 /// (`split::components`) nor an argmax/argmin (a pair-picking computation
 /// over values and an iota along the one reduced dimension), which the
-/// argmax rules cover.
+/// argmax rules cover. (A reduce of one operand whose computation is no
+/// sum, product, max or min stays an error: a tree would apply its init
+/// value a different number of times than the evaluator does, which
+/// matters when it is not the computation's identity.)
 fn mixing_reduce(m: &Module, c: &Computation, inst: &Instruction) -> bool {
-    if !matches!(inst.op, Op::Reduce { .. }) || !inst.shape.is_tuple() || inst.operands.len() < 4 {
-        return false;
-    }
     let Some(&reducer) = inst.called.first() else {
         return false;
     };
+    if !matches!(inst.op, Op::Reduce { .. }) {
+        return false;
+    }
+    if !inst.shape.is_tuple() || inst.operands.len() < 4 {
+        return false;
+    }
     if crate::split::components(m, reducer).is_some() {
         return false;
     }
     !crate::rules::linear::is_argmax(|x| c.inst(x), m, inst, &inst.operands)
+}
+
+/// Whether `inst` is a reduce-window to fold: a variadic one that does
+/// not split into one per operand (`split.rs` splits those), or one of a
+/// single operand whose computation is not a sum, product, max or min
+/// (those have rules of their own).
+fn folded_window(m: &Module, inst: &Instruction) -> bool {
+    let Some(&r) = inst.called.first() else {
+        return false;
+    };
+    match inst.operands.len() {
+        _ if !matches!(inst.op, Op::ReduceWindow { .. }) => false,
+        2 => crate::rules::reduction(m, r).is_none(),
+        k => k >= 4 && inst.shape.is_tuple() && crate::split::components(m, r).is_none(),
+    }
 }
 
 /// A copy of `c` with its maps (and, with `trees`, its mixing variadic
@@ -115,6 +159,9 @@ fn expand_in(
             }
             Op::Reduce { dimensions } if trees && mixing_reduce(m, c, inst) => {
                 x.reduce_tree(inst, dimensions, &ops)?
+            }
+            Op::ReduceWindow { window } if trees && folded_window(m, inst) => {
+                x.window_fold(inst, window, &ops)?
             }
             _ => {
                 let mut i = inst.clone();
@@ -243,12 +290,9 @@ impl Expander<'_> {
     ) -> Result<InstId, TransformError> {
         let n = ops.len() / 2;
         let (xs, inits) = ops.split_at(n);
-        let Shape::Tuple(leaves) = &at.shape else {
-            return Err(unsupported(
-                self.transform,
-                at,
-                "a variadic reduce of an array",
-            ));
+        let leaves = match &at.shape {
+            Shape::Tuple(l) => l.clone(),
+            a => vec![a.clone()],
         };
         let Some(dims) = self.insts[xs[0]].shape.as_array().map(|a| a.dims.clone()) else {
             return Err(unsupported(self.transform, at, "a reduce of tuples"));
@@ -345,8 +389,216 @@ impl Expander<'_> {
             };
             results.push(r);
         }
+        if !at.shape.is_tuple() {
+            // One operand: its result under the reduce's name.
+            let mut r = Instruction::new(base, Op::Copy, at.shape.clone(), results);
+            r.metadata = at.metadata.clone();
+            return Ok(self.insts.push(r));
+        }
         let mut t = Instruction::new(base, Op::Tuple, at.shape.clone(), results);
         t.metadata = at.metadata.clone();
         Ok(self.insts.push(t))
+    }
+
+    /// The variadic reduce-window `at` (of the new operands `ops`: arrays,
+    /// then their init values) as a fold over its window's positions: a
+    /// tuple of its results under its name.
+    fn window_fold(
+        &mut self,
+        at: &Instruction,
+        window: &Window,
+        ops: &[InstId],
+    ) -> Result<InstId, TransformError> {
+        let n = ops.len() / 2;
+        let (xs, inits) = ops.split_at(n);
+        let transform = self.transform;
+        let refuse = |why: String| Err(unsupported(transform, at, why));
+        let leaves = match &at.shape {
+            Shape::Tuple(l) => l.clone(),
+            a => vec![a.clone()],
+        };
+        let Some(in_dims) = self.insts[xs[0]].shape.as_array().map(|a| a.dims.clone()) else {
+            return refuse("a reduce-window of tuples".into());
+        };
+        let Some(out_dims) = leaves
+            .first()
+            .and_then(|l| l.as_array())
+            .map(|a| a.dims.clone())
+        else {
+            return refuse("a reduce-window of tuples".into());
+        };
+        if window.dims.len() != in_dims.len() || window.dims.iter().any(|w| w.reversal) {
+            return refuse("a window with reversal".into());
+        }
+        let positions: i64 = window.dims.iter().map(|w| w.size).product();
+        if positions > MAX_FOLDED_WINDOW {
+            return refuse(format!(
+                "its window has {positions} positions; a variadic reduce-window is differentiated by folding its computation over them, at most {MAX_FOLDED_WINDOW}"
+            ));
+        }
+        let tys: Vec<ElementType> = xs
+            .iter()
+            .map(|&x| self.insts[x].shape.element_type())
+            .collect::<Option<_>>()
+            .ok_or_else(|| unsupported(self.transform, at, "a reduce-window of tuples"))?;
+        let base = at.name.clone();
+        // The accumulators start at the init values.
+        let mut acc: Vec<InstId> = (0..n)
+            .map(|j| {
+                let b = Op::Broadcast { dimensions: vec![] };
+                self.push(
+                    &base,
+                    b,
+                    Shape::array(tys[j], out_dims.clone()),
+                    vec![inits[j]],
+                )
+            })
+            .collect();
+        // With no operand element, every position is padding.
+        let some = in_dims.iter().product::<i64>() > 0;
+        if out_dims.iter().product::<i64>() > 0 && positions > 0 && some {
+            let pads: Vec<PadDim> = window
+                .dims
+                .iter()
+                .map(|w| PadDim {
+                    lo: w.pad_lo,
+                    hi: w.pad_hi,
+                    interior: w.base_dilation - 1,
+                })
+                .collect();
+            let padded_dims: Vec<i64> = in_dims
+                .iter()
+                .zip(&pads)
+                .map(|(&d, p)| {
+                    let core = if d > 0 {
+                        (d - 1) * (p.interior + 1) + 1
+                    } else {
+                        0
+                    };
+                    core + p.lo + p.hi
+                })
+                .collect();
+            let padded = pads.iter().any(|p| *p != PadDim::default());
+            // Padded with the operand's first element, not the init
+            // value: the masked-out steps still run, and their derivatives
+            // reach whatever fills the padding. At (init, init) those may
+            // be NaN (an online log-sum-exp's exp(-inf - -inf)), which a
+            // zero cotangent does not cancel, and an init value may depend
+            // on the differentiated parameters; at (accumulator, operand
+            // element) they are as finite as at any real step.
+            let first = SliceDim {
+                start: 0,
+                limit: 1,
+                stride: 1,
+            };
+            let mut src = Vec::with_capacity(n);
+            for (j, &x) in xs.iter().enumerate() {
+                src.push(if padded {
+                    let op = Op::Slice {
+                        dims: vec![first; in_dims.len()],
+                    };
+                    let one = Shape::array(tys[j], vec![1; in_dims.len()]);
+                    let e = self.push(&base, op, one, vec![x]);
+                    let e = self.push(&base, Op::Reshape, Shape::array(tys[j], vec![]), vec![e]);
+                    let op = Op::Pad { dims: pads.clone() };
+                    let s = Shape::array(tys[j], padded_dims.clone());
+                    self.push(&base, op, s, vec![x, e])
+                } else {
+                    x
+                });
+            }
+            // Where the padded operands hold an operand's element.
+            let mask = if padded {
+                let t = self.constant(&base, Literal::r0(true));
+                let f = self.constant(&base, Literal::r0(false));
+                let b = Op::Broadcast { dimensions: vec![] };
+                let all = self.push(
+                    &base,
+                    b,
+                    Shape::array(ElementType::Pred, in_dims.clone()),
+                    vec![t],
+                );
+                let op = Op::Pad { dims: pads.clone() };
+                let s = Shape::array(ElementType::Pred, padded_dims.clone());
+                Some(self.push(&base, op, s, vec![all, f]))
+            } else {
+                None
+            };
+            let mut k = vec![0i64; window.dims.len()];
+            for _ in 0..positions {
+                let dims: Vec<SliceDim> = window
+                    .dims
+                    .iter()
+                    .zip(&k)
+                    .zip(&out_dims)
+                    .map(|((w, &k), &o)| {
+                        let start = k * w.window_dilation;
+                        SliceDim {
+                            start,
+                            limit: start + (o - 1) * w.stride + 1,
+                            stride: w.stride,
+                        }
+                    })
+                    .collect();
+                let mut args = acc.clone();
+                for (j, &s) in src.iter().enumerate() {
+                    let op = Op::Slice { dims: dims.clone() };
+                    let sh = Shape::array(tys[j], out_dims.clone());
+                    args.push(self.push(&base, op, sh, vec![s]));
+                }
+                let next = self.apply(at, at.called[0], &args, &out_dims)?;
+                if next.len() != n {
+                    return refuse("its computation does not return one value per operand".into());
+                }
+                // Whether every window at this position reads an operand
+                // element (no padding or hole): then nothing is masked.
+                let inside = dims.iter().zip(&pads).zip(&in_dims).all(|((sl, p), &d)| {
+                    (sl.start..sl.limit)
+                        .step_by(sl.stride.max(1) as usize)
+                        .all(|i| {
+                            let q = i - p.lo;
+                            q >= 0 && q % (p.interior + 1) == 0 && q / (p.interior + 1) < d
+                        })
+                });
+                acc = match mask {
+                    Some(mask) if !inside => {
+                        let op = Op::Slice { dims };
+                        let sh = Shape::array(ElementType::Pred, out_dims.clone());
+                        let inside = self.push(&base, op, sh, vec![mask]);
+                        next.iter()
+                            .zip(&acc)
+                            .enumerate()
+                            .map(|(j, (&v, &a))| {
+                                let sh = Shape::array(tys[j], out_dims.clone());
+                                self.push(&base, Op::Select, sh, vec![inside, v, a])
+                            })
+                            .collect()
+                    }
+                    _ => next,
+                };
+                // The next position, the last dimension fastest.
+                for d in (0..k.len()).rev() {
+                    k[d] += 1;
+                    if k[d] < window.dims[d].size {
+                        break;
+                    }
+                    k[d] = 0;
+                }
+            }
+        }
+        if !at.shape.is_tuple() {
+            // One operand: its accumulator under the reduce-window's name.
+            let mut r = Instruction::new(base, Op::Copy, at.shape.clone(), acc);
+            r.metadata = at.metadata.clone();
+            return Ok(self.insts.push(r));
+        }
+        let mut t = Instruction::new(base, Op::Tuple, at.shape.clone(), acc);
+        t.metadata = at.metadata.clone();
+        Ok(self.insts.push(t))
+    }
+
+    fn constant(&mut self, base: &str, literal: Literal) -> InstId {
+        let shape = literal.shape();
+        self.push(base, Op::Constant { literal }, shape, vec![])
     }
 }

@@ -1,8 +1,8 @@
-//! Variadic reductions before transforming: a `reduce` of several operands
+//! Variadic reductions before transforming: a `reduce` (or `reduce-window`) of several operands
 //! whose computation reduces each operand on its own (result `k` computed
 //! from the `k`-th parameters of both sides only: two sums, a sum and a
 //! max, as XLA's multi-output fusion and `lax.reduce` of a tuple make
-//! them) becomes one `reduce` per operand and a `tuple` of their results
+//! them) becomes one `reduce` (`reduce-window`) per operand and a `tuple` of their results
 //! under the old name, so the single-operand rules (sum, product, max and
 //! min with JAX's tie rule) cover it. A reduce whose components depend on
 //! each other (an argmax, whose index follows the values) is left as it
@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 /// none.
 pub(crate) fn split_reduces(m: &Module) -> Option<Module> {
     let splittable = |inst: &Instruction| {
-        matches!(inst.op, Op::Reduce { .. })
+        matches!(inst.op, Op::Reduce { .. } | Op::ReduceWindow { .. })
             && inst.shape.is_tuple()
             && inst.operands.len() >= 4
             && components(m, inst.called[0]).is_some()

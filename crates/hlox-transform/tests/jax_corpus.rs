@@ -279,6 +279,8 @@ cases! {
     variadic_reduce,
     variadic_reduce_mixing,
     scatter_mul,
+    variadic_reduce_window,
+    complex_scatter_mul,
     shard_map_collectives,
     shard_map_more_collectives,
     shard_map_pmax_pmin,

@@ -527,6 +527,96 @@ ENTRY main {
     check_modes(split, 7);
     check_vmap(split, &[Some(1), None], 2, 7);
 
+    // Variadic reduce-windows that mix their operands are folded over
+    // their windows for jvp and vjp. Init values that are not the
+    // computation's identity (a weighted sum from 0.5, a count from 2)
+    // with padding and base dilation: positions on padding or holes are
+    // skipped, as the evaluator (and XLA) skip them, so the jvp's primal
+    // equals the program's. And an argmax window of (value, s32 index)
+    // with window dilation, whose index is an integer result. And an
+    // online log-sum-exp from (-inf, 0) over padding and holes (its step
+    // is NaN at (init, init)).
+    let windows = r#"
+HloModule windows
+lse {
+  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)
+  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
+  mx = f64[] maximum(a0, b0)
+  da = f64[] subtract(a0, mx)  ea = f64[] exponential(da)  ta = f64[] multiply(a1, ea)
+  db = f64[] subtract(b0, mx)  eb = f64[] exponential(db)  tb = f64[] multiply(b1, eb)
+  p = f64[] add(ta, tb)
+  ROOT r = (f64[], f64[]) tuple(mx, p)
+}
+wsum {
+  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)
+  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
+  c = f64[] add(a1, b1)
+  s = f64[] multiply(a0, a1)  t = f64[] multiply(b0, b1)
+  u = f64[] add(s, t)
+  ROOT r = (f64[], f64[]) tuple(u, c)
+}
+pick {
+  av = f64[] parameter(0)  ai = s32[] parameter(1)
+  bv = f64[] parameter(2)  bi = s32[] parameter(3)
+  gt = pred[] compare(bv, av), direction=GT
+  eq = pred[] compare(bv, av), direction=EQ
+  lt = pred[] compare(bi, ai), direction=LT
+  tie = pred[] and(eq, lt)
+  take = pred[] or(gt, tie)
+  v = f64[] select(take, bv, av)
+  i = s32[] select(take, bi, ai)
+  ROOT r = (f64[], s32[]) tuple(v, i)
+}
+ENTRY main {
+  x = f64[3,4] parameter(0)
+  y = f64[3,4] parameter(1)
+  half = f64[] constant(0.5)
+  two = f64[] constant(2)
+  zero = f64[] constant(0)
+  w = (f64[3,3], f64[3,3]) reduce-window(x, y, half, two), window={size=2x3 stride=1x2 pad=1_0x0_1 lhs_dilate=1x2}, to_apply=wsum
+  w0 = f64[3,3] get-tuple-element(w), index=0
+  w1 = f64[3,3] get-tuple-element(w), index=1
+  iota = s32[3,4] iota(), iota_dimension=1
+  ninf = f64[] constant(-inf)
+  big = s32[] constant(100)
+  p = (f64[3,4], s32[3,4]) reduce-window(y, iota, ninf, big), window={size=2x2 pad=0_1x1_1 rhs_dilate=1x2}, to_apply=pick
+  pv = f64[3,4] get-tuple-element(p), index=0
+  pi = s32[3,4] get-tuple-element(p), index=1
+  pf = f64[3,4] convert(pi)
+  q = f64[3,4] multiply(pv, pf)
+  l = (f64[3,3], f64[3,3]) reduce-window(x, y, ninf, zero), window={size=2x3 stride=1x2 pad=1_0x0_1 lhs_dilate=1x2}, to_apply=lse
+  l0 = f64[3,3] get-tuple-element(l), index=0
+  l1 = f64[3,3] get-tuple-element(l), index=1
+  ll = f64[3,3] multiply(l0, l1)
+  ROOT r = (f64[3,3], f64[3,3], f64[3,4], f64[3,3]) tuple(w0, w1, q, ll)
+}
+"#;
+    check_modes(windows, 8);
+    check_vmap(windows, &[Some(1), Some(0)], 2, 8);
+    // A reduce-window of one operand whose computation is no sum,
+    // product, max or min (a * b + a + b, from 0) is folded too (from its
+    // init value, as the evaluator reduces).
+    let odd = r#"
+HloModule odd
+f {
+  a = f64[] parameter(0)  b = f64[] parameter(1)
+  m = f64[] multiply(a, b)  s = f64[] add(a, b)
+  ROOT r = f64[] add(m, s)
+}
+ENTRY main {
+  x = f64[5] parameter(0)
+  zero = f64[] constant(0)
+  ROOT w = f64[4] reduce-window(x, zero), window={size=3 stride=1 pad=1_0}, to_apply=f
+}
+"#;
+    check_modes(odd, 9);
+    check_grad(
+        &odd.replace("ROOT w = f64[4]", "w = f64[4]")
+            .replace("ENTRY main {", "add { a = f64[] parameter(0)  b = f64[] parameter(1)  ROOT s = f64[] add(a, b) }\nENTRY main {")
+            .replace("to_apply=f\n}", "to_apply=f\n  ROOT s = f64[] reduce(w, zero), dimensions={0}, to_apply=add\n}"),
+        9,
+    );
+
     // A scatter that multiplies, with indices that may repeat: its
     // updates are not differentiated (JAX's rule neither), its operand is.
     let scatter_mul = r#"
@@ -728,11 +818,7 @@ fn complex_gradients_follow_jaxs_convention() {
         "HloModule c
          ENTRY main { z = c64[2] parameter(0)  ROOT y = c64[2] cbrt(z) }",
     );
-    for e in [
-        jvp(&m, &[0]).unwrap_err(),
-        vjp(&m, &[0]).unwrap_err(),
-        vmap(&m, &[Some(0)], 2).unwrap_err(),
-    ] {
+    for e in [jvp(&m, &[0]).unwrap_err(), vjp(&m, &[0]).unwrap_err()] {
         assert!(
             matches!(&e, TransformError::Unsupported { instruction, opcode: "cbrt", .. } if instruction == "y"),
             "{e}"
@@ -744,6 +830,10 @@ fn complex_gradients_follow_jaxs_convention() {
             "{e}"
         );
     }
+    // vmap batches it: batching does not depend on the element type.
+    let b = vmap(&m, &[Some(0)], 2).unwrap();
+    let text = hlox_hlo::text::print_module(&b);
+    assert!(text.contains("c64[2,2]{1,0} cbrt("), "{text}");
     // A complex cummax (a reduce-window choosing by the parts, as JAX
     // lowers it): JAX refuses its jvp, and so does hlox, saying so.
     let m = parse(
@@ -766,4 +856,41 @@ fn complex_gradients_follow_jaxs_convention() {
         "{e}"
     );
     assert!(e.to_string().contains("JAX refuses its jvp too"), "{e}");
+    // A complex select-and-scatter (a complex max-pool's gradient) and a
+    // bitcast of complex values: no derivative, saying why; vmap batches
+    // both.
+    let m = parse(
+        "HloModule c
+         ge_real {
+           a = c64[] parameter(0)  b = c64[] parameter(1)
+           ra = f32[] real(a)  rb = f32[] real(b)
+           ROOT p = pred[] compare(ra, rb), direction=GE
+         }
+         add { a = c64[] parameter(0)  b = c64[] parameter(1)  ROOT c = c64[] add(a, b) }
+         ENTRY main {
+           x = c64[4] parameter(0)  src = c64[2] parameter(1)
+           zero = c64[] constant((0, 0))
+           s = c64[4] select-and-scatter(x, src, zero), window={size=2 stride=2}, select=ge_real, scatter=add
+           b = s64[4] bitcast-convert(s)
+           ROOT r = (c64[4], s64[4]) tuple(s, b)
+         }",
+    );
+    let e = vjp(&m, &[1]).unwrap_err();
+    assert!(e.to_string().contains("`s` (select-and-scatter)"), "{e}");
+    assert!(e.to_string().contains("JAX has no complex max-pool"), "{e}");
+    let m2 = parse(&hlox_hlo::text::print_module(&m).replace(
+        "select-and-scatter(x, src, zero), window={size=2 stride=2}, select=ge_real, scatter=add",
+        "add(x, x)",
+    ));
+    let e = jvp(&m2, &[0]).unwrap_err();
+    assert!(
+        e.to_string().contains("(bitcast-convert) is not supported"),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .contains("JAX does not bitcast complex values"),
+        "{e}"
+    );
+    vmap(&m, &[Some(0), Some(0)], 3).unwrap();
 }
