@@ -504,7 +504,7 @@ def complex_atan2(rng):
     return f, [c64(rng, 2, 3), c64(rng, 2, 3), f32(rng, 3)]
 
 
-@case(in_axes=(0, None, 0), platform="tpu")
+@case(in_axes=(0, None, 0), platform="tpu", hvp=True)
 def complex_conv(rng):
     # Complex convolutions (lowered as for TPU: on CPU and GPU JAX expands
     # each into three real ones): stride 2, padding and rhs dilation, then

@@ -72,6 +72,15 @@ fn reals(l: &Literal) -> Vec<f32> {
 }
 
 fn compare(name: &str, what: &str, got: &[Literal], want: &[Literal]) {
+    compare_within(name, what, got, want, 0.0)
+}
+
+/// `compare`, each element also allowed `of_max` times the largest
+/// magnitude of its result: the f32 rounding of terms that cancel, which
+/// second order through convolutions accumulates (`complex_conv`'s
+/// Hessian-vector product: JAX's own f32 result is 6e-4 from a float64
+/// one, for values up to 1,060).
+fn compare_within(name: &str, what: &str, got: &[Literal], want: &[Literal], of_max: f32) {
     assert_eq!(got.len(), want.len(), "{name} {what}: number of results");
     for (k, (g, w)) in got.iter().zip(want).enumerate() {
         assert!(
@@ -81,9 +90,10 @@ fn compare(name: &str, what: &str, got: &[Literal], want: &[Literal]) {
             w.shape()
         );
         let (g, w) = (reals(g), reals(w));
+        let big = of_max * w.iter().fold(0f32, |m, x| m.max(x.abs()));
         for (i, (a, b)) in g.iter().zip(&w).enumerate() {
             assert!(
-                (a - b).abs() <= 1e-5 + 2e-4 * b.abs(),
+                (a - b).abs() <= 1e-5 + 2e-4 * b.abs() + big,
                 "{name} {what} result {k} element {i}: hlox {a} vs JAX {b}\nhlox {g:?}\nJAX  {w:?}"
             );
         }
@@ -107,7 +117,7 @@ fn check_reverse(name: &str, m: &Module, case: &Value, inputs: &[Literal], wrt: 
         let hv = vjp(&gm, wrt).unwrap_or_else(|e| panic!("{name} hvp: {e}"));
         let mut a = inputs.to_vec();
         a.extend(lits(&h["vectors"]));
-        compare(name, "hvp", &run(&hv, &a), &lits(&h["out"]));
+        compare_within(name, "hvp", &run(&hv, &a), &lits(&h["out"]), 2e-6);
     }
 }
 
