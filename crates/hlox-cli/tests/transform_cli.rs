@@ -50,6 +50,14 @@ fn npys(out: &Path, prefix: &str, arrays: &Value) -> Vec<PathBuf> {
 
 /// Asserts that `out_dir`'s outputs match the JSON arrays `want`.
 fn check_outputs(out_dir: &Path, want: &Value, what: &str) {
+    check_outputs_within(out_dir, want, what, 0.0)
+}
+
+/// `check_outputs`, each element also allowed `of_max` times its result's
+/// largest magnitude (the f32 rounding of cancelling terms in second
+/// order; as `hlox-transform`'s `jax_corpus` compares Hessian-vector
+/// products).
+fn check_outputs_within(out_dir: &Path, want: &Value, what: &str, of_max: f32) {
     for (k, w) in want.as_array().unwrap().iter().enumerate() {
         let p = out_dir.join(format!("out{k}.npy"));
         let lit =
@@ -61,7 +69,14 @@ fn check_outputs(out_dir: &Path, want: &Value, what: &str) {
             Err(_) => read_f32(&p),
         };
         let w: Vec<f32> = serde_json::from_value(w["data"].clone()).unwrap();
-        assert_close(&got, &w, 1e-5, 2e-4, &format!("{what} output {k} vs JAX"));
+        let big = of_max * w.iter().fold(0f32, |m, x| m.max(x.abs()));
+        assert_close(
+            &got,
+            &w,
+            1e-5 + big,
+            2e-4,
+            &format!("{what} output {k} vs JAX"),
+        );
     }
 }
 
@@ -369,7 +384,7 @@ fn corpus_case_on_the_host(name: &str) {
         let mut inputs = npys(&d, "in", &c["inputs"]);
         inputs.extend(npys(&d, "v", &h["vectors"]));
         then_run("vjp", &g, &["--wrt", &wrt], &d.join("hvp.hlo"), &inputs);
-        check_outputs(&d, &h["out"], &format!("hlox vjp of grad {name}"));
+        check_outputs_within(&d, &h["out"], &format!("hlox vjp of grad {name}"), 2e-6);
     }
 }
 

@@ -593,6 +593,38 @@ ENTRY main {
 "#;
     check_modes(windows, 8);
     check_vmap(windows, &[Some(1), Some(0)], 2, 8);
+    // A window of more positions than a fold takes: an error naming the
+    // reduce-window and the limit.
+    let wide = parse(
+        r#"
+HloModule wide
+wsum {
+  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)
+  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
+  c = f64[] add(a1, b1)
+  s = f64[] multiply(a0, a1)  t = f64[] multiply(b0, b1)
+  u = f64[] add(s, t)
+  ROOT r = (f64[], f64[]) tuple(u, c)
+}
+ENTRY main {
+  x = f64[3,5000] parameter(0)
+  y = f64[3,5000] parameter(1)
+  zero = f64[] constant(0)
+  w = (f64[3,1], f64[3,1]) reduce-window(x, y, zero, zero), window={size=1x5000}, to_apply=wsum
+  ROOT w0 = f64[3,1] get-tuple-element(w), index=0
+}
+"#,
+    );
+    for e in [jvp(&wide, &[0]).unwrap_err(), vjp(&wide, &[0]).unwrap_err()] {
+        assert!(
+            matches!(&e, TransformError::Unsupported { instruction, opcode: "reduce-window", .. } if instruction == "w"),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("its window has 5000 positions"),
+            "{e}"
+        );
+    }
     // A reduce-window of one operand whose computation is no sum,
     // product, max or min (a * b + a + b, from 0) is folded too (from its
     // init value, as the evaluator reduces).
