@@ -179,6 +179,17 @@ impl WindowDim {
             reversal: false,
         }
     }
+
+    /// The pad that lays out this dimension's (base-dilated, padded)
+    /// input: its padding at the edges, `base_dilation - 1` holes between
+    /// elements.
+    pub fn base_pad(&self) -> PadDim {
+        PadDim {
+            lo: self.pad_lo,
+            hi: self.pad_hi,
+            interior: self.base_dilation - 1,
+        }
+    }
 }
 
 /// XLA's `Window`.

@@ -457,15 +457,7 @@ impl Expander<'_> {
         // With no operand element, every position is padding.
         let some = in_dims.iter().product::<i64>() > 0;
         if out_dims.iter().product::<i64>() > 0 && positions > 0 && some {
-            let pads: Vec<PadDim> = window
-                .dims
-                .iter()
-                .map(|w| PadDim {
-                    lo: w.pad_lo,
-                    hi: w.pad_hi,
-                    interior: w.base_dilation - 1,
-                })
-                .collect();
+            let pads: Vec<PadDim> = window.dims.iter().map(|w| w.base_pad()).collect();
             let padded_dims: Vec<i64> = in_dims
                 .iter()
                 .zip(&pads)

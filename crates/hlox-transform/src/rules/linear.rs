@@ -956,15 +956,7 @@ fn product_window_transpose(
         let cx = if empty { e.full_like(x, 0.0)? } else { scaled };
         return Ok((cx, cinit));
     }
-    let pads = window
-        .dims
-        .iter()
-        .map(|w| PadDim {
-            lo: w.pad_lo,
-            hi: w.pad_hi,
-            interior: w.base_dilation - 1,
-        })
-        .collect();
+    let pads = window.dims.iter().map(|w| w.base_pad()).collect();
     let xp = e.pad(x, one, pads)?;
     let pd = e.dims(xp)?;
     // Each window's first position in `xp`: its output index times the
