@@ -433,7 +433,7 @@ impl Expander<'_> {
         let positions: i64 = window.dims.iter().map(|w| w.size).product();
         if positions > MAX_FOLDED_WINDOW {
             return refuse(format!(
-                "its window has {positions} positions; a variadic reduce-window is differentiated by folding its computation over them, at most {MAX_FOLDED_WINDOW}"
+                "its window has {positions} positions; such a reduce-window is differentiated by folding its computation over them, at most {MAX_FOLDED_WINDOW}"
             ));
         }
         let tys: Vec<ElementType> = xs

@@ -1,12 +1,13 @@
-//! Variadic reductions before transforming: a `reduce` (or `reduce-window`) of several operands
-//! whose computation reduces each operand on its own (result `k` computed
-//! from the `k`-th parameters of both sides only: two sums, a sum and a
-//! max, as XLA's multi-output fusion and `lax.reduce` of a tuple make
-//! them) becomes one `reduce` (`reduce-window`) per operand and a `tuple` of their results
-//! under the old name, so the single-operand rules (sum, product, max and
-//! min with JAX's tie rule) cover it. A reduce whose components depend on
-//! each other (an argmax, whose index follows the values) is left as it
-//! is, for the argmax rules or an error naming it.
+//! Variadic reductions before transforming: a `reduce` or `reduce-window`
+//! of several operands whose computation reduces each operand on its own
+//! (result `k` computed from the `k`-th parameters of both sides only: two
+//! sums, a sum and a max, as XLA's multi-output fusion and `lax.reduce` of
+//! a tuple make them) becomes one `reduce` (`reduce-window`) per operand
+//! and a `tuple` of their results under the old name, so the
+//! single-operand rules (sum, product, max and min with JAX's tie rule)
+//! cover it. A reduce whose components depend on each other (an argmax,
+//! whose index follows the values) is left as it is, for the argmax rules,
+//! the trees and folds of `map.rs`, or an error naming it.
 
 use hlox_hlo::ir::{CompId, Computation, InstId, Instruction, Module, Op};
 use hlox_hlo::{PrimaryMap, SecondaryMap, Shape};

@@ -369,6 +369,19 @@ fn transformed_modules_transform_again() {
     check_vmap(&text, &[None, None, Some(0)], 3, 9);
 }
 
+/// An online log-sum-exp's step over (max, scaled sum) pairs, the reducer
+/// of the mixing-reduce and reduce-window tests below.
+const LSE_STEP: &str = r#"lse {
+  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)
+  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
+  mx = f64[] maximum(a0, b0)
+  da = f64[] subtract(a0, mx)  ea = f64[] exponential(da)  ta = f64[] multiply(a1, ea)
+  db = f64[] subtract(b0, mx)  eb = f64[] exponential(db)  tb = f64[] multiply(b1, eb)
+  p = f64[] add(ta, tb)
+  ROOT r = (f64[], f64[]) tuple(mx, p)
+}
+"#;
+
 #[test]
 fn errors_name_the_instruction_and_the_problem() {
     let m = parse(
@@ -460,18 +473,10 @@ ENTRY main {
     // no argmax; it is a tree too, differentiated in both modes (over
     // dimensions 0 and 2: moved last, flattened, 6 -> 3 -> 2 -> 1) and
     // batched as it is.
-    let mixed_src = r#"
-HloModule mixed
-mix {
-  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)
-  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
-  mx = f64[] maximum(a0, b0)
-  da = f64[] subtract(a0, mx)  ea = f64[] exponential(da)  ta = f64[] multiply(a1, ea)
-  db = f64[] subtract(b0, mx)  eb = f64[] exponential(db)  tb = f64[] multiply(b1, eb)
-  p = f64[] add(ta, tb)
-  ROOT r = (f64[], f64[]) tuple(mx, p)
-}
-ENTRY main {
+    let mixed_src = &[
+        "HloModule mixed\n",
+        &LSE_STEP.replace("lse {", "mix {"),
+        r#"ENTRY main {
   x = f64[3,4,2] parameter(0)
   y = f64[3,4,2] parameter(1)
   ninf = f64[] constant(-inf)
@@ -481,7 +486,9 @@ ENTRY main {
   sv = f64[4] get-tuple-element(m), index=1
   ROOT v = f64[4] multiply(mv, sv)
 }
-"#;
+"#,
+    ]
+    .concat();
     check_modes(mixed_src, 6);
     check_vmap(mixed_src, &[Some(1), None], 2, 6);
     // Its computation with an op that does not apply element-wise: both
@@ -536,18 +543,10 @@ ENTRY main {
     // with window dilation, whose index is an integer result. And an
     // online log-sum-exp from (-inf, 0) over padding and holes (its step
     // is NaN at (init, init)).
-    let windows = r#"
-HloModule windows
-lse {
-  a0 = f64[] parameter(0)  a1 = f64[] parameter(1)
-  b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
-  mx = f64[] maximum(a0, b0)
-  da = f64[] subtract(a0, mx)  ea = f64[] exponential(da)  ta = f64[] multiply(a1, ea)
-  db = f64[] subtract(b0, mx)  eb = f64[] exponential(db)  tb = f64[] multiply(b1, eb)
-  p = f64[] add(ta, tb)
-  ROOT r = (f64[], f64[]) tuple(mx, p)
-}
-wsum {
+    let windows = &[
+        "HloModule windows\n",
+        LSE_STEP,
+        r#"wsum {
   a0 = f64[] parameter(0)  a1 = f64[] parameter(1)
   b0 = f64[] parameter(2)  b1 = f64[] parameter(3)
   c = f64[] add(a1, b1)
@@ -590,7 +589,9 @@ ENTRY main {
   ll = f64[3,3] multiply(l0, l1)
   ROOT r = (f64[3,3], f64[3,3], f64[3,4], f64[3,3]) tuple(w0, w1, q, ll)
 }
-"#;
+"#,
+    ]
+    .concat();
     check_modes(windows, 8);
     check_vmap(windows, &[Some(1), Some(0)], 2, 8);
     // A window of more positions than a fold takes: an error naming the
