@@ -79,12 +79,15 @@ def main():
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--keep", metavar="DIR",
+                    help="write the modules and inputs under DIR (for `hlox bench --profile`) instead of a temporary directory")
     a = ap.parse_args()
 
     import jax
 
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = a.keep or scratch
         for name, loss, args, n_wrt in programs():
             wrt = tuple(range(n_wrt))
             fwd = jax.jit(loss).lower(*args).compiler_ir("hlo").as_serialized_hlo_module_proto()
@@ -92,7 +95,7 @@ def main():
             bwd = jax.jit(grad_fn).lower(*args).compiler_ir("hlo").as_serialized_hlo_module_proto()
             want = [np.asarray(g) for g in grad_fn(*args)]
             d = os.path.join(tmp, name)
-            os.makedirs(d)
+            os.makedirs(d, exist_ok=True)
             pb = os.path.join(d, "loss.pb")
             with open(pb, "wb") as f:
                 f.write(fwd)

@@ -142,6 +142,14 @@ def jax_benchmarks():
     def triangular_solve(a, b):
         return jax.scipy.linalg.solve_triangular(a, b, lower=True)
 
+    # Pooling over NHWC images: reduce-window, as jax.lax.reduce_window and
+    # flax's max_pool/avg_pool lower it.
+    def max_pool(x):
+        return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 3, 3, 1), (1, 1, 1, 1), "VALID")
+
+    def avg_pool(x):
+        return jax.lax.reduce_window(x, 0.0, jax.lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "SAME") / 4.0
+
     def seed_custom_call(b, c):
         out = jax.ShapeDtypeStruct((2048,), jnp.float32)
         return jax.ffi.ffi_call("do_custom_call", out, custom_call_api_version=1)(b, c)
@@ -155,6 +163,8 @@ def jax_benchmarks():
         ("layernorm_4096x1024", layernorm, [f32(4096, 1024), f32(1024), f32(1024)]),
         ("matmul_1024", matmul, [f32(1024, 1024), f32(1024, 1024)]),
         ("mlp_256x1024", mlp, [f32(256, 1024), f32(1024, 1024), f32(1024), f32(1024, 1024), f32(1024), f32(1024, 256), f32(256)]),
+        ("maxpool_3x3_8x128x128x16", max_pool, [f32(8, 128, 128, 16)]),
+        ("avgpool_2x2_8x128x128x16", avg_pool, [f32(8, 128, 128, 16)]),
         ("seed_custom_call", seed_custom_call, [f32(128), f32(2048)]),
         ("lu_solve_512", solve, [well_conditioned(512), f32(512, 16)]),
         ("cholesky_512", cholesky, [spd(512)]),

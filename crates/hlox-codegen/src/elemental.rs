@@ -70,7 +70,7 @@ pub fn is_elemental(module: &Module, comp: &Computation, id: InstId) -> bool {
             let b = inst.shape.element_type();
             matches!((a, b), (Some(a), Some(b)) if a.bit_width() == b.bit_width())
         }
-        Op::Reduce { .. } | Op::Map { .. } => inst
+        Op::Reduce { .. } | Op::Map { .. } | Op::ReduceWindow { .. } => inst
             .called
             .first()
             .is_some_and(|&c| is_scalar_computation(module, c)),
@@ -763,6 +763,39 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                 );
                 self.pop();
                 r?;
+                let mut out = Vec::new();
+                for (a, t) in accs {
+                    out.push(b.build_load(t, a, "")?);
+                }
+                Ok(out)
+            }
+            Op::ReduceWindow { window } => {
+                let n = ops.len() / 2;
+                let to_apply = *inst
+                    .called
+                    .first()
+                    .ok_or_else(|| CodegenError::Unsupported {
+                        inst: name.into(),
+                        message: "reduce-window without to_apply".into(),
+                    })?;
+                let in_dims = self.ashape(ops[0])?.dims.clone();
+                let mut accs = Vec::new();
+                for k in 0..n {
+                    let init = self.one(cg, ops[n + k], &[])?;
+                    let a = cg.entry_alloca(init.get_type(), "acc")?;
+                    b.build_store(a, init)?;
+                    accs.push((a, init.get_type()));
+                }
+                crate::window::reduce_window_into(
+                    cg,
+                    self,
+                    window,
+                    &in_dims,
+                    index,
+                    &ops[..n],
+                    &accs,
+                    to_apply,
+                )?;
                 let mut out = Vec::new();
                 for (a, t) in accs {
                     out.push(b.build_load(t, a, "")?);

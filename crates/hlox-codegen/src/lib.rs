@@ -20,6 +20,7 @@ pub mod elemental;
 pub mod loops;
 pub mod math;
 pub mod scalar;
+pub mod window;
 
 use hlox_hlo::{ArrayShape, ElementType};
 use inkwell::builder::{Builder, BuilderError};
@@ -70,6 +71,46 @@ pub const LLVM_OPTIONS: &[&str] = &[
     "-disable-lsr",
     "-unroll-threshold=100",
 ];
+
+/// The Host's LLVM optimization pipeline (new pass manager syntax), run on
+/// every module at `opt_level` 2 and 3 in place of LLVM's `default<O3>`.
+///
+/// The emitter's code needs few of O3's passes: each loop is a function of
+/// its own (`noinline`, constant bounds), element-wise math is already
+/// expanded into straight-line IR, and there is nothing to inline across
+/// calls or to propagate between functions. What the loops do need is SSA
+/// form and clean-up (`sroa`, `early-cse`, `instcombine`, `simplifycfg`),
+/// rotation so that the vectorizer sees a bottom-tested loop
+/// (`loop-rotate`; without it no row reduction vectorized and `sum_16M`
+/// ran 4x slower), invariants hoisted (`licm`), and the loop and SLP
+/// vectorizers.
+///
+/// Measured on the AMD machine (docs/performance.md, "Eighth session"):
+/// over the corpus, cold compiles took 0.60 of `default<O3>`'s time
+/// (geometric mean, three rounds alternating), and O3's module-level and
+/// inlining passes alone were worth only 5% of it (`default<O3>`'s function
+/// passes without them: 0.95); the run times of every `bench_vs_xla.py`
+/// program stayed within the noise of two alternated rounds (new / old
+/// 0.88-1.17 both ways). What O3 has and this does not: GVN, full and
+/// partial unrolling after vectorization, induction-variable
+/// canonicalization, dead-store elimination and the inliner.
+///
+/// `instcombine` runs as `default<O3>` runs it, without `verify-fixpoint`:
+/// the textual pass verifies by default that one iteration reached a fixed
+/// point, and aborts the process when it did not (a filetest did that).
+pub const HOST_PASSES: &str = "function(sroa,early-cse<memssa>,\
+instcombine<no-verify-fixpoint>,simplifycfg,loop-mssa(loop-rotate,licm),\
+instcombine<no-verify-fixpoint>,loop-vectorize,slp-vectorizer,\
+instcombine<no-verify-fixpoint>,simplifycfg)";
+
+/// The pass pipeline the Host runs at `opt_level` (0-3): LLVM's own
+/// `default<O0>` and `default<O1>`, [`HOST_PASSES`] above that.
+pub fn host_passes(opt_level: u8) -> String {
+    match opt_level {
+        0 | 1 => format!("default<O{opt_level}>"),
+        _ => HOST_PASSES.to_string(),
+    }
+}
 
 /// Sets [`LLVM_OPTIONS`] in this process's LLVM, once (later calls do
 /// nothing). The options are global to the process: every LLVM

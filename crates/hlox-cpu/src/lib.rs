@@ -17,7 +17,7 @@
 //!    direct calls of the bound target's address with XLA's Host convention;
 //!    heavy ops (dot, convolution, sort, gather, scatter, ...) are runtime
 //!    kernels ([`kernels`]);
-//! 4. optimization with LLVM's new pass manager (`default<On>`) for the host
+//! 4. optimization with LLVM's new pass manager (`hlox_codegen::HOST_PASSES`) for the host
 //!    CPU (its name and features are set on every function) and code
 //!    generation to an object file; a large module is split into parts
 //!    compiled on several threads ([`split`]);
@@ -512,7 +512,7 @@ fn back_half(
         .verify()
         .map_err(|e| CompileError::Internal(format!("generated LLVM IR does not verify: {e}")))?;
 
-    let passes = format!("default<O{}>", options.opt_level.min(3));
+    let passes = hlox_codegen::host_passes(options.opt_level);
     // Code generation split over threads (`split`): not for a dump (one
     // module, one listing), a cache entry or an object file (one object).
     let groups = if dump_dir.is_none() && !object && cache.is_none() {

@@ -13,8 +13,8 @@ use crate::plan::{KernelInfo, KernelKind, Program, SplitReduce, WARP};
 use crate::CompileError;
 use hlox_codegen::elemental::{leaf_count, ElementalCtx, Lanes, Leaf, Split};
 use hlox_codegen::loops::{for_range, for_range_step};
+use hlox_codegen::window::{reduce_window_into, window_input_index, LlvmArith};
 use hlox_codegen::{scalar, Cg, CodegenError};
-use hlox_hlo::semantics::arith::IndexArith;
 use hlox_hlo::semantics::dot::DotDims;
 use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
 use hlox_hlo::semantics::sort::MergeRuns;
@@ -1250,7 +1250,16 @@ fn emit_reduce_window<'ctx>(
             cg.b.build_store(a, v)?;
             accs.push((a, v.get_type()));
         }
-        rw_loops(cg, ctx, window, &in_shape, &oidx, inputs, &accs, to_apply)?;
+        reduce_window_into(
+            cg,
+            ctx,
+            window,
+            &in_shape.dims,
+            &oidx,
+            inputs,
+            &accs,
+            to_apply,
+        )?;
         for ((p, s), (a, t)) in outs.iter().zip(&accs) {
             if let Some(s) = s {
                 let v = cg.b.build_load(*t, *a, "")?;
@@ -1258,117 +1267,6 @@ fn emit_reduce_window<'ctx>(
                 cg.store_elem(s.ty, ep, v)?;
             }
         }
-        Ok(())
-    })
-}
-
-/// [`IndexArith`] as instructions at the builder's position: the CUDA
-/// kernels run the shared index rules of [`hlox_hlo::semantics`] on LLVM
-/// values (division and remainder are unsigned: the rules use them on
-/// non-negative positions only).
-struct LlvmArith<'c, 'a, 'ctx>(&'c Cg<'a, 'ctx>);
-
-impl<'ctx> IndexArith for LlvmArith<'_, '_, 'ctx> {
-    type Int = IntValue<'ctx>;
-    type Bool = IntValue<'ctx>;
-    type Error = CodegenError;
-    fn int(&self, v: i64) -> IntValue<'ctx> {
-        self.0.i64c(v)
-    }
-    fn add(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
-        Ok(self.0.b.build_int_add(a, b, "")?)
-    }
-    fn sub(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
-        Ok(self.0.b.build_int_sub(a, b, "")?)
-    }
-    fn mul(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
-        Ok(self.0.b.build_int_mul(a, b, "")?)
-    }
-    fn div(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
-        Ok(self.0.b.build_int_unsigned_div(a, b, "")?)
-    }
-    fn rem(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
-        Ok(self.0.b.build_int_unsigned_rem(a, b, "")?)
-    }
-    fn ge(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
-        Ok(self.0.b.build_int_compare(IntPredicate::SGE, a, b, "")?)
-    }
-    fn lt(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
-        Ok(self.0.b.build_int_compare(IntPredicate::SLT, a, b, "")?)
-    }
-    fn eq(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
-        Ok(self.0.b.build_int_compare(IntPredicate::EQ, a, b, "")?)
-    }
-    fn and(&self, a: IntValue<'ctx>, b: IntValue<'ctx>) -> Result<IntValue<'ctx>, CodegenError> {
-        Ok(self.0.b.build_and(a, b, "")?)
-    }
-    fn select(
-        &self,
-        c: IntValue<'ctx>,
-        a: IntValue<'ctx>,
-        b: IntValue<'ctx>,
-    ) -> Result<IntValue<'ctx>, CodegenError> {
-        Ok(self.0.b.build_select(c, a, b, "")?.into_int_value())
-    }
-}
-
-/// The input index that window element `k` of output position `o` reads,
-/// and whether it reads one (not padding or a base-dilation hole): the
-/// shared [`window_position`] per dimension, over an input of dimensions
-/// `dims`.
-fn window_input_index<'ctx>(
-    cg: &Cg<'_, 'ctx>,
-    window: &hlox_hlo::Window,
-    dims: &[i64],
-    o: &[IntValue<'ctx>],
-    k: &[IntValue<'ctx>],
-) -> Result<(Vec<IntValue<'ctx>>, IntValue<'ctx>), CodegenError> {
-    let a = LlvmArith(cg);
-    let mut valid = cg.i1().const_int(1, false);
-    let mut idx = Vec::with_capacity(dims.len());
-    for (d, wd) in window.dims.iter().enumerate() {
-        let (i, v) = window_position(&a, wd, dims[d], o[d], k[d])?;
-        valid = a.and(valid, v)?;
-        idx.push(i);
-    }
-    Ok((idx, valid))
-}
-
-/// The window loops of reduce-window output element `oidx`: each window
-/// element that reads the input (not padding) is combined into `accs`.
-#[allow(clippy::too_many_arguments)]
-fn rw_loops<'ctx>(
-    cg: &Cg<'_, 'ctx>,
-    ctx: &mut ElementalCtx<'_, 'ctx>,
-    window: &hlox_hlo::Window,
-    in_shape: &ArrayShape,
-    oidx: &[IntValue<'ctx>],
-    inputs: &[InstId],
-    accs: &[(PointerValue<'ctx>, inkwell::types::BasicTypeEnum<'ctx>)],
-    to_apply: hlox_hlo::CompId,
-) -> Result<(), CodegenError> {
-    let b = cg.b;
-    let sizes: Vec<i64> = window.dims.iter().map(|w| w.size).collect();
-    loop_nest(cg, &sizes, "w", &mut |kidx| {
-        let (idx, valid) = window_input_index(cg, window, &in_shape.dims, oidx, kidx)?;
-        let f = cg.current_fn()?;
-        let body = cg.ctx.append_basic_block(f, "rw.in");
-        let join = cg.ctx.append_basic_block(f, "rw.next");
-        b.build_conditional_branch(valid, body, join)?;
-        b.position_at_end(body);
-        let mut args = Vec::new();
-        for (a, t) in accs {
-            args.push(b.build_load(*t, *a, "")?);
-        }
-        for &inp in inputs {
-            args.push(ctx.gen(cg, inp, &idx)?[0]);
-        }
-        let r = ctx.inline_scalar(cg, to_apply, &args)?;
-        for ((a, _), v) in accs.iter().zip(r) {
-            b.build_store(*a, v)?;
-        }
-        b.build_unconditional_branch(join)?;
-        b.position_at_end(join);
         Ok(())
     })
 }
