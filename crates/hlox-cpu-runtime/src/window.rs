@@ -5,8 +5,9 @@
 
 use crate::elem::{rd, with_elem, wr, Combiner, Elem, SendConstPtr, SendPtr, Slot};
 use crate::{Ctx, Geom, HostKernel, KernelError, RunError, ScalarFn};
+use hlox_hlo::semantics::sort::{direction_holds, CompareComparator};
 use hlox_hlo::semantics::window::WindowTable;
-use hlox_hlo::Window;
+use hlox_hlo::{ComparisonDirection, ComparisonType, ElementType, Window};
 use rayon::prelude::*;
 
 /// The window table of `w` over an operand of geometry `base`, checked to
@@ -163,6 +164,14 @@ pub(crate) struct SelectAndScatterKernel {
     select: ScalarFn,
     scatter: ScalarFn,
     fast: Option<Combiner>,
+    /// The select computation as `compare(a, b)` (or `compare(b, a)` when
+    /// swapped) on f32/f64 with the FLOAT comparison: JAX's max-pool
+    /// gradient (`GE`). Run in Rust, without calling the compiled function.
+    fast_select: Option<(ComparisonDirection, bool)>,
+    /// No two windows share an input position (each stride at least the
+    /// dilated window, no base dilation): the sources scatter to distinct
+    /// outputs, so they run in parallel.
+    disjoint: bool,
 }
 
 impl SelectAndScatterKernel {
@@ -172,9 +181,27 @@ impl SelectAndScatterKernel {
         let out = Geom::new(&cx.result_leaf(0)?);
         let (select, _) = cx.callee(0)?;
         let (scatter, fast) = cx.combiner_callee(1, 1, source.ty)?;
+        let fast_select = cx
+            .inst
+            .called
+            .first()
+            .and_then(|&c| cx.module.computations.get(c))
+            .and_then(|c| CompareComparator::recognize(c, &[operand.ty]))
+            .filter(|c| {
+                matches!(operand.ty, ElementType::F32 | ElementType::F64)
+                    && source.ty == operand.ty
+                    && c.cmp_type == ComparisonType::Float
+            })
+            .map(|c| (c.direction, c.swapped));
+        let disjoint = w
+            .dims
+            .iter()
+            .all(|d| d.base_dilation == 1 && d.stride > (d.size - 1) * d.window_dilation);
         Ok(SelectAndScatterKernel {
             tab: window_table(cx, &operand, &source, w)?,
             fast,
+            fast_select,
+            disjoint,
             operand,
             source,
             out,
@@ -184,8 +211,78 @@ impl SelectAndScatterKernel {
     }
 }
 
+impl SelectAndScatterKernel {
+    /// Select by a recognized float comparison and scatter by a recognized
+    /// combiner: the same walk as the general path (the first valid
+    /// position, then each later one replaces it unless `select(selected,
+    /// candidate)` holds), in parallel over the sources when the windows
+    /// are disjoint.
+    unsafe fn run_fast<T: Elem + PartialOrd>(
+        &self,
+        (dir, swapped): (ComparisonDirection, bool),
+        c: Combiner,
+        operands: &[*const u8],
+        out: *mut u8,
+    ) {
+        let (op, sp, ip) = (operands[0], operands[1], operands[2]);
+        let init: T = rd(ip, 0);
+        crate::for_each_offset(&self.out.dims, &self.out.strides, |o| wr(out, o, init));
+        let (opp, spp, outp) = (SendConstPtr(op), SendConstPtr(sp), SendPtr(out));
+        let sdims = &self.source.dims;
+        let rank = sdims.len();
+        let chunk = |lo: usize, hi: usize| {
+            let (opp, spp, outp) = (opp, spp, outp);
+            let (mut o, mut k, mut ii) = (vec![0; rank], vec![0; rank], vec![0; rank]);
+            let mut sel = vec![0usize; rank];
+            for lin in lo..hi {
+                unravel(lin, sdims, &mut o);
+                let mut best: Option<T> = None;
+                self.tab.for_each(&o, &mut k, &mut ii, |ii| {
+                    let v: T = rd(opp.0, offset(ii, &self.operand.strides));
+                    let keep = best.is_some_and(|b| {
+                        let ord = if swapped {
+                            v.partial_cmp(&b)
+                        } else {
+                            b.partial_cmp(&v)
+                        };
+                        direction_holds(dir, ord)
+                    });
+                    if !keep {
+                        best = Some(v);
+                        sel.copy_from_slice(ii);
+                    }
+                });
+                if best.is_none() {
+                    continue;
+                }
+                let dst = offset(&sel, &self.out.strides);
+                let src: T = rd(spp.0, offset(&o, &self.source.strides));
+                wr(outp.0, dst, c.apply(rd::<T>(outp.0, dst), src));
+            }
+        };
+        if self.disjoint {
+            par_chunks(self.source.count(), self.tab.sizes.iter().product(), chunk);
+        } else {
+            chunk(0, self.source.count());
+        }
+    }
+}
+
 impl HostKernel for SelectAndScatterKernel {
     unsafe fn run(&self, operands: &[*const u8], outputs: &[*mut u8]) -> Result<(), RunError> {
+        if let (Some(sel), Some(c)) = (self.fast_select, self.fast) {
+            match self.operand.ty {
+                ElementType::F32 => {
+                    self.run_fast::<f32>(sel, c, operands, outputs[0]);
+                    return Ok(());
+                }
+                ElementType::F64 => {
+                    self.run_fast::<f64>(sel, c, operands, outputs[0]);
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
         let (op, sp, ip, out) = (operands[0], operands[1], operands[2], outputs[0]);
         let ssz = self.source.ty.byte_size();
         let osz = self.operand.ty.byte_size();
