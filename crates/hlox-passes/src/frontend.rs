@@ -39,7 +39,9 @@ pub struct CompileOptions {
     /// optimization, assembly; CUDA: the program plan, the kernels' LLVM IR
     /// and the PTX).
     pub dump_dir: Option<PathBuf>,
-    /// LLVM optimization level, 0..=3.
+    /// LLVM optimization level, 0..=3: on the Host, 0 and 1 run LLVM's
+    /// `default<O0>`/`default<O1>`, 2 and 3 hlox's own pipeline
+    /// (`hlox_codegen::HOST_PASSES`); on CUDA, `default<On>`.
     pub opt_level: u8,
     /// Custom-call registry (default: [`Registry::global`]).
     pub registry: Option<Arc<Registry>>,
