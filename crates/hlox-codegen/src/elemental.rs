@@ -423,6 +423,23 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         sub.gen(cg, c.root, &[])
     }
 
+    /// One accumulator per init value of a reduce or reduce-window: a slot
+    /// in the function's entry block, holding the init value.
+    fn accumulators(
+        &mut self,
+        cg: &Cg<'_, 'ctx>,
+        inits: &[InstId],
+    ) -> Result<Vec<(PointerValue<'ctx>, inkwell::types::BasicTypeEnum<'ctx>)>> {
+        let mut accs = Vec::with_capacity(inits.len());
+        for &i in inits {
+            let init = self.one(cg, i, &[])?;
+            let a = cg.entry_alloca(init.get_type(), "acc")?;
+            cg.b.build_store(a, init)?;
+            accs.push((a, init.get_type()));
+        }
+        Ok(accs)
+    }
+
     /// Emit `cond ? then() : else()` producing `n` values of types given by
     /// the first branch, with cache scoping.
     fn branch(
@@ -712,13 +729,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             Op::Reduce { dimensions } => {
                 self.reduces_generated += 1;
                 let n = ops.len() / 2;
-                let to_apply = *inst
-                    .called
-                    .first()
-                    .ok_or_else(|| CodegenError::Unsupported {
-                        inst: name.into(),
-                        message: "reduce without to_apply".into(),
-                    })?;
+                let to_apply = to_apply(inst)?;
                 let in_shape = self.ashape(ops[0])?.clone();
                 if n == 1 {
                     if let Some((rop, rty)) = simple_reducer(self.module, to_apply) {
@@ -729,13 +740,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                         }
                     }
                 }
-                let mut accs = Vec::new();
-                for k in 0..n {
-                    let init = self.one(cg, ops[n + k], &[])?;
-                    let a = cg.entry_alloca(init.get_type(), "acc")?;
-                    b.build_store(a, init)?;
-                    accs.push((a, init.get_type()));
-                }
+                let accs = self.accumulators(cg, &ops[n..])?;
                 // Input index: kept dims from `index`, reduced dims from loops.
                 let mut kept = Vec::new();
                 for d in 0..in_shape.rank() {
@@ -763,29 +768,15 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                 );
                 self.pop();
                 r?;
-                let mut out = Vec::new();
-                for (a, t) in accs {
-                    out.push(b.build_load(t, a, "")?);
-                }
-                Ok(out)
+                accs.iter()
+                    .map(|&(a, t)| Ok(b.build_load(t, a, "")?))
+                    .collect()
             }
             Op::ReduceWindow { window } => {
                 let n = ops.len() / 2;
-                let to_apply = *inst
-                    .called
-                    .first()
-                    .ok_or_else(|| CodegenError::Unsupported {
-                        inst: name.into(),
-                        message: "reduce-window without to_apply".into(),
-                    })?;
+                let to_apply = to_apply(inst)?;
                 let in_dims = self.ashape(ops[0])?.dims.clone();
-                let mut accs = Vec::new();
-                for k in 0..n {
-                    let init = self.one(cg, ops[n + k], &[])?;
-                    let a = cg.entry_alloca(init.get_type(), "acc")?;
-                    b.build_store(a, init)?;
-                    accs.push((a, init.get_type()));
-                }
+                let accs = self.accumulators(cg, &ops[n..])?;
                 crate::window::reduce_window_into(
                     cg,
                     self,
@@ -796,20 +787,12 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
                     &accs,
                     to_apply,
                 )?;
-                let mut out = Vec::new();
-                for (a, t) in accs {
-                    out.push(b.build_load(t, a, "")?);
-                }
-                Ok(out)
+                accs.iter()
+                    .map(|&(a, t)| Ok(b.build_load(t, a, "")?))
+                    .collect()
             }
             Op::Map { .. } => {
-                let to_apply = *inst
-                    .called
-                    .first()
-                    .ok_or_else(|| CodegenError::Unsupported {
-                        inst: name.into(),
-                        message: "map without to_apply".into(),
-                    })?;
+                let to_apply = to_apply(inst)?;
                 let mut args = Vec::new();
                 for &o in &ops {
                     args.push(self.one(cg, o, index)?);
@@ -1461,6 +1444,17 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         let (op, ty) = self.reducer_of(id)?;
         Self::combine_with(cg, op, ty, a, x, false)
     }
+}
+
+/// The computation a reduce, reduce-window or map applies.
+fn to_apply(inst: &Instruction) -> Result<CompId> {
+    inst.called
+        .first()
+        .copied()
+        .ok_or_else(|| CodegenError::Unsupported {
+            inst: inst.name.clone(),
+            message: format!("{} without to_apply", inst.op.name()),
+        })
 }
 
 fn at(inst: &str, e: CodegenError) -> CodegenError {

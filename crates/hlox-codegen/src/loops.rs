@@ -213,3 +213,44 @@ pub fn outer_extent(shape: &ArrayShape) -> i64 {
         None => 1,
     }
 }
+
+/// Nested loops `0..extents[0]`, `0..extents[1]`, ... (the first
+/// outermost), named `{name}{level}`; `body` gets the indices.
+pub fn loop_nest<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    extents: &[i64],
+    name: &str,
+    body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<()>,
+) -> Result<()> {
+    fn level<'ctx>(
+        cg: &Cg<'_, 'ctx>,
+        extents: &[i64],
+        name: &str,
+        idx: &mut Vec<IntValue<'ctx>>,
+        body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<()>,
+    ) -> Result<()> {
+        let l = idx.len();
+        let Some(&n) = extents.get(l) else {
+            return body(idx);
+        };
+        for_range(
+            cg,
+            cg.i64c(0),
+            cg.i64c(n),
+            &format!("{name}{l}"),
+            &mut |i| {
+                idx.push(i);
+                let r = level(cg, extents, name, idx, body);
+                idx.pop();
+                r
+            },
+        )
+    }
+    level(
+        cg,
+        extents,
+        name,
+        &mut Vec::with_capacity(extents.len()),
+        body,
+    )
+}

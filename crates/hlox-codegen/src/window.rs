@@ -4,7 +4,7 @@
 //! order, the reducer inlined).
 
 use crate::elemental::ElementalCtx;
-use crate::loops::for_range;
+use crate::loops::loop_nest;
 use crate::{Cg, CodegenError};
 use hlox_hlo::semantics::arith::IndexArith;
 use hlox_hlo::semantics::window::window_position;
@@ -111,7 +111,7 @@ pub fn window_input_index<'ctx>(
 /// `to_apply` inlined. Windows of at most [`UNROLLED_WINDOW`] positions are
 /// written out position by position, larger ones as a loop nest.
 #[allow(clippy::too_many_arguments)]
-pub fn reduce_window_into<'ctx>(
+pub(crate) fn reduce_window_into<'ctx>(
     cg: &Cg<'_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
     window: &Window,
@@ -142,24 +142,7 @@ pub fn reduce_window_into<'ctx>(
         }
         return Ok(());
     }
-    fn nest<'ctx>(
-        cg: &Cg<'_, 'ctx>,
-        sizes: &[i64],
-        kidx: &mut Vec<IntValue<'ctx>>,
-        body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<()>,
-    ) -> Result<()> {
-        let l = kidx.len();
-        let Some(&n) = sizes.get(l) else {
-            return body(kidx);
-        };
-        for_range(cg, cg.i64c(0), cg.i64c(n), &format!("w{l}"), &mut |i| {
-            kidx.push(i);
-            let r = nest(cg, sizes, kidx, body);
-            kidx.pop();
-            r
-        })
-    }
-    nest(cg, &sizes, &mut Vec::new(), &mut |kidx| step(ctx, kidx))
+    loop_nest(cg, &sizes, "w", &mut |kidx| step(ctx, kidx))
 }
 
 /// One window position `kidx` of output `oidx` combined into `accs`,

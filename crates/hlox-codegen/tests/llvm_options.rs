@@ -10,7 +10,10 @@
 //! must say the same on every machine.
 
 use inkwell::context::Context;
-use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetTriple};
+use inkwell::module::Module;
+use inkwell::targets::{
+    CodeModel, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple,
+};
 use inkwell::values::AnyValue;
 use inkwell::OptimizationLevel;
 
@@ -28,25 +31,36 @@ fn optimized_gather(n: u64) -> String {
     optimized(n, true)
 }
 
-fn optimized(n: u64, strided: bool) -> String {
+/// An x86-64 Linux target machine for `cpu`.
+fn x86_machine(cpu: &str) -> TargetMachine {
     Target::initialize_x86(&InitializationConfig::default());
     let triple = TargetTriple::create("x86_64-unknown-linux-gnu");
-    let tm = Target::from_triple(&triple)
+    Target::from_triple(&triple)
         .unwrap()
         .create_target_machine(
             &triple,
-            "skylake-avx512",
+            cpu,
             "",
             OptimizationLevel::Aggressive,
             RelocMode::Default,
             CodeModel::JITDefault,
         )
-        .unwrap();
-    let ctx = Context::create();
-    let m = ctx.create_module("unroll");
-    // As the Host backend's modules: the machine's triple and data layout.
-    m.set_triple(&triple);
+        .unwrap()
+}
+
+/// An empty module for `tm`, as the Host backend's: the machine's triple
+/// and data layout.
+fn module_for<'c>(ctx: &'c Context, tm: &TargetMachine, name: &str) -> Module<'c> {
+    let m = ctx.create_module(name);
+    m.set_triple(&tm.get_triple());
     m.set_data_layout(&tm.get_target_data().get_data_layout());
+    m
+}
+
+fn optimized(n: u64, strided: bool) -> String {
+    let tm = x86_machine("skylake-avx512");
+    let ctx = Context::create();
+    let m = module_for(&ctx, &tm, "unroll");
     let b = ctx.create_builder();
     let i64t = ctx.i64_type();
     let ptr = ctx.ptr_type(inkwell::AddressSpace::default());
@@ -131,23 +145,9 @@ fn wide_constant_loops_are_not_fully_unrolled() {
 /// `hlox_codegen::host_passes(3)` for an AVX2 CPU; returns its text.
 fn host_pipeline_sum(n: u64) -> String {
     hlox_codegen::init_llvm_options();
-    Target::initialize_x86(&InitializationConfig::default());
-    let triple = TargetTriple::create("x86_64-unknown-linux-gnu");
-    let tm = Target::from_triple(&triple)
-        .unwrap()
-        .create_target_machine(
-            &triple,
-            "znver2",
-            "",
-            OptimizationLevel::Aggressive,
-            RelocMode::PIC,
-            CodeModel::Default,
-        )
-        .unwrap();
+    let tm = x86_machine("znver2");
     let ctx = Context::create();
-    let m = ctx.create_module("sum");
-    m.set_triple(&triple);
-    m.set_data_layout(&tm.get_target_data().get_data_layout());
+    let m = module_for(&ctx, &tm, "sum");
     let b = ctx.create_builder();
     let (i64t, f32t) = (ctx.i64_type(), ctx.f32_type());
     let ptr = ctx.ptr_type(inkwell::AddressSpace::default());

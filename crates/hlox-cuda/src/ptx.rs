@@ -12,8 +12,8 @@ use crate::math::NvptxMath;
 use crate::plan::{KernelInfo, KernelKind, Program, SplitReduce, WARP};
 use crate::CompileError;
 use hlox_codegen::elemental::{leaf_count, ElementalCtx, Lanes, Leaf, Split};
-use hlox_codegen::loops::{for_range, for_range_step};
-use hlox_codegen::window::{reduce_window_into, window_input_index, LlvmArith};
+use hlox_codegen::loops::{for_range, for_range_step, loop_nest};
+use hlox_codegen::window::{window_input_index, LlvmArith};
 use hlox_codegen::{scalar, Cg, CodegenError};
 use hlox_hlo::semantics::dot::DotDims;
 use hlox_hlo::semantics::gather::{GatherPlan, ScatterPlan};
@@ -461,11 +461,11 @@ fn kernel_body<'ctx>(
             }
         }
         KernelKind::ReduceWindow => {
-            let Op::ReduceWindow { window } = &inst.op else {
+            if !matches!(inst.op, Op::ReduceWindow { .. }) {
                 return Err(CodegenError::Other("not a reduce-window".into()));
-            };
+            }
             let mut ctx = operand_ctx(module, comp, &inst.operands, operand_leaves);
-            emit_reduce_window(thread, &mut ctx, window, &outs)?;
+            emit_reduce_window(thread, &mut ctx, &outs)?;
         }
         KernelKind::Scatter | KernelKind::ScatterCopy | KernelKind::ScatterAtomic => {
             let mode = match k.kind {
@@ -514,47 +514,6 @@ fn kernel_body<'ctx>(
         }
     }
     Ok(())
-}
-
-/// Nested loops `0..extents[0]`, `0..extents[1]`, ... (the first
-/// outermost), named `{name}{level}`; `body` gets the indices.
-fn loop_nest<'ctx>(
-    cg: &Cg<'_, 'ctx>,
-    extents: &[i64],
-    name: &str,
-    body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<(), CodegenError>,
-) -> Result<(), CodegenError> {
-    fn level<'ctx>(
-        cg: &Cg<'_, 'ctx>,
-        extents: &[i64],
-        name: &str,
-        idx: &mut Vec<IntValue<'ctx>>,
-        body: &mut dyn FnMut(&[IntValue<'ctx>]) -> Result<(), CodegenError>,
-    ) -> Result<(), CodegenError> {
-        let l = idx.len();
-        let Some(&n) = extents.get(l) else {
-            return body(idx);
-        };
-        for_range(
-            cg,
-            cg.i64c(0),
-            cg.i64c(n),
-            &format!("{name}{l}"),
-            &mut |i| {
-                idx.push(i);
-                let r = level(cg, extents, name, idx, body);
-                idx.pop();
-                r
-            },
-        )
-    }
-    level(
-        cg,
-        extents,
-        name,
-        &mut Vec::with_capacity(extents.len()),
-        body,
-    )
 }
 
 /// Stores element `idx` of each of `sources` into the same element of the
@@ -1212,27 +1171,19 @@ fn emit_dot<'ctx>(
     })
 }
 
-/// Reduce-window: output element `o` reduces, in row-major window order,
-/// the inputs at `p = o * stride - pad_lo + k * window_dilation` (per
-/// dimension) where `p` is a multiple of the base dilation and `p / base`
-/// is inside the input, starting from the init values.
+/// Reduce-window, one thread per output element: the shared element
+/// generator (`hlox_codegen::window`, the Host's too) walks its window.
 fn emit_reduce_window<'ctx>(
     t: Thread<'_, '_, 'ctx>,
     ctx: &mut ElementalCtx<'_, 'ctx>,
-    window: &hlox_hlo::Window,
     outs: &[(PointerValue<'ctx>, Option<ArrayShape>)],
 ) -> Result<(), CodegenError> {
-    let Thread { cg, comp, id, tid } = t;
-    let inst = comp.inst(id);
-    let n = inst.operands.len() / 2;
-    let (inputs, inits) = inst.operands.split_at(n);
-    let to_apply = inst.called[0];
-    let in_shape = comp
-        .inst(inputs[0])
-        .shape
-        .as_array()
-        .cloned()
-        .ok_or_else(|| CodegenError::Other("reduce-window input is not an array".into()))?;
+    let Thread {
+        cg,
+        comp: _,
+        id,
+        tid,
+    } = t;
     let oshape = outs
         .first()
         .and_then(|(_, s)| s.clone())
@@ -1243,26 +1194,9 @@ fn emit_reduce_window<'ctx>(
     }
     in_range(cg, tid, count, |cg| {
         let oidx = delinearize(cg, &oshape, tid)?;
-        let mut accs = Vec::new();
-        for &init in inits {
-            let v = ctx.gen(cg, init, &[])?[0];
-            let a = cg.entry_alloca(v.get_type(), "acc")?;
-            cg.b.build_store(a, v)?;
-            accs.push((a, v.get_type()));
-        }
-        reduce_window_into(
-            cg,
-            ctx,
-            window,
-            &in_shape.dims,
-            &oidx,
-            inputs,
-            &accs,
-            to_apply,
-        )?;
-        for ((p, s), (a, t)) in outs.iter().zip(&accs) {
+        let values = ctx.gen(cg, id, &oidx)?;
+        for ((p, s), v) in outs.iter().zip(values) {
             if let Some(s) = s {
-                let v = cg.b.build_load(*t, *a, "")?;
                 let ep = cg.element_ptr(*p, s, &oidx)?;
                 cg.store_elem(s.ty, ep, v)?;
             }
