@@ -149,6 +149,14 @@ impl LocalRewrite for Relayout {
                 continue;
             };
             if ed.inst(operand).shape != *want {
+                if takes_layout(ed, operand, want, &self.sigs) {
+                    // The producer is computed in the wanted layout: no
+                    // copy, and no transposition where its own operands
+                    // already have that layout (JAX's `select(ok, lu,
+                    // nan)` between two LAPACK calls).
+                    ed.set_layout(operand, want)?;
+                    continue;
+                }
                 let base = format!("{name}.operand{k}.relayout");
                 let at = Cursor::Before(id);
                 let copy = relayout(ed, &mut self.names, at, operand, want, &base, &mut vec![])?;
@@ -165,6 +173,33 @@ impl LocalRewrite for Relayout {
         }
         Ok(())
     }
+}
+
+/// Whether `value` can be computed in layout `want` instead of copied to
+/// it: an element-wise instruction (no memory of its own to keep: parameters,
+/// constants and the root keep theirs) whose every use is an operand slot
+/// that wants exactly `want` (XLA's layout assignment puts a custom call's
+/// operand constraint on the producer the same way).
+fn takes_layout(ed: &Editor, value: InstId, want: &Shape, sigs: &Sigs) -> bool {
+    let inst = ed.inst(value);
+    if !inst.op.is_elementwise()
+        || !matches!(want, Shape::Array(_))
+        || !inst.shape.compatible(want)
+        || ed.root() == value
+    {
+        return false;
+    }
+    ed.users(value).iter().all(|&u| {
+        let user = ed.inst(u);
+        let ops: Vec<&Shape> = user.operands.iter().map(|&o| &ed.inst(o).shape).collect();
+        let Some((want_ops, _)) = wanted_shapes(&ops, user, sigs) else {
+            return false;
+        };
+        user.operands
+            .iter()
+            .zip(&want_ops)
+            .all(|(&o, w)| o != value || w == want)
+    })
 }
 
 /// `value` in shape `to` (same dimensions, other layouts), inserted at
