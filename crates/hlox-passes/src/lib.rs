@@ -23,6 +23,8 @@
 //!   layouts their targets are promised (required before code generation).
 //! - [`SingleDeviceCollectives`]: collectives to the copies and constants
 //!   they mean on one device (required before code generation).
+//! - [`ScatterToUpdateSlice`]: a scatter of one window as a
+//!   `dynamic-update-slice` the compilers emit inline and in place.
 //! - [`ExcessPrecision`]: a `convert` to f32 of a bf16 arithmetic result
 //!   computed in f32 without rounding (XLA's default bf16 numerics).
 //!
@@ -39,6 +41,7 @@ mod inline;
 mod layouts;
 mod precision;
 mod rewrite;
+mod scatter;
 pub mod spmd;
 mod util;
 
@@ -51,6 +54,7 @@ pub use fusion::Fusion;
 pub use inline::CallInliner;
 pub use layouts::BoundaryLayouts;
 pub use precision::ExcessPrecision;
+pub use scatter::ScatterToUpdateSlice;
 
 use hlox_hlo::verifier::{verify_module, VerifyError};
 use hlox_hlo::Module;
@@ -273,7 +277,8 @@ impl RunState<'_> {
 
 /// The pipeline the Host and CUDA backends run: inline calls; XLA's bf16
 /// excess precision ([`ExcessPrecision`]); collectives to copies;
-/// custom-call layouts; then algebraic simplification, constant folding,
+/// custom-call layouts; one-window scatters to dynamic-update-slices;
+/// then algebraic simplification, constant folding,
 /// CSE and DCE to a fixed point; then fusion (when
 /// [`PipelineOptions::fusion`]); then DCE.
 pub fn default_pipeline() -> PassManager {
@@ -290,6 +295,7 @@ pub fn pipeline(rounding: hlox_eval::HalfRounding) -> PassManager {
     }
     pm.add(SingleDeviceCollectives);
     pm.add(BoundaryLayouts);
+    pm.add(ScatterToUpdateSlice);
     pm.add_fixed_point(vec![
         Box::new(AlgebraicSimplifier::default()),
         Box::new(ConstantFolding::default()),
@@ -327,6 +333,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         "boundary-layouts" => Box::new(BoundaryLayouts),
         "single-device-collectives" => Box::new(SingleDeviceCollectives),
         "excess-precision" => Box::new(ExcessPrecision),
+        "scatter-to-update-slice" => Box::new(ScatterToUpdateSlice),
         _ => return None,
     })
 }
