@@ -1066,6 +1066,22 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
         let out_leaves = &at.out;
         match &inst.op {
             Op::DynamicUpdateSlice if a.in_place.contains(&id) => self.emit_dus_in_place(fr, &at),
+            // Out of place with the operand's layout: a copy of the operand,
+            // then the window written in place (not a loop over every
+            // element that asks whether it is in the window: 1.1 against
+            // 0.3 us for an s32[512] with one element updated, the pivot
+            // swaps of `jnp.linalg.solve`).
+            Op::DynamicUpdateSlice
+                if inst
+                    .operands
+                    .first()
+                    .is_some_and(|&o| comp.inst(o).shape == inst.shape) =>
+            {
+                let src = self.leaves_of(fr, inst.operands[0])?;
+                let size = inst.shape.as_array().map(|s| s.byte_size()).unwrap_or(0);
+                self.memcpy(out_leaves[0].0, src[0].0, size)?;
+                self.emit_dus_in_place(fr, &at)
+            }
             Op::BitcastConvert if !is_elemental(module, comp, id) => {
                 let src = self.leaves_of(fr, inst.operands[0])?;
                 let size = inst.shape.as_array().map(|s| s.byte_size()).unwrap_or(0);
