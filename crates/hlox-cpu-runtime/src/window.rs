@@ -172,6 +172,80 @@ pub(crate) struct SelectAndScatterKernel {
     /// dilated window, no base dilation): the sources scatter to distinct
     /// outputs, so they run in parallel.
     disjoint: bool,
+    /// No two windows share an input position along the first dimension:
+    /// sources with different first indices scatter to distinct outputs.
+    outer_disjoint: bool,
+    /// The windows that lie wholly inside the operand, walked without the
+    /// table (the fast path's common case).
+    inside: InsideWindows,
+}
+
+/// Windows with no position on padding or on a hole of base dilation: for
+/// each dimension and source index, the window's first operand index (or
+/// -1 when the window is not wholly inside along that dimension), and the
+/// offsets of the window's positions, in window row-major order, from its
+/// first position in the operand and in the result. A window inside along
+/// every dimension is then `size` loads at `first + delta` (no table walk,
+/// no bounds check).
+struct InsideWindows {
+    first: Vec<Vec<i64>>,
+    operand_deltas: Vec<usize>,
+    out_deltas: Vec<usize>,
+}
+
+impl InsideWindows {
+    fn new(w: &Window, operand: &Geom, out: &Geom, source: &Geom) -> InsideWindows {
+        let first = w
+            .dims
+            .iter()
+            .zip(&operand.dims)
+            .zip(&source.dims)
+            .map(|((wd, &base), &n)| {
+                (0..n as i64)
+                    .map(|o| {
+                        let p0 = o * wd.stride - wd.pad_lo;
+                        let last = p0 + (wd.size - 1) * wd.window_dilation;
+                        let inside =
+                            wd.size > 0 && wd.base_dilation == 1 && p0 >= 0 && last < base as i64;
+                        if inside {
+                            p0
+                        } else {
+                            -1
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let sizes: Vec<usize> = w.dims.iter().map(|d| d.size.max(0) as usize).collect();
+        let deltas = |g: &Geom| {
+            let strides: Vec<usize> = w
+                .dims
+                .iter()
+                .zip(&g.strides)
+                .map(|(d, &s)| d.window_dilation.max(0) as usize * s)
+                .collect();
+            let mut v = Vec::new();
+            crate::for_each_offset(&sizes, &strides, |o| v.push(o));
+            v
+        };
+        InsideWindows {
+            first,
+            operand_deltas: deltas(operand),
+            out_deltas: deltas(out),
+        }
+    }
+}
+
+/// Advances the row-major index `o` within `dims` by one.
+#[inline]
+fn step(o: &mut [usize], dims: &[usize]) {
+    for d in (0..dims.len()).rev() {
+        o[d] += 1;
+        if o[d] < dims[d] {
+            return;
+        }
+        o[d] = 0;
+    }
 }
 
 impl SelectAndScatterKernel {
@@ -193,15 +267,18 @@ impl SelectAndScatterKernel {
                     && c.cmp_type == ComparisonType::Float
             })
             .map(|c| (c.direction, c.swapped));
-        let disjoint = w
-            .dims
-            .iter()
-            .all(|d| d.base_dilation == 1 && d.stride > (d.size - 1) * d.window_dilation);
+        let disjoint_along = |d: &hlox_hlo::WindowDim| {
+            d.base_dilation == 1 && d.stride > (d.size - 1) * d.window_dilation
+        };
+        let disjoint = w.dims.iter().all(disjoint_along);
+        let outer_disjoint = w.dims.first().is_some_and(disjoint_along);
         Ok(SelectAndScatterKernel {
             tab: window_table(cx, &operand, &source, w)?,
+            inside: InsideWindows::new(w, &operand, &out, &source),
             fast,
             fast_select,
             disjoint,
+            outer_disjoint,
             operand,
             source,
             out,
@@ -216,7 +293,8 @@ impl SelectAndScatterKernel {
     /// combiner: the same walk as the general path (the first valid
     /// position, then each later one replaces it unless `select(selected,
     /// candidate)` holds), in parallel over the sources when the windows
-    /// are disjoint.
+    /// are disjoint. The comparison is resolved here, once, into a
+    /// monomorphized `keeps(selected, candidate)`.
     unsafe fn run_fast<T: Elem + PartialOrd>(
         &self,
         (dir, swapped): (ComparisonDirection, bool),
@@ -224,46 +302,131 @@ impl SelectAndScatterKernel {
         operands: &[*const u8],
         out: *mut u8,
     ) {
+        use ComparisonDirection as D;
+        match (dir, swapped) {
+            (D::Ge, false) | (D::Le, true) => self.run_select::<T>(|b, v| b >= v, c, operands, out),
+            (D::Gt, false) | (D::Lt, true) => self.run_select::<T>(|b, v| b > v, c, operands, out),
+            (D::Le, false) | (D::Ge, true) => self.run_select::<T>(|b, v| b <= v, c, operands, out),
+            (D::Lt, false) | (D::Gt, true) => self.run_select::<T>(|b, v| b < v, c, operands, out),
+            _ => self.run_select::<T>(
+                |b, v| {
+                    let ord = if swapped {
+                        v.partial_cmp(&b)
+                    } else {
+                        b.partial_cmp(&v)
+                    };
+                    direction_holds(dir, ord)
+                },
+                c,
+                operands,
+                out,
+            ),
+        }
+    }
+
+    /// [`Self::run_fast`] with the select as `keeps(selected, candidate)`.
+    /// The sources are walked a row of the last dimension at a time: a
+    /// window wholly inside the operand ([`InsideWindows`]) is read at
+    /// fixed offsets from its first position; one that touches padding
+    /// walks the window table.
+    unsafe fn run_select<T: Elem + PartialOrd>(
+        &self,
+        keeps: impl Fn(T, T) -> bool + Sync,
+        c: Combiner,
+        operands: &[*const u8],
+        out: *mut u8,
+    ) {
         let (op, sp, ip) = (operands[0], operands[1], operands[2]);
         let init: T = rd(ip, 0);
         crate::for_each_offset(&self.out.dims, &self.out.strides, |o| wr(out, o, init));
-        let (opp, spp, outp) = (SendConstPtr(op), SendConstPtr(sp), SendPtr(out));
         let sdims = &self.source.dims;
         let rank = sdims.len();
+        let Some(last) = rank.checked_sub(1) else {
+            // A scalar operand: one window of one position (or none).
+            let mut k = [];
+            let mut ii = [];
+            let mut hit = false;
+            self.tab.for_each(&[], &mut k, &mut ii, |_| hit = true);
+            if hit {
+                wr(out, 0, c.apply(rd::<T>(out, 0), rd::<T>(sp, 0)));
+            }
+            return;
+        };
+        let n_last = sdims[last];
+        let rows = self.source.count().checked_div(n_last).unwrap_or(0);
+        let (opp, spp, outp) = (SendConstPtr(op), SendConstPtr(sp), SendPtr(out));
+        let inside = &self.inside;
+        let (op_str, out_str) = (&self.operand.strides, &self.out.strides);
+        let src_last = self.source.strides[last];
         let chunk = |lo: usize, hi: usize| {
             let (opp, spp, outp) = (opp, spp, outp);
             let (mut o, mut k, mut ii) = (vec![0; rank], vec![0; rank], vec![0; rank]);
             let mut sel = vec![0usize; rank];
-            for lin in lo..hi {
-                unravel(lin, sdims, &mut o);
-                let mut best: Option<T> = None;
-                self.tab.for_each(&o, &mut k, &mut ii, |ii| {
-                    let v: T = rd(opp.0, offset(ii, &self.operand.strides));
-                    let keep = best.is_some_and(|b| {
-                        let ord = if swapped {
-                            v.partial_cmp(&b)
-                        } else {
-                            b.partial_cmp(&v)
-                        };
-                        direction_holds(dir, ord)
-                    });
-                    if !keep {
-                        best = Some(v);
-                        sel.copy_from_slice(ii);
+            if lo < hi {
+                unravel(lo * n_last, sdims, &mut o);
+            }
+            for _ in lo..hi {
+                o[last] = 0;
+                // The row's first positions along the other dimensions.
+                let (mut op_base, mut out_base, mut row_inside) = (0, 0, true);
+                for d in 0..last {
+                    let f = inside.first[d][o[d]];
+                    if f < 0 {
+                        row_inside = false;
+                        break;
                     }
-                });
-                if best.is_none() {
-                    continue;
+                    op_base += f as usize * op_str[d];
+                    out_base += f as usize * out_str[d];
                 }
-                let dst = offset(&sel, &self.out.strides);
-                let src: T = rd(spp.0, offset(&o, &self.source.strides));
-                wr(outp.0, dst, c.apply(rd::<T>(outp.0, dst), src));
+                let src_row = offset(&o, &self.source.strides);
+                for j in 0..n_last {
+                    let src: T = rd(spp.0, src_row + j * src_last);
+                    let f = inside.first[last][j];
+                    let dst = if row_inside && f >= 0 {
+                        let base = op_base + f as usize * op_str[last];
+                        let mut best: T = rd(opp.0, base);
+                        let mut at = 0;
+                        for (p, &d) in inside.operand_deltas.iter().enumerate().skip(1) {
+                            let v: T = rd(opp.0, base + d);
+                            if !keeps(best, v) {
+                                best = v;
+                                at = p;
+                            }
+                        }
+                        out_base + f as usize * out_str[last] + inside.out_deltas[at]
+                    } else {
+                        o[last] = j;
+                        let mut best: Option<T> = None;
+                        self.tab.for_each(&o, &mut k, &mut ii, |ii| {
+                            let v: T = rd(opp.0, offset(ii, op_str));
+                            if best.is_none_or(|b| !keeps(b, v)) {
+                                best = Some(v);
+                                sel.copy_from_slice(ii);
+                            }
+                        });
+                        if best.is_none() {
+                            continue;
+                        }
+                        offset(&sel, out_str)
+                    };
+                    wr(outp.0, dst, c.apply(rd::<T>(outp.0, dst), src));
+                }
+                o[last] = 0;
+                step(&mut o[..last], &sdims[..last]);
             }
         };
+        let per_row = n_last * self.tab.sizes.iter().product::<usize>();
         if self.disjoint {
-            par_chunks(self.source.count(), self.tab.sizes.iter().product(), chunk);
+            par_chunks(rows, per_row, chunk);
+        } else if self.outer_disjoint && last > 0 && sdims[0] > 1 {
+            // Overlapping windows, but not along the first dimension (a
+            // pool's batch): whole batches in parallel.
+            let per_batch = rows / sdims[0];
+            par_chunks(sdims[0], per_row * per_batch, |lo, hi| {
+                chunk(lo * per_batch, hi * per_batch)
+            });
         } else {
-            chunk(0, self.source.count());
+            chunk(0, rows);
         }
     }
 }
