@@ -150,6 +150,17 @@ def jax_benchmarks():
     def avg_pool(x):
         return jax.lax.reduce_window(x, 0.0, jax.lax.add, (1, 2, 2, 1), (1, 2, 2, 1), "SAME") / 4.0
 
+    # Max-pool gradients (select-and-scatter), as jax.grad of a CNN's
+    # pooling layer lowers them: disjoint 2x2 windows, and overlapping 3x3
+    # windows with "SAME" padding.
+    def max_pool_grad_2x2(x):
+        pool = lambda x: jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        return jax.grad(lambda x: jnp.sum(pool(x) ** 2))(x)
+
+    def max_pool_grad_3x3(x):
+        pool = lambda x: jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+        return jax.grad(lambda x: jnp.sum(pool(x) ** 2))(x)
+
     def seed_custom_call(b, c):
         out = jax.ShapeDtypeStruct((2048,), jnp.float32)
         return jax.ffi.ffi_call("do_custom_call", out, custom_call_api_version=1)(b, c)
@@ -165,6 +176,8 @@ def jax_benchmarks():
         ("mlp_256x1024", mlp, [f32(256, 1024), f32(1024, 1024), f32(1024), f32(1024, 1024), f32(1024), f32(1024, 256), f32(256)]),
         ("maxpool_3x3_8x128x128x16", max_pool, [f32(8, 128, 128, 16)]),
         ("avgpool_2x2_8x128x128x16", avg_pool, [f32(8, 128, 128, 16)]),
+        ("maxpool_grad_2x2_8x64x64x16", max_pool_grad_2x2, [f32(8, 64, 64, 16)]),
+        ("maxpool_grad_3x3_8x64x64x16", max_pool_grad_3x3, [f32(8, 64, 64, 16)]),
         ("seed_custom_call", seed_custom_call, [f32(128), f32(2048)]),
         ("lu_solve_512", solve, [well_conditioned(512), f32(512, 16)]),
         ("cholesky_512", cholesky, [spd(512)]),
