@@ -92,14 +92,14 @@ impl HostKernel for GatherKernel {
                 _ => runs.push((so, oo, 1)),
             }
         }
-        // Where batch `bi`'s window starts in the operand and the output.
-        let bases = |bi: usize| -> (usize, usize) {
+        // Where batch `bi`'s window starts in the operand and the output
+        // (`bidx` and `start`: scratch of the batch and operand ranks).
+        let bases = |bi: usize, bidx: &mut [usize], start: &mut [i64]| -> (usize, usize) {
             // Captures the whole `SendConstPtr` (not its raw field), so the
             // closure stays `Sync`.
             #[allow(clippy::redundant_locals)]
             let ip = ip;
             // Unravel the batch index.
-            let mut bidx = vec![0usize; batch_sizes.len()];
             let mut rem = bi;
             for d in (0..batch_sizes.len()).rev() {
                 bidx[d] = rem % batch_sizes[d];
@@ -110,12 +110,11 @@ impl HostKernel for GatherKernel {
                 .zip(&p.batch_out_dims)
                 .map(|(&v, &d)| v * self.out.strides[d])
                 .sum();
-            let (first, step) = p.vector_offsets(&bidx, &self.indices.strides);
-            let mut start = vec![0i64; self.operand.dims.len()];
+            let (first, step) = p.vector_offsets(bidx, &self.indices.strides);
             p.start(
-                &bidx,
+                bidx,
                 |k| read_index(self.indices.ty, ip.0, first + k * step),
-                &mut start,
+                start,
             );
             let sbase: usize = start
                 .iter()
@@ -124,9 +123,18 @@ impl HostKernel for GatherKernel {
                 .sum();
             (sbase, obase)
         };
+        let (brank, orank) = (batch_sizes.len(), self.operand.dims.len());
         let batch = |bi: usize| {
             let (op, outp) = (op, outp);
-            let (sbase, obase) = bases(bi);
+            // Scratch on the stack for the usual ranks: a heap allocation
+            // per window cost about as much as copying an embedding row.
+            const SMALL: usize = 8;
+            let (sbase, obase) = if brank <= SMALL && orank <= SMALL {
+                let (mut bidx, mut start) = ([0usize; SMALL], [0i64; SMALL]);
+                bases(bi, &mut bidx[..brank], &mut start[..orank])
+            } else {
+                bases(bi, &mut vec![0; brank], &mut vec![0; orank])
+            };
             for &(so, oo, n) in &runs {
                 copy_run(
                     op.0.add((sbase + so) * esz),
