@@ -338,7 +338,14 @@ impl SelectAndScatterKernel {
     ) {
         let (op, sp, ip) = (operands[0], operands[1], operands[2]);
         let init: T = rd(ip, 0);
-        crate::for_each_offset(&self.out.dims, &self.out.strides, |o| wr(out, o, init));
+        // Every element gets `init`, whatever the layout: one fill (a walk
+        // over the result's index space took a third of the kernel).
+        let count = self.out.count();
+        if (out as usize).is_multiple_of(std::mem::align_of::<T>()) {
+            std::slice::from_raw_parts_mut(out as *mut T, count).fill(init);
+        } else {
+            (0..count).for_each(|i| wr(out, i, init));
+        }
         let sdims = &self.source.dims;
         let rank = sdims.len();
         let Some(last) = rank.checked_sub(1) else {
@@ -449,9 +456,10 @@ impl HostKernel for SelectAndScatterKernel {
         let (op, sp, ip, out) = (operands[0], operands[1], operands[2], outputs[0]);
         let ssz = self.source.ty.byte_size();
         let osz = self.operand.ty.byte_size();
-        crate::for_each_offset(&self.out.dims, &self.out.strides, |o| {
+        // Every element gets the init value: in memory order.
+        for o in 0..self.out.count() {
             std::ptr::copy_nonoverlapping(ip, out.add(o * ssz), ssz);
-        });
+        }
         if self.source.count() == 0 {
             return Ok(());
         }
