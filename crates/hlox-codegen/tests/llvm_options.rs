@@ -57,6 +57,14 @@ fn module_for<'c>(ctx: &'c Context, tm: &TargetMachine, name: &str) -> Module<'c
     m
 }
 
+/// Verifies `m`, runs `passes` on it for `tm`, and prints its function `f`.
+fn run_and_print(m: &Module, tm: &TargetMachine, passes: &str) -> String {
+    m.verify().unwrap();
+    m.run_passes(passes, tm, inkwell::passes::PassBuilderOptions::create())
+        .unwrap();
+    m.get_function("f").unwrap().print_to_string().to_string()
+}
+
 fn optimized(n: u64, strided: bool) -> String {
     let tm = x86_machine("skylake-avx512");
     let ctx = Context::create();
@@ -109,14 +117,7 @@ fn optimized(n: u64, strided: bool) -> String {
     b.build_conditional_branch(done, exit, body).unwrap();
     b.position_at_end(exit);
     b.build_return(None).unwrap();
-    m.verify().unwrap();
-    m.run_passes(
-        "default<O3>",
-        &tm,
-        inkwell::passes::PassBuilderOptions::create(),
-    )
-    .unwrap();
-    m.get_function("f").unwrap().print_to_string().to_string()
+    run_and_print(&m, &tm, "default<O3>")
 }
 
 #[test]
@@ -185,14 +186,7 @@ fn host_pipeline_sum(n: u64) -> String {
     b.position_at_end(exit);
     let total = b.build_load(f32t, acc_slot, "").unwrap();
     b.build_return(Some(&total)).unwrap();
-    m.verify().unwrap();
-    m.run_passes(
-        &hlox_codegen::host_passes(3),
-        &tm,
-        inkwell::passes::PassBuilderOptions::create(),
-    )
-    .unwrap();
-    m.get_function("f").unwrap().print_to_string().to_string()
+    run_and_print(&m, &tm, &hlox_codegen::host_passes(3))
 }
 
 #[test]

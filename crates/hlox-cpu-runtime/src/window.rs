@@ -286,9 +286,7 @@ impl SelectAndScatterKernel {
             scatter,
         })
     }
-}
 
-impl SelectAndScatterKernel {
     /// Select by a recognized float comparison and scatter by a recognized
     /// combiner: the same walk as the general path (the first valid
     /// position, then each later one replaces it unless `select(selected,
@@ -349,14 +347,8 @@ impl SelectAndScatterKernel {
         let sdims = &self.source.dims;
         let rank = sdims.len();
         let Some(last) = rank.checked_sub(1) else {
-            // A scalar operand: one window of one position (or none).
-            let mut k = [];
-            let mut ii = [];
-            let mut hit = false;
-            self.tab.for_each(&[], &mut k, &mut ii, |_| hit = true);
-            if hit {
-                wr(out, 0, c.apply(rd::<T>(out, 0), rd::<T>(sp, 0)));
-            }
+            // A scalar operand: one window, its one position the operand.
+            wr(out, 0, c.apply(init, rd::<T>(sp, 0)));
             return;
         };
         let n_last = sdims[last];

@@ -85,8 +85,14 @@ fn wanted_shapes(ops: &[&Shape], inst: &Instruction, sigs: &Sigs) -> Option<(Vec
     (!same).then_some((want_ops, want_res))
 }
 
-fn wanted(c: &Computation, inst: &Instruction, sigs: &Sigs) -> Option<(Vec<Shape>, Shape)> {
-    let ops: Vec<&Shape> = inst.operands.iter().map(|&o| &c.inst(o).shape).collect();
+/// [`wanted_shapes`] of `inst`, its operands' shapes given by `shape_of`
+/// (a computation's or an editor's instructions).
+fn wanted<'a>(
+    shape_of: impl Fn(InstId) -> &'a Shape,
+    inst: &Instruction,
+    sigs: &Sigs,
+) -> Option<(Vec<Shape>, Shape)> {
+    let ops: Vec<&Shape> = inst.operands.iter().map(|&o| shape_of(o)).collect();
     wanted_shapes(&ops, inst, sigs)
 }
 
@@ -127,7 +133,7 @@ impl LocalRewrite for Relayout {
     }
 
     fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
-        any_instruction(c, |i| wanted(c, i, &self.sigs).is_some())
+        any_instruction(c, |i| wanted(|o| &c.inst(o).shape, i, &self.sigs).is_some())
     }
 
     fn end(self, _: &mut Module, changed: bool) -> Result<bool, PassError> {
@@ -137,8 +143,7 @@ impl LocalRewrite for Relayout {
     fn rewrite(&mut self, site: Site<'_, '_, Self::State>, id: InstId) -> Rewritten {
         let Site { ed, .. } = site;
         let inst = ed.inst(id);
-        let ops: Vec<&Shape> = inst.operands.iter().map(|&o| &ed.inst(o).shape).collect();
-        let Some((want_ops, want_res)) = wanted_shapes(&ops, inst, &self.sigs) else {
+        let Some((want_ops, want_res)) = wanted(|o| &ed.inst(o).shape, inst, &self.sigs) else {
             return Ok(());
         };
         let name = inst.name.clone();
@@ -191,8 +196,7 @@ fn takes_layout(ed: &Editor, value: InstId, want: &Shape, sigs: &Sigs) -> bool {
     }
     ed.users(value).iter().all(|&u| {
         let user = ed.inst(u);
-        let ops: Vec<&Shape> = user.operands.iter().map(|&o| &ed.inst(o).shape).collect();
-        let Some((want_ops, _)) = wanted_shapes(&ops, user, sigs) else {
+        let Some((want_ops, _)) = wanted(|o| &ed.inst(o).shape, user, sigs) else {
             return false;
         };
         user.operands
