@@ -5,7 +5,9 @@
 //! with LAPACK's `tau`, descending singular values and `V^T`.
 //!
 //! Everything here is a conversion around one faer call, not an algorithm
-//! of its own. Where faer's result cannot be expressed in LAPACK's form,
+//! of its own, except singular values without vectors: faer's
+//! bidiagonalization, then [`crate::dqds`] (faer has no dqds; its QR
+//! iteration took two thirds of the time). Where faer's result cannot be expressed in LAPACK's form,
 //! the routine falls back to the unblocked LAPACK-style code in
 //! [`crate::linalg`] for that one matrix, and says so:
 //!
@@ -55,7 +57,7 @@ use faer::linalg::svd::{self, ComputeSvdVectors};
 use faer::linalg::triangular_solve as tri;
 use faer::{ColMut, Conj, MatMut, MatRef, Par};
 use num_complex::Complex;
-use num_traits::{Float, One, Zero};
+use num_traits::{Float, One, ToPrimitive, Zero};
 
 /// faer on one thread: the routines below [`GETRF_THREADS_FROM`],
 /// [`TRSM_THREADS_FROM`] and [`POTRF_THREADS_FROM`], and those not measured
@@ -455,21 +457,93 @@ pub fn syevd<T: Field>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mu
 
 // ---- Singular value decomposition ----------------------------------------
 
-/// faer's SVD settings for `job`. Values only: the bidiagonal matrix's
-/// values by the implicit QR iteration at every order (faer's default turns
-/// to divide and conquer from order 128, which builds parts of the vectors
-/// even when none are asked for; LAPACK's `gesdd` with `jobz = 'N'` does
-/// not either). `jnp.linalg.svd(a, compute_uv=False)` of a 128x128 f32
-/// (`hlox bench`, five alternated rounds): 1.25-1.30 against 1.32-1.71 ms,
-/// median of 60 runs; at 512 both 30-36 ms (the bidiagonalization's). The
-/// `(160, 160)` case of the tests below compares both paths with the
-/// unblocked code.
-fn svd_params<T: Field>(job: SvdJob) -> faer::Spec<svd::SvdParams, T> {
-    let mut p = <svd::SvdParams as faer::Auto<T>>::auto();
-    if job == SvdJob::None {
-        p.recursion_threshold = usize::MAX;
+/// Singular values only (LAPACK's `gesdd`/`gesvd` with no vectors): faer
+/// reduces the matrix to bidiagonal form (after a QR factorization when it
+/// is much taller than wide, as faer's own SVD does), and
+/// [`crate::dqds`] computes the bidiagonal matrix's values, as LAPACK's
+/// `dlasq1` does. faer's SVD would run the implicit QR iteration there,
+/// whose Givens rotations took two thirds of a 128x128 `jnp.linalg.svd(a,
+/// compute_uv=False)` (docs/performance.md). A complex bidiagonal matrix
+/// has the singular values of the real one of its entries' moduli (a
+/// diagonal unitary scaling on each side makes them real). Returns false
+/// if the matrix is not finite or the iteration did not converge.
+fn singular_values<T: Field>(m: usize, n: usize, a: &[T], s: &mut [T::Re]) -> bool {
+    // Work on the wider-than-tall side: `A^T` has the same values.
+    let (m, n, mut w) = if m >= n {
+        (m, n, a[..m * n].to_vec())
+    } else {
+        let mut t = vec![T::zero(); m * n];
+        for j in 0..n {
+            for i in 0..m {
+                t[j + i * n] = a[i + j * m];
+            }
+        }
+        (n, m, t)
+    };
+    // A matrix much taller than wide: its R factor (n x n) has the same
+    // values and is cheaper to bidiagonalize (faer's own threshold).
+    if m as f64 > n as f64 * 11.0 / 6.0 {
+        let bs = qr::recommended_block_size::<T>(m, n);
+        let mut coeff = vec![T::zero(); bs * n];
+        let mut buf = scratch(qr::qr_in_place_scratch::<T>(
+            m,
+            n,
+            bs,
+            PAR,
+            Default::default(),
+        ));
+        qr::qr_in_place(
+            MatMut::from_column_major_slice_mut(&mut w, m, n),
+            MatMut::from_column_major_slice_mut(&mut coeff, bs, n),
+            PAR,
+            MemStack::new(&mut buf),
+            Default::default(),
+        );
+        let mut r = vec![T::zero(); n * n];
+        for j in 0..n {
+            r[j * n..j * n + j + 1].copy_from_slice(&w[j * m..j * m + j + 1]);
+        }
+        w = r;
+        return bidiagonal_values(n, n, &mut w, s);
     }
-    p.into()
+    bidiagonal_values(m, n, &mut w, s)
+}
+
+/// The values of `w` (`m x n`, `m >= n`, overwritten) through faer's
+/// bidiagonalization and [`crate::dqds`].
+fn bidiagonal_values<T: Field>(m: usize, n: usize, w: &mut [T], s: &mut [T::Re]) -> bool {
+    {
+        let mut hl = vec![T::zero(); n];
+        let mut hr = vec![T::zero(); n.saturating_sub(1)];
+        let mut buf = scratch(svd::bidiag::bidiag_in_place_scratch::<T>(
+            m,
+            n,
+            PAR,
+            Default::default(),
+        ));
+        svd::bidiag::bidiag_in_place(
+            MatMut::from_column_major_slice_mut(w, m, n),
+            MatMut::from_column_major_slice_mut(&mut hl, 1, n),
+            MatMut::from_column_major_slice_mut(&mut hr, 1, n.saturating_sub(1)),
+            PAR,
+            MemStack::new(&mut buf),
+            Default::default(),
+        );
+    }
+    let modulus = |x: T| x.modulus().to_f64().unwrap_or(f64::NAN);
+    let d: Vec<f64> = (0..n).map(|i| modulus(w[i + i * m])).collect();
+    let f: Vec<f64> = (0..n.saturating_sub(1))
+        .map(|i| modulus(w[i + (i + 1) * m]))
+        .collect();
+    let eps = T::Re::epsilon().to_f64().unwrap_or(f64::EPSILON);
+    let mut out = vec![0.0f64; n];
+    if !crate::dqds::bidiagonal_singular_values(&d, &f, eps, &mut out) {
+        return false;
+    }
+    for (s, v) in s.iter_mut().zip(&out) {
+        *s = <T::Re as num_traits::NumCast>::from(*v).unwrap_or_else(T::Re::nan);
+    }
+    true
 }
 
 /// Singular value decomposition `A = U diag(s) V^H` (LAPACK `gesdd` and
@@ -506,9 +580,16 @@ pub fn gesvd<T: Field>(
         }
         return 0;
     }
+    if job == SvdJob::None {
+        return if singular_values(m, n, a, &mut s[..k]) {
+            0
+        } else {
+            1
+        };
+    }
     let mut v = vec![T::zero(); n * vcols];
     let mut values = vec![T::zero(); k];
-    let params = svd_params::<T>(job);
+    let params: faer::Spec<svd::SvdParams, T> = Default::default();
     let mut buf = scratch(svd::svd_scratch::<T>(m, n, compute, compute, PAR, params));
     let ok = {
         let uo = (job != SvdJob::None)
@@ -1229,6 +1310,95 @@ mod tests {
                 1e-10,
                 &format!("{m}x{n} U S V^H"),
             );
+        }
+    }
+
+    /// Values only (faer's bidiagonalization and dqds) against the values
+    /// of the full SVD (faer's QR iteration / divide and conquer): square,
+    /// wide, and tall enough for the QR factorization first; complex; f32;
+    /// rank deficient (a repeated column: one value zero); all zeros; and a
+    /// NaN (`info` 1).
+    #[test]
+    fn singular_values_only_match_the_full_svd() {
+        let shapes = [
+            (1, 1),
+            (2, 3),
+            (17, 17),
+            (128, 128),
+            (90, 130),
+            (300, 40),
+            (40, 300),
+            (200, 120),
+        ];
+        for &(m, n) in &shapes {
+            let k = m.min(n);
+            let full = |a: &[f64]| {
+                let (mut s, mut u, mut vt) = (vec![0.0; k], vec![0.0; m * k], vec![0.0; k * n]);
+                assert_eq!(gesvd(SvdJob::Thin, m, n, a, &mut s, &mut u, &mut vt), 0);
+                s
+            };
+            let mut a = lcg(m * n, (m * 7 + n) as u64);
+            let mut s = vec![0.0; k];
+            assert_eq!(gesvd(SvdJob::None, m, n, &a, &mut s, &mut [], &mut []), 0);
+            close(
+                &s,
+                &full(&a),
+                1e-12 * s[0].max(1.0),
+                &format!("{m}x{n} values"),
+            );
+            // f32: to f32's precision.
+            let a32: Vec<f32> = a.iter().map(|&x| x as f32).collect();
+            let mut s32 = vec![0.0f32; k];
+            assert_eq!(
+                gesvd(SvdJob::None, m, n, &a32, &mut s32, &mut [], &mut []),
+                0
+            );
+            let a64: Vec<f64> = a32.iter().map(|&x| x as f64).collect();
+            for (x, y) in s32.iter().zip(full(&a64)) {
+                assert!(
+                    (*x as f64 - y).abs() <= 1e-5 * s[0],
+                    "{m}x{n} f32: {x} against {y}"
+                );
+            }
+            // Complex: against the full complex SVD.
+            let z = zlcg(m * n, (m * 5 + n) as u64);
+            let (mut zs, mut zu, mut zvt) =
+                (vec![0.0; k], vec![Z::zero(); m * k], vec![Z::zero(); k * n]);
+            assert_eq!(gesvd(SvdJob::Thin, m, n, &z, &mut zs, &mut zu, &mut zvt), 0);
+            let mut zn = vec![0.0; k];
+            assert_eq!(gesvd(SvdJob::None, m, n, &z, &mut zn, &mut [], &mut []), 0);
+            close(
+                &zn,
+                &zs,
+                1e-12 * zs[0].max(1.0),
+                &format!("{m}x{n} complex values"),
+            );
+            if n >= 2 && m >= n {
+                // Column 1 := column 0: rank k - 1 at most, the last value 0.
+                let (c0, c1) = a.split_at_mut(m);
+                c1[..m].copy_from_slice(c0);
+                assert_eq!(gesvd(SvdJob::None, m, n, &a, &mut s, &mut [], &mut []), 0);
+                close(
+                    &s,
+                    &full(&a),
+                    1e-12 * s[0],
+                    &format!("{m}x{n} rank deficient"),
+                );
+                assert!(
+                    s[k - 1].abs() <= 1e-13 * s[0],
+                    "{m}x{n}: smallest value {}",
+                    s[k - 1]
+                );
+            }
+            let zero = vec![0.0; m * n];
+            assert_eq!(
+                gesvd(SvdJob::None, m, n, &zero, &mut s, &mut [], &mut []),
+                0
+            );
+            assert!(s.iter().all(|&x| x == 0.0));
+            let mut nan = lcg(m * n, 1);
+            nan[m * n / 2] = f64::NAN;
+            assert_eq!(gesvd(SvdJob::None, m, n, &nan, &mut s, &mut [], &mut []), 1);
         }
     }
 

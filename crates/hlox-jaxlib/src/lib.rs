@@ -37,6 +37,7 @@
 //! Schur iteration is not public API).
 
 pub mod blocked;
+pub mod dqds;
 pub mod field;
 pub mod fp;
 pub mod lapack;
