@@ -1,6 +1,7 @@
 //! Host runtime kernels of hlox: compiled-Rust implementations of the heavy
 //! HLO ops (dot, convolution, sort, top-k, gather, scatter, reduce-window,
-//! select-and-scatter, rng-bit-generator, fft) that the generated CPU code calls,
+//! select-and-scatter, rng-bit-generator, fft, and matrix transpositions)
+//! that the generated CPU code calls,
 //! the way XLA:CPU calls Eigen and its runtime library.
 //!
 //! A kernel is prepared once per instruction ([`make_kernel`]: shapes are
@@ -21,7 +22,10 @@ mod matmul;
 pub mod pool;
 mod rng;
 mod sort;
+mod transpose;
 mod window;
+
+pub use transpose::transpose_2d;
 
 use hlox_hlo::semantics::gather::DimensionNumbersError;
 use hlox_hlo::semantics::rng::RngError;

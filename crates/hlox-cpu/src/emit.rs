@@ -303,6 +303,41 @@ fn reads_transposed<T>(
     false
 }
 
+/// The smallest matrix (elements) that [`transpose_2d_plan`] sends to the
+/// runtime's transposition; smaller ones stay element loops.
+const RUNTIME_TRANSPOSE_FROM: usize = 1024;
+
+/// `(rows, cols, element bytes)` when `inst`, a `copy` or `transpose` of an
+/// array, writes the row-major `rows x cols` matrix its operand holds
+/// (over its dimensions longer than 1, in its layout) transposed: the
+/// result's major dimension longer than 1 is the operand's minor one and
+/// the other way round. Only for at least [`RUNTIME_TRANSPOSE_FROM`]
+/// elements.
+fn transpose_2d_plan(comp: &Computation, inst: &Instruction) -> Option<(usize, usize, usize)> {
+    let out = inst.shape.as_array()?;
+    let src = comp.inst(*inst.operands.first()?).shape.as_array()?;
+    if src.ty != out.ty {
+        return None;
+    }
+    // The operand dimension each result dimension reads.
+    let from = |r: usize| -> Option<usize> {
+        match &inst.op {
+            Op::Copy => Some(r),
+            Op::Transpose { dimensions } => dimensions.get(r).map(|&d| d as usize),
+            _ => None,
+        }
+    };
+    let (ow, sw) = (tiled_dims(out), tiled_dims(src));
+    let ([o_major, o_minor], [s_major, s_minor]) = (ow.as_slice(), sw.as_slice()) else {
+        return None;
+    };
+    if from(*o_minor)? != *s_major || from(*o_major)? != *s_minor {
+        return None;
+    }
+    let (rows, cols) = (src.dims[*s_major] as usize, src.dims[*s_minor] as usize);
+    (rows * cols >= RUNTIME_TRANSPOSE_FROM).then(|| (rows, cols, out.ty.byte_size()))
+}
+
 /// Whether a transpose reads its operand across rows: its result's
 /// minor-most dimension is not its operand's. One that keeps the minor
 /// dimension (attention's `[4,128,64] -> [128,4,64]`, heads back to rows)
@@ -1111,6 +1146,24 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 } else {
                     self.emit_call(fr, &at, fused)
                 }
+            }
+            // A matrix moved into the other layout (the relayout copies in
+            // front of LAPACK targets): the runtime's blocked transposition.
+            Op::Copy | Op::Transpose { .. } if transpose_2d_plan(comp, inst).is_some() => {
+                let Some((rows, cols, bytes)) = transpose_2d_plan(comp, inst) else {
+                    return Err(CompileError::Internal(format!("{name}: no transposition")));
+                };
+                let src = self.leaf_ptrs(fr, &inst.operands)?;
+                let (Some(&src), Some(&dst)) = (src.first(), ptrs(out_leaves).first()) else {
+                    return Err(CompileError::Internal(format!("{name}: no buffers")));
+                };
+                let i = |v: usize| self.cg.i64c(v as i64).into();
+                self.call_runtime(
+                    fr,
+                    name,
+                    runtime::hlox_rt_transpose as *const () as usize,
+                    &[src.into(), dst.into(), i(rows), i(cols), i(bytes)],
+                )
             }
             _ if is_elemental(module, comp, id) => {
                 let sources = self.sources_of(fr, &inst.operands)?;

@@ -265,6 +265,20 @@ pub(crate) unsafe extern "C" fn hlox_rt_kernel(
     }
 }
 
+/// A relayout copy or transpose of a matrix
+/// ([`hlox_cpu_runtime::transpose_2d`]): `dst` gets the row-major
+/// `rows x cols` matrix of `bytes`-byte elements at `src`, transposed.
+pub(crate) unsafe extern "C" fn hlox_rt_transpose(
+    src: *const u8,
+    dst: *mut u8,
+    rows: i64,
+    cols: i64,
+    bytes: i64,
+) -> i32 {
+    hlox_cpu_runtime::transpose_2d(src, dst, rows as usize, cols as usize, bytes as usize);
+    0
+}
+
 pub(crate) type LoopFn = unsafe extern "C" fn(*const *mut u8, i64, i64);
 
 #[derive(Clone, Copy)]
@@ -318,11 +332,15 @@ macro_rules! complex_entry {
             use num_complex::Complex;
             // The evaluator's arithmetic, without the denormal modes (the
             // emitter flushes the operands and the result).
+            // The operands and the result pass through `black_box` inside
+            // the guard, so that the (side-effect free) arithmetic cannot
+            // be moved out of it (see `hlox_rt_powf`).
             let _g = FpEnv::ieee_denormals();
-            let r = match ComplexFn::from_code(code) {
+            let (a_re, a_im, b_re, b_im) = std::hint::black_box((a_re, a_im, b_re, b_im));
+            let r = std::hint::black_box(match ComplexFn::from_code(code) {
                 Some(f) => f.$eval(Complex::new(a_re, a_im), Complex::new(b_re, b_im)),
                 None => Complex::new(<$part>::NAN, <$part>::NAN),
-            };
+            });
             *out = r.re;
             *out.add(1) = r.im;
         }
@@ -349,14 +367,26 @@ pub(crate) extern "C" fn hlox_rt_f64_to_bf16(x: f64) -> u16 {
     half::bf16::from_f64(x).to_bits()
 }
 /// libm's pow, with the denormal modes off when an input is denormal
-/// (libm reads its inputs' bits; XLA:CPU's pow sees denormals).
+/// (libm reads its inputs' bits; XLA:CPU's pow sees denormals). The
+/// arguments and the result pass through `black_box` inside the guard:
+/// `pow` has no side effects as far as LLVM knows, and in release builds
+/// it was computed before the guard switched the modes off (`pow(1e-40,
+/// -0.5)` in f32 gave 2^75 instead of 1e20, in release builds only). An
+/// input's subnormality is read from its bits: the caller runs with
+/// denormals-are-zero, under which a comparison sees a denormal as zero.
 pub(crate) extern "C" fn hlox_rt_powf(x: f32, y: f32) -> f32 {
-    let _g = (x.is_subnormal() || y.is_subnormal()).then(FpEnv::ieee_denormals);
-    x.powf(y)
+    let sub = |v: f32| v.to_bits() & 0x7f80_0000 == 0 && v.to_bits() & 0x007f_ffff != 0;
+    let _g = (sub(x) || sub(y)).then(FpEnv::ieee_denormals);
+    let (x, y) = std::hint::black_box((x, y));
+    std::hint::black_box(x.powf(y))
 }
 pub(crate) extern "C" fn hlox_rt_pow(x: f64, y: f64) -> f64 {
-    let _g = (x.is_subnormal() || y.is_subnormal()).then(FpEnv::ieee_denormals);
-    x.powf(y)
+    let sub = |v: f64| {
+        v.to_bits() & 0x7ff0_0000_0000_0000 == 0 && v.to_bits() & 0x000f_ffff_ffff_ffff != 0
+    };
+    let _g = (sub(x) || sub(y)).then(FpEnv::ieee_denormals);
+    let (x, y) = std::hint::black_box((x, y));
+    std::hint::black_box(x.powf(y))
 }
 pub(crate) extern "C" fn hlox_rt_erff(x: f32) -> f32 {
     libm::erff(x)
