@@ -104,16 +104,18 @@ unsafe fn scalar_band(
 mod avx2 {
     use std::arch::x86_64::*;
 
-    /// Rows `r0..r1` of a 4-byte transposition: 8x8 register blocks inside
-    /// 32x32 cache blocks, the ragged edges element by element.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn band32(
-        src: *const f32,
-        dst: *mut f32,
+    /// Rows `r0..r1` of a transposition of `K x K` register blocks
+    /// (`tile`) inside 32x32 cache blocks, the ragged edges element by
+    /// element.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn band<T: Copy, const K: usize>(
+        src: *const T,
+        dst: *mut T,
         rows: usize,
         cols: usize,
         r0: usize,
         r1: usize,
+        tile: unsafe fn(*const T, usize, *mut T, usize),
     ) {
         const B: usize = super::BLOCK;
         for rb in (r0..r1).step_by(B) {
@@ -121,18 +123,18 @@ mod avx2 {
             for cb in (0..cols).step_by(B) {
                 let ce = (cb + B).min(cols);
                 let mut r = rb;
-                while r + 8 <= re {
+                while r + K <= re {
                     let mut c = cb;
-                    while c + 8 <= ce {
-                        tile8(src.add(r * cols + c), cols, dst.add(c * rows + r), rows);
-                        c += 8;
+                    while c + K <= ce {
+                        tile(src.add(r * cols + c), cols, dst.add(c * rows + r), rows);
+                        c += K;
                     }
                     for c in c..ce {
-                        for k in r..r + 8 {
+                        for k in r..r + K {
                             *dst.add(c * rows + k) = *src.add(k * cols + c);
                         }
                     }
-                    r += 8;
+                    r += K;
                 }
                 for k in r..re {
                     for c in cb..ce {
@@ -141,6 +143,30 @@ mod avx2 {
                 }
             }
         }
+    }
+
+    /// Rows `r0..r1` of a 4-byte transposition: 8x8 register blocks.
+    pub(super) unsafe fn band32(
+        src: *const f32,
+        dst: *mut f32,
+        rows: usize,
+        cols: usize,
+        r0: usize,
+        r1: usize,
+    ) {
+        band::<f32, 8>(src, dst, rows, cols, r0, r1, tile8)
+    }
+
+    /// Rows `r0..r1` of an 8-byte transposition: 4x4 register blocks.
+    pub(super) unsafe fn band64(
+        src: *const f64,
+        dst: *mut f64,
+        rows: usize,
+        cols: usize,
+        r0: usize,
+        r1: usize,
+    ) {
+        band::<f64, 4>(src, dst, rows, cols, r0, r1, tile4)
     }
 
     /// One 8x8 block: rows `s, s + ls, ...` to rows `d, d + ld, ...`.
@@ -176,44 +202,6 @@ mod avx2 {
         ];
         for (k, v) in o.iter().enumerate() {
             _mm256_storeu_ps(d.add(k * ld), *v);
-        }
-    }
-
-    /// Rows `r0..r1` of an 8-byte transposition: 4x4 register blocks.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn band64(
-        src: *const f64,
-        dst: *mut f64,
-        rows: usize,
-        cols: usize,
-        r0: usize,
-        r1: usize,
-    ) {
-        const B: usize = super::BLOCK;
-        for rb in (r0..r1).step_by(B) {
-            let re = (rb + B).min(r1);
-            for cb in (0..cols).step_by(B) {
-                let ce = (cb + B).min(cols);
-                let mut r = rb;
-                while r + 4 <= re {
-                    let mut c = cb;
-                    while c + 4 <= ce {
-                        tile4(src.add(r * cols + c), cols, dst.add(c * rows + r), rows);
-                        c += 4;
-                    }
-                    for c in c..ce {
-                        for k in r..r + 4 {
-                            *dst.add(c * rows + k) = *src.add(k * cols + c);
-                        }
-                    }
-                    r += 4;
-                }
-                for k in r..re {
-                    for c in cb..ce {
-                        *dst.add(c * rows + k) = *src.add(k * cols + c);
-                    }
-                }
-            }
         }
     }
 
