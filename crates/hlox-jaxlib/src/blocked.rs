@@ -7,9 +7,9 @@
 //! Everything here is a conversion around one faer call, not an algorithm
 //! of its own, except singular values without vectors: faer's
 //! bidiagonalization, then [`crate::dqds`] (faer has no dqds; its QR
-//! iteration took two thirds of the time). Where faer's result cannot be expressed in LAPACK's form,
-//! the routine falls back to the unblocked LAPACK-style code in
-//! [`crate::linalg`] for that one matrix, and says so:
+//! iteration took two thirds of the time). Where faer's result cannot be
+//! expressed in LAPACK's form, the routine falls back to the unblocked
+//! LAPACK-style code in [`crate::linalg`] for that one matrix, and says so:
 //!
 //! - LU: faer divides by an exactly zero pivot (the column below it turns
 //!   into NaNs), LAPACK skips the division and reports `info`. A matrix
@@ -468,7 +468,7 @@ pub fn syevd<T: Field>(lower: bool, vectors: bool, n: usize, a: &mut [T], w: &mu
 /// diagonal unitary scaling on each side makes them real). Returns false
 /// if the matrix is not finite or the iteration did not converge.
 fn singular_values<T: Field>(m: usize, n: usize, a: &[T], s: &mut [T::Re]) -> bool {
-    // Work on the wider-than-tall side: `A^T` has the same values.
+    // Work on a matrix at least as tall as wide: `A^T` has `A`'s values.
     let (m, n, mut w) = if m >= n {
         (m, n, a[..m * n].to_vec())
     } else {

@@ -9,9 +9,11 @@
 //! square root and a division; dqds works on the squares of the entries
 //! (the *qd array*) and takes one division per element and step, no
 //! square root, with shifts chosen so that the smallest remaining value
-//! converges in two or three steps. For `jnp.linalg.svd(a,
-//! compute_uv=False)` of a 128x128 matrix this made faer's iteration,
-//! two thirds of the run, a small part of it (docs/performance.md).
+//! converges in a few steps (3.3 per value in f32 and 4.3 in f64 at order
+//! 128, failed steps counted). For `jnp.linalg.svd(a, compute_uv=False)`
+//! of a 128x128 f32 matrix the iteration went from two thirds of the run
+//! (faer's QR iteration) to a third, the run from 1.23-1.39 to 0.79-0.94
+//! ms (docs/performance.md).
 //!
 //! The qd array `(q, e)` of the bidiagonal matrix `B` with diagonal `d` and
 //! superdiagonal `f` is `q_i = d_i^2`, `e_i = f_i^2`; it stands for the
@@ -58,8 +60,10 @@ pub fn bidiagonal_singular_values(d: &[f64], f: &[f64], eps: f64, out: &mut [f64
     }
     // Scale by a power of two so that the largest entry is in [0.5, 1):
     // the squares neither overflow nor, for entries that matter against
-    // the largest, underflow; the scaling itself is exact.
-    let scale = (-(big.log2().floor() + 1.0)).exp2();
+    // the largest, underflow; the scaling itself is exact. The exponent
+    // stays within +-1000 (2^1030, for denormal entries, is not an f64;
+    // 2^1000 takes them to about 1e-9).
+    let scale = (-(big.log2().floor() + 1.0)).clamp(-1000.0, 1000.0).exp2();
     let mut q: Vec<f64> = d.iter().map(|x| (x * scale) * (x * scale)).collect();
     let mut e: Vec<f64> = f.iter().map(|x| (x * scale) * (x * scale)).collect();
     e.push(0.0);
@@ -399,7 +403,7 @@ mod tests {
         // The reference squares the entries: scale them to about 1 first.
         let big = d.iter().chain(f).fold(0.0f64, |m, x| m.max(x.abs()));
         let s = if big > 0.0 {
-            (-big.log2().floor()).exp2()
+            (-big.log2().floor()).clamp(-1000.0, 1000.0).exp2()
         } else {
             1.0
         };
@@ -515,6 +519,16 @@ mod tests {
                 "tiny",
                 (0..n).map(|_| rng.next() * 1e-300).collect(),
                 (0..n - 1).map(|_| rng.next() * 1e-300).collect(),
+            ),
+            (
+                "denormal",
+                (0..n).map(|_| rng.next() * 1e-310).collect(),
+                (0..n - 1).map(|_| rng.next() * 1e-310).collect(),
+            ),
+            (
+                "largest",
+                (0..n).map(|_| rng.next() * 1e307).collect(),
+                (0..n - 1).map(|_| rng.next() * 1e307).collect(),
             ),
             (
                 "negative entries",
