@@ -46,7 +46,13 @@ fn assert_no_failures(failures: &[String]) {
 
 /// Assemble `ptx` for `sm` with ptxas; Err(ptxas output) on failure.
 fn assemble(ptxas: &PathBuf, ptx: &str, sm: &str, tag: &str) -> Result<(), String> {
-    let dir = std::env::temp_dir().join(format!("hlox-cuda-test-{}", std::process::id()));
+    // A folder of its own per call: the tests run in parallel threads, and
+    // with one folder per process one call removed it (empty for a
+    // moment) while another was about to write into it (the corpus case
+    // failed with "No such file or directory" in a clean-clone run).
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("hlox-cuda-test-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let src = dir.join(format!("{tag}.{sm}.ptx"));
     std::fs::write(&src, ptx).map_err(|e| e.to_string())?;
@@ -66,10 +72,7 @@ fn assemble(ptxas: &PathBuf, ptx: &str, sm: &str, tag: &str) -> Result<(), Strin
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    let _ = std::fs::remove_file(&src);
-    let _ = std::fs::remove_file(dir.join(format!("{tag}.{sm}.cubin")));
-    // The last one out removes the folder (it fails while others use it).
-    let _ = std::fs::remove_dir(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 
