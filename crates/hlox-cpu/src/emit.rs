@@ -314,19 +314,21 @@ const RUNTIME_TRANSPOSE_FROM: usize = 1024;
 /// the other way round. Only for at least [`RUNTIME_TRANSPOSE_FROM`]
 /// elements.
 fn transpose_2d_plan(comp: &Computation, inst: &Instruction) -> Option<(usize, usize, usize)> {
+    let perm = match &inst.op {
+        Op::Copy => None,
+        Op::Transpose { dimensions } => Some(dimensions),
+        _ => return None,
+    };
+    // The operand dimension each result dimension reads.
+    let from = |r: usize| match perm {
+        None => Some(r),
+        Some(p) => p.get(r).map(|&d| d as usize),
+    };
     let out = inst.shape.as_array()?;
     let src = comp.inst(*inst.operands.first()?).shape.as_array()?;
     if src.ty != out.ty {
         return None;
     }
-    // The operand dimension each result dimension reads.
-    let from = |r: usize| -> Option<usize> {
-        match &inst.op {
-            Op::Copy => Some(r),
-            Op::Transpose { dimensions } => dimensions.get(r).map(|&d| d as usize),
-            _ => None,
-        }
-    };
     let (ow, sw) = (tiled_dims(out), tiled_dims(src));
     let ([o_major, o_minor], [s_major, s_minor]) = (ow.as_slice(), sw.as_slice()) else {
         return None;
@@ -1099,6 +1101,21 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             out: self.leaves_of(fr, id)?,
         };
         let out_leaves = &at.out;
+        // A matrix moved into the other layout (the relayout copies in
+        // front of LAPACK targets): the runtime's blocked transposition.
+        if let Some((rows, cols, bytes)) = transpose_2d_plan(comp, inst) {
+            let src = self.leaf_ptrs(fr, &inst.operands)?;
+            let (Some(&src), Some(&dst)) = (src.first(), ptrs(out_leaves).first()) else {
+                return Err(CompileError::Internal(format!("{name}: no buffers")));
+            };
+            let i = |v: usize| self.cg.i64c(v as i64).into();
+            return self.call_runtime(
+                fr,
+                name,
+                runtime::hlox_rt_transpose as *const () as usize,
+                &[src.into(), dst.into(), i(rows), i(cols), i(bytes)],
+            );
+        }
         match &inst.op {
             Op::DynamicUpdateSlice if a.in_place.contains(&id) => self.emit_dus_in_place(fr, &at),
             // Out of place with the operand's layout: a copy of the operand,
@@ -1146,24 +1163,6 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
                 } else {
                     self.emit_call(fr, &at, fused)
                 }
-            }
-            // A matrix moved into the other layout (the relayout copies in
-            // front of LAPACK targets): the runtime's blocked transposition.
-            Op::Copy | Op::Transpose { .. } if transpose_2d_plan(comp, inst).is_some() => {
-                let Some((rows, cols, bytes)) = transpose_2d_plan(comp, inst) else {
-                    return Err(CompileError::Internal(format!("{name}: no transposition")));
-                };
-                let src = self.leaf_ptrs(fr, &inst.operands)?;
-                let (Some(&src), Some(&dst)) = (src.first(), ptrs(out_leaves).first()) else {
-                    return Err(CompileError::Internal(format!("{name}: no buffers")));
-                };
-                let i = |v: usize| self.cg.i64c(v as i64).into();
-                self.call_runtime(
-                    fr,
-                    name,
-                    runtime::hlox_rt_transpose as *const () as usize,
-                    &[src.into(), dst.into(), i(rows), i(cols), i(bytes)],
-                )
             }
             _ if is_elemental(module, comp, id) => {
                 let sources = self.sources_of(fr, &inst.operands)?;

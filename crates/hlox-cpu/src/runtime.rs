@@ -331,10 +331,10 @@ macro_rules! complex_entry {
             use hlox_hlo::semantics::complex::ComplexFn;
             use num_complex::Complex;
             // The evaluator's arithmetic, without the denormal modes (the
-            // emitter flushes the operands and the result).
-            // The operands and the result pass through `black_box` inside
-            // the guard, so that the (side-effect free) arithmetic cannot
-            // be moved out of it (see `hlox_rt_powf`).
+            // emitter flushes the operands and the result). The operands
+            // and the result pass through `black_box` inside the guard, so
+            // that the (side-effect free) arithmetic cannot be moved out of
+            // it (see `hlox_rt_powf`).
             let _g = FpEnv::ieee_denormals();
             let (a_re, a_im, b_re, b_im) = std::hint::black_box((a_re, a_im, b_re, b_im));
             let r = std::hint::black_box(match ComplexFn::from_code(code) {

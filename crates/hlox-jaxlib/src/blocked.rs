@@ -548,10 +548,12 @@ fn bidiagonal_values<T: Field>(m: usize, n: usize, w: &mut [T], s: &mut [T::Re])
 
 /// Singular value decomposition `A = U diag(s) V^H` (LAPACK `gesdd` and
 /// `gesvd`) of `a` (`m x n`, not modified) by faer's bidiagonalization and
-/// divide and conquer: `s` gets the `min(m, n)` singular values (real),
-/// descending; `u` and `vt` the vectors as `job` asks (column-major;
-/// untouched for [`SvdJob::None`]; faer returns `V`, conjugate-transposed
-/// here). Returns `info`: 0, or 1 if faer's iteration did not converge.
+/// divide and conquer, or for [`SvdJob::None`] by [`singular_values`]
+/// (dqds): `s` gets the `min(m, n)` singular values (real), descending;
+/// `u` and `vt` the vectors as `job` asks (column-major; untouched for
+/// [`SvdJob::None`]; faer returns `V`, conjugate-transposed here). Returns
+/// `info`: 0, or 1 if the iteration did not converge (or, values only, the
+/// matrix is not finite).
 pub fn gesvd<T: Field>(
     job: SvdJob,
     m: usize,
@@ -592,15 +594,13 @@ pub fn gesvd<T: Field>(
     let params: faer::Spec<svd::SvdParams, T> = Default::default();
     let mut buf = scratch(svd::svd_scratch::<T>(m, n, compute, compute, PAR, params));
     let ok = {
-        let uo = (job != SvdJob::None)
-            .then(|| MatMut::from_column_major_slice_mut(&mut u[..m * ucols], m, ucols));
-        let vo =
-            (job != SvdJob::None).then(|| MatMut::from_column_major_slice_mut(&mut v, n, vcols));
+        let uo = MatMut::from_column_major_slice_mut(&mut u[..m * ucols], m, ucols);
+        let vo = MatMut::from_column_major_slice_mut(&mut v, n, vcols);
         svd::svd(
             MatRef::from_column_major_slice(a, m, n),
             ColMut::from_slice_mut(&mut values).as_diagonal_mut(),
-            uo,
-            vo,
+            Some(uo),
+            Some(vo),
             PAR,
             MemStack::new(&mut buf),
             params,
@@ -611,12 +611,10 @@ pub fn gesvd<T: Field>(
         .iter_mut()
         .zip(&values)
         .for_each(|(s, v)| *s = v.re());
-    if job != SvdJob::None {
-        // vt (vcols x n) = V^H, V being n x vcols.
-        for i in 0..vcols {
-            for j in 0..n {
-                vt[i + j * vcols] = v[j + i * n].conj();
-            }
+    // vt (vcols x n) = V^H, V being n x vcols.
+    for i in 0..vcols {
+        for j in 0..n {
+            vt[i + j * vcols] = v[j + i * n].conj();
         }
     }
     if ok {

@@ -109,9 +109,6 @@ enum Failed {
 fn step(q: &[f64], e: &[f64], tau: f64, nq: &mut [f64], ne: &mut [f64]) -> Result<Step, Failed> {
     let n = q.len();
     let mut d = q[0] - tau;
-    if negative_or_nan(d) {
-        return Err(Failed::Early);
-    }
     let (mut dmin, mut dmin1, mut dmin2) = (d, f64::INFINITY, f64::INFINITY);
     let (mut dn1, mut dn2) = (f64::INFINITY, f64::INFINITY);
     for k in 0..n - 1 {
