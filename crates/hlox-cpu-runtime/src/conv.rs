@@ -1,6 +1,6 @@
 //! convolution: im2col + matrix product per (output-feature group, output
-//! batch). Floats multiply with `gemm` (F16/BF16 via f32; c64/c128 with its
-//! complex kernels), integers with wrapping loops. General dimension numbers, strides, padding, lhs/rhs
+//! batch). Floats multiply with `gemm` and faer (F16/BF16 via f32; c64/c128 with
+//! their complex kernels), integers with wrapping loops. General dimension numbers, strides, padding, lhs/rhs
 //! dilation, window reversal, feature and batch groups.
 
 use crate::elem::SendPtr;

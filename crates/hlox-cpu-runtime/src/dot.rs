@@ -1,8 +1,9 @@
 //! dot with general dimension numbers: canonicalized to a batched
 //! [b, m, k] x [b, k, n] product. f32/f64 operands whose batch, free and
 //! contracting dimension groups each collapse to one stride go straight to
-//! `gemm`; everything else is packed (converted) first. c64/c128 products
-//! (both operands of the result's type) run on `gemm`'s complex kernels.
+//! the matrix-product libraries (`gemm`, faer); everything else is packed
+//! (converted) first. c64/c128 products (both operands of the result's
+//! type) run on their complex kernels.
 
 use crate::matmul::{gemm_strided, pack, store_all, Dom};
 use crate::{Ctx, Geom, HostKernel, KernelError, RunError};
@@ -81,8 +82,8 @@ impl DotKernel {
         })
     }
 
-    /// Direct strided gemm for T = f32/f64 when no operand needs packing.
-    unsafe fn try_direct<T: 'static + Copy + Default + Send + Sync>(
+    /// A direct strided product (any [`crate::matmul::Field`]) when no operand needs packing.
+    unsafe fn try_direct<T: crate::matmul::Field>(
         &self,
         l: *const u8,
         r: *const u8,
@@ -159,11 +160,11 @@ impl DotKernel {
         true
     }
 
-    /// A complex product (`gemm`'s c32/c64 kernels): straight from the
+    /// A complex product (c64/c128 kernels): straight from the
     /// buffers when the groups collapse, else through row-major copies of
     /// both operands in [batch, free, contracting] / [batch, contracting,
     /// free] order and of the result.
-    unsafe fn complex<T: 'static + Copy + Default + Send + Sync>(
+    unsafe fn complex<T: crate::matmul::Field>(
         &self,
         l: *const u8,
         r: *const u8,

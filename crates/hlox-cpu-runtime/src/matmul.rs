@@ -1,7 +1,7 @@
 //! The accumulation domains of dot and convolution (f32 for F16/BF16/F32
 //! results, f64, i64 for signed and u64 for unsigned/PRED results), operand
 //! conversion into them with the evaluator's convert semantics, and batched
-//! matrix multiplication (the `gemm` crate for floats, wrapping loops for
+//! matrix multiplication (the `gemm` crate and faer's `matmul` for floats, wrapping loops for
 //! integers).
 
 use crate::elem::{rd, wr, SendPtr};
@@ -234,10 +234,21 @@ fn gemm_parts(work: usize) -> usize {
     }
 }
 
+/// The element types of float matrix products: f32, f64, c64 and c128
+/// (`num_complex::Complex<f32>` / `<f64>`), fields of both libraries.
+pub(crate) trait Field:
+    faer::traits::ComplexField + Copy + Default + Send + Sync + 'static
+{
+}
+impl Field for f32 {}
+impl Field for f64 {}
+impl Field for num_complex::Complex<f32> {}
+impl Field for num_complex::Complex<f64> {}
+
 /// Strided single matrix product `dst[m][n] = sum_k lhs[m][k] * rhs[k][n]`
-/// for f32/f64 via `gemm` (strides in elements; `dst` is overwritten).
+/// (strides in elements, any sign; `dst` is overwritten, never read).
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn gemm_strided<T: 'static + Copy + Default + Send + Sync>(
+pub(crate) unsafe fn gemm_strided<T: Field>(
     m: usize,
     n: usize,
     k: usize,
@@ -256,17 +267,9 @@ pub(crate) unsafe fn gemm_strided<T: 'static + Copy + Default + Send + Sync>(
     if m == 0 || n == 0 {
         return;
     }
-    if k == 0 {
-        for i in 0..m {
-            for j in 0..n {
-                *dst.offset(i as isize * dst_rs + j as isize * dst_cs) = T::default();
-            }
-        }
-        return;
-    }
     let parts = if par { gemm_parts(m * n * k) } else { 1 };
-    // One single-threaded gemm per block of the output, in parallel, rather
-    // than gemm's own `Parallelism::Rayon`: that splits poorly when one
+    // One single-threaded product per block of the output, in parallel,
+    // rather than the libraries' own threads: the `gemm` crate's split poorly when one
     // side is short. For a transformer block's gradient (m = 128 rows)
     // gemm's two threads ran `[128,1024] x [1024,256]` with the right
     // operand k-contiguous at 1.07x one thread (1.21 against 1.31 ms);
@@ -289,56 +292,39 @@ pub(crate) unsafe fn gemm_strided<T: 'static + Copy + Default + Send + Sync>(
         let (dp, lp, rp) = (dp, lp, rp);
         let (dst, lhs, rhs) = (dp.0 as *mut T, lp.0 as *const T, rp.0 as *const T);
         let s = start as isize;
-        let (bm, bn, dst, lhs, rhs) = if split_cols {
-            (
+        if split_cols {
+            gemm_block(
                 m,
                 end - start,
+                k,
                 dst.offset(s * dst_cs),
+                dst_rs,
+                dst_cs,
                 lhs,
+                lhs_rs,
+                lhs_cs,
                 rhs.offset(s * rhs_cs),
+                rhs_rs,
+                rhs_cs,
+                one,
             )
         } else {
-            (
+            gemm_block(
                 end - start,
                 n,
+                k,
                 dst.offset(s * dst_rs),
+                dst_rs,
+                dst_cs,
                 lhs.offset(s * lhs_rs),
+                lhs_rs,
+                lhs_cs,
                 rhs,
+                rhs_rs,
+                rhs_cs,
+                one,
             )
-        };
-        // A right operand contiguous along k (`x @ w^T`, the backward
-        // pass's products) is first transposed into row-major scratch
-        // memory: gemm packs it column by column, and where those columns
-        // lie a multiple of 4 KiB apart every load hits one cache set (4K
-        // aliasing). `[128,1024] x [1024,256]` with the operand stored
-        // [256,1024] took 0.70 ms against 0.36 stored [1024,256], 0.47 ms
-        // with the transposition; `[128,256] x [256,1024]` stored [1024,256]
-        // (1 KiB apart) 0.40 ms, 0.36 with it, 0.31 for the row-major
-        // operand (minimum of 400 runs each, quiet machine).
-        let k_contiguous = rhs_rs == 1 && rhs_cs > 1 && (split_cols || parts == 1) && bn >= 16;
-        if k_contiguous {
-            return with_scratch::<T, _>(k * bn, |t| {
-                transpose_into(k, bn, rhs, rhs_cs as usize, t);
-                gemm_block(
-                    bm,
-                    bn,
-                    k,
-                    dst,
-                    dst_rs,
-                    dst_cs,
-                    lhs,
-                    lhs_rs,
-                    lhs_cs,
-                    t,
-                    bn as isize,
-                    1,
-                    one,
-                )
-            });
         }
-        gemm_block(
-            bm, bn, k, dst, dst_rs, dst_cs, lhs, lhs_rs, lhs_cs, rhs, rhs_rs, rhs_cs, one,
-        )
     };
     if parts == 1 {
         run(0, len);
@@ -355,9 +341,21 @@ pub(crate) unsafe fn gemm_strided<T: 'static + Copy + Default + Send + Sync>(
     });
 }
 
-/// One single-threaded gemm call on row/column strides (in elements).
+/// One single-threaded product on row/column strides (in elements).
+///
+/// Two libraries, each where it was measured faster (docs/performance.md,
+/// "Eleventh session"): a right operand contiguous along k (`x @ w^T`, the
+/// backward pass's products) goes to faer's `matmul` (its x86-64 kernels,
+/// `private-gemm-x86`, AVX2 or AVX-512 chosen at run time), which reads it
+/// in place; the `gemm` crate packs such an operand column by column,
+/// and where those columns lie a multiple of 4 KiB apart every load hits
+/// one cache set. On the transformer block's gradient products faer took
+/// 0.58 ms where the `gemm` crate with a transposed copy took 0.70-0.76
+/// (`[128,256] x [256,1024]`). Every other layout stays on the `gemm`
+/// crate: on products with k = 128 and a column-major left operand (the
+/// weight gradients `x^T @ dy`) faer was 5-15% slower.
 #[allow(clippy::too_many_arguments)]
-unsafe fn gemm_block<T: 'static + Copy + Default>(
+unsafe fn gemm_block<T: Field>(
     m: usize,
     n: usize,
     k: usize,
@@ -372,6 +370,16 @@ unsafe fn gemm_block<T: 'static + Copy + Default>(
     rhs_cs: isize,
     one: T,
 ) {
+    let k_contiguous = rhs_rs == 1 && rhs_cs.unsigned_abs() > 1 && n > 1;
+    if k_contiguous {
+        // SAFETY (caller): the three views lie in their buffers; `dst` does
+        // not overlap the operands.
+        let a = faer::MatRef::<T>::from_raw_parts(lhs, m, k, lhs_rs, lhs_cs);
+        let b = faer::MatRef::<T>::from_raw_parts(rhs, k, n, rhs_rs, rhs_cs);
+        let c = faer::MatMut::<T>::from_raw_parts_mut(dst, m, n, dst_rs, dst_cs);
+        faer::linalg::matmul::matmul(c, faer::Accum::Replace, a, b, one, faer::Par::Seq);
+        return;
+    }
     gemm::gemm(
         m,
         n,
@@ -395,76 +403,12 @@ unsafe fn gemm_block<T: 'static + Copy + Default>(
     )
 }
 
-thread_local! {
-    /// Scratch memory for transposed operand blocks, kept per thread so a
-    /// product does not page-fault a fresh allocation on every call.
-    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Runs `f` on `len` elements of this thread's scratch memory.
-fn with_scratch<T: Copy + Default, R>(len: usize, f: impl FnOnce(*mut T) -> R) -> R {
-    let words = (len * std::mem::size_of::<T>()).div_ceil(8);
-    SCRATCH.with(|s| match s.try_borrow_mut() {
-        Ok(mut v) => {
-            if v.len() < words {
-                v.resize(words, 0);
-            }
-            f(v.as_mut_ptr() as *mut T)
-        }
-        // Re-entered on this thread (a nested product): its own buffer.
-        Err(_) => {
-            let mut v = vec![0u64; words];
-            f(v.as_mut_ptr() as *mut T)
-        }
-    })
-}
-
-/// `dst[l * cols + j] = src[l + j * ld]` for `l < rows`, `j < cols`: a
-/// column-major block written row-major, 16 x 16 tiles at a time through a
-/// local tile so that each source and destination line is used whole.
-unsafe fn transpose_into<T: Copy + Default>(
-    rows: usize,
-    cols: usize,
-    src: *const T,
-    ld: usize,
-    dst: *mut T,
-) {
-    const B: usize = 16;
-    let mut tile = [[T::default(); B]; B];
-    for jb in (0..cols).step_by(B) {
-        let je = (jb + B).min(cols);
-        for lb in (0..rows).step_by(B) {
-            let le = (lb + B).min(rows);
-            if je - jb == B && le - lb == B {
-                for (j, col) in tile.iter_mut().enumerate() {
-                    let s = src.add((jb + j) * ld + lb);
-                    for (l, x) in col.iter_mut().enumerate() {
-                        *x = *s.add(l);
-                    }
-                }
-                for l in 0..B {
-                    let d = dst.add((lb + l) * cols + jb);
-                    for (j, col) in tile.iter().enumerate() {
-                        *d.add(j) = col[l];
-                    }
-                }
-            } else {
-                for j in jb..je {
-                    for l in lb..le {
-                        *dst.add(l * cols + j) = *src.add(j * ld + l);
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// `c = a · b` for `bt` row-major products [m, k] x [k, n] stored one
-/// after another (gemm's kernels for f32, f64, c32 and c64, `one` being the
+/// after another (f32, f64, c64 and c128, `one` being the
 /// element type's 1): in parallel over the batch when the products are
 /// small and many, else each product parallel inside when `par`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn float_matmul<T: 'static + Copy + Default + Send + Sync>(
+pub(crate) fn float_matmul<T: Field>(
     a: &[T],
     b: &[T],
     c: &mut [T],
@@ -626,7 +570,7 @@ impl Dom for f64 {
 
 /// Complex domains (c64, c128 results): operands of the result's own type
 /// only (`conv::ConvKernel::new` refuses mixed types), multiplied with
-/// `gemm`'s complex kernels.
+/// the complex kernels of [`gemm_block`]'s libraries.
 macro_rules! complex_dom {
     ($part:ty) => {
         impl Take for num_complex::Complex<$part> {
@@ -800,9 +744,10 @@ mod tests {
 
     /// Every operand layout, both split directions (n >= m and m > n),
     /// sizes not multiples of 16, and a right operand contiguous along k
-    /// with columns 4 KiB apart (k = 512 f64: transposed into scratch
-    /// first), against a plain triple loop, on one thread and on a pool of
-    /// three so the products are split into blocks.
+    /// (faer's kernels) with columns 4 KiB apart (k = 512 f64), against a
+    /// plain triple loop, on one thread and on a pool of three so the
+    /// products are split into blocks; complex products (c128) in every
+    /// layout too.
     #[test]
     fn split_products_equal_the_plain_loop() {
         for threads in [1, 3] {
@@ -859,6 +804,49 @@ mod tests {
                 });
                 assert_eq!(got, want, "{m}x{n}x{k} ta={ta} tb={tb} threads={threads}");
             }
+        }
+        type C = num_complex::Complex<f64>;
+        let (m, n, k) = (37, 45, 29);
+        let a: Vec<C> = (0..m * k)
+            .map(|i| C::new(((i * 7) % 13) as f64 - 6.0, ((i * 3) % 5) as f64 - 2.0))
+            .collect();
+        let b: Vec<C> = (0..k * n)
+            .map(|i| C::new(((i * 5) % 11) as f64 - 5.0, ((i * 2) % 7) as f64 - 3.0))
+            .collect();
+        for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+            let (a_rs, a_cs) = if ta { (1, m as isize) } else { (k as isize, 1) };
+            let (b_rs, b_cs) = if tb { (1, k as isize) } else { (n as isize, 1) };
+            let mut want = vec![C::new(0.0, 0.0); m * n];
+            for i in 0..m {
+                for j in 0..n {
+                    want[i * n + j] = (0..k)
+                        .map(|l| {
+                            a[(i as isize * a_rs + l as isize * a_cs) as usize]
+                                * b[(l as isize * b_rs + j as isize * b_cs) as usize]
+                        })
+                        .sum();
+                }
+            }
+            let mut got = vec![C::new(f64::NAN, f64::NAN); m * n];
+            pool.install(|| unsafe {
+                gemm_strided(
+                    m,
+                    n,
+                    k,
+                    got.as_mut_ptr(),
+                    n as isize,
+                    1,
+                    a.as_ptr(),
+                    a_rs,
+                    a_cs,
+                    b.as_ptr(),
+                    b_rs,
+                    b_cs,
+                    C::new(1.0, 0.0),
+                    true,
+                )
+            });
+            assert_eq!(got, want, "c128 ta={ta} tb={tb} threads={threads}");
         }
     }
 }
