@@ -6,7 +6,7 @@ and through `hlox bench`, in one run, on one machine.
     cargo build --release                # target/release/hlox
     .venv-jax/bin/python scripts/bench_vs_xla.py [--iters 50] [--only NAME...] [--markdown FILE]
     .venv-jax/bin/python scripts/bench_vs_xla.py --baseline OLD/hlox --rounds 3   # before/after
-    .venv-jax/bin/python scripts/bench_vs_xla.py --compile-only [--rounds 3] [--baseline OLD/hlox]
+    .venv-jax/bin/python scripts/bench_vs_xla.py --compile-only [--rounds 3] [--warm] [--baseline OLD/hlox]
     python scripts/bench_vs_xla.py --platform cuda [--hlox PATH] ...   # on a GPU machine
 
 For each benchmark the script lowers a JAX function to a serialized
@@ -43,7 +43,8 @@ custom-call targets) it measures XLA's compile alone (the CPU client's
 compile of the same proto, as `jax.jit(f).lower(*a).compile()` does; best of
 --rounds in one warm process) and hlox's cold compile (a fresh `hlox bench
 --iters 1 --warmup 0` process per round, its compile_ms; best of --rounds),
-with hlox's split (LLVM optimization, JIT code generation) where the binary
+with --warm also hlox's warm compile (each process compiles the module
+--rounds more times, `--compile-rounds`; best of those), with hlox's split (LLVM optimization, JIT code generation) where the binary
 reports it, and prints the geometric mean of hlox / XLA.
 """
 import argparse
@@ -247,9 +248,9 @@ def xla_run(proto, args, iters, warmup, backend="cpu"):
             "outputs": [np.asarray(o) for o in outs]}
 
 
-def hlox_run(hlox, path, inputs, iters, warmup, plugins, out_dir, platform_="host"):
+def hlox_run(hlox, path, inputs, iters, warmup, plugins, out_dir, platform_="host", extra=()):
     cmd = [hlox, "bench", path, "--iters", str(iters), "--warmup", str(warmup), "--out-dir", out_dir,
-           "--platform", platform_]
+           "--platform", platform_, *extra]
     for i in inputs:
         cmd += ["--input", i]
     for p in plugins:
@@ -402,6 +403,9 @@ def main():
     ap.add_argument("--compile-only", action="store_true",
                     help="measure compile times only, over the benchmarks and the corpus (see above)")
     ap.add_argument("--no-corpus", action="store_true", help="with --compile-only: the benchmarks only")
+    ap.add_argument("--warm", action="store_true",
+                    help="with --compile-only: also hlox's warm compile (the module compiled again in the "
+                         "process that compiled it, `hlox bench --compile-rounds`), as XLA's is measured")
     a = ap.parse_args()
     if a.compile_only:
         return main_compile_only(a)
@@ -516,16 +520,26 @@ def xla_compile_ms(proto, rounds):
     return best
 
 
-def hlox_compile(hlox, path, inputs, plugins, rounds):
+def hlox_compile(hlox, path, inputs, plugins, rounds, warm=False):
     """Best of `rounds` cold compiles (one process each) by `hlox bench`:
-    the JSON line of the fastest (compile_ms, and the split if reported)."""
+    the JSON line of the fastest (compile_ms, and the split if reported).
+    With `warm`, each process also compiles the module again `rounds` times
+    (`--compile-rounds`, no cache), and "warm_compile_ms" is the best of
+    those over all processes: XLA's conditions (a process that has
+    compiled before)."""
     best = None
+    warm_best = None
+    extra = ["--compile-rounds", str(max(1, rounds) + 1)] if warm else []
     for _ in range(max(1, rounds)):
         with tempfile.TemporaryDirectory() as out:
-            r = hlox_run(hlox, path, inputs, 1, 0, plugins, out)
+            r = hlox_run(hlox, path, inputs, 1, 0, plugins, out, extra=extra)
         r.pop("outputs", None)
+        if "warm_compile_ms" in r:
+            warm_best = r["warm_compile_ms"] if warm_best is None else min(warm_best, r["warm_compile_ms"])
         if best is None or r["compile_ms"] < best["compile_ms"]:
             best = r
+    if warm_best is not None:
+        best["warm_compile_ms"] = warm_best
     return best
 
 
@@ -565,15 +579,17 @@ def main_compile_only(a):
             print(f"{name:28s} XLA cannot compile it: {str(e).splitlines()[0]}", flush=True)
             return
         try:
-            h = hlox_compile(a.hlox, path, inputs, plugins, a.rounds)
+            h = hlox_compile(a.hlox, path, inputs, plugins, a.rounds, warm=a.warm)
             b = hlox_compile(a.baseline, path, inputs, plugins, a.rounds) if a.baseline else None
         except RuntimeError as e:
             print(f"{name:28s} hlox failed: {str(e).splitlines()[-1]}", flush=True)
             return
         row = (name, x, h["compile_ms"], h.get("llvm_opt_ms"), h.get("jit_ms"),
-               b["compile_ms"] if b else None)
+               b["compile_ms"] if b else None, h.get("warm_compile_ms"))
         rows.append(row)
         line = f"{name:28s} xla {x:8.1f} ms  hlox {h['compile_ms']:8.1f} ms  ratio {h['compile_ms'] / x:5.2f}"
+        if row[6]:
+            line += f"  warm {row[6]:8.1f} ms  ratio {row[6] / x:5.2f}"
         if b:
             line += f"  baseline {b['compile_ms']:8.1f} ms"
         print(line, flush=True)
@@ -597,11 +613,15 @@ def main_compile_only(a):
 
     fmt = lambda v: "-" if v is None else f"{v:.1f}"
     header = ("| module | XLA compile ms | hlox compile ms | of which LLVM opt ms | of which JIT ms | hlox / XLA"
+              + (" | hlox warm ms | warm / XLA" if a.warm else "")
               + (" | baseline hlox ms | new / baseline" if a.baseline else "") + " |\n"
-              + "|---|---:|---:|---:|---:|---:" + ("|---:|---:" if a.baseline else "") + "|\n")
+              + "|---|---:|---:|---:|---:|---:" + ("|---:|---:" if a.warm else "")
+              + ("|---:|---:" if a.baseline else "") + "|\n")
     body = ""
     for r in rows:
         body += f"| {r[0]} | {r[1]:.1f} | {r[2]:.1f} | {fmt(r[3])} | {fmt(r[4])} | {r[2] / r[1]:.2f}"
+        if a.warm:
+            body += f" | {fmt(r[6])} | {r[6] / r[1]:.2f}" if r[6] else " | - | -"
         if a.baseline:
             body += f" | {fmt(r[5])} | {r[2] / r[5]:.2f}" if r[5] else " | - | -"
         body += " |\n"
@@ -614,6 +634,13 @@ def main_compile_only(a):
                f"hlox {geomean([r[2] for r in rows]):.1f} ms")
     if a.baseline:
         summary += f", baseline {geomean([r[5] for r in rows if r[5]]):.1f} ms"
+    if a.warm:
+        warm = [r for r in rows if r[6]]
+        summary += (f". Warm (compiled again in the same process, as XLA's): hlox / XLA "
+                    f"{geomean([r[6] / r[1] for r in warm]):.2f} over {len(warm)} modules "
+                    f"(benchmarks {geomean([r[6] / r[1] for r in warm if not r[0].startswith('corpus/')]):.2f}, "
+                    f"corpus {geomean([r[6] / r[1] for r in warm if r[0].startswith('corpus/')]):.2f}), "
+                    f"hlox {geomean([r[6] for r in warm]):.1f} ms")
     machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.processor() or platform.platform()}"
     table = (f"Machine: {machine}; jax {jax.__version__}; compile times, best of {a.rounds}.\n\n"
              + header + body + "\n" + summary + ".\n")

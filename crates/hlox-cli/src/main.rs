@@ -262,6 +262,13 @@ enum Command {
         /// $HLOX_CACHE_DIR; docs/cli.md).
         #[arg(long, value_name = "DIR")]
         cache_dir: Option<PathBuf>,
+        /// Compile the module this many times in this process: compile_ms
+        /// is the first (cold: a fresh process), warm_compile_ms the
+        /// fastest of the others (as a long-lived process such as Python
+        /// compiles; no cache unless --cache-dir or $HLOX_CACHE_DIR). The
+        /// split (ir_ms, llvm_opt_ms, jit_ms) is the last compile's.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        compile_rounds: usize,
     },
     /// The gradient of a module's scalar result: OUT takes the module's
     /// parameters and returns the tuple of the gradients, in --wrt order.
@@ -445,6 +452,7 @@ fn run(cli: Cli) -> Result<()> {
             profile,
             timeout: _,
             cache_dir: _,
+            compile_rounds,
         } => commands::bench(
             platform,
             &file,
@@ -456,6 +464,7 @@ fn run(cli: Cli) -> Result<()> {
             out_dir.as_deref(),
             !no_cuda_graphs,
             profile,
+            compile_rounds,
         ),
     }
 }
