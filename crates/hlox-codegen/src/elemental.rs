@@ -951,6 +951,25 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         x: V<'ctx>,
         reassoc: bool,
     ) -> Result<V<'ctx>> {
+        Self::combine_flushing(cg, op, ty, acc, x, reassoc, true)
+    }
+
+    /// [`Self::combine_with`]; a float maximum/minimum flushes a denormal
+    /// `x` to zero only with `flush`. Flushing commutes with them
+    /// (flushing is non-decreasing in the order `llvm.maximum` uses, -0 <
+    /// +0, and keeps NaN), so a reduction may combine unflushed inputs and
+    /// flush its result once ([`Self::fast_reduce`]): softmax's row maximum
+    /// then loads, compares and blends, without three integer operations a
+    /// vector on every element.
+    fn combine_flushing(
+        cg: &Cg<'_, 'ctx>,
+        op: BinaryOp,
+        ty: ElementType,
+        acc: V<'ctx>,
+        x: V<'ctx>,
+        reassoc: bool,
+        flush: bool,
+    ) -> Result<V<'ctx>> {
         if !ty.is_float() {
             return scalar::binary(cg, op, ty, acc, x);
         }
@@ -960,7 +979,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
             BinaryOp::Add => b.build_float_add(a, x, "")?,
             BinaryOp::Multiply => b.build_float_mul(a, x, "")?,
             _ => {
-                let x = scalar::daz(cg, x)?;
+                let x = if flush { scalar::daz(cg, x)? } else { x };
                 let name = if op == BinaryOp::Maximum {
                     "llvm.maximum"
                 } else {
@@ -1057,7 +1076,13 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         );
         self.pop();
         r?;
-        Ok(vec![b.build_load(vt, acc, "")?])
+        let v = b.build_load(vt, acc, "")?;
+        // The inputs were combined unflushed (`combine_flushing`); the
+        // init value too.
+        if ty.is_float() && matches!(op, BinaryOp::Maximum | BinaryOp::Minimum) {
+            return Ok(vec![scalar::daz(cg, v.into_float_value())?.into()]);
+        }
+        Ok(vec![v])
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1079,7 +1104,8 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         let Some((&d, rest)) = red.split_first() else {
             let a = b.build_load(vt, acc, "")?;
             let x = self.one(cg, input, in_idx)?;
-            let r = Self::combine(cg, op, ty, a, x)?;
+            // Unflushed: `fast_reduce` flushes the result.
+            let r = Self::combine_flushing(cg, op, ty, a, x, true, false)?;
             b.build_store(acc, r)?;
             return Ok(());
         };

@@ -4,8 +4,8 @@
 
 use crate::elementwise::{bin_f, bin_s, bin_u, compare_vals};
 use crate::value::{
-    arr, ashape_str, checked_count, decode, elem_count, encode, for_each_offset, index_values,
-    int_width, row_major_strides, strided_copy, to_domain, Vals,
+    arr, ashape_str, checked_count, decode, elem_count, encode, flush32, flush64, for_each_offset,
+    index_values, int_width, row_major_strides, strided_copy, to_domain, Vals,
 };
 use crate::Fail;
 use half::{bf16, f16};
@@ -185,31 +185,40 @@ fn fast_accumulate(
                         None => bad = true,
                     }
                 }),
+                // Floats flush subnormal operands and results, as the
+                // general path's element-wise ops do (XLA:CPU's FTZ/DAZ:
+                // `jnp.max` of -1e-40 and -3 is -0 there).
                 (Vals::F(a), Vals::F(x)) => pairs(&mut |i, o| {
                     let (p, q) = ord(swap, a[o], x[i]);
-                    match bin_f(op, p, q) {
-                        Some(r) => a[o] = round_f(ty, r),
+                    match bin_f(op, flush32(p), flush32(q)) {
+                        Some(r) => a[o] = flush32(round_f(ty, r)),
                         None => bad = true,
                     }
                 }),
                 (Vals::D(a), Vals::D(x)) => pairs(&mut |i, o| {
                     let (p, q) = ord(swap, a[o], x[i]);
-                    match bin_f(op, p, q) {
-                        Some(r) => a[o] = r,
+                    match bin_f(op, flush64(p), flush64(q)) {
+                        Some(r) => a[o] = flush64(r),
                         None => bad = true,
                     }
                 }),
                 (Vals::C(a), Vals::C(x)) => pairs(&mut |i, o| {
                     let (p, q) = ord(swap, a[o], x[i]);
-                    match crate::complex::binary_c(op, p, q) {
-                        Some(r) => a[o] = r,
+                    let fl = |c: hlox_hlo::Complex32| {
+                        hlox_hlo::Complex32::new(flush32(c.re), flush32(c.im))
+                    };
+                    match crate::complex::binary_c(op, fl(p), fl(q)) {
+                        Some(r) => a[o] = fl(r),
                         None => bad = true,
                     }
                 }),
                 (Vals::Z(a), Vals::Z(x)) => pairs(&mut |i, o| {
                     let (p, q) = ord(swap, a[o], x[i]);
-                    match crate::complex::binary_z(op, p, q) {
-                        Some(r) => a[o] = r,
+                    let fl = |c: hlox_hlo::Complex64| {
+                        hlox_hlo::Complex64::new(flush64(c.re), flush64(c.im))
+                    };
+                    match crate::complex::binary_z(op, fl(p), fl(q)) {
+                        Some(r) => a[o] = fl(r),
                         None => bad = true,
                     }
                 }),

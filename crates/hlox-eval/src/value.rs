@@ -492,6 +492,24 @@ pub(crate) fn index_values(a: &ArrayLiteral) -> R<Vec<i64>> {
     }
 }
 
+/// A subnormal f32 flushed to a zero of its sign (see [`daz`]).
+pub(crate) fn flush32(e: f32) -> f32 {
+    if e.is_subnormal() {
+        0f32.copysign(e)
+    } else {
+        e
+    }
+}
+
+/// A subnormal f64 flushed to a zero of its sign (see [`daz`]).
+pub(crate) fn flush64(e: f64) -> f64 {
+    if e.is_subnormal() {
+        0f64.copysign(e)
+    } else {
+        e
+    }
+}
+
 /// Flushes subnormal f32/f64 values to a zero of the same sign.
 ///
 /// XLA:CPU runs with the processor's flush-to-zero and denormals-are-zero
@@ -503,20 +521,7 @@ pub(crate) fn index_values(a: &ArrayLiteral) -> R<Vec<i64>> {
 /// f32; F16 subnormals are normal f32 numbers and are kept. Complex
 /// numbers flush part by part.
 pub(crate) fn daz(v: Vals) -> Vals {
-    let f = |e: f32| {
-        if e.is_subnormal() {
-            0f32.copysign(e)
-        } else {
-            e
-        }
-    };
-    let d = |e: f64| {
-        if e.is_subnormal() {
-            0f64.copysign(e)
-        } else {
-            e
-        }
-    };
+    let (f, d) = (flush32, flush64);
     match v {
         Vals::F(x) => Vals::F(x.into_iter().map(f).collect()),
         Vals::D(x) => Vals::D(x.into_iter().map(d).collect()),
