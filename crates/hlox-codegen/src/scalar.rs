@@ -159,6 +159,19 @@ fn magnitude_bits<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<IntVal
     Ok(cg.b.build_and(bits, sign_off, "")?)
 }
 
+/// Whether f32 or f64 `x` has its sign bit set (-0 included).
+fn sign_bit<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<IntValue<'ctx>> {
+    let it = if x.get_type() == cg.f64() {
+        cg.i64()
+    } else {
+        cg.i32()
+    };
+    let bits = cg.b.build_bit_cast(x, it, "")?.into_int_value();
+    Ok(cg
+        .b
+        .build_int_compare(IntPredicate::SLT, bits, it.const_zero(), "")?)
+}
+
 fn is_f64(ty: ElementType) -> bool {
     ty == ElementType::F64
 }
@@ -309,14 +322,26 @@ pub fn binary<'ctx>(
                 b.build_select(c, one, p, "")?.into_float_value()
             }
             Maximum | Minimum => {
+                // NaN propagates (the first NaN operand); -0 orders below
+                // +0: on equal operands the maximum takes y when x is -0,
+                // the minimum when y is (IEEE 754-2019, as XLA:CPU and the
+                // evaluator).
                 let xnan = b.build_float_compare(FloatPredicate::UNO, x, x, "")?;
                 let ynan = b.build_float_compare(FloatPredicate::UNO, y, y, "")?;
-                let lt = if op == Maximum {
-                    b.build_float_compare(FloatPredicate::OLT, x, y, "")?
+                let eq = b.build_float_compare(FloatPredicate::OEQ, x, y, "")?;
+                let (lt, neg) = if op == Maximum {
+                    (
+                        b.build_float_compare(FloatPredicate::OLT, x, y, "")?,
+                        sign_bit(cg, x)?,
+                    )
                 } else {
-                    b.build_float_compare(FloatPredicate::OLT, y, x, "")?
+                    (
+                        b.build_float_compare(FloatPredicate::OLT, y, x, "")?,
+                        sign_bit(cg, y)?,
+                    )
                 };
-                let take_y = b.build_or(ynan, lt, "")?;
+                let tie = b.build_and(eq, neg, "")?;
+                let take_y = b.build_or(b.build_or(ynan, lt, "")?, tie, "")?;
                 let r = b.build_select(take_y, y, x, "")?;
                 b.build_select(xnan, x.into(), r, "")?.into_float_value()
             }

@@ -66,23 +66,23 @@ impl Elem for Pred {
     }
 }
 
-/// XLA's maximum/minimum: NaN propagates (the first NaN operand wins), else
-/// `std::max`/`std::min` (the first operand on ties).
+/// XLA's maximum/minimum: NaN propagates (the first NaN operand wins), and
+/// -0 orders below +0 (`a_neg`/`b_neg`: the sign bits), as the evaluator's.
 #[inline]
-fn fmax<T: PartialOrd + Copy>(a: T, b: T, a_nan: bool, b_nan: bool) -> T {
+fn fmax<T: PartialOrd + Copy>(a: T, b: T, a_nan: bool, b_nan: bool, a_neg: bool) -> T {
     if a_nan {
         a
-    } else if b_nan || a < b {
+    } else if b_nan || a < b || (a == b && a_neg) {
         b
     } else {
         a
     }
 }
 #[inline]
-fn fmin<T: PartialOrd + Copy>(a: T, b: T, a_nan: bool, b_nan: bool) -> T {
+fn fmin<T: PartialOrd + Copy>(a: T, b: T, a_nan: bool, b_nan: bool, b_neg: bool) -> T {
     if a_nan {
         a
-    } else if b_nan || b < a {
+    } else if b_nan || b < a || (a == b && b_neg) {
         b
     } else {
         a
@@ -102,11 +102,11 @@ macro_rules! float_elem {
             }
             #[inline]
             fn e_max(self, o: Self) -> Self {
-                fmax(self, o, self.is_nan(), o.is_nan())
+                fmax(self, o, self.is_nan(), o.is_nan(), self.is_sign_negative())
             }
             #[inline]
             fn e_min(self, o: Self) -> Self {
-                fmin(self, o, self.is_nan(), o.is_nan())
+                fmin(self, o, self.is_nan(), o.is_nan(), o.is_sign_negative())
             }
             #[inline]
             fn e_cmp(&self, o: &Self) -> Ordering {
@@ -132,12 +132,12 @@ macro_rules! half_elem {
             #[inline]
             fn e_max(self, o: Self) -> Self {
                 let (a, b) = (self.to_f32(), o.to_f32());
-                <$t>::from_f32(fmax(a, b, a.is_nan(), b.is_nan()))
+                <$t>::from_f32(fmax(a, b, a.is_nan(), b.is_nan(), a.is_sign_negative()))
             }
             #[inline]
             fn e_min(self, o: Self) -> Self {
                 let (a, b) = (self.to_f32(), o.to_f32());
-                <$t>::from_f32(fmin(a, b, a.is_nan(), b.is_nan()))
+                <$t>::from_f32(fmin(a, b, a.is_nan(), b.is_nan(), b.is_sign_negative()))
             }
             #[inline]
             fn e_cmp(&self, o: &Self) -> Ordering {

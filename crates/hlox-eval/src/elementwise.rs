@@ -14,6 +14,7 @@ pub(crate) trait Fp: Copy + PartialOrd + std::ops::Neg<Output = Self> + 'static 
     const ONE: Self;
     const NAN: Self;
     fn is_nan(self) -> bool;
+    fn is_sign_negative(self) -> bool;
     fn add(self, o: Self) -> Self;
     fn sub(self, o: Self) -> Self;
     fn mul(self, o: Self) -> Self;
@@ -34,6 +35,9 @@ macro_rules! impl_fp {
             const NAN: Self = <$t>::NAN;
             fn is_nan(self) -> bool {
                 <$t>::is_nan(self)
+            }
+            fn is_sign_negative(self) -> bool {
+                <$t>::is_sign_negative(self)
             }
             fn add(self, o: Self) -> Self {
                 self + o
@@ -364,11 +368,13 @@ pub(crate) fn bin_f<T: Fp>(op: BinaryOp, a: T, b: T) -> Option<T> {
         Divide => a.div(b),
         Remainder => a.rem(b),
         Power => a.powf(b),
-        // XLA propagates NaN; otherwise std::max / std::min semantics.
+        // XLA:CPU's maximum/minimum: NaN propagates (the first NaN operand),
+        // and -0 orders below +0 (IEEE 754-2019 maximum/minimum, as
+        // `llvm.maximum`): `jnp.maximum(-0., 0.)` is +0 under jax 0.10.2.
         Maximum => {
             if a.is_nan() {
                 a
-            } else if b.is_nan() || a < b {
+            } else if b.is_nan() || a < b || (a == b && a.is_sign_negative()) {
                 b
             } else {
                 a
@@ -377,7 +383,7 @@ pub(crate) fn bin_f<T: Fp>(op: BinaryOp, a: T, b: T) -> Option<T> {
         Minimum => {
             if a.is_nan() {
                 a
-            } else if b.is_nan() || b < a {
+            } else if b.is_nan() || b < a || (a == b && b.is_sign_negative()) {
                 b
             } else {
                 a
