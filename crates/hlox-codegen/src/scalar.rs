@@ -149,27 +149,27 @@ pub fn f64_to_f32_round_to_odd<'ctx>(
 /// The bits of f32 or f64 `x` without its sign: zero exactly for ±0, with
 /// no denormals-are-zero (a denormal is not zero here).
 fn magnitude_bits<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<IntValue<'ctx>> {
-    let it = if x.get_type() == cg.f64() {
-        cg.i64()
-    } else {
-        cg.i32()
-    };
-    let bits = cg.b.build_bit_cast(x, it, "")?.into_int_value();
+    let bits = float_bits(cg, x)?;
+    let it = bits.get_type();
     let sign_off = it.const_int(u64::MAX >> (65 - it.get_bit_width()), false);
     Ok(cg.b.build_and(bits, sign_off, "")?)
 }
 
 /// Whether f32 or f64 `x` has its sign bit set (-0 included).
 fn sign_bit<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<IntValue<'ctx>> {
+    let bits = float_bits(cg, x)?;
+    let zero = bits.get_type().const_zero();
+    Ok(cg.b.build_int_compare(IntPredicate::SLT, bits, zero, "")?)
+}
+
+/// The bits of f32 or f64 `x` as an i32 or i64.
+fn float_bits<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<IntValue<'ctx>> {
     let it = if x.get_type() == cg.f64() {
         cg.i64()
     } else {
         cg.i32()
     };
-    let bits = cg.b.build_bit_cast(x, it, "")?.into_int_value();
-    Ok(cg
-        .b
-        .build_int_compare(IntPredicate::SLT, bits, it.const_zero(), "")?)
+    Ok(cg.b.build_bit_cast(x, it, "")?.into_int_value())
 }
 
 fn is_f64(ty: ElementType) -> bool {

@@ -768,42 +768,7 @@ mod tests {
         ] {
             let a: Vec<f64> = (0..m * k).map(|i| ((i * 7) % 13) as f64 - 6.0).collect();
             let b: Vec<f64> = (0..k * n).map(|i| ((i * 5) % 11) as f64 - 5.0).collect();
-            for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
-                // a(i, l) and b(l, j) in row-major or transposed storage.
-                let (a_rs, a_cs) = if ta { (1, m as isize) } else { (k as isize, 1) };
-                let (b_rs, b_cs) = if tb { (1, k as isize) } else { (n as isize, 1) };
-                let mut want = vec![0.0; m * n];
-                for i in 0..m {
-                    for j in 0..n {
-                        want[i * n + j] = (0..k)
-                            .map(|l| {
-                                a[(i as isize * a_rs + l as isize * a_cs) as usize]
-                                    * b[(l as isize * b_rs + j as isize * b_cs) as usize]
-                            })
-                            .sum();
-                    }
-                }
-                let mut got = vec![f64::NAN; m * n];
-                pool.install(|| unsafe {
-                    gemm_strided(
-                        m,
-                        n,
-                        k,
-                        got.as_mut_ptr(),
-                        n as isize,
-                        1,
-                        a.as_ptr(),
-                        a_rs,
-                        a_cs,
-                        b.as_ptr(),
-                        b_rs,
-                        b_cs,
-                        1.0,
-                        true,
-                    )
-                });
-                assert_eq!(got, want, "{m}x{n}x{k} ta={ta} tb={tb} threads={threads}");
-            }
+            check_layouts(&pool, (m, n, k), &a, &b, 1.0, f64::NAN, "f64");
         }
         type C = num_complex::Complex<f64>;
         let (m, n, k) = (37, 45, 29);
@@ -813,10 +778,29 @@ mod tests {
         let b: Vec<C> = (0..k * n)
             .map(|i| C::new(((i * 5) % 11) as f64 - 5.0, ((i * 2) % 7) as f64 - 3.0))
             .collect();
+        let nan = C::new(f64::NAN, f64::NAN);
+        check_layouts(&pool, (m, n, k), &a, &b, C::new(1.0, 0.0), nan, "c128");
+    }
+
+    /// `a` (m x k) times `b` (k x n), each read row-major and transposed,
+    /// into a NaN-filled result, against the triple loop (exact: the
+    /// entries are small integers).
+    fn check_layouts<T>(
+        pool: &rayon::ThreadPool,
+        (m, n, k): (usize, usize, usize),
+        a: &[T],
+        b: &[T],
+        one: T,
+        nan: T,
+        what: &str,
+    ) where
+        T: super::Field + PartialEq + std::iter::Sum + std::ops::Mul<Output = T> + std::fmt::Debug,
+    {
         for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+            // a(i, l) and b(l, j) in row-major or transposed storage.
             let (a_rs, a_cs) = if ta { (1, m as isize) } else { (k as isize, 1) };
             let (b_rs, b_cs) = if tb { (1, k as isize) } else { (n as isize, 1) };
-            let mut want = vec![C::new(0.0, 0.0); m * n];
+            let mut want = vec![nan; m * n];
             for i in 0..m {
                 for j in 0..n {
                     want[i * n + j] = (0..k)
@@ -827,7 +811,7 @@ mod tests {
                         .sum();
                 }
             }
-            let mut got = vec![C::new(f64::NAN, f64::NAN); m * n];
+            let mut got = vec![nan; m * n];
             pool.install(|| unsafe {
                 gemm_strided(
                     m,
@@ -842,11 +826,15 @@ mod tests {
                     b.as_ptr(),
                     b_rs,
                     b_cs,
-                    C::new(1.0, 0.0),
+                    one,
                     true,
                 )
             });
-            assert_eq!(got, want, "c128 ta={ta} tb={tb} threads={threads}");
+            let threads = pool.current_num_threads();
+            assert!(
+                got == want,
+                "{what} {m}x{n}x{k} ta={ta} tb={tb} threads={threads}"
+            );
         }
     }
 }
