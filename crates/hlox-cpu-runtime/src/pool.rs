@@ -78,6 +78,11 @@ pub const SPIN_IDLE: Duration = Duration::from_millis(1);
 /// Workers now spinning.
 static SPINNERS: AtomicUsize = AtomicUsize::new(0);
 
+/// Spinner jobs broadcast but not yet started (a worker busy with a long
+/// run starts its own late): no new broadcast while any is pending, so a
+/// busy worker's queue does not grow by one job per run started elsewhere.
+static PENDING: AtomicUsize = AtomicUsize::new(0);
+
 /// The pool's last activity, in nanoseconds since [`epoch`].
 static LAST_ACTIVITY: AtomicU64 = AtomicU64::new(0);
 
@@ -113,11 +118,19 @@ fn idle_for() -> Duration {
 /// pay no wake-up either.
 fn keep_workers_awake(p: &'static rayon::ThreadPool) {
     touch();
-    if SPINNERS.load(Ordering::Acquire) < p.current_num_threads() {
+    let threads = p.current_num_threads();
+    if SPINNERS.load(Ordering::Acquire) < threads
+        && PENDING
+            .compare_exchange(0, threads, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    {
         // One spinner per worker (a worker already spinning returns at
         // once): two spinners taken by one worker would leave another
         // asleep.
-        p.spawn_broadcast(move |_| spin(p));
+        p.spawn_broadcast(move |_| {
+            PENDING.fetch_sub(1, Ordering::AcqRel);
+            spin(p)
+        });
     }
 }
 
@@ -180,6 +193,21 @@ mod tests {
             on_run_pool(|| ());
             wait_until(&|| SPINNERS.load(Ordering::Acquire) == 0);
         }
+        // A worker held by a long run: runs started meanwhile queue no
+        // spinner jobs beyond the one broadcast pending for it.
+        if let Some(p) = pool() {
+            let (tx, rx) = std::sync::mpsc::channel::<()>();
+            p.spawn(move || {
+                let _ = rx.recv_timeout(Duration::from_secs(20));
+            });
+            for _ in 0..100 {
+                on_run_pool(|| ());
+                assert!(PENDING.load(Ordering::Acquire) <= threads);
+            }
+            let _ = tx.send(());
+            wait_until(&|| PENDING.load(Ordering::Acquire) == 0);
+        }
+        wait_until(&|| SPINNERS.load(Ordering::Acquire) == 0);
         // Many runs back to back: some run sees spinning workers, none
         // more spinners than workers.
         let mut most = 0;
