@@ -939,23 +939,11 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         acc: V<'ctx>,
         x: V<'ctx>,
     ) -> Result<V<'ctx>> {
-        Self::combine_with(cg, op, ty, acc, x, true)
+        Self::combine_flushing(cg, op, ty, acc, x, true, true)
     }
 
-    /// [`Self::combine`], the `reassoc` flag only with `reassoc`.
-    fn combine_with(
-        cg: &Cg<'_, 'ctx>,
-        op: BinaryOp,
-        ty: ElementType,
-        acc: V<'ctx>,
-        x: V<'ctx>,
-        reassoc: bool,
-    ) -> Result<V<'ctx>> {
-        Self::combine_flushing(cg, op, ty, acc, x, reassoc, true)
-    }
-
-    /// [`Self::combine_with`]; a float maximum/minimum flushes a denormal
-    /// `x` to zero only with `flush`. Flushing commutes with them
+    /// [`Self::combine`], the `reassoc` flag only with `reassoc`; a float
+    /// maximum/minimum flushes a denormal `x` to zero only with `flush`. Flushing commutes with them
     /// (flushing is non-decreasing in the order `llvm.maximum` uses, -0 <
     /// +0, and keeps NaN), so a reduction may combine unflushed inputs and
     /// flush its result once ([`Self::fast_reduce`]): softmax's row maximum
@@ -1468,7 +1456,7 @@ impl<'m, 'ctx> ElementalCtx<'m, 'ctx> {
         x: V<'ctx>,
     ) -> Result<V<'ctx>> {
         let (op, ty) = self.reducer_of(id)?;
-        Self::combine_with(cg, op, ty, a, x, false)
+        Self::combine_flushing(cg, op, ty, a, x, false, true)
     }
 }
 

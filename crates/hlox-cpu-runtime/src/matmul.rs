@@ -292,39 +292,26 @@ pub(crate) unsafe fn gemm_strided<T: Field>(
         let (dp, lp, rp) = (dp, lp, rp);
         let (dst, lhs, rhs) = (dp.0 as *mut T, lp.0 as *const T, rp.0 as *const T);
         let s = start as isize;
-        if split_cols {
-            gemm_block(
+        let (bm, bn, dst, lhs, rhs) = if split_cols {
+            (
                 m,
                 end - start,
-                k,
                 dst.offset(s * dst_cs),
-                dst_rs,
-                dst_cs,
                 lhs,
-                lhs_rs,
-                lhs_cs,
                 rhs.offset(s * rhs_cs),
-                rhs_rs,
-                rhs_cs,
-                one,
             )
         } else {
-            gemm_block(
+            (
                 end - start,
                 n,
-                k,
                 dst.offset(s * dst_rs),
-                dst_rs,
-                dst_cs,
                 lhs.offset(s * lhs_rs),
-                lhs_rs,
-                lhs_cs,
                 rhs,
-                rhs_rs,
-                rhs_cs,
-                one,
             )
-        }
+        };
+        gemm_block(
+            bm, bn, k, dst, dst_rs, dst_cs, lhs, lhs_rs, lhs_cs, rhs, rhs_rs, rhs_cs, one,
+        )
     };
     if parts == 1 {
         run(0, len);
@@ -743,7 +730,8 @@ mod tests {
     use super::gemm_strided;
 
     /// Every operand layout, both split directions (n >= m and m > n),
-    /// sizes not multiples of 16, and a right operand contiguous along k
+    /// sizes not multiples of 16, k = 0 (both libraries write zeros), and a
+    /// right operand contiguous along k
     /// (faer's kernels) with columns 4 KiB apart (k = 512 f64), against a
     /// plain triple loop, on one thread and on a pool of three so the
     /// products are split into blocks; complex products (c128) in every
@@ -765,6 +753,7 @@ mod tests {
             (203, 40, 300),
             (130, 130, 70),
             (40, 203, 512),
+            (9, 40, 0),
         ] {
             let a: Vec<f64> = (0..m * k).map(|i| ((i * 7) % 13) as f64 - 6.0).collect();
             let b: Vec<f64> = (0..k * n).map(|i| ((i * 5) % 11) as f64 - 5.0).collect();

@@ -83,6 +83,10 @@ static SPINNERS: AtomicUsize = AtomicUsize::new(0);
 /// busy worker's queue does not grow by one job per run started elsewhere.
 static PENDING: AtomicUsize = AtomicUsize::new(0);
 
+/// Spinner broadcasts made (read by the tests).
+#[cfg(test)]
+static BROADCASTS: AtomicUsize = AtomicUsize::new(0);
+
 /// The pool's last activity, in nanoseconds since [`epoch`].
 static LAST_ACTIVITY: AtomicU64 = AtomicU64::new(0);
 
@@ -127,6 +131,8 @@ fn keep_workers_awake(p: &'static rayon::ThreadPool) {
         // One spinner per worker (a worker already spinning returns at
         // once): two spinners taken by one worker would leave another
         // asleep.
+        #[cfg(test)]
+        BROADCASTS.fetch_add(1, Ordering::Relaxed);
         p.spawn_broadcast(move |_| {
             PENDING.fetch_sub(1, Ordering::AcqRel);
             spin(p)
@@ -193,18 +199,28 @@ mod tests {
             on_run_pool(|| ());
             wait_until(&|| SPINNERS.load(Ordering::Acquire) == 0);
         }
-        // A worker held by a long run: runs started meanwhile queue no
-        // spinner jobs beyond the one broadcast pending for it.
+        // A worker held by a long job (taken while no worker spun, so not
+        // inside a spinner): the runs started meanwhile broadcast once, not
+        // once each (the held worker's spinner job stays pending), and the
+        // pending job starts once the worker is free.
         if let Some(p) = pool() {
+            wait_until(&|| {
+                PENDING.load(Ordering::Acquire) == 0 && SPINNERS.load(Ordering::Acquire) == 0
+            });
+            let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
             let (tx, rx) = std::sync::mpsc::channel::<()>();
             p.spawn(move || {
+                let _ = held_tx.send(());
                 let _ = rx.recv_timeout(Duration::from_secs(20));
             });
+            let _ = held_rx.recv_timeout(Duration::from_secs(20));
+            let before = BROADCASTS.load(Ordering::Relaxed);
             for _ in 0..100 {
                 on_run_pool(|| ());
-                assert!(PENDING.load(Ordering::Acquire) <= threads);
             }
+            let made = BROADCASTS.load(Ordering::Relaxed) - before;
             let _ = tx.send(());
+            assert!(made <= 1, "{made} broadcasts for 100 runs");
             wait_until(&|| PENDING.load(Ordering::Acquire) == 0);
         }
         wait_until(&|| SPINNERS.load(Ordering::Acquire) == 0);
