@@ -4,8 +4,9 @@
 
 use crate::elementwise::{bin_f, bin_s, bin_u, compare_vals};
 use crate::value::{
-    arr, ashape_str, checked_count, decode, elem_count, encode, flush32, flush64, for_each_offset,
-    index_values, int_width, row_major_strides, strided_copy, to_domain, Vals,
+    arr, ashape_str, checked_count, decode, elem_count, encode, flush32, flush64, flush_c128,
+    flush_c64, for_each_offset, index_values, int_width, row_major_strides, strided_copy,
+    to_domain, Vals,
 };
 use crate::Fail;
 use half::{bf16, f16};
@@ -204,21 +205,15 @@ fn fast_accumulate(
                 }),
                 (Vals::C(a), Vals::C(x)) => pairs(&mut |i, o| {
                     let (p, q) = ord(swap, a[o], x[i]);
-                    let fl = |c: hlox_hlo::Complex32| {
-                        hlox_hlo::Complex32::new(flush32(c.re), flush32(c.im))
-                    };
-                    match crate::complex::binary_c(op, fl(p), fl(q)) {
-                        Some(r) => a[o] = fl(r),
+                    match crate::complex::binary_c(op, flush_c64(p), flush_c64(q)) {
+                        Some(r) => a[o] = flush_c64(r),
                         None => bad = true,
                     }
                 }),
                 (Vals::Z(a), Vals::Z(x)) => pairs(&mut |i, o| {
                     let (p, q) = ord(swap, a[o], x[i]);
-                    let fl = |c: hlox_hlo::Complex64| {
-                        hlox_hlo::Complex64::new(flush64(c.re), flush64(c.im))
-                    };
-                    match crate::complex::binary_z(op, fl(p), fl(q)) {
-                        Some(r) => a[o] = fl(r),
+                    match crate::complex::binary_z(op, flush_c128(p), flush_c128(q)) {
+                        Some(r) => a[o] = flush_c128(r),
                         None => bad = true,
                     }
                 }),

@@ -510,6 +510,16 @@ pub(crate) fn flush64(e: f64) -> f64 {
     }
 }
 
+/// A c64 flushed part by part (see [`daz`]).
+pub(crate) fn flush_c64(e: Complex32) -> Complex32 {
+    Complex32::new(flush32(e.re), flush32(e.im))
+}
+
+/// A c128 flushed part by part (see [`daz`]).
+pub(crate) fn flush_c128(e: Complex64) -> Complex64 {
+    Complex64::new(flush64(e.re), flush64(e.im))
+}
+
 /// Flushes subnormal f32/f64 values to a zero of the same sign.
 ///
 /// XLA:CPU runs with the processor's flush-to-zero and denormals-are-zero
@@ -521,20 +531,11 @@ pub(crate) fn flush64(e: f64) -> f64 {
 /// f32; F16 subnormals are normal f32 numbers and are kept. Complex
 /// numbers flush part by part.
 pub(crate) fn daz(v: Vals) -> Vals {
-    let (f, d) = (flush32, flush64);
     match v {
-        Vals::F(x) => Vals::F(x.into_iter().map(f).collect()),
-        Vals::D(x) => Vals::D(x.into_iter().map(d).collect()),
-        Vals::C(x) => Vals::C(
-            x.into_iter()
-                .map(|e| Complex32::new(f(e.re), f(e.im)))
-                .collect(),
-        ),
-        Vals::Z(x) => Vals::Z(
-            x.into_iter()
-                .map(|e| Complex64::new(d(e.re), d(e.im)))
-                .collect(),
-        ),
+        Vals::F(x) => Vals::F(x.into_iter().map(flush32).collect()),
+        Vals::D(x) => Vals::D(x.into_iter().map(flush64).collect()),
+        Vals::C(x) => Vals::C(x.into_iter().map(flush_c64).collect()),
+        Vals::Z(x) => Vals::Z(x.into_iter().map(flush_c128).collect()),
         other => other,
     }
 }
