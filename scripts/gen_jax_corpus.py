@@ -1508,6 +1508,25 @@ def _(rng):
     return f, [tall, wide, b]
 
 
+@case("linalg_values_only", "decompositions whose vectors are dropped, so hlox asks the LAPACK targets for none: "
+      "eigvalsh alone (syevd, batched; heevd), svd(...)[1] (gesdd A), eig(...)[0] (geev V, sorted), |T| of schur (gees V; T is unique up to signs)",
+      tol=LINALG_TOL, custom_call_targets=["lapack_ssyevd_ffi", "lapack_cheevd_ffi", "lapack_sgesdd_ffi",
+                                           "lapack_sgeev_ffi", "lapack_sgees_ffi"])
+def _(rng):
+    a = normal(rng, 3, 6, 6)
+    a = a + np.swapaxes(a, -1, -2)
+    h = cplx(rng, np.complex64, 4, 4)
+    h = (h + np.conj(h.T)).astype(np.complex64)
+    g = normal(rng, 5, 7)
+    e = normal(rng, 5, 5)
+
+    def f(a, h, g, e):
+        return (jnp.linalg.eigvalsh(a), jnp.linalg.eigvalsh(h), jnp.linalg.svd(g)[1],
+                jnp.sort(jnp.linalg.eig(e)[0]), jnp.abs(jax.scipy.linalg.schur(e)[0]))
+
+    return f, [a, h, g, e]
+
+
 @case("linalg_tridiagonal_solve", "tridiagonal solve (gtsv), with and without row interchanges",
       tol=LINALG_TOL, custom_call_targets=["lapack_sgtsv_ffi"])
 def _(rng):

@@ -25,6 +25,9 @@
 //!   they mean on one device (required before code generation).
 //! - [`ScatterToUpdateSlice`]: a scatter of one window as a
 //!   `dynamic-update-slice` the compilers emit inline and in place.
+//! - [`LapackDeadOutputs`]: jaxlib's LAPACK calls told not to compute
+//!   the vectors no one reads (`eigvalsh` as lowered by JAX: `eigh`, then
+//!   the vectors dropped).
 //! - [`ExcessPrecision`]: a `convert` to f32 of a bf16 arithmetic result
 //!   computed in f32 without rounding (XLA's default bf16 numerics).
 //!
@@ -38,6 +41,7 @@ mod folding;
 pub mod frontend;
 mod fusion;
 mod inline;
+mod lapack_outputs;
 mod layouts;
 mod precision;
 mod rewrite;
@@ -52,6 +56,7 @@ pub use dce::Dce;
 pub use folding::ConstantFolding;
 pub use fusion::Fusion;
 pub use inline::CallInliner;
+pub use lapack_outputs::LapackDeadOutputs;
 pub use layouts::BoundaryLayouts;
 pub use precision::ExcessPrecision;
 pub use scatter::ScatterToUpdateSlice;
@@ -279,7 +284,8 @@ impl RunState<'_> {
 /// excess precision ([`ExcessPrecision`]); collectives to copies;
 /// custom-call layouts; one-window scatters to dynamic-update-slices;
 /// then algebraic simplification, constant folding,
-/// CSE and DCE to a fixed point; then fusion (when
+/// CSE and DCE to a fixed point; jaxlib LAPACK calls whose vectors no
+/// one reads switched to values only; then fusion (when
 /// [`PipelineOptions::fusion`]); then DCE.
 pub fn default_pipeline() -> PassManager {
     pipeline(hlox_eval::HalfRounding::default())
@@ -302,6 +308,7 @@ pub fn pipeline(rounding: hlox_eval::HalfRounding) -> PassManager {
         Box::new(Cse),
         Box::new(Dce),
     ]);
+    pm.add(LapackDeadOutputs);
     pm.add(Fusion::default());
     pm.add(Dce);
     pm
@@ -334,6 +341,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         "single-device-collectives" => Box::new(SingleDeviceCollectives),
         "excess-precision" => Box::new(ExcessPrecision),
         "scatter-to-update-slice" => Box::new(ScatterToUpdateSlice),
+        "lapack-dead-outputs" => Box::new(LapackDeadOutputs),
         _ => return None,
     })
 }
