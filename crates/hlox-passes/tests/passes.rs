@@ -230,11 +230,34 @@ impl hlox_eval::CustomCallHandler for PureHandler {
 
 // ------------------------------------------------------------ differential
 
-/// Tolerance of the corpus differential: 0 (exact) for every case. Folding
-/// runs the same evaluator on the same values and the simplifications are
-/// exact, so outputs agree bit for bit; a future non-exact rewrite must
-/// document its tolerance here.
+/// Tolerance of the corpus differential: 0 (exact). Folding runs the same
+/// evaluator on the same values and the simplifications are exact, so
+/// outputs agree bit for bit. One documented exception: where
+/// `lapack-dead-outputs` switched a LAPACK call to values only, the target
+/// computes the values by another algorithm (dqds for the SVD, faer's QR
+/// values path for eigh), so such a case is held to its own tolerance
+/// against JAX's recorded outputs instead ([`switched_lapack_calls`]).
 const CORPUS_RTOL: f64 = 0.0;
+
+/// Whether `opt` has a LAPACK call (`lapack_*`) whose target and
+/// backend_config together appear nowhere in `m`: one the pipeline
+/// switched to values only.
+fn switched_lapack_calls(m: &Module, opt: &Module) -> bool {
+    let calls = |m: &Module| -> Vec<(String, Vec<u8>)> {
+        m.computations
+            .values()
+            .flat_map(|c| c.instructions.values())
+            .filter_map(|i| match &i.op {
+                Op::CustomCall(cc) if cc.target.starts_with("lapack_") => {
+                    Some((cc.target.clone(), cc.opaque.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let before = calls(m);
+    calls(opt).iter().any(|c| !before.contains(c))
+}
 
 #[test]
 fn corpus_default_pipeline_preserves_outputs() {
@@ -273,7 +296,13 @@ fn corpus_default_pipeline_preserves_outputs() {
             let got = hlox_eval::evaluate_with_registry(&opt, &args, &reg);
             let want = want.map_err(|e| format!("evaluate original: {e}"))?;
             let got = got.map_err(|e| format!("evaluate optimized: {e}"))?;
-            assert_literals_equal(&got, &want, CORPUS_RTOL)?;
+            if let Err(e) = assert_literals_equal(&got, &want, CORPUS_RTOL) {
+                if !switched_lapack_calls(&m, &opt) {
+                    return Err(e);
+                }
+                case.check_outputs(got)
+                    .map_err(|j| format!("{e}; against JAX's outputs: {j}"))?;
+            }
             Ok(true)
         })();
         match r {
