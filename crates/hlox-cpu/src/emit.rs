@@ -304,10 +304,11 @@ fn reads_transposed<T>(
 }
 
 /// `(operand, its shape, row-major)` when `root` is a reshape that only
-/// merges dimensions of its operand (both row-major over their dimensions
-/// longer than 1, so the bytes are the same: a bitcast) and the loop over
-/// the operand's finer shape reads nothing across rows where the loop over
-/// `loop_shape` does not either. Attention's head merge, `[4,128,64] ->
+/// merges dimensions of its operand (both layouts row-major, so the bytes
+/// are the same: a bitcast) and neither the loop over `loop_shape` nor the
+/// one over the operand's shape would be tiled (both visit the elements in
+/// the same order, so only the index arithmetic changes; a tiled loop
+/// reads a transposed source better). Attention's head merge, `[4,128,64] ->
 /// [128,4,64] -> [128,256]`: over `[128,256]` each element's source index
 /// is split by division and remainder, which LLVM cannot vectorize (31 us
 /// for 32K floats); over `[128,4,64]` the inner loop copies contiguous runs
