@@ -43,9 +43,26 @@ struct Switch {
     computing: &'static [u8],
     /// The value that does not.
     off: u8,
-    /// The results it computes, by the call's number of results (real and
-    /// complex `geev` differ).
-    results: fn(usize) -> Vec<usize>,
+    /// The results it computes.
+    results: &'static [At],
+}
+
+/// A result by its position: from the front, or from the back (real and
+/// complex `geev` have different numbers of results before the vectors).
+#[derive(Clone, Copy)]
+enum At {
+    Front(usize),
+    Back(usize),
+}
+
+impl At {
+    /// The index among `n` results, if there is one.
+    fn index(self, n: usize) -> Option<usize> {
+        match self {
+            At::Front(i) => (i < n).then_some(i),
+            At::Back(k) => n.checked_sub(k),
+        }
+    }
 }
 
 /// The switches of the LAPACK routine `routine` (the target's name without
@@ -55,19 +72,19 @@ fn switches(routine: &str) -> &'static [Switch] {
         attr: "mode",
         computing: b"V",
         off: b'N',
-        results: |_| vec![0],
+        results: &[At::Front(0)],
     }];
     const SVD: &[Switch] = &[Switch {
         attr: "mode",
         computing: b"AS",
         off: b'N',
-        results: |_| vec![0, 2, 3],
+        results: &[At::Front(0), At::Front(2), At::Front(3)],
     }];
     const SCHUR: &[Switch] = &[Switch {
         attr: "mode",
         computing: b"V",
         off: b'N',
-        results: |_| vec![1],
+        results: &[At::Front(1)],
     }];
     // Real: (wr, wi, vl, vr, info); complex: (w, vl, vr, info).
     const EIG: &[Switch] = &[
@@ -75,13 +92,13 @@ fn switches(routine: &str) -> &'static [Switch] {
             attr: "compute_left",
             computing: b"V",
             off: b'N',
-            results: |n| vec![n - 3],
+            results: &[At::Back(3)],
         },
         Switch {
             attr: "compute_right",
             computing: b"V",
             off: b'N',
-            results: |n| vec![n - 2],
+            results: &[At::Back(2)],
         },
     ];
     match routine {
@@ -100,6 +117,17 @@ fn lapack_routine(target: &str) -> Option<&str> {
     matches!(chars.next()?, 's' | 'd' | 'c' | 'z').then(|| chars.as_str())
 }
 
+/// The switches of a typed-FFI custom call to a jaxlib LAPACK target
+/// (none for any other call).
+fn call_switches(op: &Op) -> &'static [Switch] {
+    match op {
+        Op::CustomCall(cc) if cc.api_version == CustomCallApiVersion::TypedFfi => {
+            lapack_routine(&cc.target).map_or(&[], switches)
+        }
+        _ => &[],
+    }
+}
+
 /// The `u8` attribute `name` of the typed-FFI attribute dictionary `text`.
 fn u8_attr(attrs: &[(String, AttrValue)], name: &str) -> Option<u8> {
     attrs.iter().find_map(|(k, v)| match v {
@@ -110,13 +138,18 @@ fn u8_attr(attrs: &[(String, AttrValue)], name: &str) -> Option<u8> {
     })
 }
 
-/// `text` with the top-level `u8` attribute `name` set from `from` to
-/// `to`, or `None` where the text cannot be edited with certainty: the
-/// value is found as `name = <from>` (spaces optional) once, replaced, and
-/// the new text must parse to the old dictionary with only that value
-/// changed.
-fn set_u8_attr(text: &[u8], name: &str, from: u8, to: u8) -> Option<Vec<u8>> {
-    let before = parse_attrs(text).ok()?;
+/// `text` (which parses to `before`) with the top-level `u8` attribute
+/// `name` set from `from` to `to`, or `None` where the text cannot be
+/// edited with certainty: the value is found as `name = <from>` (spaces
+/// optional) once, replaced, and the new text must parse to the old
+/// dictionary with only that value changed.
+fn set_u8_attr(
+    text: &[u8],
+    before: &[(String, AttrValue)],
+    name: &str,
+    from: u8,
+    to: u8,
+) -> Option<Vec<u8>> {
     let key = name.as_bytes();
     let digits = from.to_string();
     let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$';
@@ -152,16 +185,16 @@ fn set_u8_attr(text: &[u8], name: &str, from: u8, to: u8) -> Option<Vec<u8>> {
     out.extend_from_slice(&text[span.end..]);
     let after = parse_attrs(&out).ok()?;
     let expected: Vec<(String, AttrValue)> = before
-        .into_iter()
+        .iter()
         .map(|(k, v)| match v {
-            AttrValue::Scalar { dtype: d, .. } if k == name && d == dtype::U8 => (
-                k,
+            AttrValue::Scalar { dtype: d, .. } if k == name && *d == dtype::U8 => (
+                k.clone(),
                 AttrValue::Scalar {
-                    dtype: d,
+                    dtype: *d,
                     bytes: vec![to],
                 },
             ),
-            v => (k, v),
+            v => (k.clone(), v.clone()),
         })
         .collect();
     (after == expected).then_some(out)
@@ -181,30 +214,23 @@ impl LocalRewrite for SwitchOff {
     fn begin(&mut self, _: &Module, _: CompId, c: &Computation) -> Option<()> {
         c.instructions
             .values()
-            .any(|i| {
-                matches!(&i.op, Op::CustomCall(cc)
-                if cc.api_version == CustomCallApiVersion::TypedFfi
-                    && lapack_routine(&cc.target).is_some_and(|r| !switches(r).is_empty()))
-            })
+            .any(|i| !call_switches(&i.op).is_empty())
             .then_some(())
     }
 
     fn rewrite(&mut self, site: Site<'_, '_, ()>, id: InstId) -> Rewritten {
         let ed = site.ed;
         let inst = ed.inst(id);
-        let Op::CustomCall(cc) = &inst.op else {
-            return Ok(());
-        };
-        if cc.api_version != CustomCallApiVersion::TypedFfi || ed.root() == id {
-            return Ok(());
-        }
-        let Some(routine) = lapack_routine(&cc.target) else {
+        let (switches, Op::CustomCall(cc)) = (call_switches(&inst.op), &inst.op) else {
             return Ok(());
         };
         let Some(n_results) = inst.shape.tuple_elements().map(|t| t.len()) else {
             return Ok(());
         };
-        // The results someone reads; None when the call is used whole.
+        if switches.is_empty() || ed.root() == id {
+            return Ok(());
+        }
+        // The results someone reads (a call used whole keeps everything).
         let mut read = vec![false; n_results];
         for &u in ed.users(id) {
             match ed.inst(u).op {
@@ -215,24 +241,25 @@ impl LocalRewrite for SwitchOff {
             }
         }
         let mut opaque = cc.opaque.clone();
-        let mut changed = false;
-        for s in switches(routine) {
+        for s in switches {
             let Ok(attrs) = parse_attrs(&opaque) else {
                 return Ok(());
             };
             let Some(value) = u8_attr(&attrs, s.attr) else {
                 continue;
             };
-            let results = (s.results)(n_results);
-            if !s.computing.contains(&value) || results.iter().any(|&r| r >= n_results || read[r]) {
+            let unread = s
+                .results
+                .iter()
+                .all(|r| r.index(n_results).is_some_and(|r| !read[r]));
+            if !s.computing.contains(&value) || !unread {
                 continue;
             }
-            if let Some(new) = set_u8_attr(&opaque, s.attr, value, s.off) {
+            if let Some(new) = set_u8_attr(&opaque, &attrs, s.attr, value, s.off) {
                 opaque = new;
-                changed = true;
             }
         }
-        if changed {
+        if opaque != cc.opaque {
             let mut cc = cc.clone();
             cc.opaque = opaque;
             let (operands, called) = (inst.operands.clone(), inst.called.clone());
@@ -248,28 +275,33 @@ local_rewrite_pass!(LapackDeadOutputs => SwitchOff);
 mod tests {
     use super::*;
 
+    /// [`set_u8_attr`] on text that parses.
+    fn set(text: &[u8], name: &str, from: u8, to: u8) -> Option<Vec<u8>> {
+        set_u8_attr(text, &parse_attrs(text).ok()?, name, from, to)
+    }
+
     #[test]
     fn attribute_text_is_edited_only_when_certain() {
         let t = b"{mode = 86 : ui8, uplo = 76 : ui8}";
         assert_eq!(
-            set_u8_attr(t, "mode", 86, 78).as_deref(),
+            set(t, "mode", 86, 78).as_deref(),
             Some(&b"{mode = 78 : ui8, uplo = 76 : ui8}"[..])
         );
         // Spacing as any printer may write it.
         assert_eq!(
-            set_u8_attr(b"{uplo=76:ui8,mode=86:ui8}", "mode", 86, 78).as_deref(),
+            set(b"{uplo=76:ui8,mode=86:ui8}", "mode", 86, 78).as_deref(),
             Some(&b"{uplo=76:ui8,mode=78:ui8}"[..])
         );
         // Not the value the dictionary holds, another type, a key that only
         // ends in the name, a string that looks like the entry: unchanged.
-        assert_eq!(set_u8_attr(t, "mode", 65, 78), None);
-        assert_eq!(set_u8_attr(b"{mode = 86 : i32}", "mode", 86, 78), None);
-        assert_eq!(set_u8_attr(b"{xmode = 86 : ui8}", "mode", 86, 78), None);
+        assert_eq!(set(t, "mode", 65, 78), None);
+        assert_eq!(set(b"{mode = 86 : i32}", "mode", 86, 78), None);
+        assert_eq!(set(b"{xmode = 86 : ui8}", "mode", 86, 78), None);
         assert_eq!(
-            set_u8_attr(b"{mode = 86 : ui8, s = \"mode = 86\"}", "mode", 86, 78),
+            set(b"{mode = 86 : ui8, s = \"mode = 86\"}", "mode", 86, 78),
             None
         );
-        assert_eq!(set_u8_attr(b"{mode = 86 : ui8", "mode", 86, 78), None);
+        assert_eq!(set(b"{mode = 86 : ui8", "mode", 86, 78), None);
     }
 
     #[test]
