@@ -32,7 +32,9 @@
 //! ([`POTRF_THREADS_FROM`]), which run on rayon's global pool: on the
 //! benchmark's sizes (512) two threads made the LU and the triangular
 //! solve slower, not faster, and the Cholesky factorization about 10%
-//! faster.
+//! faster. Below [`TRSM_THREADS_FROM`] a triangular solve with enough
+//! right-hand sides splits them over the pool instead ([`rhs_pieces`]),
+//! each group solved by single-threaded faer.
 //!
 //! Every routine is generic over [`Field`] (f32, f64 and their complex
 //! types, which are faer's `c32`/`c64`), as faer's are over its
@@ -232,11 +234,57 @@ fn potrf_with<T: Field>(par: Par, lower: bool, n: usize, a: &mut [T]) -> i32 {
 /// views (no copies).
 pub fn trsm<T: Field>(p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
     let k = if p.left { m } else { n };
-    trsm_with(threads_from(TRSM_THREADS_FROM, k), p, m, n, a, b)
+    let pp = threads_from(TRSM_THREADS_FROM, k);
+    let rhs = if p.left { n } else { m };
+    let pieces = if matches!(pp, Par::Seq) {
+        rhs_pieces(k, rhs, rayon::current_num_threads())
+    } else {
+        1
+    };
+    trsm_split(pp, pieces, p, m, n, a, b)
+}
+
+/// The fewest right-hand sides one thread of a split triangular solve
+/// takes: narrower panels lose more of faer's kernel speed than the second
+/// core gives back.
+const TRSM_SPLIT_COLS: usize = 16;
+
+/// The smallest triangle whose solve is split by right-hand sides: below
+/// it a solve takes a few microseconds, the pool's hand-off as much.
+const TRSM_SPLIT_FROM: usize = 128;
+
+/// Into how many groups of right-hand sides (each solved by one thread,
+/// single-threaded faer) a solve with a `k x k` triangle and `rhs`
+/// right-hand sides is split below [`TRSM_THREADS_FROM`]. The right-hand
+/// sides are independent, so the split changes no result, while faer's own
+/// threads (which split the triangle's blocks) made the benchmark's 512
+/// triangle with 64 right-hand sides 1.5x slower: docs/performance.md,
+/// "Thirteenth session".
+fn rhs_pieces(k: usize, rhs: usize, threads: usize) -> usize {
+    if k < TRSM_SPLIT_FROM {
+        return 1;
+    }
+    threads.min(rhs / TRSM_SPLIT_COLS).max(1)
 }
 
 /// [`trsm`] with faer's parallelism `pp`.
+#[cfg(test)]
 fn trsm_with<T: Field>(pp: Par, p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
+    trsm_split(pp, 1, p, m, n, a, b)
+}
+
+/// [`trsm`] with faer's parallelism `pp`, its right-hand sides split into
+/// `pieces` groups solved side by side on rayon's pool (with `pp` one
+/// thread each).
+fn trsm_split<T: Field>(
+    pp: Par,
+    pieces: usize,
+    p: Triangular,
+    m: usize,
+    n: usize,
+    a: &[T],
+    b: &mut [T],
+) {
     let k = if p.left { m } else { n };
     if m == 0 || n == 0 {
         return;
@@ -258,12 +306,33 @@ fn trsm_with<T: Field>(pp: Par, p: Triangular, m: usize, n: usize, a: &[T], b: &
     } else {
         Conj::No
     };
-    on_pool(pp, || match (t_lower, p.unit) {
+    let solve = |rhs: MatMut<'_, T>| match (t_lower, p.unit) {
         (true, false) => tri::solve_lower_triangular_in_place_with_conj(t, c, rhs, pp),
         (true, true) => tri::solve_unit_lower_triangular_in_place_with_conj(t, c, rhs, pp),
         (false, false) => tri::solve_upper_triangular_in_place_with_conj(t, c, rhs, pp),
         (false, true) => tri::solve_unit_upper_triangular_in_place_with_conj(t, c, rhs, pp),
-    })
+    };
+    if pieces > 1 {
+        on_pool(Par::rayon(0), || split_columns(rhs, pieces, &solve));
+    } else {
+        on_pool(pp, || solve(rhs));
+    }
+}
+
+/// Runs `f` on `pieces` groups of `x`'s columns (as even as they divide),
+/// side by side on rayon's pool.
+fn split_columns<T: Field>(x: MatMut<'_, T>, pieces: usize, f: &(dyn Fn(MatMut<'_, T>) + Sync)) {
+    if pieces <= 1 || x.ncols() < 2 {
+        f(x);
+        return;
+    }
+    let left = pieces / 2;
+    let at = x.ncols() * left / pieces;
+    let (l, r) = x.split_at_col_mut(at);
+    rayon::join(
+        || split_columns(l, left, f),
+        || split_columns(r, pieces - left, f),
+    );
 }
 
 // ---- Householder QR ------------------------------------------------------
@@ -950,6 +1019,29 @@ mod tests {
             linalg::potrf(true, 100, &mut bad2)
         );
         assert_ne!(linalg::potrf(true, 100, &mut spd(100, 3).clone()), 1);
+    }
+
+    /// Right-hand sides split over threads (two and three groups, uneven):
+    /// every variant gives the unblocked solution, and the split is only
+    /// taken where it pays.
+    #[test]
+    fn trsm_split_by_right_hand_sides_matches_unblocked() {
+        let k = 140;
+        let a = shifted(k, 6, 20.0);
+        for pieces in [2, 3] {
+            for (bits, p) in every_triangular() {
+                let (m, n) = if p.left { (k, 37) } else { (37, k) };
+                let b0 = lcg(m * n, 29 + bits);
+                let (mut x, mut y) = (b0.clone(), b0);
+                trsm_split(Par::Seq, pieces, p, m, n, &a, &mut x);
+                linalg::trsm(p, m, n, &a, &mut y);
+                close(&x, &y, 1e-10, &format!("trsm {p:?} in {pieces} groups"));
+            }
+        }
+        assert_eq!(rhs_pieces(512, 64, 2), 2);
+        assert_eq!(rhs_pieces(512, 64, 16), 4);
+        assert_eq!(rhs_pieces(512, 1, 2), 1);
+        assert_eq!(rhs_pieces(64, 64, 2), 1);
     }
 
     #[test]
