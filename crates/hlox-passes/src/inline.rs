@@ -55,8 +55,43 @@ impl NamingRewrite for CallInliner {
         // Callee instruction -> the value standing for it here.
         let mut cmap: SecondaryMap<InstId, Option<InstId>> = SecondaryMap::new();
         for (&p, &arg) in callee.params.iter().zip(&operands) {
-            cmap[p] = Some(arg);
+            // An argument in another layout than its parameter's is copied
+            // to the parameter's layout: the callee's instructions were
+            // written for it (a tuple or a loop state holding the argument
+            // would otherwise read its bytes in the wrong order: JAX's
+            // `expm` passes a `{0,1}` solve to a `{1,0}` squaring loop).
+            let want = &callee.inst(p).shape;
+            let have = &ed.inst(arg).shape;
+            let value = if have != want && have.compatible(want) {
+                let mut made = Vec::new();
+                let base = format!("{name}.arg");
+                crate::layouts::relayout(ed, names, Cursor::Before(id), arg, want, &base, &mut made)?
+            } else {
+                arg
+            };
+            cmap[p] = Some(value);
         }
+        // A root whose layout is part of what it is (a forwarded parameter or
+        // tuple element, a tuple, a loop, a call, a custom call) keeps it; a
+        // copy after it gives the call's layout. Any other root computes its
+        // result in the call's layout directly.
+        let root_keeps = |b: &Instruction| {
+            b.shape.is_tuple()
+                || matches!(
+                    b.op,
+                    Op::Parameter { .. }
+                        | Op::GetTupleElement { .. }
+                        | Op::Tuple
+                        | Op::Bitcast
+                        | Op::While
+                        | Op::Conditional
+                        | Op::Call
+                        | Op::CustomCall(_)
+                )
+        };
+        let relayout_root = callee.inst(callee.root).shape != shape
+            && callee.inst(callee.root).shape.compatible(&shape)
+            && root_keeps(callee.inst(callee.root));
         for (bid, b) in callee.instructions.iter() {
             if matches!(b.op, Op::Parameter { .. }) {
                 continue;
@@ -70,7 +105,7 @@ impl NamingRewrite for CallInliner {
                     ))
                 })?;
             }
-            if bid == callee.root {
+            if bid == callee.root && !relayout_root {
                 // The root copy takes the call's name and shape.
                 cl.name = name.clone();
                 cl.shape = shape.clone();
@@ -81,13 +116,25 @@ impl NamingRewrite for CallInliner {
         }
         let mut result = cmap[callee.root]
             .ok_or_else(|| err(format!("callee `{}` has no root", callee.name)))?;
-        if matches!(callee.inst(callee.root).op, Op::Parameter { .. })
-            && ed.inst(result).shape != shape
-        {
-            // The call forwards a parameter in another layout: keep a copy.
-            let copy = NewInst::new(name.clone(), Op::Copy, vec![result]).with_metadata(metadata);
-            result = ed.insert(Cursor::Before(id), copy)?;
-            ed.set_layout(result, &shape)?;
+        if relayout_root && ed.inst(result).shape != shape {
+            if shape.is_tuple() {
+                let mut made = Vec::new();
+                let base = format!("{name}.result");
+                result = crate::layouts::relayout(
+                    ed,
+                    names,
+                    Cursor::Before(id),
+                    result,
+                    &shape,
+                    &base,
+                    &mut made,
+                )?;
+            } else {
+                let copy =
+                    NewInst::new(name.clone(), Op::Copy, vec![result]).with_metadata(metadata);
+                result = ed.insert(Cursor::Before(id), copy)?;
+                ed.set_layout(result, &shape)?;
+            }
         }
         ed.replace_all_uses(id, result)?;
         ed.remove(id)?;

@@ -210,7 +210,7 @@ fn takes_layout(ed: &Editor, value: InstId, want: &Shape, sigs: &Sigs) -> bool {
 /// `at`: a `copy` per array leaf whose layout differs (tuples through
 /// `get-tuple-element` and `tuple`). The instructions made (they read
 /// `value`) are added to `made`.
-fn relayout(
+pub(crate) fn relayout(
     ed: &mut Editor,
     names: &mut NameUniquer,
     at: Cursor,
