@@ -257,20 +257,31 @@ fn fc<'ctx>(cg: &Cg<'_, 'ctx>, v: f64) -> FloatValue<'ctx> {
 
 /// Horner evaluation `c[0] * x^(n-1) + ... + c[n-1]`.
 fn horner<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>, c: &[f64]) -> Result<FloatValue<'ctx>> {
-    // llvm.fmuladd: one FMA per step where the target has it.
+    let mut p = fc(cg, c[0]);
+    for &k in &c[1..] {
+        p = fmuladd(cg, p, x, fc(cg, k))?;
+    }
+    Ok(p)
+}
+
+/// `a * b + c` by `llvm.fmuladd`: one FMA where the target has it, else a
+/// multiplication and an addition.
+fn fmuladd<'ctx>(
+    cg: &Cg<'_, 'ctx>,
+    a: FloatValue<'ctx>,
+    b: FloatValue<'ctx>,
+    c: FloatValue<'ctx>,
+) -> Result<FloatValue<'ctx>> {
     let f = inkwell::intrinsics::Intrinsic::find("llvm.fmuladd")
         .and_then(|i| i.get_declaration(cg.module, &[cg.f32().into()]))
         .ok_or_else(|| crate::CodegenError::Other("no llvm.fmuladd".into()))?;
-    let mut p = fc(cg, c[0]);
-    for &k in &c[1..] {
-        p =
-            cg.b.build_call(f, &[p.into(), x.into(), fc(cg, k).into()], "")?
-                .try_as_basic_value()
-                .basic()
-                .ok_or_else(|| crate::CodegenError::Other("fmuladd returned void".into()))?
-                .into_float_value();
-    }
-    Ok(p)
+    Ok(cg
+        .b
+        .build_call(f, &[a.into(), b.into(), c.into()], "")?
+        .try_as_basic_value()
+        .basic()
+        .ok_or_else(|| crate::CodegenError::Other("fmuladd returned void".into()))?
+        .into_float_value())
 }
 
 fn select_f<'ctx>(
@@ -290,24 +301,21 @@ pub fn exp_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValu
     use inkwell::FloatPredicate as P;
     let b = cg.b;
     let i32t = cg.i32();
-    let isnan = b.build_float_compare(P::UNO, x, x, "")?;
+    // The clamps keep n within the two-step scaling's range; a NaN passes
+    // them (an unordered compare is false) and every step after, so it
+    // comes out NaN without a select of its own.
     let hi = b.build_float_compare(P::OGT, x, fc(cg, 89.0), "")?;
     let xc = select_f(cg, hi, fc(cg, 89.0), x)?;
     let lo = b.build_float_compare(P::OLT, xc, fc(cg, -104.0), "")?;
     let xc = select_f(cg, lo, fc(cg, -104.0), xc)?;
-    let xc = select_f(cg, isnan, fc(cg, 0.0), xc)?;
     // n = round(x / ln2) with the 1.5 * 2^23 trick.
-    let t = b.build_float_mul(xc, fc(cg, std::f64::consts::LOG2_E), "")?;
     let magic = fc(cg, 12582912.0);
-    let t = b.build_float_add(t, magic, "")?;
+    let t = fmuladd(cg, xc, fc(cg, std::f64::consts::LOG2_E), magic)?;
     let nf = b.build_float_sub(t, magic, "")?;
-    // r = x - n ln2 in two steps (ln2_hi has 8 significant bits).
-    let r = b.build_float_sub(xc, b.build_float_mul(nf, fc(cg, 0.693_359_375), "")?, "")?;
-    let r = b.build_float_sub(
-        r,
-        b.build_float_mul(nf, fc(cg, -2.121_944_400_546_905_8e-4), "")?,
-        "",
-    )?;
+    // r = x - n ln2 in two steps (ln2_hi has 8 significant bits, so n
+    // ln2_hi is exact: the same r with or without FMA).
+    let r = fmuladd(cg, nf, fc(cg, -0.693_359_375), xc)?;
+    let r = fmuladd(cg, nf, fc(cg, 2.121_944_400_546_905_8e-4), r)?;
     // e^r = 1 + r + r^2 p(r) (Cephes expf coefficients).
     let p = horner(
         cg,
@@ -325,7 +333,11 @@ pub fn exp_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValu
     let y = b.build_float_mul(p, r2, "")?;
     let y = b.build_float_add(y, r, "")?;
     let y = b.build_float_add(y, fc(cg, 1.0), "")?;
-    let n = b.build_float_to_signed_int(nf, i32t, "")?;
+    // n itself from t's bits (t = 1.5 * 2^23 + n, spacing 1): an integer
+    // subtraction, defined for a NaN too (a float-to-int conversion of a
+    // NaN is poison in LLVM IR).
+    let tb = b.build_bit_cast(t, i32t, "")?.into_int_value();
+    let n = b.build_int_sub(tb, i32t.const_int(0x4b40_0000, false), "")?;
     let n1 = b.build_right_shift(n, i32t.const_int(1, false), true, "")?;
     let n2 = b.build_int_sub(n, n1, "")?;
     let pow2 = |k: inkwell::values::IntValue<'ctx>| -> Result<FloatValue<'ctx>> {
@@ -334,8 +346,7 @@ pub fn exp_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValu
         Ok(b.build_bit_cast(e, cg.f32(), "")?.into_float_value())
     };
     let y = b.build_float_mul(y, pow2(n1)?, "")?;
-    let y = b.build_float_mul(y, pow2(n2)?, "")?;
-    select_f(cg, isnan, x, y)
+    b.build_float_mul(y, pow2(n2)?, "").map_err(Into::into)
 }
 
 /// log(x): x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(m) = f - f^2/2 +
@@ -405,20 +416,34 @@ pub fn log_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValu
 /// The smallest f32 whose tanh rounds to exactly 1 (glibc's `tanhf` agrees).
 pub const TANH_F32_ONE: f32 = f32::from_bits(0x4110_2cb4); // 9.010914
 
+/// Where the correctly rounded tanh steps below 1, beyond the rational
+/// fit's clamp: for `|x|` from the clamp on, `tanh(|x|)` is `1 - k 2^-24`
+/// (the f32 spacing below 1) with `k` the number of these bounds above
+/// `|x|` (5 at the clamp, 0 from [`TANH_F32_ONE`]). Each is the first f32
+/// at which `k` drops, from `1 - tanh(x) = 2 e / (1 + e)`, `e = exp(-2x)`,
+/// in f64 (no f32 there lies within 4e-7 of a rounding tie); glibc's
+/// `tanhf` gives the same value on every f32 from the clamp to 9.2 (an
+/// exhaustive check, docs/performance.md "Thirteenth session").
+pub const TANH_F32_STEPS: [f32; 5] = [
+    f32::from_bits(0x40fd_3192), // 7.912301: k = 4 from here
+    f32::from_bits(0x4100_9b7b), // 8.037959: 3
+    f32::from_bits(0x4103_4c93), // 8.206195: 2
+    f32::from_bits(0x4107_62bf), // 8.461608: 1
+    TANH_F32_ONE,                // 9.010914: 0, exactly 1
+];
+
 /// tanh(x) as Eigen/XLA:CPU below |x| = 7.905 (XLA's clamp): x p(x^2) /
-/// q(x^2) with a degree-13/6 rational minimax fit; 1 - 2 exp(-2|x|) with
-/// its sign beyond, exactly +-1 from [`TANH_F32_ONE`]; x itself for
-/// |x| < 4e-4. NaN in, NaN out.
+/// q(x^2) with a degree-13/6 rational minimax fit; beyond it the correctly
+/// rounded value, `+-(1 - k 2^-24)` with `k` from [`TANH_F32_STEPS`];
+/// x itself for |x| < 4e-4. NaN in, NaN out.
 pub fn tanh_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatValue<'ctx>> {
     use inkwell::FloatPredicate as P;
     let b = cg.b;
     let ax = HostMath::default().emit(cg, MathFn::Fabs, &[x])?;
     let lim = 7.905_311_107_635_498;
-    let hi = b.build_float_compare(P::OGT, x, fc(cg, lim), "")?;
-    let xc = select_f(cg, hi, fc(cg, lim), x)?;
-    let lo = b.build_float_compare(P::OLT, xc, fc(cg, -lim), "")?;
-    let xc = select_f(cg, lo, fc(cg, -lim), xc)?;
-    let x2 = b.build_float_mul(xc, xc, "")?;
+    // The fit is not clamped: beyond `lim` its value (inf / inf = NaN far
+    // out) is replaced by the step below.
+    let x2 = b.build_float_mul(x, x, "")?;
     let p = horner(
         cg,
         x2,
@@ -432,7 +457,7 @@ pub fn tanh_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatVal
             4.893_524_558_917_86e-3,
         ],
     )?;
-    let p = b.build_float_mul(xc, p, "")?;
+    let p = b.build_float_mul(x, p, "")?;
     let q = horner(
         cg,
         x2,
@@ -444,21 +469,21 @@ pub fn tanh_f32<'ctx>(cg: &Cg<'_, 'ctx>, x: FloatValue<'ctx>) -> Result<FloatVal
         ],
     )?;
     let r = b.build_float_div(p, q, "")?;
-    // Beyond the fit's clamp, 1 - 2 exp(-2|x|), kept below 1 up to
-    // TANH_F32_ONE, the first f32 where the correctly rounded tanh (and
-    // libm's tanhf, hence the evaluator) is exactly 1; exactly +-1 from
-    // there. The fit alone gave 1 - 3 ulp at and beyond the clamp, and a
+    // Beyond the fit's clamp, the correctly rounded value, exactly +-1 from
+    // TANH_F32_ONE on (libm's tanhf, hence the evaluator, gives the same).
+    // The fit alone gave 1 - 3 ulp at and beyond the clamp, and a
     // saturation at the clamp gave 1 up to 4 ulp early: either way a later
     // floor, compare or convert to integer disagreed with the evaluator
-    // (both found by differential testing).
-    let tail = b.build_float_mul(ax, fc(cg, -2.0), "")?;
-    let tail = exp_f32(cg, tail)?;
-    let tail = b.build_float_sub(fc(cg, 1.0), b.build_float_mul(tail, fc(cg, 2.0), "")?, "")?;
-    let below_one = fc(cg, f32::from_bits(0x3f7f_ffff) as f64);
-    let over = b.build_float_compare(P::OGT, tail, below_one, "")?;
-    let tail = select_f(cg, over, below_one, tail)?;
-    let is_one = b.build_float_compare(P::OGE, ax, fc(cg, TANH_F32_ONE as f64), "")?;
-    let tail = select_f(cg, is_one, fc(cg, 1.0), tail)?;
+    // (both found by differential testing). Five compares: `1 - 2
+    // exp(-2|x|)` cost an exponential for every element.
+    let i32t = cg.i32();
+    let mut bits = i32t.const_int(0x3f80_0000, false);
+    for step in TANH_F32_STEPS {
+        let below = b.build_float_compare(P::OLT, ax, fc(cg, step as f64), "")?;
+        let minus = b.build_int_s_extend(below, i32t, "")?;
+        bits = b.build_int_add(bits, minus, "")?;
+    }
+    let tail = b.build_bit_cast(bits, cg.f32(), "")?.into_float_value();
     let pos = b.build_float_compare(P::OGT, x, fc(cg, 0.0), "")?;
     let neg_tail = b.build_float_neg(tail, "")?;
     let tail = select_f(cg, pos, tail, neg_tail)?;

@@ -948,6 +948,51 @@ mod fast_paths {
         }
     }
 
+    /// Beyond the rational fit (|x| from 7.905 on), compiled tanh steps
+    /// below 1 exactly where the correctly rounded tanh (and libm's tanhf,
+    /// the evaluator's) does: each step's bound and its neighbours, a
+    /// sweep of the range, both signs, bit for bit.
+    #[test]
+    fn f32_tanh_beyond_the_fit_is_the_evaluators_bit_for_bit() {
+        let lim = 7.905_311_f32;
+        let mut xs: Vec<f32> = Vec::new();
+        for step in hlox_codegen::math::TANH_F32_STEPS
+            .into_iter()
+            .chain([lim])
+        {
+            for d in -4i32..=4 {
+                let x = f32::from_bits(step.to_bits().wrapping_add_signed(d));
+                if x >= lim {
+                    xs.push(x);
+                }
+            }
+        }
+        let mut bits = lim.to_bits();
+        while f32::from_bits(bits) < 9.5 {
+            xs.push(f32::from_bits(bits));
+            bits += 61;
+        }
+        let negated: Vec<f32> = xs.iter().map(|x| -x).collect();
+        xs.extend(negated);
+        xs.extend([1e30, -1e30, f32::MAX, f32::INFINITY, f32::NEG_INFINITY]);
+        let len = xs.len();
+        let text = format!(
+            "HloModule m\nENTRY e {{\n p = f32[{len}] parameter(0)\n ROOT t = f32[{len}] tanh(p)\n}}\n"
+        );
+        let (c, e) = run1(&text, &[Literal::from_vec(&[len as i64], &xs).unwrap()]);
+        let (g, w): (Vec<f32>, Vec<f32>) = (c.to_vec().unwrap(), e.to_vec().unwrap());
+        for i in 0..len {
+            assert_eq!(
+                g[i].to_bits(),
+                w[i].to_bits(),
+                "tanh({:e}) = {:e}, the evaluator's {:e}",
+                xs[i],
+                g[i],
+                w[i]
+            );
+        }
+    }
+
     #[test]
     fn large_float_sum_is_exact_on_exact_data_and_accurate_on_random_data() {
         // Multiples of 1/4 below 2^22: every partial sum is exact, whatever the order.
