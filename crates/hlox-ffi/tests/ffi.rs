@@ -1200,3 +1200,47 @@ fn typed_ffi_type_registration_assigns_ids_and_refuses_conflicts() {
     let err = register("ffi_test.type_a", &mut other).unwrap_err();
     assert!(err.contains("already registered"), "{err}");
 }
+
+/// A symbol bound as a typed-FFI handler that is not one returns whatever
+/// its return register held (a `void f(void* out, const void** in)` did,
+/// and hlox read that as an error and crashed). A pointer no
+/// `XLA_FFI_Error_Create` made is now an error saying so, never read or
+/// freed; the API's own errors still come through.
+#[test]
+fn a_handler_returning_a_pointer_the_api_did_not_make_is_an_error_not_a_crash() {
+    use hlox_ffi::xla_ffi::{abi, handler_metadata, MetadataError};
+    unsafe extern "C" fn garbage(_: *mut abi::CallFrame) -> *mut abi::Error {
+        0x5a5a_5a50 as *mut abi::Error
+    }
+    unsafe extern "C" fn real_error(_: *mut abi::CallFrame) -> *mut abi::Error {
+        hlox_ffi::xla_ffi::api::new_error(abi::code::INVALID_ARGUMENT, "a real error")
+    }
+    match handler_metadata(garbage) {
+        Err(MetadataError::Failed { code, message }) => {
+            assert_eq!(code, abi::code::INTERNAL);
+            assert!(
+                message.contains("no XLA_FFI_Error_Create of this API made")
+                    && message.contains("api_version 1-3"),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    match handler_metadata(real_error) {
+        Err(MetadataError::Failed { code, message }) => {
+            assert_eq!(code, abi::code::INVALID_ARGUMENT);
+            assert_eq!(message, "a real error");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Taken once: a second take of the same pointer is not a double free.
+    let e = hlox_ffi::xla_ffi::api::new_error(abi::code::UNKNOWN, "once");
+    assert_eq!(
+        unsafe { hlox_ffi::xla_ffi::api::take_error(e) },
+        (abi::code::UNKNOWN, "once".to_string())
+    );
+    assert_eq!(
+        unsafe { hlox_ffi::xla_ffi::api::take_error(e) }.0,
+        abi::code::INTERNAL
+    );
+}

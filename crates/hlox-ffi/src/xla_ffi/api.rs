@@ -16,21 +16,66 @@ use std::ffi::{c_void, CStr, CString};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+/// The addresses of the errors and futures this API made and has not freed.
+/// A handler hands them back as plain pointers; one that is not here did
+/// not come from this API (a function of another calling convention bound
+/// as a typed-FFI handler returns whatever its return register held), and
+/// is reported instead of being read or freed.
+struct Live {
+    errors: std::collections::HashSet<usize>,
+    futures: std::collections::HashSet<usize>,
+}
+
+fn live() -> std::sync::MutexGuard<'static, Live> {
+    static LIVE: OnceLock<Mutex<Live>> = OnceLock::new();
+    LIVE.get_or_init(|| {
+        Mutex::new(Live {
+            errors: Default::default(),
+            futures: Default::default(),
+        })
+    })
+    .lock()
+    .unwrap_or_else(|e| e.into_inner())
+}
+
+/// What a handler returned where an `XLA_FFI_Error*` belongs, when no
+/// `XLA_FFI_Error_Create` of this API made it.
+fn not_an_error(what: &str, p: usize) -> String {
+    format!(
+        "the handler returned {what} {p:#x}, which no XLA_FFI_{} of this API made: \
+         is it really an XLA typed-FFI handler (`XLA_FFI_Error* handler(XLA_FFI_CallFrame*)`)? \
+         A function of another convention (`void f(void* out, const void** in)`, or the CUDA \
+         form) returns garbage here: such a function serves custom calls of api_version 1-3, \
+         not a typed-FFI call",
+        if what == "a future" {
+            "Future_Create"
+        } else {
+            "Error_Create"
+        }
+    )
+}
+
 /// Allocates an error for a handler or for hlox to return through the API.
 pub fn new_error(code: i32, message: impl Into<String>) -> *mut Error {
     let message = message.into().replace('\0', " ");
-    Box::into_raw(Box::new(Error {
+    let e = Box::into_raw(Box::new(Error {
         message: CString::new(message).unwrap_or_default(),
         code,
-    }))
+    }));
+    live().errors.insert(e as usize);
+    e
 }
 
 /// Takes ownership of an error a handler returned: its code and message.
+/// A pointer this API did not make (or already freed) is not touched: the
+/// result is an INTERNAL error saying so.
 ///
 /// # Safety
-/// `e` came from this API's `XLA_FFI_Error_Create` (or [`new_error`]) and is
-/// not used afterwards.
+/// `e` is not used afterwards.
 pub unsafe fn take_error(e: *mut Error) -> (i32, String) {
+    if !live().errors.remove(&(e as usize)) {
+        return (code::INTERNAL, not_an_error("the error pointer", e as usize));
+    }
     let e = unsafe { Box::from_raw(e) };
     (e.code, e.message.to_string_lossy().into_owned())
 }
@@ -77,7 +122,7 @@ unsafe extern "C" fn error_get_details(args: *mut abi::ErrorGetDetailsArgs) {
 
 unsafe extern "C" fn error_destroy(args: *mut abi::ErrorDestroyArgs) {
     if let Some(a) = unsafe { args.as_ref() } {
-        if !a.error.is_null() {
+        if !a.error.is_null() && live().errors.remove(&(a.error as usize)) {
             drop(unsafe { Box::from_raw(a.error) });
         }
     }
@@ -723,6 +768,7 @@ unsafe extern "C" fn future_create(args: *mut abi::FutureCreateArgs) -> *mut Err
         ready: std::sync::Condvar::new(),
         owners: std::sync::atomic::AtomicUsize::new(2),
     }));
+    live().futures.insert(a.future as usize);
     std::ptr::null_mut()
 }
 
@@ -733,6 +779,7 @@ unsafe extern "C" fn future_create(args: *mut abi::FutureCreateArgs) -> *mut Err
 /// two holds.
 unsafe fn release_future(f: *mut Future) {
     if unsafe { &*f }.owners.fetch_sub(1, Ordering::AcqRel) == 1 {
+        live().futures.remove(&(f as usize));
         drop(unsafe { Box::from_raw(f) });
     }
 }
@@ -746,9 +793,17 @@ pub struct FutureError {
 }
 
 fn complete(f: *mut Future, r: Result<(), FutureError>) -> *mut Error {
-    let Some(fut) = (unsafe { f.as_ref() }) else {
+    if f.is_null() {
         return new_error(code::INVALID_ARGUMENT, "XLA_FFI_Future: null future");
-    };
+    }
+    if !live().futures.contains(&(f as usize)) {
+        return new_error(
+            code::INVALID_ARGUMENT,
+            "XLA_FFI_Future: not a future from XLA_FFI_Future_Create (or one already freed)",
+        );
+    }
+    // SAFETY: a live future of this API.
+    let fut = unsafe { &*f };
     {
         let mut s = fut.state.lock().unwrap_or_else(|e| e.into_inner());
         if s.is_some() {
@@ -787,6 +842,11 @@ unsafe extern "C" fn future_set_error(args: *mut abi::FutureSetErrorArgs) -> *mu
 /// `f` came from `XLA_FFI_Future_Create`, was returned by a handler, and is
 /// waited for once.
 pub unsafe fn wait_future(f: *mut Future) -> Result<(), FutureError> {
+    if !live().futures.contains(&(f as usize)) {
+        return Err(FutureError {
+            message: not_an_error("a future", f as usize),
+        });
+    }
     let r = {
         let fut = unsafe { &*f };
         let mut s = fut.state.lock().unwrap_or_else(|e| e.into_inner());
