@@ -655,7 +655,7 @@ impl Registry {
         path: &Path,
         process_has: &dyn Fn(&str) -> bool,
     ) -> Result<Arc<LoadedLibrary>, PluginError> {
-        let path = path.to_path_buf();
+        let path = dlopen_path(path);
         if !path.exists() {
             return Err(PluginError::Open {
                 path,
@@ -1633,8 +1633,34 @@ impl fmt::Display for BindError {
     }
 }
 
+/// The path to hand `dlopen` for a plugin file `path`: a bare file name
+/// (`libtargets.so`) made `./libtargets.so`. `dlopen` searches the library
+/// path for a name without a slash, so a plugin in the working directory
+/// was "not found" although it was there.
+fn dlopen_path(path: &Path) -> std::path::PathBuf {
+    if path.is_relative() && path.components().count() == 1 {
+        Path::new(".").join(path)
+    } else {
+        path.to_path_buf()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::dlopen_path;
+
+    #[test]
+    fn a_bare_plugin_file_name_is_opened_in_the_working_directory() {
+        use std::path::Path;
+        assert_eq!(dlopen_path(Path::new("libt.so")), Path::new("./libt.so"));
+        assert_eq!(dlopen_path(Path::new("d/libt.so")), Path::new("d/libt.so"));
+        assert_eq!(
+            dlopen_path(Path::new("/x/libt.so")),
+            Path::new("/x/libt.so")
+        );
+        assert_eq!(dlopen_path(Path::new("./libt.so")), Path::new("./libt.so"));
+    }
+
     use super::*;
     use crate::test_cc::c_library;
 
