@@ -664,6 +664,7 @@ impl<'a> Lowerer<'a> {
         let cname = self.comp_name(name);
         let shardings = super::sdy::arg_shardings(self, f)?;
         let id = self.region_comp(&f.body, cname, Params::Each, &[], false)?;
+        self.check_returned_types(f, id)?;
         let params = self.comps[id].params.clone();
         for (p, s) in params.into_iter().zip(shardings) {
             if let Some(s) = s {
@@ -674,6 +675,48 @@ impl<'a> Lowerer<'a> {
         self.active.remove(name);
         self.done.insert(name.to_string(), id);
         Ok(id)
+    }
+
+    /// The values function `f` returns (the root of its computation `id`)
+    /// have the types its signature declares (MLIR's verifier checks
+    /// `func.return` against the function type the same way).
+    fn check_returned_types(&self, f: &MFunc, id: CompId) -> LResult<()> {
+        let want: Vec<Shape> = f
+            .results
+            .iter()
+            .map(|t| self.shape(t))
+            .collect::<LResult<_>>()?;
+        let comp = &self.comps[id];
+        let root = comp.instructions[comp.root].shape.clone();
+        let have = match root {
+            Shape::Tuple(elems) if want.len() != 1 => elems,
+            s => vec![s],
+        };
+        let pos = f.body.ops.last().map_or(f.pos, |o| o.pos);
+        if have.len() != want.len() {
+            return self.err(
+                pos,
+                format!(
+                    "'@{}' returns {} value(s) but its type declares {} result(s)",
+                    f.name,
+                    have.len(),
+                    want.len()
+                ),
+            );
+        }
+        for (k, (h, w)) in have.iter().zip(&want).enumerate() {
+            if !h.compatible(w) {
+                return self.err(
+                    pos,
+                    format!(
+                        "'@{}' returns {h} as result {k}, but its type declares {w}: \
+                         make the function's result type and the returned value agree",
+                        f.name
+                    ),
+                );
+            }
+        }
+        Ok(())
     }
 
     /// Lowers a region to a computation. `params`: one parameter per block

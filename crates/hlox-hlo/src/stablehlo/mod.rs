@@ -236,6 +236,28 @@ mod tests {
         );
     }
 
+    /// A function returning values of other types than its signature
+    /// declares is an error at its return (MLIR's verifier refuses it too);
+    /// it ran before and printed the returned shape.
+    #[test]
+    fn a_return_that_disagrees_with_the_function_type_is_an_error() {
+        let bad = "module {\n  func.func @main(%a: tensor<5x8xf32>) -> tensor<5x7xf32> {\n    %0 = stablehlo.add %a, %a : tensor<5x8xf32>\n    return %0 : tensor<5x8xf32>\n  }\n}\n";
+        let (line, col, msg) = error(bad);
+        assert_eq!((line, col), (4, 5), "{msg}");
+        assert!(
+            msg.contains("'@main' returns f32[5,8]") && msg.contains("declares f32[5,7]"),
+            "{msg}"
+        );
+        let two = "module {\n  func.func @main(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {\n    return %a : tensor<2xf32>\n  }\n}\n";
+        let (_, _, msg) = error(two);
+        assert!(
+            msg.contains("returns 1 value(s) but its type declares 2"),
+            "{msg}"
+        );
+        let good = "module {\n  func.func @main(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {\n    return %a, %a : tensor<2xf32>, tensor<2xf32>\n  }\n}\n";
+        assert!(parse_module(good).is_ok());
+    }
+
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let deep = format!(
