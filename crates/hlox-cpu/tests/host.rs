@@ -956,10 +956,7 @@ mod fast_paths {
     fn f32_tanh_beyond_the_fit_is_the_evaluators_bit_for_bit() {
         let lim = 7.905_311_f32;
         let mut xs: Vec<f32> = Vec::new();
-        for step in hlox_codegen::math::TANH_F32_STEPS
-            .into_iter()
-            .chain([lim])
-        {
+        for step in hlox_codegen::math::TANH_F32_STEPS.into_iter().chain([lim]) {
             for d in -4i32..=4 {
                 let x = f32::from_bits(step.to_bits().wrapping_add_signed(d));
                 if x >= lim {

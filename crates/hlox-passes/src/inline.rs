@@ -65,7 +65,15 @@ impl NamingRewrite for CallInliner {
             let value = if have != want && have.compatible(want) {
                 let mut made = Vec::new();
                 let base = format!("{name}.arg");
-                crate::layouts::relayout(ed, names, Cursor::Before(id), arg, want, &base, &mut made)?
+                crate::layouts::relayout(
+                    ed,
+                    names,
+                    Cursor::Before(id),
+                    arg,
+                    want,
+                    &base,
+                    &mut made,
+                )?
             } else {
                 arg
             };

@@ -74,7 +74,10 @@ pub fn new_error(code: i32, message: impl Into<String>) -> *mut Error {
 /// `e` is not used afterwards.
 pub unsafe fn take_error(e: *mut Error) -> (i32, String) {
     if !live().errors.remove(&(e as usize)) {
-        return (code::INTERNAL, not_an_error("the error pointer", e as usize));
+        return (
+            code::INTERNAL,
+            not_an_error("the error pointer", e as usize),
+        );
     }
     let e = unsafe { Box::from_raw(e) };
     (e.code, e.message.to_string_lossy().into_owned())
