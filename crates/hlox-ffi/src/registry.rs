@@ -1647,11 +1647,11 @@ fn dlopen_path(path: &Path) -> std::path::PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::dlopen_path;
+    use super::*;
+    use crate::test_cc::c_library;
 
     #[test]
     fn a_bare_plugin_file_name_is_opened_in_the_working_directory() {
-        use std::path::Path;
         assert_eq!(dlopen_path(Path::new("libt.so")), Path::new("./libt.so"));
         assert_eq!(dlopen_path(Path::new("d/libt.so")), Path::new("d/libt.so"));
         assert_eq!(
@@ -1660,9 +1660,6 @@ mod tests {
         );
         assert_eq!(dlopen_path(Path::new("./libt.so")), Path::new("./libt.so"));
     }
-
-    use super::*;
-    use crate::test_cc::c_library;
 
     /// A fresh directory for this test's files.
     fn scratch(test: &str) -> PathBuf {

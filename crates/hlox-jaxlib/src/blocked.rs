@@ -267,12 +267,6 @@ fn rhs_pieces(k: usize, rhs: usize, threads: usize) -> usize {
     threads.min(rhs / TRSM_SPLIT_COLS).max(1)
 }
 
-/// [`trsm`] with faer's parallelism `pp`.
-#[cfg(test)]
-fn trsm_with<T: Field>(pp: Par, p: Triangular, m: usize, n: usize, a: &[T], b: &mut [T]) {
-    trsm_split(pp, 1, p, m, n, a, b)
-}
-
 /// [`trsm`] with faer's parallelism `pp`, its right-hand sides split into
 /// `pieces` groups solved side by side on rayon's pool (with `pp` one
 /// thread each).
@@ -969,7 +963,7 @@ mod tests {
             let (m, n) = if t.left { (k, 70) } else { (70, k) };
             let b0 = lcg(m * n, 19 + bits);
             let (mut x, mut y) = (b0.clone(), b0);
-            trsm_with(p, t, m, n, &a, &mut x);
+            trsm_split(p, 1, t, m, n, &a, &mut x);
             linalg::trsm(t, m, n, &a, &mut y);
             close(&x, &y, 1e-10, &format!("threaded trsm {t:?}"));
         }

@@ -38,20 +38,15 @@ fn live() -> std::sync::MutexGuard<'static, Live> {
     .unwrap_or_else(|e| e.into_inner())
 }
 
-/// What a handler returned where an `XLA_FFI_Error*` belongs, when no
-/// `XLA_FFI_Error_Create` of this API made it.
-fn not_an_error(what: &str, p: usize) -> String {
+/// Why a pointer `p` a handler returned as `what` is refused: no
+/// `XLA_FFI_<made_by>` of this API made it.
+fn not_made_here(what: &str, made_by: &str, p: usize) -> String {
     format!(
-        "the handler returned {what} {p:#x}, which no XLA_FFI_{} of this API made: \
+        "the handler returned {what} {p:#x}, which no XLA_FFI_{made_by} of this API made: \
          is it really an XLA typed-FFI handler (`XLA_FFI_Error* handler(XLA_FFI_CallFrame*)`)? \
          A function of another convention (`void f(void* out, const void** in)`, or the CUDA \
          form) returns garbage here: such a function serves custom calls of api_version 1-3, \
-         not a typed-FFI call",
-        if what == "a future" {
-            "Future_Create"
-        } else {
-            "Error_Create"
-        }
+         not a typed-FFI call"
     )
 }
 
@@ -76,7 +71,7 @@ pub unsafe fn take_error(e: *mut Error) -> (i32, String) {
     if !live().errors.remove(&(e as usize)) {
         return (
             code::INTERNAL,
-            not_an_error("the error pointer", e as usize),
+            not_made_here("the error pointer", "Error_Create", e as usize),
         );
     }
     let e = unsafe { Box::from_raw(e) };
@@ -847,7 +842,7 @@ unsafe extern "C" fn future_set_error(args: *mut abi::FutureSetErrorArgs) -> *mu
 pub unsafe fn wait_future(f: *mut Future) -> Result<(), FutureError> {
     if !live().futures.contains(&(f as usize)) {
         return Err(FutureError {
-            message: not_an_error("a future", f as usize),
+            message: not_made_here("a future", "Future_Create", f as usize),
         });
     }
     let r = {
