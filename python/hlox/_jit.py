@@ -41,6 +41,9 @@ class Jitted:
         self._cache: dict[Any, tuple[_hlox.Executable, Any, bool]] = {}
         self._fast: dict[Any, tuple[_hlox.Executable, Any, bool]] = {}
         self._leaf_tree = jax.tree_util.tree_structure(0)
+        # dtype -> the dtype JAX computes it in (float64 -> float32 unless
+        # jax_enable_x64), as jax.jit converts its arguments.
+        self._canonical: dict[Any, Any] = {}
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__name__ = getattr(fn, "__name__", "jitted")
@@ -58,12 +61,23 @@ class Jitted:
         dynamic = [a for i, a in enumerate(args) if i not in self._static]
         return static, dynamic
 
+    def _canon(self, dtype: Any) -> Any:
+        c = self._canonical.get(dtype)
+        if c is None:
+            c = self._canonical[dtype] = np.dtype(self._jax.dtypes.canonicalize_dtype(dtype))
+        return c
+
     def _leaf(self, x: Any) -> Any:
-        if hasattr(x, "shape") and hasattr(x, "dtype"):
-            return x
-        # Python scalars: the dtype JAX gives them (float32/int32 unless x64).
-        a = np.asarray(x)
-        return a.astype(self._jax.dtypes.canonicalize_dtype(a.dtype), copy=False)
+        if not (hasattr(x, "shape") and hasattr(x, "dtype")):
+            # Python scalars and lists: the dtype JAX gives them.
+            x = np.asarray(x)
+        if isinstance(x, np.ndarray) or np.isscalar(x):
+            # float64/int64 become float32/int32 unless x64 is on, as in
+            # jax.jit (the module JAX lowers takes the narrower type).
+            want = self._canon(x.dtype)
+            if want != x.dtype:
+                return np.asarray(x).astype(want)
+        return x
 
     def lower(self, *args: Any) -> _hlox.Module:
         """The hlox Module JAX produces for these arguments (the
@@ -96,7 +110,8 @@ class Jitted:
                 f"hlox.jit({self.__name__}): keyword arguments are not supported; pass them "
                 "positionally"
             )
-        # Fast path: positional numpy arrays only (no pytree to flatten).
+        # Fast path: positional numpy arrays of the dtypes JAX computes in
+        # (no pytree to flatten, nothing to convert).
         if not self._static:
             try:
                 key = tuple([(a.shape, a.dtype) for a in args if type(a) is np.ndarray])
@@ -106,9 +121,10 @@ class Jitted:
                 hit = self._fast.get(key)
                 if hit is not None:
                     return self._finish(hit, args)
-                hit = self._compile(args)
-                self._fast[key] = hit
-                return self._finish(hit, args)
+                if all(self._canon(d) == d for _, d in key):
+                    hit = self._compile(args)
+                    self._fast[key] = hit
+                    return self._finish(hit, args)
         static, dynamic = self._split(args)
         leaves, treedef = self._flatten(dynamic)
         leaves = [self._leaf(x) for x in leaves]

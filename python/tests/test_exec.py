@@ -85,6 +85,9 @@ def test_argument_errors_name_the_parameter(add):
         add(x)
     with pytest.raises(hlox.ExecError, match="argument 0"):
         add(object(), x)
+    # None is no array (numpy would read it as a NaN).
+    with pytest.raises(hlox.ExecError, match=r"argument 1 \(parameter `y`\): got None; pass f32\[4\]"):
+        add(x, None)
     # Still fine afterwards.
     np.testing.assert_array_equal(add(x, x), x)
 
@@ -232,6 +235,42 @@ ENTRY main {
     assert re.shape == (0,)
     with pytest.raises(hlox.ExecError, match="tuple"):
         exe(a, np.zeros(0, np.float32))
+
+
+def test_bf16_jax_arrays_in():
+    # numpy's DLPack import has no bfloat16: read through __array__.
+    jnp = pytest.importorskip("jax.numpy")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    exe = hlox.compile(
+        hlox.Module.from_text(
+            """HloModule bf
+ENTRY main {
+  x = bf16[3] parameter(0)
+  ROOT y = bf16[3] add(x, x)
+}
+"""
+        )
+    )
+    out = exe(jnp.asarray([1.5, -2, 4], dtype=jnp.bfloat16))
+    assert out.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(out.astype(np.float32), [3, -4, 8])
+
+
+def test_missing_target_advice_is_pythons(c_targets):
+    m = hlox.Module.from_text(
+        """HloModule cc
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT r = f32[4] custom-call(x), custom_call_target="no_such_target_here"
+}
+"""
+    )
+    with pytest.raises(hlox.CompileError) as e:
+        hlox.compile(m)
+    text = str(e.value)
+    assert "hlox.register_ffi_target(\"no_such_target_here\"" in text, text
+    assert "hlox.load_plugin(PATH)" in text, text
+    assert "register_custom_call_target!" not in text and "--plugin" not in text, text
 
 
 def test_inputs_are_read_in_place():

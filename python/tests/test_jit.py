@@ -24,6 +24,23 @@ def test_matches_jax_jit():
     assert hf.cache_size() == 3
 
 
+def test_float64_and_int64_inputs_as_jax_jit_takes_them():
+    # With x64 off jax.jit computes float64/int64 inputs in float32/int32;
+    # hlox.jit converts them too (numpy's defaults are the 64-bit types).
+    def f(x, n):
+        return x * 2 + n
+
+    hf = hlox.jit(f)
+    x = np.ones(3)  # float64
+    n = np.arange(3)  # int64
+    got = hf(x, n)
+    want = jax.jit(f)(x, n)
+    assert got.dtype == np.float32 == want.dtype
+    np.testing.assert_allclose(got, want)
+    np.testing.assert_allclose(hf(x, n), want)  # the cached signature
+    np.testing.assert_allclose(hf(np.float64(2.0), 1), jax.jit(f)(np.float64(2.0), 1))
+
+
 def test_pytrees_in_and_out():
     def f(params, x):
         return {"y": params["w"] * x + params["b"], "stats": (jnp.max(x), jnp.min(x))}

@@ -683,7 +683,7 @@ fn check_bind(prepare: Prepare) {
     let cases: Vec<((String, Arc<Registry>), &str)> = vec![
         (
             (call_module("fails_on_negatve", "API_VERSION_STATUS_RETURNING"), r.clone()),
-            "instruction c: custom-call target \"fails_on_negatve\" is not registered for platform Host; did you mean \"fails_on_negative\"",
+            "instruction c: custom-call target \"fails_on_negatve\" is not registered for platform Host (did you mean \"fails_on_negative\"",
         ),
         (
             (call_module("no_such_target_anywhere", "API_VERSION_STATUS_RETURNING"), r.clone()),

@@ -47,6 +47,32 @@ impl fmt::Debug for LoadedLibrary {
     }
 }
 
+/// The front end a process serves (the CLI and Rust programs, or Python):
+/// a binding error's advice names that front's way of registering a target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Front {
+    /// `hlox` on the command line and Rust programs (the default).
+    Native,
+    /// The `hlox` Python package.
+    Python,
+}
+
+static FRONT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Sets the front end whose advice binding errors give (the Python module
+/// sets [`Front::Python`] when it is imported).
+pub fn set_front(front: Front) {
+    FRONT.store(front as u8, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The front end binding errors advise for (see [`set_front`]).
+pub fn front() -> Front {
+    match FRONT.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => Front::Python,
+        _ => Front::Native,
+    }
+}
+
 /// Where a registered target came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -1571,22 +1597,43 @@ impl fmt::Display for BindProblem {
                 }
                 if !suggestions.is_empty() {
                     let s: Vec<String> = suggestions.iter().map(|s| format!("\"{s}\"")).collect();
-                    write!(f, "; did you mean {}?", s.join(" or "))?;
+                    write!(f, " (did you mean {}?)", s.join(" or "))?;
                 }
                 for (lib, names) in symbols {
                     let file = lib.file_name().map_or_else(|| lib.display().to_string(), |f| f.to_string_lossy().into_owned());
                     let s: Vec<String> = names.iter().map(|s| format!("\"{s}\"")).collect();
                     write!(f, "; plugin {file} exports {}", s.join(", "))?;
                 }
-                if let Some((_, names)) = symbols.first() {
+                let python = front() == Front::Python;
+                if let Some((lib, names)) = symbols.first() {
                     let one = if symbols.len() == 1 && names.len() == 1 { "it" } else { "one" };
-                    return write!(f, ": bind {one} to this name with --target {target}={}", names[0]);
+                    return if python {
+                        write!(
+                            f,
+                            ": bind {one} to this name with hlox.register_ffi_target(\"{target}\", \
+                             ctypes.CDLL(\"{}\").{}, api_version=...) (4 for a typed-FFI handler, \
+                             0 for a function of XLA's older conventions: the call's api_version decides)",
+                            lib.display(),
+                            names[0]
+                        )
+                    } else {
+                        write!(f, ": bind {one} to this name with --target {target}={}", names[0])
+                    };
                 }
-                write!(
-                    f,
-                    "; register it with register_custom_call_target!(..., \"{platform}\") or load the library \
-                     that defines it with --plugin PATH"
-                )
+                if python {
+                    write!(
+                        f,
+                        "; register it with hlox.register_ffi_target(\"{target}\", ...) or \
+                         @hlox.custom_call_target(\"{target}\"), or load the library that defines it with \
+                         hlox.load_plugin(PATH) or hlox.compile(..., plugins=[PATH])"
+                    )
+                } else {
+                    write!(
+                        f,
+                        "; register it with register_custom_call_target!(..., \"{platform}\") or load the library \
+                         that defines it with --plugin PATH"
+                    )
+                }
             }
             BindProblem::ApiMismatch { instruction, target, registered, requested } => write!(
                 f,

@@ -340,14 +340,41 @@ impl Executable {
     ) -> PyResult<Bound<'py, PyUntypedArray>> {
         let py = arg.py();
         let descr = dtype::descr_of(py, want.ty)?;
+        if arg.is_none() {
+            return Err(self.argument_error(
+                index,
+                format!(
+                    "got None; pass {}",
+                    crate::module::fmt_shape(&Shape::Array(want.clone()))
+                ),
+            ));
+        }
         let arr: Bound<'py, PyUntypedArray> = match arg.cast::<PyUntypedArray>() {
             Ok(a) => a.clone(),
-            Err(_) if arg.hasattr("__dlpack__")? => numpy_fn(py, &FROM_DLPACK, "from_dlpack")?
-                .call1((arg,))
-                .map_err(|e| {
-                    self.argument_error(index, format!("cannot read it through __dlpack__: {e}"))
-                })?
-                .cast_into::<PyUntypedArray>()?,
+            Err(_) if arg.hasattr("__dlpack__")? => {
+                match numpy_fn(py, &FROM_DLPACK, "from_dlpack")?.call1((arg,)) {
+                    Ok(a) => a.cast_into::<PyUntypedArray>()?,
+                    // numpy's DLPack import has no bfloat16 (a JAX or torch
+                    // bf16 array): `__array__` gives ml_dtypes' bfloat16.
+                    Err(e) if arg.hasattr("__array__")? => numpy_fn(py, &ASARRAY, "asarray")?
+                        .call1((arg,))
+                        .map_err(|e2| {
+                            self.argument_error(
+                                index,
+                                format!(
+                                    "cannot read it through __dlpack__ ({e}) nor __array__ ({e2})"
+                                ),
+                            )
+                        })?
+                        .cast_into::<PyUntypedArray>()?,
+                    Err(e) => {
+                        return Err(self.argument_error(
+                            index,
+                            format!("cannot read it through __dlpack__: {e}"),
+                        ))
+                    }
+                }
+            }
             Err(_) => numpy_fn(py, &ASARRAY, "asarray")?
                 .call1((arg, &descr))
                 .map_err(|e| {

@@ -27,6 +27,8 @@ mod transform;
 
 #[pymodule]
 fn _hlox(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Binding errors advise hlox.register_ffi_target / hlox.load_plugin.
+    hlox_ffi::registry::set_front(hlox_ffi::registry::Front::Python);
     errors::register(m)?;
     module::register(m)?;
     exec::register(m)?;
