@@ -951,6 +951,51 @@ def while_data_dependent(rng):
     return f, [f32(rng, 4) * 3.0, np.float32(0.5)]
 
 
+# jaxlib's LAPACK targets (custom calls): hlox differentiates them with the
+# rules of crates/hlox-jaxlib/src/rules.rs and batches them natively.
+
+
+@case(in_axes=(0, None), hvp=True)
+def cholesky_factor(rng):
+    # jnp.linalg.cholesky: lapack_spotrf_ffi, its upper triangle masked.
+    def f(a, w):
+        s = a @ a.T + 4.0 * jnp.eye(4, dtype=jnp.float32)
+        return jnp.sum(jnp.linalg.cholesky(s) * w)
+
+    return f, [f32(rng, 4, 4), f32(rng, 4, 4)]
+
+
+@case(in_axes=(0, None))
+def cho_solve(rng):
+    # A Gaussian process's log likelihood: a Cholesky factor, two triangular
+    # solves through it, and its log-determinant.
+    def f(a, b):
+        s = a @ a.T + 4.0 * jnp.eye(4, dtype=jnp.float32)
+        c = jax.scipy.linalg.cho_factor(s, lower=True)
+        x = jax.scipy.linalg.cho_solve(c, b)
+        return jnp.sum(b * x) + 2.0 * jnp.sum(jnp.log(jnp.diag(c[0])))
+
+    return f, [f32(rng, 4, 4), f32(rng, 4, 2)]
+
+
+@case(in_axes=(None, 0))
+def triangular_solves(rng):
+    # Every side, triangle, transpose and diagonal of lapack_strsm_ffi.
+    def f(a, b):
+        d = jnp.diag(2.0 + jnp.tanh(jnp.diag(a)))
+        lo = 0.3 * jnp.tril(a, -1) + d
+        up = 0.3 * jnp.triu(a, 1) + d
+        st = jax.scipy.linalg.solve_triangular
+        x1 = st(lo, b, lower=True)
+        x2 = st(up, b, lower=False, trans=1)
+        x3 = st(lo, b, lower=True, trans="T", unit_diagonal=True)
+        x4 = lax.linalg.triangular_solve(up, b.T, left_side=False, lower=False, transpose_a=True)
+        x5 = lax.linalg.triangular_solve(lo, b.T, left_side=False, lower=True)
+        return jnp.sum(jnp.tanh(x1 + x2 * x3)) + jnp.sum(jnp.sin(x4 * x5))
+
+    return f, [f32(rng, 4, 4), f32(rng, 4, 3)]
+
+
 def arr(a):
     a = np.asarray(a)
     flat = a.reshape(-1)

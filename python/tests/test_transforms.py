@@ -62,6 +62,30 @@ def test_grad_of_a_jax_mlp_matches_jax_grad():
     _close(gx, jax.grad(mlp_loss)(*args))
 
 
+def gp_loss(a, b):
+    """A Gaussian process's likelihood: jaxlib's Cholesky and triangular
+    solve targets (custom calls), differentiated by hlox's rules for them."""
+    s = a @ a.T + 4.0 * jnp.eye(a.shape[0], dtype=jnp.float32)
+    c = jax.scipy.linalg.cho_factor(s, lower=True)
+    x = jax.scipy.linalg.cho_solve(c, b)
+    return jnp.sum(b * x) + 2.0 * jnp.sum(jnp.log(jnp.diag(c[0])))
+
+
+def test_grad_and_vmap_through_lapack_targets():
+    a = RNG.standard_normal((5, 5)).astype(np.float32)
+    b = RNG.standard_normal((5, 2)).astype(np.float32)
+    m = hlox.jit(gp_loss).lower(a, b)
+    assert "lapack_spotrf_ffi" in m.to_text() and "lapack_strsm_ffi" in m.to_text()
+    got = hlox.compile(hlox.grad(m, [0, 1]))(a, b)
+    want = jax.grad(gp_loss, argnums=(0, 1))(a, b)
+    for g, w in zip(got, want):
+        _close(g, w, 2e-4)
+    # A batch of matrices: each target called once on the batch.
+    a3 = RNG.standard_normal((3, 5, 5)).astype(np.float32)
+    (got,) = hlox.compile(hlox.vmap(m, in_axes=[0, None], size=3))(a3, b)
+    _close(got, jax.vmap(gp_loss, in_axes=(0, None))(a3, b), 2e-4)
+
+
 def test_vjp_and_jvp_of_a_jax_mlp():
     args = mlp_args()
     m = hlox.jit(mlp_loss).lower(*args)

@@ -67,10 +67,11 @@ pub enum Diff {
     Jvp,
 }
 
-/// The rules the `plugins` register, then those of the `files` (which
-/// replace a plugin's rule for the same target).
+/// The rules of the jaxlib targets hlox ships, then those the `plugins`
+/// register, then those of the `files` (each replacing the earlier ones'
+/// rule for the same target).
 fn load_rules(plugins: &[PathBuf], files: &[PathBuf]) -> Result<Rules> {
-    let mut rules = Rules::new();
+    let mut rules = hlox_jaxlib::rules::rules();
     if !plugins.is_empty() {
         let registry = hlox_ffi::Registry::new();
         for p in plugins {

@@ -422,6 +422,18 @@ fn transformed_corpus_cases_run_on_the_host() {
     }
 }
 
+/// Programs calling jaxlib's LAPACK targets (a Cholesky factor, a Gaussian
+/// process's likelihood through `cho_solve`, triangular solves of every
+/// kind; second order through the Cholesky rules), differentiated and
+/// batched by the rules hlox ships for them (no --rules, no --plugin),
+/// compiled for the Host.
+#[test]
+fn lapack_targets_differentiate_and_batch_with_their_own_rules() {
+    for name in ["cholesky_factor", "cho_solve", "triangular_solves"] {
+        corpus_case_on_the_host(name);
+    }
+}
+
 /// The gradient of a `shard_map` over 4 devices with `psum`,
 /// `all_gather`, `ppermute`, `psum_scatter` and `all_to_all` (collectives
 /// transposed as JAX does, the `shard_map` boundaries into each other),

@@ -242,11 +242,15 @@ pub fn trsm<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
             k,
         });
     }
-    let alpha = if f.arg_count() > 2 {
+    // One alpha for every matrix, or (a call vmap batched) one each.
+    let alphas: Vec<T> = if f.arg_count() > 2 {
         let s = f.arg(2)?.slice::<T>()?;
-        *s.first().ok_or(LapackError::EmptyAlpha)?
+        if s.is_empty() {
+            return Err(LapackError::EmptyAlpha);
+        }
+        s.to_vec()
     } else {
-        T::one()
+        vec![T::one()]
     };
     let a = a_view.slice::<T>()?;
     let b = arg_into_ret::<T>(f, 1, 0)?;
@@ -256,6 +260,11 @@ pub fn trsm<T: Field>(f: &mut Frame) -> Result<(), LapackError> {
     }
     for i in 0..batch {
         let bi = &mut b[i * m * n..(i + 1) * m * n];
+        let alpha = if alphas.len() == batch {
+            alphas[i]
+        } else {
+            alphas[0]
+        };
         if alpha != T::one() {
             bi.iter_mut().for_each(|v| *v *= alpha);
         }

@@ -42,6 +42,7 @@ pub mod field;
 pub mod fp;
 pub mod lapack;
 pub mod linalg;
+pub mod rules;
 #[cfg(test)]
 mod test_util;
 

@@ -368,9 +368,10 @@ fn run(
     ) -> Result<hlox_hlo::verifier::VerifiedModule, hlox_transform::TransformError>,
     rules: Option<PyRef<'_, Rules>>,
 ) -> PyResult<Module> {
-    // Rules that loaded plugins registered (`register_rules`), then the
-    // given ones, which replace them target by target.
-    let mut all = HloRules::new();
+    // The rules of the jaxlib targets hlox ships, those that loaded plugins
+    // registered (`register_rules`), then the given ones, each replacing
+    // the earlier ones target by target.
+    let mut all = hlox::jaxlib::rules::rules();
     for r in hlox_ffi::Registry::global().rule_modules() {
         all.merge(HloRules::from_module((*r.module).clone()));
     }

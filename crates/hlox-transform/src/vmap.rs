@@ -13,7 +13,7 @@ use hlox_hlo::ir::{
 };
 use hlox_hlo::shape_inference::short;
 use hlox_hlo::verifier::VerifiedModule;
-use hlox_hlo::{ElementType, ProgramShape, Shape};
+use hlox_hlo::{ArrayShape, ElementType, Layout, ProgramShape, Shape};
 
 const T: &str = "vmap";
 
@@ -173,6 +173,28 @@ fn batched_leaves(s: &Shape, size: i64) -> Shape {
     match s {
         Shape::Tuple(t) => Shape::Tuple(t.iter().map(|x| batched_leaves(x, size)).collect()),
         s => batched_shape(s, size),
+    }
+}
+
+/// `s` (each leaf of a tuple) with a batch dimension of `size` in front,
+/// most major: every example keeps its layout.
+fn batch_major(s: &Shape, size: i64) -> Shape {
+    match s {
+        Shape::Tuple(t) => Shape::Tuple(t.iter().map(|x| batch_major(x, size)).collect()),
+        Shape::Array(a) => {
+            let mut dims = vec![size];
+            dims.extend(&a.dims);
+            let mut m2m: Vec<i64> = a.layout.minor_to_major.iter().map(|d| d + 1).collect();
+            m2m.push(0);
+            Shape::Array(ArrayShape {
+                ty: a.ty,
+                dims,
+                layout: Layout {
+                    minor_to_major: m2m,
+                },
+            })
+        }
+        s => s.clone(),
     }
 }
 
@@ -1001,14 +1023,19 @@ fn vmap_inst(
                     rule: "vmap",
                 });
             };
-            if !inst.shape.is_array() {
-                return Err(unsupported(
-                    T,
-                    inst,
-                    "batching a custom call with a tuple result is not supported yet",
-                ));
-            }
-            match method {
+            // A tuple of arrays: each leaf batched in front.
+            let leaves = match &inst.shape {
+                Shape::Tuple(t) if t.iter().all(Shape::is_array) => Some(t.len()),
+                Shape::Tuple(_) => {
+                    return Err(unsupported(
+                        T,
+                        inst,
+                        "batching a custom call whose result nests tuples is not supported yet",
+                    ))
+                }
+                _ => None,
+            };
+            let y = match method {
                 VmapMethod::Sequential => sequential(e, inst, ops, size)?,
                 VmapMethod::ExpandDims | VmapMethod::BroadcastAll => {
                     let mut o = Vec::with_capacity(prim.len());
@@ -1023,11 +1050,26 @@ fn vmap_inst(
                             e.reshape(x, &d)?
                         });
                     }
+                    // Each example keeps the layout the target reads and
+                    // writes (LAPACK's column-major matrices), the batch
+                    // dimension most major.
                     let mut c = (**cc).clone();
-                    c.operand_layout_constraints = None;
-                    e.add_shaped(Op::CustomCall(Box::new(c)), &o, &[], out_shape)?
+                    if let Some(cons) = &cc.operand_layout_constraints {
+                        let mut batched = Vec::with_capacity(cons.len());
+                        for (k, s) in cons.iter().enumerate() {
+                            let dims = e.dims(o[k])?;
+                            batched.push(batch_major(s, dims[0]));
+                        }
+                        c.operand_layout_constraints = Some(batched);
+                    }
+                    let out = batch_major(&inst.shape, size);
+                    e.add_shaped(Op::CustomCall(Box::new(c)), &o, &[], out)?
                 }
-            }
+            };
+            return Ok(match leaves {
+                Some(n) => (y, B::Tuple(vec![B::Yes; n])),
+                None => (y, B::Yes),
+            });
         }
         // Over the last dimensions, which the batch in front does not move.
         Op::Fft { .. } => e.add_shaped(inst.op.clone(), &prim, &[], out_shape)?,

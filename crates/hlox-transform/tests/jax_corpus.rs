@@ -4,12 +4,30 @@
 //! hlox-eval, and compares with `jax.jvp`, `jax.vjp`, `jax.grad` and
 //! `jax.vmap` on the same inputs.
 
-use hlox_eval::{evaluate, NoCustomCalls};
+use hlox_eval::evaluate_with_registry;
+use hlox_ffi::Registry;
 use hlox_hlo::text::parse_module;
+use hlox_hlo::verifier::VerifiedModule;
 use hlox_hlo::{Literal, Module};
-use hlox_transform::{grad, jvp, vjp, vmap, TransformError};
+use hlox_transform::{grad_with, jvp_with, vjp_with, vmap_with, TransformError};
 use serde_json::Value;
 use std::path::PathBuf;
+
+// The transformations with the rules of jaxlib's LAPACK targets (the
+// programs that call them: cholesky_factor, cho_solve, triangular_solves),
+// as `hlox grad` and `hlox.grad` use them.
+fn grad(m: &Module, wrt: &[usize]) -> Result<VerifiedModule, TransformError> {
+    grad_with(m, wrt, &hlox_jaxlib::rules::rules())
+}
+fn vjp(m: &Module, wrt: &[usize]) -> Result<VerifiedModule, TransformError> {
+    vjp_with(m, wrt, &hlox_jaxlib::rules::rules())
+}
+fn jvp(m: &Module, wrt: &[usize]) -> Result<VerifiedModule, TransformError> {
+    jvp_with(m, wrt, &hlox_jaxlib::rules::rules())
+}
+fn vmap(m: &Module, axes: &[Option<usize>], size: i64) -> Result<VerifiedModule, TransformError> {
+    vmap_with(m, axes, size, &hlox_jaxlib::rules::rules())
+}
 
 fn corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/transform_corpus")
@@ -58,7 +76,8 @@ fn lits(v: &Value) -> Vec<Literal> {
 }
 
 fn run(m: &Module, args: &[Literal]) -> Vec<Literal> {
-    evaluate(m, args, &NoCustomCalls)
+    // The global registry holds jaxlib's targets (linked through hlox-jaxlib).
+    evaluate_with_registry(m, args, Registry::global())
         .unwrap_or_else(|e| panic!("{e}\n{}", hlox_hlo::text::print_module(m)))
         .into_leaves()
 }
@@ -294,4 +313,7 @@ cases! {
     shard_map_collectives,
     shard_map_more_collectives,
     shard_map_pmax_pmin,
+    cholesky_factor,
+    cho_solve,
+    triangular_solves,
 }

@@ -29,7 +29,41 @@ pub use hlox_jaxlib as jaxlib;
 /// batching (`vmap`), each giving a new verified module
 /// (docs/transforms.md).
 pub use hlox_transform as transform;
-pub use hlox_transform::{grad, jvp, vjp, vmap};
+
+/// `hlox_transform::grad` with the rules of the jaxlib targets
+/// ([`jaxlib::rules::rules`]): the gradient of a module's scalar result.
+pub fn grad(
+    m: &Module,
+    wrt: &[usize],
+) -> std::result::Result<hlo::verifier::VerifiedModule, transform::TransformError> {
+    transform::grad_with(m, wrt, &jaxlib::rules::rules())
+}
+
+/// `hlox_transform::vjp` with the rules of the jaxlib targets.
+pub fn vjp(
+    m: &Module,
+    wrt: &[usize],
+) -> std::result::Result<hlo::verifier::VerifiedModule, transform::TransformError> {
+    transform::vjp_with(m, wrt, &jaxlib::rules::rules())
+}
+
+/// `hlox_transform::jvp` with the rules of the jaxlib targets.
+pub fn jvp(
+    m: &Module,
+    wrt: &[usize],
+) -> std::result::Result<hlo::verifier::VerifiedModule, transform::TransformError> {
+    transform::jvp_with(m, wrt, &jaxlib::rules::rules())
+}
+
+/// `hlox_transform::vmap` with the rules of the jaxlib targets (each
+/// batches natively).
+pub fn vmap(
+    m: &Module,
+    in_axes: &[Option<usize>],
+    size: i64,
+) -> std::result::Result<hlo::verifier::VerifiedModule, transform::TransformError> {
+    transform::vmap_with(m, in_axes, size, &jaxlib::rules::rules())
+}
 use std::sync::Arc;
 
 /// The Host backend's executable.

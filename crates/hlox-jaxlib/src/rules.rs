@@ -1,0 +1,403 @@
+//! How the jaxlib LAPACK targets differentiate and batch: their rules for
+//! hlox-transform (docs/transforms.md, "Custom calls"), the MLX seed's
+//! "a primitive carries its own jvp, vjp and vmap".
+//!
+//! - **vmap**, every target: each one treats leading dimensions as a batch
+//!   (`split_batch` in lapack.rs), so a batched call is one call with the
+//!   batch dimension in front of every operand and result: JAX's
+//!   `broadcast_all`.
+//! - **jvp and vjp**, the real Cholesky factorization
+//!   (`lapack_{s,d}potrf_ffi`, lower triangle) and triangular solve
+//!   (`lapack_{s,d}trsm_ffi`, every side, triangle, transpose and
+//!   diagonal), written with the builder from JAX's rules
+//!   (`cholesky_jvp_rule`, `_triangular_solve_jvp_rule_a`) and their
+//!   transposes; a rule calls the target itself for the primal result and
+//!   the solves it needs. The rules' bodies are ordinary HLO, so second
+//!   order works through them.
+//!
+//! The complex variants, the upper-triangle Cholesky and the other
+//! factorizations (LU, QR, eigen and singular value decompositions) have no
+//! jvp or vjp rule yet: differentiating through one is an error naming the
+//! target and the missing rule.
+
+use hlox_ffi::xla_ffi::{parse_attrs, AttrValue};
+use hlox_hlo::builder::{BuildError, XlaBuilder, XlaOp};
+use hlox_hlo::{
+    ArrayShape, ComparisonDirection, CustomCall, CustomCallApiVersion, CustomCallSchedule,
+    DotDimensionNumbers, ElementType, Layout, Literal, Module, Shape,
+};
+use hlox_transform::{CallInfo, RuleKind, Rules, VmapMethod};
+
+/// The rules of every target of [`crate::TARGETS`]: transformations use
+/// them unless the user gives a rule of their own for the same target.
+pub fn rules() -> Rules {
+    let mut r = Rules::new();
+    for t in crate::TARGETS {
+        r.vmap_method(t, VmapMethod::BroadcastAll);
+    }
+    for t in ["lapack_spotrf_ffi", "lapack_dpotrf_ffi"] {
+        r.rule(RuleKind::Jvp, t, |c| potrf_rule(c, Mode::Jvp));
+        r.rule(RuleKind::Vjp, t, |c| potrf_rule(c, Mode::Vjp));
+    }
+    for t in ["lapack_strsm_ffi", "lapack_dtrsm_ffi"] {
+        r.rule(RuleKind::Jvp, t, |c| trsm_rule(c, Mode::Jvp));
+        r.rule(RuleKind::Vjp, t, |c| trsm_rule(c, Mode::Vjp));
+    }
+    r
+}
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mode {
+    Jvp,
+    Vjp,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Jvp => "jvp",
+            Mode::Vjp => "vjp",
+        }
+    }
+}
+
+fn invalid(c: &CallInfo, message: impl Into<String>) -> BuildError {
+    BuildError::Invalid {
+        op: c.target.to_string(),
+        message: message.into(),
+    }
+}
+
+/// The `u8` attribute `name` of the call's typed-FFI `backend_config`.
+fn char_attr(c: &CallInfo, name: &str) -> Result<u8, BuildError> {
+    let attrs = parse_attrs(c.opaque).map_err(|e| invalid(c, format!("backend_config: {e}")))?;
+    match attrs.iter().find(|(k, _)| k == name) {
+        Some((_, AttrValue::Scalar { bytes, .. })) if bytes.len() == 1 => Ok(bytes[0]),
+        Some(_) => Err(invalid(c, format!("attribute `{name}` is not a ui8"))),
+        None => Err(invalid(c, format!("the call has no `{name}` attribute"))),
+    }
+}
+
+/// Operand `k` of the call: a real matrix (or batch of them), default layout.
+fn matrix(c: &CallInfo, k: usize) -> Result<ArrayShape, BuildError> {
+    match c.operands.get(k).map(|s| s.with_default_layout()) {
+        Some(Shape::Array(a))
+            if a.rank() >= 2 && matches!(a.ty, ElementType::F32 | ElementType::F64) =>
+        {
+            Ok(a)
+        }
+        Some(s) => Err(invalid(
+            c,
+            format!(
+                "operand {k} is {}: rules exist for real (f32, f64) matrices only; the complex \
+                 variants have none yet",
+                hlox_hlo::shape_inference::short(&s)
+            ),
+        )),
+        None => Err(invalid(c, format!("the call has no operand {k}"))),
+    }
+}
+
+/// `s` laid out as LAPACK reads it: the last two dimensions column-major,
+/// batch dimensions major (what JAX's `operand_layout_constraints` ask).
+fn column_major(s: &ArrayShape) -> ArrayShape {
+    let r = s.rank() as i64;
+    let mut m2m = vec![r - 2, r - 1];
+    m2m.extend((0..r - 2).rev());
+    ArrayShape {
+        ty: s.ty,
+        dims: s.dims.clone(),
+        layout: Layout {
+            minor_to_major: m2m,
+        },
+    }
+}
+
+/// Builder helpers over matrices of one shape family: `dims` are a
+/// matrix's dimensions (batch dimensions, then rows and columns).
+struct Mats<'a> {
+    b: &'a XlaBuilder,
+    ty: ElementType,
+    rank: usize,
+}
+
+impl Mats<'_> {
+    fn scalar(&self, v: f64) -> Result<XlaOp, BuildError> {
+        match self.ty {
+            ElementType::F32 => self.b.constant_literal(&Literal::r0(v as f32)),
+            _ => self.b.constant_literal(&Literal::r0(v)),
+        }
+    }
+    fn full(&self, v: f64, dims: &[i64]) -> Result<XlaOp, BuildError> {
+        let s = self.scalar(v)?;
+        self.b.broadcast(s, dims)
+    }
+    /// `row DIR column` for every element of a `dims` matrix.
+    fn mask(&self, dir: ComparisonDirection, dims: &[i64]) -> Result<XlaOp, BuildError> {
+        let s = Shape::array(ElementType::S32, dims.to_vec());
+        let row = self.b.iota(&s, self.rank as i64 - 2)?;
+        let col = self.b.iota(&s, self.rank as i64 - 1)?;
+        self.b.compare(dir, row, col)
+    }
+    /// `x` where `row DIR column`, else 0.
+    fn keep(&self, dir: ComparisonDirection, x: XlaOp, dims: &[i64]) -> Result<XlaOp, BuildError> {
+        let m = self.mask(dir, dims)?;
+        let z = self.full(0.0, dims)?;
+        self.b.select(m, x, z)
+    }
+    /// The transpose of the last two dimensions.
+    fn t(&self, x: XlaOp) -> Result<XlaOp, BuildError> {
+        let r = self.rank as i64;
+        let mut p: Vec<i64> = (0..r - 2).collect();
+        p.extend([r - 1, r - 2]);
+        self.b.transpose(x, &p)
+    }
+    /// The matrix product, batch dimensions paired.
+    fn mm(&self, x: XlaOp, y: XlaOp) -> Result<XlaOp, BuildError> {
+        let r = self.rank as i64;
+        let batch: Vec<i64> = (0..r - 2).collect();
+        let d = DotDimensionNumbers {
+            lhs_batch_dims: batch.clone(),
+            lhs_contracting_dims: vec![r - 1],
+            rhs_batch_dims: batch,
+            rhs_contracting_dims: vec![r - 2],
+        };
+        self.b.dot_general(x, y, &d, &[])
+    }
+    /// `lapack_?trsm_ffi(a, x)`: `op(a)^-1 x` (`side` L) or `x op(a)^-1` (R).
+    #[allow(clippy::too_many_arguments)]
+    fn trsm(
+        &self,
+        a: XlaOp,
+        a_dims: &[i64],
+        x: XlaOp,
+        x_dims: &[i64],
+        side: u8,
+        uplo: u8,
+        trans: u8,
+        diag: u8,
+    ) -> Result<XlaOp, BuildError> {
+        let target = match self.ty {
+            ElementType::F32 => "lapack_strsm_ffi",
+            _ => "lapack_dtrsm_ffi",
+        };
+        let sa = column_major(&ArrayShape::new(self.ty, a_dims.to_vec()));
+        let sx = column_major(&ArrayShape::new(self.ty, x_dims.to_vec()));
+        let call = lapack_call(
+            target,
+            vec![Shape::Array(sa), Shape::Array(sx.clone())],
+            format!("{{diag = {diag} : ui8, side = {side} : ui8, trans_x = {trans} : ui8, uplo = {uplo} : ui8}}"),
+        );
+        self.b.custom_call_op(call, &[a, x], &Shape::Array(sx))
+    }
+}
+
+fn lapack_call(target: &str, operands: Vec<Shape>, attrs: String) -> CustomCall {
+    CustomCall {
+        target: target.to_string(),
+        operand_layout_constraints: Some(operands),
+        has_side_effect: false,
+        output_operand_aliasing: Vec::new(),
+        schedule: CustomCallSchedule::None,
+        api_version: CustomCallApiVersion::TypedFfi,
+        opaque: attrs.into_bytes(),
+    }
+}
+
+/// The primal call again, as the rule's own instruction: the call's
+/// operands and attributes, LAPACK's layouts.
+fn primal(c: &CallInfo, b: &XlaBuilder, operands: &[XlaOp]) -> Result<XlaOp, BuildError> {
+    let cm = |s: &Shape| match s.with_default_layout() {
+        Shape::Array(a) if a.rank() >= 2 => Shape::Array(column_major(&a)),
+        other => other,
+    };
+    let result = match c.result {
+        Shape::Tuple(leaves) => Shape::Tuple(leaves.iter().map(cm).collect()),
+        s => cm(s),
+    };
+    let mut call = lapack_call(c.target, c.operands.iter().map(cm).collect(), String::new());
+    call.opaque = c.opaque.to_vec();
+    b.custom_call_op(call, operands, &result)
+}
+
+const EQ: ComparisonDirection = ComparisonDirection::Eq;
+const GE: ComparisonDirection = ComparisonDirection::Ge;
+const GT: ComparisonDirection = ComparisonDirection::Gt;
+const LE: ComparisonDirection = ComparisonDirection::Le;
+const LT: ComparisonDirection = ComparisonDirection::Lt;
+
+/// `lapack_?potrf_ffi(a) -> (factor, info)`, `uplo = L`: the factor's
+/// lower triangle is `L = chol(S)` with `S` the symmetric matrix of `a`'s
+/// lower triangle; its strict upper triangle is `a`'s, left alone.
+///
+/// Forward (JAX's `cholesky_jvp_rule`): `dL = L Φ(L⁻¹ dS L⁻ᵀ)`, where `Φ`
+/// keeps the lower triangle and halves the diagonal. Reverse, its
+/// transpose: `P = Φ(Lᵀ L̄)`, `S̄ = L⁻ᵀ P L⁻¹`, folded back onto the lower
+/// triangle `S` was read from; the upper triangle's cotangent passes
+/// through.
+fn potrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
+    if char_attr(c, "uplo")? != b'L' {
+        return Err(invalid(
+            c,
+            "the upper-triangle Cholesky (uplo = U) has no rule yet (JAX factors the lower one)",
+        ));
+    }
+    let a_shape = matrix(c, 0)?;
+    let dims = a_shape.dims.clone();
+    let b = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
+    let m = Mats {
+        b: &b,
+        ty: a_shape.ty,
+        rank: dims.len(),
+    };
+    let sa = Shape::Array(a_shape.clone());
+    let info_shape = match c.result {
+        Shape::Tuple(l) if l.len() == 2 => l[1].with_default_layout(),
+        s => {
+            return Err(invalid(
+                c,
+                format!(
+                    "the result is {}, not (factor, info)",
+                    hlox_hlo::shape_inference::short(s)
+                ),
+            ))
+        }
+    };
+    let a = b.parameter(0, &sa, "a")?;
+    // Φ: the strict lower triangle, and half the diagonal.
+    let phi = |x: XlaOp| -> Result<XlaOp, BuildError> {
+        let half = m.b.mul(x, m.full(0.5, &dims)?)?;
+        let on_diag = m.mask(EQ, &dims)?;
+        let d = m.b.select(on_diag, half, m.full(0.0, &dims)?)?;
+        let strict = m.mask(GT, &dims)?;
+        m.b.select(strict, x, d)
+    };
+    let solve = |l: XlaOp, x: XlaOp, trans: u8| m.trsm(l, &dims, x, &dims, b'L', b'L', trans, b'N');
+    match mode {
+        Mode::Jvp => {
+            let da = b.parameter(1, &sa, "a_dot")?;
+            let y = primal(c, &b, &[a])?;
+            let factor = b.get_tuple_element(y, 0)?;
+            let l = m.keep(GE, factor, &dims)?;
+            // dS: the symmetric matrix of da's lower triangle.
+            let lower = m.mask(GE, &dims)?;
+            let ds = b.select(lower, da, m.t(da)?)?;
+            let half_solved = solve(l, ds, b'N')?; // L⁻¹ dS
+            let x = solve(l, m.t(half_solved)?, b'N')?; // L⁻¹ dS L⁻ᵀ
+            let dl = m.mm(l, phi(x)?)?;
+            let lower = m.mask(GE, &dims)?;
+            let dfactor = b.select(lower, dl, da)?;
+            let zero = b.constant_literal(&Literal::r0(0i32))?;
+            let info_dims = match &info_shape {
+                Shape::Array(i) => i.dims.clone(),
+                _ => Vec::new(),
+            };
+            let dinfo = b.broadcast(zero, &info_dims)?;
+            let dy = b.tuple(&[dfactor, dinfo])?;
+            let root = b.tuple(&[y, dy])?;
+            b.build_module(root)
+        }
+        Mode::Vjp => {
+            let ct = b.parameter(1, &sa, "factor_ct")?;
+            b.parameter(2, &info_shape, "info_ct")?;
+            let y = primal(c, &b, &[a])?;
+            let factor = b.get_tuple_element(y, 0)?;
+            let l = m.keep(GE, factor, &dims)?;
+            let lbar = m.keep(GE, ct, &dims)?;
+            let p = phi(m.mm(m.t(l)?, lbar)?)?;
+            let z = solve(l, p, b'T')?; // L⁻ᵀ P
+            let sbar = m.t(solve(l, m.t(z)?, b'T')?)?; // L⁻ᵀ P L⁻¹
+                                                       // S read a_ij (i >= j) at (i, j) and (j, i).
+            let folded = b.add(sbar, m.t(sbar)?)?;
+            let on_diag = m.mask(EQ, &dims)?;
+            let upper = b.select(on_diag, sbar, ct)?;
+            let strict = m.mask(GT, &dims)?;
+            let abar = b.select(strict, folded, upper)?;
+            let root = b.tuple(&[abar])?;
+            b.build_module(root)
+        }
+    }
+}
+
+/// `lapack_?trsm_ffi(a, b) -> x`: `x = op(a)⁻¹ b` (`side = L`) or
+/// `b op(a)⁻¹` (`R`), reading only `a`'s `uplo` triangle (and taking its
+/// diagonal as ones when `diag = U`).
+///
+/// Forward: `dx = op(a)⁻¹ (db - op(dA) x)` (left) or `(db - x op(dA))
+/// op(a)⁻¹` (right), `dA` the read triangle of the tangent. Reverse:
+/// `b̄ = op(a)⁻ᵀ x̄` (the same solve, transposed), and `ā` the read
+/// triangle of `-b̄ xᵀ` (left) or `-xᵀ b̄` (right), transposed when `op`
+/// is.
+fn trsm_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
+    if c.operands.len() != 2 {
+        return Err(invalid(
+            c,
+            format!(
+                "a call with {} operands (an alpha): rules exist for (a, b) only, as JAX emits",
+                c.operands.len()
+            ),
+        ));
+    }
+    let side = char_attr(c, "side")?;
+    let uplo = char_attr(c, "uplo")?;
+    let trans = char_attr(c, "trans_x")?;
+    let diag = char_attr(c, "diag")?;
+    let a_shape = matrix(c, 0)?;
+    let b_shape = matrix(c, 1)?;
+    let (ad, bd) = (a_shape.dims.clone(), b_shape.dims.clone());
+    let left = side == b'L';
+    let transposed = trans != b'N';
+    let bld = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
+    let m = Mats {
+        b: &bld,
+        ty: a_shape.ty,
+        rank: ad.len(),
+    };
+    // The triangle the target reads.
+    let read = match (uplo == b'L', diag == b'U') {
+        (true, false) => GE,
+        (true, true) => GT,
+        (false, false) => LE,
+        (false, true) => LT,
+    };
+    let a = bld.parameter(0, &Shape::Array(a_shape.clone()), "a")?;
+    let rhs = bld.parameter(1, &Shape::Array(b_shape.clone()), "b")?;
+    match mode {
+        Mode::Jvp => {
+            let da = bld.parameter(2, &Shape::Array(a_shape.clone()), "a_dot")?;
+            let db = bld.parameter(3, &Shape::Array(b_shape.clone()), "b_dot")?;
+            let x = primal(c, &bld, &[a, rhs])?;
+            let mut op_da = m.keep(read, da, &ad)?;
+            if transposed {
+                op_da = m.t(op_da)?;
+            }
+            let prod = if left {
+                m.mm(op_da, x)?
+            } else {
+                m.mm(x, op_da)?
+            };
+            let r = bld.sub(db, prod)?;
+            let dx = m.trsm(a, &ad, r, &bd, side, uplo, trans, diag)?;
+            let root = bld.tuple(&[x, dx])?;
+            bld.build_module(root)
+        }
+        Mode::Vjp => {
+            let xbar = bld.parameter(2, &Shape::Array(b_shape.clone()), "x_ct")?;
+            let x = primal(c, &bld, &[a, rhs])?;
+            let flipped = if transposed { b'N' } else { b'T' };
+            let bbar = m.trsm(a, &ad, xbar, &bd, side, uplo, flipped, diag)?;
+            let mut g = if left {
+                m.mm(bbar, m.t(x)?)?
+            } else {
+                m.mm(m.t(x)?, bbar)?
+            };
+            if transposed {
+                g = m.t(g)?;
+            }
+            let g = bld.neg(g)?;
+            let abar = m.keep(read, g, &ad)?;
+            let root = bld.tuple(&[abar, bbar])?;
+            bld.build_module(root)
+        }
+    }
+}
