@@ -996,6 +996,19 @@ def triangular_solves(rng):
     return f, [f32(rng, 4, 4), f32(rng, 4, 3)]
 
 
+@case(in_axes=(0, None))
+def lu_solve_det(rng):
+    # jnp.linalg.solve and det: lapack_sgetrf_ffi with its rows interchanged
+    # (the dominant entries sit on the anti-diagonal), the permutation JAX
+    # computes from the pivots, triangular solves.
+    def f(a, b):
+        m = 0.5 * a + 3.0 * jnp.eye(4, dtype=jnp.float32)[::-1]
+        x = jnp.linalg.solve(m, b)
+        return jnp.sum(jnp.tanh(x)) + 0.01 * jnp.linalg.det(m)
+
+    return f, [f32(rng, 4, 4), f32(rng, 4, 2)]
+
+
 def arr(a):
     a = np.asarray(a)
     flat = a.reshape(-1)

@@ -85,6 +85,17 @@ def test_grad_and_vmap_through_lapack_targets():
     (got,) = hlox.compile(hlox.vmap(m, in_axes=[0, None], size=3))(a3, b)
     _close(got, jax.vmap(gp_loss, in_axes=(0, None))(a3, b), 2e-4)
 
+    # jnp.linalg.solve and slogdet: a pivoted LU (lapack_sgetrf_ffi).
+    def solve_loss(a, b):
+        m = a + 4.0 * jnp.eye(5, dtype=jnp.float32)[::-1]
+        return jnp.sum(jnp.linalg.solve(m, b) ** 2) + jnp.linalg.slogdet(m)[1]
+
+    m = hlox.jit(solve_loss).lower(a, b)
+    assert "lapack_sgetrf_ffi" in m.to_text()
+    got = hlox.compile(hlox.grad(m, [0, 1]))(a, b)
+    for g, w in zip(got, jax.grad(solve_loss, argnums=(0, 1))(a, b)):
+        _close(g, w, 2e-4)
+
 
 def test_vjp_and_jvp_of_a_jax_mlp():
     args = mlp_args()

@@ -424,12 +424,17 @@ fn transformed_corpus_cases_run_on_the_host() {
 
 /// Programs calling jaxlib's LAPACK targets (a Cholesky factor, a Gaussian
 /// process's likelihood through `cho_solve`, triangular solves of every
-/// kind; second order through the Cholesky rules), differentiated and
-/// batched by the rules hlox ships for them (no --rules, no --plugin),
-/// compiled for the Host.
+/// kind, `jnp.linalg.solve` and `det` through a pivoted LU; second order
+/// through the Cholesky rules), differentiated and batched by the rules
+/// hlox ships for them (no --rules, no --plugin), compiled for the Host.
 #[test]
 fn lapack_targets_differentiate_and_batch_with_their_own_rules() {
-    for name in ["cholesky_factor", "cho_solve", "triangular_solves"] {
+    for name in [
+        "cholesky_factor",
+        "cho_solve",
+        "triangular_solves",
+        "lu_solve_det",
+    ] {
         corpus_case_on_the_host(name);
     }
 }

@@ -7,17 +7,18 @@
 //!   batch dimension in front of every operand and result: JAX's
 //!   `broadcast_all`.
 //! - **jvp and vjp**, the real Cholesky factorization
-//!   (`lapack_{s,d}potrf_ffi`, lower triangle) and triangular solve
+//!   (`lapack_{s,d}potrf_ffi`, lower triangle), triangular solve
 //!   (`lapack_{s,d}trsm_ffi`, every side, triangle, transpose and
-//!   diagonal), written with the builder from JAX's rules
-//!   (`cholesky_jvp_rule`, `_triangular_solve_jvp_rule_a`) and their
-//!   transposes; a rule calls the target itself for the primal result and
+//!   diagonal) and LU factorization of square matrices
+//!   (`lapack_{s,d}getrf_ffi`), written with the builder from JAX's rules
+//!   (`cholesky_jvp_rule`, `_triangular_solve_jvp_rule_a`, `_lu_jvp_rule`)
+//!   and their transposes; a rule calls the target itself for the primal result and
 //!   the solves it needs. The rules' bodies are ordinary HLO, so second
 //!   order works through them.
 //!
-//! The complex variants, the upper-triangle Cholesky and the other
-//! factorizations (LU, QR, eigen and singular value decompositions) have no
-//! jvp or vjp rule yet: differentiating through one is an error naming the
+//! The complex variants, the upper-triangle Cholesky, the LU of a
+//! rectangular matrix and the other factorizations (QR, eigen and singular
+//! value decompositions) have no jvp or vjp rule yet: differentiating through one is an error naming the
 //! target and the missing rule.
 
 use hlox_ffi::xla_ffi::{parse_attrs, AttrValue};
@@ -42,6 +43,10 @@ pub fn rules() -> Rules {
     for t in ["lapack_strsm_ffi", "lapack_dtrsm_ffi"] {
         r.rule(RuleKind::Jvp, t, |c| trsm_rule(c, Mode::Jvp));
         r.rule(RuleKind::Vjp, t, |c| trsm_rule(c, Mode::Vjp));
+    }
+    for t in ["lapack_sgetrf_ffi", "lapack_dgetrf_ffi"] {
+        r.rule(RuleKind::Jvp, t, |c| getrf_rule(c, Mode::Jvp));
+        r.rule(RuleKind::Vjp, t, |c| getrf_rule(c, Mode::Vjp));
     }
     r
 }
@@ -398,6 +403,190 @@ fn trsm_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
             let abar = m.keep(read, g, &ad)?;
             let root = bld.tuple(&[abar, bbar])?;
             bld.build_module(root)
+        }
+    }
+}
+
+/// The permutation of a batch of LAPACK pivot vectors (`ipiv`, 1-based row
+/// interchanges applied in order) as a matrix `Pᵀ` of 0s and 1s: `Pᵀ a`
+/// is `a` with its rows interchanged as `getrf` interchanged them.
+///
+/// A `while` loop over the `n` interchanges carries the permuted row
+/// numbers (`s32[batch..., n]`); each step swaps entries `i` and
+/// `ipiv[i] - 1` of every batch element by one-hot selects.
+fn pivots_to_permutation(
+    m: &Mats,
+    ipiv: XlaOp,
+    batch: &[i64],
+    n: i64,
+) -> Result<XlaOp, BuildError> {
+    let b = m.b;
+    let mut vdims = batch.to_vec();
+    vdims.push(n);
+    let r = vdims.len() as i64; // rank of the vectors
+    let vec_shape = Shape::array(ElementType::S32, vdims.clone());
+    let state_shape = Shape::Tuple(vec![
+        Shape::array(ElementType::S32, Vec::new()),
+        vec_shape.clone(),
+        vec_shape.clone(),
+    ]);
+    let add = {
+        let a = XlaBuilder::new("add_s32");
+        let x = a.parameter(0, &Shape::array(ElementType::S32, Vec::new()), "x")?;
+        let y = a.parameter(1, &Shape::array(ElementType::S32, Vec::new()), "y")?;
+        let s = a.add(x, y)?;
+        a.build(s)?
+    };
+    let cond = {
+        let c = XlaBuilder::new("pivots_left");
+        let st = c.parameter(0, &state_shape, "state")?;
+        let i = c.get_tuple_element(st, 0)?;
+        let end = c.constant_literal(&Literal::r0(n as i32))?;
+        let lt = c.compare(ComparisonDirection::Lt, i, end)?;
+        c.build(lt)?
+    };
+    let body = {
+        let w = XlaBuilder::new("interchange");
+        let st = w.parameter(0, &state_shape, "state")?;
+        let i = w.get_tuple_element(st, 0)?;
+        let perm = w.get_tuple_element(st, 1)?;
+        let piv = w.get_tuple_element(st, 2)?;
+        // ipiv[..., i] - 1 for every batch element, along the vector.
+        let zero = w.constant_literal(&Literal::r0(0i32))?;
+        let mut starts = vec![zero; batch.len()];
+        starts.push(i);
+        let mut sizes = batch.to_vec();
+        sizes.push(1);
+        let p = w.dynamic_slice(piv, &starts, &sizes)?;
+        let p = w.reshape(p, batch)?;
+        let one = w.constant_literal(&Literal::r0(1i32))?;
+        let ones = w.broadcast(one, batch)?;
+        let p = w.sub(p, ones)?;
+        let bdims: Vec<i64> = (0..r - 1).collect();
+        let p = w.broadcast_in_dim(p, &vdims, &bdims)?;
+        let col = w.iota(&vec_shape, r - 1)?;
+        let ib = w.broadcast(i, &vdims)?;
+        let at_i = w.compare(ComparisonDirection::Eq, col, ib)?;
+        let at_p = w.compare(ComparisonDirection::Eq, col, p)?;
+        let zeros = w.broadcast(zero, &vdims)?;
+        let pick = |mask: XlaOp| -> Result<XlaOp, BuildError> {
+            let v = w.select(mask, perm, zeros)?;
+            let z = w.constant_literal(&Literal::r0(0i32))?;
+            let s = w.reduce(&[v], &[z], &add, &[r - 1])?;
+            w.broadcast_in_dim(s, &vdims, &bdims)
+        };
+        let (vi, vp) = (pick(at_i)?, pick(at_p)?);
+        let swapped = w.select(at_p, vi, perm)?;
+        let swapped = w.select(at_i, vp, swapped)?;
+        let next = w.add(i, one)?;
+        let t = w.tuple(&[next, swapped, piv])?;
+        w.build(t)?
+    };
+    let rows = b.iota(&vec_shape, r - 1)?;
+    let start = b.constant_literal(&Literal::r0(0i32))?;
+    let init = b.tuple(&[start, rows, ipiv])?;
+    let done = b.while_loop(&cond, &body, init)?;
+    let perm = b.get_tuple_element(done, 1)?;
+    // Pᵀ[.., i, j] = (perm[.., i] == j).
+    let mut mdims = vdims.clone();
+    mdims.push(n);
+    let pm = b.broadcast_in_dim(perm, &mdims, &(0..r).collect::<Vec<_>>())?;
+    let cols = b.iota(&Shape::array(ElementType::S32, mdims.clone()), r)?;
+    let hit = b.compare(ComparisonDirection::Eq, pm, cols)?;
+    b.convert(hit, m.ty)
+}
+
+/// `lapack_?getrf_ffi(a) -> (lu, ipiv, info)` of square matrices: `Pᵀ a =
+/// L U`, `L` unit lower (below `lu`'s diagonal), `U` upper.
+///
+/// Forward (JAX's `_lu_jvp_rule`): `X = L⁻¹ Pᵀ da U⁻¹`, `dL = L
+/// tril(X, -1)`, `dU = triu(X) U`, `dlu = dL + dU`. Reverse, its
+/// transpose: `X̄ = tril(Lᵀ L̄, -1) + triu(Ū Uᵀ)` (`L̄`, `Ū` the strict
+/// lower and upper triangles of `lū`), `ā = P L⁻ᵀ X̄ U⁻ᵀ`. The pivots and
+/// `info` are integers: no tangent.
+fn getrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
+    let a_shape = matrix(c, 0)?;
+    let dims = a_shape.dims.clone();
+    let rank = dims.len();
+    let n = dims[rank - 1];
+    if dims[rank - 2] != n {
+        return Err(invalid(
+            c,
+            format!(
+                "the LU of a {}x{n} matrix: rules exist for square matrices only",
+                dims[rank - 2]
+            ),
+        ));
+    }
+    let batch = dims[..rank - 2].to_vec();
+    let (ipiv_shape, info_shape) = match c.result {
+        Shape::Tuple(l) if l.len() == 3 => (l[1].with_default_layout(), l[2].with_default_layout()),
+        s => {
+            return Err(invalid(
+                c,
+                format!(
+                    "the result is {}, not (lu, ipiv, info)",
+                    hlox_hlo::shape_inference::short(s)
+                ),
+            ))
+        }
+    };
+    let int_dims = |s: &Shape| match s {
+        Shape::Array(a) => a.dims.clone(),
+        _ => Vec::new(),
+    };
+    let b = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
+    let m = Mats {
+        b: &b,
+        ty: a_shape.ty,
+        rank,
+    };
+    let sa = Shape::Array(a_shape.clone());
+    let a = b.parameter(0, &sa, "a")?;
+    let second = b.parameter(1, &sa, if mode == Mode::Jvp { "a_dot" } else { "lu_ct" })?;
+    if mode == Mode::Vjp {
+        b.parameter(2, &ipiv_shape, "ipiv_ct")?;
+        b.parameter(3, &info_shape, "info_ct")?;
+    }
+    let y = primal(c, &b, &[a])?;
+    let lu = b.get_tuple_element(y, 0)?;
+    let ipiv = b.get_tuple_element(y, 1)?;
+    // The k = n pivots, as a [batch..., n] vector.
+    let pt = pivots_to_permutation(&m, ipiv, &batch, n)?;
+    match mode {
+        Mode::Jvp => {
+            let pda = m.mm(pt, second)?;
+            let la = m.trsm(lu, &dims, pda, &dims, b'L', b'L', b'N', b'U')?; // L⁻¹ Pᵀ da
+            let x = m.trsm(lu, &dims, la, &dims, b'R', b'U', b'N', b'N')?; // .. U⁻¹
+            let eye = m.mask(EQ, &dims)?;
+            let l = m.keep(GT, lu, &dims)?;
+            let l = b.select(eye, m.full(1.0, &dims)?, l)?;
+            let u = m.keep(LE, lu, &dims)?;
+            let dl = m.mm(l, m.keep(GT, x, &dims)?)?;
+            let du = m.mm(m.keep(LE, x, &dims)?, u)?;
+            let dlu = b.add(dl, du)?;
+            let zero = b.constant_literal(&Literal::r0(0i32))?;
+            let dipiv = b.broadcast(zero, &int_dims(&ipiv_shape))?;
+            let dinfo = b.broadcast(zero, &int_dims(&info_shape))?;
+            let dy = b.tuple(&[dlu, dipiv, dinfo])?;
+            let root = b.tuple(&[y, dy])?;
+            b.build_module(root)
+        }
+        Mode::Vjp => {
+            let eye = m.mask(EQ, &dims)?;
+            let l = m.keep(GT, lu, &dims)?;
+            let l = b.select(eye, m.full(1.0, &dims)?, l)?;
+            let u = m.keep(LE, lu, &dims)?;
+            let lbar = m.keep(GT, second, &dims)?;
+            let ubar = m.keep(LE, second, &dims)?;
+            let xl = m.keep(GT, m.mm(m.t(l)?, lbar)?, &dims)?;
+            let xu = m.keep(LE, m.mm(ubar, m.t(u)?)?, &dims)?;
+            let xbar = b.add(xl, xu)?;
+            let yl = m.trsm(lu, &dims, xbar, &dims, b'L', b'L', b'T', b'U')?; // L⁻ᵀ X̄
+            let ya = m.trsm(lu, &dims, yl, &dims, b'R', b'U', b'T', b'N')?; // .. U⁻ᵀ
+            let abar = m.mm(m.t(pt)?, ya)?;
+            let root = b.tuple(&[abar])?;
+            b.build_module(root)
         }
     }
 }

@@ -14,7 +14,8 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 // The transformations with the rules of jaxlib's LAPACK targets (the
-// programs that call them: cholesky_factor, cho_solve, triangular_solves),
+// programs that call them: cholesky_factor, cho_solve, triangular_solves,
+// lu_solve_det),
 // as `hlox grad` and `hlox.grad` use them.
 fn grad(m: &Module, wrt: &[usize]) -> Result<VerifiedModule, TransformError> {
     grad_with(m, wrt, &hlox_jaxlib::rules::rules())
@@ -316,4 +317,5 @@ cases! {
     cholesky_factor,
     cho_solve,
     triangular_solves,
+    lu_solve_det,
 }
