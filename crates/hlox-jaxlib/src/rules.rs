@@ -553,15 +553,15 @@ fn getrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
     let ipiv = b.get_tuple_element(y, 1)?;
     // The k = n pivots, as a [batch..., n] vector.
     let pt = pivots_to_permutation(&m, ipiv, &batch, n)?;
+    let eye = m.mask(EQ, &dims)?;
+    let l = m.keep(GT, lu, &dims)?;
+    let l = b.select(eye, m.full(1.0, &dims)?, l)?;
+    let u = m.keep(LE, lu, &dims)?;
     match mode {
         Mode::Jvp => {
             let pda = m.mm(pt, second)?;
             let la = m.trsm(lu, &dims, pda, &dims, b'L', b'L', b'N', b'U')?; // L⁻¹ Pᵀ da
             let x = m.trsm(lu, &dims, la, &dims, b'R', b'U', b'N', b'N')?; // .. U⁻¹
-            let eye = m.mask(EQ, &dims)?;
-            let l = m.keep(GT, lu, &dims)?;
-            let l = b.select(eye, m.full(1.0, &dims)?, l)?;
-            let u = m.keep(LE, lu, &dims)?;
             let dl = m.mm(l, m.keep(GT, x, &dims)?)?;
             let du = m.mm(m.keep(LE, x, &dims)?, u)?;
             let dlu = b.add(dl, du)?;
@@ -573,10 +573,6 @@ fn getrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
             b.build_module(root)
         }
         Mode::Vjp => {
-            let eye = m.mask(EQ, &dims)?;
-            let l = m.keep(GT, lu, &dims)?;
-            let l = b.select(eye, m.full(1.0, &dims)?, l)?;
-            let u = m.keep(LE, lu, &dims)?;
             let lbar = m.keep(GT, second, &dims)?;
             let ubar = m.keep(LE, second, &dims)?;
             let xl = m.keep(GT, m.mm(m.t(l)?, lbar)?, &dims)?;
