@@ -12,14 +12,14 @@
 //!   diagonal) and LU factorization of square matrices
 //!   (`lapack_{s,d}getrf_ffi`), written with the builder from JAX's rules
 //!   (`cholesky_jvp_rule`, `_triangular_solve_jvp_rule_a`, `_lu_jvp_rule`)
-//!   and their transposes; a rule calls the target itself for the primal result and
-//!   the solves it needs. The rules' bodies are ordinary HLO, so second
-//!   order works through them.
+//!   and their transposes; a rule calls the target itself for the primal
+//!   result and the solves it needs. The rules' bodies are ordinary HLO, so
+//!   second order works through them.
 //!
 //! The complex variants, the upper-triangle Cholesky, the LU of a
 //! rectangular matrix and the other factorizations (QR, eigen and singular
-//! value decompositions) have no jvp or vjp rule yet: differentiating through one is an error naming the
-//! target and the missing rule.
+//! value decompositions) have no jvp or vjp rule yet: differentiating
+//! through one is an error naming the target and the missing rule.
 
 use hlox_ffi::xla_ffi::{parse_attrs, AttrValue};
 use hlox_hlo::builder::{BuildError, XlaBuilder, XlaOp};
@@ -197,6 +197,15 @@ impl Mats<'_> {
     }
 }
 
+/// The zero tangent of an integer result (`info`, `ipiv`).
+fn int_zeros(b: &XlaBuilder, s: &Shape) -> Result<XlaOp, BuildError> {
+    let zero = b.constant_literal(&Literal::r0(0i32))?;
+    match s {
+        Shape::Array(a) => b.broadcast(zero, &a.dims),
+        _ => Ok(zero),
+    }
+}
+
 fn lapack_call(target: &str, operands: Vec<Shape>, attrs: String) -> CustomCall {
     CustomCall {
         target: target.to_string(),
@@ -278,36 +287,38 @@ fn potrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
         m.b.select(strict, x, d)
     };
     let solve = |l: XlaOp, x: XlaOp, trans: u8| m.trsm(l, &dims, x, &dims, b'L', b'L', trans, b'N');
+    // The tangent of `a` (jvp) or the factor's cotangent (vjp).
+    let second = b.parameter(
+        1,
+        &sa,
+        if mode == Mode::Jvp {
+            "a_dot"
+        } else {
+            "factor_ct"
+        },
+    )?;
+    if mode == Mode::Vjp {
+        b.parameter(2, &info_shape, "info_ct")?;
+    }
+    let y = primal(c, &b, &[a])?;
+    let factor = b.get_tuple_element(y, 0)?;
+    let l = m.keep(GE, factor, &dims)?;
     match mode {
         Mode::Jvp => {
-            let da = b.parameter(1, &sa, "a_dot")?;
-            let y = primal(c, &b, &[a])?;
-            let factor = b.get_tuple_element(y, 0)?;
-            let l = m.keep(GE, factor, &dims)?;
+            let da = second;
             // dS: the symmetric matrix of da's lower triangle.
             let lower = m.mask(GE, &dims)?;
             let ds = b.select(lower, da, m.t(da)?)?;
             let half_solved = solve(l, ds, b'N')?; // L⁻¹ dS
             let x = solve(l, m.t(half_solved)?, b'N')?; // L⁻¹ dS L⁻ᵀ
             let dl = m.mm(l, phi(x)?)?;
-            let lower = m.mask(GE, &dims)?;
             let dfactor = b.select(lower, dl, da)?;
-            let zero = b.constant_literal(&Literal::r0(0i32))?;
-            let info_dims = match &info_shape {
-                Shape::Array(i) => i.dims.clone(),
-                _ => Vec::new(),
-            };
-            let dinfo = b.broadcast(zero, &info_dims)?;
-            let dy = b.tuple(&[dfactor, dinfo])?;
+            let dy = b.tuple(&[dfactor, int_zeros(&b, &info_shape)?])?;
             let root = b.tuple(&[y, dy])?;
             b.build_module(root)
         }
         Mode::Vjp => {
-            let ct = b.parameter(1, &sa, "factor_ct")?;
-            b.parameter(2, &info_shape, "info_ct")?;
-            let y = primal(c, &b, &[a])?;
-            let factor = b.get_tuple_element(y, 0)?;
-            let l = m.keep(GE, factor, &dims)?;
+            let ct = second;
             let lbar = m.keep(GE, ct, &dims)?;
             let p = phi(m.mm(m.t(l)?, lbar)?)?;
             let z = solve(l, p, b'T')?; // L⁻ᵀ P
@@ -367,11 +378,11 @@ fn trsm_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
     };
     let a = bld.parameter(0, &Shape::Array(a_shape.clone()), "a")?;
     let rhs = bld.parameter(1, &Shape::Array(b_shape.clone()), "b")?;
+    let x = primal(c, &bld, &[a, rhs])?;
     match mode {
         Mode::Jvp => {
             let da = bld.parameter(2, &Shape::Array(a_shape.clone()), "a_dot")?;
             let db = bld.parameter(3, &Shape::Array(b_shape.clone()), "b_dot")?;
-            let x = primal(c, &bld, &[a, rhs])?;
             let mut op_da = m.keep(read, da, &ad)?;
             if transposed {
                 op_da = m.t(op_da)?;
@@ -388,7 +399,6 @@ fn trsm_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
         }
         Mode::Vjp => {
             let xbar = bld.parameter(2, &Shape::Array(b_shape.clone()), "x_ct")?;
-            let x = primal(c, &bld, &[a, rhs])?;
             let flipped = if transposed { b'N' } else { b'T' };
             let bbar = m.trsm(a, &ad, xbar, &bd, side, uplo, flipped, diag)?;
             let mut g = if left {
@@ -531,10 +541,6 @@ fn getrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
             ))
         }
     };
-    let int_dims = |s: &Shape| match s {
-        Shape::Array(a) => a.dims.clone(),
-        _ => Vec::new(),
-    };
     let b = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
     let m = Mats {
         b: &b,
@@ -565,10 +571,11 @@ fn getrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
             let dl = m.mm(l, m.keep(GT, x, &dims)?)?;
             let du = m.mm(m.keep(LE, x, &dims)?, u)?;
             let dlu = b.add(dl, du)?;
-            let zero = b.constant_literal(&Literal::r0(0i32))?;
-            let dipiv = b.broadcast(zero, &int_dims(&ipiv_shape))?;
-            let dinfo = b.broadcast(zero, &int_dims(&info_shape))?;
-            let dy = b.tuple(&[dlu, dipiv, dinfo])?;
+            let dy = b.tuple(&[
+                dlu,
+                int_zeros(&b, &ipiv_shape)?,
+                int_zeros(&b, &info_shape)?,
+            ])?;
             let root = b.tuple(&[y, dy])?;
             b.build_module(root)
         }

@@ -30,38 +30,29 @@ pub use hlox_jaxlib as jaxlib;
 /// (docs/transforms.md).
 pub use hlox_transform as transform;
 
+/// What a transformation gives: a new verified module, or why not.
+pub type TransformResult =
+    std::result::Result<hlo::verifier::VerifiedModule, transform::TransformError>;
+
 /// `hlox_transform::grad` with the rules of the jaxlib targets
 /// ([`jaxlib::rules::rules`]): the gradient of a module's scalar result.
-pub fn grad(
-    m: &Module,
-    wrt: &[usize],
-) -> std::result::Result<hlo::verifier::VerifiedModule, transform::TransformError> {
+pub fn grad(m: &Module, wrt: &[usize]) -> TransformResult {
     transform::grad_with(m, wrt, &jaxlib::rules::rules())
 }
 
 /// `hlox_transform::vjp` with the rules of the jaxlib targets.
-pub fn vjp(
-    m: &Module,
-    wrt: &[usize],
-) -> std::result::Result<hlo::verifier::VerifiedModule, transform::TransformError> {
+pub fn vjp(m: &Module, wrt: &[usize]) -> TransformResult {
     transform::vjp_with(m, wrt, &jaxlib::rules::rules())
 }
 
 /// `hlox_transform::jvp` with the rules of the jaxlib targets.
-pub fn jvp(
-    m: &Module,
-    wrt: &[usize],
-) -> std::result::Result<hlo::verifier::VerifiedModule, transform::TransformError> {
+pub fn jvp(m: &Module, wrt: &[usize]) -> TransformResult {
     transform::jvp_with(m, wrt, &jaxlib::rules::rules())
 }
 
 /// `hlox_transform::vmap` with the rules of the jaxlib targets (each
 /// batches natively).
-pub fn vmap(
-    m: &Module,
-    in_axes: &[Option<usize>],
-    size: i64,
-) -> std::result::Result<hlo::verifier::VerifiedModule, transform::TransformError> {
+pub fn vmap(m: &Module, in_axes: &[Option<usize>], size: i64) -> TransformResult {
     transform::vmap_with(m, in_axes, size, &jaxlib::rules::rules())
 }
 use std::sync::Arc;
