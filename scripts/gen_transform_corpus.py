@@ -1009,6 +1009,62 @@ def lu_solve_det(rng):
     return f, [f32(rng, 4, 4), f32(rng, 4, 2)]
 
 
+
+@case(in_axes=(None, 0))
+def batched_factorizations(rng):
+    # jnp.linalg on a stack of matrices: a batched LU (pivots [2, 3]) for
+    # solve and slogdet, and a batched Cholesky factor.
+    def f(a, b):
+        m = 0.5 * a + 3.0 * jnp.eye(3, dtype=jnp.float32)[::-1]
+        x = jnp.linalg.solve(m, b[..., None])[..., 0]
+        sign, logdet = jnp.linalg.slogdet(m)
+        s = a @ jnp.swapaxes(a, -1, -2) + 3.0 * jnp.eye(3, dtype=jnp.float32)
+        l = jnp.linalg.cholesky(s)
+        return jnp.sum(jnp.tanh(x)) + 0.1 * jnp.sum(sign * logdet) + jnp.sum(l * b[..., None])
+
+    return f, [f32(rng, 2, 3, 3), f32(rng, 2, 3)]
+
+@case(in_axes=(0, None), hvp=True)
+def eigh_spectrum(rng):
+    # jnp.linalg.eigh: lapack_ssyevd_ffi on the symmetrized input. The loss
+    # reads the eigenvalues and the squares of the eigenvectors' entries
+    # (an eigenvector's sign is arbitrary; its square's is not).
+    def f(a, w):
+        s = a + a.T + jnp.diag(jnp.arange(4.0, dtype=jnp.float32)) * 3.0
+        vals, vecs = jnp.linalg.eigh(s)
+        return jnp.sum(vals * w[0]) + jnp.sum(vecs * vecs * w)
+
+    return f, [f32(rng, 4, 4), f32(rng, 4, 4)]
+
+
+@case(in_axes=(0, None))
+def eigvalsh_batched(rng):
+    # jnp.linalg.eigvalsh over a batch of matrices, upper triangle read
+    # (UPLO="U"): the eigenvalues only, as a spectral penalty.
+    def f(a, c):
+        s = a + jnp.swapaxes(a, -1, -2) + 2.0 * jnp.eye(3, dtype=jnp.float32)
+        w = jnp.linalg.eigvalsh(s, UPLO="U")
+        return jnp.sum(jnp.tanh(w) * c)
+
+    return f, [f32(rng, 2, 3, 3), f32(rng, 3)]
+
+
+@case(in_axes=(0, None, None))
+def svd_thin(rng):
+    # jnp.linalg.svd(full_matrices=False) of a tall and a wide matrix
+    # (lapack_sgesdd_ffi, mode 'S'), and the singular values of a square
+    # one (mode 'N'). The loss reads u and vt through squares: a singular
+    # vector pair's sign is arbitrary.
+    def f(a, c, d):
+        tall = a[:, :3] + jnp.eye(4, 3, dtype=jnp.float32) * jnp.array([3.0, 2.0, 1.0], jnp.float32)
+        u, s, vt = jnp.linalg.svd(tall, full_matrices=False)
+        u2, s2, vt2 = jnp.linalg.svd(tall.T * 0.5, full_matrices=False)
+        sq = jnp.linalg.svd(a + jnp.diag(jnp.arange(1.0, 5.0, dtype=jnp.float32)), compute_uv=False)
+        return (jnp.sum(s * c) + jnp.sum(u * u * d[:, :3]) + jnp.sum(vt * vt * d[:3, :3])
+                + jnp.sum(jnp.sin(s2)) + jnp.sum(u2 * u2 * c) + jnp.sum(vt2 * vt2 * d[:3, :]) + jnp.sum(sq * sq))
+
+    return f, [f32(rng, 4, 4), f32(rng, 3), f32(rng, 4, 4)]
+
 def arr(a):
     a = np.asarray(a)
     flat = a.reshape(-1)

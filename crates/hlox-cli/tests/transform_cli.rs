@@ -424,9 +424,11 @@ fn transformed_corpus_cases_run_on_the_host() {
 
 /// Programs calling jaxlib's LAPACK targets (a Cholesky factor, a Gaussian
 /// process's likelihood through `cho_solve`, triangular solves of every
-/// kind, `jnp.linalg.solve` and `det` through a pivoted LU; second order
-/// through the Cholesky rules), differentiated and batched by the rules
-/// hlox ships for them (no --rules, no --plugin), compiled for the Host.
+/// kind, `jnp.linalg.solve` and `det` through a pivoted LU, the same on
+/// stacks of matrices, `eigh`, a batched `eigvalsh`, thin SVDs of a tall
+/// and a wide matrix and `svdvals`; second order through the Cholesky and
+/// eigh rules), differentiated and batched by the rules hlox ships for
+/// them (no --rules, no --plugin), compiled for the Host.
 #[test]
 fn lapack_targets_differentiate_and_batch_with_their_own_rules() {
     for name in [
@@ -434,6 +436,10 @@ fn lapack_targets_differentiate_and_batch_with_their_own_rules() {
         "cho_solve",
         "triangular_solves",
         "lu_solve_det",
+        "batched_factorizations",
+        "eigh_spectrum",
+        "eigvalsh_batched",
+        "svd_thin",
     ] {
         corpus_case_on_the_host(name);
     }

@@ -9,17 +9,23 @@
 //! - **jvp and vjp**, the real Cholesky factorization
 //!   (`lapack_{s,d}potrf_ffi`, lower triangle), triangular solve
 //!   (`lapack_{s,d}trsm_ffi`, every side, triangle, transpose and
-//!   diagonal) and LU factorization of square matrices
-//!   (`lapack_{s,d}getrf_ffi`), written with the builder from JAX's rules
-//!   (`cholesky_jvp_rule`, `_triangular_solve_jvp_rule_a`, `_lu_jvp_rule`)
-//!   and their transposes; a rule calls the target itself for the primal
-//!   result and the solves it needs. The rules' bodies are ordinary HLO, so
-//!   second order works through them.
+//!   diagonal), LU factorization of square matrices
+//!   (`lapack_{s,d}getrf_ffi`), symmetric eigendecomposition
+//!   (`lapack_{s,d}syevd_ffi`, vectors or values only) and singular value
+//!   decomposition (`lapack_{s,d}gesdd_ffi`, `..gesvd_ffi`: thin, values
+//!   only, or full of a square matrix), written with the builder from
+//!   JAX's rules (`cholesky_jvp_rule`, `_triangular_solve_jvp_rule_a`,
+//!   `_lu_jvp_rule`, `_eigh_jvp_rule`, `_svd_jvp_rule`) and their
+//!   transposes; a rule calls the target itself for the primal result and
+//!   the solves it needs. The rules' bodies are ordinary HLO, so second
+//!   order works through them.
 //!
 //! The complex variants, the upper-triangle Cholesky, the LU of a
-//! rectangular matrix and the other factorizations (QR, eigen and singular
-//! value decompositions) have no jvp or vjp rule yet: differentiating
-//! through one is an error naming the target and the missing rule.
+//! rectangular matrix, the full SVD of a rectangular one (JAX has none
+//! either) and the other factorizations (QR, whose Householder form
+//! `geqrf` + `orgqr` JAX differentiates before lowering; `eig`, Schur,
+//! Hessenberg) have no jvp or vjp rule yet: differentiating through one is
+//! an error naming the target and the missing rule.
 
 use hlox_ffi::xla_ffi::{parse_attrs, AttrValue};
 use hlox_hlo::builder::{BuildError, XlaBuilder, XlaOp};
@@ -47,6 +53,19 @@ pub fn rules() -> Rules {
     for t in ["lapack_sgetrf_ffi", "lapack_dgetrf_ffi"] {
         r.rule(RuleKind::Jvp, t, |c| getrf_rule(c, Mode::Jvp));
         r.rule(RuleKind::Vjp, t, |c| getrf_rule(c, Mode::Vjp));
+    }
+    for t in ["lapack_ssyevd_ffi", "lapack_dsyevd_ffi"] {
+        r.rule(RuleKind::Jvp, t, |c| syevd_rule(c, Mode::Jvp));
+        r.rule(RuleKind::Vjp, t, |c| syevd_rule(c, Mode::Vjp));
+    }
+    for t in [
+        "lapack_sgesdd_ffi",
+        "lapack_dgesdd_ffi",
+        "lapack_sgesvd_ffi",
+        "lapack_dgesvd_ffi",
+    ] {
+        r.rule(RuleKind::Jvp, t, |c| gesdd_rule(c, Mode::Jvp));
+        r.rule(RuleKind::Vjp, t, |c| gesdd_rule(c, Mode::Vjp));
     }
     r
 }
@@ -219,10 +238,18 @@ fn lapack_call(target: &str, operands: Vec<Shape>, attrs: String) -> CustomCall 
 }
 
 /// The primal call again, as the rule's own instruction: the call's
-/// operands and attributes, LAPACK's layouts.
+/// operands and attributes, LAPACK's layouts: matrices (operand 0's rank)
+/// column-major, vectors (pivots, eigenvalues: one dimension fewer) and
+/// the rest row-major, batch dimensions major.
 fn primal(c: &CallInfo, b: &XlaBuilder, operands: &[XlaOp]) -> Result<XlaOp, BuildError> {
+    let matrix_rank = match c.operands.first() {
+        Some(Shape::Array(a)) => a.rank(),
+        _ => 2,
+    };
     let cm = |s: &Shape| match s.with_default_layout() {
-        Shape::Array(a) if a.rank() >= 2 => Shape::Array(column_major(&a)),
+        Shape::Array(a) if a.rank() >= 2 && a.rank() == matrix_rank => {
+            Shape::Array(column_major(&a))
+        }
         other => other,
     };
     let result = match c.result {
@@ -589,6 +616,312 @@ fn getrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
             let ya = m.trsm(lu, &dims, yl, &dims, b'R', b'U', b'T', b'N')?; // .. U⁻ᵀ
             let abar = m.mm(m.t(pt)?, ya)?;
             let root = b.tuple(&[abar])?;
+            b.build_module(root)
+        }
+    }
+}
+
+/// `lapack_?syevd_ffi(a) -> (v, w, info)`, attributes `uplo` and `mode`:
+/// `a = V diag(w) Vᵀ`, eigenvalues ascending, eigenvectors in `V`'s
+/// columns (only for `mode = V`; `N` computes the values alone).
+///
+/// Forward (JAX's `_eigh_jvp_rule`, distinct eigenvalues): `X = Vᵀ da V`,
+/// `dw = diag(X)`, `dV = V (F ∘ X)` with `F_ij = 1 / (w_j - w_i)` off the
+/// diagonal and 0 on it. Reverse, its transpose: `ā = V (diag(w̄) + F ∘
+/// (Vᵀ V̄)) Vᵀ`. Like JAX's, the rule takes the whole tangent, not only
+/// the triangle the target reads (`jnp.linalg.eigh` symmetrizes its input
+/// before the call, so the two agree there). A values-only call (`mode =
+/// N`) calls the target once more with vectors for its rule; its `v`
+/// result carries no derivative.
+fn syevd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
+    let a_shape = matrix(c, 0)?;
+    let dims = a_shape.dims.clone();
+    let rank = dims.len();
+    if dims[rank - 2] != dims[rank - 1] {
+        return Err(invalid(
+            c,
+            format!(
+                "a {}x{} matrix is not square",
+                dims[rank - 2],
+                dims[rank - 1]
+            ),
+        ));
+    }
+    let vectors = char_attr(c, "mode")? == b'V';
+    let uplo = char_attr(c, "uplo")?;
+    let (w_shape, info_shape) = match c.result {
+        Shape::Tuple(l) if l.len() == 3 => (l[1].with_default_layout(), l[2].with_default_layout()),
+        s => {
+            return Err(invalid(
+                c,
+                format!(
+                    "the result is {}, not (v, w, info)",
+                    hlox_hlo::shape_inference::short(s)
+                ),
+            ))
+        }
+    };
+    let b = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
+    let m = Mats {
+        b: &b,
+        ty: a_shape.ty,
+        rank,
+    };
+    let sa = Shape::Array(a_shape.clone());
+    let a = b.parameter(0, &sa, "a")?;
+    let y = primal(c, &b, &[a])?;
+    // The eigenvectors: the primal's, or those of a call that computes them.
+    let with_vectors = if vectors {
+        y
+    } else {
+        let call = lapack_call(
+            c.target,
+            vec![Shape::Array(column_major(&a_shape))],
+            format!("{{mode = {} : ui8, uplo = {uplo} : ui8}}", b'V'),
+        );
+        let result = Shape::Tuple(vec![
+            Shape::Array(column_major(&a_shape)),
+            w_shape.clone(),
+            info_shape.clone(),
+        ]);
+        b.custom_call_op(call, &[a], &result)?
+    };
+    let v = b.get_tuple_element(with_vectors, 0)?;
+    let w = b.get_tuple_element(with_vectors, 1)?;
+    let batch: Vec<i64> = (0..rank as i64 - 2).collect();
+    let along = |d: i64| -> Vec<i64> {
+        let mut x = batch.clone();
+        x.push(d);
+        x
+    };
+    // F_ij = 1 / (w_j - w_i), 0 on the diagonal.
+    let wj = b.broadcast_in_dim(w, &dims, &along(rank as i64 - 1))?;
+    let wi = b.broadcast_in_dim(w, &dims, &along(rank as i64 - 2))?;
+    let eye = m.mask(EQ, &dims)?;
+    let zeros = m.full(0.0, &dims)?;
+    let gap = b.sub(wj, wi)?;
+    let gap = b.select(eye, m.full(1.0, &dims)?, gap)?;
+    let f = b.div(m.full(1.0, &dims)?, gap)?;
+    let f = b.select(eye, zeros, f)?;
+    match mode {
+        Mode::Jvp => {
+            let da = b.parameter(1, &sa, "a_dot")?;
+            let x = m.mm(m.mm(m.t(v)?, da)?, v)?;
+            let dv = if vectors {
+                m.mm(v, b.mul(f, x)?)?
+            } else {
+                zeros
+            };
+            let add = {
+                let s = XlaBuilder::new("add");
+                let scalar = Shape::array(a_shape.ty, Vec::new());
+                let p = s.parameter(0, &scalar, "x")?;
+                let q = s.parameter(1, &scalar, "y")?;
+                let r = s.add(p, q)?;
+                s.build(r)?
+            };
+            let diag = b.select(eye, x, zeros)?;
+            let dw = b.reduce(&[diag], &[m.scalar(0.0)?], &add, &[rank as i64 - 1])?;
+            let dy = b.tuple(&[dv, dw, int_zeros(&b, &info_shape)?])?;
+            let root = b.tuple(&[y, dy])?;
+            b.build_module(root)
+        }
+        Mode::Vjp => {
+            let v_ct = b.parameter(1, &sa, "v_ct")?;
+            let w_ct = b.parameter(2, &w_shape, "w_ct")?;
+            b.parameter(3, &info_shape, "info_ct")?;
+            let wbar = b.broadcast_in_dim(w_ct, &dims, &along(rank as i64 - 1))?;
+            let inner = b.select(eye, wbar, zeros)?;
+            let inner = if vectors {
+                b.add(inner, b.mul(f, m.mm(m.t(v)?, v_ct)?)?)?
+            } else {
+                inner
+            };
+            let abar = m.mm(m.mm(v, inner)?, m.t(v)?)?;
+            let root = b.tuple(&[abar])?;
+            b.build_module(root)
+        }
+    }
+}
+
+/// `lapack_?gesdd_ffi` / `lapack_?gesvd_ffi(a) -> (a, s, u, vt, info)`,
+/// attribute `mode`: `a = U diag(s) Vᵀ` with `k = min(m, n)` singular
+/// values; `S` gives the thin `U` (m x k) and `Vᵀ` (k x n), `A` the full
+/// ones (a rule exists for square matrices only there, as in JAX), `N`
+/// the values alone (the rule calls the target once more with vectors).
+///
+/// Forward (JAX's `_svd_jvp_rule`, real, distinct nonzero values): `D =
+/// Uᵀ da V`, `ds = diag(D)`, `F_ij = 1 / (s_j² - s_i²)` off the diagonal,
+/// `dU = U (F ∘ (D S + S Dᵀ))`, `dV = V (F ∘ (S D + Dᵀ S))`, and for a
+/// tall matrix `dU += (I - U Uᵀ) da V S⁻¹`, for a wide one `dV += (I - V
+/// Vᵀ) daᵀ U S⁻¹`. Reverse, its transpose: `H = F ∘ (Uᵀ Ū)`, `K = F ∘
+/// (Vᵀ V̄)`, `D̄ = diag(s̄) + (H + Hᵀ) S + S (K + Kᵀ)`, `ā = U D̄ Vᵀ`
+/// plus `(I - U Uᵀ) Ū S⁻¹ Vᵀ` (tall) or `U S⁻¹ V̄ᵀ (I - V Vᵀ)` (wide).
+/// The first result is the input again (hlox's kernel leaves it there;
+/// JAX does not read it): its tangent is `da`, its cotangent passes
+/// through.
+fn gesdd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
+    let a_shape = matrix(c, 0)?;
+    let dims = a_shape.dims.clone();
+    let rank = dims.len();
+    let (m_rows, n_cols) = (dims[rank - 2], dims[rank - 1]);
+    let k = m_rows.min(n_cols);
+    let job = char_attr(c, "mode")?;
+    match job {
+        b'S' | b'N' => {}
+        b'A' if m_rows == n_cols => {}
+        b'A' => {
+            return Err(invalid(
+                c,
+                format!(
+                    "the full U and Vᵀ of a {m_rows}x{n_cols} matrix (mode A) have no rule \
+                     (nor in JAX); ask for the thin ones (full_matrices=False)"
+                ),
+            ))
+        }
+        other => return Err(invalid(c, format!("mode {:?} has no rule", other as char))),
+    }
+    let vectors = job != b'N';
+    let leaves = match c.result {
+        Shape::Tuple(l) if l.len() == 5 => l
+            .iter()
+            .map(|s| s.with_default_layout())
+            .collect::<Vec<_>>(),
+        s => {
+            return Err(invalid(
+                c,
+                format!(
+                    "the result is {}, not (a, s, u, vt, info)",
+                    hlox_hlo::shape_inference::short(s)
+                ),
+            ))
+        }
+    };
+    let batch = dims[..rank - 2].to_vec();
+    let with = |r: i64, c: i64| -> Vec<i64> {
+        let mut d = batch.clone();
+        d.extend([r, c]);
+        d
+    };
+    let (kk, mk, nk) = (with(k, k), with(m_rows, k), with(n_cols, k));
+    let b = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
+    let mt = Mats {
+        b: &b,
+        ty: a_shape.ty,
+        rank,
+    };
+    let sa = Shape::Array(a_shape.clone());
+    let a = b.parameter(0, &sa, "a")?;
+    let y = primal(c, &b, &[a])?;
+    let with_vectors = if vectors {
+        y
+    } else {
+        let cm = |d: Vec<i64>| Shape::Array(column_major(&ArrayShape::new(a_shape.ty, d)));
+        let call = lapack_call(
+            c.target,
+            vec![Shape::Array(column_major(&a_shape))],
+            format!("{{mode = {} : ui8}}", b'S'),
+        );
+        let result = Shape::Tuple(vec![
+            Shape::Array(column_major(&a_shape)),
+            leaves[1].clone(),
+            cm(mk.clone()),
+            cm(with(k, n_cols)),
+            leaves[4].clone(),
+        ]);
+        b.custom_call_op(call, &[a], &result)?
+    };
+    let s = b.get_tuple_element(with_vectors, 1)?;
+    let u = b.get_tuple_element(with_vectors, 2)?;
+    let v = mt.t(b.get_tuple_element(with_vectors, 3)?)?;
+    let r = rank as i64;
+    let along = |d: i64| -> Vec<i64> {
+        let mut x: Vec<i64> = (0..r - 2).collect();
+        x.push(d);
+        x
+    };
+    // s_j along the columns, s_i along the rows, of a `to` matrix.
+    let sj = |to: &[i64]| b.broadcast_in_dim(s, to, &along(r - 1));
+    let si = |to: &[i64]| b.broadcast_in_dim(s, to, &along(r - 2));
+    let eye = mt.mask(EQ, &kk)?;
+    let zeros = mt.full(0.0, &kk)?;
+    // F_ij = 1 / ((s_j + s_i)(s_j - s_i)), 0 on the diagonal.
+    let diffs = b.mul(b.add(sj(&kk)?, si(&kk)?)?, b.sub(sj(&kk)?, si(&kk)?)?)?;
+    let diffs = b.select(eye, mt.full(1.0, &kk)?, diffs)?;
+    let f = b.div(mt.full(1.0, &kk)?, diffs)?;
+    let f = b.select(eye, zeros, f)?;
+    // `x - y (yᵀ x)`, divided by s_j column by column (`x`: `dims_x`).
+    let beyond = |x: XlaOp, y: XlaOp, dims_x: &[i64]| -> Result<XlaOp, BuildError> {
+        let p = b.sub(x, mt.mm(y, mt.mm(mt.t(y)?, x)?)?)?;
+        b.div(p, sj(dims_x)?)
+    };
+    match mode {
+        Mode::Jvp => {
+            let da = b.parameter(1, &sa, "a_dot")?;
+            let d = mt.mm(mt.mm(mt.t(u)?, da)?, v)?;
+            let add = {
+                let sb = XlaBuilder::new("add");
+                let scalar = Shape::array(a_shape.ty, Vec::new());
+                let p = sb.parameter(0, &scalar, "x")?;
+                let q = sb.parameter(1, &scalar, "y")?;
+                let r = sb.add(p, q)?;
+                sb.build(r)?
+            };
+            let ds = b.reduce(
+                &[b.select(eye, d, zeros)?],
+                &[mt.scalar(0.0)?],
+                &add,
+                &[r - 1],
+            )?;
+            let (du, dvt) = if vectors {
+                let ds_ = b.mul(sj(&kk)?, d)?; // D S
+                let sd = b.mul(si(&kk)?, d)?; // S D
+                let mut du = mt.mm(u, b.mul(f, b.add(ds_, mt.t(ds_)?)?)?)?;
+                let mut dv = mt.mm(v, b.mul(f, b.add(sd, mt.t(sd)?)?)?)?;
+                if m_rows > n_cols {
+                    du = b.add(du, beyond(mt.mm(da, v)?, u, &mk)?)?;
+                }
+                if n_cols > m_rows {
+                    dv = b.add(dv, beyond(mt.mm(mt.t(da)?, u)?, v, &nk)?)?;
+                }
+                (du, mt.t(dv)?)
+            } else {
+                let zero = |s: &Shape| match s {
+                    Shape::Array(x) => mt.full(0.0, &x.dims),
+                    _ => mt.scalar(0.0),
+                };
+                (zero(&leaves[2])?, zero(&leaves[3])?)
+            };
+            let dy = b.tuple(&[da, ds, du, dvt, int_zeros(&b, &leaves[4])?])?;
+            let root = b.tuple(&[y, dy])?;
+            b.build_module(root)
+        }
+        Mode::Vjp => {
+            let a_ct = b.parameter(1, &sa, "a_ct")?;
+            let s_ct = b.parameter(2, &leaves[1], "s_ct")?;
+            let u_ct = b.parameter(3, &leaves[2], "u_ct")?;
+            let vt_ct = b.parameter(4, &leaves[3], "vt_ct")?;
+            b.parameter(5, &leaves[4], "info_ct")?;
+            let sbar = b.broadcast_in_dim(s_ct, &kk, &along(r - 1))?;
+            let mut dbar = b.select(eye, sbar, zeros)?;
+            if vectors {
+                let vbar = mt.t(vt_ct)?;
+                let h = b.mul(f, mt.mm(mt.t(u)?, u_ct)?)?;
+                let kmat = b.mul(f, mt.mm(mt.t(v)?, vbar)?)?;
+                dbar = b.add(dbar, b.mul(b.add(h, mt.t(h)?)?, sj(&kk)?)?)?;
+                dbar = b.add(dbar, b.mul(si(&kk)?, b.add(kmat, mt.t(kmat)?)?)?)?;
+                let mut abar = mt.mm(mt.mm(u, dbar)?, mt.t(v)?)?;
+                if m_rows > n_cols {
+                    abar = b.add(abar, mt.mm(beyond(u_ct, u, &mk)?, mt.t(v)?)?)?;
+                }
+                if n_cols > m_rows {
+                    abar = b.add(abar, mt.mm(u, mt.t(beyond(vbar, v, &nk)?)?)?)?;
+                }
+                let root = b.tuple(&[b.add(abar, a_ct)?])?;
+                return b.build_module(root);
+            }
+            let abar = mt.mm(mt.mm(u, dbar)?, mt.t(v)?)?;
+            let root = b.tuple(&[b.add(abar, a_ct)?])?;
             b.build_module(root)
         }
     }

@@ -15,7 +15,8 @@ use std::path::PathBuf;
 
 // The transformations with the rules of jaxlib's LAPACK targets (the
 // programs that call them: cholesky_factor, cho_solve, triangular_solves,
-// lu_solve_det),
+// lu_solve_det, batched_factorizations, eigh_spectrum, eigvalsh_batched,
+// svd_thin),
 // as `hlox grad` and `hlox.grad` use them.
 fn grad(m: &Module, wrt: &[usize]) -> Result<VerifiedModule, TransformError> {
     grad_with(m, wrt, &hlox_jaxlib::rules::rules())
@@ -142,9 +143,15 @@ fn check_reverse(name: &str, m: &Module, case: &Value, inputs: &[Literal], wrt: 
 }
 
 fn check(name: &str) {
+    let text = std::fs::read_to_string(corpus().join(name).join("forward.hlo")).unwrap();
+    check_text(name, &text)
+}
+
+/// `check` of `name`'s recorded inputs and outputs with `text` as its
+/// forward HLO.
+fn check_text(name: &str, text: &str) {
     let dir = corpus().join(name);
-    let text = std::fs::read_to_string(dir.join("forward.hlo")).unwrap();
-    let m = parse_module(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let m = parse_module(text).unwrap_or_else(|e| panic!("{name}: {e}"));
     let case: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("case.json")).unwrap()).unwrap();
     let inputs = lits(&case["inputs"]);
@@ -318,4 +325,39 @@ cases! {
     cho_solve,
     triangular_solves,
     lu_solve_det,
+    batched_factorizations,
+    eigh_spectrum,
+    eigvalsh_batched,
+    svd_thin,
+}
+
+/// A values-only eigendecomposition (`mode = 'N'`, what hlox's own
+/// optimizer makes of `eigvalsh`, and what a module dumped after it
+/// holds): the rules compute the eigenvectors they need with a second
+/// call, and everything still matches JAX.
+#[test]
+fn eigvalsh_values_only_call() {
+    let text = std::fs::read_to_string(corpus().join("eigvalsh_batched/forward.hlo")).unwrap();
+    let values_only = text.replace("mode = 86 : ui8", "mode = 78 : ui8");
+    assert_ne!(values_only, text);
+    check_text("eigvalsh_batched", &values_only);
+}
+
+/// The full `U` and `Vᵀ` of a non-square matrix (`full_matrices=True`,
+/// mode `A`) have no derivative rule, in hlox as in JAX: the error names
+/// the call, the target and the way out.
+#[test]
+fn full_svd_of_a_rectangular_matrix_is_refused() {
+    let text = std::fs::read_to_string(corpus().join("svd_thin/forward.hlo")).unwrap();
+    let full = text.replacen("mode = 83 : ui8", "mode = 65 : ui8", 1);
+    let m = parse_module(&full).unwrap();
+    for e in [vjp(&m, &[0]).unwrap_err(), jvp(&m, &[0]).unwrap_err()] {
+        let msg = e.to_string();
+        assert!(
+            msg.contains("lapack_sgesdd_ffi")
+                && msg.contains("svd.22")
+                && msg.contains("full_matrices=False"),
+            "{msg}"
+        );
+    }
 }
