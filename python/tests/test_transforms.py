@@ -97,6 +97,29 @@ def test_grad_and_vmap_through_lapack_targets():
         _close(g, w, 2e-4)
 
 
+def test_grad_through_eigh_and_svd():
+    # A PCA-style loss: the top eigenvalue share of a covariance and the
+    # nuclear norm of the data (lapack_ssyevd_ffi, lapack_sgesdd_ffi).
+    def pca_loss(x, w):
+        xc = x - x.mean(0)
+        cov = xc.T @ xc / x.shape[0] + 0.1 * jnp.diag(jnp.arange(1.0, 5.0, dtype=jnp.float32))
+        vals, vecs = jnp.linalg.eigh(cov)
+        s = jnp.linalg.svd(xc, full_matrices=False)[1]
+        return vals[-1] / jnp.sum(vals) + jnp.sum(vecs[:, -1] ** 2 * w) + 0.1 * jnp.sum(s)
+
+    x = RNG.standard_normal((6, 4)).astype(np.float32)
+    w = RNG.standard_normal(4).astype(np.float32)
+    m = hlox.jit(pca_loss).lower(x, w)
+    assert "lapack_ssyevd_ffi" in m.to_text() and "lapack_sgesdd_ffi" in m.to_text()
+    got = hlox.compile(hlox.grad(m, [0, 1]))(x, w)
+    for g, want in zip(got, jax.grad(pca_loss, argnums=(0, 1))(x, w)):
+        _close(g, want, 2e-4)
+    # Per-example gradients over a batch of data sets: vmap of grad.
+    x3 = RNG.standard_normal((3, 6, 4)).astype(np.float32)
+    (got,) = hlox.compile(hlox.vmap(hlox.grad(m, [0]), in_axes=[0, None], size=3))(x3, w)
+    _close(got, jax.vmap(jax.grad(pca_loss), in_axes=(0, None))(x3, w), 2e-4)
+
+
 def test_vjp_and_jvp_of_a_jax_mlp():
     args = mlp_args()
     m = hlox.jit(mlp_loss).lower(*args)

@@ -621,7 +621,8 @@ pub(crate) fn write_outputs(
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let mut out = std::io::stdout().lock();
-    for (i, leaf) in result.leaves().into_iter().enumerate() {
+    let leaves = result.leaves();
+    for (i, leaf) in leaves.iter().enumerate() {
         if let Some(dir) = out_dir {
             let path = dir.join(format!("out{i}.npy"));
             hlox_hlo::npy::write_npy_file(&path, leaf)
@@ -629,6 +630,35 @@ pub(crate) fn write_outputs(
         }
         if summarize {
             writeln!(out, "out{i}: {}", summary(leaf))?;
+        }
+    }
+    if let Some(dir) = out_dir {
+        remove_stale_outputs(dir, leaves.len())?;
+    }
+    Ok(())
+}
+
+/// Removes `outN.npy` files with `N >= count` from `dir`: what an earlier
+/// run with more results left there, so the directory holds this run's
+/// results and nothing a reader could take for one of them.
+fn remove_stale_outputs(dir: &Path, count: usize) -> Result<()> {
+    use anyhow::Context;
+    let entries = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(index) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("out"))
+            .and_then(|n| n.strip_suffix(".npy"))
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        if index >= count {
+            let path = entry.path();
+            std::fs::remove_file(&path)
+                .with_context(|| format!("removing {} (left by an earlier run)", path.display()))?;
         }
     }
     Ok(())

@@ -1093,3 +1093,35 @@ fn compilation_cache_with_custom_calls_across_processes() {
     assert_eq!(cache_files(&cache).0, 2);
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+/// `--out-dir` holds this run's results only: `outN.npy` files an earlier
+/// run with more results left there are removed; other files stay.
+#[test]
+fn run_out_dir_drops_results_of_an_earlier_run() {
+    let dir = tmp_dir("stale_outputs");
+    let pytree = corpus("pytree_outputs", "module.hlo");
+    let run = |module: &Path| {
+        let o = hlox(&[
+            "run",
+            module.to_str().unwrap(),
+            "--random",
+            "7",
+            "--interpret",
+            "--out-dir",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    run(&pytree);
+    assert!(dir.join("out1.npy").exists());
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    std::fs::write(dir.join("out_x.npy"), "mine").unwrap();
+    let (layernorm, _) = layernorm();
+    run(&layernorm);
+    assert!(dir.join("out0.npy").exists());
+    assert!(
+        !dir.join("out1.npy").exists(),
+        "out1.npy of the earlier run is still there"
+    );
+    assert!(dir.join("notes.txt").exists() && dir.join("out_x.npy").exists());
+}

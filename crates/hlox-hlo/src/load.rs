@@ -67,6 +67,15 @@ pub enum LoadError {
         path: PathBuf,
         error: crate::stablehlo::BytecodeError,
     },
+    /// A binary file none of the readers recognizes (named without `.pb`):
+    /// not MLIR bytecode, and not a readable `jax.export` artifact either.
+    #[error(
+        "{path}: a binary file hlox does not recognize: not HLO or MLIR text, not StableHLO \
+         bytecode, and not a readable jax.export artifact ({export_error}). If it is an \
+         HloModuleProto, name it `.pb`; if it is a jax.export artifact \
+         (`Exported.serialize()`), it is damaged or truncated: write it again"
+    )]
+    Unrecognized { path: PathBuf, export_error: String },
     /// The file is a serialized `jax.export` artifact whose module cannot be
     /// read (what the artifact records, then why).
     #[error(
@@ -280,8 +289,23 @@ pub fn load_module(path: impl AsRef<Path>) -> Result<Module, LoadError> {
         (ModuleFormat::StableHlo, _) | (_, Some(MlirForm::Text)) => {
             parse_stablehlo_and_verify(&String::from_utf8_lossy(&bytes), path)
         }
+        (ModuleFormat::Text, None) if is_binary(&bytes) => Err(LoadError::Unrecognized {
+            path: path.to_owned(),
+            export_error: crate::stablehlo::export::read_exported(&bytes)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_else(|| "it records no readable module".into()),
+        }),
         (ModuleFormat::Text, None) => parse_and_verify(&String::from_utf8_lossy(&bytes), path),
     }
+}
+
+/// Whether `bytes` are binary rather than text: a NUL byte in the first 4
+/// KiB (text never has one; flatbuffers and protos nearly always do). A
+/// text file with a stray non-UTF-8 byte still goes to the parser, whose
+/// error names the line.
+fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(4096)].contains(&0)
 }
 
 /// Writes a module as HLO text or as a serialized HloModuleProto, by extension.

@@ -438,6 +438,31 @@ mod tests {
         }
     }
 
+    /// A truncated `jax.export` artifact (the file cut at every eighth of
+    /// its length) is named a damaged binary file with what reading it as
+    /// an artifact found, never parsed as HLO text.
+    #[test]
+    fn truncated_jax_export_artifact_says_so() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/stablehlo");
+        let bytes = std::fs::read(dir.join("sin_add.jax_exported")).unwrap();
+        let tmp = std::env::temp_dir().join(format!("hlox_trunc_{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        for eighth in 1..8 {
+            let path = tmp.join(format!("cut{eighth}.jax_exported"));
+            std::fs::write(&path, &bytes[..bytes.len() * eighth / 8]).unwrap();
+            let msg = crate::load::load_module(&path).unwrap_err().to_string();
+            assert!(
+                msg.contains("cut") && !msg.contains("expected 'HloModule'"),
+                "{eighth}/8: {msg}"
+            );
+            assert!(
+                msg.contains("damaged or truncated") || msg.contains("jax.export artifact"),
+                "{eighth}/8: {msg}"
+            );
+        }
+        std::fs::remove_dir_all(&tmp).ok();
+    }
+
     /// Plain (not VHLO) bytecode and bytecode of a newer version are refused
     /// with what to do.
     #[test]
