@@ -169,6 +169,40 @@ impl Mats<'_> {
         let z = self.full(0.0, dims)?;
         self.b.select(m, x, z)
     }
+    /// `v` (`[batch..., n]`) spread over a `dims` matrix along its rows
+    /// (`v_j` at `(i, j)`: `cols = true`) or its columns (`v_i`).
+    fn spread(&self, v: XlaOp, dims: &[i64], cols: bool) -> Result<XlaOp, BuildError> {
+        let r = self.rank as i64;
+        let mut map: Vec<i64> = (0..r - 2).collect();
+        map.push(if cols { r - 1 } else { r - 2 });
+        self.b.broadcast_in_dim(v, dims, &map)
+    }
+    /// The diagonal of a square `dims` matrix, `[batch..., n]`.
+    fn diagonal(&self, x: XlaOp, dims: &[i64]) -> Result<XlaOp, BuildError> {
+        let add = {
+            let sb = XlaBuilder::new("add");
+            let scalar = Shape::array(self.ty, Vec::new());
+            let p = sb.parameter(0, &scalar, "x")?;
+            let q = sb.parameter(1, &scalar, "y")?;
+            let r = sb.add(p, q)?;
+            sb.build(r)?
+        };
+        let on_diag = self.keep(EQ, x, dims)?;
+        self.b.reduce(
+            &[on_diag],
+            &[self.scalar(0.0)?],
+            &add,
+            &[self.rank as i64 - 1],
+        )
+    }
+    /// `1 / gap` off the diagonal of a square `dims` matrix, 0 on it (the
+    /// eigen and singular value rules' `F`; JAX's `1 / (gap + I) - I`).
+    fn inverse_gaps(&self, gap: XlaOp, dims: &[i64]) -> Result<XlaOp, BuildError> {
+        let eye = self.mask(EQ, dims)?;
+        let safe = self.b.select(eye, self.full(1.0, dims)?, gap)?;
+        let f = self.b.div(self.full(1.0, dims)?, safe)?;
+        self.b.select(eye, self.full(0.0, dims)?, f)
+    }
     /// The transpose of the last two dimensions.
     fn t(&self, x: XlaOp) -> Result<XlaOp, BuildError> {
         let r = self.rank as i64;
@@ -222,6 +256,22 @@ fn int_zeros(b: &XlaBuilder, s: &Shape) -> Result<XlaOp, BuildError> {
     match s {
         Shape::Array(a) => b.broadcast(zero, &a.dims),
         _ => Ok(zero),
+    }
+}
+
+/// The call's result leaves (default layouts), which must be the tuple
+/// `names` spells: `"(lu, ipiv, info)"`.
+fn result_leaves(c: &CallInfo, names: &str) -> Result<Vec<Shape>, BuildError> {
+    let n = names.split(',').count();
+    match c.result {
+        Shape::Tuple(l) if l.len() == n => Ok(l.iter().map(|s| s.with_default_layout()).collect()),
+        s => Err(invalid(
+            c,
+            format!(
+                "the result is {}, not {names}",
+                hlox_hlo::shape_inference::short(s)
+            ),
+        )),
     }
 }
 
@@ -292,18 +342,7 @@ fn potrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
         rank: dims.len(),
     };
     let sa = Shape::Array(a_shape.clone());
-    let info_shape = match c.result {
-        Shape::Tuple(l) if l.len() == 2 => l[1].with_default_layout(),
-        s => {
-            return Err(invalid(
-                c,
-                format!(
-                    "the result is {}, not (factor, info)",
-                    hlox_hlo::shape_inference::short(s)
-                ),
-            ))
-        }
-    };
+    let info_shape = result_leaves(c, "(factor, info)")?.remove(1);
     let a = b.parameter(0, &sa, "a")?;
     // Φ: the strict lower triangle, and half the diagonal.
     let phi = |x: XlaOp| -> Result<XlaOp, BuildError> {
@@ -556,18 +595,8 @@ fn getrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
         ));
     }
     let batch = dims[..rank - 2].to_vec();
-    let (ipiv_shape, info_shape) = match c.result {
-        Shape::Tuple(l) if l.len() == 3 => (l[1].with_default_layout(), l[2].with_default_layout()),
-        s => {
-            return Err(invalid(
-                c,
-                format!(
-                    "the result is {}, not (lu, ipiv, info)",
-                    hlox_hlo::shape_inference::short(s)
-                ),
-            ))
-        }
-    };
+    let mut leaves = result_leaves(c, "(lu, ipiv, info)")?;
+    let (info_shape, ipiv_shape) = (leaves.remove(2), leaves.remove(1));
     let b = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
     let m = Mats {
         b: &b,
@@ -649,18 +678,8 @@ fn syevd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
     }
     let vectors = char_attr(c, "mode")? == b'V';
     let uplo = char_attr(c, "uplo")?;
-    let (w_shape, info_shape) = match c.result {
-        Shape::Tuple(l) if l.len() == 3 => (l[1].with_default_layout(), l[2].with_default_layout()),
-        s => {
-            return Err(invalid(
-                c,
-                format!(
-                    "the result is {}, not (v, w, info)",
-                    hlox_hlo::shape_inference::short(s)
-                ),
-            ))
-        }
-    };
+    let mut leaves = result_leaves(c, "(v, w, info)")?;
+    let (info_shape, w_shape) = (leaves.remove(2), leaves.remove(1));
     let b = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
     let m = Mats {
         b: &b,
@@ -688,21 +707,10 @@ fn syevd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
     };
     let v = b.get_tuple_element(with_vectors, 0)?;
     let w = b.get_tuple_element(with_vectors, 1)?;
-    let batch: Vec<i64> = (0..rank as i64 - 2).collect();
-    let along = |d: i64| -> Vec<i64> {
-        let mut x = batch.clone();
-        x.push(d);
-        x
-    };
-    // F_ij = 1 / (w_j - w_i), 0 on the diagonal.
-    let wj = b.broadcast_in_dim(w, &dims, &along(rank as i64 - 1))?;
-    let wi = b.broadcast_in_dim(w, &dims, &along(rank as i64 - 2))?;
-    let eye = m.mask(EQ, &dims)?;
     let zeros = m.full(0.0, &dims)?;
-    let gap = b.sub(wj, wi)?;
-    let gap = b.select(eye, m.full(1.0, &dims)?, gap)?;
-    let f = b.div(m.full(1.0, &dims)?, gap)?;
-    let f = b.select(eye, zeros, f)?;
+    // F_ij = 1 / (w_j - w_i), 0 on the diagonal.
+    let gap = b.sub(m.spread(w, &dims, true)?, m.spread(w, &dims, false)?)?;
+    let f = m.inverse_gaps(gap, &dims)?;
     match mode {
         Mode::Jvp => {
             let da = b.parameter(1, &sa, "a_dot")?;
@@ -712,16 +720,7 @@ fn syevd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
             } else {
                 zeros
             };
-            let add = {
-                let s = XlaBuilder::new("add");
-                let scalar = Shape::array(a_shape.ty, Vec::new());
-                let p = s.parameter(0, &scalar, "x")?;
-                let q = s.parameter(1, &scalar, "y")?;
-                let r = s.add(p, q)?;
-                s.build(r)?
-            };
-            let diag = b.select(eye, x, zeros)?;
-            let dw = b.reduce(&[diag], &[m.scalar(0.0)?], &add, &[rank as i64 - 1])?;
+            let dw = m.diagonal(x, &dims)?;
             let dy = b.tuple(&[dv, dw, int_zeros(&b, &info_shape)?])?;
             let root = b.tuple(&[y, dy])?;
             b.build_module(root)
@@ -730,13 +729,10 @@ fn syevd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
             let v_ct = b.parameter(1, &sa, "v_ct")?;
             let w_ct = b.parameter(2, &w_shape, "w_ct")?;
             b.parameter(3, &info_shape, "info_ct")?;
-            let wbar = b.broadcast_in_dim(w_ct, &dims, &along(rank as i64 - 1))?;
-            let inner = b.select(eye, wbar, zeros)?;
-            let inner = if vectors {
-                b.add(inner, b.mul(f, m.mm(m.t(v)?, v_ct)?)?)?
-            } else {
-                inner
-            };
+            let mut inner = m.keep(EQ, m.spread(w_ct, &dims, true)?, &dims)?;
+            if vectors {
+                inner = b.add(inner, b.mul(f, m.mm(m.t(v)?, v_ct)?)?)?;
+            }
             let abar = m.mm(m.mm(v, inner)?, m.t(v)?)?;
             let root = b.tuple(&[abar])?;
             b.build_module(root)
@@ -782,21 +778,7 @@ fn gesdd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
         other => return Err(invalid(c, format!("mode {:?} has no rule", other as char))),
     }
     let vectors = job != b'N';
-    let leaves = match c.result {
-        Shape::Tuple(l) if l.len() == 5 => l
-            .iter()
-            .map(|s| s.with_default_layout())
-            .collect::<Vec<_>>(),
-        s => {
-            return Err(invalid(
-                c,
-                format!(
-                    "the result is {}, not (a, s, u, vt, info)",
-                    hlox_hlo::shape_inference::short(s)
-                ),
-            ))
-        }
-    };
+    let leaves = result_leaves(c, "(a, s, u, vt, info)")?;
     let batch = dims[..rank - 2].to_vec();
     let with = |r: i64, c: i64| -> Vec<i64> {
         let mut d = batch.clone();
@@ -834,22 +816,12 @@ fn gesdd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
     let s = b.get_tuple_element(with_vectors, 1)?;
     let u = b.get_tuple_element(with_vectors, 2)?;
     let v = mt.t(b.get_tuple_element(with_vectors, 3)?)?;
-    let r = rank as i64;
-    let along = |d: i64| -> Vec<i64> {
-        let mut x: Vec<i64> = (0..r - 2).collect();
-        x.push(d);
-        x
-    };
-    // s_j along the columns, s_i along the rows, of a `to` matrix.
-    let sj = |to: &[i64]| b.broadcast_in_dim(s, to, &along(r - 1));
-    let si = |to: &[i64]| b.broadcast_in_dim(s, to, &along(r - 2));
-    let eye = mt.mask(EQ, &kk)?;
-    let zeros = mt.full(0.0, &kk)?;
+    // s_j along the rows (column j), s_i along the columns, of a `to` matrix.
+    let sj = |to: &[i64]| mt.spread(s, to, true);
+    let si = |to: &[i64]| mt.spread(s, to, false);
     // F_ij = 1 / ((s_j + s_i)(s_j - s_i)), 0 on the diagonal.
-    let diffs = b.mul(b.add(sj(&kk)?, si(&kk)?)?, b.sub(sj(&kk)?, si(&kk)?)?)?;
-    let diffs = b.select(eye, mt.full(1.0, &kk)?, diffs)?;
-    let f = b.div(mt.full(1.0, &kk)?, diffs)?;
-    let f = b.select(eye, zeros, f)?;
+    let gaps = b.mul(b.add(sj(&kk)?, si(&kk)?)?, b.sub(sj(&kk)?, si(&kk)?)?)?;
+    let f = mt.inverse_gaps(gaps, &kk)?;
     // `x - y (yᵀ x)`, divided by s_j column by column (`x`: `dims_x`).
     let beyond = |x: XlaOp, y: XlaOp, dims_x: &[i64]| -> Result<XlaOp, BuildError> {
         let p = b.sub(x, mt.mm(y, mt.mm(mt.t(y)?, x)?)?)?;
@@ -859,25 +831,12 @@ fn gesdd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
         Mode::Jvp => {
             let da = b.parameter(1, &sa, "a_dot")?;
             let d = mt.mm(mt.mm(mt.t(u)?, da)?, v)?;
-            let add = {
-                let sb = XlaBuilder::new("add");
-                let scalar = Shape::array(a_shape.ty, Vec::new());
-                let p = sb.parameter(0, &scalar, "x")?;
-                let q = sb.parameter(1, &scalar, "y")?;
-                let r = sb.add(p, q)?;
-                sb.build(r)?
-            };
-            let ds = b.reduce(
-                &[b.select(eye, d, zeros)?],
-                &[mt.scalar(0.0)?],
-                &add,
-                &[r - 1],
-            )?;
+            let ds = mt.diagonal(d, &kk)?;
             let (du, dvt) = if vectors {
-                let ds_ = b.mul(sj(&kk)?, d)?; // D S
-                let sd = b.mul(si(&kk)?, d)?; // S D
-                let mut du = mt.mm(u, b.mul(f, b.add(ds_, mt.t(ds_)?)?)?)?;
-                let mut dv = mt.mm(v, b.mul(f, b.add(sd, mt.t(sd)?)?)?)?;
+                let d_s = b.mul(sj(&kk)?, d)?; // D S
+                let s_d = b.mul(si(&kk)?, d)?; // S D
+                let mut du = mt.mm(u, b.mul(f, b.add(d_s, mt.t(d_s)?)?)?)?;
+                let mut dv = mt.mm(v, b.mul(f, b.add(s_d, mt.t(s_d)?)?)?)?;
                 if m_rows > n_cols {
                     du = b.add(du, beyond(mt.mm(da, v)?, u, &mk)?)?;
                 }
@@ -902,26 +861,26 @@ fn gesdd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
             let u_ct = b.parameter(3, &leaves[2], "u_ct")?;
             let vt_ct = b.parameter(4, &leaves[3], "vt_ct")?;
             b.parameter(5, &leaves[4], "info_ct")?;
-            let sbar = b.broadcast_in_dim(s_ct, &kk, &along(r - 1))?;
-            let mut dbar = b.select(eye, sbar, zeros)?;
+            let mut dbar = mt.keep(EQ, mt.spread(s_ct, &kk, true)?, &kk)?; // diag(s̄)
+            let mut extra = None;
             if vectors {
                 let vbar = mt.t(vt_ct)?;
                 let h = b.mul(f, mt.mm(mt.t(u)?, u_ct)?)?;
                 let kmat = b.mul(f, mt.mm(mt.t(v)?, vbar)?)?;
                 dbar = b.add(dbar, b.mul(b.add(h, mt.t(h)?)?, sj(&kk)?)?)?;
                 dbar = b.add(dbar, b.mul(si(&kk)?, b.add(kmat, mt.t(kmat)?)?)?)?;
-                let mut abar = mt.mm(mt.mm(u, dbar)?, mt.t(v)?)?;
                 if m_rows > n_cols {
-                    abar = b.add(abar, mt.mm(beyond(u_ct, u, &mk)?, mt.t(v)?)?)?;
+                    extra = Some(mt.mm(beyond(u_ct, u, &mk)?, mt.t(v)?)?);
                 }
                 if n_cols > m_rows {
-                    abar = b.add(abar, mt.mm(u, mt.t(beyond(vbar, v, &nk)?)?)?)?;
+                    extra = Some(mt.mm(u, mt.t(beyond(vbar, v, &nk)?)?)?);
                 }
-                let root = b.tuple(&[b.add(abar, a_ct)?])?;
-                return b.build_module(root);
             }
-            let abar = mt.mm(mt.mm(u, dbar)?, mt.t(v)?)?;
-            let root = b.tuple(&[b.add(abar, a_ct)?])?;
+            let mut abar = b.add(mt.mm(mt.mm(u, dbar)?, mt.t(v)?)?, a_ct)?;
+            if let Some(e) = extra {
+                abar = b.add(abar, e)?;
+            }
+            let root = b.tuple(&[abar])?;
             b.build_module(root)
         }
     }
