@@ -106,6 +106,11 @@ def test_load_jax_export_artifact_runs(tmp_path):
     bad.write_bytes(bytes(data))
     with pytest.raises(hlox.Error, match=r"byte 4 \(header\): bytecode version 7 .*mlir_module\(\)"):
         hlox.load(bad)
+    # A truncated one: a binary file hlox names as damaged, not HLO text.
+    cut = tmp_path / "cut.jax_exported"
+    cut.write_bytes(bytes(data[: len(data) // 2]))
+    with pytest.raises(hlox.ParseError, match="damaged or truncated"):
+        hlox.load(cut)
 
 
 def test_missing_file():

@@ -109,9 +109,10 @@ pub fn load_error(py: Python<'_>, e: LoadError) -> PyErr {
                 ("column", obj(py, error.column)),
             ],
         ),
-        LoadError::Proto { .. } | LoadError::StableHlo { .. } | LoadError::JaxExport { .. } => {
-            parse_error_nopos(py, e.to_string())
-        }
+        LoadError::Proto { .. }
+        | LoadError::StableHlo { .. }
+        | LoadError::JaxExport { .. }
+        | LoadError::Unrecognized { .. } => parse_error_nopos(py, e.to_string()),
         LoadError::Verify { .. } => VerifyError::new_err(e.to_string()),
         LoadError::Read { .. } | LoadError::Write { .. } => Error::new_err(e.to_string()),
     }
