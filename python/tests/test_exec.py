@@ -159,16 +159,21 @@ def test_hlo_text_is_optimized_module():
     assert hlox.Module.from_text(text).name == "tup"
 
 
-def test_missing_target_is_compile_error_with_suggestions(c_targets):
-    hlox.load_plugin(c_targets)  # exports do_custom_call (found by symbol)
-    m = hlox.Module.from_text(
-        """HloModule cc
-ENTRY main {
+def _calling(target):
+    """A module whose one instruction calls custom-call target `target`."""
+    return hlox.Module.from_text(
+        f"""HloModule cc
+ENTRY main {{
   x = f32[4] parameter(0)
-  ROOT r = f32[4] custom-call(x), custom_call_target="lapack_sgeqrf_fi"
-}
+  ROOT r = f32[4] custom-call(x), custom_call_target="{target}"
+}}
 """
     )
+
+
+def test_missing_target_is_compile_error_with_suggestions(c_targets):
+    hlox.load_plugin(c_targets)  # exports do_custom_call (found by symbol)
+    m = _calling("lapack_sgeqrf_fi")
     with pytest.raises(hlox.CompileError) as e:
         hlox.compile(m)
     assert "lapack_sgeqrf_fi" in str(e.value)
@@ -257,14 +262,7 @@ ENTRY main {
 
 
 def test_missing_target_advice_is_pythons(c_targets):
-    m = hlox.Module.from_text(
-        """HloModule cc
-ENTRY main {
-  x = f32[4] parameter(0)
-  ROOT r = f32[4] custom-call(x), custom_call_target="no_such_target_here"
-}
-"""
-    )
+    m = _calling("no_such_target_here")
     with pytest.raises(hlox.CompileError) as e:
         hlox.compile(m)
     text = str(e.value)

@@ -42,33 +42,40 @@ pub fn rules() -> Rules {
     for t in crate::TARGETS {
         r.vmap_method(t, VmapMethod::BroadcastAll);
     }
-    for t in ["lapack_spotrf_ffi", "lapack_dpotrf_ffi"] {
-        r.rule(RuleKind::Jvp, t, |c| potrf_rule(c, Mode::Jvp));
-        r.rule(RuleKind::Vjp, t, |c| potrf_rule(c, Mode::Vjp));
-    }
-    for t in ["lapack_strsm_ffi", "lapack_dtrsm_ffi"] {
-        r.rule(RuleKind::Jvp, t, |c| trsm_rule(c, Mode::Jvp));
-        r.rule(RuleKind::Vjp, t, |c| trsm_rule(c, Mode::Vjp));
-    }
-    for t in ["lapack_sgetrf_ffi", "lapack_dgetrf_ffi"] {
-        r.rule(RuleKind::Jvp, t, |c| getrf_rule(c, Mode::Jvp));
-        r.rule(RuleKind::Vjp, t, |c| getrf_rule(c, Mode::Vjp));
-    }
-    for t in ["lapack_ssyevd_ffi", "lapack_dsyevd_ffi"] {
-        r.rule(RuleKind::Jvp, t, |c| syevd_rule(c, Mode::Jvp));
-        r.rule(RuleKind::Vjp, t, |c| syevd_rule(c, Mode::Vjp));
-    }
-    for t in [
+    let both = |r: &mut Rules, targets: &[&str], rule: RuleFn| {
+        for t in targets {
+            r.rule(RuleKind::Jvp, t, move |c| rule(c, Mode::Jvp));
+            r.rule(RuleKind::Vjp, t, move |c| rule(c, Mode::Vjp));
+        }
+    };
+    both(
+        &mut r,
+        &["lapack_spotrf_ffi", "lapack_dpotrf_ffi"],
+        potrf_rule,
+    );
+    both(&mut r, &["lapack_strsm_ffi", "lapack_dtrsm_ffi"], trsm_rule);
+    both(
+        &mut r,
+        &["lapack_sgetrf_ffi", "lapack_dgetrf_ffi"],
+        getrf_rule,
+    );
+    both(
+        &mut r,
+        &["lapack_ssyevd_ffi", "lapack_dsyevd_ffi"],
+        syevd_rule,
+    );
+    let svd = [
         "lapack_sgesdd_ffi",
         "lapack_dgesdd_ffi",
         "lapack_sgesvd_ffi",
         "lapack_dgesvd_ffi",
-    ] {
-        r.rule(RuleKind::Jvp, t, |c| gesdd_rule(c, Mode::Jvp));
-        r.rule(RuleKind::Vjp, t, |c| gesdd_rule(c, Mode::Vjp));
-    }
+    ];
+    both(&mut r, &svd, gesdd_rule);
     r
 }
+
+/// A rule builder: the rule module of a call, in either mode.
+type RuleFn = fn(&CallInfo, Mode) -> Result<Module, BuildError>;
 
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Mode {
@@ -275,7 +282,7 @@ fn result_leaves(c: &CallInfo, names: &str) -> Result<Vec<Shape>, BuildError> {
     }
 }
 
-fn lapack_call(target: &str, operands: Vec<Shape>, attrs: String) -> CustomCall {
+fn lapack_call(target: &str, operands: Vec<Shape>, attrs: impl Into<Vec<u8>>) -> CustomCall {
     CustomCall {
         target: target.to_string(),
         operand_layout_constraints: Some(operands),
@@ -283,15 +290,27 @@ fn lapack_call(target: &str, operands: Vec<Shape>, attrs: String) -> CustomCall 
         output_operand_aliasing: Vec::new(),
         schedule: CustomCallSchedule::None,
         api_version: CustomCallApiVersion::TypedFfi,
-        opaque: attrs.into_bytes(),
+        opaque: attrs.into(),
     }
 }
 
 /// The primal call again, as the rule's own instruction: the call's
-/// operands and attributes, LAPACK's layouts: matrices (operand 0's rank)
+/// operands, attributes and result.
+fn primal(c: &CallInfo, b: &XlaBuilder, operands: &[XlaOp]) -> Result<XlaOp, BuildError> {
+    call_target(c, b, operands, c.opaque, c.result)
+}
+
+/// A call of the call's own target on `operands` with attributes `opaque`
+/// and result `result`, in LAPACK's layouts: matrices (operand 0's rank)
 /// column-major, vectors (pivots, eigenvalues: one dimension fewer) and
 /// the rest row-major, batch dimensions major.
-fn primal(c: &CallInfo, b: &XlaBuilder, operands: &[XlaOp]) -> Result<XlaOp, BuildError> {
+fn call_target(
+    c: &CallInfo,
+    b: &XlaBuilder,
+    operands: &[XlaOp],
+    opaque: &[u8],
+    result: &Shape,
+) -> Result<XlaOp, BuildError> {
     let matrix_rank = match c.operands.first() {
         Some(Shape::Array(a)) => a.rank(),
         _ => 2,
@@ -302,12 +321,11 @@ fn primal(c: &CallInfo, b: &XlaBuilder, operands: &[XlaOp]) -> Result<XlaOp, Bui
         }
         other => other,
     };
-    let result = match c.result {
+    let result = match result {
         Shape::Tuple(leaves) => Shape::Tuple(leaves.iter().map(cm).collect()),
         s => cm(s),
     };
-    let mut call = lapack_call(c.target, c.operands.iter().map(cm).collect(), String::new());
-    call.opaque = c.opaque.to_vec();
+    let call = lapack_call(c.target, c.operands.iter().map(cm).collect(), opaque);
     b.custom_call_op(call, operands, &result)
 }
 
@@ -693,17 +711,8 @@ fn syevd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
     let with_vectors = if vectors {
         y
     } else {
-        let call = lapack_call(
-            c.target,
-            vec![Shape::Array(column_major(&a_shape))],
-            format!("{{mode = {} : ui8, uplo = {uplo} : ui8}}", b'V'),
-        );
-        let result = Shape::Tuple(vec![
-            Shape::Array(column_major(&a_shape)),
-            w_shape.clone(),
-            info_shape.clone(),
-        ]);
-        b.custom_call_op(call, &[a], &result)?
+        let attrs = format!("{{mode = {} : ui8, uplo = {uplo} : ui8}}", b'V');
+        call_target(c, &b, &[a], attrs.as_bytes(), c.result)?
     };
     let v = b.get_tuple_element(with_vectors, 0)?;
     let w = b.get_tuple_element(with_vectors, 1)?;
@@ -798,20 +807,16 @@ fn gesdd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
     let with_vectors = if vectors {
         y
     } else {
-        let cm = |d: Vec<i64>| Shape::Array(column_major(&ArrayShape::new(a_shape.ty, d)));
-        let call = lapack_call(
-            c.target,
-            vec![Shape::Array(column_major(&a_shape))],
-            format!("{{mode = {} : ui8}}", b'S'),
-        );
-        let result = Shape::Tuple(vec![
-            Shape::Array(column_major(&a_shape)),
+        // The thin U and Vᵀ besides the values.
+        let thin = Shape::Tuple(vec![
+            sa.clone(),
             leaves[1].clone(),
-            cm(mk.clone()),
-            cm(with(k, n_cols)),
+            Shape::array(a_shape.ty, mk.clone()),
+            Shape::array(a_shape.ty, with(k, n_cols)),
             leaves[4].clone(),
         ]);
-        b.custom_call_op(call, &[a], &result)?
+        let attrs = format!("{{mode = {} : ui8}}", b'S');
+        call_target(c, &b, &[a], attrs.as_bytes(), &thin)?
     };
     let s = b.get_tuple_element(with_vectors, 1)?;
     let u = b.get_tuple_element(with_vectors, 2)?;
