@@ -13,23 +13,31 @@ the forward loss with JAX to a serialized HloModuleProto and runs:
     on the gradient module;
   * XLA: the same forward proto, and the proto JAX lowers for
     `jax.grad(loss, argnums=all)`, each compiled with XLA's CPU client and
-    run (bench_vs_xla.py's `xla_run`).
+    run (compiled once, with the client bench_vs_xla.py uses).
 It checks that hlox's gradient equals jax.grad's, and prints, per round,
 the median times, the gradient/forward ratio of each compiler (the issue's
 goal: hlox's gradient within 3x of its forward pass) and hlox's gradient
 time over XLA's.
+
+The host's load drifts from one second to the next (a shared 2-core
+machine), so a round does not time the forward pass and then the gradient:
+it alternates them, `--alternations` times a batch of `--iters` runs of
+each (hlox's forward, hlox's gradient, XLA's forward, XLA's gradient), and
+a ratio is the median of the ratios of batches run next to each other.
 """
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from bench_vs_xla import hlox_run, xla_run  # noqa: E402
+from bench_vs_xla import hlox_run  # noqa: E402
 
 
 def programs():
@@ -73,10 +81,38 @@ def programs():
     return [("mlp", mlp_loss, mlp_args, 6), ("transformer_block", block_loss, block_args, 10)]
 
 
+def xla_timer(proto, args):
+    """XLA:CPU's executable of `proto` (compiled once), as a function of a
+    run count that returns the median time of that many runs (ms) and the
+    last outputs."""
+    import jax
+    from jax._src.lib import xla_client as xc
+
+    client = jax.devices("cpu")[0].client
+    devices = client.devices()[:1]
+    exe = client.compile_and_load(xc._xla.mlir.hlo_to_stablehlo(proto),
+                                  xc.DeviceList(tuple(devices)), xc.CompileOptions())
+    bufs = [jax.device_put(a, devices[0]) for a in args]
+
+    def run(iters):
+        times, outs = [], None
+        for _ in range(iters):
+            t0 = time.perf_counter()
+            outs = exe.execute(bufs)
+            for o in outs:
+                o.block_until_ready()
+            times.append((time.perf_counter() - t0) * 1e3)
+        return statistics.median(times), outs
+
+    return run
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hlox", default=os.path.join(ROOT, "target", "release", "hlox"))
-    ap.add_argument("--iters", type=int, default=30)
+    ap.add_argument("--iters", type=int, default=30, help="runs per batch")
+    ap.add_argument("--alternations", type=int, default=5,
+                    help="batches of each module per round, alternated")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--keep", metavar="DIR",
@@ -107,19 +143,29 @@ def main():
             subprocess.run([a.hlox, "grad", pb, "--wrt", ",".join(map(str, wrt)), "-o", grad_hlo],
                            check=True)
             out = os.path.join(d, "out")
+            xla_fwd, xla_grad = xla_timer(fwd, args), xla_timer(bwd, args)
+            xla_fwd(a.warmup)
+            xla_grad(a.warmup)
+            med = statistics.median
             for r in range(a.rounds):
-                hf = hlox_run(a.hlox, pb, inputs, a.iters, a.warmup, [], out)
-                hg = hlox_run(a.hlox, grad_hlo, inputs, a.iters, a.warmup, [], out)
-                xf = xla_run(fwd, args, a.iters, a.warmup)
-                xg = xla_run(bwd, args, a.iters, a.warmup)
-                ok = len(hg["outputs"]) == len(want) and all(
-                    np.allclose(g, w, rtol=2e-3, atol=1e-5) for g, w in zip(hg["outputs"], want))
-                rows.append((name, r, hf["median_ms"], hg["median_ms"], xf["median_ms"], xg["median_ms"], ok))
-                print(f"{name:18} round {r}: hlox fwd {hf['median_ms']:8.3f} ms  grad {hg['median_ms']:8.3f} ms "
-                      f"(x{hg['median_ms'] / hf['median_ms']:.2f})   XLA fwd {xf['median_ms']:8.3f} ms  "
-                      f"grad {xg['median_ms']:8.3f} ms (x{xg['median_ms'] / xf['median_ms']:.2f})   "
-                      f"hlox/XLA grad {hg['median_ms'] / xg['median_ms']:.2f}   grads match jax.grad: {ok}",
-                      flush=True)
+                # Batches of each, alternated: (hlox fwd, hlox grad, XLA fwd, XLA grad).
+                batches, ok = [], True
+                for _ in range(a.alternations):
+                    hf = hlox_run(a.hlox, pb, inputs, a.iters, a.warmup, [], out)
+                    hg = hlox_run(a.hlox, grad_hlo, inputs, a.iters, a.warmup, [], out)
+                    xf, _ = xla_fwd(a.iters)
+                    xg, _ = xla_grad(a.iters)
+                    ok = ok and len(hg["outputs"]) == len(want) and all(
+                        np.allclose(g, w, rtol=2e-3, atol=1e-5) for g, w in zip(hg["outputs"], want))
+                    batches.append((hf["median_ms"], hg["median_ms"], xf, xg))
+                hf, hg, xf, xg = (med(b[i] for b in batches) for i in range(4))
+                h_ratio = med(b[1] / b[0] for b in batches)
+                x_ratio = med(b[3] / b[2] for b in batches)
+                hx = med(b[1] / b[3] for b in batches)
+                rows.append((name, r, hf, hg, xf, xg, ok))
+                print(f"{name:18} round {r}: hlox fwd {hf:8.3f} ms  grad {hg:8.3f} ms (x{h_ratio:.2f})   "
+                      f"XLA fwd {xf:8.3f} ms  grad {xg:8.3f} ms (x{x_ratio:.2f})   "
+                      f"hlox/XLA grad {hx:.2f}   grads match jax.grad: {ok}", flush=True)
     if not all(r[-1] for r in rows):
         sys.exit("hlox's gradient differs from jax.grad's")
 

@@ -266,7 +266,7 @@ impl ConvKernel {
             }
         };
         let work = self.out.count() * kk;
-        if tasks.len() >= rayon::current_num_threads() && crate::parallel_worth(work) {
+        if tasks.len() >= crate::threads() && crate::parallel_worth(work) {
             tasks.par_iter().for_each(|t| task(t, false));
         } else {
             tasks.iter().for_each(|t| task(t, true));

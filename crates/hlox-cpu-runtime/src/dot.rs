@@ -150,7 +150,7 @@ impl DotKernel {
         // splitting each of attention's 4 heads' `[128,64] x [64,128]`
         // products over two threads in turn took 0.14 ms, two heads per
         // thread 0.10 ms.
-        let t = rayon::current_num_threads();
+        let t = crate::threads();
         let by_batch = per < 1 << 20 || self.b.is_multiple_of(t) || self.b >= 4 * t;
         if self.b > 1 && by_batch && crate::parallel_worth(self.b * per) {
             (0..self.b).into_par_iter().for_each(|bi| run(bi, false));

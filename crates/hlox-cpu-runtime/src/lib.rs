@@ -10,7 +10,9 @@
 //! Results are bit-identical to the reference evaluator (`hlox-eval`),
 //! except that float dot/convolution sum in a different order.
 //!
-//! Parallelism uses rayon's global pool (the Host backend's thread pool).
+//! Parallelism uses rayon's current pool (the run pool, [`pool`]); a kernel
+//! splits its work over [`threads`] of its threads, fewer than the pool's
+//! inside [`with_threads`] (a kernel run side by side with others).
 
 pub mod collectives;
 mod conv;
@@ -446,9 +448,40 @@ fn check_counts(
 /// The element operations from which a kernel's loop is split over rayon.
 pub const PARALLEL_WORK: usize = 1 << 16;
 
+thread_local! {
+    /// The thread budget [`with_threads`] set on this thread (0: none).
+    static BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many threads a kernel running on this thread splits its work over:
+/// the current rayon pool's, or the budget of the innermost
+/// [`with_threads`] when that is smaller.
+pub fn threads() -> usize {
+    let pool = rayon::current_num_threads();
+    match BUDGET.get() {
+        0 => pool,
+        b => b.min(pool),
+    }
+}
+
+/// Runs `f` with a budget of `n` threads (at least 1) for the kernels it
+/// runs on this thread: each of several kernels running side by side takes
+/// its share of the pool instead of splitting over all of it. Work a
+/// kernel hands to other threads is not split further.
+pub fn with_threads<R>(n: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            BUDGET.set(self.0);
+        }
+    }
+    let _restore = Restore(BUDGET.replace(n.max(1)));
+    f()
+}
+
 /// Whether a loop of `work` element operations is worth splitting over rayon.
 pub(crate) fn parallel_worth(work: usize) -> bool {
-    work >= PARALLEL_WORK && rayon::current_num_threads() > 1
+    work >= PARALLEL_WORK && threads() > 1
 }
 
 /// Calls `f(i)` for each of the `n` independent rows (batches, windows) of

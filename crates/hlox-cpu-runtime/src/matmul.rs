@@ -226,7 +226,7 @@ fn direct_ok(src: ElementType, out: ElementType) -> bool {
 /// How many single-threaded blocks a parallel product of `work`
 /// multiply-adds is split into: one per thread when it is worth it, else 1.
 fn gemm_parts(work: usize) -> usize {
-    let t = rayon::current_num_threads();
+    let t = crate::threads();
     if work >= 1 << 20 && t > 1 {
         t
     } else {

@@ -20,7 +20,7 @@ pub unsafe fn transpose_2d(src: *const u8, dst: *mut u8, rows: usize, cols: usiz
         return;
     }
     let total = rows * cols * bytes;
-    let t = rayon::current_num_threads();
+    let t = crate::threads();
     if total >= PARALLEL_FROM && t > 1 && rows >= 2 * BLOCK {
         let bands = t.min(rows / BLOCK);
         let per = rows.div_ceil(bands).div_ceil(BLOCK) * BLOCK;

@@ -131,7 +131,7 @@ impl ReduceWindowKernel {
 /// Runs `f(lo, hi)` over `0..count`, split over rayon when the work is large.
 fn par_chunks(count: usize, per: usize, f: impl Fn(usize, usize) + Sync) {
     if crate::parallel_worth(count * per.max(1)) && count > 1 {
-        let pieces = (rayon::current_num_threads() * 4).min(count);
+        let pieces = (crate::threads() * 4).min(count);
         let step = count.div_ceil(pieces);
         (0..pieces)
             .into_par_iter()

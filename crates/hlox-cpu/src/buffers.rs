@@ -38,6 +38,9 @@ pub(crate) struct Temp {
 /// Buffer assignment of one computation.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Assignment {
+    /// The order the computation runs in ([`crate::schedule`]); temps'
+    /// `def` and `last` are indices of these steps.
+    pub steps: Vec<crate::schedule::Step>,
     pub leaves: HashMap<InstId, Vec<Loc>>,
     pub temps: Vec<Temp>,
     /// While instructions: (body output scratch temps, condition pred temp).
@@ -84,9 +87,14 @@ pub(crate) fn const_name(comp: &Computation, inst: &str, leaf: usize) -> String 
     format!("const.{}.{}.{}", comp.name, inst, leaf)
 }
 
-pub(crate) fn assign(module: &Module, cid: CompId) -> Assignment {
+/// The buffer assignment of computation `cid`, run in the order
+/// [`schedule`](crate::schedule::schedule) gives for `threads` threads.
+pub(crate) fn assign(module: &Module, cid: CompId, threads: usize) -> Assignment {
     let comp = module.comp(cid);
-    let mut a = Assignment::default();
+    let mut a = Assignment {
+        steps: crate::schedule::schedule(comp, threads),
+        ..Default::default()
+    };
     let users = comp.users();
     // Parameter leaf offsets.
     let mut param_start = HashMap::new();
@@ -95,8 +103,14 @@ pub(crate) fn assign(module: &Module, cid: CompId) -> Assignment {
         param_start.insert(p, k);
         k += leaf_count(&comp.inst(p).shape);
     }
-    let order: Vec<InstId> = comp.instructions.keys().collect();
-    let pos: HashMap<InstId, usize> = order.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    // Positions are steps: the members of a concurrent step share one, so
+    // their results and everything they read are live at the same time.
+    let order: Vec<(usize, InstId)> = a
+        .steps
+        .iter()
+        .enumerate()
+        .flat_map(|(p, s)| s.members().iter().map(move |&id| (p, id)))
+        .collect();
     let new_temps = |a: &mut Assignment, shape: &Shape, p: usize, owner: &str| -> Vec<Loc> {
         shape
             .leaves()
@@ -117,7 +131,7 @@ pub(crate) fn assign(module: &Module, cid: CompId) -> Assignment {
             })
             .collect()
     };
-    for (p, &id) in order.iter().enumerate() {
+    for &(p, id) in &order {
         let inst = comp.inst(id);
         let opl = |a: &Assignment, k: usize| -> Vec<Loc> {
             inst.operands
@@ -227,7 +241,7 @@ pub(crate) fn assign(module: &Module, cid: CompId) -> Assignment {
         }
         a.leaves.insert(id, locs);
     }
-    let end = order.len();
+    let end = a.steps.len();
     // Root leaves: temps used once go straight to the output buffers.
     let root = a.leaves.get(&comp.root).cloned().unwrap_or_default();
     for (k, l) in root.iter().enumerate() {
@@ -246,7 +260,6 @@ pub(crate) fn assign(module: &Module, cid: CompId) -> Assignment {
         .filter(|&t| a.temps[t].out.is_none())
         .collect();
     idx.sort_by_key(|&t| (a.temps[t].def, std::cmp::Reverse(a.temps[t].size)));
-    let _ = &pos;
     for t in idx {
         let (d, l, sz) = (a.temps[t].def, a.temps[t].last, a.temps[t].size.max(1));
         let mut busy: Vec<(usize, usize)> = placed
@@ -282,7 +295,25 @@ pub(crate) fn describe(module: &Module, cid: CompId, a: &Assignment, out: &mut S
         "computation {} (arena base {}, size {} bytes)",
         comp.name, a.base, a.size
     );
-    for (id, inst) in comp.instructions.iter() {
+    for step in &a.steps {
+        for &id in step.members() {
+            describe_inst(comp, a, id, step, out);
+        }
+    }
+    for (k, l) in &a.root_copies {
+        let _ = writeln!(out, "  copy to output leaf {k} from {l:?}");
+    }
+}
+
+fn describe_inst(
+    comp: &Computation,
+    a: &Assignment,
+    id: InstId,
+    step: &crate::schedule::Step,
+    out: &mut String,
+) {
+    let inst = comp.inst(id);
+    {
         let locs = a.leaves.get(&id).cloned().unwrap_or_default();
         let s: Vec<String> = locs
             .iter()
@@ -305,11 +336,20 @@ pub(crate) fn describe(module: &Module, cid: CompId, a: &Assignment, out: &mut S
                 }
             })
             .collect();
-        let extra = if a.in_place.contains(&id) {
-            " (in place)"
+        let mut extra = if a.in_place.contains(&id) {
+            " (in place)".to_string()
         } else {
-            ""
+            String::new()
         };
+        let others: Vec<&str> = step
+            .members()
+            .iter()
+            .filter(|&&m| m != id)
+            .map(|&m| comp.inst(m).name.as_str())
+            .collect();
+        if !others.is_empty() {
+            let _ = write!(extra, " (side by side with {})", others.join(", "));
+        }
         let _ = writeln!(
             out,
             "  {} = {}: {}{}",
@@ -318,8 +358,5 @@ pub(crate) fn describe(module: &Module, cid: CompId, a: &Assignment, out: &mut S
             s.join(", "),
             extra
         );
-    }
-    for (k, l) in &a.root_copies {
-        let _ = writeln!(out, "  copy to output leaf {k} from {l:?}");
     }
 }

@@ -13,6 +13,7 @@
 
 use crate::buffers::{const_name, Assignment, Loc};
 use crate::runtime::{self, CallSite};
+use crate::schedule::Step;
 use crate::CompileError;
 use hlox_codegen::elemental::{
     const_global, fusion_is_elemental, is_elemental, ElementalCtx, Leaf,
@@ -73,10 +74,11 @@ pub(crate) struct Emitter<'a, 'ctx> {
     pub ffi_frames: hlox_ffi::xla_ffi::direct::FrameLayout,
     /// Run custom calls in the sandbox (`CompileOptions::sandbox`).
     pub sandbox: Option<hlox_ffi::sandbox::SandboxOptions>,
-    /// The entry computation's instructions that generate code, in order,
-    /// each bracketed by `hlox_rt_profile` calls (`CompileOptions::profile`);
-    /// `None` when not profiling.
-    pub profiled: Option<Vec<InstId>>,
+    /// The entry computation's steps that generate code, in order (one
+    /// instruction, or the products of a concurrent step), each bracketed
+    /// by `hlox_rt_profile` calls (`CompileOptions::profile`); `None` when
+    /// not profiling.
+    pub profiled: Option<Vec<Vec<InstId>>>,
     /// Relocatable code (the compilation cache): `cg.addresses` is set.
     pub relocatable: bool,
     /// The address-table slots of direct typed-FFI calls: (slot, call
@@ -1084,15 +1086,19 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             fail,
         };
         let profile = self.profiled.is_some() && cid == self.module.entry;
-        for id in comp.instructions.keys() {
-            if profile && generates_code(comp, id) {
+        for step in &a.steps {
+            let members = step.members();
+            if profile && members.iter().any(|&id| generates_code(comp, id)) {
                 let slot = self.profiled.as_ref().map_or(0, |v| v.len());
                 self.profile_mark(&fr, slot as u64)?;
                 if let Some(v) = self.profiled.as_mut() {
-                    v.push(id);
+                    v.push(members.to_vec());
                 }
             }
-            self.emit_inst(&fr, id)?;
+            match step {
+                Step::One(id) => self.emit_inst(&fr, *id)?,
+                Step::Concurrent(ids) => self.emit_kernel_group(&fr, ids)?,
+            }
         }
         if profile {
             // Ends the last instruction's interval.
@@ -2526,6 +2532,55 @@ impl<'a, 'ctx> Emitter<'a, 'ctx> {
             b.position_at_end(bb);
         }
         Ok(fname)
+    }
+
+    /// Runtime kernels (matrix products) run side by side
+    /// (`hlox_rt_kernel_group`): per member, five words (kernel index,
+    /// operand table, operand count, result table, result count).
+    fn emit_kernel_group(&mut self, fr: &Frame<'a, 'ctx>, ids: &[InstId]) -> R<()> {
+        let comp = fr.comp;
+        let mut words = Vec::new();
+        let mut names = Vec::new();
+        for &id in ids {
+            let inst = comp.inst(id);
+            names.push(inst.name.as_str());
+            if !inst.called.is_empty() {
+                return Err(CompileError::Internal(format!(
+                    "{}: a kernel with called computations in a concurrent step",
+                    inst.name
+                )));
+            }
+            let k = self.kernels.len();
+            self.kernels.push((fr.cid, id, Vec::new()));
+            let ins = self.leaf_ptrs(fr, &inst.operands)?;
+            let outs = ptrs(&self.leaves_of(fr, id)?);
+            let word = |v: usize| -> R<PointerValue<'ctx>> {
+                self.cg
+                    .b
+                    .build_int_to_ptr(self.cg.i64c(v as i64), self.cg.ptr(), "")
+                    .map_err(e(&inst.name))
+            };
+            words.extend([
+                word(k)?,
+                self.table(&ins)?,
+                word(ins.len())?,
+                self.table(&outs)?,
+                word(outs.len())?,
+            ]);
+        }
+        let t = self.table(&words)?;
+        let name = names.join(" & ");
+        let args = [
+            fr.ctx.into(),
+            t.into(),
+            self.cg.i64c(ids.len() as i64).into(),
+        ];
+        self.call_runtime(
+            fr,
+            &name,
+            runtime::hlox_rt_kernel_group as *const () as usize,
+            &args,
+        )
     }
 
     fn emit_kernel(&mut self, fr: &Frame<'a, 'ctx>, at: &InstAt<'a, 'ctx>) -> R<()> {

@@ -31,6 +31,7 @@ pub mod collectives;
 mod emit;
 pub mod kernels;
 mod runtime;
+mod schedule;
 mod split;
 
 use hlox_ffi::{BoundTargets, Platform};
@@ -183,11 +184,12 @@ type Profiled = (Vec<(String, String, String)>, runtime::ProfileCounters);
 /// ([`Executable::profile`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProfileEntry {
-    /// The instruction's name in the optimized module.
+    /// The instruction's name in the optimized module; products run side
+    /// by side share one entry, their names joined by ` & `.
     pub instruction: String,
     /// Its opcode (a fusion's kind is in the optimized module's text).
     pub opcode: String,
-    /// Its result shape.
+    /// Its result shape (the first product's in a shared entry).
     pub shape: String,
     /// Time in it over every profiled run, in nanoseconds.
     pub total_ns: u64,
@@ -388,7 +390,7 @@ fn back_half(
     let mut base = 0;
     let mut listing = String::new();
     for &c in &comps {
-        let mut a = buffers::assign(module, c);
+        let mut a = buffers::assign(module, c, threads);
         a.base = base;
         base += a.size;
         buffers::describe(module, c, &a, &mut listing);
@@ -481,13 +483,17 @@ fn back_half(
     report.row_shared = em.row_shared;
     report.column_reductions = em.column_reductions;
     report.column_reductions_split_rows = em.column_reductions_split_rows;
-    let profile = em.profiled.take().map(|ids| {
+    let profile = em.profiled.take().map(|steps| {
         let comp = module.entry_computation();
-        let names: Vec<(String, String, String)> = ids
+        let names: Vec<(String, String, String)> = steps
             .iter()
-            .map(|&id| {
-                let i = comp.inst(id);
-                (i.name.clone(), i.op.name().to_string(), i.shape.to_string())
+            .map(|ids| {
+                let i = comp.inst(ids[0]);
+                let mut name = i.name.clone();
+                for &other in &ids[1..] {
+                    name = format!("{name} & {}", comp.inst(other).name);
+                }
+                (name, i.op.name().to_string(), i.shape.to_string())
             })
             .collect();
         let counters = runtime::ProfileCounters::new(names.len());

@@ -265,6 +265,58 @@ pub(crate) unsafe extern "C" fn hlox_rt_kernel(
     }
 }
 
+/// Runtime kernels run side by side (a concurrent step of
+/// [`crate::schedule`]): `members` holds five words per kernel (its index,
+/// its operand table and count, its result table and count), and each
+/// kernel splits its work over its share of the run's threads. Every
+/// kernel runs to its end; the first failure (in member order) is the
+/// run's error.
+pub(crate) unsafe extern "C" fn hlox_rt_kernel_group(
+    ctx: *const c_void,
+    members: *const usize,
+    n: i64,
+) -> i32 {
+    use rayon::prelude::*;
+    let ctx = &*(ctx as *const RunCtx);
+    let n = n.max(0) as usize;
+    let words = std::slice::from_raw_parts(members, 5 * n);
+    let kernels = ctx.kernels;
+    let share = (hlox_cpu_runtime::threads() / n.max(1)).max(1);
+    let run_one = |m: usize| -> Result<(), String> {
+        let w = &words[5 * m..5 * m + 5];
+        let Some((name, kernel)) = kernels.get(w[0]) else {
+            return Err(format!("no runtime kernel {}", w[0]));
+        };
+        let table = |p: usize, len: usize| {
+            if len == 0 {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(p as *const *mut u8, len)
+            }
+        };
+        let outs = table(w[3], w[4]);
+        let ins = table(w[1], w[2]);
+        // SAFETY: `*mut u8` and `*const u8` have one layout.
+        let ins = &*(ins as *const [*mut u8] as *const [*const u8]);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            hlox_cpu_runtime::with_threads(share, || kernel.run(ins, outs))
+        }));
+        match r {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(format!("{name}: {e}")),
+            Err(_) => Err(format!("{name}: runtime kernel panicked")),
+        }
+    };
+    let results: Vec<Result<(), String>> = (0..n).into_par_iter().map(run_one).collect();
+    match results.into_iter().find_map(Result::err) {
+        None => 0,
+        Some(message) => {
+            ctx.fail(message);
+            1
+        }
+    }
+}
+
 /// A relayout copy or transpose of a matrix
 /// ([`hlox_cpu_runtime::transpose_2d`]): `dst` gets the row-major
 /// `rows x cols` matrix of `bytes`-byte elements at `src`, transposed.
@@ -401,7 +453,7 @@ pub(crate) use hlox_ffi::fpenv::FpEnv;
 /// of a relocatable object's address table are resolved by at load time
 /// (`crate::cache`). A helper missing here cannot be cached (the compile
 /// refuses to write an entry whose slots it cannot name).
-pub(crate) fn helpers() -> [(&'static str, usize); 13] {
+pub(crate) fn helpers() -> [(&'static str, usize); 14] {
     [
         ("hlox_rt_cc_check", hlox_rt_cc_check as *const () as usize),
         (
@@ -413,6 +465,10 @@ pub(crate) fn helpers() -> [(&'static str, usize); 13] {
             hlox_rt_ffi_finish as *const () as usize,
         ),
         ("hlox_rt_kernel", hlox_rt_kernel as *const () as usize),
+        (
+            "hlox_rt_kernel_group",
+            hlox_rt_kernel_group as *const () as usize,
+        ),
         (
             "hlox_rt_parallel_for",
             hlox_rt_parallel_for as *const () as usize,

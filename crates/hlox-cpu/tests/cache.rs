@@ -220,6 +220,52 @@ fn other_options_and_other_modules_miss() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Products run side by side (`hlox_rt_kernel_group`, compiled for two
+/// threads) from cached code, with the outputs of an uncached compile.
+#[test]
+fn concurrent_products_run_from_cached_code() {
+    let _serial = serial();
+    let dir = fresh_dir("concurrent");
+    let m = parse_module(
+        "HloModule pair\nENTRY e {\n  x = f32[64,128]{1,0} parameter(0)\n  w = f32[128,128]{1,0} parameter(1)\n  a = f32[64,128]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n  b = f32[64,128]{1,0} dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n  ROOT s = f32[64,128]{1,0} subtract(a, b)\n}\n",
+    )
+    .unwrap();
+    let x: Vec<f32> = (0..64 * 128)
+        .map(|i| (i % 13) as f32 * 0.25 - 1.5)
+        .collect();
+    let w: Vec<f32> = (0..128 * 128).map(|i| (i % 7) as f32 * 0.5 - 1.0).collect();
+    let args = vec![
+        Literal::from_vec(&[64, 128], &x).unwrap(),
+        Literal::from_vec(&[128, 128], &w).unwrap(),
+    ];
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let want = run(&compile(&m, &CompileOptions::default()).unwrap(), &args);
+    let dump = dir.join("dump");
+    pool.install(|| {
+        compile(
+            &m,
+            &CompileOptions {
+                dump_dir: Some(dump.clone()),
+                ..Default::default()
+            },
+        )
+    })
+    .unwrap();
+    let listing = std::fs::read_to_string(dump.join("buffer-assignment.txt")).unwrap();
+    assert!(listing.contains("(side by side with b)"), "{listing}");
+    let first = pool.install(|| compile(&m, &cached(&dir))).unwrap();
+    assert_eq!(first.report().cache_hit, None);
+    assert_eq!(run(&first, &args), want);
+    forget_process_entries();
+    let disk = pool.install(|| compile(&m, &cached(&dir))).unwrap();
+    assert_eq!(disk.report().cache_hit, Some(Hit::Disk));
+    assert_eq!(run(&disk, &args), want);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn custom_call_targets_run_from_cached_code_and_a_rebound_name_misses() {
     let _serial = serial();

@@ -16,7 +16,10 @@
 //! // expect: f32[3] {2, 4, 6}     the result (or a .npy file)
 //! // tolerance: 1e-6              |got - want| <= tol + tol * |want| for floats
 //! // emit llvm-ir                 the text to match with check lines:
-//! //                                llvm-ir, ptx, hlo (after passes=)
+//! //                                llvm-ir, ptx, hlo (after passes=),
+//! //                                buffer-assignment (the Host's listing)
+//! // threads: 4                   the Host compiles for (and runs on) a
+//! //                                pool of this many threads
 //! // check: define                FileCheck-style lines on the emitted text
 //! // check-next: ret
 //! // check-not: call
@@ -109,6 +112,8 @@ pub enum Emit {
     LlvmIr,
     Ptx,
     Hlo,
+    /// The Host backend's buffer assignment (`buffer-assignment.txt`).
+    BufferAssignment,
 }
 
 /// One case of a file: its module text and directives.
@@ -131,6 +136,8 @@ pub struct Case {
     /// Where `tolerance:` was written, when it was.
     pub tolerance_loc: Option<Loc>,
     pub emit: Option<(Emit, Loc)>,
+    /// `threads: N`: Host compiles and runs inside a pool of N threads.
+    pub threads: Option<usize>,
     pub checks: Vec<Check>,
     /// The expected message and the lines (first, last) it was written on.
     pub error: Option<(String, Loc, usize)>,
@@ -188,6 +195,7 @@ fn parse_case(
         tolerance: 0.0,
         tolerance_loc: None,
         emit: None,
+        threads: None,
         checks: Vec::new(),
         error: None,
     };
@@ -240,11 +248,23 @@ fn parse_case(
                     "llvm-ir" => Emit::LlvmIr,
                     "ptx" => Emit::Ptx,
                     "hlo" => Emit::Hlo,
+                    "buffer-assignment" => Emit::BufferAssignment,
                     other => {
-                        return Err(bad(format!("`emit {other}`: expected llvm-ir, ptx or hlo")))
+                        return Err(bad(format!(
+                            "`emit {other}`: expected llvm-ir, ptx, hlo or buffer-assignment"
+                        )))
                     }
                 };
                 case.emit = Some((e, loc));
+            }
+            "threads" => {
+                let n = rest
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| bad(format!("`threads: {rest}`: expected a count")))?;
+                case.threads = Some(n);
             }
             "check" | "check-next" | "check-not" => {
                 let kind = match key {
@@ -319,6 +339,7 @@ fn near_miss(word: &str) -> Option<&'static str> {
         "expect",
         "tolerance",
         "emit",
+        "threads",
         "check",
         "check-next",
         "check-not",

@@ -208,9 +208,11 @@ impl Cx<'_> {
             })?;
         }
         if let Some((emit, loc)) = &case.emit {
-            let text = emit_text(&m, *emit).map_err(|message| StageError {
-                loc: loc.clone(),
-                message,
+            let text = on_threads(case.threads, || emit_text(&m, *emit)).map_err(|message| {
+                StageError {
+                    loc: loc.clone(),
+                    message,
+                }
             })?;
             self.check_lines(&text, loc);
         } else if let Some(c) = case.checks.first() {
@@ -264,10 +266,13 @@ impl Cx<'_> {
         // The oracle's result, then each other engine's.
         let mut oracle: Option<Literal> = None;
         for run in &case.runs {
-            let got = run_engine(run, m, &args).map_err(|message| StageError {
-                loc: run.loc.clone(),
-                message: message.to_string(),
-            })?;
+            let got =
+                on_threads(case.threads, || run_engine(run, m, &args)).map_err(|message| {
+                    StageError {
+                        loc: run.loc.clone(),
+                        message: message.to_string(),
+                    }
+                })?;
             match &expect {
                 Some((want, loc)) => {
                     if let Err(e) = compare(&got, want, case.tolerance) {
@@ -538,11 +543,27 @@ fn run_passes(m: &mut Module, names: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// `f` inside a rayon pool of `threads` threads (`threads:`), where the
+/// Host backend takes its compile-time thread count from; else as is.
+fn on_threads<T: Send>(
+    threads: Option<usize>,
+    f: impl FnOnce() -> Result<T, String> + Send,
+) -> Result<T, String> {
+    match threads {
+        None => f(),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| format!("a pool of {n} threads: {e}"))?
+            .install(f),
+    }
+}
+
 fn emit_text(m: &Module, emit: Emit) -> Result<String, String> {
     match emit {
         Emit::Hlo => Ok(hlox_hlo::text::print_module(m)),
         Emit::Ptx => hlox_cuda::compile_to_ptx(m, &Default::default()).map_err(|e| e.to_string()),
-        Emit::LlvmIr => {
+        Emit::LlvmIr | Emit::BufferAssignment => {
             static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
             let dir = std::env::temp_dir().join(format!(
                 "hlox-filetest-{}-{}",
@@ -556,7 +577,11 @@ fn emit_text(m: &Module, emit: Emit) -> Result<String, String> {
             let r = hlox_cpu::compile(m, &o)
                 .map_err(|e| e.to_string())
                 .and_then(|_| {
-                    std::fs::read_to_string(dir.join("module.ll")).map_err(|e| e.to_string())
+                    let file = match emit {
+                        Emit::LlvmIr => "module.ll",
+                        _ => "buffer-assignment.txt",
+                    };
+                    std::fs::read_to_string(dir.join(file)).map_err(|e| e.to_string())
                 });
             let _ = std::fs::remove_dir_all(&dir);
             r
