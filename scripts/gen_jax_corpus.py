@@ -298,6 +298,37 @@ def _(rng):
     return f, [x, h]
 
 
+def _gamma_inputs(rng, dtype):
+    # Lanczos's side (x >= 0.5), the reflection's (x < 0.5, negative
+    # non-integers), the poles (0 and negative integers), large arguments
+    # and infinities.
+    x = np.concatenate([rng.uniform(0.5, 12, 40), rng.uniform(-8, 0.5, 40), rng.uniform(12, 1e4, 8),
+                        [0.0, -1.0, -2.0, -7.0, 1.0, 2.0, 0.5, 1e-7, -1e-7, np.inf, -np.inf, 3e30]])
+    return x.astype(dtype)
+
+
+@case("lgamma_digamma", "lgamma and digamma (chlo.lgamma/chlo.digamma in StableHLO) on f32 and f16, "
+      "both sides of the reflection, poles and infinities", transcendental=True)
+def _(rng):
+    x = _gamma_inputs(rng, np.float32)
+    h = rng.uniform(-4, 8, 32).astype(np.float16)
+
+    def f(x, h):
+        return lax.lgamma(x), lax.digamma(x), lax.lgamma(h), lax.digamma(h)
+
+    return f, [x, h]
+
+
+@case("lgamma_digamma_f64", "lgamma and digamma on f64 (x64)", x64=True, transcendental=True)
+def _(rng):
+    x = _gamma_inputs(rng, np.float64)
+
+    def f(x):
+        return lax.lgamma(x), lax.digamma(x)
+
+    return f, [x]
+
+
 @case("sinh_cosh_f64", "sinh and cosh on f64 (x64)", x64=True, transcendental=True)
 def _(rng):
     x = np.concatenate([rng.uniform(-1, 1, 40), rng.uniform(-30, 30, 40), [0.0, 1.0, -1.0, 1e-12, 700.0, -700.0]])

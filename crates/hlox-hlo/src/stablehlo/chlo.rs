@@ -1,8 +1,9 @@
 //! CHLO ops that HLO has no opcode for, expanded into HLO as XLA's CHLO
 //! legalization expands them (`chlo_legalize_to_stablehlo`), with the same
 //! polynomials and the same order of operations, so results match JAX's
-//! bit for bit. f16/bf16 are computed in f32 (as XLA does); f64 uses
-//! other polynomials that hlox does not have yet and is refused.
+//! bit for bit. f16/bf16 are computed in f32 (as XLA does); erf_inv and
+//! erfc on f64 use other polynomials that hlox does not have yet and are
+//! refused.
 
 // The coefficients are written as XLA prints them (shortest f32 digits).
 #![allow(clippy::excessive_precision)]
@@ -84,6 +85,182 @@ pub(crate) fn hyperbolic(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Ve
         let near = lw.emit_compare(c, pos, D::Lt, ax, one)?;
         lw.emit(c, pos, Op::Select, &[near, small, large])
     })
+}
+
+/// Lanczos's approximation as XLA's CHLO legalization writes it (g = 7,
+/// nine coefficients: Numerical Recipes' set; the first is the base term).
+const LANCZOS_G: f64 = 7.0;
+const LANCZOS_BASE: f64 = 0.99999999999980993;
+const LANCZOS_COEFFS: [f64; 8] = [
+    676.5203681218851,
+    -1259.1392167224028,
+    771.32342877765313,
+    -176.61502916214059,
+    12.507343278686905,
+    -0.13857109526572012,
+    9.9843695780195716e-6,
+    1.5056327351493116e-7,
+];
+
+/// `chlo.lgamma` and `chlo.digamma` (f32 and f64; f16/bf16 in f32), as
+/// XLA's CHLO legalization expands them: Lanczos's approximation for
+/// x >= 0.5 and the reflection formula below it, in the same order of
+/// operations, so results match JAX's.
+pub(crate) fn gamma_family(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
+    unary_in_f32(lw, c, op, true, |lw, c, pos, x| {
+        if op.name == "chlo.digamma" {
+            digamma(lw, c, pos, x)
+        } else {
+            lgamma(lw, c, pos, x)
+        }
+    })
+}
+
+/// The reflected argument: `-x` where x < 0.5 (`reflect`), else `x - 1`.
+fn lanczos_z(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<(InstId, InstId)> {
+    let half = lw.emit_splat(c, pos, x, 0.5)?;
+    let reflect = lw.emit_compare(c, pos, D::Lt, x, half)?;
+    let neg = lw.emit(c, pos, U::Negate, &[x])?;
+    let one = lw.emit_splat(c, pos, x, 1.0)?;
+    let less = lw.emit(c, pos, B::Subtract, &[x, one])?;
+    let z = lw.emit(c, pos, Op::Select, &[reflect, neg, less])?;
+    Ok((reflect, z))
+}
+
+/// log(z + g + ½) as `log1p(z / (g + ½)) + log(g + ½)`.
+fn log_t(lw: &mut Lowerer, c: &mut Comp, pos: usize, z: InstId) -> LResult<InstId> {
+    let gh = lw.emit_splat(c, pos, z, LANCZOS_G + 0.5)?;
+    let q = lw.emit(c, pos, B::Divide, &[z, gh])?;
+    let l = lw.emit(c, pos, U::Log1p, &[q])?;
+    let log_gh = lw.emit_splat(c, pos, z, (LANCZOS_G + 0.5).ln())?;
+    lw.emit(c, pos, B::Add, &[l, log_gh])
+}
+
+/// Lanczos's sum `base + Σ cᵢ / (z + i)` (`base` added to the first term).
+fn lanczos_sum(lw: &mut Lowerer, c: &mut Comp, pos: usize, z: InstId) -> LResult<InstId> {
+    let mut acc = None;
+    for (i, &k) in LANCZOS_COEFFS.iter().enumerate() {
+        let term = lanczos_term(lw, c, pos, z, i, k, false)?;
+        acc = Some(match acc {
+            None => {
+                let base = lw.emit_splat(c, pos, z, LANCZOS_BASE)?;
+                lw.emit(c, pos, B::Add, &[term, base])?
+            }
+            Some(a) => lw.emit(c, pos, B::Add, &[a, term])?,
+        });
+    }
+    Ok(acc.expect("nine coefficients"))
+}
+
+/// `k / (z + i + 1)`, or with `squared` `k / (z + i + 1)²`.
+fn lanczos_term(
+    lw: &mut Lowerer,
+    c: &mut Comp,
+    pos: usize,
+    z: InstId,
+    i: usize,
+    k: f64,
+    squared: bool,
+) -> LResult<InstId> {
+    let n = lw.emit_splat(c, pos, z, (i + 1) as f64)?;
+    let zi = lw.emit(c, pos, B::Add, &[z, n])?;
+    let d = if squared {
+        lw.emit(c, pos, B::Multiply, &[zi, zi])?
+    } else {
+        zi
+    };
+    let k = lw.emit_splat(c, pos, z, k)?;
+    lw.emit(c, pos, B::Divide, &[k, d])
+}
+
+fn lgamma(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<InstId> {
+    let ax = lw.emit(c, pos, U::Abs, &[x])?;
+    let inf = lw.emit_splat(c, pos, x, f64::INFINITY)?;
+    let is_inf = lw.emit_compare(c, pos, D::Eq, ax, inf)?;
+    let (reflect, z) = lanczos_z(lw, c, pos, x)?;
+    // The reflection's log(sin(pi * frac)), frac folded into [0, ½].
+    let fl = lw.emit(c, pos, U::Floor, &[ax])?;
+    let frac = lw.emit(c, pos, B::Subtract, &[ax, fl])?;
+    let half = lw.emit_splat(c, pos, x, 0.5)?;
+    let upper = lw.emit_compare(c, pos, D::Lt, half, frac)?;
+    let one = lw.emit_splat(c, pos, x, 1.0)?;
+    let flipped = lw.emit(c, pos, B::Subtract, &[one, frac])?;
+    let frac = lw.emit(c, pos, Op::Select, &[upper, flipped, frac])?;
+    let pi = lw.emit_splat(c, pos, x, std::f64::consts::PI)?;
+    let angle = lw.emit(c, pos, B::Multiply, &[frac, pi])?;
+    let sin = lw.emit(c, pos, U::Sin, &[angle])?;
+    let log_sin = lw.emit(c, pos, U::Log, &[sin])?;
+    let dims = lw.tensor(c, pos, log_sin)?.dims;
+    let finite = lw.add(
+        c,
+        pos,
+        Op::Unary(U::IsFinite),
+        Shape::array(ElementType::Pred, dims),
+        vec![log_sin],
+        vec![],
+    )?;
+    let log_pi = lw.emit_splat(c, pos, x, std::f64::consts::PI.ln())?;
+    let reflected_num = lw.emit(c, pos, B::Subtract, &[log_pi, log_sin])?;
+    // log Γ(z + 1) = (z + ½ - t / log t) log t + log √(2π) + log(sum),
+    // t = z + g + ½.
+    let zh = lw.emit(c, pos, B::Add, &[z, half])?;
+    let gh = lw.emit_splat(c, pos, x, LANCZOS_G + 0.5)?;
+    let t = lw.emit(c, pos, B::Add, &[z, gh])?;
+    let lt = log_t(lw, c, pos, z)?;
+    let q = lw.emit(c, pos, B::Divide, &[t, lt])?;
+    let d = lw.emit(c, pos, B::Subtract, &[zh, q])?;
+    let m = lw.emit(c, pos, B::Multiply, &[d, lt])?;
+    let log_sqrt_2pi = lw.emit_splat(c, pos, x, (2.0 * std::f64::consts::PI).sqrt().ln())?;
+    let front = lw.emit(c, pos, B::Add, &[m, log_sqrt_2pi])?;
+    let sum = lanczos_sum(lw, c, pos, z)?;
+    let log_sum = lw.emit(c, pos, U::Log, &[sum])?;
+    let direct = lw.emit(c, pos, B::Add, &[front, log_sum])?;
+    let reflected = lw.emit(c, pos, B::Subtract, &[reflected_num, direct])?;
+    let pole = lw.emit(c, pos, U::Negate, &[log_sin])?;
+    let reflected = lw.emit(c, pos, Op::Select, &[finite, reflected, pole])?;
+    let r = lw.emit(c, pos, Op::Select, &[reflect, reflected, direct])?;
+    lw.emit(c, pos, Op::Select, &[is_inf, inf, r])
+}
+
+fn digamma(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<InstId> {
+    let zero = lw.emit_splat(c, pos, x, 0.0)?;
+    let nonpositive = lw.emit_compare(c, pos, D::Le, x, zero)?;
+    let fl = lw.emit(c, pos, U::Floor, &[x])?;
+    let integral = lw.emit_compare(c, pos, D::Eq, x, fl)?;
+    let pole = lw.emit(c, pos, B::And, &[nonpositive, integral])?;
+    let nan = lw.emit_splat(c, pos, x, f64::NAN)?;
+    let (reflect, z) = lanczos_z(lw, c, pos, x)?;
+    let lt = log_t(lw, c, pos, z)?;
+    // The sum's derivative over the sum: Σ -cᵢ / (z + i)² / sum.
+    let mut num = zero;
+    for (i, &k) in LANCZOS_COEFFS.iter().enumerate() {
+        let term = lanczos_term(lw, c, pos, z, i, k, true)?;
+        num = lw.emit(c, pos, B::Subtract, &[num, term])?;
+    }
+    let sum = lanczos_sum(lw, c, pos, z)?;
+    let ratio = lw.emit(c, pos, B::Divide, &[num, sum])?;
+    let d = lw.emit(c, pos, B::Add, &[lt, ratio])?;
+    let gh = lw.emit_splat(c, pos, x, LANCZOS_G + 0.5)?;
+    let t = lw.emit(c, pos, B::Add, &[z, gh])?;
+    let g = lw.emit_splat(c, pos, x, LANCZOS_G)?;
+    let gt = lw.emit(c, pos, B::Divide, &[g, t])?;
+    let direct = lw.emit(c, pos, B::Subtract, &[d, gt])?;
+    // Reflection: ψ(x) = ψ(1 - x) - π cos(πx) / sin(πx), with x reduced
+    // by |floor(x + ½)| first.
+    let half = lw.emit_splat(c, pos, x, 0.5)?;
+    let xh = lw.emit(c, pos, B::Add, &[x, half])?;
+    let n = lw.emit(c, pos, U::Floor, &[xh])?;
+    let n = lw.emit(c, pos, U::Abs, &[n])?;
+    let r = lw.emit(c, pos, B::Add, &[x, n])?;
+    let pi = lw.emit_splat(c, pos, x, std::f64::consts::PI)?;
+    let a = lw.emit(c, pos, B::Multiply, &[r, pi])?;
+    let cos = lw.emit(c, pos, U::Cos, &[a])?;
+    let cpi = lw.emit(c, pos, B::Multiply, &[cos, pi])?;
+    let sin = lw.emit(c, pos, U::Sin, &[a])?;
+    let cot = lw.emit(c, pos, B::Divide, &[cpi, sin])?;
+    let reflected = lw.emit(c, pos, B::Subtract, &[direct, cot])?;
+    let v = lw.emit(c, pos, Op::Select, &[reflect, reflected, direct])?;
+    lw.emit(c, pos, Op::Select, &[pole, nan, v])
 }
 
 /// (e^(x + log ½), e^(log ½ - x)), the two halves of cosh and sinh.

@@ -1300,6 +1300,7 @@ impl<'a> Lowerer<'a> {
             }
             "chlo.erf_inv" | "chlo.erfc" => return super::chlo::lower(self, c, op),
             "chlo.sinh" | "chlo.cosh" => return super::chlo::hyperbolic(self, c, op),
+            "chlo.lgamma" | "chlo.digamma" => return super::chlo::gamma_family(self, c, op),
             "fft" => {
                 // `fft_type = #stablehlo<fft_type FFT>, fft_length = array<i64: 8>`
                 // (the pretty form's `type = FFT, length = [8]` reads the same).
