@@ -31,13 +31,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from bench_vs_xla import hlox_run  # noqa: E402
+from bench_vs_xla import hlox_run, xla_timer  # noqa: E402
 
 
 def programs():
@@ -81,32 +80,6 @@ def programs():
     return [("mlp", mlp_loss, mlp_args, 6), ("transformer_block", block_loss, block_args, 10)]
 
 
-def xla_timer(proto, args):
-    """XLA:CPU's executable of `proto` (compiled once), as a function of a
-    run count that returns the median time of that many runs (ms) and the
-    last outputs."""
-    import jax
-    from jax._src.lib import xla_client as xc
-
-    client = jax.devices("cpu")[0].client
-    devices = client.devices()[:1]
-    exe = client.compile_and_load(xc._xla.mlir.hlo_to_stablehlo(proto),
-                                  xc.DeviceList(tuple(devices)), xc.CompileOptions())
-    bufs = [jax.device_put(a, devices[0]) for a in args]
-
-    def run(iters):
-        times, outs = [], None
-        for _ in range(iters):
-            t0 = time.perf_counter()
-            outs = exe.execute(bufs)
-            for o in outs:
-                o.block_until_ready()
-            times.append((time.perf_counter() - t0) * 1e3)
-        return statistics.median(times), outs
-
-    return run
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--hlox", default=os.path.join(ROOT, "target", "release", "hlox"))
@@ -143,18 +116,25 @@ def main():
             subprocess.run([a.hlox, "grad", pb, "--wrt", ",".join(map(str, wrt)), "-o", grad_hlo],
                            check=True)
             out = os.path.join(d, "out")
-            xla_fwd, xla_grad = xla_timer(fwd, args), xla_timer(bwd, args)
-            xla_fwd(a.warmup)
-            xla_grad(a.warmup)
             med = statistics.median
+            (xla_fwd_runs, _), (xla_grad_runs, _) = xla_timer(fwd, args), xla_timer(bwd, args)
+
+            def xla_fwd(n):
+                return med(xla_fwd_runs(n)[0])
+
+            def xla_grad(n):
+                return med(xla_grad_runs(n)[0])
+
+            xla_fwd_runs(a.warmup)
+            xla_grad_runs(a.warmup)
             for r in range(a.rounds):
                 # Batches of each, alternated: (hlox fwd, hlox grad, XLA fwd, XLA grad).
                 batches, ok = [], True
                 for _ in range(a.alternations):
                     hf = hlox_run(a.hlox, pb, inputs, a.iters, a.warmup, [], out)
                     hg = hlox_run(a.hlox, grad_hlo, inputs, a.iters, a.warmup, [], out)
-                    xf, _ = xla_fwd(a.iters)
-                    xg, _ = xla_grad(a.iters)
+                    xf = xla_fwd(a.iters)
+                    xg = xla_grad(a.iters)
                     ok = ok and len(hg["outputs"]) == len(want) and all(
                         np.allclose(g, w, rtol=2e-3, atol=1e-5) for g, w in zip(hg["outputs"], want))
                     batches.append((hf["median_ms"], hg["median_ms"], xf, xg))

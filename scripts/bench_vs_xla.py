@@ -221,7 +221,10 @@ def register_seed_with_xla(so):
     return lib
 
 
-def xla_run(proto, args, iters, warmup, backend="cpu"):
+def xla_timer(proto, args, backend="cpu"):
+    """XLA's executable of `proto`, compiled once, as a function of a run
+    count that returns each run's time (ms) and the last run's outputs;
+    and the compile time (ms)."""
     import jax
     from jax._src.lib import xla_client as xc
 
@@ -232,18 +235,24 @@ def xla_run(proto, args, iters, warmup, backend="cpu"):
     exe = client.compile_and_load(mlir, xc.DeviceList(tuple(devices)), xc.CompileOptions())
     compile_ms = (time.perf_counter() - t0) * 1e3
     bufs = [jax.device_put(a, devices[0]) for a in args]
-    outs = None
-    for _ in range(warmup):
-        outs = exe.execute(bufs)
-        for o in outs:
-            o.block_until_ready()
-    times = []
-    for _ in range(iters):
-        t0 = time.perf_counter()
-        outs = exe.execute(bufs)
-        for o in outs:
-            o.block_until_ready()
-        times.append((time.perf_counter() - t0) * 1e3)
+
+    def run(iters):
+        times, outs = [], None
+        for _ in range(iters):
+            t0 = time.perf_counter()
+            outs = exe.execute(bufs)
+            for o in outs:
+                o.block_until_ready()
+            times.append((time.perf_counter() - t0) * 1e3)
+        return times, outs
+
+    return run, compile_ms
+
+
+def xla_run(proto, args, iters, warmup, backend="cpu"):
+    run, compile_ms = xla_timer(proto, args, backend)
+    run(warmup)
+    times, outs = run(iters)
     return {"compile_ms": compile_ms, "median_ms": statistics.median(times), "min_ms": min(times),
             "outputs": [np.asarray(o) for o in outs]}
 

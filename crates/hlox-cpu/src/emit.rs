@@ -13,7 +13,7 @@
 
 use crate::buffers::{const_name, Assignment, Loc};
 use crate::runtime::{self, CallSite};
-use crate::schedule::Step;
+use crate::schedule::{generates_code, Step};
 use crate::CompileError;
 use hlox_codegen::elemental::{
     const_global, fusion_is_elemental, is_elemental, ElementalCtx, Leaf,
@@ -149,21 +149,6 @@ fn param<'ctx>(
 ) -> Result<inkwell::values::BasicValueEnum<'ctx>, CompileError> {
     f.get_nth_param(i)
         .ok_or_else(|| CompileError::Internal(format!("function has no parameter {i}")))
-}
-
-/// Whether `emit_inst` writes code for `id` (parameters, constants, tuples
-/// and alias views cost nothing at run time).
-fn generates_code(comp: &Computation, id: InstId) -> bool {
-    match comp.inst(id).op {
-        Op::Parameter { .. }
-        | Op::Constant { .. }
-        | Op::Tuple
-        | Op::GetTupleElement { .. }
-        | Op::OptimizationBarrier
-        | Op::AfterAll => false,
-        Op::Reshape | Op::Bitcast => !crate::buffers::is_alias_view(comp, id),
-        _ => true,
-    }
 }
 
 /// A prepared custom call's leaf counts (operands, results) against the

@@ -79,17 +79,18 @@ fn product_work(comp: &Computation, id: InstId) -> Option<usize> {
     Some(out.element_count().saturating_mul(k))
 }
 
-/// Instructions that generate no code: views and names of other values.
-fn is_free(comp: &Computation, id: InstId) -> bool {
+/// Whether `id` generates code (parameters, constants, tuples and alias
+/// views cost nothing at run time: `emit_inst` writes nothing for them).
+pub(crate) fn generates_code(comp: &Computation, id: InstId) -> bool {
     match comp.inst(id).op {
         Op::Parameter { .. }
         | Op::Constant { .. }
         | Op::Tuple
         | Op::GetTupleElement { .. }
         | Op::OptimizationBarrier
-        | Op::AfterAll => true,
-        Op::Reshape | Op::Bitcast => crate::buffers::is_alias_view(comp, id),
-        _ => false,
+        | Op::AfterAll => false,
+        Op::Reshape | Op::Bitcast => !crate::buffers::is_alias_view(comp, id),
+        _ => true,
     }
 }
 
@@ -158,7 +159,7 @@ fn ready(comp: &Computation, id: InstId, done: &[bool], hoist: &mut Vec<InstId>)
     comp.inst(id).operands.iter().all(|&o| {
         done[o.index()]
             || hoist.contains(&o)
-            || (is_free(comp, o) && ready(comp, o, done, hoist) && {
+            || (!generates_code(comp, o) && ready(comp, o, done, hoist) && {
                 hoist.push(o);
                 true
             })
