@@ -117,24 +117,17 @@ def main():
                            check=True)
             out = os.path.join(d, "out")
             med = statistics.median
-            (xla_fwd_runs, _), (xla_grad_runs, _) = xla_timer(fwd, args), xla_timer(bwd, args)
-
-            def xla_fwd(n):
-                return med(xla_fwd_runs(n)[0])
-
-            def xla_grad(n):
-                return med(xla_grad_runs(n)[0])
-
-            xla_fwd_runs(a.warmup)
-            xla_grad_runs(a.warmup)
+            (xla_fwd, _), (xla_grad, _) = xla_timer(fwd, args), xla_timer(bwd, args)
+            xla_fwd(a.warmup)
+            xla_grad(a.warmup)
             for r in range(a.rounds):
                 # Batches of each, alternated: (hlox fwd, hlox grad, XLA fwd, XLA grad).
                 batches, ok = [], True
                 for _ in range(a.alternations):
                     hf = hlox_run(a.hlox, pb, inputs, a.iters, a.warmup, [], out)
                     hg = hlox_run(a.hlox, grad_hlo, inputs, a.iters, a.warmup, [], out)
-                    xf = xla_fwd(a.iters)
-                    xg = xla_grad(a.iters)
+                    xf = med(xla_fwd(a.iters)[0])
+                    xg = med(xla_grad(a.iters)[0])
                     ok = ok and len(hg["outputs"]) == len(want) and all(
                         np.allclose(g, w, rtol=2e-3, atol=1e-5) for g, w in zip(hg["outputs"], want))
                     batches.append((hf["median_ms"], hg["median_ms"], xf, xg))

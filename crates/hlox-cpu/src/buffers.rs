@@ -313,50 +313,48 @@ fn describe_inst(
     out: &mut String,
 ) {
     let inst = comp.inst(id);
-    {
-        let locs = a.leaves.get(&id).cloned().unwrap_or_default();
-        let s: Vec<String> = locs
-            .iter()
-            .map(|l| match l {
-                Loc::Param(i) => format!("param leaf {i}"),
-                Loc::Const(n) => format!("constant {n}"),
-                Loc::Null => "none".into(),
-                Loc::Temp(t) => {
-                    let tt = &a.temps[*t];
-                    match tt.out {
-                        Some(k) => format!("output leaf {k} ({} bytes)", tt.size),
-                        None => format!(
-                            "arena [{}, {}) live {}..={}",
-                            a.base + tt.offset,
-                            a.base + tt.offset + tt.size,
-                            tt.def,
-                            tt.last
-                        ),
-                    }
+    let locs = a.leaves.get(&id).cloned().unwrap_or_default();
+    let s: Vec<String> = locs
+        .iter()
+        .map(|l| match l {
+            Loc::Param(i) => format!("param leaf {i}"),
+            Loc::Const(n) => format!("constant {n}"),
+            Loc::Null => "none".into(),
+            Loc::Temp(t) => {
+                let tt = &a.temps[*t];
+                match tt.out {
+                    Some(k) => format!("output leaf {k} ({} bytes)", tt.size),
+                    None => format!(
+                        "arena [{}, {}) live {}..={}",
+                        a.base + tt.offset,
+                        a.base + tt.offset + tt.size,
+                        tt.def,
+                        tt.last
+                    ),
                 }
-            })
-            .collect();
-        let mut extra = if a.in_place.contains(&id) {
-            " (in place)".to_string()
-        } else {
-            String::new()
-        };
-        let others: Vec<&str> = step
-            .members()
-            .iter()
-            .filter(|&&m| m != id)
-            .map(|&m| comp.inst(m).name.as_str())
-            .collect();
-        if !others.is_empty() {
-            let _ = write!(extra, " (side by side with {})", others.join(", "));
-        }
-        let _ = writeln!(
-            out,
-            "  {} = {}: {}{}",
-            inst.name,
-            inst.op.name(),
-            s.join(", "),
-            extra
-        );
+            }
+        })
+        .collect();
+    let mut extra = if a.in_place.contains(&id) {
+        " (in place)".to_string()
+    } else {
+        String::new()
+    };
+    let others: Vec<&str> = step
+        .members()
+        .iter()
+        .filter(|&&m| m != id)
+        .map(|&m| comp.inst(m).name.as_str())
+        .collect();
+    if !others.is_empty() {
+        let _ = write!(extra, " (side by side with {})", others.join(", "));
     }
+    let _ = writeln!(
+        out,
+        "  {} = {}: {}{}",
+        inst.name,
+        inst.op.name(),
+        s.join(", "),
+        extra
+    );
 }

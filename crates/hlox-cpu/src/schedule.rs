@@ -4,14 +4,15 @@
 //! Independent matrix products of about the same size run at the same
 //! time, each on its share of the threads, as XLA:CPU's thunk executor runs
 //! independent thunks concurrently. Why: a product of a transformer
-//! block's size (`[128,256] x [256,256]`, m = 128) split over two threads
-//! ran only 1.1-1.75x faster than on one (each half packs all of the other
-//! operand, and the halves start and end together), while two such
-//! products, each on one thread, ran side by side at 1.8x
-//! (docs/performance.md, "Fifteenth session" and "Sixteenth session"). A
-//! gradient is full of such pairs: the two products of every product's
-//! reverse mode (`dy wᵀ` and `xᵀ dy`) read the same values and not each
-//! other.
+//! block's size (`[128,256] x [256,256]`, m = 128) is short of work to
+//! split (each part packs all of the other operand, and the parts start
+//! and end together); products side by side each keep a whole thread. On
+//! the 2-vCPU measuring machine a pair costs what two split products cost
+//! at best, and less when the host's load stalls one half of a split
+//! (four such products: 0.58 against 0.66 ms median; docs/performance.md,
+//! "Sixteenth session"). A gradient is full of such pairs: the two
+//! products of every product's reverse mode (`dy wᵀ` and `xᵀ dy`) read the
+//! same values and not each other.
 //!
 //! A product joins the group of an earlier product when everything it
 //! reads is computed before that one (instructions that generate no code,

@@ -152,7 +152,16 @@ struct Mats<'a> {
     rank: usize,
 }
 
-impl Mats<'_> {
+impl<'a> Mats<'a> {
+    /// The helpers for matrices like `a` (its element type and rank).
+    fn of(b: &'a XlaBuilder, a: &ArrayShape) -> Mats<'a> {
+        Mats {
+            b,
+            ty: a.ty,
+            rank: a.dims.len(),
+        }
+    }
+
     fn scalar(&self, v: f64) -> Result<XlaOp, BuildError> {
         match self.ty {
             ElementType::F32 => self.b.constant_literal(&Literal::r0(v as f32)),
@@ -294,6 +303,12 @@ fn lapack_call(target: &str, operands: Vec<Shape>, attrs: impl Into<Vec<u8>>) ->
     }
 }
 
+/// The builder of `c`'s rule for `mode` (its module is named
+/// `jvp.TARGET` or `vjp.TARGET`).
+fn rule_builder(c: &CallInfo, mode: Mode) -> XlaBuilder {
+    XlaBuilder::new(format!("{}.{}", mode.name(), c.target))
+}
+
 /// The primal call again, as the rule's own instruction: the call's
 /// operands, attributes and result.
 fn primal(c: &CallInfo, b: &XlaBuilder, operands: &[XlaOp]) -> Result<XlaOp, BuildError> {
@@ -353,12 +368,8 @@ fn potrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
     }
     let a_shape = matrix(c, 0)?;
     let dims = a_shape.dims.clone();
-    let b = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
-    let m = Mats {
-        b: &b,
-        ty: a_shape.ty,
-        rank: dims.len(),
-    };
+    let b = rule_builder(c, mode);
+    let m = Mats::of(&b, &a_shape);
     let sa = Shape::Array(a_shape.clone());
     let info_shape = result_leaves(c, "(factor, info)")?.remove(1);
     let a = b.parameter(0, &sa, "a")?;
@@ -447,12 +458,8 @@ fn trsm_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
     let (ad, bd) = (a_shape.dims.clone(), b_shape.dims.clone());
     let left = side == b'L';
     let transposed = trans != b'N';
-    let bld = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
-    let m = Mats {
-        b: &bld,
-        ty: a_shape.ty,
-        rank: ad.len(),
-    };
+    let bld = rule_builder(c, mode);
+    let m = Mats::of(&bld, &a_shape);
     // The triangle the target reads.
     let read = match (uplo == b'L', diag == b'U') {
         (true, false) => GE,
@@ -615,12 +622,8 @@ fn getrf_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
     let batch = dims[..rank - 2].to_vec();
     let mut leaves = result_leaves(c, "(lu, ipiv, info)")?;
     let (info_shape, ipiv_shape) = (leaves.remove(2), leaves.remove(1));
-    let b = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
-    let m = Mats {
-        b: &b,
-        ty: a_shape.ty,
-        rank,
-    };
+    let b = rule_builder(c, mode);
+    let m = Mats::of(&b, &a_shape);
     let sa = Shape::Array(a_shape.clone());
     let a = b.parameter(0, &sa, "a")?;
     let second = b.parameter(1, &sa, if mode == Mode::Jvp { "a_dot" } else { "lu_ct" })?;
@@ -698,12 +701,8 @@ fn syevd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
     let uplo = char_attr(c, "uplo")?;
     let mut leaves = result_leaves(c, "(v, w, info)")?;
     let (info_shape, w_shape) = (leaves.remove(2), leaves.remove(1));
-    let b = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
-    let m = Mats {
-        b: &b,
-        ty: a_shape.ty,
-        rank,
-    };
+    let b = rule_builder(c, mode);
+    let m = Mats::of(&b, &a_shape);
     let sa = Shape::Array(a_shape.clone());
     let a = b.parameter(0, &sa, "a")?;
     let y = primal(c, &b, &[a])?;
@@ -795,12 +794,8 @@ fn gesdd_rule(c: &CallInfo, mode: Mode) -> Result<Module, BuildError> {
         d
     };
     let (kk, mk, nk) = (with(k, k), with(m_rows, k), with(n_cols, k));
-    let b = XlaBuilder::new(format!("{}.{}", mode.name(), c.target));
-    let mt = Mats {
-        b: &b,
-        ty: a_shape.ty,
-        rank,
-    };
+    let b = rule_builder(c, mode);
+    let mt = Mats::of(&b, &a_shape);
     let sa = Shape::Array(a_shape.clone());
     let a = b.parameter(0, &sa, "a")?;
     let y = primal(c, &b, &[a])?;
