@@ -254,7 +254,7 @@ pub fn run_frontend(
             dump_dir: options.dump_dir.clone(),
             ..Default::default()
         };
-        let r = crate::pipeline(options.half_rounding).run(&mut m, &popts)?;
+        let r = crate::pipeline_for(platform, options.half_rounding).run(&mut m, &popts)?;
         tracing::debug!(
             ms = ms(r.timings.iter().map(|(_, d)| *d).sum()),
             passes = r.timings.len(),

@@ -30,6 +30,8 @@
 //!   the vectors dropped).
 //! - [`ExcessPrecision`]: a `convert` to f32 of a bf16 arithmetic result
 //!   computed in f32 without rounding (XLA's default bf16 numerics).
+//! - [`TransposeFolding`]: a dot reads the array a transpose (and a reshape
+//!   merging its dimensions) would have copied (Host pipeline only).
 //!
 //! [`default_pipeline`] is what the backends run; see docs/passes.md.
 
@@ -47,6 +49,7 @@ mod precision;
 mod rewrite;
 mod scatter;
 pub mod spmd;
+mod transpose_folding;
 mod util;
 
 pub use algsimp::AlgebraicSimplifier;
@@ -60,6 +63,7 @@ pub use lapack_outputs::LapackDeadOutputs;
 pub use layouts::BoundaryLayouts;
 pub use precision::ExcessPrecision;
 pub use scatter::ScatterToUpdateSlice;
+pub use transpose_folding::TransposeFolding;
 
 use hlox_hlo::verifier::{verify_module, VerifyError};
 use hlox_hlo::Module;
@@ -280,13 +284,13 @@ impl RunState<'_> {
     }
 }
 
-/// The pipeline the Host and CUDA backends run: inline calls; XLA's bf16
-/// excess precision ([`ExcessPrecision`]); collectives to copies;
-/// custom-call layouts; one-window scatters to dynamic-update-slices;
-/// then algebraic simplification, constant folding,
-/// CSE and DCE to a fixed point; jaxlib LAPACK calls whose vectors no
-/// one reads switched to values only; then fusion (when
-/// [`PipelineOptions::fusion`]); then DCE.
+/// The pipeline the Host backend runs: inline calls; XLA's bf16 excess
+/// precision ([`ExcessPrecision`]); collectives to copies; custom-call
+/// layouts; one-window scatters to dynamic-update-slices; then algebraic
+/// simplification, transpose folding, constant folding, CSE and DCE to a
+/// fixed point; jaxlib LAPACK calls whose vectors no one reads switched to
+/// values only; then fusion (when [`PipelineOptions::fusion`]); then DCE.
+/// CUDA's is the same without transpose folding ([`pipeline_for`]).
 pub fn default_pipeline() -> PassManager {
     pipeline(hlox_eval::HalfRounding::default())
 }
@@ -294,6 +298,17 @@ pub fn default_pipeline() -> PassManager {
 /// [`default_pipeline`] for the bf16 rounding policy `rounding`:
 /// [`ExcessPrecision`] runs only under `HalfRounding::ExcessPrecision`.
 pub fn pipeline(rounding: hlox_eval::HalfRounding) -> PassManager {
+    pipeline_for(hlox_ffi::Platform::Host, rounding)
+}
+
+/// The pipeline for `platform` ([`default_pipeline`] for `rounding`):
+/// [`TransposeFolding`] runs on the Host only (the Host's matrix products
+/// read strided operands; CUDA's cuBLAS path wants them row-major with
+/// leading batch dimensions).
+pub fn pipeline_for(
+    platform: hlox_ffi::Platform,
+    rounding: hlox_eval::HalfRounding,
+) -> PassManager {
     let mut pm = PassManager::new();
     pm.add(CallInliner);
     if rounding == hlox_eval::HalfRounding::ExcessPrecision {
@@ -302,12 +317,16 @@ pub fn pipeline(rounding: hlox_eval::HalfRounding) -> PassManager {
     pm.add(SingleDeviceCollectives);
     pm.add(BoundaryLayouts);
     pm.add(ScatterToUpdateSlice);
-    pm.add_fixed_point(vec![
+    let mut simplify: Vec<Box<dyn Pass>> = vec![
         Box::new(AlgebraicSimplifier::default()),
         Box::new(ConstantFolding::default()),
         Box::new(Cse),
         Box::new(Dce),
-    ]);
+    ];
+    if platform == hlox_ffi::Platform::Host {
+        simplify.insert(1, Box::new(TransposeFolding));
+    }
+    pm.add_fixed_point(simplify);
     pm.add(LapackDeadOutputs);
     pm.add(Fusion::default());
     pm.add(Dce);
@@ -342,6 +361,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         "excess-precision" => Box::new(ExcessPrecision),
         "scatter-to-update-slice" => Box::new(ScatterToUpdateSlice),
         "lapack-dead-outputs" => Box::new(LapackDeadOutputs),
+        "transpose-folding" => Box::new(TransposeFolding),
         _ => return None,
     })
 }
