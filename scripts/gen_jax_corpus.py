@@ -339,6 +339,22 @@ def _(rng):
     return f, [x]
 
 
+@case("erf_inv_erfc_f64", "erf_inv and erfc on f64 (x64): erf_inv's three polynomials (w = -log1p(-x^2) "
+      "below 6.25, below 16, above), +-1; erfc's |x| < 1, below 8, above, its underflow, infinities; "
+      "jax.random.normal in f64 (erf_inv of uniform bits)", x64=True, transcendental=True)
+def _(rng):
+    near_one = 1.0 - np.array([1e-3, 1e-5, 1e-6, 1e-8, 1e-10, 1e-13, 1e-15])
+    x = np.concatenate([rng.uniform(-0.999, 0.999, 40), near_one, -near_one, [0.0, 1.0, -1.0, 0.5, -1e-9]])
+    y = np.concatenate([rng.uniform(-1, 1, 20), rng.uniform(1, 8, 20), rng.uniform(8, 30, 10), -rng.uniform(1, 10, 10),
+                        [0.0, 1.0, 8.0, 26.5, 27.0, -27.0, np.inf, -np.inf]])
+    key = np.array([0, 42], np.uint32)
+
+    def f(x, y, key):
+        return lax.erf_inv(x), lax.erfc(y), jax.random.normal(jax.random.wrap_key_data(key, impl="threefry2x32"), (64,), jnp.float64)
+
+    return f, [x, y, key]
+
+
 # ==========================================================================
 # Integers and bits
 # ==========================================================================

@@ -2,8 +2,8 @@
 //! legalization expands them (`chlo_legalize_to_stablehlo`), with the same
 //! polynomials and the same order of operations, so results match JAX's
 //! bit for bit. f16/bf16 are computed in f32 (as XLA does); erf_inv and
-//! erfc on f64 use other polynomials that hlox does not have yet and are
-//! refused.
+//! erfc on f64 use XLA's f64 polynomials (Giles's for erf_inv, Cephes's
+//! rational approximations for erfc).
 
 // The coefficients are written as XLA prints them (shortest f32 digits).
 #![allow(clippy::excessive_precision)]
@@ -17,13 +17,15 @@ use crate::types::{ArrayShape, ElementType, Shape};
 
 type LResult<T> = Result<T, ParseError>;
 
-/// `chlo.erf_inv` and `chlo.erfc` (f32; f16/bf16 in f32).
+/// `chlo.erf_inv` and `chlo.erfc` (f32 and f64; f16/bf16 in f32).
 pub(crate) fn lower(lw: &mut Lowerer, c: &mut Comp, op: &MOp) -> LResult<Vec<InstId>> {
-    unary_in_f32(lw, c, op, false, |lw, c, pos, x| {
-        if op.name == "chlo.erfc" {
-            erfc_f32(lw, c, pos, x)
-        } else {
-            erf_inv_f32(lw, c, pos, x)
+    unary_in_f32(lw, c, op, true, |lw, c, pos, x| {
+        let f64 = c.insts[x].shape.element_type() == Some(ElementType::F64);
+        match (op.name == "chlo.erfc", f64) {
+            (true, false) => erfc_f32(lw, c, pos, x),
+            (true, true) => erfc_f64(lw, c, pos, x),
+            (false, false) => erf_inv_f32(lw, c, pos, x),
+            (false, true) => erf_inv_f64(lw, c, pos, x),
         }
     })
 }
@@ -375,21 +377,265 @@ fn convert(
     lw.add(c, pos, Op::Convert, s, vec![x], vec![])
 }
 
-/// `p = c[0]; p = c[i] + p * w` (Horner), or with `first_mul` `p = w * c[0] + c[1]; ...`.
-fn horner(
+/// `p = c[0]; p = p * w + c[i]` (Horner), coefficients of f32 or f64.
+fn horner<T: Copy + Into<f64>>(
     lw: &mut Lowerer,
     c: &mut Comp,
     pos: usize,
     w: InstId,
-    coeffs: &[f32],
+    coeffs: &[T],
 ) -> LResult<InstId> {
-    let mut p = lw.emit_splat(c, pos, w, coeffs[0] as f64)?;
+    let mut p = lw.emit_splat(c, pos, w, coeffs[0].into())?;
     for &k in &coeffs[1..] {
         let m = lw.emit(c, pos, B::Multiply, &[p, w])?;
-        let k = lw.emit_splat(c, pos, w, k as f64)?;
+        let k = lw.emit_splat(c, pos, w, k.into())?;
         p = lw.emit(c, pos, B::Add, &[m, k])?;
     }
     Ok(p)
+}
+
+/// `num / den` for `num = scale * horner(w, n)` and `den = horner(w, d)`.
+fn rational(
+    lw: &mut Lowerer,
+    c: &mut Comp,
+    pos: usize,
+    w: InstId,
+    scale: InstId,
+    n: &[f64],
+    d: &[f64],
+) -> LResult<InstId> {
+    let p = horner(lw, c, pos, w, n)?;
+    let num = lw.emit(c, pos, B::Multiply, &[scale, p])?;
+    let den = horner(lw, c, pos, w, d)?;
+    lw.emit(c, pos, B::Divide, &[num, den])
+}
+
+/// f64 erfc as XLA expands it (Cephes's `erfc`): `1 - erf(x)` by a
+/// rational function of x² for |x| < 1; else `exp(-x²)` times a rational
+/// function of |x| (one for |x| < 8, one above), 0 where `-x²` underflows,
+/// reflected (`2 - y`) for negative x.
+fn erfc_f64(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<InstId> {
+    let one = lw.emit_splat(c, pos, x, 1.0)?;
+    let ax = lw.emit(c, pos, U::Abs, &[x])?;
+    let small = lw.emit_compare(c, pos, D::Lt, ax, one)?;
+    let z = lw.emit(c, pos, B::Multiply, &[x, x])?;
+    let erf = rational(
+        lw,
+        c,
+        pos,
+        z,
+        x,
+        &[
+            9.6049737398705162,
+            90.026019720384269,
+            2232.0053459468431,
+            7003.3251411280507,
+            55592.301301039493,
+        ],
+        &[
+            1.0,
+            33.561714164750313,
+            521.35794978015269,
+            4594.3238297098014,
+            22629.000061389095,
+            49267.394260863592,
+        ],
+    )?;
+    let near = lw.emit(c, pos, B::Subtract, &[one, erf])?;
+    let zero = lw.emit_splat(c, pos, x, 0.0)?;
+    let neg = lw.emit_compare(c, pos, D::Lt, x, zero)?;
+    let nz = lw.emit(c, pos, U::Negate, &[z])?;
+    let lim = lw.emit_splat(c, pos, x, -709.782712893384)?;
+    let underflow = lw.emit_compare(c, pos, D::Lt, nz, lim)?;
+    let eight = lw.emit_splat(c, pos, x, 8.0)?;
+    let below8 = lw.emit_compare(c, pos, D::Lt, ax, eight)?;
+    let e = lw.emit(c, pos, U::Exp, &[nz])?;
+    let mid = rational(
+        lw,
+        c,
+        pos,
+        ax,
+        e,
+        &[
+            2.4619698147353052e-10,
+            0.56418956483106886,
+            7.4632105644226989,
+            48.637197098568137,
+            196.5208329560771,
+            526.44519499547732,
+            934.52852717195765,
+            1027.5518868951572,
+            557.53533536939938,
+        ],
+        &[
+            1.0,
+            13.228195115474499,
+            86.707214088598974,
+            354.93777888781989,
+            975.70850174320549,
+            1823.9091668790973,
+            2246.3376081871097,
+            1656.6630919416134,
+            557.53534081772773,
+        ],
+    )?;
+    let tail = rational(
+        lw,
+        c,
+        pos,
+        ax,
+        e,
+        &[
+            0.56418958354775506,
+            1.275366707599781,
+            5.0190504225118051,
+            6.160210979930536,
+            7.4097426995044895,
+            2.9788666537210022,
+        ],
+        &[
+            1.0,
+            2.2605286322011726,
+            9.3960352493800148,
+            12.048953980809666,
+            17.081445074756591,
+            9.6089680906328585,
+            3.3690764510008151,
+        ],
+    )?;
+    let y = lw.emit(c, pos, Op::Select, &[below8, mid, tail])?;
+    let y = lw.emit(c, pos, Op::Select, &[underflow, zero, y])?;
+    let two = lw.emit_splat(c, pos, x, 2.0)?;
+    let flipped = lw.emit(c, pos, B::Subtract, &[two, y])?;
+    let far = lw.emit(c, pos, Op::Select, &[neg, flipped, y])?;
+    lw.emit(c, pos, Op::Select, &[small, near, far])
+}
+
+/// f64 erf_inv as XLA expands it (Giles's "Approximating the erfinv
+/// function"): with `w = -log1p(-x²)`, a polynomial in `w - 3.125` for
+/// w < 6.25 (23 terms), in `sqrt(w) - 3.25` for w < 16 (19 terms), in
+/// `sqrt(w) - 5` above (17 terms), times x; ±inf at ±1. The three
+/// polynomials run as one Horner loop on selected coefficients; a shorter
+/// one keeps its value through the longer ones' last steps.
+fn erf_inv_f64(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<InstId> {
+    const LOW: [f64; 23] = [
+        -3.64441206401782e-21,
+        -1.6850591381820166e-19,
+        1.28584807152564e-18,
+        1.1157877678025181e-17,
+        -1.3331716628546209e-16,
+        2.0972767875968562e-17,
+        6.6376381343583238e-15,
+        -4.0545662729752069e-14,
+        -8.1519341976054722e-14,
+        2.6335093153082323e-12,
+        -1.2975133253453532e-11,
+        -5.4154120542946279e-11,
+        1.0512122733215323e-09,
+        -4.1126339803469837e-09,
+        -2.9070369957882005e-08,
+        4.2347877827932404e-07,
+        -1.3654692000834679e-06,
+        -1.3882523362786469e-05,
+        0.00018673420803405714,
+        -0.000740702534166267,
+        -0.0060336708714301491,
+        0.24015818242558962,
+        1.6536545626831027,
+    ];
+    const MID: [f64; 19] = [
+        2.2137376921775787e-09,
+        9.0756561938885391e-08,
+        -2.7517406297064545e-07,
+        1.8239629214389228e-08,
+        1.5027403968909828e-06,
+        -4.013867526981546e-06,
+        2.9234449089955446e-06,
+        1.2475304481671779e-05,
+        -4.7318229009055734e-05,
+        6.8284851459573175e-05,
+        2.4031110387097894e-05,
+        -0.00035503752036284748,
+        0.0009532893797373805,
+        -0.0016882755560235047,
+        0.0024914420961078508,
+        -0.0037512085075692412,
+        0.0053709145535900636,
+        1.0052589676941592,
+        3.0838856104922208,
+    ];
+    const HIGH: [f64; 17] = [
+        -2.7109920616438573e-11,
+        -2.5556418169965252e-10,
+        1.5076572693500548e-09,
+        -3.789465440126737e-09,
+        7.61570120807834e-09,
+        -1.496002662714924e-08,
+        2.9147953450901081e-08,
+        -6.7711997758452339e-08,
+        2.2900482228026655e-07,
+        -9.9298272942317e-07,
+        4.5260625972231537e-06,
+        -1.9681778105531671e-05,
+        7.5995277030017761e-05,
+        -0.00021503011930044477,
+        -0.00013871931833623122,
+        1.0103004648645344,
+        4.8499064014085844,
+    ];
+    let ax = lw.emit(c, pos, U::Abs, &[x])?;
+    let one = lw.emit_splat(c, pos, x, 1.0)?;
+    let is_one = lw.emit_compare(c, pos, D::Eq, ax, one)?;
+    let inf = lw.emit_splat(c, pos, x, f64::INFINITY)?;
+    let at_one = lw.emit(c, pos, B::Multiply, &[x, inf])?;
+    let nx = lw.emit(c, pos, U::Negate, &[x])?;
+    let xx = lw.emit(c, pos, B::Multiply, &[x, nx])?;
+    let l = lw.emit(c, pos, U::Log1p, &[xx])?;
+    let w = lw.emit(c, pos, U::Negate, &[l])?;
+    let k = lw.emit_splat(c, pos, x, 6.25)?;
+    let low = lw.emit_compare(c, pos, D::Lt, w, k)?;
+    let k = lw.emit_splat(c, pos, x, 16.0)?;
+    let mid = lw.emit_compare(c, pos, D::Lt, w, k)?;
+    let k = lw.emit_splat(c, pos, x, 3.125)?;
+    let wl = lw.emit(c, pos, B::Subtract, &[w, k])?;
+    let sw = lw.emit(c, pos, U::Sqrt, &[w])?;
+    let (a, b) = (
+        lw.emit_splat(c, pos, x, 3.25)?,
+        lw.emit_splat(c, pos, x, 5.0)?,
+    );
+    let shift = lw.emit(c, pos, Op::Select, &[mid, a, b])?;
+    let wh = lw.emit(c, pos, B::Subtract, &[sw, shift])?;
+    let ww = lw.emit(c, pos, Op::Select, &[low, wl, wh])?;
+    // Step i's coefficient, of the polynomials still running.
+    let coeff = |lw: &mut Lowerer, c: &mut Comp, i: usize| -> LResult<InstId> {
+        let l = lw.emit_splat(c, pos, x, LOW[i])?;
+        if i >= MID.len() {
+            return Ok(l);
+        }
+        let m = lw.emit_splat(c, pos, x, MID[i])?;
+        let lm = lw.emit(c, pos, Op::Select, &[low, l, m])?;
+        if i >= HIGH.len() {
+            return Ok(lm);
+        }
+        let h = lw.emit_splat(c, pos, x, HIGH[i])?;
+        lw.emit(c, pos, Op::Select, &[mid, lm, h])
+    };
+    let mut p = coeff(lw, c, 0)?;
+    for i in 1..LOW.len() {
+        let k = coeff(lw, c, i)?;
+        let m = lw.emit(c, pos, B::Multiply, &[p, ww])?;
+        let next = lw.emit(c, pos, B::Add, &[k, m])?;
+        // A polynomial that has ended keeps its value.
+        p = if i < HIGH.len() {
+            next
+        } else if i < MID.len() {
+            lw.emit(c, pos, Op::Select, &[mid, next, p])?
+        } else {
+            lw.emit(c, pos, Op::Select, &[low, next, p])?
+        };
+    }
+    let r = lw.emit(c, pos, B::Multiply, &[p, x])?;
+    lw.emit(c, pos, Op::Select, &[is_one, at_one, r])
 }
 
 fn erfc_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<InstId> {
