@@ -583,15 +583,7 @@ fn erf_inv_f64(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult
         1.0103004648645344,
         4.8499064014085844,
     ];
-    let ax = lw.emit(c, pos, U::Abs, &[x])?;
-    let one = lw.emit_splat(c, pos, x, 1.0)?;
-    let is_one = lw.emit_compare(c, pos, D::Eq, ax, one)?;
-    let inf = lw.emit_splat(c, pos, x, f64::INFINITY)?;
-    let at_one = lw.emit(c, pos, B::Multiply, &[x, inf])?;
-    let nx = lw.emit(c, pos, U::Negate, &[x])?;
-    let xx = lw.emit(c, pos, B::Multiply, &[x, nx])?;
-    let l = lw.emit(c, pos, U::Log1p, &[xx])?;
-    let w = lw.emit(c, pos, U::Negate, &[l])?;
+    let (w, finish) = erf_inv_frame(lw, c, pos, x)?;
     let k = lw.emit_splat(c, pos, x, 6.25)?;
     let low = lw.emit_compare(c, pos, D::Lt, w, k)?;
     let k = lw.emit_splat(c, pos, x, 16.0)?;
@@ -634,8 +626,7 @@ fn erf_inv_f64(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult
             lw.emit(c, pos, Op::Select, &[low, next, p])?
         };
     }
-    let r = lw.emit(c, pos, B::Multiply, &[p, x])?;
-    lw.emit(c, pos, Op::Select, &[is_one, at_one, r])
+    finish(lw, c, p)
 }
 
 fn erfc_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<InstId> {
@@ -716,7 +707,18 @@ fn erfc_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<In
     lw.emit(c, pos, Op::Select, &[small, near, far])
 }
 
-fn erf_inv_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<InstId> {
+/// What erf_inv's two widths share: `w = -log1p(-x²)`, and the finish
+/// that multiplies the polynomial `p` by x and gives ±inf at ±1.
+#[allow(clippy::type_complexity)]
+fn erf_inv_frame(
+    lw: &mut Lowerer,
+    c: &mut Comp,
+    pos: usize,
+    x: InstId,
+) -> LResult<(
+    InstId,
+    impl FnOnce(&mut Lowerer, &mut Comp, InstId) -> LResult<InstId>,
+)> {
     let ax = lw.emit(c, pos, U::Abs, &[x])?;
     let one = lw.emit_splat(c, pos, x, 1.0)?;
     let is_one = lw.emit_compare(c, pos, D::Eq, ax, one)?;
@@ -726,6 +728,15 @@ fn erf_inv_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult
     let xx = lw.emit(c, pos, B::Multiply, &[x, nx])?;
     let l = lw.emit(c, pos, U::Log1p, &[xx])?;
     let w = lw.emit(c, pos, U::Negate, &[l])?;
+    let finish = move |lw: &mut Lowerer, c: &mut Comp, p: InstId| {
+        let r = lw.emit(c, pos, B::Multiply, &[p, x])?;
+        lw.emit(c, pos, Op::Select, &[is_one, at_one, r])
+    };
+    Ok((w, finish))
+}
+
+fn erf_inv_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult<InstId> {
+    let (w, finish) = erf_inv_frame(lw, c, pos, x)?;
     let five = lw.emit_splat(c, pos, x, 5.0)?;
     let lt = lw.emit_compare(c, pos, D::Lt, w, five)?;
     const PAIRS: [(f32, f32); 9] = [
@@ -756,6 +767,5 @@ fn erf_inv_f32(lw: &mut Lowerer, c: &mut Comp, pos: usize, x: InstId) -> LResult
         let m = lw.emit(c, pos, B::Multiply, &[p, ww])?;
         p = lw.emit(c, pos, B::Add, &[k, m])?;
     }
-    let r = lw.emit(c, pos, B::Multiply, &[p, x])?;
-    lw.emit(c, pos, Op::Select, &[is_one, at_one, r])
+    finish(lw, c, p)
 }
