@@ -7,7 +7,7 @@
 
 use crate::matmul::{gemm_strided, pack, store_all, Dom};
 use crate::{Ctx, Geom, HostKernel, KernelError, RunError};
-use hlox_hlo::semantics::dot::DotDims;
+use hlox_hlo::semantics::dot::{group_stride, DotDims};
 use hlox_hlo::{DotDimensionNumbers, ElementType};
 use rayon::prelude::*;
 
@@ -31,26 +31,10 @@ fn group_size(g: &Geom, dims: &[usize]) -> usize {
     dims.iter().map(|&d| g.dims[d]).product()
 }
 
-/// One (size, stride) for a group of dimensions (outer to inner), if the
-/// group is contiguous in memory as a whole.
+/// One stride for a group of dimensions (outer to inner), if the group is
+/// contiguous in memory as a whole ([`group_stride`]).
 fn collapse(g: &Geom, dims: &[usize]) -> Option<isize> {
-    let mut inner: Option<(usize, usize)> = None; // (size, stride) of the inner run so far
-    for &d in dims.iter().rev() {
-        let (sz, st) = (g.dims[d], g.strides[d]);
-        if sz == 1 {
-            continue;
-        }
-        match inner {
-            None => inner = Some((sz, st)),
-            Some((isz, ist)) => {
-                if st != ist * isz {
-                    return None;
-                }
-                inner = Some((sz * isz, ist));
-            }
-        }
-    }
-    Some(inner.map_or(1, |(_, st)| st as isize))
+    group_stride(&g.dims, &g.strides, dims)
 }
 
 impl DotKernel {

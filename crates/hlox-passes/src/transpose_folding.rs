@@ -36,7 +36,9 @@
 use crate::rewrite::{local_rewrite_pass, FreshNames, NamingRewrite, Rewritten, Site};
 use crate::util::NameUniquer;
 use hlox_hlo::edit::{Cursor, Editor, NewInst};
-use hlox_hlo::{ArrayShape, DotDimensionNumbers, InstId, Instruction, Op, Shape};
+use hlox_hlo::semantics::dot::group_stride;
+use hlox_hlo::shape_inference::infer_shape;
+use hlox_hlo::{DotDimensionNumbers, InstId, Instruction, Op, Shape};
 
 /// Folds `transpose` (and `reshape(transpose)`) operands into dots.
 #[derive(Clone, Copy, Debug, Default)]
@@ -192,12 +194,19 @@ impl Fold {
             return None;
         }
         // The direct product's condition on x: each role one strided run.
-        let xb_u: Vec<usize> = xb.iter().map(|&d| d as usize).collect();
-        let xc_u: Vec<usize> = xc.iter().map(|&d| d as usize).collect();
-        if !(one_run(xs, &xb_u) && one_run(xs, &xfree) && one_run(xs, &xc_u)) {
+        let (sizes, strides): (Vec<usize>, Vec<usize>) = (
+            xs.dims.iter().map(|&n| n.max(0) as usize).collect(),
+            xs.strides(),
+        );
+        let run = |dims: &[i64]| {
+            let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+            group_stride(&sizes, &strides, &dims).is_some()
+        };
+        let xfree_i: Vec<i64> = xfree.iter().map(|&d| d as i64).collect();
+        if !(run(&xb) && run(&xfree_i) && run(&xc)) {
             return None;
         }
-        let dn = if side == 0 {
+        let dnums = if side == 0 {
             DotDimensionNumbers {
                 lhs_batch_dims: xb,
                 lhs_contracting_dims: xc,
@@ -212,41 +221,32 @@ impl Fold {
                 rhs_contracting_dims: xc,
             }
         };
-        // The new result: batch, lhs free, rhs free.
-        let batch_sizes: Vec<i64> = xb_u.iter().map(|&d| xs.dims[d]).collect();
-        let yfree: Vec<i64> = {
-            let (b, c) = if side == 0 {
-                (&dn.rhs_batch_dims, &dn.rhs_contracting_dims)
-            } else {
-                (&dn.lhs_batch_dims, &dn.lhs_contracting_dims)
-            };
-            let dims = split_sizes.concat();
-            (0..dims.len() as i64)
-                .filter(|d| !b.contains(d) && !c.contains(d))
-                .map(|d| dims[d as usize])
-                .collect()
+        let op = Op::Dot {
+            dnums,
+            precision: precision.clone(),
         };
-        let xfree_sizes: Vec<i64> = xfree.iter().map(|&i| xs.dims[i]).collect();
-        let (lf, rf) = if side == 0 {
-            (xfree_sizes, yfree)
+        // The new result (batch, lhs free, rhs free), from shape inference.
+        let x_shape = &ed.inst(x).shape;
+        let y_shape = other_split
+            .clone()
+            .unwrap_or_else(|| ed.inst(y).shape.clone());
+        let operands = if side == 0 {
+            [x_shape, &y_shape]
         } else {
-            (yfree, xfree_sizes)
+            [&y_shape, x_shape]
         };
-        let new_dims = [batch_sizes, lf, rf].concat();
-        let result = if new_dims == out.dims {
+        let inferred = infer_shape(&op, &operands, &[]).ok()?;
+        let result = if inferred.as_array()?.dims == out.dims {
             None
         } else {
             if !out.layout.is_default() {
                 return None;
             }
-            Some(Shape::array(out.ty, new_dims))
+            Some(inferred)
         };
         Some(Fold {
             x,
-            op: Op::Dot {
-                dnums: dn,
-                precision: precision.clone(),
-            },
+            op,
             other_split,
             result,
         })
@@ -303,37 +303,4 @@ fn groups_of(ed: &Editor<'_>, o: InstId) -> Option<(Vec<Vec<usize>>, InstId)> {
         groups.push(g);
     }
     (k == wide.len()).then_some((groups, x))
-}
-
-/// Whether `dims` of `a` (outer to inner) are one strided run in its
-/// layout: each one's stride is the next one's times that one's size
-/// (dimensions of size 1 do not count).
-fn one_run(a: &ArrayShape, dims: &[usize]) -> bool {
-    let mut stride = vec![0i64; a.rank()];
-    let mut s = 1i64;
-    for d in a.layout.minor_to_major.iter().map(|&d| d as usize) {
-        if d < a.rank() {
-            stride[d] = s;
-            s = s.saturating_mul(a.dims[d]);
-        }
-    }
-    let mut inner: Option<(i64, i64)> = None; // (size, stride) of the run so far
-    for &d in dims.iter().rev() {
-        let Some(&n) = a.dims.get(d) else {
-            return false;
-        };
-        if n == 1 {
-            continue;
-        }
-        match inner {
-            None => inner = Some((n, stride[d])),
-            Some((size, st)) => {
-                if stride[d] != st * size {
-                    return false;
-                }
-                inner = Some((n * size, st));
-            }
-        }
-    }
-    true
 }

@@ -63,6 +63,32 @@ impl DotDims {
     }
 }
 
+/// The stride of a group of dimensions (`group`, outer to inner) of an
+/// array with these `sizes` and `strides` (in elements), when the group is
+/// one strided run in memory as a whole (each dimension's stride is the
+/// next inner one's times that one's size; dimensions of size 1 do not
+/// count): how a product engine reads the group as one dimension. `None`
+/// when it is not one run (the operand must be packed first).
+pub fn group_stride(sizes: &[usize], strides: &[usize], group: &[usize]) -> Option<isize> {
+    let mut inner: Option<(usize, usize)> = None; // (size, stride) of the inner run so far
+    for &d in group.iter().rev() {
+        let (sz, st) = (*sizes.get(d)?, *strides.get(d)?);
+        if sz == 1 {
+            continue;
+        }
+        match inner {
+            None => inner = Some((sz, st)),
+            Some((isz, ist)) => {
+                if st != ist * isz {
+                    return None;
+                }
+                inner = Some((sz * isz, ist));
+            }
+        }
+    }
+    Some(inner.map_or(1, |(_, st)| st as isize))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
